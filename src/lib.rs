@@ -1,6 +1,16 @@
-//! mcpres: a validator, signer and evidence producer for MCP-RES v0.2.
+//! mcpres: a validator, signer and evidence producer for MCP-RES v0.2,
+//! the MCP Reliability Evidence Standard.
+//!
+//! The validator path (`json`, `schema`, `model`, `validate`, `bundle`) needs no
+//! async runtime; the reference server sits behind the `server` feature.
 #![forbid(unsafe_code)]
 
+pub mod bundle;
 pub mod explain;
 pub mod json;
+pub mod model;
 pub mod schema;
+pub mod validate;
+
+#[cfg(feature = "server")]
+pub mod server;

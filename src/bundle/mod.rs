@@ -1,0 +1,191 @@
+//! Loading MCP-RES documents: a single JSON file (any document kind) or a
+//! v0.2 bundle directory (see `spec/bundle-layout.md`).
+
+pub mod dir;
+pub mod pack;
+
+use std::fs;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::json::{self, Limits, ReadError};
+use crate::validate::Finding;
+
+/// Why an input could not be used at all (exit code 2, `MCP_RES_INPUT_INVALID`).
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    #[error("{path}: cannot read: {source}")]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{path}: is a symbolic link; mcpres never follows symlinked input")]
+    Symlink { path: PathBuf },
+    #[error("{path}: is neither a regular file nor a directory")]
+    NotRegular { path: PathBuf },
+    #[error("{path}: {bytes} bytes is over the {limit}-byte document limit")]
+    TooLarge {
+        path: PathBuf,
+        bytes: u64,
+        limit: usize,
+    },
+    #[error("{path}: {source}")]
+    Json {
+        path: PathBuf,
+        #[source]
+        source: ReadError,
+        /// The bytes that were read, for pointing at the error.
+        bytes: Vec<u8>,
+    },
+    #[error("{path}: not an MCP-RES bundle directory: {reason}")]
+    NotABundleDir { path: PathBuf, reason: String },
+}
+
+impl LoadError {
+    /// The diagnostic code to report: every refusal is `MCP_RES_INPUT_INVALID`
+    /// (the reference validators' code for input they cannot use).
+    pub fn code(&self) -> &'static str {
+        crate::validate::codes::INPUT_INVALID
+    }
+
+    /// The more specific canonical-JSON code behind a refusal, where there is one.
+    pub fn detail_code(&self) -> Option<&'static str> {
+        match self {
+            LoadError::Json { source, .. } => match source.kind {
+                json::ReadErrorKind::LoneSurrogate => Some(crate::validate::codes::INVALID_UNICODE),
+                json::ReadErrorKind::NonIntegerNumber | json::ReadErrorKind::UnsafeInteger => {
+                    Some(crate::validate::codes::NON_CANONICAL_NUMBER)
+                }
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+}
+
+/// A document ready for validation.
+#[derive(Debug)]
+pub struct Loaded {
+    /// The document (for a directory: the bundle reassembled from its JSON artifacts).
+    pub doc: Value,
+    /// The bytes of the single input file, for source spans (absent for directories).
+    pub source: Option<Vec<u8>>,
+    /// Findings about the stored directory form (empty for single files).
+    pub storage_findings: Vec<Finding>,
+    /// True when the input was a bundle directory.
+    pub is_dir: bool,
+}
+
+/// Read a file strictly: no symlink, regular file only, size limit before reading.
+pub fn read_file(path: &Path, limits: &Limits) -> Result<Vec<u8>, LoadError> {
+    let meta = fs::symlink_metadata(path).map_err(|source| LoadError::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    if meta.file_type().is_symlink() {
+        return Err(LoadError::Symlink {
+            path: path.to_path_buf(),
+        });
+    }
+    if !meta.is_file() {
+        return Err(LoadError::NotRegular {
+            path: path.to_path_buf(),
+        });
+    }
+    if meta.len() > limits.max_bytes as u64 {
+        return Err(LoadError::TooLarge {
+            path: path.to_path_buf(),
+            bytes: meta.len(),
+            limit: limits.max_bytes,
+        });
+    }
+    let io = |source| LoadError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let file = fs::File::open(path).map_err(io)?;
+    check_same_file(&meta, &file.metadata().map_err(io)?, path)?;
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    // Read one byte past the limit so a file that grew after the check is still refused.
+    file.take(limits.max_bytes as u64 + 1)
+        .read_to_end(&mut bytes)
+        .map_err(io)?;
+    if bytes.len() > limits.max_bytes {
+        return Err(LoadError::TooLarge {
+            path: path.to_path_buf(),
+            bytes: bytes.len() as u64,
+            limit: limits.max_bytes,
+        });
+    }
+    Ok(bytes)
+}
+
+/// Refuse a file that was swapped between the `lstat` and the `open`.
+pub(crate) fn check_same_file(
+    before: &fs::Metadata,
+    after: &fs::Metadata,
+    path: &Path,
+) -> Result<(), LoadError> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        if before.dev() != after.dev() || before.ino() != after.ino() {
+            return Err(LoadError::Symlink {
+                path: path.to_path_buf(),
+            });
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = (before, path);
+    if !after.is_file() {
+        return Err(LoadError::NotRegular {
+            path: path.to_path_buf(),
+        });
+    }
+    Ok(())
+}
+
+/// Read and strictly parse one JSON file.
+pub fn read_json(path: &Path, limits: &Limits) -> Result<(Value, Vec<u8>), LoadError> {
+    let bytes = read_file(path, limits)?;
+    match json::parse(&bytes, limits) {
+        Ok(v) => Ok((v, bytes)),
+        Err(source) => Err(LoadError::Json {
+            path: path.to_path_buf(),
+            source,
+            bytes,
+        }),
+    }
+}
+
+/// Load a single-file document or a bundle directory.
+pub fn load(path: &Path, limits: &Limits) -> Result<Loaded, LoadError> {
+    let meta = fs::symlink_metadata(path).map_err(|source| LoadError::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    if meta.file_type().is_symlink() {
+        return Err(LoadError::Symlink {
+            path: path.to_path_buf(),
+        });
+    }
+    if meta.is_dir() {
+        let (doc, storage_findings) = dir::load_dir(path, limits)?;
+        return Ok(Loaded {
+            doc,
+            source: None,
+            storage_findings,
+            is_dir: true,
+        });
+    }
+    let (doc, bytes) = read_json(path, limits)?;
+    Ok(Loaded {
+        doc,
+        source: Some(bytes),
+        storage_findings: Vec::new(),
+        is_dir: false,
+    })
+}

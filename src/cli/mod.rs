@@ -1,0 +1,423 @@
+//! Command-line interface: raw flags become validated arguments, each command
+//! returns an exit code (0 valid, 1 failing diagnostic, 2 unusable input).
+
+mod render;
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use clap::{Parser, Subcommand, ValueEnum};
+use rayon::prelude::*;
+use serde_json::Value;
+
+use mcpres::bundle::{self, LoadError, pack};
+use mcpres::json::{self, Limits, canonical};
+use mcpres::validate::{self, Family, Finding, Report, codes};
+
+pub use render::Format;
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "mcpres",
+    version,
+    about = "Validate, sign and produce MCP-RES v0.2 reliability evidence",
+    long_about = "mcpres checks MCP-RES (MCP Reliability Evidence Standard) documents offline.\n\
+                  Exit codes: 0 valid, 1 a failing diagnostic, 2 unreadable or unusable input."
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Validate MCP-RES documents: single JSON files or bundle directories.
+    Validate(ValidateArgs),
+    /// Write the canonical (mcp-res-json-utf16-v1) bytes of a JSON file.
+    Canonicalize {
+        /// The JSON file.
+        file: PathBuf,
+        /// Write to this new file instead of standard output (never overwrites).
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+    },
+    /// Print a digest the standard defines.
+    Digest {
+        /// A JSON file (the object itself, or a bundle containing it) or a bundle directory.
+        file: PathBuf,
+        /// Which digest to compute.
+        #[arg(long, value_enum)]
+        kind: DigestKind,
+    },
+    /// Write the single-file form of a bundle directory.
+    Pack {
+        /// The bundle directory.
+        dir: PathBuf,
+        /// The new single-file bundle (must not exist).
+        #[arg(short, long)]
+        output: PathBuf,
+    },
+    /// Write the directory form of a single-file bundle.
+    Unpack {
+        /// The single-file bundle.
+        file: PathBuf,
+        /// The new bundle directory (must not exist).
+        #[arg(short, long)]
+        output: PathBuf,
+        /// Directory holding the raw artifacts the single file binds by digest only.
+        #[arg(long)]
+        raw_from: Option<PathBuf>,
+    },
+    /// Explain a diagnostic code: what it means and how to fix it.
+    Explain {
+        /// A code such as MCP_RES_WRONG_STOP_REASON (the MCP_RES_ prefix may be left out);
+        /// `--list` prints every code.
+        code: Option<String>,
+        /// List every known code.
+        #[arg(long)]
+        list: bool,
+    },
+    /// Run the reference MCP server.
+    #[cfg(feature = "server")]
+    Serve(mcpres::server::ServeArgs),
+}
+
+#[derive(Debug, clap::Args)]
+struct ValidateArgs {
+    /// Files or bundle directories to validate (checked in parallel).
+    #[arg(required = true)]
+    paths: Vec<PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Human)]
+    format: Format,
+    /// Print only the summary line and problems (human format).
+    #[arg(short, long)]
+    quiet: bool,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+enum DigestKind {
+    Observation,
+    Scenario,
+    Evidence,
+    Statement,
+    Execution,
+    Bundle,
+}
+
+/// Parse arguments and run; returns the process exit code.
+pub fn main() -> i32 {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let code = if e.use_stderr() { 2 } else { 0 };
+            let _ = e.print();
+            return code;
+        }
+    };
+    match cli.command {
+        Command::Validate(args) => run_validate(&args),
+        Command::Canonicalize { file, output } => run_canonicalize(&file, output.as_deref()),
+        Command::Digest { file, kind } => run_digest(&file, kind),
+        Command::Pack { dir, output } => run_pack(&dir, &output),
+        Command::Unpack {
+            file,
+            output,
+            raw_from,
+        } => run_unpack(&file, &output, raw_from.as_deref()),
+        Command::Explain { code, list } => run_explain(code.as_deref(), list),
+        #[cfg(feature = "server")]
+        Command::Serve(args) => match mcpres::server::run(args) {
+            Ok(()) => 0,
+            Err(e) => {
+                eprintln!("mcpres serve: {e}");
+                2
+            }
+        },
+    }
+}
+
+/// The result of checking one input.
+pub struct Outcome {
+    pub path: PathBuf,
+    pub result: Result<Checked, LoadError>,
+}
+
+/// A readable input and its report.
+pub struct Checked {
+    pub report: Report,
+    pub source: Option<Vec<u8>>,
+}
+
+impl Outcome {
+    pub fn exit_code(&self) -> i32 {
+        match &self.result {
+            Err(_) => 2,
+            Ok(c) if c.report.valid => 0,
+            Ok(c) if c.report.findings.iter().any(|f| f.code == codes::INPUT_INVALID) => 2,
+            Ok(_) => 1,
+        }
+    }
+}
+
+/// Validate one loaded document, storage findings first.
+pub fn check_loaded(loaded: bundle::Loaded) -> Checked {
+    let report = match validate::family_of(&loaded.doc) {
+        Family::CoreBundle => validate::core::validate_bundle(&loaded.doc),
+        Family::Unsupported(name) => Report::from_findings(
+            vec![Finding::new(
+                codes::INPUT_INVALID,
+                "/schemaVersion",
+                format!("validation of {name} documents is not implemented in this version of mcpres"),
+            )],
+            Vec::new(),
+            None,
+        ),
+    };
+    let report = if loaded.storage_findings.is_empty() {
+        report
+    } else {
+        let mut findings = loaded.storage_findings;
+        findings.extend(report.findings);
+        Report::from_findings(findings, report.schema_errors, report.evidence_class)
+    };
+    Checked {
+        report,
+        source: loaded.source,
+    }
+}
+
+/// Load and validate one path.
+pub fn check_path(path: &Path, limits: &Limits) -> Outcome {
+    Outcome {
+        path: path.to_path_buf(),
+        result: bundle::load(path, limits).map(check_loaded),
+    }
+}
+
+fn run_validate(args: &ValidateArgs) -> i32 {
+    let limits = Limits::default();
+    let total = args.paths.len();
+    let outcomes: Vec<Outcome> = if total == 1 {
+        vec![check_path(&args.paths[0], &limits)]
+    } else {
+        args.paths
+            .par_iter()
+            .map(|p| check_path(p, &limits))
+            .collect()
+    };
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    let rendered = render::render_all(&outcomes, args.format, args.quiet, &mut out);
+    let _ = out.flush();
+    drop(out);
+    if let Err(e) = rendered {
+        eprintln!("mcpres: cannot write output: {e}");
+        return 2;
+    }
+    let (mut valid, mut invalid, mut unreadable) = (0usize, 0usize, 0usize);
+    for o in &outcomes {
+        match o.exit_code() {
+            0 => valid += 1,
+            1 => invalid += 1,
+            _ => unreadable += 1,
+        }
+    }
+    if total > 1 || matches!(args.format, Format::Human) {
+        eprintln!(
+            "mcpres: checked {total} input{}: {valid} valid, {invalid} invalid, {unreadable} unreadable",
+            if total == 1 { "" } else { "s" }
+        );
+    }
+    outcomes.iter().map(Outcome::exit_code).max().unwrap_or(0)
+}
+
+fn input_error(e: &LoadError) -> i32 {
+    eprintln!("{}", render::load_error_text(e));
+    2
+}
+
+fn run_canonicalize(file: &Path, output: Option<&Path>) -> i32 {
+    let limits = Limits::default();
+    let (value, _) = match bundle::read_json(file, &limits) {
+        Ok(v) => v,
+        Err(e) => return input_error(&e),
+    };
+    let bytes = match canonical::to_vec(&value) {
+        Ok(b) => b,
+        Err(e) => {
+            eprintln!("mcpres: {}: {e}", file.display());
+            return 2;
+        }
+    };
+    match output {
+        Some(path) => match bundle::dir::write_new(path, &bytes) {
+            Ok(()) => 0,
+            Err(e) => {
+                eprintln!("mcpres: cannot create {}: {e}", path.display());
+                2
+            }
+        },
+        None => {
+            let mut stdout = std::io::stdout().lock();
+            if stdout.write_all(&bytes).and_then(|()| stdout.flush()).is_err() {
+                return 2;
+            }
+            0
+        }
+    }
+}
+
+fn pick<'a>(doc: &'a Value, pointers: &[&str]) -> Option<&'a Value> {
+    pointers.iter().find_map(|p| doc.pointer(p))
+}
+
+fn run_digest(file: &Path, kind: DigestKind) -> i32 {
+    let limits = Limits::default();
+    let doc = match bundle::load(file, &limits) {
+        Ok(l) => l.doc,
+        Err(e) => return input_error(&e),
+    };
+    let is_bundle = doc.get("evidence").is_some();
+    let result: Result<String, String> = match kind {
+        DigestKind::Observation => {
+            if doc.get("observationSha256").is_none() && doc.get("schemaVersion").and_then(Value::as_str) != Some("mcp-res.observation/0.2.0") {
+                Err("expected an observation object".into())
+            } else {
+                canonical::to_vec_without_key(&doc, "observationSha256")
+                    .map(|b| json::sha256_hex(&b))
+                    .map_err(|e| e.to_string())
+            }
+        }
+        DigestKind::Scenario => pick(
+            &doc,
+            &["/evidence/scenario/descriptor", "/scenario/descriptor", "/descriptor"],
+        )
+        .or(if doc.get("evidence").is_none() && doc.get("scenario").is_none() {
+            Some(&doc)
+        } else {
+            None
+        })
+        .ok_or_else(|| "no scenario descriptor found".to_string())
+        .and_then(|d| json::digest(d).map_err(|e| e.to_string())),
+        DigestKind::Evidence => {
+            let target = if is_bundle { doc.get("evidence") } else { Some(&doc) };
+            target
+                .ok_or_else(|| "no evidence found".to_string())
+                .and_then(|d| json::digest(d).map_err(|e| e.to_string()))
+        }
+        DigestKind::Statement => {
+            let target = if doc.get("statement").is_some() {
+                doc.get("statement")
+            } else {
+                Some(&doc)
+            };
+            target
+                .ok_or_else(|| "no statement found".to_string())
+                .and_then(|d| json::digest(d).map_err(|e| e.to_string()))
+        }
+        DigestKind::Execution => match (
+            doc.get("evidence"),
+            doc.pointer("/statement/result").and_then(Value::as_str),
+        ) {
+            (Some(ev), Some(result)) => Ok(validate::core::execution_digest(ev, result)),
+            _ => Err("the execution digest needs a bundle (evidence and statement.result)".into()),
+        },
+        DigestKind::Bundle => pick(&doc, &["/integrity/artifacts", "/artifacts"])
+            .and_then(Value::as_array)
+            .map(|a| validate::core::bundle_digest(a))
+            .ok_or_else(|| "no integrity manifest artifacts found".to_string()),
+    };
+    match result {
+        Ok(d) => {
+            println!("{d}");
+            0
+        }
+        Err(e) => {
+            eprintln!("mcpres: {}: {e}", file.display());
+            2
+        }
+    }
+}
+
+fn run_pack(dir: &Path, output: &Path) -> i32 {
+    match pack::pack(dir, output, &Limits::default()) {
+        Ok(s) => {
+            eprintln!(
+                "mcpres: packed {} into {} (bundleDigest {})",
+                dir.display(),
+                output.display(),
+                s.bundle_digest
+            );
+            if !s.raw_artifacts.is_empty() {
+                eprintln!(
+                    "mcpres: note: {} raw artifact(s) are bound by digest but their bytes are not carried by the single file; keep the directory: {}",
+                    s.raw_artifacts.len(),
+                    s.raw_artifacts.join(", ")
+                );
+            }
+            0
+        }
+        Err(pack::PackError::NotIntact(findings)) => {
+            eprintln!("mcpres: {} is not an intact bundle directory:", dir.display());
+            for f in findings {
+                eprintln!("  {}: {}", f.code, f.message);
+            }
+            1
+        }
+        Err(e) => {
+            eprintln!("mcpres: {e}");
+            2
+        }
+    }
+}
+
+fn run_unpack(file: &Path, output: &Path, raw_from: Option<&Path>) -> i32 {
+    match pack::unpack(file, output, raw_from, &Limits::default()) {
+        Ok(s) => {
+            eprintln!(
+                "mcpres: unpacked {} into {} ({} files, bundleDigest {})",
+                file.display(),
+                output.display(),
+                s.files,
+                s.bundle_digest
+            );
+            0
+        }
+        Err(e) => {
+            eprintln!("mcpres: {e}");
+            2
+        }
+    }
+}
+
+fn run_explain(code: Option<&str>, list: bool) -> i32 {
+    use mcpres::explain;
+    if list || code.is_none() {
+        for e in explain::EXPLANATIONS {
+            println!("{:<48} {:<18} {}", e.code, e.rule, e.title);
+        }
+        return 0;
+    }
+    let raw = code.unwrap_or_default().trim().to_ascii_uppercase();
+    let full = if raw.starts_with("MCP_RES_") {
+        raw
+    } else {
+        format!("MCP_RES_{raw}")
+    };
+    match explain::lookup(&full) {
+        Some(e) => {
+            println!("{} ({})\n{}\n", e.code, e.rule, e.title);
+            println!("What it means:\n  {}\n", e.meaning);
+            println!("Example:\n  {}\n", e.example);
+            println!("How to fix it:\n  {}", e.fix);
+            0
+        }
+        None => {
+            eprintln!(
+                "mcpres: unknown diagnostic code {full}; `mcpres explain --list` prints every code"
+            );
+            2
+        }
+    }
+}

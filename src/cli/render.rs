@@ -1,0 +1,296 @@
+//! Output renderers: human (miette, with spans into the source), JSON (the
+//! reference result shape plus findings) and SARIF 2.1.0.
+
+use std::io::Write;
+
+use clap::ValueEnum;
+use miette::{Diagnostic, GraphicalReportHandler, GraphicalTheme, LabeledSpan, NamedSource};
+use serde_json::{Map, Value, json};
+
+use super::{Checked, Outcome};
+use mcpres::bundle::LoadError;
+use mcpres::json::locate::locate;
+use mcpres::json::reader::line_column;
+use mcpres::validate::{Finding, codes};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    /// Readable diagnostics with source excerpts.
+    Human,
+    /// One JSON object per input (one per line when there are several).
+    Json,
+    /// One SARIF 2.1.0 log covering every input.
+    Sarif,
+}
+
+pub fn render_all(
+    outcomes: &[Outcome],
+    format: Format,
+    quiet: bool,
+    out: &mut impl Write,
+) -> std::io::Result<()> {
+    match format {
+        Format::Json => {
+            for o in outcomes {
+                serde_json::to_writer(&mut *out, &json_object(o))?;
+                out.write_all(b"\n")?;
+            }
+            Ok(())
+        }
+        Format::Sarif => {
+            serde_json::to_writer_pretty(&mut *out, &sarif(outcomes))?;
+            out.write_all(b"\n")
+        }
+        Format::Human => {
+            for o in outcomes {
+                human(o, quiet, out)?;
+            }
+            Ok(())
+        }
+    }
+}
+
+pub fn load_error_text(e: &LoadError) -> String {
+    match e.detail_code() {
+        Some(detail) => format!("{}: {e} [{detail}]", e.code()),
+        None => format!("{}: {e}", e.code()),
+    }
+}
+
+fn json_object(o: &Outcome) -> Value {
+    let mut m = Map::new();
+    m.insert("file".into(), json!(o.path.display().to_string()));
+    match &o.result {
+        Err(e) => {
+            m.insert("valid".into(), json!(false));
+            m.insert("diagnostics".into(), json!([codes::INPUT_INVALID]));
+            m.insert("message".into(), json!(e.to_string()));
+            m.insert("schemaErrors".into(), json!([]));
+            let mut f = Finding::new(codes::INPUT_INVALID, "", e.to_string());
+            if let LoadError::Json { source, .. } = e {
+                f.message = format!(
+                    "{} (line {}, column {})",
+                    source.kind, source.line, source.column
+                );
+            }
+            m.insert("findings".into(), json!([f]));
+        }
+        Ok(Checked { report, .. }) => {
+            if let Value::Object(r) = serde_json::to_value(report).unwrap_or(Value::Null) {
+                m.extend(r);
+            }
+        }
+    }
+    Value::Object(m)
+}
+
+/// A finding with its source excerpt, for miette's graphical handler.
+#[derive(Debug)]
+struct Rendered {
+    finding: Finding,
+    primary: bool,
+    src: Option<NamedSource<String>>,
+    span: Option<(usize, usize)>,
+}
+
+impl std::fmt::Display for Rendered {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.finding.message)
+    }
+}
+
+impl std::error::Error for Rendered {}
+
+impl Diagnostic for Rendered {
+    fn code<'a>(&'a self) -> Option<Box<dyn std::fmt::Display + 'a>> {
+        let tag = if self.primary { " primary" } else { "" };
+        Some(Box::new(format!(
+            "{} [{}]{tag}",
+            self.finding.code, self.finding.rule
+        )))
+    }
+    fn help<'a>(&'a self) -> Option<Box<dyn std::fmt::Display + 'a>> {
+        if self.finding.hint.is_empty() {
+            None
+        } else {
+            Some(Box::new(&self.finding.hint))
+        }
+    }
+    fn source_code(&self) -> Option<&dyn miette::SourceCode> {
+        self.src.as_ref().map(|s| s as &dyn miette::SourceCode)
+    }
+    fn labels(&self) -> Option<Box<dyn Iterator<Item = LabeledSpan> + '_>> {
+        let (start, len) = self.span?;
+        let label = if self.finding.pointer.is_empty() {
+            "here".to_string()
+        } else {
+            self.finding.pointer.clone()
+        };
+        Some(Box::new(std::iter::once(LabeledSpan::new(
+            Some(label),
+            start,
+            len,
+        ))))
+    }
+}
+
+fn handler() -> GraphicalReportHandler {
+    let theme = if std::env::var_os("NO_COLOR").is_some() || !is_terminal() {
+        GraphicalTheme::unicode_nocolor()
+    } else {
+        GraphicalTheme::unicode()
+    };
+    GraphicalReportHandler::new_themed(theme).with_context_lines(1)
+}
+
+fn is_terminal() -> bool {
+    use std::io::IsTerminal;
+    std::io::stdout().is_terminal()
+}
+
+fn human(o: &Outcome, quiet: bool, out: &mut impl Write) -> std::io::Result<()> {
+    let name = o.path.display().to_string();
+    match &o.result {
+        Err(e) => {
+            writeln!(out, "✘ {name}: unusable input")?;
+            if let LoadError::Json { source, bytes, .. } = e {
+                let text = String::from_utf8_lossy(bytes).into_owned();
+                let start = source.offset.min(text.len());
+                let r = Rendered {
+                    finding: Finding::new(
+                        codes::INPUT_INVALID,
+                        "",
+                        format!(
+                            "{} (line {}, column {})",
+                            source.kind, source.line, source.column
+                        ),
+                    ),
+                    primary: true,
+                    src: Some(NamedSource::new(name.clone(), text)),
+                    span: Some((start, 0)),
+                };
+                let mut s = String::new();
+                let _ = handler().render_report(&mut s, &r);
+                writeln!(out, "{s}")?;
+            } else {
+                writeln!(out, "  {}", load_error_text(e))?;
+            }
+        }
+        Ok(Checked { report, source }) => {
+            if report.valid {
+                if !quiet {
+                    writeln!(
+                        out,
+                        "✔ {name}: valid ({})",
+                        report.evidence_class.as_deref().unwrap_or("no evidence class")
+                    )?;
+                }
+                return Ok(());
+            }
+            writeln!(
+                out,
+                "✘ {name}: invalid: {} ({} finding{})",
+                report.primary().unwrap_or("?"),
+                report.findings.len(),
+                if report.findings.len() == 1 { "" } else { "s" }
+            )?;
+            let text = source
+                .as_ref()
+                .map(|b| String::from_utf8_lossy(b).into_owned());
+            for (i, f) in report.findings.iter().enumerate() {
+                let span = source.as_ref().and_then(|b| {
+                    locate(b, &f.pointer).map(|r| {
+                        // Keep the label to the first line of a long value.
+                        let end = b[r.start..r.end]
+                            .iter()
+                            .position(|&c| c == b'\n')
+                            .map_or(r.end, |p| r.start + p);
+                        (r.start, end - r.start)
+                    })
+                });
+                let r = Rendered {
+                    finding: f.clone(),
+                    primary: i == 0,
+                    src: text.clone().map(|t| NamedSource::new(name.clone(), t)),
+                    span,
+                };
+                let mut s = String::new();
+                let _ = handler().render_report(&mut s, &r);
+                write!(out, "{s}")?;
+                if span.is_none() && !f.pointer.is_empty() {
+                    writeln!(out, "  at {}", f.pointer)?;
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+fn sarif(outcomes: &[Outcome]) -> Value {
+    let mut rules: Vec<Value> = Vec::new();
+    let mut seen = std::collections::BTreeSet::new();
+    let mut results = Vec::new();
+    for o in outcomes {
+        let uri = o.path.display().to_string();
+        let findings: Vec<(Finding, Option<(usize, usize)>)> = match &o.result {
+            Err(e) => {
+                let pos = match e {
+                    LoadError::Json { source, .. } => Some((source.line, source.column)),
+                    _ => None,
+                };
+                vec![(Finding::new(codes::INPUT_INVALID, "", e.to_string()), pos)]
+            }
+            Ok(Checked { report, source }) => report
+                .findings
+                .iter()
+                .map(|f| {
+                    let pos = source.as_ref().and_then(|b| {
+                        locate(b, &f.pointer).map(|r| line_column(b, r.start))
+                    });
+                    (f.clone(), pos)
+                })
+                .collect(),
+        };
+        for (i, (f, pos)) in findings.into_iter().enumerate() {
+            if seen.insert(f.code) {
+                let e = mcpres::explain::lookup(f.code);
+                rules.push(json!({
+                    "id": f.code,
+                    "name": e.map(|e| e.title).unwrap_or(f.code),
+                    "shortDescription": {"text": e.map(|e| e.title).unwrap_or(f.code)},
+                    "fullDescription": {"text": e.map(|e| e.meaning).unwrap_or("")},
+                    "help": {"text": e.map(|e| e.fix).unwrap_or("")},
+                    "properties": {"standardRule": f.rule},
+                }));
+            }
+            let mut location = json!({
+                "physicalLocation": {"artifactLocation": {"uri": uri}},
+                "logicalLocations": [{"fullyQualifiedName": f.pointer, "kind": "object"}],
+            });
+            if let Some((line, column)) = pos {
+                location["physicalLocation"]["region"] =
+                    json!({"startLine": line, "startColumn": column});
+            }
+            results.push(json!({
+                "ruleId": f.code,
+                "level": "error",
+                "message": {"text": f.message},
+                "locations": [location],
+                "properties": {"primary": i == 0, "standardRule": f.rule, "hint": f.hint},
+            }));
+        }
+    }
+    json!({
+        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+        "version": "2.1.0",
+        "runs": [{
+            "tool": {"driver": {
+                "name": "mcpres",
+                "version": env!("CARGO_PKG_VERSION"),
+                "informationUri": "https://github.com/mcpres/mcpres",
+                "rules": rules,
+            }},
+            "results": results,
+        }],
+    })
+}

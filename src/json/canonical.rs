@@ -1,0 +1,232 @@
+//! `mcp-res-json-utf16-v1`: the one canonical form every MCP-RES digest is taken over.
+//!
+//! No insignificant whitespace; object keys ordered by their UTF-16 code units;
+//! arrays in order; strings escaped as JavaScript's `JSON.stringify` does;
+//! numbers only safe integers in plain decimal.
+
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+
+use super::reader::MAX_SAFE_INTEGER;
+
+/// Name of the canonicalization algorithm, as bundles record it.
+pub const ALGORITHM: &str = "mcp-res-json-utf16-v1";
+
+/// A value that has no canonical form.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CanonicalError {
+    /// A number that is not a safe integer (`MCP_RES_NON_CANONICAL_NUMBER`).
+    #[error("MCP_RES_NON_CANONICAL_NUMBER: {0} is not a safe integer")]
+    NonCanonicalNumber(String),
+}
+
+impl CanonicalError {
+    /// The MCP-RES diagnostic code for this refusal.
+    pub fn code(&self) -> &'static str {
+        match self {
+            CanonicalError::NonCanonicalNumber(_) => "MCP_RES_NON_CANONICAL_NUMBER",
+        }
+    }
+}
+
+/// Canonical bytes of `value`.
+pub fn to_vec(value: &Value) -> Result<Vec<u8>, CanonicalError> {
+    let mut out = Vec::with_capacity(256);
+    write(value, &mut out)?;
+    Ok(out)
+}
+
+/// Append the canonical bytes of `value` to `out`.
+pub fn write(value: &Value, out: &mut Vec<u8>) -> Result<(), CanonicalError> {
+    match value {
+        Value::Null => out.extend_from_slice(b"null"),
+        Value::Bool(true) => out.extend_from_slice(b"true"),
+        Value::Bool(false) => out.extend_from_slice(b"false"),
+        Value::Number(n) => write_number(n, out)?,
+        Value::String(s) => write_string(s, out),
+        Value::Array(items) => {
+            out.push(b'[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                write(item, out)?;
+            }
+            out.push(b']');
+        }
+        Value::Object(map) => {
+            out.push(b'{');
+            // serde_json's map iterates in code point order. That equals UTF-16 order
+            // unless some key holds a character at or above U+E000 (lead byte >= 0xEE).
+            let needs_resort = map.keys().any(|k| k.bytes().any(|b| b >= 0xEE));
+            if needs_resort {
+                let mut entries: Vec<(&String, &Value)> = map.iter().collect();
+                entries.sort_by(|a, b| cmp_utf16(a.0, b.0));
+                for (i, (k, v)) in entries.into_iter().enumerate() {
+                    if i > 0 {
+                        out.push(b',');
+                    }
+                    write_string(k, out);
+                    out.push(b':');
+                    write(v, out)?;
+                }
+            } else {
+                for (i, (k, v)) in map.iter().enumerate() {
+                    if i > 0 {
+                        out.push(b',');
+                    }
+                    write_string(k, out);
+                    out.push(b':');
+                    write(v, out)?;
+                }
+            }
+            out.push(b'}');
+        }
+    }
+    Ok(())
+}
+
+/// Order two strings by their UTF-16 code units (JavaScript's default string order).
+pub fn cmp_utf16(a: &str, b: &str) -> std::cmp::Ordering {
+    a.encode_utf16().cmp(b.encode_utf16())
+}
+
+fn write_number(n: &serde_json::Number, out: &mut Vec<u8>) -> Result<(), CanonicalError> {
+    if let Some(i) = n.as_i64() {
+        if i.abs() <= MAX_SAFE_INTEGER {
+            out.extend_from_slice(i.to_string().as_bytes());
+            return Ok(());
+        }
+    } else if let Some(f) = n.as_f64() {
+        // Only an integral float in the safe range has a canonical form (`-0.0` is `0`).
+        if f.is_finite() && f.fract() == 0.0 && f.abs() <= MAX_SAFE_INTEGER as f64 {
+            let i = f as i64;
+            out.extend_from_slice(i.to_string().as_bytes());
+            return Ok(());
+        }
+    }
+    Err(CanonicalError::NonCanonicalNumber(n.to_string()))
+}
+
+/// Write `s` as a JSON string the way `JSON.stringify` does.
+pub fn write_string(s: &str, out: &mut Vec<u8>) {
+    out.push(b'"');
+    let bytes = s.as_bytes();
+    let mut start = 0;
+    for (i, &b) in bytes.iter().enumerate() {
+        let escape: &[u8] = match b {
+            b'"' => b"\\\"",
+            b'\\' => b"\\\\",
+            0x08 => b"\\b",
+            0x0C => b"\\f",
+            b'\n' => b"\\n",
+            b'\r' => b"\\r",
+            b'\t' => b"\\t",
+            0x00..=0x1F => {
+                out.extend_from_slice(&bytes[start..i]);
+                const HEX: &[u8; 16] = b"0123456789abcdef";
+                out.extend_from_slice(b"\\u00");
+                out.push(HEX[usize::from(b >> 4)]);
+                out.push(HEX[usize::from(b & 0xF)]);
+                start = i + 1;
+                continue;
+            }
+            _ => continue,
+        };
+        out.extend_from_slice(&bytes[start..i]);
+        out.extend_from_slice(escape);
+        start = i + 1;
+    }
+    out.extend_from_slice(&bytes[start..]);
+    out.push(b'"');
+}
+
+/// Canonical bytes of an object with one key left out (the observation digest's
+/// material is the observation without `observationSha256`). Non-objects are
+/// written whole.
+pub fn to_vec_without_key(value: &Value, skip: &str) -> Result<Vec<u8>, CanonicalError> {
+    match value {
+        Value::Object(map) if map.contains_key(skip) => {
+            let mut entries: Vec<(&String, &Value)> =
+                map.iter().filter(|(k, _)| k.as_str() != skip).collect();
+            entries.sort_by(|a, b| cmp_utf16(a.0, b.0));
+            let mut out = Vec::with_capacity(512);
+            out.push(b'{');
+            for (i, (k, v)) in entries.into_iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                write_string(k, &mut out);
+                out.push(b':');
+                write(v, &mut out)?;
+            }
+            out.push(b'}');
+            Ok(out)
+        }
+        other => to_vec(other),
+    }
+}
+
+/// Lowercase hex SHA-256 of raw bytes.
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    hex::encode(Sha256::digest(bytes))
+}
+
+/// `sha256(x)` of the standard: the digest of the canonical bytes of `value`
+/// (or of a string's own UTF-8 bytes when `value` is a string, as the reference does).
+pub fn digest(value: &Value) -> Result<String, CanonicalError> {
+    match value {
+        Value::String(s) => Ok(sha256_hex(s.as_bytes())),
+        other => Ok(sha256_hex(&to_vec(other)?)),
+    }
+}
+
+/// Digest and canonical byte length of a value, computed from one serialization.
+pub fn digest_and_len(value: &Value) -> Result<(String, usize), CanonicalError> {
+    let bytes = to_vec(value)?;
+    Ok((sha256_hex(&bytes), bytes.len()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn canon(v: &Value) -> String {
+        String::from_utf8(to_vec(v).unwrap()).unwrap()
+    }
+
+    #[test]
+    fn orders_keys_by_utf16_units() {
+        // U+FF61 sorts after U+1F600 in UTF-16 (0xD83D < 0xFF61) but before it by code point.
+        let v = json!({"\u{ff61}": 1, "\u{1f600}": 2, "a": 3, "B": 4});
+        assert_eq!(canon(&v), "{\"B\":4,\"a\":3,\"😀\":2,\"｡\":1}");
+    }
+
+    #[test]
+    fn escapes_like_json_stringify() {
+        let v = json!("q\"b\\/\u{8}\u{c}\n\r\t\u{1}\u{1f}\u{7f}\u{2028}é");
+        assert_eq!(
+            canon(&v),
+            "\"q\\\"b\\\\/\\b\\f\\n\\r\\t\\u0001\\u001f\u{7f}\u{2028}é\""
+        );
+    }
+
+    #[test]
+    fn numbers_are_safe_integers_only() {
+        assert_eq!(canon(&json!([0, -1, 9007199254740991i64])), "[0,-1,9007199254740991]");
+        assert!(to_vec(&json!(9007199254740992i64)).is_err());
+        assert!(to_vec(&json!(1.5)).is_err());
+        assert_eq!(canon(&json!(-0.0)), "0");
+        assert_eq!(canon(&json!(2.0)), "2");
+    }
+
+    #[test]
+    fn string_digest_is_of_utf8_bytes() {
+        // The reference validator identity: sha256("mcp-res-black-box-validator@0.2.0-pr1\n").
+        assert_eq!(
+            digest(&json!("mcp-res-black-box-validator@0.2.0-pr1\n")).unwrap(),
+            "3f83b73d41c98d953fbfe14992557d12fda170edbcdc9924ce46020a0e4a0094"
+        );
+    }
+}

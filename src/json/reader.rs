@@ -1,0 +1,622 @@
+//! The strict reader: every document mcpres accepts goes through here.
+//!
+//! It accepts exactly the JSON that MCP-RES allows: strict UTF-8 without a
+//! byte order mark, no duplicate object keys, no trailing data, no lone
+//! surrogates, and only safe integers written without fraction or exponent.
+//! Size, depth, node and string-length limits bound the work it can be made
+//! to do. It never panics; every refusal carries a reason and a position.
+
+use serde_json::{Map, Number, Value};
+use std::fmt;
+
+/// The largest integer magnitude MCP-RES admits (JavaScript's `Number.MAX_SAFE_INTEGER`).
+pub const MAX_SAFE_INTEGER: i64 = 9_007_199_254_740_991;
+
+/// Resource limits applied to one document.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// Maximum document size in bytes.
+    pub max_bytes: usize,
+    /// Maximum nesting depth; the top-level value is at depth 0.
+    pub max_depth: usize,
+    /// Maximum number of values (containers and scalars, not keys).
+    pub max_nodes: usize,
+    /// Maximum UTF-16 code units in any string, keys included, after unescaping.
+    pub max_string_units: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_bytes: 16 * 1024 * 1024,
+            max_depth: 128,
+            max_nodes: 250_000,
+            max_string_units: 1_048_576,
+        }
+    }
+}
+
+/// Why the reader refused a document.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ReadErrorKind {
+    TooLarge { bytes: usize, limit: usize },
+    ByteOrderMark,
+    InvalidUtf8,
+    Empty,
+    UnexpectedByte { found: u8, expected: &'static str },
+    UnexpectedEnd { expected: &'static str },
+    TrailingData,
+    DuplicateKey(String),
+    LoneSurrogate,
+    InvalidEscape,
+    ControlCharacterInString,
+    NonIntegerNumber,
+    UnsafeInteger,
+    InvalidNumber,
+    TooDeep { limit: usize },
+    TooManyNodes { limit: usize },
+    StringTooLong { limit: usize },
+}
+
+impl fmt::Display for ReadErrorKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ReadErrorKind::TooLarge { bytes, limit } => {
+                write!(f, "document is {bytes} bytes; the limit is {limit} bytes")
+            }
+            ReadErrorKind::ByteOrderMark => f.write_str("document starts with a byte order mark"),
+            ReadErrorKind::InvalidUtf8 => f.write_str("document is not valid UTF-8"),
+            ReadErrorKind::Empty => f.write_str("document is empty"),
+            ReadErrorKind::UnexpectedByte { found, expected } => {
+                if found.is_ascii_graphic() {
+                    write!(f, "unexpected character '{}', expected {expected}", *found as char)
+                } else {
+                    write!(f, "unexpected byte 0x{found:02x}, expected {expected}")
+                }
+            }
+            ReadErrorKind::UnexpectedEnd { expected } => {
+                write!(f, "document ends early, expected {expected}")
+            }
+            ReadErrorKind::TrailingData => f.write_str("trailing data after the JSON value"),
+            ReadErrorKind::DuplicateKey(key) => write!(f, "duplicate object key {key:?}"),
+            ReadErrorKind::LoneSurrogate => {
+                f.write_str("string contains a lone UTF-16 surrogate (MCP_RES_INVALID_UNICODE)")
+            }
+            ReadErrorKind::InvalidEscape => f.write_str("invalid escape sequence in string"),
+            ReadErrorKind::ControlCharacterInString => {
+                f.write_str("unescaped control character in string")
+            }
+            ReadErrorKind::NonIntegerNumber => f.write_str(
+                "number has a fraction or exponent; only integers are allowed (MCP_RES_NON_CANONICAL_NUMBER)",
+            ),
+            ReadErrorKind::UnsafeInteger => f.write_str(
+                "integer is outside the safe range ±9007199254740991 (MCP_RES_NON_CANONICAL_NUMBER)",
+            ),
+            ReadErrorKind::InvalidNumber => f.write_str("malformed number"),
+            ReadErrorKind::TooDeep { limit } => {
+                write!(f, "nesting deeper than {limit} levels")
+            }
+            ReadErrorKind::TooManyNodes { limit } => {
+                write!(f, "document has more than {limit} values")
+            }
+            ReadErrorKind::StringTooLong { limit } => {
+                write!(f, "string longer than {limit} UTF-16 code units")
+            }
+        }
+    }
+}
+
+/// A refusal with its byte offset and 1-based line and column (columns count characters).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{kind} at line {line}, column {column}")]
+pub struct ReadError {
+    pub kind: ReadErrorKind,
+    pub offset: usize,
+    pub line: usize,
+    pub column: usize,
+}
+
+impl ReadError {
+    fn at(bytes: &[u8], offset: usize, kind: ReadErrorKind) -> Self {
+        let offset = offset.min(bytes.len());
+        let (line, column) = line_column(bytes, offset);
+        ReadError {
+            kind,
+            offset,
+            line,
+            column,
+        }
+    }
+}
+
+/// 1-based line and column (in characters) of a byte offset.
+pub fn line_column(bytes: &[u8], offset: usize) -> (usize, usize) {
+    let offset = offset.min(bytes.len());
+    let before = &bytes[..offset];
+    let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
+    let line_start = before
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map(|p| p + 1)
+        .unwrap_or(0);
+    // Count characters: every byte that is not a UTF-8 continuation byte.
+    let column = bytes[line_start..offset]
+        .iter()
+        .filter(|&&b| (b & 0xC0) != 0x80)
+        .count()
+        + 1;
+    (line, column)
+}
+
+/// Parse one document strictly with the given limits.
+pub fn parse(bytes: &[u8], limits: &Limits) -> Result<Value, ReadError> {
+    if bytes.len() > limits.max_bytes {
+        return Err(ReadError::at(
+            bytes,
+            0,
+            ReadErrorKind::TooLarge {
+                bytes: bytes.len(),
+                limit: limits.max_bytes,
+            },
+        ));
+    }
+    if bytes.starts_with(&[0xEF, 0xBB, 0xBF]) {
+        return Err(ReadError::at(bytes, 0, ReadErrorKind::ByteOrderMark));
+    }
+    if let Err(e) = std::str::from_utf8(bytes) {
+        return Err(ReadError::at(
+            bytes,
+            e.valid_up_to(),
+            ReadErrorKind::InvalidUtf8,
+        ));
+    }
+    let mut parser = Parser {
+        bytes,
+        pos: 0,
+        nodes: 0,
+        limits,
+    };
+    parser.skip_ws();
+    if parser.pos == bytes.len() {
+        return Err(ReadError::at(bytes, 0, ReadErrorKind::Empty));
+    }
+    let value = parser.value(0)?;
+    parser.skip_ws();
+    if parser.pos != bytes.len() {
+        return Err(parser.err(ReadErrorKind::TrailingData));
+    }
+    Ok(value)
+}
+
+/// Parse with the default limits.
+pub fn parse_default(bytes: &[u8]) -> Result<Value, ReadError> {
+    parse(bytes, &Limits::default())
+}
+
+struct Parser<'a> {
+    bytes: &'a [u8],
+    pos: usize,
+    nodes: usize,
+    limits: &'a Limits,
+}
+
+impl<'a> Parser<'a> {
+    fn err(&self, kind: ReadErrorKind) -> ReadError {
+        ReadError::at(self.bytes, self.pos, kind)
+    }
+
+    fn err_at(&self, offset: usize, kind: ReadErrorKind) -> ReadError {
+        ReadError::at(self.bytes, offset, kind)
+    }
+
+    #[inline]
+    fn peek(&self) -> Option<u8> {
+        self.bytes.get(self.pos).copied()
+    }
+
+    #[inline]
+    fn skip_ws(&mut self) {
+        while let Some(b) = self.peek() {
+            if matches!(b, b' ' | b'\t' | b'\n' | b'\r') {
+                self.pos += 1;
+            } else {
+                break;
+            }
+        }
+    }
+
+    fn unexpected(&self, expected: &'static str) -> ReadError {
+        match self.peek() {
+            Some(found) => self.err(ReadErrorKind::UnexpectedByte { found, expected }),
+            None => self.err(ReadErrorKind::UnexpectedEnd { expected }),
+        }
+    }
+
+    fn count_node(&mut self) -> Result<(), ReadError> {
+        self.nodes += 1;
+        if self.nodes > self.limits.max_nodes {
+            return Err(self.err(ReadErrorKind::TooManyNodes {
+                limit: self.limits.max_nodes,
+            }));
+        }
+        Ok(())
+    }
+
+    fn value(&mut self, depth: usize) -> Result<Value, ReadError> {
+        if depth > self.limits.max_depth {
+            return Err(self.err(ReadErrorKind::TooDeep {
+                limit: self.limits.max_depth,
+            }));
+        }
+        self.count_node()?;
+        match self.peek() {
+            Some(b'{') => self.object(depth),
+            Some(b'[') => self.array(depth),
+            Some(b'"') => Ok(Value::String(self.string()?)),
+            Some(b't') => self.literal(b"true", Value::Bool(true)),
+            Some(b'f') => self.literal(b"false", Value::Bool(false)),
+            Some(b'n') => self.literal(b"null", Value::Null),
+            Some(b'-' | b'0'..=b'9') => self.number(),
+            _ => Err(self.unexpected("a JSON value")),
+        }
+    }
+
+    fn literal(&mut self, word: &'static [u8], value: Value) -> Result<Value, ReadError> {
+        if self.bytes[self.pos..].starts_with(word) {
+            self.pos += word.len();
+            Ok(value)
+        } else {
+            // Find the first differing byte for a precise position.
+            let mut i = 0;
+            while i < word.len() && self.bytes.get(self.pos + i) == Some(&word[i]) {
+                i += 1;
+            }
+            self.pos += i;
+            Err(self.unexpected(match word {
+                b"true" => "'true'",
+                b"false" => "'false'",
+                _ => "'null'",
+            }))
+        }
+    }
+
+    fn number(&mut self) -> Result<Value, ReadError> {
+        let start = self.pos;
+        let negative = self.peek() == Some(b'-');
+        if negative {
+            self.pos += 1;
+        }
+        let digits_start = self.pos;
+        match self.peek() {
+            Some(b'0') => {
+                self.pos += 1;
+                if matches!(self.peek(), Some(b'0'..=b'9')) {
+                    return Err(self.err(ReadErrorKind::InvalidNumber));
+                }
+            }
+            Some(b'1'..=b'9') => {
+                while matches!(self.peek(), Some(b'0'..=b'9')) {
+                    self.pos += 1;
+                }
+            }
+            _ => return Err(self.unexpected("a digit")),
+        }
+        let digits_end = self.pos;
+        if matches!(self.peek(), Some(b'.' | b'e' | b'E')) {
+            // Validate the rest of the grammar only to give the better message.
+            return Err(self.err_at(start, ReadErrorKind::NonIntegerNumber));
+        }
+        let digits = &self.bytes[digits_start..digits_end];
+        if digits.len() > 16 {
+            return Err(self.err_at(start, ReadErrorKind::UnsafeInteger));
+        }
+        let mut magnitude: i64 = 0;
+        for &d in digits {
+            magnitude = magnitude * 10 + i64::from(d - b'0');
+        }
+        if magnitude > MAX_SAFE_INTEGER {
+            return Err(self.err_at(start, ReadErrorKind::UnsafeInteger));
+        }
+        let n = if negative { -magnitude } else { magnitude };
+        Ok(Value::Number(Number::from(n)))
+    }
+
+    fn array(&mut self, depth: usize) -> Result<Value, ReadError> {
+        self.pos += 1; // '['
+        let mut items = Vec::new();
+        self.skip_ws();
+        if self.peek() == Some(b']') {
+            self.pos += 1;
+            return Ok(Value::Array(items));
+        }
+        loop {
+            self.skip_ws();
+            items.push(self.value(depth + 1)?);
+            self.skip_ws();
+            match self.peek() {
+                Some(b',') => self.pos += 1,
+                Some(b']') => {
+                    self.pos += 1;
+                    return Ok(Value::Array(items));
+                }
+                _ => return Err(self.unexpected("',' or ']'")),
+            }
+        }
+    }
+
+    fn object(&mut self, depth: usize) -> Result<Value, ReadError> {
+        self.pos += 1; // '{'
+        let mut map = Map::new();
+        self.skip_ws();
+        if self.peek() == Some(b'}') {
+            self.pos += 1;
+            return Ok(Value::Object(map));
+        }
+        loop {
+            self.skip_ws();
+            if self.peek() != Some(b'"') {
+                return Err(self.unexpected("a string key"));
+            }
+            let key_start = self.pos;
+            let key = self.string()?;
+            self.skip_ws();
+            if self.peek() != Some(b':') {
+                return Err(self.unexpected("':'"));
+            }
+            self.pos += 1;
+            self.skip_ws();
+            let value = self.value(depth + 1)?;
+            if map.contains_key(&key) {
+                return Err(self.err_at(key_start, ReadErrorKind::DuplicateKey(key)));
+            }
+            map.insert(key, value);
+            self.skip_ws();
+            match self.peek() {
+                Some(b',') => self.pos += 1,
+                Some(b'}') => {
+                    self.pos += 1;
+                    return Ok(Value::Object(map));
+                }
+                _ => return Err(self.unexpected("',' or '}'")),
+            }
+        }
+    }
+
+    fn hex4(&mut self) -> Result<u16, ReadError> {
+        let mut v: u16 = 0;
+        for _ in 0..4 {
+            let d = match self.peek() {
+                Some(b @ b'0'..=b'9') => b - b'0',
+                Some(b @ b'a'..=b'f') => b - b'a' + 10,
+                Some(b @ b'A'..=b'F') => b - b'A' + 10,
+                _ => return Err(self.err(ReadErrorKind::InvalidEscape)),
+            };
+            v = (v << 4) | u16::from(d);
+            self.pos += 1;
+        }
+        Ok(v)
+    }
+
+    fn string(&mut self) -> Result<String, ReadError> {
+        let open = self.pos;
+        self.pos += 1; // opening quote
+        let mut out = String::new();
+        let mut units: usize = 0;
+        let limit = self.limits.max_string_units;
+        loop {
+            // Fast path: copy a run of plain bytes.
+            let run_start = self.pos;
+            while let Some(b) = self.peek() {
+                if b == b'"' || b == b'\\' || b < 0x20 {
+                    break;
+                }
+                self.pos += 1;
+            }
+            if self.pos > run_start {
+                // The whole document is valid UTF-8 and the run stops on an ASCII byte,
+                // so the run is valid UTF-8 on its own.
+                let run = std::str::from_utf8(&self.bytes[run_start..self.pos])
+                    .map_err(|_| self.err_at(run_start, ReadErrorKind::InvalidUtf8))?;
+                units += utf16_len(run);
+                if units > limit {
+                    return Err(self.err_at(open, ReadErrorKind::StringTooLong { limit }));
+                }
+                out.push_str(run);
+            }
+            match self.peek() {
+                None => return Err(self.err(ReadErrorKind::UnexpectedEnd { expected: "'\"'" })),
+                Some(b'"') => {
+                    self.pos += 1;
+                    return Ok(out);
+                }
+                Some(b'\\') => {
+                    let escape_start = self.pos;
+                    self.pos += 1;
+                    let c = match self.peek() {
+                        Some(b'"') => '"',
+                        Some(b'\\') => '\\',
+                        Some(b'/') => '/',
+                        Some(b'b') => '\u{8}',
+                        Some(b'f') => '\u{c}',
+                        Some(b'n') => '\n',
+                        Some(b'r') => '\r',
+                        Some(b't') => '\t',
+                        Some(b'u') => {
+                            self.pos += 1;
+                            let first = self.hex4()?;
+                            self.pos -= 1; // compensate the common advance below
+                            if (0xD800..0xDC00).contains(&first) {
+                                // Needs a following low surrogate escape.
+                                let after = self.pos + 1;
+                                if self.bytes.get(after) == Some(&b'\\')
+                                    && self.bytes.get(after + 1) == Some(&b'u')
+                                {
+                                    self.pos = after + 2;
+                                    let second = self.hex4()?;
+                                    if !(0xDC00..0xE000).contains(&second) {
+                                        return Err(self
+                                            .err_at(escape_start, ReadErrorKind::LoneSurrogate));
+                                    }
+                                    self.pos -= 1;
+                                    let cp = 0x10000
+                                        + ((u32::from(first) - 0xD800) << 10)
+                                        + (u32::from(second) - 0xDC00);
+                                    char::from_u32(cp).ok_or_else(|| {
+                                        self.err_at(escape_start, ReadErrorKind::LoneSurrogate)
+                                    })?
+                                } else {
+                                    return Err(
+                                        self.err_at(escape_start, ReadErrorKind::LoneSurrogate)
+                                    );
+                                }
+                            } else if (0xDC00..0xE000).contains(&first) {
+                                return Err(self.err_at(escape_start, ReadErrorKind::LoneSurrogate));
+                            } else {
+                                char::from_u32(u32::from(first)).ok_or_else(|| {
+                                    self.err_at(escape_start, ReadErrorKind::InvalidEscape)
+                                })?
+                            }
+                        }
+                        _ => return Err(self.err_at(escape_start, ReadErrorKind::InvalidEscape)),
+                    };
+                    self.pos += 1;
+                    units += c.len_utf16();
+                    if units > limit {
+                        return Err(self.err_at(open, ReadErrorKind::StringTooLong { limit }));
+                    }
+                    out.push(c);
+                }
+                Some(_) => return Err(self.err(ReadErrorKind::ControlCharacterInString)),
+            }
+        }
+    }
+}
+
+/// Number of UTF-16 code units needed for `s`.
+#[inline]
+pub fn utf16_len(s: &str) -> usize {
+    // Every byte that starts a character counts one unit; four-byte sequences need two.
+    s.bytes()
+        .map(|b| {
+            if (b & 0xC0) == 0x80 {
+                0
+            } else if b >= 0xF0 {
+                2
+            } else {
+                1
+            }
+        })
+        .sum()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kind(input: &[u8]) -> ReadErrorKind {
+        parse_default(input).unwrap_err().kind
+    }
+
+    #[test]
+    fn accepts_plain_documents() {
+        let v = parse_default(br#"{"a":[1,-2,true,false,null,"x\u00e9\ud83d\ude00"],"b":{}}"#)
+            .unwrap();
+        assert_eq!(v["a"][5], Value::String("xé😀".into()));
+        assert_eq!(v["a"][1], Value::from(-2));
+    }
+
+    #[test]
+    fn refuses_bom_duplicates_trailing() {
+        assert_eq!(kind(b"\xEF\xBB\xBF{}"), ReadErrorKind::ByteOrderMark);
+        assert_eq!(
+            kind(br#"{"a":{"b":1,"b":2}}"#),
+            ReadErrorKind::DuplicateKey("b".into())
+        );
+        assert_eq!(kind(b"{} x"), ReadErrorKind::TrailingData);
+        assert_eq!(kind(b"{}\0"), ReadErrorKind::TrailingData);
+        assert_eq!(kind(b""), ReadErrorKind::Empty);
+        assert_eq!(kind(b"\xff"), ReadErrorKind::InvalidUtf8);
+    }
+
+    #[test]
+    fn refuses_non_integers_and_unsafe_integers() {
+        assert_eq!(kind(b"1.0"), ReadErrorKind::NonIntegerNumber);
+        assert_eq!(kind(b"1e2"), ReadErrorKind::NonIntegerNumber);
+        assert_eq!(kind(b"9007199254740992"), ReadErrorKind::UnsafeInteger);
+        assert_eq!(kind(b"-9007199254740992"), ReadErrorKind::UnsafeInteger);
+        assert_eq!(kind(b"01"), ReadErrorKind::InvalidNumber);
+        assert_eq!(
+            parse_default(b"9007199254740991").unwrap(),
+            Value::from(MAX_SAFE_INTEGER)
+        );
+        assert_eq!(parse_default(b"-0").unwrap(), Value::from(0));
+    }
+
+    #[test]
+    fn refuses_lone_surrogates() {
+        assert_eq!(kind(br#""\ud800""#), ReadErrorKind::LoneSurrogate);
+        assert_eq!(kind(br#""\udc00x""#), ReadErrorKind::LoneSurrogate);
+        assert_eq!(kind(br#"{"\ud800\u0041":1}"#), ReadErrorKind::LoneSurrogate);
+    }
+
+    #[test]
+    fn depth_limit_is_exact() {
+        let ok = format!("{}{}", "[".repeat(129), "]".repeat(129));
+        assert!(parse_default(ok.as_bytes()).is_ok());
+        let bad = format!("{}{}", "[".repeat(130), "]".repeat(130));
+        assert_eq!(
+            kind(bad.as_bytes()),
+            ReadErrorKind::TooDeep { limit: 128 }
+        );
+    }
+
+    #[test]
+    fn node_limit_is_exact() {
+        let ok = format!("[{}]", vec!["0"; 249_999].join(","));
+        assert!(parse_default(ok.as_bytes()).is_ok());
+        let bad = format!("[{}]", vec!["0"; 250_000].join(","));
+        assert_eq!(
+            kind(bad.as_bytes()),
+            ReadErrorKind::TooManyNodes { limit: 250_000 }
+        );
+    }
+
+    #[test]
+    fn string_limit_counts_utf16_units() {
+        let ok = format!("\"{}\"", "a".repeat(1_048_576));
+        assert!(parse_default(ok.as_bytes()).is_ok());
+        let bad = format!("\"{}\"", "a".repeat(1_048_577));
+        assert!(matches!(kind(bad.as_bytes()), ReadErrorKind::StringTooLong { .. }));
+        // 524,288 emoji = 1,048,576 units: passes; one more unit fails.
+        let emoji_ok = format!("\"{}\"", "😀".repeat(524_288));
+        assert!(parse_default(emoji_ok.as_bytes()).is_ok());
+        let emoji_bad = format!("\"{}a\"", "😀".repeat(524_288));
+        assert!(matches!(kind(emoji_bad.as_bytes()), ReadErrorKind::StringTooLong { .. }));
+    }
+
+    #[test]
+    fn size_limit_is_exact() {
+        let limits = Limits {
+            max_bytes: 4,
+            ..Limits::default()
+        };
+        assert!(parse(b"[11]", &limits).is_ok());
+        assert!(matches!(
+            parse(b"[111]", &limits).unwrap_err().kind,
+            ReadErrorKind::TooLarge { .. }
+        ));
+    }
+
+    #[test]
+    fn positions_are_line_and_character_columns() {
+        let e = parse_default("{\n  \"é\": 1.5}".as_bytes()).unwrap_err();
+        assert_eq!((e.line, e.column), (2, 8));
+        assert_eq!(e.kind, ReadErrorKind::NonIntegerNumber);
+    }
+
+    #[test]
+    fn control_characters_must_be_escaped() {
+        assert_eq!(kind(b"\"a\x01\""), ReadErrorKind::ControlCharacterInString);
+        assert_eq!(kind(b"\"a\0\""), ReadErrorKind::ControlCharacterInString);
+    }
+}

@@ -1,0 +1,1163 @@
+//! The core rules of MCP-RES v0.2 for a conformance bundle, in the reference order:
+//! pre-schema negative-control rules, the closed schema, then the semantic rules
+//! (scenario identity, wall clock, operations, observations, coverage, trials,
+//! evidence class, completion, integrity manifest, execution digest, statement).
+
+use std::collections::{HashMap, HashSet};
+
+use serde_json::{Map, Value, json};
+
+use super::codes as c;
+use super::time::rfc3339_millis;
+use super::{Finding, Report};
+use crate::json::canonical::{self, sha256_hex};
+use crate::json::locate::escape_token;
+use crate::model::{Artifact, Bundle, Evidence, Observation, Operation};
+use crate::schema::{self, SchemaKind};
+
+/// Keys that are self-asserted producer booleans wherever they appear in evidence.
+const SELF_ASSERTED_KEYS: [&str; 4] = [
+    "actualRuntime",
+    "protocolMessagesExchanged",
+    "privacyScanPassed",
+    "cleanupCompleted",
+];
+/// v0.1 execution booleans that must not reappear in v0.2 evidence.
+const SELF_ASSERTED_EXECUTION_KEYS: [&str; 4] = [
+    "actualRuntime",
+    "protocolMessagesExchanged",
+    "installationExecuted",
+    "regressionExecuted",
+];
+
+pub const OBSERVATION_MEDIA_TYPE: &str = "application/vnd.mcp-res.observation+json";
+pub const EVIDENCE_PATH: &str = "evidence-envelope.json";
+pub const STATEMENT_PATH: &str = "conformance-statement.json";
+
+/// The evidence classes, strongest first.
+pub const EVIDENCE_CLASSES: [&str; 5] = [
+    "GENUINE_RUNTIME",
+    "FIXTURE_BACKED_PROTOCOL",
+    "FIXTURE_VERIFIED",
+    "INSTALLATION_VERIFIED",
+    "DOCUMENTED_ONLY",
+];
+
+/// The 14 observation surfaces every coverage record lists exactly once.
+pub const SURFACES: [&str; 14] = [
+    "MCP_WIRE_MESSAGES",
+    "RAW_HTTP_REQUESTS",
+    "RAW_HTTP_RESPONSES",
+    "STDIO_INPUT_OUTPUT",
+    "CHILD_PROCESS_LIFECYCLE",
+    "TRANSPORT_DISCONNECTS",
+    "RETRIES",
+    "FILESYSTEM_OUTPUTS",
+    "CLEANUP",
+    "GENERATED_REGRESSION_EXECUTION",
+    "AUTHORIZATION_REDIRECTS",
+    "TOKEN_ENDPOINT",
+    "CACHE_BEHAVIOR",
+    "SOURCE_EVIDENCE",
+];
+
+/// Validate a v0.2 conformance bundle document with every core rule.
+pub fn validate_bundle(doc: &Value) -> Report {
+    let mut findings = pre_schema(doc);
+    let schema_errors = schema::validate(SchemaKind::ConformanceBundle, doc);
+    for e in &schema_errors {
+        findings.push(Finding::new(
+            c::SCHEMA_INVALID,
+            e.instance_path.clone(),
+            format!("schema: {} ({})", e.message, e.keyword),
+        ));
+    }
+    let mut evidence_class = None;
+    if schema_errors.is_empty() {
+        match Bundle::view(doc) {
+            Ok(bundle) => {
+                let mut ctx = Semantic::new(doc, &bundle);
+                ctx.run(&mut findings);
+                evidence_class = Some(ctx.derived_class.to_string());
+            }
+            Err(e) => findings.push(Finding::new(
+                c::SCHEMA_INVALID,
+                "",
+                format!("document does not have the bundle shape: {e}"),
+            )),
+        }
+    }
+    Report::from_findings(findings, schema_errors, evidence_class)
+}
+
+// ---------------------------------------------------------------------------
+// Pre-schema rules: run on whatever shape the document has, never fail on it.
+// ---------------------------------------------------------------------------
+
+fn find_key_anywhere(value: &Value, names: &[&str], path: &mut String) -> Option<String> {
+    match value {
+        Value::Object(map) => {
+            for (k, v) in map {
+                let len = path.len();
+                path.push('/');
+                path.push_str(&escape_token(k));
+                if names.contains(&k.as_str()) {
+                    let found = path.clone();
+                    path.truncate(len);
+                    return Some(found);
+                }
+                if let Some(found) = find_key_anywhere(v, names, path) {
+                    path.truncate(len);
+                    return Some(found);
+                }
+                path.truncate(len);
+            }
+            None
+        }
+        Value::Array(items) => {
+            for (i, v) in items.iter().enumerate() {
+                let len = path.len();
+                path.push('/');
+                path.push_str(&i.to_string());
+                if let Some(found) = find_key_anywhere(v, names, path) {
+                    path.truncate(len);
+                    return Some(found);
+                }
+                path.truncate(len);
+            }
+            None
+        }
+        _ => None,
+    }
+}
+
+/// JavaScript truthiness of an optional JSON value (`undefined` when absent).
+fn truthy(value: Option<&Value>) -> bool {
+    match value {
+        None | Some(Value::Null) | Some(Value::Bool(false)) => false,
+        Some(Value::Number(n)) => n.as_f64().is_some_and(|f| f != 0.0),
+        Some(Value::String(s)) => !s.is_empty(),
+        Some(_) => true,
+    }
+}
+
+/// JavaScript strict equality (`===`) of two optional JSON values: primitives by
+/// value, `undefined` equal only to `undefined`, containers never equal.
+fn strict_equal(a: Option<&Value>, b: Option<&Value>) -> bool {
+    match (a, b) {
+        (None, None) => true,
+        (Some(Value::Null), Some(Value::Null)) => true,
+        (Some(Value::Bool(x)), Some(Value::Bool(y))) => x == y,
+        (Some(Value::Number(x)), Some(Value::Number(y))) => x.as_f64() == y.as_f64(),
+        (Some(Value::String(x)), Some(Value::String(y))) => x == y,
+        _ => false,
+    }
+}
+
+fn describe(value: Option<&Value>) -> String {
+    match value {
+        None => "absent".to_string(),
+        Some(v) => {
+            let s = v.to_string();
+            if s.len() > 80 {
+                format!("{}…", &s[..s.floor_char_boundary(80)])
+            } else {
+                s
+            }
+        }
+    }
+}
+
+fn pre_schema(doc: &Value) -> Vec<Finding> {
+    let mut out = Vec::new();
+    let evidence = doc.get("evidence");
+
+    // Self-asserted producer booleans (the union of both reference shapes).
+    if let Some(ev) = evidence {
+        let mut path = String::from("/evidence");
+        if let Some(p) = find_key_anywhere(ev, &SELF_ASSERTED_KEYS, &mut path) {
+            out.push(Finding::new(
+                c::SELF_ASSERTED_CLAIM,
+                p.clone(),
+                format!(
+                    "evidence carries the self-asserted producer boolean at {p}; v0.2 evidence states facts only through integrity-bound observations"
+                ),
+            ));
+        }
+        if let Some(exec) = ev.get("execution").and_then(Value::as_object) {
+            for key in SELF_ASSERTED_EXECUTION_KEYS {
+                if exec.contains_key(key) && !SELF_ASSERTED_KEYS.contains(&key) {
+                    out.push(Finding::new(
+                        c::SELF_ASSERTED_CLAIM,
+                        format!("/evidence/execution/{key}"),
+                        format!("evidence.execution.{key} is a v0.1 self-asserted claim"),
+                    ));
+                }
+            }
+        }
+        if ev
+            .get("privacy")
+            .and_then(Value::as_object)
+            .is_some_and(|m| m.contains_key("scanPassed"))
+        {
+            out.push(Finding::new(
+                c::SELF_ASSERTED_CLAIM,
+                "/evidence/privacy/scanPassed",
+                "evidence.privacy.scanPassed is a v0.1 self-asserted claim; use a PRIVACY_SCAN observation",
+            ));
+        }
+        if ev
+            .get("cleanup")
+            .and_then(Value::as_object)
+            .is_some_and(|m| m.contains_key("complete"))
+        {
+            out.push(Finding::new(
+                c::SELF_ASSERTED_CLAIM,
+                "/evidence/cleanup/complete",
+                "evidence.cleanup.complete is a v0.1 self-asserted claim; use a CLEANUP_CHECK observation",
+            ));
+        }
+    }
+
+    // Reason-bound negative controls.
+    let operations = evidence
+        .and_then(|e| e.get("operations"))
+        .and_then(Value::as_array);
+    let negatives: Vec<(usize, &Value)> = operations
+        .map(|ops| {
+            ops.iter()
+                .enumerate()
+                .filter(|(_, op)| op.get("kind").and_then(Value::as_str) == Some("NEGATIVE_CONTROL"))
+                .collect()
+        })
+        .unwrap_or_default();
+    if negatives.is_empty() {
+        out.push(Finding::new(
+            c::VACUOUS_NEGATIVE_CONTROL,
+            "/evidence/operations",
+            "the evidence has no NEGATIVE_CONTROL operation, so nothing shows the oracle can fail",
+        ));
+    }
+    for (index, op) in negatives {
+        let base = format!("/evidence/operations/{index}");
+        let reason = op.get("negativeObservation");
+        if !truthy(reason) {
+            out.push(Finding::new(
+                c::VACUOUS_NEGATIVE_CONTROL,
+                base.clone(),
+                format!("negative control {index} has no negativeObservation binding it to a reason"),
+            ));
+            continue;
+        }
+        let rp = format!("{base}/negativeObservation");
+        let field = |name: &str| reason.and_then(|r| r.get(name));
+        let prerequisites = field("prerequisitesReached");
+        if !prerequisites
+            .and_then(Value::as_array)
+            .is_some_and(|a| !a.is_empty())
+        {
+            out.push(Finding::new(
+                c::NEGATIVE_PREREQUISITE_MISSING,
+                format!("{rp}/prerequisitesReached"),
+                format!(
+                    "negative control {index} lists no reached prerequisites (prerequisitesReached is {})",
+                    describe(prerequisites)
+                ),
+            ));
+        }
+        if field("propertyReached") != Some(&Value::Bool(true)) {
+            out.push(Finding::new(
+                c::PROPERTY_NOT_REACHED,
+                format!("{rp}/propertyReached"),
+                format!(
+                    "negative control {index} never reached the property under test (propertyReached is {})",
+                    describe(field("propertyReached"))
+                ),
+            ));
+        }
+        if !strict_equal(field("expectedVerdict"), field("observedVerdict")) {
+            out.push(Finding::new(
+                c::VACUOUS_NEGATIVE_CONTROL,
+                format!("{rp}/observedVerdict"),
+                format!(
+                    "negative control {index} expected verdict {} but observed {}",
+                    describe(field("expectedVerdict")),
+                    describe(field("observedVerdict"))
+                ),
+            ));
+        }
+        if !strict_equal(field("expectedStopReason"), field("observedStopReason")) {
+            out.push(Finding::new(
+                c::WRONG_STOP_REASON,
+                format!("{rp}/observedStopReason"),
+                format!(
+                    "negative control {index} stopped for {} but the expected reason is {}",
+                    describe(field("observedStopReason")),
+                    describe(field("expectedStopReason"))
+                ),
+            ));
+        }
+        if truthy(field("mutantId")) && field("mutantKilled") != Some(&Value::Bool(true)) {
+            out.push(Finding::new(
+                c::NEGATIVE_MUTANT_SURVIVED,
+                format!("{rp}/mutantKilled"),
+                format!(
+                    "mutant {} of negative control {index} was not killed (mutantKilled is {})",
+                    describe(field("mutantId")),
+                    describe(field("mutantKilled"))
+                ),
+            ));
+        }
+    }
+    out
+}
+
+// ---------------------------------------------------------------------------
+// Semantic rules: the document passed the closed schema.
+// ---------------------------------------------------------------------------
+
+/// Everything computed once per bundle and reused by several rules.
+struct Semantic<'a> {
+    doc: &'a Value,
+    b: &'a Bundle<'a>,
+    /// Manifest artifacts by path (the last entry wins on duplicates, as in the references).
+    artifacts: HashMap<&'a str, &'a Artifact<'a>>,
+    derived_class: &'static str,
+}
+
+fn obs_digest_and_len(raw: &Value) -> Option<(String, usize)> {
+    let bytes = canonical::to_vec_without_key(raw, "observationSha256").ok()?;
+    Some((sha256_hex(&bytes), bytes.len()))
+}
+
+fn sorted_artifacts_value(list: &[&Value]) -> Value {
+    let mut sorted: Vec<&Value> = list.to_vec();
+    sorted.sort_by(|a, b| {
+        let pa = a.get("path").and_then(Value::as_str).unwrap_or("");
+        let pb = b.get("path").and_then(Value::as_str).unwrap_or("");
+        canonical::cmp_utf16(pa, pb)
+    });
+    let mut map = Map::new();
+    map.insert(
+        "artifacts".into(),
+        Value::Array(sorted.into_iter().cloned().collect()),
+    );
+    Value::Object(map)
+}
+
+/// `supportingArtifactManifestDigest` over a manifest's artifact list.
+pub fn supporting_manifest_digest(artifacts: &[Value]) -> String {
+    let supporting: Vec<&Value> = artifacts
+        .iter()
+        .filter(|a| {
+            let p = a.get("path").and_then(Value::as_str);
+            p != Some(EVIDENCE_PATH) && p != Some(STATEMENT_PATH)
+        })
+        .collect();
+    canonical::digest(&sorted_artifacts_value(&supporting)).unwrap_or_default()
+}
+
+/// `integrity.bundleDigest` over a manifest's artifact list.
+pub fn bundle_digest(artifacts: &[Value]) -> String {
+    let all: Vec<&Value> = artifacts.iter().collect();
+    canonical::digest(&sorted_artifacts_value(&all)).unwrap_or_default()
+}
+
+/// `statement.executionInstanceDigest` of an evidence document and an outcome.
+pub fn execution_digest(evidence: &Value, actual_outcome: &str) -> String {
+    let observation_digests: Vec<Value> = evidence
+        .get("observations")
+        .and_then(Value::as_array)
+        .map(|obs| {
+            obs.iter()
+                .map(|o| o.get("observationSha256").cloned().unwrap_or(Value::Null))
+                .collect()
+        })
+        .unwrap_or_default();
+    let material = json!({
+        "scenarioFingerprint": evidence.pointer("/scenario/fingerprint").cloned().unwrap_or(Value::Null),
+        "run": evidence.get("run").cloned().unwrap_or(Value::Null),
+        "observationDigests": observation_digests,
+        "actualOutcome": actual_outcome,
+        "supportingArtifactManifestDigest": evidence.get("supportingArtifactManifestDigest").cloned().unwrap_or(Value::Null),
+    });
+    canonical::digest(&material).unwrap_or_default()
+}
+
+/// Derive the evidence class the observations and manifest justify.
+pub fn derive_class(evidence: &Evidence<'_>, manifest_paths: &HashSet<&str>) -> &'static str {
+    let observed = |kind: &str| {
+        evidence
+            .observations
+            .iter()
+            .any(|o| o.kind == kind && o.strength == "INTEGRITY_BOUND" && o.outcome == "PASS")
+    };
+    let has_source = evidence
+        .source_evidence_refs
+        .as_ref()
+        .is_some_and(|refs| !refs.is_empty() && refs.iter().all(|r| manifest_paths.contains(r)));
+    if observed("PROCESS_EXECUTION") && observed("PROTOCOL_EXCHANGE") && has_source {
+        "GENUINE_RUNTIME"
+    } else if observed("PROTOCOL_EXCHANGE") && observed("FIXTURE_EXECUTION") {
+        "FIXTURE_BACKED_PROTOCOL"
+    } else if observed("FIXTURE_EXECUTION") {
+        "FIXTURE_VERIFIED"
+    } else if observed("INSTALLATION_EXECUTION") {
+        "INSTALLATION_VERIFIED"
+    } else {
+        "DOCUMENTED_ONLY"
+    }
+}
+
+impl<'a> Semantic<'a> {
+    fn new(doc: &'a Value, b: &'a Bundle<'a>) -> Self {
+        let artifacts: HashMap<&str, &Artifact> =
+            b.integrity.artifacts.iter().map(|a| (a.path, a)).collect();
+        let paths: HashSet<&str> = artifacts.keys().copied().collect();
+        let derived_class = derive_class(&b.evidence, &paths);
+        Semantic {
+            doc,
+            b,
+            artifacts,
+            derived_class,
+        }
+    }
+
+    fn ev(&self) -> &'a Evidence<'a> {
+        &self.b.evidence
+    }
+
+    fn run(&mut self, out: &mut Vec<Finding>) {
+        self.scenario(out);
+        self.wall_clock(out);
+        self.operations(out);
+        self.observations(out);
+        self.coverage(out);
+        self.trials(out);
+        self.evidence_class(out);
+        self.completion(out);
+        self.integrity(out);
+    }
+
+    fn scenario(&self, out: &mut Vec<Finding>) {
+        let ev = self.ev();
+        let d = &ev.scenario.descriptor;
+        let pairs: [(&str, &str, &str, &str); 5] = [
+            ("standardVersion", d.standard_version, "/evidence/standardVersion", ev.standard_version),
+            ("profileId", d.profile_id, "/evidence/profile/id", ev.profile.id),
+            ("profileVersion", d.profile_version, "/evidence/profile/version", ev.profile.version),
+            ("protocolRevision", d.protocol_revision, "/evidence/protocolRevision", ev.protocol_revision),
+            (
+                "subjectIdentityDigest",
+                d.subject_identity_digest,
+                "/evidence/subject/identityDigest",
+                ev.subject.identity_digest,
+            ),
+        ];
+        for (name, in_descriptor, evidence_ptr, in_evidence) in pairs {
+            if in_descriptor != in_evidence {
+                out.push(Finding::new(
+                    c::SCENARIO_FINGERPRINT_MISMATCH,
+                    format!("/evidence/scenario/descriptor/{name}"),
+                    format!(
+                        "scenario descriptor {name} is {in_descriptor:?} but the evidence ({evidence_ptr}) says {in_evidence:?}"
+                    ),
+                ));
+            }
+        }
+        let descriptor = self.doc.pointer("/evidence/scenario/descriptor");
+        let expected = descriptor
+            .and_then(|d| canonical::digest(d).ok())
+            .unwrap_or_default();
+        if ev.scenario.fingerprint != expected {
+            out.push(Finding::new(
+                c::SCENARIO_FINGERPRINT_MISMATCH,
+                "/evidence/scenario/fingerprint",
+                format!(
+                    "scenario fingerprint is {} but the descriptor digests to {expected}",
+                    ev.scenario.fingerprint
+                ),
+            ));
+        }
+    }
+
+    fn wall_clock(&self, out: &mut Vec<Finding>) {
+        let run = &self.ev().run;
+        let (Some(started), Some(finished)) = (
+            rfc3339_millis(run.started_at),
+            rfc3339_millis(run.finished_at),
+        ) else {
+            return;
+        };
+        if finished < started {
+            out.push(Finding::new(
+                c::WALL_CLOCK_REVERSAL,
+                "/evidence/run/finishedAt",
+                format!(
+                    "run finished at {} before it started at {}",
+                    run.finished_at, run.started_at
+                ),
+            ));
+        } else if run.monotonic_duration_ms > finished - started {
+            out.push(Finding::new(
+                c::WALL_CLOCK_REVERSAL,
+                "/evidence/run/monotonicDurationMs",
+                format!(
+                    "monotonic duration {} ms is longer than the wall-clock interval of {} ms",
+                    run.monotonic_duration_ms,
+                    finished - started
+                ),
+            ));
+        }
+    }
+
+    fn operations(&self, out: &mut Vec<Finding>) {
+        let ev = self.ev();
+        let run_ms = ev.run.monotonic_duration_ms;
+        let mut by_id: HashMap<&str, &Operation> = HashMap::new();
+        let mut order: Vec<&str> = Vec::new();
+        for (i, op) in ev.operations.iter().enumerate() {
+            let p = format!("/evidence/operations/{i}");
+            if by_id.contains_key(op.operation_id) {
+                out.push(Finding::new(
+                    c::CAUSAL_MISMATCH,
+                    format!("{p}/operationId"),
+                    format!("operation id {:?} is used more than once", op.operation_id),
+                ));
+            } else {
+                order.push(op.operation_id);
+            }
+            by_id.insert(op.operation_id, op);
+            if op.run_id != ev.run.id {
+                out.push(Finding::new(
+                    c::CROSS_RUN_SUBSTITUTION,
+                    format!("{p}/runId"),
+                    format!(
+                        "operation {:?} belongs to run {:?}, not to this run {:?}",
+                        op.operation_id, op.run_id, ev.run.id
+                    ),
+                ));
+            }
+            if op.started_offset_ms + op.duration_ms > run_ms {
+                out.push(Finding::new(
+                    c::CAUSAL_MISMATCH,
+                    format!("{p}/durationMs"),
+                    format!(
+                        "operation {:?} ends at {} ms, after the run's {} ms",
+                        op.operation_id,
+                        op.started_offset_ms + op.duration_ms,
+                        run_ms
+                    ),
+                ));
+            }
+        }
+        let policies: HashMap<&str, i64> = ev
+            .scenario
+            .descriptor
+            .recovery_policies
+            .iter()
+            .map(|p| (p.id, p.retry_limit))
+            .collect();
+        let faults: HashSet<&str> = ev.scenario.descriptor.faults.iter().map(|f| f.id).collect();
+        for (i, op) in ev.operations.iter().enumerate() {
+            let p = format!("/evidence/operations/{i}");
+            if let Some(parent) = op.parent_operation_id
+                && !by_id.contains_key(parent)
+            {
+                out.push(Finding::new(
+                    c::CAUSAL_MISMATCH,
+                    format!("{p}/parentOperationId"),
+                    format!("parent operation {parent:?} does not exist"),
+                ));
+            }
+            if let Some(fault) = op.fault_id
+                && !faults.contains(fault)
+            {
+                out.push(Finding::new(
+                    c::CAUSAL_MISMATCH,
+                    format!("{p}/faultId"),
+                    format!("fault {fault:?} is not declared in the scenario descriptor"),
+                ));
+            }
+            if let Some(policy) = op.recovery_policy_id {
+                match policies.get(policy) {
+                    None => out.push(Finding::new(
+                        c::CAUSAL_MISMATCH,
+                        format!("{p}/recoveryPolicyId"),
+                        format!("recovery policy {policy:?} is not declared in the scenario descriptor"),
+                    )),
+                    Some(&limit) if op.attempt > limit => out.push(Finding::new(
+                        c::RETRY_LIMIT_EXCEEDED,
+                        format!("{p}/attempt"),
+                        format!(
+                            "attempt {} exceeds the retry limit {limit} of policy {policy:?}",
+                            op.attempt
+                        ),
+                    )),
+                    Some(_) => {}
+                }
+            }
+        }
+        // Parent cycles: walk each chain; report each cycle once.
+        let mut reported: HashSet<Vec<&str>> = HashSet::new();
+        for id in &order {
+            let mut seen: Vec<&str> = Vec::new();
+            let mut cursor = by_id.get(id).copied();
+            while let Some(op) = cursor {
+                let Some(parent) = op.parent_operation_id else {
+                    break;
+                };
+                if seen.contains(&op.operation_id) {
+                    let start = seen.iter().position(|s| *s == op.operation_id).unwrap_or(0);
+                    let mut cycle: Vec<&str> = seen[start..].to_vec();
+                    cycle.sort_unstable();
+                    if reported.insert(cycle.clone()) {
+                        let index = ev
+                            .operations
+                            .iter()
+                            .position(|o| o.operation_id == op.operation_id)
+                            .unwrap_or(0);
+                        out.push(Finding::new(
+                            c::OPERATION_PARENT_CYCLE,
+                            format!("/evidence/operations/{index}/parentOperationId"),
+                            format!("operations {} form a parent cycle", cycle.join(" -> ")),
+                        ));
+                    }
+                    break;
+                }
+                seen.push(op.operation_id);
+                cursor = by_id.get(parent).copied();
+            }
+        }
+    }
+
+    fn observations(&self, out: &mut Vec<Finding>) {
+        let ev = self.ev();
+        let operation_ids: HashSet<&str> = ev.operations.iter().map(|o| o.operation_id).collect();
+        let raw_observations = self
+            .doc
+            .pointer("/evidence/observations")
+            .and_then(Value::as_array);
+        let mut ids: HashSet<&str> = HashSet::new();
+        for (i, o) in ev.observations.iter().enumerate() {
+            let p = format!("/evidence/observations/{i}");
+            if !ids.insert(o.id) {
+                out.push(Finding::new(
+                    c::OBSERVATION_CAUSAL_MISMATCH,
+                    format!("{p}/id"),
+                    format!("observation id {:?} is used more than once", o.id),
+                ));
+            }
+            self.observation_binding(o, &p, &operation_ids, out);
+            let missing: Vec<&str> = o
+                .artifact_refs
+                .iter()
+                .copied()
+                .filter(|r| !self.artifacts.contains_key(r))
+                .collect();
+            if !missing.is_empty() {
+                out.push(Finding::new(
+                    c::MISSING_OBSERVATION_ARTIFACT,
+                    format!("{p}/artifactRefs"),
+                    format!(
+                        "observation {:?} refers to artifacts the integrity manifest does not list: {}",
+                        o.id,
+                        missing.join(", ")
+                    ),
+                ));
+                continue;
+            }
+            let raw = raw_observations.and_then(|list| list.get(i));
+            let (digest, len) = raw.and_then(obs_digest_and_len).unwrap_or_default();
+            if o.observation_sha256 != digest {
+                out.push(Finding::new(
+                    c::OBSERVATION_HASH_MISMATCH,
+                    format!("{p}/observationSha256"),
+                    format!(
+                        "observation {:?} declares digest {} but its content digests to {digest}",
+                        o.id, o.observation_sha256
+                    ),
+                ));
+            } else if !o.artifact_refs.iter().any(|r| {
+                self.artifacts.get(r).is_some_and(|a| {
+                    a.sha256 == o.observation_sha256
+                        && usize::try_from(a.bytes).ok() == Some(len)
+                        && a.media_type == OBSERVATION_MEDIA_TYPE
+                })
+            }) {
+                out.push(Finding::new(
+                    c::OBSERVATION_HASH_MISMATCH,
+                    format!("{p}/artifactRefs"),
+                    format!(
+                        "no artifact of observation {:?} carries it: none has sha256 {}, {len} bytes and media type {OBSERVATION_MEDIA_TYPE}",
+                        o.id, o.observation_sha256
+                    ),
+                ));
+            }
+        }
+        for (i, op) in ev.operations.iter().enumerate() {
+            if op.kind != "NEGATIVE_CONTROL" {
+                continue;
+            }
+            let Some(neg) = &op.negative_observation else {
+                continue;
+            };
+            let oracle = neg.oracle_evidence_ref;
+            let p = format!("/evidence/operations/{i}/negativeObservation/oracleEvidenceRef");
+            if !self.artifacts.contains_key(oracle) {
+                out.push(Finding::new(
+                    c::MISSING_OBSERVATION_ARTIFACT,
+                    p,
+                    format!(
+                        "oracle evidence {oracle:?} of negative control {:?} is not in the integrity manifest",
+                        op.operation_id
+                    ),
+                ));
+            } else if !ev.observations.iter().any(|o| {
+                o.kind == "VALIDATOR_CHECK"
+                    && o.operation_ref == Some(op.operation_id)
+                    && o.artifact_refs.contains(&oracle)
+            }) {
+                out.push(Finding::new(
+                    c::OBSERVATION_CAUSAL_MISMATCH,
+                    p,
+                    format!(
+                        "no VALIDATOR_CHECK observation of operation {:?} carries its oracle evidence {oracle:?}",
+                        op.operation_id
+                    ),
+                ));
+            }
+        }
+    }
+
+    fn observation_binding(
+        &self,
+        o: &Observation<'_>,
+        p: &str,
+        operation_ids: &HashSet<&str>,
+        out: &mut Vec<Finding>,
+    ) {
+        let ev = self.ev();
+        if o.subject_ref != ev.subject.identity_digest {
+            out.push(Finding::new(
+                c::OBSERVATION_CAUSAL_MISMATCH,
+                format!("{p}/subjectRef"),
+                format!(
+                    "observation {:?} is about subject {}, not this subject {}",
+                    o.id, o.subject_ref, ev.subject.identity_digest
+                ),
+            ));
+        }
+        if let Some(op) = o.operation_ref
+            && !operation_ids.contains(op)
+        {
+            out.push(Finding::new(
+                c::OBSERVATION_CAUSAL_MISMATCH,
+                format!("{p}/operationRef"),
+                format!("observation {:?} refers to unknown operation {op:?}", o.id),
+            ));
+        }
+        if o.started_offset_ms + o.duration_ms > ev.run.monotonic_duration_ms {
+            out.push(Finding::new(
+                c::OBSERVATION_CAUSAL_MISMATCH,
+                format!("{p}/durationMs"),
+                format!(
+                    "observation {:?} ends at {} ms, after the run's {} ms",
+                    o.id,
+                    o.started_offset_ms + o.duration_ms,
+                    ev.run.monotonic_duration_ms
+                ),
+            ));
+        }
+    }
+
+    fn coverage(&self, out: &mut Vec<Finding>) {
+        let ev = self.ev();
+        let ids: HashSet<&str> = ev.observations.iter().map(|o| o.id).collect();
+        let mut surfaces: HashSet<&str> = HashSet::new();
+        for (i, s) in ev.coverage.surfaces.iter().enumerate() {
+            let p = format!("/evidence/coverage/surfaces/{i}");
+            if !surfaces.insert(s.surface) {
+                out.push(Finding::new(
+                    c::REQUIRED_SURFACE_UNOBSERVED,
+                    format!("{p}/surface"),
+                    format!("surface {} is listed more than once", s.surface),
+                ));
+                continue;
+            }
+            if !s.required {
+                continue;
+            }
+            if matches!(s.status, "UNINSTRUMENTED" | "UNKNOWN") {
+                out.push(Finding::new(
+                    c::REQUIRED_SURFACE_UNOBSERVED,
+                    format!("{p}/status"),
+                    format!("required surface {} is {}", s.surface, s.status),
+                ));
+            } else if matches!(s.status, "INSTRUMENTED" | "OBSERVED_INDIRECTLY") {
+                if s.observation_refs.is_empty() {
+                    out.push(Finding::new(
+                        c::REQUIRED_SURFACE_UNOBSERVED,
+                        format!("{p}/observationRefs"),
+                        format!(
+                            "required surface {} is {} but names no observation",
+                            s.surface, s.status
+                        ),
+                    ));
+                } else {
+                    let unknown: Vec<&str> = s
+                        .observation_refs
+                        .iter()
+                        .copied()
+                        .filter(|r| !ids.contains(r))
+                        .collect();
+                    if !unknown.is_empty() {
+                        out.push(Finding::new(
+                            c::REQUIRED_SURFACE_UNOBSERVED,
+                            format!("{p}/observationRefs"),
+                            format!(
+                                "required surface {} names observations that do not exist: {}",
+                                s.surface,
+                                unknown.join(", ")
+                            ),
+                        ));
+                    }
+                }
+            }
+        }
+        if surfaces.len() != SURFACES.len() {
+            let missing: Vec<&str> = SURFACES
+                .iter()
+                .copied()
+                .filter(|s| !surfaces.contains(s))
+                .collect();
+            out.push(Finding::new(
+                c::REQUIRED_SURFACE_UNOBSERVED,
+                "/evidence/coverage/surfaces",
+                format!(
+                    "coverage lists {} distinct surfaces, not all 14; missing: {}",
+                    surfaces.len(),
+                    missing.join(", ")
+                ),
+            ));
+        }
+    }
+
+    fn trials(&self, out: &mut Vec<Finding>) {
+        let t = &self.ev().trial_summary;
+        let p = "/evidence/trialSummary";
+        let total = t.counts.success + t.counts.failure + t.counts.incomplete;
+        let mut inconsistent = |pointer: String, message: String| {
+            out.push(Finding::new(c::TRIAL_SUMMARY_INCONSISTENT, pointer, message));
+        };
+        if total != t.completed_trials {
+            inconsistent(
+                format!("{p}/counts"),
+                format!(
+                    "counts add up to {total} trials but completedTrials is {}",
+                    t.completed_trials
+                ),
+            );
+        }
+        if t.completed_trials > t.planned_trials {
+            inconsistent(
+                format!("{p}/completedTrials"),
+                format!(
+                    "{} trials completed but only {} were planned",
+                    t.completed_trials, t.planned_trials
+                ),
+            );
+        }
+        if t.seeds.len() as i64 != t.completed_trials {
+            inconsistent(
+                format!("{p}/seeds"),
+                format!(
+                    "{} seeds for {} completed trials",
+                    t.seeds.len(),
+                    t.completed_trials
+                ),
+            );
+        }
+        if t.completed_trials > 0 && t.distinct_outcome_hashes.is_empty() {
+            inconsistent(
+                format!("{p}/distinctOutcomeHashes"),
+                "trials completed but no outcome hash is recorded".into(),
+            );
+        }
+        if t.completed_trials > 0 && t.duration_ms.is_none() {
+            inconsistent(
+                format!("{p}/durationMs"),
+                "trials completed but durationMs is null".into(),
+            );
+        }
+        if let Some(d) = &t.duration_ms
+            && (d.minimum > d.median || d.median > d.p95)
+        {
+            inconsistent(
+                format!("{p}/durationMs"),
+                format!(
+                    "durations are not ordered: minimum {} <= median {} <= p95 {} fails",
+                    d.minimum, d.median, d.p95
+                ),
+            );
+        }
+        if t.classification == "REPEATED_STABLE"
+            && (t.completed_trials < 2
+                || t.counts.success != t.completed_trials
+                || t.distinct_outcome_hashes.len() != 1)
+        {
+            out.push(Finding::new(
+                c::FALSE_STABILITY_CLAIM,
+                format!("{p}/classification"),
+                format!(
+                    "REPEATED_STABLE needs at least 2 completed trials, all successful, with one outcome hash; here {} completed, {} succeeded, {} distinct outcomes",
+                    t.completed_trials,
+                    t.counts.success,
+                    t.distinct_outcome_hashes.len()
+                ),
+            ));
+        }
+        if t.classification == "SINGLE_OBSERVATION" && t.completed_trials != 1 {
+            out.push(Finding::new(
+                c::TRIAL_SUMMARY_INCONSISTENT,
+                format!("{p}/classification"),
+                format!(
+                    "SINGLE_OBSERVATION with {} completed trials",
+                    t.completed_trials
+                ),
+            ));
+        }
+        if t.classification == "INCOMPLETE"
+            && t.counts.incomplete == 0
+            && t.completed_trials == t.planned_trials
+        {
+            out.push(Finding::new(
+                c::TRIAL_SUMMARY_INCONSISTENT,
+                format!("{p}/classification"),
+                "INCOMPLETE although every planned trial completed and none is incomplete",
+            ));
+        }
+    }
+
+    fn evidence_class(&self, out: &mut Vec<Finding>) {
+        let ev = self.ev();
+        let derived = self.derived_class;
+        if ev.evidence_class_claim != derived {
+            out.push(Finding::new(
+                c::EVIDENCE_CLASS_PROMOTION,
+                "/evidence/evidenceClassClaim",
+                format!(
+                    "evidence claims {} but its integrity-bound observations justify only {derived}",
+                    ev.evidence_class_claim
+                ),
+            ));
+        }
+        if self.b.statement.evidence_class != derived {
+            out.push(Finding::new(
+                c::EVIDENCE_CLASS_PROMOTION,
+                "/statement/evidenceClass",
+                format!(
+                    "statement claims {} but the evidence justifies only {derived}",
+                    self.b.statement.evidence_class
+                ),
+            ));
+        }
+    }
+
+    fn completion(&self, out: &mut Vec<Finding>) {
+        if self.b.statement.result != "PASS" {
+            return;
+        }
+        for kind in ["CLEANUP_CHECK", "PRIVACY_SCAN"] {
+            let passed = self
+                .ev()
+                .observations
+                .iter()
+                .any(|o| o.kind == kind && o.strength == "INTEGRITY_BOUND" && o.outcome == "PASS");
+            if !passed {
+                out.push(Finding::new(
+                    c::COMPLETION_UNOBSERVED,
+                    "/statement/result",
+                    format!("result is PASS but no passing integrity-bound {kind} observation exists"),
+                ));
+            }
+        }
+    }
+
+    fn integrity(&self, out: &mut Vec<Finding>) {
+        let b = self.b;
+        let raw_artifacts: &[Value] = self
+            .doc
+            .pointer("/integrity/artifacts")
+            .and_then(Value::as_array)
+            .map(Vec::as_slice)
+            .unwrap_or(&[]);
+        let mut paths: HashSet<&str> = HashSet::new();
+        for (i, a) in b.integrity.artifacts.iter().enumerate() {
+            if !paths.insert(a.path) {
+                out.push(Finding::new(
+                    c::DIGEST_MISMATCH,
+                    format!("/integrity/artifacts/{i}/path"),
+                    format!("artifact path {:?} is listed more than once", a.path),
+                ));
+            }
+        }
+        let supporting = supporting_manifest_digest(raw_artifacts);
+        if b.evidence.supporting_artifact_manifest_digest != supporting {
+            out.push(Finding::new(
+                c::DIGEST_MISMATCH,
+                "/evidence/supportingArtifactManifestDigest",
+                format!(
+                    "supportingArtifactManifestDigest is {} but the manifest's supporting artifacts digest to {supporting}",
+                    b.evidence.supporting_artifact_manifest_digest
+                ),
+            ));
+        }
+        let empty = Value::Null;
+        let evidence = self.doc.get("evidence").unwrap_or(&empty);
+        let statement = self.doc.get("statement").unwrap_or(&empty);
+        let (evidence_hash, evidence_len) = canonical::digest_and_len(evidence).unwrap_or_default();
+        let (statement_hash, statement_len) =
+            canonical::digest_and_len(statement).unwrap_or_default();
+        for (path, hash, len) in [
+            (EVIDENCE_PATH, &evidence_hash, evidence_len),
+            (STATEMENT_PATH, &statement_hash, statement_len),
+        ] {
+            match self.artifacts.get(path) {
+                None => out.push(Finding::new(
+                    c::DIGEST_MISMATCH,
+                    "/integrity/artifacts",
+                    format!("the integrity manifest does not list {path}"),
+                )),
+                Some(a) if a.sha256 != hash || usize::try_from(a.bytes).ok() != Some(len) => {
+                    let index = b
+                        .integrity
+                        .artifacts
+                        .iter()
+                        .rposition(|x| x.path == path)
+                        .unwrap_or(0);
+                    out.push(Finding::new(
+                        c::DIGEST_MISMATCH,
+                        format!("/integrity/artifacts/{index}"),
+                        format!(
+                            "manifest entry {path} says {} bytes, sha256 {}; the canonical document is {len} bytes, sha256 {hash}",
+                            a.bytes, a.sha256
+                        ),
+                    ));
+                }
+                Some(_) => {}
+            }
+        }
+        let bundle = bundle_digest(raw_artifacts);
+        if b.integrity.bundle_digest != bundle {
+            out.push(Finding::new(
+                c::DIGEST_MISMATCH,
+                "/integrity/bundleDigest",
+                format!(
+                    "bundleDigest is {} but the manifest digests to {bundle}",
+                    b.integrity.bundle_digest
+                ),
+            ));
+        }
+        let execution = execution_digest(evidence, b.statement.result);
+        if b.statement.execution_instance_digest != execution {
+            out.push(Finding::new(
+                c::EXECUTION_DIGEST_MISMATCH,
+                "/statement/executionInstanceDigest",
+                format!(
+                    "executionInstanceDigest is {} but the run, observations, outcome and manifest digest to {execution}",
+                    b.statement.execution_instance_digest
+                ),
+            ));
+        }
+        self.statement_binding(&evidence_hash, out);
+    }
+
+    fn statement_binding(&self, evidence_hash: &str, out: &mut Vec<Finding>) {
+        let ev = self.ev();
+        let st = &self.b.statement;
+        let pairs: [(&str, &str, &str); 10] = [
+            ("standardVersion", st.standard_version, ev.standard_version),
+            ("profileId", st.profile_id, ev.profile.id),
+            ("profileVersion", st.profile_version, ev.profile.version),
+            ("protocolRevision", st.protocol_revision, ev.protocol_revision),
+            ("subjectType", st.subject_type, ev.subject.subject_type),
+            ("subjectName", st.subject_name, ev.subject.name),
+            ("subjectVersion", st.subject_version, ev.subject.version),
+            ("scenarioFingerprint", st.scenario_fingerprint, ev.scenario.fingerprint),
+            (
+                "stabilityClassification",
+                st.stability_classification,
+                ev.trial_summary.classification.as_str(),
+            ),
+            ("evidenceSha256", st.evidence_sha256, evidence_hash),
+        ];
+        for (name, stated, actual) in pairs {
+            if stated != actual {
+                out.push(Finding::new(
+                    c::CAUSAL_MISMATCH,
+                    format!("/statement/{name}"),
+                    format!("statement {name} is {stated:?} but the evidence gives {actual:?}"),
+                ));
+            }
+        }
+        let validator = self.doc.pointer("/statement/validator");
+        let policy = self.doc.pointer("/evidence/scenario/descriptor/validatorPolicy");
+        let same = match (validator, policy) {
+            (Some(a), Some(b)) => canonical::to_vec(a).ok() == canonical::to_vec(b).ok(),
+            _ => false,
+        };
+        if !same {
+            out.push(Finding::new(
+                c::CAUSAL_MISMATCH,
+                "/statement/validator",
+                "statement validator differs from the scenario descriptor's validatorPolicy",
+            ));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn truthiness_follows_javascript() {
+        assert!(!truthy(None));
+        assert!(!truthy(Some(&json!(""))));
+        assert!(!truthy(Some(&json!(0))));
+        assert!(truthy(Some(&json!({}))));
+        assert!(truthy(Some(&json!([]))));
+        assert!(truthy(Some(&json!("m"))));
+    }
+
+    #[test]
+    fn strict_equality_follows_javascript() {
+        assert!(strict_equal(None, None));
+        assert!(!strict_equal(None, Some(&Value::Null)));
+        assert!(strict_equal(Some(&json!("A")), Some(&json!("A"))));
+        assert!(!strict_equal(Some(&json!({})), Some(&json!({}))));
+    }
+
+    #[test]
+    fn pre_schema_never_fails_on_odd_shapes() {
+        for doc in [
+            json!(null),
+            json!([]),
+            json!({"evidence": []}),
+            json!({"evidence": null}),
+            json!({"evidence": {"operations": {"kind": "NEGATIVE_CONTROL"}}}),
+            json!({"evidence": {"operations": [null, 1, "x"]}}),
+        ] {
+            let f = pre_schema(&doc);
+            assert_eq!(f[0].code, c::VACUOUS_NEGATIVE_CONTROL, "{doc}");
+        }
+        let doc = json!({"evidence": {"operations": [{"kind": "NEGATIVE_CONTROL",
+            "negativeObservation": {"prerequisitesReached": "x", "propertyReached": true}}]}});
+        assert_eq!(pre_schema(&doc)[0].code, c::NEGATIVE_PREREQUISITE_MISSING);
+        let doc = json!({"evidence": {"deep": [{"cleanupCompleted": false}]}});
+        let f = pre_schema(&doc);
+        assert_eq!(f[0].code, c::SELF_ASSERTED_CLAIM);
+        assert_eq!(f[0].pointer, "/evidence/deep/0/cleanupCompleted");
+    }
+}

@@ -1,0 +1,119 @@
+//! Rule families of MCP-RES v0.2 and the report they produce.
+//!
+//! Every family records *all* of its findings, in the order the reference
+//! validators evaluate them. The first finding overall is therefore the
+//! reference's single diagnostic: the primary. The report's `diagnostics`
+//! list holds exactly that primary (the reference result shape); `findings`
+//! holds everything.
+
+pub mod codes;
+pub mod core;
+pub mod time;
+
+use serde::Serialize;
+
+use crate::schema::SchemaError;
+
+/// One problem found in a document.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Finding {
+    /// Stable diagnostic code, `MCP_RES_*`.
+    pub code: &'static str,
+    /// The standard's requirement id that the code enforces.
+    pub rule: &'static str,
+    /// JSON pointer into the validated document (`""` is the whole document).
+    pub pointer: String,
+    /// What is wrong, in terms of this document.
+    pub message: String,
+    /// What to do about it.
+    pub hint: String,
+}
+
+impl Finding {
+    pub fn new(code: &'static str, pointer: impl Into<String>, message: impl Into<String>) -> Self {
+        let (rule, hint) = match crate::explain::lookup(code) {
+            Some(e) => (e.rule, e.fix.to_string()),
+            None => ("MCP-RES v0.2", String::new()),
+        };
+        Finding {
+            code,
+            rule,
+            pointer: pointer.into(),
+            message: message.into(),
+            hint,
+        }
+    }
+}
+
+/// The outcome of validating one document.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Report {
+    pub valid: bool,
+    /// The reference validators' list: the primary diagnostic only (empty when valid).
+    pub diagnostics: Vec<String>,
+    /// Schema violations, when the primary diagnostic is a schema failure.
+    pub schema_errors: Vec<SchemaError>,
+    /// The evidence class derived from the observations (when the shape allows deriving one).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub evidence_class: Option<String>,
+    /// Every finding, primary first.
+    pub findings: Vec<Finding>,
+}
+
+impl Report {
+    /// Build a report from findings in rule order; the first is the primary.
+    pub fn from_findings(
+        findings: Vec<Finding>,
+        schema_errors: Vec<SchemaError>,
+        evidence_class: Option<String>,
+    ) -> Self {
+        let primary = findings.first().map(|f| f.code.to_string());
+        let schema_errors = if primary.as_deref() == Some(codes::SCHEMA_INVALID) {
+            schema_errors
+        } else {
+            Vec::new()
+        };
+        Report {
+            valid: primary.is_none(),
+            diagnostics: primary.into_iter().collect(),
+            schema_errors,
+            evidence_class,
+            findings,
+        }
+    }
+
+    /// The primary diagnostic code, if the document is invalid.
+    pub fn primary(&self) -> Option<&str> {
+        self.diagnostics.first().map(String::as_str)
+    }
+}
+
+/// Document families that `mcpres validate` recognises by `schemaVersion`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Family {
+    /// A v0.2 conformance bundle (also the default for documents without a known version).
+    CoreBundle,
+    /// A family this build does not validate yet.
+    Unsupported(&'static str),
+}
+
+/// Pick the family of a document from its `schemaVersion`.
+pub fn family_of(doc: &serde_json::Value) -> Family {
+    let version = doc.get("schemaVersion").and_then(|v| v.as_str()).unwrap_or("");
+    match version {
+        "mcp-res.conformance-bundle/0.1.0" => Family::Unsupported("v0.1 conformance bundle"),
+        "mcp-res.attested-conformance-bundle/0.2.0" => Family::Unsupported("attested bundle"),
+        "mcp-res.migration-result/0.2.0" => Family::Unsupported("migration result"),
+        "mcp-res.official-conformance-attachment/0.2.0" => {
+            Family::Unsupported("official-conformance attachment")
+        }
+        "mcp-res.profile-evaluation/0.2.0" => Family::Unsupported("profile evaluation"),
+        "mcp-res.oauth-boundary-evaluation/0.2.0" => {
+            Family::Unsupported("OAuth-boundary evaluation")
+        }
+        // Anything else is judged as a v0.2 bundle, exactly as the reference does:
+        // the closed schema rejects a wrong or missing schemaVersion.
+        _ => Family::CoreBundle,
+    }
+}

@@ -1,0 +1,143 @@
+//! RFC 3339 date-times to milliseconds since the Unix epoch.
+//!
+//! The wall-clock rule compares instants at millisecond precision, as the
+//! reference validators do. Lowercase `t`/`z` and a leap second (`:60`) are
+//! accepted; a leap second counts as the first instant of the next minute.
+//! Digits beyond milliseconds are truncated.
+
+/// Parse an RFC 3339 `date-time` into epoch milliseconds, or `None` if it is not one.
+pub fn rfc3339_millis(s: &str) -> Option<i64> {
+    let b = s.as_bytes();
+    if b.len() < 20 {
+        return None;
+    }
+    let num = |range: std::ops::Range<usize>| -> Option<i64> {
+        let part = b.get(range)?;
+        if part.iter().all(u8::is_ascii_digit) {
+            Some(part.iter().fold(0i64, |acc, d| acc * 10 + i64::from(d - b'0')))
+        } else {
+            None
+        }
+    };
+    let year = num(0..4)?;
+    if b[4] != b'-' || b[7] != b'-' || !matches!(b[10], b'T' | b't') {
+        return None;
+    }
+    let month = num(5..7)?;
+    let day = num(8..10)?;
+    if b[13] != b':' || b[16] != b':' {
+        return None;
+    }
+    let hour = num(11..13)?;
+    let minute = num(14..16)?;
+    let second = num(17..19)?;
+    if !(1..=12).contains(&month) || day < 1 || day > days_in_month(year, month) {
+        return None;
+    }
+    if hour > 23 || minute > 59 || second > 60 {
+        return None;
+    }
+    let mut i = 19;
+    let mut millis = 0i64;
+    if b.get(i) == Some(&b'.') {
+        i += 1;
+        let start = i;
+        while b.get(i).is_some_and(u8::is_ascii_digit) {
+            i += 1;
+        }
+        if i == start {
+            return None;
+        }
+        let frac = &b[start..i];
+        for k in 0..3 {
+            millis = millis * 10 + frac.get(k).map_or(0, |d| i64::from(d - b'0'));
+        }
+    }
+    let offset_minutes = match b.get(i)? {
+        b'Z' | b'z' => {
+            i += 1;
+            0
+        }
+        sign @ (b'+' | b'-') => {
+            if b.len() != i + 6 || b[i + 3] != b':' {
+                return None;
+            }
+            let oh = num(i + 1..i + 3)?;
+            let om = num(i + 4..i + 6)?;
+            if oh > 23 || om > 59 {
+                return None;
+            }
+            i += 6;
+            let m = oh * 60 + om;
+            if *sign == b'-' { -m } else { m }
+        }
+        _ => return None,
+    };
+    if i != b.len() {
+        return None;
+    }
+    let days = days_from_civil(year, month, day);
+    let seconds = days * 86_400 + hour * 3600 + minute * 60 + second - offset_minutes * 60;
+    Some(seconds * 1000 + millis)
+}
+
+fn is_leap(year: i64) -> bool {
+    (year % 4 == 0 && year % 100 != 0) || year % 400 == 0
+}
+
+fn days_in_month(year: i64, month: i64) -> i64 {
+    match month {
+        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
+        4 | 6 | 9 | 11 => 30,
+        _ if is_leap(year) => 29,
+        _ => 28,
+    }
+}
+
+/// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).
+fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
+    let y = if month <= 2 { year - 1 } else { year };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = (month + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + day - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_common_forms() {
+        assert_eq!(rfc3339_millis("1970-01-01T00:00:00Z"), Some(0));
+        assert_eq!(rfc3339_millis("1970-01-01t00:00:01.5z"), Some(1500));
+        assert_eq!(rfc3339_millis("1970-01-01T01:00:00+01:00"), Some(0));
+        assert_eq!(
+            rfc3339_millis("2026-08-27T12:00:01.000Z"),
+            Some(1_787_832_001_000)
+        );
+        assert_eq!(rfc3339_millis("2026-08-27T12:00:00.123456Z"), Some(1_787_832_000_123));
+        // A leap second is the first instant of the next minute.
+        assert_eq!(
+            rfc3339_millis("2016-12-31T23:59:60Z"),
+            rfc3339_millis("2017-01-01T00:00:00Z")
+        );
+    }
+
+    #[test]
+    fn rejects_non_rfc3339() {
+        for bad in [
+            "2026-08-27T12:00:00",
+            "2026-08-27 12:00:00Z",
+            "2026-02-30T00:00:00Z",
+            "2026-08-27T24:00:00Z",
+            "2026-08-27T12:00:00.Z",
+            "2026-08-27T12:00:00+0100",
+            "2026-08-27T12:00:00Zx",
+        ] {
+            assert_eq!(rfc3339_millis(bad), None, "{bad}");
+        }
+    }
+}

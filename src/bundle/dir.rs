@@ -246,7 +246,10 @@ pub fn load_dir(root: &Path, limits: &Limits) -> Result<(Value, Vec<Finding>), L
         to_check.push(e);
     }
     for path in tree.files.keys() {
-        if path != MANIFEST_FILE && !folded.get(&path.to_ascii_lowercase()).is_some_and(|p| p == path) {
+        let listed = folded
+            .get(&path.to_ascii_lowercase())
+            .is_some_and(|p| p == path);
+        if path != MANIFEST_FILE && !listed {
             findings.push(Finding::new(
                 c::ARTIFACT_UNLISTED,
                 "/integrity/artifacts",

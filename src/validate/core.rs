@@ -252,10 +252,10 @@ fn pre_schema(doc: &Value) -> Vec<Finding> {
         let rp = format!("{base}/negativeObservation");
         let field = |name: &str| reason.and_then(|r| r.get(name));
         let prerequisites = field("prerequisitesReached");
-        if !prerequisites
+        let has_prerequisites = prerequisites
             .and_then(Value::as_array)
-            .is_some_and(|a| !a.is_empty())
-        {
+            .is_some_and(|a| !a.is_empty());
+        if !has_prerequisites {
             out.push(Finding::new(
                 c::NEGATIVE_PREREQUISITE_MISSING,
                 format!("{rp}/prerequisitesReached"),

@@ -97,7 +97,10 @@ fn catalog_vectors_validate_identically_as_bundle_directories() {
     };
     let dir = root.join("v0.2.0/test-vectors");
     let tmp = tempfile::tempdir().expect("tempdir");
-    for name in ["valid/reason-bound-negative.json", "valid/repeated-stable.json"] {
+    for name in [
+        "valid/reason-bound-negative.json",
+        "valid/repeated-stable.json",
+    ] {
         let src = dir.join(name);
         let out = tmp.path().join(name.replace(['/', '.'], "-"));
         let status = Command::new(env!("CARGO_BIN_EXE_mcpres"))
@@ -111,7 +114,13 @@ fn catalog_vectors_validate_identically_as_bundle_directories() {
         let (file_code, file_result) = run_json(&src);
         let (dir_code, dir_result) = run_json(&out);
         assert_eq!(file_code, dir_code, "{name}");
-        assert_eq!(file_result["diagnostics"], dir_result["diagnostics"], "{name}");
-        assert_eq!(file_result["evidenceClass"], dir_result["evidenceClass"], "{name}");
+        assert_eq!(
+            file_result["diagnostics"], dir_result["diagnostics"],
+            "{name}"
+        );
+        assert_eq!(
+            file_result["evidenceClass"], dir_result["evidenceClass"],
+            "{name}"
+        );
     }
 }

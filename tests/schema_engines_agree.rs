@@ -22,7 +22,11 @@ fn pointers(v: &Value, base: &str, out: &mut Vec<String>) {
     match v {
         Value::Object(m) => {
             for (k, c) in m {
-                pointers(c, &format!("{base}/{}", k.replace('~', "~0").replace('/', "~1")), out)
+                pointers(
+                    c,
+                    &format!("{base}/{}", k.replace('~', "~0").replace('/', "~1")),
+                    out,
+                )
             }
         }
         Value::Array(a) => {
@@ -48,6 +52,10 @@ fn mutants(doc: &Value) -> Vec<(String, Value)> {
         json!(true),
         json!("2026-02-30T00:00:00Z"),
         json!("2026-08-27t12:00:00.5z"),
+        json!("2016-12-31T23:59:60Z"),
+        json!("2016-12-31T23:59:60+01:00"),
+        json!("2016-12-31T22:59:60-01:00"),
+        json!("2026-08-27T12:00:00"),
         json!("x".repeat(300)),
     ];
     for p in &ptrs {
@@ -70,7 +78,11 @@ fn mutants(doc: &Value) -> Vec<(String, Value)> {
             && let Some(first) = a.first().cloned()
         {
             let mut d = doc.clone();
-            d.pointer_mut(p).unwrap().as_array_mut().unwrap().push(first);
+            d.pointer_mut(p)
+                .unwrap()
+                .as_array_mut()
+                .unwrap()
+                .push(first);
             out.push((format!("duplicate first item of {p}"), d));
         }
         if p.is_empty() {
@@ -121,7 +133,8 @@ fn fast_evaluator_agrees_with_jsonschema_engine() {
             let fast = schema::fast::is_valid(kind, &d).expect("fast evaluator handles the kind");
             let engine = schema::engine_is_valid(kind, &d);
             assert_eq!(
-                fast, engine,
+                fast,
+                engine,
                 "{kind:?}: engines disagree on {why} in {}",
                 entry.path().display()
             );

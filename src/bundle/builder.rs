@@ -462,10 +462,10 @@ impl BundleBuilder {
     }
 
     fn check_raw_path(path: &str) -> Result<(), FinalizeError> {
-        check_artifact_path(path)?;
         if path == EVIDENCE_PATH || path == STATEMENT_PATH || path == MANIFEST_FILE {
             return Err(FinalizeError::ReservedPath(path.to_string()));
         }
+        check_artifact_path(path)?;
         if path.starts_with("observations/") && path.ends_with(".json") {
             return Err(FinalizeError::ReservedPath(path.to_string()));
         }
@@ -1029,6 +1029,7 @@ mod tests {
         let (doc, findings) =
             crate::bundle::dir::load_dir(&dir, &crate::json::Limits::default()).unwrap();
         assert!(findings.is_empty(), "{findings:?}");
+        let doc = doc.expect("the directory's evidence and statement are readable");
         assert_eq!(doc, built.doc);
         assert!(validate_bundle(&doc).valid);
         // Never overwrites.

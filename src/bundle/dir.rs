@@ -1,10 +1,10 @@
 //! The bundle-directory form: artifacts as real files, checked against the
 //! integrity manifest by streaming SHA-256, without following any symlink.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fs;
 use std::io::Read;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use rayon::prelude::*;
 use serde_json::{Map, Value};
@@ -21,15 +21,21 @@ pub const MANIFEST_FILE: &str = "integrity-manifest.json";
 /// `schemaVersion` of the single-file form the directory reassembles into.
 pub const BUNDLE_SCHEMA_VERSION: &str = "mcp-res.conformance-bundle/0.2.0";
 
-/// What the walk found on disk, by relative path with `/` separators.
-#[derive(Debug, Default)]
-struct Tree {
-    files: BTreeMap<String, u64>,
-    /// Symlinks and special files: never followed, always reported.
-    rejected: Vec<(String, &'static str)>,
+/// One entry on disk, by relative path with `/` separators.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum OnDisk {
+    File,
+    Dir,
+    /// Symlinks, sockets, devices, names that are not UTF-8: never followed.
+    Other,
 }
 
-fn walk(root: &Path, rel: &str, tree: &mut Tree, depth: usize) -> Result<(), LoadError> {
+fn walk(
+    root: &Path,
+    rel: &str,
+    tree: &mut BTreeMap<String, OnDisk>,
+    depth: usize,
+) -> Result<(), LoadError> {
     let dir = if rel.is_empty() {
         root.to_path_buf()
     } else {
@@ -39,37 +45,31 @@ fn walk(root: &Path, rel: &str, tree: &mut Tree, depth: usize) -> Result<(), Loa
         path: dir.clone(),
         source,
     };
-    let mut entries: Vec<fs::DirEntry> = fs::read_dir(&dir)
+    let entries: Vec<fs::DirEntry> = fs::read_dir(&dir)
         .map_err(io)?
         .collect::<Result<_, _>>()
         .map_err(io)?;
-    entries.sort_by_key(|e| e.file_name());
     for entry in entries {
         let name = entry.file_name();
-        let Some(name) = name.to_str() else {
-            tree.rejected
-                .push((format!("{rel}/{}", name.to_string_lossy()), "name is not UTF-8"));
-            continue;
+        let name = match name.to_str() {
+            Some(n) => n.to_string(),
+            None => format!("{} (name is not UTF-8)", name.to_string_lossy()),
         };
         let child = if rel.is_empty() {
-            name.to_string()
+            name
         } else {
             format!("{rel}/{name}")
         };
         let ft = entry.file_type().map_err(io)?;
-        if ft.is_symlink() {
-            tree.rejected.push((child, "is a symbolic link"));
-        } else if ft.is_dir() {
-            if depth >= 64 {
-                tree.rejected.push((child, "directory nesting is deeper than 64"));
-            } else {
+        if ft.is_dir() && !ft.is_symlink() {
+            tree.insert(child.clone(), OnDisk::Dir);
+            if depth < 64 {
                 walk(root, &child, tree, depth + 1)?;
             }
         } else if ft.is_file() {
-            let len = entry.metadata().map_err(io)?.len();
-            tree.files.insert(child, len);
+            tree.insert(child, OnDisk::File);
         } else {
-            tree.rejected.push((child, "is not a regular file"));
+            tree.insert(child, OnDisk::Other);
         }
     }
     Ok(())
@@ -89,9 +89,6 @@ pub fn path_problem(path: &str) -> Option<&'static str> {
     if path.starts_with('/') {
         return Some("is absolute");
     }
-    if path.len() >= 2 && path.as_bytes()[1] == b':' {
-        return Some("has a drive prefix");
-    }
     for segment in path.split('/') {
         match segment {
             "" => return Some("has an empty segment"),
@@ -100,23 +97,45 @@ pub fn path_problem(path: &str) -> Option<&'static str> {
             _ => {}
         }
     }
+    if path.chars().count() > 256 {
+        return Some("is longer than 256 characters");
+    }
+    if !path
+        .bytes()
+        .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'/' | b'-'))
+    {
+        return Some("contains a character outside A-Z a-z 0-9 . _ / -");
+    }
+    if !path.as_bytes()[0].is_ascii_alphanumeric() {
+        return Some("does not start with a letter or digit");
+    }
+    if path == MANIFEST_FILE {
+        return Some("is reserved for the manifest itself");
+    }
     None
 }
 
-fn is_json_media_type(media_type: &str) -> bool {
-    let base = media_type.split(';').next().unwrap_or("").trim();
+/// Whether a media type names a JSON artifact (`application/json` or `*+json`).
+pub fn is_json_media_type(media_type: &str) -> bool {
+    let base = media_type
+        .split(';')
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_ascii_lowercase();
     base == "application/json" || base.ends_with("+json")
 }
 
-/// Stream a file through SHA-256; returns (bytes read, hex digest).
-fn hash_file(path: &Path, expected_len: u64) -> Result<(u64, String), std::io::Error> {
+/// Stream a file through SHA-256, stopping once more than `limit` bytes were read.
+/// Returns (bytes read, hex digest).
+fn hash_file(path: &Path, limit: u64) -> Result<(u64, String), std::io::Error> {
     let before = fs::symlink_metadata(path)?;
     let file = fs::File::open(path)?;
     let after = file.metadata()?;
     if check_same_file(&before, &after, path).is_err() {
         return Err(std::io::Error::other("file was replaced while being read"));
     }
-    let mut reader = std::io::BufReader::with_capacity(1 << 20, file);
+    let mut reader = file.take(limit.saturating_add(1));
     let mut hasher = Sha256::new();
     let mut buf = vec![0u8; 1 << 20];
     let mut total: u64 = 0;
@@ -127,10 +146,6 @@ fn hash_file(path: &Path, expected_len: u64) -> Result<(u64, String), std::io::E
         }
         total += n as u64;
         hasher.update(&buf[..n]);
-        // Stop early on a file far larger than declared; no need to hash it all.
-        if total > expected_len.saturating_add(1 << 20) && total > (1 << 24) {
-            break;
-        }
     }
     Ok((total, hex::encode(hasher.finalize())))
 }
@@ -143,8 +158,86 @@ struct Entry {
     sha256: String,
 }
 
-/// Load a bundle directory: returns the reassembled bundle and the storage findings.
-pub fn load_dir(root: &Path, limits: &Limits) -> Result<(Value, Vec<Finding>), LoadError> {
+/// Look a listed path up component by component with `lstat`, never following a symlink.
+fn presence(root: &Path, path: &str) -> Result<(), (&'static str, String)> {
+    let parts: Vec<&str> = path.split('/').collect();
+    let mut current = root.to_path_buf();
+    for (i, part) in parts.iter().enumerate() {
+        current.push(part);
+        let last = i + 1 == parts.len();
+        match fs::symlink_metadata(&current) {
+            Err(_) => {
+                return Err((
+                    c::ARTIFACT_MISSING,
+                    format!("{path} is listed in the manifest but is not in the bundle"),
+                ));
+            }
+            Ok(m) if m.file_type().is_symlink() => {
+                return Err((
+                    c::ARTIFACT_PATH_INVALID,
+                    format!(
+                        "{path}: {} is a symbolic link; mcpres never follows symlinks in a bundle",
+                        parts[..=i].join("/")
+                    ),
+                ));
+            }
+            Ok(m) if last && !m.is_file() => {
+                return Err((
+                    c::ARTIFACT_PATH_INVALID,
+                    format!("{path} is not a regular file"),
+                ));
+            }
+            Ok(m) if !last && !m.is_dir() => {
+                return Err((
+                    c::ARTIFACT_PATH_INVALID,
+                    format!("{path}: {} is not a directory", parts[..=i].join("/")),
+                ));
+            }
+            Ok(_) => {}
+        }
+    }
+    Ok(())
+}
+
+fn read_optional_json(
+    root: &Path,
+    name: &str,
+    limits: &Limits,
+    findings: &mut Vec<Finding>,
+) -> Option<Value> {
+    let path = root.join(name);
+    match fs::symlink_metadata(&path) {
+        Err(_) => {
+            if !findings
+                .iter()
+                .any(|f| f.code == c::ARTIFACT_MISSING && f.message.starts_with(name))
+            {
+                findings.push(Finding::new(
+                    c::ARTIFACT_MISSING,
+                    "/integrity/artifacts",
+                    format!("{name} is not in the bundle directory"),
+                ));
+            }
+            None
+        }
+        Ok(_) => match read_json(&path, limits) {
+            Ok((v, _)) => Some(v),
+            Err(e) => {
+                findings.push(Finding::new(
+                    c::ARTIFACT_NON_CANONICAL,
+                    "/integrity/artifacts",
+                    format!("{name} cannot be read strictly: {e}"),
+                ));
+                None
+            }
+        },
+    }
+}
+
+/// Load a bundle directory. Returns the reassembled bundle (when the evidence and
+/// statement documents could be read) and the directory findings, in the order of
+/// `spec/bundle-layout.md`.
+pub fn load_dir(root: &Path, limits: &Limits) -> Result<(Option<Value>, Vec<Finding>), LoadError> {
     let manifest_path = root.join(MANIFEST_FILE);
     if fs::symlink_metadata(&manifest_path).is_err() {
         return Err(LoadError::NotABundleDir {
@@ -153,24 +246,6 @@ pub fn load_dir(root: &Path, limits: &Limits) -> Result<(Value, Vec<Finding>), L
         });
     }
     let (integrity, manifest_bytes) = read_json(&manifest_path, limits)?;
-    let mut tree = Tree::default();
-    walk(root, "", &mut tree, 0)?;
-
-    let mut findings = Vec::new();
-    if canonical::to_vec(&integrity).ok().as_deref() != Some(manifest_bytes.as_slice()) {
-        findings.push(Finding::new(
-            c::ARTIFACT_NON_CANONICAL,
-            "/integrity",
-            format!("{MANIFEST_FILE} is not stored in canonical form"),
-        ));
-    }
-    for (path, why) in &tree.rejected {
-        findings.push(Finding::new(
-            c::ARTIFACT_PATH_INVALID,
-            "/integrity/artifacts",
-            format!("{path} {why}; bundle directories hold only regular files and directories"),
-        ));
-    }
 
     // Manifest entries, as far as they have the expected shape (the schema judges the rest).
     let entries: Vec<Entry> = integrity
@@ -199,134 +274,190 @@ pub fn load_dir(root: &Path, limits: &Limits) -> Result<(Value, Vec<Finding>), L
                 .collect()
         })
         .unwrap_or_default();
+    let pointer = |e: &Entry| format!("/integrity/artifacts/{}/path", e.index);
+    let mut findings = Vec::new();
 
-    let mut folded: HashMap<String, &str> = HashMap::new();
-    let mut to_check: Vec<&Entry> = Vec::new();
+    // 1. Path rules.
+    let mut good: Vec<&Entry> = Vec::new();
     for e in &entries {
-        let pointer = format!("/integrity/artifacts/{}/path", e.index);
-        if let Some(problem) = path_problem(&e.path) {
-            findings.push(Finding::new(
+        match path_problem(&e.path) {
+            Some(problem) => findings.push(Finding::new(
                 c::ARTIFACT_PATH_INVALID,
-                pointer,
+                pointer(e),
                 format!("manifest path {:?} {problem}", e.path),
-            ));
-            continue;
+            )),
+            None => good.push(e),
         }
+    }
+    // 2. Collisions (ASCII case folding; exact duplicates and the manifest's own name included).
+    let mut folded: HashMap<String, &str> = HashMap::new();
+    folded.insert(MANIFEST_FILE.to_string(), MANIFEST_FILE);
+    let mut distinct: Vec<&Entry> = Vec::new();
+    for e in good {
         let key = e.path.to_ascii_lowercase();
         if let Some(other) = folded.get(&key) {
-            if *other != e.path {
-                findings.push(Finding::new(
-                    c::ARTIFACT_PATH_COLLISION,
-                    pointer,
+            findings.push(Finding::new(
+                c::ARTIFACT_PATH_COLLISION,
+                pointer(e),
+                if *other == e.path {
+                    format!("manifest path {:?} is listed more than once", e.path)
+                } else {
                     format!(
-                        "manifest paths {:?} and {:?} differ only by case",
-                        other, e.path
-                    ),
-                ));
-            }
+                        "manifest paths {other:?} and {:?} differ only by case",
+                        e.path
+                    )
+                },
+            ));
             continue;
         }
         folded.insert(key, &e.path);
-        if e.path == MANIFEST_FILE {
-            findings.push(Finding::new(
-                c::ARTIFACT_PATH_INVALID,
-                pointer,
-                format!("{MANIFEST_FILE} cannot list itself"),
-            ));
-            continue;
-        }
-        if !tree.files.contains_key(&e.path) {
-            findings.push(Finding::new(
-                c::ARTIFACT_MISSING,
-                pointer,
-                format!("{} is listed in the manifest but is not a file in the bundle", e.path),
-            ));
-            continue;
-        }
-        to_check.push(e);
+        distinct.push(e);
     }
-    for path in tree.files.keys() {
-        let listed = folded
-            .get(&path.to_ascii_lowercase())
-            .is_some_and(|p| p == path);
-        if path != MANIFEST_FILE && !listed {
-            findings.push(Finding::new(
-                c::ARTIFACT_UNLISTED,
-                "/integrity/artifacts",
-                format!("{path} is in the bundle directory but not in the integrity manifest"),
-            ));
+    // 3. Presence, component by component, never following a symlink.
+    let mut present: Vec<&Entry> = Vec::new();
+    for e in distinct {
+        match presence(root, &e.path) {
+            Ok(()) => present.push(e),
+            Err((code, message)) => findings.push(Finding::new(code, pointer(e), message)),
         }
     }
-
-    // Hash every listed file in parallel, streaming; JSON artifacts must also be canonical.
-    let mut checked: Vec<(usize, Vec<Finding>)> = to_check
+    // 4. Bytes: stream every present file through SHA-256, in parallel.
+    let mut hashed: Vec<(usize, Option<Finding>, bool)> = present
         .par_iter()
-        .map(|e| (e.index, check_artifact(root, e, limits)))
-        .collect();
-    checked.sort_by_key(|(i, _)| *i);
-    findings.extend(checked.into_iter().flat_map(|(_, f)| f));
-
-    // Reassemble the single-file form from the stored JSON documents.
-    let evidence = read_json(&root.join(EVIDENCE_PATH), limits)?.0;
-    let statement = read_json(&root.join(STATEMENT_PATH), limits)?.0;
-    let mut doc = Map::new();
-    doc.insert("schemaVersion".into(), Value::from(BUNDLE_SCHEMA_VERSION));
-    doc.insert("evidence".into(), evidence);
-    doc.insert("statement".into(), statement);
-    doc.insert("integrity".into(), integrity);
-    Ok((Value::Object(doc), findings))
-}
-
-fn check_artifact(root: &Path, e: &Entry, limits: &Limits) -> Vec<Finding> {
-    let mut out = Vec::new();
-    let pointer = format!("/integrity/artifacts/{}", e.index);
-    let path: PathBuf = root.join(&e.path);
-    let expected_len = e.bytes.unwrap_or(0);
-    match hash_file(&path, expected_len) {
-        Err(err) => out.push(Finding::new(
-            c::ARTIFACT_PATH_INVALID,
-            pointer.clone(),
-            format!("{} cannot be read safely: {err}", e.path),
-        )),
-        Ok((len, digest)) => {
-            if Some(len) != e.bytes || digest != e.sha256 {
-                out.push(Finding::new(
-                    c::ARTIFACT_DIGEST_MISMATCH,
-                    pointer.clone(),
-                    format!(
-                        "{}: manifest says {} bytes, sha256 {}; the file has {len}{} bytes, sha256 {digest}",
-                        e.path,
-                        e.bytes.map_or_else(|| "?".to_string(), |b| b.to_string()),
-                        e.sha256,
-                        if len > expected_len.saturating_add(1 << 20) { "+" } else { "" }
-                    ),
-                ));
+        .map(|e| {
+            let p = format!("/integrity/artifacts/{}", e.index);
+            let limit = e.bytes.unwrap_or(0);
+            match hash_file(&root.join(&e.path), limit) {
+                Err(err) => (
+                    e.index,
+                    Some(Finding::new(
+                        c::ARTIFACT_PATH_INVALID,
+                        p,
+                        format!("{} cannot be read safely: {err}", e.path),
+                    )),
+                    false,
+                ),
+                Ok((len, digest)) if Some(len) != e.bytes || digest != e.sha256 => {
+                    let shown = if len > limit {
+                        format!("more than {limit}")
+                    } else {
+                        len.to_string()
+                    };
+                    (
+                        e.index,
+                        Some(Finding::new(
+                            c::ARTIFACT_DIGEST_MISMATCH,
+                            p,
+                            format!(
+                                "{}: the manifest says {} bytes with sha256 {}; the file has {shown} bytes{}",
+                                e.path,
+                                e.bytes.map_or_else(|| "?".to_string(), |b| b.to_string()),
+                                e.sha256,
+                                if len > limit { String::new() } else { format!(" with sha256 {digest}") }
+                            ),
+                        )),
+                        false,
+                    )
+                }
+                Ok(_) => (e.index, None, true),
             }
-        }
+        })
+        .collect();
+    hashed.sort_by_key(|(i, ..)| *i);
+    let matched: HashSet<usize> = hashed.iter().filter(|h| h.2).map(|h| h.0).collect();
+    findings.extend(hashed.into_iter().filter_map(|(_, f, _)| f));
+
+    // 5. Canonical form: the manifest first, then every matching JSON artifact.
+    if canonical::to_vec(&integrity).ok().as_deref() != Some(manifest_bytes.as_slice()) {
+        findings.push(Finding::new(
+            c::ARTIFACT_NON_CANONICAL,
+            "/integrity",
+            format!("{MANIFEST_FILE} is not stored in canonical form"),
+        ));
     }
-    if is_json_media_type(&e.media_type) {
-        match read_json(&path, limits) {
-            Ok((value, bytes)) => {
-                if canonical::to_vec(&value).ok().as_deref() != Some(bytes.as_slice()) {
-                    out.push(Finding::new(
+    let json_entries: Vec<&&Entry> = present
+        .iter()
+        .filter(|e| matched.contains(&e.index) && is_json_media_type(&e.media_type))
+        .collect();
+    let mut canon: Vec<(usize, Option<Finding>)> = json_entries
+        .par_iter()
+        .map(|e| {
+            let p = format!("/integrity/artifacts/{}", e.index);
+            let finding = match read_json(&root.join(&e.path), limits) {
+                Ok((value, bytes)) => (canonical::to_vec(&value).ok().as_deref()
+                    != Some(bytes.as_slice()))
+                .then(|| {
+                    Finding::new(
                         c::ARTIFACT_NON_CANONICAL,
-                        pointer,
+                        p,
                         format!(
                             "{} is a JSON artifact but is not stored in {} canonical form",
                             e.path,
                             canonical::ALGORITHM
                         ),
-                    ));
-                }
-            }
-            Err(err) => out.push(Finding::new(
-                c::ARTIFACT_NON_CANONICAL,
-                pointer,
-                format!("{} is a JSON artifact but cannot be read strictly: {err}", e.path),
-            )),
+                    )
+                }),
+                Err(err) => Some(Finding::new(
+                    c::ARTIFACT_NON_CANONICAL,
+                    p,
+                    format!(
+                        "{} is a JSON artifact but cannot be read strictly: {err}",
+                        e.path
+                    ),
+                )),
+            };
+            (e.index, finding)
+        })
+        .collect();
+    canon.sort_by_key(|(i, _)| *i);
+    findings.extend(canon.into_iter().filter_map(|(_, f)| f));
+
+    // 6. Unlisted entries: anything on disk that is neither listed nor on the way to a listed path.
+    let mut tree = BTreeMap::new();
+    walk(root, "", &mut tree, 0)?;
+    let mut needed: HashSet<String> = HashSet::new();
+    needed.insert(MANIFEST_FILE.to_string());
+    for e in &entries {
+        needed.insert(e.path.clone());
+        let mut prefix = e.path.as_str();
+        while let Some((parent, _)) = prefix.rsplit_once('/') {
+            needed.insert(parent.to_string());
+            prefix = parent;
         }
     }
-    out
+    for (path, kind) in &tree {
+        if needed.contains(path) {
+            continue;
+        }
+        let what = match kind {
+            OnDisk::File => "file",
+            OnDisk::Dir => "directory",
+            OnDisk::Other => "entry (symlink or special file)",
+        };
+        findings.push(Finding::new(
+            c::ARTIFACT_UNLISTED,
+            "/integrity/artifacts",
+            format!(
+                "{path}: {what} in the bundle directory that the integrity manifest does not list"
+            ),
+        ));
+    }
+
+    // Reassemble the single-file form from the stored JSON documents.
+    let evidence = read_optional_json(root, EVIDENCE_PATH, limits, &mut findings);
+    let statement = read_optional_json(root, STATEMENT_PATH, limits, &mut findings);
+    let doc = match (evidence, statement) {
+        (Some(evidence), Some(statement)) => {
+            let mut doc = Map::new();
+            doc.insert("schemaVersion".into(), Value::from(BUNDLE_SCHEMA_VERSION));
+            doc.insert("evidence".into(), evidence);
+            doc.insert("statement".into(), statement);
+            doc.insert("integrity".into(), integrity);
+            Some(Value::Object(doc))
+        }
+        _ => None,
+    };
+    Ok((doc, findings))
 }
 
 /// Write `bytes` to a new file, refusing to replace anything.

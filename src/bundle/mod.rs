@@ -70,8 +70,10 @@ impl LoadError {
 /// A document ready for validation.
 #[derive(Debug)]
 pub struct Loaded {
-    /// The document (for a directory: the bundle reassembled from its JSON artifacts).
-    pub doc: Value,
+    /// The document (for a directory: the bundle reassembled from its JSON artifacts;
+    /// `None` when the directory's evidence or statement could not be read, in which
+    /// case the storage findings alone decide).
+    pub doc: Option<Value>,
     /// The bytes of the single input file, for source spans (absent for directories).
     pub source: Option<Vec<u8>>,
     /// Findings about the stored directory form (empty for single files).
@@ -184,7 +186,7 @@ pub fn load(path: &Path, limits: &Limits) -> Result<Loaded, LoadError> {
     }
     let (doc, bytes) = read_json(path, limits)?;
     Ok(Loaded {
-        doc,
+        doc: Some(doc),
         source: Some(bytes),
         storage_findings: Vec::new(),
         is_dir: false,

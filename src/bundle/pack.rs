@@ -29,6 +29,8 @@ pub enum PackError {
     },
     #[error("the input is not a v0.2 single-file conformance bundle: {0}")]
     NotABundle(String),
+    #[error("manifest path {path:?} {why}; nothing was written")]
+    PathRule { path: String, why: String },
     #[error(
         "{} raw artifact(s) are bound by the manifest but their bytes are not in the single file; supply them with --raw-from DIR: {}",
         .0.len(), .0.join(", ")
@@ -82,9 +84,10 @@ pub fn pack(dir: &Path, out: &Path, limits: &Limits) -> Result<PackSummary, Pack
         return Err(PackError::Exists(out.to_path_buf()));
     }
     let (doc, findings) = load_dir(dir, limits)?;
-    if !findings.is_empty() {
-        return Err(PackError::NotIntact(findings));
-    }
+    let doc = match doc {
+        Some(doc) if findings.is_empty() => doc,
+        _ => return Err(PackError::NotIntact(findings)),
+    };
     let mut bytes = canonical::to_vec(&doc).map_err(|e| PackError::NotABundle(e.to_string()))?;
     bytes.push(b'\n');
     write_new(out, &bytes).map_err(|source| PackError::Write {
@@ -147,9 +150,10 @@ pub fn unpack(
             continue;
         }
         if let Some(problem) = path_problem(&path) {
-            return Err(PackError::NotABundle(format!(
-                "manifest path {path:?} {problem}"
-            )));
+            return Err(PackError::PathRule {
+                path,
+                why: problem.to_string(),
+            });
         }
         if media_type == OBSERVATION_MEDIA_TYPE
             && let Some(bytes) = observations
@@ -177,6 +181,29 @@ pub fn unpack(
     if !missing.is_empty() {
         return Err(PackError::RawMissing(missing));
     }
+    // No two planned files may collide (case folding included), and no file may sit
+    // where another one needs a directory.
+    let mut folded = std::collections::HashSet::new();
+    for (path, _) in &plan {
+        if !folded.insert(path.to_ascii_lowercase()) {
+            return Err(PackError::PathRule {
+                path: path.clone(),
+                why: "collides with another manifest path".into(),
+            });
+        }
+    }
+    for (path, _) in &plan {
+        let mut prefix = path.as_str();
+        while let Some((parent, _)) = prefix.rsplit_once('/') {
+            if folded.contains(&parent.to_ascii_lowercase()) {
+                return Err(PackError::PathRule {
+                    path: path.clone(),
+                    why: format!("needs {parent:?} to be a directory, but it is also a file"),
+                });
+            }
+            prefix = parent;
+        }
+    }
     fs::create_dir(out).map_err(|source| PackError::Write {
         path: out.to_path_buf(),
         source,
@@ -184,10 +211,14 @@ pub fn unpack(
     let files = plan.len();
     for (path, bytes) in plan {
         let target = out.join(&path);
-        write_new(&target, &bytes).map_err(|source| PackError::Write {
-            path: target.clone(),
-            source,
-        })?;
+        if let Err(source) = write_new(&target, &bytes) {
+            // Leave nothing half-written: the directory was created by this run.
+            let _ = fs::remove_dir_all(out);
+            return Err(PackError::Write {
+                path: target,
+                source,
+            });
+        }
     }
     Ok(PackSummary {
         bundle_digest: bundle_digest_of(&doc),

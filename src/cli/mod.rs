@@ -154,7 +154,14 @@ impl Outcome {
         match &self.result {
             Err(_) => 2,
             Ok(c) if c.report.valid => 0,
-            Ok(c) if c.report.findings.iter().any(|f| f.code == codes::INPUT_INVALID) => 2,
+            Ok(c)
+                if c.report
+                    .findings
+                    .iter()
+                    .any(|f| f.code == codes::INPUT_INVALID) =>
+            {
+                2
+            }
             Ok(_) => 1,
         }
     }
@@ -162,13 +169,21 @@ impl Outcome {
 
 /// Validate one loaded document, storage findings first.
 pub fn check_loaded(loaded: bundle::Loaded) -> Checked {
-    let report = match validate::family_of(&loaded.doc) {
-        Family::CoreBundle => validate::core::validate_bundle(&loaded.doc),
+    let Some(doc) = &loaded.doc else {
+        return Checked {
+            report: Report::from_findings(loaded.storage_findings, Vec::new(), None),
+            source: loaded.source,
+        };
+    };
+    let report = match validate::family_of(doc) {
+        Family::CoreBundle => validate::core::validate_bundle(doc),
         Family::Unsupported(name) => Report::from_findings(
             vec![Finding::new(
                 codes::INPUT_INVALID,
                 "/schemaVersion",
-                format!("validation of {name} documents is not implemented in this version of mcpres"),
+                format!(
+                    "validation of {name} documents is not implemented in this version of mcpres"
+                ),
             )],
             Vec::new(),
             None,
@@ -260,7 +275,11 @@ fn run_canonicalize(file: &Path, output: Option<&Path>) -> i32 {
         },
         None => {
             let mut stdout = std::io::stdout().lock();
-            if stdout.write_all(&bytes).and_then(|()| stdout.flush()).is_err() {
+            if stdout
+                .write_all(&bytes)
+                .and_then(|()| stdout.flush())
+                .is_err()
+            {
                 return 2;
             }
             0
@@ -275,13 +294,23 @@ fn pick<'a>(doc: &'a Value, pointers: &[&str]) -> Option<&'a Value> {
 fn run_digest(file: &Path, kind: DigestKind) -> i32 {
     let limits = Limits::default();
     let doc = match bundle::load(file, &limits) {
-        Ok(l) => l.doc,
+        Ok(bundle::Loaded { doc: Some(doc), .. }) => doc,
+        Ok(_) => {
+            eprintln!(
+                "mcpres: {}: the bundle directory's evidence or statement cannot be read",
+                file.display()
+            );
+            return 2;
+        }
         Err(e) => return input_error(&e),
     };
     let is_bundle = doc.get("evidence").is_some();
     let result: Result<String, String> = match kind {
         DigestKind::Observation => {
-            if doc.get("observationSha256").is_none() && doc.get("schemaVersion").and_then(Value::as_str) != Some("mcp-res.observation/0.2.0") {
+            if doc.get("observationSha256").is_none()
+                && doc.get("schemaVersion").and_then(Value::as_str)
+                    != Some("mcp-res.observation/0.2.0")
+            {
                 Err("expected an observation object".into())
             } else {
                 canonical::to_vec_without_key(&doc, "observationSha256")
@@ -291,17 +320,27 @@ fn run_digest(file: &Path, kind: DigestKind) -> i32 {
         }
         DigestKind::Scenario => pick(
             &doc,
-            &["/evidence/scenario/descriptor", "/scenario/descriptor", "/descriptor"],
+            &[
+                "/evidence/scenario/descriptor",
+                "/scenario/descriptor",
+                "/descriptor",
+            ],
         )
-        .or(if doc.get("evidence").is_none() && doc.get("scenario").is_none() {
-            Some(&doc)
-        } else {
-            None
-        })
+        .or(
+            if doc.get("evidence").is_none() && doc.get("scenario").is_none() {
+                Some(&doc)
+            } else {
+                None
+            },
+        )
         .ok_or_else(|| "no scenario descriptor found".to_string())
         .and_then(|d| json::digest(d).map_err(|e| e.to_string())),
         DigestKind::Evidence => {
-            let target = if is_bundle { doc.get("evidence") } else { Some(&doc) };
+            let target = if is_bundle {
+                doc.get("evidence")
+            } else {
+                Some(&doc)
+            };
             target
                 .ok_or_else(|| "no evidence found".to_string())
                 .and_then(|d| json::digest(d).map_err(|e| e.to_string()))
@@ -359,7 +398,10 @@ fn run_pack(dir: &Path, output: &Path) -> i32 {
             0
         }
         Err(pack::PackError::NotIntact(findings)) => {
-            eprintln!("mcpres: {} is not an intact bundle directory:", dir.display());
+            eprintln!(
+                "mcpres: {} is not an intact bundle directory:",
+                dir.display()
+            );
             for f in findings {
                 eprintln!("  {}: {}", f.code, f.message);
             }
@@ -374,6 +416,10 @@ fn run_pack(dir: &Path, output: &Path) -> i32 {
 
 fn run_unpack(file: &Path, output: &Path, raw_from: Option<&Path>) -> i32 {
     match pack::unpack(file, output, raw_from, &Limits::default()) {
+        Err(e @ pack::PackError::PathRule { .. }) => {
+            eprintln!("mcpres: {e}");
+            1
+        }
         Ok(s) => {
             eprintln!(
                 "mcpres: unpacked {} into {} ({} files, bundleDigest {})",

@@ -89,7 +89,7 @@ fn json_object(o: &Outcome) -> Value {
 struct Rendered {
     finding: Finding,
     primary: bool,
-    src: Option<NamedSource<String>>,
+    src: Option<NamedSource<std::sync::Arc<str>>>,
     span: Option<(usize, usize)>,
 }
 
@@ -154,8 +154,9 @@ fn human(o: &Outcome, quiet: bool, out: &mut impl Write) -> std::io::Result<()> 
         Err(e) => {
             writeln!(out, "✘ {name}: unusable input")?;
             if let LoadError::Json { source, bytes, .. } = e {
-                let text = String::from_utf8_lossy(bytes).into_owned();
+                let text: std::sync::Arc<str> = String::from_utf8_lossy(bytes).into();
                 let start = source.offset.min(text.len());
+                let long_lines = has_long_lines(bytes);
                 let r = Rendered {
                     finding: Finding::new(
                         codes::INPUT_INVALID,
@@ -166,8 +167,8 @@ fn human(o: &Outcome, quiet: bool, out: &mut impl Write) -> std::io::Result<()> 
                         ),
                     ),
                     primary: true,
-                    src: Some(NamedSource::new(name.clone(), text)),
-                    span: Some((start, 0)),
+                    src: (!long_lines).then(|| NamedSource::new(name.clone(), text)),
+                    span: (!long_lines).then_some((start, 0)),
                 };
                 let mut s = String::new();
                 let _ = handler().render_report(&mut s, &r);
@@ -182,7 +183,10 @@ fn human(o: &Outcome, quiet: bool, out: &mut impl Write) -> std::io::Result<()> 
                     writeln!(
                         out,
                         "✔ {name}: valid ({})",
-                        report.evidence_class.as_deref().unwrap_or("no evidence class")
+                        report
+                            .evidence_class
+                            .as_deref()
+                            .unwrap_or("no evidence class")
                     )?;
                 }
                 return Ok(());
@@ -194,11 +198,25 @@ fn human(o: &Outcome, quiet: bool, out: &mut impl Write) -> std::io::Result<()> 
                 report.findings.len(),
                 if report.findings.len() == 1 { "" } else { "s" }
             )?;
-            let text = source
+            // Source excerpts only where they help and stay cheap: files with short lines
+            // (pretty-printed), and the first findings of a long list.
+            let spans_ok = source.as_ref().is_some_and(|b| !has_long_lines(b));
+            let text: Option<std::sync::Arc<str>> = source
                 .as_ref()
-                .map(|b| String::from_utf8_lossy(b).into_owned());
+                .filter(|_| spans_ok)
+                .map(|b| String::from_utf8_lossy(b).into());
             for (i, f) in report.findings.iter().enumerate() {
-                let span = source.as_ref().and_then(|b| {
+                if i >= MAX_RENDERED {
+                    writeln!(
+                        out,
+                        "  {} at {}: {}",
+                        f.code,
+                        pointer_or_root(&f.pointer),
+                        f.message
+                    )?;
+                    continue;
+                }
+                let span = source.as_ref().filter(|_| spans_ok).and_then(|b| {
                     locate(b, &f.pointer).map(|r| {
                         // Keep the label to the first line of a long value.
                         let end = b[r.start..r.end]
@@ -217,13 +235,41 @@ fn human(o: &Outcome, quiet: bool, out: &mut impl Write) -> std::io::Result<()> 
                 let mut s = String::new();
                 let _ = handler().render_report(&mut s, &r);
                 write!(out, "{s}")?;
-                if span.is_none() && !f.pointer.is_empty() {
-                    writeln!(out, "  at {}", f.pointer)?;
+                if span.is_none() {
+                    writeln!(out, "  at {}", pointer_or_root(&f.pointer))?;
                 }
+            }
+            if report.findings.len() > MAX_RENDERED {
+                writeln!(
+                    out,
+                    "  ({} findings; the first {MAX_RENDERED} are shown with details)",
+                    report.findings.len()
+                )?;
             }
         }
     }
     Ok(())
+}
+
+/// Findings rendered with source excerpts (the rest get one line each).
+const MAX_RENDERED: usize = 50;
+/// Findings given a source region in SARIF (locating costs a scan of the document).
+const MAX_LOCATED: usize = 200;
+/// Lines longer than this (canonical one-line bundles) are not shown as excerpts.
+const MAX_EXCERPT_LINE: usize = 2000;
+
+fn has_long_lines(bytes: &[u8]) -> bool {
+    bytes
+        .split(|&b| b == b'\n')
+        .any(|line| line.len() > MAX_EXCERPT_LINE)
+}
+
+fn pointer_or_root(pointer: &str) -> &str {
+    if pointer.is_empty() {
+        "the document root"
+    } else {
+        pointer
+    }
 }
 
 fn sarif(outcomes: &[Outcome]) -> Value {
@@ -243,10 +289,12 @@ fn sarif(outcomes: &[Outcome]) -> Value {
             Ok(Checked { report, source }) => report
                 .findings
                 .iter()
-                .map(|f| {
-                    let pos = source.as_ref().and_then(|b| {
-                        locate(b, &f.pointer).map(|r| line_column(b, r.start))
-                    });
+                .enumerate()
+                .map(|(i, f)| {
+                    let pos = source
+                        .as_ref()
+                        .filter(|_| i < MAX_LOCATED)
+                        .and_then(|b| locate(b, &f.pointer).map(|r| line_column(b, r.start)));
                     (f.clone(), pos)
                 })
                 .collect(),

@@ -214,7 +214,10 @@ mod tests {
 
     #[test]
     fn numbers_are_safe_integers_only() {
-        assert_eq!(canon(&json!([0, -1, 9007199254740991i64])), "[0,-1,9007199254740991]");
+        assert_eq!(
+            canon(&json!([0, -1, 9007199254740991i64])),
+            "[0,-1,9007199254740991]"
+        );
         assert!(to_vec(&json!(9007199254740992i64)).is_err());
         assert!(to_vec(&json!(1.5)).is_err());
         assert_eq!(canon(&json!(-0.0)), "0");

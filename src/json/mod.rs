@@ -4,5 +4,5 @@ pub mod canonical;
 pub mod locate;
 pub mod reader;
 
-pub use canonical::{digest, sha256_hex, CanonicalError};
-pub use reader::{parse, parse_default, Limits, ReadError, ReadErrorKind};
+pub use canonical::{CanonicalError, digest, sha256_hex};
+pub use reader::{Limits, ReadError, ReadErrorKind, parse, parse_default};

@@ -454,8 +454,9 @@ impl<'a> Parser<'a> {
                                     self.pos = after + 2;
                                     let second = self.hex4()?;
                                     if !(0xDC00..0xE000).contains(&second) {
-                                        return Err(self
-                                            .err_at(escape_start, ReadErrorKind::LoneSurrogate));
+                                        return Err(
+                                            self.err_at(escape_start, ReadErrorKind::LoneSurrogate)
+                                        );
                                     }
                                     self.pos -= 1;
                                     let cp = 0x10000
@@ -519,8 +520,8 @@ mod tests {
 
     #[test]
     fn accepts_plain_documents() {
-        let v = parse_default(br#"{"a":[1,-2,true,false,null,"x\u00e9\ud83d\ude00"],"b":{}}"#)
-            .unwrap();
+        let v =
+            parse_default(br#"{"a":[1,-2,true,false,null,"x\u00e9\ud83d\ude00"],"b":{}}"#).unwrap();
         assert_eq!(v["a"][5], Value::String("xé😀".into()));
         assert_eq!(v["a"][1], Value::from(-2));
     }
@@ -564,10 +565,7 @@ mod tests {
         let ok = format!("{}{}", "[".repeat(129), "]".repeat(129));
         assert!(parse_default(ok.as_bytes()).is_ok());
         let bad = format!("{}{}", "[".repeat(130), "]".repeat(130));
-        assert_eq!(
-            kind(bad.as_bytes()),
-            ReadErrorKind::TooDeep { limit: 128 }
-        );
+        assert_eq!(kind(bad.as_bytes()), ReadErrorKind::TooDeep { limit: 128 });
     }
 
     #[test]
@@ -586,12 +584,18 @@ mod tests {
         let ok = format!("\"{}\"", "a".repeat(1_048_576));
         assert!(parse_default(ok.as_bytes()).is_ok());
         let bad = format!("\"{}\"", "a".repeat(1_048_577));
-        assert!(matches!(kind(bad.as_bytes()), ReadErrorKind::StringTooLong { .. }));
+        assert!(matches!(
+            kind(bad.as_bytes()),
+            ReadErrorKind::StringTooLong { .. }
+        ));
         // 524,288 emoji = 1,048,576 units: passes; one more unit fails.
         let emoji_ok = format!("\"{}\"", "😀".repeat(524_288));
         assert!(parse_default(emoji_ok.as_bytes()).is_ok());
         let emoji_bad = format!("\"{}a\"", "😀".repeat(524_288));
-        assert!(matches!(kind(emoji_bad.as_bytes()), ReadErrorKind::StringTooLong { .. }));
+        assert!(matches!(
+            kind(emoji_bad.as_bytes()),
+            ReadErrorKind::StringTooLong { .. }
+        ));
     }
 
     #[test]

@@ -8,7 +8,7 @@ use std::collections::{HashMap, HashSet};
 use serde_json::{Map, Value, json};
 
 use super::codes as c;
-use super::time::rfc3339_millis;
+use super::time::rfc3339_micros;
 use super::{Finding, Report};
 use crate::json::canonical::{self, sha256_hex};
 use crate::json::locate::escape_token;
@@ -227,7 +227,9 @@ fn pre_schema(doc: &Value) -> Vec<Finding> {
         .map(|ops| {
             ops.iter()
                 .enumerate()
-                .filter(|(_, op)| op.get("kind").and_then(Value::as_str) == Some("NEGATIVE_CONTROL"))
+                .filter(|(_, op)| {
+                    op.get("kind").and_then(Value::as_str) == Some("NEGATIVE_CONTROL")
+                })
                 .collect()
         })
         .unwrap_or_default();
@@ -245,7 +247,9 @@ fn pre_schema(doc: &Value) -> Vec<Finding> {
             out.push(Finding::new(
                 c::VACUOUS_NEGATIVE_CONTROL,
                 base.clone(),
-                format!("negative control {index} has no negativeObservation binding it to a reason"),
+                format!(
+                    "negative control {index} has no negativeObservation binding it to a reason"
+                ),
             ));
             continue;
         }
@@ -443,10 +447,30 @@ impl<'a> Semantic<'a> {
         let ev = self.ev();
         let d = &ev.scenario.descriptor;
         let pairs: [(&str, &str, &str, &str); 5] = [
-            ("standardVersion", d.standard_version, "/evidence/standardVersion", ev.standard_version),
-            ("profileId", d.profile_id, "/evidence/profile/id", ev.profile.id),
-            ("profileVersion", d.profile_version, "/evidence/profile/version", ev.profile.version),
-            ("protocolRevision", d.protocol_revision, "/evidence/protocolRevision", ev.protocol_revision),
+            (
+                "standardVersion",
+                d.standard_version,
+                "/evidence/standardVersion",
+                ev.standard_version,
+            ),
+            (
+                "profileId",
+                d.profile_id,
+                "/evidence/profile/id",
+                ev.profile.id,
+            ),
+            (
+                "profileVersion",
+                d.profile_version,
+                "/evidence/profile/version",
+                ev.profile.version,
+            ),
+            (
+                "protocolRevision",
+                d.protocol_revision,
+                "/evidence/protocolRevision",
+                ev.protocol_revision,
+            ),
             (
                 "subjectIdentityDigest",
                 d.subject_identity_digest,
@@ -484,8 +508,8 @@ impl<'a> Semantic<'a> {
     fn wall_clock(&self, out: &mut Vec<Finding>) {
         let run = &self.ev().run;
         let (Some(started), Some(finished)) = (
-            rfc3339_millis(run.started_at),
-            rfc3339_millis(run.finished_at),
+            rfc3339_micros(run.started_at),
+            rfc3339_micros(run.finished_at),
         ) else {
             return;
         };
@@ -498,14 +522,14 @@ impl<'a> Semantic<'a> {
                     run.finished_at, run.started_at
                 ),
             ));
-        } else if run.monotonic_duration_ms > finished - started {
+        } else if i128::from(run.monotonic_duration_ms) * 1000 > i128::from(finished - started) {
             out.push(Finding::new(
                 c::WALL_CLOCK_REVERSAL,
                 "/evidence/run/monotonicDurationMs",
                 format!(
-                    "monotonic duration {} ms is longer than the wall-clock interval of {} ms",
+                    "monotonic duration {} ms is longer than the wall-clock interval of {:.3} ms",
                     run.monotonic_duration_ms,
-                    finished - started
+                    (finished - started) as f64 / 1000.0
                 ),
             ));
         }
@@ -584,7 +608,9 @@ impl<'a> Semantic<'a> {
                     None => out.push(Finding::new(
                         c::CAUSAL_MISMATCH,
                         format!("{p}/recoveryPolicyId"),
-                        format!("recovery policy {policy:?} is not declared in the scenario descriptor"),
+                        format!(
+                            "recovery policy {policy:?} is not declared in the scenario descriptor"
+                        ),
                     )),
                     Some(&limit) if op.attempt > limit => out.push(Finding::new(
                         c::RETRY_LIMIT_EXCEEDED,
@@ -848,7 +874,11 @@ impl<'a> Semantic<'a> {
         let p = "/evidence/trialSummary";
         let total = t.counts.success + t.counts.failure + t.counts.incomplete;
         let mut inconsistent = |pointer: String, message: String| {
-            out.push(Finding::new(c::TRIAL_SUMMARY_INCONSISTENT, pointer, message));
+            out.push(Finding::new(
+                c::TRIAL_SUMMARY_INCONSISTENT,
+                pointer,
+                message,
+            ));
         };
         if total != t.completed_trials {
             inconsistent(
@@ -969,16 +999,17 @@ impl<'a> Semantic<'a> {
             return;
         }
         for kind in ["CLEANUP_CHECK", "PRIVACY_SCAN"] {
-            let passed = self
-                .ev()
-                .observations
-                .iter()
-                .any(|o| o.kind == kind && o.strength == "INTEGRITY_BOUND" && o.outcome == "PASS");
+            let passed =
+                self.ev().observations.iter().any(|o| {
+                    o.kind == kind && o.strength == "INTEGRITY_BOUND" && o.outcome == "PASS"
+                });
             if !passed {
                 out.push(Finding::new(
                     c::COMPLETION_UNOBSERVED,
                     "/statement/result",
-                    format!("result is PASS but no passing integrity-bound {kind} observation exists"),
+                    format!(
+                        "result is PASS but no passing integrity-bound {kind} observation exists"
+                    ),
                 ));
             }
         }
@@ -1080,11 +1111,19 @@ impl<'a> Semantic<'a> {
             ("standardVersion", st.standard_version, ev.standard_version),
             ("profileId", st.profile_id, ev.profile.id),
             ("profileVersion", st.profile_version, ev.profile.version),
-            ("protocolRevision", st.protocol_revision, ev.protocol_revision),
+            (
+                "protocolRevision",
+                st.protocol_revision,
+                ev.protocol_revision,
+            ),
             ("subjectType", st.subject_type, ev.subject.subject_type),
             ("subjectName", st.subject_name, ev.subject.name),
             ("subjectVersion", st.subject_version, ev.subject.version),
-            ("scenarioFingerprint", st.scenario_fingerprint, ev.scenario.fingerprint),
+            (
+                "scenarioFingerprint",
+                st.scenario_fingerprint,
+                ev.scenario.fingerprint,
+            ),
             (
                 "stabilityClassification",
                 st.stability_classification,
@@ -1102,7 +1141,9 @@ impl<'a> Semantic<'a> {
             }
         }
         let validator = self.doc.pointer("/statement/validator");
-        let policy = self.doc.pointer("/evidence/scenario/descriptor/validatorPolicy");
+        let policy = self
+            .doc
+            .pointer("/evidence/scenario/descriptor/validatorPolicy");
         let same = match (validator, policy) {
             (Some(a), Some(b)) => canonical::to_vec(a).ok() == canonical::to_vec(b).ok(),
             _ => false,

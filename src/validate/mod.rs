@@ -100,7 +100,10 @@ pub enum Family {
 
 /// Pick the family of a document from its `schemaVersion`.
 pub fn family_of(doc: &serde_json::Value) -> Family {
-    let version = doc.get("schemaVersion").and_then(|v| v.as_str()).unwrap_or("");
+    let version = doc
+        .get("schemaVersion")
+        .and_then(|v| v.as_str())
+        .unwrap_or("");
     match version {
         "mcp-res.conformance-bundle/0.1.0" => Family::Unsupported("v0.1 conformance bundle"),
         "mcp-res.attested-conformance-bundle/0.2.0" => Family::Unsupported("attested bundle"),

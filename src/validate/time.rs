@@ -1,12 +1,12 @@
-//! RFC 3339 date-times to milliseconds since the Unix epoch.
+//! RFC 3339 date-times to microseconds since the Unix epoch.
 //!
-//! The wall-clock rule compares instants at millisecond precision, as the
-//! reference validators do. Lowercase `t`/`z` and a leap second (`:60`) are
-//! accepted; a leap second counts as the first instant of the next minute.
-//! Digits beyond milliseconds are truncated.
+//! The wall-clock rule compares instants at microsecond precision (the Python
+//! reference's precision; see spec/conformance.md). Lowercase `t`/`z` and a
+//! leap second (`:60`) are accepted; a leap second counts as the first instant
+//! of the next minute. Digits beyond microseconds are truncated.
 
-/// Parse an RFC 3339 `date-time` into epoch milliseconds, or `None` if it is not one.
-pub fn rfc3339_millis(s: &str) -> Option<i64> {
+/// Parse an RFC 3339 `date-time` into epoch microseconds, or `None` if it is not one.
+pub fn rfc3339_micros(s: &str) -> Option<i64> {
     let b = s.as_bytes();
     if b.len() < 20 {
         return None;
@@ -14,7 +14,10 @@ pub fn rfc3339_millis(s: &str) -> Option<i64> {
     let num = |range: std::ops::Range<usize>| -> Option<i64> {
         let part = b.get(range)?;
         if part.iter().all(u8::is_ascii_digit) {
-            Some(part.iter().fold(0i64, |acc, d| acc * 10 + i64::from(d - b'0')))
+            Some(
+                part.iter()
+                    .fold(0i64, |acc, d| acc * 10 + i64::from(d - b'0')),
+            )
         } else {
             None
         }
@@ -38,7 +41,7 @@ pub fn rfc3339_millis(s: &str) -> Option<i64> {
         return None;
     }
     let mut i = 19;
-    let mut millis = 0i64;
+    let mut micros = 0i64;
     if b.get(i) == Some(&b'.') {
         i += 1;
         let start = i;
@@ -49,8 +52,8 @@ pub fn rfc3339_millis(s: &str) -> Option<i64> {
             return None;
         }
         let frac = &b[start..i];
-        for k in 0..3 {
-            millis = millis * 10 + frac.get(k).map_or(0, |d| i64::from(d - b'0'));
+        for k in 0..6 {
+            micros = micros * 10 + frac.get(k).map_or(0, |d| i64::from(d - b'0'));
         }
     }
     let offset_minutes = match b.get(i)? {
@@ -78,7 +81,7 @@ pub fn rfc3339_millis(s: &str) -> Option<i64> {
     }
     let days = days_from_civil(year, month, day);
     let seconds = days * 86_400 + hour * 3600 + minute * 60 + second - offset_minutes * 60;
-    Some(seconds * 1000 + millis)
+    Some(seconds * 1_000_000 + micros)
 }
 
 fn is_leap(year: i64) -> bool {
@@ -111,18 +114,21 @@ mod tests {
 
     #[test]
     fn parses_common_forms() {
-        assert_eq!(rfc3339_millis("1970-01-01T00:00:00Z"), Some(0));
-        assert_eq!(rfc3339_millis("1970-01-01t00:00:01.5z"), Some(1500));
-        assert_eq!(rfc3339_millis("1970-01-01T01:00:00+01:00"), Some(0));
+        assert_eq!(rfc3339_micros("1970-01-01T00:00:00Z"), Some(0));
+        assert_eq!(rfc3339_micros("1970-01-01t00:00:01.5z"), Some(1_500_000));
+        assert_eq!(rfc3339_micros("1970-01-01T01:00:00+01:00"), Some(0));
         assert_eq!(
-            rfc3339_millis("2026-08-27T12:00:01.000Z"),
-            Some(1_787_832_001_000)
+            rfc3339_micros("2026-08-27T12:00:01.000Z"),
+            Some(1_787_832_001_000_000)
         );
-        assert_eq!(rfc3339_millis("2026-08-27T12:00:00.123456Z"), Some(1_787_832_000_123));
+        assert_eq!(
+            rfc3339_micros("2026-08-27T12:00:00.1234567Z"),
+            Some(1_787_832_000_123_456)
+        );
         // A leap second is the first instant of the next minute.
         assert_eq!(
-            rfc3339_millis("2016-12-31T23:59:60Z"),
-            rfc3339_millis("2017-01-01T00:00:00Z")
+            rfc3339_micros("2016-12-31T23:59:60Z"),
+            rfc3339_micros("2017-01-01T00:00:00Z")
         );
     }
 
@@ -137,7 +143,7 @@ mod tests {
             "2026-08-27T12:00:00+0100",
             "2026-08-27T12:00:00Zx",
         ] {
-            assert_eq!(rfc3339_millis(bad), None, "{bad}");
+            assert_eq!(rfc3339_micros(bad), None, "{bad}");
         }
     }
 }

@@ -1,0 +1,573 @@
+//! A small, fast evaluator for the JSON Schema vocabulary our closed schemas use.
+//!
+//! Why it exists: compiling the schemas with the `jsonschema` crate costs more
+//! than ten milliseconds per process, which is most of the budget of a
+//! whole-process validation (under 5 ms). This evaluator answers only the
+//! accept/reject question, builds its node tree in well under a millisecond,
+//! compiles each distinct `pattern` once, and delegates `format` checks to the
+//! `jsonschema` crate itself so format semantics cannot drift. When a document
+//! is rejected, the caller asks the `jsonschema` validator for the detailed
+//! errors; the differential tests require both engines to agree on every
+//! decision. A schema using any keyword outside the supported vocabulary makes
+//! the evaluator decline (`None`), and the caller falls back to `jsonschema`.
+
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
+use regex::Regex;
+use serde_json::Value;
+
+use super::SchemaKind;
+
+/// Keywords that only annotate; they never change a decision.
+const ANNOTATIONS: [&str; 6] = [
+    "$schema",
+    "$id",
+    "title",
+    "description",
+    "$comment",
+    "$defs",
+];
+
+#[derive(Debug, Default)]
+struct Node {
+    types: Option<u8>,
+    refs: Vec<usize>,
+    constant: Option<Value>,
+    enumeration: Option<Vec<Value>>,
+    required: Vec<String>,
+    properties: HashMap<String, usize>,
+    closed: bool,
+    additional: Option<usize>,
+    items: Option<usize>,
+    min_items: Option<usize>,
+    max_items: Option<usize>,
+    unique_items: bool,
+    min_length: Option<usize>,
+    max_length: Option<usize>,
+    pattern: Option<usize>,
+    format: Option<String>,
+    minimum: Option<f64>,
+    maximum: Option<f64>,
+    any_of: Vec<usize>,
+    one_of: Vec<usize>,
+    all_of: Vec<usize>,
+}
+
+const T_NULL: u8 = 1;
+const T_BOOL: u8 = 2;
+const T_INT: u8 = 4;
+const T_NUM: u8 = 8;
+const T_STR: u8 = 16;
+const T_ARR: u8 = 32;
+const T_OBJ: u8 = 64;
+
+struct Engine {
+    nodes: Vec<Node>,
+    patterns: Vec<LazyRegex>,
+    root: usize,
+}
+
+struct Builder {
+    nodes: Vec<Node>,
+    done: HashMap<(&'static str, String), usize>,
+    patterns: Vec<LazyRegex>,
+    pattern_index: HashMap<String, usize>,
+}
+
+/// A pattern compiled on first use: most documents exercise only a few of them.
+struct LazyRegex {
+    source: String,
+    compiled: OnceLock<Option<Regex>>,
+}
+
+impl LazyRegex {
+    fn is_match(&self, s: &str) -> bool {
+        self.compiled
+            .get_or_init(|| Regex::new(&self.source).ok())
+            .as_ref()
+            .is_some_and(|re| re.is_match(s))
+    }
+}
+
+/// The parsed embedded schema of one file, parsed on first use.
+fn schema_doc(file: &str) -> Option<(&'static str, &'static Value)> {
+    static DOCS: [OnceLock<Option<Value>>; 17] = [const { OnceLock::new() }; 17];
+    let index = SchemaKind::ALL.iter().position(|k| k.file_name() == file)?;
+    let kind = SchemaKind::ALL[index];
+    let doc = DOCS[index]
+        .get_or_init(|| serde_json::from_str(super::source(kind)).ok())
+        .as_ref()?;
+    Some((kind.file_name(), doc))
+}
+
+fn file_of(reference_base: &str) -> &str {
+    reference_base.rsplit('/').next().unwrap_or(reference_base)
+}
+
+fn resolve_pointer<'v>(doc: &'v Value, pointer: &str) -> Option<&'v Value> {
+    if pointer.is_empty() {
+        Some(doc)
+    } else {
+        doc.pointer(pointer)
+    }
+}
+
+impl Builder {
+    /// Compile the subschema at `pointer` of `file`, memoized (cycles resolve to the same node).
+    fn node(&mut self, file: &str, pointer: &str) -> Option<usize> {
+        let (file, doc) = schema_doc(file)?;
+        let key = (file, pointer.to_string());
+        if let Some(&i) = self.done.get(&key) {
+            return Some(i);
+        }
+        let index = self.nodes.len();
+        self.nodes.push(Node::default());
+        self.done.insert(key, index);
+        let schema = resolve_pointer(doc, pointer)?;
+        let node = self.build(file, pointer, schema)?;
+        self.nodes[index] = node;
+        Some(index)
+    }
+
+    fn child(&mut self, file: &'static str, pointer: &str, token: &str) -> Option<usize> {
+        let escaped = token.replace('~', "~0").replace('/', "~1");
+        self.node(file, &format!("{pointer}/{escaped}"))
+    }
+    fn build(&mut self, file: &'static str, pointer: &str, schema: &Value) -> Option<Node> {
+        let obj = schema.as_object()?;
+        let mut n = Node::default();
+        for (key, value) in obj {
+            match key.as_str() {
+                k if ANNOTATIONS.contains(&k) => {}
+                "type" => {
+                    let list: Vec<&str> = match value {
+                        Value::String(s) => vec![s.as_str()],
+                        Value::Array(a) => a.iter().filter_map(Value::as_str).collect(),
+                        _ => return None,
+                    };
+                    let mut mask = 0;
+                    for t in list {
+                        mask |= match t {
+                            "null" => T_NULL,
+                            "boolean" => T_BOOL,
+                            "integer" => T_INT,
+                            "number" => T_NUM | T_INT,
+                            "string" => T_STR,
+                            "array" => T_ARR,
+                            "object" => T_OBJ,
+                            _ => return None,
+                        };
+                    }
+                    n.types = Some(mask);
+                }
+                "$ref" => {
+                    let r = value.as_str()?;
+                    let (base, fragment) = r.split_once('#').unwrap_or((r, ""));
+                    let target_file = if base.is_empty() { file } else { file_of(base) };
+                    n.refs.push(self.node(target_file, fragment)?);
+                }
+                "const" => n.constant = Some(value.clone()),
+                "enum" => n.enumeration = Some(value.as_array()?.clone()),
+                "required" => {
+                    n.required = value
+                        .as_array()?
+                        .iter()
+                        .map(|v| v.as_str().map(str::to_string))
+                        .collect::<Option<_>>()?;
+                }
+                "properties" => {
+                    for name in value.as_object()?.keys() {
+                        let p = format!("{pointer}/properties");
+                        let idx = self.child(file, &p, name)?;
+                        n.properties.insert(name.clone(), idx);
+                    }
+                }
+                "additionalProperties" => match value {
+                    Value::Bool(false) => n.closed = true,
+                    Value::Bool(true) => {}
+                    Value::Object(_) => {
+                        n.additional = Some(self.child(file, pointer, "additionalProperties")?)
+                    }
+                    _ => return None,
+                },
+                "items" => n.items = Some(self.child(file, pointer, "items")?),
+                "minItems" => n.min_items = Some(usize::try_from(value.as_u64()?).ok()?),
+                "maxItems" => n.max_items = Some(usize::try_from(value.as_u64()?).ok()?),
+                "uniqueItems" => n.unique_items = value.as_bool()?,
+                "minLength" => n.min_length = Some(usize::try_from(value.as_u64()?).ok()?),
+                "maxLength" => n.max_length = Some(usize::try_from(value.as_u64()?).ok()?),
+                "pattern" => {
+                    let p = value.as_str()?;
+                    let idx = match self.pattern_index.get(p) {
+                        Some(&i) => i,
+                        None => {
+                            self.patterns.push(LazyRegex {
+                                source: p.to_string(),
+                                compiled: OnceLock::new(),
+                            });
+                            self.pattern_index
+                                .insert(p.to_string(), self.patterns.len() - 1);
+                            self.patterns.len() - 1
+                        }
+                    };
+                    n.pattern = Some(idx);
+                }
+                "format" => {
+                    let f = value.as_str()?;
+                    if f != "date-time" {
+                        return None;
+                    }
+                    n.format = Some(f.to_string());
+                }
+                "minimum" => n.minimum = Some(value.as_f64()?),
+                "maximum" => n.maximum = Some(value.as_f64()?),
+                "anyOf" | "oneOf" | "allOf" => {
+                    let count = value.as_array()?.len();
+                    let mut list = Vec::with_capacity(count);
+                    for i in 0..count {
+                        list.push(self.node(file, &format!("{pointer}/{key}/{i}"))?);
+                    }
+                    match key.as_str() {
+                        "anyOf" => n.any_of = list,
+                        "oneOf" => n.one_of = list,
+                        _ => n.all_of = list,
+                    }
+                }
+                // Anything else: decline, the caller uses the full engine.
+                _ => return None,
+            }
+        }
+        Some(n)
+    }
+}
+
+/// The compiled evaluator of one kind, built on first use; `None` if the kind's
+/// schemas use a keyword this evaluator does not implement.
+fn engine(kind: SchemaKind) -> Option<&'static Engine> {
+    static ENGINES: [OnceLock<Option<Engine>>; 17] = [const { OnceLock::new() }; 17];
+    let index = SchemaKind::ALL.iter().position(|k| *k == kind)?;
+    ENGINES[index]
+        .get_or_init(|| {
+            let mut b = Builder {
+                nodes: Vec::new(),
+                done: HashMap::new(),
+                patterns: Vec::new(),
+                pattern_index: HashMap::new(),
+            };
+            let root = b.node(kind.file_name(), "")?;
+            Some(Engine {
+                nodes: b.nodes,
+                patterns: b.patterns,
+                root,
+            })
+        })
+        .as_ref()
+}
+
+/// `format` assertions, with the semantics of the `jsonschema` crate's checks
+/// (the agreement tests hold the two to the same answers).
+fn format_ok(format: &str, s: &str) -> bool {
+    match format {
+        "date-time" => is_date_time(s),
+        _ => false,
+    }
+}
+
+fn two_digits(b: &[u8]) -> Option<u32> {
+    match b {
+        [x @ b'0'..=b'9', y @ b'0'..=b'9'] => Some(u32::from(x - b'0') * 10 + u32::from(y - b'0')),
+        _ => None,
+    }
+}
+
+/// RFC 3339 `date-time`: `T`/`t` separator, optional fraction, `Z`/`z` or a
+/// `+HH:MM`/`-HH:MM` offset; a leap second only where it falls on 23:59 UTC.
+pub fn is_date_time(s: &str) -> bool {
+    let Some(t) = s.bytes().position(|b| b == b'T' || b == b't') else {
+        return false;
+    };
+    let (date, time) = (&s.as_bytes()[..t], &s.as_bytes()[t + 1..]);
+    if date.len() != 10 || date[4] != b'-' || date[7] != b'-' {
+        return false;
+    }
+    let (Some(y1), Some(y2), Some(month), Some(day)) = (
+        two_digits(&date[0..2]),
+        two_digits(&date[2..4]),
+        two_digits(&date[5..7]),
+        two_digits(&date[8..10]),
+    ) else {
+        return false;
+    };
+    let year = y1 * 100 + y2;
+    let leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
+    let days = match month {
+        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
+        4 | 6 | 9 | 11 => 30,
+        2 if leap => 29,
+        2 => 28,
+        _ => return false,
+    };
+    if day == 0 || day > days {
+        return false;
+    }
+    if time.len() < 9 || time[2] != b':' || time[5] != b':' {
+        return false;
+    }
+    let (Some(hour), Some(minute), Some(second)) = (
+        two_digits(&time[0..2]),
+        two_digits(&time[3..5]),
+        two_digits(&time[6..8]),
+    ) else {
+        return false;
+    };
+    if hour > 23 || minute > 59 || second > 60 {
+        return false;
+    }
+    let mut i = 8;
+    if time.get(i) == Some(&b'.') {
+        i += 1;
+        let start = i;
+        while time.get(i).is_some_and(u8::is_ascii_digit) {
+            i += 1;
+        }
+        if i == start {
+            return false;
+        }
+    }
+    match time.get(i) {
+        Some(b'Z' | b'z') => i + 1 == time.len() && (second != 60 || (hour == 23 && minute == 59)),
+        Some(sign @ (b'+' | b'-')) => {
+            if time.len() - i != 6 || time[i + 3] != b':' {
+                return false;
+            }
+            let (Some(oh), Some(om)) = (
+                two_digits(&time[i + 1..i + 3]),
+                two_digits(&time[i + 4..i + 6]),
+            ) else {
+                return false;
+            };
+            if oh > 23 || om > 59 {
+                return false;
+            }
+            if second != 60 {
+                return true;
+            }
+            // A leap second must fall on 23:59 in UTC.
+            let local = (hour * 60 + minute) as i32;
+            let offset = (oh * 60 + om) as i32;
+            let utc = if *sign == b'+' {
+                local - offset
+            } else {
+                local + offset
+            };
+            utc.rem_euclid(24 * 60) == 23 * 60 + 59
+        }
+        _ => false,
+    }
+}
+
+fn type_bit(v: &Value) -> u8 {
+    match v {
+        Value::Null => T_NULL,
+        Value::Bool(_) => T_BOOL,
+        Value::Number(n) => {
+            if n.is_i64() || n.is_u64() || n.as_f64().is_some_and(|f| f.fract() == 0.0) {
+                T_INT | T_NUM
+            } else {
+                T_NUM
+            }
+        }
+        Value::String(_) => T_STR,
+        Value::Array(_) => T_ARR,
+        Value::Object(_) => T_OBJ,
+    }
+}
+
+/// JSON Schema equality: numbers by value, objects regardless of key order.
+fn json_equal(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) => match (x.as_i64(), y.as_i64()) {
+            (Some(i), Some(j)) => i == j,
+            _ => x.as_f64() == y.as_f64(),
+        },
+        (Value::Array(x), Value::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(p, q)| json_equal(p, q))
+        }
+        (Value::Object(x), Value::Object(y)) => {
+            x.len() == y.len()
+                && x.iter()
+                    .all(|(k, v)| y.get(k).is_some_and(|w| json_equal(v, w)))
+        }
+        _ => a == b,
+    }
+}
+
+impl Engine {
+    fn valid(&self, node: usize, v: &Value) -> bool {
+        let n = &self.nodes[node];
+        if let Some(mask) = n.types
+            && mask & type_bit(v) == 0
+        {
+            return false;
+        }
+        if let Some(c) = &n.constant
+            && !json_equal(c, v)
+        {
+            return false;
+        }
+        if let Some(list) = &n.enumeration
+            && !list.iter().any(|c| json_equal(c, v))
+        {
+            return false;
+        }
+        for &r in &n.refs {
+            if !self.valid(r, v) {
+                return false;
+            }
+        }
+        match v {
+            Value::Object(map) => {
+                if n.required.iter().any(|k| !map.contains_key(k)) {
+                    return false;
+                }
+                for (k, child) in map {
+                    match n.properties.get(k) {
+                        Some(&p) => {
+                            if !self.valid(p, child) {
+                                return false;
+                            }
+                        }
+                        None => {
+                            if n.closed {
+                                return false;
+                            }
+                            if let Some(a) = n.additional
+                                && !self.valid(a, child)
+                            {
+                                return false;
+                            }
+                        }
+                    }
+                }
+            }
+            Value::Array(items) => {
+                if n.min_items.is_some_and(|m| items.len() < m)
+                    || n.max_items.is_some_and(|m| items.len() > m)
+                {
+                    return false;
+                }
+                if let Some(it) = n.items
+                    && !items.iter().all(|x| self.valid(it, x))
+                {
+                    return false;
+                }
+                if n.unique_items {
+                    for (i, a) in items.iter().enumerate() {
+                        if items[..i].iter().any(|b| json_equal(a, b)) {
+                            return false;
+                        }
+                    }
+                }
+            }
+            Value::String(s) => {
+                if n.min_length.is_some() || n.max_length.is_some() {
+                    let len = s.chars().count();
+                    if n.min_length.is_some_and(|m| len < m)
+                        || n.max_length.is_some_and(|m| len > m)
+                    {
+                        return false;
+                    }
+                }
+                if let Some(p) = n.pattern
+                    && !self.patterns[p].is_match(s)
+                {
+                    return false;
+                }
+                if let Some(f) = &n.format
+                    && !format_ok(f, s)
+                {
+                    return false;
+                }
+            }
+            Value::Number(num) => {
+                let x = num.as_f64().unwrap_or(f64::NAN);
+                if n.minimum.is_some_and(|m| x < m) || n.maximum.is_some_and(|m| x > m) {
+                    return false;
+                }
+            }
+            _ => {}
+        }
+        if !n.all_of.iter().all(|&s| self.valid(s, v)) {
+            return false;
+        }
+        if !n.any_of.is_empty() && !n.any_of.iter().any(|&s| self.valid(s, v)) {
+            return false;
+        }
+        if !n.one_of.is_empty() && n.one_of.iter().filter(|&&s| self.valid(s, v)).count() != 1 {
+            return false;
+        }
+        true
+    }
+}
+
+/// Accept/reject decision for `value` against `kind`, or `None` if the fast
+/// evaluator cannot express the schemas (the caller then uses `jsonschema`).
+pub fn is_valid(kind: SchemaKind, value: &Value) -> Option<bool> {
+    let e = engine(kind)?;
+    Some(e.valid(e.root, value))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn engine_builds_for_every_kind_without_uri_formats() {
+        for kind in SchemaKind::ALL {
+            let uses_uri = super::super::source(kind).contains("\"uri\"");
+            let decision = is_valid(kind, &Value::Null);
+            if uses_uri {
+                assert_eq!(decision, None, "{kind:?} uses format uri: declined");
+            } else {
+                // No MCP-RES document is `null`.
+                assert_eq!(decision, Some(false), "fast evaluator declines {kind:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn date_time_matches_rfc3339_with_leap_seconds_on_2359_utc() {
+        for ok in [
+            "2026-08-27T12:00:00Z",
+            "2026-08-27t12:00:00.123z",
+            "2024-02-29T00:00:00+14:00",
+            "2016-12-31T23:59:60Z",
+            "2016-12-31T22:59:60-01:00",
+        ] {
+            assert!(is_date_time(ok), "{ok}");
+        }
+        for bad in [
+            "2026-08-27T12:00:00",
+            "2026-08-27 12:00:00Z",
+            "2023-02-29T00:00:00Z",
+            "2026-08-27T24:00:00Z",
+            "2016-12-31T23:59:60+01:00",
+            "2026-08-27T12:00:60Z",
+            "2026-08-27T12:00:00.Z",
+            "2026-08-27T12:00:00+0100",
+        ] {
+            assert!(!is_date_time(bad), "{bad}");
+        }
+    }
+
+    #[test]
+    fn numbers_compare_by_value() {
+        assert!(json_equal(&serde_json::json!(1), &serde_json::json!(1.0)));
+        assert!(json_equal(
+            &serde_json::json!({"a": [1, {"b": null}]}),
+            &serde_json::json!({"a": [1, {"b": null}]})
+        ));
+        assert!(!json_equal(&serde_json::json!("1"), &serde_json::json!(1)));
+    }
+}

@@ -1,0 +1,1477 @@
+//! Adversarial inputs against the real `mcpres` binary.
+//!
+//! Every case runs `mcpres validate --format json` (or another subcommand) as a
+//! child process and checks the exit code, the JSON result object, the message
+//! (reason, and line/column where the reader can give one) and that nothing
+//! panicked. Small cases are committed under `testdata/hostile/` (their bytes
+//! are defined in [`SMALL_CASES`]; `committed_cases_match_their_definitions`
+//! keeps the two in step, and `cargo test --test hostile -- --ignored
+//! regenerate` rewrites them). The big cases (16 MiB + 1 bytes, 250,001 values,
+//! depth 10,000, a 1,048,577-unit string) are generated into a temporary
+//! directory by the test and never committed.
+//!
+//! The bundle-directory cases unpack the committed valid bundle with
+//! `mcpres unpack`, damage the directory, and expect mcpres' own
+//! `MCP_RES_ARTIFACT_*` codes (exit 1) as the primary diagnostic.
+//!
+//! No timing is asserted: a watchdog only kills a child that hangs for
+//! minutes, so a hang fails the test instead of stalling the suite.
+
+use std::ffi::OsStr;
+use std::fs;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+const BIN: &str = env!("CARGO_BIN_EXE_mcpres");
+const INPUT_INVALID: &str = "MCP_RES_INPUT_INVALID";
+/// Hang protection only; this is not a performance bound.
+const WATCHDOG: Duration = Duration::from_secs(300);
+
+/// The committed valid single-file bundle (a copy of the reference kit's
+/// `test-vectors/valid/reason-bound-negative.json`, Apache-2.0).
+const VALID_BUNDLE: &str = "valid-bundle.json";
+
+/// The committed small cases: file name and exact bytes.
+const SMALL_CASES: &[(&str, &[u8])] = &[
+    ("invalid-utf8.json", b"{\n  \"a\": \"\xff\"\n}\n"),
+    ("invalid-utf8-overlong.json", b"{\"a\": \"\xc0\xaf\"}"),
+    ("bom.json", b"\xef\xbb\xbf{}"),
+    (
+        "duplicate-key-deep.json",
+        b"{\n  \"a\": {\n    \"b\": [\n      {\"c\": 1, \"d\": {\"e\": true, \"e\": false}}\n    ]\n  }\n}\n",
+    ),
+    ("lone-surrogate-key-high.json", b"{\"\\ud800\": 1}"),
+    ("lone-surrogate-key-low.json", b"{\"ok\": 1,\n \"x\\udc00\": 2}"),
+    ("lone-surrogate-value-high.json", b"{\"a\": \"\\ud83d\"}"),
+    ("lone-surrogate-value-low.json", b"{\"a\": [\"ab\\udfff\"]}"),
+    (
+        "lone-surrogate-value-high-then-bmp.json",
+        b"{\"a\": \"\\ud83d\\u0041\"}",
+    ),
+    ("unsafe-integer-2p53.json", b"{\"n\": 9007199254740992}"),
+    ("unsafe-integer-neg-2p53.json", b"{\"n\": -9007199254740992}"),
+    ("unsafe-integer-huge.json", b"[1, 123456789012345678901234567890]"),
+    ("safe-integer-max.json", b"{\"n\": 9007199254740991}"),
+    ("negative-zero.json", b"{\"n\": -0}"),
+    ("fraction.json", b"{\"n\": 1.0}"),
+    ("exponent.json", b"{\"n\": 1e2}"),
+    ("exponent-signed.json", b"[0,\n -1E+2]"),
+    ("trailing-garbage.json", b"{} x"),
+    ("trailing-second-value.json", b"{}{}"),
+    ("trailing-bracket.json", b"[1]]"),
+    ("nul-trailing.json", b"{}\x00"),
+    ("nul-leading.json", b"\x00{}"),
+    ("nul-in-string.json", b"{\"a\": \"x\x00y\"}"),
+    ("empty.json", b""),
+    ("whitespace-only.json", b" \n\t\r\n"),
+];
+
+// ---------------------------------------------------------------- harness
+
+fn hostile_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/hostile")
+}
+
+fn case(name: &str) -> PathBuf {
+    hostile_dir().join(name)
+}
+
+struct Run {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+impl Run {
+    /// The single JSON result object on stdout.
+    fn json(&self) -> Value {
+        let line = self.stdout.trim();
+        assert!(
+            !line.is_empty() && !line.contains('\n'),
+            "expected one JSON line on stdout, got {:?}\nstderr: {}",
+            self.stdout,
+            self.stderr
+        );
+        serde_json::from_str(line).unwrap_or_else(|e| panic!("stdout is not JSON ({e}): {line}"))
+    }
+}
+
+/// Run the real binary with a watchdog; never hangs the suite.
+fn run<I, S>(args: I) -> Run
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<OsStr>,
+{
+    run_within(args, WATCHDOG)
+}
+
+/// [`run`] with another hang bound (never a performance assertion: the bound is
+/// many times what a linear-time implementation needs in a debug build).
+fn run_within<I, S>(args: I, watchdog: Duration) -> Run
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<OsStr>,
+{
+    let mut child = Command::new(BIN)
+        .args(args)
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn mcpres");
+    let mut out_pipe = child.stdout.take().expect("stdout");
+    let mut err_pipe = child.stderr.take().expect("stderr");
+    let out_reader = std::thread::spawn(move || {
+        let mut buf = Vec::new();
+        let _ = out_pipe.read_to_end(&mut buf);
+        buf
+    });
+    let err_reader = std::thread::spawn(move || {
+        let mut buf = Vec::new();
+        let _ = err_pipe.read_to_end(&mut buf);
+        buf
+    });
+    let start = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait for mcpres") {
+            break status;
+        }
+        if start.elapsed() > watchdog {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("mcpres did not finish within {watchdog:?} (hang)");
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    let stdout =
+        String::from_utf8(out_reader.join().expect("stdout reader")).expect("stdout is UTF-8");
+    let stderr = String::from_utf8_lossy(&err_reader.join().expect("stderr reader")).into_owned();
+    assert!(!stderr.contains("panicked"), "mcpres panicked:\n{stderr}");
+    let code = status
+        .code()
+        .unwrap_or_else(|| panic!("mcpres was killed by a signal: {status:?}\n{stderr}"));
+    Run {
+        code,
+        stdout,
+        stderr,
+    }
+}
+
+fn validate(path: &Path) -> Run {
+    run([
+        OsStr::new("validate"),
+        OsStr::new("--format"),
+        OsStr::new("json"),
+        path.as_os_str(),
+    ])
+}
+
+/// Exit 2, `diagnostics == ["MCP_RES_INPUT_INVALID"]`, a message naming the
+/// reason, and (when given) the reader's line and column.
+fn assert_unusable(path: &Path, reason: &str, position: Option<(usize, usize)>) -> Value {
+    let r = validate(path);
+    let v = r.json();
+    assert_eq!(r.code, 2, "exit code for {}: {v}", path.display());
+    assert_eq!(v["valid"], json!(false), "{v}");
+    assert_eq!(v["diagnostics"], json!([INPUT_INVALID]), "{v}");
+    let message = v["message"].as_str().expect("message is a string");
+    assert!(
+        message.contains(reason),
+        "message {message:?} does not name the reason {reason:?}"
+    );
+    if let Some((line, column)) = position {
+        let at = format!("at line {line}, column {column}");
+        assert!(message.ends_with(&at), "message {message:?} lacks {at:?}");
+    }
+    assert_eq!(v["findings"][0]["code"], json!(INPUT_INVALID), "{v}");
+    v
+}
+
+/// The reader accepted the document and validation judged it: exit 1 with a
+/// real rule diagnostic (the test documents are not bundles).
+fn assert_readable_but_invalid(path: &Path) -> Value {
+    let r = validate(path);
+    let v = r.json();
+    assert_eq!(r.code, 1, "exit code for {}: {v}", path.display());
+    let primary = v["diagnostics"][0].as_str().expect("a primary diagnostic");
+    assert_ne!(primary, INPUT_INVALID, "{v}");
+    assert!(primary.starts_with("MCP_RES_"), "{v}");
+    v
+}
+
+fn codes_of(v: &Value) -> Vec<String> {
+    v["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .map(|f| f["code"].as_str().expect("code").to_string())
+        .collect()
+}
+
+// ------------------------------------------------- committed small cases
+
+#[test]
+fn committed_cases_match_their_definitions() {
+    for (name, bytes) in SMALL_CASES {
+        let on_disk = fs::read(case(name))
+            .unwrap_or_else(|e| panic!("testdata/hostile/{name}: {e}; run the `regenerate` test"));
+        assert_eq!(
+            &on_disk, bytes,
+            "testdata/hostile/{name} differs from SMALL_CASES"
+        );
+    }
+    let valid = fs::read(case(VALID_BUNDLE)).expect("committed valid bundle");
+    mcpres::json::parse_default(&valid).expect("the committed valid bundle is strict JSON");
+}
+
+/// `cargo test --test hostile -- --ignored regenerate` rewrites the committed cases
+/// (and refreshes the valid bundle from the reference corpus when it is present).
+#[test]
+#[ignore = "writes testdata/hostile; run on purpose"]
+fn regenerate() {
+    fs::create_dir_all(hostile_dir()).unwrap();
+    for (name, bytes) in SMALL_CASES {
+        fs::write(case(name), bytes).unwrap();
+    }
+    let reference = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/reference-corpus/v0.2.0/test-vectors/valid/reason-bound-negative.json");
+    if reference.is_file() {
+        fs::copy(&reference, case(VALID_BUNDLE)).unwrap();
+    }
+    fs::write(case("depth-129.json"), nested_arrays(129)).unwrap();
+    fs::write(case("depth-130.json"), nested_arrays(130)).unwrap();
+}
+
+#[test]
+fn valid_bundle_is_valid() {
+    let r = validate(&case(VALID_BUNDLE));
+    let v = r.json();
+    assert_eq!(r.code, 0, "{v}");
+    assert_eq!(v["valid"], json!(true));
+    assert_eq!(v["diagnostics"], json!([]));
+}
+
+#[test]
+fn invalid_utf8() {
+    assert_unusable(&case("invalid-utf8.json"), "not valid UTF-8", Some((2, 9)));
+}
+
+#[test]
+fn invalid_utf8_overlong_encoding() {
+    assert_unusable(
+        &case("invalid-utf8-overlong.json"),
+        "not valid UTF-8",
+        Some((1, 8)),
+    );
+}
+
+#[test]
+fn byte_order_mark() {
+    assert_unusable(&case("bom.json"), "byte order mark", Some((1, 1)));
+}
+
+#[test]
+fn duplicate_key_at_depth() {
+    // The second "e" (line 4) is reported, not the first.
+    assert_unusable(
+        &case("duplicate-key-deep.json"),
+        "duplicate object key \"e\"",
+        Some((4, 33)),
+    );
+}
+
+#[test]
+fn lone_high_surrogate_in_key() {
+    assert_unusable(
+        &case("lone-surrogate-key-high.json"),
+        "lone UTF-16 surrogate (MCP_RES_INVALID_UNICODE)",
+        Some((1, 3)),
+    );
+}
+
+#[test]
+fn lone_low_surrogate_in_key() {
+    assert_unusable(
+        &case("lone-surrogate-key-low.json"),
+        "lone UTF-16 surrogate",
+        Some((2, 4)),
+    );
+}
+
+#[test]
+fn lone_high_surrogate_at_end_of_value() {
+    assert_unusable(
+        &case("lone-surrogate-value-high.json"),
+        "lone UTF-16 surrogate",
+        Some((1, 8)),
+    );
+}
+
+#[test]
+fn lone_low_surrogate_in_value() {
+    assert_unusable(
+        &case("lone-surrogate-value-low.json"),
+        "lone UTF-16 surrogate",
+        Some((1, 11)),
+    );
+}
+
+#[test]
+fn high_surrogate_followed_by_bmp_escape() {
+    assert_unusable(
+        &case("lone-surrogate-value-high-then-bmp.json"),
+        "lone UTF-16 surrogate",
+        Some((1, 8)),
+    );
+}
+
+#[test]
+fn two_to_the_53() {
+    assert_unusable(
+        &case("unsafe-integer-2p53.json"),
+        "outside the safe range ±9007199254740991 (MCP_RES_NON_CANONICAL_NUMBER)",
+        Some((1, 7)),
+    );
+}
+
+#[test]
+fn minus_two_to_the_53() {
+    assert_unusable(
+        &case("unsafe-integer-neg-2p53.json"),
+        "outside the safe range",
+        Some((1, 7)),
+    );
+}
+
+#[test]
+fn thirty_digit_integer() {
+    assert_unusable(
+        &case("unsafe-integer-huge.json"),
+        "outside the safe range",
+        Some((1, 5)),
+    );
+}
+
+#[test]
+fn max_safe_integer_is_readable() {
+    assert_readable_but_invalid(&case("safe-integer-max.json"));
+}
+
+/// `-0` is an integer token: the reader accepts it (as the integer 0, which the
+/// canonical form writes `0`), so the document proceeds to validation. This
+/// one is not a bundle, so validation fails it: exit 1, not 2.
+#[test]
+fn negative_zero_is_readable_and_proceeds_to_validation() {
+    let v = assert_readable_but_invalid(&case("negative-zero.json"));
+    assert!(!codes_of(&v).iter().any(|c| c == INPUT_INVALID), "{v}");
+}
+
+/// The same in a real bundle: `"attempt": -0` reads as 0, so every digest
+/// still matches and the bundle stays valid.
+#[test]
+fn negative_zero_inside_a_valid_bundle_keeps_it_valid() {
+    let text = fs::read_to_string(case(VALID_BUNDLE)).unwrap();
+    assert!(text.contains("\"attempt\": 0,"));
+    let tmp = tempfile::tempdir().unwrap();
+    let path = tmp.path().join("negative-zero-bundle.json");
+    fs::write(
+        &path,
+        text.replacen("\"attempt\": 0,", "\"attempt\": -0,", 1),
+    )
+    .unwrap();
+    let r = validate(&path);
+    let v = r.json();
+    assert_eq!(r.code, 0, "{v}");
+    assert_eq!(v["valid"], json!(true));
+}
+
+#[test]
+fn fraction_token() {
+    assert_unusable(
+        &case("fraction.json"),
+        "number has a fraction or exponent; only integers are allowed (MCP_RES_NON_CANONICAL_NUMBER)",
+        Some((1, 7)),
+    );
+}
+
+#[test]
+fn exponent_token() {
+    assert_unusable(&case("exponent.json"), "fraction or exponent", Some((1, 7)));
+}
+
+#[test]
+fn signed_exponent_token() {
+    assert_unusable(
+        &case("exponent-signed.json"),
+        "fraction or exponent",
+        Some((2, 2)),
+    );
+}
+
+#[test]
+fn trailing_garbage() {
+    assert_unusable(
+        &case("trailing-garbage.json"),
+        "trailing data",
+        Some((1, 4)),
+    );
+}
+
+#[test]
+fn trailing_second_value() {
+    assert_unusable(
+        &case("trailing-second-value.json"),
+        "trailing data",
+        Some((1, 3)),
+    );
+}
+
+#[test]
+fn trailing_bracket() {
+    assert_unusable(
+        &case("trailing-bracket.json"),
+        "trailing data",
+        Some((1, 4)),
+    );
+}
+
+#[test]
+fn nul_byte_after_the_value() {
+    assert_unusable(&case("nul-trailing.json"), "trailing data", Some((1, 3)));
+}
+
+#[test]
+fn nul_byte_before_the_value() {
+    assert_unusable(
+        &case("nul-leading.json"),
+        "unexpected byte 0x00",
+        Some((1, 1)),
+    );
+}
+
+#[test]
+fn nul_byte_inside_a_string() {
+    assert_unusable(
+        &case("nul-in-string.json"),
+        "unescaped control character in string",
+        Some((1, 9)),
+    );
+}
+
+#[test]
+fn empty_file() {
+    assert_unusable(&case("empty.json"), "document is empty", Some((1, 1)));
+}
+
+#[test]
+fn whitespace_only_file() {
+    assert_unusable(
+        &case("whitespace-only.json"),
+        "document is empty",
+        Some((1, 1)),
+    );
+}
+
+// ------------------------------------------------------------ depth limit
+
+fn nested_arrays(depth: usize) -> String {
+    format!("{}{}", "[".repeat(depth), "]".repeat(depth))
+}
+
+/// 129 nested arrays: the innermost is at depth 128, the limit; the reader
+/// accepts it and validation judges it (exit 1).
+#[test]
+fn depth_129_nested_arrays_pass_the_reader() {
+    assert_eq!(
+        fs::read_to_string(case("depth-129.json")).unwrap(),
+        nested_arrays(129)
+    );
+    assert_readable_but_invalid(&case("depth-129.json"));
+}
+
+#[test]
+fn depth_130_nested_arrays_fail() {
+    assert_eq!(
+        fs::read_to_string(case("depth-130.json")).unwrap(),
+        nested_arrays(130)
+    );
+    assert_unusable(
+        &case("depth-130.json"),
+        "nesting deeper than 128 levels",
+        Some((1, 130)),
+    );
+}
+
+#[test]
+fn depth_10000() {
+    let tmp = tempfile::tempdir().unwrap();
+    let path = tmp.path().join("depth-10000.json");
+    fs::write(&path, nested_arrays(10_000)).unwrap();
+    assert_unusable(&path, "nesting deeper than 128 levels", Some((1, 130)));
+}
+
+#[test]
+fn depth_10000_objects() {
+    let tmp = tempfile::tempdir().unwrap();
+    let path = tmp.path().join("depth-10000-objects.json");
+    fs::write(
+        &path,
+        format!("{}1{}", "{\"a\":".repeat(10_000), "}".repeat(10_000)),
+    )
+    .unwrap();
+    // The 129th object opens at depth 128; its value (depth 129) is refused.
+    assert_unusable(
+        &path,
+        "nesting deeper than 128 levels",
+        Some((1, 5 * 129 + 1)),
+    );
+}
+
+// ------------------------------------------------------------- size limit
+
+const MAX_BYTES: usize = 16 * 1024 * 1024;
+
+#[test]
+fn sixteen_mib_plus_one_byte() {
+    let tmp = tempfile::tempdir().unwrap();
+    let path = tmp.path().join("too-large.json");
+    let mut bytes = b"{}".to_vec();
+    bytes.resize(MAX_BYTES + 1, b' ');
+    fs::write(&path, &bytes).unwrap();
+    assert_unusable(
+        &path,
+        "16777217 bytes is over the 16777216-byte document limit",
+        None,
+    );
+}
+
+#[test]
+fn exactly_sixteen_mib_passes_the_reader() {
+    let tmp = tempfile::tempdir().unwrap();
+    let path = tmp.path().join("at-limit.json");
+    let mut bytes = b"{}".to_vec();
+    bytes.resize(MAX_BYTES, b' ');
+    fs::write(&path, &bytes).unwrap();
+    assert_readable_but_invalid(&path);
+}
+
+// ------------------------------------------------------------- node limit
+
+/// `[0,0,...]` with `zeros` elements has `zeros + 1` values.
+fn zeros_array(zeros: usize) -> String {
+    format!("[{}]", vec!["0"; zeros].join(","))
+}
+
+#[test]
+fn node_limit_250_001_values() {
+    let tmp = tempfile::tempdir().unwrap();
+    let path = tmp.path().join("nodes-250001.json");
+    fs::write(&path, zeros_array(250_000)).unwrap();
+    // Value n (n >= 2) is the (n-1)th zero, at column 2 + 2(n-2).
+    assert_unusable(
+        &path,
+        "document has more than 250000 values",
+        Some((1, 2 + 2 * (250_001 - 2))),
+    );
+}
+
+#[test]
+fn node_limit_250_000_values_pass_the_reader() {
+    let tmp = tempfile::tempdir().unwrap();
+    let path = tmp.path().join("nodes-250000.json");
+    fs::write(&path, zeros_array(249_999)).unwrap();
+    assert_readable_but_invalid(&path);
+}
+
+/// Keys are not values: an object with 125,000 members has 125,001 values.
+#[test]
+fn object_keys_do_not_count_as_values() {
+    let tmp = tempfile::tempdir().unwrap();
+    let path = tmp.path().join("keys.json");
+    let members: Vec<String> = (0..249_999).map(|i| format!("\"k{i}\":0")).collect();
+    fs::write(&path, format!("{{{}}}", members.join(","))).unwrap();
+    assert_readable_but_invalid(&path);
+    let members: Vec<String> = (0..250_000).map(|i| format!("\"k{i}\":0")).collect();
+    fs::write(&path, format!("{{{}}}", members.join(","))).unwrap();
+    assert_unusable(&path, "document has more than 250000 values", None);
+}
+
+// ----------------------------------------------------------- string limit
+
+const MAX_UNITS: usize = 1_048_576;
+
+#[test]
+fn string_of_1_048_577_units() {
+    let tmp = tempfile::tempdir().unwrap();
+    let path = tmp.path().join("string-too-long.json");
+    fs::write(
+        &path,
+        format!("{{\"s\": \"{}\"}}", "a".repeat(MAX_UNITS + 1)),
+    )
+    .unwrap();
+    assert_unusable(
+        &path,
+        "string longer than 1048576 UTF-16 code units",
+        Some((1, 7)),
+    );
+}
+
+#[test]
+fn string_of_1_048_576_units_passes_the_reader() {
+    let tmp = tempfile::tempdir().unwrap();
+    let path = tmp.path().join("string-at-limit.json");
+    fs::write(&path, format!("{{\"s\": \"{}\"}}", "a".repeat(MAX_UNITS))).unwrap();
+    assert_readable_but_invalid(&path);
+}
+
+/// Units, not bytes or characters: 524,288 emoji are 1,048,576 units (2 MiB of
+/// UTF-8) and pass; escapes count after unescaping.
+#[test]
+fn string_limit_counts_utf16_units_after_unescaping() {
+    let tmp = tempfile::tempdir().unwrap();
+    let path = tmp.path().join("emoji.json");
+    fs::write(&path, format!("[\"{}\"]", "😀".repeat(MAX_UNITS / 2))).unwrap();
+    assert_readable_but_invalid(&path);
+    fs::write(
+        &path,
+        format!("[\"{}\\u0041\"]", "😀".repeat(MAX_UNITS / 2)),
+    )
+    .unwrap();
+    assert_unusable(
+        &path,
+        "string longer than 1048576 UTF-16 code units",
+        Some((1, 2)),
+    );
+}
+
+#[test]
+fn key_of_1_048_577_units() {
+    let tmp = tempfile::tempdir().unwrap();
+    let path = tmp.path().join("key-too-long.json");
+    fs::write(&path, format!("{{\"{}\": 1}}", "k".repeat(MAX_UNITS + 1))).unwrap();
+    assert_unusable(
+        &path,
+        "string longer than 1048576 UTF-16 code units",
+        Some((1, 2)),
+    );
+}
+
+// ------------------------------------------------ what the path names
+
+#[cfg(unix)]
+#[test]
+fn symlink_as_input() {
+    let tmp = tempfile::tempdir().unwrap();
+    let link = tmp.path().join("link.json");
+    std::os::unix::fs::symlink(case(VALID_BUNDLE), &link).unwrap();
+    assert_unusable(&link, "is a symbolic link", None);
+}
+
+#[cfg(unix)]
+#[test]
+fn symlink_to_a_bundle_directory_as_input() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = unpack_valid(tmp.path());
+    let link = tmp.path().join("link-dir");
+    std::os::unix::fs::symlink(&dir, &link).unwrap();
+    assert_unusable(&link, "is a symbolic link", None);
+}
+
+#[test]
+fn directory_without_integrity_manifest() {
+    let tmp = tempfile::tempdir().unwrap();
+    fs::write(tmp.path().join("evidence-envelope.json"), b"{}").unwrap();
+    assert_unusable(tmp.path(), "has no integrity-manifest.json", None);
+}
+
+#[test]
+fn nonexistent_path() {
+    let tmp = tempfile::tempdir().unwrap();
+    assert_unusable(&tmp.path().join("absent.json"), "cannot read", None);
+}
+
+#[cfg(unix)]
+#[test]
+fn special_file_as_input() {
+    assert_unusable(
+        Path::new("/dev/null"),
+        "neither a regular file nor a directory",
+        None,
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn fifo_as_input_is_not_opened() {
+    let tmp = tempfile::tempdir().unwrap();
+    let fifo = tmp.path().join("fifo.json");
+    let made = Command::new("mkfifo").arg(&fifo).status();
+    if !matches!(made, Ok(s) if s.success()) {
+        eprintln!("SKIPPED: mkfifo unavailable");
+        return;
+    }
+    // Opening a FIFO with no writer would block; mcpres must refuse it first.
+    assert_unusable(&fifo, "neither a regular file nor a directory", None);
+}
+
+/// One unusable input among valid ones: each gets its own result object and
+/// the process exits with the worst code.
+#[test]
+fn unusable_input_among_several() {
+    let r = run([
+        OsStr::new("validate"),
+        OsStr::new("--format"),
+        OsStr::new("json"),
+        case(VALID_BUNDLE).as_os_str(),
+        case("bom.json").as_os_str(),
+        case("negative-zero.json").as_os_str(),
+    ]);
+    assert_eq!(r.code, 2);
+    let lines: Vec<Value> = r
+        .stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("JSON line"))
+        .collect();
+    assert_eq!(lines.len(), 3);
+    assert_eq!(lines[1]["diagnostics"], json!([INPUT_INVALID]));
+    assert!(
+        r.stderr
+            .contains("checked 3 inputs: 1 valid, 1 invalid, 1 unreadable"),
+        "{}",
+        r.stderr
+    );
+}
+
+// --------------------------------------------------- the other commands
+
+#[test]
+fn canonicalize_refuses_hostile_input_without_panicking() {
+    for (name, _) in SMALL_CASES {
+        if ["negative-zero.json", "safe-integer-max.json"].contains(name) {
+            continue;
+        }
+        let r = run([OsStr::new("canonicalize"), case(name).as_os_str()]);
+        assert_eq!(r.code, 2, "{name}: {}", r.stderr);
+        assert!(r.stdout.is_empty(), "{name}: wrote {:?}", r.stdout);
+        assert!(r.stderr.contains(INPUT_INVALID), "{name}: {}", r.stderr);
+    }
+}
+
+#[test]
+fn canonicalize_writes_negative_zero_as_zero() {
+    let r = run([
+        OsStr::new("canonicalize"),
+        case("negative-zero.json").as_os_str(),
+    ]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(r.stdout, "{\"n\":0}");
+}
+
+#[test]
+fn human_and_sarif_formats_survive_hostile_input() {
+    for (name, _) in SMALL_CASES {
+        for format in ["human", "sarif"] {
+            let r = run([
+                OsStr::new("validate"),
+                OsStr::new("--format"),
+                OsStr::new(format),
+                case(name).as_os_str(),
+            ]);
+            assert!(
+                r.code == 1 || r.code == 2,
+                "{name} {format}: exit {}",
+                r.code
+            );
+            assert!(r.stdout.contains(if r.code == 2 {
+                INPUT_INVALID
+            } else {
+                "MCP_RES_"
+            }));
+        }
+    }
+}
+
+// ------------------------------------------------- bundle-directory form
+
+/// `mcpres unpack` the committed valid bundle into `parent/bundle`.
+fn unpack_valid(parent: &Path) -> PathBuf {
+    let dir = parent.join("bundle");
+    let r = run([
+        OsStr::new("unpack"),
+        case(VALID_BUNDLE).as_os_str(),
+        OsStr::new("-o"),
+        dir.as_os_str(),
+    ]);
+    assert_eq!(r.code, 0, "unpack: {}", r.stderr);
+    dir
+}
+
+const OBS: &str = "observations/obs-cleanup.json";
+const MANIFEST: &str = "integrity-manifest.json";
+
+fn read_manifest(dir: &Path) -> Value {
+    mcpres::json::parse_default(&fs::read(dir.join(MANIFEST)).unwrap()).unwrap()
+}
+
+/// Rewrite integrity-manifest.json in canonical form.
+fn write_manifest(dir: &Path, manifest: &Value) {
+    let bytes = mcpres::json::canonical::to_vec(manifest).unwrap();
+    fs::write(dir.join(MANIFEST), bytes).unwrap();
+}
+
+fn manifest_entry(manifest: &Value, path: &str) -> Value {
+    manifest["artifacts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["path"] == json!(path))
+        .cloned()
+        .unwrap_or_else(|| panic!("{path} is not in the manifest"))
+}
+
+fn push_artifact(dir: &Path, entry: Value) {
+    let mut m = read_manifest(dir);
+    m["artifacts"].as_array_mut().unwrap().push(entry);
+    write_manifest(dir, &m);
+}
+
+/// Exit 1 with `code` as the primary diagnostic (first finding) of a directory.
+fn assert_dir_primary(dir: &Path, code: &str) -> Value {
+    let r = validate(dir);
+    let v = r.json();
+    assert_eq!(r.code, 1, "{v}");
+    assert_eq!(v["valid"], json!(false));
+    assert_eq!(v["diagnostics"], json!([code]), "{v}");
+    assert_eq!(v["findings"][0]["code"], json!(code), "{v}");
+    v
+}
+
+fn findings_with(v: &Value, code: &str) -> Vec<String> {
+    v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["code"] == json!(code))
+        .map(|f| f["message"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn unpacked_valid_bundle_is_valid() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = unpack_valid(tmp.path());
+    let r = validate(&dir);
+    assert_eq!(r.code, 0, "{}", r.stdout);
+}
+
+const OUTSIDE_SECRET: &str = "{\"outside\":\"SECRET-OUTSIDE-CONTENT\"}";
+
+#[cfg(unix)]
+#[test]
+fn symlinked_artifact_is_reported_and_not_followed() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = unpack_valid(tmp.path());
+    let outside = tmp.path().join("outside.json");
+    fs::write(&outside, OUTSIDE_SECRET).unwrap();
+    fs::remove_file(dir.join(OBS)).unwrap();
+    std::os::unix::fs::symlink(&outside, dir.join(OBS)).unwrap();
+    let v = assert_dir_primary(&dir, "MCP_RES_ARTIFACT_PATH_INVALID");
+    assert!(
+        v["findings"][0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("is a symbolic link"),
+        "{v}"
+    );
+    // The target was not read: nothing compared its bytes or parsed it.
+    assert!(!v.to_string().contains("SECRET-OUTSIDE-CONTENT"), "{v}");
+    assert!(
+        findings_with(&v, "MCP_RES_ARTIFACT_DIGEST_MISMATCH").is_empty(),
+        "{v}"
+    );
+    assert!(
+        findings_with(&v, "MCP_RES_ARTIFACT_NON_CANONICAL").is_empty(),
+        "{v}"
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn symlinked_subdirectory_is_reported_and_not_followed() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = unpack_valid(tmp.path());
+    let outside = tmp.path().join("outside-observations");
+    fs::rename(dir.join("observations"), &outside).unwrap();
+    // Damage the outside copy: if mcpres followed the link it would see a mismatch.
+    fs::write(outside.join("obs-cleanup.json"), OUTSIDE_SECRET).unwrap();
+    std::os::unix::fs::symlink(&outside, dir.join("observations")).unwrap();
+    let v = assert_dir_primary(&dir, "MCP_RES_ARTIFACT_PATH_INVALID");
+    assert!(
+        v["findings"][0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("observations is a symbolic link"),
+        "{v}"
+    );
+    assert!(!v.to_string().contains("SECRET-OUTSIDE-CONTENT"), "{v}");
+    assert!(
+        findings_with(&v, "MCP_RES_ARTIFACT_DIGEST_MISMATCH").is_empty(),
+        "{v}"
+    );
+}
+
+#[test]
+fn extra_unlisted_file() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = unpack_valid(tmp.path());
+    fs::write(dir.join("observations/extra.json"), b"{}").unwrap();
+    let v = assert_dir_primary(&dir, "MCP_RES_ARTIFACT_UNLISTED");
+    assert!(
+        v["findings"][0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("observations/extra.json")
+    );
+    assert_eq!(v["findings"].as_array().unwrap().len(), 1, "{v}");
+}
+
+/// A manifest entry whose path leaves the bundle; a file really exists there,
+/// and it must not be read.
+fn escaping_entry(tmp: &Path, path: &str) -> Value {
+    let bytes = OUTSIDE_SECRET.as_bytes();
+    fs::write(tmp.join("outside.json"), bytes).unwrap();
+    json!({
+        "path": path,
+        "mediaType": "application/json",
+        "bytes": bytes.len(),
+        "sha256": mcpres::json::sha256_hex(bytes),
+    })
+}
+
+fn assert_path_invalid_primary(dir: &Path, problem: &str) {
+    let v = validate(dir).json();
+    let codes = codes_of(&v);
+    assert!(
+        codes.iter().any(|c| c == "MCP_RES_ARTIFACT_PATH_INVALID"),
+        "{v}"
+    );
+    let v = assert_dir_primary(dir, "MCP_RES_ARTIFACT_PATH_INVALID");
+    let message = v["findings"][0]["message"].as_str().unwrap();
+    assert!(message.contains(problem), "{message}");
+    assert!(
+        findings_with(&v, "MCP_RES_ARTIFACT_DIGEST_MISMATCH").is_empty(),
+        "{v}"
+    );
+    assert!(
+        findings_with(&v, "MCP_RES_ARTIFACT_NON_CANONICAL").is_empty(),
+        "{v}"
+    );
+}
+
+#[test]
+fn manifest_path_with_dot_dot() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = unpack_valid(tmp.path());
+    push_artifact(&dir, escaping_entry(tmp.path(), "../outside.json"));
+    assert_path_invalid_primary(&dir, "has a '..' segment");
+}
+
+#[test]
+fn manifest_path_with_inner_dot_dot() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = unpack_valid(tmp.path());
+    push_artifact(
+        &dir,
+        escaping_entry(tmp.path(), "observations/../../outside.json"),
+    );
+    assert_path_invalid_primary(&dir, "has a '..' segment");
+}
+
+#[test]
+fn manifest_path_absolute() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = unpack_valid(tmp.path());
+    let absolute = tmp.path().join("outside.json");
+    let entry = escaping_entry(tmp.path(), absolute.to_str().unwrap());
+    push_artifact(&dir, entry);
+    assert_path_invalid_primary(&dir, "is absolute");
+}
+
+#[test]
+fn manifest_path_with_backslash() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = unpack_valid(tmp.path());
+    let mut entry = manifest_entry(&read_manifest(&dir), OBS);
+    entry["path"] = json!("observations\\obs-cleanup.json");
+    push_artifact(&dir, entry);
+    assert_path_invalid_primary(&dir, "contains a backslash");
+}
+
+#[test]
+fn manifest_path_with_backslash_dot_dot() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = unpack_valid(tmp.path());
+    push_artifact(&dir, escaping_entry(tmp.path(), "..\\outside.json"));
+    assert_path_invalid_primary(&dir, "contains a backslash");
+}
+
+#[test]
+fn case_colliding_manifest_paths() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = unpack_valid(tmp.path());
+    let mut entry = manifest_entry(&read_manifest(&dir), OBS);
+    let upper = "observations/OBS-CLEANUP.json";
+    entry["path"] = json!(upper);
+    push_artifact(&dir, entry);
+    // On a case-sensitive file system both files can exist.
+    let _ = fs::copy(dir.join(OBS), dir.join(upper));
+    let v = assert_dir_primary(&dir, "MCP_RES_ARTIFACT_PATH_COLLISION");
+    let message = v["findings"][0]["message"].as_str().unwrap();
+    assert!(message.contains("differ only by case"), "{message}");
+}
+
+#[test]
+fn artifact_bytes_differ_from_manifest() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = unpack_valid(tmp.path());
+    let text = fs::read_to_string(dir.join(OBS)).unwrap();
+    // Still canonical JSON, same length, different bytes.
+    let damaged = text.replacen("\"obs-cleanup\"", "\"obs-cleanuP\"", 1);
+    assert_ne!(damaged, text);
+    fs::write(dir.join(OBS), damaged).unwrap();
+    let v = assert_dir_primary(&dir, "MCP_RES_ARTIFACT_DIGEST_MISMATCH");
+    assert!(
+        v["findings"][0]["message"].as_str().unwrap().contains(OBS),
+        "{v}"
+    );
+    assert!(
+        findings_with(&v, "MCP_RES_ARTIFACT_NON_CANONICAL").is_empty(),
+        "{v}"
+    );
+}
+
+#[test]
+fn artifact_truncated() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = unpack_valid(tmp.path());
+    fs::write(dir.join(OBS), b"").unwrap();
+    assert_dir_primary(&dir, "MCP_RES_ARTIFACT_DIGEST_MISMATCH");
+}
+
+/// A pretty-printed observation whose manifest entry was updated to its bytes:
+/// the digest matches, the storage form does not.
+#[test]
+fn non_canonical_json_artifact() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = unpack_valid(tmp.path());
+    let value: Value = serde_json::from_slice(&fs::read(dir.join(OBS)).unwrap()).unwrap();
+    let pretty = serde_json::to_vec_pretty(&value).unwrap();
+    fs::write(dir.join(OBS), &pretty).unwrap();
+    let mut m = read_manifest(&dir);
+    for a in m["artifacts"].as_array_mut().unwrap() {
+        if a["path"] == json!(OBS) {
+            a["bytes"] = json!(pretty.len());
+            a["sha256"] = json!(mcpres::json::sha256_hex(&pretty));
+        }
+    }
+    write_manifest(&dir, &m);
+    let v = assert_dir_primary(&dir, "MCP_RES_ARTIFACT_NON_CANONICAL");
+    assert!(
+        v["findings"][0]["message"].as_str().unwrap().contains(OBS),
+        "{v}"
+    );
+    assert!(
+        findings_with(&v, "MCP_RES_ARTIFACT_DIGEST_MISMATCH").is_empty(),
+        "{v}"
+    );
+}
+
+#[test]
+fn non_canonical_manifest() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = unpack_valid(tmp.path());
+    let m = read_manifest(&dir);
+    fs::write(dir.join(MANIFEST), serde_json::to_vec_pretty(&m).unwrap()).unwrap();
+    let v = assert_dir_primary(&dir, "MCP_RES_ARTIFACT_NON_CANONICAL");
+    assert_eq!(v["findings"][0]["pointer"], json!("/integrity"), "{v}");
+    assert_eq!(v["findings"].as_array().unwrap().len(), 1, "{v}");
+}
+
+#[test]
+fn missing_artifact() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = unpack_valid(tmp.path());
+    fs::remove_file(dir.join(OBS)).unwrap();
+    let v = assert_dir_primary(&dir, "MCP_RES_ARTIFACT_MISSING");
+    assert!(
+        v["findings"][0]["message"].as_str().unwrap().contains(OBS),
+        "{v}"
+    );
+    assert_eq!(v["findings"].as_array().unwrap().len(), 1, "{v}");
+}
+
+/// spec/bundle-layout.md, step 3: when the evidence or the statement cannot be
+/// read, the core rules are skipped and the directory findings alone decide:
+/// `MCP_RES_ARTIFACT_MISSING`, exit 1 (not an unusable input).
+#[test]
+fn missing_evidence_envelope_is_a_missing_artifact() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = unpack_valid(tmp.path());
+    fs::remove_file(dir.join("evidence-envelope.json")).unwrap();
+    let v = assert_dir_primary(&dir, "MCP_RES_ARTIFACT_MISSING");
+    let message = v["findings"][0]["message"].as_str().unwrap();
+    assert!(message.contains("evidence-envelope.json"), "{message}");
+}
+
+/// A file name that is not UTF-8 is refused without following or reading it;
+/// the message names it as a path inside the bundle (no leading '/').
+#[cfg(target_os = "linux")]
+#[test]
+fn non_utf8_file_name_in_bundle_directory() {
+    use std::os::unix::ffi::OsStrExt;
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = unpack_valid(tmp.path());
+    fs::write(dir.join(OsStr::from_bytes(b"bad-\xff-name")), b"{}").unwrap();
+    // No manifest path can name it: an unlisted entry (spec/bundle-layout.md, MCPRES-DIR-006).
+    let v = assert_dir_primary(&dir, "MCP_RES_ARTIFACT_UNLISTED");
+    let message = v["findings"][0]["message"].as_str().unwrap();
+    assert!(message.contains("name is not UTF-8"), "{message}");
+    assert!(
+        message.starts_with("bad-"),
+        "a top-level entry is reported as {message:?}, which reads as an absolute path"
+    );
+}
+
+// ------------------------------------------- human output of long lines
+
+/// The human renderer must not panic on a position past column 65,535 (Rust's
+/// format width limit); a canonical single-file bundle is one line, so any
+/// bundle over 64 KiB can put a finding there.
+#[test]
+fn human_format_reader_error_past_column_65535() {
+    let tmp = tempfile::tempdir().unwrap();
+    let path = tmp.path().join("long-line.json");
+    fs::write(&path, format!("{{\"a\":{}1.5}}", " ".repeat(70_000))).unwrap();
+    let r = run([OsStr::new("validate"), path.as_os_str()]);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(r.stdout.contains("line 1, column 70006"), "{}", r.stdout);
+}
+
+#[test]
+fn human_format_finding_past_column_65535_in_a_canonical_bundle() {
+    let mut doc: Value = serde_json::from_slice(&fs::read(case(VALID_BUNDLE)).unwrap()).unwrap();
+    // A long (schema-invalid) value early in canonical key order pushes the
+    // WRONG_STOP_REASON finding in /evidence/operations past column 70,000.
+    doc["evidence"]["evidenceClassClaim"] = json!("X".repeat(70_000));
+    doc["evidence"]["operations"][1]["negativeObservation"]["observedStopReason"] =
+        json!("VERSION_UNSUPPORTED");
+    let tmp = tempfile::tempdir().unwrap();
+    let path = tmp.path().join("long-canonical-bundle.json");
+    fs::write(&path, mcpres::json::canonical::to_vec(&doc).unwrap()).unwrap();
+    let json_run = validate(&path);
+    assert_eq!(json_run.code, 1);
+    assert_eq!(
+        json_run.json()["diagnostics"],
+        json!(["MCP_RES_WRONG_STOP_REASON"])
+    );
+    let r = run([OsStr::new("validate"), path.as_os_str()]);
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    assert!(r.stdout.contains("MCP_RES_WRONG_STOP_REASON"));
+}
+
+// ------------------------------------------------------ unpack of hostile files
+
+/// `unpack` plans every file before writing; a manifest whose paths conflict
+/// (a path under another file, or the manifest's own name) must be refused
+/// before the output directory is created, not half-way through writing it
+/// (spec/bundle-layout.md: "refuses ... before writing anything"; "if writing
+/// fails part way ... removes the files and directories it created").
+#[test]
+fn unpack_of_conflicting_manifest_paths_leaves_no_partial_directory() {
+    for conflicting in ["observations/obs-cleanup.json/x", "integrity-manifest.json"] {
+        let mut doc: Value =
+            serde_json::from_slice(&fs::read(case(VALID_BUNDLE)).unwrap()).unwrap();
+        let mut entry = manifest_entry(&doc["integrity"], OBS);
+        entry["path"] = json!(conflicting);
+        doc["integrity"]["artifacts"]
+            .as_array_mut()
+            .unwrap()
+            .push(entry);
+        let tmp = tempfile::tempdir().unwrap();
+        let file = tmp.path().join("conflicting.json");
+        fs::write(&file, mcpres::json::canonical::to_vec(&doc).unwrap()).unwrap();
+        let out = tmp.path().join("out");
+        let r = run([
+            OsStr::new("unpack"),
+            file.as_os_str(),
+            OsStr::new("-o"),
+            out.as_os_str(),
+        ]);
+        assert_ne!(r.code, 0, "{conflicting}: {}", r.stderr);
+        assert!(
+            !out.exists(),
+            "{conflicting}: unpack failed ({}) but left a partial directory behind",
+            r.stderr.trim()
+        );
+    }
+}
+
+#[test]
+fn hostile_manifest_file_is_unusable() {
+    for name in [
+        "bom.json",
+        "fraction.json",
+        "duplicate-key-deep.json",
+        "empty.json",
+    ] {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = unpack_valid(tmp.path());
+        fs::remove_file(dir.join(MANIFEST)).unwrap();
+        fs::copy(case(name), dir.join(MANIFEST)).unwrap();
+        let v = assert_unusable(&dir, MANIFEST, None);
+        assert!(
+            v["message"].as_str().unwrap().contains("line"),
+            "{name}: {v}"
+        );
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn symlinked_manifest_is_unusable() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = unpack_valid(tmp.path());
+    let outside = tmp.path().join("manifest-outside.json");
+    fs::rename(dir.join(MANIFEST), &outside).unwrap();
+    std::os::unix::fs::symlink(&outside, dir.join(MANIFEST)).unwrap();
+    assert_unusable(&dir, "is a symbolic link", None);
+}
+
+#[test]
+fn hostile_json_artifact_is_reported_not_fatal() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = unpack_valid(tmp.path());
+    let bytes = fs::read(case("lone-surrogate-value-low.json")).unwrap();
+    fs::write(dir.join(OBS), &bytes).unwrap();
+    let mut m = read_manifest(&dir);
+    for a in m["artifacts"].as_array_mut().unwrap() {
+        if a["path"] == json!(OBS) {
+            a["bytes"] = json!(bytes.len());
+            a["sha256"] = json!(mcpres::json::sha256_hex(&bytes));
+        }
+    }
+    write_manifest(&dir, &m);
+    let v = assert_dir_primary(&dir, "MCP_RES_ARTIFACT_NON_CANONICAL");
+    let message = v["findings"][0]["message"].as_str().unwrap();
+    assert!(message.contains("cannot be read strictly"), "{message}");
+    assert!(message.contains("lone UTF-16 surrogate"), "{message}");
+}
+
+/// spec/bundle-layout.md: unpack refuses with exit 1 (not 2) before writing
+/// anything when a manifest path breaks the path rules.
+#[test]
+fn unpack_refuses_a_path_breaking_the_rules_with_exit_1() {
+    for bad in ["../escape.bin", "integrity-manifest.json"] {
+        let mut doc: Value =
+            serde_json::from_slice(&fs::read(case(VALID_BUNDLE)).unwrap()).unwrap();
+        let mut entry = manifest_entry(&doc["integrity"], OBS);
+        entry["path"] = json!(bad);
+        doc["integrity"]["artifacts"]
+            .as_array_mut()
+            .unwrap()
+            .push(entry);
+        let tmp = tempfile::tempdir().unwrap();
+        let file = tmp.path().join("bad-path.json");
+        fs::write(&file, mcpres::json::canonical::to_vec(&doc).unwrap()).unwrap();
+        let out = tmp.path().join("out");
+        let r = run([
+            OsStr::new("unpack"),
+            file.as_os_str(),
+            OsStr::new("-o"),
+            out.as_os_str(),
+        ]);
+        assert!(!out.exists(), "{bad}: wrote {}", out.display());
+        assert!(!tmp.path().join("escape.bin").exists());
+        assert_eq!(r.code, 1, "{bad}: {}", r.stderr);
+    }
+}
+
+// ------------------------------- spec/bundle-layout.md directory checks
+
+/// Path rules (MCPRES-DIR-001): only `A-Z a-z 0-9 . _ / -`, starting with a
+/// letter or digit, at most 256 characters.
+#[test]
+fn manifest_paths_outside_the_allowed_characters() {
+    let long = format!("raw/{}.bin", "a".repeat(260));
+    for bad in [
+        "observations/obs cleanup.json",
+        "-leading-dash.json",
+        ".hidden.json",
+        "raw/\u{e9}t\u{e9}.bin",
+        "raw/a:b.bin",
+        long.as_str(),
+    ] {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = unpack_valid(tmp.path());
+        let mut entry = manifest_entry(&read_manifest(&dir), OBS);
+        entry["path"] = json!(bad);
+        push_artifact(&dir, entry);
+        let v = validate(&dir).json();
+        assert_eq!(
+            v["diagnostics"],
+            json!(["MCP_RES_ARTIFACT_PATH_INVALID"]),
+            "path {bad:?}: {v}"
+        );
+    }
+}
+
+/// Collisions (MCPRES-DIR-002) include exact duplicates.
+#[test]
+fn exact_duplicate_manifest_paths_collide() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = unpack_valid(tmp.path());
+    let entry = manifest_entry(&read_manifest(&dir), OBS);
+    push_artifact(&dir, entry);
+    assert_dir_primary(&dir, "MCP_RES_ARTIFACT_PATH_COLLISION");
+}
+
+/// A listed path that folds to `integrity-manifest.json` collides.
+#[test]
+fn path_folding_to_the_manifest_name_collides() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = unpack_valid(tmp.path());
+    let mut entry = manifest_entry(&read_manifest(&dir), OBS);
+    entry["path"] = json!("Integrity-Manifest.json");
+    push_artifact(&dir, entry);
+    assert_dir_primary(&dir, "MCP_RES_ARTIFACT_PATH_COLLISION");
+}
+
+/// Step 2.6: empty directories are unlisted entries.
+#[test]
+fn empty_directory_is_unlisted() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = unpack_valid(tmp.path());
+    fs::create_dir(dir.join("stray-empty-dir")).unwrap();
+    let v = assert_dir_primary(&dir, "MCP_RES_ARTIFACT_UNLISTED");
+    assert!(
+        v["findings"][0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("stray-empty-dir"),
+        "{v}"
+    );
+}
+
+/// Step 2.6: a symlink that the manifest does not list is an unlisted entry
+/// (step 2.3's PATH_INVALID is for listed paths).
+#[cfg(unix)]
+#[test]
+fn unlisted_symlink_is_unlisted() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = unpack_valid(tmp.path());
+    let outside = tmp.path().join("outside.json");
+    fs::write(&outside, OUTSIDE_SECRET).unwrap();
+    std::os::unix::fs::symlink(&outside, dir.join("stray-link.json")).unwrap();
+    let v = assert_dir_primary(&dir, "MCP_RES_ARTIFACT_UNLISTED");
+    assert!(!v.to_string().contains("SECRET-OUTSIDE-CONTENT"), "{v}");
+}
+
+/// Step 2: every entry's path rules (2.1) are checked before any presence (2.3).
+#[test]
+fn path_rules_are_checked_before_presence() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = unpack_valid(tmp.path());
+    fs::remove_file(dir.join(OBS)).unwrap(); // an early entry: missing
+    push_artifact(&dir, escaping_entry(tmp.path(), "../outside.json")); // the last entry
+    let v = assert_dir_primary(&dir, "MCP_RES_ARTIFACT_PATH_INVALID");
+    assert!(
+        codes_of(&v).iter().any(|c| c == "MCP_RES_ARTIFACT_MISSING"),
+        "{v}"
+    );
+}
+
+/// Step 2 order: bytes (2.4), then canonical form with the manifest first
+/// (2.5), then unlisted entries (2.6).
+#[test]
+fn directory_checks_come_in_the_spec_order() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = unpack_valid(tmp.path());
+    fs::write(dir.join("zz-unlisted.txt"), b"stray").unwrap();
+    let text = fs::read_to_string(dir.join(OBS)).unwrap();
+    fs::write(
+        dir.join(OBS),
+        text.replacen("\"obs-cleanup\"", "\"obs-cleanuP\"", 1),
+    )
+    .unwrap();
+    let m = read_manifest(&dir);
+    fs::write(dir.join(MANIFEST), serde_json::to_vec_pretty(&m).unwrap()).unwrap();
+    let v = validate(&dir).json();
+    let storage: Vec<String> = codes_of(&v)
+        .into_iter()
+        .filter(|c| c.starts_with("MCP_RES_ARTIFACT_"))
+        .collect();
+    assert_eq!(
+        storage,
+        [
+            "MCP_RES_ARTIFACT_DIGEST_MISMATCH",
+            "MCP_RES_ARTIFACT_NON_CANONICAL",
+            "MCP_RES_ARTIFACT_UNLISTED"
+        ],
+        "{v}"
+    );
+}
+
+// ------------------------------------------ many findings in a big document
+
+/// A 2.9 MB (pretty-printed) bundle with 10,000 extra operations whose parent
+/// does not exist: 10,002 findings. The JSON format renders it in a few
+/// seconds; human and SARIF output must stay linear too (each finding must not
+/// re-scan or copy the whole document). The 120 s bound is only a hang guard.
+fn many_findings_bundle(dir: &Path) -> PathBuf {
+    let mut doc: Value = serde_json::from_slice(&fs::read(case(VALID_BUNDLE)).unwrap()).unwrap();
+    let ops = doc["evidence"]["operations"].as_array_mut().unwrap();
+    let base = ops[0].clone();
+    for i in 0..10_000 {
+        let mut op = base.clone();
+        op["operationId"] = json!(format!("op-extra-{i}"));
+        op["parentOperationId"] = json!(format!("no-such-parent-{i}"));
+        ops.push(op);
+    }
+    let path = dir.join("many-findings.json");
+    fs::write(&path, serde_json::to_vec_pretty(&doc).unwrap()).unwrap();
+    path
+}
+
+fn assert_many_findings_render(format: &str) {
+    let tmp = tempfile::tempdir().unwrap();
+    let path = many_findings_bundle(tmp.path());
+    let json_run = validate(&path);
+    assert_eq!(json_run.code, 1);
+    let findings = json_run.json()["findings"].as_array().unwrap().len();
+    assert!(findings > 10_000, "{findings} findings");
+    let r = run_within(
+        [
+            OsStr::new("validate"),
+            OsStr::new("--format"),
+            OsStr::new(format),
+            path.as_os_str(),
+        ],
+        Duration::from_secs(120),
+    );
+    assert_eq!(r.code, 1, "{}", r.stderr);
+}
+
+#[test]
+fn many_findings_in_human_format_do_not_hang() {
+    assert_many_findings_render("human");
+}
+
+#[test]
+fn many_findings_in_sarif_format_do_not_hang() {
+    assert_many_findings_render("sarif");
+}

@@ -163,14 +163,18 @@ pub fn parse(bytes: &[u8], limits: &Limits) -> Result<Value, ReadError> {
     if bytes.starts_with(&[0xEF, 0xBB, 0xBF]) {
         return Err(ReadError::at(bytes, 0, ReadErrorKind::ByteOrderMark));
     }
-    if let Err(e) = std::str::from_utf8(bytes) {
-        return Err(ReadError::at(
-            bytes,
-            e.valid_up_to(),
-            ReadErrorKind::InvalidUtf8,
-        ));
-    }
+    let text = match std::str::from_utf8(bytes) {
+        Ok(t) => t,
+        Err(e) => {
+            return Err(ReadError::at(
+                bytes,
+                e.valid_up_to(),
+                ReadErrorKind::InvalidUtf8,
+            ));
+        }
+    };
     let mut parser = Parser {
+        text,
         bytes,
         pos: 0,
         nodes: 0,
@@ -194,6 +198,8 @@ pub fn parse_default(bytes: &[u8]) -> Result<Value, ReadError> {
 }
 
 struct Parser<'a> {
+    /// The whole document, already checked to be UTF-8 (`bytes` is its byte view).
+    text: &'a str,
     bytes: &'a [u8],
     pos: usize,
     nodes: usize,
@@ -413,10 +419,12 @@ impl<'a> Parser<'a> {
                 self.pos += 1;
             }
             if self.pos > run_start {
-                // The whole document is valid UTF-8 and the run stops on an ASCII byte,
-                // so the run is valid UTF-8 on its own.
-                let run = std::str::from_utf8(&self.bytes[run_start..self.pos])
-                    .map_err(|_| self.err_at(run_start, ReadErrorKind::InvalidUtf8))?;
+                // The whole document is valid UTF-8 and a run starts and stops next to
+                // ASCII bytes, so both ends are character boundaries.
+                let run = self
+                    .text
+                    .get(run_start..self.pos)
+                    .ok_or_else(|| self.err_at(run_start, ReadErrorKind::InvalidUtf8))?;
                 units += utf16_len(run);
                 if units > limit {
                     return Err(self.err_at(open, ReadErrorKind::StringTooLong { limit }));

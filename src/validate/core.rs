@@ -95,6 +95,19 @@ pub fn validate_bundle(doc: &Value) -> Report {
 // ---------------------------------------------------------------------------
 
 fn find_key_anywhere(value: &Value, names: &[&str], path: &mut String) -> Option<String> {
+    // Look first without building paths: almost every document has none of the keys.
+    fn contains(value: &Value, names: &[&str]) -> bool {
+        match value {
+            Value::Object(map) => map
+                .iter()
+                .any(|(k, v)| names.contains(&k.as_str()) || contains(v, names)),
+            Value::Array(items) => items.iter().any(|v| contains(v, names)),
+            _ => false,
+        }
+    }
+    if !contains(value, names) {
+        return None;
+    }
     match value {
         Value::Object(map) => {
             for (k, v) in map {

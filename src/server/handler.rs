@@ -1,0 +1,686 @@
+//! The typed MCP layer of the reference server: deterministic tools, resources,
+//! prompts and completions, served through the official Rust SDK (`rmcp`).
+//!
+//! Every result is written as a JSON literal and converted into the SDK's model
+//! types, so the bytes a client sees are exactly the ones documented in
+//! `spec/reference-server.md`.
+
+use std::borrow::Cow;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+#[allow(deprecated)] // logging is part of the 2025-11-25 revision this server speaks
+use rmcp::model::{
+    CacheScope, CallToolRequestParams, CallToolResponse, CallToolResult, CompleteRequestParams,
+    CompleteResult, ErrorCode, GetPromptRequestParams, GetPromptResponse, GetPromptResult,
+    ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult,
+    LoggingMessageNotificationParam, PaginatedRequestParams, ProgressNotificationParam,
+    ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult,
+    ServerConfig, SetLevelRequestParams,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value, json};
+
+/// Upper bound for the `delayMs` argument of `slow` and the step delay of `progress`.
+pub const MAX_TOOL_DELAY_MS: u64 = 60_000;
+/// Upper bound for the number of `progress` steps.
+pub const MAX_PROGRESS_STEPS: u64 = 100;
+/// Upper bound for distinct idempotency keys the counter remembers.
+pub const MAX_COUNTER_KEYS: usize = 10_000;
+/// Freshness hint (2026-07-28 `ttlMs`) for the static list results.
+pub const LIST_TTL_MS: u64 = 60_000;
+
+/// A 1x1 transparent PNG, base64 (the image fixture).
+pub const PNG_1X1_BASE64: &str =
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=";
+/// A minimal 44-byte WAV header with no samples, base64 (the audio fixture).
+pub const WAV_EMPTY_BASE64: &str = "UklGRiQAAABXQVZFZm10IBAAAAABAAEAQB8AAIA+AAACABAAZGF0YQAAAAA=";
+
+/// State shared by every connection of one server process.
+#[derive(Debug, Default)]
+pub struct SharedState {
+    counter: Mutex<CounterState>,
+}
+
+#[derive(Debug, Default)]
+struct CounterState {
+    total: i64,
+    effects: u64,
+    by_key: HashMap<String, Value>,
+}
+
+/// The reference server's typed handler.
+#[derive(Debug, Clone)]
+pub struct RefServer {
+    shared: Arc<SharedState>,
+    versions: Arc<Vec<ProtocolVersion>>,
+}
+
+impl RefServer {
+    pub fn new(shared: Arc<SharedState>, versions: Vec<ProtocolVersion>) -> Self {
+        Self {
+            shared,
+            versions: Arc::new(versions),
+        }
+    }
+}
+
+fn from_json<T: DeserializeOwned>(value: Value) -> Result<T, McpError> {
+    serde_json::from_value(value).map_err(|e| McpError::internal_error(e.to_string(), None))
+}
+
+/// Mark a result `resultType: "complete"` (2026-07-28); rmcp strips it for legacy peers.
+fn complete<T: DeserializeOwned>(mut value: Value) -> Result<T, McpError> {
+    if let Some(obj) = value.as_object_mut() {
+        obj.insert("resultType".into(), json!("complete"));
+    }
+    from_json(value)
+}
+
+fn invalid_params(message: impl Into<String>) -> McpError {
+    McpError::invalid_params(message.into(), None)
+}
+
+fn arg_str<'a>(args: &'a Map<String, Value>, key: &str) -> Result<&'a str, McpError> {
+    args.get(key)
+        .and_then(Value::as_str)
+        .ok_or_else(|| invalid_params(format!("argument `{key}` must be a string")))
+}
+
+/// A safe integer (|n| <= 2^53 - 1) argument.
+fn arg_int(args: &Map<String, Value>, key: &str) -> Result<Option<i64>, McpError> {
+    const SAFE: i64 = 9_007_199_254_740_991;
+    match args.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(v) => match v.as_i64() {
+            Some(n) if (-SAFE..=SAFE).contains(&n) => Ok(Some(n)),
+            _ => Err(invalid_params(format!(
+                "argument `{key}` must be a safe integer"
+            ))),
+        },
+    }
+}
+
+fn arg_bounded(
+    args: &Map<String, Value>,
+    key: &str,
+    default: u64,
+    max: u64,
+) -> Result<u64, McpError> {
+    match arg_int(args, key)? {
+        None => Ok(default),
+        Some(n) if n >= 0 && (n as u64) <= max => Ok(n as u64),
+        Some(_) => Err(invalid_params(format!(
+            "argument `{key}` must be between 0 and {max}"
+        ))),
+    }
+}
+
+fn text_result(text: impl Into<String>) -> Value {
+    json!({"content": [{"type": "text", "text": text.into()}]})
+}
+
+fn cancelled() -> McpError {
+    McpError::new(ErrorCode(-32800), "Request cancelled", None)
+}
+
+/// Send a server-to-client request (sampling, elicitation) with raw JSON params and
+/// return the client's result as JSON.
+async fn client_request(
+    context: &RequestContext<RoleServer>,
+    method: &str,
+    params: Value,
+) -> Result<Value, McpError> {
+    let request = rmcp::model::ServerRequest::CustomRequest(rmcp::model::CustomRequest::new(
+        method,
+        Some(params),
+    ));
+    let result = context
+        .peer
+        .send_request(request)
+        .await
+        .map_err(|e| McpError::internal_error(format!("{method} failed: {e}"), None))?;
+    serde_json::to_value(&result).map_err(|e| McpError::internal_error(e.to_string(), None))
+}
+
+/// The tool catalogue, in listing order.
+pub fn tool_definitions() -> Value {
+    let obj = |props: Value, required: Value| json!({"type": "object", "properties": props, "required": required, "additionalProperties": false});
+    let empty = json!({"type": "object", "properties": {}, "additionalProperties": false});
+    json!([
+        {"name": "echo", "description": "Return the given text unchanged.",
+         "inputSchema": obj(json!({"text": {"type": "string"}}), json!(["text"])),
+         "annotations": {"readOnlyHint": true, "idempotentHint": true}},
+        {"name": "add", "description": "Add two safe integers.",
+         "inputSchema": obj(json!({"a": {"type": "integer"}, "b": {"type": "integer"}}), json!(["a", "b"])),
+         "outputSchema": {"type": "object", "properties": {"sum": {"type": "integer"}}, "required": ["sum"]},
+         "annotations": {"readOnlyHint": true, "idempotentHint": true}},
+        {"name": "slow", "description": "Wait delayMs milliseconds (0..=60000, default 1000), then answer; honours cancellation.",
+         "inputSchema": obj(json!({"delayMs": {"type": "integer", "minimum": 0, "maximum": MAX_TOOL_DELAY_MS}}), json!([])),
+         "annotations": {"readOnlyHint": true}},
+        {"name": "counter", "description": "Add `amount` (default 1) to a process-wide counter once per idempotency key; a repeated key replays the original result without a second effect.",
+         "inputSchema": obj(json!({"key": {"type": "string", "minLength": 1}, "amount": {"type": "integer"}}), json!(["key"])),
+         "outputSchema": {"type": "object", "properties": {"key": {"type": "string"}, "total": {"type": "integer"}}, "required": ["key", "total"]},
+         "annotations": {"readOnlyHint": false, "idempotentHint": true, "destructiveHint": false}},
+        {"name": "progress", "description": "Run `steps` steps (1..=100, default 3) of stepDelayMs (default 50) each, reporting progress when a progressToken is given; honours cancellation.",
+         "inputSchema": obj(json!({"steps": {"type": "integer", "minimum": 1, "maximum": MAX_PROGRESS_STEPS}, "stepDelayMs": {"type": "integer", "minimum": 0, "maximum": MAX_TOOL_DELAY_MS}}), json!([])),
+         "annotations": {"readOnlyHint": true}},
+        {"name": "test_simple_text", "description": "Conformance fixture: one text block.", "inputSchema": empty},
+        {"name": "test_image_content", "description": "Conformance fixture: one image block.", "inputSchema": empty},
+        {"name": "test_audio_content", "description": "Conformance fixture: one audio block.", "inputSchema": empty},
+        {"name": "test_embedded_resource", "description": "Conformance fixture: one embedded resource.", "inputSchema": empty},
+        {"name": "test_multiple_content_types", "description": "Conformance fixture: text, image and embedded resource.", "inputSchema": empty},
+        {"name": "test_tool_with_logging", "description": "Conformance fixture: emits three log messages.", "inputSchema": empty},
+        {"name": "test_tool_with_progress", "description": "Conformance fixture: reports progress 0, 50, 100 of 100.", "inputSchema": empty},
+        {"name": "test_error_handling", "description": "Conformance fixture: always returns a tool error.", "inputSchema": empty},
+        {"name": "test_sampling", "description": "Conformance fixture: asks the client to sample (sampling/createMessage).",
+         "inputSchema": obj(json!({"prompt": {"type": "string"}}), json!(["prompt"]))},
+        {"name": "test_elicitation", "description": "Conformance fixture: asks the client for input (elicitation/create).",
+         "inputSchema": obj(json!({"message": {"type": "string"}}), json!(["message"]))},
+        {"name": "test_elicitation_sep1034_defaults", "description": "Conformance fixture: elicitation with defaults (SEP-1034).", "inputSchema": empty},
+        {"name": "test_elicitation_sep1330_enums", "description": "Conformance fixture: elicitation with enum schemas (SEP-1330).", "inputSchema": empty}
+    ])
+}
+
+fn static_resources() -> Value {
+    json!([
+        {"uri": "mcpres://static/hello", "name": "hello", "title": "Hello", "mimeType": "text/plain",
+         "description": "A fixed text resource."},
+        {"uri": "mcpres://state/counter", "name": "counter-state", "mimeType": "application/json",
+         "description": "The counter tool's total and number of applied effects."},
+        {"uri": "test://static-text", "name": "static-text", "mimeType": "text/plain",
+         "description": "Conformance fixture: static text."},
+        {"uri": "test://static-binary", "name": "static-binary", "mimeType": "image/png",
+         "description": "Conformance fixture: static binary."}
+    ])
+}
+
+fn resource_templates() -> Value {
+    json!([
+        {"uriTemplate": "test://template/{id}/data", "name": "template-data", "mimeType": "application/json",
+         "description": "Conformance fixture: data for an id."}
+    ])
+}
+
+fn prompt_definitions() -> Value {
+    json!([
+        {"name": "greeting", "description": "Greet someone by name.",
+         "arguments": [{"name": "name", "description": "Who to greet", "required": true}]},
+        {"name": "test_simple_prompt", "description": "Conformance fixture: a fixed prompt."},
+        {"name": "test_prompt_with_arguments", "description": "Conformance fixture: a prompt with two arguments.",
+         "arguments": [{"name": "arg1", "description": "First argument", "required": true},
+                       {"name": "arg2", "description": "Second argument", "required": true}]},
+        {"name": "test_prompt_with_embedded_resource", "description": "Conformance fixture: a prompt embedding a resource.",
+         "arguments": [{"name": "resourceUri", "description": "URI of the resource to embed", "required": true}]},
+        {"name": "test_prompt_with_image", "description": "Conformance fixture: a prompt with an image."}
+    ])
+}
+
+/// Completion values for `greeting`'s `name` argument and the template `id`.
+const NAMES: [&str; 4] = ["alice", "bob", "carol", "dave"];
+const IDS: [&str; 3] = ["1", "2", "3"];
+
+impl RefServer {
+    async fn run_tool(
+        &self,
+        name: &str,
+        args: &Map<String, Value>,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<Value, McpError> {
+        match name {
+            "echo" => Ok(text_result(arg_str(args, "text")?)),
+            "add" => {
+                let a = arg_int(args, "a")?
+                    .ok_or_else(|| invalid_params("argument `a` is required"))?;
+                let b = arg_int(args, "b")?
+                    .ok_or_else(|| invalid_params("argument `b` is required"))?;
+                match a
+                    .checked_add(b)
+                    .filter(|s| s.abs() <= 9_007_199_254_740_991)
+                {
+                    Some(sum) => Ok(json!({
+                        "content": [{"type": "text", "text": sum.to_string()}],
+                        "structuredContent": {"sum": sum}
+                    })),
+                    None => Ok(json!({
+                        "content": [{"type": "text", "text": "sum is not a safe integer"}],
+                        "isError": true
+                    })),
+                }
+            }
+            "slow" => {
+                let ms = arg_bounded(args, "delayMs", 1000, MAX_TOOL_DELAY_MS)?;
+                tokio::select! {
+                    _ = tokio::time::sleep(Duration::from_millis(ms)) => Ok(text_result(format!("slept {ms} ms"))),
+                    _ = context.ct.cancelled() => Err(cancelled()),
+                }
+            }
+            "counter" => {
+                let key = arg_str(args, "key")?;
+                if key.is_empty() {
+                    return Err(invalid_params("argument `key` must not be empty"));
+                }
+                let amount = arg_int(args, "amount")?.unwrap_or(1);
+                let mut st = self
+                    .shared
+                    .counter
+                    .lock()
+                    .map_err(|_| McpError::internal_error("counter state poisoned", None))?;
+                if let Some(prior) = st.by_key.get(key) {
+                    return Ok(prior.clone());
+                }
+                if st.by_key.len() >= MAX_COUNTER_KEYS {
+                    return Ok(json!({
+                        "content": [{"type": "text", "text": "idempotency key store is full"}],
+                        "isError": true
+                    }));
+                }
+                let total = st
+                    .total
+                    .checked_add(amount)
+                    .filter(|t| t.abs() <= 9_007_199_254_740_991)
+                    .ok_or_else(|| invalid_params("counter would leave the safe integer range"))?;
+                st.total = total;
+                st.effects += 1;
+                let result = json!({
+                    "content": [{"type": "text", "text": format!("key={key} total={total}")}],
+                    "structuredContent": {"key": key, "total": total}
+                });
+                st.by_key.insert(key.to_owned(), result.clone());
+                Ok(result)
+            }
+            "progress" => {
+                let steps = arg_bounded(args, "steps", 3, MAX_PROGRESS_STEPS)?.max(1);
+                let delay = arg_bounded(args, "stepDelayMs", 50, MAX_TOOL_DELAY_MS)?;
+                let token = context.meta.get_progress_token();
+                for step in 1..=steps {
+                    tokio::select! {
+                        _ = tokio::time::sleep(Duration::from_millis(delay)) => {}
+                        _ = context.ct.cancelled() => return Err(cancelled()),
+                    }
+                    if let Some(token) = &token {
+                        let p: ProgressNotificationParam = from_json(json!({
+                            "progressToken": token, "progress": step, "total": steps,
+                            "message": format!("step {step}/{steps}")
+                        }))?;
+                        let _ = context.peer.notify_progress(p).await;
+                    }
+                }
+                Ok(text_result(format!("completed {steps} steps")))
+            }
+            "test_simple_text" => Ok(text_result("This is a simple text response for testing.")),
+            "test_image_content" => Ok(json!({"content": [
+                {"type": "image", "data": PNG_1X1_BASE64, "mimeType": "image/png"}]})),
+            "test_audio_content" => Ok(json!({"content": [
+                {"type": "audio", "data": WAV_EMPTY_BASE64, "mimeType": "audio/wav"}]})),
+            "test_embedded_resource" => Ok(json!({"content": [
+                {"type": "resource", "resource": {"uri": "test://embedded-resource", "mimeType": "text/plain",
+                 "text": "This is an embedded resource content."}}]})),
+            "test_multiple_content_types" => Ok(json!({"content": [
+                {"type": "text", "text": "Multiple content types test:"},
+                {"type": "image", "data": PNG_1X1_BASE64, "mimeType": "image/png"},
+                {"type": "resource", "resource": {"uri": "test://mixed-content-resource", "mimeType": "application/json",
+                 "text": "{\"test\":\"data\",\"value\":123}"}}]})),
+            #[allow(deprecated)] // logging exists in 2025-11-25
+            "test_tool_with_logging" => {
+                for (i, text) in [
+                    "Tool execution started",
+                    "Tool processing data",
+                    "Tool execution completed",
+                ]
+                .iter()
+                .enumerate()
+                {
+                    let p: LoggingMessageNotificationParam =
+                        from_json(json!({"level": "info", "logger": "mcpres", "data": text}))?;
+                    let _ = context.peer.notify_logging_message(p).await;
+                    if i < 2 {
+                        tokio::time::sleep(Duration::from_millis(50)).await;
+                    }
+                }
+                Ok(text_result("Tool with logging executed successfully"))
+            }
+            "test_tool_with_progress" => {
+                let token = context.meta.get_progress_token();
+                for p in [0, 50, 100] {
+                    if let Some(token) = &token {
+                        let n: ProgressNotificationParam =
+                            from_json(json!({"progressToken": token, "progress": p, "total": 100,
+                                   "message": format!("Completed step {p} of 100")}))?;
+                        let _ = context.peer.notify_progress(n).await;
+                    }
+                    if p < 100 {
+                        tokio::select! {
+                            _ = tokio::time::sleep(Duration::from_millis(50)) => {}
+                            _ = context.ct.cancelled() => return Err(cancelled()),
+                        }
+                    }
+                }
+                Ok(text_result("Tool with progress executed successfully"))
+            }
+            "test_error_handling" => Ok(json!({
+                "content": [{"type": "text", "text": "This tool intentionally returns an error for testing"}],
+                "isError": true
+            })),
+            "test_sampling" => {
+                let prompt = arg_str(args, "prompt")?;
+                let r = client_request(
+                    context,
+                    "sampling/createMessage",
+                    json!({
+                        "messages": [{"role": "user", "content": {"type": "text", "text": prompt}}],
+                        "maxTokens": 100
+                    }),
+                )
+                .await?;
+                let text = r
+                    .pointer("/content/text")
+                    .and_then(Value::as_str)
+                    .unwrap_or("");
+                Ok(text_result(format!("LLM response: {text}")))
+            }
+            "test_elicitation" => {
+                let message = arg_str(args, "message")?;
+                let r = client_request(
+                    context,
+                    "elicitation/create",
+                    json!({
+                        "message": message,
+                        "requestedSchema": {"type": "object", "properties": {
+                            "username": {"type": "string", "description": "User's response"},
+                            "email": {"type": "string", "description": "User's email address"}
+                        }, "required": ["username", "email"]}
+                    }),
+                )
+                .await?;
+                Ok(text_result(format!(
+                    "User response: action={}, content={}",
+                    r["action"].as_str().unwrap_or(""),
+                    r["content"]
+                )))
+            }
+            "test_elicitation_sep1034_defaults" => {
+                let r = client_request(context, "elicitation/create", json!({
+                    "message": "Please review and update the form fields with defaults",
+                    "requestedSchema": {"type": "object", "properties": {
+                        "name": {"type": "string", "description": "User name", "default": "John Doe"},
+                        "age": {"type": "integer", "description": "User age", "default": 30},
+                        "score": {"type": "number", "description": "User score", "default": 95.5},
+                        "status": {"type": "string", "description": "User status", "enum": ["active", "inactive", "pending"], "default": "active"},
+                        "verified": {"type": "boolean", "description": "Verification status", "default": true}
+                    }, "required": []}
+                }))
+                .await?;
+                Ok(text_result(format!(
+                    "Elicitation completed: action={}, content={}",
+                    r["action"].as_str().unwrap_or(""),
+                    r["content"]
+                )))
+            }
+            "test_elicitation_sep1330_enums" => {
+                let r = client_request(context, "elicitation/create", json!({
+                    "message": "Please select options from the enum fields",
+                    "requestedSchema": {"type": "object", "properties": {
+                        "untitledSingle": {"type": "string", "description": "Untitled single-select", "enum": ["option1", "option2", "option3"]},
+                        "titledSingle": {"type": "string", "description": "Titled single-select", "oneOf": [
+                            {"const": "value1", "title": "First Option"}, {"const": "value2", "title": "Second Option"},
+                            {"const": "value3", "title": "Third Option"}]},
+                        "legacyEnum": {"type": "string", "description": "Legacy titled enum", "enum": ["opt1", "opt2", "opt3"],
+                            "enumNames": ["Option One", "Option Two", "Option Three"]},
+                        "untitledMulti": {"type": "array", "description": "Untitled multi-select",
+                            "items": {"type": "string", "enum": ["option1", "option2", "option3"]}},
+                        "titledMulti": {"type": "array", "description": "Titled multi-select", "items": {"anyOf": [
+                            {"const": "value1", "title": "First Choice"}, {"const": "value2", "title": "Second Choice"},
+                            {"const": "value3", "title": "Third Choice"}]}}
+                    }, "required": []}
+                }))
+                .await?;
+                Ok(text_result(format!(
+                    "Elicitation completed: action={}, content={}",
+                    r["action"].as_str().unwrap_or(""),
+                    r["content"]
+                )))
+            }
+            other => Err(invalid_params(format!("unknown tool: {other}"))),
+        }
+    }
+
+    fn counter_state(&self) -> Result<Value, McpError> {
+        let st = self
+            .shared
+            .counter
+            .lock()
+            .map_err(|_| McpError::internal_error("counter state poisoned", None))?;
+        Ok(json!({"total": st.total, "effects": st.effects, "keys": st.by_key.len()}))
+    }
+}
+
+impl ServerHandler for RefServer {
+    fn get_info(&self) -> ServerConfig {
+        let info = json!({
+            "protocolVersion": self.versions.first().map(|v| v.to_string()).unwrap_or_else(|| "2025-11-25".into()),
+            "capabilities": {
+                "tools": {"listChanged": false},
+                "resources": {"listChanged": false, "subscribe": true},
+                "prompts": {"listChanged": false},
+                "completions": {},
+                "logging": {}
+            },
+            "serverInfo": {"name": "mcpres-reference-server", "version": env!("CARGO_PKG_VERSION")},
+            "instructions": "mcpres reference server: deterministic tools, resources and prompts for MCP-RES evidence."
+        });
+        // The literal above is fixed and valid; a failure here is a programming error
+        // caught by every test, so fall back to the SDK default rather than panic.
+        serde_json::from_value(info).unwrap_or_default()
+    }
+
+    fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
+        Cow::Owned(self.versions.as_ref().clone())
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, McpError> {
+        let r: ListToolsResult = complete(json!({"tools": tool_definitions()}))?;
+        Ok(r.with_ttl_ms(LIST_TTL_MS)
+            .with_cache_scope(CacheScope::Public))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, McpError> {
+        let args = request.arguments.clone().unwrap_or_default();
+        let value = self.run_tool(&request.name, &args, &context).await?;
+        let result: CallToolResult = complete(value)?;
+        Ok(result.into())
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, McpError> {
+        let r: ListResourcesResult = complete(json!({"resources": static_resources()}))?;
+        Ok(r.with_ttl_ms(LIST_TTL_MS)
+            .with_cache_scope(CacheScope::Public))
+    }
+
+    async fn list_resource_templates(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, McpError> {
+        let r: ListResourceTemplatesResult =
+            complete(json!({"resourceTemplates": resource_templates()}))?;
+        Ok(r.with_ttl_ms(LIST_TTL_MS)
+            .with_cache_scope(CacheScope::Public))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, McpError> {
+        let uri = request.uri.as_str();
+        let (contents, ttl, scope) = match uri {
+            "mcpres://static/hello" => (
+                json!([{"uri": uri, "mimeType": "text/plain", "text": "hello from mcpres"}]),
+                LIST_TTL_MS,
+                CacheScope::Public,
+            ),
+            "mcpres://state/counter" => (
+                json!([{"uri": uri, "mimeType": "application/json",
+                        "text": self.counter_state()?.to_string()}]),
+                0,
+                CacheScope::Private,
+            ),
+            "test://static-text" => (
+                json!([{"uri": uri, "mimeType": "text/plain",
+                        "text": "This is the content of the static text resource."}]),
+                LIST_TTL_MS,
+                CacheScope::Public,
+            ),
+            "test://static-binary" => (
+                json!([{"uri": uri, "mimeType": "image/png", "blob": PNG_1X1_BASE64}]),
+                LIST_TTL_MS,
+                CacheScope::Public,
+            ),
+            _ => match uri
+                .strip_prefix("test://template/")
+                .and_then(|rest| rest.strip_suffix("/data"))
+                .filter(|id| !id.is_empty() && !id.contains('/'))
+            {
+                Some(id) => (
+                    json!([{"uri": uri, "mimeType": "application/json",
+                            "text": json!({"id": id, "templateTest": true, "data": format!("Data for ID: {id}")}).to_string()}]),
+                    LIST_TTL_MS,
+                    CacheScope::Public,
+                ),
+                None => {
+                    return Err(McpError::resource_not_found(
+                        format!("Resource not found: {uri}"),
+                        Some(json!({"uri": uri})),
+                    ));
+                }
+            },
+        };
+        let r: ReadResourceResult = complete(json!({ "contents": contents }))?;
+        Ok(r.with_ttl_ms(ttl).with_cache_scope(scope).into())
+    }
+
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, McpError> {
+        let r: ListPromptsResult = complete(json!({"prompts": prompt_definitions()}))?;
+        Ok(r.with_ttl_ms(LIST_TTL_MS)
+            .with_cache_scope(CacheScope::Public))
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, McpError> {
+        let args = request.arguments.clone().unwrap_or_default();
+        let get = |k: &str| -> Result<String, McpError> {
+            args.get(k)
+                .and_then(Value::as_str)
+                .map(str::to_owned)
+                .ok_or_else(|| invalid_params(format!("prompt argument `{k}` is required")))
+        };
+        let user_text = |t: String| json!({"role": "user", "content": {"type": "text", "text": t}});
+        let value = match request.name.as_str() {
+            "greeting" => json!({"description": "Greet someone by name.",
+                                 "messages": [user_text(format!("Hello, {}!", get("name")?))]}),
+            "test_simple_prompt" => {
+                json!({"messages": [user_text("This is a simple prompt for testing.".into())]})
+            }
+            "test_prompt_with_arguments" => json!({"messages": [user_text(format!(
+                "Prompt with arguments: arg1='{}', arg2='{}'", get("arg1")?, get("arg2")?))]}),
+            "test_prompt_with_embedded_resource" => {
+                let uri = get("resourceUri")?;
+                json!({"messages": [
+                    {"role": "user", "content": {"type": "resource", "resource": {"uri": uri, "mimeType": "text/plain",
+                      "text": "Embedded resource content for testing."}}},
+                    user_text("Please process the embedded resource above.".into())
+                ]})
+            }
+            "test_prompt_with_image" => json!({"messages": [
+                {"role": "user", "content": {"type": "image", "data": PNG_1X1_BASE64, "mimeType": "image/png"}},
+                user_text("Please analyze the image above.".into())
+            ]}),
+            other => return Err(invalid_params(format!("unknown prompt: {other}"))),
+        };
+        let r: GetPromptResult = complete(value)?;
+        Ok(r.into())
+    }
+
+    async fn complete(
+        &self,
+        request: CompleteRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CompleteResult, McpError> {
+        let req = serde_json::to_value(&request)
+            .map_err(|e| McpError::internal_error(e.to_string(), None))?;
+        let arg = req
+            .pointer("/argument/name")
+            .and_then(Value::as_str)
+            .unwrap_or("");
+        let prefix = req
+            .pointer("/argument/value")
+            .and_then(Value::as_str)
+            .unwrap_or("");
+        let candidates: &[&str] = match (
+            req.pointer("/ref/name").and_then(Value::as_str),
+            req.pointer("/ref/uri").and_then(Value::as_str),
+            arg,
+        ) {
+            (Some("greeting"), _, "name") => &NAMES,
+            (_, Some("test://template/{id}/data"), "id") => &IDS,
+            _ => &[],
+        };
+        let values: Vec<&str> = candidates
+            .iter()
+            .copied()
+            .filter(|c| c.starts_with(prefix))
+            .collect();
+        complete(json!({"completion": {"values": values, "total": values.len(), "hasMore": false}}))
+    }
+
+    #[allow(deprecated)] // resources/subscribe exists in 2025-11-25
+    async fn subscribe(
+        &self,
+        _request: rmcp::model::SubscribeRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        // The resources never change, so a subscription never fires.
+        Ok(())
+    }
+
+    #[allow(deprecated)] // resources/unsubscribe exists in 2025-11-25
+    async fn unsubscribe(
+        &self,
+        _request: rmcp::model::UnsubscribeRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        Ok(())
+    }
+
+    #[allow(deprecated)] // logging/setLevel exists in 2025-11-25
+    async fn set_level(
+        &self,
+        _request: SetLevelRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        Ok(())
+    }
+}

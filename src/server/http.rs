@@ -1,0 +1,485 @@
+//! Streamable HTTP transport: rmcp's `StreamableHttpService` at `/mcp`, behind an axum
+//! middleware that applies the fault plan, on a loopback listener whose accept loop we
+//! own (so a fault can drop a single TCP connection without answering).
+//!
+//! Host and Origin checks: rmcp validates `Host` against loopback names and `Origin`
+//! against `http://{127.0.0.1,localhost,[::1]}:PORT` (403 otherwise).
+
+use std::convert::Infallible;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use axum::Router;
+use axum::body::{Body, Bytes};
+use axum::extract::{Request, State};
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
+use futures_util::StreamExt;
+use hyper_util::rt::TokioIo;
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+use serde_json::{Value, json};
+use tokio::net::TcpListener;
+use tokio::sync::Notify;
+use tokio_util::sync::CancellationToken;
+use tower::ServiceExt;
+
+use super::fault::{self, Decision, FaultId, RequestInfo};
+use super::{Config, ServerError};
+
+/// Handle to drop the TCP connection a request arrived on.
+#[derive(Clone)]
+struct ConnKill(Arc<Notify>);
+
+struct HttpState {
+    config: Arc<Config>,
+    in_flight: AtomicUsize,
+}
+
+struct InFlight<'a>(&'a AtomicUsize);
+impl Drop for InFlight<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+fn json_response(status: StatusCode, v: &Value) -> Response {
+    (
+        status,
+        [(header::CONTENT_TYPE, "application/json")],
+        v.to_string(),
+    )
+        .into_response()
+}
+
+fn sse_body(messages: &[Vec<u8>]) -> Vec<u8> {
+    let mut out = Vec::new();
+    for m in messages {
+        out.extend_from_slice(b"event: message\ndata: ");
+        out.extend_from_slice(m);
+        out.extend_from_slice(b"\n\n");
+    }
+    out
+}
+
+/// The JSON-RPC messages of a collected response body, with the index of the one
+/// answering `id` (SSE or JSON). Non-message SSE events are kept as raw bytes.
+enum Part {
+    Raw(Vec<u8>),
+    Msg(Value),
+}
+
+fn split_body(is_sse: bool, body: &[u8]) -> Vec<Part> {
+    if !is_sse {
+        return match serde_json::from_slice::<Value>(body) {
+            Ok(v) => vec![Part::Msg(v)],
+            Err(_) => vec![Part::Raw(body.to_vec())],
+        };
+    }
+    let text = String::from_utf8_lossy(body);
+    let mut parts = Vec::new();
+    for event in text.split("\n\n").filter(|e| !e.is_empty()) {
+        let data: Vec<&str> = event
+            .lines()
+            .filter_map(|l| l.strip_prefix("data:"))
+            .map(|d| d.strip_prefix(' ').unwrap_or(d))
+            .collect();
+        match serde_json::from_str::<Value>(&data.join("\n")) {
+            Ok(v) if v.is_object() => parts.push(Part::Msg(v)),
+            _ => parts.push(Part::Raw(format!("{event}\n\n").into_bytes())),
+        }
+    }
+    parts
+}
+
+fn is_target(v: &Value, d: &Decision) -> bool {
+    v.get("method").is_none() && v.get("id") == Some(&d.request.id)
+}
+
+/// Apply a response-body fault to a collected response. Returns the new response.
+fn rewrite(
+    state: &HttpState,
+    d: &Decision,
+    parts: axum::http::response::Parts,
+    body: Bytes,
+) -> Response {
+    let is_sse = parts
+        .headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|c| c.starts_with("text/event-stream"));
+    let mut pieces = split_body(is_sse, &body);
+    let mut out: Vec<u8> = Vec::new();
+    let mut messages_out: Vec<Vec<u8>> = Vec::new();
+    let mut multi = false;
+    for p in pieces.drain(..) {
+        match p {
+            Part::Raw(b) => {
+                if is_sse {
+                    out.extend_from_slice(&b)
+                } else {
+                    messages_out.push(b)
+                }
+            }
+            Part::Msg(v) if is_target(&v, d) => {
+                let frames: Vec<Vec<u8>> = match d.fault {
+                    FaultId::MalformedMessage => {
+                        vec![fault::corrupt_bytes(d, v.to_string().as_bytes()).0]
+                    }
+                    _ => match fault::rewrite_response(d, &v, state.config.other_revision()) {
+                        Some((frames, _)) => {
+                            frames.iter().map(|f| f.to_string().into_bytes()).collect()
+                        }
+                        None => vec![v.to_string().into_bytes()],
+                    },
+                };
+                multi |= frames.len() > 1;
+                if is_sse {
+                    out.extend_from_slice(&sse_body(&frames));
+                } else {
+                    messages_out.extend(frames);
+                }
+            }
+            Part::Msg(v) => {
+                let b = v.to_string().into_bytes();
+                if is_sse {
+                    out.extend_from_slice(&sse_body(&[b]));
+                } else {
+                    messages_out.push(b);
+                }
+            }
+        }
+    }
+    let mut parts = parts;
+    parts.headers.remove(header::CONTENT_LENGTH);
+    if !is_sse {
+        if multi {
+            // Several messages for one POST: deliver them as an SSE stream.
+            out = sse_body(&messages_out);
+            parts.headers.insert(
+                header::CONTENT_TYPE,
+                HeaderValue::from_static("text/event-stream"),
+            );
+        } else {
+            out = messages_out.concat();
+        }
+    }
+    Response::from_parts(parts, Body::from(out))
+}
+
+fn log_decision(state: &HttpState, d: &Decision) {
+    let e = &state.config.engine;
+    let p = &e.params;
+    let (action, detail) = match d.fault {
+        FaultId::ProtocolError => (
+            "rejected as unknown method (-32601) without execution",
+            json!({}),
+        ),
+        FaultId::AuthorizationRejection => (
+            "rejected with HTTP 401 (wrong-audience) without execution",
+            json!({"status": 401}),
+        ),
+        FaultId::ResourceExhaustion => (
+            "rejected with HTTP 503 (concurrency-over-limit) without execution",
+            json!({"status": 503, "limit": state.config.args.max_in_flight}),
+        ),
+        FaultId::DependencyFailure | FaultId::FilesystemPublicationFailure => (
+            "answered with a synthetic failure without execution",
+            json!({}),
+        ),
+        FaultId::ProcessCrash => (
+            "process aborted (SIGABRT) before answering",
+            json!({"signal": "SIGABRT"}),
+        ),
+        FaultId::TransportDisconnect => ("TCP connection closed before answering", json!({})),
+        FaultId::Timeout => (
+            "response withheld (never delivered)",
+            json!({"budgetMs": p.budget_ms}),
+        ),
+        FaultId::Cancellation => (
+            "operation cancelled at half budget; -32800 sent, response stream dropped",
+            json!({"cancelAfterMs": p.budget_ms / 2}),
+        ),
+        FaultId::DelayedResponse => ("response delayed", json!({"delayMs": p.delay_ms})),
+        FaultId::MalformedMessage => (
+            "response message corrupted with invalid UTF-8 (0xC3 0x28) at a seeded offset",
+            json!({"rand": d.rand}),
+        ),
+        FaultId::PartialResponse => (
+            "response body cut after a seeded prefix; TCP connection closed",
+            json!({"rand": d.rand}),
+        ),
+        FaultId::SchemaViolation => (
+            "required result member removed",
+            json!({"method": d.request.method}),
+        ),
+        FaultId::Duplicate => ("response delivered twice", json!({"copies": 2})),
+        FaultId::Reorder => (
+            "uncorrelated response (unknown id) delivered before the real one",
+            json!({}),
+        ),
+        FaultId::ExtensionMismatch => (
+            "unadvertised extension request sent before the response",
+            json!({"method": "dev.mcpres.unadvertised/probe"}),
+        ),
+        FaultId::CacheStalePoisoned => (
+            "result marked with a stale cache key (other revision, old server version)",
+            json!({"protocolVersion": state.config.other_revision()}),
+        ),
+        FaultId::CleanupFailure => return, // logged with its residue path
+    };
+    e.record(d, action, detail);
+}
+
+async fn fault_layer(State(state): State<Arc<HttpState>>, req: Request, next: Next) -> Response {
+    if req.method() != axum::http::Method::POST {
+        return next.run(req).await;
+    }
+    let max = state.config.args.max_message_bytes;
+    let (parts, body) = req.into_parts();
+    let bytes = match axum::body::to_bytes(body, max).await {
+        Ok(b) => b,
+        Err(_) => {
+            return json_response(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                &fault::error_response(
+                    &Value::Null,
+                    -32600,
+                    "Invalid Request: message too large",
+                    Some(json!({"maxBytes": max})),
+                ),
+            );
+        }
+    };
+    let kill = parts.extensions.get::<ConnKill>().cloned();
+    let info = serde_json::from_slice::<Value>(&bytes)
+        .ok()
+        .and_then(|m| RequestInfo::from_message(&m));
+    let req = Request::from_parts(parts, Body::from(bytes));
+    let Some(info) = info else {
+        return next.run(req).await;
+    };
+    if info.method == "server/discover" && !state.config.modern_enabled() {
+        return json_response(
+            StatusCode::OK,
+            &fault::error_response(
+                &info.id,
+                -32601,
+                "Method not found",
+                Some(json!({"method": info.method})),
+            ),
+        );
+    }
+    let limit = state.config.args.max_in_flight;
+    if state.in_flight.fetch_add(1, Ordering::SeqCst) >= limit {
+        state.in_flight.fetch_sub(1, Ordering::SeqCst);
+        return overloaded(&info.id, limit);
+    }
+    let _guard = InFlight(&state.in_flight);
+    let Some(d) = state.config.engine.on_request(info) else {
+        return next.run(req).await;
+    };
+    log_decision(&state, &d);
+    let engine = &state.config.engine;
+    match d.fault {
+        FaultId::ProtocolError => {
+            json_response(StatusCode::OK, &fault::protocol_error_response(&d))
+        }
+        FaultId::AuthorizationRejection => {
+            let mut r = json_response(
+                StatusCode::UNAUTHORIZED,
+                &fault::error_response(
+                    &d.request.id,
+                    -32000,
+                    "Unauthorized: token audience mismatch",
+                    Some(json!({"reason": "wrong-audience"})),
+                ),
+            );
+            r.headers_mut().insert(
+                header::WWW_AUTHENTICATE,
+                HeaderValue::from_static(
+                    "Bearer error=\"invalid_token\", error_description=\"token audience mismatch\"",
+                ),
+            );
+            r
+        }
+        FaultId::ResourceExhaustion => overloaded(&d.request.id, limit),
+        FaultId::DependencyFailure | FaultId::FilesystemPublicationFailure => {
+            json_response(StatusCode::OK, &fault::synthetic_failure_response(&d))
+        }
+        FaultId::ProcessCrash => std::process::abort(),
+        FaultId::TransportDisconnect => {
+            if let Some(k) = kill {
+                k.0.notify_one();
+            }
+            std::future::pending::<Response>().await
+        }
+        FaultId::CleanupFailure => {
+            match engine.retain_handle(&d) {
+                Ok(path) => engine.record(
+                    &d,
+                    "retained handle left behind; request served normally",
+                    json!({"residue": path.display().to_string()}),
+                ),
+                Err(e) => engine.record(
+                    &d,
+                    "could not create retained handle",
+                    json!({"error": e.to_string()}),
+                ),
+            }
+            next.run(req).await
+        }
+        FaultId::Timeout => {
+            let resp = next.run(req).await;
+            let _ = axum::body::to_bytes(resp.into_body(), usize::MAX).await;
+            std::future::pending::<Response>().await
+        }
+        FaultId::Cancellation => {
+            let deadline =
+                tokio::time::Instant::now() + Duration::from_millis(engine.params.budget_ms / 2);
+            let inner = next.run(req);
+            tokio::pin!(inner);
+            tokio::select! {
+                _ = tokio::time::sleep_until(deadline) => {}
+                _ = &mut inner => { tokio::time::sleep_until(deadline).await; }
+            }
+            json_response(StatusCode::OK, &fault::cancelled_response(&d))
+        }
+        _ => {
+            let resp = next.run(req).await;
+            let (parts, body) = resp.into_parts();
+            let body = match axum::body::to_bytes(body, usize::MAX).await {
+                Ok(b) => b,
+                Err(_) => return StatusCode::INTERNAL_SERVER_ERROR.into_response(),
+            };
+            match d.fault {
+                FaultId::DelayedResponse => {
+                    tokio::time::sleep(Duration::from_millis(engine.params.delay_ms)).await;
+                    Response::from_parts(parts, Body::from(body))
+                }
+                FaultId::PartialResponse => {
+                    let n = fault::prefix_len(&d, body.len());
+                    let prefix = body.slice(..n);
+                    let full = body.len();
+                    // Let the prefix reach the socket, then abort the body (and so the connection).
+                    let chunks =
+                        futures_util::stream::once(
+                            async move { Ok::<Bytes, std::io::Error>(prefix) },
+                        )
+                        .chain(futures_util::stream::once(async {
+                            tokio::time::sleep(Duration::from_millis(50)).await;
+                            Err(std::io::Error::new(
+                                std::io::ErrorKind::ConnectionAborted,
+                                "close-after-prefix",
+                            ))
+                        }));
+                    let mut parts = parts;
+                    parts
+                        .headers
+                        .insert(header::CONTENT_LENGTH, HeaderValue::from(full));
+                    if let Some(k) = kill {
+                        // Make sure the connection does not survive the aborted body.
+                        tokio::spawn(async move {
+                            tokio::time::sleep(Duration::from_millis(200)).await;
+                            k.0.notify_one();
+                        });
+                    }
+                    Response::from_parts(parts, Body::from_stream(chunks))
+                }
+                _ => rewrite(&state, &d, parts, body),
+            }
+        }
+    }
+}
+
+fn overloaded(id: &Value, limit: usize) -> Response {
+    let mut r = json_response(
+        StatusCode::SERVICE_UNAVAILABLE,
+        &fault::overload_response(id, limit),
+    );
+    r.headers_mut()
+        .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+    r
+}
+
+pub(crate) async fn serve(config: Arc<Config>) -> Result<(), ServerError> {
+    let addr = SocketAddr::new(config.args.bind, config.args.port);
+    let listener = TcpListener::bind(addr)
+        .await
+        .map_err(|source| ServerError::Bind { addr, source })?;
+    let local = listener.local_addr()?;
+    let port = local.port();
+    let ct = CancellationToken::new();
+
+    let mut rcfg = StreamableHttpServerConfig::default()
+        .with_allowed_hosts(["127.0.0.1", "localhost", "::1"])
+        .with_allowed_origins([
+            format!("http://127.0.0.1:{port}"),
+            format!("http://localhost:{port}"),
+            format!("http://[::1]:{port}"),
+        ]);
+    rcfg.cancellation_token = ct.clone();
+    rcfg.max_request_body_bytes = config.args.max_message_bytes;
+    let factory_config = config.clone();
+    let service: StreamableHttpService<super::handler::RefServer, LocalSessionManager> =
+        StreamableHttpService::new(
+            move || Ok(factory_config.handler()),
+            Arc::new(LocalSessionManager::default()),
+            rcfg,
+        );
+    let state = Arc::new(HttpState {
+        config: config.clone(),
+        in_flight: AtomicUsize::new(0),
+    });
+    let router = Router::new()
+        .nest_service("/mcp", service)
+        .layer(middleware::from_fn_with_state(state, fault_layer));
+
+    let shutdown = super::shutdown_signal();
+    tokio::pin!(shutdown);
+    eprintln!("mcpres serve: listening on http://{local}/mcp");
+    loop {
+        let stream = tokio::select! {
+            r = listener.accept() => match r {
+                Ok((s, _)) => s,
+                Err(e) => {
+                    eprintln!("mcpres serve: accept: {e}");
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    continue;
+                }
+            },
+            _ = &mut shutdown => break,
+        };
+        let kill = Arc::new(Notify::new());
+        let router = router.clone();
+        let conn_kill = ConnKill(kill.clone());
+        let svc =
+            hyper::service::service_fn(move |mut req: hyper::Request<hyper::body::Incoming>| {
+                req.extensions_mut().insert(conn_kill.clone());
+                let router = router.clone();
+                async move {
+                    Ok::<_, Infallible>(match router.oneshot(req.map(Body::new)).await {
+                        Ok(r) => r,
+                        Err(e) => match e {},
+                    })
+                }
+            });
+        let ct = ct.clone();
+        tokio::spawn(async move {
+            let conn = hyper::server::conn::http1::Builder::new()
+                .serve_connection(TokioIo::new(stream), svc);
+            tokio::select! {
+                _ = conn => {}
+                _ = kill.notified() => {}
+                _ = ct.cancelled() => {}
+            }
+        });
+    }
+    drop(listener);
+    ct.cancel();
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    Ok(())
+}

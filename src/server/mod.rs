@@ -1,0 +1,256 @@
+//! `mcpres serve`: the reference MCP server with seeded, deterministic fault injection.
+//!
+//! Layers, from the wire inwards:
+//! - a transport pump (`stdio.rs`: raw lines on stdin/stdout; `http.rs`: Streamable HTTP
+//!   on a loopback listener) that frames, bounds and parses raw bytes and applies the
+//!   fault plan below the typed layer;
+//! - the official Rust SDK (`rmcp`) for the protocol path, both revisions
+//!   (`2025-11-25` with `initialize`, `2026-07-28` stateless with `server/discover`);
+//! - the typed handler (`handler.rs`) with the deterministic tools, resources and prompts.
+//!
+//! Diagnostics go to stderr only; stdout carries protocol frames only.
+
+pub mod fault;
+pub mod handler;
+pub mod http;
+pub mod stdio;
+
+use std::net::IpAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use rmcp::model::ProtocolVersion;
+
+pub use fault::{FaultId, FaultSpec, Trigger};
+
+/// Revisions this server can speak.
+pub const KNOWN_REVISIONS: [&str; 2] = ["2025-11-25", "2026-07-28"];
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum TransportKind {
+    /// Newline-delimited JSON-RPC on stdin/stdout.
+    Stdio,
+    /// Streamable HTTP on a loopback address, endpoint `/mcp`.
+    Http,
+}
+
+/// Arguments of `mcpres serve`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct ServeArgs {
+    /// Transport to serve on.
+    #[arg(long, value_enum, default_value_t = TransportKind::Stdio)]
+    pub transport: TransportKind,
+    /// TCP port for `--transport http`; 0 picks an ephemeral port (printed on stderr).
+    #[arg(long, default_value_t = 0)]
+    pub port: u16,
+    /// Address to bind for `--transport http`; must be a loopback address.
+    #[arg(long, default_value = "127.0.0.1")]
+    pub bind: IpAddr,
+    /// Protocol revisions to accept (repeatable or comma-separated).
+    #[arg(long = "revision", value_delimiter = ',', default_values_t = KNOWN_REVISIONS.map(String::from))]
+    pub revisions: Vec<String>,
+    /// Inject a fault: `ID[@TRIGGER]`, TRIGGER is `request-N` (default `request-2`),
+    /// `method-NAME`, `tool-NAME` or `always`. Repeatable; the first match wins.
+    #[arg(long = "fault", value_name = "ID[@TRIGGER]")]
+    pub faults: Vec<FaultSpec>,
+    /// Seed of every seeded effect (corrupted byte position, prefix length, ...).
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Write the injection log (JSON Lines) to this new file (must not exist).
+    #[arg(long, value_name = "PATH")]
+    pub injection_log: Option<PathBuf>,
+    /// Operation budget in milliseconds (`cancellation` fires at half of it).
+    #[arg(long, default_value_t = 1000)]
+    pub budget_ms: u64,
+    /// Delay of `delayed-response`, in milliseconds.
+    #[arg(long, default_value_t = 75)]
+    pub delay_ms: u64,
+    /// Directory where `cleanup-failure` leaves its retained handle (default: system temp dir).
+    #[arg(long, value_name = "DIR")]
+    pub residue_dir: Option<PathBuf>,
+    /// Largest accepted message (stdio line or HTTP body), in bytes.
+    #[arg(long, default_value_t = 4 * 1024 * 1024)]
+    pub max_message_bytes: usize,
+    /// Most requests in flight at once; more are rejected as overloaded.
+    #[arg(long, default_value_t = 64)]
+    pub max_in_flight: usize,
+}
+
+impl Default for ServeArgs {
+    fn default() -> Self {
+        ServeArgs {
+            transport: TransportKind::Stdio,
+            port: 0,
+            bind: IpAddr::from([127, 0, 0, 1]),
+            revisions: KNOWN_REVISIONS.map(String::from).to_vec(),
+            faults: Vec::new(),
+            seed: 0,
+            injection_log: None,
+            budget_ms: 1000,
+            delay_ms: 75,
+            residue_dir: None,
+            max_message_bytes: 4 * 1024 * 1024,
+            max_in_flight: 64,
+        }
+    }
+}
+
+/// Errors of `mcpres serve`.
+#[derive(Debug, thiserror::Error)]
+pub enum ServerError {
+    #[error("refusing to bind {0}: only loopback addresses are allowed")]
+    NonLoopbackBind(IpAddr),
+    #[error("unsupported protocol revision `{0}` (supported: 2025-11-25, 2026-07-28)")]
+    UnsupportedRevision(String),
+    #[error("no protocol revision selected")]
+    NoRevision,
+    #[error("invalid option: {0}")]
+    InvalidOption(String),
+    #[error("cannot create injection log {path}: {source}")]
+    InjectionLog {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("cannot start the async runtime: {0}")]
+    Runtime(std::io::Error),
+    #[error("cannot listen on {addr}: {source}")]
+    Bind {
+        addr: std::net::SocketAddr,
+        source: std::io::Error,
+    },
+    #[error("transport I/O error: {0}")]
+    Io(#[from] std::io::Error),
+}
+
+/// Validated configuration shared by the transports.
+#[derive(Debug)]
+pub(crate) struct Config {
+    pub args: ServeArgs,
+    pub versions: Vec<ProtocolVersion>,
+    pub engine: Arc<fault::FaultEngine>,
+    pub shared: Arc<handler::SharedState>,
+}
+
+impl Config {
+    pub fn modern_enabled(&self) -> bool {
+        self.args.revisions.iter().any(|r| r == "2026-07-28")
+    }
+
+    /// A revision other than the preferred one (for the stale cache key).
+    pub fn other_revision(&self) -> &'static str {
+        if self.modern_enabled() {
+            "2025-11-25"
+        } else {
+            "2026-07-28"
+        }
+    }
+
+    pub fn handler(&self) -> handler::RefServer {
+        handler::RefServer::new(self.shared.clone(), self.versions.clone())
+    }
+}
+
+fn validate(args: ServeArgs) -> Result<Config, ServerError> {
+    if !args.bind.is_loopback() {
+        return Err(ServerError::NonLoopbackBind(args.bind));
+    }
+    if args.revisions.is_empty() {
+        return Err(ServerError::NoRevision);
+    }
+    let mut versions = Vec::new();
+    // Newest first: rmcp answers `initialize` with the first legacy version it supports.
+    for known in KNOWN_REVISIONS.iter().rev() {
+        if args.revisions.iter().any(|r| r == known) {
+            versions.push(match *known {
+                "2026-07-28" => ProtocolVersion::V_2026_07_28,
+                _ => ProtocolVersion::V_2025_11_25,
+            });
+        }
+    }
+    if let Some(bad) = args
+        .revisions
+        .iter()
+        .find(|r| !KNOWN_REVISIONS.contains(&r.as_str()))
+    {
+        return Err(ServerError::UnsupportedRevision(bad.clone()));
+    }
+    if args.max_message_bytes < 1024 {
+        return Err(ServerError::InvalidOption(
+            "--max-message-bytes must be at least 1024".into(),
+        ));
+    }
+    if args.max_in_flight == 0 {
+        return Err(ServerError::InvalidOption(
+            "--max-in-flight must be at least 1".into(),
+        ));
+    }
+    let params = fault::FaultParams {
+        budget_ms: args.budget_ms,
+        delay_ms: args.delay_ms,
+        residue_dir: args.residue_dir.clone().unwrap_or_else(std::env::temp_dir),
+    };
+    let transport = match args.transport {
+        TransportKind::Stdio => "stdio",
+        TransportKind::Http => "http",
+    };
+    let engine = fault::FaultEngine::new(
+        args.faults.clone(),
+        args.seed,
+        params,
+        args.injection_log.as_deref(),
+        transport,
+    )?;
+    Ok(Config {
+        args,
+        versions,
+        engine: Arc::new(engine),
+        shared: Arc::new(handler::SharedState::default()),
+    })
+}
+
+/// Run `mcpres serve` until stdin EOF (stdio), SIGTERM or Ctrl-C. Blocking: builds its
+/// own tokio runtime.
+pub fn run(args: ServeArgs) -> Result<(), ServerError> {
+    let config = Arc::new(validate(args)?);
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .map_err(ServerError::Runtime)?;
+    let result = runtime.block_on(async {
+        match config.args.transport {
+            TransportKind::Stdio => stdio::serve(config.clone()).await,
+            TransportKind::Http => http::serve(config.clone()).await,
+        }
+    });
+    config
+        .engine
+        .record_event("stop", serde_json::json!({"ok": result.is_ok()}));
+    // The stdin reader may sit in a blocking read; do not wait for it.
+    runtime.shutdown_timeout(Duration::from_millis(200));
+    result
+}
+
+/// Resolves when SIGTERM or SIGINT (Ctrl-C) arrives. The handlers are installed when
+/// this function is called (not when the future is first polled), so call it before
+/// announcing readiness.
+pub(crate) fn shutdown_signal() -> impl std::future::Future<Output = ()> {
+    use tokio::signal::unix::{SignalKind, signal};
+    let term = signal(SignalKind::terminate());
+    let int = signal(SignalKind::interrupt());
+    async move {
+        match (term, int) {
+            (Ok(mut term), Ok(mut int)) => {
+                tokio::select! {
+                    _ = term.recv() => {}
+                    _ = int.recv() => {}
+                }
+            }
+            _ => {
+                eprintln!("mcpres serve: cannot install signal handlers; use stdin EOF to stop");
+                std::future::pending::<()>().await
+            }
+        }
+    }
+}

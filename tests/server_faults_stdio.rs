@@ -459,3 +459,36 @@ fn real_in_flight_bound_rejects_excess() {
     assert_eq!(ids, [Some(2), Some(3)]);
     s.finish(T);
 }
+
+#[test]
+fn cancelled_requests_release_their_in_flight_slot() {
+    let mut s = StdioServer::start(&[
+        "--fault",
+        "cancellation@tool-slow",
+        "--budget-ms",
+        "100",
+        "--max-in-flight",
+        "2",
+    ]);
+    s.initialize();
+    for id in 2..=5 {
+        let (r, _) = s.call(
+            id,
+            "tools/call",
+            json!({"name": "slow", "arguments": {"delayMs": 3000}}),
+        );
+        assert_eq!(r["error"]["code"], -32800, "request {id}: {r}");
+    }
+    let (r, _) = s.call(
+        6,
+        "tools/call",
+        json!({"name": "echo", "arguments": {"text": "free"}}),
+    );
+    assert_eq!(r["result"]["content"][0]["text"], "free");
+    let (status, rest, _) = s.finish(T);
+    assert!(status.success());
+    assert!(
+        !String::from_utf8_lossy(&rest).contains("slept"),
+        "no late success"
+    );
+}

@@ -502,3 +502,56 @@ fn sampling_and_elicitation_fixtures_ask_the_client() {
     let (status, _, _) = s.finish(T);
     assert!(status.success());
 }
+
+#[test]
+fn notification_before_initialize_does_not_kill_the_server() {
+    let mut s = StdioServer::start(&[]);
+    s.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    s.send(&json!({"jsonrpc": "2.0", "id": 99, "result": {}}));
+    let init = s.initialize();
+    assert_eq!(init["result"]["protocolVersion"], LEGACY, "{init}");
+    let (r, _) = s.call(
+        2,
+        "tools/call",
+        json!({"name": "echo", "arguments": {"text": "ok"}}),
+    );
+    assert_eq!(tool_text(&r), "ok");
+    let (status, _, _) = s.finish(T);
+    assert!(status.success());
+}
+
+#[test]
+fn stdin_eof_still_answers_requests_in_flight() {
+    let mut s = StdioServer::start(&[]);
+    let mut batch = Vec::new();
+    for (id, method, params) in [
+        (1, "server/discover", with_modern_meta(json!({}))),
+        (
+            2,
+            "tools/call",
+            with_modern_meta(json!({"name": "slow", "arguments": {"delayMs": 300}})),
+        ),
+        (
+            3,
+            "tools/call",
+            with_modern_meta(json!({"name": "echo", "arguments": {"text": "e"}})),
+        ),
+    ] {
+        batch.extend(serde_json::to_vec(&request(id, method, params)).expect("json"));
+        batch.push(b'\n');
+    }
+    s.send_raw(&batch);
+    let (status, raw, _) = s.finish(T);
+    assert!(status.success());
+    let ids: Vec<i64> = raw
+        .split(|b| *b == b'\n')
+        .filter(|l| !l.is_empty())
+        .map(|l| {
+            serde_json::from_slice::<Value>(l).expect("json")["id"]
+                .as_i64()
+                .expect("id")
+        })
+        .collect();
+    assert_eq!(ids.len(), 3, "{}", String::from_utf8_lossy(&raw));
+    assert!(ids.contains(&2), "the slow answer arrives before exit");
+}

@@ -19,6 +19,9 @@ use tokio::sync::{mpsc, oneshot};
 use super::fault::{self, Decision, FaultId, RequestInfo};
 use super::{Config, ServerError};
 
+/// Longest wait for in-flight answers after stdin EOF.
+const EOF_DRAIN: Duration = Duration::from_secs(10);
+
 /// Buffer of the in-process pipe between the pump and rmcp.
 const DUPLEX_BYTES: usize = 256 * 1024;
 
@@ -41,6 +44,9 @@ struct Shared {
     pending: Mutex<HashMap<String, Pending>>,
     close: Mutex<Option<oneshot::Sender<()>>>,
     to_backend: mpsc::UnboundedSender<Option<Vec<u8>>>,
+    /// Ids whose late result must be discarded (cancelled by the `cancellation` fault);
+    /// they no longer count as in flight.
+    discard: Mutex<std::collections::HashSet<String>>,
 }
 
 impl Shared {
@@ -127,6 +133,15 @@ async fn outbound<R: AsyncRead + Unpin>(shared: Arc<Shared>, read: R) {
             Err(_) => continue,
         };
         let is_response = msg.get("method").is_none() && msg.get("id").is_some();
+        if is_response
+            && let Some(id) = msg.get("id")
+            && shared
+                .discard
+                .lock()
+                .is_ok_and(|mut d| d.remove(&id_key(id)))
+        {
+            continue; // no late success after an injected cancellation
+        }
         let pending = if is_response {
             msg.get("id")
                 .and_then(|id| shared.take_pending(&id_key(id)))
@@ -381,6 +396,7 @@ pub(crate) async fn serve(config: Arc<Config>) -> Result<(), ServerError> {
         pending: Mutex::new(HashMap::new()),
         close: Mutex::new(Some(close_tx)),
         to_backend: backend_tx,
+        discard: Mutex::new(std::collections::HashSet::new()),
     });
 
     // The only writer of stdout.
@@ -405,6 +421,10 @@ pub(crate) async fn serve(config: Arc<Config>) -> Result<(), ServerError> {
     let shutdown = super::shutdown_signal();
     tokio::pin!(shutdown);
     let mut disconnected = false;
+    // rmcp ends a session whose first message is not a request; until a lifecycle has
+    // started (an `initialize`, or a modern request other than the discover probe),
+    // notifications and responses are dropped here instead (they need no answer).
+    let mut lifecycle_started = false;
     loop {
         let frame = tokio::select! {
             f = read_frame(&mut stdin, max) => f,
@@ -422,7 +442,22 @@ pub(crate) async fn serve(config: Arc<Config>) -> Result<(), ServerError> {
                 ));
                 continue;
             }
-            Ok(Frame::Eof) => break,
+            Ok(Frame::Eof) => {
+                // The client is done sending: answer what is in flight (bounded), then end.
+                let drain = async {
+                    while shared.pending_len() > 0 {
+                        tokio::time::sleep(Duration::from_millis(10)).await;
+                    }
+                    // Delayed answers are emitted from timers after leaving `pending`.
+                    tokio::time::sleep(Duration::from_millis(config.engine.params.delay_ms)).await;
+                };
+                tokio::select! {
+                    _ = tokio::time::timeout(EOF_DRAIN, drain) => {}
+                    _ = &mut shutdown => {}
+                    _ = &mut close_rx => disconnected = true,
+                }
+                break;
+            }
             Err(e) => {
                 eprintln!("mcpres serve: stdin: {e}");
                 break;
@@ -457,7 +492,21 @@ pub(crate) async fn serve(config: Arc<Config>) -> Result<(), ServerError> {
         {
             shared.take_pending(&id_key(id));
         }
-        if let Some(info) = RequestInfo::from_message(&msg) {
+        let info = RequestInfo::from_message(&msg);
+        match &info {
+            Some(i) if i.method != "server/discover" && i.method != "ping" => {
+                lifecycle_started = true
+            }
+            Some(_) => {}
+            None if !lifecycle_started => {
+                eprintln!(
+                    "mcpres serve: ignoring a notification or response sent before the session started"
+                );
+                continue;
+            }
+            None => {}
+        }
+        if let Some(info) = info {
             if info.method == "server/discover" && !config.modern_enabled() {
                 shared.emit(&fault::error_response(
                     &info.id,
@@ -490,6 +539,12 @@ pub(crate) async fn serve(config: Arc<Config>) -> Result<(), ServerError> {
                     let at = config.engine.params.budget_ms / 2;
                     tokio::spawn(async move {
                         tokio::time::sleep(Duration::from_millis(at)).await;
+                        let key = id_key(&d2.request.id);
+                        if s.take_pending(&key).is_some()
+                            && let Ok(mut d) = s.discard.lock()
+                        {
+                            d.insert(key);
+                        }
                         s.emit(&fault::cancelled_response(&d2));
                         // Release the operation controller in the protocol layer too.
                         let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled",

@@ -6,6 +6,7 @@
 #![forbid(unsafe_code)]
 
 pub mod bundle;
+pub mod corpus;
 pub mod explain;
 pub mod json;
 pub mod model;

@@ -9,12 +9,7 @@ use std::process::Command;
 use serde_json::Value;
 
 fn corpus_root() -> Option<PathBuf> {
-    if let Some(dir) = std::env::var_os("MCPRES_REFERENCE_CORPUS") {
-        let p = PathBuf::from(dir);
-        return p.is_dir().then_some(p);
-    }
-    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/reference-corpus");
-    p.is_dir().then_some(p)
+    mcpres::corpus::reference_corpus_dir()
 }
 
 fn sha256_file(path: &Path) -> String {

@@ -35,17 +35,14 @@ const HUGE_LEN: usize = 1_048_577;
 const HUGE_PER_DOCUMENT: usize = 3;
 
 fn corpus_dir() -> Option<PathBuf> {
-    let candidate = match std::env::var_os("MCPRES_REFERENCE_CORPUS") {
-        Some(dir) => PathBuf::from(dir),
-        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/reference-corpus"),
-    };
-    if candidate.join("v0.2.0/schemas").is_dir() {
-        Some(candidate)
+    let found =
+        mcpres::corpus::reference_corpus_dir().filter(|dir| dir.join("v0.2.0/schemas").is_dir());
+    if found.is_some() {
+        found
     } else {
         println!(
-            "schema_differential skipped: reference corpus not found at {} \
-             (set MCPRES_REFERENCE_CORPUS to its path)",
-            candidate.display()
+            "schema_differential skipped: reference corpus not found \
+             (set MCPRES_REFERENCE_CORPUS to its path, or place it at ../shared/reference-corpus)"
         );
         None
     }

@@ -2,18 +2,13 @@
 //! accept/reject decision on every document: corpus documents and systematic
 //! mutations of them (deleted keys, unknown keys, retyped leaves, emptied arrays).
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use mcpres::schema::{self, SchemaKind};
 use serde_json::{Value, json};
 
 fn corpus_root() -> Option<PathBuf> {
-    if let Some(dir) = std::env::var_os("MCPRES_REFERENCE_CORPUS") {
-        let p = PathBuf::from(dir);
-        return p.is_dir().then_some(p);
-    }
-    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/reference-corpus");
-    p.is_dir().then_some(p)
+    mcpres::corpus::reference_corpus_dir()
 }
 
 /// Every JSON pointer of containers and leaves in `v`.

@@ -9,19 +9,11 @@ use super::*;
 /// The reference corpus: `$MCPRES_REFERENCE_CORPUS`, else `../shared/reference-corpus` from the
 /// crate root. `None` (with a message) when neither exists.
 fn corpus_dir() -> Option<PathBuf> {
-    let candidate = match std::env::var_os("MCPRES_REFERENCE_CORPUS") {
-        Some(dir) => PathBuf::from(dir),
-        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/reference-corpus"),
-    };
-    if candidate.join("v0.2.0").is_dir() {
-        Some(candidate)
-    } else {
-        eprintln!(
-            "skipped: reference corpus not found at {} (set MCPRES_REFERENCE_CORPUS)",
-            candidate.display()
-        );
-        None
+    let found = crate::corpus::reference_corpus_dir();
+    if found.is_none() {
+        eprintln!("skipped: reference corpus not found (set MCPRES_REFERENCE_CORPUS)");
     }
+    found
 }
 
 fn corpus_json(relative: &str) -> Option<Value> {

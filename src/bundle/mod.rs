@@ -78,12 +78,10 @@ pub struct Loaded {
     pub source: Option<Vec<u8>>,
     /// Findings about the stored directory form (empty for single files).
     pub storage_findings: Vec<Finding>,
-    /// True when the input was a bundle directory.
-    pub is_dir: bool,
 }
 
-/// Read a file strictly: no symlink, regular file only, size limit before reading.
-pub fn read_file(path: &Path, limits: &Limits) -> Result<Vec<u8>, LoadError> {
+/// `lstat` an input path; a symlink is refused, never followed.
+fn lstat_refusing_symlinks(path: &Path) -> Result<fs::Metadata, LoadError> {
     let meta = fs::symlink_metadata(path).map_err(|source| LoadError::Io {
         path: path.to_path_buf(),
         source,
@@ -93,6 +91,12 @@ pub fn read_file(path: &Path, limits: &Limits) -> Result<Vec<u8>, LoadError> {
             path: path.to_path_buf(),
         });
     }
+    Ok(meta)
+}
+
+/// Read a file strictly: no symlink, regular file only, size limit before reading.
+pub fn read_file(path: &Path, limits: &Limits) -> Result<Vec<u8>, LoadError> {
+    let meta = lstat_refusing_symlinks(path)?;
     if !meta.is_file() {
         return Err(LoadError::NotRegular {
             path: path.to_path_buf(),
@@ -166,22 +170,13 @@ pub fn read_json(path: &Path, limits: &Limits) -> Result<(Value, Vec<u8>), LoadE
 
 /// Load a single-file document or a bundle directory.
 pub fn load(path: &Path, limits: &Limits) -> Result<Loaded, LoadError> {
-    let meta = fs::symlink_metadata(path).map_err(|source| LoadError::Io {
-        path: path.to_path_buf(),
-        source,
-    })?;
-    if meta.file_type().is_symlink() {
-        return Err(LoadError::Symlink {
-            path: path.to_path_buf(),
-        });
-    }
+    let meta = lstat_refusing_symlinks(path)?;
     if meta.is_dir() {
         let (doc, storage_findings) = dir::load_dir(path, limits)?;
         return Ok(Loaded {
             doc,
             source: None,
             storage_findings,
-            is_dir: true,
         });
     }
     let (doc, bytes) = read_json(path, limits)?;
@@ -189,6 +184,5 @@ pub fn load(path: &Path, limits: &Limits) -> Result<Loaded, LoadError> {
         doc: Some(doc),
         source: Some(bytes),
         storage_findings: Vec::new(),
-        is_dir: false,
     })
 }

@@ -12,7 +12,7 @@ use serde_json::Value;
 
 use mcpres::bundle::{self, LoadError, pack};
 use mcpres::json::{self, Limits, canonical};
-use mcpres::validate::{self, Family, Finding, Report, codes};
+use mcpres::validate::{self, Report, codes};
 
 pub use render::Format;
 
@@ -175,26 +175,16 @@ pub fn check_loaded(loaded: bundle::Loaded) -> Checked {
             source: loaded.source,
         };
     };
-    let report = match validate::family_of(doc) {
-        Family::CoreBundle => validate::core::validate_bundle(doc),
-        Family::Unsupported(name) => Report::from_findings(
-            vec![Finding::new(
-                codes::INPUT_INVALID,
-                "/schemaVersion",
-                format!(
-                    "validation of {name} documents is not implemented in this version of mcpres"
-                ),
-            )],
-            Vec::new(),
-            None,
-        ),
-    };
+    let report = validate::validate_document(doc, &validate::Options::default());
     let report = if loaded.storage_findings.is_empty() {
         report
     } else {
         let mut findings = loaded.storage_findings;
         findings.extend(report.findings);
-        Report::from_findings(findings, report.schema_errors, report.evidence_class)
+        let mut merged =
+            Report::from_findings(findings, report.schema_errors, report.evidence_class);
+        merged.extra = report.extra;
+        merged
     };
     Checked {
         report,

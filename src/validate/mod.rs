@@ -59,6 +59,10 @@ pub struct Report {
     pub evidence_class: Option<String>,
     /// Every finding, primary first.
     pub findings: Vec<Finding>,
+    /// Family-specific results (for example `authenticityClassification` or
+    /// `status`), emitted beside the common fields in JSON output.
+    #[serde(flatten)]
+    pub extra: serde_json::Map<String, serde_json::Value>,
 }
 
 impl Report {
@@ -69,7 +73,10 @@ impl Report {
         evidence_class: Option<String>,
     ) -> Self {
         let primary = findings.first().map(|f| f.code.to_string());
-        let schema_errors = if primary.as_deref() == Some(codes::SCHEMA_INVALID) {
+        let schema_errors = if primary
+            .as_deref()
+            .is_some_and(|p| p.ends_with("SCHEMA_INVALID"))
+        {
             schema_errors
         } else {
             Vec::new()
@@ -80,7 +87,14 @@ impl Report {
             schema_errors,
             evidence_class,
             findings,
+            extra: serde_json::Map::new(),
         }
+    }
+
+    /// Attach a family-specific result field (shown in JSON output).
+    pub fn with_extra(mut self, key: &str, value: serde_json::Value) -> Self {
+        self.extra.insert(key.to_string(), value);
+        self
     }
 
     /// The primary diagnostic code, if the document is invalid.
@@ -94,8 +108,33 @@ impl Report {
 pub enum Family {
     /// A v0.2 conformance bundle (also the default for documents without a known version).
     CoreBundle,
-    /// A family this build does not validate yet.
-    Unsupported(&'static str),
+    /// `mcp-res.conformance-bundle/0.1.0`, judged with v0.1 semantics.
+    V01Bundle,
+    /// `mcp-res.attested-conformance-bundle/0.2.0`.
+    Attested,
+    /// `mcp-res.migration-result/0.2.0`.
+    Migration,
+    /// `mcp-res.official-conformance-attachment/0.2.0`.
+    Official,
+    /// `mcp-res.profile-evaluation/0.2.0`.
+    Profile,
+    /// `mcp-res.oauth-boundary-evaluation/0.2.0`.
+    OAuth,
+}
+
+impl Family {
+    /// A short human name for messages.
+    pub fn name(self) -> &'static str {
+        match self {
+            Family::CoreBundle => "v0.2 conformance bundle",
+            Family::V01Bundle => "v0.1 conformance bundle",
+            Family::Attested => "attested bundle",
+            Family::Migration => "migration result",
+            Family::Official => "official-conformance attachment",
+            Family::Profile => "profile evaluation",
+            Family::OAuth => "OAuth-boundary evaluation",
+        }
+    }
 }
 
 /// Pick the family of a document from its `schemaVersion`.
@@ -105,18 +144,47 @@ pub fn family_of(doc: &serde_json::Value) -> Family {
         .and_then(|v| v.as_str())
         .unwrap_or("");
     match version {
-        "mcp-res.conformance-bundle/0.1.0" => Family::Unsupported("v0.1 conformance bundle"),
-        "mcp-res.attested-conformance-bundle/0.2.0" => Family::Unsupported("attested bundle"),
-        "mcp-res.migration-result/0.2.0" => Family::Unsupported("migration result"),
-        "mcp-res.official-conformance-attachment/0.2.0" => {
-            Family::Unsupported("official-conformance attachment")
-        }
-        "mcp-res.profile-evaluation/0.2.0" => Family::Unsupported("profile evaluation"),
-        "mcp-res.oauth-boundary-evaluation/0.2.0" => {
-            Family::Unsupported("OAuth-boundary evaluation")
-        }
+        "mcp-res.conformance-bundle/0.1.0" => Family::V01Bundle,
+        "mcp-res.attested-conformance-bundle/0.2.0" => Family::Attested,
+        "mcp-res.migration-result/0.2.0" => Family::Migration,
+        "mcp-res.official-conformance-attachment/0.2.0" => Family::Official,
+        "mcp-res.profile-evaluation/0.2.0" => Family::Profile,
+        "mcp-res.oauth-boundary-evaluation/0.2.0" => Family::OAuth,
         // Anything else is judged as a v0.2 bundle, exactly as the reference does:
         // the closed schema rejects a wrong or missing schemaVersion.
         _ => Family::CoreBundle,
     }
+}
+
+/// Caller-supplied context for families that need more than the document.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    /// A parsed `mcp-res.trust-policy/0.2.0` document (attested bundles).
+    pub trust_policy: Option<serde_json::Value>,
+    /// The verification time, RFC 3339 (attested bundles); `None` means now.
+    pub at: Option<String>,
+}
+
+/// Validate one parsed document with the rules of its family.
+pub fn validate_document(doc: &serde_json::Value, options: &Options) -> Report {
+    let _ = options;
+    match family_of(doc) {
+        Family::CoreBundle => core::validate_bundle(doc),
+        other => not_implemented(other),
+    }
+}
+
+fn not_implemented(family: Family) -> Report {
+    Report::from_findings(
+        vec![Finding::new(
+            codes::INPUT_INVALID,
+            "/schemaVersion",
+            format!(
+                "validation of {} documents is not implemented in this version of mcpres",
+                family.name()
+            ),
+        )],
+        Vec::new(),
+        None,
+    )
 }

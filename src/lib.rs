@@ -1,10 +1,11 @@
 //! mcpres: a validator, signer and evidence producer for MCP-RES v0.2,
 //! the MCP Reliability Evidence Standard.
 //!
-//! The validator path (`json`, `schema`, `model`, `validate`, `bundle`) needs no
+//! The validator path (`json`, `schema`, `model`, `validate`, `bundle`, `attest`) needs no
 //! async runtime; the reference server sits behind the `server` feature.
 #![forbid(unsafe_code)]
 
+pub mod attest;
 pub mod bundle;
 pub mod corpus;
 pub mod explain;

@@ -1,6 +1,7 @@
 //! Command-line interface: raw flags become validated arguments, each command
 //! returns an exit code (0 valid, 1 failing diagnostic, 2 unusable input).
 
+mod attest;
 mod render;
 
 use std::io::Write;
@@ -77,6 +78,15 @@ enum Command {
         #[arg(long)]
         list: bool,
     },
+    /// Generate an Ed25519 signing key pair (NAME.key, NAME.pub).
+    Keygen(attest::KeygenArgs),
+    /// Sign a valid bundle into an attested bundle (DSSE, in-toto Statement v1), or add a witness.
+    Sign(attest::SignArgs),
+    /// Verify attested bundles: inner evidence, every envelope, the trust policy and the claim.
+    Verify(ValidateArgs),
+    /// Write and edit offline trust policies.
+    #[command(subcommand)]
+    TrustPolicy(attest::TrustPolicyCommand),
     /// Run the reference MCP server.
     #[cfg(feature = "server")]
     Serve(mcpres::server::ServeArgs),
@@ -93,6 +103,12 @@ struct ValidateArgs {
     /// Print only the summary line and problems (human format).
     #[arg(short, long)]
     quiet: bool,
+    /// Trust policy (mcp-res.trust-policy/0.2.0) for attested bundles.
+    #[arg(long, value_name = "POLICY.json")]
+    trust_policy: Option<PathBuf>,
+    /// Evaluation time for attested bundles, RFC 3339 (default: now).
+    #[arg(long, value_name = "RFC3339")]
+    at: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -116,7 +132,11 @@ pub fn main() -> i32 {
         }
     };
     match cli.command {
-        Command::Validate(args) => run_validate(&args),
+        Command::Validate(args) => run_validate(&args, false),
+        Command::Verify(args) => run_validate(&args, true),
+        Command::Keygen(args) => attest::run_keygen(&args),
+        Command::Sign(args) => attest::run_sign(&args),
+        Command::TrustPolicy(command) => attest::run_trust_policy(&command),
         Command::Canonicalize { file, output } => run_canonicalize(&file, output.as_deref()),
         Command::Digest { file, kind } => run_digest(&file, kind),
         Command::Pack { dir, output } => run_pack(&dir, &output),
@@ -168,14 +188,31 @@ impl Outcome {
 }
 
 /// Validate one loaded document, storage findings first.
-pub fn check_loaded(loaded: bundle::Loaded) -> Checked {
+pub fn check_loaded(loaded: bundle::Loaded, options: &Settings) -> Checked {
     let Some(doc) = &loaded.doc else {
         return Checked {
             report: Report::from_findings(loaded.storage_findings, Vec::new(), None),
             source: loaded.source,
         };
     };
-    let report = validate::validate_document(doc, &validate::Options::default());
+    let report = if options.require_attested
+        && validate::family_of(doc) != validate::Family::Attested
+    {
+        Report::from_findings(
+            vec![validate::Finding::new(
+                codes::INPUT_INVALID,
+                "/schemaVersion",
+                format!(
+                    "this is a {}, not an attested bundle (mcp-res.attested-conformance-bundle/0.2.0); use `mcpres validate`, or `mcpres sign` to attest it",
+                    validate::family_of(doc).name()
+                ),
+            )],
+            Vec::new(),
+            None,
+        )
+    } else {
+        validate::validate_document(doc, &options.validate)
+    };
     let report = if loaded.storage_findings.is_empty() {
         report
     } else {
@@ -193,22 +230,71 @@ pub fn check_loaded(loaded: bundle::Loaded) -> Checked {
 }
 
 /// Load and validate one path.
-pub fn check_path(path: &Path, limits: &Limits) -> Outcome {
+pub fn check_path(path: &Path, limits: &Limits, settings: &Settings) -> Outcome {
     Outcome {
         path: path.to_path_buf(),
-        result: bundle::load(path, limits).map(check_loaded),
+        result: bundle::load(path, limits).map(|l| check_loaded(l, settings)),
     }
 }
 
-fn run_validate(args: &ValidateArgs) -> i32 {
+/// What `validate` and `verify` pass to every document.
+pub struct Settings {
+    pub validate: validate::Options,
+    /// `verify`: anything but an attested bundle is unusable input.
+    pub require_attested: bool,
+}
+
+fn settings_from(
+    args: &ValidateArgs,
+    require_attested: bool,
+    limits: &Limits,
+) -> Result<Settings, String> {
+    let trust_policy = match &args.trust_policy {
+        Some(path) => Some(
+            bundle::read_json(path, limits)
+                .map(|(v, _)| v)
+                .map_err(|e| {
+                    format!(
+                        "trust policy {}: {}",
+                        path.display(),
+                        render::load_error_text(&e)
+                    )
+                })?,
+        ),
+        None => None,
+    };
+    if let Some(at) = &args.at
+        && validate::time::rfc3339_micros(at).is_none()
+    {
+        return Err(format!(
+            "--at {at:?} is not an RFC 3339 date-time (for example 2026-11-30T12:00:00Z)"
+        ));
+    }
+    Ok(Settings {
+        validate: validate::Options {
+            trust_policy,
+            at: args.at.clone(),
+        },
+        require_attested,
+    })
+}
+
+fn run_validate(args: &ValidateArgs, require_attested: bool) -> i32 {
     let limits = Limits::default();
+    let settings = match settings_from(args, require_attested, &limits) {
+        Ok(s) => s,
+        Err(message) => {
+            eprintln!("mcpres: {message}");
+            return 2;
+        }
+    };
     let total = args.paths.len();
     let outcomes: Vec<Outcome> = if total == 1 {
-        vec![check_path(&args.paths[0], &limits)]
+        vec![check_path(&args.paths[0], &limits, &settings)]
     } else {
         args.paths
             .par_iter()
-            .map(|p| check_path(p, &limits))
+            .map(|p| check_path(p, &limits, &settings))
             .collect()
     };
     let stdout = std::io::stdout();

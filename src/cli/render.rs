@@ -180,14 +180,19 @@ fn human(o: &Outcome, quiet: bool, out: &mut impl Write) -> std::io::Result<()> 
         Ok(Checked { report, source }) => {
             if report.valid {
                 if !quiet {
-                    writeln!(
-                        out,
-                        "✔ {name}: valid ({})",
+                    let mut label = vec![
                         report
                             .evidence_class
-                            .as_deref()
-                            .unwrap_or("no evidence class")
-                    )?;
+                            .clone()
+                            .unwrap_or_else(|| "no evidence class".to_owned()),
+                    ];
+                    for (key, value) in &report.extra {
+                        match value {
+                            Value::String(s) => label.push(format!("{key} {s}")),
+                            other => label.push(format!("{key} {other}")),
+                        }
+                    }
+                    writeln!(out, "✔ {name}: valid ({})", label.join(", "))?;
                 }
                 return Ok(());
             }

@@ -6,6 +6,7 @@
 //! list holds exactly that primary (the reference result shape); `findings`
 //! holds everything.
 
+pub mod attested;
 pub mod codes;
 pub mod core;
 pub mod time;
@@ -167,9 +168,9 @@ pub struct Options {
 
 /// Validate one parsed document with the rules of its family.
 pub fn validate_document(doc: &serde_json::Value, options: &Options) -> Report {
-    let _ = options;
     match family_of(doc) {
         Family::CoreBundle => core::validate_bundle(doc),
+        Family::Attested => attested::validate_attested(doc, options),
         other => not_implemented(other),
     }
 }

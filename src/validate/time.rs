@@ -108,6 +108,44 @@ fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
     era * 146_097 + doe - 719_468
 }
 
+/// Epoch milliseconds, as the reference validators compare attestation times
+/// (`Date.parse` in JavaScript, millisecond truncation in Python).
+pub fn rfc3339_millis(s: &str) -> Option<i64> {
+    rfc3339_micros(s).map(|us| us.div_euclid(1000))
+}
+
+/// The current time in epoch milliseconds.
+pub fn now_millis() -> i64 {
+    let now = std::time::SystemTime::now();
+    match now.duration_since(std::time::UNIX_EPOCH) {
+        Ok(d) => i64::try_from(d.as_millis()).unwrap_or(i64::MAX),
+        Err(e) => -i64::try_from(e.duration().as_millis()).unwrap_or(i64::MAX),
+    }
+}
+
+/// Format epoch milliseconds as `YYYY-MM-DDTHH:MM:SS.mmmZ` (UTC).
+pub fn format_rfc3339_millis(ms: i64) -> String {
+    let days = ms.div_euclid(86_400_000);
+    let rem = ms.rem_euclid(86_400_000);
+    // Civil date from days since 1970-01-01 (proleptic Gregorian calendar).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{:03}Z",
+        rem / 3_600_000,
+        rem / 60_000 % 60,
+        rem / 1000 % 60,
+        rem % 1000
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -145,5 +183,28 @@ mod tests {
         ] {
             assert_eq!(rfc3339_micros(bad), None, "{bad}");
         }
+    }
+
+    #[test]
+    fn formats_and_reparses_milliseconds() {
+        for ms in [
+            0i64,
+            1,
+            951_782_400_000,   // 2000-02-29
+            1_787_832_001_234, // 2026-08-27T12:00:01.234Z
+            4_107_542_399_999, // 2100-02-28T23:59:59.999Z
+            -86_400_001,
+        ] {
+            let text = format_rfc3339_millis(ms);
+            assert_eq!(rfc3339_millis(&text), Some(ms), "{text}");
+        }
+        assert_eq!(
+            format_rfc3339_millis(1_787_832_001_234),
+            "2026-08-27T12:00:01.234Z"
+        );
+        assert_eq!(
+            format_rfc3339_millis(951_782_400_000),
+            "2000-02-29T00:00:00.000Z"
+        );
     }
 }

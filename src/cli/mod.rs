@@ -1,6 +1,7 @@
 //! Command-line interface: raw flags become validated arguments, each command
 //! returns an exit code (0 valid, 1 failing diagnostic, 2 unusable input).
 
+mod profiles;
 mod render;
 
 use std::io::Write;
@@ -77,6 +78,11 @@ enum Command {
         #[arg(long)]
         list: bool,
     },
+    /// List the registered reliability profiles, or show one.
+    Profiles {
+        #[command(subcommand)]
+        action: profiles::ProfilesAction,
+    },
     /// Run the reference MCP server.
     #[cfg(feature = "server")]
     Serve(mcpres::server::ServeArgs),
@@ -126,6 +132,7 @@ pub fn main() -> i32 {
             raw_from,
         } => run_unpack(&file, &output, raw_from.as_deref()),
         Command::Explain { code, list } => run_explain(code.as_deref(), list),
+        Command::Profiles { action } => profiles::run(&action),
         #[cfg(feature = "server")]
         Command::Serve(args) => match mcpres::server::run(args) {
             Ok(()) => 0,

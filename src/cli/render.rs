@@ -180,14 +180,22 @@ fn human(o: &Outcome, quiet: bool, out: &mut impl Write) -> std::io::Result<()> 
         Ok(Checked { report, source }) => {
             if report.valid {
                 if !quiet {
-                    writeln!(
-                        out,
-                        "✔ {name}: valid ({})",
-                        report
-                            .evidence_class
-                            .as_deref()
-                            .unwrap_or("no evidence class")
-                    )?;
+                    // Family fields (result, profileStatus, ...) stand in for the evidence
+                    // class of documents that have none.
+                    let detail = match report.evidence_class.as_deref() {
+                        Some(class) => class.to_string(),
+                        None if !report.extra.is_empty() => report
+                            .extra
+                            .iter()
+                            .map(|(k, v)| match v {
+                                serde_json::Value::String(s) => format!("{k} {s}"),
+                                other => format!("{k} {other}"),
+                            })
+                            .collect::<Vec<_>>()
+                            .join(", "),
+                        None => "no evidence class".to_string(),
+                    };
+                    writeln!(out, "✔ {name}: valid ({detail})")?;
                 }
                 return Ok(());
             }

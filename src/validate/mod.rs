@@ -8,6 +8,8 @@
 
 pub mod codes;
 pub mod core;
+pub mod oauth;
+pub mod profile;
 pub mod time;
 
 use serde::Serialize;
@@ -170,6 +172,8 @@ pub fn validate_document(doc: &serde_json::Value, options: &Options) -> Report {
     let _ = options;
     match family_of(doc) {
         Family::CoreBundle => core::validate_bundle(doc),
+        Family::Profile => profile::validate_profile_evaluation(doc),
+        Family::OAuth => oauth::validate_oauth_evaluation(doc),
         other => not_implemented(other),
     }
 }

@@ -791,7 +791,7 @@ pub static EXPLANATIONS: &[Explanation] = &[
         code: "MCP_RES_OAUTH_SECRET_PERSISTED",
         rule: "MCPRES-OAUTH-003",
         title: "Credential material persisted",
-        meaning: "privacy.tokenMaterialPersisted or privacy.evidenceContainsCredentialMaterial is true.",
+        meaning: "privacy.tokenMaterialPersisted or privacy.evidenceContainsCredentialMaterial is true, or (mcpres only) a string of the document itself carries a bearer credential, a JSON web token or a URI with a code, token, verifier, secret or state parameter.",
         example: "\"tokenMaterialPersisted\": true",
         fix: "Keep credentials in memory only and store digests, never raw tokens, codes or verifiers.",
     },

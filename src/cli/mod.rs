@@ -2,6 +2,7 @@
 //! returns an exit code (0 valid, 1 failing diagnostic, 2 unusable input).
 
 mod attest;
+mod profiles;
 mod render;
 
 use std::io::Write;
@@ -87,6 +88,11 @@ enum Command {
     /// Write and edit offline trust policies.
     #[command(subcommand)]
     TrustPolicy(attest::TrustPolicyCommand),
+    /// List the registered reliability profiles, or show one.
+    Profiles {
+        #[command(subcommand)]
+        action: profiles::ProfilesAction,
+    },
     /// Run the reference MCP server.
     #[cfg(feature = "server")]
     Serve(mcpres::server::ServeArgs),
@@ -146,6 +152,7 @@ pub fn main() -> i32 {
             raw_from,
         } => run_unpack(&file, &output, raw_from.as_deref()),
         Command::Explain { code, list } => run_explain(code.as_deref(), list),
+        Command::Profiles { action } => profiles::run(&action),
         #[cfg(feature = "server")]
         Command::Serve(args) => match mcpres::server::run(args) {
             Ok(()) => 0,

@@ -180,17 +180,17 @@ fn human(o: &Outcome, quiet: bool, out: &mut impl Write) -> std::io::Result<()> 
         Ok(Checked { report, source }) => {
             if report.valid {
                 if !quiet {
-                    let mut label = vec![
-                        report
-                            .evidence_class
-                            .clone()
-                            .unwrap_or_else(|| "no evidence class".to_owned()),
-                    ];
+                    // The evidence class, then family fields (authenticityClassification,
+                    // result, profileStatus, ...).
+                    let mut label: Vec<String> = report.evidence_class.iter().cloned().collect();
                     for (key, value) in &report.extra {
                         match value {
                             Value::String(s) => label.push(format!("{key} {s}")),
                             other => label.push(format!("{key} {other}")),
                         }
+                    }
+                    if label.is_empty() {
+                        label.push("no evidence class".to_owned());
                     }
                     writeln!(out, "✔ {name}: valid ({})", label.join(", "))?;
                 }

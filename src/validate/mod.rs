@@ -9,6 +9,8 @@
 pub mod attested;
 pub mod codes;
 pub mod core;
+pub mod oauth;
+pub mod profile;
 pub mod time;
 
 use serde::Serialize;
@@ -171,6 +173,8 @@ pub fn validate_document(doc: &serde_json::Value, options: &Options) -> Report {
     match family_of(doc) {
         Family::CoreBundle => core::validate_bundle(doc),
         Family::Attested => attested::validate_attested(doc, options),
+        Family::Profile => profile::validate_profile_evaluation(doc),
+        Family::OAuth => oauth::validate_oauth_evaluation(doc),
         other => not_implemented(other),
     }
 }

@@ -1,0 +1,362 @@
+//! OAuth authorization-boundary evaluations (`mcp-res.oauth-boundary-evaluation/0.2.0`,
+//! MCPRES-OAUTH-001..004).
+//!
+//! Rule order (the reference order; the first finding is the primary diagnostic): the closed
+//! schema; the `mcp-res/oauth-boundary/v1` manifest registered and PROVISIONAL; the protocol
+//! revision covered by it; the manifest digest; the evaluation digest; the cases covering
+//! exactly the applicable checks; loopback-only fixture with zero real providers and zero
+//! external requests; synthetic credentials; per case the derived reason codes, the positive and
+//! negative observations and the early-syntax wrong-reason mutant; no persisted credential
+//! material; sanitized errors; listener cleanup; the derived result.
+
+use std::sync::OnceLock;
+
+use regex::Regex;
+use serde_json::{Value, json};
+
+use super::codes as c;
+use super::{Finding, Report};
+use crate::json::locate::escape_token;
+use crate::profiles::{
+    OAUTH_BOUNDARY_ID, Profile, ProfileStatus, Registry, RegistryError, has_repeat, sorted,
+};
+use crate::schema::{self, SchemaKind};
+
+/// Validate an OAuth-boundary evaluation against the built-in registry.
+pub fn validate_oauth_evaluation(doc: &Value) -> Report {
+    validate_with(doc, Registry::builtin())
+}
+
+/// The reason code a case's `branch` (`ACCEPTED` or `REJECTED`) must carry: derived from the
+/// check id, upper-cased with `-` turned into `_`.
+pub fn reason_code(check_id: &str, branch: &str) -> String {
+    format!(
+        "MCP_RES_OAUTH_{}_{branch}",
+        check_id.replace('-', "_").to_uppercase()
+    )
+}
+
+/// Validate an OAuth-boundary evaluation against a given registry.
+pub fn validate_with(doc: &Value, registry: Result<&Registry, &RegistryError>) -> Report {
+    let schema_errors = schema::validate(SchemaKind::OauthBoundaryEvaluation, doc);
+    if !schema_errors.is_empty() {
+        let findings = schema_errors
+            .iter()
+            .map(|e| {
+                Finding::new(
+                    c::OAUTH_SCHEMA_INVALID,
+                    e.instance_path.clone(),
+                    format!("schema: {} ({})", e.message, e.keyword),
+                )
+            })
+            .collect();
+        return Report::from_findings(findings, schema_errors, None);
+    }
+    let manifest = match registry {
+        Err(e) => Err(format!("the profile registry is unusable: {e}")),
+        Ok(r) => match r.get(OAUTH_BOUNDARY_ID) {
+            None => Err(format!("no {OAUTH_BOUNDARY_ID} manifest is registered")),
+            Some(p) if p.status != ProfileStatus::Provisional => Err(format!(
+                "the {OAUTH_BOUNDARY_ID} manifest is {}, not PROVISIONAL",
+                p.status.as_str()
+            )),
+            Some(p) => Ok(p),
+        },
+    };
+    let profile = match manifest {
+        Ok(p) => p,
+        Err(message) => {
+            return Report::from_findings(
+                vec![Finding::new(c::OAUTH_MANIFEST_INVALID, "", message)],
+                Vec::new(),
+                None,
+            );
+        }
+    };
+    let findings = rules(doc, profile);
+    let mut report = Report::from_findings(findings, Vec::new(), None);
+    if report.valid {
+        report = report
+            .with_extra("result", json!(derived_result(doc)))
+            .with_extra("profileStatus", json!(profile.status.as_str()))
+            .with_extra("securityCertificationClaim", json!(false))
+            .with_extra("realAuthorizationProvidersContacted", json!(0));
+    }
+    report
+}
+
+fn str_at<'a>(v: &'a Value, key: &str) -> &'a str {
+    v.get(key).and_then(Value::as_str).unwrap_or_default()
+}
+
+fn cases(doc: &Value) -> &[Value] {
+    doc["cases"].as_array().map(Vec::as_slice).unwrap_or(&[])
+}
+
+fn derived_result(doc: &Value) -> &'static str {
+    if cases(doc)
+        .iter()
+        .any(|c| str_at(c, "evidenceSource") == "TEST_FIXTURE")
+    {
+        "INCOMPLETE"
+    } else {
+        "PASS"
+    }
+}
+
+fn rules(doc: &Value, profile: &Profile) -> Vec<Finding> {
+    let mut findings = Vec::new();
+    let revision = str_at(&doc["profile"], "protocolRevision");
+    if !profile.supports_revision(revision) {
+        findings.push(Finding::new(
+            c::OAUTH_REVISION_UNSUPPORTED,
+            "/profile/protocolRevision",
+            format!(
+                "{} covers protocol revisions {}, not {revision}",
+                profile.id,
+                profile.protocol_revisions.join(", ")
+            ),
+        ));
+    }
+    if str_at(&doc["profile"], "manifestSha256") != profile.manifest_sha256 {
+        findings.push(Finding::new(
+            c::OAUTH_MANIFEST_DIGEST_MISMATCH,
+            "/profile/manifestSha256",
+            format!(
+                "the registered {} manifest has canonical digest {}",
+                profile.id, profile.manifest_sha256
+            ),
+        ));
+    }
+    let digest = super::profile::evaluation_digest(doc).unwrap_or_default();
+    if str_at(doc, "evaluationSha256") != digest {
+        findings.push(Finding::new(
+            c::OAUTH_DIGEST_MISMATCH,
+            "/evaluationSha256",
+            format!("the evaluation's canonical digest without evaluationSha256 is {digest}"),
+        ));
+    }
+    let required = profile.applicable_check_ids(revision);
+    let observed = sorted(
+        cases(doc)
+            .iter()
+            .map(|c| str_at(c, "id").to_owned())
+            .collect(),
+    );
+    if has_repeat(&observed) || observed != required {
+        let missing: Vec<&str> = required
+            .iter()
+            .filter(|id| !observed.contains(id))
+            .map(String::as_str)
+            .collect();
+        let extra: Vec<&str> = observed
+            .iter()
+            .filter(|id| !required.contains(id))
+            .map(String::as_str)
+            .collect();
+        let message = if has_repeat(&observed) {
+            "a case id is evaluated more than once".to_owned()
+        } else {
+            format!(
+                "the cases must be exactly the {} applicable checks at {revision} (missing: [{}]; not applicable: [{}])",
+                required.len(),
+                missing.join(", "),
+                extra.join(", ")
+            )
+        };
+        findings.push(Finding::new(c::OAUTH_COVERAGE_MISMATCH, "/cases", message));
+    }
+    let fixture = &doc["fixture"];
+    let providers = fixture["realAuthorizationProvidersContacted"].as_u64();
+    let requests = fixture["externalNetworkRequests"].as_u64();
+    if fixture["loopbackOnly"] != Value::Bool(true) || providers != Some(0) || requests != Some(0) {
+        findings.push(Finding::new(
+            c::OAUTH_EXTERNAL_PROVIDER_CONTACT,
+            "/fixture",
+            format!(
+                "loopbackOnly {}, real providers contacted {}, external requests {}; the evaluation must stay on loopback with zero of both",
+                fixture["loopbackOnly"],
+                fixture["realAuthorizationProvidersContacted"],
+                fixture["externalNetworkRequests"]
+            ),
+        ));
+    }
+    if fixture["syntheticCredentials"] != Value::Bool(true) {
+        findings.push(Finding::new(
+            c::OAUTH_NON_SYNTHETIC_CREDENTIAL,
+            "/fixture/syntheticCredentials",
+            "the evaluation did not use synthetic credentials",
+        ));
+    }
+    for (i, case) in cases(doc).iter().enumerate() {
+        if let Some(f) = case_finding(case, i) {
+            findings.push(f);
+        }
+    }
+    let privacy = &doc["privacy"];
+    if privacy["tokenMaterialPersisted"] == Value::Bool(true)
+        || privacy["evidenceContainsCredentialMaterial"] == Value::Bool(true)
+    {
+        findings.push(Finding::new(
+            c::OAUTH_SECRET_PERSISTED,
+            "/privacy",
+            "the evaluation records that token or credential material was persisted",
+        ));
+    } else if let Some((pointer, what)) = credential_material(doc, String::new()) {
+        findings.push(Finding::new(
+            c::OAUTH_SECRET_PERSISTED,
+            pointer,
+            format!("the document itself holds credential material ({what})"),
+        ));
+    }
+    if privacy["authorizationErrorsSanitized"] != Value::Bool(true) {
+        findings.push(Finding::new(
+            c::OAUTH_UNSANITIZED_ERROR,
+            "/privacy/authorizationErrorsSanitized",
+            "authorization errors were not sanitized",
+        ));
+    }
+    let cleanup = &doc["cleanup"];
+    if cleanup["listenerClosed"] != Value::Bool(true)
+        || cleanup["redirectListenerReleased"] != Value::Bool(true)
+    {
+        findings.push(Finding::new(
+            c::OAUTH_CLEANUP_INCOMPLETE,
+            "/cleanup",
+            "a loopback or redirect listener was not released",
+        ));
+    }
+    let derived = derived_result(doc);
+    let claimed = str_at(doc, "result");
+    if claimed != derived {
+        let code = if derived == "INCOMPLETE" && claimed == "PASS" {
+            c::OAUTH_TEST_FIXTURE_OVERCLAIM
+        } else {
+            c::OAUTH_RESULT_MISMATCH
+        };
+        findings.push(Finding::new(
+            code,
+            "/result",
+            format!("result is {claimed}, but the derived result is {derived}"),
+        ));
+    }
+    findings
+}
+
+/// The first problem of one case, in the reference order.
+fn case_finding(case: &Value, i: usize) -> Option<Finding> {
+    let id = str_at(case, "id");
+    let base = format!("/cases/{i}");
+    let accepted = reason_code(id, "ACCEPTED");
+    let rejected = reason_code(id, "REJECTED");
+    if str_at(&case["positive"], "expectedReasonCode") != accepted {
+        return Some(Finding::new(
+            c::OAUTH_WRONG_REASON,
+            format!("{base}/positive/expectedReasonCode"),
+            format!("case {id}: the positive must expect {accepted}"),
+        ));
+    }
+    if str_at(&case["negative"], "expectedReasonCode") != rejected {
+        return Some(Finding::new(
+            c::OAUTH_WRONG_REASON,
+            format!("{base}/negative/expectedReasonCode"),
+            format!("case {id}: the negative must expect {rejected}"),
+        ));
+    }
+    for branch in ["positive", "negative"] {
+        let obs = &case[branch];
+        let pointer = format!("{base}/{branch}");
+        if obs["propertyReached"] != Value::Bool(true) {
+            return Some(Finding::new(
+                c::OAUTH_PROPERTY_NOT_REACHED,
+                format!("{pointer}/propertyReached"),
+                format!("case {id}: the {branch} observation did not reach the property"),
+            ));
+        }
+        let expected = str_at(obs, "expectedOutcome");
+        let observed = str_at(obs, "observedOutcome");
+        if observed == "NOT_OBSERVED" || observed != expected {
+            return Some(Finding::new(
+                c::OAUTH_OUTCOME_MISMATCH,
+                format!("{pointer}/observedOutcome"),
+                format!("case {id}: the {branch} expected {expected} but observed {observed}"),
+            ));
+        }
+        let expected = str_at(obs, "expectedReasonCode");
+        let observed = str_at(obs, "observedReasonCode");
+        if observed != expected {
+            return Some(Finding::new(
+                c::OAUTH_WRONG_REASON,
+                format!("{pointer}/observedReasonCode"),
+                format!(
+                    "case {id}: the {branch} ended with {observed}, not {expected}; a rejection at an earlier guard credits no downstream property"
+                ),
+            ));
+        }
+    }
+    let mutant = &case["wrongReasonMutant"];
+    let observed = str_at(mutant, "observedReasonCode");
+    let problem = if mutant["propertyReached"] != Value::Bool(true) {
+        Some("did not reach the property".to_owned())
+    } else if observed == rejected {
+        Some(format!(
+            "observed the negative's own reason {rejected}, so it does not show a wrong reason"
+        ))
+    } else if observed != c::OAUTH_EARLY_SYNTAX_REJECTION {
+        Some(format!(
+            "observed {observed}, not {}",
+            c::OAUTH_EARLY_SYNTAX_REJECTION
+        ))
+    } else if str_at(mutant, "expectedDiagnostic") != c::OAUTH_WRONG_REASON {
+        Some(format!("does not expect {}", c::OAUTH_WRONG_REASON))
+    } else {
+        None
+    };
+    problem.map(|p| {
+        Finding::new(
+            c::OAUTH_WRONG_REASON_CONTROL_MISSING,
+            format!("{base}/wrongReasonMutant"),
+            format!("case {id}: the wrong-reason mutant {p}"),
+        )
+    })
+}
+
+/// Raw credential material anywhere in the document's strings: a bearer header, a JWT, or a
+/// URI carrying a code, token, verifier, secret or state parameter. Returns the pointer of the
+/// first such string and what it looks like (never the value itself).
+pub fn credential_material(value: &Value, pointer: String) -> Option<(String, &'static str)> {
+    static PATTERNS: OnceLock<[(Regex, &'static str); 3]> = OnceLock::new();
+    let patterns = PATTERNS.get_or_init(|| {
+        [
+            (
+                Regex::new(r"(?i)\bbearer\s+[A-Za-z0-9._~+/=-]{8,}").expect("regex"),
+                "a bearer credential",
+            ),
+            (
+                Regex::new(r"eyJ[A-Za-z0-9_-]{2,}\.[A-Za-z0-9_-]{2,}\.").expect("regex"),
+                "a JSON web token",
+            ),
+            (
+                Regex::new(
+                    r"(?i)[?&#](code|code_verifier|access_token|refresh_token|id_token|client_secret|state|token)=[^&#\s]+",
+                )
+                .expect("regex"),
+                "a URI carrying a credential parameter",
+            ),
+        ]
+    });
+    match value {
+        Value::String(s) => patterns
+            .iter()
+            .find(|(re, _)| re.is_match(s))
+            .map(|(_, what)| (pointer, *what)),
+        Value::Array(items) => items
+            .iter()
+            .enumerate()
+            .find_map(|(i, v)| credential_material(v, format!("{pointer}/{i}"))),
+        Value::Object(map) => map
+            .iter()
+            .find_map(|(k, v)| credential_material(v, format!("{pointer}/{}", escape_token(k)))),
+        _ => None,
+    }
+}

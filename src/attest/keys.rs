@@ -306,4 +306,33 @@ mod tests {
         bad[0] ^= 1;
         assert!(!kp.public().verify_strict(b"message", &bad));
     }
+
+    #[test]
+    fn small_order_keys_and_points_are_refused() {
+        // The identity point as public key and as R, with S = 0: a cofactorless
+        // verifier accepts this "signature" for every message; strict verification must not.
+        let mut identity = [0u8; 32];
+        identity[0] = 1;
+        let mut der = ED25519_SPKI_PREFIX.to_vec();
+        der.extend_from_slice(&identity);
+        let key = PublicKey::from_spki_der(&der).expect("the identity point decodes");
+        let mut sig = [0u8; 64];
+        sig[..32].copy_from_slice(&identity);
+        assert!(!key.verify_strict(b"any message", &sig));
+        // A non-canonical S (S + L) for a real signature is refused too.
+        let kp = KeyPair::from_seed(&[3; 32]);
+        let mut good = kp.sign(b"m");
+        assert!(kp.public().verify_strict(b"m", &good));
+        const L: [u8; 32] = [
+            0xed, 0xd3, 0xf5, 0x5c, 0x1a, 0x63, 0x12, 0x58, 0xd6, 0x9c, 0xf7, 0xa2, 0xde, 0xf9,
+            0xde, 0x14, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x10,
+        ];
+        let mut carry = 0u16;
+        for i in 0..32 {
+            let v = u16::from(good[32 + i]) + u16::from(L[i]) + carry;
+            good[32 + i] = v as u8;
+            carry = v >> 8;
+        }
+        assert!(!kp.public().verify_strict(b"m", &good));
+    }
 }

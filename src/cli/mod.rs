@@ -205,18 +205,18 @@ pub fn check_loaded(loaded: bundle::Loaded, options: &Settings) -> Checked {
     let report = if options.require_attested
         && validate::family_of(doc) != validate::Family::Attested
     {
-        Report::from_findings(
-            vec![validate::Finding::new(
-                codes::INPUT_INVALID,
-                "/schemaVersion",
-                format!(
-                    "this is a {}, not an attested bundle (mcp-res.attested-conformance-bundle/0.2.0); use `mcpres validate`, or `mcpres sign` to attest it",
-                    validate::family_of(doc).name()
-                ),
-            )],
-            Vec::new(),
-            None,
-        )
+        let mut finding = validate::Finding::new(
+            codes::INPUT_INVALID,
+            "/schemaVersion",
+            format!(
+                "this is a {}, not an attested bundle (mcp-res.attested-conformance-bundle/0.2.0)",
+                validate::family_of(doc).name()
+            ),
+        );
+        finding.hint =
+            "Use `mcpres validate` for other documents, or `mcpres sign` to attest a bundle."
+                .to_owned();
+        Report::from_findings(vec![finding], Vec::new(), None)
     } else {
         validate::validate_document(doc, &options.validate)
     };

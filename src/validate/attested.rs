@@ -121,7 +121,7 @@ pub fn validate_attested(doc: &Value, options: &Options) -> Report {
                 c::TRUST_POLICY_EXPIRED,
                 "",
                 format!(
-                    "trust policy {:?} is valid from {} until {}, not at the evaluation time {}",
+                    "trust policy {} is valid from {} until {}, not at the evaluation time {}",
                     policy["id"].as_str().unwrap_or(""),
                     policy["validFrom"].as_str().unwrap_or(""),
                     policy["validUntil"].as_str().unwrap_or(""),
@@ -495,7 +495,10 @@ fn check_envelope(
             return Err(fail(
                 c::ATTESTATION_KEY_REVOKED,
                 format!("{sig_at}/keyid"),
-                format!("key {keyid} is revoked by trust policy {}", policy["id"]),
+                format!(
+                    "key {keyid} is revoked by trust policy {}",
+                    policy["id"].as_str().unwrap_or("")
+                ),
             ));
         }
         trusted = listed("trustedSigners")

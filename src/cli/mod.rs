@@ -2,6 +2,7 @@
 //! returns an exit code (0 valid, 1 failing diagnostic, 2 unusable input).
 
 mod attest;
+mod official_cmd;
 mod profiles;
 mod render;
 
@@ -93,6 +94,9 @@ enum Command {
         #[command(subcommand)]
         action: profiles::ProfilesAction,
     },
+    /// Work with results of the official MCP conformance suite.
+    #[command(subcommand)]
+    Official(official_cmd::OfficialCommand),
     /// Run the reference MCP server.
     #[cfg(feature = "server")]
     Serve(mcpres::server::ServeArgs),
@@ -115,6 +119,10 @@ struct ValidateArgs {
     /// Evaluation time for attested bundles, RFC 3339 (default: now).
     #[arg(long, value_name = "RFC3339")]
     at: Option<String>,
+    /// The unsanitized original result an official-conformance attachment records
+    /// (its length and SHA-256 are compared).
+    #[arg(long, value_name = "FILE")]
+    original_result: Option<PathBuf>,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -153,6 +161,7 @@ pub fn main() -> i32 {
         } => run_unpack(&file, &output, raw_from.as_deref()),
         Command::Explain { code, list } => run_explain(code.as_deref(), list),
         Command::Profiles { action } => profiles::run(&action),
+        Command::Official(cmd) => official_cmd::run(cmd),
         #[cfg(feature = "server")]
         Command::Serve(args) => match mcpres::server::run(args) {
             Ok(()) => 0,
@@ -277,10 +286,21 @@ fn settings_from(
             "--at {at:?} is not an RFC 3339 date-time (for example 2026-11-30T12:00:00Z)"
         ));
     }
+    let original_result = match &args.original_result {
+        Some(path) => Some(bundle::read_file(path, limits).map_err(|e| {
+            format!(
+                "original result {}: {}",
+                path.display(),
+                render::load_error_text(&e)
+            )
+        })?),
+        None => None,
+    };
     Ok(Settings {
         validate: validate::Options {
             trust_policy,
             at: args.at.clone(),
+            original_result,
         },
         require_attested,
     })

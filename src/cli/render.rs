@@ -180,19 +180,7 @@ fn human(o: &Outcome, quiet: bool, out: &mut impl Write) -> std::io::Result<()> 
         Ok(Checked { report, source }) => {
             if report.valid {
                 if !quiet {
-                    // The evidence class, then family fields (authenticityClassification,
-                    // result, profileStatus, ...).
-                    let mut label: Vec<String> = report.evidence_class.iter().cloned().collect();
-                    for (key, value) in &report.extra {
-                        match value {
-                            Value::String(s) => label.push(format!("{key} {s}")),
-                            other => label.push(format!("{key} {other}")),
-                        }
-                    }
-                    if label.is_empty() {
-                        label.push("no evidence class".to_owned());
-                    }
-                    writeln!(out, "✔ {name}: valid ({})", label.join(", "))?;
+                    writeln!(out, "✔ {name}: valid ({})", valid_detail(report))?;
                 }
                 return Ok(());
             }
@@ -346,4 +334,19 @@ fn sarif(outcomes: &[Outcome]) -> Value {
             "results": results,
         }],
     })
+}
+
+/// What a valid report says in human output: the evidence class, then the
+/// family's decision fields (`authenticityClassification SIGNED`,
+/// `importStatus INCOMPLETE`, ...).
+fn valid_detail(report: &mcpres::validate::Report) -> String {
+    let mut parts: Vec<String> = report.evidence_class.iter().cloned().collect();
+    parts.extend(report.extra.iter().map(|(k, v)| match v {
+        Value::String(s) => format!("{k} {s}"),
+        other => format!("{k} {other}"),
+    }));
+    if parts.is_empty() {
+        return "no evidence class".to_string();
+    }
+    parts.join(", ")
 }

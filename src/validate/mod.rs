@@ -10,6 +10,7 @@ pub mod attested;
 pub mod codes;
 pub mod core;
 pub mod oauth;
+pub mod official;
 pub mod profile;
 pub mod time;
 
@@ -166,6 +167,8 @@ pub struct Options {
     pub trust_policy: Option<serde_json::Value>,
     /// The verification time, RFC 3339 (attested bundles); `None` means now.
     pub at: Option<String>,
+    /// The unsanitized original result bytes (official-conformance attachments).
+    pub original_result: Option<Vec<u8>>,
 }
 
 /// Validate one parsed document with the rules of its family.
@@ -175,6 +178,7 @@ pub fn validate_document(doc: &serde_json::Value, options: &Options) -> Report {
         Family::Attested => attested::validate_attested(doc, options),
         Family::Profile => profile::validate_profile_evaluation(doc),
         Family::OAuth => oauth::validate_oauth_evaluation(doc),
+        Family::Official => official::validate_attachment(doc, options.original_result.as_deref()),
         other => not_implemented(other),
     }
 }

@@ -1,0 +1,385 @@
+//! `mcpres official import`: results folder or capture record in, attachment out.
+
+use std::path::{Path, PathBuf};
+
+use clap::{Args, Subcommand};
+use serde_json::Value;
+
+use mcpres::bundle::{self, dir::write_new};
+use mcpres::json::{self, Limits};
+use mcpres::official::{
+    self, Coverage, ImportError, ImportOptions, Imported, Legs, OriginalRecord, RequirementSet,
+    Source,
+};
+use mcpres::validate::official::validate_attachment;
+
+#[derive(Debug, Subcommand)]
+pub enum OfficialCommand {
+    /// Import a run of @modelcontextprotocol/conformance as an MCP-RES
+    /// official-conformance attachment (never overwrites the output).
+    Import(Box<ImportArgs>),
+}
+
+#[derive(Debug, Args)]
+pub struct ImportArgs {
+    /// The results folder the suite wrote with `-o` (one checks.json per scenario).
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["capture", "checks"])]
+    results: Option<PathBuf>,
+    /// A capture record (mcp-res.official-conformance-capture-metadata/0.2.0).
+    #[arg(long, value_name = "CAPTURE.json", requires = "checks")]
+    capture: Option<PathBuf>,
+    /// The checks file the capture record describes.
+    #[arg(long, value_name = "CHECKS.json", requires = "capture")]
+    checks: Option<PathBuf>,
+    /// The attachment to write (must not exist).
+    #[arg(short, long, value_name = "ATTACHMENT.json")]
+    output: PathBuf,
+    /// Also write the sanitized derivative of the original result here (must not exist).
+    #[arg(long, value_name = "FILE")]
+    sanitized_out: Option<PathBuf>,
+
+    /// The suite's expected-failures baseline: the official file (server:/client:
+    /// lists of scenarios, JSON or YAML) or a JSON array of scenario:check references.
+    #[arg(long, value_name = "FILE")]
+    expected_failures: Option<PathBuf>,
+    /// The expected check set, a JSON array of scenario:check references; declared
+    /// checks the run did not emit become pending. Default: the emitted checks.
+    #[arg(long, value_name = "FILE")]
+    declared: Option<PathBuf>,
+    /// A check reference that is pending (repeatable).
+    #[arg(long, value_name = "SCENARIO:CHECK")]
+    pending: Vec<String>,
+    /// A check reference that is not scored (repeatable).
+    #[arg(long, value_name = "SCENARIO:CHECK")]
+    not_scored: Vec<String>,
+    /// Set the observation coverage of one surface (repeatable), e.g.
+    /// `server-process-cleanup=OBSERVED_INDIRECTLY`; a new surface is added. Default
+    /// list: the official harness and the subject's wire messages INSTRUMENTED, the
+    /// subject's process cleanup UNINSTRUMENTED.
+    #[arg(long, value_name = "SURFACE=STATUS")]
+    coverage: Vec<String>,
+    /// Override one leg's state (repeatable), e.g. `client=UNTESTABLE`.
+    #[arg(long, value_name = "LEG=STATUS")]
+    leg: Vec<String>,
+
+    /// npm package name (results folder).
+    #[arg(long, default_value = official::PACKAGE_NAME, conflicts_with = "capture")]
+    package_name: String,
+    /// Exact package version (results folder).
+    #[arg(long, conflicts_with = "capture")]
+    package_version: Option<String>,
+    /// SHA-256 of the package tarball, hex (results folder).
+    #[arg(long, conflicts_with = "capture")]
+    package_sha256: Option<String>,
+    /// Source repository (results folder).
+    #[arg(long, default_value = official::REPOSITORY, conflicts_with = "capture")]
+    repository: String,
+    /// Repository commit of the package, 40 hex digits (results folder).
+    #[arg(long, conflicts_with = "capture")]
+    repository_commit: Option<String>,
+    /// Protocol revision tested (results folder).
+    #[arg(long, conflicts_with = "capture")]
+    protocol_revision: Option<String>,
+    /// Revision of the requirement set (results folder; default: the protocol revision).
+    #[arg(long, conflicts_with = "capture")]
+    requirement_set_revision: Option<String>,
+    /// SHA-256 of the requirement set (results folder).
+    #[arg(long, conflicts_with = "capture")]
+    requirement_set_sha256: Option<String>,
+    /// client or server (results folder).
+    #[arg(long, default_value = "server", conflicts_with = "capture")]
+    mode: String,
+    /// The suite that was run, e.g. `active` (results folder).
+    #[arg(long, conflicts_with = "capture")]
+    suite: Option<String>,
+    /// The suite's exit code (results folder).
+    #[arg(long, allow_hyphen_values = true, conflicts_with = "capture")]
+    harness_exit_code: Option<i64>,
+    /// A harness warning to record (repeatable; results folder).
+    #[arg(long, conflicts_with = "capture")]
+    harness_warning: Vec<String>,
+}
+
+pub fn run(cmd: OfficialCommand) -> i32 {
+    match cmd {
+        OfficialCommand::Import(args) => run_import(&args),
+    }
+}
+
+fn stop(e: &ImportError) -> i32 {
+    eprintln!("mcpres official import: {e}");
+    match e {
+        ImportError::CoverageIncomplete(_) => 1,
+        _ => 2,
+    }
+}
+
+fn usage(msg: &str) -> i32 {
+    eprintln!("mcpres official import: {msg}");
+    2
+}
+
+fn read(path: &Path) -> Result<Vec<u8>, ImportError> {
+    Ok(bundle::read_file(path, &Limits::default())?)
+}
+
+fn read_refs(path: &Path) -> Result<Vec<String>, ImportError> {
+    let bytes = read(path)?;
+    let value = json::parse(&bytes, &Limits::default())
+        .map_err(|e| ImportError::InputInvalid(format!("{}: not JSON: {e}", path.display())))?;
+    value
+        .as_array()
+        .and_then(|a| {
+            a.iter()
+                .map(|v| v.as_str().map(str::to_owned))
+                .collect::<Option<Vec<_>>>()
+        })
+        .ok_or_else(|| {
+            ImportError::InputInvalid(format!(
+                "{}: expected a JSON array of scenario:check references",
+                path.display()
+            ))
+        })
+}
+
+fn pairs(items: &[String], what: &str) -> Result<Vec<(String, String)>, String> {
+    items
+        .iter()
+        .map(|s| {
+            s.split_once('=')
+                .map(|(a, b)| (a.trim().to_string(), b.trim().to_string()))
+                .filter(|(a, b)| !a.is_empty() && !b.is_empty())
+                .ok_or_else(|| format!("--{what} {s:?}: expected NAME=STATUS"))
+        })
+        .collect()
+}
+
+fn run_import(args: &ImportArgs) -> i32 {
+    if std::fs::symlink_metadata(&args.output).is_ok() {
+        return usage(&format!(
+            "{} already exists; mcpres never overwrites an attachment",
+            args.output.display()
+        ));
+    }
+    let coverage = match pairs(&args.coverage, "coverage") {
+        Ok(p) => p
+            .into_iter()
+            .map(|(surface, status)| Coverage { surface, status })
+            .collect::<Vec<_>>(),
+        Err(e) => return usage(&e),
+    };
+    let leg_overrides = match pairs(&args.leg, "leg") {
+        Ok(p) => p,
+        Err(e) => return usage(&e),
+    };
+    let prepared = if let (Some(capture), Some(checks)) = (&args.capture, &args.checks) {
+        prepare_capture(capture, checks)
+    } else if let Some(results) = &args.results {
+        match prepare_results(results, args) {
+            Ok(p) => Ok(p),
+            Err(Prep::Usage(m)) => return usage(&m),
+            Err(Prep::Import(e)) => Err(e),
+        }
+    } else {
+        return usage("give --results DIR, or --capture CAPTURE.json with --checks CHECKS.json");
+    };
+    let (original, mut options, record, original_is_raw) = match prepared {
+        Ok(p) => p,
+        Err(e) => return stop(&e),
+    };
+    if !coverage.is_empty() {
+        // Each --coverage sets one surface of the default list (or adds a surface).
+        let mut list = if options.coverage.is_empty() {
+            official::default_coverage(&options.mode)
+        } else {
+            options.coverage.clone()
+        };
+        for c in coverage {
+            match list.iter_mut().find(|x| x.surface == c.surface) {
+                Some(x) => x.status = c.status,
+                None => list.push(c),
+            }
+        }
+        options.coverage = list;
+    }
+    if !leg_overrides.is_empty() {
+        let mut legs = options
+            .legs
+            .clone()
+            .unwrap_or_else(|| default_legs(&options.mode));
+        for (leg, status) in leg_overrides {
+            match leg.as_str() {
+                "client" => legs.client = status,
+                "server" => legs.server = status,
+                other => return usage(&format!("--leg {other}: expected client or server")),
+            }
+        }
+        options.legs = Some(legs);
+    }
+    let extra = (|| -> Result<(), ImportError> {
+        if let Some(path) = &args.declared {
+            options.declared = Some(read_refs(path)?);
+        }
+        if let Some(path) = &args.expected_failures {
+            let entries = official::read_baseline(&read(path)?, &options.mode)?;
+            options.expected_failures = official::expand_baseline(&entries, &original, &options)?;
+        }
+        options.pending.extend(args.pending.iter().cloned());
+        options.not_scored.extend(args.not_scored.iter().cloned());
+        Ok(())
+    })();
+    if let Err(e) = extra {
+        return stop(&e);
+    }
+    let Imported {
+        attachment,
+        sanitized,
+    } = match official::import_checks(&original, &options, &record) {
+        Ok(i) => i,
+        Err(e) => return stop(&e),
+    };
+    // The attachment must validate before it is written; with a raw original its
+    // recorded length and digest are checked as well.
+    let report = validate_attachment(
+        &attachment.to_value(),
+        original_is_raw.then_some(original.as_slice()),
+    );
+    if !report.valid {
+        eprintln!("mcpres official import: the attachment would not validate; nothing written:");
+        for f in &report.findings {
+            eprintln!("  {} at {}: {}", f.code, f.pointer, f.message);
+        }
+        return 1;
+    }
+    if let Some(path) = &args.sanitized_out
+        && let Err(e) = write_new(path, &sanitized)
+    {
+        return usage(&format!("cannot create {}: {e}", path.display()));
+    }
+    if let Err(e) = write_new(&args.output, &attachment.to_file_bytes()) {
+        return usage(&format!("cannot create {}: {e}", args.output.display()));
+    }
+    let count = |o: &str| attachment.checks.iter().filter(|c| c.outcome == o).count();
+    eprintln!(
+        "mcpres: wrote {}: importStatus {}; {} checks ({} SUCCESS, {} FAILURE, {} WARNING, {} SKIPPED, {} INFO); {} pending, {} stale baseline entries; {} sanitized field{}; officialCertificationClaim false",
+        args.output.display(),
+        attachment.import_status,
+        attachment.checks.len(),
+        count("SUCCESS"),
+        count("FAILURE"),
+        count("WARNING"),
+        count("SKIPPED"),
+        count("INFO"),
+        attachment.inventories.pending.len(),
+        attachment.stale_expected_failures.len(),
+        attachment
+            .original_result_artifact
+            .sanitization
+            .fields
+            .len(),
+        if attachment
+            .original_result_artifact
+            .sanitization
+            .fields
+            .len()
+            == 1
+        {
+            ""
+        } else {
+            "s"
+        },
+    );
+    0
+}
+
+fn default_legs(mode: &str) -> Legs {
+    if mode == "client" {
+        Legs {
+            client: "EXECUTED".into(),
+            server: "NOT_EXECUTED".into(),
+        }
+    } else {
+        Legs {
+            client: "NOT_EXECUTED".into(),
+            server: "EXECUTED".into(),
+        }
+    }
+}
+
+type Prepared = (Vec<u8>, ImportOptions, OriginalRecord, bool);
+
+fn prepare_capture(capture: &Path, checks: &Path) -> Result<Prepared, ImportError> {
+    let bytes = read(capture)?;
+    let value: Value = json::parse(&bytes, &Limits::default())
+        .map_err(|e| ImportError::InputInvalid(format!("{}: not JSON: {e}", capture.display())))?;
+    let official::Capture { options, record } = official::read_capture(&value)?;
+    // The checks file of a capture is its published (sanitized) derivative; the
+    // capture record carries the original's length and digest.
+    Ok((read(checks)?, options, record, false))
+}
+
+enum Prep {
+    Usage(String),
+    Import(ImportError),
+}
+
+impl From<ImportError> for Prep {
+    fn from(e: ImportError) -> Self {
+        Prep::Import(e)
+    }
+}
+
+fn prepare_results(dir: &Path, args: &ImportArgs) -> Result<Prepared, Prep> {
+    let need = |v: &Option<String>, flag: &str| {
+        v.clone()
+            .ok_or_else(|| Prep::Usage(format!("--results needs --{flag}")))
+    };
+    let package_version = need(&args.package_version, "package-version")?;
+    let package_sha256 = need(&args.package_sha256, "package-sha256")?;
+    let repository_commit = need(&args.repository_commit, "repository-commit")?;
+    let protocol_revision = need(&args.protocol_revision, "protocol-revision")?;
+    let requirement_set_sha256 = need(&args.requirement_set_sha256, "requirement-set-sha256")?;
+    let suite = need(&args.suite, "suite")?;
+    let harness_exit_code = args
+        .harness_exit_code
+        .ok_or_else(|| Prep::Usage("--results needs --harness-exit-code".into()))?;
+    if args.mode != "server" && args.mode != "client" {
+        return Err(Prep::Usage(format!(
+            "--mode {}: expected client or server",
+            args.mode
+        )));
+    }
+    let files = official::read_results(dir, &args.mode)?;
+    let (original, check_scenarios) = official::merge_results(&files)?;
+    let options = ImportOptions {
+        source: Source {
+            package_name: args.package_name.clone(),
+            package_version,
+            package_sha256,
+            repository: args.repository.clone(),
+            repository_commit,
+        },
+        requirement_set: RequirementSet {
+            revision: args
+                .requirement_set_revision
+                .clone()
+                .unwrap_or_else(|| protocol_revision.clone()),
+            sha256: requirement_set_sha256,
+        },
+        protocol_revision,
+        mode: args.mode.clone(),
+        suite,
+        legs: None,
+        scenario_id: files[0].scenario.clone(),
+        check_scenarios: Some(check_scenarios),
+        scenarios: Some(files.iter().map(|f| f.scenario.clone()).collect()),
+        declared: None,
+        expected_failures: Vec::new(),
+        pending: Vec::new(),
+        not_scored: Vec::new(),
+        coverage: Vec::new(),
+        harness_exit_code,
+        harness_warnings: args.harness_warning.clone(),
+    };
+    Ok((original, options, OriginalRecord::default(), true))
+}

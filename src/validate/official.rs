@@ -1,0 +1,375 @@
+//! Official-conformance attachments (`mcp-res.official-conformance-attachment/0.2.0`,
+//! MCPRES-OFFICIAL-001): the output of `@modelcontextprotocol/conformance` kept as
+//! emitted, with inventories, an expected-failure baseline and a derived import status.
+//!
+//! Rule order (the reference order; the first failing rule is the primary):
+//! schema; requirement-set revision; active leg; inventories and the baseline digest;
+//! `baselineExpected` flags; stale baseline entries; the original result's digest
+//! (only when the caller supplies the original bytes); mapping boundary; import status.
+//! After the primary every other failing rule is still recorded as a finding.
+
+use std::collections::HashSet;
+
+use serde_json::{Value, json};
+
+use super::codes as c;
+use super::{Finding, Report};
+use crate::json::canonical::{self, cmp_utf16, sha256_hex};
+use crate::schema::{self, SchemaKind};
+
+/// The three import states an attachment can carry.
+pub const IMPORT_STATUSES: [&str; 3] = ["COMPLETE", "INCOMPLETE", "INVALID"];
+
+/// Outcomes that count as failing (a baseline may only name these).
+pub fn failing_outcome(outcome: &str) -> bool {
+    outcome == "FAILURE" || outcome == "WARNING"
+}
+
+/// `scenarioId:checkId`, the reference form of a check reference.
+pub fn check_ref(scenario_id: &str, check_id: &str) -> String {
+    format!("{scenario_id}:{check_id}")
+}
+
+/// Sort by UTF-16 code units and drop repeats (the order mcpres writes inventories in).
+pub fn sorted_unique(mut refs: Vec<String>) -> Vec<String> {
+    refs.sort_by(|a, b| cmp_utf16(a, b));
+    refs.dedup();
+    refs
+}
+
+fn str_at<'a>(v: &'a Value, key: &str) -> &'a str {
+    v.get(key).and_then(Value::as_str).unwrap_or("")
+}
+
+fn strings(v: Option<&Value>) -> Vec<String> {
+    v.and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(Value::as_str)
+                .map(str::to_owned)
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn checks(doc: &Value) -> &[Value] {
+    doc.get("checks")
+        .and_then(Value::as_array)
+        .map(Vec::as_slice)
+        .unwrap_or(&[])
+}
+
+fn ref_of(check: &Value) -> String {
+    check_ref(str_at(check, "scenarioId"), str_at(check, "checkId"))
+}
+
+/// The SHA-256 of the canonical JSON of a list of check references.
+pub fn baseline_digest(entries: &[String]) -> String {
+    let value = Value::Array(entries.iter().cloned().map(Value::String).collect());
+    // An array of strings always has canonical bytes.
+    sha256_hex(&canonical::to_vec(&value).unwrap_or_default())
+}
+
+/// Derive the import status of a schema-valid attachment.
+pub fn derive_status(doc: &Value) -> &'static str {
+    let unexpected_failure = checks(doc).iter().any(|check| {
+        failing_outcome(str_at(check, "outcome"))
+            && check.get("baselineExpected") != Some(&Value::Bool(true))
+    });
+    if unexpected_failure {
+        return "INVALID";
+    }
+    let non_empty = |pointer: &str| {
+        doc.pointer(pointer)
+            .and_then(Value::as_array)
+            .is_some_and(|a| !a.is_empty())
+    };
+    let incomplete = non_empty("/staleExpectedFailures")
+        || non_empty("/inventories/skipped")
+        || non_empty("/inventories/untestable")
+        || non_empty("/inventories/pending")
+        || non_empty("/inventories/notScored")
+        || doc.pointer("/harness/exitCode").and_then(Value::as_i64) != Some(0)
+        || doc
+            .get("observationCoverage")
+            .and_then(Value::as_array)
+            .is_some_and(|items| {
+                items
+                    .iter()
+                    .any(|item| matches!(str_at(item, "status"), "UNINSTRUMENTED" | "UNKNOWN"))
+            });
+    if incomplete { "INCOMPLETE" } else { "COMPLETE" }
+}
+
+/// What a check's `baselineExpected` must be.
+fn expected_flag(check: &Value, baseline: &[String]) -> bool {
+    baseline.contains(&ref_of(check)) && failing_outcome(str_at(check, "outcome"))
+}
+
+/// The inventories the checks imply (all sorted by UTF-16 code units), with
+/// `pending` derived from `declared` and sorted as well.
+fn implied_inventories(doc: &Value) -> Vec<(&'static str, Vec<String>)> {
+    let all = checks(doc);
+    let pick = |keep: &dyn Fn(&Value) -> bool| {
+        sorted_unique(all.iter().filter(|c| keep(c)).map(ref_of).collect())
+    };
+    let refs: HashSet<String> = all.iter().map(ref_of).collect();
+    let mut pending: Vec<String> = strings(doc.pointer("/inventories/declared"))
+        .into_iter()
+        .filter(|r| !refs.contains(r))
+        .collect();
+    pending.sort_by(|a, b| cmp_utf16(a, b));
+    vec![
+        ("executed", pick(&|_| true)),
+        (
+            "wireSchema",
+            pick(&|c| c.get("wireSchema") == Some(&Value::Bool(true))),
+        ),
+        ("warnings", pick(&|c| str_at(c, "outcome") == "WARNING")),
+        ("skipped", pick(&|c| str_at(c, "outcome") == "SKIPPED")),
+        (
+            "untestable",
+            pick(&|c| c.get("untestable") == Some(&Value::Bool(true))),
+        ),
+        ("pending", pending),
+    ]
+}
+
+fn list_text(items: &[String]) -> String {
+    serde_json::to_string(items).unwrap_or_default()
+}
+
+/// Validate an official-conformance attachment. `original` is the unsanitized
+/// original result (its bytes), when the caller has it.
+pub fn validate_attachment(doc: &Value, original: Option<&[u8]>) -> Report {
+    let schema_errors = schema::validate(SchemaKind::OfficialConformanceAttachment, doc);
+    if !schema_errors.is_empty() {
+        let findings = schema_errors
+            .iter()
+            .map(|e| {
+                Finding::new(
+                    c::OFFICIAL_ATTACHMENT_SCHEMA_INVALID,
+                    e.instance_path.clone(),
+                    format!("schema: {} ({})", e.message, e.keyword),
+                )
+            })
+            .collect();
+        return Report::from_findings(findings, schema_errors, None);
+    }
+    let mut findings = Vec::new();
+    semantic(doc, original, &mut findings);
+    let report = Report::from_findings(findings, Vec::new(), None);
+    if report.valid {
+        report
+            .with_extra("importStatus", json!(str_at(doc, "importStatus")))
+            .with_extra("officialCertificationClaim", json!(false))
+    } else {
+        report
+    }
+}
+
+fn semantic(doc: &Value, original: Option<&[u8]>, findings: &mut Vec<Finding>) {
+    // 1. The requirement set belongs to the tested revision.
+    let revision = str_at(doc, "protocolRevision");
+    let set_revision = doc
+        .pointer("/requirementSet/revision")
+        .and_then(Value::as_str)
+        .unwrap_or("");
+    if revision != set_revision {
+        findings.push(Finding::new(
+            c::OFFICIAL_REQUIREMENT_REVISION_MISMATCH,
+            "/requirementSet/revision",
+            format!(
+                "the requirement set is for {set_revision:?} but the attachment tested {revision:?}"
+            ),
+        ));
+    }
+
+    // 2. The active leg ran.
+    let mode = str_at(doc, "mode");
+    let leg = doc
+        .get("legs")
+        .and_then(|l| l.get(mode))
+        .and_then(Value::as_str)
+        .unwrap_or("");
+    if leg != "EXECUTED" {
+        findings.push(Finding::new(
+            c::OFFICIAL_LEG_NOT_EXECUTED,
+            format!("/legs/{mode}"),
+            format!("the active {mode} leg is {leg}, not EXECUTED"),
+        ));
+    }
+
+    // 3. Inventories agree with the checks, and the baseline digest with its entries.
+    let all = checks(doc);
+    let mut seen = HashSet::new();
+    for (i, check) in all.iter().enumerate() {
+        let r = ref_of(check);
+        if !seen.insert(r.clone()) {
+            findings.push(Finding::new(
+                c::OFFICIAL_INVENTORY_MISMATCH,
+                format!("/checks/{i}"),
+                format!("check {r:?} appears more than once"),
+            ));
+        }
+    }
+    let declared = strings(doc.pointer("/inventories/declared"));
+    let implied = implied_inventories(doc);
+    // `executed` is compared before the declared-membership test (reference order).
+    let (executed_name, executed) = &implied[0];
+    inventory_finding(doc, executed_name, executed, findings);
+    for (i, check) in all.iter().enumerate() {
+        let r = ref_of(check);
+        if !declared.contains(&r) {
+            findings.push(Finding::new(
+                c::OFFICIAL_INVENTORY_MISMATCH,
+                format!("/checks/{i}"),
+                format!("emitted check {r:?} is not in inventories.declared"),
+            ));
+        }
+    }
+    for (name, expected) in &implied[1..] {
+        inventory_finding(doc, name, expected, findings);
+    }
+    let baseline = strings(doc.pointer("/expectedFailureBaseline/entries"));
+    let recorded = doc
+        .pointer("/expectedFailureBaseline/sha256")
+        .and_then(Value::as_str)
+        .unwrap_or("");
+    let actual = baseline_digest(&baseline);
+    if actual != recorded {
+        findings.push(Finding::new(
+            c::OFFICIAL_INVENTORY_MISMATCH,
+            "/expectedFailureBaseline/sha256",
+            format!(
+                "expectedFailureBaseline.sha256 is {recorded} but its entries digest to {actual}"
+            ),
+        ));
+    }
+
+    // 4. baselineExpected is exactly "named in the baseline and failing".
+    for (i, check) in all.iter().enumerate() {
+        let expected = expected_flag(check, &baseline);
+        let flag = check.get("baselineExpected") == Some(&Value::Bool(true));
+        if flag != expected {
+            let r = ref_of(check);
+            let outcome = str_at(check, "outcome");
+            let why = if expected {
+                format!(
+                    "check {r:?} failed ({outcome}) and is in the baseline, so baselineExpected must be true"
+                )
+            } else if failing_outcome(outcome) {
+                format!(
+                    "check {r:?} is not in the baseline, so its {outcome} is unexpected and baselineExpected must be false"
+                )
+            } else {
+                format!(
+                    "check {r:?} has outcome {outcome}; only a FAILURE or WARNING can be an expected failure"
+                )
+            };
+            findings.push(Finding::new(
+                c::OFFICIAL_EXPECTED_FAILURE_REWRITTEN,
+                format!("/checks/{i}/baselineExpected"),
+                why,
+            ));
+        }
+    }
+
+    // 5. Stale baseline entries, in baseline order.
+    let failures: HashSet<String> = all
+        .iter()
+        .filter(|c| failing_outcome(str_at(c, "outcome")))
+        .map(ref_of)
+        .collect();
+    let stale: Vec<String> = baseline
+        .iter()
+        .filter(|r| !failures.contains(*r))
+        .cloned()
+        .collect();
+    let recorded_stale = strings(doc.get("staleExpectedFailures"));
+    if stale != recorded_stale {
+        findings.push(Finding::new(
+            c::OFFICIAL_STALE_BASELINE_MISMATCH,
+            "/staleExpectedFailures",
+            format!(
+                "staleExpectedFailures is {} but the baseline entries whose check no longer fails are {}",
+                list_text(&recorded_stale),
+                list_text(&stale)
+            ),
+        ));
+    }
+
+    // 6. The original result, when supplied.
+    if let Some(bytes) = original {
+        let digest = sha256_hex(bytes);
+        let want_digest = doc
+            .pointer("/originalResultArtifact/sha256")
+            .and_then(Value::as_str)
+            .unwrap_or("");
+        let want_len = doc
+            .pointer("/originalResultArtifact/bytes")
+            .and_then(Value::as_u64)
+            .unwrap_or(0);
+        if digest != want_digest || bytes.len() as u64 != want_len {
+            findings.push(Finding::new(
+                c::OFFICIAL_RESULT_DIGEST_MISMATCH,
+                "/originalResultArtifact",
+                format!(
+                    "the supplied original result is {} bytes with sha256 {digest}; the attachment records {want_len} bytes with sha256 {want_digest}",
+                    bytes.len()
+                ),
+            ));
+        }
+    }
+
+    // 7. No mapping to an MCP-RES evidence class without an explicit mapping.
+    let explicit = doc.pointer("/mappingBoundary/explicitMapping") == Some(&Value::Bool(true));
+    let class = doc
+        .pointer("/mappingBoundary/mcpResEvidenceClass")
+        .unwrap_or(&Value::Null);
+    if !explicit && !class.is_null() {
+        findings.push(Finding::new(
+            c::OFFICIAL_MAPPING_OVERCLAIM,
+            "/mappingBoundary/mcpResEvidenceClass",
+            format!("official output is mapped to the evidence class {class} without an explicit mapping"),
+        ));
+    }
+
+    // 8. The import status is the derived one.
+    let derived = derive_status(doc);
+    let claimed = str_at(doc, "importStatus");
+    if derived != claimed {
+        findings.push(Finding::new(
+            c::OFFICIAL_STATUS_MISMATCH,
+            "/importStatus",
+            format!("importStatus is {claimed} but the checks, inventories, baseline, harness and coverage give {derived}"),
+        ));
+    }
+}
+
+fn inventory_finding(doc: &Value, name: &str, expected: &[String], findings: &mut Vec<Finding>) {
+    let pointer = format!("/inventories/{name}");
+    let recorded = strings(doc.pointer(&pointer));
+    if recorded.as_slice() == expected {
+        return;
+    }
+    let mut as_set = recorded.clone();
+    as_set.sort_by(|a, b| cmp_utf16(a, b));
+    let message = if as_set.as_slice() == expected {
+        format!(
+            "inventories.{name} holds the right references but not sorted by UTF-16 code units: expected {}",
+            list_text(expected)
+        )
+    } else {
+        format!(
+            "inventories.{name} is {} but the checks give {}",
+            list_text(&recorded),
+            list_text(expected)
+        )
+    };
+    findings.push(Finding::new(
+        c::OFFICIAL_INVENTORY_MISMATCH,
+        pointer,
+        message,
+    ));
+}

@@ -211,21 +211,25 @@ pub fn check_loaded(loaded: bundle::Loaded, options: &Settings) -> Checked {
             source: loaded.source,
         };
     };
-    let report = if options.require_attested
-        && validate::family_of(doc) != validate::Family::Attested
-    {
-        let mut finding = validate::Finding::new(
-            codes::INPUT_INVALID,
-            "/schemaVersion",
-            format!(
-                "this is a {}, not an attested bundle (mcp-res.attested-conformance-bundle/0.2.0)",
-                validate::family_of(doc).name()
-            ),
-        );
-        finding.hint =
-            "Use `mcpres validate` for other documents, or `mcpres sign` to attest a bundle."
-                .to_owned();
-        Report::from_findings(vec![finding], Vec::new(), None)
+    let report = if options.require_attested {
+        // `verify` judges every input as an attested wrapper, as the reference
+        // attestation validators do; other documents fail its schema.
+        let mut report = validate::attested::validate_attested(doc, &options.validate);
+        let family = validate::family_of(doc);
+        if family != validate::Family::Attested
+            && doc.get("schemaVersion").is_some()
+            && let Some(first) = report.findings.first_mut()
+        {
+            first.message = format!(
+                "this is a {}, not an attested bundle (mcp-res.attested-conformance-bundle/0.2.0): {}",
+                family.name(),
+                first.message
+            );
+            first.hint =
+                "Use `mcpres validate` for other documents, or `mcpres sign` to attest a bundle."
+                    .to_owned();
+        }
+        report
     } else {
         validate::validate_document(doc, &options.validate)
     };

@@ -353,7 +353,7 @@ fn check_envelope(
             c::ATTESTATION_SIGNATURE_INVALID,
             format!("{sig_at}/sig"),
             format!(
-                "the signature does not verify with key {keyid}: the payload, payloadType or signature changed after signing, or another key signed"
+                "the signature does not verify with key {keyid}: the payload, payloadType or signature changed after signing, another key signed, or the key or signature uses a weak (small-order) point"
             ),
         ));
     }

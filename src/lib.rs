@@ -9,6 +9,7 @@ pub mod bundle;
 pub mod corpus;
 pub mod explain;
 pub mod json;
+pub mod migrate;
 pub mod model;
 pub mod schema;
 pub mod validate;

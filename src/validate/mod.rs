@@ -8,7 +8,9 @@
 
 pub mod codes;
 pub mod core;
+pub mod migration;
 pub mod time;
+pub mod v01;
 
 use serde::Serialize;
 
@@ -170,6 +172,8 @@ pub fn validate_document(doc: &serde_json::Value, options: &Options) -> Report {
     let _ = options;
     match family_of(doc) {
         Family::CoreBundle => core::validate_bundle(doc),
+        Family::V01Bundle => v01::validate_bundle(doc),
+        Family::Migration => migration::validate_result(doc),
         other => not_implemented(other),
     }
 }

@@ -10,6 +10,7 @@ pub mod bundle;
 pub mod corpus;
 pub mod explain;
 pub mod json;
+pub mod migrate;
 pub mod model;
 pub mod official;
 pub mod profiles;

@@ -119,3 +119,94 @@ fn catalog_vectors_validate_identically_as_bundle_directories() {
         );
     }
 }
+
+/// The v0.1 catalog (7 valid + 18 invalid vectors), the two v0.1 examples and the two v0.1
+/// field-evidence bundles, judged with v0.1 semantics: exactly the expected diagnostics and
+/// the matching exit code.
+#[test]
+fn v01_catalog_vectors_examples_and_field_evidence_get_exactly_the_expected_diagnostics() {
+    let Some(root) = corpus_root() else {
+        eprintln!("SKIPPED: reference corpus not found");
+        return;
+    };
+    let base = root.join("v0.1.0");
+    let dir = base.join("test-vectors");
+    let catalog: Value =
+        serde_json::from_slice(&std::fs::read(dir.join("catalog.json")).expect("v0.1 catalog"))
+            .expect("catalog JSON");
+    let mut cases: Vec<(String, PathBuf, Vec<String>)> = Vec::new();
+    for group in ["valid", "invalid"] {
+        for entry in catalog[group].as_array().expect("catalog list") {
+            let id = entry["id"].as_str().unwrap().to_string();
+            let path = dir.join(entry["path"].as_str().unwrap());
+            assert_eq!(
+                sha256_file(&path),
+                entry["fileSha256"].as_str().unwrap(),
+                "{id}: corpus file differs from its catalog digest"
+            );
+            let expected = entry["expectedDiagnostics"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|v| v.as_str().unwrap().to_string())
+                .collect();
+            cases.push((id, path, expected));
+        }
+    }
+    assert_eq!(cases.len(), 25, "the v0.1 catalog lists 25 vectors");
+    // The examples and field evidence have no catalog; their expected results are what the
+    // v0.1 kit's rules give: the invalid example has no CLEAN_CONTROL operation.
+    for (name, expected) in [
+        ("examples/hand-authored-valid.json", None),
+        (
+            "examples/hand-authored-invalid.json",
+            Some("MCP_RES_MISSING_CLEAN_CONTROL"),
+        ),
+        ("field-evidence/mcp-everything-2026.7.4.mcp-res.json", None),
+        ("field-evidence/resilireplay-mcp-demo.mcp-res.json", None),
+    ] {
+        cases.push((
+            name.to_string(),
+            base.join(name),
+            expected.map(str::to_string).into_iter().collect(),
+        ));
+    }
+    let mut failures = Vec::new();
+    let mut codes_seen = std::collections::BTreeSet::new();
+    for (id, path, expected) in &cases {
+        let (code, result) = run_json(path);
+        let got: Vec<String> = result["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_str().unwrap().to_string())
+            .collect();
+        let expected_code = if expected.is_empty() { 0 } else { 1 };
+        if &got != expected || code != expected_code {
+            failures.push(format!(
+                "{id}: expected {expected:?} (exit {expected_code}), got {got:?} (exit {code})"
+            ));
+        }
+        assert_eq!(result["standardVersion"], "0.1.0", "{id}: judged as v0.1");
+        assert_eq!(result["valid"], expected.is_empty(), "{id}");
+        let findings = result["findings"].as_array().unwrap();
+        match expected.first() {
+            None => {
+                assert!(findings.is_empty(), "{id}: valid input has findings");
+                assert!(result["evidenceClass"].is_string(), "{id}: class reported");
+            }
+            Some(primary) => assert_eq!(findings[0]["code"], primary.as_str(), "{id}"),
+        }
+        codes_seen.extend(got);
+    }
+    assert!(failures.is_empty(), "mismatches:\n{}", failures.join("\n"));
+    // Together the inputs exercise all 17 v0.1 codes.
+    assert_eq!(codes_seen.len(), 17, "distinct v0.1 codes: {codes_seen:?}");
+    for code in &codes_seen {
+        assert!(
+            mcpres::validate::codes::V01.contains(&code.as_str()),
+            "{code}"
+        );
+    }
+    eprintln!("checked {} v0.1 reference inputs", cases.len());
+}

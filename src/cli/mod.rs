@@ -97,9 +97,37 @@ enum Command {
     /// Work with results of the official MCP conformance suite.
     #[command(subcommand)]
     Official(official_cmd::OfficialCommand),
+    /// Migrate older MCP-RES evidence (never overwrites, never invents evidence).
+    Migrate {
+        #[command(subcommand)]
+        from: MigrateFrom,
+    },
     /// Run the reference MCP server.
     #[cfg(feature = "server")]
     Serve(mcpres::server::ServeArgs),
+}
+
+#[derive(Debug, Subcommand)]
+enum MigrateFrom {
+    /// Turn a v0.1 conformance bundle into an mcp-res.migration-result/0.2.0.
+    #[command(name = "v0.1")]
+    V01(MigrateArgs),
+}
+
+#[derive(Debug, clap::Args)]
+struct MigrateArgs {
+    /// The v0.1 conformance bundle (a valid migration result is returned unchanged).
+    #[arg(short, long)]
+    input: PathBuf,
+    /// The new result file: must not exist and must lie inside the workspace.
+    #[arg(short, long, required_unless_present = "dry_run")]
+    output: Option<PathBuf>,
+    /// Print the report and the digest of the prospective output; write nothing.
+    #[arg(long)]
+    dry_run: bool,
+    /// The directory the output must stay in (default: the current directory).
+    #[arg(long)]
+    workspace: Option<PathBuf>,
 }
 
 #[derive(Debug, clap::Args)]
@@ -162,6 +190,9 @@ pub fn main() -> i32 {
         Command::Explain { code, list } => run_explain(code.as_deref(), list),
         Command::Profiles { action } => profiles::run(&action),
         Command::Official(cmd) => official_cmd::run(cmd),
+        Command::Migrate {
+            from: MigrateFrom::V01(args),
+        } => run_migrate(&args),
         #[cfg(feature = "server")]
         Command::Serve(args) => match mcpres::server::run(args) {
             Ok(()) => 0,
@@ -571,6 +602,38 @@ fn run_explain(code: Option<&str>, list: bool) -> i32 {
                 "mcpres: unknown diagnostic code {full}; `mcpres explain --list` prints every code"
             );
             2
+        }
+    }
+}
+
+fn run_migrate(args: &MigrateArgs) -> i32 {
+    use mcpres::migrate;
+    let request = migrate::Request {
+        input: args.input.clone(),
+        output: args.output.clone(),
+        dry_run: args.dry_run,
+        workspace: args.workspace.clone(),
+    };
+    let outcome = migrate::current_exe_sha256().and_then(|tool| migrate::run(&request, &tool));
+    match outcome {
+        Ok(outcome) => match serde_json::to_string(&outcome) {
+            Ok(line) => {
+                println!("{line}");
+                0
+            }
+            Err(e) => {
+                eprintln!("mcpres migrate: cannot render the report: {e}");
+                2
+            }
+        },
+        Err(e) => {
+            if matches!(e, migrate::MigrateError::Io(_)) {
+                // The message names the path it is about.
+                eprintln!("{}: {e}", e.diagnostic());
+            } else {
+                eprintln!("{}: {}: {e}", e.diagnostic(), args.input.display());
+            }
+            e.exit_code()
         }
     }
 }

@@ -323,7 +323,7 @@ pub fn is_valid(kind: SchemaKind, value: &Value) -> bool {
 }
 
 /// Converts one engine error into one or more [`SchemaError`]s (one per unknown property).
-fn push_errors(error: &ValidationError<'_>, out: &mut Vec<SchemaError>) {
+pub(crate) fn push_errors(error: &ValidationError<'_>, out: &mut Vec<SchemaError>) {
     let instance_path = error.instance_path().as_str().to_owned();
     let kind = error.kind();
     if let ValidationErrorKind::AdditionalProperties { unexpected } = kind {
@@ -460,6 +460,7 @@ fn quoted(name: &str) -> String {
 mod tests;
 
 pub mod fast;
+pub mod v01;
 
 /// The `jsonschema` engine's own decision, bypassing the fast evaluator (for the
 /// differential tests that hold the two engines to the same answers).

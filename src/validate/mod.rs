@@ -9,10 +9,12 @@
 pub mod attested;
 pub mod codes;
 pub mod core;
+pub mod migration;
 pub mod oauth;
 pub mod official;
 pub mod profile;
 pub mod time;
+pub mod v01;
 
 use serde::Serialize;
 
@@ -179,21 +181,7 @@ pub fn validate_document(doc: &serde_json::Value, options: &Options) -> Report {
         Family::Profile => profile::validate_profile_evaluation(doc),
         Family::OAuth => oauth::validate_oauth_evaluation(doc),
         Family::Official => official::validate_attachment(doc, options.original_result.as_deref()),
-        other => not_implemented(other),
+        Family::V01Bundle => v01::validate_bundle(doc),
+        Family::Migration => migration::validate_result(doc),
     }
-}
-
-fn not_implemented(family: Family) -> Report {
-    Report::from_findings(
-        vec![Finding::new(
-            codes::INPUT_INVALID,
-            "/schemaVersion",
-            format!(
-                "validation of {} documents is not implemented in this version of mcpres",
-                family.name()
-            ),
-        )],
-        Vec::new(),
-        None,
-    )
 }

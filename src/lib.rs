@@ -17,3 +17,6 @@ pub mod validate;
 
 #[cfg(feature = "server")]
 pub mod server;
+
+#[cfg(feature = "server")]
+pub mod harness;

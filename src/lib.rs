@@ -19,3 +19,6 @@ pub mod validate;
 
 #[cfg(feature = "server")]
 pub mod server;
+
+#[cfg(feature = "server")]
+pub mod harness;

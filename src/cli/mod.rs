@@ -105,6 +105,25 @@ enum Command {
     /// Run the reference MCP server.
     #[cfg(feature = "server")]
     Serve(mcpres::server::ServeArgs),
+    /// Run a scenario against a stdio MCP server and write a validated evidence bundle.
+    #[cfg(feature = "server")]
+    Run(mcpres::harness::RunArgs),
+    /// List the built-in harness scenarios.
+    #[cfg(feature = "server")]
+    Scenarios {
+        #[command(subcommand)]
+        action: ScenariosAction,
+    },
+    /// Run the default scenario against the reference server, validate, sign and verify.
+    #[cfg(feature = "server")]
+    Demo(mcpres::harness::DemoArgs),
+}
+
+#[cfg(feature = "server")]
+#[derive(Debug, Subcommand)]
+enum ScenariosAction {
+    /// List the built-in scenarios and their negative controls.
+    List,
 }
 
 #[derive(Debug, Subcommand)]
@@ -201,6 +220,14 @@ pub fn main() -> i32 {
                 2
             }
         },
+        #[cfg(feature = "server")]
+        Command::Run(args) => mcpres::harness::main_run(args),
+        #[cfg(feature = "server")]
+        Command::Scenarios {
+            action: ScenariosAction::List,
+        } => mcpres::harness::list_scenarios(),
+        #[cfg(feature = "server")]
+        Command::Demo(args) => mcpres::harness::main_demo(args),
     }
 }
 

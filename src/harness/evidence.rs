@@ -1,0 +1,716 @@
+//! From recorded trials to a v0.2 bundle: raw artifacts, observations, coverage,
+//! trial summary, and the privacy scan that runs over every artifact before
+//! anything is written.
+
+use std::collections::BTreeMap;
+
+use regex::bytes::Regex;
+use serde_json::{Value, json};
+
+use super::scenario::{CleanOutcome, NegativeControl, NegativeOutcome, Scenario};
+use super::subject::{Ended, Recording};
+use crate::bundle::builder::{BundleBuilder, FinalizeError, observation_path};
+use crate::json::canonical;
+use crate::validate::core::SURFACES;
+
+/// One subject process of a trial, as recorded.
+#[derive(Debug, Clone)]
+pub struct SessionRecord {
+    /// `clean` or the negative control's name.
+    pub role: String,
+    pub start_ms: u64,
+    pub rec: Recording,
+    pub ended: Ended,
+}
+
+/// One negative control of a trial.
+#[derive(Debug, Clone)]
+pub struct NegativeRecord {
+    pub control: NegativeControl,
+    pub outcome: NegativeOutcome,
+    pub session: SessionRecord,
+    /// The subject's injection log (reference server `--injection-log`), if written.
+    pub injection_log: Option<Vec<u8>>,
+    pub fault_injected: bool,
+}
+
+impl NegativeRecord {
+    /// Property reached: the faulted call was sent and the subject logged the injection.
+    pub fn property_reached(&self) -> bool {
+        self.fault_injected && self.outcome.prerequisites.contains(&"TOOL_CALL_SENT")
+    }
+    pub fn observed_as_expected(&self) -> bool {
+        self.outcome.observed.as_ref().is_some_and(|j| {
+            j.verdict == self.control.expected_verdict
+                && j.stop_reason == self.control.expected_stop
+        })
+    }
+    pub fn mutant_killed(&self) -> bool {
+        self.outcome.mutant.as_ref().is_some_and(|j| {
+            j.verdict != self.control.expected_verdict
+                || j.stop_reason != self.control.expected_stop
+        })
+    }
+    /// A negative control that shows the oracle can fail for the right reason.
+    pub fn behaved(&self) -> bool {
+        self.property_reached() && self.observed_as_expected() && self.mutant_killed()
+    }
+    pub fn prerequisites(&self) -> Vec<&'static str> {
+        let mut p = self.outcome.prerequisites.clone();
+        if self.fault_injected {
+            p.push("FAULT_INJECTED");
+        }
+        p
+    }
+}
+
+/// One trial.
+#[derive(Debug, Clone)]
+pub struct TrialRecord {
+    pub index: usize,
+    pub seed: u32,
+    pub start_ms: u64,
+    pub end_ms: u64,
+    pub clean: CleanOutcome,
+    pub clean_session: SessionRecord,
+    pub negatives: Vec<NegativeRecord>,
+}
+
+impl TrialRecord {
+    pub fn sessions(&self) -> impl Iterator<Item = &SessionRecord> {
+        std::iter::once(&self.clean_session).chain(self.negatives.iter().map(|n| &n.session))
+    }
+    pub fn groups_gone(&self) -> bool {
+        self.sessions().all(|s| s.ended.live_in_group == 0)
+    }
+    pub fn success(&self) -> bool {
+        self.clean.passed
+            && self.negatives.iter().all(NegativeRecord::behaved)
+            && self.groups_gone()
+    }
+    /// Digest of what the trial concluded (verdicts and stop reasons, no timings).
+    pub fn outcome_hash(&self) -> String {
+        let negs: Vec<Value> = self
+            .negatives
+            .iter()
+            .map(|n| {
+                json!({
+                    "control": n.control.name,
+                    "observed": n.outcome.observed.as_ref().map(|j| [j.verdict, j.stop_reason]),
+                    "mutant": n.outcome.mutant.as_ref().map(|j| [j.verdict, j.stop_reason]),
+                    "propertyReached": n.property_reached(),
+                })
+            })
+            .collect();
+        let v = json!({"clean": self.clean.stop_reason, "negatives": negs, "groupsGone": self.groups_gone()});
+        canonical::digest(&v).unwrap_or_default()
+    }
+}
+
+/// Most manifest artifacts a run of `scenario` needs per trial (see spec/harness.md).
+pub fn artifacts_per_trial(scenario: &Scenario) -> usize {
+    let n = scenario.negatives.len();
+    // stdin/stdout/stderr of each process, lifecycle, messages, clean oracle,
+    // per negative an oracle file and an injection log; observations: process,
+    // protocol, clean oracle, and per negative the oracle and the mutant check.
+    (1 + n) * 3 + 3 + 2 * n + 3 + 2 * n
+}
+
+/// Artifacts independent of the trial count: two observations, the privacy
+/// and cleanup reports, the subject artifact record and the two documents.
+pub const FIXED_ARTIFACTS: usize = 7;
+
+// ---------------------------------------------------------------------------
+// Privacy scan
+// ---------------------------------------------------------------------------
+
+/// One privacy finding (never the matched value itself).
+#[derive(Debug, Clone)]
+pub struct PrivacyFinding {
+    pub path: String,
+    pub kind: String,
+    pub count: usize,
+}
+
+/// Patterns the scan looks for, with the label that replaces each match.
+pub struct PrivacyScanner {
+    rules: Vec<(String, Regex)>,
+}
+
+fn secret_name(name: &str) -> bool {
+    let upper = name.to_ascii_uppercase();
+    [
+        "TOKEN",
+        "SECRET",
+        "PASSWORD",
+        "PASSWD",
+        "APIKEY",
+        "API_KEY",
+        "CREDENTIAL",
+        "AUTH",
+        "COOKIE",
+        "PRIVATE",
+        "SESSION",
+    ]
+    .iter()
+    .any(|k| upper.contains(k))
+}
+
+impl PrivacyScanner {
+    /// Credential shapes, home-directory paths (`$HOME` and `/home/NAME`,
+    /// `/Users/NAME`), and the values of secret-named variables of the harness's
+    /// own environment and of `--env`.
+    pub fn new(extra_env: &BTreeMap<String, String>) -> Self {
+        let mut rules: Vec<(String, Regex)> = Vec::new();
+        let fixed = [
+            ("bearer-token", r"(?i)bearer\s+[A-Za-z0-9._~+/=-]{8,}"),
+            ("github-token", r"gh[pousr]_[A-Za-z0-9]{20,}"),
+            ("api-key", r"sk-[A-Za-z0-9_-]{20,}"),
+            ("aws-access-key", r"AKIA[0-9A-Z]{16}"),
+            ("slack-token", r"xox[abprs]-[A-Za-z0-9-]{10,}"),
+            ("private-key", r"-----BEGIN [A-Z ]*PRIVATE KEY-----"),
+            ("home-path", r"/(?:home|Users)/[A-Za-z0-9._-]+"),
+        ];
+        for (kind, pattern) in fixed {
+            rules.push((
+                kind.to_string(),
+                Regex::new(pattern).expect("fixed pattern"),
+            ));
+        }
+        if let Some(home) = std::env::var_os("HOME").and_then(|h| h.into_string().ok())
+            && home.len() > 1
+        {
+            rules.push(("home-path".into(), literal(&home)));
+        }
+        let mut env: BTreeMap<String, String> = std::env::vars_os()
+            .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
+            .collect();
+        env.extend(extra_env.iter().map(|(k, v)| (k.clone(), v.clone())));
+        for (k, v) in env {
+            if secret_name(&k) && v.len() >= 8 {
+                rules.push((format!("environment-value:{k}"), literal(&v)));
+            }
+        }
+        PrivacyScanner { rules }
+    }
+
+    /// Redact every match in `bytes`; returns the findings (kind, count).
+    pub fn redact(&self, bytes: &mut Vec<u8>) -> Vec<(String, usize)> {
+        let mut found = Vec::new();
+        for (kind, re) in &self.rules {
+            let count = re.find_iter(bytes).count();
+            if count > 0 {
+                let label = format!("[REDACTED:{}]", kind.split(':').next().unwrap_or("secret"));
+                *bytes = re.replace_all(bytes, label.as_bytes()).into_owned();
+                found.push((kind.clone(), count));
+            }
+        }
+        found
+    }
+
+    /// How many matches remain (after redaction this must be zero).
+    pub fn count(&self, bytes: &[u8]) -> usize {
+        self.rules
+            .iter()
+            .map(|(_, re)| re.find_iter(bytes).count())
+            .sum()
+    }
+}
+
+fn literal(s: &str) -> Regex {
+    Regex::new(&regex::escape(s)).expect("escaped literal")
+}
+
+// ---------------------------------------------------------------------------
+// Bundle assembly
+// ---------------------------------------------------------------------------
+
+/// Everything run-wide the evidence needs besides the trials.
+#[derive(Debug, Clone)]
+pub struct RunFacts {
+    pub run_id: String,
+    /// The run's monotonic epoch and its wall-clock start (epoch milliseconds);
+    /// the end is taken after the privacy scan, the last thing the run does.
+    pub epoch: std::time::Instant,
+    pub started_wall: i64,
+    pub subject_name: String,
+    pub subject_version: String,
+    pub artifact_sha256: String,
+    pub artifact_bytes: u64,
+    pub artifact_label: String,
+    pub env_keys: Vec<String>,
+    pub seed: u32,
+    pub planned_trials: usize,
+    pub tool: Value,
+    pub cleanup: Value,
+    pub cleanup_passed: bool,
+    pub cleanup_span: (u64, u64),
+}
+
+/// The harness's tool identity (runner, producer and validator policy).
+pub fn tool_identity() -> Value {
+    let sha = std::env::current_exe()
+        .ok()
+        .and_then(|p| std::fs::read(p).ok())
+        .map(|b| canonical::sha256_hex(&b))
+        .unwrap_or_else(|| canonical::sha256_hex(b"mcpres-unknown-executable"));
+    json!({"name": "mcpres", "version": env!("CARGO_PKG_VERSION"), "sha256": sha})
+}
+
+fn jsonl(values: &[Value]) -> Vec<u8> {
+    let mut out = Vec::new();
+    for v in values {
+        out.extend(canonical::to_vec(v).unwrap_or_default());
+        out.push(b'\n');
+    }
+    out
+}
+
+/// The bundle, its privacy findings and the statement's result.
+pub struct Assembled {
+    pub builder: BundleBuilder,
+    pub privacy: Vec<PrivacyFinding>,
+    pub result: &'static str,
+    pub classification: &'static str,
+}
+
+/// Build the bundle content from the trials.
+pub fn assemble(
+    scenario: &Scenario,
+    trials: &[TrialRecord],
+    facts: &RunFacts,
+    scanner: &PrivacyScanner,
+) -> Result<Assembled, FinalizeError> {
+    let subject_digest = canonical::digest(&json!({
+        "subjectType": "MCP_SERVER", "name": facts.subject_name,
+        "version": facts.subject_version, "artifactSha256": facts.artifact_sha256,
+    }))?;
+    let tool = &facts.tool;
+    let mut raw: BTreeMap<String, (Vec<u8>, &'static str)> = BTreeMap::new();
+    let mut operations = Vec::new();
+    let mut observations = Vec::new();
+    let observation = |id: &str,
+                       kind: &str,
+                       op: Option<&str>,
+                       span: (u64, u64),
+                       pass: bool,
+                       reason: &str,
+                       refs: Vec<String>| {
+        let mut artifact_refs = vec![observation_path(id)];
+        artifact_refs.extend(refs);
+        json!({
+            "schemaVersion": "mcp-res.observation/0.2.0", "id": id, "type": kind,
+            "strength": "INTEGRITY_BOUND", "producer": tool, "subjectRef": subject_digest,
+            "operationRef": op, "startedOffsetMs": span.0, "durationMs": span.1.saturating_sub(span.0),
+            "outcome": if pass { "PASS" } else { "FAIL" }, "reasonCode": reason,
+            "artifactRefs": artifact_refs,
+        })
+    };
+    let mut protocol_ids = Vec::new();
+    let mut process_ids = Vec::new();
+    for t in trials {
+        let dir = format!("raw/trial-{}", t.index);
+        let mut events = Vec::new();
+        let mut messages = Vec::new();
+        let mut stderr_refs = Vec::new();
+        for s in t.sessions() {
+            for (stream, bytes) in [
+                ("stdin", &s.rec.stdin),
+                ("stdout", &s.rec.stdout),
+                ("stderr", &s.rec.stderr),
+            ] {
+                let path = format!("{dir}/{}.{stream}.bin", s.role);
+                if stream == "stderr" {
+                    stderr_refs.push(path.clone());
+                }
+                raw.insert(path, (bytes.clone(), "application/octet-stream"));
+            }
+            events.extend(s.rec.events.iter().cloned());
+            messages.extend(s.rec.messages.iter().cloned());
+        }
+        let lifecycle = format!("{dir}/lifecycle.jsonl");
+        let message_log = format!("{dir}/messages.jsonl");
+        raw.insert(lifecycle.clone(), (jsonl(&events), "application/jsonl"));
+        raw.insert(message_log.clone(), (jsonl(&messages), "application/jsonl"));
+
+        let clean_op = format!("t{}-clean", t.index);
+        let clean_span = (t.clean_session.start_ms, t.clean_session.ended.end_ms);
+        operations.push(json!({
+            "runId": facts.run_id, "operationId": clean_op, "parentOperationId": null,
+            "kind": "CLEAN_CONTROL", "faultId": null, "recoveryPolicyId": null, "attempt": 0,
+            "outcome": if t.clean.passed { "PASS" } else { "FAIL" },
+            "startedOffsetMs": clean_span.0, "durationMs": clean_span.1 - clean_span.0,
+        }));
+        let clean_oracle = format!("{dir}/clean.oracle.json");
+        let steps: Vec<Value> = t.clean.steps.iter().map(|s| s.to_json()).collect();
+        raw.insert(clean_oracle.clone(), (canonical::to_vec(&json!({
+            "control": "clean", "passed": t.clean.passed, "stopReason": t.clean.stop_reason,
+            "serverName": t.clean.server_name, "serverVersion": t.clean.server_version, "steps": steps,
+        }))?, "application/json"));
+
+        let pid = format!("obs-t{}-process", t.index);
+        let mut refs = vec![lifecycle];
+        refs.extend(stderr_refs);
+        let trial_span = (t.start_ms, t.end_ms);
+        let gone = t.groups_gone();
+        observations.push(observation(
+            &pid,
+            "PROCESS_EXECUTION",
+            Some(&clean_op),
+            trial_span,
+            gone,
+            if gone {
+                "PROCESS_GROUPS_REAPED"
+            } else {
+                "PROCESS_GROUP_SURVIVED"
+            },
+            refs,
+        ));
+        process_ids.push(pid);
+        let wid = format!("obs-t{}-protocol", t.index);
+        observations.push(observation(
+            &wid,
+            "PROTOCOL_EXCHANGE",
+            Some(&clean_op),
+            clean_span,
+            t.clean.round_trip,
+            if t.clean.round_trip {
+                "JSONRPC_ROUND_TRIP"
+            } else {
+                "NO_ROUND_TRIP"
+            },
+            vec![
+                message_log,
+                format!("{dir}/clean.stdin.bin"),
+                format!("{dir}/clean.stdout.bin"),
+            ],
+        ));
+        protocol_ids.push(wid);
+        observations.push(observation(
+            &format!("obs-t{}-clean-oracle", t.index),
+            "VALIDATOR_CHECK",
+            Some(&clean_op),
+            clean_span,
+            t.clean.passed,
+            if t.clean.passed {
+                "CLEAN_CONTROL_ACCEPTED"
+            } else {
+                "CLEAN_CONTROL_REJECTED"
+            },
+            vec![clean_oracle],
+        ));
+
+        for n in &t.negatives {
+            let c = &n.control;
+            let op = format!("t{}-{}", t.index, c.name);
+            let span = (n.session.start_ms, n.session.ended.end_ms);
+            let oracle_path = format!("{dir}/{}.oracle.json", c.name);
+            let injection_path = format!("{dir}/{}.injection.jsonl", c.name);
+            raw.insert(
+                injection_path.clone(),
+                (
+                    n.injection_log.clone().unwrap_or_default(),
+                    "application/jsonl",
+                ),
+            );
+            raw.insert(oracle_path.clone(), (canonical::to_vec(&json!({
+                "control": c.name, "fault": c.fault, "trigger": super::scenario::FAULT_TRIGGER,
+                "boundary": c.boundary, "seed": t.seed, "propertyUnderTest": c.property,
+                "propertyReached": n.property_reached(), "prerequisitesReached": n.prerequisites(),
+                "expected": {"verdict": c.expected_verdict, "stopReason": c.expected_stop},
+                "observed": n.outcome.observed.as_ref().map(|j| j.to_json()),
+                "mutant": {"id": c.mutant.id(), "judgement": n.outcome.mutant.as_ref().map(|j| j.to_json()), "killed": n.mutant_killed()},
+                "framesJudged": n.outcome.frames,
+            }))?, "application/json"));
+            let observed = n.outcome.observed.clone();
+            let behaved = n.behaved();
+            let mut operation = json!({
+                "runId": facts.run_id, "operationId": op, "parentOperationId": null,
+                "kind": if behaved { "NEGATIVE_CONTROL" } else { "FAULT_CASE" },
+                "faultId": format!("fault/{}", c.fault), "recoveryPolicyId": null, "attempt": 0,
+                "outcome": if behaved { "EXPECTED_FAILURE" } else { "FAIL" },
+                "startedOffsetMs": span.0, "durationMs": span.1 - span.0,
+            });
+            if behaved {
+                let j = observed.as_ref().expect("behaved implies observed");
+                operation["negativeObservation"] = json!({
+                    "propertyUnderTest": c.property, "propertyReached": true,
+                    "expectedVerdict": c.expected_verdict, "observedVerdict": j.verdict,
+                    "expectedStopReason": c.expected_stop, "observedStopReason": j.stop_reason,
+                    "oracleEvidenceRef": oracle_path, "prerequisitesReached": n.prerequisites(),
+                    "mutantId": c.mutant.id(), "mutantKilled": true,
+                });
+            }
+            operations.push(operation);
+            let as_expected = n.property_reached() && n.observed_as_expected();
+            observations.push(observation(
+                &format!("obs-t{}-{}-oracle", t.index, c.name),
+                "VALIDATOR_CHECK",
+                Some(&op),
+                span,
+                as_expected,
+                if as_expected {
+                    "EXPECTED_REJECTION_OBSERVED"
+                } else {
+                    "EXPECTED_REJECTION_MISSING"
+                },
+                vec![
+                    oracle_path.clone(),
+                    format!("{dir}/{}.stdin.bin", c.name),
+                    format!("{dir}/{}.stdout.bin", c.name),
+                    injection_path,
+                ],
+            ));
+            let killed = n.mutant_killed();
+            observations.push(observation(
+                &format!("obs-t{}-{}-mutant", t.index, c.name),
+                "VALIDATOR_CHECK",
+                Some(&op),
+                span,
+                killed,
+                if killed {
+                    "MUTANT_KILLED"
+                } else {
+                    "MUTANT_SURVIVED"
+                },
+                vec![oracle_path],
+            ));
+        }
+    }
+
+    // Source evidence: what the subject's artifact digest was computed over.
+    raw.insert("raw/subject-artifact.json".into(), (canonical::to_vec(&json!({
+        "artifact": facts.artifact_label, "bytes": facts.artifact_bytes, "sha256": facts.artifact_sha256,
+        "subjectName": facts.subject_name, "subjectVersion": facts.subject_version,
+        "identitySource": "serverInfo of the initialize result",
+    }))?, "application/json"));
+    raw.insert(
+        "raw/cleanup-report.json".into(),
+        (canonical::to_vec(&facts.cleanup)?, "application/json"),
+    );
+
+    // The schema requires at least one byte per artifact: empty captures (an
+    // empty stderr, a missing injection log) are left out, and so are refs to them.
+    raw.retain(|_, (bytes, _)| !bytes.is_empty());
+    for o in &mut observations {
+        let own = observation_path(o["id"].as_str().unwrap_or(""));
+        if let Some(refs) = o["artifactRefs"].as_array_mut() {
+            refs.retain(|r| r.as_str().is_some_and(|r| r == own || raw.contains_key(r)));
+        }
+    }
+
+    // Privacy scan over every raw artifact, redacting before anything is written.
+    let since_epoch = || u64::try_from(facts.epoch.elapsed().as_millis()).unwrap_or(u64::MAX);
+    let privacy_start = since_epoch();
+    let mut privacy = Vec::new();
+    let mut remaining = 0usize;
+    for (path, (bytes, _)) in raw.iter_mut() {
+        for (kind, count) in scanner.redact(bytes) {
+            privacy.push(PrivacyFinding {
+                path: path.clone(),
+                kind,
+                count,
+            });
+        }
+        remaining += scanner.count(bytes);
+    }
+    let privacy_report = json!({
+        "scanned": raw.keys().collect::<Vec<_>>(),
+        "rules": ["bearer-token", "github-token", "api-key", "aws-access-key", "slack-token", "private-key", "home-path", "environment-value:<secret-named variable>"],
+        "findings": privacy.iter().map(|f| json!({"path": f.path, "kind": f.kind, "count": f.count})).collect::<Vec<_>>(),
+        "redacted": !privacy.is_empty(),
+        "remainingAfterRedaction": remaining,
+    });
+    raw.insert(
+        "raw/privacy-report.json".into(),
+        (canonical::to_vec(&privacy_report)?, "application/json"),
+    );
+    let privacy_ok = remaining == 0;
+    let privacy_span = (privacy_start, since_epoch());
+    observations.push(observation(
+        "obs-privacy",
+        "PRIVACY_SCAN",
+        None,
+        privacy_span,
+        privacy_ok,
+        match (privacy_ok, privacy.is_empty()) {
+            (true, true) => "NO_SECRETS_FOUND",
+            (true, false) => "SECRETS_REDACTED",
+            (false, _) => "SECRETS_REMAIN",
+        },
+        vec!["raw/privacy-report.json".into()],
+    ));
+    observations.push(observation(
+        "obs-cleanup",
+        "CLEANUP_CHECK",
+        None,
+        facts.cleanup_span,
+        facts.cleanup_passed,
+        if facts.cleanup_passed {
+            "PROCESS_GROUPS_AND_SCRATCH_GONE"
+        } else {
+            "RESIDUE_FOUND"
+        },
+        vec!["raw/cleanup-report.json".into()],
+    ));
+
+    // Coverage: declared per surface, honestly.
+    let surface = |name: &str| -> Value {
+        let (required, status, refs): (bool, &str, Vec<String>) = match name {
+            "MCP_WIRE_MESSAGES" | "STDIO_INPUT_OUTPUT" => {
+                (true, "INSTRUMENTED", protocol_ids.clone())
+            }
+            "CHILD_PROCESS_LIFECYCLE" => (true, "INSTRUMENTED", process_ids.clone()),
+            "CLEANUP" => (true, "INSTRUMENTED", vec!["obs-cleanup".into()]),
+            "SOURCE_EVIDENCE" => (
+                false,
+                "OBSERVED_INDIRECTLY",
+                process_ids.iter().take(1).cloned().collect(),
+            ),
+            "TRANSPORT_DISCONNECTS" | "FILESYSTEM_OUTPUTS" | "CACHE_BEHAVIOR" => {
+                (false, "UNINSTRUMENTED", Vec::new())
+            }
+            _ => (false, "NOT_APPLICABLE", Vec::new()),
+        };
+        json!({"surface": name, "required": required, "status": status, "observationRefs": refs.into_iter().take(32).collect::<Vec<_>>()})
+    };
+    let coverage = json!({"schemaVersion": "mcp-res.observation-coverage/0.2.0", "surfaces": SURFACES.iter().map(|s| surface(s)).collect::<Vec<_>>()});
+
+    // Trial summary from the runs.
+    let success = trials.iter().filter(|t| t.success()).count();
+    let mut hashes: Vec<String> = trials.iter().map(TrialRecord::outcome_hash).collect();
+    hashes.sort();
+    hashes.dedup();
+    let mut durations: Vec<u64> = trials.iter().map(|t| t.end_ms - t.start_ms).collect();
+    durations.sort_unstable();
+    let pick = |q: f64| {
+        durations[((q * durations.len() as f64).ceil() as usize).clamp(1, durations.len()) - 1]
+    };
+    let classification = if trials.len() == 1 {
+        "SINGLE_OBSERVATION"
+    } else if hashes.len() > 1 {
+        "FLAKY"
+    } else if success == trials.len() {
+        "REPEATED_STABLE"
+    } else {
+        // Repeated, identical failures: not stable success, not flaky.
+        "ENVIRONMENT_DEPENDENT"
+    };
+    let os_arch = format!("{}-{}", std::env::consts::OS, std::env::consts::ARCH);
+    let trial_summary = json!({
+        "schemaVersion": "mcp-res.trial-summary/0.2.0",
+        "plannedTrials": facts.planned_trials, "completedTrials": trials.len(),
+        "seeds": trials.iter().map(|t| t.seed).collect::<Vec<_>>(),
+        "processCount": trials.iter().map(|t| t.sessions().count()).sum::<usize>().clamp(1, 1024),
+        "counts": {"success": success, "failure": trials.len() - success, "incomplete": 0},
+        "distinctOutcomeHashes": hashes,
+        "durationMs": {"minimum": durations[0], "median": pick(0.5), "p95": pick(0.95)},
+        "environments": [os_arch],
+        "stopRule": format!("{} planned trials, each run to completion", facts.planned_trials),
+        "classification": classification,
+    });
+
+    let result = if success == trials.len() && privacy_ok && facts.cleanup_passed {
+        "PASS"
+    } else {
+        "FAIL"
+    };
+    let derived_genuine = observations
+        .iter()
+        .any(|o| o["type"] == "PROCESS_EXECUTION" && o["outcome"] == "PASS")
+        && observations
+            .iter()
+            .any(|o| o["type"] == "PROTOCOL_EXCHANGE" && o["outcome"] == "PASS");
+    let class = if derived_genuine {
+        "GENUINE_RUNTIME"
+    } else {
+        "DOCUMENTED_ONLY"
+    };
+    let profile_id = "mcp-res/server-tool-call/v1";
+    let faults: Vec<Value> = scenario.negatives.iter().map(|c| json!({
+        "id": format!("fault/{}", c.fault), "version": "1.0.0", "method": "SUBJECT_FAULT_FLAG",
+        "seed": facts.seed, "targetOperationClass": "tools/call", "expectedEffect": c.expected_effect,
+        "reproducibilitySha256": canonical::digest(&json!({"fault": c.fault, "trigger": super::scenario::FAULT_TRIGGER, "seed": facts.seed})).unwrap_or_default(),
+    })).collect();
+    let configuration = json!({
+        "scenario": scenario.name, "exchangeBudgetMs": scenario.exchange_budget_ms,
+        "cleanControl": ["initialize", "notifications/initialized", "tools/list", "tools/call echo", "stdin EOF"],
+        "negativeControls": scenario.negatives.iter().map(|c| json!({"name": c.name, "fault": c.fault, "trigger": super::scenario::FAULT_TRIGGER, "expectedStopReason": c.expected_stop, "mutant": c.mutant.id()})).collect::<Vec<_>>(),
+        "trials": facts.planned_trials, "environmentKeys": facts.env_keys,
+    });
+    let descriptor = json!({
+        "standardVersion": "0.2.0", "profileId": profile_id, "profileVersion": "2.0.0",
+        "protocolRevision": super::scenario::PROTOCOL_REVISION, "subjectIdentityDigest": subject_digest,
+        "configurationProfileDigest": canonical::digest(&configuration)?, "operationClass": "tools/call",
+        "faults": faults, "recoveryPolicies": [], "sideEffectModel": "READ_ONLY",
+        "resourceLimits": {"inputBytes": 4194304, "events": 100000, "retries": 0, "concurrency": 1,
+                           "scenarioDurationMs": scenario.exchange_budget_ms * 8 * (1 + scenario.negatives.len() as u64) * facts.planned_trials as u64},
+        "validatorPolicy": tool, "deterministicSeed": facts.seed,
+    });
+    // The run ends here: monotonic duration rounded up, and a wall-clock end
+    // no earlier than the start plus that duration.
+    let monotonic_ms = since_epoch() + 1;
+    let started_at = crate::validate::time::format_rfc3339_millis(facts.started_wall);
+    let finished_at = crate::validate::time::format_rfc3339_millis(
+        crate::validate::time::now_millis()
+            .max(facts.started_wall + i64::try_from(monotonic_ms).unwrap_or(0)),
+    );
+    let mut evidence = json!({
+        "schemaVersion": "mcp-res.evidence-envelope/0.2.0", "standardVersion": "0.2.0",
+        "profile": {"id": profile_id, "version": "2.0.0"},
+        "protocolRevision": super::scenario::PROTOCOL_REVISION, "evidenceClassClaim": class,
+        "subject": {"subjectType": "MCP_SERVER", "name": facts.subject_name, "version": facts.subject_version,
+                    "artifactSha256": facts.artifact_sha256, "identityDigest": subject_digest},
+        "scenario": {"fingerprint": "", "descriptor": descriptor},
+        "run": {"id": facts.run_id, "startedAt": started_at, "finishedAt": finished_at,
+                "monotonicDurationMs": monotonic_ms,
+                "environment": {"runner": tool, "os": std::env::consts::OS, "architecture": std::env::consts::ARCH,
+                                "environmentDigest": canonical::digest(&json!({"os": std::env::consts::OS, "arch": std::env::consts::ARCH, "environmentKeys": facts.env_keys}))?}},
+        "operations": operations, "observations": observations, "coverage": coverage,
+        "trialSummary": trial_summary, "supportingArtifactManifestDigest": "",
+    });
+    if class == "GENUINE_RUNTIME" {
+        evidence["sourceEvidenceRefs"] = json!(["raw/subject-artifact.json"]);
+    }
+    let statement = json!({
+        "schemaVersion": "mcp-res.conformance-statement/0.2.0", "standardVersion": "0.2.0",
+        "profileId": profile_id, "profileVersion": "2.0.0", "protocolRevision": super::scenario::PROTOCOL_REVISION,
+        "subjectType": "MCP_SERVER", "subjectName": facts.subject_name, "subjectVersion": facts.subject_version,
+        "evidenceClass": class, "result": result, "stabilityClassification": classification,
+        "validator": tool, "verifiedAt": finished_at,
+    });
+    let mut builder = BundleBuilder::new(evidence, statement);
+    for (path, (bytes, media)) in raw {
+        builder.add_raw(&path, media, bytes)?;
+    }
+    Ok(Assembled {
+        builder,
+        privacy,
+        result,
+        classification,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn privacy_scanner_redacts_credentials_home_paths_and_secret_env_values() {
+        let mut env = BTreeMap::new();
+        env.insert("MY_API_TOKEN".to_string(), "tok-value-1234".to_string());
+        env.insert("PLAIN".to_string(), "visible-value".to_string());
+        let s = PrivacyScanner::new(&env);
+        let mut bytes = b"auth: Bearer abcdefghijklmnop; path /home/alice/x; t=tok-value-1234; plain=visible-value; ghp_0123456789abcdefghijABCD".to_vec();
+        let found = s.redact(&mut bytes);
+        let kinds: Vec<&str> = found.iter().map(|(k, _)| k.as_str()).collect();
+        assert!(kinds.contains(&"bearer-token"), "{kinds:?}");
+        assert!(kinds.contains(&"home-path"));
+        assert!(kinds.contains(&"github-token"));
+        assert!(kinds.contains(&"environment-value:MY_API_TOKEN"));
+        let text = String::from_utf8(bytes.clone()).unwrap();
+        assert!(!text.contains("tok-value-1234") && !text.contains("alice"));
+        assert!(text.contains("visible-value"));
+        assert_eq!(s.count(&bytes), 0);
+    }
+}

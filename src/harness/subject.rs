@@ -1,0 +1,431 @@
+//! A stdio subject process: spawned from an argv (no shell) with a scrubbed
+//! environment in its own process group, recorded byte for byte before anything
+//! parses it, and killed with its whole process group on every exit path.
+//!
+//! Framing is our own (one JSON-RPC message per `\n`-terminated line, as the
+//! MCP stdio transport defines it): the recorder sees the raw bytes in both
+//! directions first; the oracles then judge those bytes. rmcp is not on this
+//! path because an SDK client would repair or drop exactly the malformed frames
+//! the negative controls exist to observe.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::process::{Child, ChildStdin};
+use tokio::sync::mpsc;
+
+use crate::json::canonical;
+
+/// Why a subject could not be driven.
+#[derive(Debug, thiserror::Error)]
+pub enum SubjectError {
+    #[error("cannot start {program}: {source}")]
+    Spawn {
+        program: String,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("writing to the subject failed: {0}")]
+    Write(#[source] std::io::Error),
+    #[error("cannot serialize a request: {0}")]
+    Encode(#[from] canonical::CanonicalError),
+}
+
+/// Everything recorded about one subject process, in arrival order.
+#[derive(Debug, Default, Clone)]
+pub struct Recording {
+    pub stdin: Vec<u8>,
+    pub stdout: Vec<u8>,
+    pub stderr: Vec<u8>,
+    /// JSON-RPC message log entries (both directions).
+    pub messages: Vec<Value>,
+    /// Process lifecycle events.
+    pub events: Vec<Value>,
+}
+
+/// One newline-delimited frame the subject wrote, as raw bytes.
+#[derive(Debug, Clone)]
+pub struct Frame {
+    pub bytes: Vec<u8>,
+    /// Milliseconds since the run epoch when the frame's newline arrived.
+    pub at_ms: u64,
+}
+
+/// What the reader saw next.
+#[derive(Debug, Clone)]
+pub enum Next {
+    Frame(Frame),
+    /// stdout closed; trailing bytes without a newline come as the last frame.
+    Eof,
+    /// The deadline passed first.
+    Deadline,
+}
+
+/// How a session ended, measured.
+#[derive(Debug, Clone)]
+pub struct Ended {
+    pub exit_code: Option<i32>,
+    pub signal: Option<i32>,
+    /// Did the process exit on its own (stdin EOF) within the grace period?
+    pub exited_on_its_own: bool,
+    /// Processes (not yet reaped zombies excluded) still in the group after the kill.
+    pub live_in_group: usize,
+    /// Zombies left in the group, waiting for their reaper.
+    pub zombies_in_group: usize,
+    pub end_ms: u64,
+}
+
+/// Kills a process group when dropped: the backstop for every exit path
+/// (errors, panics, a cancelled future after Ctrl-C).
+#[derive(Debug)]
+pub struct GroupGuard {
+    pgid: i32,
+    /// Cleared once the group is measured empty and its leader reaped: from
+    /// then on the number may be reused by an unrelated process group.
+    armed: bool,
+}
+
+impl GroupGuard {
+    pub fn pgid(&self) -> i32 {
+        self.pgid
+    }
+
+    /// Send SIGKILL to the whole group; `Ok(false)` when no process was left.
+    pub fn kill(&self) -> std::io::Result<bool> {
+        kill_group(self.pgid)
+    }
+}
+
+impl Drop for GroupGuard {
+    fn drop(&mut self) {
+        if self.armed {
+            let _ = kill_group(self.pgid);
+        }
+    }
+}
+
+fn kill_group(pgid: i32) -> std::io::Result<bool> {
+    let Some(pid) = rustix::process::Pid::from_raw(pgid) else {
+        return Ok(false);
+    };
+    match rustix::process::kill_process_group(pid, rustix::process::Signal::KILL) {
+        Ok(()) => Ok(true),
+        Err(e) if e == rustix::io::Errno::SRCH => Ok(false),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// Processes whose process group is `pgid`, read from `/proc`: (live, zombies).
+pub fn group_members(pgid: i32) -> (usize, usize) {
+    let mut live = 0;
+    let mut zombies = 0;
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return (0, 0);
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(name) = name.to_str() else { continue };
+        if !name.bytes().all(|b| b.is_ascii_digit()) {
+            continue;
+        }
+        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
+            continue;
+        };
+        // pid (comm) state ppid pgrp ...; comm may hold spaces and parentheses.
+        let Some(close) = stat.rfind(')') else {
+            continue;
+        };
+        let mut fields = stat[close + 1..].split_whitespace();
+        let state = fields.next().unwrap_or("");
+        let _ppid = fields.next();
+        let pgrp: Option<i32> = fields.next().and_then(|f| f.parse().ok());
+        if pgrp == Some(pgid) {
+            if state == "Z" {
+                zombies += 1;
+            } else {
+                live += 1;
+            }
+        }
+    }
+    (live, zombies)
+}
+
+/// Resolve PROGRAM the way the harness executes it: a name with a `/` is a
+/// path; a bare name is looked up in the harness's own `PATH`. The result is
+/// absolute, so the subject never needs a `PATH` to be started.
+pub fn resolve_program(program: &str) -> Option<PathBuf> {
+    let candidate = |p: &Path| {
+        std::fs::metadata(p)
+            .ok()
+            .filter(|m| m.is_file())
+            .map(|_| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf()))
+    };
+    if program.contains('/') {
+        return candidate(Path::new(program));
+    }
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path).find_map(|dir| candidate(&dir.join(program)))
+}
+
+/// A running subject with its recorder.
+pub struct Session {
+    pub name: String,
+    epoch: Instant,
+    child: Child,
+    stdin: Option<ChildStdin>,
+    frames: mpsc::UnboundedReceiver<Option<Frame>>,
+    stdout_done: bool,
+    rec: Arc<Mutex<Recording>>,
+    guard: GroupGuard,
+    pumps: Vec<tokio::task::JoinHandle<()>>,
+    pub pid: u32,
+    pub spawned_ms: u64,
+}
+
+fn ms_since(epoch: Instant) -> u64 {
+    u64::try_from(epoch.elapsed().as_millis()).unwrap_or(u64::MAX)
+}
+
+fn message_entry(session: &str, direction: &str, at_ms: u64, bytes: &[u8]) -> Value {
+    let parsed = std::str::from_utf8(bytes)
+        .ok()
+        .and_then(|s| serde_json::from_str::<Value>(s).ok());
+    let mut entry = json!({
+        "session": session,
+        "direction": direction,
+        "offsetMs": at_ms,
+        "bytes": bytes.len(),
+        "sha256": canonical::sha256_hex(bytes),
+    });
+    match parsed {
+        Some(v) => entry["message"] = v,
+        None => entry["unparsed"] = json!(String::from_utf8_lossy(bytes)),
+    }
+    entry
+}
+
+impl Session {
+    /// Start `program` with `args` and exactly `env` (nothing inherited).
+    pub fn spawn(
+        name: &str,
+        epoch: Instant,
+        program: &Path,
+        args: &[String],
+        env: &BTreeMap<String, String>,
+    ) -> Result<Session, SubjectError> {
+        let mut cmd = tokio::process::Command::new(program);
+        cmd.args(args)
+            .env_clear()
+            .envs(env)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .process_group(0)
+            .kill_on_drop(true);
+        let mut child = cmd.spawn().map_err(|source| SubjectError::Spawn {
+            program: program.display().to_string(),
+            source,
+        })?;
+        let spawned_ms = ms_since(epoch);
+        let pid = child.id().unwrap_or(0);
+        let guard = GroupGuard {
+            pgid: i32::try_from(pid).unwrap_or(0),
+            armed: true,
+        };
+        let rec = Arc::new(Mutex::new(Recording::default()));
+        rec.lock().expect("fresh lock").events.push(json!({
+            "session": name, "event": "spawned", "offsetMs": spawned_ms, "pid": pid,
+            "processGroup": pid, "program": program.display().to_string(), "args": args,
+            "environmentKeys": env.keys().collect::<Vec<_>>(),
+        }));
+        let (tx, frames) = mpsc::unbounded_channel();
+        let mut pumps = Vec::new();
+        if let Some(mut out) = child.stdout.take() {
+            let rec = Arc::clone(&rec);
+            let session = name.to_string();
+            pumps.push(tokio::spawn(async move {
+                let mut buf = [0u8; 8192];
+                let mut line: Vec<u8> = Vec::new();
+                loop {
+                    let n = match out.read(&mut buf).await {
+                        Ok(0) | Err(_) => break,
+                        Ok(n) => n,
+                    };
+                    let at_ms = ms_since(epoch);
+                    let mut r = rec.lock().expect("recorder lock");
+                    r.stdout.extend_from_slice(&buf[..n]);
+                    for &b in &buf[..n] {
+                        if b == b'\n' {
+                            let mut bytes = std::mem::take(&mut line);
+                            if bytes.last() == Some(&b'\r') {
+                                bytes.pop();
+                            }
+                            r.messages.push(message_entry(
+                                &session,
+                                "server-to-client",
+                                at_ms,
+                                &bytes,
+                            ));
+                            let _ = tx.send(Some(Frame { bytes, at_ms }));
+                        } else {
+                            line.push(b);
+                        }
+                    }
+                }
+                let at_ms = ms_since(epoch);
+                let mut r = rec.lock().expect("recorder lock");
+                if !line.is_empty() {
+                    r.messages
+                        .push(message_entry(&session, "server-to-client", at_ms, &line));
+                    let _ = tx.send(Some(Frame { bytes: line, at_ms }));
+                }
+                r.events
+                    .push(json!({"session": session, "event": "stdout-closed", "offsetMs": at_ms}));
+                let _ = tx.send(None);
+            }));
+        }
+        if let Some(mut err) = child.stderr.take() {
+            let rec = Arc::clone(&rec);
+            pumps.push(tokio::spawn(async move {
+                let mut buf = [0u8; 8192];
+                while let Ok(n) = err.read(&mut buf).await {
+                    if n == 0 {
+                        break;
+                    }
+                    rec.lock()
+                        .expect("recorder lock")
+                        .stderr
+                        .extend_from_slice(&buf[..n]);
+                }
+            }));
+        }
+        Ok(Session {
+            name: name.to_string(),
+            epoch,
+            stdin: child.stdin.take(),
+            child,
+            frames,
+            stdout_done: false,
+            rec,
+            guard,
+            pumps,
+            pid,
+            spawned_ms,
+        })
+    }
+
+    pub fn now_ms(&self) -> u64 {
+        ms_since(self.epoch)
+    }
+
+    pub fn pgid(&self) -> i32 {
+        self.guard.pgid()
+    }
+
+    /// Write one message as a line; the bytes are recorded before they are sent.
+    pub async fn send(&mut self, message: &Value) -> Result<u64, SubjectError> {
+        let mut bytes = serde_json::to_vec(message).expect("a Value always serializes");
+        let at_ms = self.now_ms();
+        {
+            let mut r = self.rec.lock().expect("recorder lock");
+            r.messages
+                .push(message_entry(&self.name, "client-to-server", at_ms, &bytes));
+            bytes.push(b'\n');
+            r.stdin.extend_from_slice(&bytes);
+        }
+        let stdin = self.stdin.as_mut().ok_or_else(|| {
+            SubjectError::Write(std::io::Error::new(
+                std::io::ErrorKind::BrokenPipe,
+                "stdin already closed",
+            ))
+        })?;
+        stdin.write_all(&bytes).await.map_err(SubjectError::Write)?;
+        stdin.flush().await.map_err(SubjectError::Write)?;
+        Ok(at_ms)
+    }
+
+    /// Close the subject's stdin (the stdio transport's shutdown signal).
+    pub fn close_stdin(&mut self) {
+        if self.stdin.take().is_some() {
+            let at = self.now_ms();
+            self.event(json!({"event": "stdin-closed", "offsetMs": at}));
+        }
+    }
+
+    fn event(&self, mut event: Value) {
+        event["session"] = json!(self.name);
+        self.rec.lock().expect("recorder lock").events.push(event);
+    }
+
+    /// The next frame, or EOF, or the deadline.
+    pub async fn next(&mut self, deadline: Instant) -> Next {
+        if self.stdout_done {
+            return Next::Eof;
+        }
+        match tokio::time::timeout_at(deadline.into(), self.frames.recv()).await {
+            Err(_) => Next::Deadline,
+            Ok(Some(Some(frame))) => Next::Frame(frame),
+            Ok(Some(None)) | Ok(None) => {
+                self.stdout_done = true;
+                Next::Eof
+            }
+        }
+    }
+
+    /// End the session: stdin EOF, up to `grace` for the process to exit on its
+    /// own, then SIGKILL to the whole process group (always, to catch
+    /// descendants), reap, and measure what is left in the group.
+    pub async fn finish(mut self, grace: Duration) -> (Recording, Ended) {
+        self.close_stdin();
+        let waited = tokio::time::timeout(grace, self.child.wait()).await;
+        let exited_on_its_own = matches!(waited, Ok(Ok(_)));
+        let killed = self.guard.kill();
+        let at = self.now_ms();
+        self.event(json!({
+            "event": "group-sigkill", "offsetMs": at, "processGroup": self.guard.pgid(),
+            "result": match &killed { Ok(true) => "signalled".to_string(), Ok(false) => "no process left".to_string(), Err(e) => format!("error: {e}") },
+        }));
+        let status = match waited {
+            Ok(Ok(status)) => Some(status),
+            _ => self.child.wait().await.ok(),
+        };
+        use std::os::unix::process::ExitStatusExt;
+        let exit_code = status.and_then(|s| s.code());
+        let signal = status.and_then(|s| s.signal());
+        let at = self.now_ms();
+        self.event(json!({"event": "reaped", "offsetMs": at, "exitCode": exit_code, "signal": signal, "exitedOnItsOwn": exited_on_its_own}));
+        // Descendants may need a moment to die and be reaped by their reaper.
+        let mut members = group_members(self.guard.pgid());
+        let settle = Instant::now() + Duration::from_secs(2);
+        while members.0 > 0 && Instant::now() < settle {
+            let _ = self.guard.kill();
+            tokio::time::sleep(Duration::from_millis(20)).await;
+            members = group_members(self.guard.pgid());
+        }
+        for pump in self.pumps.drain(..) {
+            let _ = tokio::time::timeout(Duration::from_secs(2), pump).await;
+        }
+        if members == (0, 0) {
+            self.guard.armed = false;
+        }
+        let end_ms = self.now_ms();
+        self.event(json!({"event": "group-measured", "offsetMs": end_ms, "liveProcesses": members.0, "zombies": members.1}));
+        let rec = self.rec.lock().expect("recorder lock").clone();
+        (
+            rec,
+            Ended {
+                exit_code,
+                signal,
+                exited_on_its_own,
+                live_in_group: members.0,
+                zombies_in_group: members.1,
+                end_ms,
+            },
+        )
+    }
+}

@@ -645,7 +645,7 @@ fn sign_and_verify(doc: &Value, output: &Path) -> Result<(PathBuf, String), Stri
         &attested,
         &crate::validate::Options {
             trust_policy: Some(trust),
-            at: None,
+            ..Default::default()
         },
     );
     if !report.valid {

@@ -554,10 +554,20 @@ fn run_pack(dir: &Path, output: &Path) -> i32 {
                 s.bundle_digest
             );
             if !s.raw_artifacts.is_empty() {
+                const SHOWN: usize = 5;
+                let mut listed = s
+                    .raw_artifacts
+                    .iter()
+                    .take(SHOWN)
+                    .cloned()
+                    .collect::<Vec<_>>()
+                    .join(", ");
+                if s.raw_artifacts.len() > SHOWN {
+                    listed.push_str(&format!(" and {} more", s.raw_artifacts.len() - SHOWN));
+                }
                 eprintln!(
-                    "mcpres: note: {} raw artifact(s) are bound by digest but their bytes are not carried by the single file; keep the directory: {}",
+                    "mcpres: note: {} raw artifact(s) are bound by digest but their bytes are not carried by the single file; keep the directory: {listed}",
                     s.raw_artifacts.len(),
-                    s.raw_artifacts.join(", ")
                 );
             }
             0

@@ -116,8 +116,15 @@ where
     I: IntoIterator<Item = S>,
     S: AsRef<OsStr>,
 {
-    let mut child = Command::new(BIN)
-        .args(args)
+    let mut command = Command::new(BIN);
+    command.args(args);
+    run_command(command, watchdog)
+}
+
+/// Run a prepared command (the binary, or the binary under another user) with
+/// a watchdog; checks that nothing panicked or was killed.
+fn run_command(mut command: Command, watchdog: Duration) -> Run {
+    let mut child = command
         .env("NO_COLOR", "1")
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
@@ -1474,4 +1481,544 @@ fn many_findings_in_human_format_do_not_hang() {
 #[test]
 fn many_findings_in_sarif_format_do_not_hang() {
     assert_many_findings_render("sarif");
+}
+
+// ------------------------------------- growth, size, special files, limits
+
+/// A bound for cases that must finish quickly (hang protection: a run that
+/// read a terabyte or blocked on a FIFO would take far longer).
+const QUICK: Duration = Duration::from_secs(120);
+
+/// `mcpres validate --format json EXTRA... PATH` with the [`QUICK`] watchdog.
+fn validate_with(path: &Path, extra: &[&str]) -> Run {
+    let mut args: Vec<&OsStr> = vec![
+        OsStr::new("validate"),
+        OsStr::new("--format"),
+        OsStr::new("json"),
+    ];
+    args.extend(extra.iter().map(OsStr::new));
+    args.push(path.as_os_str());
+    run_within(args, QUICK)
+}
+
+/// One terabyte: far more than any run could read within [`QUICK`].
+const TERABYTE: u64 = 1 << 40;
+
+/// An artifact another thread keeps appending to while mcpres hashes the
+/// directory: mcpres reads at most the declared length + 1, so it terminates
+/// and reports the length mismatch.
+#[test]
+fn artifact_growing_while_being_read() {
+    use std::io::Write;
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = unpack_valid(tmp.path());
+    let declared = fs::metadata(dir.join(OBS)).unwrap().len();
+    let mut file = fs::OpenOptions::new()
+        .append(true)
+        .open(dir.join(OBS))
+        .unwrap();
+    file.write_all(b" ").unwrap();
+    let stop = Arc::new(AtomicBool::new(false));
+    let writer = {
+        let stop = Arc::clone(&stop);
+        std::thread::spawn(move || {
+            let chunk = vec![b' '; 64 * 1024];
+            let mut written: u64 = 0;
+            // Bounded, so a stuck test cannot fill the disk.
+            while !stop.load(Ordering::Relaxed) && written < (1 << 30) {
+                file.write_all(&chunk).unwrap();
+                written += chunk.len() as u64;
+                std::thread::sleep(Duration::from_millis(1));
+            }
+            written
+        })
+    };
+    let r = validate_with(&dir, &[]);
+    stop.store(true, Ordering::Relaxed);
+    let written = writer.join().unwrap();
+    let v = r.json();
+    assert_eq!(r.code, 1, "{v}");
+    assert_eq!(
+        v["findings"][0]["code"],
+        json!("MCP_RES_ARTIFACT_DIGEST_MISMATCH"),
+        "{v}"
+    );
+    let message = v["findings"][0]["message"].as_str().unwrap();
+    assert!(message.contains(OBS), "{message}");
+    assert!(
+        message.contains(&format!("more than {declared} bytes")),
+        "{message}"
+    );
+    assert!(written > 0);
+}
+
+/// An artifact longer than its manifest length, made a terabyte long as a
+/// sparse file: mcpres must not read it through (it stops at the declared
+/// length + 1, or sooner when the size already tells), so it finishes quickly.
+#[test]
+fn sparse_terabyte_artifact_is_not_read_through() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = unpack_valid(tmp.path());
+    let declared = fs::metadata(dir.join(OBS)).unwrap().len();
+    let file = fs::OpenOptions::new()
+        .write(true)
+        .open(dir.join(OBS))
+        .unwrap();
+    if let Err(e) = file.set_len(TERABYTE) {
+        eprintln!("SKIPPED: this file system cannot hold a 1 TiB sparse file: {e}");
+        return;
+    }
+    drop(file);
+    let v = assert_dir_primary(&dir, "MCP_RES_ARTIFACT_DIGEST_MISMATCH");
+    let message = v["findings"][0]["message"].as_str().unwrap();
+    assert!(
+        message.contains(&format!("more than {declared} bytes")),
+        "{message}"
+    );
+}
+
+/// The same for a raw (non-JSON) artifact whose declared length is large but
+/// whose file is longer still: the stream stops at the declared length + 1.
+#[test]
+fn sparse_raw_artifact_longer_than_declared() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = unpack_valid(tmp.path());
+    fs::create_dir_all(dir.join("raw")).unwrap();
+    let path = dir.join("raw/big.bin");
+    let file = fs::File::create(&path).unwrap();
+    if let Err(e) = file.set_len(TERABYTE) {
+        eprintln!("SKIPPED: this file system cannot hold a 1 TiB sparse file: {e}");
+        return;
+    }
+    drop(file);
+    push_artifact(
+        &dir,
+        json!({
+            "path": "raw/big.bin",
+            "mediaType": "application/octet-stream",
+            "bytes": 4096,
+            "sha256": mcpres::json::sha256_hex(&[0u8; 4096]),
+        }),
+    );
+    let r = validate_with(&dir, &[]);
+    let v = r.json();
+    assert_eq!(r.code, 1, "{v}");
+    let mismatches = findings_with(&v, "MCP_RES_ARTIFACT_DIGEST_MISMATCH");
+    assert!(
+        mismatches
+            .iter()
+            .any(|m| m.contains("raw/big.bin") && m.contains("more than 4096 bytes")),
+        "{v}"
+    );
+}
+
+/// A single-file input a terabyte long (sparse) is refused by its size before
+/// a byte is read.
+#[test]
+fn sparse_terabyte_single_file_is_refused_unread() {
+    let tmp = tempfile::tempdir().unwrap();
+    let path = tmp.path().join("huge.json");
+    let file = fs::File::create(&path).unwrap();
+    if let Err(e) = file.set_len(TERABYTE) {
+        eprintln!("SKIPPED: this file system cannot hold a 1 TiB sparse file: {e}");
+        return;
+    }
+    drop(file);
+    let r = validate_with(&path, &[]);
+    let v = r.json();
+    assert_eq!(r.code, 2, "{v}");
+    assert_eq!(v["diagnostics"], json!([INPUT_INVALID]), "{v}");
+    assert!(
+        v["message"]
+            .as_str()
+            .unwrap()
+            .contains("over the 16777216-byte document limit"),
+        "{v}"
+    );
+}
+
+/// `{"artifacts":[{"path":"x"}, ... 1,000,000 times]}` as a bundle manifest.
+fn million_artifact_dir(tmp: &Path) -> PathBuf {
+    let dir = tmp.join("million");
+    fs::create_dir(&dir).unwrap();
+    let mut text = String::with_capacity(14_000_000);
+    text.push_str("{\"artifacts\":[");
+    for i in 0..1_000_000 {
+        if i > 0 {
+            text.push(',');
+        }
+        text.push_str("{\"path\":\"x\"}");
+    }
+    text.push_str("]}");
+    fs::write(dir.join(MANIFEST), text).unwrap();
+    dir
+}
+
+/// A manifest listing 1,000,000 artifacts: with the default limits the reader
+/// refuses it (over 250,000 values) before anything is allocated per entry.
+#[test]
+fn manifest_listing_a_million_artifacts_is_refused_by_the_node_limit() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = million_artifact_dir(tmp.path());
+    let r = validate_with(&dir, &[]);
+    let v = r.json();
+    assert_eq!(r.code, 2, "{v}");
+    assert_eq!(v["diagnostics"], json!([INPUT_INVALID]), "{v}");
+    assert!(
+        v["message"]
+            .as_str()
+            .unwrap()
+            .contains("more than 250000 values"),
+        "{v}"
+    );
+}
+
+/// With the node limit raised, the manifest is read, and its artifact count
+/// alone (over the schema's 256) ends the check before any file is looked up.
+#[test]
+fn manifest_listing_a_million_artifacts_is_refused_by_the_artifact_cap() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = million_artifact_dir(tmp.path());
+    let r = validate_with(&dir, &["--max-nodes", "3000000"]);
+    let v = r.json();
+    assert_eq!(r.code, 1, "{v}");
+    assert_eq!(v["diagnostics"], json!(["MCP_RES_SCHEMA_INVALID"]), "{v}");
+    let message = v["findings"][0]["message"].as_str().unwrap();
+    assert!(
+        message.contains("lists 1000000 artifacts; the schema allows at most 256"),
+        "{message}"
+    );
+    assert_eq!(v["findings"].as_array().unwrap().len(), 1, "{v}");
+}
+
+fn mkfifo(path: &Path) -> bool {
+    let made = Command::new("mkfifo").arg(path).status();
+    if matches!(made, Ok(s) if s.success()) {
+        true
+    } else {
+        eprintln!("SKIPPED: mkfifo unavailable");
+        false
+    }
+}
+
+/// A FIFO in place of an artifact: reported, never opened (opening a FIFO
+/// without a writer would block forever).
+#[cfg(unix)]
+#[test]
+fn fifo_in_place_of_an_artifact_does_not_hang() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = unpack_valid(tmp.path());
+    fs::remove_file(dir.join(OBS)).unwrap();
+    if !mkfifo(&dir.join(OBS)) {
+        return;
+    }
+    let v = assert_dir_primary(&dir, "MCP_RES_ARTIFACT_PATH_INVALID");
+    let message = v["findings"][0]["message"].as_str().unwrap();
+    assert!(
+        message.contains(&format!("{OBS} is not a regular file")),
+        "{message}"
+    );
+}
+
+/// A FIFO in place of the evidence envelope (which is also reassembled into the
+/// bundle): reported twice over, never opened.
+#[cfg(unix)]
+#[test]
+fn fifo_in_place_of_the_evidence_envelope_does_not_hang() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = unpack_valid(tmp.path());
+    let evidence = "evidence-envelope.json";
+    fs::remove_file(dir.join(evidence)).unwrap();
+    if !mkfifo(&dir.join(evidence)) {
+        return;
+    }
+    let v = assert_dir_primary(&dir, "MCP_RES_ARTIFACT_PATH_INVALID");
+    assert!(
+        v["findings"][0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("evidence-envelope.json is not a regular file"),
+        "{v}"
+    );
+    assert!(
+        findings_with(&v, "MCP_RES_ARTIFACT_NON_CANONICAL")
+            .iter()
+            .any(|m| m.contains("neither a regular file nor a directory")),
+        "{v}"
+    );
+}
+
+/// Make a tree readable by everyone (so another user can walk it).
+#[cfg(unix)]
+fn open_up(path: &Path) {
+    use std::os::unix::fs::PermissionsExt;
+    let meta = fs::symlink_metadata(path).unwrap();
+    let mode = if meta.is_dir() { 0o755 } else { 0o644 };
+    fs::set_permissions(path, fs::Permissions::from_mode(mode)).unwrap();
+    if meta.is_dir() {
+        for entry in fs::read_dir(path).unwrap() {
+            open_up(&entry.unwrap().path());
+        }
+    }
+}
+
+/// Run `mcpres validate --format json PATH` so that file modes bind: as is when
+/// they already do; under `setpriv` as user `nobody` when running as root (root
+/// ignores mode bits). `None` (with a printed reason) when neither is possible.
+#[cfg(unix)]
+fn validate_where_modes_bind(path: &Path, probe: &Path) -> Option<Run> {
+    let args = [
+        OsStr::new("validate"),
+        OsStr::new("--format"),
+        OsStr::new("json"),
+        path.as_os_str(),
+    ];
+    if fs::File::open(probe).is_err() {
+        return Some(run_within(args, QUICK));
+    }
+    // Mode bits do not bind this user (root or CAP_DAC_OVERRIDE): drop to nobody.
+    let check = Command::new("setpriv")
+        .args(["--reuid=65534", "--regid=65534", "--clear-groups", "cat"])
+        .arg(probe)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status();
+    match check {
+        Ok(s) if !s.success() => {}
+        _ => {
+            eprintln!(
+                "SKIPPED: running with privileges that ignore file modes and `setpriv` cannot drop them"
+            );
+            return None;
+        }
+    }
+    let mut command = Command::new("setpriv");
+    command
+        .args(["--reuid=65534", "--regid=65534", "--clear-groups", BIN])
+        .args(args);
+    Some(run_command(command, QUICK))
+}
+
+/// An artifact nobody may read (mode 000): reported with the reason, exit 1.
+#[cfg(unix)]
+#[test]
+fn unreadable_artifact() {
+    use std::os::unix::fs::PermissionsExt;
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = unpack_valid(tmp.path());
+    open_up(tmp.path());
+    let target = dir.join(OBS);
+    fs::set_permissions(&target, fs::Permissions::from_mode(0o000)).unwrap();
+    let Some(r) = validate_where_modes_bind(&dir, &target) else {
+        return;
+    };
+    let v = r.json();
+    assert_eq!(r.code, 1, "{v}");
+    assert_eq!(
+        v["findings"][0]["code"],
+        json!("MCP_RES_ARTIFACT_PATH_INVALID"),
+        "{v}"
+    );
+    let message = v["findings"][0]["message"].as_str().unwrap();
+    assert!(
+        message.contains(OBS)
+            && message.contains("cannot be read safely")
+            && message.contains("ermission denied"),
+        "{message}"
+    );
+}
+
+/// An unreadable single-file input and an unreadable manifest: exit 2.
+#[cfg(unix)]
+#[test]
+fn unreadable_input_file_and_manifest() {
+    use std::os::unix::fs::PermissionsExt;
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = unpack_valid(tmp.path());
+    let single = tmp.path().join("single.json");
+    fs::copy(case(VALID_BUNDLE), &single).unwrap();
+    open_up(tmp.path());
+    fs::set_permissions(&single, fs::Permissions::from_mode(0o000)).unwrap();
+    fs::set_permissions(dir.join(MANIFEST), fs::Permissions::from_mode(0o000)).unwrap();
+    for (path, probe) in [
+        (single.clone(), single.clone()),
+        (dir.clone(), dir.join(MANIFEST)),
+    ] {
+        let Some(r) = validate_where_modes_bind(&path, &probe) else {
+            return;
+        };
+        let v = r.json();
+        assert_eq!(r.code, 2, "{v}");
+        assert_eq!(v["diagnostics"], json!([INPUT_INVALID]), "{v}");
+        let message = v["message"].as_str().unwrap();
+        assert!(
+            message.contains("cannot read") && message.contains("ermission denied"),
+            "{message}"
+        );
+    }
+}
+
+// ---------------------------------------------------- configurable limits
+
+#[test]
+fn max_depth_flag_lowers_the_depth_limit() {
+    let tmp = tempfile::tempdir().unwrap();
+    let path = tmp.path().join("deep.json");
+    fs::write(&path, nested_arrays(10)).unwrap();
+    let r = validate_with(&path, &["--max-depth", "5"]);
+    let v = r.json();
+    assert_eq!(r.code, 2, "{v}");
+    assert!(
+        v["message"]
+            .as_str()
+            .unwrap()
+            .contains("nesting deeper than 5 levels"),
+        "{v}"
+    );
+}
+
+#[test]
+fn max_bytes_flag_lowers_the_size_limit() {
+    let r = validate_with(&case(VALID_BUNDLE), &["--max-bytes", "100"]);
+    let v = r.json();
+    assert_eq!(r.code, 2, "{v}");
+    assert!(
+        v["message"]
+            .as_str()
+            .unwrap()
+            .contains("over the 100-byte document limit"),
+        "{v}"
+    );
+}
+
+#[test]
+fn max_nodes_and_string_units_flags() {
+    let r = validate_with(&case(VALID_BUNDLE), &["--max-nodes", "10"]);
+    assert_eq!(r.code, 2);
+    assert!(
+        r.json()["message"]
+            .as_str()
+            .unwrap()
+            .contains("more than 10 values")
+    );
+    let r = validate_with(&case(VALID_BUNDLE), &["--max-string-units", "4"]);
+    assert_eq!(r.code, 2);
+    assert!(
+        r.json()["message"]
+            .as_str()
+            .unwrap()
+            .contains("string longer than 4 UTF-16 code units")
+    );
+}
+
+/// Raised limits accept what the defaults refuse (depth 10,000 stays refused
+/// by the default, passes the reader at --max-depth 20000 and fails validation).
+#[test]
+fn raised_limits_are_honoured() {
+    let tmp = tempfile::tempdir().unwrap();
+    let path = tmp.path().join("deep.json");
+    fs::write(&path, nested_arrays(200)).unwrap();
+    assert_eq!(validate_with(&path, &[]).code, 2);
+    let r = validate_with(&path, &["--max-depth", "300"]);
+    assert_eq!(r.code, 1, "{}", r.stdout);
+}
+
+/// A declared artifact length over --max-artifact-bytes: refused unread, exit 2.
+#[test]
+fn max_artifact_bytes_refuses_a_large_declared_artifact() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = unpack_valid(tmp.path());
+    let r = validate_with(&dir, &["--max-artifact-bytes", "10"]);
+    let v = r.json();
+    assert_eq!(r.code, 2, "{v}");
+    assert_eq!(v["findings"][0]["code"], json!(INPUT_INVALID), "{v}");
+    assert!(
+        v["findings"][0]["message"].as_str().unwrap().contains(
+            "over the 10-byte artifact limit (--max-artifact-bytes); the file was not read"
+        ),
+        "{v}"
+    );
+}
+
+/// A directory whose validation cannot finish in time (a raw artifact declared
+/// and stored as one terabyte, allowed by a raised --max-artifact-bytes): the
+/// global --timeout ends it with exit 2 and a clear message.
+#[test]
+fn timeout_ends_a_stuck_directory_validation() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = unpack_valid(tmp.path());
+    fs::create_dir_all(dir.join("raw")).unwrap();
+    let file = fs::File::create(dir.join("raw/huge.bin")).unwrap();
+    if let Err(e) = file.set_len(TERABYTE) {
+        eprintln!("SKIPPED: this file system cannot hold a 1 TiB sparse file: {e}");
+        return;
+    }
+    drop(file);
+    push_artifact(
+        &dir,
+        json!({
+            "path": "raw/huge.bin",
+            "mediaType": "application/octet-stream",
+            "bytes": TERABYTE,
+            "sha256": "0".repeat(64),
+        }),
+    );
+    let start = Instant::now();
+    let r = validate_with(
+        &dir,
+        &[
+            "--max-artifact-bytes",
+            &(2 * TERABYTE).to_string(),
+            "--timeout",
+            "2",
+        ],
+    );
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(
+        r.stderr
+            .contains("validation did not finish within 2 s (--timeout); giving up"),
+        "{}",
+        r.stderr
+    );
+    assert!(r.stderr.contains(INPUT_INVALID), "{}", r.stderr);
+    assert!(start.elapsed() < QUICK);
+}
+
+/// --max-depth cannot be raised past the ceiling where recursion would
+/// overflow a thread's stack: the flag is refused (exit 2), nothing crashes.
+#[test]
+fn max_depth_has_a_ceiling() {
+    let tmp = tempfile::tempdir().unwrap();
+    let path = tmp.path().join("deep.json");
+    fs::write(&path, nested_arrays(10_000)).unwrap();
+    let r = validate_with(&path, &["--max-depth", "100000"]);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(r.stdout.is_empty());
+    assert!(r.stderr.contains("--max-depth"), "{}", r.stderr);
+    let r = validate_with(&path, &["--max-depth", "512"]);
+    assert_eq!(r.code, 2);
+    assert!(
+        r.json()["message"]
+            .as_str()
+            .unwrap()
+            .contains("nesting deeper than 512 levels")
+    );
+    // Two inputs validated in parallel (on worker threads) at the ceiling.
+    let at_ceiling = tmp.path().join("at-ceiling.json");
+    fs::write(&at_ceiling, nested_arrays(512)).unwrap();
+    let r = run_within(
+        [
+            OsStr::new("validate"),
+            OsStr::new("--format"),
+            OsStr::new("json"),
+            OsStr::new("--max-depth"),
+            OsStr::new("512"),
+            at_ceiling.as_os_str(),
+            at_ceiling.as_os_str(),
+        ],
+        QUICK,
+    );
+    assert_eq!(r.code, 1, "{}", r.stderr);
 }

@@ -113,7 +113,7 @@ pub fn read_file(path: &Path, limits: &Limits) -> Result<Vec<u8>, LoadError> {
         path: path.to_path_buf(),
         source,
     };
-    let file = fs::File::open(path).map_err(io)?;
+    let file = open_no_follow(path).map_err(io)?;
     check_same_file(&meta, &file.metadata().map_err(io)?, path)?;
     let mut bytes = Vec::with_capacity(meta.len() as usize);
     // Read one byte past the limit so a file that grew after the check is still refused.
@@ -128,6 +128,20 @@ pub fn read_file(path: &Path, limits: &Limits) -> Result<Vec<u8>, LoadError> {
         });
     }
     Ok(bytes)
+}
+
+/// Open a file for reading without following a final symlink and without
+/// blocking (a FIFO swapped in after the `lstat` cannot stall the open; the
+/// same-file check after it then refuses the FIFO).
+pub(crate) fn open_no_follow(path: &Path) -> std::io::Result<fs::File> {
+    let mut options = fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NONBLOCK | libc::O_NOFOLLOW);
+    }
+    options.open(path)
 }
 
 /// Refuse a file that was swapped between the `lstat` and the `open`.
@@ -170,9 +184,18 @@ pub fn read_json(path: &Path, limits: &Limits) -> Result<(Value, Vec<u8>), LoadE
 
 /// Load a single-file document or a bundle directory.
 pub fn load(path: &Path, limits: &Limits) -> Result<Loaded, LoadError> {
+    load_with(path, limits, &dir::DirLimits::default())
+}
+
+/// [`load`] with explicit limits for the directory form.
+pub fn load_with(
+    path: &Path,
+    limits: &Limits,
+    dir_limits: &dir::DirLimits,
+) -> Result<Loaded, LoadError> {
     let meta = lstat_refusing_symlinks(path)?;
     if meta.is_dir() {
-        let (doc, storage_findings) = dir::load_dir(path, limits)?;
+        let (doc, storage_findings) = dir::load_dir_with(path, limits, dir_limits)?;
         return Ok(Loaded {
             doc,
             source: None,

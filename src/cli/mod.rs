@@ -2,6 +2,7 @@
 //! returns an exit code (0 valid, 1 failing diagnostic, 2 unusable input).
 
 mod attest;
+mod limits;
 mod official_cmd;
 mod profiles;
 mod render;
@@ -170,6 +171,9 @@ struct ValidateArgs {
     /// (its length and SHA-256 are compared).
     #[arg(long, value_name = "FILE")]
     original_result: Option<PathBuf>,
+    /// Resource limits (spec/limits.md).
+    #[command(flatten)]
+    limits: limits::LimitArgs,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -307,11 +311,16 @@ pub fn check_loaded(loaded: bundle::Loaded, options: &Settings) -> Checked {
     }
 }
 
-/// Load and validate one path.
-pub fn check_path(path: &Path, limits: &Limits, settings: &Settings) -> Outcome {
+/// Load and validate one path, with the JSON and directory-form limits.
+pub fn check_path_with(
+    path: &Path,
+    limits: &Limits,
+    dir_limits: &bundle::dir::DirLimits,
+    settings: &Settings,
+) -> Outcome {
     Outcome {
         path: path.to_path_buf(),
-        result: bundle::load(path, limits).map(|l| check_loaded(l, settings)),
+        result: bundle::load_with(path, limits, dir_limits).map(|l| check_loaded(l, settings)),
     }
 }
 
@@ -369,7 +378,13 @@ fn settings_from(
 }
 
 fn run_validate(args: &ValidateArgs, require_attested: bool) -> i32 {
-    let limits = Limits::default();
+    args.limits.start_timeout(if require_attested {
+        "verify"
+    } else {
+        "validate"
+    });
+    let limits = args.limits.json();
+    let dir_limits = args.limits.dir();
     let settings = match settings_from(args, require_attested, &limits) {
         Ok(s) => s,
         Err(message) => {
@@ -379,11 +394,16 @@ fn run_validate(args: &ValidateArgs, require_attested: bool) -> i32 {
     };
     let total = args.paths.len();
     let outcomes: Vec<Outcome> = if total == 1 {
-        vec![check_path(&args.paths[0], &limits, &settings)]
+        vec![check_path_with(
+            &args.paths[0],
+            &limits,
+            &dir_limits,
+            &settings,
+        )]
     } else {
         args.paths
             .par_iter()
-            .map(|p| check_path(p, &limits, &settings))
+            .map(|p| check_path_with(p, &limits, &dir_limits, &settings))
             .collect()
     };
     let stdout = std::io::stdout();

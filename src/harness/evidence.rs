@@ -37,7 +37,12 @@ pub struct NegativeRecord {
 impl NegativeRecord {
     /// Property reached: the faulted call was sent and the subject logged the injection.
     pub fn property_reached(&self) -> bool {
-        self.fault_injected && self.outcome.prerequisites.contains(&"TOOL_CALL_SENT")
+        self.fault_injected
+            && self
+                .outcome
+                .prerequisites
+                .iter()
+                .any(|p| *p == "TOOL_CALL_SENT" || *p == "TARGET_REQUEST_SENT")
     }
     pub fn observed_as_expected(&self) -> bool {
         self.outcome.observed.as_ref().is_some_and(|j| {
@@ -97,7 +102,9 @@ impl TrialRecord {
                 json!({
                     "control": n.control.name,
                     "observed": n.outcome.observed.as_ref().map(|j| [j.verdict, j.stop_reason]),
-                    "mutant": n.outcome.mutant.as_ref().map(|j| [j.verdict, j.stop_reason]),
+                    // Whether the mutant was killed, not its exact verdict: a
+                    // seeded fault may land where the mutant fails differently.
+                    "mutantKilled": n.mutant_killed(),
                     "propertyReached": n.property_reached(),
                 })
             })
@@ -108,12 +115,14 @@ impl TrialRecord {
 }
 
 /// Most manifest artifacts a run of `scenario` needs per trial (see spec/harness.md).
-pub fn artifacts_per_trial(scenario: &Scenario) -> usize {
+pub fn artifacts_per_trial(scenario: &Scenario, http: bool) -> usize {
     let n = scenario.negatives.len();
-    // stdin/stdout/stderr of each process, lifecycle, messages, clean oracle,
+    // stdin/stdout/stderr of each process (over HTTP: stdout, stderr, raw
+    // requests and raw responses), lifecycle, messages, clean oracle,
     // per negative an oracle file and an injection log; observations: process,
     // protocol, clean oracle, and per negative the oracle and the mutant check.
-    (1 + n) * 3 + 3 + 2 * n + 3 + 2 * n
+    let captures = if http { 4 } else { 3 };
+    (1 + n) * captures + 3 + 2 * n + 3 + 2 * n
 }
 
 /// Artifacts independent of the trial count: two observations, the privacy
@@ -176,6 +185,15 @@ impl PrivacyScanner {
                 kind.to_string(),
                 Regex::new(pattern).expect("fixed pattern"),
             ));
+        }
+        // The harness's working directory: absolute subject paths below it
+        // (a checkout, a virtualenv) say where this machine keeps things.
+        if let Some(cwd) = std::env::current_dir()
+            .ok()
+            .and_then(|d| d.into_os_string().into_string().ok())
+            && cwd.len() > 1
+        {
+            rules.push(("working-directory".into(), literal(&cwd)));
         }
         if let Some(home) = std::env::var_os("HOME").and_then(|h| h.into_string().ok())
             && home.len() > 1
@@ -245,6 +263,10 @@ pub struct RunFacts {
     pub cleanup: Value,
     pub cleanup_passed: bool,
     pub cleanup_span: (u64, u64),
+    /// Driven over Streamable HTTP (else stdio).
+    pub http: bool,
+    /// HTTP: the target's kind, digest and remote opt-in (no URL, no port).
+    pub target: Option<Value>,
 }
 
 /// The harness's tool identity (runner, producer and validator policy).
@@ -318,6 +340,8 @@ pub fn assemble(
                 ("stdin", &s.rec.stdin),
                 ("stdout", &s.rec.stdout),
                 ("stderr", &s.rec.stderr),
+                ("http-requests", &s.rec.http_requests),
+                ("http-responses", &s.rec.http_responses),
             ] {
                 let path = format!("{dir}/{}.{stream}.bin", s.role);
                 if stream == "stderr" {
@@ -383,6 +407,8 @@ pub fn assemble(
                 message_log,
                 format!("{dir}/clean.stdin.bin"),
                 format!("{dir}/clean.stdout.bin"),
+                format!("{dir}/clean.http-requests.bin"),
+                format!("{dir}/clean.http-responses.bin"),
             ],
         ));
         protocol_ids.push(wid);
@@ -414,7 +440,7 @@ pub fn assemble(
                 ),
             );
             raw.insert(oracle_path.clone(), (canonical::to_vec(&json!({
-                "control": c.name, "fault": c.fault, "trigger": super::scenario::FAULT_TRIGGER,
+                "control": c.name, "fault": c.fault, "trigger": c.trigger, "injectedBy": c.injector.method(),
                 "boundary": c.boundary, "seed": t.seed, "propertyUnderTest": c.property,
                 "propertyReached": n.property_reached(), "prerequisitesReached": n.prerequisites(),
                 "expected": {"verdict": c.expected_verdict, "stopReason": c.expected_stop},
@@ -458,6 +484,8 @@ pub fn assemble(
                     oracle_path.clone(),
                     format!("{dir}/{}.stdin.bin", c.name),
                     format!("{dir}/{}.stdout.bin", c.name),
+                    format!("{dir}/{}.http-requests.bin", c.name),
+                    format!("{dir}/{}.http-responses.bin", c.name),
                     injection_path,
                 ],
             ));
@@ -483,6 +511,7 @@ pub fn assemble(
         "artifact": facts.artifact_label, "bytes": facts.artifact_bytes, "sha256": facts.artifact_sha256,
         "subjectName": facts.subject_name, "subjectVersion": facts.subject_version,
         "identitySource": "serverInfo of the initialize result",
+        "target": facts.target.clone().unwrap_or_else(|| json!({"transport": "stdio", "targetKind": "LOCAL_STDIO"})),
     }))?, "application/json"));
     raw.insert(
         "raw/cleanup-report.json".into(),
@@ -516,7 +545,7 @@ pub fn assemble(
     }
     let privacy_report = json!({
         "scanned": raw.keys().collect::<Vec<_>>(),
-        "rules": ["bearer-token", "github-token", "api-key", "aws-access-key", "slack-token", "private-key", "home-path", "environment-value:<secret-named variable>"],
+        "rules": ["bearer-token", "github-token", "api-key", "aws-access-key", "slack-token", "private-key", "home-path", "working-directory", "environment-value:<secret-named variable>"],
         "findings": privacy.iter().map(|f| json!({"path": f.path, "kind": f.kind, "count": f.count})).collect::<Vec<_>>(),
         "redacted": !privacy.is_empty(),
         "remainingAfterRedaction": remaining,
@@ -557,7 +586,9 @@ pub fn assemble(
     // Coverage: declared per surface, honestly.
     let surface = |name: &str| -> Value {
         let (required, status, refs): (bool, &str, Vec<String>) = match name {
-            "MCP_WIRE_MESSAGES" | "STDIO_INPUT_OUTPUT" => {
+            "MCP_WIRE_MESSAGES" => (true, "INSTRUMENTED", protocol_ids.clone()),
+            "STDIO_INPUT_OUTPUT" if !facts.http => (true, "INSTRUMENTED", protocol_ids.clone()),
+            "RAW_HTTP_REQUESTS" | "RAW_HTTP_RESPONSES" if facts.http => {
                 (true, "INSTRUMENTED", protocol_ids.clone())
             }
             "CHILD_PROCESS_LIFECYCLE" => (true, "INSTRUMENTED", process_ids.clone()),
@@ -628,15 +659,16 @@ pub fn assemble(
     };
     let profile_id = "mcp-res/server-tool-call/v1";
     let faults: Vec<Value> = scenario.negatives.iter().map(|c| json!({
-        "id": format!("fault/{}", c.fault), "version": "1.0.0", "method": "SUBJECT_FAULT_FLAG",
+        "id": format!("fault/{}", c.fault), "version": "1.0.0", "method": c.injector.method(),
         "seed": facts.seed, "targetOperationClass": "tools/call", "expectedEffect": c.expected_effect,
-        "reproducibilitySha256": canonical::digest(&json!({"fault": c.fault, "trigger": super::scenario::FAULT_TRIGGER, "seed": facts.seed})).unwrap_or_default(),
+        "reproducibilitySha256": canonical::digest(&json!({"fault": c.fault, "trigger": c.trigger, "seed": facts.seed})).unwrap_or_default(),
     })).collect();
     let configuration = json!({
         "scenario": scenario.name, "exchangeBudgetMs": scenario.exchange_budget_ms,
-        "cleanControl": ["initialize", "notifications/initialized", "tools/list", "tools/call echo", "stdin EOF"],
-        "negativeControls": scenario.negatives.iter().map(|c| json!({"name": c.name, "fault": c.fault, "trigger": super::scenario::FAULT_TRIGGER, "expectedStopReason": c.expected_stop, "mutant": c.mutant.id()})).collect::<Vec<_>>(),
+        "cleanControl": scenario.clean_steps,
+        "negativeControls": scenario.negatives.iter().map(|c| json!({"name": c.name, "fault": c.fault, "trigger": c.trigger, "expectedStopReason": c.expected_stop, "mutant": c.mutant.id()})).collect::<Vec<_>>(),
         "trials": facts.planned_trials, "environmentKeys": facts.env_keys,
+        "transport": if facts.http { "streamable-http" } else { "stdio" },
     });
     let descriptor = json!({
         "standardVersion": "0.2.0", "profileId": profile_id, "profileVersion": "2.0.0",

@@ -6,8 +6,10 @@
 //! See spec/harness.md.
 
 pub mod evidence;
+pub mod http;
 pub mod scenario;
 pub mod subject;
+pub mod wire;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -23,6 +25,9 @@ use subject::Session;
 
 /// Grace period for a subject to exit on its own after stdin EOF.
 const EXIT_GRACE: Duration = Duration::from_secs(3);
+
+/// How long an HTTP subject may take to start listening.
+const LISTEN_LIMIT: Duration = Duration::from_secs(20);
 
 /// Arguments of `mcpres run`.
 #[derive(Debug, Clone, clap::Args)]
@@ -45,6 +50,16 @@ pub struct RunArgs {
     /// the canonical list of its files (path, length, SHA-256).
     #[arg(long, value_name = "PATH")]
     pub subject_artifact: Option<PathBuf>,
+    /// Drive the subject over Streamable HTTP at this loopback URL
+    /// (`http://127.0.0.1:PORT/mcp`) instead of stdio. The harness still starts
+    /// PROGRAM (which must listen there) and kills its process group.
+    #[arg(long, value_name = "URL")]
+    pub http: Option<String>,
+    /// Allow a non-loopback `--http` target listed in this allowlist (JSON:
+    /// `{"targets": [{"url": URL, "reviewedTargetSha256": HEX}]}`), whose
+    /// reviewed digest must equal the target's digest.
+    #[arg(long, value_name = "FILE", requires = "http")]
+    pub allow_remote: Option<PathBuf>,
     /// The bundle directory to create (must not exist).
     #[arg(short, long, value_name = "DIR")]
     pub output: PathBuf,
@@ -178,7 +193,7 @@ pub async fn run(args: RunArgs) -> Result<RunSummary, HarnessError> {
         ))
     })?;
     let max_trials = (crate::bundle::builder::MAX_ARTIFACTS - evidence::FIXED_ARTIFACTS)
-        / evidence::artifacts_per_trial(&scenario);
+        / evidence::artifacts_per_trial(&scenario, args.http.is_some());
     if args.trials == 0 || args.trials > max_trials {
         return Err(HarnessError::Usage(format!(
             "--trials must be between 1 and {max_trials} for scenario {} (one bundle holds at most 256 artifacts)",
@@ -186,6 +201,20 @@ pub async fn run(args: RunArgs) -> Result<RunSummary, HarnessError> {
         )));
     }
     let env = parse_env(&args.env)?;
+    let http = args
+        .http
+        .as_deref()
+        .map(|url| http::parse_target(url, args.allow_remote.as_deref()))
+        .transpose()
+        .map_err(HarnessError::Usage)?;
+    if let Some(target) = &http
+        && http::listening(target.addr).await
+    {
+        return Err(HarnessError::Usage(format!(
+            "{} already accepts connections: another process listens there",
+            target.addr
+        )));
+    }
     if args.output.symlink_metadata().is_ok() {
         return Err(HarnessError::Usage(format!(
             "{} already exists",
@@ -198,7 +227,9 @@ pub async fn run(args: RunArgs) -> Result<RunSummary, HarnessError> {
     let artifact_path = args
         .subject_artifact
         .clone()
-        .unwrap_or_else(|| program.clone());
+        // The file the program path finally names (PROGRAM itself is executed
+        // under its own name, symlinks kept).
+        .unwrap_or_else(|| std::fs::canonicalize(&program).unwrap_or_else(|_| program.clone()));
     let (artifact_sha256, artifact_len) =
         artifact_digest(&artifact_path).map_err(|source| HarnessError::Io {
             path: artifact_path.clone(),
@@ -237,6 +268,7 @@ pub async fn run(args: RunArgs) -> Result<RunSummary, HarnessError> {
             subject_args,
             &env,
             &scratch_path,
+            http.as_ref(),
         )
         .await?;
         progress(format!(
@@ -266,11 +298,16 @@ pub async fn run(args: RunArgs) -> Result<RunSummary, HarnessError> {
     let groups_gone = groups
         .iter()
         .all(|g| g["liveNow"] == 0 && g["liveAfterKill"] == 0);
-    let cleanup_passed = scratch_gone && groups_gone;
+    let listener_gone = match &http {
+        Some(target) => !http::listening(target.addr).await,
+        None => true,
+    };
+    let cleanup_passed = scratch_gone && groups_gone && listener_gone;
     let cleanup_end = ms();
     let cleanup = json!({
         "processGroups": groups,
         "scratchDirectory": {"removed": scratch_gone, "name": scratch_path.file_name().map(|n| n.to_string_lossy().into_owned())},
+        "listener": http.as_ref().map(|t| json!({"port": t.addr.port(), "acceptsConnections": !listener_gone})),
         "passed": cleanup_passed,
         "method": "SIGKILL to each subject process group, then /proc scanned for members of the group; scratch directory removed and its absence checked",
     });
@@ -312,6 +349,8 @@ pub async fn run(args: RunArgs) -> Result<RunSummary, HarnessError> {
         cleanup,
         cleanup_passed,
         cleanup_span: (cleanup_start, cleanup_end),
+        http: http.is_some(),
+        target: http.as_ref().map(http::HttpTarget::to_json),
     };
     let assembled = evidence::assemble(&scenario, &trials, &facts, &scanner)?;
     for f in &assembled.privacy {
@@ -445,12 +484,19 @@ async fn run_trial(
     args: &[String],
     env: &BTreeMap<String, String>,
     scratch: &Path,
+    http: Option<&http::HttpTarget>,
 ) -> Result<TrialRecord, HarnessError> {
     let ms = || u64::try_from(epoch.elapsed().as_millis()).unwrap_or(u64::MAX);
     let start_ms = ms();
-    let mut session = Session::spawn(&format!("t{index}-clean"), epoch, program, args, env)?;
+    let mut session = Session::spawn(&format!("t{index}-clean"), epoch, program, args, env, http)?;
+    session.wait_listening(LISTEN_LIMIT).await;
     let probe = format!("mcpres-probe-{seed}");
-    let clean = scenario::run_clean(&mut session, scenario, &probe).await;
+    let clean = if scenario.generic {
+        let keys = env.keys().cloned().collect();
+        wire::run_clean_generic(&mut session, scenario, &probe, &keys).await
+    } else {
+        scenario::run_clean(&mut session, scenario, &probe).await
+    };
     let (rec, ended) = session.finish(EXIT_GRACE).await;
     let clean_session = SessionRecord {
         role: "clean".into(),
@@ -461,8 +507,11 @@ async fn run_trial(
     let mut negatives = Vec::new();
     for control in &scenario.negatives {
         let log = scratch.join(format!("t{index}-{}.injection.jsonl", control.name));
+        let by_subject = control.injector == scenario::Injector::SubjectFlag;
         let mut argv = args.to_vec();
-        argv.extend(scenario::fault_args(control, u64::from(seed), &log));
+        if by_subject {
+            argv.extend(scenario::fault_args(control, u64::from(seed), &log));
+        }
         let start = ms();
         let mut session = Session::spawn(
             &format!("t{index}-{}", control.name),
@@ -470,11 +519,25 @@ async fn run_trial(
             program,
             &argv,
             env,
+            http,
         )?;
-        let outcome = scenario::run_negative(&mut session, scenario, control).await;
+        session.wait_listening(LISTEN_LIMIT).await;
+        let (outcome, harness_log) = if by_subject {
+            (
+                scenario::run_negative(&mut session, scenario, control).await,
+                None,
+            )
+        } else {
+            wire::run_wire_negative(&mut session, scenario, control, u64::from(seed)).await
+        };
         let (rec, ended) = session.finish(EXIT_GRACE).await;
-        let injection_log = std::fs::read(&log).ok();
-        let _ = std::fs::remove_file(&log);
+        let injection_log = if by_subject {
+            let bytes = std::fs::read(&log).ok();
+            let _ = std::fs::remove_file(&log);
+            bytes
+        } else {
+            harness_log
+        };
         let fault_injected = injection_log.as_deref().is_some_and(|bytes| {
             bytes.split(|b| *b == b'\n').any(|line| {
                 serde_json::from_slice::<Value>(line)
@@ -542,10 +605,11 @@ pub fn list_scenarios() -> i32 {
         println!("{}{default}: {}", s.name, s.description);
         for n in &s.negatives {
             println!(
-                "  negative control {}: fault {}@{} expects {} {}; mutant {}",
+                "  negative control {}: fault {}@{} ({}) expects {} {}; mutant {}",
                 n.name,
                 n.fault,
-                scenario::FAULT_TRIGGER,
+                n.trigger,
+                n.injector.method(),
                 n.expected_verdict,
                 n.expected_stop,
                 n.mutant.id()
@@ -582,6 +646,8 @@ pub fn main_demo(args: DemoArgs) -> i32 {
         seed: 1,
         env: Vec::new(),
         subject_artifact: None,
+        http: None,
+        allow_remote: None,
         output: output.clone(),
         command: vec![
             exe.display().to_string(),

@@ -60,6 +60,33 @@ pub struct NegativeControl {
     pub expected_verdict: &'static str,
     pub expected_stop: &'static str,
     pub mutant: Mutant,
+    /// What triggers the fault (recorded in the evidence).
+    pub trigger: &'static str,
+    /// Who injects the fault: the subject (its `--fault` flag) or the harness.
+    pub injector: Injector,
+}
+
+/// Who injects a negative control's fault, and how.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Injector {
+    /// The subject itself, through the reference server's `--fault` flag.
+    SubjectFlag,
+    /// The harness, on the wire (see `wire.rs`): invalid UTF-8 inserted into the frame.
+    WireCorruptUtf8,
+    /// The harness, on the wire: the response frame delivered twice.
+    WireDuplicate,
+    /// The harness, on the wire: a required member removed from the result.
+    WireStripResult,
+}
+
+impl Injector {
+    /// The fault method recorded in the scenario descriptor.
+    pub fn method(self) -> &'static str {
+        match self {
+            Injector::SubjectFlag => "SUBJECT_FAULT_FLAG",
+            _ => "HARNESS_WIRE_PROXY",
+        }
+    }
 }
 
 /// A built-in scenario.
@@ -71,6 +98,10 @@ pub struct Scenario {
     pub exchange_budget_ms: u64,
     /// Tool of the clean control's call (`echo`) and of the negative controls' call (`add`).
     pub negatives: Vec<NegativeControl>,
+    /// The clean control's steps, as recorded in the scenario descriptor.
+    pub clean_steps: &'static [&'static str],
+    /// `true` for the scenario for arbitrary servers (`generic`).
+    pub generic: bool,
 }
 
 /// Trigger used for every negative control's fault: only the `add` tool call is
@@ -79,45 +110,62 @@ pub const FAULT_TRIGGER: &str = "tool-add";
 
 /// The built-in scenarios.
 pub fn builtins() -> Vec<Scenario> {
-    vec![Scenario {
-        name: "reference-faults",
-        description: "clean control (initialize, tools/list, tools/call echo) and three negative \
+    vec![
+        Scenario {
+            name: "reference-faults",
+            description: "clean control (initialize, tools/list, tools/call echo) and three negative \
                       controls on tools/call add with reference-server faults: schema-violation, \
                       reorder, malformed-message",
-        exchange_budget_ms: 2000,
-        negatives: vec![
-            NegativeControl {
-                name: "schema-violation",
-                fault: "schema-violation",
-                boundary: "schema validator",
-                expected_effect: "schema rejection",
-                property: "tools/call result carries the required content member",
-                expected_verdict: REJECT,
-                expected_stop: "SCHEMA_VIOLATION",
-                mutant: Mutant::SkipResultShape,
-            },
-            NegativeControl {
-                name: "reorder",
-                fault: "reorder",
-                boundary: "message scheduler",
-                expected_effect: "correlation rejection",
-                property: "every response correlates with a request id the client sent",
-                expected_verdict: REJECT,
-                expected_stop: "UNSOLICITED_RESPONSE_ID",
-                mutant: Mutant::IgnoreIds,
-            },
-            NegativeControl {
-                name: "malformed-message",
-                fault: "malformed-message",
-                boundary: "JSON decoder",
-                expected_effect: "input rejection",
-                property: "every response frame is valid UTF-8 JSON",
-                expected_verdict: REJECT,
-                expected_stop: "INVALID_UTF8",
-                mutant: Mutant::LossyDecode,
-            },
-        ],
-    }]
+            exchange_budget_ms: 2000,
+            negatives: vec![
+                NegativeControl {
+                    name: "schema-violation",
+                    fault: "schema-violation",
+                    boundary: "schema validator",
+                    expected_effect: "schema rejection",
+                    property: "tools/call result carries the required content member",
+                    expected_verdict: REJECT,
+                    expected_stop: "SCHEMA_VIOLATION",
+                    mutant: Mutant::SkipResultShape,
+                    trigger: FAULT_TRIGGER,
+                    injector: Injector::SubjectFlag,
+                },
+                NegativeControl {
+                    name: "reorder",
+                    fault: "reorder",
+                    boundary: "message scheduler",
+                    expected_effect: "correlation rejection",
+                    property: "every response correlates with a request id the client sent",
+                    expected_verdict: REJECT,
+                    expected_stop: "UNSOLICITED_RESPONSE_ID",
+                    mutant: Mutant::IgnoreIds,
+                    trigger: FAULT_TRIGGER,
+                    injector: Injector::SubjectFlag,
+                },
+                NegativeControl {
+                    name: "malformed-message",
+                    fault: "malformed-message",
+                    boundary: "JSON decoder",
+                    expected_effect: "input rejection",
+                    property: "every response frame is valid UTF-8 JSON",
+                    expected_verdict: REJECT,
+                    expected_stop: "INVALID_UTF8",
+                    mutant: Mutant::LossyDecode,
+                    trigger: FAULT_TRIGGER,
+                    injector: Injector::SubjectFlag,
+                },
+            ],
+            clean_steps: &[
+                "initialize",
+                "notifications/initialized",
+                "tools/list",
+                "tools/call echo",
+                "stdin EOF",
+            ],
+            generic: false,
+        },
+        super::wire::generic_scenario(),
+    ]
 }
 
 /// The default scenario's name.
@@ -276,7 +324,7 @@ pub fn check_initialize(result: &Value, mutant: Mutant) -> Option<(&'static str,
 
 /// `tools/list` result: named tools with an input schema, including `tool`.
 pub fn check_tools_list(
-    tool: &'static str,
+    tool: Option<&'static str>,
 ) -> impl Fn(&Value, Mutant) -> Option<(&'static str, String)> {
     move |result, mutant| {
         if mutant == Mutant::SkipResultShape {
@@ -294,7 +342,9 @@ pub fn check_tools_list(
                 "a tool lacks name or inputSchema".into(),
             ));
         }
-        if !tools.iter().any(|t| t["name"] == tool) {
+        if let Some(tool) = tool
+            && !tools.iter().any(|t| t["name"] == tool)
+        {
             return Some(("MISSING_TOOL", format!("tools/list does not list {tool:?}")));
         }
         None
@@ -337,11 +387,11 @@ pub fn check_call(expected: String) -> impl Fn(&Value, Mutant) -> Option<(&'stat
     }
 }
 
-fn request(id: i64, method: &str, params: Value) -> Value {
+pub(crate) fn request(id: i64, method: &str, params: Value) -> Value {
     json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})
 }
 
-fn initialize_request(id: i64) -> Value {
+pub(crate) fn initialize_request(id: i64) -> Value {
     request(
         id,
         "initialize",
@@ -354,7 +404,11 @@ fn initialize_request(id: i64) -> Value {
 }
 
 /// Read frames until one answers `id` (or EOF, or the deadline).
-async fn collect(session: &mut Session, id: i64, deadline: Instant) -> (Vec<Frame>, &'static str) {
+pub(crate) async fn collect(
+    session: &mut Session,
+    id: i64,
+    deadline: Instant,
+) -> (Vec<Frame>, &'static str) {
     let mut frames = Vec::new();
     loop {
         match session.next(deadline).await {
@@ -375,7 +429,7 @@ async fn collect(session: &mut Session, id: i64, deadline: Instant) -> (Vec<Fram
 }
 
 /// Read every remaining frame until EOF or the deadline.
-async fn drain(session: &mut Session, deadline: Instant) -> (Vec<Frame>, &'static str) {
+pub(crate) async fn drain(session: &mut Session, deadline: Instant) -> (Vec<Frame>, &'static str) {
     let mut frames = Vec::new();
     loop {
         match session.next(deadline).await {
@@ -419,11 +473,11 @@ pub struct CleanOutcome {
     pub stop_reason: &'static str,
 }
 
-fn budget(scenario: &Scenario) -> Duration {
+pub(crate) fn budget(scenario: &Scenario) -> Duration {
     Duration::from_millis(scenario.exchange_budget_ms)
 }
 
-async fn exchange(
+pub(crate) async fn exchange(
     session: &mut Session,
     scenario: &Scenario,
     method: &'static str,
@@ -515,7 +569,7 @@ pub async fn run_clean(session: &mut Session, scenario: &Scenario, probe: &str) 
         finish(&mut out, "SUBJECT_UNWRITABLE");
         return out;
     }
-    let list_check = check_tools_list("echo");
+    let list_check = check_tools_list(Some("echo"));
     let call_check = check_call(probe.to_string());
     let calls: [(&'static str, i64, Value, &ResultCheck); 2] = [
         (
@@ -548,6 +602,16 @@ pub async fn run_clean(session: &mut Session, scenario: &Scenario, probe: &str) 
             return out;
         }
     }
+    let step = shutdown_step(session, scenario).await;
+    let stop = step.judgement.stop_reason;
+    out.steps.push(step);
+    finish(&mut out, stop);
+    out
+}
+
+/// Shutdown: stdin EOF; whatever the subject still writes must not be a
+/// response, and stdout must close within the budget.
+pub(crate) async fn shutdown_step(session: &mut Session, scenario: &Scenario) -> Step {
     // Shutdown: stdin EOF; whatever the subject still writes must not be a response.
     session.close_stdin();
     let (frames, ended_by) = drain(session, Instant::now() + budget(scenario)).await;
@@ -568,20 +632,21 @@ pub async fn run_clean(session: &mut Session, scenario: &Scenario, probe: &str) 
         None => Judgement {
             verdict: ACCEPT,
             stop_reason: COMPLETED,
-            detail: "stdout closed after stdin EOF".into(),
+            detail: if session.is_http() {
+                "every HTTP exchange complete and the MCP session closed (DELETE when a session id was issued)".into()
+            } else {
+                "stdout closed after stdin EOF".into()
+            },
         },
     };
-    let stop = judgement.stop_reason;
-    out.steps.push(Step {
+    Step {
         method: "shutdown",
         id: 0,
         sent_ms: session.now_ms(),
         frames: frames.len(),
         ended_by,
         judgement,
-    });
-    finish(&mut out, stop);
-    out
+    }
 }
 
 /// A negative control's outcome: the real oracle's and the mutant's judgement

@@ -19,6 +19,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::process::{Child, ChildStdin};
 use tokio::sync::mpsc;
 
+use super::http::HttpTarget;
 use crate::json::canonical;
 
 /// Why a subject could not be driven.
@@ -46,6 +47,10 @@ pub struct Recording {
     pub messages: Vec<Value>,
     /// Process lifecycle events.
     pub events: Vec<Value>,
+    /// Streamable HTTP subjects: every request's raw bytes, in order.
+    pub http_requests: Vec<u8>,
+    /// Streamable HTTP subjects: every response's raw bytes, in order.
+    pub http_responses: Vec<u8>,
 }
 
 /// One newline-delimited frame the subject wrote, as raw bytes.
@@ -157,13 +162,14 @@ pub fn group_members(pgid: i32) -> (usize, usize) {
 
 /// Resolve PROGRAM the way the harness executes it: a name with a `/` is a
 /// path; a bare name is looked up in the harness's own `PATH`. The result is
-/// absolute, so the subject never needs a `PATH` to be started.
+/// absolute, so the subject never needs a `PATH` to be started. Symlinks are
+/// kept, not resolved: a virtualenv's `bin/python` only works under its own name.
 pub fn resolve_program(program: &str) -> Option<PathBuf> {
     let candidate = |p: &Path| {
         std::fs::metadata(p)
             .ok()
             .filter(|m| m.is_file())
-            .map(|_| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf()))
+            .map(|_| std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf()))
     };
     if program.contains('/') {
         return candidate(Path::new(program));
@@ -185,13 +191,23 @@ pub struct Session {
     pumps: Vec<tokio::task::JoinHandle<()>>,
     pub pid: u32,
     pub spawned_ms: u64,
+    http: Option<HttpSession>,
+}
+
+/// The client side of a Streamable HTTP subject.
+struct HttpSession {
+    target: HttpTarget,
+    state: Arc<Mutex<super::http::HttpState>>,
+    tx: mpsc::UnboundedSender<Option<Frame>>,
+    inflight: Vec<tokio::task::JoinHandle<()>>,
+    shutdown: Option<tokio::task::JoinHandle<()>>,
 }
 
 fn ms_since(epoch: Instant) -> u64 {
     u64::try_from(epoch.elapsed().as_millis()).unwrap_or(u64::MAX)
 }
 
-fn message_entry(session: &str, direction: &str, at_ms: u64, bytes: &[u8]) -> Value {
+pub(crate) fn message_entry(session: &str, direction: &str, at_ms: u64, bytes: &[u8]) -> Value {
     let parsed = std::str::from_utf8(bytes)
         .ok()
         .and_then(|s| serde_json::from_str::<Value>(s).ok());
@@ -210,19 +226,26 @@ fn message_entry(session: &str, direction: &str, at_ms: u64, bytes: &[u8]) -> Va
 }
 
 impl Session {
-    /// Start `program` with `args` and exactly `env` (nothing inherited).
+    /// Start `program` with `args` and exactly `env` (nothing inherited). With
+    /// `http`, the subject is driven over Streamable HTTP at that target and
+    /// its stdout is recorded as a plain capture; otherwise over stdio.
     pub fn spawn(
         name: &str,
         epoch: Instant,
         program: &Path,
         args: &[String],
         env: &BTreeMap<String, String>,
+        http: Option<&HttpTarget>,
     ) -> Result<Session, SubjectError> {
         let mut cmd = tokio::process::Command::new(program);
         cmd.args(args)
             .env_clear()
             .envs(env)
-            .stdin(Stdio::piped())
+            .stdin(if http.is_some() {
+                Stdio::null()
+            } else {
+                Stdio::piped()
+            })
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .process_group(0)
@@ -245,9 +268,11 @@ impl Session {
         }));
         let (tx, frames) = mpsc::unbounded_channel();
         let mut pumps = Vec::new();
+        let frame_stdout = http.is_none();
         if let Some(mut out) = child.stdout.take() {
             let rec = Arc::clone(&rec);
             let session = name.to_string();
+            let tx = tx.clone();
             pumps.push(tokio::spawn(async move {
                 let mut buf = [0u8; 8192];
                 let mut line: Vec<u8> = Vec::new();
@@ -259,6 +284,9 @@ impl Session {
                     let at_ms = ms_since(epoch);
                     let mut r = rec.lock().expect("recorder lock");
                     r.stdout.extend_from_slice(&buf[..n]);
+                    if !frame_stdout {
+                        continue;
+                    }
                     for &b in &buf[..n] {
                         if b == b'\n' {
                             let mut bytes = std::mem::take(&mut line);
@@ -279,6 +307,12 @@ impl Session {
                 }
                 let at_ms = ms_since(epoch);
                 let mut r = rec.lock().expect("recorder lock");
+                if !frame_stdout {
+                    r.events.push(
+                        json!({"session": session, "event": "stdout-closed", "offsetMs": at_ms}),
+                    );
+                    return;
+                }
                 if !line.is_empty() {
                     r.messages
                         .push(message_entry(&session, "server-to-client", at_ms, &line));
@@ -316,7 +350,74 @@ impl Session {
             pumps,
             pid,
             spawned_ms,
+            http: http.map(|target| HttpSession {
+                target: target.clone(),
+                state: Arc::default(),
+                tx,
+                inflight: Vec::new(),
+                shutdown: None,
+            }),
         })
+    }
+
+    /// HTTP subjects: wait until the target accepts connections (or the
+    /// process exits, or `limit` passes); recorded as a lifecycle event.
+    pub async fn wait_listening(&mut self, limit: Duration) {
+        let Some(addr) = self.http.as_ref().map(|h| h.target.addr) else {
+            return;
+        };
+        let until = Instant::now() + limit;
+        let mut ready = false;
+        while Instant::now() < until {
+            if super::http::listening(addr).await {
+                ready = true;
+                break;
+            }
+            if matches!(self.child.try_wait(), Ok(Some(_))) {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        let at = self.now_ms();
+        self.event(json!({
+            "event": if ready { "listening" } else { "not-listening" }, "offsetMs": at,
+            "port": addr.port(),
+            "boundAddresses": super::http::listening_addresses(addr.port()),
+        }));
+    }
+
+    fn http_task(
+        &self,
+        method: &'static str,
+        body: Option<Vec<u8>>,
+        answer_id: Option<Value>,
+    ) -> Option<tokio::task::JoinHandle<()>> {
+        let h = self.http.as_ref()?;
+        Some(tokio::spawn(super::http::exchange(
+            h.target.clone(),
+            method,
+            body,
+            answer_id,
+            Arc::clone(&h.state),
+            Arc::clone(&self.rec),
+            self.name.clone(),
+            self.epoch,
+            h.tx.clone(),
+        )))
+    }
+
+    /// HTTP: one exchange at a time, so the raw captures stay in order.
+    async fn settle_http(&mut self) {
+        if let Some(h) = self.http.as_mut() {
+            for task in h.inflight.drain(..) {
+                let _ = task.await;
+            }
+        }
+    }
+
+    /// Driven over Streamable HTTP?
+    pub fn is_http(&self) -> bool {
+        self.http.is_some()
     }
 
     pub fn now_ms(&self) -> u64 {
@@ -329,6 +430,28 @@ impl Session {
 
     /// Write one message as a line; the bytes are recorded before they are sent.
     pub async fn send(&mut self, message: &Value) -> Result<u64, SubjectError> {
+        if self.http.is_some() {
+            self.settle_http().await;
+            let bytes = serde_json::to_vec(message).expect("a Value always serializes");
+            let at_ms = self.now_ms();
+            self.rec
+                .lock()
+                .expect("recorder lock")
+                .messages
+                .push(message_entry(&self.name, "client-to-server", at_ms, &bytes));
+            let id = message.get("id").cloned();
+            let is_request = id.is_some();
+            let task = self
+                .http_task("POST", Some(bytes), id)
+                .expect("an HTTP session");
+            if let Some(h) = self.http.as_mut() {
+                h.inflight.push(task);
+            }
+            if !is_request {
+                self.settle_http().await;
+            }
+            return Ok(at_ms);
+        }
         let mut bytes = serde_json::to_vec(message).expect("a Value always serializes");
         let at_ms = self.now_ms();
         {
@@ -350,7 +473,51 @@ impl Session {
     }
 
     /// Close the subject's stdin (the stdio transport's shutdown signal).
+    /// For an HTTP subject this ends the MCP session instead: once the
+    /// exchanges in flight are complete, a DELETE with the session id (when the
+    /// subject issued one), then the end of the frame stream.
     pub fn close_stdin(&mut self) {
+        if self.http.as_ref().is_some_and(|h| h.shutdown.is_none()) {
+            let at = self.now_ms();
+            self.event(json!({"event": "http-session-close", "offsetMs": at}));
+            let inflight: Vec<_> = self
+                .http
+                .as_mut()
+                .map(|h| h.inflight.drain(..).collect())
+                .unwrap_or_default();
+            let (target, state, tx) = {
+                let h = self.http.as_ref().expect("an HTTP session");
+                (h.target.clone(), Arc::clone(&h.state), h.tx.clone())
+            };
+            let rec = Arc::clone(&self.rec);
+            let name = self.name.clone();
+            let epoch = self.epoch;
+            let handle = tokio::spawn(async move {
+                for task in inflight {
+                    let _ = task.await;
+                }
+                let has_session = state.lock().expect("http state lock").session_id.is_some();
+                if has_session {
+                    super::http::exchange(
+                        target,
+                        "DELETE",
+                        None,
+                        None,
+                        state,
+                        rec,
+                        name,
+                        epoch,
+                        tx.clone(),
+                    )
+                    .await;
+                }
+                let _ = tx.send(None);
+            });
+            if let Some(h) = self.http.as_mut() {
+                h.shutdown = Some(handle);
+            }
+            return;
+        }
         if self.stdin.take().is_some() {
             let at = self.now_ms();
             self.event(json!({"event": "stdin-closed", "offsetMs": at}));
@@ -382,6 +549,15 @@ impl Session {
     /// descendants), reap, and measure what is left in the group.
     pub async fn finish(mut self, grace: Duration) -> (Recording, Ended) {
         self.close_stdin();
+        // An HTTP server does not exit when its session ends: once the session
+        // is closed, it gets a short grace period before the group kill.
+        let grace = match self.http.as_mut().and_then(|h| h.shutdown.take()) {
+            Some(shutdown) => {
+                let _ = tokio::time::timeout(Duration::from_secs(10), shutdown).await;
+                Duration::from_millis(200)
+            }
+            None => grace,
+        };
         let waited = tokio::time::timeout(grace, self.child.wait()).await;
         let exited_on_its_own = matches!(waited, Ok(Ok(_)));
         let killed = self.guard.kill();

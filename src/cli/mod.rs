@@ -378,11 +378,21 @@ fn settings_from(
 }
 
 fn run_validate(args: &ValidateArgs, require_attested: bool) -> i32 {
-    args.limits.start_timeout(if require_attested {
-        "verify"
-    } else {
-        "validate"
-    });
+    // The global timeout guards directory validation and batches. One file is
+    // bounded by --max-bytes and never blocks (FIFOs and devices are refused),
+    // so it does not pay for the watchdog thread.
+    let watched = args.paths.len() > 1
+        || args
+            .paths
+            .iter()
+            .any(|p| std::fs::symlink_metadata(p).is_ok_and(|m| m.is_dir()));
+    if watched {
+        args.limits.start_timeout(if require_attested {
+            "verify"
+        } else {
+            "validate"
+        });
+    }
     let limits = args.limits.json();
     let dir_limits = args.limits.dir();
     let settings = match settings_from(args, require_attested, &limits) {

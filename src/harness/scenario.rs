@@ -679,13 +679,13 @@ pub fn fault_args(
 /// The expected `add` result text.
 pub const ADD_ARGS: (i64, i64) = (2, 3);
 
-/// Drive one negative control: initialize, tools/call add (the faulted call),
-/// stdin EOF, everything the subject writes until EOF, then both oracles.
-pub async fn run_negative(
+/// The start every negative control shares: initialize (judged), then the
+/// `notifications/initialized` notification. `Err` carries the outcome so far
+/// when the session could not be opened.
+pub async fn open_negative(
     session: &mut Session,
     scenario: &Scenario,
-    neg: &NegativeControl,
-) -> NegativeOutcome {
+) -> Result<NegativeOutcome, NegativeOutcome> {
     let mut out = NegativeOutcome {
         prerequisites: vec!["PROCESS_SPAWNED"],
         observed: None,
@@ -703,16 +703,30 @@ pub async fn run_negative(
     )
     .await
     else {
-        return out;
+        return Err(out);
     };
     if !step.judgement.accepted() {
-        return out;
+        return Err(out);
     }
     out.prerequisites.push("SESSION_INITIALIZED");
     let note = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
     if session.send(&note).await.is_err() {
-        return out;
+        return Err(out);
     }
+    Ok(out)
+}
+
+/// Drive one negative control: initialize, tools/call add (the faulted call),
+/// stdin EOF, everything the subject writes until EOF, then both oracles.
+pub async fn run_negative(
+    session: &mut Session,
+    scenario: &Scenario,
+    neg: &NegativeControl,
+) -> NegativeOutcome {
+    let mut out = match open_negative(session, scenario).await {
+        Ok(out) => out,
+        Err(out) => return out,
+    };
     let call = request(
         2,
         "tools/call",

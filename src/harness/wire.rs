@@ -23,7 +23,7 @@ use serde_json::{Value, json};
 use super::scenario::{
     COMPLETED, CleanOutcome, Injector, Judgement, Mutant, NegativeControl, NegativeOutcome, REJECT,
     Scenario, Step, budget, check_initialize, check_tools_list, collect, drain, exchange,
-    initialize_request, judge, request, shutdown_step,
+    initialize_request, judge, open_negative, request, shutdown_step,
 };
 use super::subject::{Frame, Session};
 use crate::json::canonical;
@@ -171,33 +171,10 @@ pub async fn run_wire_negative(
     neg: &NegativeControl,
     seed: u64,
 ) -> (NegativeOutcome, Option<Vec<u8>>) {
-    let mut out = NegativeOutcome {
-        prerequisites: vec!["PROCESS_SPAWNED"],
-        observed: None,
-        mutant: None,
-        call_sent_ms: 0,
-        frames: 0,
+    let mut out = match open_negative(session, scenario).await {
+        Ok(out) => out,
+        Err(out) => return (out, None),
     };
-    let Ok((step, _)) = exchange(
-        session,
-        scenario,
-        "initialize",
-        1,
-        initialize_request(1),
-        &check_initialize,
-    )
-    .await
-    else {
-        return (out, None);
-    };
-    if !step.judgement.accepted() {
-        return (out, None);
-    }
-    out.prerequisites.push("SESSION_INITIALIZED");
-    let note = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
-    if session.send(&note).await.is_err() {
-        return (out, None);
-    }
     let Ok(sent) = session
         .send(&request(TARGET_ID, "tools/list", json!({})))
         .await

@@ -109,7 +109,7 @@ enum Command {
     /// Run a scenario against a stdio MCP server and write a validated evidence bundle.
     #[cfg(feature = "server")]
     Run(mcpres::harness::RunArgs),
-    /// List the built-in harness scenarios.
+    /// List, show or check harness scenarios (built-in ones and scenario files).
     #[cfg(feature = "server")]
     Scenarios {
         #[command(subcommand)]
@@ -123,8 +123,18 @@ enum Command {
 #[cfg(feature = "server")]
 #[derive(Debug, Subcommand)]
 enum ScenariosAction {
-    /// List the built-in scenarios and their negative controls.
+    /// List the built-in scenarios and their controls.
     List,
+    /// Print a built-in scenario's file (TOML): a starting point for your own.
+    Show {
+        /// Built-in scenario name.
+        name: String,
+    },
+    /// Check a scenario file (TOML or JSON) against the scenario schema and rules.
+    Check {
+        /// The scenario file.
+        file: std::path::PathBuf,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -227,9 +237,11 @@ pub fn main() -> i32 {
         #[cfg(feature = "server")]
         Command::Run(args) => mcpres::harness::main_run(args),
         #[cfg(feature = "server")]
-        Command::Scenarios {
-            action: ScenariosAction::List,
-        } => mcpres::harness::list_scenarios(),
+        Command::Scenarios { action } => match action {
+            ScenariosAction::List => mcpres::harness::list_scenarios(),
+            ScenariosAction::Show { name } => mcpres::harness::show_scenario(&name),
+            ScenariosAction::Check { file } => mcpres::harness::check_scenario(&file),
+        },
         #[cfg(feature = "server")]
         Command::Demo(args) => mcpres::harness::main_demo(args),
     }

@@ -7,7 +7,9 @@ use std::collections::BTreeMap;
 use regex::bytes::Regex;
 use serde_json::{Value, json};
 
-use super::scenario::{CleanOutcome, NegativeControl, NegativeOutcome, Scenario};
+use super::client::ClientOutcome;
+use super::recovery::RecoveryOutcome;
+use super::scenario::{CleanOutcome, NegativeControl, NegativeOutcome, RecoveryControl, Scenario};
 use super::subject::{Ended, Recording};
 use crate::bundle::builder::{BundleBuilder, FinalizeError, observation_path};
 use crate::json::canonical;
@@ -36,13 +38,22 @@ pub struct NegativeRecord {
 
 impl NegativeRecord {
     /// Property reached: the faulted call was sent and the subject logged the injection.
+    /// The control's property is reached when the faulted request was sent,
+    /// the injection was recorded, and every prerequisite the scenario names
+    /// for it was reached.
     pub fn property_reached(&self) -> bool {
+        let reached = self.prerequisites();
         self.fault_injected
             && self
                 .outcome
                 .prerequisites
                 .iter()
                 .any(|p| *p == "TOOL_CALL_SENT" || *p == "TARGET_REQUEST_SENT")
+            && self
+                .control
+                .prerequisites
+                .iter()
+                .all(|p| reached.iter().any(|r| r == p))
     }
     pub fn observed_as_expected(&self) -> bool {
         self.outcome.observed.as_ref().is_some_and(|j| {
@@ -69,6 +80,32 @@ impl NegativeRecord {
     }
 }
 
+/// One recovery control of a trial.
+#[derive(Debug, Clone)]
+pub struct RecoveryRecord {
+    pub control: RecoveryControl,
+    pub outcome: RecoveryOutcome,
+    /// The faulted process, then the replacement when one was started.
+    pub sessions: Vec<SessionRecord>,
+    pub injection_log: Option<Vec<u8>>,
+    pub fault_injected: bool,
+}
+
+impl RecoveryRecord {
+    /// The fault was injected (the subject's log says so) and the recovery
+    /// ended as the scenario expects.
+    pub fn behaved(&self) -> bool {
+        self.fault_injected && super::recovery::as_expected(&self.control, &self.outcome)
+    }
+}
+
+/// The client-to-server faults of a trial, driven on one process.
+#[derive(Debug, Clone)]
+pub struct ClientRecord {
+    pub outcome: ClientOutcome,
+    pub session: SessionRecord,
+}
+
 /// One trial.
 #[derive(Debug, Clone)]
 pub struct TrialRecord {
@@ -79,11 +116,16 @@ pub struct TrialRecord {
     pub clean: CleanOutcome,
     pub clean_session: SessionRecord,
     pub negatives: Vec<NegativeRecord>,
+    pub recoveries: Vec<RecoveryRecord>,
+    pub client: Option<ClientRecord>,
 }
 
 impl TrialRecord {
     pub fn sessions(&self) -> impl Iterator<Item = &SessionRecord> {
-        std::iter::once(&self.clean_session).chain(self.negatives.iter().map(|n| &n.session))
+        std::iter::once(&self.clean_session)
+            .chain(self.negatives.iter().map(|n| &n.session))
+            .chain(self.recoveries.iter().flat_map(|r| r.sessions.iter()))
+            .chain(self.client.iter().map(|c| &c.session))
     }
     pub fn groups_gone(&self) -> bool {
         self.sessions().all(|s| s.ended.live_in_group == 0)
@@ -91,6 +133,8 @@ impl TrialRecord {
     pub fn success(&self) -> bool {
         self.clean.passed
             && self.negatives.iter().all(NegativeRecord::behaved)
+            && self.recoveries.iter().all(RecoveryRecord::behaved)
+            && self.client.as_ref().is_none_or(|c| c.outcome.passed())
             && self.groups_gone()
     }
     /// Digest of what the trial concluded (verdicts and stop reasons, no timings).
@@ -109,7 +153,33 @@ impl TrialRecord {
                 })
             })
             .collect();
-        let v = json!({"clean": self.clean.stop_reason, "negatives": negs, "groupsGone": self.groups_gone()});
+        let recoveries: Vec<Value> = self
+            .recoveries
+            .iter()
+            .map(|r| {
+                json!({
+                    "control": r.control.name, "stopReason": r.outcome.stop_reason,
+                    "recovered": r.outcome.recovered, "faultInjected": r.fault_injected,
+                    "attempts": r.outcome.attempts.iter().map(|a| a.observed).collect::<Vec<_>>(),
+                })
+            })
+            .collect();
+        let client: Option<Vec<Value>> = self.client.as_ref().map(|c| {
+            c.outcome
+                .results
+                .iter()
+                .map(|r| json!([r.fault.name, r.answer, r.judgement.stop_reason]))
+                .collect()
+        });
+        let mut v = json!({"clean": self.clean.stop_reason, "negatives": negs, "groupsGone": self.groups_gone()});
+        // Only scenarios that have them add these members, so the hashes of
+        // the earlier scenarios are unchanged.
+        if !recoveries.is_empty() {
+            v["recoveries"] = json!(recoveries);
+        }
+        if let Some(client) = client {
+            v["clientFaults"] = json!(client);
+        }
         canonical::digest(&v).unwrap_or_default()
     }
 }
@@ -122,12 +192,22 @@ pub fn artifacts_per_trial(scenario: &Scenario, http: bool) -> usize {
     // per negative an oracle file and an injection log; observations: process,
     // protocol, clean oracle, and per negative the oracle and the mutant check.
     let captures = if http { 4 } else { 3 };
-    (1 + n) * captures + 3 + 2 * n + 3 + 2 * n
+    // Per recovery control: up to two processes, an oracle file, an injection
+    // log, and two observations (the recovery check, the disconnect event).
+    let r = scenario.recoveries.len();
+    // The client faults: one process, an oracle file and one observation.
+    let client = if scenario.client_faults.is_empty() {
+        0
+    } else {
+        captures + 2
+    };
+    (1 + n) * captures + 3 + 2 * n + 3 + 2 * n + r * (2 * captures + 4) + client
 }
 
 /// Artifacts independent of the trial count: two observations, the privacy
-/// and cleanup reports, the subject artifact record and the two documents.
-pub const FIXED_ARTIFACTS: usize = 7;
+/// and cleanup reports, the subject artifact record, the scenario and the two
+/// documents.
+pub const FIXED_ARTIFACTS: usize = 8;
 
 // ---------------------------------------------------------------------------
 // Privacy scan
@@ -330,6 +410,8 @@ pub fn assemble(
     };
     let mut protocol_ids = Vec::new();
     let mut process_ids = Vec::new();
+    let mut retry_ids: Vec<String> = Vec::new();
+    let mut disconnect_ids: Vec<String> = Vec::new();
     for t in trials {
         let dir = format!("raw/trial-{}", t.index);
         let mut events = Vec::new();
@@ -504,6 +586,157 @@ pub fn assemble(
                 vec![oracle_path],
             ));
         }
+
+        for r in &t.recoveries {
+            let c = &r.control;
+            let o = &r.outcome;
+            let op = format!("t{}-{}", t.index, c.name);
+            let oracle_path = format!("{dir}/{}.recovery.json", c.name);
+            let injection_path = format!("{dir}/{}.injection.jsonl", c.name);
+            raw.insert(
+                injection_path.clone(),
+                (
+                    r.injection_log.clone().unwrap_or_default(),
+                    "application/jsonl",
+                ),
+            );
+            let policy = &c.policy;
+            raw.insert(oracle_path.clone(), (canonical::to_vec(&json!({
+                "control": c.name, "fault": c.fault, "trigger": "request-2", "injectedBy": "SUBJECT_FAULT_FLAG",
+                "boundary": c.boundary, "seed": t.seed, "faultInjected": r.fault_injected,
+                "policy": {"id": policy.id, "retryLimit": policy.retry_limit, "initialBackoffMs": policy.initial_backoff_ms,
+                           "maxBackoffMs": policy.max_backoff_ms, "attemptTimeoutMs": policy.attempt_timeout_ms,
+                           "timeLimitMs": policy.time_limit_ms, "cancellationBoundary": policy.cancellation_boundary,
+                           "sideEffectModel": policy.side_effect_model, "safetyMechanism": policy.safety_mechanism},
+                "prerequisitesReached": o.prerequisites, "attempts": o.attempts.iter().map(|a| a.to_json()).collect::<Vec<_>>(),
+                "expectedRecovered": c.expect_recovered, "recovered": o.recovered, "stopReason": o.stop_reason,
+                "detail": o.detail, "effectsAfterRecovery": o.effects, "disconnectObserved": o.disconnect_observed,
+                "asExpected": r.behaved(),
+            }))?, "application/json"));
+            // The faulted first attempt, then one operation per retry.
+            let first = o.attempts.first();
+            let first_span = first.map_or((o.started_ms, o.ended_ms), |a| {
+                (a.sent_ms, a.ended_ms.max(a.sent_ms))
+            });
+            operations.push(json!({
+                "runId": facts.run_id, "operationId": op, "parentOperationId": null,
+                "kind": "FAULT_CASE", "faultId": format!("fault/{}", c.fault), "recoveryPolicyId": policy.id,
+                "attempt": 0,
+                "outcome": match first.map(|a| a.observed) {
+                    Some("SUCCEEDED") => "PASS",
+                    Some("NO_RESPONSE_IN_TIME") if first.is_some_and(|a| a.action == "CANCEL_AND_RETRY") => "CANCELLED",
+                    _ => "FAIL",
+                },
+                "startedOffsetMs": first_span.0, "durationMs": first_span.1 - first_span.0,
+            }));
+            let last = o.attempts.len().saturating_sub(1);
+            for (i, a) in o.attempts.iter().enumerate().skip(1) {
+                let outcome = if a.observed == "SUCCEEDED" {
+                    "PASS"
+                } else if i == last && o.stop_reason == "TIME_LIMIT_REACHED" {
+                    "TIME_LIMIT"
+                } else {
+                    "FAIL"
+                };
+                operations.push(json!({
+                    "runId": facts.run_id, "operationId": format!("{op}-retry-{}", a.attempt),
+                    "parentOperationId": op, "kind": "RECOVERY_ATTEMPT",
+                    "faultId": format!("fault/{}", c.fault), "recoveryPolicyId": policy.id,
+                    "attempt": a.attempt, "outcome": outcome,
+                    "startedOffsetMs": a.sent_ms, "durationMs": a.ended_ms.max(a.sent_ms) - a.sent_ms,
+                }));
+            }
+            let mut refs = vec![oracle_path.clone(), injection_path];
+            for s in &r.sessions {
+                for stream in ["stdin", "stdout", "http-requests", "http-responses"] {
+                    refs.push(format!("{dir}/{}.{stream}.bin", s.role));
+                }
+            }
+            let span = (o.started_ms, o.ended_ms.max(o.started_ms));
+            let behaved = r.behaved();
+            let check_id = format!("obs-t{}-{}-recovery", t.index, c.name);
+            observations.push(observation(
+                &check_id,
+                "VALIDATOR_CHECK",
+                Some(&op),
+                span,
+                behaved,
+                if behaved {
+                    "RECOVERY_AS_EXPECTED"
+                } else {
+                    "RECOVERY_NOT_AS_EXPECTED"
+                },
+                refs,
+            ));
+            retry_ids.push(check_id);
+            if o.disconnect_observed {
+                let event_id = format!("obs-t{}-{}-disconnect", t.index, c.name);
+                let faulted = r
+                    .sessions
+                    .first()
+                    .map(|s| s.role.clone())
+                    .unwrap_or_default();
+                observations.push(observation(
+                    &event_id,
+                    "TRANSPORT_EVENT",
+                    Some(&op),
+                    first_span,
+                    true,
+                    "TRANSPORT_CLOSED_UNDER_FAULT",
+                    vec![
+                        format!("{dir}/lifecycle.jsonl"),
+                        format!("{dir}/{faulted}.stdout.bin"),
+                        oracle_path,
+                    ],
+                ));
+                disconnect_ids.push(event_id);
+            }
+        }
+
+        if let Some(client) = &t.client {
+            let o = &client.outcome;
+            let oracle_path = format!("{dir}/client.oracle.json");
+            raw.insert(oracle_path.clone(), (canonical::to_vec(&json!({
+                "control": "client-faults", "sessionOpened": o.opened,
+                "faults": o.results.iter().map(|r| r.to_json()).collect::<Vec<_>>(),
+                "notRun": scenario.client_faults.iter().skip(o.results.len()).map(|f| f.name.clone()).collect::<Vec<_>>(),
+                "passed": o.passed(),
+            }))?, "application/json"));
+            let mut first_op = None;
+            for f in &scenario.client_faults {
+                let op = format!("t{}-client-{}", t.index, f.name);
+                let result = o.results.iter().find(|r| r.fault.name == f.name);
+                let span = result.map_or((o.started_ms, o.ended_ms), |r| {
+                    (r.sent_ms, r.ended_ms.max(r.sent_ms))
+                });
+                operations.push(json!({
+                    "runId": facts.run_id, "operationId": op, "parentOperationId": null,
+                    "kind": "FAULT_CASE", "faultId": format!("fault/{}", f.kind.id()), "recoveryPolicyId": null,
+                    "attempt": 0,
+                    "outcome": if result.is_some_and(|r| r.passed()) { "PASS" } else { "FAIL" },
+                    "startedOffsetMs": span.0, "durationMs": span.1 - span.0,
+                }));
+                first_op.get_or_insert(op);
+            }
+            let passed = o.passed();
+            observations.push(observation(
+                &format!("obs-t{}-client", t.index),
+                "VALIDATOR_CHECK",
+                first_op.as_deref(),
+                (o.started_ms, o.ended_ms.max(o.started_ms)),
+                passed,
+                if passed {
+                    "CLIENT_FAULTS_HANDLED"
+                } else {
+                    "CLIENT_FAULT_MISHANDLED"
+                },
+                vec![
+                    oracle_path,
+                    format!("{dir}/client.stdin.bin"),
+                    format!("{dir}/client.stdout.bin"),
+                ],
+            ));
+        }
     }
 
     // Source evidence: what the subject's artifact digest was computed over.
@@ -513,6 +746,10 @@ pub fn assemble(
         "identitySource": "serverInfo of the initialize result",
         "target": facts.target.clone().unwrap_or_else(|| json!({"transport": "stdio", "targetKind": "LOCAL_STDIO"})),
     }))?, "application/json"));
+    raw.insert(
+        "raw/scenario.json".into(),
+        (canonical::to_vec(&scenario.document)?, "application/json"),
+    );
     raw.insert(
         "raw/cleanup-report.json".into(),
         (canonical::to_vec(&facts.cleanup)?, "application/json"),
@@ -598,6 +835,12 @@ pub fn assemble(
                 "OBSERVED_INDIRECTLY",
                 process_ids.iter().take(1).cloned().collect(),
             ),
+            "RETRIES" if !scenario.recoveries.is_empty() => {
+                (true, "INSTRUMENTED", retry_ids.clone())
+            }
+            "TRANSPORT_DISCONNECTS" if !disconnect_ids.is_empty() => {
+                (false, "INSTRUMENTED", disconnect_ids.clone())
+            }
             "TRANSPORT_DISCONNECTS" | "FILESYSTEM_OUTPUTS" | "CACHE_BEHAVIOR" => {
                 (false, "UNINSTRUMENTED", Vec::new())
             }
@@ -658,15 +901,75 @@ pub fn assemble(
         "DOCUMENTED_ONLY"
     };
     let profile_id = "mcp-res/server-tool-call/v1";
-    let faults: Vec<Value> = scenario.negatives.iter().map(|c| json!({
-        "id": format!("fault/{}", c.fault), "version": "1.0.0", "method": c.injector.method(),
-        "seed": facts.seed, "targetOperationClass": "tools/call", "expectedEffect": c.expected_effect,
-        "reproducibilitySha256": canonical::digest(&json!({"fault": c.fault, "trigger": c.trigger, "seed": facts.seed})).unwrap_or_default(),
-    })).collect();
+    let fault = |id: &str, method: &str, class: &str, effect: &str, trigger: &str| {
+        json!({
+            "id": format!("fault/{id}"), "version": "1.0.0", "method": method,
+            "seed": facts.seed, "targetOperationClass": class, "expectedEffect": effect,
+            "reproducibilitySha256": canonical::digest(&json!({"fault": id, "trigger": trigger, "seed": facts.seed})).unwrap_or_default(),
+        })
+    };
+    let mut faults: Vec<Value> = Vec::new();
+    let mut declared = std::collections::BTreeSet::new();
+    for c in &scenario.negatives {
+        if declared.insert(c.fault.clone()) {
+            faults.push(fault(
+                &c.fault,
+                c.injector.method(),
+                "tools/call",
+                &c.expected_effect,
+                &c.trigger,
+            ));
+        }
+    }
+    for r in &scenario.recoveries {
+        if declared.insert(r.fault.clone()) {
+            faults.push(fault(
+                &r.fault,
+                "SUBJECT_FAULT_FLAG",
+                "tools/call",
+                "transient failure, recovered by retry",
+                "request-2",
+            ));
+        }
+    }
+    for f in &scenario.client_faults {
+        if declared.insert(f.kind.id().to_string()) {
+            faults.push(fault(
+                f.kind.id(),
+                "HARNESS_CLIENT_INPUT",
+                "client-to-server frame",
+                "rejected input, subject stays usable",
+                "after initialize",
+            ));
+        }
+    }
+    let recovery_policies: Vec<Value> = scenario
+        .recovery_policies
+        .iter()
+        .map(|p| {
+            json!({
+                "id": p.id, "retryLimit": p.retry_limit, "maxBackoffMs": p.max_backoff_ms,
+                "timeLimitMs": p.time_limit_ms, "cancellationBoundary": p.cancellation_boundary,
+                "sideEffectModel": p.side_effect_model, "safetyMechanism": p.safety_mechanism,
+            })
+        })
+        .collect();
+    let side_effect_model = if scenario.recoveries.is_empty() {
+        "READ_ONLY"
+    } else {
+        "IDEMPOTENT"
+    };
+    let retries: u32 = scenario
+        .recoveries
+        .iter()
+        .map(|r| r.policy.retry_limit)
+        .sum::<u32>()
+        .min(32);
+    // The configuration: the checked scenario document itself, plus the
+    // run's shape (trials, environment names, transport). Nothing machine-
+    // or run-specific.
     let configuration = json!({
-        "scenario": scenario.name, "exchangeBudgetMs": scenario.exchange_budget_ms,
-        "cleanControl": scenario.clean_steps,
-        "negativeControls": scenario.negatives.iter().map(|c| json!({"name": c.name, "fault": c.fault, "trigger": c.trigger, "expectedStopReason": c.expected_stop, "mutant": c.mutant.id()})).collect::<Vec<_>>(),
+        "scenario": scenario.document, "cleanControl": scenario.clean_steps,
         "trials": facts.planned_trials, "environmentKeys": facts.env_keys,
         "transport": if facts.http { "streamable-http" } else { "stdio" },
     });
@@ -674,9 +977,9 @@ pub fn assemble(
         "standardVersion": "0.2.0", "profileId": profile_id, "profileVersion": "2.0.0",
         "protocolRevision": super::scenario::PROTOCOL_REVISION, "subjectIdentityDigest": subject_digest,
         "configurationProfileDigest": canonical::digest(&configuration)?, "operationClass": "tools/call",
-        "faults": faults, "recoveryPolicies": [], "sideEffectModel": "READ_ONLY",
-        "resourceLimits": {"inputBytes": 4194304, "events": 100000, "retries": 0, "concurrency": 1,
-                           "scenarioDurationMs": scenario.exchange_budget_ms * 8 * (1 + scenario.negatives.len() as u64) * facts.planned_trials as u64},
+        "faults": faults, "recoveryPolicies": recovery_policies, "sideEffectModel": side_effect_model,
+        "resourceLimits": {"inputBytes": 4194304, "events": 100000, "retries": retries, "concurrency": 1,
+                           "scenarioDurationMs": scenario.scenario_duration_ms.clamp(1, 3_600_000)},
         "validatorPolicy": tool, "deterministicSeed": facts.seed,
     });
     // The run ends here: monotonic duration rounded up, and a wall-clock end

@@ -5,9 +5,12 @@
 //! writes a v0.2 bundle directory that is validated before the command returns.
 //! See spec/harness.md.
 
+pub mod client;
 pub mod evidence;
 pub mod http;
+pub mod recovery;
 pub mod scenario;
+pub mod scenario_file;
 pub mod subject;
 pub mod wire;
 
@@ -19,7 +22,10 @@ use serde_json::{Value, json};
 
 use crate::json::canonical;
 use crate::validate::time::{format_rfc3339_millis, now_millis};
-use evidence::{NegativeRecord, PrivacyScanner, RunFacts, SessionRecord, TrialRecord};
+use evidence::{
+    ClientRecord, NegativeRecord, PrivacyScanner, RecoveryRecord, RunFacts, SessionRecord,
+    TrialRecord,
+};
 use scenario::Scenario;
 use subject::Session;
 
@@ -32,7 +38,9 @@ const LISTEN_LIMIT: Duration = Duration::from_secs(20);
 /// Arguments of `mcpres run`.
 #[derive(Debug, Clone, clap::Args)]
 pub struct RunArgs {
-    /// Built-in scenario name (see `mcpres scenarios list`); default `reference-faults`.
+    /// Built-in scenario name (see `mcpres scenarios list`), or a scenario file
+    /// (TOML or JSON; a path containing `/` or ending in .toml/.json); default
+    /// `reference-faults`.
     #[arg(long)]
     pub scenario: Option<String>,
     /// Number of trials (each one clean control plus every negative control).
@@ -187,11 +195,14 @@ pub async fn run(args: RunArgs) -> Result<RunSummary, HarnessError> {
         .scenario
         .as_deref()
         .unwrap_or(scenario::DEFAULT_SCENARIO);
-    let scenario = scenario::find(scenario_name).ok_or_else(|| {
-        HarnessError::Usage(format!(
-            "unknown scenario {scenario_name:?} (see `mcpres scenarios list`; scenario files are not supported yet)"
-        ))
-    })?;
+    let scenario =
+        scenario_file::resolve(scenario_name).map_err(|e| HarnessError::Usage(e.to_string()))?;
+    if args.http.is_some() && !scenario.client_faults.is_empty() {
+        return Err(HarnessError::Usage(format!(
+            "scenario {} has client faults, which are driven over stdio only",
+            scenario.name
+        )));
+    }
     let max_trials = (crate::bundle::builder::MAX_ARTIFACTS - evidence::FIXED_ARTIFACTS)
         / evidence::artifacts_per_trial(&scenario, args.http.is_some());
     if args.trials == 0 || args.trials > max_trials {
@@ -379,7 +390,7 @@ pub async fn run(args: RunArgs) -> Result<RunSummary, HarnessError> {
         for n in &t.negatives {
             rows.push([
                 t.index.to_string(),
-                n.control.name.into(),
+                n.control.name.clone(),
                 if n.behaved() {
                     "EXPECTED".into()
                 } else {
@@ -397,6 +408,38 @@ pub async fn run(args: RunArgs) -> Result<RunSummary, HarnessError> {
                     Some(_) => "survived".into(),
                 },
             ]);
+        }
+        for r in &t.recoveries {
+            rows.push([
+                t.index.to_string(),
+                r.control.name.clone(),
+                if r.behaved() {
+                    "EXPECTED".into()
+                } else {
+                    "UNEXPECTED".into()
+                },
+                format!(
+                    "{} after {} attempt(s)",
+                    r.outcome.stop_reason,
+                    r.outcome.attempts.len()
+                ),
+                "-".into(),
+            ]);
+        }
+        if let Some(c) = &t.client {
+            for r in &c.outcome.results {
+                rows.push([
+                    t.index.to_string(),
+                    format!("client {}", r.fault.name),
+                    if r.passed() {
+                        "HANDLED".into()
+                    } else {
+                        "MISHANDLED".into()
+                    },
+                    format!("{} {}", r.judgement.stop_reason, r.answer),
+                    "-".into(),
+                ]);
+            }
         }
     }
     Ok(RunSummary {
@@ -548,7 +591,7 @@ async fn run_trial(
             control: control.clone(),
             outcome,
             session: SessionRecord {
-                role: control.name.into(),
+                role: control.name.clone(),
                 start_ms: start,
                 rec,
                 ended,
@@ -557,6 +600,68 @@ async fn run_trial(
             fault_injected,
         });
     }
+    let spawner = recovery::Spawner {
+        epoch,
+        program,
+        args,
+        env,
+        http,
+        listen_limit: LISTEN_LIMIT,
+    };
+    let mut recoveries = Vec::new();
+    for control in &scenario.recoveries {
+        let log = scratch.join(format!("t{index}-{}.injection.jsonl", control.name));
+        let run = recovery::run_recovery(&spawner, scenario, control, index, seed, &log).await?;
+        let mut sessions = Vec::new();
+        for (i, session) in run.sessions.into_iter().enumerate() {
+            let start = session.spawned_ms;
+            let (rec, ended) = session.finish(EXIT_GRACE).await;
+            sessions.push(SessionRecord {
+                role: if i == 0 {
+                    control.name.clone()
+                } else {
+                    format!("{}-restart", control.name)
+                },
+                start_ms: start,
+                rec,
+                ended,
+            });
+        }
+        let injection_log = std::fs::read(&log).ok();
+        let _ = std::fs::remove_file(&log);
+        let fault_injected = injection_log.as_deref().is_some_and(|bytes| {
+            bytes.split(|b| *b == b'\n').any(|line| {
+                serde_json::from_slice::<Value>(line)
+                    .is_ok_and(|v| v["event"] == "injection" && v["fault"] == control.fault)
+            })
+        });
+        recoveries.push(RecoveryRecord {
+            control: control.clone(),
+            outcome: run.outcome,
+            sessions,
+            injection_log,
+            fault_injected,
+        });
+    }
+    let client = if scenario.client_faults.is_empty() {
+        None
+    } else {
+        let start = ms();
+        let mut session =
+            Session::spawn(&format!("t{index}-client"), epoch, program, args, env, http)?;
+        session.wait_listening(LISTEN_LIMIT).await;
+        let outcome = client::run_client_faults(&mut session, scenario).await;
+        let (rec, ended) = session.finish(EXIT_GRACE).await;
+        Some(ClientRecord {
+            outcome,
+            session: SessionRecord {
+                role: "client".into(),
+                start_ms: start,
+                rec,
+                ended,
+            },
+        })
+    };
     Ok(TrialRecord {
         index,
         seed,
@@ -565,6 +670,8 @@ async fn run_trial(
         clean,
         clean_session,
         negatives,
+        recoveries,
+        client,
     })
 }
 
@@ -594,7 +701,7 @@ fn print_summary(s: &RunSummary) {
     );
 }
 
-/// `mcpres scenarios list`: one line per built-in scenario.
+/// `mcpres scenarios list`: each built-in scenario and its controls.
 pub fn list_scenarios() -> i32 {
     for s in scenario::builtins() {
         let default = if s.name == scenario::DEFAULT_SCENARIO {
@@ -603,20 +710,100 @@ pub fn list_scenarios() -> i32 {
             ""
         };
         println!("{}{default}: {}", s.name, s.description);
-        for n in &s.negatives {
-            println!(
-                "  negative control {}: fault {}@{} ({}) expects {} {}; mutant {}",
-                n.name,
-                n.fault,
-                n.trigger,
-                n.injector.method(),
-                n.expected_verdict,
-                n.expected_stop,
-                n.mutant.id()
-            );
-        }
+        describe_controls(&s);
     }
     0
+}
+
+fn describe_controls(s: &scenario::Scenario) {
+    for n in &s.negatives {
+        println!(
+            "  negative control {}: fault {}@{} ({}) expects {} {}; mutant {}",
+            n.name,
+            n.fault,
+            n.trigger,
+            n.injector.method(),
+            n.expected_verdict,
+            n.expected_stop,
+            n.mutant.id()
+        );
+    }
+    for r in &s.recoveries {
+        let p = &r.policy;
+        println!(
+            "  recovery control {}: fault {}@request-2 (SUBJECT_FAULT_FLAG); policy {} (retry limit {}, backoff {}..{} ms, attempt timeout {} ms, time limit {} ms, {}); expects {}",
+            r.name,
+            r.fault,
+            p.id,
+            p.retry_limit,
+            p.initial_backoff_ms,
+            p.max_backoff_ms,
+            p.attempt_timeout_ms,
+            p.time_limit_ms,
+            p.side_effect_model,
+            if r.expect_recovered {
+                "recovery"
+            } else {
+                "no recovery"
+            }
+        );
+    }
+    for c in &s.client_faults {
+        println!(
+            "  client fault {}: {} (HARNESS_CLIENT_INPUT) expects {}{}",
+            c.name,
+            c.kind.id(),
+            c.expect_label(),
+            c.error_code.map(|e| format!(" {e}")).unwrap_or_default()
+        );
+    }
+}
+
+/// `mcpres scenarios show NAME`: the built-in scenario's file.
+pub fn show_scenario(name: &str) -> i32 {
+    match scenario_file::builtin_text(name) {
+        Some(text) => {
+            print!("{text}");
+            0
+        }
+        None => {
+            eprintln!(
+                "mcpres scenarios show: no built-in scenario {name:?} (built-ins: {})",
+                scenario_file::BUILTINS.map(|(n, _)| n).join(", ")
+            );
+            2
+        }
+    }
+}
+
+/// `mcpres scenarios check FILE`: 0 when the file is a usable scenario, 1 when
+/// it breaks the schema or a rule, 2 when it cannot be read.
+pub fn check_scenario(path: &Path) -> i32 {
+    match scenario_file::load(path) {
+        Ok(s) => {
+            println!(
+                "{}: scenario {} is valid ({} negative, {} recovery, {} client-fault controls)",
+                path.display(),
+                s.name,
+                s.negatives.len(),
+                s.recoveries.len(),
+                s.client_faults.len()
+            );
+            describe_controls(&s);
+            0
+        }
+        Err(
+            e @ (scenario_file::ScenarioError::Read { .. }
+            | scenario_file::ScenarioError::TooLarge(_)),
+        ) => {
+            eprintln!("mcpres scenarios check: {e}");
+            2
+        }
+        Err(e) => {
+            eprintln!("mcpres scenarios check: {e}");
+            1
+        }
+    }
 }
 
 /// Arguments of `mcpres demo`.

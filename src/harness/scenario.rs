@@ -49,21 +49,23 @@ impl Mutant {
 #[derive(Debug, Clone)]
 pub struct NegativeControl {
     /// Short name, used in operation and artifact names.
-    pub name: &'static str,
-    /// Reference-server fault id (FAULT_TAXONOMY.json).
-    pub fault: &'static str,
+    pub name: String,
+    /// Reference-server fault id (FAULT_TAXONOMY.json) or harness wire fault.
+    pub fault: String,
     /// The taxonomy boundary the fault acts on.
-    pub boundary: &'static str,
+    pub boundary: String,
     /// The taxonomy's expected effect.
-    pub expected_effect: &'static str,
-    pub property: &'static str,
-    pub expected_verdict: &'static str,
-    pub expected_stop: &'static str,
+    pub expected_effect: String,
+    pub property: String,
+    pub expected_verdict: String,
+    pub expected_stop: String,
     pub mutant: Mutant,
     /// What triggers the fault (recorded in the evidence).
-    pub trigger: &'static str,
+    pub trigger: String,
     /// Who injects the fault: the subject (its `--fault` flag) or the harness.
     pub injector: Injector,
+    /// Prerequisites that must all be reached for the property to count as reached.
+    pub prerequisites: Vec<String>,
 }
 
 /// Who injects a negative control's fault, and how.
@@ -89,19 +91,116 @@ impl Injector {
     }
 }
 
-/// A built-in scenario.
+/// A finite recovery policy: how often, how long and how far apart the
+/// harness retries, and what makes a retry safe.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RecoveryPolicy {
+    pub id: String,
+    pub retry_limit: u32,
+    pub initial_backoff_ms: u64,
+    pub max_backoff_ms: u64,
+    pub attempt_timeout_ms: u64,
+    pub time_limit_ms: u64,
+    pub cancellation_boundary: String,
+    pub side_effect_model: String,
+    pub safety_mechanism: String,
+}
+
+impl RecoveryPolicy {
+    /// Backoff before retry `attempt` (1-based): the initial backoff doubled
+    /// for each earlier retry, capped at the maximum.
+    pub fn backoff_ms(&self, attempt: u32) -> u64 {
+        let doublings = attempt.saturating_sub(1).min(20);
+        self.initial_backoff_ms
+            .saturating_mul(1u64 << doublings)
+            .min(self.max_backoff_ms)
+    }
+}
+
+/// A recovery control: a transient subject fault in the first attempt of an
+/// idempotent call, recovered under a policy (see `recovery.rs`).
+#[derive(Debug, Clone)]
+pub struct RecoveryControl {
+    pub name: String,
+    pub fault: String,
+    pub boundary: String,
+    pub policy: RecoveryPolicy,
+    pub expect_recovered: bool,
+}
+
+/// A fault on the client-to-server path (see `client.rs`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ClientFaultKind {
+    /// A request line cut off in the middle of the JSON text.
+    TruncatedJson,
+    /// A request whose string holds bytes that are not UTF-8.
+    InvalidUtf8,
+    /// A well-formed request for a method no server has.
+    UnknownMethod,
+    /// `tools/call` without the required `name`.
+    CallWithoutName,
+    /// Well-formed JSON that is not a JSON-RPC message.
+    NotJsonRpc,
+}
+
+impl ClientFaultKind {
+    pub fn id(self) -> &'static str {
+        match self {
+            ClientFaultKind::TruncatedJson => "client-truncated-json",
+            ClientFaultKind::InvalidUtf8 => "client-invalid-utf8",
+            ClientFaultKind::UnknownMethod => "client-unknown-method",
+            ClientFaultKind::CallWithoutName => "client-call-without-name",
+            ClientFaultKind::NotJsonRpc => "client-not-jsonrpc",
+        }
+    }
+}
+
+/// One client-to-server fault of a scenario.
+#[derive(Debug, Clone)]
+pub struct ClientFault {
+    pub name: String,
+    pub kind: ClientFaultKind,
+    /// The subject must answer with a JSON-RPC error (else an error or silence).
+    pub error_required: bool,
+    /// `SURVIVE`: any answer is recorded (even a result); only staying alive counts.
+    pub accept_allowed: bool,
+    /// The error code the answer must carry, when one is named.
+    pub error_code: Option<i64>,
+}
+
+impl ClientFault {
+    pub fn expect_label(&self) -> &'static str {
+        match (self.error_required, self.accept_allowed) {
+            (true, _) => "ERROR",
+            (false, false) => "ERROR_OR_SILENCE",
+            (false, true) => "SURVIVE",
+        }
+    }
+}
+
+/// A scenario: built in (`scenarios/*.toml`, compiled in) or from a file.
 #[derive(Debug, Clone)]
 pub struct Scenario {
-    pub name: &'static str,
-    pub description: &'static str,
+    pub name: String,
+    pub description: String,
     /// Budget for one request/response exchange.
     pub exchange_budget_ms: u64,
-    /// Tool of the clean control's call (`echo`) and of the negative controls' call (`add`).
     pub negatives: Vec<NegativeControl>,
     /// The clean control's steps, as recorded in the scenario descriptor.
-    pub clean_steps: &'static [&'static str],
-    /// `true` for the scenario for arbitrary servers (`generic`).
+    pub clean_steps: Vec<String>,
+    /// `true` for the generic driver (arbitrary servers).
     pub generic: bool,
+    /// The MCP revision to speak.
+    pub protocol_revision: String,
+    pub default_trials: Option<usize>,
+    pub default_seed: Option<u32>,
+    /// The run must end within this time.
+    pub scenario_duration_ms: u64,
+    pub recovery_policies: Vec<RecoveryPolicy>,
+    pub recoveries: Vec<RecoveryControl>,
+    pub client_faults: Vec<ClientFault>,
+    /// The checked scenario document: what the scenario descriptor records.
+    pub document: Value,
 }
 
 /// Trigger used for every negative control's fault: only the `add` tool call is
@@ -110,62 +209,7 @@ pub const FAULT_TRIGGER: &str = "tool-add";
 
 /// The built-in scenarios.
 pub fn builtins() -> Vec<Scenario> {
-    vec![
-        Scenario {
-            name: "reference-faults",
-            description: "clean control (initialize, tools/list, tools/call echo) and three negative \
-                      controls on tools/call add with reference-server faults: schema-violation, \
-                      reorder, malformed-message",
-            exchange_budget_ms: 2000,
-            negatives: vec![
-                NegativeControl {
-                    name: "schema-violation",
-                    fault: "schema-violation",
-                    boundary: "schema validator",
-                    expected_effect: "schema rejection",
-                    property: "tools/call result carries the required content member",
-                    expected_verdict: REJECT,
-                    expected_stop: "SCHEMA_VIOLATION",
-                    mutant: Mutant::SkipResultShape,
-                    trigger: FAULT_TRIGGER,
-                    injector: Injector::SubjectFlag,
-                },
-                NegativeControl {
-                    name: "reorder",
-                    fault: "reorder",
-                    boundary: "message scheduler",
-                    expected_effect: "correlation rejection",
-                    property: "every response correlates with a request id the client sent",
-                    expected_verdict: REJECT,
-                    expected_stop: "UNSOLICITED_RESPONSE_ID",
-                    mutant: Mutant::IgnoreIds,
-                    trigger: FAULT_TRIGGER,
-                    injector: Injector::SubjectFlag,
-                },
-                NegativeControl {
-                    name: "malformed-message",
-                    fault: "malformed-message",
-                    boundary: "JSON decoder",
-                    expected_effect: "input rejection",
-                    property: "every response frame is valid UTF-8 JSON",
-                    expected_verdict: REJECT,
-                    expected_stop: "INVALID_UTF8",
-                    mutant: Mutant::LossyDecode,
-                    trigger: FAULT_TRIGGER,
-                    injector: Injector::SubjectFlag,
-                },
-            ],
-            clean_steps: &[
-                "initialize",
-                "notifications/initialized",
-                "tools/list",
-                "tools/call echo",
-                "stdin EOF",
-            ],
-            generic: false,
-        },
-        super::wire::generic_scenario(),
-    ]
+    super::scenario_file::builtins()
 }
 
 /// The default scenario's name.

@@ -472,6 +472,35 @@ impl Session {
         Ok(at_ms)
     }
 
+    /// Write `bytes` as one line, unchanged (the client-to-server faults send
+    /// broken frames this way); recorded before it is sent. Stdio only.
+    pub async fn send_raw(&mut self, bytes: &[u8]) -> Result<u64, SubjectError> {
+        if self.http.is_some() {
+            return Err(SubjectError::Write(std::io::Error::new(
+                std::io::ErrorKind::Unsupported,
+                "raw frames are sent over stdio only",
+            )));
+        }
+        let at_ms = self.now_ms();
+        let mut line = bytes.to_vec();
+        {
+            let mut r = self.rec.lock().expect("recorder lock");
+            r.messages
+                .push(message_entry(&self.name, "client-to-server", at_ms, bytes));
+            line.push(b'\n');
+            r.stdin.extend_from_slice(&line);
+        }
+        let stdin = self.stdin.as_mut().ok_or_else(|| {
+            SubjectError::Write(std::io::Error::new(
+                std::io::ErrorKind::BrokenPipe,
+                "stdin already closed",
+            ))
+        })?;
+        stdin.write_all(&line).await.map_err(SubjectError::Write)?;
+        stdin.flush().await.map_err(SubjectError::Write)?;
+        Ok(at_ms)
+    }
+
     /// Close the subject's stdin (the stdio transport's shutdown signal).
     /// For an HTTP subject this ends the MCP session instead: once the
     /// exchanges in flight are complete, a DELETE with the session id (when the

@@ -21,7 +21,7 @@ use std::time::Instant;
 use serde_json::{Value, json};
 
 use super::scenario::{
-    COMPLETED, CleanOutcome, Injector, Judgement, Mutant, NegativeControl, NegativeOutcome, REJECT,
+    COMPLETED, CleanOutcome, Injector, Judgement, Mutant, NegativeControl, NegativeOutcome,
     Scenario, Step, budget, check_initialize, check_tools_list, collect, drain, exchange,
     initialize_request, judge, open_negative, request, shutdown_step,
 };
@@ -37,69 +37,6 @@ pub const WIRE_BOUNDARY: &str =
 
 /// The id of the faulted `tools/list` request in a negative control.
 const TARGET_ID: i64 = 2;
-
-/// The built-in scenario for arbitrary servers.
-pub fn generic_scenario() -> Scenario {
-    let control = |name, fault, effect, property, stop, mutant, injector| NegativeControl {
-        name,
-        fault,
-        boundary: WIRE_BOUNDARY,
-        expected_effect: effect,
-        property,
-        expected_verdict: REJECT,
-        expected_stop: stop,
-        mutant,
-        trigger: WIRE_TRIGGER,
-        injector,
-    };
-    Scenario {
-        name: "generic",
-        description: "any MCP server (stdio or --http): clean control (initialize, tools/list, \
-                      tools/call echo when listed, get-env when listed: environment scrubbing) \
-                      and three negative controls whose faults the harness injects on the wire \
-                      into the tools/list response: invalid UTF-8, duplicate frame, tools removed",
-        // Interpreted subjects (node, python) can take seconds to start on a loaded machine.
-        exchange_budget_ms: 10_000,
-        negatives: vec![
-            control(
-                "wire-malformed",
-                "wire-invalid-utf8",
-                "input rejection",
-                "every response frame is valid UTF-8 JSON",
-                "INVALID_UTF8",
-                Mutant::LossyDecode,
-                Injector::WireCorruptUtf8,
-            ),
-            control(
-                "wire-duplicate",
-                "wire-duplicate-response",
-                "correlation rejection",
-                "exactly one response per request id",
-                "DUPLICATE_RESPONSE",
-                Mutant::IgnoreIds,
-                Injector::WireDuplicate,
-            ),
-            control(
-                "wire-schema",
-                "wire-remove-tools",
-                "schema rejection",
-                "tools/list result carries the required tools member",
-                "SCHEMA_VIOLATION",
-                Mutant::SkipResultShape,
-                Injector::WireStripResult,
-            ),
-        ],
-        clean_steps: &[
-            "initialize",
-            "notifications/initialized",
-            "tools/list",
-            "tools/call echo (when listed)",
-            "tools/call get-env (when listed)",
-            "stdin EOF",
-        ],
-        generic: true,
-    }
-}
 
 /// SplitMix64: a fixed, documented mapping from the seed to an offset.
 fn mix(seed: u64) -> u64 {
@@ -500,7 +437,7 @@ mod tests {
         let frames = [frame(note), frame(good)];
         let check = check_tools_list(None);
         assert!(judge(2, &frames, 0, 100, Mutant::None, &check).accepted());
-        for neg in generic_scenario().negatives {
+        for neg in crate::harness::scenario::find("generic").unwrap().negatives {
             for seed in 1..40u64 {
                 let (delivered, record) = inject(&neg, seed, 2, &frames).expect("injected");
                 assert_eq!(record["frameIndex"], 1);
@@ -509,14 +446,14 @@ mod tests {
                 let real = judge(2, &delivered, 0, 100, Mutant::None, &check);
                 assert_eq!(
                     (real.verdict, real.stop_reason),
-                    (REJECT, neg.expected_stop),
+                    (super::super::scenario::REJECT, neg.expected_stop.as_str()),
                     "{} seed {seed}",
                     neg.name
                 );
                 let weak = judge(2, &delivered, 0, 100, neg.mutant, &check);
                 assert_ne!(
                     (weak.verdict, weak.stop_reason),
-                    (REJECT, neg.expected_stop),
+                    (super::super::scenario::REJECT, neg.expected_stop.as_str()),
                     "{} seed {seed}: mutant survived",
                     neg.name
                 );
@@ -525,7 +462,7 @@ mod tests {
             }
         }
         // Nothing answers id 7: nothing is injected.
-        let neg = &generic_scenario().negatives[0];
+        let neg = &crate::harness::scenario::find("generic").unwrap().negatives[0];
         assert!(inject(neg, 1, 7, &frames).is_none());
     }
 

@@ -1,0 +1,388 @@
+//! Client-to-server faults: the harness sends the subject broken input and
+//! checks how it copes.
+//!
+//! Unlike the negative controls (which show that the *oracle* can fail), these
+//! test the *subject*: after `initialize`, each fault's bytes go to the
+//! subject's stdin, followed by a `tools/list` liveness probe. A fault is
+//! handled when the subject did not accept the broken input as a successful
+//! request, answered it with a JSON-RPC error when the scenario requires one
+//! (with the named code, if any), stayed alive, and answered the probe
+//! correctly. Stdio only.
+
+use std::time::Instant;
+
+use serde_json::{Value, json};
+
+use super::scenario::{
+    ACCEPT, COMPLETED, ClientFault, ClientFaultKind, Judgement, Mutant, REJECT, Scenario, budget,
+    check_initialize, check_tools_list, exchange, initialize_request, judge, request,
+};
+use super::subject::{Frame, Next, Session};
+
+/// First request id used by the faults; each fault takes two ids (its own
+/// and the probe's).
+const FIRST_ID: i64 = 10;
+
+/// The bytes of a fault (without the newline) and the id it carries, if any.
+pub fn fault_bytes(kind: ClientFaultKind, id: i64) -> (Vec<u8>, Option<i64>) {
+    match kind {
+        ClientFaultKind::TruncatedJson => (
+            format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/list","params":{{"#)
+                .into_bytes(),
+            None,
+        ),
+        ClientFaultKind::InvalidUtf8 => {
+            let mut b = format!(
+                r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"echo","arguments":{{"text":""#
+            )
+            .into_bytes();
+            b.extend_from_slice(&[0xC3, 0x28, 0xFF]);
+            b.extend_from_slice(br#""}}}"#);
+            (b, None)
+        }
+        ClientFaultKind::UnknownMethod => (
+            format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"mcpres/no-such-method","params":{{}}}}"#)
+                .into_bytes(),
+            Some(id),
+        ),
+        ClientFaultKind::CallWithoutName => (
+            format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"arguments":{{}}}}}}"#)
+                .into_bytes(),
+            Some(id),
+        ),
+        ClientFaultKind::NotJsonRpc => (
+            format!(r#"{{"id":{id},"call":"tools/list"}}"#).into_bytes(),
+            None,
+        ),
+    }
+}
+
+/// How one fault was handled.
+#[derive(Debug, Clone)]
+pub struct ClientFaultResult {
+    pub fault: ClientFault,
+    pub id: i64,
+    pub probe_id: i64,
+    pub sent_ms: u64,
+    pub ended_ms: u64,
+    /// The subject's answer to the broken input: `ERROR <code>`, `ACCEPTED`, or `NONE`.
+    pub answer: String,
+    pub judgement: Judgement,
+}
+
+impl ClientFaultResult {
+    pub fn passed(&self) -> bool {
+        self.judgement.accepted()
+    }
+    pub fn to_json(&self) -> Value {
+        json!({
+            "name": self.fault.name, "fault": self.fault.kind.id(), "requestId": self.id,
+            "probeId": self.probe_id, "sentOffsetMs": self.sent_ms, "endedOffsetMs": self.ended_ms,
+            "expect": self.fault.expect_label(),
+            "errorCode": self.fault.error_code, "answer": self.answer,
+            "judgement": self.judgement.to_json(),
+        })
+    }
+}
+
+/// What the client-fault session observed.
+#[derive(Debug, Clone, Default)]
+pub struct ClientOutcome {
+    pub opened: bool,
+    pub results: Vec<ClientFaultResult>,
+    pub started_ms: u64,
+    pub ended_ms: u64,
+}
+
+impl ClientOutcome {
+    pub fn passed(&self) -> bool {
+        self.opened && self.results.iter().all(ClientFaultResult::passed)
+    }
+}
+
+fn reject(stop: &'static str, detail: impl Into<String>) -> Judgement {
+    Judgement {
+        verdict: REJECT,
+        stop_reason: stop,
+        detail: detail.into(),
+    }
+}
+
+/// Is this frame the subject's answer to the broken input? An answer to a
+/// fault without a usable id carries `id: null`.
+fn answers_fault(message: &Value, fault_id: Option<i64>, probe_id: i64) -> bool {
+    if message.get("method").is_some() || message["id"] == json!(probe_id) {
+        return false;
+    }
+    // A fault whose id cannot be read is answered with `id: null` (or, by a
+    // lenient parser, with the id it guessed): any other response counts.
+    fault_id.is_none_or(|id| message["id"] == json!(id) || message["id"].is_null())
+}
+
+/// Judge one fault from the frames read up to the probe's answer.
+pub fn judge_fault(
+    fault: &ClientFault,
+    fault_id: Option<i64>,
+    probe_id: i64,
+    frames: &[Frame],
+    eof: bool,
+    probe_sent_ms: u64,
+    budget_ms: u64,
+) -> (String, Judgement) {
+    let mut answer = "NONE".to_string();
+    let mut rest = Vec::new();
+    for f in frames {
+        let parsed = std::str::from_utf8(&f.bytes)
+            .ok()
+            .and_then(|t| serde_json::from_str::<Value>(t).ok());
+        match parsed {
+            Some(m) if answers_fault(&m, fault_id, probe_id) => {
+                answer = match m.get("error") {
+                    Some(e) => format!("ERROR {}", e["code"]),
+                    None => "ACCEPTED".into(),
+                };
+            }
+            _ => rest.push(f.clone()),
+        }
+    }
+    if answer == "ACCEPTED" && !fault.accept_allowed {
+        return (
+            answer,
+            reject(
+                "FAULTY_INPUT_ACCEPTED",
+                "the subject answered the broken input with a result",
+            ),
+        );
+    }
+    let probe = judge(
+        probe_id,
+        &rest,
+        probe_sent_ms,
+        budget_ms,
+        Mutant::None,
+        &check_tools_list(None),
+    );
+    if !probe.accepted() {
+        let stop = if eof && probe.stop_reason == "NO_RESPONSE" {
+            "SUBJECT_EXITED"
+        } else {
+            probe.stop_reason
+        };
+        return (
+            answer,
+            reject(
+                stop,
+                format!("liveness probe after the fault: {}", probe.detail),
+            ),
+        );
+    }
+    if fault.error_required && answer == "NONE" {
+        return (
+            answer,
+            reject(
+                "NO_ERROR_RESPONSE",
+                "the broken input got no JSON-RPC error",
+            ),
+        );
+    }
+    if let (Some(code), Some(got)) = (fault.error_code, answer.strip_prefix("ERROR "))
+        && got != code.to_string()
+    {
+        return (
+            answer.clone(),
+            reject(
+                "WRONG_ERROR_CODE",
+                format!("error code {got}, expected {code}"),
+            ),
+        );
+    }
+    let detail =
+        format!("answer to the broken input: {answer}; the liveness probe was answered correctly");
+    (
+        answer,
+        Judgement {
+            verdict: ACCEPT,
+            stop_reason: COMPLETED,
+            detail,
+        },
+    )
+}
+
+/// Drive every client fault of `scenario` on one session.
+pub async fn run_client_faults(session: &mut Session, scenario: &Scenario) -> ClientOutcome {
+    let mut out = ClientOutcome {
+        started_ms: session.now_ms(),
+        ..Default::default()
+    };
+    let opened = exchange(
+        session,
+        scenario,
+        "initialize",
+        1,
+        initialize_request(1),
+        &check_initialize,
+    )
+    .await
+    .is_ok_and(|(step, _)| step.judgement.accepted());
+    let note = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    out.opened = opened && session.send(&note).await.is_ok();
+    if !out.opened {
+        out.ended_ms = session.now_ms();
+        return out;
+    }
+    let mut id = FIRST_ID;
+    for fault in &scenario.client_faults {
+        let (bytes, fault_id) = fault_bytes(fault.kind, id);
+        let probe_id = id + 1;
+        let sent_ms = session.now_ms();
+        let mut frames = Vec::new();
+        let mut eof = false;
+        let mut probe_sent_ms = sent_ms;
+        if session.send_raw(&bytes).await.is_ok() {
+            match session
+                .send(&request(probe_id, "tools/list", json!({})))
+                .await
+            {
+                Ok(at) => probe_sent_ms = at,
+                Err(_) => eof = true,
+            }
+        } else {
+            eof = true;
+        }
+        if !eof {
+            let deadline = Instant::now() + budget(scenario) + budget(scenario);
+            loop {
+                match session.next(deadline).await {
+                    Next::Frame(f) => {
+                        let done = serde_json::from_slice::<Value>(&f.bytes)
+                            .is_ok_and(|m| m.get("method").is_none() && m["id"] == json!(probe_id));
+                        frames.push(f);
+                        if done {
+                            break;
+                        }
+                    }
+                    Next::Eof => {
+                        eof = true;
+                        break;
+                    }
+                    Next::Deadline => break,
+                }
+            }
+        }
+        let (answer, judgement) = judge_fault(
+            fault,
+            fault_id,
+            probe_id,
+            &frames,
+            eof,
+            probe_sent_ms,
+            scenario.exchange_budget_ms,
+        );
+        out.results.push(ClientFaultResult {
+            fault: fault.clone(),
+            id,
+            probe_id,
+            sent_ms,
+            ended_ms: session.now_ms(),
+            answer,
+            judgement,
+        });
+        id += 2;
+        if eof {
+            break;
+        }
+    }
+    out.ended_ms = session.now_ms();
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn frame(s: &str) -> Frame {
+        Frame {
+            bytes: s.as_bytes().to_vec(),
+            at_ms: 5,
+        }
+    }
+
+    fn fault(kind: ClientFaultKind, error_required: bool, code: Option<i64>) -> ClientFault {
+        ClientFault {
+            name: "f".into(),
+            kind,
+            error_required,
+            accept_allowed: false,
+            error_code: code,
+        }
+    }
+
+    const PROBE: &str = r#"{"jsonrpc":"2.0","id":11,"result":{"tools":[]}}"#;
+
+    #[test]
+    fn a_fault_is_handled_only_with_the_right_answer_and_a_live_subject() {
+        let unknown = fault(ClientFaultKind::UnknownMethod, true, Some(-32601));
+        let err = frame(r#"{"jsonrpc":"2.0","id":10,"error":{"code":-32601,"message":"x"}}"#);
+        let (answer, j) = judge_fault(&unknown, Some(10), 11, &[err, frame(PROBE)], false, 0, 100);
+        assert_eq!(answer, "ERROR -32601");
+        assert!(j.accepted(), "{j:?}");
+        // Wrong code, no answer, accepted input, dead subject.
+        let wrong = frame(r#"{"jsonrpc":"2.0","id":10,"error":{"code":-32603,"message":"x"}}"#);
+        let (_, j) = judge_fault(
+            &unknown,
+            Some(10),
+            11,
+            &[wrong, frame(PROBE)],
+            false,
+            0,
+            100,
+        );
+        assert_eq!(j.stop_reason, "WRONG_ERROR_CODE");
+        let (_, j) = judge_fault(&unknown, Some(10), 11, &[frame(PROBE)], false, 0, 100);
+        assert_eq!(j.stop_reason, "NO_ERROR_RESPONSE");
+        let ok = frame(r#"{"jsonrpc":"2.0","id":10,"result":{}}"#);
+        let (_, j) = judge_fault(&unknown, Some(10), 11, &[ok, frame(PROBE)], false, 0, 100);
+        assert_eq!(j.stop_reason, "FAULTY_INPUT_ACCEPTED");
+        let (_, j) = judge_fault(&unknown, Some(10), 11, &[], true, 0, 100);
+        assert_eq!(j.stop_reason, "SUBJECT_EXITED");
+        // Silence is fine where the scenario allows it; a parse error has id null.
+        let lenient = fault(ClientFaultKind::TruncatedJson, false, None);
+        let (answer, j) = judge_fault(&lenient, None, 11, &[frame(PROBE)], false, 0, 100);
+        assert_eq!(answer, "NONE");
+        assert!(j.accepted());
+        let parse =
+            frame(r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}"#);
+        let (answer, j) = judge_fault(&lenient, None, 11, &[parse, frame(PROBE)], false, 0, 100);
+        assert_eq!(answer, "ERROR -32700");
+        assert!(j.accepted());
+        // SURVIVE: a lenient answer is recorded, not failed; death still fails.
+        let survive = ClientFault {
+            accept_allowed: true,
+            ..fault(ClientFaultKind::InvalidUtf8, false, None)
+        };
+        let lossy = frame(r#"{"jsonrpc":"2.0","id":10,"result":{"content":[]}}"#);
+        let (answer, j) = judge_fault(&survive, None, 11, &[lossy, frame(PROBE)], false, 0, 100);
+        assert_eq!(answer, "ACCEPTED");
+        assert!(j.accepted());
+        let (_, j) = judge_fault(&survive, None, 11, &[], true, 0, 100);
+        assert_eq!(j.stop_reason, "SUBJECT_EXITED");
+    }
+
+    #[test]
+    fn fault_bytes_are_broken_in_the_named_way() {
+        let (b, id) = fault_bytes(ClientFaultKind::TruncatedJson, 10);
+        assert!(serde_json::from_slice::<Value>(&b).is_err());
+        assert_eq!(id, None);
+        let (b, _) = fault_bytes(ClientFaultKind::InvalidUtf8, 10);
+        assert!(std::str::from_utf8(&b).is_err());
+        let (b, id) = fault_bytes(ClientFaultKind::UnknownMethod, 12);
+        let v: Value = serde_json::from_slice(&b).unwrap();
+        assert_eq!((v["id"].clone(), id), (json!(12), Some(12)));
+        let (b, _) = fault_bytes(ClientFaultKind::CallWithoutName, 10);
+        let v: Value = serde_json::from_slice(&b).unwrap();
+        assert!(v["params"].get("name").is_none());
+        let (b, _) = fault_bytes(ClientFaultKind::NotJsonRpc, 10);
+        let v: Value = serde_json::from_slice(&b).unwrap();
+        assert!(v.get("jsonrpc").is_none());
+    }
+}

@@ -1,0 +1,365 @@
+//! Scenario files, recovery controls and client-to-server faults, end to end:
+//! the real binary drives the reference server (`mcpres serve`), and every
+//! bundle is loaded back from disk and validated.
+#![cfg(feature = "server")]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::{Value, json};
+
+use mcpres::json::Limits;
+
+fn exe() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_mcpres"))
+}
+
+fn mcpres(args: &[&str]) -> Output {
+    Command::new(exe()).args(args).output().expect("run mcpres")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// `mcpres run [extra] -o out -- mcpres serve --transport stdio`.
+fn run(extra: &[&str], out: &Path) -> Output {
+    let exe = exe();
+    let mut args = vec!["run"];
+    args.extend_from_slice(extra);
+    args.extend_from_slice(&[
+        "-o",
+        out.to_str().unwrap(),
+        "--",
+        exe.to_str().unwrap(),
+        "serve",
+        "--transport",
+        "stdio",
+    ]);
+    mcpres(&args)
+}
+
+fn load(dir: &Path) -> (Value, mcpres::validate::Report) {
+    let loaded = mcpres::bundle::load(dir, &Limits::default()).expect("bundle loads");
+    let doc = loaded.doc.expect("bundle document");
+    let report = mcpres::validate::validate_document(&doc, &Default::default());
+    (doc, report)
+}
+
+fn read_json(path: &Path) -> Value {
+    serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap()
+}
+
+fn ops<'a>(doc: &'a Value, kind: &str) -> Vec<&'a Value> {
+    doc["evidence"]["operations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|o| o["kind"] == kind)
+        .collect()
+}
+
+fn surface<'a>(doc: &'a Value, name: &str) -> &'a Value {
+    doc["evidence"]["coverage"]["surfaces"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["surface"] == name)
+        .unwrap()
+}
+
+#[test]
+fn reference_recovery_recovers_every_transient_fault_once() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("bundle");
+    let o = run(&["--scenario", "reference-recovery", "--seed", "3"], &out);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "stdout:\n{}\nstderr:\n{}",
+        text(&o.stdout),
+        text(&o.stderr)
+    );
+    let (doc, report) = load(&out);
+    assert!(report.valid, "{:?}", report.findings);
+    assert_eq!(report.evidence_class.as_deref(), Some("GENUINE_RUNTIME"));
+    assert_eq!(doc["statement"]["result"], "PASS");
+
+    // The descriptor carries the declared policy, and the run the scenario itself.
+    let descriptor = &doc["evidence"]["scenario"]["descriptor"];
+    assert_eq!(
+        descriptor["recoveryPolicies"][0]["id"],
+        "retry-idempotent-counter"
+    );
+    assert_eq!(descriptor["recoveryPolicies"][0]["retryLimit"], 3);
+    assert_eq!(descriptor["sideEffectModel"], "IDEMPOTENT");
+    let scenario = read_json(&out.join("raw/scenario.json"));
+    assert_eq!(scenario["name"], "reference-recovery");
+
+    // Each recovery control: a fault case, then retries that point at it.
+    let faults = ops(&doc, "FAULT_CASE");
+    let retries = ops(&doc, "RECOVERY_ATTEMPT");
+    assert_eq!(faults.len(), 4);
+    assert!(retries.len() >= 4);
+    for r in &retries {
+        assert!(
+            faults
+                .iter()
+                .any(|f| f["operationId"] == r["parentOperationId"])
+        );
+        assert_eq!(r["recoveryPolicyId"], "retry-idempotent-counter");
+        assert!(r["attempt"].as_u64().unwrap() >= 1);
+    }
+    assert_eq!(surface(&doc, "RETRIES")["status"], "INSTRUMENTED");
+    assert_eq!(surface(&doc, "RETRIES")["required"], true);
+
+    let trial = out.join("raw/trial-1");
+    let oracle = |name: &str| read_json(&trial.join(format!("{name}.recovery.json")));
+    for name in [
+        "recover-timeout",
+        "recover-overload",
+        "recover-disconnect",
+        "recover-crash",
+    ] {
+        let o = oracle(name);
+        assert_eq!(o["stopReason"], "RECOVERED", "{name}: {o}");
+        assert_eq!(o["faultInjected"], true, "{name}");
+        assert_eq!(o["effectsAfterRecovery"]["effects"], 1, "{name}");
+        assert_ne!(o["attempts"][0]["observed"], "SUCCEEDED", "{name}");
+        let injection =
+            std::fs::read_to_string(trial.join(format!("{name}.injection.jsonl"))).unwrap();
+        assert!(injection.contains("\"event\":\"injection\""), "{name}");
+    }
+    // Timeout: the abandoned request was cancelled before the retry, on the
+    // same process.
+    let timeout = oracle("recover-timeout");
+    assert_eq!(timeout["attempts"][0]["observed"], "NO_RESPONSE_IN_TIME");
+    assert_eq!(timeout["attempts"][0]["action"], "CANCEL_AND_RETRY");
+    let stdin = std::fs::read_to_string(trial.join("recover-timeout.stdin.bin")).unwrap();
+    assert!(stdin.contains("notifications/cancelled"));
+    assert!(!trial.join("recover-timeout-restart.stdin.bin").exists());
+    // Overload: the server said when to come back.
+    assert_eq!(
+        oracle("recover-overload")["attempts"][0]["observed"],
+        "RETRYABLE_ERROR"
+    );
+    // Disconnect and crash: the transport closed and a replacement was started.
+    for name in ["recover-disconnect", "recover-crash"] {
+        let o = oracle(name);
+        assert_eq!(o["attempts"][0]["observed"], "DISCONNECTED", "{name}");
+        assert_eq!(o["disconnectObserved"], true);
+        assert!(trial.join(format!("{name}-restart.stdin.bin")).exists());
+    }
+    assert_eq!(
+        surface(&doc, "TRANSPORT_DISCONNECTS")["status"],
+        "INSTRUMENTED"
+    );
+    // The crash was a real SIGABRT, seen by the harness when it reaped the process.
+    let lifecycle = std::fs::read_to_string(trial.join("lifecycle.jsonl")).unwrap();
+    let crashed = lifecycle.lines().any(|l| {
+        let e: Value = serde_json::from_str(l).unwrap();
+        e["session"] == "t1-recover-crash" && e["event"] == "reaped" && e["signal"] == 6
+    });
+    assert!(crashed, "no SIGABRT in the lifecycle:\n{lifecycle}");
+}
+
+/// A scenario file of our own, with policies that must not recover: a retry
+/// limit of zero, and a side-effecting call that is never retried after an
+/// ambiguous failure. Both expectations are declared, so the run passes.
+#[test]
+fn finite_and_unsafe_policies_stop_as_declared() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("limits.toml");
+    let mut text = mcpres_show("reference-faults");
+    text = text.replace("name = \"reference-faults\"", "name = \"limits\"");
+    text.push_str(
+        r#"
+[[recoveryPolicies]]
+id = "no-retries"
+retryLimit = 0
+initialBackoffMs = 10
+maxBackoffMs = 10
+attemptTimeoutMs = 300
+timeLimitMs = 2000
+cancellationBoundary = "none"
+sideEffectModel = "IDEMPOTENT"
+safetyMechanism = "none"
+
+[[recoveryPolicies]]
+id = "side-effecting"
+retryLimit = 3
+initialBackoffMs = 10
+maxBackoffMs = 10
+attemptTimeoutMs = 300
+timeLimitMs = 2000
+cancellationBoundary = "notifications/cancelled"
+sideEffectModel = "SIDE_EFFECTING"
+safetyMechanism = "never repeat a call that may have taken effect"
+
+[[recoveryControls]]
+name = "limit-zero"
+fault = "resource-exhaustion"
+policy = "no-retries"
+expectRecovered = false
+
+[[recoveryControls]]
+name = "unsafe-timeout"
+fault = "timeout"
+policy = "side-effecting"
+expectRecovered = false
+"#,
+    );
+    std::fs::write(&file, &text).unwrap();
+    let check = mcpres(&["scenarios", "check", file.to_str().unwrap()]);
+    assert_eq!(check.status.code(), Some(0), "{}", text_of(&check));
+
+    let out = tmp.path().join("bundle");
+    let o = run(&["--scenario", file.to_str().unwrap()], &out);
+    assert_eq!(o.status.code(), Some(0), "{}", text_of(&o));
+    let (doc, report) = load(&out);
+    assert!(report.valid, "{:?}", report.findings);
+    let trial = out.join("raw/trial-1");
+    let zero = read_json(&trial.join("limit-zero.recovery.json"));
+    assert_eq!(zero["stopReason"], "RETRY_LIMIT_REACHED");
+    assert_eq!(zero["attempts"].as_array().unwrap().len(), 1);
+    let unsafe_ = read_json(&trial.join("unsafe-timeout.recovery.json"));
+    assert_eq!(unsafe_["stopReason"], "UNSAFE_TO_RETRY");
+    assert_eq!(unsafe_["recovered"], false);
+    assert!(ops(&doc, "RECOVERY_ATTEMPT").is_empty());
+    assert_eq!(
+        doc["evidence"]["scenario"]["descriptor"]["recoveryPolicies"]
+            .as_array()
+            .unwrap()
+            .len(),
+        2
+    );
+}
+
+fn mcpres_show(name: &str) -> String {
+    let o = mcpres(&["scenarios", "show", name]);
+    assert_eq!(o.status.code(), Some(0));
+    text(&o.stdout)
+}
+
+fn text_of(o: &Output) -> String {
+    format!("stdout:\n{}\nstderr:\n{}", text(&o.stdout), text(&o.stderr))
+}
+
+#[test]
+fn client_faults_are_answered_and_the_subject_stays_usable() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("bundle");
+    let o = run(&["--scenario", "client-faults"], &out);
+    assert_eq!(o.status.code(), Some(0), "{}", text_of(&o));
+    let (doc, report) = load(&out);
+    assert!(report.valid, "{:?}", report.findings);
+    assert_eq!(doc["statement"]["result"], "PASS");
+    let oracle = read_json(&out.join("raw/trial-1/client.oracle.json"));
+    let faults = oracle["faults"].as_array().unwrap();
+    assert_eq!(faults.len(), 4);
+    let answer = |name: &str| {
+        faults.iter().find(|f| f["name"] == name).unwrap()["answer"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    // The reference server answers a parse error with -32700 and an unknown
+    // method with -32601, as JSON-RPC asks.
+    assert_eq!(answer("truncated-json"), "ERROR -32700");
+    assert_eq!(answer("unknown-method"), "ERROR -32601");
+    assert!(answer("call-without-name").starts_with("ERROR "));
+    // The broken bytes went to the subject exactly as written.
+    let stdin = std::fs::read(out.join("raw/trial-1/client.stdin.bin")).unwrap();
+    assert!(stdin.windows(3).any(|w| w == [0xC3, 0x28, 0xFF]));
+    let cases = ops(&doc, "FAULT_CASE");
+    assert_eq!(cases.len(), 4);
+    assert!(cases.iter().all(|c| c["outcome"] == "PASS"));
+    let declared: Vec<&str> = doc["evidence"]["scenario"]["descriptor"]["faults"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["method"] == "HARNESS_CLIENT_INPUT")
+        .map(|f| f["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(declared.len(), 4, "{declared:?}");
+}
+
+#[test]
+fn client_faults_over_http_are_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("bundle");
+    let o = mcpres(&[
+        "run",
+        "--scenario",
+        "client-faults",
+        "--http",
+        "http://127.0.0.1:9/mcp",
+        "-o",
+        out.to_str().unwrap(),
+        "--",
+        exe().to_str().unwrap(),
+        "serve",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o.stderr).contains("stdio only"), "{}", text_of(&o));
+    assert!(!out.exists());
+}
+
+/// A file that declares the wrong expectation is not trusted: the control
+/// is recorded as a failed fault case, and the run fails (exit 1) with a valid
+/// bundle that says FAIL. A JSON file works the same as TOML.
+#[test]
+fn a_wrong_expectation_in_a_json_file_fails_the_run_honestly() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut scenario: Value = {
+        let text = mcpres_show("reference-faults");
+        let o = mcpres(&["scenarios", "show", "reference-faults"]);
+        assert!(o.status.success());
+        // TOML to JSON through the library (the same parser the CLI uses).
+        let s = mcpres::harness::scenario_file::parse_toml(&text, "t").unwrap();
+        s.document
+    };
+    scenario["name"] = json!("wrong-expectation");
+    scenario["negativeControls"][0]["expectedStopReason"] = json!("DUPLICATE_RESPONSE");
+    let file = tmp.path().join("wrong.json");
+    std::fs::write(&file, serde_json::to_vec_pretty(&scenario).unwrap()).unwrap();
+    let out = tmp.path().join("bundle");
+    let o = run(&["--scenario", file.to_str().unwrap()], &out);
+    assert_eq!(o.status.code(), Some(1), "{}", text_of(&o));
+    let (doc, report) = load(&out);
+    assert!(report.valid, "{:?}", report.findings);
+    assert_eq!(doc["statement"]["result"], "FAIL");
+    let failed = ops(&doc, "FAULT_CASE");
+    assert_eq!(failed.len(), 1);
+    assert_eq!(failed[0]["operationId"], "t1-schema-violation");
+    assert_eq!(failed[0]["outcome"], "FAIL");
+    assert_eq!(ops(&doc, "NEGATIVE_CONTROL").len(), 2);
+    assert_eq!(read_json(&out.join("raw/scenario.json")), scenario);
+}
+
+#[test]
+fn bad_scenario_files_are_refused_before_anything_starts() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("bad.toml");
+    std::fs::write(
+        &file,
+        mcpres_show("reference-faults").replace(
+            "mutant = \"oracle-decodes-lossily\"",
+            "mutant = \"oracle-guesses\"",
+        ),
+    )
+    .unwrap();
+    let check = mcpres(&["scenarios", "check", file.to_str().unwrap()]);
+    assert_eq!(check.status.code(), Some(1));
+    assert!(
+        text(&check.stderr).contains("/negativeControls/2/mutant"),
+        "{}",
+        text_of(&check)
+    );
+    let out = tmp.path().join("bundle");
+    let o = run(&["--scenario", file.to_str().unwrap()], &out);
+    assert_eq!(o.status.code(), Some(2), "{}", text_of(&o));
+    assert!(!out.exists());
+    let missing = mcpres(&["scenarios", "check", "/nonexistent/scenario.toml"]);
+    assert_eq!(missing.status.code(), Some(2));
+}

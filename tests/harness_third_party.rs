@@ -654,3 +654,72 @@ fn which(name: &str) -> PathBuf {
         .find(|p| p.is_file())
         .unwrap_or_else(|| panic!("{name} is not on PATH"))
 }
+
+/// The `client-faults` scenario against both third-party subjects over
+/// stdio: the broken input reaches the subject itself. What each pinned
+/// version answers is recorded here, so a change in an SDK shows up as a
+/// failing test rather than silently.
+#[test]
+fn client_faults_against_third_party_servers_record_their_answers() {
+    let mut subjects: Vec<(&str, Vec<String>, String, [&str; 4])> = Vec::new();
+    if let Some(dir) = env_dir("MCPRES_EVERYTHING_DIR") {
+        let node = which("node");
+        subjects.push((
+            "server-everything",
+            vec![
+                node.display().to_string(),
+                dir.join("dist/index.js").display().to_string(),
+                "stdio".into(),
+            ],
+            dir.display().to_string(),
+            // truncated JSON: silence; invalid UTF-8: decoded lossily and
+            // answered; unknown method: -32601; call without a name: -32603.
+            ["NONE", "ACCEPTED", "ERROR -32601", "ERROR -32603"],
+        ));
+    }
+    if let Some(python) = env_dir("MCPRES_PY_MCP_PYTHON") {
+        subjects.push((
+            "python-sdk",
+            vec![
+                python.display().to_string(),
+                "tests/subjects/py_echo_server.py".into(),
+            ],
+            "tests/subjects/py_echo_server.py".into(),
+            ["NONE", "ACCEPTED", "ERROR -32601", "ERROR -32602"],
+        ));
+    }
+    for (label, argv, artifact, answers) in subjects {
+        let tmp = tempfile::tempdir().unwrap();
+        let out = tmp.path().join(label);
+        let mut args = vec![
+            "run",
+            "--scenario",
+            "client-faults",
+            "--subject-artifact",
+            artifact.as_str(),
+            "-o",
+            out.to_str().unwrap(),
+            "--",
+        ];
+        args.extend(argv.iter().map(String::as_str));
+        let output = run(&args);
+        assert_eq!(
+            output.status.code(),
+            Some(0),
+            "{label}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        let (doc, report) = load(&out);
+        assert!(report.valid, "{label}: {:?}", report.primary());
+        assert_eq!(report.evidence_class.as_deref(), Some("GENUINE_RUNTIME"));
+        assert_eq!(doc["statement"]["result"], "PASS");
+        let oracle = read_json(&out.join("raw/trial-1/client.oracle.json"));
+        let got: Vec<&str> = oracle["faults"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f["answer"].as_str().unwrap())
+            .collect();
+        assert_eq!(got, answers, "{label}: {oracle}");
+    }
+}

@@ -703,17 +703,18 @@ fn client_faults_against_third_party_servers_record_their_answers() {
         ];
         args.extend(argv.iter().map(String::as_str));
         let output = run(&args);
+        let (doc, report) = load(&out);
+        let oracle = read_json(&out.join("raw/trial-1/client.oracle.json"));
         assert_eq!(
             output.status.code(),
             Some(0),
-            "{label}: {}",
+            "{label}: {}\n{}\n{oracle}",
+            String::from_utf8_lossy(&output.stdout),
             String::from_utf8_lossy(&output.stderr)
         );
-        let (doc, report) = load(&out);
         assert!(report.valid, "{label}: {:?}", report.primary());
         assert_eq!(report.evidence_class.as_deref(), Some("GENUINE_RUNTIME"));
         assert_eq!(doc["statement"]["result"], "PASS");
-        let oracle = read_json(&out.join("raw/trial-1/client.oracle.json"));
         let got: Vec<&str> = oracle["faults"]
             .as_array()
             .unwrap()

@@ -131,6 +131,20 @@ fn modern_stateless_discover_and_call() {
     let r = l.response_to(3);
     assert_eq!(r["result"]["ttlMs"], 60000);
     assert_eq!(r["result"]["cacheScope"], "public");
+    // A call without a tool name is invalid params (-32602), answered by the
+    // transport pump, not "method not found".
+    let bad = post(
+        srv.port,
+        request(4, "tools/call", with_modern_meta(json!({"arguments": {}})))
+            .to_string()
+            .as_bytes(),
+        &modern_headers("tools/call", None),
+        T,
+    );
+    assert_eq!(bad.status, 200);
+    let r = bad.response_to(4);
+    assert_eq!(r["error"]["code"], -32602, "{r}");
+    assert_eq!(r["error"]["data"]["missing"], "name");
     srv.stop();
 }
 

@@ -67,6 +67,10 @@ pub struct ClientFaultResult {
     pub ended_ms: u64,
     /// The subject's answer to the broken input: `ERROR <code>`, `ACCEPTED`, or `NONE`.
     pub answer: String,
+    /// The answer came after the probe that followed the fault.
+    pub late: bool,
+    /// The liveness probe's judgement.
+    pub probe: Judgement,
     pub judgement: Judgement,
 }
 
@@ -79,8 +83,8 @@ impl ClientFaultResult {
             "name": self.fault.name, "fault": self.fault.kind.id(), "requestId": self.id,
             "probeId": self.probe_id, "sentOffsetMs": self.sent_ms, "endedOffsetMs": self.ended_ms,
             "expect": self.fault.expect_label(),
-            "errorCode": self.fault.error_code, "answer": self.answer,
-            "judgement": self.judgement.to_json(),
+            "errorCode": self.fault.error_code, "answer": self.answer, "lateAnswer": self.late,
+            "probe": self.probe.to_json(), "judgement": self.judgement.to_json(),
         })
     }
 }
@@ -108,27 +112,75 @@ fn reject(stop: &'static str, detail: impl Into<String>) -> Judgement {
     }
 }
 
-/// Is this frame the subject's answer to the broken input? An answer to a
-/// fault without a usable id carries `id: null`.
-fn answers_fault(message: &Value, fault_id: Option<i64>, probe_id: i64) -> bool {
-    if message.get("method").is_some() || message["id"] == json!(probe_id) {
-        return false;
-    }
-    // A fault whose id cannot be read is answered with `id: null` (or, by a
-    // lenient parser, with the id it guessed): any other response counts.
-    fault_id.is_none_or(|id| message["id"] == json!(id) || message["id"].is_null())
+/// Is this frame the subject's answer to the broken input with nominal id
+/// `id`? A subject that could not read the id answers with `id: null`.
+fn answers_fault(message: &Value, id: i64, probe_id: i64) -> bool {
+    message.get("method").is_none()
+        && message["id"] != json!(probe_id)
+        && (message["id"] == json!(id) || message["id"].is_null())
 }
 
-/// Judge one fault from the frames read up to the probe's answer.
+/// How the subject answered a fault: `ERROR <code>`, `ACCEPTED` or `NONE`.
+fn answer_of(message: &Value) -> String {
+    match message.get("error") {
+        Some(e) => format!("ERROR {}", e["code"]),
+        None => "ACCEPTED".into(),
+    }
+}
+
+/// The verdict on one fault, from its answer and the probe's judgement.
+fn decide(fault: &ClientFault, answer: &str, probe: &Judgement, eof: bool) -> Judgement {
+    if answer == "ACCEPTED" && !fault.accept_allowed {
+        return reject(
+            "FAULTY_INPUT_ACCEPTED",
+            "the subject answered the broken input with a result",
+        );
+    }
+    if !probe.accepted() {
+        let stop = if eof && probe.stop_reason == "NO_RESPONSE" {
+            "SUBJECT_EXITED"
+        } else {
+            probe.stop_reason
+        };
+        return reject(
+            stop,
+            format!("liveness probe after the fault: {}", probe.detail),
+        );
+    }
+    if fault.error_required && answer == "NONE" {
+        return reject(
+            "NO_ERROR_RESPONSE",
+            "the broken input got no JSON-RPC error",
+        );
+    }
+    if let (Some(code), Some(got)) = (fault.error_code, answer.strip_prefix("ERROR "))
+        && got != code.to_string()
+    {
+        return reject(
+            "WRONG_ERROR_CODE",
+            format!("error code {got}, expected {code}"),
+        );
+    }
+    Judgement {
+        verdict: ACCEPT,
+        stop_reason: COMPLETED,
+        detail: format!(
+            "answer to the broken input: {answer}; the liveness probe was answered correctly"
+        ),
+    }
+}
+
+/// Judge one fault (nominal id `id`) from the frames read up to the probe's
+/// answer: the answer, the probe's judgement and the verdict.
 pub fn judge_fault(
     fault: &ClientFault,
-    fault_id: Option<i64>,
+    id: i64,
     probe_id: i64,
     frames: &[Frame],
     eof: bool,
     probe_sent_ms: u64,
     budget_ms: u64,
-) -> (String, Judgement) {
+) -> (String, Judgement, Judgement) {
     let mut answer = "NONE".to_string();
     let mut rest = Vec::new();
     for f in frames {
@@ -136,23 +188,9 @@ pub fn judge_fault(
             .ok()
             .and_then(|t| serde_json::from_str::<Value>(t).ok());
         match parsed {
-            Some(m) if answers_fault(&m, fault_id, probe_id) => {
-                answer = match m.get("error") {
-                    Some(e) => format!("ERROR {}", e["code"]),
-                    None => "ACCEPTED".into(),
-                };
-            }
+            Some(m) if answers_fault(&m, id, probe_id) => answer = answer_of(&m),
             _ => rest.push(f.clone()),
         }
-    }
-    if answer == "ACCEPTED" && !fault.accept_allowed {
-        return (
-            answer,
-            reject(
-                "FAULTY_INPUT_ACCEPTED",
-                "the subject answered the broken input with a result",
-            ),
-        );
     }
     let probe = judge(
         probe_id,
@@ -162,50 +200,55 @@ pub fn judge_fault(
         Mutant::None,
         &check_tools_list(None),
     );
-    if !probe.accepted() {
-        let stop = if eof && probe.stop_reason == "NO_RESPONSE" {
-            "SUBJECT_EXITED"
-        } else {
-            probe.stop_reason
-        };
-        return (
-            answer,
-            reject(
-                stop,
-                format!("liveness probe after the fault: {}", probe.detail),
-            ),
-        );
+    let verdict = decide(fault, &answer, &probe, eof);
+    (answer, probe, verdict)
+}
+
+/// Take out the frames that answer an earlier fault (a subject may answer
+/// after the probe that followed it) and record them on that fault.
+fn attribute_late(frames: Vec<Frame>, results: &mut [ClientFaultResult]) -> Vec<Frame> {
+    let mut rest = Vec::new();
+    for f in frames {
+        let message = serde_json::from_slice::<Value>(&f.bytes).ok();
+        let earlier = message.as_ref().and_then(|m| {
+            if m.get("method").is_some() || m["id"].is_null() {
+                return None;
+            }
+            results.iter_mut().find(|r| m["id"] == json!(r.id))
+        });
+        match (earlier, message) {
+            (Some(r), Some(m)) => {
+                r.answer = answer_of(&m);
+                r.late = true;
+                r.judgement = decide(&r.fault, &r.answer, &r.probe, false);
+            }
+            _ => rest.push(f),
+        }
     }
-    if fault.error_required && answer == "NONE" {
-        return (
-            answer,
-            reject(
-                "NO_ERROR_RESPONSE",
-                "the broken input got no JSON-RPC error",
-            ),
-        );
+    rest
+}
+
+/// Read frames until `probe_id` is answered, the deadline passes, or output ends.
+async fn until_answered(
+    session: &mut Session,
+    probe_id: i64,
+    deadline: Instant,
+) -> (Vec<Frame>, bool) {
+    let mut frames = Vec::new();
+    loop {
+        match session.next(deadline).await {
+            Next::Frame(f) => {
+                let done = serde_json::from_slice::<Value>(&f.bytes)
+                    .is_ok_and(|m| m.get("method").is_none() && m["id"] == json!(probe_id));
+                frames.push(f);
+                if done {
+                    return (frames, false);
+                }
+            }
+            Next::Eof => return (frames, true),
+            Next::Deadline => return (frames, false),
+        }
     }
-    if let (Some(code), Some(got)) = (fault.error_code, answer.strip_prefix("ERROR "))
-        && got != code.to_string()
-    {
-        return (
-            answer.clone(),
-            reject(
-                "WRONG_ERROR_CODE",
-                format!("error code {got}, expected {code}"),
-            ),
-        );
-    }
-    let detail =
-        format!("answer to the broken input: {answer}; the liveness probe was answered correctly");
-    (
-        answer,
-        Judgement {
-            verdict: ACCEPT,
-            stop_reason: COMPLETED,
-            detail,
-        },
-    )
 }
 
 /// Drive every client fault of `scenario` on one session.
@@ -231,12 +274,12 @@ pub async fn run_client_faults(session: &mut Session, scenario: &Scenario) -> Cl
         return out;
     }
     let mut id = FIRST_ID;
+    let mut eof = false;
     for fault in &scenario.client_faults {
-        let (bytes, fault_id) = fault_bytes(fault.kind, id);
+        let bytes = fault_bytes(fault.kind, id).0;
         let probe_id = id + 1;
         let sent_ms = session.now_ms();
         let mut frames = Vec::new();
-        let mut eof = false;
         let mut probe_sent_ms = sent_ms;
         if session.send_raw(&bytes).await.is_ok() {
             match session
@@ -251,27 +294,14 @@ pub async fn run_client_faults(session: &mut Session, scenario: &Scenario) -> Cl
         }
         if !eof {
             let deadline = Instant::now() + budget(scenario) + budget(scenario);
-            loop {
-                match session.next(deadline).await {
-                    Next::Frame(f) => {
-                        let done = serde_json::from_slice::<Value>(&f.bytes)
-                            .is_ok_and(|m| m.get("method").is_none() && m["id"] == json!(probe_id));
-                        frames.push(f);
-                        if done {
-                            break;
-                        }
-                    }
-                    Next::Eof => {
-                        eof = true;
-                        break;
-                    }
-                    Next::Deadline => break,
-                }
-            }
+            let (read, ended) = until_answered(session, probe_id, deadline).await;
+            frames = read;
+            eof = ended;
         }
-        let (answer, judgement) = judge_fault(
+        let frames = attribute_late(frames, &mut out.results);
+        let (answer, probe, judgement) = judge_fault(
             fault,
-            fault_id,
+            id,
             probe_id,
             &frames,
             eof,
@@ -285,11 +315,26 @@ pub async fn run_client_faults(session: &mut Session, scenario: &Scenario) -> Cl
             sent_ms,
             ended_ms: session.now_ms(),
             answer,
+            late: false,
+            probe,
             judgement,
         });
         id += 2;
         if eof {
             break;
+        }
+    }
+    if !eof {
+        // A last probe flushes answers that arrive after the last fault's probe.
+        let flush = id;
+        if session
+            .send(&request(flush, "tools/list", json!({})))
+            .await
+            .is_ok()
+        {
+            let deadline = Instant::now() + budget(scenario);
+            let (frames, _) = until_answered(session, flush, deadline).await;
+            attribute_late(frames, &mut out.results);
         }
     }
     out.ended_ms = session.now_ms();
@@ -323,36 +368,28 @@ mod tests {
     fn a_fault_is_handled_only_with_the_right_answer_and_a_live_subject() {
         let unknown = fault(ClientFaultKind::UnknownMethod, true, Some(-32601));
         let err = frame(r#"{"jsonrpc":"2.0","id":10,"error":{"code":-32601,"message":"x"}}"#);
-        let (answer, j) = judge_fault(&unknown, Some(10), 11, &[err, frame(PROBE)], false, 0, 100);
+        let (answer, _, j) = judge_fault(&unknown, 10, 11, &[err, frame(PROBE)], false, 0, 100);
         assert_eq!(answer, "ERROR -32601");
         assert!(j.accepted(), "{j:?}");
         // Wrong code, no answer, accepted input, dead subject.
         let wrong = frame(r#"{"jsonrpc":"2.0","id":10,"error":{"code":-32603,"message":"x"}}"#);
-        let (_, j) = judge_fault(
-            &unknown,
-            Some(10),
-            11,
-            &[wrong, frame(PROBE)],
-            false,
-            0,
-            100,
-        );
+        let (_, _, j) = judge_fault(&unknown, 10, 11, &[wrong, frame(PROBE)], false, 0, 100);
         assert_eq!(j.stop_reason, "WRONG_ERROR_CODE");
-        let (_, j) = judge_fault(&unknown, Some(10), 11, &[frame(PROBE)], false, 0, 100);
+        let (_, _, j) = judge_fault(&unknown, 10, 11, &[frame(PROBE)], false, 0, 100);
         assert_eq!(j.stop_reason, "NO_ERROR_RESPONSE");
         let ok = frame(r#"{"jsonrpc":"2.0","id":10,"result":{}}"#);
-        let (_, j) = judge_fault(&unknown, Some(10), 11, &[ok, frame(PROBE)], false, 0, 100);
+        let (_, _, j) = judge_fault(&unknown, 10, 11, &[ok, frame(PROBE)], false, 0, 100);
         assert_eq!(j.stop_reason, "FAULTY_INPUT_ACCEPTED");
-        let (_, j) = judge_fault(&unknown, Some(10), 11, &[], true, 0, 100);
+        let (_, _, j) = judge_fault(&unknown, 10, 11, &[], true, 0, 100);
         assert_eq!(j.stop_reason, "SUBJECT_EXITED");
         // Silence is fine where the scenario allows it; a parse error has id null.
         let lenient = fault(ClientFaultKind::TruncatedJson, false, None);
-        let (answer, j) = judge_fault(&lenient, None, 11, &[frame(PROBE)], false, 0, 100);
+        let (answer, _, j) = judge_fault(&lenient, 10, 11, &[frame(PROBE)], false, 0, 100);
         assert_eq!(answer, "NONE");
         assert!(j.accepted());
         let parse =
             frame(r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}"#);
-        let (answer, j) = judge_fault(&lenient, None, 11, &[parse, frame(PROBE)], false, 0, 100);
+        let (answer, _, j) = judge_fault(&lenient, 10, 11, &[parse, frame(PROBE)], false, 0, 100);
         assert_eq!(answer, "ERROR -32700");
         assert!(j.accepted());
         // SURVIVE: a lenient answer is recorded, not failed; death still fails.
@@ -361,11 +398,39 @@ mod tests {
             ..fault(ClientFaultKind::InvalidUtf8, false, None)
         };
         let lossy = frame(r#"{"jsonrpc":"2.0","id":10,"result":{"content":[]}}"#);
-        let (answer, j) = judge_fault(&survive, None, 11, &[lossy, frame(PROBE)], false, 0, 100);
+        let (answer, _, j) = judge_fault(&survive, 10, 11, &[lossy, frame(PROBE)], false, 0, 100);
         assert_eq!(answer, "ACCEPTED");
         assert!(j.accepted());
-        let (_, j) = judge_fault(&survive, None, 11, &[], true, 0, 100);
+        let (_, _, j) = judge_fault(&survive, 10, 11, &[], true, 0, 100);
         assert_eq!(j.stop_reason, "SUBJECT_EXITED");
+    }
+
+    #[test]
+    fn a_late_answer_is_recorded_on_the_fault_it_answers() {
+        let lenient = fault(ClientFaultKind::TruncatedJson, false, None);
+        let (answer, probe, judgement) =
+            judge_fault(&lenient, 10, 11, &[frame(PROBE)], false, 0, 100);
+        assert_eq!(answer, "NONE");
+        let mut results = vec![ClientFaultResult {
+            fault: lenient,
+            id: 10,
+            probe_id: 11,
+            sent_ms: 0,
+            ended_ms: 1,
+            answer,
+            late: false,
+            probe,
+            judgement,
+        }];
+        // The next fault's window holds an answer to id 10 and an answer
+        // with an id nobody sent: only the first is attributed.
+        let late = frame(r#"{"jsonrpc":"2.0","id":10,"result":{"tools":[]}}"#);
+        let stray = frame(r#"{"jsonrpc":"2.0","id":99,"result":{}}"#);
+        let rest = attribute_late(vec![late, stray], &mut results);
+        assert_eq!(rest.len(), 1);
+        assert_eq!(results[0].answer, "ACCEPTED");
+        assert!(results[0].late);
+        assert_eq!(results[0].judgement.stop_reason, "FAULTY_INPUT_ACCEPTED");
     }
 
     #[test]

@@ -255,9 +255,11 @@ async fn fault_layer(State(state): State<Arc<HttpState>>, req: Request, next: Ne
         }
     };
     let kill = parts.extensions.get::<ConnKill>().cloned();
-    let info = serde_json::from_slice::<Value>(&bytes)
-        .ok()
-        .and_then(|m| RequestInfo::from_message(&m));
+    let parsed = serde_json::from_slice::<Value>(&bytes).ok();
+    if let Some(answer) = parsed.as_ref().and_then(super::invalid_params) {
+        return json_response(StatusCode::OK, &answer);
+    }
+    let info = parsed.and_then(|m| RequestInfo::from_message(&m));
     let req = Request::from_parts(parts, Body::from(bytes));
     let Some(info) = info else {
         return next.run(req).await;

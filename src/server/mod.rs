@@ -254,3 +254,32 @@ pub(crate) fn shutdown_signal() -> impl std::future::Future<Output = ()> {
         }
     }
 }
+
+/// A request whose `params` lack a member its method cannot do without
+/// (`tools/call` and `prompts/get`: `name`; `resources/read`: `uri`; each a
+/// string). The SDK would answer such a request with `-32601` (method not
+/// found), because the request no longer matches its typed form; JSON-RPC
+/// asks for `-32602` (invalid params), which the transport pumps answer
+/// instead, before the fault plan counts the request.
+pub(crate) fn invalid_params(msg: &serde_json::Value) -> Option<serde_json::Value> {
+    let method = msg.get("method")?.as_str()?;
+    msg.get("id")?;
+    let member = match method {
+        "tools/call" | "prompts/get" => "name",
+        "resources/read" => "uri",
+        _ => return None,
+    };
+    let present = msg
+        .get("params")
+        .and_then(|p| p.get(member))
+        .is_some_and(serde_json::Value::is_string);
+    if present {
+        return None;
+    }
+    Some(fault::error_response(
+        &msg["id"],
+        -32602,
+        &format!("Invalid params: {method} needs a string {member}"),
+        Some(serde_json::json!({"method": method, "missing": member})),
+    ))
+}

@@ -492,6 +492,10 @@ pub(crate) async fn serve(config: Arc<Config>) -> Result<(), ServerError> {
         {
             shared.take_pending(&id_key(id));
         }
+        if let Some(answer) = super::invalid_params(&msg) {
+            shared.emit(&answer);
+            continue;
+        }
         let info = RequestInfo::from_message(&msg);
         match &info {
             Some(i) if i.method != "server/discover" && i.method != "ping" => {

@@ -267,6 +267,8 @@ pub struct RunFacts {
     pub http: bool,
     /// HTTP: the target's kind, digest and remote opt-in (no URL, no port).
     pub target: Option<Value>,
+    /// The protocol revision the run spoke.
+    pub revision: super::scenario::Revision,
 }
 
 /// The harness's tool identity (runner, producer and validator policy).
@@ -665,14 +667,14 @@ pub fn assemble(
     })).collect();
     let configuration = json!({
         "scenario": scenario.name, "exchangeBudgetMs": scenario.exchange_budget_ms,
-        "cleanControl": scenario.clean_steps,
+        "cleanControl": super::scenario::clean_steps_for(scenario.clean_steps, facts.revision),
         "negativeControls": scenario.negatives.iter().map(|c| json!({"name": c.name, "fault": c.fault, "trigger": c.trigger, "expectedStopReason": c.expected_stop, "mutant": c.mutant.id()})).collect::<Vec<_>>(),
         "trials": facts.planned_trials, "environmentKeys": facts.env_keys,
         "transport": if facts.http { "streamable-http" } else { "stdio" },
     });
     let descriptor = json!({
         "standardVersion": "0.2.0", "profileId": profile_id, "profileVersion": "2.0.0",
-        "protocolRevision": super::scenario::PROTOCOL_REVISION, "subjectIdentityDigest": subject_digest,
+        "protocolRevision": facts.revision.as_str(), "subjectIdentityDigest": subject_digest,
         "configurationProfileDigest": canonical::digest(&configuration)?, "operationClass": "tools/call",
         "faults": faults, "recoveryPolicies": [], "sideEffectModel": "READ_ONLY",
         "resourceLimits": {"inputBytes": 4194304, "events": 100000, "retries": 0, "concurrency": 1,
@@ -690,7 +692,7 @@ pub fn assemble(
     let mut evidence = json!({
         "schemaVersion": "mcp-res.evidence-envelope/0.2.0", "standardVersion": "0.2.0",
         "profile": {"id": profile_id, "version": "2.0.0"},
-        "protocolRevision": super::scenario::PROTOCOL_REVISION, "evidenceClassClaim": class,
+        "protocolRevision": facts.revision.as_str(), "evidenceClassClaim": class,
         "subject": {"subjectType": "MCP_SERVER", "name": facts.subject_name, "version": facts.subject_version,
                     "artifactSha256": facts.artifact_sha256, "identityDigest": subject_digest},
         "scenario": {"fingerprint": "", "descriptor": descriptor},
@@ -706,7 +708,7 @@ pub fn assemble(
     }
     let statement = json!({
         "schemaVersion": "mcp-res.conformance-statement/0.2.0", "standardVersion": "0.2.0",
-        "profileId": profile_id, "profileVersion": "2.0.0", "protocolRevision": super::scenario::PROTOCOL_REVISION,
+        "profileId": profile_id, "profileVersion": "2.0.0", "protocolRevision": facts.revision.as_str(),
         "subjectType": "MCP_SERVER", "subjectName": facts.subject_name, "subjectVersion": facts.subject_version,
         "evidenceClass": class, "result": result, "stabilityClassification": classification,
         "validator": tool, "verifiedAt": finished_at,

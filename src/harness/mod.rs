@@ -60,6 +60,10 @@ pub struct RunArgs {
     /// reviewed digest must equal the target's digest.
     #[arg(long, value_name = "FILE", requires = "http")]
     pub allow_remote: Option<PathBuf>,
+    /// The MCP protocol revision to speak: 2025-11-25 (initialize handshake)
+    /// or 2026-07-28 (stateless: server/discover, per-request `_meta`).
+    #[arg(long, value_enum, default_value = "2025-11-25")]
+    pub revision: scenario::Revision,
     /// The bundle directory to create (must not exist).
     #[arg(short, long, value_name = "DIR")]
     pub output: PathBuf,
@@ -269,6 +273,7 @@ pub async fn run(args: RunArgs) -> Result<RunSummary, HarnessError> {
             &env,
             &scratch_path,
             http.as_ref(),
+            args.revision,
         )
         .await?;
         progress(format!(
@@ -351,6 +356,7 @@ pub async fn run(args: RunArgs) -> Result<RunSummary, HarnessError> {
         cleanup_span: (cleanup_start, cleanup_end),
         http: http.is_some(),
         target: http.as_ref().map(http::HttpTarget::to_json),
+        revision: args.revision,
     };
     let assembled = evidence::assemble(&scenario, &trials, &facts, &scanner)?;
     for f in &assembled.privacy {
@@ -485,10 +491,12 @@ async fn run_trial(
     env: &BTreeMap<String, String>,
     scratch: &Path,
     http: Option<&http::HttpTarget>,
+    revision: scenario::Revision,
 ) -> Result<TrialRecord, HarnessError> {
     let ms = || u64::try_from(epoch.elapsed().as_millis()).unwrap_or(u64::MAX);
     let start_ms = ms();
     let mut session = Session::spawn(&format!("t{index}-clean"), epoch, program, args, env, http)?;
+    session.set_revision(revision);
     session.wait_listening(LISTEN_LIMIT).await;
     let probe = format!("mcpres-probe-{seed}");
     let clean = if scenario.generic {
@@ -521,6 +529,7 @@ async fn run_trial(
             env,
             http,
         )?;
+        session.set_revision(revision);
         session.wait_listening(LISTEN_LIMIT).await;
         let (outcome, harness_log) = if by_subject {
             (
@@ -648,6 +657,7 @@ pub fn main_demo(args: DemoArgs) -> i32 {
         subject_artifact: None,
         http: None,
         allow_remote: None,
+        revision: scenario::Revision::default(),
         output: output.clone(),
         command: vec![
             exe.display().to_string(),

@@ -365,3 +365,79 @@ fn bad_scenario_files_are_refused_before_anything_starts() {
     let missing = mcpres(&["scenarios", "check", "/nonexistent/scenario.toml"]);
     assert_eq!(missing.status.code(), Some(2));
 }
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// Over Streamable HTTP and on 2026-07-28: a closed connection with the
+/// process alive is retried on a new connection to the same process; a dead
+/// process is replaced; a 503 is retried after a backoff.
+#[test]
+fn recovery_over_http_on_the_stateless_revision() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("bundle");
+    let port = free_port().to_string();
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let exe = exe();
+    let o = mcpres(&[
+        "run",
+        "--scenario",
+        "reference-recovery",
+        "--revision",
+        "2026-07-28",
+        "--http",
+        &url,
+        "-o",
+        out.to_str().unwrap(),
+        "--",
+        exe.to_str().unwrap(),
+        "serve",
+        "--transport",
+        "http",
+        "--port",
+        &port,
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", text_of(&o));
+    let (doc, report) = load(&out);
+    assert!(report.valid, "{:?}", report.findings);
+    assert_eq!(doc["statement"]["protocolRevision"], "2026-07-28");
+    let trial = out.join("raw/trial-1");
+    let first = |name: &str| {
+        let o = read_json(&trial.join(format!("{name}.recovery.json")));
+        assert_eq!(o["stopReason"], "RECOVERED", "{name}: {o}");
+        (
+            o["attempts"][0]["observed"].as_str().unwrap().to_string(),
+            o["attempts"][0]["action"].as_str().unwrap().to_string(),
+        )
+    };
+    assert_eq!(
+        first("recover-disconnect"),
+        ("DISCONNECTED".into(), "RECONNECT_AND_RETRY".into())
+    );
+    assert_eq!(
+        first("recover-crash"),
+        ("DISCONNECTED".into(), "RESTART_AND_RETRY".into())
+    );
+    assert_eq!(
+        first("recover-overload"),
+        ("RETRYABLE_ERROR".into(), "BACKOFF_AND_RETRY".into())
+    );
+    // Same process after the reconnect: exactly one effect was counted.
+    let d = read_json(&trial.join("recover-disconnect.recovery.json"));
+    assert_eq!(d["effectsAfterRecovery"]["effects"], 1);
+    assert!(
+        !trial
+            .join("recover-disconnect-restart.http-requests.bin")
+            .exists()
+    );
+    // Stateless: no initialize anywhere, every request carries _meta.
+    let requests =
+        std::fs::read_to_string(trial.join("recover-timeout.http-requests.bin")).unwrap();
+    assert!(!requests.contains("\"initialize\""));
+    assert!(requests.contains("io.modelcontextprotocol/protocolVersion"));
+}

@@ -522,3 +522,309 @@ fn harness_errors_exit_2_without_writing() {
         assert!(!out.exists(), "{args:?}");
     }
 }
+
+// ---------------------------------------------------------------------------
+// Streamable HTTP (persistent connections, judged statuses) and revision 2026-07-28
+// ---------------------------------------------------------------------------
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+fn jsonl(path: &Path) -> Vec<Value> {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+/// `mcpres run [extra...] --http URL -o OUT -- mcpres serve --transport http --port P [serve_args...]`.
+fn run_http(out: &Path, extra: &[&str], serve_args: &[&str]) -> Output {
+    let port = free_port();
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let port_arg = port.to_string();
+    let exe = exe();
+    let mut args = vec!["run"];
+    args.extend_from_slice(extra);
+    args.extend(["--http", url.as_str(), "-o", out.to_str().unwrap(), "--"]);
+    args.extend([
+        exe.to_str().unwrap(),
+        "serve",
+        "--transport",
+        "http",
+        "--port",
+        port_arg.as_str(),
+    ]);
+    args.extend_from_slice(serve_args);
+    mcpres(&args)
+}
+
+fn negative_stops(doc: &Value) -> Vec<String> {
+    let mut stops: Vec<String> = doc["evidence"]["operations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|o| o["kind"] == "NEGATIVE_CONTROL")
+        .map(|o| {
+            o["negativeObservation"]["observedStopReason"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        })
+        .collect();
+    stops.sort();
+    stops
+}
+
+const REFERENCE_STOPS: [&str; 3] = [
+    "INVALID_UTF8",
+    "SCHEMA_VIOLATION",
+    "UNSOLICITED_RESPONSE_ID",
+];
+
+#[test]
+fn http_sessions_reuse_their_connection_and_record_its_lifecycle() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("bundle");
+    let o = run_http(&out, &[], &[]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "stdout:\n{}\nstderr:\n{}",
+        text(&o.stdout),
+        text(&o.stderr)
+    );
+    let (doc, report) = load(&out);
+    assert!(report.valid, "{:?}", report.findings);
+    assert_eq!(report.evidence_class.as_deref(), Some("GENUINE_RUNTIME"));
+    assert_eq!(negative_stops(&doc), REFERENCE_STOPS);
+    let events = jsonl(&out.join("raw/trial-1/lifecycle.jsonl"));
+    let clean: Vec<&Value> = events
+        .iter()
+        .filter(|e| e["session"] == "t1-clean")
+        .collect();
+    let count = |name: &str| clean.iter().filter(|e| e["event"] == name).count();
+    // initialize, notifications/initialized, tools/list, tools/call, DELETE: one connection.
+    assert_eq!(count("http-request"), 5, "{clean:#?}");
+    assert_eq!(count("connection-open"), 1, "{clean:#?}");
+    assert_eq!(count("connection-closed"), 1, "{clean:#?}");
+    let reused = clean
+        .iter()
+        .filter(|e| e["event"] == "http-request" && e["reused"] == true)
+        .count();
+    assert_eq!(reused, 4);
+    assert!(
+        clean
+            .iter()
+            .filter(|e| e["event"] == "http-request" || e["event"] == "http-response")
+            .all(|e| e["connection"] == 1)
+    );
+    let close = clean
+        .iter()
+        .find(|e| e["event"] == "connection-closed")
+        .unwrap();
+    assert_eq!(close["by"], "client");
+    assert_eq!(close["exchanges"], 5);
+    // Several requests on one connection, none asking to close it.
+    let requests = text(&std::fs::read(out.join("raw/trial-1/clean.http-requests.bin")).unwrap());
+    assert_eq!(requests.matches("POST /mcp HTTP/1.1\r\n").count(), 4);
+    assert!(!requests.to_ascii_lowercase().contains("connection: close"));
+    // Every status was judged: the steps pass with their statuses.
+    let oracle: Value =
+        serde_json::from_slice(&std::fs::read(out.join("raw/trial-1/clean.oracle.json")).unwrap())
+            .unwrap();
+    assert_eq!(oracle["stopReason"], "COMPLETED", "{oracle}");
+}
+
+#[test]
+fn http_error_statuses_are_judged_by_the_oracle() {
+    // 503 (resource-exhaustion) on the clean control's echo call: the JSON-RPC
+    // body is well formed, the status is not.
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("bundle");
+    let o = run_http(&out, &[], &["--fault", "resource-exhaustion@tool-echo"]);
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "stdout:\n{}\nstderr:\n{}",
+        text(&o.stdout),
+        text(&o.stderr)
+    );
+    let (doc, report) = load(&out);
+    assert!(report.valid, "{:?}", report.findings);
+    assert_eq!(doc["statement"]["result"], "FAIL");
+    let oracle: Value =
+        serde_json::from_slice(&std::fs::read(out.join("raw/trial-1/clean.oracle.json")).unwrap())
+            .unwrap();
+    assert_eq!(oracle["stopReason"], "HTTP_STATUS", "{oracle}");
+    let echo = oracle["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["id"] == 3)
+        .unwrap();
+    let detail = echo["judgement"]["detail"].as_str().unwrap();
+    assert!(detail.contains("HTTP 503"), "{detail}");
+    // The negative controls (which fault `add`) are unaffected.
+    assert_eq!(negative_stops(&doc), REFERENCE_STOPS);
+    let events = jsonl(&out.join("raw/trial-1/lifecycle.jsonl"));
+    assert!(
+        events
+            .iter()
+            .any(|e| e["event"] == "http-response" && e["status"] == 503)
+    );
+
+    // 401 (authorization-rejection) on tools/list.
+    let out = tmp.path().join("bundle-401");
+    let o = run_http(
+        &out,
+        &[],
+        &["--fault", "authorization-rejection@method-tools/list"],
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o.stderr));
+    let oracle: Value =
+        serde_json::from_slice(&std::fs::read(out.join("raw/trial-1/clean.oracle.json")).unwrap())
+            .unwrap();
+    assert_eq!(oracle["stopReason"], "HTTP_STATUS", "{oracle}");
+    let (_, report) = load(&out);
+    assert!(report.valid, "{:?}", report.findings);
+}
+
+/// The checks every 2026-07-28 bundle passes: valid GENUINE_RUNTIME PASS,
+/// revision recorded, server/discover with per-request `_meta`, no initialize.
+fn assert_modern_pass(out: &Path, o: &Output) -> Value {
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "stdout:\n{}\nstderr:\n{}",
+        text(&o.stdout),
+        text(&o.stderr)
+    );
+    let (doc, report) = load(out);
+    assert!(report.valid, "{:?}", report.findings);
+    assert_eq!(report.evidence_class.as_deref(), Some("GENUINE_RUNTIME"));
+    assert_eq!(doc["statement"]["result"], "PASS");
+    assert_eq!(doc["statement"]["protocolRevision"], "2026-07-28");
+    assert_eq!(doc["evidence"]["protocolRevision"], "2026-07-28");
+    assert_eq!(
+        doc["evidence"]["scenario"]["descriptor"]["protocolRevision"],
+        "2026-07-28"
+    );
+    // The subject identity comes from the discover result.
+    assert_eq!(doc["statement"]["subjectName"], SERVER_NAME);
+    assert_eq!(negative_stops(&doc), REFERENCE_STOPS);
+    let messages = jsonl(&out.join("raw/trial-1/messages.jsonl"));
+    let sent: Vec<&Value> = messages
+        .iter()
+        .filter(|m| m["direction"] == "client-to-server")
+        .map(|m| &m["message"])
+        .collect();
+    assert!(!sent.is_empty());
+    assert!(
+        sent.iter()
+            .all(|m| m["method"] != "initialize" && m["method"] != "notifications/initialized"),
+        "no handshake on 2026-07-28"
+    );
+    let discovers = sent
+        .iter()
+        .filter(|m| m["method"] == "server/discover")
+        .count();
+    assert_eq!(
+        discovers, 4,
+        "one per process: clean plus three negative controls"
+    );
+    for m in &sent {
+        let meta = &m["params"]["_meta"];
+        assert_eq!(
+            meta["io.modelcontextprotocol/protocolVersion"], "2026-07-28",
+            "{m}"
+        );
+        assert!(
+            meta["io.modelcontextprotocol/clientCapabilities"].is_object(),
+            "{m}"
+        );
+    }
+    // Every answer to the clean control says resultType complete.
+    let clean_results: Vec<&Value> = messages
+        .iter()
+        .filter(|m| m["session"] == "t1-clean" && m["direction"] == "server-to-client")
+        .filter_map(|m| m["message"].get("result"))
+        .collect();
+    assert_eq!(clean_results.len(), 3);
+    assert!(clean_results.iter().all(|r| r["resultType"] == "complete"));
+    let oracle: Value =
+        serde_json::from_slice(&std::fs::read(out.join("raw/trial-1/clean.oracle.json")).unwrap())
+            .unwrap();
+    let methods: Vec<&str> = oracle["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["method"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        methods,
+        ["server/discover", "tools/list", "tools/call", "shutdown"]
+    );
+    doc
+}
+
+#[test]
+fn revision_2026_07_28_over_stdio() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("bundle");
+    let exe = exe();
+    let o = mcpres(&[
+        "run",
+        "--revision",
+        "2026-07-28",
+        "-o",
+        out.to_str().unwrap(),
+        "--",
+        exe.to_str().unwrap(),
+        "serve",
+        "--transport",
+        "stdio",
+    ]);
+    assert_modern_pass(&out, &o);
+    // The raw stdin capture: the first line is the discover probe, and no
+    // initialize was ever written.
+    let stdin = text(&std::fs::read(out.join("raw/trial-1/clean.stdin.bin")).unwrap());
+    let first: Value = serde_json::from_str(stdin.lines().next().unwrap()).unwrap();
+    assert_eq!(first["method"], "server/discover");
+    assert!(!stdin.contains("\"initialize\""));
+}
+
+#[test]
+fn revision_2026_07_28_over_http() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("bundle");
+    let o = run_http(&out, &["--revision", "2026-07-28"], &[]);
+    assert_modern_pass(&out, &o);
+    let requests = text(&std::fs::read(out.join("raw/trial-1/clean.http-requests.bin")).unwrap());
+    assert_eq!(requests.matches("POST /mcp HTTP/1.1\r\n").count(), 3);
+    assert_eq!(
+        requests
+            .matches("MCP-Protocol-Version: 2026-07-28\r\n")
+            .count(),
+        3
+    );
+    for header in [
+        "Mcp-Method: server/discover\r\n",
+        "Mcp-Method: tools/list\r\n",
+        "Mcp-Method: tools/call\r\n",
+        "Mcp-Name: echo\r\n",
+    ] {
+        assert!(requests.contains(header), "{header:?} missing:\n{requests}");
+    }
+    // Stateless: no session id in either direction's use, and no DELETE.
+    assert!(!requests.to_ascii_lowercase().contains("mcp-session-id"));
+    assert!(!requests.contains("DELETE "));
+    let faulted =
+        text(&std::fs::read(out.join("raw/trial-1/schema-violation.http-requests.bin")).unwrap());
+    assert!(faulted.contains("Mcp-Name: add\r\n"), "{faulted}");
+}

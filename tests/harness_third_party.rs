@@ -724,3 +724,90 @@ fn client_faults_against_third_party_servers_record_their_answers() {
         assert_eq!(got, answers, "{label}: {oracle}");
     }
 }
+
+/// Revision 2026-07-28 against third-party servers: the Python SDK speaks it
+/// (stdio and Streamable HTTP, stateless); server-everything does not, and the
+/// record says so rather than passing.
+#[test]
+fn python_mcp_sdk_server_speaks_revision_2026_07_28() {
+    let Some(python) = env_dir("MCPRES_PY_MCP_PYTHON") else {
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    for http in [false, true] {
+        let out = tmp.path().join(format!("python-2026-{http}"));
+        let port = free_port();
+        let url = format!("http://127.0.0.1:{port}/mcp");
+        let port_arg = port.to_string();
+        let mut args = vec!["run", "--scenario", "generic", "--revision", "2026-07-28"];
+        if http {
+            args.extend(["--http", url.as_str()]);
+        }
+        args.extend([
+            "--subject-artifact",
+            "tests/subjects/py_echo_server.py",
+            "-o",
+            out.to_str().unwrap(),
+            "--",
+            python.to_str().unwrap(),
+            "tests/subjects/py_echo_server.py",
+        ]);
+        if http {
+            args.extend(["--http", port_arg.as_str()]);
+        }
+        let output = run(&args);
+        let doc = assert_generic_pass(&out, &output, 1);
+        assert_eq!(doc["statement"]["protocolRevision"], "2026-07-28");
+        // The identity comes from the discover result's _meta.
+        assert_eq!(doc["statement"]["subjectName"], "mcpres-py-echo");
+        let steps = clean_steps(&out, 1);
+        assert_eq!(step(&steps, 1)["method"], "server/discover");
+        assert_eq!(step(&steps, 3)["judgement"]["verdict"], "PASS");
+        if http {
+            let requests =
+                std::fs::read_to_string(out.join("raw/trial-1/clean.http-requests.bin")).unwrap();
+            assert!(requests.contains("Mcp-Method: tools/call\r\n"));
+            assert!(!requests.to_ascii_lowercase().contains("mcp-session-id"));
+        }
+    }
+}
+
+#[test]
+fn server_everything_does_not_speak_revision_2026_07_28() {
+    let Some(dir) = env_dir("MCPRES_EVERYTHING_DIR") else {
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("everything-2026");
+    let index = dir.join("dist/index.js");
+    let output = run(&[
+        "run",
+        "--scenario",
+        "generic",
+        "--revision",
+        "2026-07-28",
+        "--subject-artifact",
+        dir.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+        "--",
+        "node",
+        index.to_str().unwrap(),
+        "stdio",
+    ]);
+    assert_eq!(output.status.code(), Some(1));
+    let steps = clean_steps(&out, 1);
+    let discover = step(&steps, 1);
+    assert_eq!(discover["method"], "server/discover");
+    assert_eq!(discover["judgement"]["stopReason"], "ERROR_RESPONSE");
+    assert!(
+        discover["judgement"]["detail"]
+            .as_str()
+            .unwrap()
+            .contains("-32601")
+    );
+    // Nothing passed, so nothing is claimed: no negative control reached its property.
+    let (doc, _) = load(&out);
+    assert_eq!(doc["statement"]["result"], "FAIL");
+    assert_eq!(doc["evidence"]["evidenceClassClaim"], "DOCUMENTED_ONLY");
+}

@@ -14,8 +14,8 @@ use std::time::Instant;
 use serde_json::{Value, json};
 
 use super::scenario::{
-    ACCEPT, COMPLETED, ClientFault, ClientFaultKind, Judgement, Mutant, REJECT, Scenario, budget,
-    check_initialize, check_tools_list, exchange, initialize_request, judge, request,
+    ACCEPT, COMPLETED, ClientFault, ClientFaultKind, Judgement, Mutant, REJECT, Revision, Scenario,
+    budget, check_tools_list, exchange, judge, opening, rpc,
 };
 use super::subject::{Frame, Next, Session};
 
@@ -24,7 +24,12 @@ use super::subject::{Frame, Next, Session};
 const FIRST_ID: i64 = 10;
 
 /// The bytes of a fault (without the newline) and the id it carries, if any.
-pub fn fault_bytes(kind: ClientFaultKind, id: i64) -> (Vec<u8>, Option<i64>) {
+/// The well-formed ones carry the revision's `_meta` on 2026-07-28, so that
+/// only the named fault is wrong with them.
+pub fn fault_bytes(kind: ClientFaultKind, id: i64, revision: Revision) -> (Vec<u8>, Option<i64>) {
+    let well_formed = |method: &str, params: Value| {
+        serde_json::to_vec(&rpc(revision, id, method, params)).expect("a Value serializes")
+    };
     match kind {
         ClientFaultKind::TruncatedJson => (
             format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/list","params":{{"#)
@@ -40,14 +45,11 @@ pub fn fault_bytes(kind: ClientFaultKind, id: i64) -> (Vec<u8>, Option<i64>) {
             b.extend_from_slice(br#""}}}"#);
             (b, None)
         }
-        ClientFaultKind::UnknownMethod => (
-            format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"mcpres/no-such-method","params":{{}}}}"#)
-                .into_bytes(),
-            Some(id),
-        ),
+        ClientFaultKind::UnknownMethod => {
+            (well_formed("mcpres/no-such-method", json!({})), Some(id))
+        }
         ClientFaultKind::CallWithoutName => (
-            format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"arguments":{{}}}}}}"#)
-                .into_bytes(),
+            well_formed("tools/call", json!({"arguments": {}})),
             Some(id),
         ),
         ClientFaultKind::NotJsonRpc => (
@@ -195,6 +197,7 @@ pub fn judge_fault(
     let probe = judge(
         probe_id,
         &rest,
+        &[],
         probe_sent_ms,
         budget_ms,
         Mutant::None,
@@ -245,6 +248,7 @@ async fn until_answered(
                     return (frames, false);
                 }
             }
+            Next::Unanswered(_) => {}
             Next::Eof => return (frames, true),
             Next::Deadline => return (frames, false),
         }
@@ -257,18 +261,16 @@ pub async fn run_client_faults(session: &mut Session, scenario: &Scenario) -> Cl
         started_ms: session.now_ms(),
         ..Default::default()
     };
-    let opened = exchange(
-        session,
-        scenario,
-        "initialize",
-        1,
-        initialize_request(1),
-        &check_initialize,
-    )
-    .await
-    .is_ok_and(|(step, _)| step.judgement.accepted());
-    let note = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
-    out.opened = opened && session.send(&note).await.is_ok();
+    let revision = session.revision();
+    let (method, message, check) = opening(revision, 1);
+    let opened = exchange(session, scenario, method, 1, message, check)
+        .await
+        .is_ok_and(|(step, _)| step.judgement.accepted());
+    out.opened = opened
+        && (revision.is_stateless() || {
+            let note = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+            session.send(&note).await.is_ok()
+        });
     if !out.opened {
         out.ended_ms = session.now_ms();
         return out;
@@ -276,16 +278,14 @@ pub async fn run_client_faults(session: &mut Session, scenario: &Scenario) -> Cl
     let mut id = FIRST_ID;
     let mut eof = false;
     for fault in &scenario.client_faults {
-        let bytes = fault_bytes(fault.kind, id).0;
+        let bytes = fault_bytes(fault.kind, id, revision).0;
         let probe_id = id + 1;
         let sent_ms = session.now_ms();
         let mut frames = Vec::new();
         let mut probe_sent_ms = sent_ms;
         if session.send_raw(&bytes).await.is_ok() {
-            match session
-                .send(&request(probe_id, "tools/list", json!({})))
-                .await
-            {
+            let probe = rpc(revision, probe_id, "tools/list", json!({}));
+            match session.send(&probe).await {
                 Ok(at) => probe_sent_ms = at,
                 Err(_) => eof = true,
             }
@@ -327,11 +327,8 @@ pub async fn run_client_faults(session: &mut Session, scenario: &Scenario) -> Cl
     if !eof {
         // A last probe flushes answers that arrive after the last fault's probe.
         let flush = id;
-        if session
-            .send(&request(flush, "tools/list", json!({})))
-            .await
-            .is_ok()
-        {
+        let probe = rpc(revision, flush, "tools/list", json!({}));
+        if session.send(&probe).await.is_ok() {
             let deadline = Instant::now() + budget(scenario);
             let (frames, _) = until_answered(session, flush, deadline).await;
             attribute_late(frames, &mut out.results);
@@ -435,18 +432,18 @@ mod tests {
 
     #[test]
     fn fault_bytes_are_broken_in_the_named_way() {
-        let (b, id) = fault_bytes(ClientFaultKind::TruncatedJson, 10);
+        let (b, id) = fault_bytes(ClientFaultKind::TruncatedJson, 10, Revision::default());
         assert!(serde_json::from_slice::<Value>(&b).is_err());
         assert_eq!(id, None);
-        let (b, _) = fault_bytes(ClientFaultKind::InvalidUtf8, 10);
+        let (b, _) = fault_bytes(ClientFaultKind::InvalidUtf8, 10, Revision::default());
         assert!(std::str::from_utf8(&b).is_err());
-        let (b, id) = fault_bytes(ClientFaultKind::UnknownMethod, 12);
+        let (b, id) = fault_bytes(ClientFaultKind::UnknownMethod, 12, Revision::default());
         let v: Value = serde_json::from_slice(&b).unwrap();
         assert_eq!((v["id"].clone(), id), (json!(12), Some(12)));
-        let (b, _) = fault_bytes(ClientFaultKind::CallWithoutName, 10);
+        let (b, _) = fault_bytes(ClientFaultKind::CallWithoutName, 10, Revision::default());
         let v: Value = serde_json::from_slice(&b).unwrap();
         assert!(v["params"].get("name").is_none());
-        let (b, _) = fault_bytes(ClientFaultKind::NotJsonRpc, 10);
+        let (b, _) = fault_bytes(ClientFaultKind::NotJsonRpc, 10, Revision::default());
         let v: Value = serde_json::from_slice(&b).unwrap();
         assert!(v.get("jsonrpc").is_none());
     }

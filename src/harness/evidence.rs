@@ -53,7 +53,12 @@ impl NegativeRecord {
                 .control
                 .prerequisites
                 .iter()
-                .all(|p| reached.iter().any(|r| r == p))
+                // On 2026-07-28, server/discover opens what initialize opens.
+                .all(|p| {
+                    reached.iter().any(|r| {
+                        r == p || (p == "SESSION_INITIALIZED" && *r == "SERVER_DISCOVERED")
+                    })
+                })
     }
     pub fn observed_as_expected(&self) -> bool {
         self.outcome.observed.as_ref().is_some_and(|j| {
@@ -347,6 +352,8 @@ pub struct RunFacts {
     pub http: bool,
     /// HTTP: the target's kind, digest and remote opt-in (no URL, no port).
     pub target: Option<Value>,
+    /// The protocol revision the run spoke.
+    pub revision: super::scenario::Revision,
 }
 
 /// The harness's tool identity (runner, producer and validator policy).
@@ -969,13 +976,14 @@ pub fn assemble(
     // run's shape (trials, environment names, transport). Nothing machine-
     // or run-specific.
     let configuration = json!({
-        "scenario": scenario.document, "cleanControl": scenario.clean_steps,
+        "scenario": scenario.document,
+        "cleanControl": super::scenario::clean_steps_for(&scenario.clean_steps, facts.revision),
         "trials": facts.planned_trials, "environmentKeys": facts.env_keys,
         "transport": if facts.http { "streamable-http" } else { "stdio" },
     });
     let descriptor = json!({
         "standardVersion": "0.2.0", "profileId": profile_id, "profileVersion": "2.0.0",
-        "protocolRevision": super::scenario::PROTOCOL_REVISION, "subjectIdentityDigest": subject_digest,
+        "protocolRevision": facts.revision.as_str(), "subjectIdentityDigest": subject_digest,
         "configurationProfileDigest": canonical::digest(&configuration)?, "operationClass": "tools/call",
         "faults": faults, "recoveryPolicies": recovery_policies, "sideEffectModel": side_effect_model,
         "resourceLimits": {"inputBytes": 4194304, "events": 100000, "retries": retries, "concurrency": 1,
@@ -993,7 +1001,7 @@ pub fn assemble(
     let mut evidence = json!({
         "schemaVersion": "mcp-res.evidence-envelope/0.2.0", "standardVersion": "0.2.0",
         "profile": {"id": profile_id, "version": "2.0.0"},
-        "protocolRevision": super::scenario::PROTOCOL_REVISION, "evidenceClassClaim": class,
+        "protocolRevision": facts.revision.as_str(), "evidenceClassClaim": class,
         "subject": {"subjectType": "MCP_SERVER", "name": facts.subject_name, "version": facts.subject_version,
                     "artifactSha256": facts.artifact_sha256, "identityDigest": subject_digest},
         "scenario": {"fingerprint": "", "descriptor": descriptor},
@@ -1009,7 +1017,7 @@ pub fn assemble(
     }
     let statement = json!({
         "schemaVersion": "mcp-res.conformance-statement/0.2.0", "standardVersion": "0.2.0",
-        "profileId": profile_id, "profileVersion": "2.0.0", "protocolRevision": super::scenario::PROTOCOL_REVISION,
+        "profileId": profile_id, "profileVersion": "2.0.0", "protocolRevision": facts.revision.as_str(),
         "subjectType": "MCP_SERVER", "subjectName": facts.subject_name, "subjectVersion": facts.subject_version,
         "evidenceClass": class, "result": result, "stabilityClassification": classification,
         "validator": tool, "verifiedAt": finished_at,

@@ -5,7 +5,13 @@
 //! to the socket, and every byte read is appended to the raw response capture
 //! before the response is decoded (chunked transfer coding, then either one
 //! JSON body or Server-Sent Events whose `data` lines are the JSON-RPC frames).
-//! Only loopback targets are accepted.
+//!
+//! Connections are persistent: one exchange at a time per connection, the
+//! response read to its end (Content-Length, the terminal chunk, or the
+//! close), then the connection is kept for the next exchange unless the
+//! server closes it or says `Connection: close`. Every connection's open and
+//! close is a lifecycle event, and every exchange's status and media type is
+//! kept for the oracle. Only loopback targets are accepted (unless opted in).
 
 use std::net::{IpAddr, SocketAddr};
 use std::sync::{Arc, Mutex};
@@ -16,7 +22,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 use tokio::sync::mpsc;
 
-use super::subject::{Frame, Recording};
+use super::subject::{Frame, Pumped, Recording};
 
 /// Longest a single HTTP exchange may take before the harness gives up on it.
 const EXCHANGE_LIMIT: Duration = Duration::from_secs(60);
@@ -226,57 +232,129 @@ enum BodyMode {
     UntilEof,
 }
 
-/// Status, headers, body offset and body framing of a parsed response head.
-type Head = (u16, Vec<(String, String)>, usize, BodyMode);
+/// The final head of a response (interim 1xx heads are skipped).
+#[derive(Debug, Clone)]
+struct Head {
+    status: u16,
+    /// `HTTP/1.1` (persistent unless it says otherwise) rather than `HTTP/1.0`.
+    http11: bool,
+    headers: Vec<(String, String)>,
+    mode: BodyMode,
+}
 
-/// An incremental HTTP/1.1 response decoder.
+/// An incremental decoder of one HTTP/1.1 response: status, headers, the
+/// body (Content-Length, chunked, or up to the connection's close), where the
+/// response ends, and the JSON-RPC frames in it.
 #[derive(Debug, Default)]
 pub struct ResponseParser {
+    /// The response's bytes from its final head on.
     buf: Vec<u8>,
     head: Option<Head>,
+    /// Offset in `buf` of the body (length-delimited) or of the next chunk-size line.
     raw_cursor: usize,
     body: Vec<u8>,
     body_done: bool,
+    /// Offset in `buf` just past the response's last byte, once known.
+    end: Option<usize>,
+    /// The chunked coding could not be decoded.
+    malformed: bool,
+    closed: bool,
     event_cursor: usize,
     json_emitted: bool,
 }
 
 impl ResponseParser {
     pub fn status(&self) -> Option<u16> {
-        self.head.as_ref().map(|h| h.0)
+        self.head.as_ref().map(|h| h.status)
     }
 
     pub fn header(&self, name: &str) -> Option<&str> {
         self.head.as_ref().and_then(|h| {
-            h.1.iter()
+            h.headers
+                .iter()
                 .find(|(k, _)| k.eq_ignore_ascii_case(name))
                 .map(|(_, v)| v.as_str())
         })
     }
 
-    fn is_sse(&self) -> bool {
-        self.header("content-type")
-            .is_some_and(|c| c.to_ascii_lowercase().starts_with("text/event-stream"))
+    /// The media type of the body, lowercased, without parameters.
+    pub fn media_type(&self) -> Option<String> {
+        self.header("content-type").map(media_type)
     }
 
+    fn is_sse(&self) -> bool {
+        self.media_type().as_deref() == Some("text/event-stream")
+    }
+
+    fn is_json(&self) -> bool {
+        self.media_type()
+            .is_some_and(|m| m == "application/json" || m.ends_with("+json"))
+    }
+
+    /// The body is complete (every frame it holds has been emitted).
     pub fn done(&self) -> bool {
         self.body_done
+    }
+
+    /// The whole response message has been read: its end is known.
+    pub fn complete(&self) -> bool {
+        self.end.is_some()
+            || (self.closed
+                && matches!(
+                    self.head,
+                    Some(Head {
+                        mode: BodyMode::UntilEof,
+                        ..
+                    })
+                ))
+    }
+
+    /// Decoded body bytes so far.
+    pub fn body_len(&self) -> usize {
+        self.body.len()
+    }
+
+    /// May the connection carry another exchange after this response? `None`
+    /// when it may; otherwise why not.
+    pub fn reuse_refusal(&self) -> Option<&'static str> {
+        let head = self.head.as_ref()?;
+        let close = self
+            .header("connection")
+            .is_some_and(|v| v.split(',').any(|t| t.trim().eq_ignore_ascii_case("close")));
+        if !head.http11 {
+            Some("not an HTTP/1.1 response")
+        } else if close {
+            Some("the server sent Connection: close")
+        } else if self.malformed {
+            Some("the chunked body could not be decoded")
+        } else if head.mode == BodyMode::UntilEof {
+            Some("the body is delimited by the connection's close")
+        } else if self.end.is_some_and(|e| self.buf.len() > e) {
+            Some("bytes followed the end of the response")
+        } else if self.end.is_none() {
+            Some("the response is incomplete")
+        } else {
+            None
+        }
     }
 
     /// Feed bytes; returns the JSON-RPC frames that became complete.
     pub fn feed(&mut self, data: &[u8]) -> Vec<Vec<u8>> {
         self.buf.extend_from_slice(data);
-        if self.head.is_none() {
+        while self.head.is_none() {
             let Some(end) = find(&self.buf, b"\r\n\r\n") else {
                 return Vec::new();
             };
             let text = String::from_utf8_lossy(&self.buf[..end]).into_owned();
             let mut lines = text.split("\r\n");
-            let status = lines
-                .next()
-                .and_then(|l| l.split_whitespace().nth(1))
-                .and_then(|s| s.parse().ok())
-                .unwrap_or(0);
+            let mut status_line = lines.next().unwrap_or("").split_whitespace();
+            let version = status_line.next().unwrap_or("");
+            let status: u16 = status_line.next().and_then(|s| s.parse().ok()).unwrap_or(0);
+            if (100..200).contains(&status) && status != 101 {
+                // An interim response: the final one follows on the same connection.
+                self.buf.drain(..end + 4);
+                continue;
+            }
             let headers: Vec<(String, String)> = lines
                 .filter_map(|l| l.split_once(':'))
                 .map(|(k, v)| (k.trim().to_string(), v.trim().to_string()))
@@ -287,18 +365,27 @@ impl ResponseParser {
                     .find(|(k, _)| k.eq_ignore_ascii_case(n))
                     .map(|(_, v)| v.clone())
             };
-            let mode =
-                if get("transfer-encoding").is_some_and(|v| v.eq_ignore_ascii_case("chunked")) {
-                    BodyMode::Chunked
-                } else if let Some(n) = get("content-length").and_then(|v| v.parse().ok()) {
-                    BodyMode::Length(n)
-                } else if status == 204 || status == 304 || (100..200).contains(&status) {
-                    BodyMode::Length(0)
-                } else {
-                    BodyMode::UntilEof
-                };
+            let chunked = get("transfer-encoding").is_some_and(|v| {
+                v.rsplit(',')
+                    .next()
+                    .is_some_and(|c| c.trim().eq_ignore_ascii_case("chunked"))
+            });
+            let mode = if chunked {
+                BodyMode::Chunked
+            } else if let Some(n) = get("content-length").and_then(|v| v.trim().parse().ok()) {
+                BodyMode::Length(n)
+            } else if status == 204 || status == 304 {
+                BodyMode::Length(0)
+            } else {
+                BodyMode::UntilEof
+            };
             self.raw_cursor = end + 4;
-            self.head = Some((status, headers, end + 4, mode));
+            self.head = Some(Head {
+                status,
+                http11: version.eq_ignore_ascii_case("HTTP/1.1"),
+                headers,
+                mode,
+            });
         }
         self.decode_body();
         self.frames(false)
@@ -306,43 +393,67 @@ impl ResponseParser {
 
     /// The connection closed: whatever is complete now.
     pub fn finish(&mut self) -> Vec<Vec<u8>> {
-        if let Some((_, _, _, BodyMode::UntilEof)) = self.head {
+        self.closed = true;
+        if let Some(Head {
+            mode: BodyMode::UntilEof,
+            ..
+        }) = self.head
+        {
             self.body_done = true;
         }
         self.frames(true)
     }
 
     fn decode_body(&mut self) {
-        let Some((_, _, _, mode)) = self.head.clone() else {
+        let Some(mode) = self.head.as_ref().map(|h| h.mode) else {
             return;
         };
         match mode {
             BodyMode::Length(n) => {
-                let end = (self.raw_cursor + n).min(self.buf.len());
-                self.body = self.buf[self.raw_cursor..end].to_vec();
-                self.body_done = self.body.len() == n;
+                let upto = (self.raw_cursor + n).min(self.buf.len());
+                let from = self.raw_cursor + self.body.len();
+                if from < upto {
+                    self.body.extend_from_slice(&self.buf[from..upto]);
+                }
+                if self.body.len() == n {
+                    self.body_done = true;
+                    self.end = Some(self.raw_cursor + n);
+                }
             }
             BodyMode::UntilEof => {
-                self.body = self.buf[self.raw_cursor..].to_vec();
+                let from = self.raw_cursor + self.body.len();
+                if from < self.buf.len() {
+                    self.body.extend_from_slice(&self.buf[from..]);
+                }
             }
             BodyMode::Chunked => {
-                while !self.body_done {
-                    let Some(eol) = find(&self.buf[self.raw_cursor..], b"\r\n") else {
+                while self.end.is_none() && !self.malformed {
+                    let rest = &self.buf[self.raw_cursor..];
+                    if self.body_done {
+                        // The trailer section: header lines up to an empty line.
+                        if rest.starts_with(b"\r\n") {
+                            self.end = Some(self.raw_cursor + 2);
+                        } else if let Some(p) = find(rest, b"\r\n\r\n") {
+                            self.end = Some(self.raw_cursor + p + 4);
+                        }
+                        return;
+                    }
+                    let Some(eol) = find(rest, b"\r\n") else {
                         return;
                     };
-                    let line =
-                        String::from_utf8_lossy(&self.buf[self.raw_cursor..self.raw_cursor + eol])
-                            .into_owned();
+                    let line = String::from_utf8_lossy(&rest[..eol]).into_owned();
                     let size_text = line.split(';').next().unwrap_or("").trim();
                     let Ok(size) = usize::from_str_radix(size_text, 16) else {
                         // Not chunked coding after all: stop decoding.
+                        self.malformed = true;
                         self.body_done = true;
                         return;
                     };
                     let data_start = self.raw_cursor + eol + 2;
                     if size == 0 {
                         self.body_done = true;
-                        return;
+                        self.raw_cursor = data_start;
+                        continue;
                     }
                     if self.buf.len() < data_start + size + 2 {
                         return;
@@ -355,6 +466,9 @@ impl ResponseParser {
         }
     }
 
+    /// Frames: the events of an event stream, or the one body of a JSON
+    /// response. A body of any other media type is no frame (it stays in the
+    /// raw capture, and the status check judges the exchange).
     fn frames(&mut self, closed: bool) -> Vec<Vec<u8>> {
         let mut out = Vec::new();
         if self.head.is_none() {
@@ -393,7 +507,7 @@ impl ResponseParser {
                     out.push(data);
                 }
             }
-        } else if (self.body_done || closed) && !self.json_emitted {
+        } else if self.is_json() && (self.body_done || closed) && !self.json_emitted {
             self.json_emitted = true;
             let mut body = self.body.clone();
             while body.last().is_some_and(|b| *b == b'\n' || *b == b'\r') {
@@ -407,136 +521,591 @@ impl ResponseParser {
     }
 }
 
+/// `Application/JSON; charset=utf-8` -> `application/json`.
+pub fn media_type(content_type: &str) -> String {
+    content_type
+        .split(';')
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_ascii_lowercase()
+}
+
 fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
     hay.windows(needle.len()).position(|w| w == needle)
 }
 
-/// Shared state of one HTTP session (the MCP session id and the negotiated revision).
+/// What a POST carries, as the status rules of Streamable HTTP see it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Posted {
+    /// A JSON-RPC request: 200 with `application/json` or `text/event-stream`.
+    Request,
+    /// A notification: 202 Accepted without a body.
+    Notification,
+    /// A response to a server request: 202 Accepted without a body.
+    Response,
+    /// Not a JSON-RPC message (the session's `DELETE`): recorded, not judged.
+    Other,
+}
+
+impl Posted {
+    fn as_str(self) -> &'static str {
+        match self {
+            Posted::Request => "request",
+            Posted::Notification => "notification",
+            Posted::Response => "response",
+            Posted::Other => "none",
+        }
+    }
+}
+
+/// One exchange the client is about to make.
+#[derive(Debug, Clone)]
+pub struct Outgoing {
+    pub method: &'static str,
+    pub body: Option<Vec<u8>>,
+    pub kind: Posted,
+    pub rpc_id: Option<Value>,
+    pub rpc_method: Option<String>,
+    /// `params.name` (tools, prompts) or `params.uri` (resources): the `Mcp-Name` header.
+    pub rpc_name: Option<String>,
+}
+
+impl Outgoing {
+    /// A POST of one JSON-RPC message (`bytes` is its serialization).
+    pub fn post(bytes: Vec<u8>, message: &Value) -> Self {
+        let rpc_method = message
+            .get("method")
+            .and_then(Value::as_str)
+            .map(String::from);
+        let rpc_id = message.get("id").cloned();
+        let kind = match (&rpc_method, &rpc_id) {
+            (Some(_), Some(_)) => Posted::Request,
+            (Some(_), None) => Posted::Notification,
+            (None, _) => Posted::Response,
+        };
+        let params = message.get("params");
+        let rpc_name = params
+            .and_then(|p| p.get("name").or_else(|| p.get("uri")))
+            .and_then(Value::as_str)
+            .map(String::from);
+        Outgoing {
+            method: "POST",
+            body: Some(bytes),
+            kind,
+            rpc_id,
+            rpc_method,
+            rpc_name,
+        }
+    }
+
+    /// The `DELETE` that ends an MCP session.
+    pub fn delete() -> Self {
+        Outgoing {
+            method: "DELETE",
+            body: None,
+            kind: Posted::Other,
+            rpc_id: None,
+            rpc_method: None,
+            rpc_name: None,
+        }
+    }
+}
+
+/// What the oracle learns about one HTTP exchange.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HttpExchange {
+    pub method: &'static str,
+    pub kind: Posted,
+    pub rpc_id: Option<Value>,
+    pub rpc_method: Option<String>,
+    /// The connection (1-based per session) that carried it.
+    pub connection: u64,
+    /// Carried on a connection an earlier exchange had used.
+    pub reused: bool,
+    /// `None` when no response head arrived.
+    pub status: Option<u16>,
+    pub content_type: Option<String>,
+    pub body_bytes: usize,
+}
+
+impl HttpExchange {
+    /// What it was, for a judgement's detail.
+    pub fn describe(&self) -> String {
+        match (&self.rpc_method, &self.rpc_id) {
+            (Some(m), Some(id)) => format!("the {} of {m} (id {id})", self.kind.as_str()),
+            (Some(m), None) => format!("the {} {m}", self.kind.as_str()),
+            _ => format!("the {} {}", self.method, self.kind.as_str()),
+        }
+    }
+}
+
+/// A persistent connection.
+#[derive(Debug)]
+struct Conn {
+    stream: TcpStream,
+    id: u64,
+    exchanges: u32,
+}
+
+/// Shared state of one HTTP session: the MCP session id and revision, the
+/// idle keep-alive connection, and the record of every exchange.
 #[derive(Debug, Default)]
 pub struct HttpState {
     pub session_id: Option<String>,
     pub protocol_version: Option<String>,
+    /// 2026-07-28: no session id; `Mcp-Method` / `Mcp-Name` on every request.
+    pub stateless: bool,
+    idle: Option<Conn>,
+    connections: u64,
+    pub exchanges: Vec<HttpExchange>,
 }
 
-/// One HTTP exchange: `method` with an optional JSON body. Records the raw
-/// request and response, forwards every decoded frame to `tx`, and returns when
-/// the response is complete, the connection closes, or (for an SSE stream) the
-/// frame answering `answer_id` arrived.
-#[allow(clippy::too_many_arguments)]
-pub async fn exchange(
-    target: HttpTarget,
-    method: &'static str,
-    body: Option<Vec<u8>>,
-    answer_id: Option<Value>,
-    state: Arc<Mutex<HttpState>>,
+/// How one exchange left its connection.
+enum Ending {
+    /// Complete and persistent: the connection may carry the next exchange.
+    Reusable { answered: bool },
+    Closed {
+        answered: bool,
+        by: &'static str,
+        reason: &'static str,
+    },
+    /// Closed (or reset) before any response byte arrived.
+    Stale,
+    /// The request could not even be written: the connection was already
+    /// closed, so the server never saw it.
+    Unsent,
+}
+
+/// How long an event stream may stay open after the frame answering the
+/// request arrived before the client closes the connection instead of waiting
+/// for the terminal chunk.
+const SSE_GRACE: Duration = Duration::from_millis(1000);
+
+fn stale_error(e: &std::io::Error) -> bool {
+    use std::io::ErrorKind::*;
+    matches!(
+        e.kind(),
+        ConnectionReset | ConnectionAborted | BrokenPipe | UnexpectedEof
+    )
+}
+
+/// Header values we send must be visible ASCII.
+fn header_safe(v: &str) -> bool {
+    !v.is_empty() && v.bytes().all(|b| (0x20..=0x7E).contains(&b))
+}
+
+/// The client side of a Streamable HTTP session: one exchange at a time per
+/// connection, connections kept alive and reused, every byte recorded.
+#[derive(Debug, Clone)]
+pub struct Client {
+    pub target: HttpTarget,
+    pub state: Arc<Mutex<HttpState>>,
     rec: Arc<Mutex<Recording>>,
     session: String,
     epoch: Instant,
-    tx: mpsc::UnboundedSender<Option<Frame>>,
-) {
-    let ms = || u64::try_from(epoch.elapsed().as_millis()).unwrap_or(u64::MAX);
-    let (sid, version) = {
-        let s = state.lock().expect("http state lock");
-        (s.session_id.clone(), s.protocol_version.clone())
-    };
-    let mut request = format!(
-        "{method} {} HTTP/1.1\r\nHost: {}\r\nAccept: application/json, text/event-stream\r\nConnection: close\r\nUser-Agent: mcpres-harness/{}\r\n",
-        target.path,
-        target.authority,
-        env!("CARGO_PKG_VERSION")
-    );
-    if let Some(sid) = &sid {
-        request.push_str(&format!("Mcp-Session-Id: {sid}\r\n"));
+    tx: mpsc::UnboundedSender<Pumped>,
+}
+
+impl Client {
+    pub fn new(
+        target: HttpTarget,
+        rec: Arc<Mutex<Recording>>,
+        session: String,
+        epoch: Instant,
+        tx: mpsc::UnboundedSender<Pumped>,
+    ) -> Self {
+        Client {
+            target,
+            state: Arc::default(),
+            rec,
+            session,
+            epoch,
+            tx,
+        }
     }
-    if let Some(v) = &version {
-        request.push_str(&format!("MCP-Protocol-Version: {v}\r\n"));
+
+    pub(crate) fn ms(&self) -> u64 {
+        u64::try_from(self.epoch.elapsed().as_millis()).unwrap_or(u64::MAX)
     }
-    if let Some(b) = &body {
-        request.push_str(&format!(
-            "Content-Type: application/json\r\nContent-Length: {}\r\n",
-            b.len()
-        ));
+
+    pub(crate) fn event(&self, mut event: Value) {
+        event["session"] = json!(self.session);
+        self.rec.lock().expect("recorder lock").events.push(event);
     }
-    request.push_str("\r\n");
-    let mut bytes = request.into_bytes();
-    if let Some(b) = &body {
-        bytes.extend_from_slice(b);
+
+    fn state(&self) -> std::sync::MutexGuard<'_, HttpState> {
+        self.state.lock().expect("http state lock")
     }
-    let at = ms();
-    {
-        let mut r = rec.lock().expect("recorder lock");
-        r.http_requests.extend_from_slice(&bytes);
-        r.events.push(json!({"session": session, "event": "http-request", "offsetMs": at, "method": method, "bytes": bytes.len()}));
+
+    /// Speak 2026-07-28: that version header on every request, plus the
+    /// method and name headers; never a session id.
+    pub fn set_stateless(&self, version: &str) {
+        let mut s = self.state();
+        s.stateless = true;
+        s.protocol_version = Some(version.to_string());
     }
-    let outcome =
-        tokio::time::timeout(EXCHANGE_LIMIT, async {
-            let mut stream = TcpStream::connect(target.addr).await?;
-            stream.write_all(&bytes).await?;
-            stream.flush().await?;
-            let mut parser = ResponseParser::default();
-            let mut buf = [0u8; 8192];
-            let mut head_logged = false;
-            loop {
-                let n = stream.read(&mut buf).await?;
-                let at_ms = ms();
-                let frames = if n == 0 {
-                    parser.finish()
-                } else {
-                    rec.lock()
+
+    /// Register an exchange before it starts (so an oracle finds it even
+    /// before its response arrives); returns its index.
+    pub fn begin(&self, out: &Outgoing) -> usize {
+        let mut s = self.state();
+        s.exchanges.push(HttpExchange {
+            method: out.method,
+            kind: out.kind,
+            rpc_id: out.rpc_id.clone(),
+            rpc_method: out.rpc_method.clone(),
+            connection: 0,
+            reused: false,
+            status: None,
+            content_type: None,
+            body_bytes: 0,
+        });
+        s.exchanges.len() - 1
+    }
+
+    fn request_bytes(&self, out: &Outgoing) -> Vec<u8> {
+        let (sid, version, stateless) = {
+            let s = self.state();
+            (
+                s.session_id.clone(),
+                s.protocol_version.clone(),
+                s.stateless,
+            )
+        };
+        let mut request = format!(
+            "{} {} HTTP/1.1\r\nHost: {}\r\nAccept: application/json, text/event-stream\r\nUser-Agent: mcpres-harness/{}\r\n",
+            out.method,
+            self.target.path,
+            self.target.authority,
+            env!("CARGO_PKG_VERSION")
+        );
+        if let Some(sid) = sid.filter(|_| !stateless) {
+            request.push_str(&format!("Mcp-Session-Id: {sid}\r\n"));
+        }
+        if let Some(v) = &version {
+            request.push_str(&format!("MCP-Protocol-Version: {v}\r\n"));
+        }
+        if stateless {
+            if let Some(m) = out.rpc_method.as_deref().filter(|m| header_safe(m)) {
+                request.push_str(&format!("Mcp-Method: {m}\r\n"));
+            }
+            if let Some(n) = out.rpc_name.as_deref().filter(|n| header_safe(n)) {
+                request.push_str(&format!("Mcp-Name: {n}\r\n"));
+            }
+        }
+        if let Some(b) = &out.body {
+            request.push_str(&format!(
+                "Content-Type: application/json\r\nContent-Length: {}\r\n",
+                b.len()
+            ));
+        }
+        request.push_str("\r\n");
+        let mut bytes = request.into_bytes();
+        if let Some(b) = &out.body {
+            bytes.extend_from_slice(b);
+        }
+        bytes
+    }
+
+    fn closed(&self, conn: &Conn, by: &str, reason: &str) {
+        let at = self.ms();
+        self.event(json!({
+            "event": "connection-closed", "offsetMs": at, "connection": conn.id,
+            "exchanges": conn.exchanges, "by": by, "reason": reason,
+        }));
+    }
+
+    /// The idle connection when it is still open, else a new one.
+    async fn connection(&self) -> std::io::Result<(Conn, bool)> {
+        let idle = self.state().idle.take();
+        if let Some(conn) = idle {
+            let mut probe = [0u8; 1024];
+            match conn.stream.try_read(&mut probe) {
+                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => return Ok((conn, true)),
+                Ok(0) => self.closed(&conn, "server", "closed by the server while idle"),
+                Ok(n) => {
+                    self.rec
+                        .lock()
                         .expect("recorder lock")
                         .http_responses
-                        .extend_from_slice(&buf[..n]);
-                    parser.feed(&buf[..n])
-                };
-                if !head_logged && let Some(status) = parser.status() {
-                    head_logged = true;
-                    let mut s = state.lock().expect("http state lock");
-                    if let Some(id) = parser.header("mcp-session-id") {
-                        s.session_id = Some(id.to_string());
-                    }
-                    rec.lock().expect("recorder lock").events.push(json!({
-                        "session": session, "event": "http-response", "offsetMs": at_ms,
-                        "status": status, "contentType": parser.header("content-type"),
-                    }));
+                        .extend_from_slice(&probe[..n]);
+                    self.closed(&conn, "client", "unsolicited bytes on an idle connection");
                 }
-                let mut answered = false;
-                for frame in frames {
-                    let parsed = serde_json::from_slice::<Value>(&frame).ok();
-                    if let Some(m) = &parsed {
-                        if let Some(v) =
-                            m.pointer("/result/protocolVersion").and_then(Value::as_str)
-                        {
-                            state.lock().expect("http state lock").protocol_version =
-                                Some(v.to_string());
-                        }
-                        answered |= answer_id
-                            .as_ref()
-                            .is_some_and(|id| m.get("method").is_none() && m.get("id") == Some(id));
-                    }
-                    rec.lock().expect("recorder lock").messages.push(
-                        super::subject::message_entry(&session, "server-to-client", at_ms, &frame),
+                Err(_) => self.closed(&conn, "server", "the idle connection failed"),
+            }
+        }
+        let stream = TcpStream::connect(self.target.addr).await?;
+        let _ = stream.set_nodelay(true);
+        let id = {
+            let mut s = self.state();
+            s.connections += 1;
+            s.connections
+        };
+        let at = self.ms();
+        self.event(json!({
+            "event": "connection-open", "offsetMs": at, "connection": id,
+            "localPort": stream.local_addr().map(|a| a.port()).ok(),
+        }));
+        Ok((
+            Conn {
+                stream,
+                id,
+                exchanges: 0,
+            },
+            false,
+        ))
+    }
+
+    /// Keep a connection for the next exchange.
+    fn release(&self, conn: Conn) {
+        let mut s = self.state();
+        if s.idle.is_none() {
+            s.idle = Some(conn);
+        } else {
+            drop(s);
+            self.closed(&conn, "client", "another connection is already idle");
+        }
+    }
+
+    /// Close the idle connection (at the end of the session).
+    pub fn close_idle(&self, reason: &str) {
+        let idle = self.state().idle.take();
+        if let Some(conn) = idle {
+            self.closed(&conn, "client", reason);
+        }
+    }
+
+    /// One exchange (registered with [`Client::begin`] as `index`): records
+    /// the raw request and response, forwards every decoded frame, and
+    /// returns when the response is complete or the connection closed. A
+    /// request whose exchange ends without a frame answering it is reported
+    /// as unanswered, so nobody waits for it.
+    pub async fn exchange(&self, out: Outgoing, index: usize) {
+        let bytes = self.request_bytes(&out);
+        let answer_id = out.rpc_id.clone().filter(|_| out.kind == Posted::Request);
+        let outcome = tokio::time::timeout(
+            EXCHANGE_LIMIT,
+            self.attempt(&out, &bytes, index, answer_id.as_ref()),
+        )
+        .await;
+        let (answered, failure) = match outcome {
+            Ok(Ok(answered)) => (answered, None),
+            Ok(Err(e)) => (false, Some(e.to_string())),
+            Err(_) => {
+                let connection = self.state().exchanges[index].connection;
+                let at = self.ms();
+                self.event(json!({
+                    "event": "connection-closed", "offsetMs": at, "connection": connection,
+                    "by": "client", "reason": "no complete response within the exchange limit",
+                }));
+                (
+                    false,
+                    Some("no complete response within the exchange limit".to_string()),
+                )
+            }
+        };
+        if let Some(error) = failure {
+            let at = self.ms();
+            self.event(json!({
+                "event": "http-error", "offsetMs": at, "method": out.method, "error": error,
+            }));
+        }
+        if let (Some(id), false) = (answer_id, answered) {
+            let _ = self.tx.send(Pumped::Unanswered(id));
+        }
+    }
+
+    /// Send on a kept-alive connection, or a new one; a request that could not
+    /// be written to a reused connection (closed by the server while idle) is
+    /// sent again on a new one.
+    async fn attempt(
+        &self,
+        out: &Outgoing,
+        bytes: &[u8],
+        index: usize,
+        answer_id: Option<&Value>,
+    ) -> std::io::Result<bool> {
+        let mut retried = false;
+        loop {
+            let (mut conn, reused) = self.connection().await?;
+            conn.exchanges += 1;
+            {
+                let mut s = self.state();
+                s.exchanges[index].connection = conn.id;
+                s.exchanges[index].reused = reused;
+            }
+            let at = self.ms();
+            {
+                let mut r = self.rec.lock().expect("recorder lock");
+                r.http_requests.extend_from_slice(bytes);
+                r.events.push(json!({
+                    "session": self.session, "event": "http-request", "offsetMs": at,
+                    "method": out.method, "bytes": bytes.len(), "connection": conn.id,
+                    "reused": reused, "rpcMethod": out.rpc_method,
+                }));
+            }
+            match self.on_connection(&mut conn, bytes, index, answer_id).await {
+                Ok(Ending::Reusable { answered }) => {
+                    self.release(conn);
+                    return Ok(answered);
+                }
+                Ok(Ending::Closed {
+                    answered,
+                    by,
+                    reason,
+                }) => {
+                    self.closed(&conn, by, reason);
+                    return Ok(answered);
+                }
+                // Only a request the server cannot have seen is sent again: a
+                // connection that closes after the request was written is a
+                // failure the oracle must see (a server may close on purpose).
+                Ok(Ending::Unsent) if reused && !retried => {
+                    self.closed(
+                        &conn,
+                        "server",
+                        "closed before the request could be written; the request is sent again on a new connection",
                     );
-                    let _ = tx.send(Some(Frame {
-                        bytes: frame,
-                        at_ms,
-                    }));
+                    retried = true;
                 }
-                if n == 0 || parser.done() || (answered && parser.is_sse()) {
-                    return Ok::<(), std::io::Error>(());
+                Ok(Ending::Stale | Ending::Unsent) => {
+                    self.closed(&conn, "server", "closed before any response byte");
+                    return Ok(false);
+                }
+                Err(e) => {
+                    self.closed(&conn, "client", "I/O error");
+                    return Err(e);
                 }
             }
-        })
-        .await;
-    let failure = match outcome {
-        Ok(Ok(())) => None,
-        Ok(Err(e)) => Some(e.to_string()),
-        Err(_) => Some("no complete response within the exchange limit".to_string()),
-    };
-    if let Some(error) = failure {
-        let at = ms();
-        rec.lock().expect("recorder lock").events.push(json!({
-            "session": session, "event": "http-error", "offsetMs": at, "method": method, "error": error,
-        }));
+        }
+    }
+
+    async fn on_connection(
+        &self,
+        conn: &mut Conn,
+        bytes: &[u8],
+        index: usize,
+        answer_id: Option<&Value>,
+    ) -> std::io::Result<Ending> {
+        let mut written = conn.stream.write_all(bytes).await;
+        if written.is_ok() {
+            written = conn.stream.flush().await;
+        }
+        match written {
+            Err(e) if stale_error(&e) => return Ok(Ending::Unsent),
+            Err(e) => return Err(e),
+            Ok(()) => {}
+        }
+        let mut parser = ResponseParser::default();
+        let mut buf = [0u8; 8192];
+        let mut received = 0usize;
+        let mut head_logged = false;
+        let mut answered = false;
+        let mut grace: Option<Instant> = None;
+        loop {
+            let read = match grace {
+                None => conn.stream.read(&mut buf).await,
+                Some(until) => {
+                    match tokio::time::timeout_at(until.into(), conn.stream.read(&mut buf)).await {
+                        Ok(r) => r,
+                        Err(_) => {
+                            self.state().exchanges[index].body_bytes = parser.body_len();
+                            return Ok(Ending::Closed {
+                                answered,
+                                by: "client",
+                                reason: "the event stream stayed open after the answer",
+                            });
+                        }
+                    }
+                }
+            };
+            let n = match read {
+                Ok(n) => n,
+                Err(e) if received == 0 && stale_error(&e) => return Ok(Ending::Stale),
+                Err(e) => return Err(e),
+            };
+            if n == 0 && received == 0 {
+                return Ok(Ending::Stale);
+            }
+            let at_ms = self.ms();
+            let frames = if n == 0 {
+                parser.finish()
+            } else {
+                received += n;
+                self.rec
+                    .lock()
+                    .expect("recorder lock")
+                    .http_responses
+                    .extend_from_slice(&buf[..n]);
+                parser.feed(&buf[..n])
+            };
+            if !head_logged && let Some(status) = parser.status() {
+                head_logged = true;
+                let content_type = parser.header("content-type").map(String::from);
+                {
+                    let mut s = self.state();
+                    if !s.stateless
+                        && let Some(id) = parser.header("mcp-session-id")
+                    {
+                        s.session_id = Some(id.to_string());
+                    }
+                    s.exchanges[index].status = Some(status);
+                    s.exchanges[index].content_type = content_type.clone();
+                }
+                self.event(json!({
+                    "event": "http-response", "offsetMs": at_ms, "status": status,
+                    "contentType": content_type, "connection": conn.id,
+                }));
+            }
+            for frame in frames {
+                let parsed = serde_json::from_slice::<Value>(&frame).ok();
+                if let Some(m) = &parsed {
+                    if let Some(v) = m.pointer("/result/protocolVersion").and_then(Value::as_str) {
+                        let mut s = self.state();
+                        if !s.stateless {
+                            s.protocol_version = Some(v.to_string());
+                        }
+                    }
+                    answered |= answer_id
+                        .is_some_and(|id| m.get("method").is_none() && m.get("id") == Some(id));
+                }
+                self.rec.lock().expect("recorder lock").messages.push(
+                    super::subject::message_entry(&self.session, "server-to-client", at_ms, &frame),
+                );
+                let _ = self.tx.send(Pumped::Frame(Frame {
+                    bytes: frame,
+                    at_ms,
+                }));
+            }
+            if n == 0 || parser.complete() {
+                self.state().exchanges[index].body_bytes = parser.body_len();
+            }
+            if n == 0 {
+                return Ok(Ending::Closed {
+                    answered,
+                    by: "server",
+                    reason: if parser.complete() {
+                        "closed by the server at the end of the response"
+                    } else {
+                        "closed by the server before the response was complete"
+                    },
+                });
+            }
+            if parser.complete() {
+                return Ok(match parser.reuse_refusal() {
+                    None => Ending::Reusable { answered },
+                    Some(reason) => Ending::Closed {
+                        answered,
+                        by: "client",
+                        reason,
+                    },
+                });
+            }
+            if answered && parser.is_sse() && grace.is_none() {
+                grace = Some(Instant::now() + SSE_GRACE);
+            }
+        }
     }
 }
 
@@ -635,5 +1204,300 @@ mod tests {
         );
         assert!(p.done());
         assert_eq!(p.status(), Some(202));
+    }
+
+    #[test]
+    fn where_a_response_ends_decides_whether_the_connection_is_reused() {
+        // Content-Length: complete at the last body byte; HTTP/1.1 persists.
+        let mut p = ResponseParser::default();
+        p.feed(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{");
+        assert!(!p.complete());
+        assert_eq!(p.feed(b"}"), vec![b"{}".to_vec()]);
+        assert!(p.complete());
+        assert_eq!(p.reuse_refusal(), None);
+
+        // Chunked: complete only after the terminal chunk and its trailers.
+        let mut p = ResponseParser::default();
+        p.feed(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n");
+        p.feed(b"e\r\ndata: {\"a\":1}\n\n\r\n0\r\n");
+        assert!(p.done() && !p.complete(), "trailer section still open");
+        p.feed(b"X-Trailer: 1\r\n\r\n");
+        assert!(p.complete());
+        assert_eq!(p.reuse_refusal(), None);
+        assert_eq!(p.body_len(), 14);
+
+        // Bytes past the end, Connection: close, HTTP/1.0, a close-delimited body.
+        let mut p = ResponseParser::default();
+        p.feed(b"HTTP/1.1 202 Accepted\r\nContent-Length: 0\r\n\r\nHTTP/1.1");
+        assert!(p.complete());
+        assert_eq!(
+            p.reuse_refusal(),
+            Some("bytes followed the end of the response")
+        );
+        let mut p = ResponseParser::default();
+        p.feed(b"HTTP/1.1 202 Accepted\r\nConnection: close\r\nContent-Length: 0\r\n\r\n");
+        assert_eq!(p.reuse_refusal(), Some("the server sent Connection: close"));
+        let mut p = ResponseParser::default();
+        p.feed(b"HTTP/1.0 202 Accepted\r\nContent-Length: 0\r\n\r\n");
+        assert_eq!(p.reuse_refusal(), Some("not an HTTP/1.1 response"));
+        let mut p = ResponseParser::default();
+        p.feed(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n\r\n{\"b\":2}");
+        assert!(
+            !p.complete(),
+            "a close-delimited body ends only at the close"
+        );
+        assert_eq!(p.finish(), vec![b"{\"b\":2}".to_vec()]);
+        assert!(p.complete());
+        assert!(p.reuse_refusal().is_some());
+        // An undecodable chunk size: never reused.
+        let mut p = ResponseParser::default();
+        p.feed(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n");
+        assert!(p.done());
+        assert!(p.reuse_refusal().is_some());
+    }
+
+    #[test]
+    fn interim_heads_are_skipped_and_other_media_types_are_no_frames() {
+        let mut p = ResponseParser::default();
+        let frames = p.feed(
+            b"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: 2\r\n\r\n{}",
+        );
+        assert_eq!(p.status(), Some(200));
+        assert_eq!(p.media_type().as_deref(), Some("application/json"));
+        assert_eq!(frames, vec![b"{}".to_vec()]);
+        // An HTML error page is recorded raw, never handed to the oracle as a frame.
+        let mut p = ResponseParser::default();
+        let frames = p.feed(
+            b"HTTP/1.1 500 Internal Server Error\r\nContent-Type: text/html\r\nContent-Length: 9\r\n\r\n<b>no</b>",
+        );
+        assert!(frames.is_empty());
+        assert!(p.complete());
+        assert_eq!(p.status(), Some(500));
+        assert_eq!(media_type("Text/Event-Stream ; x=1"), "text/event-stream");
+    }
+
+    #[test]
+    fn outgoing_messages_are_classified_for_the_status_rules() {
+        let post = |v: Value| Outgoing::post(serde_json::to_vec(&v).unwrap(), &v);
+        let r = post(
+            json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "echo"}}),
+        );
+        assert_eq!(r.kind, Posted::Request);
+        assert_eq!(r.rpc_name.as_deref(), Some("echo"));
+        let n = post(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+        assert_eq!(n.kind, Posted::Notification);
+        let a = post(json!({"jsonrpc": "2.0", "id": "s1", "result": {}}));
+        assert_eq!(a.kind, Posted::Response);
+        let u = post(
+            json!({"jsonrpc": "2.0", "id": 4, "method": "resources/read", "params": {"uri": "mcpres://static/hello"}}),
+        );
+        assert_eq!(u.rpc_name.as_deref(), Some("mcpres://static/hello"));
+        assert_eq!(Outgoing::delete().kind, Posted::Other);
+        assert!(!header_safe("a\r\nb") && header_safe("tools/call"));
+    }
+
+    /// Read one request (head and Content-Length body) from `s`; `None` at EOF.
+    async fn read_request(s: &mut TcpStream, pending: &mut Vec<u8>) -> Option<String> {
+        let mut buf = [0u8; 4096];
+        loop {
+            if let Some(end) = find(pending, b"\r\n\r\n") {
+                let head = String::from_utf8_lossy(&pending[..end]).into_owned();
+                let len: usize = head
+                    .lines()
+                    .find_map(|l| {
+                        l.to_ascii_lowercase()
+                            .strip_prefix("content-length:")
+                            .map(|v| v.trim().parse().unwrap())
+                    })
+                    .unwrap_or(0);
+                if pending.len() >= end + 4 + len {
+                    let all = String::from_utf8_lossy(&pending[..end + 4 + len]).into_owned();
+                    pending.drain(..end + 4 + len);
+                    return Some(all);
+                }
+            }
+            let n = s.read(&mut buf).await.ok()?;
+            if n == 0 {
+                return None;
+            }
+            pending.extend_from_slice(&buf[..n]);
+        }
+    }
+
+    #[tokio::test]
+    async fn a_client_reuses_its_connection_and_reconnects_when_the_server_closes_it() {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let server = tokio::spawn(async move {
+            let mut seen = Vec::new();
+            // Connection 1: a JSON answer, then a 202, then the server closes it.
+            let (mut s, _) = listener.accept().await.unwrap();
+            let mut pending = Vec::new();
+            seen.push(read_request(&mut s, &mut pending).await.unwrap());
+            let body = br#"{"jsonrpc":"2.0","id":1,"result":{}}"#;
+            let head = format!(
+                "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nMcp-Session-Id: s-1\r\nContent-Length: {}\r\n\r\n",
+                body.len()
+            );
+            s.write_all(head.as_bytes()).await.unwrap();
+            s.write_all(body).await.unwrap();
+            seen.push(read_request(&mut s, &mut pending).await.unwrap());
+            s.write_all(b"HTTP/1.1 202 Accepted\r\nContent-Length: 0\r\n\r\n")
+                .await
+                .unwrap();
+            drop(s);
+            // Connection 2: an event stream ending with the terminal chunk.
+            let (mut s, _) = listener.accept().await.unwrap();
+            let mut pending = Vec::new();
+            seen.push(read_request(&mut s, &mut pending).await.unwrap());
+            let event = b"data: {\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{}}\n\n";
+            let head = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n";
+            s.write_all(head.as_bytes()).await.unwrap();
+            s.write_all(format!("{:x}\r\n", event.len()).as_bytes())
+                .await
+                .unwrap();
+            s.write_all(event).await.unwrap();
+            s.write_all(b"\r\n0\r\n\r\n").await.unwrap();
+            // Keep it open: the client must not need the close to finish.
+            let _ = read_request(&mut s, &mut pending).await;
+            seen
+        });
+        let target = HttpTarget {
+            addr,
+            authority: addr.to_string(),
+            path: "/mcp".into(),
+            target_sha256: String::new(),
+            remote_opt_in: None,
+        };
+        let rec = Arc::new(Mutex::new(Recording::default()));
+        let (tx, mut rx) = mpsc::unbounded_channel();
+        let client = Client::new(target, Arc::clone(&rec), "t".into(), Instant::now(), tx);
+        let send = |v: Value| {
+            let out = Outgoing::post(serde_json::to_vec(&v).unwrap(), &v);
+            let index = client.begin(&out);
+            (out, index)
+        };
+        let (out, i) = send(json!({"jsonrpc": "2.0", "id": 1, "method": "initialize"}));
+        client.exchange(out, i).await;
+        let (out, i) = send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+        client.exchange(out, i).await;
+        // Let the server's close arrive (either way the request must go out on connection 2).
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        let (out, i) = send(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}));
+        client.exchange(out, i).await;
+        client.close_idle("test over");
+
+        let exchanges = client.state.lock().unwrap().exchanges.clone();
+        let conns: Vec<(u64, bool, Option<u16>)> = exchanges
+            .iter()
+            .map(|x| (x.connection, x.reused, x.status))
+            .collect();
+        assert_eq!(
+            conns,
+            [
+                (1, false, Some(200)),
+                (1, true, Some(202)),
+                (2, false, Some(200))
+            ]
+        );
+        assert_eq!(
+            exchanges[2].content_type.as_deref(),
+            Some("text/event-stream")
+        );
+        assert_eq!(exchanges[1].body_bytes, 0);
+        let mut ids = Vec::new();
+        while let Ok(p) = rx.try_recv() {
+            if let Pumped::Frame(f) = p {
+                let v: Value = serde_json::from_slice(&f.bytes).unwrap();
+                ids.push(v["id"].clone());
+            }
+        }
+        assert_eq!(ids, [json!(1), json!(2)]);
+        let seen = server.await.unwrap();
+        assert!(seen[1].contains("Mcp-Session-Id: s-1\r\n"), "{}", seen[1]);
+        assert!(seen.iter().all(|r| !r.contains("Connection: close")));
+        let r = rec.lock().unwrap();
+        let events: Vec<(String, u64)> = r
+            .events
+            .iter()
+            .filter(|e| e["event"] == "connection-open" || e["event"] == "connection-closed")
+            .map(|e| {
+                (
+                    e["event"].as_str().unwrap().to_string(),
+                    e["connection"].as_u64().unwrap(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            events,
+            [
+                ("connection-open".to_string(), 1),
+                ("connection-closed".to_string(), 1),
+                ("connection-open".to_string(), 2),
+                ("connection-closed".to_string(), 2),
+            ]
+        );
+        let closed_1 = r
+            .events
+            .iter()
+            .find(|e| e["event"] == "connection-closed")
+            .unwrap();
+        assert_eq!(closed_1["by"], "server");
+        assert!(r.http_requests.starts_with(b"POST /mcp HTTP/1.1\r\n"));
+    }
+
+    #[tokio::test]
+    async fn stateless_requests_carry_method_and_name_headers_and_no_session() {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let server = tokio::spawn(async move {
+            let (mut s, _) = listener.accept().await.unwrap();
+            let mut pending = Vec::new();
+            let req = read_request(&mut s, &mut pending).await.unwrap();
+            // A server that issues a session id anyway: a stateless client ignores it.
+            s.write_all(b"HTTP/1.1 503 Service Unavailable\r\nMcp-Session-Id: nope\r\nContent-Type: text/plain\r\nContent-Length: 4\r\n\r\nbusy")
+                .await
+                .unwrap();
+            let second = read_request(&mut s, &mut pending).await.unwrap();
+            (req, second)
+        });
+        let target = HttpTarget {
+            addr,
+            authority: addr.to_string(),
+            path: "/mcp".into(),
+            target_sha256: String::new(),
+            remote_opt_in: None,
+        };
+        let rec = Arc::new(Mutex::new(Recording::default()));
+        let (tx, mut rx) = mpsc::unbounded_channel();
+        let client = Client::new(target, rec, "t".into(), Instant::now(), tx);
+        client.set_stateless("2026-07-28");
+        for id in [7, 8] {
+            let v = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": "echo"}});
+            let out = Outgoing::post(serde_json::to_vec(&v).unwrap(), &v);
+            let index = client.begin(&out);
+            if id == 7 {
+                client.exchange(out, index).await;
+            } else {
+                // The server never answers the second one; give up on it.
+                let _ =
+                    tokio::time::timeout(Duration::from_millis(300), client.exchange(out, index))
+                        .await;
+            }
+        }
+        let (req, second) = server.await.unwrap();
+        for r in [&req, &second] {
+            assert!(r.contains("MCP-Protocol-Version: 2026-07-28\r\n"), "{r}");
+            assert!(r.contains("Mcp-Method: tools/call\r\n"), "{r}");
+            assert!(r.contains("Mcp-Name: echo\r\n"), "{r}");
+            assert!(!r.to_ascii_lowercase().contains("mcp-session-id"), "{r}");
+        }
+        // The 503 carried no frame: the request is reported unanswered at once.
+        match rx.try_recv() {
+            Ok(Pumped::Unanswered(id)) => assert_eq!(id, json!(7)),
+            other => panic!("expected Unanswered(7), got {other:?}"),
+        }
+        let x = client.state.lock().unwrap().exchanges[0].clone();
+        assert_eq!((x.status, x.kind), (Some(503), Posted::Request));
     }
 }

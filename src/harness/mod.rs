@@ -68,6 +68,11 @@ pub struct RunArgs {
     /// reviewed digest must equal the target's digest.
     #[arg(long, value_name = "FILE", requires = "http")]
     pub allow_remote: Option<PathBuf>,
+    /// The MCP protocol revision to speak: 2025-11-25 (initialize handshake)
+    /// or 2026-07-28 (stateless: server/discover, per-request `_meta`).
+    /// Default: the scenario's `protocolRevision`, else 2025-11-25.
+    #[arg(long, value_enum)]
+    pub revision: Option<scenario::Revision>,
     /// The bundle directory to create (must not exist).
     #[arg(short, long, value_name = "DIR")]
     pub output: PathBuf,
@@ -197,6 +202,7 @@ pub async fn run(args: RunArgs) -> Result<RunSummary, HarnessError> {
         .unwrap_or(scenario::DEFAULT_SCENARIO);
     let scenario =
         scenario_file::resolve(scenario_name).map_err(|e| HarnessError::Usage(e.to_string()))?;
+    let revision = args.revision.unwrap_or(scenario.protocol_revision);
     if args.http.is_some() && !scenario.client_faults.is_empty() {
         return Err(HarnessError::Usage(format!(
             "scenario {} has client faults, which are driven over stdio only",
@@ -280,6 +286,7 @@ pub async fn run(args: RunArgs) -> Result<RunSummary, HarnessError> {
             &env,
             &scratch_path,
             http.as_ref(),
+            revision,
         )
         .await?;
         progress(format!(
@@ -362,6 +369,7 @@ pub async fn run(args: RunArgs) -> Result<RunSummary, HarnessError> {
         cleanup_span: (cleanup_start, cleanup_end),
         http: http.is_some(),
         target: http.as_ref().map(http::HttpTarget::to_json),
+        revision,
     };
     let assembled = evidence::assemble(&scenario, &trials, &facts, &scanner)?;
     for f in &assembled.privacy {
@@ -528,10 +536,12 @@ async fn run_trial(
     env: &BTreeMap<String, String>,
     scratch: &Path,
     http: Option<&http::HttpTarget>,
+    revision: scenario::Revision,
 ) -> Result<TrialRecord, HarnessError> {
     let ms = || u64::try_from(epoch.elapsed().as_millis()).unwrap_or(u64::MAX);
     let start_ms = ms();
     let mut session = Session::spawn(&format!("t{index}-clean"), epoch, program, args, env, http)?;
+    session.set_revision(revision);
     session.wait_listening(LISTEN_LIMIT).await;
     let probe = format!("mcpres-probe-{seed}");
     let clean = if scenario.generic {
@@ -564,6 +574,7 @@ async fn run_trial(
             env,
             http,
         )?;
+        session.set_revision(revision);
         session.wait_listening(LISTEN_LIMIT).await;
         let (outcome, harness_log) = if by_subject {
             (
@@ -607,6 +618,7 @@ async fn run_trial(
         env,
         http,
         listen_limit: LISTEN_LIMIT,
+        revision,
     };
     let mut recoveries = Vec::new();
     for control in &scenario.recoveries {
@@ -649,6 +661,7 @@ async fn run_trial(
         let start = ms();
         let mut session =
             Session::spawn(&format!("t{index}-client"), epoch, program, args, env, http)?;
+        session.set_revision(revision);
         session.wait_listening(LISTEN_LIMIT).await;
         let outcome = client::run_client_faults(&mut session, scenario).await;
         let (rec, ended) = session.finish(EXIT_GRACE).await;
@@ -835,6 +848,7 @@ pub fn main_demo(args: DemoArgs) -> i32 {
         subject_artifact: None,
         http: None,
         allow_remote: None,
+        revision: None,
         output: output.clone(),
         command: vec![
             exe.display().to_string(),

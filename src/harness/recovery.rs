@@ -27,10 +27,10 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use super::http::HttpTarget;
+use super::http::{HttpExchange, HttpTarget};
 use super::scenario::{
-    Judgement, Mutant, RecoveryControl, Scenario, budget, check_call, collect, exchange,
-    initialize_request, judge, request,
+    Judgement, Mutant, RecoveryControl, Scenario, budget, check_call, collect, complete_result,
+    exchange, judge, opening, rpc,
 };
 use super::subject::{Session, SubjectError};
 
@@ -45,6 +45,7 @@ pub struct Spawner<'a> {
     pub env: &'a BTreeMap<String, String>,
     pub http: Option<&'a HttpTarget>,
     pub listen_limit: Duration,
+    pub revision: super::scenario::Revision,
 }
 
 impl Spawner<'_> {
@@ -53,6 +54,7 @@ impl Spawner<'_> {
         argv.extend_from_slice(extra);
         let mut session =
             Session::spawn(name, self.epoch, self.program, &argv, self.env, self.http)?;
+        session.set_revision(self.revision);
         session.wait_listening(self.listen_limit).await;
         Ok(session)
     }
@@ -118,42 +120,54 @@ fn now(epoch: Instant) -> u64 {
 }
 
 /// The counter call of attempt `id` (the key stays the same: the idempotency key).
-fn counter_call(id: i64, key: &str) -> Value {
-    request(
+fn counter_call(session: &Session, id: i64, key: &str) -> Value {
+    rpc(
+        session.revision(),
         id,
         "tools/call",
         json!({"name": "counter", "arguments": {"key": key, "amount": 1}}),
     )
 }
 
-/// Open a session: initialize (judged) and the initialized notification.
+/// Open a session: initialize (judged) and the initialized notification, or
+/// server/discover on 2026-07-28.
 async fn open(session: &mut Session, scenario: &Scenario) -> bool {
-    let Ok((step, _)) = exchange(
-        session,
-        scenario,
-        "initialize",
-        1,
-        initialize_request(1),
-        &super::scenario::check_initialize,
-    )
-    .await
-    else {
+    let revision = session.revision();
+    let (method, message, check) = opening(revision, 1);
+    let Ok((step, _)) = exchange(session, scenario, method, 1, message, check).await else {
         return false;
     };
     if !step.judgement.accepted() {
         return false;
     }
+    if revision.is_stateless() {
+        return true;
+    }
     let note = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
     session.send(&note).await.is_ok()
 }
 
-/// Classify a failed attempt: (observed class, retry strategy).
-fn classify(judgement: &Judgement, frames: &[super::subject::Frame], eof: bool) -> &'static str {
+/// Classify a failed attempt. `closed`: stdout ended (stdio), or the HTTP
+/// exchange ended without an answer (the connection was closed).
+fn classify(
+    judgement: &Judgement,
+    frames: &[super::subject::Frame],
+    http: &[HttpExchange],
+    closed: bool,
+) -> &'static str {
     if judgement.accepted() {
         return "SUCCEEDED";
     }
-    if eof && judgement.stop_reason == "NO_RESPONSE" {
+    if closed && judgement.stop_reason == "NO_RESPONSE" {
         return "DISCONNECTED";
+    }
+    // Over HTTP an overloaded server says 503 (or 429) with Retry-After.
+    if judgement.stop_reason == "HTTP_STATUS"
+        && http
+            .iter()
+            .any(|x| matches!(x.status, Some(503) | Some(429)))
+    {
+        return "RETRYABLE_ERROR";
     }
     match judgement.stop_reason {
         "NO_RESPONSE" => "NO_RESPONSE_IN_TIME",
@@ -235,7 +249,8 @@ pub async fn run_recovery(
         let id = FIRST_CALL_ID + i64::from(attempt);
         let session = sessions.last_mut().expect("a session");
         let session_name = session.name.clone();
-        let sent = session.send(&counter_call(id, &key)).await;
+        let call = counter_call(session, id, &key);
+        let sent = session.send(&call).await;
         let Ok(sent_ms) = sent else {
             // Writing failed: the process is gone. Treat as a disconnect.
             out.attempts.push(Attempt {
@@ -272,17 +287,20 @@ pub async fn run_recovery(
         }
         let deadline = Instant::now() + Duration::from_millis(policy.attempt_timeout_ms);
         let (frames, ended_by) = collect(session, id, deadline).await;
-        let eof = ended_by == "EOF";
+        let closed = ended_by == "EOF" || ended_by == "RESPONSE_WITHOUT_ANSWER";
+        let http = session.take_http_exchanges();
+        let revision = session.revision();
         let judgement = judge(
             id,
             &frames,
+            &http,
             sent_ms,
             policy.attempt_timeout_ms,
             Mutant::None,
-            &check,
+            &complete_result(revision, &check),
         );
-        let observed = classify(&judgement, &frames, eof);
-        if attempt == 0 && eof {
+        let observed = classify(&judgement, &frames, &http, closed);
+        if attempt == 0 && closed {
             out.disconnect_observed = true;
         }
         let mut record = Attempt {
@@ -369,9 +387,17 @@ pub async fn run_recovery(
         match observed {
             "NO_RESPONSE_IN_TIME" => {
                 record.action = "CANCEL_AND_RETRY";
+                session.abandon_inflight("attempt timed out; abandoned before the retry");
                 let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
                                     "params": {"requestId": id, "reason": "mcpres recovery: attempt timed out"}});
                 let _ = session.send(&cancel).await;
+            }
+            // A closed HTTP connection with the process still alive: the next
+            // request opens a new connection to the same process.
+            "DISCONNECTED"
+                if session.is_http() && !session.exited(Duration::from_millis(300)).await =>
+            {
+                record.action = "RECONNECT_AND_RETRY";
             }
             "DISCONNECTED" => record.action = "RESTART_AND_RETRY",
             _ => record.action = "BACKOFF_AND_RETRY",
@@ -457,7 +483,8 @@ async fn read_effects(
     scenario: &Scenario,
     id: i64,
 ) -> (Option<Value>, bool, String) {
-    let read = request(
+    let read = rpc(
+        session.revision(),
         id,
         "resources/read",
         json!({"uri": "mcpres://state/counter"}),
@@ -544,26 +571,32 @@ mod tests {
             bytes: s.as_bytes().to_vec(),
             at_ms: 0,
         };
-        assert_eq!(classify(&reject("NO_RESPONSE"), &[], true), "DISCONNECTED");
         assert_eq!(
-            classify(&reject("NO_RESPONSE"), &[], false),
+            classify(&reject("NO_RESPONSE"), &[], &[], true),
+            "DISCONNECTED"
+        );
+        assert_eq!(
+            classify(&reject("NO_RESPONSE"), &[], &[], false),
             "NO_RESPONSE_IN_TIME"
         );
         let overload = frame(
             r#"{"jsonrpc":"2.0","id":2,"error":{"code":-32000,"message":"busy","data":{"retryAfterMs":100}}}"#,
         );
         assert_eq!(
-            classify(&reject("ERROR_RESPONSE"), &[overload], false),
+            classify(&reject("ERROR_RESPONSE"), &[overload], &[], false),
             "RETRYABLE_ERROR"
         );
         let plain = frame(r#"{"jsonrpc":"2.0","id":2,"error":{"code":-32601,"message":"no"}}"#);
         assert_eq!(
-            classify(&reject("ERROR_RESPONSE"), &[plain], false),
+            classify(&reject("ERROR_RESPONSE"), &[plain], &[], false),
             "ERROR"
         );
-        assert_eq!(classify(&reject("TOOL_ERROR"), &[], false), "TOOL_ERROR");
         assert_eq!(
-            classify(&reject("SCHEMA_VIOLATION"), &[], false),
+            classify(&reject("TOOL_ERROR"), &[], &[], false),
+            "TOOL_ERROR"
+        );
+        assert_eq!(
+            classify(&reject("SCHEMA_VIOLATION"), &[], &[], false),
             "PROTOCOL_FAILURE"
         );
         let ok = Judgement {
@@ -571,6 +604,6 @@ mod tests {
             stop_reason: super::super::scenario::COMPLETED,
             detail: String::new(),
         };
-        assert_eq!(classify(&ok, &[], false), "SUCCEEDED");
+        assert_eq!(classify(&ok, &[], &[], false), "SUCCEEDED");
     }
 }

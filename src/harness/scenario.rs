@@ -10,10 +10,62 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
+use super::http::{HttpExchange, Posted, media_type};
 use super::subject::{Frame, Next, Session};
 
-/// The protocol revision the built-in scenarios speak.
+/// The protocol revision the built-in scenarios speak by default.
 pub const PROTOCOL_REVISION: &str = "2025-11-25";
+
+/// The MCP protocol revision a run speaks (`mcpres run --revision`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum Revision {
+    /// `initialize` handshake, then requests on that session.
+    #[default]
+    #[value(name = "2025-11-25")]
+    V2025_11_25,
+    /// Stateless: `server/discover`, then requests that each carry their
+    /// own `_meta` (version, client capabilities); no session.
+    #[value(name = "2026-07-28")]
+    V2026_07_28,
+}
+
+impl Revision {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Revision::V2025_11_25 => PROTOCOL_REVISION,
+            Revision::V2026_07_28 => "2026-07-28",
+        }
+    }
+
+    /// 2026-07-28: no handshake, no session.
+    pub fn is_stateless(self) -> bool {
+        self == Revision::V2026_07_28
+    }
+}
+
+/// `_meta` key of the protocol version every 2026-07-28 request carries.
+pub const META_PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
+/// `_meta` key of the client capabilities every 2026-07-28 request carries.
+pub const META_CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
+/// `_meta` key of the client identity (optional) on 2026-07-28 requests.
+pub const META_CLIENT_INFO: &str = "io.modelcontextprotocol/clientInfo";
+/// `_meta` key of the server identity in a `server/discover` result.
+pub const META_SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
+
+/// The clean control's steps as run under `revision`: 2026-07-28 opens with
+/// `server/discover` and sends no `notifications/initialized`.
+pub fn clean_steps_for<S: AsRef<str>>(steps: &[S], revision: Revision) -> Vec<String> {
+    steps
+        .iter()
+        .map(AsRef::as_ref)
+        .filter(|s| !(revision.is_stateless() && *s == "notifications/initialized"))
+        .map(|s| match s {
+            "initialize" if revision.is_stateless() => "server/discover".to_string(),
+            other => other.to_string(),
+        })
+        .collect()
+}
+
 /// Verdict of an oracle that accepts.
 pub const ACCEPT: &str = "PASS";
 /// Verdict of an oracle that rejects.
@@ -190,8 +242,8 @@ pub struct Scenario {
     pub clean_steps: Vec<String>,
     /// `true` for the generic driver (arbitrary servers).
     pub generic: bool,
-    /// The MCP revision to speak.
-    pub protocol_revision: String,
+    /// The MCP revision to speak (unless `--revision` says otherwise).
+    pub protocol_revision: Revision,
     pub default_trials: Option<usize>,
     pub default_seed: Option<u32>,
     /// The run must end within this time.
@@ -251,15 +303,76 @@ impl Judgement {
 
 /// Checks of a result's members: `None` when acceptable, else a stop reason and detail.
 pub type ResultCheck = dyn Fn(&Value, Mutant) -> Option<(&'static str, String)>;
+/// A result check that may borrow (one built around another check).
+pub type BorrowedCheck<'a> = dyn Fn(&Value, Mutant) -> Option<(&'static str, String)> + 'a;
 
-/// Judge the frames received after sending request `id` at `sent_ms`.
+/// Streamable HTTP: a request must get 200 with one JSON body or an event
+/// stream; a notification or a response the client sent must get 202
+/// Accepted with no body. Exchanges that got no response head at all are left
+/// to the frame checks (`NO_RESPONSE`).
+pub fn check_http(http: &[HttpExchange]) -> Option<(&'static str, String)> {
+    for x in http {
+        let Some(status) = x.status else { continue };
+        match x.kind {
+            Posted::Request => {
+                if status != 200 {
+                    return Some((
+                        "HTTP_STATUS",
+                        format!("{} got HTTP {status}; a request must get 200", x.describe()),
+                    ));
+                }
+                let media = x.content_type.as_deref().map(media_type);
+                if !matches!(
+                    media.as_deref(),
+                    Some("application/json" | "text/event-stream")
+                ) {
+                    return Some((
+                        "HTTP_CONTENT_TYPE",
+                        format!(
+                            "{} got a 200 with content type {:?}; it must be application/json or text/event-stream",
+                            x.describe(),
+                            x.content_type
+                        ),
+                    ));
+                }
+            }
+            Posted::Notification | Posted::Response => {
+                if status != 202 {
+                    return Some((
+                        "HTTP_STATUS",
+                        format!(
+                            "{} got HTTP {status}; it must get 202 Accepted",
+                            x.describe()
+                        ),
+                    ));
+                }
+                if x.body_bytes > 0 {
+                    return Some((
+                        "HTTP_BODY_ON_ACCEPTED",
+                        format!(
+                            "{} got 202 Accepted with a {}-byte body; it must have none",
+                            x.describe(),
+                            x.body_bytes
+                        ),
+                    ));
+                }
+            }
+            Posted::Other => {}
+        }
+    }
+    None
+}
+
+/// Judge the frames received after sending request `id` at `sent_ms`, and
+/// (over HTTP) the exchanges that carried the step's messages.
 pub fn judge(
     id: i64,
     frames: &[Frame],
+    http: &[HttpExchange],
     sent_ms: u64,
     budget_ms: u64,
     mutant: Mutant,
-    check: &ResultCheck,
+    check: &BorrowedCheck<'_>,
 ) -> Judgement {
     let mut responses: Vec<(Value, u64)> = Vec::new();
     for (i, f) in frames.iter().enumerate() {
@@ -287,6 +400,9 @@ pub fn judge(
         if is_response {
             responses.push((msg, f.at_ms));
         }
+    }
+    if let Some((stop, detail)) = check_http(http) {
+        return Judgement::reject(stop, detail);
     }
     let matching: Vec<&(Value, u64)> = if mutant == Mutant::IgnoreIds {
         responses.iter().take(1).collect()
@@ -366,6 +482,88 @@ pub fn check_initialize(result: &Value, mutant: Mutant) -> Option<(&'static str,
     None
 }
 
+/// `server/discover` result (2026-07-28): the supported versions include
+/// 2026-07-28, capabilities, and the server identity in `_meta`.
+pub fn check_discover(result: &Value, mutant: Mutant) -> Option<(&'static str, String)> {
+    if mutant == Mutant::SkipResultShape {
+        return None;
+    }
+    let Some(versions) = result.get("supportedVersions").and_then(Value::as_array) else {
+        return Some((
+            "SCHEMA_VIOLATION",
+            "server/discover result lacks supportedVersions".into(),
+        ));
+    };
+    let modern = Revision::V2026_07_28.as_str();
+    if !versions.iter().any(|v| v == modern) {
+        return Some((
+            "REVISION_NOT_SUPPORTED",
+            format!("server/discover lists {versions:?}, not {modern}"),
+        ));
+    }
+    if !result.get("capabilities").is_some_and(Value::is_object) {
+        return Some((
+            "SCHEMA_VIOLATION",
+            "server/discover result lacks capabilities".into(),
+        ));
+    }
+    let info = result.get("_meta").and_then(|m| m.get(META_SERVER_INFO));
+    if !info
+        .and_then(|i| i.get("name"))
+        .is_some_and(Value::is_string)
+        || !info
+            .and_then(|i| i.get("version"))
+            .is_some_and(Value::is_string)
+    {
+        return Some((
+            "SCHEMA_VIOLATION",
+            format!("server/discover result lacks _meta[{META_SERVER_INFO:?}] name/version"),
+        ));
+    }
+    None
+}
+
+/// The server identity a handshake result reports: `serverInfo` of an
+/// `initialize` result, or `_meta["io.modelcontextprotocol/serverInfo"]` of
+/// a `server/discover` result.
+pub fn server_identity(result: &Value) -> (Option<String>, Option<String>) {
+    let info = result
+        .get("serverInfo")
+        .or_else(|| result.get("_meta").and_then(|m| m.get(META_SERVER_INFO)));
+    let field = |k: &str| {
+        info.and_then(|i| i.get(k))
+            .and_then(Value::as_str)
+            .map(String::from)
+    };
+    (field("name"), field("version"))
+}
+
+/// 2026-07-28: every result must say `resultType: "complete"` (this client
+/// asks for nothing that could be incomplete); then `check`.
+pub fn complete_result<'a>(
+    revision: Revision,
+    check: &'a ResultCheck,
+) -> impl Fn(&Value, Mutant) -> Option<(&'static str, String)> + 'a {
+    move |result, mutant| {
+        if let Some(failure) = check(result, mutant) {
+            return Some(failure);
+        }
+        if revision.is_stateless()
+            && mutant != Mutant::SkipResultShape
+            && result.get("resultType").and_then(Value::as_str) != Some("complete")
+        {
+            return Some((
+                "RESULT_TYPE_NOT_COMPLETE",
+                format!(
+                    "the result's resultType is {}, not \"complete\"",
+                    result.get("resultType").unwrap_or(&Value::Null)
+                ),
+            ));
+        }
+        None
+    }
+}
+
 /// `tools/list` result: named tools with an input schema, including `tool`.
 pub fn check_tools_list(
     tool: Option<&'static str>,
@@ -435,6 +633,38 @@ pub(crate) fn request(id: i64, method: &str, params: Value) -> Value {
     json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})
 }
 
+/// A request as `revision` sends it: on 2026-07-28 `params._meta` carries the
+/// protocol version, the client capabilities and the client identity.
+pub(crate) fn rpc(revision: Revision, id: i64, method: &str, params: Value) -> Value {
+    let mut params = if params.is_object() {
+        params
+    } else {
+        json!({})
+    };
+    if revision.is_stateless() {
+        params["_meta"] = json!({
+            META_PROTOCOL_VERSION: revision.as_str(),
+            META_CLIENT_CAPABILITIES: {},
+            META_CLIENT_INFO: {"name": "mcpres-harness", "version": env!("CARGO_PKG_VERSION")},
+        });
+    }
+    request(id, method, params)
+}
+
+/// The request that opens a control: `initialize` (2025-11-25) or
+/// `server/discover` (2026-07-28), its method name, and its result check.
+pub(crate) fn opening(revision: Revision, id: i64) -> (&'static str, Value, &'static ResultCheck) {
+    if revision.is_stateless() {
+        (
+            "server/discover",
+            rpc(revision, id, "server/discover", json!({})),
+            &check_discover,
+        )
+    } else {
+        ("initialize", initialize_request(id), &check_initialize)
+    }
+}
+
 pub(crate) fn initialize_request(id: i64) -> Value {
     request(
         id,
@@ -466,6 +696,10 @@ pub(crate) async fn collect(
                     return (frames, "ANSWERED");
                 }
             }
+            Next::Unanswered(answered) if answered == json!(id) => {
+                return (frames, "RESPONSE_WITHOUT_ANSWER");
+            }
+            Next::Unanswered(_) => {}
             Next::Eof => return (frames, "EOF"),
             Next::Deadline => return (frames, "DEADLINE"),
         }
@@ -478,6 +712,7 @@ pub(crate) async fn drain(session: &mut Session, deadline: Instant) -> (Vec<Fram
     loop {
         match session.next(deadline).await {
             Next::Frame(f) => frames.push(f),
+            Next::Unanswered(_) => {}
             Next::Eof => return (frames, "EOF"),
             Next::Deadline => return (frames, "DEADLINE"),
         }
@@ -536,13 +771,16 @@ pub(crate) async fn exchange(
         Instant::now() + budget(scenario) + budget(scenario),
     )
     .await;
+    let http = session.take_http_exchanges();
+    let revision = session.revision();
     let judgement = judge(
         id,
         &frames,
+        &http,
         sent_ms,
         scenario.exchange_budget_ms,
         Mutant::None,
-        check,
+        &complete_result(revision, check),
     );
     Ok((
         Step {
@@ -557,8 +795,9 @@ pub(crate) async fn exchange(
     ))
 }
 
-/// The clean control: initialize, notifications/initialized, tools/list,
-/// tools/call echo, then stdin EOF and a check that nothing unasked follows.
+/// The clean control: initialize and notifications/initialized (2025-11-25)
+/// or server/discover (2026-07-28), tools/list, tools/call echo, then stdin
+/// EOF and a check that nothing unasked follows.
 pub async fn run_clean(session: &mut Session, scenario: &Scenario, probe: &str) -> CleanOutcome {
     let mut out = CleanOutcome {
         steps: Vec::new(),
@@ -572,16 +811,9 @@ pub async fn run_clean(session: &mut Session, scenario: &Scenario, probe: &str) 
         out.stop_reason = stop;
         out.passed = stop == COMPLETED;
     };
-    let init = exchange(
-        session,
-        scenario,
-        "initialize",
-        1,
-        initialize_request(1),
-        &check_initialize,
-    )
-    .await;
-    let Ok((step, frames)) = init else {
+    let revision = session.revision();
+    let (method, message, check) = opening(revision, 1);
+    let Ok((step, frames)) = exchange(session, scenario, method, 1, message, check).await else {
         finish(&mut out, "SUBJECT_UNWRITABLE");
         return out;
     };
@@ -592,14 +824,7 @@ pub async fn run_clean(session: &mut Session, scenario: &Scenario, probe: &str) 
             .and_then(|m| m.get("result").cloned())
     }) {
         out.round_trip = true;
-        out.server_name = result
-            .pointer("/serverInfo/name")
-            .and_then(Value::as_str)
-            .map(String::from);
-        out.server_version = result
-            .pointer("/serverInfo/version")
-            .and_then(Value::as_str)
-            .map(String::from);
+        (out.server_name, out.server_version) = server_identity(&result);
     }
     let stop = step.judgement.stop_reason;
     let ok = step.judgement.accepted();
@@ -608,10 +833,12 @@ pub async fn run_clean(session: &mut Session, scenario: &Scenario, probe: &str) 
         finish(&mut out, stop);
         return out;
     }
-    let note = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
-    if session.send(&note).await.is_err() {
-        finish(&mut out, "SUBJECT_UNWRITABLE");
-        return out;
+    if !revision.is_stateless() {
+        let note = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+        if session.send(&note).await.is_err() {
+            finish(&mut out, "SUBJECT_UNWRITABLE");
+            return out;
+        }
     }
     let list_check = check_tools_list(Some("echo"));
     let call_check = check_call(probe.to_string());
@@ -619,13 +846,14 @@ pub async fn run_clean(session: &mut Session, scenario: &Scenario, probe: &str) 
         (
             "tools/list",
             2,
-            request(2, "tools/list", json!({})),
+            rpc(revision, 2, "tools/list", json!({})),
             &list_check,
         ),
         (
             "tools/call",
             3,
-            request(
+            rpc(
+                revision,
                 3,
                 "tools/call",
                 json!({"name": "echo", "arguments": {"text": probe}}),
@@ -723,9 +951,10 @@ pub fn fault_args(
 /// The expected `add` result text.
 pub const ADD_ARGS: (i64, i64) = (2, 3);
 
-/// The start every negative control shares: initialize (judged), then the
-/// `notifications/initialized` notification. `Err` carries the outcome so far
-/// when the session could not be opened.
+/// The start every negative control shares: initialize (judged) and the
+/// `notifications/initialized` notification (2025-11-25), or server/discover
+/// (judged; 2026-07-28). `Err` carries the outcome so far when the session
+/// could not be opened.
 pub async fn open_negative(
     session: &mut Session,
     scenario: &Scenario,
@@ -737,20 +966,17 @@ pub async fn open_negative(
         call_sent_ms: 0,
         frames: 0,
     };
-    let Ok((step, _)) = exchange(
-        session,
-        scenario,
-        "initialize",
-        1,
-        initialize_request(1),
-        &check_initialize,
-    )
-    .await
-    else {
+    let revision = session.revision();
+    let (method, message, check) = opening(revision, 1);
+    let Ok((step, _)) = exchange(session, scenario, method, 1, message, check).await else {
         return Err(out);
     };
     if !step.judgement.accepted() {
         return Err(out);
+    }
+    if revision.is_stateless() {
+        out.prerequisites.push("SERVER_DISCOVERED");
+        return Ok(out);
     }
     out.prerequisites.push("SESSION_INITIALIZED");
     let note = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
@@ -760,7 +986,7 @@ pub async fn open_negative(
     Ok(out)
 }
 
-/// Drive one negative control: initialize, tools/call add (the faulted call),
+/// Drive one negative control: initialize (or server/discover), tools/call add (the faulted call),
 /// stdin EOF, everything the subject writes until EOF, then both oracles.
 pub async fn run_negative(
     session: &mut Session,
@@ -771,7 +997,9 @@ pub async fn run_negative(
         Ok(out) => out,
         Err(out) => return out,
     };
-    let call = request(
+    let revision = session.revision();
+    let call = rpc(
+        revision,
         2,
         "tools/call",
         json!({"name": "add", "arguments": {"a": ADD_ARGS.0, "b": ADD_ARGS.1}}),
@@ -791,10 +1019,13 @@ pub async fn run_negative(
     if ended_by == "EOF" {
         out.prerequisites.push("SUBJECT_OUTPUT_COMPLETE");
     }
-    let check = check_call((ADD_ARGS.0 + ADD_ARGS.1).to_string());
+    let http = session.take_http_exchanges();
+    let call_check = check_call((ADD_ARGS.0 + ADD_ARGS.1).to_string());
+    let check = complete_result(revision, &call_check);
     out.observed = Some(judge(
         2,
         &frames,
+        &http,
         sent,
         scenario.exchange_budget_ms,
         Mutant::None,
@@ -803,6 +1034,7 @@ pub async fn run_negative(
     out.mutant = Some(judge(
         2,
         &frames,
+        &http,
         sent,
         scenario.exchange_budget_ms,
         neg.mutant,
@@ -830,22 +1062,23 @@ mod tests {
     fn oracle_accepts_a_good_call_and_rejects_each_fault_while_its_mutant_does_not() {
         let good = br#"{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"5"}]}}"#;
         let c = add_check();
-        assert!(judge(2, &[frame(good, 5)], 0, 100, Mutant::None, &c).accepted());
+        assert!(judge(2, &[frame(good, 5)], &[], 0, 100, Mutant::None, &c).accepted());
         // Timing budget.
         assert_eq!(
-            judge(2, &[frame(good, 500)], 0, 100, Mutant::None, &c).stop_reason,
+            judge(2, &[frame(good, 500)], &[], 0, 100, Mutant::None, &c).stop_reason,
             "TIMING_BUDGET_EXCEEDED"
         );
         // schema-violation: content removed.
         let no_content = br#"{"jsonrpc":"2.0","id":2,"result":{"structuredContent":{"sum":5}}}"#;
         assert_eq!(
-            judge(2, &[frame(no_content, 1)], 0, 100, Mutant::None, &c).stop_reason,
+            judge(2, &[frame(no_content, 1)], &[], 0, 100, Mutant::None, &c).stop_reason,
             "SCHEMA_VIOLATION"
         );
         assert!(
             judge(
                 2,
                 &[frame(no_content, 1)],
+                &[],
                 0,
                 100,
                 Mutant::SkipResultShape,
@@ -858,19 +1091,19 @@ mod tests {
             br#"{"jsonrpc":"2.0","id":1000002,"result":{"content":[{"type":"text","text":"5"}]}}"#;
         let frames = [frame(stray, 1), frame(good, 2)];
         assert_eq!(
-            judge(2, &frames, 0, 100, Mutant::None, &c).stop_reason,
+            judge(2, &frames, &[], 0, 100, Mutant::None, &c).stop_reason,
             "UNSOLICITED_RESPONSE_ID"
         );
-        assert!(judge(2, &frames, 0, 100, Mutant::IgnoreIds, &c).accepted());
+        assert!(judge(2, &frames, &[], 0, 100, Mutant::IgnoreIds, &c).accepted());
         // malformed-message: invalid UTF-8 inside a string.
         let mut bad = good.to_vec();
         bad.splice(60..60, [0xC3, 0x28]);
         assert_eq!(
-            judge(2, &[frame(&bad, 1)], 0, 100, Mutant::None, &c).stop_reason,
+            judge(2, &[frame(&bad, 1)], &[], 0, 100, Mutant::None, &c).stop_reason,
             "INVALID_UTF8"
         );
         assert_ne!(
-            judge(2, &[frame(&bad, 1)], 0, 100, Mutant::LossyDecode, &c).stop_reason,
+            judge(2, &[frame(&bad, 1)], &[], 0, 100, Mutant::LossyDecode, &c).stop_reason,
             "INVALID_UTF8"
         );
         // Duplicates, errors, missing responses, wrong results.
@@ -878,6 +1111,7 @@ mod tests {
             judge(
                 2,
                 &[frame(good, 1), frame(good, 2)],
+                &[],
                 0,
                 100,
                 Mutant::None,
@@ -887,22 +1121,22 @@ mod tests {
             "DUPLICATE_RESPONSE"
         );
         assert_eq!(
-            judge(2, &[], 0, 100, Mutant::None, &c).stop_reason,
+            judge(2, &[], &[], 0, 100, Mutant::None, &c).stop_reason,
             "NO_RESPONSE"
         );
         let err = br#"{"jsonrpc":"2.0","id":2,"error":{"code":-32601,"message":"x"}}"#;
         assert_eq!(
-            judge(2, &[frame(err, 1)], 0, 100, Mutant::None, &c).stop_reason,
+            judge(2, &[frame(err, 1)], &[], 0, 100, Mutant::None, &c).stop_reason,
             "ERROR_RESPONSE"
         );
         let wrong =
             br#"{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"6"}]}}"#;
         assert_eq!(
-            judge(2, &[frame(wrong, 1)], 0, 100, Mutant::None, &c).stop_reason,
+            judge(2, &[frame(wrong, 1)], &[], 0, 100, Mutant::None, &c).stop_reason,
             "WRONG_RESULT"
         );
         assert_eq!(
-            judge(2, &[frame(b"{", 1)], 0, 100, Mutant::None, &c).stop_reason,
+            judge(2, &[frame(b"{", 1)], &[], 0, 100, Mutant::None, &c).stop_reason,
             "INVALID_JSON"
         );
     }
@@ -917,5 +1151,235 @@ mod tests {
             assert_eq!(n.expected_verdict, REJECT);
         }
         assert!(find("no-such-scenario").is_none());
+    }
+
+    fn http(kind: Posted, status: u16, content_type: &str, body_bytes: usize) -> HttpExchange {
+        HttpExchange {
+            method: "POST",
+            kind,
+            rpc_id: (kind == Posted::Request).then(|| json!(2)),
+            rpc_method: Some(if kind == Posted::Request {
+                "tools/call".into()
+            } else {
+                "notifications/initialized".into()
+            }),
+            connection: 1,
+            reused: false,
+            status: Some(status),
+            content_type: (!content_type.is_empty()).then(|| content_type.to_string()),
+            body_bytes,
+        }
+    }
+
+    #[test]
+    fn http_statuses_are_judged_after_decoding_and_before_ids() {
+        let good = br#"{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"5"}]}}"#;
+        let c = add_check();
+        let note_ok = http(Posted::Notification, 202, "", 0);
+        let sse_ok = http(Posted::Request, 200, "text/event-stream", 90);
+        let json_ok = http(Posted::Request, 200, "application/json; charset=utf-8", 90);
+        for ok in [&sse_ok, &json_ok] {
+            let x = [note_ok.clone(), ok.clone()];
+            assert!(judge(2, &[frame(good, 1)], &x, 0, 100, Mutant::None, &c).accepted());
+        }
+        let stop = |x: &[HttpExchange], frames: &[Frame]| {
+            judge(2, frames, x, 0, 100, Mutant::None, &c).stop_reason
+        };
+        let err503 = br#"{"jsonrpc":"2.0","id":2,"error":{"code":-32000,"message":"busy"}}"#;
+        let unavailable = http(Posted::Request, 503, "application/json", 60);
+        assert_eq!(
+            stop(std::slice::from_ref(&unavailable), &[frame(err503, 1)]),
+            "HTTP_STATUS"
+        );
+        // A well-formed result does not excuse an error status.
+        assert_eq!(
+            stop(std::slice::from_ref(&unavailable), &[frame(good, 1)]),
+            "HTTP_STATUS"
+        );
+        // No frame at all (an error status without a JSON-RPC body).
+        assert_eq!(
+            stop(&[http(Posted::Request, 401, "text/plain", 12)], &[]),
+            "HTTP_STATUS"
+        );
+        assert_eq!(
+            stop(
+                &[http(Posted::Request, 200, "text/html", 5)],
+                &[frame(good, 1)]
+            ),
+            "HTTP_CONTENT_TYPE"
+        );
+        assert_eq!(
+            stop(&[http(Posted::Request, 200, "", 5)], &[frame(good, 1)]),
+            "HTTP_CONTENT_TYPE"
+        );
+        assert_eq!(
+            stop(
+                &[
+                    http(Posted::Notification, 200, "application/json", 0),
+                    sse_ok.clone()
+                ],
+                &[frame(good, 1)]
+            ),
+            "HTTP_STATUS"
+        );
+        assert_eq!(
+            stop(
+                &[
+                    http(Posted::Notification, 202, "application/json", 2),
+                    sse_ok.clone()
+                ],
+                &[frame(good, 1)]
+            ),
+            "HTTP_BODY_ON_ACCEPTED"
+        );
+        assert_eq!(
+            stop(&[http(Posted::Response, 500, "", 0)], &[frame(good, 1)]),
+            "HTTP_STATUS"
+        );
+        // Order: decoding first, then HTTP, then ids.
+        let mut bad = good.to_vec();
+        bad.splice(60..60, [0xC3, 0x28]);
+        assert_eq!(
+            stop(std::slice::from_ref(&unavailable), &[frame(&bad, 1)]),
+            "INVALID_UTF8"
+        );
+        let stray =
+            br#"{"jsonrpc":"2.0","id":1000002,"result":{"content":[{"type":"text","text":"5"}]}}"#;
+        assert_eq!(
+            stop(
+                std::slice::from_ref(&unavailable),
+                &[frame(stray, 1), frame(good, 2)]
+            ),
+            "HTTP_STATUS"
+        );
+        // No response head (a closed connection): left to the frame checks.
+        let mut silent = unavailable;
+        silent.status = None;
+        assert_eq!(stop(&[silent], &[]), "NO_RESPONSE");
+        // The DELETE is recorded, not judged.
+        let mut delete = http(Posted::Other, 405, "", 0);
+        delete.method = "DELETE";
+        assert_eq!(stop(&[delete, sse_ok], &[frame(good, 1)]), COMPLETED);
+    }
+
+    #[test]
+    fn each_mutant_is_still_killed_with_good_http_statuses() {
+        // The reference faults over HTTP arrive in a 200 event stream.
+        let x = [
+            http(Posted::Notification, 202, "", 0),
+            http(Posted::Request, 200, "text/event-stream", 120),
+        ];
+        let good = br#"{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"5"}],"resultType":"complete"}}"#;
+        let no_content = br#"{"jsonrpc":"2.0","id":2,"result":{"structuredContent":{"sum":5},"resultType":"complete"}}"#;
+        let stray = br#"{"jsonrpc":"2.0","id":1000002,"result":{"content":[{"type":"text","text":"5"}],"resultType":"complete"}}"#;
+        let mut bad = good.to_vec();
+        bad.splice(60..60, [0xC3, 0x28]);
+        let cases: [(&str, Vec<Frame>); 3] = [
+            ("schema-violation", vec![frame(no_content, 1)]),
+            ("reorder", vec![frame(stray, 1), frame(good, 2)]),
+            ("malformed-message", vec![frame(&bad, 1)]),
+        ];
+        let call = add_check();
+        for revision in [Revision::V2025_11_25, Revision::V2026_07_28] {
+            let c = complete_result(revision, &call);
+            assert!(judge(2, &[frame(good, 1)], &x, 0, 100, Mutant::None, &c).accepted());
+            for (name, frames) in &cases {
+                let neg = find(DEFAULT_SCENARIO)
+                    .unwrap()
+                    .negatives
+                    .into_iter()
+                    .find(|n| n.name == *name)
+                    .unwrap();
+                let real = judge(2, frames, &x, 0, 100, Mutant::None, &c);
+                assert_eq!(
+                    (real.verdict, real.stop_reason),
+                    (neg.expected_verdict.as_str(), neg.expected_stop.as_str()),
+                    "{name} {revision:?}"
+                );
+                let weak = judge(2, frames, &x, 0, 100, neg.mutant, &c);
+                assert_ne!(
+                    (weak.verdict, weak.stop_reason),
+                    (neg.expected_verdict.as_str(), neg.expected_stop.as_str()),
+                    "{name} {revision:?}: mutant survived"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn revision_2026_07_28_requests_results_and_discover() {
+        let r = rpc(Revision::V2026_07_28, 3, "tools/list", json!({}));
+        assert_eq!(r["params"]["_meta"][META_PROTOCOL_VERSION], "2026-07-28");
+        assert!(r["params"]["_meta"][META_CLIENT_CAPABILITIES].is_object());
+        let legacy = rpc(Revision::V2025_11_25, 3, "tools/list", json!({}));
+        assert!(legacy["params"].get("_meta").is_none());
+        let (method, message, _) = opening(Revision::V2026_07_28, 1);
+        assert_eq!(method, "server/discover");
+        assert_eq!(message["method"], "server/discover");
+        assert_eq!(opening(Revision::V2025_11_25, 1).0, "initialize");
+
+        let discover = json!({
+            "supportedVersions": ["2025-11-25", "2026-07-28"], "capabilities": {"tools": {}},
+            "resultType": "complete", "ttlMs": 0, "cacheScope": "public",
+            "_meta": {META_SERVER_INFO: {"name": "s", "version": "1.2"}},
+        });
+        assert_eq!(check_discover(&discover, Mutant::None), None);
+        assert_eq!(
+            server_identity(&discover),
+            (Some("s".into()), Some("1.2".into()))
+        );
+        assert_eq!(
+            server_identity(&json!({"serverInfo": {"name": "i", "version": "0"}})),
+            (Some("i".into()), Some("0".into()))
+        );
+        let mut old_only = discover.clone();
+        old_only["supportedVersions"] = json!(["2025-11-25"]);
+        assert_eq!(
+            check_discover(&old_only, Mutant::None).unwrap().0,
+            "REVISION_NOT_SUPPORTED"
+        );
+        let mut anonymous = discover.clone();
+        anonymous.as_object_mut().unwrap().remove("_meta");
+        assert_eq!(
+            check_discover(&anonymous, Mutant::None).unwrap().0,
+            "SCHEMA_VIOLATION"
+        );
+        let mut no_versions = discover.clone();
+        no_versions
+            .as_object_mut()
+            .unwrap()
+            .remove("supportedVersions");
+        assert_eq!(
+            check_discover(&no_versions, Mutant::None).unwrap().0,
+            "SCHEMA_VIOLATION"
+        );
+
+        let list = check_tools_list(None);
+        let modern = complete_result(Revision::V2026_07_28, &list);
+        let legacy = complete_result(Revision::V2025_11_25, &list);
+        let without = json!({"tools": []});
+        assert_eq!(
+            modern(&without, Mutant::None).unwrap().0,
+            "RESULT_TYPE_NOT_COMPLETE"
+        );
+        assert_eq!(legacy(&without, Mutant::None), None);
+        assert_eq!(
+            modern(
+                &json!({"tools": [], "resultType": "complete"}),
+                Mutant::None
+            ),
+            None
+        );
+        assert_eq!(
+            clean_steps_for(
+                &["initialize", "notifications/initialized", "tools/list"],
+                Revision::V2026_07_28
+            ),
+            ["server/discover", "tools/list"]
+        );
+        assert_eq!(
+            clean_steps_for(&["initialize", "tools/list"], Revision::V2025_11_25),
+            ["initialize", "tools/list"]
+        );
     }
 }

@@ -352,7 +352,10 @@ fn build(file: File, document: Value, origin: &str) -> Result<Scenario, String> 
         let required = match &n.prerequisites {
             None => natural.clone(),
             Some(list) => {
-                if let Some(bad) = list.iter().find(|p| !natural.contains(p)) {
+                if let Some(bad) = list
+                    .iter()
+                    .find(|p| !natural.contains(p) && p.as_str() != "SERVER_DISCOVERED")
+                {
                     return Err(format!(
                         "negative control {:?}: prerequisite {bad:?} cannot be reached with injection {:?} (reachable: {})",
                         n.name,
@@ -485,9 +488,10 @@ fn build(file: File, document: Value, origin: &str) -> Result<Scenario, String> 
         negatives,
         clean_steps,
         generic,
-        protocol_revision: file
-            .protocol_revision
-            .unwrap_or_else(|| super::scenario::PROTOCOL_REVISION.to_string()),
+        protocol_revision: match file.protocol_revision.as_deref() {
+            Some("2026-07-28") => super::scenario::Revision::V2026_07_28,
+            _ => super::scenario::Revision::V2025_11_25,
+        },
         default_trials: file.defaults.trials,
         default_seed: file.defaults.seed,
         scenario_duration_ms: file.limits.scenario_duration_ms.unwrap_or(3_600_000),

@@ -20,6 +20,7 @@ use tokio::process::{Child, ChildStdin};
 use tokio::sync::mpsc;
 
 use super::http::HttpTarget;
+use super::scenario::Revision;
 use crate::json::canonical;
 
 /// Why a subject could not be driven.
@@ -61,10 +62,24 @@ pub struct Frame {
     pub at_ms: u64,
 }
 
+/// What the pumps (stdout reader, HTTP exchanges) hand to the session's reader.
+#[derive(Debug)]
+pub enum Pumped {
+    Frame(Frame),
+    /// HTTP: the exchange carrying the request with this id ended without a
+    /// frame answering it (an error status without a JSON-RPC body, a closed
+    /// connection, a response of another media type).
+    Unanswered(Value),
+    /// No frame will follow (stdout closed, or the HTTP session ended).
+    End,
+}
+
 /// What the reader saw next.
 #[derive(Debug, Clone)]
 pub enum Next {
     Frame(Frame),
+    /// HTTP: the exchange of the request with this id is over and carried no answer.
+    Unanswered(Value),
     /// stdout closed; trailing bytes without a newline come as the last frame.
     Eof,
     /// The deadline passed first.
@@ -178,13 +193,17 @@ pub fn resolve_program(program: &str) -> Option<PathBuf> {
     std::env::split_paths(&path).find_map(|dir| candidate(&dir.join(program)))
 }
 
+/// How long an HTTP session's unanswered exchanges may still run once the
+/// session ends.
+const INFLIGHT_GRACE: Duration = Duration::from_secs(3);
+
 /// A running subject with its recorder.
 pub struct Session {
     pub name: String,
     epoch: Instant,
     child: Child,
     stdin: Option<ChildStdin>,
-    frames: mpsc::UnboundedReceiver<Option<Frame>>,
+    frames: mpsc::UnboundedReceiver<Pumped>,
     stdout_done: bool,
     rec: Arc<Mutex<Recording>>,
     guard: GroupGuard,
@@ -192,15 +211,17 @@ pub struct Session {
     pub pid: u32,
     pub spawned_ms: u64,
     http: Option<HttpSession>,
+    revision: Revision,
 }
 
 /// The client side of a Streamable HTTP subject.
 struct HttpSession {
-    target: HttpTarget,
-    state: Arc<Mutex<super::http::HttpState>>,
-    tx: mpsc::UnboundedSender<Option<Frame>>,
+    client: super::http::Client,
+    tx: mpsc::UnboundedSender<Pumped>,
     inflight: Vec<tokio::task::JoinHandle<()>>,
     shutdown: Option<tokio::task::JoinHandle<()>>,
+    /// Exchanges already handed to an oracle.
+    judged: usize,
 }
 
 fn ms_since(epoch: Instant) -> u64 {
@@ -299,7 +320,7 @@ impl Session {
                                 at_ms,
                                 &bytes,
                             ));
-                            let _ = tx.send(Some(Frame { bytes, at_ms }));
+                            let _ = tx.send(Pumped::Frame(Frame { bytes, at_ms }));
                         } else {
                             line.push(b);
                         }
@@ -316,11 +337,11 @@ impl Session {
                 if !line.is_empty() {
                     r.messages
                         .push(message_entry(&session, "server-to-client", at_ms, &line));
-                    let _ = tx.send(Some(Frame { bytes: line, at_ms }));
+                    let _ = tx.send(Pumped::Frame(Frame { bytes: line, at_ms }));
                 }
                 r.events
                     .push(json!({"session": session, "event": "stdout-closed", "offsetMs": at_ms}));
-                let _ = tx.send(None);
+                let _ = tx.send(Pumped::End);
             }));
         }
         if let Some(mut err) = child.stderr.take() {
@@ -338,6 +359,19 @@ impl Session {
                 }
             }));
         }
+        let http = http.map(|target| HttpSession {
+            client: super::http::Client::new(
+                target.clone(),
+                Arc::clone(&rec),
+                name.to_string(),
+                epoch,
+                tx.clone(),
+            ),
+            tx,
+            inflight: Vec::new(),
+            shutdown: None,
+            judged: 0,
+        });
         Ok(Session {
             name: name.to_string(),
             epoch,
@@ -350,20 +384,59 @@ impl Session {
             pumps,
             pid,
             spawned_ms,
-            http: http.map(|target| HttpSession {
-                target: target.clone(),
-                state: Arc::default(),
-                tx,
-                inflight: Vec::new(),
-                shutdown: None,
-            }),
+            http,
+            revision: Revision::default(),
         })
+    }
+
+    /// Speak `revision` from now on (set right after the spawn). Over HTTP,
+    /// 2026-07-28 sends its version header on every request and never a
+    /// session id.
+    pub fn set_revision(&mut self, revision: Revision) {
+        self.revision = revision;
+        if let Some(h) = &self.http
+            && revision.is_stateless()
+        {
+            h.client.set_stateless(revision.as_str());
+        }
+    }
+
+    /// The protocol revision this session speaks.
+    pub fn revision(&self) -> Revision {
+        self.revision
+    }
+
+    /// Has the subject process exited? Polls for up to `wait` (a crashed
+    /// process may close its sockets a moment before it can be reaped).
+    pub async fn exited(&mut self, wait: Duration) -> bool {
+        let until = Instant::now() + wait;
+        loop {
+            if matches!(self.child.try_wait(), Ok(Some(_))) {
+                return true;
+            }
+            if Instant::now() >= until {
+                return false;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+
+    /// HTTP: the exchanges made since the last call (statuses, media types,
+    /// connections), for an oracle to judge; empty over stdio.
+    pub fn take_http_exchanges(&mut self) -> Vec<super::http::HttpExchange> {
+        let Some(h) = self.http.as_mut() else {
+            return Vec::new();
+        };
+        let state = h.client.state.lock().expect("http state lock");
+        let new = state.exchanges[h.judged..].to_vec();
+        h.judged = state.exchanges.len();
+        new
     }
 
     /// HTTP subjects: wait until the target accepts connections (or the
     /// process exits, or `limit` passes); recorded as a lifecycle event.
     pub async fn wait_listening(&mut self, limit: Duration) {
-        let Some(addr) = self.http.as_ref().map(|h| h.target.addr) else {
+        let Some(addr) = self.http.as_ref().map(|h| h.client.target.addr) else {
             return;
         };
         let until = Instant::now() + limit;
@@ -386,24 +459,13 @@ impl Session {
         }));
     }
 
-    fn http_task(
-        &self,
-        method: &'static str,
-        body: Option<Vec<u8>>,
-        answer_id: Option<Value>,
-    ) -> Option<tokio::task::JoinHandle<()>> {
+    fn http_task(&self, out: super::http::Outgoing) -> Option<tokio::task::JoinHandle<()>> {
         let h = self.http.as_ref()?;
-        Some(tokio::spawn(super::http::exchange(
-            h.target.clone(),
-            method,
-            body,
-            answer_id,
-            Arc::clone(&h.state),
-            Arc::clone(&self.rec),
-            self.name.clone(),
-            self.epoch,
-            h.tx.clone(),
-        )))
+        let index = h.client.begin(&out);
+        let client = h.client.clone();
+        Some(tokio::spawn(
+            async move { client.exchange(out, index).await },
+        ))
     }
 
     /// HTTP: one exchange at a time, so the raw captures stay in order.
@@ -412,6 +474,30 @@ impl Session {
             for task in h.inflight.drain(..) {
                 let _ = task.await;
             }
+        }
+    }
+
+    /// HTTP: give up on every exchange still waiting for its answer (its
+    /// connection is dropped), so that the next message does not wait for it.
+    /// A client abandons a request this way; the recovery controls use it
+    /// after an attempt timed out. Nothing happens over stdio.
+    pub fn abandon_inflight(&mut self, reason: &str) {
+        let Some(h) = self.http.as_mut() else {
+            return;
+        };
+        let mut abandoned = 0usize;
+        for task in h.inflight.drain(..) {
+            if !task.is_finished() {
+                task.abort();
+                abandoned += 1;
+            }
+        }
+        if abandoned > 0 {
+            let at = self.now_ms();
+            self.event(json!({
+                "event": "http-exchange-abandoned", "offsetMs": at,
+                "exchanges": abandoned, "reason": reason,
+            }));
         }
     }
 
@@ -439,11 +525,9 @@ impl Session {
                 .expect("recorder lock")
                 .messages
                 .push(message_entry(&self.name, "client-to-server", at_ms, &bytes));
-            let id = message.get("id").cloned();
-            let is_request = id.is_some();
-            let task = self
-                .http_task("POST", Some(bytes), id)
-                .expect("an HTTP session");
+            let out = super::http::Outgoing::post(bytes, message);
+            let is_request = out.kind == super::http::Posted::Request;
+            let task = self.http_task(out).expect("an HTTP session");
             if let Some(h) = self.http.as_mut() {
                 h.inflight.push(task);
             }
@@ -514,33 +598,36 @@ impl Session {
                 .as_mut()
                 .map(|h| h.inflight.drain(..).collect())
                 .unwrap_or_default();
-            let (target, state, tx) = {
+            let (client, tx) = {
                 let h = self.http.as_ref().expect("an HTTP session");
-                (h.target.clone(), Arc::clone(&h.state), h.tx.clone())
+                (h.client.clone(), h.tx.clone())
             };
-            let rec = Arc::clone(&self.rec);
-            let name = self.name.clone();
-            let epoch = self.epoch;
             let handle = tokio::spawn(async move {
-                for task in inflight {
-                    let _ = task.await;
+                // Exchanges still waiting for an answer get a bounded grace;
+                // one the subject never answers (a withheld response) is
+                // abandoned and its connection dropped.
+                let until = tokio::time::Instant::now() + INFLIGHT_GRACE;
+                for mut task in inflight {
+                    if tokio::time::timeout_at(until, &mut task).await.is_err() {
+                        task.abort();
+                        client.event(json!({
+                            "event": "http-exchange-abandoned",
+                            "offsetMs": client.ms(),
+                            "reason": "still unanswered when the session ended",
+                        }));
+                    }
                 }
-                let has_session = state.lock().expect("http state lock").session_id.is_some();
+                let has_session = {
+                    let s = client.state.lock().expect("http state lock");
+                    s.session_id.is_some() && !s.stateless
+                };
                 if has_session {
-                    super::http::exchange(
-                        target,
-                        "DELETE",
-                        None,
-                        None,
-                        state,
-                        rec,
-                        name,
-                        epoch,
-                        tx.clone(),
-                    )
-                    .await;
+                    let out = super::http::Outgoing::delete();
+                    let index = client.begin(&out);
+                    client.exchange(out, index).await;
                 }
-                let _ = tx.send(None);
+                client.close_idle("the MCP session ended");
+                let _ = tx.send(Pumped::End);
             });
             if let Some(h) = self.http.as_mut() {
                 h.shutdown = Some(handle);
@@ -565,8 +652,9 @@ impl Session {
         }
         match tokio::time::timeout_at(deadline.into(), self.frames.recv()).await {
             Err(_) => Next::Deadline,
-            Ok(Some(Some(frame))) => Next::Frame(frame),
-            Ok(Some(None)) | Ok(None) => {
+            Ok(Some(Pumped::Frame(frame))) => Next::Frame(frame),
+            Ok(Some(Pumped::Unanswered(id))) => Next::Unanswered(id),
+            Ok(Some(Pumped::End)) | Ok(None) => {
                 self.stdout_done = true;
                 Next::Eof
             }

@@ -22,8 +22,8 @@ use serde_json::{Value, json};
 
 use super::scenario::{
     COMPLETED, CleanOutcome, Injector, Judgement, Mutant, NegativeControl, NegativeOutcome,
-    Scenario, Step, budget, check_initialize, check_tools_list, collect, drain, exchange,
-    initialize_request, judge, open_negative, request, shutdown_step,
+    Scenario, Step, budget, check_tools_list, collect, complete_result, drain, exchange, judge,
+    open_negative, opening, rpc, server_identity, shutdown_step,
 };
 use super::subject::{Frame, Session};
 use crate::json::canonical;
@@ -112,8 +112,9 @@ pub async fn run_wire_negative(
         Ok(out) => out,
         Err(out) => return (out, None),
     };
+    let revision = session.revision();
     let Ok(sent) = session
-        .send(&request(TARGET_ID, "tools/list", json!({})))
+        .send(&rpc(revision, TARGET_ID, "tools/list", json!({})))
         .await
     else {
         return (out, None);
@@ -139,10 +140,13 @@ pub async fn run_wire_negative(
         None => (frames, None),
     };
     out.frames = judged.len();
-    let check = check_tools_list(None);
+    let http = session.take_http_exchanges();
+    let list_check = check_tools_list(None);
+    let check = complete_result(revision, &list_check);
     out.observed = Some(judge(
         TARGET_ID,
         &judged,
+        &http,
         sent,
         scenario.exchange_budget_ms,
         Mutant::None,
@@ -151,6 +155,7 @@ pub async fn run_wire_negative(
     out.mutant = Some(judge(
         TARGET_ID,
         &judged,
+        &http,
         sent,
         scenario.exchange_budget_ms,
         neg.mutant,
@@ -276,29 +281,15 @@ pub async fn run_clean_generic(
         out.stop_reason = stop;
         out.passed = stop == COMPLETED;
     };
-    let Ok((step, frames)) = exchange(
-        session,
-        scenario,
-        "initialize",
-        1,
-        initialize_request(1),
-        &check_initialize,
-    )
-    .await
-    else {
+    let revision = session.revision();
+    let (method, message, check) = opening(revision, 1);
+    let Ok((step, frames)) = exchange(session, scenario, method, 1, message, check).await else {
         finish(&mut out, "SUBJECT_UNWRITABLE");
         return out;
     };
     if let Some(result) = result_of(&frames, 1) {
         out.round_trip = true;
-        out.server_name = result
-            .pointer("/serverInfo/name")
-            .and_then(Value::as_str)
-            .map(String::from);
-        out.server_version = result
-            .pointer("/serverInfo/version")
-            .and_then(Value::as_str)
-            .map(String::from);
+        (out.server_name, out.server_version) = server_identity(&result);
     }
     let (stop, ok) = (step.judgement.stop_reason, step.judgement.accepted());
     out.steps.push(step);
@@ -306,10 +297,12 @@ pub async fn run_clean_generic(
         finish(&mut out, stop);
         return out;
     }
-    let note = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
-    if session.send(&note).await.is_err() {
-        finish(&mut out, "SUBJECT_UNWRITABLE");
-        return out;
+    if !revision.is_stateless() {
+        let note = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+        if session.send(&note).await.is_err() {
+            finish(&mut out, "SUBJECT_UNWRITABLE");
+            return out;
+        }
     }
     let list_check = check_tools_list(None);
     let Ok((step, frames)) = exchange(
@@ -317,7 +310,7 @@ pub async fn run_clean_generic(
         scenario,
         "tools/list",
         2,
-        request(2, "tools/list", json!({})),
+        rpc(revision, 2, "tools/list", json!({})),
         &list_check,
     )
     .await
@@ -341,7 +334,8 @@ pub async fn run_clean_generic(
     match find("echo").map(|t| (echo_argument(&t), t)) {
         Some((Some(arg), _)) => calls.push((
             3,
-            request(
+            rpc(
+                revision,
                 3,
                 "tools/call",
                 json!({"name": "echo", "arguments": {arg: probe}}),
@@ -374,7 +368,8 @@ pub async fn run_clean_generic(
         {
             calls.push((
                 4,
-                request(
+                rpc(
+                    revision,
                     4,
                     "tools/call",
                     json!({"name": "get-env", "arguments": {}}),
@@ -436,21 +431,21 @@ mod tests {
         let good = br#"{"jsonrpc":"2.0","id":2,"result":{"tools":[{"name":"echo","inputSchema":{"type":"object"}}]}}"#;
         let frames = [frame(note), frame(good)];
         let check = check_tools_list(None);
-        assert!(judge(2, &frames, 0, 100, Mutant::None, &check).accepted());
+        assert!(judge(2, &frames, &[], 0, 100, Mutant::None, &check).accepted());
         for neg in crate::harness::scenario::find("generic").unwrap().negatives {
             for seed in 1..40u64 {
                 let (delivered, record) = inject(&neg, seed, 2, &frames).expect("injected");
                 assert_eq!(record["frameIndex"], 1);
                 assert_eq!(record["seed"], seed);
                 assert_eq!(record["trigger"], WIRE_TRIGGER);
-                let real = judge(2, &delivered, 0, 100, Mutant::None, &check);
+                let real = judge(2, &delivered, &[], 0, 100, Mutant::None, &check);
                 assert_eq!(
                     (real.verdict, real.stop_reason),
                     (super::super::scenario::REJECT, neg.expected_stop.as_str()),
                     "{} seed {seed}",
                     neg.name
                 );
-                let weak = judge(2, &delivered, 0, 100, neg.mutant, &check);
+                let weak = judge(2, &delivered, &[], 0, 100, neg.mutant, &check);
                 assert_ne!(
                     (weak.verdict, weak.stop_reason),
                     (super::super::scenario::REJECT, neg.expected_stop.as_str()),

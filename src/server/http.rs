@@ -446,7 +446,12 @@ pub(crate) async fn serve(config: Arc<Config>) -> Result<(), ServerError> {
     loop {
         let stream = tokio::select! {
             r = listener.accept() => match r {
-                Ok((s, _)) => s,
+                Ok((s, _)) => {
+                    // Small writes (an event stream's terminal chunk) go out at
+                    // once instead of waiting for the peer's delayed ACK.
+                    let _ = s.set_nodelay(true);
+                    s
+                }
                 Err(e) => {
                     eprintln!("mcpres serve: accept: {e}");
                     tokio::time::sleep(Duration::from_millis(50)).await;

@@ -354,6 +354,9 @@ pub struct RunFacts {
     pub target: Option<Value>,
     /// The protocol revision the run spoke.
     pub revision: super::scenario::Revision,
+    /// The subject is a server the harness did not start (`--http URL` with no
+    /// PROGRAM): no process was observed, so no PROCESS_EXECUTION is claimed.
+    pub external: bool,
 }
 
 /// The harness's tool identity (runner, producer and validator policy).
@@ -461,25 +464,27 @@ pub fn assemble(
             "serverName": t.clean.server_name, "serverVersion": t.clean.server_version, "steps": steps,
         }))?, "application/json"));
 
-        let pid = format!("obs-t{}-process", t.index);
-        let mut refs = vec![lifecycle];
-        refs.extend(stderr_refs);
-        let trial_span = (t.start_ms, t.end_ms);
-        let gone = t.groups_gone();
-        observations.push(observation(
-            &pid,
-            "PROCESS_EXECUTION",
-            Some(&clean_op),
-            trial_span,
-            gone,
-            if gone {
-                "PROCESS_GROUPS_REAPED"
-            } else {
-                "PROCESS_GROUP_SURVIVED"
-            },
-            refs,
-        ));
-        process_ids.push(pid);
+        if !facts.external {
+            let pid = format!("obs-t{}-process", t.index);
+            let mut refs = vec![lifecycle];
+            refs.extend(stderr_refs);
+            let trial_span = (t.start_ms, t.end_ms);
+            let gone = t.groups_gone();
+            observations.push(observation(
+                &pid,
+                "PROCESS_EXECUTION",
+                Some(&clean_op),
+                trial_span,
+                gone,
+                if gone {
+                    "PROCESS_GROUPS_REAPED"
+                } else {
+                    "PROCESS_GROUP_SURVIVED"
+                },
+                refs,
+            ));
+            process_ids.push(pid);
+        }
         let wid = format!("obs-t{}-protocol", t.index);
         observations.push(observation(
             &wid,
@@ -835,7 +840,9 @@ pub fn assemble(
             "RAW_HTTP_REQUESTS" | "RAW_HTTP_RESPONSES" if facts.http => {
                 (true, "INSTRUMENTED", protocol_ids.clone())
             }
+            "CHILD_PROCESS_LIFECYCLE" if facts.external => (false, "UNINSTRUMENTED", Vec::new()),
             "CHILD_PROCESS_LIFECYCLE" => (true, "INSTRUMENTED", process_ids.clone()),
+            "SOURCE_EVIDENCE" if facts.external => (false, "UNINSTRUMENTED", Vec::new()),
             "CLEANUP" => (true, "INSTRUMENTED", vec!["obs-cleanup".into()]),
             "SOURCE_EVIDENCE" => (
                 false,

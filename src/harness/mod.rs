@@ -370,6 +370,7 @@ pub async fn run(args: RunArgs) -> Result<RunSummary, HarnessError> {
         http: http.is_some(),
         target: http.as_ref().map(http::HttpTarget::to_json),
         revision,
+        external: false,
     };
     let assembled = evidence::assemble(&scenario, &trials, &facts, &scanner)?;
     for f in &assembled.privacy {

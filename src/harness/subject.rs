@@ -201,12 +201,14 @@ const INFLIGHT_GRACE: Duration = Duration::from_secs(3);
 pub struct Session {
     pub name: String,
     epoch: Instant,
-    child: Child,
+    /// `None` for a server the harness did not start (`Session::connect`).
+    child: Option<Child>,
     stdin: Option<ChildStdin>,
     frames: mpsc::UnboundedReceiver<Pumped>,
     stdout_done: bool,
     rec: Arc<Mutex<Recording>>,
-    guard: GroupGuard,
+    /// `None` with `child`: there is no process group of ours to kill.
+    guard: Option<GroupGuard>,
     pumps: Vec<tokio::task::JoinHandle<()>>,
     pub pid: u32,
     pub spawned_ms: u64,
@@ -376,17 +378,63 @@ impl Session {
             name: name.to_string(),
             epoch,
             stdin: child.stdin.take(),
-            child,
+            child: Some(child),
             frames,
             stdout_done: false,
             rec,
-            guard,
+            guard: Some(guard),
             pumps,
             pid,
             spawned_ms,
             http,
             revision: Revision::default(),
         })
+    }
+
+    /// Drive an MCP server the harness did not start, over Streamable HTTP at
+    /// `target`. There is no process to record, signal or reap: only the HTTP
+    /// exchanges are observed.
+    pub fn connect(name: &str, epoch: Instant, target: &HttpTarget) -> Session {
+        let at = ms_since(epoch);
+        let rec = Arc::new(Mutex::new(Recording::default()));
+        rec.lock().expect("fresh lock").events.push(json!({
+            "session": name, "event": "connected-to-external-server", "offsetMs": at,
+            "port": target.addr.port(), "path": target.path,
+        }));
+        let (tx, frames) = mpsc::unbounded_channel();
+        let http = HttpSession {
+            client: super::http::Client::new(
+                target.clone(),
+                Arc::clone(&rec),
+                name.to_string(),
+                epoch,
+                tx.clone(),
+            ),
+            tx,
+            inflight: Vec::new(),
+            shutdown: None,
+            judged: 0,
+        };
+        Session {
+            name: name.to_string(),
+            epoch,
+            child: None,
+            stdin: None,
+            frames,
+            stdout_done: false,
+            rec,
+            guard: None,
+            pumps: Vec::new(),
+            pid: 0,
+            spawned_ms: at,
+            http: Some(http),
+            revision: Revision::default(),
+        }
+    }
+
+    /// A server the harness did not start?
+    pub fn is_external(&self) -> bool {
+        self.child.is_none()
     }
 
     /// Speak `revision` from now on (set right after the spawn). Over HTTP,
@@ -411,8 +459,13 @@ impl Session {
     pub async fn exited(&mut self, wait: Duration) -> bool {
         let until = Instant::now() + wait;
         loop {
-            if matches!(self.child.try_wait(), Ok(Some(_))) {
+            if let Some(child) = self.child.as_mut()
+                && matches!(child.try_wait(), Ok(Some(_)))
+            {
                 return true;
+            }
+            if self.child.is_none() {
+                return false;
             }
             if Instant::now() >= until {
                 return false;
@@ -446,7 +499,9 @@ impl Session {
                 ready = true;
                 break;
             }
-            if matches!(self.child.try_wait(), Ok(Some(_))) {
+            if let Some(child) = self.child.as_mut()
+                && matches!(child.try_wait(), Ok(Some(_)))
+            {
                 break;
             }
             tokio::time::sleep(Duration::from_millis(50)).await;
@@ -510,8 +565,9 @@ impl Session {
         ms_since(self.epoch)
     }
 
+    /// The subject's process group; 0 for an external server (none of ours).
     pub fn pgid(&self) -> i32 {
-        self.guard.pgid()
+        self.guard.as_ref().map_or(0, GroupGuard::pgid)
     }
 
     /// Write one message as a line; the bytes are recorded before they are sent.
@@ -675,17 +731,34 @@ impl Session {
             }
             None => grace,
         };
-        let waited = tokio::time::timeout(grace, self.child.wait()).await;
+        let (Some(mut child), Some(mut guard)) = (self.child.take(), self.guard.take()) else {
+            // An external server: its session is closed; nothing to signal.
+            let end_ms = self.now_ms();
+            self.event(json!({"event": "session-ended", "offsetMs": end_ms}));
+            let rec = self.rec.lock().expect("recorder lock").clone();
+            return (
+                rec,
+                Ended {
+                    exit_code: None,
+                    signal: None,
+                    exited_on_its_own: false,
+                    live_in_group: 0,
+                    zombies_in_group: 0,
+                    end_ms,
+                },
+            );
+        };
+        let waited = tokio::time::timeout(grace, child.wait()).await;
         let exited_on_its_own = matches!(waited, Ok(Ok(_)));
-        let killed = self.guard.kill();
+        let killed = guard.kill();
         let at = self.now_ms();
         self.event(json!({
-            "event": "group-sigkill", "offsetMs": at, "processGroup": self.guard.pgid(),
+            "event": "group-sigkill", "offsetMs": at, "processGroup": guard.pgid(),
             "result": match &killed { Ok(true) => "signalled".to_string(), Ok(false) => "no process left".to_string(), Err(e) => format!("error: {e}") },
         }));
         let status = match waited {
             Ok(Ok(status)) => Some(status),
-            _ => self.child.wait().await.ok(),
+            _ => child.wait().await.ok(),
         };
         use std::os::unix::process::ExitStatusExt;
         let exit_code = status.and_then(|s| s.code());
@@ -693,18 +766,18 @@ impl Session {
         let at = self.now_ms();
         self.event(json!({"event": "reaped", "offsetMs": at, "exitCode": exit_code, "signal": signal, "exitedOnItsOwn": exited_on_its_own}));
         // Descendants may need a moment to die and be reaped by their reaper.
-        let mut members = group_members(self.guard.pgid());
+        let mut members = group_members(guard.pgid());
         let settle = Instant::now() + Duration::from_secs(2);
         while members.0 > 0 && Instant::now() < settle {
-            let _ = self.guard.kill();
+            let _ = guard.kill();
             tokio::time::sleep(Duration::from_millis(20)).await;
-            members = group_members(self.guard.pgid());
+            members = group_members(guard.pgid());
         }
         for pump in self.pumps.drain(..) {
             let _ = tokio::time::timeout(Duration::from_secs(2), pump).await;
         }
         if members == (0, 0) {
-            self.guard.armed = false;
+            guard.armed = false;
         }
         let end_ms = self.now_ms();
         self.event(json!({"event": "group-measured", "offsetMs": end_ms, "liveProcesses": members.0, "zombies": members.1}));

@@ -441,3 +441,58 @@ fn recovery_over_http_on_the_stateless_revision() {
     assert!(!requests.contains("\"initialize\""));
     assert!(requests.contains("io.modelcontextprotocol/protocolVersion"));
 }
+
+/// `defaults.trials` applies when `--trials` is not given, and the scenario's
+/// duration limit stops the run: a trial that would start after it is not
+/// run, the trial summary says INCOMPLETE, and the run fails (exit 1) with a
+/// valid bundle.
+#[test]
+fn the_scenario_duration_limit_stops_later_trials() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("short.toml");
+    let mut body = mcpres_show("reference-faults");
+    body = body.replace("name = \"reference-faults\"", "name = \"short\"");
+    body.push_str(
+        r#"
+[defaults]
+trials = 4
+seed = 40
+
+[limits]
+scenarioDurationMs = 1000
+
+[[recoveryPolicies]]
+id = "slow"
+retryLimit = 1
+initialBackoffMs = 10
+maxBackoffMs = 10
+attemptTimeoutMs = 1200
+timeLimitMs = 5000
+cancellationBoundary = "notifications/cancelled"
+sideEffectModel = "IDEMPOTENT"
+safetyMechanism = "counter key"
+
+[[recoveryControls]]
+name = "wait"
+fault = "timeout"
+policy = "slow"
+"#,
+    );
+    std::fs::write(&file, &body).unwrap();
+    let out = tmp.path().join("bundle");
+    let o = run(&["--scenario", file.to_str().unwrap()], &out);
+    assert_eq!(o.status.code(), Some(1), "{}", text_of(&o));
+    assert!(
+        text(&o.stderr).contains("scenario duration limit"),
+        "{}",
+        text_of(&o)
+    );
+    let (doc, report) = load(&out);
+    assert!(report.valid, "{:?}", report.findings);
+    let summary = &doc["evidence"]["trialSummary"];
+    assert_eq!(summary["plannedTrials"], 4);
+    assert_eq!(summary["completedTrials"], 1);
+    assert_eq!(summary["seeds"], json!([40]));
+    assert_eq!(summary["classification"], "INCOMPLETE");
+    assert_eq!(doc["statement"]["result"], "FAIL");
+}

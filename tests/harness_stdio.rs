@@ -487,7 +487,7 @@ fn harness_errors_exit_2_without_writing() {
         vec![
             "run",
             "--trials",
-            "9",
+            "10001",
             "-o",
             out_s,
             "--",

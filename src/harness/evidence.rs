@@ -874,7 +874,11 @@ pub fn assemble(
     let pick = |q: f64| {
         durations[((q * durations.len() as f64).ceil() as usize).clamp(1, durations.len()) - 1]
     };
-    let classification = if trials.len() == 1 {
+    let all_run = trials.len() >= facts.planned_trials;
+    let classification = if !all_run {
+        // The scenario's duration limit stopped the run early.
+        "INCOMPLETE"
+    } else if trials.len() == 1 {
         "SINGLE_OBSERVATION"
     } else if hashes.len() > 1 {
         "FLAKY"
@@ -894,11 +898,14 @@ pub fn assemble(
         "distinctOutcomeHashes": hashes,
         "durationMs": {"minimum": durations[0], "median": pick(0.5), "p95": pick(0.95)},
         "environments": [os_arch],
-        "stopRule": format!("{} planned trials, each run to completion", facts.planned_trials),
+        "stopRule": format!(
+            "{} planned trials, each run to completion; no trial starts after the scenario duration limit of {} ms",
+            facts.planned_trials, scenario.scenario_duration_ms
+        ),
         "classification": classification,
     });
 
-    let result = if success == trials.len() && privacy_ok && facts.cleanup_passed {
+    let result = if all_run && success == trials.len() && privacy_ok && facts.cleanup_passed {
         "PASS"
     } else {
         "FAIL"

@@ -3,11 +3,14 @@
 //! A run drives a subject process through a scenario's clean control and
 //! negative controls for N trials, records every byte before judging it, and
 //! writes a v0.2 bundle directory that is validated before the command returns.
-//! See spec/harness.md.
+//! More trials than one bundle holds become a campaign: several bundles plus
+//! `campaign.json` (see `campaign`). See spec/harness.md.
 
+pub mod campaign;
 pub mod client;
 pub mod evidence;
 pub mod http;
+pub mod progress;
 pub mod recovery;
 pub mod scenario;
 pub mod scenario_file;
@@ -15,6 +18,7 @@ pub mod subject;
 pub mod wire;
 
 use std::collections::BTreeMap;
+use std::ops::RangeInclusive;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -22,10 +26,12 @@ use serde_json::{Value, json};
 
 use crate::json::canonical;
 use crate::validate::time::{format_rfc3339_millis, now_millis};
+use campaign::{PartEntry, Stats, TrialStat};
 use evidence::{
     ClientRecord, NegativeRecord, PrivacyScanner, RecoveryRecord, RunFacts, SessionRecord,
     TrialRecord,
 };
+use progress::Progress;
 use scenario::Scenario;
 use subject::Session;
 
@@ -44,11 +50,15 @@ pub struct RunArgs {
     #[arg(long)]
     pub scenario: Option<String>,
     /// Number of trials (each one clean control plus every negative control).
-    #[arg(long, default_value_t = 1)]
-    pub trials: usize,
-    /// Base seed; trial i uses seed + i - 1.
-    #[arg(long, default_value_t = 1)]
-    pub seed: u32,
+    /// More than one bundle holds (8 for the built-in scenarios over stdio)
+    /// makes DIR a campaign directory of several bundles (at most 10000 trials).
+    /// Default: the scenario's `defaults.trials`, else 1.
+    #[arg(long)]
+    pub trials: Option<usize>,
+    /// Base seed; trial i uses seed + i - 1. Default: the scenario's
+    /// `defaults.seed`, else 1.
+    #[arg(long)]
+    pub seed: Option<u32>,
     /// Environment variable for the subject, K=V (repeatable). Nothing else is
     /// passed: not even PATH (PROGRAM itself is resolved by the harness).
     #[arg(long = "env", value_name = "K=V")]
@@ -73,7 +83,12 @@ pub struct RunArgs {
     /// Default: the scenario's `protocolRevision`, else 2025-11-25.
     #[arg(long, value_enum)]
     pub revision: Option<scenario::Revision>,
-    /// The bundle directory to create (must not exist).
+    /// Progress events as JSON Lines on stdout (run-started, trial-finished,
+    /// cleanup, part-written, run-finished) instead of the summary table.
+    #[arg(long)]
+    pub json: bool,
+    /// The bundle directory to create (must not exist); a campaign directory
+    /// when --trials exceeds what one bundle holds.
     #[arg(short, long, value_name = "DIR")]
     pub output: PathBuf,
     /// The subject: PROGRAM [ARGS...] after `--` (executed directly, no shell).
@@ -128,6 +143,45 @@ impl RunSummary {
     }
 }
 
+/// What a finished campaign produced (the parts are on disk; only their
+/// summary entries are kept).
+#[derive(Debug, Clone)]
+pub struct CampaignSummary {
+    pub output: PathBuf,
+    /// The `campaign.json` document as written.
+    pub doc: Value,
+    pub parts: Vec<PartEntry>,
+    pub result: &'static str,
+    pub classification: &'static str,
+}
+
+impl CampaignSummary {
+    /// 0 only when every part passed and is valid; otherwise 1.
+    pub fn exit_code(&self) -> i32 {
+        if self.result == "PASS" && self.parts.iter().all(|p| p.valid) {
+            0
+        } else {
+            1
+        }
+    }
+}
+
+/// A finished run: one bundle, or a campaign of several.
+#[derive(Debug, Clone)]
+pub enum RunOutcome {
+    Bundle(RunSummary),
+    Campaign(CampaignSummary),
+}
+
+impl RunOutcome {
+    pub fn exit_code(&self) -> i32 {
+        match self {
+            RunOutcome::Bundle(s) => s.exit_code(),
+            RunOutcome::Campaign(c) => c.exit_code(),
+        }
+    }
+}
+
 fn progress(line: impl AsRef<str>) {
     eprintln!("mcpres run: {}", line.as_ref());
 }
@@ -156,22 +210,57 @@ fn random_hex(bytes: usize) -> String {
 
 /// Run the harness: the entry point of `mcpres run`. Returns the exit code.
 pub fn main_run(args: RunArgs) -> i32 {
-    match run_blocking(args) {
-        Ok(summary) => {
-            print_summary(&summary);
-            summary.exit_code()
+    let mut reporter = Progress::new(args.json);
+    let result = run_blocking(args, &mut reporter);
+    reporter.finish();
+    match result {
+        Ok(outcome) => {
+            let code = outcome.exit_code();
+            if reporter.json() {
+                reporter.event(finished_event(&outcome, code));
+            } else {
+                match &outcome {
+                    RunOutcome::Bundle(s) => print_summary(s),
+                    RunOutcome::Campaign(c) => print_campaign(c),
+                }
+            }
+            code
         }
         Err(e) => {
             eprintln!("mcpres run: error: {e}");
+            reporter.event(json!({
+                "event": "run-finished", "result": null, "classification": null, "valid": false,
+                "output": null, "error": e.to_string(), "exitCode": 2,
+            }));
             2
         }
     }
 }
 
+/// The last `--json` event of a run that produced output.
+fn finished_event(outcome: &RunOutcome, code: i32) -> Value {
+    match outcome {
+        RunOutcome::Bundle(s) => json!({
+            "event": "run-finished", "campaign": false, "result": s.result,
+            "classification": s.classification, "valid": s.valid,
+            "evidenceClass": s.evidence_class, "primaryDiagnostic": s.primary,
+            "output": s.output.display().to_string(), "parts": 1,
+            "privacyFindingsRedacted": s.privacy_findings, "exitCode": code,
+        }),
+        RunOutcome::Campaign(c) => json!({
+            "event": "run-finished", "campaign": true, "result": c.result,
+            "classification": c.classification, "valid": c.parts.iter().all(|p| p.valid),
+            "output": c.output.display().to_string(),
+            "summary": c.output.join(campaign::FILE_NAME).display().to_string(),
+            "parts": c.parts.len(), "exitCode": code,
+        }),
+    }
+}
+
 /// Build a runtime and run with Ctrl-C handling: on the signal the run's
 /// future is dropped, which kills every subject's process group (their guards)
-/// and removes the scratch directory.
-pub fn run_blocking(args: RunArgs) -> Result<RunSummary, HarnessError> {
+/// and removes the scratch directory. Parts of a campaign already written stay.
+pub fn run_blocking(args: RunArgs, reporter: &mut Progress) -> Result<RunOutcome, HarnessError> {
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -179,7 +268,7 @@ pub fn run_blocking(args: RunArgs) -> Result<RunSummary, HarnessError> {
         .map_err(HarnessError::Runtime)?;
     rt.block_on(async move {
         tokio::select! {
-            r = run(args) => r,
+            r = run(args, reporter) => r,
             _ = tokio::signal::ctrl_c() => Err(HarnessError::Interrupted),
         }
     })
@@ -194,8 +283,29 @@ impl Drop for Scratch {
     }
 }
 
-/// The whole run.
-pub async fn run(args: RunArgs) -> Result<RunSummary, HarnessError> {
+/// What every part of a run shares: the scenario, the subject and its
+/// environment, checked once before anything starts.
+struct Prepared {
+    scenario: Scenario,
+    env: BTreeMap<String, String>,
+    http: Option<http::HttpTarget>,
+    program: PathBuf,
+    subject_args: Vec<String>,
+    artifact_path: PathBuf,
+    artifact_sha256: String,
+    artifact_len: u64,
+    /// Most trials one bundle holds for this scenario and transport.
+    per_bundle: usize,
+    /// The protocol revision spoken: `--revision`, else the scenario's.
+    revision: scenario::Revision,
+    /// `--trials` and `--seed`, else the scenario's defaults, else 1.
+    trials: usize,
+    seed: u32,
+    /// No trial starts after this (the scenario's `scenarioDurationMs`).
+    deadline: Instant,
+}
+
+async fn prepare(args: &RunArgs) -> Result<Prepared, HarnessError> {
     let scenario_name = args
         .scenario
         .as_deref()
@@ -209,11 +319,14 @@ pub async fn run(args: RunArgs) -> Result<RunSummary, HarnessError> {
             scenario.name
         )));
     }
-    let max_trials = (crate::bundle::builder::MAX_ARTIFACTS - evidence::FIXED_ARTIFACTS)
+    let per_bundle = (crate::bundle::builder::MAX_ARTIFACTS - evidence::FIXED_ARTIFACTS)
         / evidence::artifacts_per_trial(&scenario, args.http.is_some());
-    if args.trials == 0 || args.trials > max_trials {
+    let trials = args.trials.or(scenario.default_trials).unwrap_or(1);
+    let seed = args.seed.or(scenario.default_seed).unwrap_or(1);
+    if trials == 0 || trials > campaign::MAX_TRIALS {
         return Err(HarnessError::Usage(format!(
-            "--trials must be between 1 and {max_trials} for scenario {} (one bundle holds at most 256 artifacts)",
+            "--trials must be between 1 and {} (one bundle holds {per_bundle} trials of scenario {}; more make a campaign of several bundles)",
+            campaign::MAX_TRIALS,
             scenario.name
         )));
     }
@@ -252,8 +365,220 @@ pub async fn run(args: RunArgs) -> Result<RunSummary, HarnessError> {
             path: artifact_path.clone(),
             source,
         })?;
+    let deadline = Instant::now() + Duration::from_millis(scenario.scenario_duration_ms);
+    Ok(Prepared {
+        scenario,
+        env,
+        http,
+        program,
+        subject_args: subject_args.to_vec(),
+        artifact_path,
+        artifact_sha256,
+        artifact_len,
+        per_bundle,
+        revision,
+        trials,
+        seed,
+        deadline,
+    })
+}
 
+/// The whole run: one bundle at `-o DIR`, or, when `--trials` exceeds what
+/// one bundle holds, a campaign directory of parts and `campaign.json`.
+pub async fn run(args: RunArgs, reporter: &mut Progress) -> Result<RunOutcome, HarnessError> {
+    let prep = prepare(&args).await?;
     let run_id = format!("run-{}", random_hex(8));
+    let parts = campaign::plan(prep.trials, prep.per_bundle);
+    reporter.start(prep.trials);
+    reporter.line(format!(
+        "scenario {} against {} ({} trial(s), seed {}), run {run_id}{}",
+        prep.scenario.name,
+        prep.program.display(),
+        prep.trials,
+        prep.seed,
+        if parts.len() > 1 {
+            format!(
+                ", a campaign of {} bundles (at most {} trials each)",
+                parts.len(),
+                prep.per_bundle
+            )
+        } else {
+            String::new()
+        }
+    ));
+    reporter.event(json!({
+        "event": "run-started", "runId": run_id, "scenario": prep.scenario.name,
+        "trials": prep.trials, "seed": prep.seed, "parts": parts.len(),
+        "trialsPerBundle": prep.per_bundle,
+        "transport": if prep.http.is_some() { "streamable-http" } else { "stdio" },
+        "output": args.output.display().to_string(),
+    }));
+    if parts.len() <= 1 {
+        let spec = PartSpec {
+            part: 1,
+            run_id,
+            trials: 1..=prep.trials,
+            seed: prep.seed,
+            output: args.output.clone(),
+            keep_rows: true,
+        };
+        let done = run_part(&prep, &spec, reporter).await?;
+        return Ok(RunOutcome::Bundle(done.summary));
+    }
+
+    // A campaign: the directory is created exclusively, the parts go inside it,
+    // and campaign.json is written only once every part is written.
+    let started_wall = now_millis();
+    std::fs::create_dir(&args.output).map_err(|source| HarnessError::Io {
+        path: args.output.clone(),
+        source,
+    })?;
+    let mut stats = Stats::default();
+    let mut entries = Vec::new();
+    let mut subject: Option<(String, String)> = None;
+    let count = parts.len();
+    for (k, trials) in parts.into_iter().enumerate() {
+        let part = k + 1;
+        if part > 1 && Instant::now() >= prep.deadline {
+            reporter.line(format!(
+                "scenario duration limit of {} ms reached: parts {part}-{count} are not run",
+                prep.scenario.scenario_duration_ms
+            ));
+            break;
+        }
+        let name = campaign::part_dir_name(part);
+        let spec = PartSpec {
+            part,
+            run_id: format!("{run_id}-p{part:03}"),
+            trials: trials.clone(),
+            seed: campaign::trial_seed(prep.seed, *trials.start()),
+            output: args.output.join(&name),
+            keep_rows: false,
+        };
+        reporter.line(format!(
+            "part {part}/{count}: trials {}-{} -> {}",
+            trials.start(),
+            trials.end(),
+            spec.output.display()
+        ));
+        // The part's records (raw bytes included) are dropped at the end of
+        // this iteration; only the per-trial numbers survive.
+        let done = run_part(&prep, &spec, reporter).await?;
+        for t in &done.stats {
+            stats.add(t);
+        }
+        let s = done.summary;
+        if subject.is_none() {
+            subject = Some((
+                s.doc["statement"]["subjectName"]
+                    .as_str()
+                    .unwrap_or("unknown")
+                    .to_string(),
+                s.doc["statement"]["subjectVersion"]
+                    .as_str()
+                    .unwrap_or("UNKNOWN")
+                    .to_string(),
+            ));
+        }
+        entries.push(PartEntry {
+            part,
+            path: name,
+            run_id: spec.run_id.clone(),
+            seeds: done.stats.iter().map(|t| t.seed).collect(),
+            trials,
+            result: s.result,
+            classification: s.classification,
+            valid: s.valid,
+            primary: s.primary,
+            evidence_class: s.evidence_class,
+            scenario_fingerprint: done.fingerprint,
+            bundle_digest: done.bundle_digest,
+            success: done.stats.iter().filter(|t| t.success).count(),
+            cleanup_passed: done.cleanup_passed,
+            privacy_findings: s.privacy_findings,
+        });
+    }
+    let (subject_name, subject_version) =
+        subject.unwrap_or_else(|| ("unknown".into(), "UNKNOWN".into()));
+    let facts = campaign::CampaignFacts {
+        campaign_id: run_id,
+        scenario: prep.scenario.name.to_string(),
+        transport: if prep.http.is_some() {
+            "streamable-http"
+        } else {
+            "stdio"
+        },
+        subject_name,
+        subject_version,
+        artifact_sha256: prep.artifact_sha256.clone(),
+        seed: prep.seed,
+        planned_trials: prep.trials,
+        trials_per_part_cap: prep.per_bundle,
+        started_at: format_rfc3339_millis(started_wall),
+        finished_at: format_rfc3339_millis(now_millis().max(started_wall)),
+        tool: evidence::tool_identity(),
+    };
+    let doc = campaign::document(&facts, &entries, &stats);
+    let path = args.output.join(campaign::FILE_NAME);
+    let mut bytes = serde_json::to_vec_pretty(&doc).expect("a Value always serializes");
+    bytes.push(b'\n');
+    crate::bundle::dir::write_new(&path, &bytes).map_err(|source| HarnessError::Io {
+        path: path.clone(),
+        source,
+    })?;
+    reporter.line(format!("campaign summary written to {}", path.display()));
+    Ok(RunOutcome::Campaign(CampaignSummary {
+        output: args.output.clone(),
+        result: if stats.trials < prep.trials {
+            "FAIL"
+        } else {
+            campaign::result(&entries)
+        },
+        classification: stats.classification(),
+        doc,
+        parts: entries,
+    }))
+}
+
+/// One bundle's worth of trials.
+struct PartSpec {
+    part: usize,
+    run_id: String,
+    /// Global trial numbers.
+    trials: RangeInclusive<usize>,
+    /// Seed of the first trial of the part (the bundle's deterministic seed).
+    seed: u32,
+    output: PathBuf,
+    /// Keep the per-control rows for the summary table (single bundles only).
+    keep_rows: bool,
+}
+
+/// A written part.
+struct PartDone {
+    summary: RunSummary,
+    stats: Vec<TrialStat>,
+    fingerprint: String,
+    bundle_digest: String,
+    cleanup_passed: bool,
+}
+
+/// Run the trials of one part, check cleanup, scan, assemble, validate and
+/// write its bundle. Exactly what a whole run did before campaigns existed:
+/// a part is the bundle `mcpres run --trials <its count> --seed <its first
+/// seed>` would write, apart from the run id and the trial numbers.
+async fn run_part(
+    prep: &Prepared,
+    spec: &PartSpec,
+    reporter: &mut Progress,
+) -> Result<PartDone, HarnessError> {
+    let scenario = &prep.scenario;
+    let env = &prep.env;
+    let http = &prep.http;
+    let program = &prep.program;
+    let revision = prep.revision;
+    let run_id = spec.run_id.clone();
+    let planned = spec.trials.end() + 1 - spec.trials.start();
+    let total = reporter_total(spec, reporter);
     let scratch_path = std::env::temp_dir().join(format!("mcpres-{run_id}"));
     std::fs::create_dir(&scratch_path).map_err(|source| HarnessError::Io {
         path: scratch_path.clone(),
@@ -263,41 +588,48 @@ pub async fn run(args: RunArgs) -> Result<RunSummary, HarnessError> {
     let started_wall = now_millis();
     let epoch = Instant::now();
     let ms = move || u64::try_from(epoch.elapsed().as_millis()).unwrap_or(u64::MAX);
-    progress(format!(
-        "scenario {} against {} ({} trial(s), seed {}), run {run_id}",
-        scenario.name,
-        program.display(),
-        args.trials,
-        args.seed
-    ));
 
     let mut trials = Vec::new();
-    for index in 1..=args.trials {
-        let seed = args
-            .seed
-            .wrapping_add(u32::try_from(index - 1).unwrap_or(0));
+    for index in spec.trials.clone() {
+        // The scenario's duration limit: no trial starts after it (the
+        // first trial of a bundle always runs, so that it records something).
+        if index != *spec.trials.start() && Instant::now() >= prep.deadline {
+            reporter.line(format!(
+                "scenario duration limit of {} ms reached: trials {index}-{} are not run",
+                scenario.scenario_duration_ms,
+                spec.trials.end()
+            ));
+            break;
+        }
+        let seed = campaign::trial_seed(spec.seed, index + 1 - spec.trials.start());
         let trial = run_trial(
-            &scenario,
+            scenario,
             index,
             seed,
             epoch,
-            &program,
-            subject_args,
-            &env,
+            program,
+            &prep.subject_args,
+            env,
             &scratch_path,
             http.as_ref(),
             revision,
         )
         .await?;
-        progress(format!(
-            "trial {index}/{}: clean control {} ({}), negative controls {}/{} as expected, {} ms",
-            args.trials,
+        let duration = trial.end_ms - trial.start_ms;
+        let behaved = trial.negatives.iter().filter(|n| n.behaved()).count();
+        reporter.trial_finished(format!(
+            "trial {index}/{total}: clean control {} ({}), negative controls {behaved}/{} as expected, {duration} ms",
             if trial.clean.passed { "PASS" } else { "FAIL" },
             trial.clean.stop_reason,
-            trial.negatives.iter().filter(|n| n.behaved()).count(),
             trial.negatives.len(),
-            trial.end_ms - trial.start_ms
         ));
+        reporter.event(json!({
+            "event": "trial-finished", "trial": index, "of": total, "part": spec.part, "seed": seed,
+            "clean": if trial.clean.passed { "PASS" } else { "FAIL" },
+            "cleanStopReason": trial.clean.stop_reason,
+            "negativesAsExpected": behaved, "negatives": trial.negatives.len(),
+            "success": trial.success(), "durationMs": duration,
+        }));
         trials.push(trial);
     }
 
@@ -316,7 +648,7 @@ pub async fn run(args: RunArgs) -> Result<RunSummary, HarnessError> {
     let groups_gone = groups
         .iter()
         .all(|g| g["liveNow"] == 0 && g["liveAfterKill"] == 0);
-    let listener_gone = match &http {
+    let listener_gone = match http {
         Some(target) => !http::listening(target.addr).await,
         None => true,
     };
@@ -329,9 +661,13 @@ pub async fn run(args: RunArgs) -> Result<RunSummary, HarnessError> {
         "passed": cleanup_passed,
         "method": "SIGKILL to each subject process group, then /proc scanned for members of the group; scratch directory removed and its absence checked",
     });
-    progress(format!(
+    reporter.line(format!(
         "cleanup: process groups gone {groups_gone}, scratch removed {scratch_gone}"
     ));
+    reporter.event(json!({
+        "event": "cleanup", "part": spec.part, "passed": cleanup_passed,
+        "processGroupsGone": groups_gone, "scratchRemoved": scratch_gone, "listenerGone": listener_gone,
+    }));
 
     let first_clean = trials
         .iter()
@@ -347,7 +683,7 @@ pub async fn run(args: RunArgs) -> Result<RunSummary, HarnessError> {
     let subject_version = first_clean
         .and_then(|c| c.server_version.clone())
         .unwrap_or_else(|| "UNKNOWN".into());
-    let scanner = PrivacyScanner::new(&env);
+    let scanner = PrivacyScanner::new(env);
     let tool = evidence::tool_identity();
     let facts = RunFacts {
         run_id,
@@ -355,14 +691,15 @@ pub async fn run(args: RunArgs) -> Result<RunSummary, HarnessError> {
         started_wall,
         subject_name: truncate(&scrub(&scanner, &subject_name), 128),
         subject_version: truncate(&scrub(&scanner, &subject_version), 96),
-        artifact_sha256,
-        artifact_bytes: artifact_len,
-        artifact_label: artifact_path
+        artifact_sha256: prep.artifact_sha256.clone(),
+        artifact_bytes: prep.artifact_len,
+        artifact_label: prep
+            .artifact_path
             .file_name()
             .map_or("subject".into(), |n| n.to_string_lossy().into_owned()),
         env_keys: env.keys().cloned().collect(),
-        seed: args.seed,
-        planned_trials: args.trials,
+        seed: spec.seed,
+        planned_trials: planned,
         tool,
         cleanup,
         cleanup_passed,
@@ -372,19 +709,80 @@ pub async fn run(args: RunArgs) -> Result<RunSummary, HarnessError> {
         revision,
         external: false,
     };
-    let assembled = evidence::assemble(&scenario, &trials, &facts, &scanner)?;
+    let assembled = evidence::assemble(scenario, &trials, &facts, &scanner)?;
     for f in &assembled.privacy {
-        progress(format!(
+        reporter.line(format!(
             "privacy: redacted {} x {} in {}",
             f.count, f.kind, f.path
         ));
     }
     let built = assembled.builder.build()?;
     let report = crate::validate::validate_document(&built.doc, &Default::default());
-    built.write_dir(&args.output)?;
-    progress(format!("bundle written to {}", args.output.display()));
+    built.write_dir(&spec.output)?;
+    reporter.line(format!("bundle written to {}", spec.output.display()));
+    let fingerprint = built.doc["evidence"]["scenario"]["fingerprint"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    let bundle_digest = built.sealed.bundle_digest.clone();
+    reporter.event(json!({
+        "event": "part-written", "part": spec.part, "path": spec.output.display().to_string(),
+        "trials": {"first": spec.trials.start(), "last": spec.trials.end()},
+        "result": assembled.result, "classification": assembled.classification,
+        "valid": report.valid, "primaryDiagnostic": report.primary(),
+        "evidenceClass": report.evidence_class, "bundleDigest": bundle_digest,
+    }));
+    let rows = if spec.keep_rows {
+        summary_rows(&trials)
+    } else {
+        Vec::new()
+    };
+    let stats = trials.iter().map(TrialStat::of).collect();
+    drop(trials);
+    Ok(PartDone {
+        summary: RunSummary {
+            output: spec.output.clone(),
+            valid: report.valid,
+            primary: report.primary().map(String::from),
+            evidence_class: report.evidence_class.clone(),
+            result: assembled.result,
+            classification: assembled.classification,
+            doc: built.doc,
+            rows,
+            privacy_findings: assembled.privacy.len(),
+        },
+        stats,
+        fingerprint,
+        bundle_digest,
+        cleanup_passed,
+    })
+}
+
+/// The number of trials the whole run plans (the `N` of `trial i/N`).
+fn reporter_total(spec: &PartSpec, reporter: &Progress) -> usize {
+    reporter.total().max(*spec.trials.end())
+}
+
+/// One request/response exchange through the harness's own machinery: the
+/// request is recorded and written by [`Session::send`], and frames are read
+/// (each recorded before it is parsed) until the one answering `id`, EOF or
+/// `limit`. Returns the frames and how collection ended (`ANSWERED`, `EOF`,
+/// `DEADLINE`). Public for `benches/harness.rs`, which times it against a raw
+/// pipe round trip; the scenarios use the same `scenario::collect`.
+pub async fn round_trip(
+    session: &mut Session,
+    message: &Value,
+    id: i64,
+    limit: Duration,
+) -> Result<(Vec<subject::Frame>, &'static str), subject::SubjectError> {
+    session.send(message).await?;
+    Ok(scenario::collect(session, id, Instant::now() + limit).await)
+}
+
+/// One row per control of every trial, for the summary table.
+fn summary_rows(trials: &[TrialRecord]) -> Vec<[String; 5]> {
     let mut rows = Vec::new();
-    for t in &trials {
+    for t in trials {
         rows.push([
             t.index.to_string(),
             "clean".into(),
@@ -451,21 +849,9 @@ pub async fn run(args: RunArgs) -> Result<RunSummary, HarnessError> {
             }
         }
     }
-    Ok(RunSummary {
-        output: args.output.clone(),
-        valid: report.valid,
-        primary: report.primary().map(String::from),
-        evidence_class: report.evidence_class.clone(),
-        result: assembled.result,
-        classification: assembled.classification,
-        doc: built.doc,
-        rows,
-        privacy_findings: assembled.privacy.len(),
-    })
+    rows
 }
 
-/// The subject's self-reported name and version go into the documents, which
-/// are not raw artifacts: they get the same redaction.
 fn scrub(scanner: &PrivacyScanner, s: &str) -> String {
     let mut bytes = s.as_bytes().to_vec();
     scanner.redact(&mut bytes);
@@ -715,6 +1101,50 @@ fn print_summary(s: &RunSummary) {
     );
 }
 
+fn print_campaign(c: &CampaignSummary) {
+    println!(
+        "{:<9} {:<11} {:<23} {:<6} {:<22} bundle",
+        "part", "trials", "seeds", "result", "stability"
+    );
+    for p in &c.parts {
+        let seeds = match (p.seeds.first(), p.seeds.last()) {
+            (Some(a), Some(b)) => format!("{a}-{b}"),
+            _ => "-".into(),
+        };
+        println!(
+            "{:<9} {:<11} {:<23} {:<6} {:<22} {}",
+            p.path,
+            format!("{}-{}", p.trials.start(), p.trials.end()),
+            seeds,
+            p.result,
+            p.classification,
+            if p.valid {
+                "valid".to_string()
+            } else {
+                format!("INVALID: {}", p.primary.as_deref().unwrap_or("?"))
+            }
+        );
+    }
+    let d = &c.doc["durationMs"];
+    println!(
+        "campaign result {}  stability {}  trials {} ({} succeeded)  duration min/median/p95 {}/{}/{} ms  parts {} ({})  summary {}",
+        c.result,
+        c.classification,
+        c.doc["completedTrials"],
+        c.doc["counts"]["success"],
+        d["minimum"],
+        d["median"],
+        d["p95"],
+        c.parts.len(),
+        if c.parts.iter().all(|p| p.valid) {
+            "all valid"
+        } else {
+            "NOT all valid"
+        },
+        c.output.join(campaign::FILE_NAME).display()
+    );
+}
+
 /// `mcpres scenarios list`: each built-in scenario and its controls.
 pub fn list_scenarios() -> i32 {
     for s in scenario::builtins() {
@@ -843,13 +1273,14 @@ pub fn main_demo(args: DemoArgs) -> i32 {
         .unwrap_or_else(|| PathBuf::from(format!("mcpres-demo-{}", random_hex(4))));
     let run_args = RunArgs {
         scenario: None,
-        trials: 3,
-        seed: 1,
+        trials: Some(3),
+        seed: Some(1),
         env: Vec::new(),
         subject_artifact: None,
         http: None,
         allow_remote: None,
         revision: None,
+        json: false,
         output: output.clone(),
         command: vec![
             exe.display().to_string(),
@@ -858,8 +1289,17 @@ pub fn main_demo(args: DemoArgs) -> i32 {
             "stdio".into(),
         ],
     };
-    let summary = match run_blocking(run_args) {
-        Ok(s) => s,
+    let mut reporter = Progress::new(false);
+    let outcome = run_blocking(run_args, &mut reporter);
+    reporter.finish();
+    let summary = match outcome {
+        Ok(RunOutcome::Bundle(s)) => s,
+        Ok(RunOutcome::Campaign(_)) => {
+            eprintln!(
+                "mcpres demo: error: three trials fit one bundle, yet a campaign was written"
+            );
+            return 2;
+        }
         Err(e) => {
             eprintln!("mcpres demo: error: {e}");
             return 2;

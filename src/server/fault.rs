@@ -374,6 +374,11 @@ impl FaultEngine {
         self.specs.is_empty()
     }
 
+    /// Does the plan include `fault` (under any trigger)?
+    pub fn plans(&self, fault: FaultId) -> bool {
+        self.specs.iter().any(|s| s.id == fault)
+    }
+
     /// Count a request and pick the first matching fault, if any.
     pub fn on_request(&self, request: RequestInfo) -> Option<Decision> {
         let ordinal = self.ordinal.fetch_add(1, Ordering::SeqCst) + 1;

@@ -448,8 +448,12 @@ pub(crate) async fn serve(config: Arc<Config>) -> Result<(), ServerError> {
                     while shared.pending_len() > 0 {
                         tokio::time::sleep(Duration::from_millis(10)).await;
                     }
-                    // Delayed answers are emitted from timers after leaving `pending`.
-                    tokio::time::sleep(Duration::from_millis(config.engine.params.delay_ms)).await;
+                    // Delayed answers are emitted from timers after leaving
+                    // `pending`: wait for them only when the plan has any.
+                    if config.engine.plans(FaultId::DelayedResponse) {
+                        tokio::time::sleep(Duration::from_millis(config.engine.params.delay_ms))
+                            .await;
+                    }
                 };
                 tokio::select! {
                     _ = tokio::time::timeout(EOF_DRAIN, drain) => {}
@@ -564,8 +568,9 @@ pub(crate) async fn serve(config: Arc<Config>) -> Result<(), ServerError> {
 
     let _ = shared.to_backend.send(None);
     if !disconnected {
-        // Give answers already produced a moment to reach stdout, then end.
-        tokio::time::sleep(Duration::from_millis(50)).await;
+        // An answer leaves `pending` an instant before it is queued for
+        // stdout (on another task): a short pause keeps the close behind it.
+        tokio::time::sleep(Duration::from_millis(5)).await;
     }
     shared.close();
     let _ = tokio::time::timeout(Duration::from_secs(2), writer).await;

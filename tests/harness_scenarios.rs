@@ -496,3 +496,100 @@ policy = "slow"
     assert_eq!(summary["classification"], "INCOMPLETE");
     assert_eq!(doc["statement"]["result"], "FAIL");
 }
+
+/// Stops a server process started by a test when dropped.
+struct Server(std::process::Child);
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// `--http URL` without PROGRAM: a server the harness did not start (here one
+/// this test starts on loopback). The run is driven and judged as usual, but
+/// no process is observed, so the evidence is DOCUMENTED_ONLY, never
+/// GENUINE_RUNTIME; the server is left running.
+#[test]
+fn a_server_the_harness_did_not_start_is_evaluated_without_process_claims() {
+    let tmp = tempfile::tempdir().unwrap();
+    let port = free_port().to_string();
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let exe = exe();
+    let server = Server(
+        Command::new(&exe)
+            .args(["serve", "--transport", "http", "--port", &port])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while std::net::TcpStream::connect(format!("127.0.0.1:{port}")).is_err() {
+        assert!(
+            std::time::Instant::now() < until,
+            "the server did not listen"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    // Without --subject-artifact, and with subject faults, it is refused.
+    let refused = mcpres(&[
+        "run",
+        "--http",
+        &url,
+        "-o",
+        tmp.path().join("x").to_str().unwrap(),
+    ]);
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(text(&refused.stderr).contains("--subject-artifact"));
+    let refused = mcpres(&[
+        "run",
+        "--http",
+        &url,
+        "--subject-artifact",
+        exe.to_str().unwrap(),
+        "-o",
+        tmp.path().join("y").to_str().unwrap(),
+    ]);
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(
+        text(&refused.stderr).contains("--fault"),
+        "{}",
+        text_of(&refused)
+    );
+
+    let out = tmp.path().join("bundle");
+    let o = mcpres(&[
+        "run",
+        "--scenario",
+        "generic",
+        "--http",
+        &url,
+        "--subject-artifact",
+        exe.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", text_of(&o));
+    let (doc, report) = load(&out);
+    assert!(report.valid, "{:?}", report.findings);
+    assert_eq!(report.evidence_class.as_deref(), Some("DOCUMENTED_ONLY"));
+    assert_eq!(doc["statement"]["result"], "PASS");
+    let observations = doc["evidence"]["observations"].as_array().unwrap();
+    assert!(
+        observations
+            .iter()
+            .all(|o| o["type"] != "PROCESS_EXECUTION")
+    );
+    assert_eq!(ops(&doc, "NEGATIVE_CONTROL").len(), 3);
+    assert_eq!(
+        surface(&doc, "CHILD_PROCESS_LIFECYCLE")["status"],
+        "UNINSTRUMENTED"
+    );
+    let subject = read_json(&out.join("raw/subject-artifact.json"));
+    assert_eq!(subject["target"]["startedByHarness"], false);
+    // The harness left the server alone: it still answers.
+    assert!(std::net::TcpStream::connect(format!("127.0.0.1:{port}")).is_ok());
+    drop(server);
+}

@@ -756,7 +756,10 @@ pub fn assemble(
         "artifact": facts.artifact_label, "bytes": facts.artifact_bytes, "sha256": facts.artifact_sha256,
         "subjectName": facts.subject_name, "subjectVersion": facts.subject_version,
         "identitySource": "serverInfo of the initialize result",
-        "target": facts.target.clone().unwrap_or_else(|| json!({"transport": "stdio", "targetKind": "LOCAL_STDIO"})),
+        "target": facts.target.clone().map(|mut t| {
+            t["startedByHarness"] = json!(!facts.external);
+            t
+        }).unwrap_or_else(|| json!({"transport": "stdio", "targetKind": "LOCAL_STDIO", "startedByHarness": true})),
     }))?, "application/json"));
     raw.insert(
         "raw/scenario.json".into(),

@@ -92,7 +92,9 @@ pub struct RunArgs {
     #[arg(short, long, value_name = "DIR")]
     pub output: PathBuf,
     /// The subject: PROGRAM [ARGS...] after `--` (executed directly, no shell).
-    #[arg(last = true, required = true, value_name = "PROGRAM")]
+    /// Without PROGRAM, `--http URL` names a server the harness does not start
+    /// (then `--subject-artifact` is required, and no process is observed).
+    #[arg(last = true, value_name = "PROGRAM")]
     pub command: Vec<String>,
 }
 
@@ -289,7 +291,8 @@ struct Prepared {
     scenario: Scenario,
     env: BTreeMap<String, String>,
     http: Option<http::HttpTarget>,
-    program: PathBuf,
+    /// `None`: the server at `http` is not started by the harness.
+    program: Option<PathBuf>,
     subject_args: Vec<String>,
     artifact_path: PathBuf,
     artifact_sha256: String,
@@ -303,6 +306,17 @@ struct Prepared {
     seed: u32,
     /// No trial starts after this (the scenario's `scenarioDurationMs`).
     deadline: Instant,
+}
+
+impl Prepared {
+    /// What the subject is, for progress lines.
+    fn subject_label(&self) -> String {
+        match (&self.program, &self.http) {
+            (Some(p), _) => p.display().to_string(),
+            (None, Some(t)) => format!("the server at {} (not started by the harness)", t.addr),
+            (None, None) => "?".into(),
+        }
+    }
 }
 
 async fn prepare(args: &RunArgs) -> Result<Prepared, HarnessError> {
@@ -337,7 +351,41 @@ async fn prepare(args: &RunArgs) -> Result<Prepared, HarnessError> {
         .map(|url| http::parse_target(url, args.allow_remote.as_deref()))
         .transpose()
         .map_err(HarnessError::Usage)?;
-    if let Some(target) = &http
+    let external = args.command.is_empty();
+    if external {
+        let Some(target) = &http else {
+            return Err(HarnessError::Usage(
+                "name the subject: -- PROGRAM [ARGS...], or --http URL for a server the harness does not start".into(),
+            ));
+        };
+        if args.subject_artifact.is_none() {
+            return Err(HarnessError::Usage(
+                "a server the harness does not start needs --subject-artifact PATH: the artifact you claim it runs (the harness cannot check that it does)".into(),
+            ));
+        }
+        if let Some(c) = scenario
+            .negatives
+            .iter()
+            .find(|c| c.injector == scenario::Injector::SubjectFlag)
+        {
+            return Err(HarnessError::Usage(format!(
+                "negative control {} of scenario {} needs the subject's --fault flag, so a subject the harness starts (use a scenario with harness-wire faults, such as generic)",
+                c.name, scenario.name
+            )));
+        }
+        if !scenario.recoveries.is_empty() {
+            return Err(HarnessError::Usage(format!(
+                "scenario {} has recovery controls, which need a subject the harness starts",
+                scenario.name
+            )));
+        }
+        if !http::listening(target.addr).await {
+            return Err(HarnessError::Usage(format!(
+                "nothing accepts connections at {}: start the server first, or give -- PROGRAM",
+                target.addr
+            )));
+        }
+    } else if let Some(target) = &http
         && http::listening(target.addr).await
     {
         return Err(HarnessError::Usage(format!(
@@ -351,15 +399,21 @@ async fn prepare(args: &RunArgs) -> Result<Prepared, HarnessError> {
             args.output.display()
         )));
     }
-    let (program_arg, subject_args) = args.command.split_first().expect("clap requires PROGRAM");
-    let program = subject::resolve_program(program_arg)
-        .ok_or_else(|| HarnessError::Usage(format!("PROGRAM {program_arg:?} is not an existing file (bare names are looked up in the harness's PATH)")))?;
-    let artifact_path = args
-        .subject_artifact
-        .clone()
+    let (program, subject_args) = match args.command.split_first() {
+        None => (None, &[][..]),
+        Some((program_arg, rest)) => {
+            let program = subject::resolve_program(program_arg)
+                .ok_or_else(|| HarnessError::Usage(format!("PROGRAM {program_arg:?} is not an existing file (bare names are looked up in the harness's PATH)")))?;
+            (Some(program), rest)
+        }
+    };
+    let artifact_path = match (&args.subject_artifact, &program) {
+        (Some(path), _) => path.clone(),
         // The file the program path finally names (PROGRAM itself is executed
         // under its own name, symlinks kept).
-        .unwrap_or_else(|| std::fs::canonicalize(&program).unwrap_or_else(|_| program.clone()));
+        (None, Some(program)) => std::fs::canonicalize(program).unwrap_or_else(|_| program.clone()),
+        (None, None) => unreachable!("checked above: an external subject needs --subject-artifact"),
+    };
     let (artifact_sha256, artifact_len) =
         artifact_digest(&artifact_path).map_err(|source| HarnessError::Io {
             path: artifact_path.clone(),
@@ -393,7 +447,7 @@ pub async fn run(args: RunArgs, reporter: &mut Progress) -> Result<RunOutcome, H
     reporter.line(format!(
         "scenario {} against {} ({} trial(s), seed {}), run {run_id}{}",
         prep.scenario.name,
-        prep.program.display(),
+        prep.subject_label(),
         prep.trials,
         prep.seed,
         if parts.len() > 1 {
@@ -607,7 +661,7 @@ async fn run_part(
             index,
             seed,
             epoch,
-            program,
+            program.as_deref(),
             &prep.subject_args,
             env,
             &scratch_path,
@@ -638,8 +692,13 @@ async fn run_part(
     let groups: Vec<Value> = trials
         .iter()
         .flat_map(|t| t.sessions().map(move |s| (t.index, s)))
-        .map(|(t, s)| {
-            let (live, zombies) = subject::group_members(i32::try_from(s.rec.events.first().and_then(|e| e["processGroup"].as_u64()).unwrap_or(0)).unwrap_or(0));
+        // A server the harness did not start has no process group of ours.
+        .filter_map(|(t, s)| {
+            let pgid = s.rec.events.first().and_then(|e| e["processGroup"].as_u64()).and_then(|p| i32::try_from(p).ok()).filter(|p| *p > 0)?;
+            Some((t, s, pgid))
+        })
+        .map(|(t, s, pgid)| {
+            let (live, zombies) = subject::group_members(pgid);
             json!({"trial": t, "session": s.role, "liveAfterKill": s.ended.live_in_group, "liveNow": live, "zombiesNow": zombies})
         })
         .collect();
@@ -648,9 +707,11 @@ async fn run_part(
     let groups_gone = groups
         .iter()
         .all(|g| g["liveNow"] == 0 && g["liveAfterKill"] == 0);
+    // The harness's own subject must not listen any more; a server it did
+    // not start is none of its business to stop.
     let listener_gone = match http {
-        Some(target) => !http::listening(target.addr).await,
-        None => true,
+        Some(target) if program.is_some() => !http::listening(target.addr).await,
+        _ => true,
     };
     let cleanup_passed = scratch_gone && groups_gone && listener_gone;
     let cleanup_end = ms();
@@ -677,7 +738,8 @@ async fn run_part(
         .and_then(|c| c.server_name.clone())
         .unwrap_or_else(|| {
             program
-                .file_name()
+                .as_deref()
+                .and_then(Path::file_name)
                 .map_or("unknown".into(), |n| n.to_string_lossy().into_owned())
         });
     let subject_version = first_clean
@@ -707,7 +769,7 @@ async fn run_part(
         http: http.is_some(),
         target: http.as_ref().map(http::HttpTarget::to_json),
         revision,
-        external: false,
+        external: program.is_none(),
     };
     let assembled = evidence::assemble(scenario, &trials, &facts, &scanner)?;
     for f in &assembled.privacy {
@@ -912,13 +974,30 @@ fn truncate(s: &str, max: usize) -> String {
     s.chars().take(max).collect()
 }
 
+/// Start the subject (a fresh process), or, with no program, open a session
+/// to the server at `http` that the harness did not start.
+fn start_session(
+    name: &str,
+    epoch: Instant,
+    program: Option<&Path>,
+    args: &[String],
+    env: &BTreeMap<String, String>,
+    http: Option<&http::HttpTarget>,
+) -> Result<Session, HarnessError> {
+    match (program, http) {
+        (Some(program), _) => Ok(Session::spawn(name, epoch, program, args, env, http)?),
+        (None, Some(target)) => Ok(Session::connect(name, epoch, target)),
+        (None, None) => Err(HarnessError::Usage("no subject to drive".into())),
+    }
+}
+
 #[allow(clippy::too_many_arguments)]
 async fn run_trial(
     scenario: &Scenario,
     index: usize,
     seed: u32,
     epoch: Instant,
-    program: &Path,
+    program: Option<&Path>,
     args: &[String],
     env: &BTreeMap<String, String>,
     scratch: &Path,
@@ -927,7 +1006,7 @@ async fn run_trial(
 ) -> Result<TrialRecord, HarnessError> {
     let ms = || u64::try_from(epoch.elapsed().as_millis()).unwrap_or(u64::MAX);
     let start_ms = ms();
-    let mut session = Session::spawn(&format!("t{index}-clean"), epoch, program, args, env, http)?;
+    let mut session = start_session(&format!("t{index}-clean"), epoch, program, args, env, http)?;
     session.set_revision(revision);
     session.wait_listening(LISTEN_LIMIT).await;
     let probe = format!("mcpres-probe-{seed}");
@@ -953,7 +1032,7 @@ async fn run_trial(
             argv.extend(scenario::fault_args(control, u64::from(seed), &log));
         }
         let start = ms();
-        let mut session = Session::spawn(
+        let mut session = start_session(
             &format!("t{index}-{}", control.name),
             epoch,
             program,
@@ -998,9 +1077,12 @@ async fn run_trial(
             fault_injected,
         });
     }
+    // Recovery controls are refused up front for a server the harness does
+    // not start, so there is a program whenever there are recoveries.
+    let program_path = program.unwrap_or_else(|| Path::new(""));
     let spawner = recovery::Spawner {
         epoch,
-        program,
+        program: program_path,
         args,
         env,
         http,
@@ -1047,7 +1129,7 @@ async fn run_trial(
     } else {
         let start = ms();
         let mut session =
-            Session::spawn(&format!("t{index}-client"), epoch, program, args, env, http)?;
+            start_session(&format!("t{index}-client"), epoch, program, args, env, http)?;
         session.set_revision(revision);
         session.wait_listening(LISTEN_LIMIT).await;
         let outcome = client::run_client_faults(&mut session, scenario).await;

@@ -593,3 +593,58 @@ fn a_server_the_harness_did_not_start_is_evaluated_without_process_claims() {
     assert!(std::net::TcpStream::connect(format!("127.0.0.1:{port}")).is_ok());
     drop(server);
 }
+
+/// A subject that leaves a temporary file behind fails the cleanup check:
+/// the reference server's `cleanup-failure` fault keeps a handle open in its
+/// residue directory (a temporary directory here), the harness sees it in
+/// /proc/PID/fd at the end of the session, and finds it still there after
+/// the process group is gone.
+#[test]
+fn a_temporary_file_left_behind_fails_the_cleanup_check() {
+    let tmp = tempfile::tempdir().unwrap();
+    let residue = tmp.path().join("residue");
+    std::fs::create_dir(&residue).unwrap();
+    let out = tmp.path().join("bundle");
+    let exe = exe();
+    let o = mcpres(&[
+        "run",
+        "-o",
+        out.to_str().unwrap(),
+        "--",
+        exe.to_str().unwrap(),
+        "serve",
+        "--fault",
+        "cleanup-failure@tool-echo",
+        "--residue-dir",
+        residue.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", text_of(&o));
+    let (doc, report) = load(&out);
+    assert!(report.valid, "{:?}", report.findings);
+    assert_eq!(doc["statement"]["result"], "FAIL");
+    let cleanup = read_json(&out.join("raw/cleanup-report.json"));
+    assert_eq!(cleanup["passed"], false);
+    let left = cleanup["temporaryFilesLeft"].as_array().unwrap();
+    assert_eq!(left.len(), 1, "{cleanup}");
+    assert_eq!(left[0]["session"], "clean");
+    let path = left[0]["path"].as_str().unwrap();
+    assert!(path.contains("mcpres-retained-"), "{path}");
+    assert!(Path::new(path).is_file());
+    let obs = doc["evidence"]["observations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|o| o["type"] == "CLEANUP_CHECK")
+        .unwrap();
+    assert_eq!(obs["outcome"], "FAIL");
+    assert_eq!(
+        surface(&doc, "FILESYSTEM_OUTPUTS")["status"],
+        "OBSERVED_INDIRECTLY"
+    );
+    // Without the fault, the same run leaves nothing and passes.
+    let clean = tmp.path().join("clean");
+    let o = run(&[], &clean);
+    assert_eq!(o.status.code(), Some(0), "{}", text_of(&o));
+    let cleanup = read_json(&clean.join("raw/cleanup-report.json"));
+    assert_eq!(cleanup["temporaryFilesLeft"], json!([]));
+}

@@ -828,7 +828,7 @@ pub fn assemble(
         facts.cleanup_span,
         facts.cleanup_passed,
         if facts.cleanup_passed {
-            "PROCESS_GROUPS_AND_SCRATCH_GONE"
+            "PROCESS_GROUPS_SCRATCH_AND_TEMP_FILES_GONE"
         } else {
             "RESIDUE_FOUND"
         },
@@ -858,6 +858,13 @@ pub fn assemble(
             "TRANSPORT_DISCONNECTS" if !disconnect_ids.is_empty() => {
                 (false, "INSTRUMENTED", disconnect_ids.clone())
             }
+            // The files each subject held open at the end of its session
+            // (in the lifecycle), not every file it wrote.
+            "FILESYSTEM_OUTPUTS" if !facts.external => (
+                false,
+                "OBSERVED_INDIRECTLY",
+                process_ids.iter().take(32).cloned().collect(),
+            ),
             "TRANSPORT_DISCONNECTS" | "FILESYSTEM_OUTPUTS" | "CACHE_BEHAVIOR" => {
                 (false, "UNINSTRUMENTED", Vec::new())
             }

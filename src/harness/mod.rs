@@ -713,21 +713,53 @@ async fn run_part(
         Some(target) if program.is_some() => !http::listening(target.addr).await,
         _ => true,
     };
-    let cleanup_passed = scratch_gone && groups_gone && listener_gone;
+    // Temporary files: any file a subject held open at the end of its
+    // session, under a temporary directory, created or changed during the
+    // run, that still exists now that every subject is gone.
+    let run_started =
+        std::time::UNIX_EPOCH + Duration::from_millis(u64::try_from(started_wall).unwrap_or(0));
+    let roots = subject::temp_roots();
+    let mut temp_left: Vec<Value> = Vec::new();
+    for t in &trials {
+        for s in t.sessions() {
+            for e in s.rec.events.iter().filter(|e| e["event"] == "open-files") {
+                for f in e["files"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .filter_map(Value::as_str)
+                {
+                    let path = Path::new(f);
+                    let fresh = std::fs::metadata(path).is_ok_and(|m| {
+                        m.created()
+                            .or_else(|_| m.modified())
+                            .is_ok_and(|at| at >= run_started)
+                    });
+                    if fresh && roots.iter().any(|r| path.starts_with(r)) {
+                        temp_left.push(json!({"trial": t.index, "session": s.role, "path": f}));
+                    }
+                }
+            }
+        }
+    }
+    let temp_gone = temp_left.is_empty();
+    let cleanup_passed = scratch_gone && groups_gone && listener_gone && temp_gone;
     let cleanup_end = ms();
     let cleanup = json!({
         "processGroups": groups,
         "scratchDirectory": {"removed": scratch_gone, "name": scratch_path.file_name().map(|n| n.to_string_lossy().into_owned())},
         "listener": http.as_ref().map(|t| json!({"port": t.addr.port(), "acceptsConnections": !listener_gone})),
+        "temporaryFilesLeft": temp_left,
         "passed": cleanup_passed,
-        "method": "SIGKILL to each subject process group, then /proc scanned for members of the group; scratch directory removed and its absence checked",
+        "method": "SIGKILL to each subject process group, then /proc scanned for members of the group; scratch directory removed and its absence checked; the files each subject held open at the end of its session (/proc/PID/fd) that lie under a temporary directory and were created or changed during the run must be gone",
     });
     reporter.line(format!(
-        "cleanup: process groups gone {groups_gone}, scratch removed {scratch_gone}"
+        "cleanup: process groups gone {groups_gone}, scratch removed {scratch_gone}, temporary files left {}",
+        temp_left.len()
     ));
     reporter.event(json!({
         "event": "cleanup", "part": spec.part, "passed": cleanup_passed,
-        "processGroupsGone": groups_gone, "scratchRemoved": scratch_gone, "listenerGone": listener_gone,
+        "processGroupsGone": groups_gone, "scratchRemoved": scratch_gone, "listenerGone": listener_gone, "temporaryFilesGone": temp_gone,
     }));
 
     let first_clean = trials

@@ -142,10 +142,19 @@ fn kill_group(pgid: i32) -> std::io::Result<bool> {
 
 /// Processes whose process group is `pgid`, read from `/proc`: (live, zombies).
 pub fn group_members(pgid: i32) -> (usize, usize) {
-    let mut live = 0;
-    let mut zombies = 0;
+    let members = group_pids(pgid);
+    let zombies = members.iter().filter(|(_, zombie)| *zombie).count();
+    (members.len() - zombies, zombies)
+}
+
+/// The processes of group `pgid`, each with whether it is a zombie.
+fn group_pids(pgid: i32) -> Vec<(u32, bool)> {
+    let mut out = Vec::new();
+    if pgid <= 0 {
+        return out;
+    }
     let Ok(entries) = std::fs::read_dir("/proc") else {
-        return (0, 0);
+        return out;
     };
     for entry in entries.flatten() {
         let name = entry.file_name();
@@ -164,15 +173,62 @@ pub fn group_members(pgid: i32) -> (usize, usize) {
         let state = fields.next().unwrap_or("");
         let _ppid = fields.next();
         let pgrp: Option<i32> = fields.next().and_then(|f| f.parse().ok());
-        if pgrp == Some(pgid) {
-            if state == "Z" {
-                zombies += 1;
-            } else {
-                live += 1;
+        if pgrp == Some(pgid)
+            && let Ok(pid) = name.parse::<u32>()
+        {
+            out.push((pid, state == "Z"));
+        }
+    }
+    out
+}
+
+/// The regular files the live processes of group `pgid` hold open, read from
+/// `/proc/PID/fd` (sorted, without duplicates): absolute paths that still
+/// exist, outside `/dev` (except `/dev/shm`), `/proc` and `/sys`. An unlinked
+/// file (`(deleted)`)
+/// cannot be left behind and is not listed.
+pub fn open_files(pgid: i32) -> Vec<String> {
+    let mut files = std::collections::BTreeSet::new();
+    for (pid, zombie) in group_pids(pgid) {
+        if zombie {
+            continue;
+        }
+        let Ok(fds) = std::fs::read_dir(format!("/proc/{pid}/fd")) else {
+            continue;
+        };
+        for fd in fds.flatten() {
+            let Ok(target) = std::fs::read_link(fd.path()) else {
+                continue;
+            };
+            let Some(t) = target.to_str() else { continue };
+            if !t.starts_with('/')
+                || t.ends_with(" (deleted)")
+                || (t.starts_with("/dev/") && !t.starts_with("/dev/shm/"))
+                || t.starts_with("/proc/")
+                || t.starts_with("/sys/")
+            {
+                continue;
+            }
+            if std::fs::metadata(&target).is_ok_and(|m| m.is_file()) {
+                files.insert(t.to_string());
             }
         }
     }
-    (live, zombies)
+    files.into_iter().collect()
+}
+
+/// Directories where a file left behind is temporary-file residue: the
+/// system temporary directory, `/tmp`, `/var/tmp` and `/dev/shm`.
+pub fn temp_roots() -> Vec<PathBuf> {
+    let mut roots = vec![
+        std::env::temp_dir(),
+        PathBuf::from("/tmp"),
+        PathBuf::from("/var/tmp"),
+        PathBuf::from("/dev/shm"),
+    ];
+    roots.sort();
+    roots.dedup();
+    roots
 }
 
 /// Resolve PROGRAM the way the harness executes it: a name with a `/` is a
@@ -214,6 +270,8 @@ pub struct Session {
     pub spawned_ms: u64,
     http: Option<HttpSession>,
     revision: Revision,
+    /// The `open-files` snapshot was taken.
+    open_files_recorded: bool,
 }
 
 /// The client side of a Streamable HTTP subject.
@@ -388,6 +446,7 @@ impl Session {
             spawned_ms,
             http,
             revision: Revision::default(),
+            open_files_recorded: false,
         })
     }
 
@@ -429,6 +488,7 @@ impl Session {
             spawned_ms: at,
             http: Some(http),
             revision: Revision::default(),
+            open_files_recorded: false,
         }
     }
 
@@ -646,6 +706,7 @@ impl Session {
     /// exchanges in flight are complete, a DELETE with the session id (when the
     /// subject issued one), then the end of the frame stream.
     pub fn close_stdin(&mut self) {
+        self.snapshot_open_files();
         if self.http.as_ref().is_some_and(|h| h.shutdown.is_none()) {
             let at = self.now_ms();
             self.event(json!({"event": "http-session-close", "offsetMs": at}));
@@ -694,6 +755,20 @@ impl Session {
             let at = self.now_ms();
             self.event(json!({"event": "stdin-closed", "offsetMs": at}));
         }
+    }
+
+    /// Once, at the end of the session (before stdin EOF or the HTTP session
+    /// close): record which files the subject's processes hold open. The
+    /// cleanup check later looks for those under a temporary directory that
+    /// outlive the subject.
+    fn snapshot_open_files(&mut self) {
+        if self.open_files_recorded || self.guard.is_none() {
+            return;
+        }
+        self.open_files_recorded = true;
+        let files = open_files(self.pgid());
+        let at = self.now_ms();
+        self.event(json!({"event": "open-files", "offsetMs": at, "files": files}));
     }
 
     fn event(&self, mut event: Value) {

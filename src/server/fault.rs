@@ -335,6 +335,8 @@ pub struct FaultEngine {
     ordinal: AtomicU64,
     log: InjectionLog,
     transport: &'static str,
+    /// Handles `cleanup-failure` leaves open.
+    retained: Mutex<Vec<File>>,
 }
 
 impl FaultEngine {
@@ -353,6 +355,7 @@ impl FaultEngine {
             ordinal: AtomicU64::new(0),
             log,
             transport,
+            retained: Mutex::new(Vec::new()),
         };
         engine.log.write(&json!({
             "schema": "mcpres.injection-log/1",
@@ -444,6 +447,11 @@ impl FaultEngine {
             "retained by mcpres serve (cleanup-failure mutant), seed {}, request {}",
             self.seed, d.ordinal
         )?;
+        // The handle stays open for the life of the process, as a leaked
+        // handle would: a cleanup verifier can see it in /proc/PID/fd.
+        if let Ok(mut held) = self.retained.lock() {
+            held.push(f);
+        }
         Ok(path)
     }
 }

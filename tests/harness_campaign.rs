@@ -3,22 +3,16 @@
 //! with `mcpres validate`, and campaign.json is recomputed from the parts.
 #![cfg(feature = "server")]
 
+mod harness_support;
+
 use std::collections::BTreeSet;
 use std::io::BufRead;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
 use serde_json::{Value, json};
 
-use mcpres::json::Limits;
-
-fn exe() -> PathBuf {
-    PathBuf::from(env!("CARGO_BIN_EXE_mcpres"))
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
+use harness_support::*;
 
 /// `mcpres run ARGS -o OUT -- mcpres serve --transport stdio SUBJECT_ARGS`.
 fn run_args(out: &Path, args: &[&str], subject_args: &[&str]) -> Vec<String> {
@@ -59,19 +53,6 @@ fn kinds(events: &[Value]) -> Vec<&str> {
         .iter()
         .map(|e| e["event"].as_str().unwrap())
         .collect()
-}
-
-/// Load a bundle directory from disk and validate it with the library.
-fn load(dir: &Path) -> (Value, mcpres::validate::Report) {
-    let loaded = mcpres::bundle::load(dir, &Limits::default()).expect("bundle loads");
-    assert!(
-        loaded.storage_findings.is_empty(),
-        "{:?}",
-        loaded.storage_findings
-    );
-    let doc = loaded.doc.expect("bundle document");
-    let report = mcpres::validate::validate_document(&doc, &Default::default());
-    (doc, report)
 }
 
 /// `mcpres validate --format json DIR`: exit status and the report.

@@ -3,23 +3,17 @@
 //! bundle is loaded back from disk and validated.
 #![cfg(feature = "server")]
 
-use std::path::{Path, PathBuf};
+mod harness_support;
+
+use std::path::Path;
 use std::process::{Command, Output};
 
 use serde_json::{Value, json};
 
-use mcpres::json::Limits;
-
-fn exe() -> PathBuf {
-    PathBuf::from(env!("CARGO_BIN_EXE_mcpres"))
-}
+use harness_support::*;
 
 fn mcpres(args: &[&str]) -> Output {
     Command::new(exe()).args(args).output().expect("run mcpres")
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
 }
 
 /// `mcpres run [extra] -o out -- mcpres serve --transport stdio`.
@@ -37,17 +31,6 @@ fn run(extra: &[&str], out: &Path) -> Output {
         "stdio",
     ]);
     mcpres(&args)
-}
-
-fn load(dir: &Path) -> (Value, mcpres::validate::Report) {
-    let loaded = mcpres::bundle::load(dir, &Limits::default()).expect("bundle loads");
-    let doc = loaded.doc.expect("bundle document");
-    let report = mcpres::validate::validate_document(&doc, &Default::default());
-    (doc, report)
-}
-
-fn read_json(path: &Path) -> Value {
-    serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap()
 }
 
 fn ops<'a>(doc: &'a Value, kind: &str) -> Vec<&'a Value> {
@@ -364,14 +347,6 @@ fn bad_scenario_files_are_refused_before_anything_starts() {
     assert!(!out.exists());
     let missing = mcpres(&["scenarios", "check", "/nonexistent/scenario.toml"]);
     assert_eq!(missing.status.code(), Some(2));
-}
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
 }
 
 /// Over Streamable HTTP and on 2026-07-28: a closed connection with the

@@ -3,18 +3,16 @@
 //! sleeper), and every bundle is loaded back from disk and validated.
 #![cfg(feature = "server")]
 
-use std::path::{Path, PathBuf};
+mod harness_support;
+
+use std::path::Path;
 use std::process::{Command, Output};
 
 use serde_json::Value;
 
-use mcpres::json::Limits;
+use harness_support::*;
 
 const SERVER_NAME: &str = "mcpres-reference-server";
-
-fn exe() -> PathBuf {
-    PathBuf::from(env!("CARGO_BIN_EXE_mcpres"))
-}
 
 fn mcpres(args: &[&str]) -> Output {
     Command::new(exe())
@@ -22,22 +20,6 @@ fn mcpres(args: &[&str]) -> Output {
         .env("MCPRES_HARNESS_LEAK_MARKER", "harness-only-value-7f3a")
         .output()
         .expect("run mcpres")
-}
-
-fn load(dir: &Path) -> (Value, mcpres::validate::Report) {
-    let loaded = mcpres::bundle::load(dir, &Limits::default()).expect("bundle loads");
-    assert!(
-        loaded.storage_findings.is_empty(),
-        "{:?}",
-        loaded.storage_findings
-    );
-    let doc = loaded.doc.expect("bundle document");
-    let report = mcpres::validate::validate_document(&doc, &Default::default());
-    (doc, report)
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
 }
 
 #[test]
@@ -314,7 +296,7 @@ fn demo_runs_signs_and_verifies() {
     assert!(report.valid);
     assert_eq!(doc["evidence"]["trialSummary"]["completedTrials"], 3);
     let attested = tmp.path().join("demo.attested.json");
-    let loaded = mcpres::bundle::load(&attested, &Limits::default()).unwrap();
+    let loaded = mcpres::bundle::load(&attested, &mcpres::json::Limits::default()).unwrap();
     let report = mcpres::validate::validate_document(&loaded.doc.unwrap(), &Default::default());
     assert!(report.valid, "{:?}", report.findings);
     // The ephemeral key never reaches the disk.
@@ -463,19 +445,6 @@ fn secrets_and_home_paths_are_redacted_before_writing() {
     assert_eq!(privacy["outcome"], "PASS");
 }
 
-fn walk(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    for e in std::fs::read_dir(dir).unwrap() {
-        let p = e.unwrap().path();
-        if p.is_dir() {
-            out.extend(walk(&p));
-        } else {
-            out.push(p);
-        }
-    }
-    out
-}
-
 #[test]
 fn harness_errors_exit_2_without_writing() {
     let tmp = tempfile::tempdir().unwrap();
@@ -526,14 +495,6 @@ fn harness_errors_exit_2_without_writing() {
 // ---------------------------------------------------------------------------
 // Streamable HTTP (persistent connections, judged statuses) and revision 2026-07-28
 // ---------------------------------------------------------------------------
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
 
 fn jsonl(path: &Path) -> Vec<Value> {
     std::fs::read_to_string(path)

@@ -13,12 +13,14 @@
 //! GENUINE_RUNTIME and hold no machine-specific paths.
 #![cfg(feature = "server")]
 
+mod harness_support;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use serde_json::Value;
 
-use mcpres::json::Limits;
+use harness_support::*;
 
 /// In the harness's environment only: it must not reach any artifact.
 const MARKER_NAME: &str = "MCPRES_THIRD_PARTY_MARKER";
@@ -26,10 +28,6 @@ const MARKER_VALUE: &str = "harness-side-marker-5e1b9c";
 /// Passed with `--env`: the subject must see it (the positive control of the scrub check).
 const VISIBLE_NAME: &str = "MCPRES_SUBJECT_VISIBLE";
 const VISIBLE_VALUE: &str = "subject-side-value-77a0";
-
-fn exe() -> PathBuf {
-    PathBuf::from(env!("CARGO_BIN_EXE_mcpres"))
-}
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -42,35 +40,6 @@ fn run(args: &[&str]) -> Output {
         .env(MARKER_NAME, MARKER_VALUE)
         .output()
         .expect("run mcpres")
-}
-
-fn load(dir: &Path) -> (Value, mcpres::validate::Report) {
-    let loaded = mcpres::bundle::load(dir, &Limits::default()).expect("bundle loads");
-    assert!(
-        loaded.storage_findings.is_empty(),
-        "{:?}",
-        loaded.storage_findings
-    );
-    let doc = loaded.doc.expect("bundle document");
-    let report = mcpres::validate::validate_document(&doc, &Default::default());
-    (doc, report)
-}
-
-fn walk(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    for e in std::fs::read_dir(dir).unwrap() {
-        let p = e.unwrap().path();
-        if p.is_dir() {
-            out.extend(walk(&p));
-        } else {
-            out.push(p);
-        }
-    }
-    out
-}
-
-fn read_json(path: &Path) -> Value {
-    serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap()
 }
 
 fn env_dir(name: &str) -> Option<PathBuf> {
@@ -331,15 +300,6 @@ fn generic_scenario_runs_against_the_reference_server_without_its_fault_flags() 
     let steps = clean_steps(&out, 1);
     assert_eq!(step(&steps, 3)["judgement"]["verdict"], "PASS");
     assert_eq!(step(&steps, 4)["judgement"]["verdict"], "SKIPPED");
-}
-
-/// A loopback port nobody listens on right now.
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
 }
 
 /// What every HTTP bundle shows besides the generic pass: raw HTTP captures,

@@ -15,9 +15,9 @@ use serde_json::{Value, json};
 
 use super::scenario::{
     ACCEPT, COMPLETED, ClientFault, ClientFaultKind, Judgement, Mutant, REJECT, Revision, Scenario,
-    budget, check_tools_list, exchange, judge, opening, rpc,
+    budget, check_tools_list, collect, judge, open_session, rpc,
 };
-use super::subject::{Frame, Next, Session};
+use super::subject::{Frame, Session};
 
 /// First request id used by the faults; each fault takes two ids (its own
 /// and the probe's).
@@ -231,30 +231,6 @@ fn attribute_late(frames: Vec<Frame>, results: &mut [ClientFaultResult]) -> Vec<
     rest
 }
 
-/// Read frames until `probe_id` is answered, the deadline passes, or output ends.
-async fn until_answered(
-    session: &mut Session,
-    probe_id: i64,
-    deadline: Instant,
-) -> (Vec<Frame>, bool) {
-    let mut frames = Vec::new();
-    loop {
-        match session.next(deadline).await {
-            Next::Frame(f) => {
-                let done = serde_json::from_slice::<Value>(&f.bytes)
-                    .is_ok_and(|m| m.get("method").is_none() && m["id"] == json!(probe_id));
-                frames.push(f);
-                if done {
-                    return (frames, false);
-                }
-            }
-            Next::Unanswered(_) => {}
-            Next::Eof => return (frames, true),
-            Next::Deadline => return (frames, false),
-        }
-    }
-}
-
 /// Drive every client fault of `scenario` on one session.
 pub async fn run_client_faults(session: &mut Session, scenario: &Scenario) -> ClientOutcome {
     let mut out = ClientOutcome {
@@ -262,15 +238,7 @@ pub async fn run_client_faults(session: &mut Session, scenario: &Scenario) -> Cl
         ..Default::default()
     };
     let revision = session.revision();
-    let (method, message, check) = opening(revision, 1);
-    let opened = exchange(session, scenario, method, 1, message, check)
-        .await
-        .is_ok_and(|(step, _)| step.judgement.accepted());
-    out.opened = opened
-        && (revision.is_stateless() || {
-            let note = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
-            session.send(&note).await.is_ok()
-        });
+    out.opened = open_session(session, scenario).await.1;
     if !out.opened {
         out.ended_ms = session.now_ms();
         return out;
@@ -294,9 +262,9 @@ pub async fn run_client_faults(session: &mut Session, scenario: &Scenario) -> Cl
         }
         if !eof {
             let deadline = Instant::now() + budget(scenario) + budget(scenario);
-            let (read, ended) = until_answered(session, probe_id, deadline).await;
+            let (read, ended_by) = collect(session, probe_id, deadline).await;
             frames = read;
-            eof = ended;
+            eof = ended_by == "EOF";
         }
         let frames = attribute_late(frames, &mut out.results);
         let (answer, probe, judgement) = judge_fault(
@@ -330,7 +298,7 @@ pub async fn run_client_faults(session: &mut Session, scenario: &Scenario) -> Cl
         let probe = rpc(revision, flush, "tools/list", json!({}));
         if session.send(&probe).await.is_ok() {
             let deadline = Instant::now() + budget(scenario);
-            let (frames, _) = until_answered(session, flush, deadline).await;
+            let (frames, _) = collect(session, flush, deadline).await;
             attribute_late(frames, &mut out.results);
         }
     }

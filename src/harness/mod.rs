@@ -1006,21 +1006,22 @@ fn truncate(s: &str, max: usize) -> String {
     s.chars().take(max).collect()
 }
 
-/// Start the subject (a fresh process), or, with no program, open a session
-/// to the server at `http` that the harness did not start.
-fn start_session(
-    name: &str,
-    epoch: Instant,
-    program: Option<&Path>,
-    args: &[String],
-    env: &BTreeMap<String, String>,
-    http: Option<&http::HttpTarget>,
-) -> Result<Session, HarnessError> {
-    match (program, http) {
-        (Some(program), _) => Ok(Session::spawn(name, epoch, program, args, env, http)?),
-        (None, Some(target)) => Ok(Session::connect(name, epoch, target)),
-        (None, None) => Err(HarnessError::Usage("no subject to drive".into())),
-    }
+/// The subject's injection log at `path`, read and then removed (it lives
+/// in the run's scratch directory).
+fn take_log(path: &Path) -> Option<Vec<u8>> {
+    let bytes = std::fs::read(path).ok();
+    let _ = std::fs::remove_file(path);
+    bytes
+}
+
+/// Does the injection log record an injection of `fault`?
+fn injection_logged(log: Option<&[u8]>, fault: &str) -> bool {
+    log.is_some_and(|bytes| {
+        bytes.split(|b| *b == b'\n').any(|line| {
+            serde_json::from_slice::<Value>(line)
+                .is_ok_and(|v| v["event"] == "injection" && v["fault"] == fault)
+        })
+    })
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -1038,9 +1039,16 @@ async fn run_trial(
 ) -> Result<TrialRecord, HarnessError> {
     let ms = || u64::try_from(epoch.elapsed().as_millis()).unwrap_or(u64::MAX);
     let start_ms = ms();
-    let mut session = start_session(&format!("t{index}-clean"), epoch, program, args, env, http)?;
-    session.set_revision(revision);
-    session.wait_listening(LISTEN_LIMIT).await;
+    let spawner = subject::Spawner {
+        epoch,
+        program,
+        args,
+        env,
+        http,
+        listen_limit: LISTEN_LIMIT,
+        revision,
+    };
+    let mut session = spawner.spawn(&format!("t{index}-clean"), &[]).await?;
     let probe = format!("mcpres-probe-{seed}");
     let clean = if scenario.generic {
         let keys = env.keys().cloned().collect();
@@ -1059,21 +1067,15 @@ async fn run_trial(
     for control in &scenario.negatives {
         let log = scratch.join(format!("t{index}-{}.injection.jsonl", control.name));
         let by_subject = control.injector == scenario::Injector::SubjectFlag;
-        let mut argv = args.to_vec();
-        if by_subject {
-            argv.extend(scenario::fault_args(control, u64::from(seed), &log));
-        }
+        let extra = if by_subject {
+            scenario::fault_args(control, u64::from(seed), &log)
+        } else {
+            Vec::new()
+        };
         let start = ms();
-        let mut session = start_session(
-            &format!("t{index}-{}", control.name),
-            epoch,
-            program,
-            &argv,
-            env,
-            http,
-        )?;
-        session.set_revision(revision);
-        session.wait_listening(LISTEN_LIMIT).await;
+        let mut session = spawner
+            .spawn(&format!("t{index}-{}", control.name), &extra)
+            .await?;
         let (outcome, harness_log) = if by_subject {
             (
                 scenario::run_negative(&mut session, scenario, control).await,
@@ -1084,18 +1086,11 @@ async fn run_trial(
         };
         let (rec, ended) = session.finish(EXIT_GRACE).await;
         let injection_log = if by_subject {
-            let bytes = std::fs::read(&log).ok();
-            let _ = std::fs::remove_file(&log);
-            bytes
+            take_log(&log)
         } else {
             harness_log
         };
-        let fault_injected = injection_log.as_deref().is_some_and(|bytes| {
-            bytes.split(|b| *b == b'\n').any(|line| {
-                serde_json::from_slice::<Value>(line)
-                    .is_ok_and(|v| v["event"] == "injection" && v["fault"] == control.fault)
-            })
-        });
+        let fault_injected = injection_logged(injection_log.as_deref(), &control.fault);
         negatives.push(NegativeRecord {
             control: control.clone(),
             outcome,
@@ -1109,18 +1104,6 @@ async fn run_trial(
             fault_injected,
         });
     }
-    // Recovery controls are refused up front for a server the harness does
-    // not start, so there is a program whenever there are recoveries.
-    let program_path = program.unwrap_or_else(|| Path::new(""));
-    let spawner = recovery::Spawner {
-        epoch,
-        program: program_path,
-        args,
-        env,
-        http,
-        listen_limit: LISTEN_LIMIT,
-        revision,
-    };
     let mut recoveries = Vec::new();
     for control in &scenario.recoveries {
         let log = scratch.join(format!("t{index}-{}.injection.jsonl", control.name));
@@ -1140,14 +1123,8 @@ async fn run_trial(
                 ended,
             });
         }
-        let injection_log = std::fs::read(&log).ok();
-        let _ = std::fs::remove_file(&log);
-        let fault_injected = injection_log.as_deref().is_some_and(|bytes| {
-            bytes.split(|b| *b == b'\n').any(|line| {
-                serde_json::from_slice::<Value>(line)
-                    .is_ok_and(|v| v["event"] == "injection" && v["fault"] == control.fault)
-            })
-        });
+        let injection_log = take_log(&log);
+        let fault_injected = injection_logged(injection_log.as_deref(), &control.fault);
         recoveries.push(RecoveryRecord {
             control: control.clone(),
             outcome: run.outcome,
@@ -1160,10 +1137,7 @@ async fn run_trial(
         None
     } else {
         let start = ms();
-        let mut session =
-            start_session(&format!("t{index}-client"), epoch, program, args, env, http)?;
-        session.set_revision(revision);
-        session.wait_listening(LISTEN_LIMIT).await;
+        let mut session = spawner.spawn(&format!("t{index}-client"), &[]).await?;
         let outcome = client::run_client_faults(&mut session, scenario).await;
         let (rec, ended) = session.finish(EXIT_GRACE).await;
         Some(ClientRecord {

@@ -21,44 +21,20 @@
 //! process, the counter's state (`mcpres://state/counter`) must show exactly one
 //! effect: the retry did not repeat the side effect.
 
-use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use super::http::{HttpExchange, HttpTarget};
+use super::http::HttpExchange;
 use super::scenario::{
     Judgement, Mutant, RecoveryControl, Scenario, budget, check_call, collect, complete_result,
-    exchange, judge, opening, rpc,
+    judge, open_session, rpc,
 };
 use super::subject::{Session, SubjectError};
 
 /// The request id of the first (faulted) attempt; retries count up from it.
 const FIRST_CALL_ID: i64 = 2;
-
-/// How to start (and restart) the subject.
-pub struct Spawner<'a> {
-    pub epoch: Instant,
-    pub program: &'a Path,
-    pub args: &'a [String],
-    pub env: &'a BTreeMap<String, String>,
-    pub http: Option<&'a HttpTarget>,
-    pub listen_limit: Duration,
-    pub revision: super::scenario::Revision,
-}
-
-impl Spawner<'_> {
-    pub async fn spawn(&self, name: &str, extra: &[String]) -> Result<Session, SubjectError> {
-        let mut argv = self.args.to_vec();
-        argv.extend_from_slice(extra);
-        let mut session =
-            Session::spawn(name, self.epoch, self.program, &argv, self.env, self.http)?;
-        session.set_revision(self.revision);
-        session.wait_listening(self.listen_limit).await;
-        Ok(session)
-    }
-}
 
 /// One attempt of the recovered call.
 #[derive(Debug, Clone)]
@@ -129,24 +105,6 @@ fn counter_call(session: &Session, id: i64, key: &str) -> Value {
     )
 }
 
-/// Open a session: initialize (judged) and the initialized notification, or
-/// server/discover on 2026-07-28.
-async fn open(session: &mut Session, scenario: &Scenario) -> bool {
-    let revision = session.revision();
-    let (method, message, check) = opening(revision, 1);
-    let Ok((step, _)) = exchange(session, scenario, method, 1, message, check).await else {
-        return false;
-    };
-    if !step.judgement.accepted() {
-        return false;
-    }
-    if revision.is_stateless() {
-        return true;
-    }
-    let note = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
-    session.send(&note).await.is_ok()
-}
-
 /// Classify a failed attempt. `closed`: stdout ended (stdio), or the HTTP
 /// exchange ended without an answer (the connection was closed).
 fn classify(
@@ -191,7 +149,7 @@ fn classify(
 
 /// Run one recovery control. `log` is where the subject writes its injection log.
 pub async fn run_recovery(
-    spawner: &Spawner<'_>,
+    spawner: &super::subject::Spawner<'_>,
     scenario: &Scenario,
     control: &RecoveryControl,
     trial: usize,
@@ -230,7 +188,10 @@ pub async fn run_recovery(
             sessions,
         })
     };
-    if !open(sessions.last_mut().expect("a session"), scenario).await {
+    if !open_session(sessions.last_mut().expect("a session"), scenario)
+        .await
+        .1
+    {
         out.detail = "initialize was not answered correctly".into();
         return finish(out, sessions);
     }
@@ -452,7 +413,7 @@ fn restart_allowed(
 /// Start a replacement process (no fault flags: the fault was transient) and
 /// open its session. `false` when it could not be opened.
 async fn restart(
-    spawner: &Spawner<'_>,
+    spawner: &super::subject::Spawner<'_>,
     scenario: &Scenario,
     trial: usize,
     control: &RecoveryControl,
@@ -468,7 +429,7 @@ async fn restart(
     }
     let name = format!("t{trial}-{}-restart", control.name);
     let mut session = spawner.spawn(&name, &[]).await?;
-    let opened = open(&mut session, scenario).await;
+    let opened = open_session(&mut session, scenario).await.1;
     sessions.push(session);
     if !opened {
         out.stop_reason = "RESTART_FAILED";

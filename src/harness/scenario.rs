@@ -966,24 +966,36 @@ pub async fn open_negative(
         call_sent_ms: 0,
         frames: 0,
     };
+    let (reached, opened) = open_session(session, scenario).await;
+    out.prerequisites.extend(reached);
+    if opened { Ok(out) } else { Err(out) }
+}
+
+/// Open an MCP session with request id 1: `initialize` (judged), then
+/// `notifications/initialized`; on 2026-07-28, `server/discover` alone.
+/// Returns the prerequisite the judged exchange reached (`SESSION_INITIALIZED`
+/// or `SERVER_DISCOVERED`, none when it failed) and whether the session is
+/// open (the notification, where one is due, was written too).
+pub(crate) async fn open_session(
+    session: &mut Session,
+    scenario: &Scenario,
+) -> (Option<&'static str>, bool) {
     let revision = session.revision();
     let (method, message, check) = opening(revision, 1);
     let Ok((step, _)) = exchange(session, scenario, method, 1, message, check).await else {
-        return Err(out);
+        return (None, false);
     };
     if !step.judgement.accepted() {
-        return Err(out);
+        return (None, false);
     }
     if revision.is_stateless() {
-        out.prerequisites.push("SERVER_DISCOVERED");
-        return Ok(out);
+        return (Some("SERVER_DISCOVERED"), true);
     }
-    out.prerequisites.push("SESSION_INITIALIZED");
     let note = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
-    if session.send(&note).await.is_err() {
-        return Err(out);
-    }
-    Ok(out)
+    (
+        Some("SESSION_INITIALIZED"),
+        session.send(&note).await.is_ok(),
+    )
 }
 
 /// Drive one negative control: initialize (or server/discover), tools/call add (the faulted call),

@@ -249,6 +249,43 @@ pub fn resolve_program(program: &str) -> Option<PathBuf> {
     std::env::split_paths(&path).find_map(|dir| candidate(&dir.join(program)))
 }
 
+/// How every session of a run starts: a fresh subject process (PROGRAM with
+/// its arguments and exactly `env`), or, with no program, a session on the
+/// server at `http` that the harness did not start. Either way the session
+/// speaks `revision`, and an HTTP subject is given time to start listening.
+pub struct Spawner<'a> {
+    pub epoch: Instant,
+    pub program: Option<&'a Path>,
+    pub args: &'a [String],
+    pub env: &'a BTreeMap<String, String>,
+    pub http: Option<&'a HttpTarget>,
+    pub listen_limit: Duration,
+    pub revision: Revision,
+}
+
+impl Spawner<'_> {
+    /// Start session `name`; `extra` is appended to the subject's arguments.
+    pub async fn spawn(&self, name: &str, extra: &[String]) -> Result<Session, SubjectError> {
+        let mut session = match (self.program, self.http) {
+            (Some(program), http) => {
+                let mut argv = self.args.to_vec();
+                argv.extend_from_slice(extra);
+                Session::spawn(name, self.epoch, program, &argv, self.env, http)?
+            }
+            (None, Some(target)) => Session::connect(name, self.epoch, target),
+            (None, None) => {
+                return Err(SubjectError::Spawn {
+                    program: "(none)".into(),
+                    source: std::io::Error::other("no PROGRAM and no --http URL"),
+                });
+            }
+        };
+        session.set_revision(self.revision);
+        session.wait_listening(self.listen_limit).await;
+        Ok(session)
+    }
+}
+
 /// How long an HTTP session's unanswered exchanges may still run once the
 /// session ends.
 const INFLIGHT_GRACE: Duration = Duration::from_secs(3);

@@ -56,13 +56,7 @@ fn reference_recovery_recovers_every_transient_fault_once() {
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("bundle");
     let o = run(&["--scenario", "reference-recovery", "--seed", "3"], &out);
-    assert_eq!(
-        o.status.code(),
-        Some(0),
-        "stdout:\n{}\nstderr:\n{}",
-        text(&o.stdout),
-        text(&o.stderr)
-    );
+    assert_eq!(o.status.code(), Some(0), "{}", output_text(&o));
     let (doc, report) = load(&out);
     assert!(report.valid, "{:?}", report.findings);
     assert_eq!(report.evidence_class.as_deref(), Some("GENUINE_RUNTIME"));
@@ -194,11 +188,11 @@ expectRecovered = false
     );
     std::fs::write(&file, &text).unwrap();
     let check = mcpres(&["scenarios", "check", file.to_str().unwrap()]);
-    assert_eq!(check.status.code(), Some(0), "{}", text_of(&check));
+    assert_eq!(check.status.code(), Some(0), "{}", output_text(&check));
 
     let out = tmp.path().join("bundle");
     let o = run(&["--scenario", file.to_str().unwrap()], &out);
-    assert_eq!(o.status.code(), Some(0), "{}", text_of(&o));
+    assert_eq!(o.status.code(), Some(0), "{}", output_text(&o));
     let (doc, report) = load(&out);
     assert!(report.valid, "{:?}", report.findings);
     let trial = out.join("raw/trial-1");
@@ -224,16 +218,12 @@ fn mcpres_show(name: &str) -> String {
     text(&o.stdout)
 }
 
-fn text_of(o: &Output) -> String {
-    format!("stdout:\n{}\nstderr:\n{}", text(&o.stdout), text(&o.stderr))
-}
-
 #[test]
 fn client_faults_are_answered_and_the_subject_stays_usable() {
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("bundle");
     let o = run(&["--scenario", "client-faults"], &out);
-    assert_eq!(o.status.code(), Some(0), "{}", text_of(&o));
+    assert_eq!(o.status.code(), Some(0), "{}", output_text(&o));
     let (doc, report) = load(&out);
     assert!(report.valid, "{:?}", report.findings);
     assert_eq!(doc["statement"]["result"], "PASS");
@@ -286,7 +276,11 @@ fn client_faults_over_http_are_refused() {
         "serve",
     ]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(text(&o.stderr).contains("stdio only"), "{}", text_of(&o));
+    assert!(
+        text(&o.stderr).contains("stdio only"),
+        "{}",
+        output_text(&o)
+    );
     assert!(!out.exists());
 }
 
@@ -310,7 +304,7 @@ fn a_wrong_expectation_in_a_json_file_fails_the_run_honestly() {
     std::fs::write(&file, serde_json::to_vec_pretty(&scenario).unwrap()).unwrap();
     let out = tmp.path().join("bundle");
     let o = run(&["--scenario", file.to_str().unwrap()], &out);
-    assert_eq!(o.status.code(), Some(1), "{}", text_of(&o));
+    assert_eq!(o.status.code(), Some(1), "{}", output_text(&o));
     let (doc, report) = load(&out);
     assert!(report.valid, "{:?}", report.findings);
     assert_eq!(doc["statement"]["result"], "FAIL");
@@ -339,11 +333,11 @@ fn bad_scenario_files_are_refused_before_anything_starts() {
     assert!(
         text(&check.stderr).contains("/negativeControls/2/mutant"),
         "{}",
-        text_of(&check)
+        output_text(&check)
     );
     let out = tmp.path().join("bundle");
     let o = run(&["--scenario", file.to_str().unwrap()], &out);
-    assert_eq!(o.status.code(), Some(2), "{}", text_of(&o));
+    assert_eq!(o.status.code(), Some(2), "{}", output_text(&o));
     assert!(!out.exists());
     let missing = mcpres(&["scenarios", "check", "/nonexistent/scenario.toml"]);
     assert_eq!(missing.status.code(), Some(2));
@@ -377,7 +371,7 @@ fn recovery_over_http_on_the_stateless_revision() {
         "--port",
         &port,
     ]);
-    assert_eq!(o.status.code(), Some(0), "{}", text_of(&o));
+    assert_eq!(o.status.code(), Some(0), "{}", output_text(&o));
     let (doc, report) = load(&out);
     assert!(report.valid, "{:?}", report.findings);
     assert_eq!(doc["statement"]["protocolRevision"], "2026-07-28");
@@ -456,11 +450,11 @@ policy = "slow"
     std::fs::write(&file, &body).unwrap();
     let out = tmp.path().join("bundle");
     let o = run(&["--scenario", file.to_str().unwrap()], &out);
-    assert_eq!(o.status.code(), Some(1), "{}", text_of(&o));
+    assert_eq!(o.status.code(), Some(1), "{}", output_text(&o));
     assert!(
         text(&o.stderr).contains("scenario duration limit"),
         "{}",
-        text_of(&o)
+        output_text(&o)
     );
     let (doc, report) = load(&out);
     assert!(report.valid, "{:?}", report.findings);
@@ -531,7 +525,7 @@ fn a_server_the_harness_did_not_start_is_evaluated_without_process_claims() {
     assert!(
         text(&refused.stderr).contains("--fault"),
         "{}",
-        text_of(&refused)
+        output_text(&refused)
     );
 
     let out = tmp.path().join("bundle");
@@ -546,7 +540,7 @@ fn a_server_the_harness_did_not_start_is_evaluated_without_process_claims() {
         "-o",
         out.to_str().unwrap(),
     ]);
-    assert_eq!(o.status.code(), Some(0), "{}", text_of(&o));
+    assert_eq!(o.status.code(), Some(0), "{}", output_text(&o));
     let (doc, report) = load(&out);
     assert!(report.valid, "{:?}", report.findings);
     assert_eq!(report.evidence_class.as_deref(), Some("DOCUMENTED_ONLY"));
@@ -593,7 +587,7 @@ fn a_temporary_file_left_behind_fails_the_cleanup_check() {
         "--residue-dir",
         residue.to_str().unwrap(),
     ]);
-    assert_eq!(o.status.code(), Some(1), "{}", text_of(&o));
+    assert_eq!(o.status.code(), Some(1), "{}", output_text(&o));
     let (doc, report) = load(&out);
     assert!(report.valid, "{:?}", report.findings);
     assert_eq!(doc["statement"]["result"], "FAIL");
@@ -619,7 +613,7 @@ fn a_temporary_file_left_behind_fails_the_cleanup_check() {
     // Without the fault, the same run leaves nothing and passes.
     let clean = tmp.path().join("clean");
     let o = run(&[], &clean);
-    assert_eq!(o.status.code(), Some(0), "{}", text_of(&o));
+    assert_eq!(o.status.code(), Some(0), "{}", output_text(&o));
     let cleanup = read_json(&clean.join("raw/cleanup-report.json"));
     assert_eq!(cleanup["temporaryFilesLeft"], json!([]));
 }

@@ -41,13 +41,7 @@ fn reference_server_run_is_a_valid_genuine_runtime_pass() {
         "--transport",
         "stdio",
     ]);
-    assert_eq!(
-        o.status.code(),
-        Some(0),
-        "stdout:\n{}\nstderr:\n{}",
-        text(&o.stdout),
-        text(&o.stderr)
-    );
+    assert_eq!(o.status.code(), Some(0), "{}", output_text(&o));
     let (doc, report) = load(&out);
     assert!(report.valid, "{:?}", report.findings);
     assert_eq!(report.evidence_class.as_deref(), Some("GENUINE_RUNTIME"));
@@ -139,13 +133,7 @@ fn failing_clean_control_gives_exit_1_and_a_valid_fail_bundle() {
         "--fault",
         "dependency-failure@tool-echo",
     ]);
-    assert_eq!(
-        o.status.code(),
-        Some(1),
-        "stdout:\n{}\nstderr:\n{}",
-        text(&o.stdout),
-        text(&o.stderr)
-    );
+    assert_eq!(o.status.code(), Some(1), "{}", output_text(&o));
     let (doc, report) = load(&out);
     assert!(report.valid, "{:?}", report.findings);
     assert_eq!(doc["statement"]["result"], "FAIL");
@@ -243,13 +231,7 @@ fn the_whole_process_tree_is_killed() {
         &script,
         "mcpres-subject",
     ]);
-    assert_eq!(
-        o.status.code(),
-        Some(0),
-        "stdout:\n{}\nstderr:\n{}",
-        text(&o.stdout),
-        text(&o.stderr)
-    );
+    assert_eq!(o.status.code(), Some(0), "{}", output_text(&o));
     let list: Vec<u32> = std::fs::read_to_string(&pids)
         .unwrap()
         .lines()
@@ -283,13 +265,7 @@ fn demo_runs_signs_and_verifies() {
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("demo");
     let o = mcpres(&["demo", "-o", out.to_str().unwrap()]);
-    assert_eq!(
-        o.status.code(),
-        Some(0),
-        "stdout:\n{}\nstderr:\n{}",
-        text(&o.stdout),
-        text(&o.stderr)
-    );
+    assert_eq!(o.status.code(), Some(0), "{}", output_text(&o));
     let stdout = text(&o.stdout);
     assert!(stdout.contains("verified:"), "{stdout}");
     let (doc, report) = load(&out);
@@ -396,13 +372,7 @@ fn secrets_and_home_paths_are_redacted_before_writing() {
         &script,
         "mcpres-subject",
     ]);
-    assert_eq!(
-        o.status.code(),
-        Some(0),
-        "stdout:\n{}\nstderr:\n{}",
-        text(&o.stdout),
-        text(&o.stderr)
-    );
+    assert_eq!(o.status.code(), Some(0), "{}", output_text(&o));
     let stderr = text(&std::fs::read(out.join("raw/trial-1/clean.stderr.bin")).unwrap());
     assert!(
         stderr.contains("token=[REDACTED:environment-value]"),
@@ -553,13 +523,7 @@ fn http_sessions_reuse_their_connection_and_record_its_lifecycle() {
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("bundle");
     let o = run_http(&out, &[], &[]);
-    assert_eq!(
-        o.status.code(),
-        Some(0),
-        "stdout:\n{}\nstderr:\n{}",
-        text(&o.stdout),
-        text(&o.stderr)
-    );
+    assert_eq!(o.status.code(), Some(0), "{}", output_text(&o));
     let (doc, report) = load(&out);
     assert!(report.valid, "{:?}", report.findings);
     assert_eq!(report.evidence_class.as_deref(), Some("GENUINE_RUNTIME"));
@@ -609,13 +573,7 @@ fn http_error_statuses_are_judged_by_the_oracle() {
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("bundle");
     let o = run_http(&out, &[], &["--fault", "resource-exhaustion@tool-echo"]);
-    assert_eq!(
-        o.status.code(),
-        Some(1),
-        "stdout:\n{}\nstderr:\n{}",
-        text(&o.stdout),
-        text(&o.stderr)
-    );
+    assert_eq!(o.status.code(), Some(1), "{}", output_text(&o));
     let (doc, report) = load(&out);
     assert!(report.valid, "{:?}", report.findings);
     assert_eq!(doc["statement"]["result"], "FAIL");
@@ -659,13 +617,7 @@ fn http_error_statuses_are_judged_by_the_oracle() {
 /// The checks every 2026-07-28 bundle passes: valid GENUINE_RUNTIME PASS,
 /// revision recorded, server/discover with per-request `_meta`, no initialize.
 fn assert_modern_pass(out: &Path, o: &Output) -> Value {
-    assert_eq!(
-        o.status.code(),
-        Some(0),
-        "stdout:\n{}\nstderr:\n{}",
-        text(&o.stdout),
-        text(&o.stderr)
-    );
+    assert_eq!(o.status.code(), Some(0), "{}", output_text(o));
     let (doc, report) = load(out);
     assert!(report.valid, "{:?}", report.findings);
     assert_eq!(report.evidence_class.as_deref(), Some("GENUINE_RUNTIME"));

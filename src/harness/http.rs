@@ -1113,6 +1113,28 @@ impl Client {
 mod tests {
     use super::*;
 
+    /// A client for a scripted local server at `addr`, path `/mcp`, with its
+    /// recorder and the receiving end of its frame channel.
+    fn test_client(
+        addr: SocketAddr,
+    ) -> (
+        Client,
+        Arc<Mutex<Recording>>,
+        mpsc::UnboundedReceiver<Pumped>,
+    ) {
+        let target = HttpTarget {
+            addr,
+            authority: addr.to_string(),
+            path: "/mcp".into(),
+            target_sha256: String::new(),
+            remote_opt_in: None,
+        };
+        let rec = Arc::new(Mutex::new(Recording::default()));
+        let (tx, rx) = mpsc::unbounded_channel();
+        let client = Client::new(target, Arc::clone(&rec), "t".into(), Instant::now(), tx);
+        (client, rec, rx)
+    }
+
     #[test]
     fn only_loopback_targets_are_accepted() {
         let t = parse_target("http://127.0.0.1:8080/mcp", None).unwrap();
@@ -1362,16 +1384,7 @@ mod tests {
             let _ = read_request(&mut s, &mut pending).await;
             seen
         });
-        let target = HttpTarget {
-            addr,
-            authority: addr.to_string(),
-            path: "/mcp".into(),
-            target_sha256: String::new(),
-            remote_opt_in: None,
-        };
-        let rec = Arc::new(Mutex::new(Recording::default()));
-        let (tx, mut rx) = mpsc::unbounded_channel();
-        let client = Client::new(target, Arc::clone(&rec), "t".into(), Instant::now(), tx);
+        let (client, rec, mut rx) = test_client(addr);
         let send = |v: Value| {
             let out = Outgoing::post(serde_json::to_vec(&v).unwrap(), &v);
             let index = client.begin(&out);
@@ -1461,16 +1474,7 @@ mod tests {
             let second = read_request(&mut s, &mut pending).await.unwrap();
             (req, second)
         });
-        let target = HttpTarget {
-            addr,
-            authority: addr.to_string(),
-            path: "/mcp".into(),
-            target_sha256: String::new(),
-            remote_opt_in: None,
-        };
-        let rec = Arc::new(Mutex::new(Recording::default()));
-        let (tx, mut rx) = mpsc::unbounded_channel();
-        let client = Client::new(target, rec, "t".into(), Instant::now(), tx);
+        let (client, _rec, mut rx) = test_client(addr);
         client.set_stateless("2026-07-28");
         for id in [7, 8] {
             let v = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": "echo"}});

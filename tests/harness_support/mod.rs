@@ -17,6 +17,11 @@ pub fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
 
+/// A finished command's stdout and stderr, for assertion messages.
+pub fn output_text(o: &std::process::Output) -> String {
+    format!("stdout:\n{}\nstderr:\n{}", text(&o.stdout), text(&o.stderr))
+}
+
 /// Load a bundle directory (no storage finding allowed) and validate it.
 pub fn load(dir: &Path) -> (Value, mcpres::validate::Report) {
     let loaded = mcpres::bundle::load(dir, &Limits::default()).expect("bundle loads");

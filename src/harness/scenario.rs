@@ -269,12 +269,7 @@ pub const DEFAULT_SCENARIO: &str = "reference-faults";
 
 /// Find a built-in scenario by name (`default` is an alias of the default one).
 pub fn find(name: &str) -> Option<Scenario> {
-    let name = if name == "default" {
-        DEFAULT_SCENARIO
-    } else {
-        name
-    };
-    builtins().into_iter().find(|s| s.name == name)
+    super::scenario_file::builtin(name)
 }
 
 /// What an oracle concluded about one exchange.

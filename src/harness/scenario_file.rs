@@ -184,13 +184,21 @@ pub fn builtin_text(name: &str) -> Option<&'static str> {
     BUILTINS.iter().find(|(n, _)| *n == name).map(|(_, t)| *t)
 }
 
+/// A built-in scenario, parsed (`default` is an alias of the default one).
+pub fn builtin(name: &str) -> Option<Scenario> {
+    builtin_text(name).map(|text| {
+        parse_toml(text, &format!("built-in scenario {name}"))
+            .expect("built-in scenarios are valid")
+    })
+}
+
 /// `--scenario` names a built-in scenario, or a file when it contains a `/`
 /// or ends in `.toml` or `.json`.
 pub fn resolve(arg: &str) -> Result<Scenario, ScenarioError> {
     let looks_like_path = arg.contains('/') || arg.ends_with(".toml") || arg.ends_with(".json");
     if !looks_like_path {
-        if let Some(text) = builtin_text(arg) {
-            return parse_toml(text, &format!("built-in scenario {arg}"));
+        if let Some(scenario) = builtin(arg) {
+            return Ok(scenario);
         }
         return Err(ScenarioError::Invalid {
             origin: arg.to_string(),

@@ -11,6 +11,7 @@ use super::client::ClientOutcome;
 use super::recovery::RecoveryOutcome;
 use super::scenario::{CleanOutcome, NegativeControl, NegativeOutcome, RecoveryControl, Scenario};
 use super::subject::{Ended, Recording};
+use super::wire::SelfCheckRecord;
 use crate::bundle::builder::{BundleBuilder, FinalizeError, observation_path};
 use crate::json::canonical;
 use crate::validate::core::SURFACES;
@@ -121,6 +122,8 @@ pub struct TrialRecord {
     pub clean: CleanOutcome,
     pub clean_session: SessionRecord,
     pub negatives: Vec<NegativeRecord>,
+    /// The harness's self-checks (never counted as controls of the subject).
+    pub self_checks: Vec<SelfCheckRecord>,
     pub recoveries: Vec<RecoveryRecord>,
     pub client: Option<ClientRecord>,
 }
@@ -138,11 +141,18 @@ impl TrialRecord {
     pub fn success(&self) -> bool {
         self.clean.passed
             && self.negatives.iter().all(NegativeRecord::behaved)
+            // A self-check that failed means the oracle that judged the
+            // subject cannot be trusted, so nothing it passed counts.
+            && self.self_checks.iter().all(SelfCheckRecord::behaved)
             && self.recoveries.iter().all(RecoveryRecord::behaved)
             && self.client.as_ref().is_none_or(|c| c.outcome.passed())
             && self.groups_gone()
     }
-    /// Digest of what the trial concluded (verdicts and stop reasons, no timings).
+    /// Digest of what the trial concluded and of what the subject returned:
+    /// verdicts and stop reasons, and a digest of every answer the subject
+    /// gave in the clean and negative controls (results without `_meta`,
+    /// error codes; the run's random probe texts and names replaced by
+    /// placeholders; no timings, no ids).
     pub fn outcome_hash(&self) -> String {
         let negs: Vec<Value> = self
             .negatives
@@ -150,6 +160,7 @@ impl TrialRecord {
             .map(|n| {
                 json!({
                     "control": n.control.name,
+                    "answer": n.outcome.answer_digest(),
                     "observed": n.outcome.observed.as_ref().map(|j| [j.verdict, j.stop_reason]),
                     // Whether the mutant was killed, not its exact verdict: a
                     // seeded fault may land where the mutant fails differently.
@@ -176,7 +187,13 @@ impl TrialRecord {
                 .map(|r| json!([r.fault.name, r.answer, r.judgement.stop_reason]))
                 .collect()
         });
-        let mut v = json!({"clean": self.clean.stop_reason, "negatives": negs, "groupsGone": self.groups_gone()});
+        let mut v = json!({
+            "clean": self.clean.stop_reason, "cleanAnswers": self.clean.answers_digest(),
+            "negatives": negs, "groupsGone": self.groups_gone(),
+        });
+        if !self.self_checks.is_empty() {
+            v["selfChecks"] = json!(self.self_checks.iter().map(SelfCheckRecord::behaved).collect::<Vec<_>>());
+        }
         // Only scenarios that have them add these members, so the hashes of
         // the earlier scenarios are unchanged.
         if !recoveries.is_empty() {
@@ -191,7 +208,18 @@ impl TrialRecord {
 
 /// Most manifest artifacts a run of `scenario` needs per trial (see spec/harness.md).
 pub fn artifacts_per_trial(scenario: &Scenario, http: bool) -> usize {
-    let n = scenario.negatives.len();
+    let n = scenario
+        .negatives
+        .iter()
+        .filter(|c| !c.injector.is_self_check())
+        .count();
+    // Self-checks: one file for all of them, one observation each.
+    let self_checks = scenario.negatives.len() - n;
+    let self_checks = if self_checks == 0 {
+        0
+    } else {
+        1 + self_checks
+    };
     // stdin/stdout/stderr of each process (over HTTP: stdout, stderr, raw
     // requests and raw responses), lifecycle, messages, clean oracle,
     // per negative an oracle file and an injection log; observations: process,
@@ -206,7 +234,7 @@ pub fn artifacts_per_trial(scenario: &Scenario, http: bool) -> usize {
     } else {
         captures + 2
     };
-    (1 + n) * captures + 3 + 2 * n + 3 + 2 * n + r * (2 * captures + 4) + client
+    (1 + n) * captures + 3 + 2 * n + 3 + 2 * n + r * (2 * captures + 4) + client + self_checks
 }
 
 /// Artifacts independent of the trial count: two observations, the privacy
@@ -369,6 +397,16 @@ pub fn tool_identity() -> Value {
     json!({"name": "mcpres", "version": env!("CARGO_PKG_VERSION"), "sha256": sha})
 }
 
+/// Frames the subject wrote (server-to-client) that are not JSON-RPC 2.0
+/// messages: not JSON, not an object, or without `"jsonrpc": "2.0"`.
+pub fn non_jsonrpc_frames(rec: &Recording) -> usize {
+    rec.messages
+        .iter()
+        .filter(|m| m["direction"] == "server-to-client")
+        .filter(|m| m.get("message").is_none_or(|msg| msg["jsonrpc"] != "2.0"))
+        .count()
+}
+
 fn jsonl(values: &[Value]) -> Vec<u8> {
     let mut out = Vec::new();
     for v in values {
@@ -486,16 +524,20 @@ pub fn assemble(
             process_ids.push(pid);
         }
         let wid = format!("obs-t{}-protocol", t.index);
+        // A round trip counts only when every frame the subject wrote in the
+        // clean control was a JSON-RPC 2.0 message.
+        let foreign = non_jsonrpc_frames(&t.clean_session.rec);
+        let exchange_ok = t.clean.round_trip && foreign == 0;
         observations.push(observation(
             &wid,
             "PROTOCOL_EXCHANGE",
             Some(&clean_op),
             clean_span,
-            t.clean.round_trip,
-            if t.clean.round_trip {
-                "JSONRPC_ROUND_TRIP"
-            } else {
-                "NO_ROUND_TRIP"
+            exchange_ok,
+            match (t.clean.round_trip, foreign) {
+                (true, 0) => "JSONRPC_ROUND_TRIP",
+                (_, 1..) => "NON_JSONRPC_FRAME",
+                (false, 0) => "NO_ROUND_TRIP",
             },
             vec![
                 message_log,
@@ -597,6 +639,40 @@ pub fn assemble(
                 },
                 vec![oracle_path],
             ));
+        }
+
+        if !t.self_checks.is_empty() {
+            let path = format!("{dir}/self-checks.json");
+            raw.insert(
+                path.clone(),
+                (
+                    canonical::to_vec(&json!({
+                        "selfChecks": t.self_checks.iter().map(SelfCheckRecord::to_json).collect::<Vec<_>>(),
+                        "note": "faults applied by the harness to a copy of the clean control's recorded tools/list answer; the subject never saw them; they show that the oracle can fail, and are not controls of the subject",
+                    }))?,
+                    "application/json",
+                ),
+            );
+            for sc in &t.self_checks {
+                let ok = sc.behaved();
+                observations.push(observation(
+                    &format!("obs-t{}-selfcheck-{}", t.index, sc.control.name),
+                    "VALIDATOR_CHECK",
+                    None,
+                    clean_span,
+                    ok,
+                    match (sc.injected(), ok) {
+                        (false, _) => "HARNESS_SELF_CHECK_NOT_RUN",
+                        (true, true) => "HARNESS_SELF_CHECK_PASSED",
+                        (true, false) => "HARNESS_SELF_CHECK_FAILED",
+                    },
+                    vec![
+                        path.clone(),
+                        format!("{dir}/clean.stdout.bin"),
+                        format!("{dir}/clean.http-responses.bin"),
+                    ],
+                ));
+            }
         }
 
         for r in &t.recoveries {
@@ -835,14 +911,31 @@ pub fn assemble(
         vec!["raw/cleanup-report.json".into()],
     ));
 
-    // Coverage: declared per surface, honestly.
+    // Coverage, derived from what was recorded: a transport surface is
+    // INSTRUMENTED only when bytes were captured on it in this run, the wire
+    // surface only when the subject wrote at least one frame that parsed as
+    // JSON-RPC; otherwise UNINSTRUMENTED (a required surface that observed
+    // nothing makes the bundle fail validation, as it should).
+    let captured = |pick: fn(&Recording) -> bool| {
+        trials
+            .iter()
+            .any(|t| t.sessions().any(|s| pick(&s.rec)))
+    };
+    let observed_status = |seen: bool| if seen { "INSTRUMENTED" } else { "UNINSTRUMENTED" };
+    let wire_status = observed_status(captured(|r| {
+        r.messages.iter().any(|m| {
+            m["direction"] == "server-to-client" && m["message"]["jsonrpc"] == "2.0"
+        })
+    }));
+    let stdio_status = observed_status(captured(|r| !r.stdin.is_empty() && !r.stdout.is_empty()));
+    let requests_status = observed_status(captured(|r| !r.http_requests.is_empty()));
+    let responses_status = observed_status(captured(|r| !r.http_responses.is_empty()));
     let surface = |name: &str| -> Value {
         let (required, status, refs): (bool, &str, Vec<String>) = match name {
-            "MCP_WIRE_MESSAGES" => (true, "INSTRUMENTED", protocol_ids.clone()),
-            "STDIO_INPUT_OUTPUT" if !facts.http => (true, "INSTRUMENTED", protocol_ids.clone()),
-            "RAW_HTTP_REQUESTS" | "RAW_HTTP_RESPONSES" if facts.http => {
-                (true, "INSTRUMENTED", protocol_ids.clone())
-            }
+            "MCP_WIRE_MESSAGES" => (true, wire_status, protocol_ids.clone()),
+            "STDIO_INPUT_OUTPUT" if !facts.http => (true, stdio_status, protocol_ids.clone()),
+            "RAW_HTTP_REQUESTS" if facts.http => (true, requests_status, protocol_ids.clone()),
+            "RAW_HTTP_RESPONSES" if facts.http => (true, responses_status, protocol_ids.clone()),
             "CHILD_PROCESS_LIFECYCLE" if facts.external => (false, "UNINSTRUMENTED", Vec::new()),
             "CHILD_PROCESS_LIFECYCLE" => (true, "INSTRUMENTED", process_ids.clone()),
             "SOURCE_EVIDENCE" if facts.external => (false, "UNINSTRUMENTED", Vec::new()),
@@ -932,6 +1025,15 @@ pub fn assemble(
         "DOCUMENTED_ONLY"
     };
     let profile_id = "mcp-res/server-tool-call/v1";
+    // The operation class the run exercised: tools/call only when a tool
+    // call was made and accepted in a clean control; else the handshake.
+    let operation_class = if trials.iter().any(|t| t.clean.tool_called()) {
+        "tools/call"
+    } else if facts.revision.is_stateless() {
+        "server/discover"
+    } else {
+        "initialize"
+    };
     let fault = |id: &str, method: &str, class: &str, effect: &str, trigger: &str| {
         json!({
             "id": format!("fault/{id}"), "version": "1.0.0", "method": method,
@@ -941,12 +1043,21 @@ pub fn assemble(
     };
     let mut faults: Vec<Value> = Vec::new();
     let mut declared = std::collections::BTreeSet::new();
-    for c in &scenario.negatives {
+    // Self-checks fault the harness's own copy of a frame, not the subject:
+    // they are no fault of the experiment on the subject.
+    for c in scenario
+        .negatives
+        .iter()
+        .filter(|c| !c.injector.is_self_check())
+    {
         if declared.insert(c.fault.clone()) {
             faults.push(fault(
                 &c.fault,
                 c.injector.method(),
-                "tools/call",
+                match c.injector {
+                    super::scenario::Injector::RequestUnknownMethod => "unknown method",
+                    _ => "tools/call",
+                },
                 &c.expected_effect,
                 &c.trigger,
             ));
@@ -1008,7 +1119,7 @@ pub fn assemble(
     let descriptor = json!({
         "standardVersion": "0.2.0", "profileId": profile_id, "profileVersion": "2.0.0",
         "protocolRevision": facts.revision.as_str(), "subjectIdentityDigest": subject_digest,
-        "configurationProfileDigest": canonical::digest(&configuration)?, "operationClass": "tools/call",
+        "configurationProfileDigest": canonical::digest(&configuration)?, "operationClass": operation_class,
         "faults": faults, "recoveryPolicies": recovery_policies, "sideEffectModel": side_effect_model,
         "resourceLimits": {"inputBytes": 4194304, "events": 100000, "retries": retries, "concurrency": 1,
                            "scenarioDurationMs": scenario.scenario_duration_ms.clamp(1, 3_600_000)},

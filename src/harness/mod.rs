@@ -369,7 +369,7 @@ async fn prepare(args: &RunArgs) -> Result<Prepared, HarnessError> {
             .find(|c| c.injector == scenario::Injector::SubjectFlag)
         {
             return Err(HarnessError::Usage(format!(
-                "negative control {} of scenario {} needs the subject's --fault flag, so a subject the harness starts (use a scenario with harness-wire faults, such as generic)",
+                "negative control {} of scenario {} needs the subject's --fault flag, so a subject the harness starts (use a scenario without subject faults, such as generic)",
                 c.name, scenario.name
             )));
         }
@@ -910,6 +910,25 @@ fn summary_rows(trials: &[TrialRecord]) -> Vec<[String; 5]> {
                 },
             ]);
         }
+        for c in &t.self_checks {
+            rows.push([
+                t.index.to_string(),
+                format!("self-check {}", c.control.name),
+                if c.behaved() {
+                    "EXPECTED".into()
+                } else {
+                    "UNEXPECTED".into()
+                },
+                c.observed.as_ref().map_or("NOT_RUN".into(), |j| {
+                    format!("{} {}", j.verdict, j.stop_reason)
+                }),
+                match &c.mutant {
+                    None => "not run".into(),
+                    Some(_) if c.mutant_killed() => "killed".into(),
+                    Some(_) => "survived".into(),
+                },
+            ]);
+        }
         for r in &t.recoveries {
             rows.push([
                 t.index.to_string(),
@@ -1049,7 +1068,9 @@ async fn run_trial(
         revision,
     };
     let mut session = spawner.spawn(&format!("t{index}-clean"), &[]).await?;
-    let probe = format!("mcpres-probe-{seed}");
+    // A fresh random probe per trial: a subject that replays a recorded
+    // transcript cannot know it.
+    let probe = format!("mcpres-probe-{}", scenario::fresh_token());
     let clean = if scenario.generic {
         let keys = env.keys().cloned().collect();
         wire::run_clean_generic(&mut session, scenario, &probe, &keys).await
@@ -1063,8 +1084,28 @@ async fn run_trial(
         rec,
         ended,
     };
+    // The harness's self-checks: its oracle on faulted copies of the clean
+    // control's recorded tools/list answer (no subject process involved).
+    let self_checks: Vec<wire::SelfCheckRecord> = scenario
+        .negatives
+        .iter()
+        .filter(|c| c.injector.is_self_check())
+        .map(|c| {
+            wire::self_check(
+                c,
+                u64::from(seed),
+                &clean,
+                scenario.exchange_budget_ms,
+                revision,
+            )
+        })
+        .collect();
     let mut negatives = Vec::new();
-    for control in &scenario.negatives {
+    for control in scenario
+        .negatives
+        .iter()
+        .filter(|c| !c.injector.is_self_check())
+    {
         let log = scratch.join(format!("t{index}-{}.injection.jsonl", control.name));
         let by_subject = control.injector == scenario::Injector::SubjectFlag;
         let extra = if by_subject {
@@ -1082,7 +1123,7 @@ async fn run_trial(
                 None,
             )
         } else {
-            wire::run_wire_negative(&mut session, scenario, control, u64::from(seed)).await
+            wire::run_request_negative(&mut session, scenario, control).await
         };
         let (rec, ended) = session.finish(EXIT_GRACE).await;
         let injection_log = if by_subject {
@@ -1158,6 +1199,7 @@ async fn run_trial(
         clean,
         clean_session,
         negatives,
+        self_checks,
         recoveries,
         client,
     })
@@ -1165,12 +1207,12 @@ async fn run_trial(
 
 fn print_summary(s: &RunSummary) {
     println!(
-        "{:<6} {:<18} {:<11} {:<32} mutant",
+        "{:<6} {:<28} {:<11} {:<32} mutant",
         "trial", "control", "outcome", "verdict / stop reason"
     );
     for r in &s.rows {
         println!(
-            "{:<6} {:<18} {:<11} {:<32} {}",
+            "{:<6} {:<28} {:<11} {:<32} {}",
             r[0], r[1], r[2], r[3], r[4]
         );
     }

@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 
 use super::http::{HttpExchange, Posted, media_type};
+use crate::json::canonical;
 use super::subject::{Frame, Next, Session};
 
 /// The protocol revision the built-in scenarios speak by default.
@@ -84,6 +85,9 @@ pub enum Mutant {
     IgnoreIds,
     /// Decodes frames lossily (invalid UTF-8 becomes U+FFFD) instead of rejecting them.
     LossyDecode,
+    /// Takes a refusal (a JSON-RPC error, or a tool result with `isError`) for
+    /// success, as an oracle that only checks that an answer arrived would.
+    AcceptRefusals,
 }
 
 impl Mutant {
@@ -93,6 +97,7 @@ impl Mutant {
             Mutant::SkipResultShape => "mutant/oracle-skips-result-shape",
             Mutant::IgnoreIds => "mutant/oracle-ignores-response-ids",
             Mutant::LossyDecode => "mutant/oracle-decodes-lossily",
+            Mutant::AcceptRefusals => "mutant/oracle-accepts-refusals",
         }
     }
 }
@@ -131,6 +136,12 @@ pub enum Injector {
     WireDuplicate,
     /// The harness, on the wire: a required member removed from the result.
     WireStripResult,
+    /// The harness sends the subject a request for a method no MCP server has
+    /// (a fresh random name per session); the subject must refuse it.
+    RequestUnknownMethod,
+    /// The harness calls a tool the subject did not list (a fresh random name
+    /// per session); the subject must refuse it.
+    RequestUnknownTool,
 }
 
 impl Injector {
@@ -138,8 +149,29 @@ impl Injector {
     pub fn method(self) -> &'static str {
         match self {
             Injector::SubjectFlag => "SUBJECT_FAULT_FLAG",
+            Injector::RequestUnknownMethod | Injector::RequestUnknownTool => {
+                "HARNESS_CLIENT_REQUEST"
+            }
             _ => "HARNESS_WIRE_PROXY",
         }
+    }
+
+    /// A fault that only exercises the harness's own oracle (injected after the
+    /// raw capture, on a copy the subject never sees): a self-check of the
+    /// harness, never counted as a control of the subject.
+    pub fn is_self_check(self) -> bool {
+        matches!(
+            self,
+            Injector::WireCorruptUtf8 | Injector::WireDuplicate | Injector::WireStripResult
+        )
+    }
+
+    /// A fault the harness puts in front of the subject as a request it must refuse.
+    pub fn is_client_request(self) -> bool {
+        matches!(
+            self,
+            Injector::RequestUnknownMethod | Injector::RequestUnknownTool
+        )
     }
 }
 
@@ -294,6 +326,99 @@ impl Judgement {
     pub fn to_json(&self) -> Value {
         json!({"verdict": self.verdict, "stopReason": self.stop_reason, "detail": self.detail})
     }
+}
+
+/// Stop reason of a refusal a negative control expected: the subject answered
+/// a request it cannot honour with a JSON-RPC error or a tool error.
+pub const REQUEST_REFUSED: &str = "REQUEST_REFUSED";
+
+/// A fresh, unpredictable JSON-RPC request id base for one control. Every
+/// request of a control uses `base + k`, so an answer is bound to the request
+/// that caused it: a subject that replays a transcript, or answers without
+/// reading its input, cannot know the ids.
+pub fn fresh_id() -> i64 {
+    let mut buf = [0u8; 4];
+    getrandom::fill(&mut buf).expect("the OS random source works");
+    // Safe for every JSON number reader, with room for `base + k` and for the
+    // reference server's reorder fault (`id + 1_000_000`).
+    1_000_000 + i64::from(u32::from_le_bytes(buf) % 1_000_000_000)
+}
+
+/// A fresh random token (hex) for probe texts and the names of things a
+/// subject must not know in advance.
+pub fn fresh_token() -> String {
+    let mut buf = [0u8; 8];
+    getrandom::fill(&mut buf).expect("the OS random source works");
+    buf.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// What the subject answered to request `id` among `frames`, reduced to what
+/// must be the same in every trial: the result without `_meta`, or the error
+/// code alone (error messages vary between versions of an SDK). `None` when
+/// no frame answers `id`.
+pub fn answer_of(frames: &[Frame], id: i64) -> Option<Value> {
+    frames.iter().rev().find_map(|f| {
+        let m = serde_json::from_slice::<Value>(&f.bytes).ok()?;
+        if m.get("method").is_some() || m.get("id") != Some(&json!(id)) {
+            return None;
+        }
+        if let Some(error) = m.get("error") {
+            return Some(json!({"error": {"code": error.get("code").cloned().unwrap_or(Value::Null)}}));
+        }
+        let mut result = m.get("result")?.clone();
+        if let Some(o) = result.as_object_mut() {
+            o.remove("_meta");
+        }
+        Some(json!({"result": result}))
+    })
+}
+
+/// Digest of the answers of a control, with the run's random values (probe
+/// texts, random names) replaced by placeholders, so that equal behaviour in
+/// two trials gives equal digests and different answers give different ones.
+pub fn answers_digest(answers: &[Option<Value>], volatile: &[String]) -> String {
+    let mut text = serde_json::to_string(answers).unwrap_or_default();
+    for (i, v) in volatile.iter().enumerate() {
+        if !v.is_empty() {
+            text = text.replace(v.as_str(), &format!("<volatile-{i}>"));
+        }
+    }
+    canonical::sha256_hex(text.as_bytes())
+}
+
+/// Judge the answer to a request the subject must refuse (a negative control
+/// whose fault is the request itself). The real oracle judges the exchange as
+/// if success were expected (`check` is the check of a successful answer); a
+/// JSON-RPC error or a tool error is then the refusal the control expects:
+/// REJECT / `REQUEST_REFUSED`. A subject that accepts the request passes the
+/// oracle, and the control fails. The `AcceptRefusals` mutant takes a refusal
+/// for success, so it is killed exactly when the subject refused.
+pub fn judge_refusal(
+    id: i64,
+    frames: &[Frame],
+    http: &[HttpExchange],
+    sent_ms: u64,
+    budget_ms: u64,
+    mutant: Mutant,
+    check: &BorrowedCheck<'_>,
+) -> Judgement {
+    let base = if mutant == Mutant::AcceptRefusals {
+        Mutant::None
+    } else {
+        mutant
+    };
+    let j = judge(id, frames, http, sent_ms, budget_ms, base, check);
+    if matches!(j.stop_reason, "ERROR_RESPONSE" | "TOOL_ERROR") {
+        if mutant == Mutant::AcceptRefusals {
+            return Judgement {
+                verdict: ACCEPT,
+                stop_reason: COMPLETED,
+                detail: format!("a refusal taken for success: {}", j.detail),
+            };
+        }
+        return Judgement::reject(REQUEST_REFUSED, j.detail);
+    }
+    j
 }
 
 /// Checks of a result's members: `None` when acceptable, else a stop reason and detail.
@@ -723,6 +848,8 @@ pub struct Step {
     pub frames: usize,
     pub ended_by: &'static str,
     pub judgement: Judgement,
+    /// What the subject answered (see `answer_of`), for the outcome hash.
+    pub answer: Option<Value>,
 }
 
 impl Step {
@@ -745,10 +872,59 @@ pub struct CleanOutcome {
     pub round_trip: bool,
     pub passed: bool,
     pub stop_reason: &'static str,
+    /// The control's random values (the probe), replaced before hashing answers.
+    pub volatile: Vec<String>,
+    /// The `tools/list` exchange as recorded (its id, when it was sent, and the
+    /// frames that followed): the harness's self-checks fault a copy of it.
+    pub list_exchange: Option<(i64, u64, Vec<Frame>)>,
+}
+
+impl CleanOutcome {
+    /// A clean control that has not started yet.
+    pub fn new(probe: &str) -> Self {
+        CleanOutcome {
+            steps: Vec::new(),
+            server_name: None,
+            server_version: None,
+            round_trip: false,
+            passed: false,
+            stop_reason: "NOT_STARTED",
+            volatile: vec![probe.to_string()],
+            list_exchange: None,
+        }
+    }
+
+    /// Digest of everything the subject answered in this control.
+    pub fn answers_digest(&self) -> String {
+        let answers: Vec<Option<Value>> = self.steps.iter().map(|s| s.answer.clone()).collect();
+        answers_digest(&answers, &self.volatile)
+    }
+
+    /// A `tools/call` was made and accepted.
+    pub fn tool_called(&self) -> bool {
+        self.steps
+            .iter()
+            .any(|s| s.method == "tools/call" && s.judgement.accepted())
+    }
 }
 
 pub(crate) fn budget(scenario: &Scenario) -> Duration {
     Duration::from_millis(scenario.exchange_budget_ms)
+}
+
+/// The subject overran the declared input limit: whatever the frames said,
+/// the exchange is rejected (`INPUT_LIMIT_EXCEEDED`).
+pub(crate) fn limit_checked(session: &Session, judgement: Judgement) -> Judgement {
+    if session.input_limit_exceeded() {
+        return Judgement::reject(
+            "INPUT_LIMIT_EXCEEDED",
+            format!(
+                "the subject wrote more than the declared input limit of {} bytes; reading stopped there",
+                super::subject::INPUT_LIMIT_BYTES
+            ),
+        );
+    }
+    judgement
 }
 
 pub(crate) async fn exchange(
@@ -768,14 +944,17 @@ pub(crate) async fn exchange(
     .await;
     let http = session.take_http_exchanges();
     let revision = session.revision();
-    let judgement = judge(
-        id,
-        &frames,
-        &http,
-        sent_ms,
-        scenario.exchange_budget_ms,
-        Mutant::None,
-        &complete_result(revision, check),
+    let judgement = limit_checked(
+        session,
+        judge(
+            id,
+            &frames,
+            &http,
+            sent_ms,
+            scenario.exchange_budget_ms,
+            Mutant::None,
+            &complete_result(revision, check),
+        ),
     );
     Ok((
         Step {
@@ -785,6 +964,7 @@ pub(crate) async fn exchange(
             frames: frames.len(),
             ended_by,
             judgement,
+            answer: answer_of(&frames, id),
         },
         frames,
     ))
@@ -794,28 +974,23 @@ pub(crate) async fn exchange(
 /// or server/discover (2026-07-28), tools/list, tools/call echo, then stdin
 /// EOF and a check that nothing unasked follows.
 pub async fn run_clean(session: &mut Session, scenario: &Scenario, probe: &str) -> CleanOutcome {
-    let mut out = CleanOutcome {
-        steps: Vec::new(),
-        server_name: None,
-        server_version: None,
-        round_trip: false,
-        passed: false,
-        stop_reason: "NOT_STARTED",
-    };
+    let mut out = CleanOutcome::new(probe);
+    let base = fresh_id();
     let finish = |out: &mut CleanOutcome, stop: &'static str| {
         out.stop_reason = stop;
         out.passed = stop == COMPLETED;
     };
     let revision = session.revision();
-    let (method, message, check) = opening(revision, 1);
-    let Ok((step, frames)) = exchange(session, scenario, method, 1, message, check).await else {
+    let (method, message, check) = opening(revision, base + 1);
+    let Ok((step, frames)) = exchange(session, scenario, method, base + 1, message, check).await
+    else {
         finish(&mut out, "SUBJECT_UNWRITABLE");
         return out;
     };
     if let Some(result) = frames.iter().rev().find_map(|f| {
         serde_json::from_slice::<Value>(&f.bytes)
             .ok()
-            .filter(|m| m["id"] == json!(1))
+            .filter(|m| m["id"] == json!(base + 1))
             .and_then(|m| m.get("result").cloned())
     }) {
         out.round_trip = true;
@@ -840,16 +1015,16 @@ pub async fn run_clean(session: &mut Session, scenario: &Scenario, probe: &str) 
     let calls: [(&'static str, i64, Value, &ResultCheck); 2] = [
         (
             "tools/list",
-            2,
-            rpc(revision, 2, "tools/list", json!({})),
+            base + 2,
+            rpc(revision, base + 2, "tools/list", json!({})),
             &list_check,
         ),
         (
             "tools/call",
-            3,
+            base + 3,
             rpc(
                 revision,
-                3,
+                base + 3,
                 "tools/call",
                 json!({"name": "echo", "arguments": {"text": probe}}),
             ),
@@ -913,6 +1088,7 @@ pub(crate) async fn shutdown_step(session: &mut Session, scenario: &Scenario) ->
         frames: frames.len(),
         ended_by,
         judgement,
+        answer: None,
     }
 }
 
@@ -925,6 +1101,17 @@ pub struct NegativeOutcome {
     pub mutant: Option<Judgement>,
     pub call_sent_ms: u64,
     pub frames: usize,
+    /// What the subject answered to the target request (see `answer_of`).
+    pub answer: Option<Value>,
+    /// The control's random values (ids aside), replaced before hashing.
+    pub volatile: Vec<String>,
+}
+
+impl NegativeOutcome {
+    /// Digest of the subject's answer to the target request.
+    pub fn answer_digest(&self) -> String {
+        answers_digest(std::slice::from_ref(&self.answer), &self.volatile)
+    }
 }
 
 /// The negative controls' arguments: appended to the subject's argv.
@@ -960,6 +1147,8 @@ pub async fn open_negative(
         mutant: None,
         call_sent_ms: 0,
         frames: 0,
+        answer: None,
+        volatile: Vec::new(),
     };
     let (reached, opened) = open_session(session, scenario).await;
     out.prerequisites.extend(reached);
@@ -976,8 +1165,9 @@ pub(crate) async fn open_session(
     scenario: &Scenario,
 ) -> (Option<&'static str>, bool) {
     let revision = session.revision();
-    let (method, message, check) = opening(revision, 1);
-    let Ok((step, _)) = exchange(session, scenario, method, 1, message, check).await else {
+    let id = fresh_id();
+    let (method, message, check) = opening(revision, id);
+    let Ok((step, _)) = exchange(session, scenario, method, id, message, check).await else {
         return (None, false);
     };
     if !step.judgement.accepted() {
@@ -1005,9 +1195,10 @@ pub async fn run_negative(
         Err(out) => return out,
     };
     let revision = session.revision();
+    let id = fresh_id();
     let call = rpc(
         revision,
-        2,
+        id,
         "tools/call",
         json!({"name": "add", "arguments": {"a": ADD_ARGS.0, "b": ADD_ARGS.1}}),
     );
@@ -1023,23 +1214,27 @@ pub async fn run_negative(
     )
     .await;
     out.frames = frames.len();
+    out.answer = answer_of(&frames, id);
     if ended_by == "EOF" {
         out.prerequisites.push("SUBJECT_OUTPUT_COMPLETE");
     }
     let http = session.take_http_exchanges();
     let call_check = check_call((ADD_ARGS.0 + ADD_ARGS.1).to_string());
     let check = complete_result(revision, &call_check);
-    out.observed = Some(judge(
-        2,
-        &frames,
-        &http,
-        sent,
-        scenario.exchange_budget_ms,
-        Mutant::None,
-        &check,
+    out.observed = Some(limit_checked(
+        session,
+        judge(
+            id,
+            &frames,
+            &http,
+            sent,
+            scenario.exchange_budget_ms,
+            Mutant::None,
+            &check,
+        ),
     ));
     out.mutant = Some(judge(
-        2,
+        id,
         &frames,
         &http,
         sent,

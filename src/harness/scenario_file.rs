@@ -278,6 +278,7 @@ fn mutant(id: &str) -> Mutant {
     match id {
         "oracle-skips-result-shape" => Mutant::SkipResultShape,
         "oracle-ignores-response-ids" => Mutant::IgnoreIds,
+        "oracle-accepts-refusals" => Mutant::AcceptRefusals,
         _ => Mutant::LossyDecode,
     }
 }
@@ -335,6 +336,23 @@ fn build(file: File, document: Value, origin: &str) -> Result<Scenario, String> 
                     Injector::SubjectFlag,
                     fault.boundary().to_string(),
                     super::scenario::FAULT_TRIGGER.to_string(),
+                )
+            }
+            "client-request" => {
+                let injector = match n.fault.as_str() {
+                    "request-unknown-method" => Injector::RequestUnknownMethod,
+                    "request-unknown-tool" => Injector::RequestUnknownTool,
+                    other => {
+                        return Err(format!(
+                            "negative control {:?}: {other:?} is not a harness request fault (request-unknown-method, request-unknown-tool)",
+                            n.name
+                        ));
+                    }
+                };
+                (
+                    injector,
+                    super::wire::REQUEST_BOUNDARY.to_string(),
+                    super::wire::REQUEST_TRIGGER.to_string(),
                 )
             }
             _ => {

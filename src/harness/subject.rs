@@ -52,7 +52,19 @@ pub struct Recording {
     pub http_requests: Vec<u8>,
     /// Streamable HTTP subjects: every response's raw bytes, in order.
     pub http_responses: Vec<u8>,
+    /// The subject wrote more than `INPUT_LIMIT_BYTES` to stdout: reading
+    /// stopped there (the declared `resourceLimits.inputBytes`).
+    pub input_limit_exceeded: bool,
 }
+
+/// The most bytes the harness reads from one subject process's stdout: the
+/// `resourceLimits.inputBytes` every harness bundle declares. Past it the
+/// harness stops reading, records an `input-limit-exceeded` event, and the
+/// oracle rejects the exchange (`INPUT_LIMIT_EXCEEDED`).
+pub const INPUT_LIMIT_BYTES: usize = 4 * 1024 * 1024;
+
+/// The most stderr bytes kept per process; the rest is read and counted, not kept.
+pub const STDERR_KEEP_BYTES: usize = 1024 * 1024;
 
 /// One newline-delimited frame the subject wrote, as raw bytes.
 #[derive(Debug, Clone)]
@@ -401,6 +413,19 @@ impl Session {
                     };
                     let at_ms = ms_since(epoch);
                     let mut r = rec.lock().expect("recorder lock");
+                    if r.stdout.len() + n > INPUT_LIMIT_BYTES {
+                        // Keep what fits, then stop reading: the subject's
+                        // further output is never buffered.
+                        let fits = INPUT_LIMIT_BYTES - r.stdout.len();
+                        r.stdout.extend_from_slice(&buf[..fits]);
+                        r.input_limit_exceeded = true;
+                        r.events.push(json!({
+                            "session": session, "event": "input-limit-exceeded", "offsetMs": at_ms,
+                            "limitBytes": INPUT_LIMIT_BYTES, "pendingLineBytes": line.len() + fits,
+                        }));
+                        line.clear();
+                        break;
+                    }
                     r.stdout.extend_from_slice(&buf[..n]);
                     if !frame_stdout {
                         continue;
@@ -443,16 +468,24 @@ impl Session {
         }
         if let Some(mut err) = child.stderr.take() {
             let rec = Arc::clone(&rec);
+            let session = name.to_string();
             pumps.push(tokio::spawn(async move {
                 let mut buf = [0u8; 8192];
+                let mut dropped = 0usize;
                 while let Ok(n) = err.read(&mut buf).await {
                     if n == 0 {
                         break;
                     }
-                    rec.lock()
-                        .expect("recorder lock")
-                        .stderr
-                        .extend_from_slice(&buf[..n]);
+                    let mut r = rec.lock().expect("recorder lock");
+                    let fits = STDERR_KEEP_BYTES.saturating_sub(r.stderr.len()).min(n);
+                    r.stderr.extend_from_slice(&buf[..fits]);
+                    dropped += n - fits;
+                }
+                if dropped > 0 {
+                    rec.lock().expect("recorder lock").events.push(json!({
+                        "session": session, "event": "stderr-truncated",
+                        "keptBytes": STDERR_KEEP_BYTES, "droppedBytes": dropped,
+                    }));
                 }
             }));
         }
@@ -527,6 +560,11 @@ impl Session {
             revision: Revision::default(),
             open_files_recorded: false,
         }
+    }
+
+    /// Did the subject write more than `INPUT_LIMIT_BYTES` to stdout?
+    pub fn input_limit_exceeded(&self) -> bool {
+        self.rec.lock().expect("recorder lock").input_limit_exceeded
     }
 
     /// A server the harness did not start?

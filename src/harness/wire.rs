@@ -22,8 +22,9 @@ use serde_json::{Value, json};
 
 use super::scenario::{
     COMPLETED, CleanOutcome, Injector, Judgement, Mutant, NegativeControl, NegativeOutcome,
-    Scenario, Step, budget, check_tools_list, collect, complete_result, drain, exchange, judge,
-    open_negative, opening, rpc, server_identity, shutdown_step,
+    Scenario, Step, budget, check_tools_list, collect, complete_result, drain, exchange,
+    answer_of, fresh_id, fresh_token, judge, judge_refusal, open_negative, opening, rpc,
+    server_identity, shutdown_step,
 };
 use super::subject::{Frame, Session};
 use crate::json::canonical;
@@ -34,9 +35,6 @@ pub const WIRE_TRIGGER: &str = "response-to:tools/list";
 /// Where the harness injects its faults.
 pub const WIRE_BOUNDARY: &str =
     "harness wire proxy: subject stdout frame, after the raw capture, before the oracle";
-
-/// The id of the faulted `tools/list` request in a negative control.
-const TARGET_ID: i64 = 2;
 
 /// SplitMix64: a fixed, documented mapping from the seed to an offset.
 fn mix(seed: u64) -> u64 {
@@ -64,7 +62,9 @@ pub fn inject(
     let original = frames[index].clone();
     let mut delivered = frames.to_vec();
     let mutation = match neg.injector {
-        Injector::SubjectFlag => return None,
+        Injector::SubjectFlag | Injector::RequestUnknownMethod | Injector::RequestUnknownTool => {
+            return None;
+        }
         Injector::WireCorruptUtf8 => {
             let len = original.bytes.len();
             if len < 2 {
@@ -98,70 +98,196 @@ pub fn inject(
     Some((delivered, record))
 }
 
-/// A negative control with a harness-injected fault: initialize,
-/// tools/list (waiting for its answer), stdin EOF, everything until EOF; then
-/// the injector changes the answering frame and both oracles judge the result.
-/// Returns the outcome and the injection log (when a fault was injected).
-pub async fn run_wire_negative(
+/// One harness self-check of a trial: a wire fault applied to a copy of the
+/// clean control's recorded `tools/list` answer, judged by the real oracle and
+/// by the control's mutant. It shows that the oracle can fail for the expected
+/// reason; the subject never sees the fault, so it is never counted as a
+/// control of the subject.
+#[derive(Debug, Clone)]
+pub struct SelfCheckRecord {
+    pub control: NegativeControl,
+    /// The injection record (JSON), when a fault could be applied.
+    pub injection: Option<Value>,
+    pub observed: Option<Judgement>,
+    pub mutant: Option<Judgement>,
+}
+
+impl SelfCheckRecord {
+    pub fn injected(&self) -> bool {
+        self.injection.is_some()
+    }
+    pub fn observed_as_expected(&self) -> bool {
+        self.observed.as_ref().is_some_and(|j| {
+            j.verdict == self.control.expected_verdict
+                && j.stop_reason == self.control.expected_stop
+        })
+    }
+    pub fn mutant_killed(&self) -> bool {
+        self.mutant.as_ref().is_some_and(|j| {
+            j.verdict != self.control.expected_verdict
+                || j.stop_reason != self.control.expected_stop
+        })
+    }
+    /// The oracle rejected the faulted copy for the expected reason and the
+    /// mutant did not.
+    pub fn behaved(&self) -> bool {
+        self.injected() && self.observed_as_expected() && self.mutant_killed()
+    }
+    pub fn to_json(&self) -> Value {
+        let c = &self.control;
+        json!({
+            "selfCheck": c.name, "fault": c.fault, "injectedBy": c.injector.method(),
+            "boundary": c.boundary, "trigger": c.trigger, "propertyUnderTest": c.property,
+            "countedForSubject": false,
+            "injection": self.injection,
+            "expected": {"verdict": c.expected_verdict, "stopReason": c.expected_stop},
+            "observed": self.observed.as_ref().map(Judgement::to_json),
+            "mutant": {"id": c.mutant.id(), "judgement": self.mutant.as_ref().map(Judgement::to_json), "killed": self.mutant_killed()},
+            "behaved": self.behaved(),
+        })
+    }
+}
+
+/// Run the self-check `neg` on the clean control's recorded `tools/list`
+/// answer (nothing is sent to the subject). Without that answer (the clean
+/// control stopped earlier) nothing is injected and the check did not run.
+pub fn self_check(
+    neg: &NegativeControl,
+    seed: u64,
+    clean: &CleanOutcome,
+    budget_ms: u64,
+    revision: super::scenario::Revision,
+) -> SelfCheckRecord {
+    let mut record = SelfCheckRecord {
+        control: neg.clone(),
+        injection: None,
+        observed: None,
+        mutant: None,
+    };
+    let Some((id, sent, frames)) = &clean.list_exchange else {
+        return record;
+    };
+    let Some((delivered, injection)) = inject(neg, seed, *id, frames) else {
+        return record;
+    };
+    let list_check = check_tools_list(None);
+    let check = complete_result(revision, &list_check);
+    record.observed = Some(judge(
+        *id,
+        &delivered,
+        &[],
+        *sent,
+        budget_ms,
+        Mutant::None,
+        &check,
+    ));
+    record.mutant = Some(judge(
+        *id, &delivered, &[], *sent, budget_ms, neg.mutant, &check,
+    ));
+    record.injection = Some(injection);
+    record
+}
+
+/// Where a request-fault is put: the harness's own client writes it.
+pub const REQUEST_BOUNDARY: &str =
+    "harness client: a request written to the subject's input (a stdin line or an HTTP POST)";
+
+/// When a request-fault is sent: right after the session was opened.
+pub const REQUEST_TRIGGER: &str = "after-session-open";
+
+/// A tool result's shape (typed content blocks), then `isError` (`TOOL_ERROR`).
+fn check_call_shape(result: &Value, _: Mutant) -> Option<(&'static str, String)> {
+    let Some(blocks) = result.get("content").and_then(Value::as_array) else {
+        return Some(("SCHEMA_VIOLATION", "tools/call result lacks content".into()));
+    };
+    if blocks
+        .iter()
+        .any(|b| !b.get("type").is_some_and(Value::is_string))
+    {
+        return Some(("SCHEMA_VIOLATION", "a content block lacks type".into()));
+    }
+    if result.get("isError") == Some(&Value::Bool(true)) {
+        return Some(("TOOL_ERROR", "the tool reported an error".into()));
+    }
+    None
+}
+
+/// A negative control whose fault is a request the subject must refuse: a
+/// method no MCP server has, or a tool the subject did not list, each named
+/// with a fresh random token and sent with a fresh random id. The subject's
+/// answer is judged by the real oracle (as if success were expected) and by
+/// the mutant that takes a refusal for success (see `judge_refusal`). Returns
+/// the outcome and the harness's injection log (the request's method, id,
+/// length and SHA-256 of the bytes written).
+pub async fn run_request_negative(
     session: &mut Session,
     scenario: &Scenario,
     neg: &NegativeControl,
-    seed: u64,
 ) -> (NegativeOutcome, Option<Vec<u8>>) {
     let mut out = match open_negative(session, scenario).await {
         Ok(out) => out,
         Err(out) => return (out, None),
     };
     let revision = session.revision();
-    let Ok(sent) = session
-        .send(&rpc(revision, TARGET_ID, "tools/list", json!({})))
-        .await
-    else {
+    let id = fresh_id();
+    let token = fresh_token();
+    let (method, params) = match neg.injector {
+        Injector::RequestUnknownMethod => (format!("mcpres-{token}/unknown"), json!({})),
+        _ => (
+            "tools/call".to_string(),
+            json!({"name": format!("mcpres-{token}-unlisted"), "arguments": {}}),
+        ),
+    };
+    let message = rpc(revision, id, &method, params);
+    let bytes = serde_json::to_vec(&message).expect("a Value always serializes");
+    let Ok(sent) = session.send(&message).await else {
         return (out, None);
     };
     out.call_sent_ms = sent;
     out.prerequisites.push("TARGET_REQUEST_SENT");
+    out.volatile = vec![token];
+    let record = json!({
+        "event": "injection", "fault": neg.fault, "boundary": neg.boundary,
+        "trigger": neg.trigger, "request": {"id": id, "method": message["method"],
+        "params": message["params"], "bytes": bytes.len(), "sha256": canonical::sha256_hex(&bytes)},
+    });
+    let mut log = canonical::to_vec(&record).unwrap_or_default();
+    log.push(b'\n');
     // Wait for the answer before closing stdin: some SDKs cancel in-flight
     // requests on stdin EOF.
     let deadline = Instant::now() + budget(scenario) + budget(scenario);
-    let (mut frames, _) = collect(session, TARGET_ID, deadline).await;
+    let (mut frames, _) = collect(session, id, deadline).await;
     session.close_stdin();
     let (rest, ended_by) = drain(session, Instant::now() + budget(scenario)).await;
     frames.extend(rest);
     if ended_by == "EOF" {
         out.prerequisites.push("SUBJECT_OUTPUT_COMPLETE");
     }
-    let (judged, log) = match inject(neg, seed, TARGET_ID, &frames) {
-        Some((delivered, record)) => {
-            let mut log = canonical::to_vec(&record).unwrap_or_default();
-            log.push(b'\n');
-            (delivered, Some(log))
-        }
-        None => (frames, None),
-    };
-    out.frames = judged.len();
+    out.frames = frames.len();
+    out.answer = answer_of(&frames, id);
     let http = session.take_http_exchanges();
-    let list_check = check_tools_list(None);
-    let check = complete_result(revision, &list_check);
-    out.observed = Some(judge(
-        TARGET_ID,
-        &judged,
-        &http,
-        sent,
-        scenario.exchange_budget_ms,
-        Mutant::None,
-        &check,
-    ));
-    out.mutant = Some(judge(
-        TARGET_ID,
-        &judged,
-        &http,
-        sent,
-        scenario.exchange_budget_ms,
-        neg.mutant,
-        &check,
-    ));
-    (out, log)
+    let object: &super::scenario::ResultCheck = &|_: &Value, _: Mutant| None;
+    let base: &super::scenario::ResultCheck = match neg.injector {
+        Injector::RequestUnknownMethod => object,
+        _ => &check_call_shape,
+    };
+    let check = complete_result(revision, base);
+    for (slot, mutant) in [(&mut out.observed, Mutant::None), (&mut out.mutant, neg.mutant)] {
+        *slot = Some(judge_refusal(
+            id,
+            &frames,
+            &http,
+            sent,
+            scenario.exchange_budget_ms,
+            mutant,
+            &check,
+        ));
+    }
+    out.observed = out
+        .observed
+        .take()
+        .map(|j| super::scenario::limit_checked(session, j));
+    (out, Some(log))
 }
 
 /// The string argument of an `echo` tool: its first required string
@@ -258,6 +384,7 @@ fn skipped(method: &'static str, id: i64, stop: &'static str, detail: String, at
             stop_reason: stop,
             detail,
         },
+        answer: None,
     }
 }
 
@@ -269,25 +396,20 @@ pub async fn run_clean_generic(
     probe: &str,
     env_keys: &BTreeSet<String>,
 ) -> CleanOutcome {
-    let mut out = CleanOutcome {
-        steps: Vec::new(),
-        server_name: None,
-        server_version: None,
-        round_trip: false,
-        passed: false,
-        stop_reason: "NOT_STARTED",
-    };
+    let mut out = CleanOutcome::new(probe);
+    let base = fresh_id();
     let finish = |out: &mut CleanOutcome, stop: &'static str| {
         out.stop_reason = stop;
         out.passed = stop == COMPLETED;
     };
     let revision = session.revision();
-    let (method, message, check) = opening(revision, 1);
-    let Ok((step, frames)) = exchange(session, scenario, method, 1, message, check).await else {
+    let (method, message, check) = opening(revision, base + 1);
+    let Ok((step, frames)) = exchange(session, scenario, method, base + 1, message, check).await
+    else {
         finish(&mut out, "SUBJECT_UNWRITABLE");
         return out;
     };
-    if let Some(result) = result_of(&frames, 1) {
+    if let Some(result) = result_of(&frames, base + 1) {
         out.round_trip = true;
         (out.server_name, out.server_version) = server_identity(&result);
     }
@@ -309,8 +431,8 @@ pub async fn run_clean_generic(
         session,
         scenario,
         "tools/list",
-        2,
-        rpc(revision, 2, "tools/list", json!({})),
+        base + 2,
+        rpc(revision, base + 2, "tools/list", json!({})),
         &list_check,
     )
     .await
@@ -319,12 +441,13 @@ pub async fn run_clean_generic(
         return out;
     };
     let (stop, ok) = (step.judgement.stop_reason, step.judgement.accepted());
+    out.list_exchange = Some((base + 2, step.sent_ms, frames.clone()));
     out.steps.push(step);
     if !ok {
         finish(&mut out, stop);
         return out;
     }
-    let tools: Vec<Value> = result_of(&frames, 2)
+    let tools: Vec<Value> = result_of(&frames, base + 2)
         .and_then(|r| r.get("tools").and_then(Value::as_array).cloned())
         .unwrap_or_default();
     let find = |name: &str| tools.iter().find(|t| t["name"] == name).cloned();
@@ -333,10 +456,10 @@ pub async fn run_clean_generic(
     let mut calls: Vec<(i64, Value, Box<super::scenario::ResultCheck>)> = Vec::new();
     match find("echo").map(|t| (echo_argument(&t), t)) {
         Some((Some(arg), _)) => calls.push((
-            3,
+            base + 3,
             rpc(
                 revision,
-                3,
+                base + 3,
                 "tools/call",
                 json!({"name": "echo", "arguments": {arg: probe}}),
             ),
@@ -344,14 +467,14 @@ pub async fn run_clean_generic(
         )),
         Some((None, _)) => out.steps.push(skipped(
             "tools/call",
-            3,
+            base + 3,
             "ECHO_ARGUMENT_UNKNOWN",
             "echo is listed but takes no single string argument; not called".into(),
             session.now_ms(),
         )),
         None => out.steps.push(skipped(
             "tools/call",
-            3,
+            base + 3,
             "NO_ECHO_TOOL",
             "the server lists no echo tool; no tool was called".into(),
             session.now_ms(),
@@ -367,10 +490,10 @@ pub async fn run_clean_generic(
                 .is_none_or(Vec::is_empty) =>
         {
             calls.push((
-                4,
+                base + 4,
                 rpc(
                     revision,
-                    4,
+                    base + 4,
                     "tools/call",
                     json!({"name": "get-env", "arguments": {}}),
                 ),
@@ -379,7 +502,7 @@ pub async fn run_clean_generic(
         }
         _ => out.steps.push(skipped(
             "tools/call",
-            4,
+            base + 4,
             "NO_GET_ENV_TOOL",
             "the server lists no get-env tool without required arguments; the scrubbing is not observed from inside".into(),
             session.now_ms(),
@@ -401,6 +524,12 @@ pub async fn run_clean_generic(
     let step = shutdown_step(session, scenario).await;
     let stop = step.judgement.stop_reason;
     out.steps.push(step);
+    // The scenario claims a tool call: a run in which no tool could be
+    // called (no tools listed, none callable) has not shown one.
+    if stop == COMPLETED && !out.tool_called() {
+        finish(&mut out, "NO_TOOL_CALL_MADE");
+        return out;
+    }
     finish(&mut out, stop);
     out
 }
@@ -432,7 +561,8 @@ mod tests {
         let frames = [frame(note), frame(good)];
         let check = check_tools_list(None);
         assert!(judge(2, &frames, &[], 0, 100, Mutant::None, &check).accepted());
-        for neg in crate::harness::scenario::find("generic").unwrap().negatives {
+        let generic = crate::harness::scenario::find("generic").unwrap();
+        for neg in generic.negatives.iter().filter(|n| n.injector.is_self_check()) {
             for seed in 1..40u64 {
                 let (delivered, record) = inject(&neg, seed, 2, &frames).expect("injected");
                 assert_eq!(record["frameIndex"], 1);
@@ -457,7 +587,11 @@ mod tests {
             }
         }
         // Nothing answers id 7: nothing is injected.
-        let neg = &crate::harness::scenario::find("generic").unwrap().negatives[0];
+        let neg = generic
+            .negatives
+            .iter()
+            .find(|n| n.injector.is_self_check())
+            .unwrap();
         assert!(inject(neg, 1, 7, &frames).is_none());
     }
 

@@ -1,8 +1,9 @@
 //! `mcpres run --scenario generic` against real third-party MCP servers: the
 //! npm package `@modelcontextprotocol/server-everything` and a server on the
 //! Python `mcp` SDK (tests/subjects/py_echo_server.py), both installed by
-//! `.ci/run` (pinned versions). The faults of the negative controls come from
-//! the harness's wire injector, not from the subjects.
+//! `.ci/run` (pinned versions). The negative controls send the subjects
+//! requests they must refuse (an unknown method, an unlisted tool); the wire
+//! faults are the harness's self-checks on a copy of the clean answer.
 //!
 //! The installed packages are found through `MCPRES_EVERYTHING_DIR` and
 //! `MCPRES_PY_MCP_PYTHON`. When a variable is unset, its test prints why and
@@ -68,16 +69,18 @@ fn assert_generic_pass(out: &Path, output: &Output, trials: usize) -> Value {
     assert_eq!(report.evidence_class.as_deref(), Some("GENUINE_RUNTIME"));
     assert_eq!(doc["statement"]["result"], "PASS");
     let ev = &doc["evidence"];
+    // The subject's own controls: requests it must refuse. The wire faults are
+    // the harness's self-checks and no fault of the experiment.
     let faults = ev["scenario"]["descriptor"]["faults"].as_array().unwrap();
-    assert_eq!(faults.len(), 3);
-    assert!(faults.iter().all(|f| f["method"] == "HARNESS_WIRE_PROXY"));
+    assert_eq!(faults.len(), 2);
+    assert!(faults.iter().all(|f| f["method"] == "HARNESS_CLIENT_REQUEST"));
     let negatives: Vec<&Value> = ev["operations"]
         .as_array()
         .unwrap()
         .iter()
         .filter(|o| o["kind"] == "NEGATIVE_CONTROL")
         .collect();
-    assert_eq!(negatives.len(), 3 * trials);
+    assert_eq!(negatives.len(), 2 * trials);
     let mut stops: Vec<&str> = negatives
         .iter()
         .map(|o| {
@@ -96,26 +99,33 @@ fn assert_generic_pass(out: &Path, output: &Output, trials: usize) -> Value {
         .collect();
     stops.sort();
     stops.dedup();
-    assert_eq!(
-        stops,
-        ["DUPLICATE_RESPONSE", "INVALID_UTF8", "SCHEMA_VIOLATION"]
-    );
+    assert_eq!(stops, ["REQUEST_REFUSED"]);
+    let observations = ev["observations"].as_array().unwrap();
     for t in 1..=trials {
-        for control in ["wire-malformed", "wire-duplicate", "wire-schema"] {
+        for control in ["unknown-method", "unknown-tool"] {
             let log = std::fs::read_to_string(
                 out.join(format!("raw/trial-{t}/{control}.injection.jsonl")),
             )
             .unwrap();
             let record: Value = serde_json::from_str(log.lines().next().unwrap()).unwrap();
             assert_eq!(record["event"], "injection");
-            assert_eq!(record["trigger"], "response-to:tools/list");
-            assert_eq!(record["seed"], t as u64);
-            assert!(record["boundary"].as_str().unwrap().contains("wire proxy"));
-            if control == "wire-duplicate" {
-                assert_eq!(record["mutation"]["kind"], "duplicate-frame");
-            } else {
-                assert_ne!(record["original"]["sha256"], record["delivered"]["sha256"]);
-            }
+            assert!(record["boundary"].as_str().unwrap().contains("harness client"));
+            assert!(record["request"]["id"].as_i64().unwrap() >= 1_000_000);
+        }
+        let checks = read_json(&out.join(format!("raw/trial-{t}/self-checks.json")));
+        for check in checks["selfChecks"].as_array().unwrap() {
+            assert_eq!(check["countedForSubject"], false);
+            assert_eq!(check["behaved"], true, "{check}");
+            assert_eq!(check["injection"]["trigger"], "response-to:tools/list");
+            assert_eq!(check["injection"]["seed"], t as u64);
+        }
+        for control in ["wire-malformed", "wire-duplicate", "wire-schema"] {
+            let o = observations
+                .iter()
+                .find(|o| o["id"] == format!("obs-t{t}-selfcheck-{control}"))
+                .expect("self-check observation");
+            assert_eq!(o["outcome"], "PASS");
+            assert_eq!(o["operationRef"], Value::Null);
         }
     }
     doc
@@ -128,8 +138,16 @@ fn clean_steps(out: &Path, trial: usize) -> Vec<Value> {
         .clone()
 }
 
-fn step(steps: &[Value], id: i64) -> &Value {
-    steps.iter().find(|s| s["id"] == id).expect("step recorded")
+/// The clean control's step `k` (1: the handshake, 2: tools/list, 3: echo,
+/// 4: get-env). Request ids are random per control: step `k` carries the
+/// handshake's id plus `k - 1`.
+fn step(steps: &[Value], k: i64) -> &Value {
+    let base = steps[0]["id"].as_i64().expect("the handshake's id") - 1;
+    assert!(base >= 999_999, "request ids are drawn at random from 1,000,000 up");
+    steps
+        .iter()
+        .find(|s| s["id"] == base + k)
+        .expect("step recorded")
 }
 
 /// No file of the bundle holds the harness-only marker (name or value).

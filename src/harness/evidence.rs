@@ -403,7 +403,11 @@ pub fn non_jsonrpc_frames(rec: &Recording) -> usize {
     rec.messages
         .iter()
         .filter(|m| m["direction"] == "server-to-client")
-        .filter(|m| m.get("message").is_none_or(|msg| msg["jsonrpc"] != "2.0"))
+        .filter(|m| match m.get("message") {
+            Some(msg) => msg["jsonrpc"] != "2.0",
+            // A frame logged without its content says whether it parsed.
+            None => m["jsonrpc"] != true,
+        })
         .count()
 }
 
@@ -924,7 +928,8 @@ pub fn assemble(
     let observed_status = |seen: bool| if seen { "INSTRUMENTED" } else { "UNINSTRUMENTED" };
     let wire_status = observed_status(captured(|r| {
         r.messages.iter().any(|m| {
-            m["direction"] == "server-to-client" && m["message"]["jsonrpc"] == "2.0"
+            m["direction"] == "server-to-client"
+                && (m["message"]["jsonrpc"] == "2.0" || m["jsonrpc"] == true)
         })
     }));
     let stdio_status = observed_status(captured(|r| !r.stdin.is_empty() && !r.stdout.is_empty()));

@@ -1033,11 +1033,26 @@ impl Client {
                 parser.finish()
             } else {
                 received += n;
-                self.rec
-                    .lock()
-                    .expect("recorder lock")
-                    .http_responses
-                    .extend_from_slice(&buf[..n]);
+                {
+                    let mut r = self.rec.lock().expect("recorder lock");
+                    let limit = super::subject::INPUT_LIMIT_BYTES;
+                    if r.http_responses.len() + n > limit {
+                        // The declared input limit: keep what fits, stop
+                        // reading, and end the exchange (the oracle then
+                        // rejects it with INPUT_LIMIT_EXCEEDED).
+                        let fits = limit - r.http_responses.len();
+                        r.http_responses.extend_from_slice(&buf[..fits]);
+                        r.input_limit_exceeded = true;
+                        r.events.push(json!({
+                            "session": self.session, "event": "input-limit-exceeded",
+                            "offsetMs": at_ms, "limitBytes": limit,
+                        }));
+                        return Err(std::io::Error::other(format!(
+                            "the server's responses exceed the declared input limit of {limit} bytes"
+                        )));
+                    }
+                    r.http_responses.extend_from_slice(&buf[..n]);
+                }
                 parser.feed(&buf[..n])
             };
             if !head_logged && let Some(status) = parser.status() {

@@ -337,6 +337,9 @@ fn ms_since(epoch: Instant) -> u64 {
     u64::try_from(epoch.elapsed().as_millis()).unwrap_or(u64::MAX)
 }
 
+/// Frames longer than this are logged without their content in `messages.jsonl`.
+pub const MESSAGE_LOG_FRAME_BYTES: usize = 64 * 1024;
+
 pub(crate) fn message_entry(session: &str, direction: &str, at_ms: u64, bytes: &[u8]) -> Value {
     let parsed = std::str::from_utf8(bytes)
         .ok()
@@ -348,6 +351,15 @@ pub(crate) fn message_entry(session: &str, direction: &str, at_ms: u64, bytes: &
         "bytes": bytes.len(),
         "sha256": canonical::sha256_hex(bytes),
     });
+    if bytes.len() > MESSAGE_LOG_FRAME_BYTES {
+        // The raw capture holds the frame; the log keeps its length and
+        // digest, so that a few large frames cannot outgrow an artifact.
+        entry["omitted"] = json!(format!(
+            "frame longer than {MESSAGE_LOG_FRAME_BYTES} bytes: see the raw capture"
+        ));
+        entry["jsonrpc"] = json!(parsed.as_ref().is_some_and(|v| v["jsonrpc"] == "2.0"));
+        return entry;
+    }
     match parsed {
         Some(v) => entry["message"] = v,
         None => entry["unparsed"] = json!(String::from_utf8_lossy(bytes)),

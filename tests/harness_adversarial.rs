@@ -9,6 +9,7 @@
 
 mod harness_support;
 
+use std::cell::RefCell;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::sync::mpsc;
@@ -73,19 +74,24 @@ fn tail(o: &Output) -> String {
     )
 }
 
-/// One finished `mcpres run` over a subject, with its bundle read back.
+/// One finished `mcpres run` over a subject, with its bundle read back, and
+/// the list of claims found unearned so far.
 struct Run {
     _tmp: tempfile::TempDir,
     dir: PathBuf,
     out: Output,
-    /// `{evidence, statement}` as written, or Null when the files are missing.
+    /// `{evidence, statement}` as written (Null members when missing).
     doc: Value,
     /// `mcpres validate DIR`.
     validate: Output,
+    /// What the subject does wrong, for the messages.
+    lie: &'static str,
+    unearned: RefCell<Vec<String>>,
 }
 
-/// `mcpres run --scenario generic --trials 2 [extra] -o DIR -- python3 SUBJECT [args]`.
-fn run_subject(name: &str, extra: &[&str], subject_args: &[&str]) -> Run {
+/// `mcpres run --scenario generic --trials 2 [extra] -o DIR -- python3 SUBJECT [args]`,
+/// then `mcpres validate DIR`.
+fn run_subject(name: &str, lie: &'static str, extra: &[&str], subject_args: &[&str]) -> Run {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("bundle");
     let subject = liar(name);
@@ -114,6 +120,8 @@ fn run_subject(name: &str, extra: &[&str], subject_args: &[&str]) -> Run {
         out,
         doc,
         validate,
+        lie,
+        unearned: RefCell::new(Vec::new()),
     }
 }
 
@@ -124,6 +132,10 @@ impl Run {
 
     fn evidence_class(&self) -> &Value {
         &self.doc["statement"]["evidenceClass"]
+    }
+
+    fn descriptor(&self, field: &str) -> &Value {
+        &self.doc["evidence"]["scenario"]["descriptor"][field]
     }
 
     fn observations(&self, kind: &str) -> Vec<&Value> {
@@ -142,7 +154,21 @@ impl Run {
             .collect()
     }
 
-    /// Everything an assertion message needs: statement, class, observation
+    fn outcomes(&self, kind: &str) -> Vec<String> {
+        self.observations(kind)
+            .iter()
+            .map(|o| o["outcome"].as_str().unwrap_or("?").to_string())
+            .collect()
+    }
+
+    /// Record `claim` as unearned unless `earned`.
+    fn require(&self, earned: bool, claim: impl Into<String>) {
+        if !earned {
+            self.unearned.borrow_mut().push(claim.into());
+        }
+    }
+
+    /// Everything a failure message needs: statement, class, observation
     /// and operation outcomes, the validator's verdict and the run's output.
     fn context(&self) -> String {
         let mut s = format!(
@@ -172,69 +198,75 @@ impl Run {
         )
     }
 
-    /// What every liar must get: a non-zero exit, no PASS, and a bundle that
-    /// `mcpres validate` judges as a valid FAIL (0) or as vacuous (1), never
-    /// unusable (2).
-    fn assert_not_passed(&self, lie: &str) {
-        let ctx = self.context();
-        assert!(
-            !self.doc["statement"].is_null(),
-            "{lie}: no statement was written\n{ctx}"
-        );
-        assert_ne!(
-            self.out.status.code(),
-            Some(0),
-            "unearned: `mcpres run` exited 0 for a subject that {lie}\n{ctx}"
-        );
-        assert_ne!(
-            self.result(),
-            "PASS",
-            "unearned: statement.result PASS for a subject that {lie}\n{ctx}"
-        );
-        self.assert_validate_verdict(lie);
-    }
-
-    fn assert_validate_verdict(&self, lie: &str) {
-        let ctx = self.context();
-        match self.validate.status.code() {
-            Some(0) => {}
-            Some(1) => assert!(
-                output_text(&self.validate).contains("MCP_RES_VACUOUS_NEGATIVE_CONTROL"),
-                "`mcpres validate` refused the bundle of a subject that {lie} for a reason other \
-                 than MCP_RES_VACUOUS_NEGATIVE_CONTROL: the producer wrote an invalid record\n{ctx}"
-            ),
-            other => panic!(
-                "`mcpres validate` exit {other:?} (unusable input) on the bundle of a subject \
-                 that {lie}\n{ctx}"
-            ),
+    /// Fail the test with every unearned claim found, if any.
+    fn verdict(self) {
+        let unearned = self.unearned.borrow();
+        if !unearned.is_empty() {
+            panic!(
+                "subject that {}: {} unearned claim(s):\n  - {}\n{}",
+                self.lie,
+                unearned.len(),
+                unearned.join("\n  - "),
+                self.context()
+            );
         }
     }
 
-    fn outcomes(&self, kind: &str) -> Vec<String> {
-        self.observations(kind)
-            .iter()
-            .map(|o| o["outcome"].as_str().unwrap_or("?").to_string())
-            .collect()
+    /// What every liar must get: a statement, a non-zero exit, no PASS, and
+    /// a bundle `mcpres validate` judges valid.
+    fn require_not_passed(&self) {
+        self.require(!self.doc["statement"].is_null(), "no statement was written");
+        self.require(
+            self.out.status.code() != Some(0),
+            "`mcpres run` exited 0 (success)",
+        );
+        self.require(self.result() != "PASS", "statement.result is PASS");
+        self.require_valid_record();
     }
 
-    /// The run FAILed and at least one negative control is recorded as a
-    /// failed FAULT_CASE: the subject's acceptance of bad input was noticed.
-    fn assert_rejection_tests_failed(&self, lie: &str) {
-        let ctx = self.context();
-        assert_eq!(
-            self.result(),
-            "FAIL",
-            "unearned: statement.result is not FAIL for a subject that {lie}\n{ctx}"
+    /// The statement is FAIL (a PASS is already reported by
+    /// [`Run::require_not_passed`]; this catches any other non-FAIL value).
+    fn require_fail(&self) {
+        self.require(
+            self.result() == "FAIL" || self.result() == "PASS",
+            format!("statement.result is {}, not FAIL", self.result()),
         );
+    }
+
+    /// `mcpres validate` accepts the bundle (0) or refuses it only as
+    /// vacuous (1, MCP_RES_VACUOUS_NEGATIVE_CONTROL); never unusable (2).
+    fn require_valid_record(&self) {
+        let code = self.validate.status.code();
+        let vacuous = output_text(&self.validate).contains("MCP_RES_VACUOUS_NEGATIVE_CONTROL");
+        self.require(
+            code == Some(0) || (code == Some(1) && vacuous),
+            format!(
+                "the bundle is not a valid record: `mcpres validate` exit {code:?}{}",
+                if code == Some(1) {
+                    " for a reason other than MCP_RES_VACUOUS_NEGATIVE_CONTROL"
+                } else {
+                    ""
+                }
+            ),
+        );
+    }
+
+    /// The run FAILed and at least one negative control is a failed
+    /// FAULT_CASE: the subject's acceptance of bad input was noticed.
+    fn require_rejection_failed(&self) {
+        self.require_fail();
         let failed = self
             .operations("FAULT_CASE")
             .iter()
             .filter(|o| o["outcome"] == "FAIL")
             .count();
-        assert!(
+        let credited = self.operations("NEGATIVE_CONTROL").len();
+        self.require(
             failed > 0,
-            "unearned: every negative control was credited (NEGATIVE_CONTROL, no failed \
-             FAULT_CASE) although the subject {lie}: the controls never reached the subject\n{ctx}"
+            format!(
+                "no negative control failed ({credited} credited as NEGATIVE_CONTROL, no failed \
+                 FAULT_CASE): the controls never put bad input to the subject"
+            ),
         );
     }
 }
@@ -285,61 +317,66 @@ fn decoded_strings(bytes: &[u8]) -> Vec<String> {
 
 #[test]
 fn accept_everything_fails_the_rejection_controls() {
-    let lie = "accepts every line, malformed or not, with a success result";
-    let r = run_subject("accept_everything.py", &[], &[]);
-    r.assert_not_passed(lie);
-    r.assert_rejection_tests_failed(lie);
+    let r = run_subject(
+        "accept_everything.py",
+        "accepts every line, malformed or not, with a success result",
+        &[],
+        &[],
+    );
+    r.require_not_passed();
+    r.require_rejection_failed();
+    r.verdict();
 }
 
 #[test]
 fn by_id_answers_fail_the_rejection_controls() {
-    let lie = "answers by request id only, without reading the request";
-    let r = run_subject("by_id.py", &[], &[]);
-    r.assert_not_passed(lie);
-    r.assert_rejection_tests_failed(lie);
+    let r = run_subject(
+        "by_id.py",
+        "answers by request id only, without reading the request",
+        &[],
+        &[],
+    );
+    r.require_not_passed();
+    r.require_rejection_failed();
+    r.verdict();
 }
 
 #[test]
 fn a_replayed_transcript_fails_its_clean_controls() {
-    let lie = "never reads stdin and replays a canned transcript (with an unrelated \
-               --subject-artifact)";
     let artifact = Path::new(env!("CARGO_MANIFEST_DIR")).join("Cargo.toml");
     let r = run_subject(
         "replay.py",
+        "never reads stdin and replays a canned transcript (run with an unrelated \
+         --subject-artifact)",
         &["--subject-artifact", artifact.to_str().unwrap()],
         &[],
     );
-    r.assert_not_passed(lie);
-    let ctx = r.context();
-    assert_eq!(
-        r.result(),
-        "FAIL",
-        "unearned: statement.result is not FAIL for a subject that {lie}\n{ctx}"
-    );
+    r.require_not_passed();
+    r.require_fail();
     let clean = r.operations("CLEAN_CONTROL");
-    assert!(!clean.is_empty(), "no CLEAN_CONTROL operation\n{ctx}");
+    r.require(!clean.is_empty(), "no CLEAN_CONTROL operation");
     for op in clean {
-        assert_eq!(
-            op["outcome"], "FAIL",
-            "unearned: clean control {} PASS for a subject that {lie}: its answers were not \
-             bound to the requests that caused them\n{ctx}",
-            op["operationId"]
+        r.require(
+            op["outcome"] == "FAIL",
+            format!(
+                "clean control {} is {}: answers not bound to the requests that caused them",
+                op["operationId"], op["outcome"]
+            ),
         );
     }
+    r.verdict();
 }
 
 #[test]
 fn a_crash_after_initialize_is_recorded_with_its_exit_status() {
-    let lie = "exits with status 3 after initialize";
-    let r = run_subject("crash.py", &[], &[]);
-    r.assert_not_passed(lie);
-    let ctx = r.context();
-    assert_eq!(
-        r.result(),
-        "FAIL",
-        "unearned: not FAIL for a subject that {lie}\n{ctx}"
+    let r = run_subject(
+        "crash.py",
+        "exits with status 3 on the first request after initialize",
+        &[],
+        &[],
     );
-    // The exit status must be in the lifecycle records of the raw artifacts.
+    r.require_not_passed();
+    r.require_fail();
     let recorded = walk(&r.dir).iter().any(|p| {
         let name = p.file_name().unwrap().to_string_lossy().to_string();
         name.contains("lifecycle")
@@ -348,10 +385,11 @@ fn a_crash_after_initialize_is_recorded_with_its_exit_status() {
                 .filter_map(|l| serde_json::from_str::<Value>(l).ok())
                 .any(|v| has_member(&v, "exitCode", &Value::from(3)))
     });
-    assert!(
+    r.require(
         recorded,
-        "no lifecycle artifact records the subject's exit status 3 (the crash is not observed)\n{ctx}"
+        "no lifecycle artifact records exitCode 3: the crash is not observed",
     );
+    r.verdict();
 }
 
 /// Whether `v` holds, at any depth, an object member `key` equal to `want`.
@@ -372,10 +410,10 @@ fn processes_with(marker: &str) -> Vec<i32> {
         let Ok(pid) = e.file_name().to_string_lossy().parse::<i32>() else {
             continue;
         };
-        if let Ok(cmd) = std::fs::read(e.path().join("cmdline")) {
-            if text(&cmd).contains(marker) {
-                pids.push(pid);
-            }
+        if let Ok(cmd) = std::fs::read(e.path().join("cmdline"))
+            && text(&cmd).contains(marker)
+        {
+            pids.push(pid);
         }
     }
     pids
@@ -383,13 +421,17 @@ fn processes_with(marker: &str) -> Vec<i32> {
 
 #[test]
 fn a_child_that_leaves_the_process_group_fails_cleanup() {
-    let lie = "leaves a child running in a new session (setsid)";
     let tmp = tempfile::tempdir().unwrap();
     let marker = format!(
         "mcpres-liar-leak-{}",
         tmp.path().file_name().unwrap().to_string_lossy()
     );
-    let r = run_subject("leak.py", &[], &[&marker]);
+    let r = run_subject(
+        "leak.py",
+        "leaves a child running in a new session (setsid)",
+        &[],
+        &[&marker],
+    );
     // Whatever the bundle says, leave the machine clean before judging it.
     let left = processes_with(&marker);
     for &pid in &left {
@@ -397,56 +439,63 @@ fn a_child_that_leaves_the_process_group_fails_cleanup() {
             let _ = rustix::process::kill_process(pid, rustix::process::Signal::KILL);
         }
     }
-    r.assert_not_passed(lie);
-    let ctx = r.context();
-    assert_eq!(
-        r.outcomes("CLEANUP_CHECK"),
-        ["FAIL"],
-        "unearned: CLEANUP_CHECK does not FAIL although the subject {lie}\n{ctx}"
+    r.require_not_passed();
+    r.require(
+        r.outcomes("CLEANUP_CHECK") == ["FAIL"],
+        format!(
+            "CLEANUP_CHECK is {:?}, not FAIL",
+            r.outcomes("CLEANUP_CHECK")
+        ),
     );
-    assert!(
+    r.require(
         left.is_empty(),
-        "the harness returned with the leaked process(es) {left:?} (marker {marker}) still \
-         alive: nothing tracked the subject's descendants\n{ctx}"
+        format!(
+            "the run returned with {} leaked process(es) {left:?} (marker {marker}) alive: \
+             the subject's descendants were not tracked (the test killed them)",
+            left.len()
+        ),
     );
+    r.verdict();
 }
 
 #[test]
 fn a_temporary_file_left_behind_is_observed() {
-    let lie = "writes a temporary file on tools/call and never deletes it";
-    let r = run_subject("leave_file.py", &[], &[]);
-    // Remove what the subject left in the shared temp dir (it may have been
-    // handed a private one instead).
-    let shared = std::env::temp_dir();
+    let r = run_subject(
+        "leave_file.py",
+        "writes a temporary file on tools/call and never deletes it",
+        &[],
+        &[],
+    );
+    // Remove what the subject left in the shared temp dir (a fixed harness
+    // may hand it a private one instead).
     let mut left = Vec::new();
-    for e in std::fs::read_dir(&shared).unwrap().flatten() {
-        let name = e.file_name().to_string_lossy().to_string();
-        if name.starts_with("mcpres-liar-left-") {
+    for e in std::fs::read_dir(std::env::temp_dir()).unwrap().flatten() {
+        if e.file_name()
+            .to_string_lossy()
+            .starts_with("mcpres-liar-left-")
+        {
             left.push(e.path());
             let _ = std::fs::remove_file(e.path());
         }
     }
-    r.assert_not_passed(lie);
-    let ctx = format!(
-        "files left in {}: {left:?}\n{}",
-        shared.display(),
-        r.context()
-    );
-    let cleanup_failed = r.outcomes("CLEANUP_CHECK") == ["FAIL"];
+    r.require_not_passed();
     let listed = r
         .observations("FILESYSTEM_EFFECT")
         .iter()
         .any(|o| o.to_string().contains("mcpres-liar-left-"));
-    assert!(
-        cleanup_failed || listed,
-        "unearned: CLEANUP_CHECK is not FAIL and no FILESYSTEM_EFFECT observation lists the \
-         file although the subject {lie}\n{ctx}"
+    r.require(
+        r.outcomes("CLEANUP_CHECK") == ["FAIL"] || listed,
+        format!(
+            "CLEANUP_CHECK is {:?} and no FILESYSTEM_EFFECT observation lists the file \
+             (files found and removed by the test: {left:?})",
+            r.outcomes("CLEANUP_CHECK")
+        ),
     );
-    let model = &r.doc["evidence"]["scenario"]["descriptor"]["sideEffectModel"];
-    assert_ne!(
-        model, "READ_ONLY",
-        "unearned: sideEffectModel READ_ONLY for a subject that {lie}\n{ctx}"
+    r.require(
+        r.descriptor("sideEffectModel") != "READ_ONLY",
+        "scenario descriptor sideEffectModel is READ_ONLY",
     );
+    r.verdict();
 }
 
 /// The values hide_secret.py derives (SHA-256 of fixed labels).
@@ -465,123 +514,130 @@ fn hidden_secrets() -> (String, String) {
 
 #[test]
 fn secrets_behind_json_escapes_are_redacted() {
-    let lie = "hides an AWS key and a bearer token behind JSON escapes";
     let (key, token) = hidden_secrets();
-    let r = run_subject("hide_secret.py", &[], &[]);
-    let ctx = r.context();
-    assert!(
-        !r.doc["statement"].is_null(),
-        "{lie}: no statement was written\n{ctx}"
+    let r = run_subject(
+        "hide_secret.py",
+        "hides an AWS key and a bearer token behind JSON escapes",
+        &[],
+        &[],
     );
-    r.assert_validate_verdict(lie);
-    let mut found = Vec::new();
+    // Apart from the secrets, an honest echo server: the statement need
+    // not fail, but the bundle must be a valid record.
+    r.require(!r.doc["statement"].is_null(), "no statement was written");
+    r.require_valid_record();
     for p in walk(&r.dir) {
         let bytes = std::fs::read(&p).unwrap();
         let raw = text(&bytes);
         let decoded = decoded_strings(&bytes);
         for (what, secret) in [("AWS key", &key), ("bearer token", &token)] {
-            if raw.contains(secret.as_str()) {
-                found.push(format!("{what} raw in {}", p.display()));
-            }
-            if decoded.iter().any(|s| s.contains(secret.as_str())) {
-                found.push(format!(
-                    "{what} in a decoded JSON string of {}",
-                    p.display()
-                ));
-            }
+            let name = p.strip_prefix(&r.dir).unwrap().display();
+            r.require(
+                !raw.contains(secret.as_str()),
+                format!("the {what} is in the raw bytes of {name}"),
+            );
+            r.require(
+                !decoded.iter().any(|s| s.contains(secret.as_str())),
+                format!("the {what} is in a decoded JSON string of {name}"),
+            );
         }
     }
-    assert!(
-        found.is_empty(),
-        "a secret the subject sent is still in the bundle: {found:#?}\n{ctx}"
+    let scans: Vec<_> = r
+        .observations("PRIVACY_SCAN")
+        .iter()
+        .map(|o| format!("{}/{}", o["outcome"], o["reasonCode"]))
+        .collect();
+    r.require(
+        scans == [r#""PASS"/"SECRETS_REDACTED""#],
+        format!("PRIVACY_SCAN is {scans:?}, not PASS/SECRETS_REDACTED"),
     );
-    let scans = r.observations("PRIVACY_SCAN");
-    assert!(
-        scans.len() == 1
-            && scans[0]["outcome"] == "PASS"
-            && scans[0]["reasonCode"] == "SECRETS_REDACTED",
-        "the PRIVACY_SCAN observation is not PASS/SECRETS_REDACTED although the subject sent \
-         secrets: {scans:?}\n{ctx}"
-    );
-    // An echo server that does its job otherwise: the statement need not
-    // fail, but the run must be a valid record either way.
+    r.verdict();
 }
 
 #[test]
 fn a_server_without_tools_does_not_get_a_tools_call_claim() {
-    let lie = "lists no tools (no tools/call was ever made)";
-    let r = run_subject("no_tools.py", &[], &[]);
-    r.assert_not_passed(lie);
-    let ctx = r.context();
-    let class = &r.doc["evidence"]["scenario"]["descriptor"]["operationClass"];
-    assert!(
-        r.result() == "FAIL" || class != "tools/call",
-        "unearned: operation class tools/call (with result {}) for a subject that {lie}\n{ctx}",
-        r.result()
+    let r = run_subject(
+        "no_tools.py",
+        "lists no tools, so no tools/call was ever made",
+        &[],
+        &[],
     );
+    r.require_not_passed();
+    r.require(
+        r.result() == "FAIL" || r.descriptor("operationClass") != "tools/call",
+        format!(
+            "statement.result {} with scenario descriptor operationClass {}",
+            r.result(),
+            r.descriptor("operationClass")
+        ),
+    );
+    r.verdict();
 }
 
 #[test]
 fn frames_that_are_not_jsonrpc_fail_the_protocol_exchange() {
-    let lie = "answers with JSON objects and text lines that are not JSON-RPC";
-    let r = run_subject("not_jsonrpc.py", &[], &[]);
-    r.assert_not_passed(lie);
-    let ctx = r.context();
+    let r = run_subject(
+        "not_jsonrpc.py",
+        "answers with JSON objects and text lines that are not JSON-RPC",
+        &[],
+        &[],
+    );
+    r.require_not_passed();
     let outcomes = r.outcomes("PROTOCOL_EXCHANGE");
-    assert!(
+    r.require(
         !outcomes.is_empty() && outcomes.iter().all(|o| o == "FAIL"),
-        "unearned: a PROTOCOL_EXCHANGE observation is not FAIL ({outcomes:?}) for a subject \
-         that {lie}\n{ctx}"
+        format!("PROTOCOL_EXCHANGE outcomes are {outcomes:?}, not all FAIL"),
     );
-    assert_ne!(
-        r.evidence_class(),
-        "GENUINE_RUNTIME",
-        "unearned: GENUINE_RUNTIME without a passing protocol exchange for a subject that {lie}\n{ctx}"
+    r.require(
+        r.evidence_class() != "GENUINE_RUNTIME",
+        "evidenceClass GENUINE_RUNTIME without a JSON-RPC exchange",
     );
+    r.verdict();
 }
 
 #[test]
 fn a_frame_above_the_declared_input_limit_fails() {
-    let lie = "sends a 5 MB frame, above the declared 4 MiB input limit";
-    let r = run_subject("big_frame.py", &[], &[]);
-    r.assert_not_passed(lie);
-    let ctx = r.context();
-    assert_eq!(
-        r.result(),
-        "FAIL",
-        "unearned: not FAIL for a subject that {lie}\n{ctx}"
+    let r = run_subject(
+        "big_frame.py",
+        "sends a 5 MB frame, above the declared 4 MiB input limit",
+        &[],
+        &[],
     );
+    r.require_not_passed();
+    r.require_fail();
     let named = walk(&r.dir).iter().any(|p| {
         let name = p.to_string_lossy();
         name.ends_with(".json")
             && name.contains("oracle")
             && text(&std::fs::read(p).unwrap()).contains("LIMIT")
     });
-    assert!(
+    r.require(
         named,
-        "no oracle artifact names the exceeded limit: the 5 MB frame was judged as if the \
-         declared 4 MiB limit did not exist\n{ctx}"
+        "no oracle artifact names the exceeded limit (no \"LIMIT\" in any *oracle*.json)",
     );
+    r.verdict();
 }
 
 #[test]
 fn the_honest_subject_passes() {
-    let r = run_subject("honest.py", &[], &[]);
-    let ctx = r.context();
-    assert_eq!(
-        r.out.status.code(),
-        Some(0),
-        "honest subject: run did not exit 0\n{ctx}"
+    let r = run_subject("honest.py", "is honest (the control)", &[], &[]);
+    r.require(
+        r.out.status.code() == Some(0),
+        "`mcpres run` did not exit 0",
     );
-    assert_eq!(r.result(), "PASS", "honest subject: not PASS\n{ctx}");
-    assert_eq!(
-        r.evidence_class(),
-        "GENUINE_RUNTIME",
-        "honest subject: not GENUINE_RUNTIME\n{ctx}"
+    r.require(
+        r.result() == "PASS",
+        format!("statement.result is {}, not PASS", r.result()),
     );
-    assert_eq!(
-        r.validate.status.code(),
-        Some(0),
-        "honest subject: `mcpres validate` did not accept the bundle\n{ctx}"
+    r.require(
+        r.evidence_class() == "GENUINE_RUNTIME",
+        format!(
+            "evidenceClass is {}, not GENUINE_RUNTIME",
+            r.evidence_class()
+        ),
     );
+    r.require(
+        r.validate.status.code() == Some(0),
+        "`mcpres validate` did not accept the bundle",
+    );
+    r.verdict();
 }

@@ -173,7 +173,11 @@ fn subject_environment_is_exactly_the_env_flags() {
     let seen = text(&std::fs::read(out.join("raw/trial-1/clean.stdout.bin")).unwrap());
     let mut lines: Vec<&str> = seen.lines().collect();
     lines.sort_unstable();
-    assert_eq!(lines, vec!["FOO=visible-value", "LANG=C"]);
+    // Every --env value is redacted from the captures, but a one-byte value
+    // whose name is not secret-named (the privacy report names it).
+    assert_eq!(lines, vec!["FOO=[REDACTED:environment-value]", "LANG=C"]);
+    let privacy = read_json(&out.join("raw/privacy-report.json"));
+    assert_eq!(privacy["environmentNotRedacted"][0]["name"], "LANG");
     assert!(!seen.contains("harness-only-value-7f3a"));
     // Nothing from the harness's environment reached any session.
     for entry in std::fs::read_dir(out.join("raw/trial-1")).unwrap() {

@@ -4,10 +4,10 @@
 
 use std::collections::BTreeMap;
 
-use regex::bytes::Regex;
 use serde_json::{Value, json};
 
 use super::client::ClientOutcome;
+use super::privacy::{self, PrivacyFinding, PrivacyScanner};
 use super::recovery::RecoveryOutcome;
 use super::scenario::{CleanOutcome, NegativeControl, NegativeOutcome, RecoveryControl, Scenario};
 use super::subject::{Ended, Recording};
@@ -241,116 +241,6 @@ pub fn artifacts_per_trial(scenario: &Scenario, http: bool) -> usize {
 /// and cleanup reports, the subject artifact record, the scenario and the two
 /// documents.
 pub const FIXED_ARTIFACTS: usize = 8;
-
-// ---------------------------------------------------------------------------
-// Privacy scan
-// ---------------------------------------------------------------------------
-
-/// One privacy finding (never the matched value itself).
-#[derive(Debug, Clone)]
-pub struct PrivacyFinding {
-    pub path: String,
-    pub kind: String,
-    pub count: usize,
-}
-
-/// Patterns the scan looks for, with the label that replaces each match.
-pub struct PrivacyScanner {
-    rules: Vec<(String, Regex)>,
-}
-
-fn secret_name(name: &str) -> bool {
-    let upper = name.to_ascii_uppercase();
-    [
-        "TOKEN",
-        "SECRET",
-        "PASSWORD",
-        "PASSWD",
-        "APIKEY",
-        "API_KEY",
-        "CREDENTIAL",
-        "AUTH",
-        "COOKIE",
-        "PRIVATE",
-        "SESSION",
-    ]
-    .iter()
-    .any(|k| upper.contains(k))
-}
-
-impl PrivacyScanner {
-    /// Credential shapes, home-directory paths (`$HOME` and `/home/NAME`,
-    /// `/Users/NAME`), and the values of secret-named variables of the harness's
-    /// own environment and of `--env`.
-    pub fn new(extra_env: &BTreeMap<String, String>) -> Self {
-        let mut rules: Vec<(String, Regex)> = Vec::new();
-        let fixed = [
-            ("bearer-token", r"(?i)bearer\s+[A-Za-z0-9._~+/=-]{8,}"),
-            ("github-token", r"gh[pousr]_[A-Za-z0-9]{20,}"),
-            ("api-key", r"sk-[A-Za-z0-9_-]{20,}"),
-            ("aws-access-key", r"AKIA[0-9A-Z]{16}"),
-            ("slack-token", r"xox[abprs]-[A-Za-z0-9-]{10,}"),
-            ("private-key", r"-----BEGIN [A-Z ]*PRIVATE KEY-----"),
-            ("home-path", r"/(?:home|Users)/[A-Za-z0-9._-]+"),
-        ];
-        for (kind, pattern) in fixed {
-            rules.push((
-                kind.to_string(),
-                Regex::new(pattern).expect("fixed pattern"),
-            ));
-        }
-        // The harness's working directory: absolute subject paths below it
-        // (a checkout, a virtualenv) say where this machine keeps things.
-        if let Some(cwd) = std::env::current_dir()
-            .ok()
-            .and_then(|d| d.into_os_string().into_string().ok())
-            && cwd.len() > 1
-        {
-            rules.push(("working-directory".into(), literal(&cwd)));
-        }
-        if let Some(home) = std::env::var_os("HOME").and_then(|h| h.into_string().ok())
-            && home.len() > 1
-        {
-            rules.push(("home-path".into(), literal(&home)));
-        }
-        let mut env: BTreeMap<String, String> = std::env::vars_os()
-            .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
-            .collect();
-        env.extend(extra_env.iter().map(|(k, v)| (k.clone(), v.clone())));
-        for (k, v) in env {
-            if secret_name(&k) && v.len() >= 8 {
-                rules.push((format!("environment-value:{k}"), literal(&v)));
-            }
-        }
-        PrivacyScanner { rules }
-    }
-
-    /// Redact every match in `bytes`; returns the findings (kind, count).
-    pub fn redact(&self, bytes: &mut Vec<u8>) -> Vec<(String, usize)> {
-        let mut found = Vec::new();
-        for (kind, re) in &self.rules {
-            let count = re.find_iter(bytes).count();
-            if count > 0 {
-                let label = format!("[REDACTED:{}]", kind.split(':').next().unwrap_or("secret"));
-                *bytes = re.replace_all(bytes, label.as_bytes()).into_owned();
-                found.push((kind.clone(), count));
-            }
-        }
-        found
-    }
-
-    /// How many matches remain (after redaction this must be zero).
-    pub fn count(&self, bytes: &[u8]) -> usize {
-        self.rules
-            .iter()
-            .map(|(_, re)| re.find_iter(bytes).count())
-            .sum()
-    }
-}
-
-fn literal(s: &str) -> Regex {
-    Regex::new(&regex::escape(s)).expect("escaped literal")
-}
 
 // ---------------------------------------------------------------------------
 // Bundle assembly
@@ -860,33 +750,16 @@ pub fn assemble(
         }
     }
 
-    // Privacy scan over every raw artifact, redacting before anything is written.
+    // Privacy scan over every raw artifact (raw bytes and JSON-decoded
+    // strings), redacting before anything is written.
     let since_epoch = || u64::try_from(facts.epoch.elapsed().as_millis()).unwrap_or(u64::MAX);
     let privacy_start = since_epoch();
-    let mut privacy = Vec::new();
-    let mut remaining = 0usize;
-    for (path, (bytes, _)) in raw.iter_mut() {
-        for (kind, count) in scanner.redact(bytes) {
-            privacy.push(PrivacyFinding {
-                path: path.clone(),
-                kind,
-                count,
-            });
-        }
-        remaining += scanner.count(bytes);
-    }
-    let privacy_report = json!({
-        "scanned": raw.keys().collect::<Vec<_>>(),
-        "rules": ["bearer-token", "github-token", "api-key", "aws-access-key", "slack-token", "private-key", "home-path", "working-directory", "environment-value:<secret-named variable>"],
-        "findings": privacy.iter().map(|f| json!({"path": f.path, "kind": f.kind, "count": f.count})).collect::<Vec<_>>(),
-        "redacted": !privacy.is_empty(),
-        "remainingAfterRedaction": remaining,
-    });
+    let scanned = privacy::scan_artifacts(&mut raw, scanner);
     raw.insert(
         "raw/privacy-report.json".into(),
-        (canonical::to_vec(&privacy_report)?, "application/json"),
+        (canonical::to_vec(&scanned.report)?, "application/json"),
     );
-    let privacy_ok = remaining == 0;
+    let privacy_ok = scanned.passed();
     let privacy_span = (privacy_start, since_epoch());
     observations.push(observation(
         "obs-privacy",
@@ -894,13 +767,10 @@ pub fn assemble(
         None,
         privacy_span,
         privacy_ok,
-        match (privacy_ok, privacy.is_empty()) {
-            (true, true) => "NO_SECRETS_FOUND",
-            (true, false) => "SECRETS_REDACTED",
-            (false, _) => "SECRETS_REMAIN",
-        },
+        scanned.reason(),
         vec!["raw/privacy-report.json".into()],
     ));
+    let privacy = scanned.findings;
     observations.push(observation(
         "obs-cleanup",
         "CLEANUP_CHECK",
@@ -1172,28 +1042,4 @@ pub fn assemble(
         result,
         classification,
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn privacy_scanner_redacts_credentials_home_paths_and_secret_env_values() {
-        let mut env = BTreeMap::new();
-        env.insert("MY_API_TOKEN".to_string(), "tok-value-1234".to_string());
-        env.insert("PLAIN".to_string(), "visible-value".to_string());
-        let s = PrivacyScanner::new(&env);
-        let mut bytes = b"auth: Bearer abcdefghijklmnop; path /home/alice/x; t=tok-value-1234; plain=visible-value; ghp_0123456789abcdefghijABCD".to_vec();
-        let found = s.redact(&mut bytes);
-        let kinds: Vec<&str> = found.iter().map(|(k, _)| k.as_str()).collect();
-        assert!(kinds.contains(&"bearer-token"), "{kinds:?}");
-        assert!(kinds.contains(&"home-path"));
-        assert!(kinds.contains(&"github-token"));
-        assert!(kinds.contains(&"environment-value:MY_API_TOKEN"));
-        let text = String::from_utf8(bytes.clone()).unwrap();
-        assert!(!text.contains("tok-value-1234") && !text.contains("alice"));
-        assert!(text.contains("visible-value"));
-        assert_eq!(s.count(&bytes), 0);
-    }
 }

@@ -10,6 +10,7 @@ pub mod campaign;
 pub mod client;
 pub mod evidence;
 pub mod http;
+pub mod privacy;
 pub mod progress;
 pub mod recovery;
 pub mod scenario;
@@ -28,9 +29,9 @@ use crate::json::canonical;
 use crate::validate::time::{format_rfc3339_millis, now_millis};
 use campaign::{PartEntry, Stats, TrialStat};
 use evidence::{
-    ClientRecord, NegativeRecord, PrivacyScanner, RecoveryRecord, RunFacts, SessionRecord,
-    TrialRecord,
+    ClientRecord, NegativeRecord, RecoveryRecord, RunFacts, SessionRecord, TrialRecord,
 };
+use privacy::PrivacyScanner;
 use progress::Progress;
 use scenario::Scenario;
 use subject::Session;
@@ -806,8 +807,8 @@ async fn run_part(
     let assembled = evidence::assemble(scenario, &trials, &facts, &scanner)?;
     for f in &assembled.privacy {
         reporter.line(format!(
-            "privacy: redacted {} x {} in {}",
-            f.count, f.kind, f.path
+            "privacy: redacted {} x {} ({}) in {}",
+            f.count, f.kind, f.form, f.path
         ));
     }
     let built = assembled.builder.build()?;

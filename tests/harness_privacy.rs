@@ -1,0 +1,168 @@
+//! The privacy scan against a subject that hides secrets behind JSON escapes
+//! (tests/subjects/escaped_secrets_server.py): the real binary runs it under
+//! the generic scenario, and no file of the bundle may hold a secret, in its
+//! raw bytes or in any JSON string it decodes to.
+#![cfg(feature = "server")]
+
+mod harness_support;
+
+use std::path::Path;
+use std::process::Command;
+
+use serde_json::Value;
+
+use harness_support::*;
+
+/// What the subject leaks: the `--env` values it prints to stderr and the
+/// decoded forms of the escaped secrets of its echo answer.
+const SECRETS: [&str; 4] = [
+    "abc123",
+    "hunter2x",
+    "AKIAQ7RZ2M4K9PX3LW8T",
+    "tK9mQ2xZ7vB4nR8wL3pJ",
+];
+
+/// Every JSON string literal of `bytes` (a `"` to the next unescaped `"` on
+/// the same line) that decodes, decoded; and the literals inside those, once.
+fn decoded_strings(bytes: &[u8]) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] != b'"' {
+            i += 1;
+            continue;
+        }
+        let mut j = i + 1;
+        while j < bytes.len() && bytes[j] != b'"' && bytes[j] >= 0x20 {
+            j += if bytes[j] == b'\\' { 2 } else { 1 };
+        }
+        if j < bytes.len() && bytes[j] == b'"' {
+            if let Ok(s) = serde_json::from_slice::<String>(&bytes[i..=j]) {
+                out.push(s);
+            }
+            i = j + 1;
+        } else {
+            i += 1;
+        }
+    }
+    let nested: Vec<String> = out
+        .iter()
+        .filter(|s| s.contains('"'))
+        .flat_map(|s| decoded_strings(s.as_bytes()))
+        .collect();
+    out.extend(nested);
+    out
+}
+
+fn assert_no_secret(file: &Path) {
+    let bytes = std::fs::read(file).unwrap();
+    let raw = text(&bytes);
+    for secret in SECRETS {
+        assert!(!raw.contains(secret), "{} holds {secret}", file.display());
+        for s in decoded_strings(&bytes) {
+            assert!(
+                !s.contains(secret),
+                "{} holds {secret} behind an escape",
+                file.display()
+            );
+        }
+    }
+}
+
+#[test]
+fn secrets_behind_json_escapes_and_short_env_values_are_redacted() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("bundle");
+    let script =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/subjects/escaped_secrets_server.py");
+    let o = Command::new(exe())
+        .args([
+            "run",
+            "--scenario",
+            "generic",
+            "--env",
+            "SHORT_TOKEN=abc123",
+            "--env",
+            "DB_PASS=hunter2x",
+            "--env",
+            "DEBUG=1",
+            "-o",
+            out.to_str().unwrap(),
+            "--",
+            "python3",
+            script.to_str().unwrap(),
+        ])
+        .output()
+        .expect("run mcpres");
+    assert!(
+        matches!(o.status.code(), Some(0 | 1)),
+        "{}",
+        output_text(&o)
+    );
+    // The subject really leaked: its stderr capture had the values, now redacted.
+    let stderr = text(&std::fs::read(out.join("raw/trial-1/clean.stderr.bin")).unwrap());
+    assert_eq!(
+        stderr,
+        "SHORT_TOKEN=[REDACTED:environment-value] DB_PASS=[REDACTED:environment-value]\n"
+    );
+    // And the echo was answered, with the escaped secrets redacted in place.
+    let stdout = text(&std::fs::read(out.join("raw/trial-1/clean.stdout.bin")).unwrap());
+    let echo: Value = stdout
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .find(|m| m["id"] == 3)
+        .expect("echo answered");
+    assert_eq!(
+        echo["result"]["content"][1]["text"],
+        "key [REDACTED:aws-access-key] auth [REDACTED:bearer-token] db [REDACTED:environment-value]"
+    );
+    for file in walk(&out) {
+        assert_no_secret(&file);
+    }
+    let report = read_json(&out.join("raw/privacy-report.json"));
+    assert_eq!(report["remainingAfterRedaction"], 0, "{report}");
+    assert_eq!(report["remaining"]["raw"], 0);
+    assert_eq!(report["remaining"]["json-decoded"], 0);
+    let decoded_kinds: Vec<&str> = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["form"] == "json-decoded")
+        .map(|f| f["kind"].as_str().unwrap())
+        .collect();
+    for kind in [
+        "aws-access-key",
+        "bearer-token",
+        "environment-value:DB_PASS",
+    ] {
+        assert!(decoded_kinds.contains(&kind), "{report}");
+    }
+    let rewritten: Vec<&str> = report["rewritten"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["path"].as_str().unwrap())
+        .collect();
+    assert!(
+        rewritten.contains(&"raw/trial-1/clean.stdout.bin"),
+        "{report}"
+    );
+    assert!(
+        rewritten.contains(&"raw/trial-1/clean.stderr.bin"),
+        "{report}"
+    );
+    assert_eq!(
+        report["environmentNotRedacted"],
+        serde_json::json!([{"name": "DEBUG", "reason": "SHORTER_THAN_4_BYTES_AND_NOT_SECRET_NAMED"}])
+    );
+    let (doc, _) = load(&out);
+    let privacy = doc["evidence"]["observations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|o| o["type"] == "PRIVACY_SCAN")
+        .expect("a PRIVACY_SCAN observation")
+        .clone();
+    assert_eq!(privacy["reasonCode"], "SECRETS_REDACTED");
+    assert_eq!(privacy["outcome"], "PASS");
+}

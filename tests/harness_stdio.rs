@@ -173,7 +173,17 @@ fn subject_environment_is_exactly_the_env_flags() {
     let seen = text(&std::fs::read(out.join("raw/trial-1/clean.stdout.bin")).unwrap());
     let mut lines: Vec<&str> = seen.lines().collect();
     lines.sort_unstable();
-    assert_eq!(lines, vec!["FOO=visible-value", "LANG=C"]);
+    // Besides the --env pairs, only the session's private temporary directory,
+    // which the harness hands over as TMPDIR, TMP and TEMP.
+    let (temp, rest): (Vec<&str>, Vec<&str>) = lines.into_iter().partition(|l| {
+        ["TMPDIR=", "TMP=", "TEMP="]
+            .iter()
+            .any(|k| l.starts_with(k))
+    });
+    assert_eq!(rest, vec!["FOO=visible-value", "LANG=C"]);
+    assert_eq!(temp.len(), 3, "{temp:?}");
+    let dirs: Vec<&str> = temp.iter().map(|l| l.split_once('=').unwrap().1).collect();
+    assert!(dirs.iter().all(|d| *d == dirs[0] && d.ends_with("/t1-clean")), "{dirs:?}");
     assert!(!seen.contains("harness-only-value-7f3a"));
     // Nothing from the harness's environment reached any session.
     for entry in std::fs::read_dir(out.join("raw/trial-1")).unwrap() {

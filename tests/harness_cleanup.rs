@@ -31,7 +31,10 @@ fn run(out: &Path, extra: &[&str]) -> Output {
         SERVER,
     ];
     args.extend_from_slice(extra);
-    Command::new(exe()).args(&args).output().expect("run mcpres")
+    Command::new(exe())
+        .args(&args)
+        .output()
+        .expect("run mcpres")
 }
 
 fn observation<'a>(doc: &'a Value, kind: &str) -> &'a Value {
@@ -63,8 +66,11 @@ fn alive_with(marker: &str) -> Vec<String> {
         let Ok(cmdline) = std::fs::read(e.path().join("cmdline")) else {
             continue;
         };
-        let zombie = std::fs::read_to_string(e.path().join("stat"))
-            .is_ok_and(|s| s.rsplit(')').next().is_some_and(|t| t.trim_start().starts_with('Z')));
+        let zombie = std::fs::read_to_string(e.path().join("stat")).is_ok_and(|s| {
+            s.rsplit(')')
+                .next()
+                .is_some_and(|t| t.trim_start().starts_with('Z'))
+        });
         if !zombie && String::from_utf8_lossy(&cmdline).contains(marker) {
             out.push(name);
         }

@@ -183,7 +183,11 @@ fn subject_environment_is_exactly_the_env_flags() {
     assert_eq!(rest, vec!["FOO=visible-value", "LANG=C"]);
     assert_eq!(temp.len(), 3, "{temp:?}");
     let dirs: Vec<&str> = temp.iter().map(|l| l.split_once('=').unwrap().1).collect();
-    assert!(dirs.iter().all(|d| *d == dirs[0] && d.ends_with("/t1-clean")), "{dirs:?}");
+    assert!(
+        dirs.iter()
+            .all(|d| *d == dirs[0] && d.ends_with("/t1-clean")),
+        "{dirs:?}"
+    );
     assert!(!seen.contains("harness-only-value-7f3a"));
     // Nothing from the harness's environment reached any session.
     for entry in std::fs::read_dir(out.join("raw/trial-1")).unwrap() {

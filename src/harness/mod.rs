@@ -698,9 +698,7 @@ async fn run_part(
         })?;
     }
     // The subject's working directory (the harness's), before any session.
-    let workdir = program
-        .as_ref()
-        .and_then(|_| std::env::current_dir().ok());
+    let workdir = program.as_ref().and_then(|_| std::env::current_dir().ok());
     let workdir_before = workdir.as_deref().map(files::DirLook::take);
     let started_wall = now_millis();
     let epoch = Instant::now();
@@ -820,7 +818,9 @@ async fn run_part(
                 escaped.push(p);
             }
             if program.is_some() {
-                temp_dirs.push(json!({"trial": t.index, "session": s.role, "entriesLeft": s.ended.temp_left}));
+                temp_dirs.push(
+                    json!({"trial": t.index, "session": s.role, "entriesLeft": s.ended.temp_left}),
+                );
             }
         }
     }
@@ -899,9 +899,9 @@ async fn run_part(
         "escapedProcessesGone": escaped_gone, "subjectFilesGone": !subject_files_left && !workdir_new,
     }));
     // Files the subject wrote, as observed (raw/filesystem-report.json).
-    let filesystem = program.as_ref().map(|_| {
-        files_report(&temp_dirs, workdir_change.as_ref(), &temp_left)
-    });
+    let filesystem = program
+        .as_ref()
+        .map(|_| files_report(&temp_dirs, workdir_change.as_ref(), &temp_left));
     let subject_wrote_files = filesystem
         .as_ref()
         .is_some_and(|f| f["subjectWroteFiles"] == true);

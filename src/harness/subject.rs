@@ -989,7 +989,9 @@ impl Session {
             .unwrap_or_default();
         let end_ms = self.now_ms();
         if self.temp_dir.is_some() {
-            self.event(json!({"event": "temp-dir-measured", "offsetMs": end_ms, "entriesLeft": temp_left}));
+            self.event(
+                json!({"event": "temp-dir-measured", "offsetMs": end_ms, "entriesLeft": temp_left}),
+            );
         }
         let rec = self.rec.lock().expect("recorder lock").clone();
         (

@@ -156,7 +156,10 @@ pub fn adopted(procs: &BTreeMap<u32, Proc>) -> Vec<Proc> {
     if !tracking() {
         return Vec::new();
     }
-    let me = rustix::process::getpid().as_raw_nonzero().get().unsigned_abs();
+    let me = rustix::process::getpid()
+        .as_raw_nonzero()
+        .get()
+        .unsigned_abs();
     let own = own_children();
     procs
         .values()

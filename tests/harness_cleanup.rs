@@ -112,7 +112,7 @@ fn a_descendant_that_leaves_the_process_group_fails_cleanup_and_is_killed() {
         assert!(p["pid"].as_u64().is_some_and(|pid| pid > 0), "{p}");
         assert!(p["command"].as_str().unwrap().starts_with("python"), "{p}");
         // A new session: its own session and process group, not the subject's.
-        assert_eq!(p["session"], p["pid"], "{p}");
+        assert_eq!(p["sessionId"], p["pid"], "{p}");
         assert_eq!(p["processGroup"], p["pid"], "{p}");
     }
     let obs = observation(&doc, "CLEANUP_CHECK");

@@ -282,12 +282,24 @@ pub fn run_blocking(args: RunArgs, reporter: &mut Progress) -> Result<RunOutcome
         .enable_all()
         .build()
         .map_err(HarnessError::Runtime)?;
-    rt.block_on(async move {
+    let outcome = rt.block_on(async move {
         tokio::select! {
             r = run(args, reporter) => r,
             _ = tokio::signal::ctrl_c() => Err(HarnessError::Interrupted),
         }
-    })
+    });
+    // Every session is finished or dropped (its group killed) by now. After
+    // an error or Ctrl-C, descendants that escaped their group are still the
+    // harness's adopted children: kill and reap them before exiting, since
+    // they would otherwise be handed to init and outlive the run.
+    let swept = rt.block_on(tree::sweep());
+    if !swept.killed.is_empty() {
+        progress(format!(
+            "killed {} descendant(s) of a subject that had left its process group",
+            swept.killed.len()
+        ));
+    }
+    outcome
 }
 
 /// Removes the scratch directory on every exit path.

@@ -99,7 +99,7 @@ pub struct Ended {
     pub zombies_in_group: usize,
     /// Descendants that had left the group and were still alive after the
     /// group kill (adopted by the harness, then killed and reaped by it):
-    /// `pid`, `command`, `processGroup`, `session`, ... (see `tree::Proc`).
+    /// `pid`, `command`, `processGroup`, `sessionId`, ... (see `tree::Proc`).
     pub escaped: Vec<Value>,
     /// Every entry left in the session's private temporary directory
     /// (`path` relative to it, `kind`, `bytes`, `sha256`).

@@ -80,7 +80,7 @@ impl Proc {
     pub fn to_json(&self) -> Value {
         json!({
             "pid": self.pid, "parentPid": self.ppid, "processGroup": self.pgid,
-            "session": self.sid, "command": self.comm, "state": self.state,
+            "sessionId": self.sid, "command": self.comm, "state": self.state,
         })
     }
 }

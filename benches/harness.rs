@@ -115,8 +115,16 @@ impl Raw {
 
 async fn harness_session(epoch: Instant) -> Session {
     let args: Vec<String> = ARGS.iter().map(|s| s.to_string()).collect();
-    let mut session = Session::spawn("bench", epoch, &subject(), &args, &Default::default(), None)
-        .expect("start the subject");
+    let mut session = Session::spawn(
+        "bench",
+        epoch,
+        &subject(),
+        &args,
+        &Default::default(),
+        None,
+        None,
+    )
+    .expect("start the subject");
     let (_, how) = round_trip(&mut session, &initialize(), 0, LIMIT)
         .await
         .unwrap();

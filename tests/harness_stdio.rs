@@ -173,11 +173,25 @@ fn subject_environment_is_exactly_the_env_flags() {
     let seen = text(&std::fs::read(out.join("raw/trial-1/clean.stdout.bin")).unwrap());
     let mut lines: Vec<&str> = seen.lines().collect();
     lines.sort_unstable();
+    // Besides the --env pairs, only the session's private temporary directory,
+    // which the harness hands over as TMPDIR, TMP and TEMP.
+    let (temp, rest): (Vec<&str>, Vec<&str>) = lines.into_iter().partition(|l| {
+        ["TMPDIR=", "TMP=", "TEMP="]
+            .iter()
+            .any(|k| l.starts_with(k))
+    });
     // Every --env value is redacted from the captures, but a one-byte value
     // whose name is not secret-named (the privacy report names it).
-    assert_eq!(lines, vec!["FOO=[REDACTED:environment-value]", "LANG=C"]);
+    assert_eq!(rest, vec!["FOO=[REDACTED:environment-value]", "LANG=C"]);
     let privacy = read_json(&out.join("raw/privacy-report.json"));
     assert_eq!(privacy["environmentNotRedacted"][0]["name"], "LANG");
+    assert_eq!(temp.len(), 3, "{temp:?}");
+    let dirs: Vec<&str> = temp.iter().map(|l| l.split_once('=').unwrap().1).collect();
+    assert!(
+        dirs.iter()
+            .all(|d| *d == dirs[0] && d.ends_with("/t1-clean")),
+        "{dirs:?}"
+    );
     assert!(!seen.contains("harness-only-value-7f3a"));
     // Nothing from the harness's environment reached any session.
     for entry in std::fs::read_dir(out.join("raw/trial-1")).unwrap() {
@@ -589,7 +603,7 @@ fn http_error_statuses_are_judged_by_the_oracle() {
         .as_array()
         .unwrap()
         .iter()
-        .find(|s| s["id"] == 3)
+        .find(|s| s["method"] == "tools/call")
         .unwrap();
     let detail = echo["judgement"]["detail"].as_str().unwrap();
     assert!(detail.contains("HTTP 503"), "{detail}");

@@ -201,17 +201,27 @@ fn server_everything_over_stdio_is_genuine_runtime_and_its_environment_is_scrubb
         assert_eq!(step(&steps, 3)["judgement"]["verdict"], "PASS");
         assert_eq!(step(&steps, 4)["judgement"]["verdict"], "PASS");
         // The get-env answer really is the subject's environment: the --env
-        // variable is in it, and nothing else.
+        // variable is in it, and nothing else but the temporary-directory
+        // variables the harness provides.
         let stdout =
             std::fs::read_to_string(out.join(format!("raw/trial-{t}/clean.stdout.bin"))).unwrap();
         let answer = stdout
             .lines()
             .filter_map(|l| serde_json::from_str::<Value>(l).ok())
-            .find(|m| m["id"] == 4)
+            .find(|m| m["id"] == step(&steps, 4)["id"])
             .expect("get-env answered");
         let env: Value =
             serde_json::from_str(answer["result"]["content"][0]["text"].as_str().unwrap()).unwrap();
-        assert_eq!(env.as_object().unwrap().len(), 1, "{env}");
+        let mut keys: Vec<&str> = env
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
+        keys.sort_unstable();
+        let mut expected = vec![VISIBLE_NAME, "TEMP", "TMP", "TMPDIR"];
+        expected.sort_unstable();
+        assert_eq!(keys, expected, "{env}");
         // (its value is redacted from the captures like every --env value).
         assert_eq!(env[VISIBLE_NAME], "[REDACTED:environment-value]");
         assert!(!stdout.contains(VISIBLE_VALUE));

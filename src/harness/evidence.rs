@@ -237,10 +237,10 @@ pub fn artifacts_per_trial(scenario: &Scenario, http: bool) -> usize {
     (1 + n) * captures + 3 + 2 * n + 3 + 2 * n + r * (2 * captures + 4) + client + self_checks
 }
 
-/// Artifacts independent of the trial count: two observations, the privacy
-/// and cleanup reports, the subject artifact record, the scenario and the two
-/// documents.
-pub const FIXED_ARTIFACTS: usize = 8;
+/// Artifacts independent of the trial count: three observations (privacy,
+/// cleanup, filesystem), the privacy, cleanup and filesystem reports, the
+/// subject artifact record, the scenario and the two documents.
+pub const FIXED_ARTIFACTS: usize = 10;
 
 // ---------------------------------------------------------------------------
 // Bundle assembly
@@ -256,9 +256,22 @@ pub struct RunFacts {
     pub started_wall: i64,
     pub subject_name: String,
     pub subject_version: String,
+    /// `subject.artifactSha256`: the digest of the executed files (observed),
+    /// or for a server the harness did not start the declared artifact's.
     pub artifact_sha256: String,
-    pub artifact_bytes: u64,
-    pub artifact_label: String,
+    /// The identity record of `raw/subject-artifact.json` (executed files,
+    /// declared artifact, reported identity), without the target.
+    pub identity: Value,
+    /// An executed file's bytes changed between the first session and the
+    /// end of the last one: the run must not PASS.
+    pub executed_changed: bool,
+    /// `raw/filesystem-report.json`, for a subject the harness started.
+    pub filesystem: Option<Value>,
+    /// The subject wrote files that it left (its temporary directory, new or
+    /// changed files in the working directory, open temporary files left).
+    pub subject_wrote_files: bool,
+    /// The CLEANUP_CHECK reason code: what was checked, or what was left.
+    pub cleanup_reason: String,
     pub env_keys: Vec<String>,
     pub seed: u32,
     pub planned_trials: usize,
@@ -722,15 +735,19 @@ pub fn assemble(
     }
 
     // Source evidence: what the subject's artifact digest was computed over.
-    raw.insert("raw/subject-artifact.json".into(), (canonical::to_vec(&json!({
-        "artifact": facts.artifact_label, "bytes": facts.artifact_bytes, "sha256": facts.artifact_sha256,
-        "subjectName": facts.subject_name, "subjectVersion": facts.subject_version,
-        "identitySource": "serverInfo of the initialize result",
-        "target": facts.target.clone().map(|mut t| {
-            t["startedByHarness"] = json!(!facts.external);
-            t
-        }).unwrap_or_else(|| json!({"transport": "stdio", "targetKind": "LOCAL_STDIO", "startedByHarness": true})),
-    }))?, "application/json"));
+    raw.insert(
+        "raw/subject-artifact.json".into(),
+        (
+            canonical::to_vec(&subject_artifact_record(facts))?,
+            "application/json",
+        ),
+    );
+    if let Some(report) = &facts.filesystem {
+        raw.insert(
+            "raw/filesystem-report.json".into(),
+            (canonical::to_vec(report)?, "application/json"),
+        );
+    }
     raw.insert(
         "raw/scenario.json".into(),
         (canonical::to_vec(&scenario.document)?, "application/json"),
@@ -777,13 +794,21 @@ pub fn assemble(
         None,
         facts.cleanup_span,
         facts.cleanup_passed,
-        if facts.cleanup_passed {
-            "PROCESS_GROUPS_SCRATCH_AND_TEMP_FILES_GONE"
-        } else {
-            "RESIDUE_FOUND"
-        },
+        &facts.cleanup_reason,
         vec!["raw/cleanup-report.json".into()],
     ));
+    if facts.filesystem.is_some() {
+        let (pass, reason) = filesystem_outcome(facts);
+        observations.push(observation(
+            "obs-filesystem",
+            "FILESYSTEM_EFFECT",
+            None,
+            facts.cleanup_span,
+            pass,
+            reason,
+            vec!["raw/filesystem-report.json".into()],
+        ));
+    }
 
     // Coverage, derived from what was recorded: a transport surface is
     // INSTRUMENTED only when bytes were captured on it in this run, the wire
@@ -826,13 +851,11 @@ pub fn assemble(
             "TRANSPORT_DISCONNECTS" if !disconnect_ids.is_empty() => {
                 (false, "INSTRUMENTED", disconnect_ids.clone())
             }
-            // The files each subject held open at the end of its session
-            // (in the lifecycle), not every file it wrote.
-            "FILESYSTEM_OUTPUTS" if !facts.external => (
-                false,
-                "OBSERVED_INDIRECTLY",
-                process_ids.iter().take(32).cloned().collect(),
-            ),
+            // What the subjects left in their temporary directories and the
+            // working directory (obs-filesystem): outcomes, not each write.
+            "FILESYSTEM_OUTPUTS" if facts.filesystem.is_some() => {
+                (false, "OBSERVED_INDIRECTLY", vec!["obs-filesystem".into()])
+            }
             "TRANSPORT_DISCONNECTS" | "FILESYSTEM_OUTPUTS" | "CACHE_BEHAVIOR" => {
                 (false, "UNINSTRUMENTED", Vec::new())
             }
@@ -883,7 +906,14 @@ pub fn assemble(
         "classification": classification,
     });
 
-    let result = if all_run && success == trials.len() && privacy_ok && facts.cleanup_passed {
+    // A file the harness executed that changed during the run means the
+    // trials did not all run the same subject: nothing they showed is a PASS.
+    let result = if all_run
+        && success == trials.len()
+        && privacy_ok
+        && facts.cleanup_passed
+        && !facts.executed_changed
+    {
         "PASS"
     } else {
         "FAIL"
@@ -971,7 +1001,12 @@ pub fn assemble(
             })
         })
         .collect();
-    let side_effect_model = if scenario.recoveries.is_empty() {
+    // Declared by the scenario (READ_ONLY, or IDEMPOTENT for the recovery
+    // scenarios' calls), unless the run saw the subject leave files behind:
+    // then it had side effects, whatever was declared.
+    let side_effect_model = if facts.subject_wrote_files {
+        "SIDE_EFFECTING"
+    } else if scenario.recoveries.is_empty() {
         "READ_ONLY"
     } else {
         "IDEMPOTENT"
@@ -1022,7 +1057,10 @@ pub fn assemble(
         "operations": operations, "observations": observations, "coverage": coverage,
         "trialSummary": trial_summary, "supportingArtifactManifestDigest": "",
     });
-    if class == "GENUINE_RUNTIME" {
+    // Source evidence is the observed hashes of what was executed, chosen
+    // from what the run observed (not from the class): a server the harness
+    // did not start has none.
+    if !facts.external {
         evidence["sourceEvidenceRefs"] = json!(["raw/subject-artifact.json"]);
     }
     let statement = json!({
@@ -1042,4 +1080,36 @@ pub fn assemble(
         result,
         classification,
     })
+}
+
+/// `raw/subject-artifact.json`: the identity record (executed files,
+/// declared artifact, reported identity) plus the subject's name and version
+/// as the evidence states them and the target.
+fn subject_artifact_record(facts: &RunFacts) -> Value {
+    let mut record = facts.identity.clone();
+    record["artifactSha256"] = json!(facts.artifact_sha256);
+    record["subjectName"] = json!(facts.subject_name);
+    record["subjectVersion"] = json!(facts.subject_version);
+    record["target"] = facts
+        .target
+        .clone()
+        .map(|mut t| {
+            t["startedByHarness"] = json!(!facts.external);
+            t
+        })
+        .unwrap_or_else(
+            || json!({"transport": "stdio", "targetKind": "LOCAL_STDIO", "startedByHarness": true}),
+        );
+    record
+}
+
+/// The FILESYSTEM_EFFECT observation: PASS when the subjects left no file
+/// (nothing in their temporary directories, nothing new or changed in the
+/// working directory, no open temporary file left).
+fn filesystem_outcome(facts: &RunFacts) -> (bool, &'static str) {
+    if facts.subject_wrote_files {
+        (false, "SUBJECT_FILES_LEFT")
+    } else {
+        (true, "NO_SUBJECT_FILES_LEFT")
+    }
 }

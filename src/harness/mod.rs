@@ -9,6 +9,7 @@
 pub mod campaign;
 pub mod client;
 pub mod evidence;
+pub mod files;
 pub mod http;
 pub mod privacy;
 pub mod progress;
@@ -16,6 +17,7 @@ pub mod recovery;
 pub mod scenario;
 pub mod scenario_file;
 pub mod subject;
+pub mod tree;
 pub mod wire;
 
 use std::collections::BTreeMap;
@@ -263,18 +265,42 @@ fn finished_event(outcome: &RunOutcome, code: i32) -> Value {
 /// Build a runtime and run with Ctrl-C handling: on the signal the run's
 /// future is dropped, which kills every subject's process group (their guards)
 /// and removes the scratch directory. Parts of a campaign already written stay.
+///
+/// The calling process becomes a child subreaper first (see [`tree`]): call
+/// this only from a process that starts no children of its own besides the
+/// subjects (the `mcpres run` and `mcpres demo` commands), because every
+/// other child it has is taken for an escaped descendant of a subject.
 pub fn run_blocking(args: RunArgs, reporter: &mut Progress) -> Result<RunOutcome, HarnessError> {
+    if !args.command.is_empty()
+        && let Err(e) = tree::track_descendants()
+    {
+        progress(format!(
+            "cannot become a child subreaper ({e}): descendants that leave a subject's process group are tracked only while their parent lives"
+        ));
+    }
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
         .build()
         .map_err(HarnessError::Runtime)?;
-    rt.block_on(async move {
+    let outcome = rt.block_on(async move {
         tokio::select! {
             r = run(args, reporter) => r,
             _ = tokio::signal::ctrl_c() => Err(HarnessError::Interrupted),
         }
-    })
+    });
+    // Every session is finished or dropped (its group killed) by now. After
+    // an error or Ctrl-C, descendants that escaped their group are still the
+    // harness's adopted children: kill and reap them before exiting, since
+    // they would otherwise be handed to init and outlive the run.
+    let swept = rt.block_on(tree::sweep());
+    if !swept.killed.is_empty() {
+        progress(format!(
+            "killed {} descendant(s) of a subject that had left its process group",
+            swept.killed.len()
+        ));
+    }
+    outcome
 }
 
 /// Removes the scratch directory on every exit path.
@@ -295,9 +321,15 @@ struct Prepared {
     /// `None`: the server at `http` is not started by the harness.
     program: Option<PathBuf>,
     subject_args: Vec<String>,
-    artifact_path: PathBuf,
+    /// What is executed, observed: the program and every argument naming a
+    /// regular file, hashed before the first session starts (empty for a
+    /// server the harness did not start).
+    executed: Vec<files::ExecutedFile>,
+    /// `--subject-artifact`, declared by the operator.
+    declared: Option<DeclaredArtifact>,
+    /// `subject.artifactSha256`: the executed files' digest (observed), or,
+    /// for a server the harness did not start, the declared artifact's.
     artifact_sha256: String,
-    artifact_len: u64,
     /// Most trials one bundle holds for this scenario and transport.
     per_bundle: usize,
     /// The protocol revision spoken: `--revision`, else the scenario's.
@@ -307,6 +339,15 @@ struct Prepared {
     seed: u32,
     /// No trial starts after this (the scenario's `scenarioDurationMs`).
     deadline: Instant,
+}
+
+/// The artifact the operator named with `--subject-artifact` (declared, not
+/// observed: nothing shows that the subject runs it).
+#[derive(Debug, Clone)]
+struct DeclaredArtifact {
+    label: String,
+    sha256: String,
+    bytes: u64,
 }
 
 impl Prepared {
@@ -408,18 +449,39 @@ async fn prepare(args: &RunArgs) -> Result<Prepared, HarnessError> {
             (Some(program), rest)
         }
     };
-    let artifact_path = match (&args.subject_artifact, &program) {
-        (Some(path), _) => path.clone(),
-        // The file the program path finally names (PROGRAM itself is executed
-        // under its own name, symlinks kept).
-        (None, Some(program)) => std::fs::canonicalize(program).unwrap_or_else(|_| program.clone()),
-        (None, None) => unreachable!("checked above: an external subject needs --subject-artifact"),
+    // Observed identity: the files of the command line, hashed now, just
+    // before the first session starts them.
+    let executed = match (&program, args.command.first()) {
+        (Some(program), Some(given)) => files::observe_executed(given, program, subject_args)
+            .map_err(|source| HarnessError::Io {
+                path: program.clone(),
+                source,
+            })?,
+        _ => Vec::new(),
     };
-    let (artifact_sha256, artifact_len) =
-        artifact_digest(&artifact_path).map_err(|source| HarnessError::Io {
-            path: artifact_path.clone(),
-            source,
-        })?;
+    let declared = match &args.subject_artifact {
+        Some(path) => {
+            let (sha256, bytes) = artifact_digest(path).map_err(|source| HarnessError::Io {
+                path: path.clone(),
+                source,
+            })?;
+            Some(DeclaredArtifact {
+                label: path
+                    .file_name()
+                    .map_or("subject".into(), |n| n.to_string_lossy().into_owned()),
+                sha256,
+                bytes,
+            })
+        }
+        None => None,
+    };
+    let artifact_sha256 = match (&declared, executed.is_empty()) {
+        (_, false) => files::executed_digest(&executed),
+        (Some(d), true) => d.sha256.clone(),
+        (None, true) => {
+            unreachable!("checked above: an external subject needs --subject-artifact")
+        }
+    };
     let deadline = Instant::now() + Duration::from_millis(scenario.scenario_duration_ms);
     Ok(Prepared {
         scenario,
@@ -427,9 +489,9 @@ async fn prepare(args: &RunArgs) -> Result<Prepared, HarnessError> {
         http,
         program,
         subject_args: subject_args.to_vec(),
-        artifact_path,
+        executed,
+        declared,
         artifact_sha256,
-        artifact_len,
         per_bundle,
         revision,
         trials,
@@ -640,6 +702,17 @@ async fn run_part(
         source,
     })?;
     let scratch = Scratch(scratch_path.clone());
+    // Each started session gets a private temporary directory below this.
+    let temp_root = scratch_path.join("subject-tmp");
+    if program.is_some() {
+        std::fs::create_dir(&temp_root).map_err(|source| HarnessError::Io {
+            path: temp_root.clone(),
+            source,
+        })?;
+    }
+    // The subject's working directory (the harness's), before any session.
+    let workdir = program.as_ref().and_then(|_| std::env::current_dir().ok());
+    let workdir_before = workdir.as_deref().map(files::DirLook::take);
     let started_wall = now_millis();
     let epoch = Instant::now();
     let ms = move || u64::try_from(epoch.elapsed().as_millis()).unwrap_or(u64::MAX);
@@ -666,6 +739,7 @@ async fn run_part(
             &prep.subject_args,
             env,
             &scratch_path,
+            program.as_ref().map(|_| temp_root.as_path()),
             http.as_ref(),
             revision,
         )
@@ -744,24 +818,108 @@ async fn run_part(
         }
     }
     let temp_gone = temp_left.is_empty();
-    let cleanup_passed = scratch_gone && groups_gone && listener_gone && temp_gone;
+    // Escaped descendants and the files each session left in its private
+    // temporary directory, measured by the session's end (see subject.rs).
+    let mut escaped: Vec<Value> = Vec::new();
+    let mut temp_dirs: Vec<Value> = Vec::new();
+    for t in &trials {
+        for s in t.sessions() {
+            for p in &s.ended.escaped {
+                let mut p = p.clone();
+                p["trial"] = json!(t.index);
+                p["foundAfterSession"] = json!(s.role);
+                escaped.push(p);
+            }
+            if program.is_some() {
+                temp_dirs.push(
+                    json!({"trial": t.index, "session": s.role, "entriesLeft": s.ended.temp_left}),
+                );
+            }
+        }
+    }
+    let subject_files_left = temp_dirs
+        .iter()
+        .any(|d| d["entriesLeft"].as_array().is_some_and(|a| !a.is_empty()));
+    // The working directory, after every session: new entries are files the
+    // subject wrote and left (nothing else should write there during a run).
+    let workdir_change = match (&workdir, &workdir_before) {
+        (Some(dir), Some(before)) => Some(before.diff(&files::DirLook::take(dir))),
+        _ => None,
+    };
+    let workdir_new = workdir_change.as_ref().is_some_and(|c| !c.new.is_empty());
+    let escaped_gone = escaped.is_empty();
+    let cleanup_passed = scratch_gone
+        && groups_gone
+        && listener_gone
+        && temp_gone
+        && escaped_gone
+        && !subject_files_left
+        && !workdir_new;
     let cleanup_end = ms();
+    let tracking = program.is_some() && tree::tracking();
+    let cleanup_reason = cleanup_reason(&CleanupChecks {
+        started: program.is_some(),
+        tree_tracked: tracking,
+        http: http.is_some(),
+        escaped_gone,
+        groups_gone,
+        files_gone: temp_gone && !subject_files_left && !workdir_new,
+        listener_gone,
+        scratch_gone,
+    });
     let cleanup = json!({
         "processGroups": groups,
+        "escapedProcesses": escaped,
+        "descendantTracking": if program.is_none() {
+            "none: the harness did not start the server"
+        } else if tracking {
+            "child subreaper: descendants that left the process group were adopted by the harness, killed and reaped after each session"
+        } else {
+            "process groups only: the harness could not become a child subreaper"
+        },
         "scratchDirectory": {"removed": scratch_gone, "name": scratch_path.file_name().map(|n| n.to_string_lossy().into_owned())},
         "listener": http.as_ref().map(|t| json!({"port": t.addr.port(), "acceptsConnections": !listener_gone})),
         "temporaryFilesLeft": temp_left,
+        "subjectTemporaryDirectories": temp_dirs,
+        "workingDirectoryNewEntries": workdir_change.as_ref().map(|c| json!(c.new)),
         "passed": cleanup_passed,
-        "method": "SIGKILL to each subject process group, then /proc scanned for members of the group; scratch directory removed and its absence checked; the files each subject held open at the end of its session (/proc/PID/fd) that lie under a temporary directory and were created or changed during the run must be gone",
+        "reasonCode": cleanup_reason,
+        "method": if program.is_some() {
+            "SIGKILL to each subject process group, then /proc scanned for members of the group; every other descendant (adopted by the harness as child subreaper) recorded, killed and reaped; each session's private temporary directory (TMPDIR, TMP, TEMP) must be empty when the session has ended; no new entry in the working directory; scratch directory removed and its absence checked; the files each subject held open at the end of its session (/proc/PID/fd) that lie under a temporary directory and were created or changed during the run must be gone"
+        } else {
+            "no process of the server is observed; the harness's scratch directory removed and its absence checked"
+        },
     });
+    let mut left = Vec::new();
+    if !escaped_gone {
+        left.push(format!("{} escaped process(es)", escaped.len()));
+    }
+    if subject_files_left || workdir_new {
+        left.push("files the subject wrote".to_string());
+    }
     reporter.line(format!(
-        "cleanup: process groups gone {groups_gone}, scratch removed {scratch_gone}, temporary files left {}",
-        temp_left.len()
+        "cleanup: process groups gone {groups_gone}, scratch removed {scratch_gone}, temporary files left {}{}",
+        temp_left.len(),
+        if left.is_empty() {
+            String::new()
+        } else {
+            format!(", left: {}", left.join(", "))
+        }
     ));
     reporter.event(json!({
         "event": "cleanup", "part": spec.part, "passed": cleanup_passed,
         "processGroupsGone": groups_gone, "scratchRemoved": scratch_gone, "listenerGone": listener_gone, "temporaryFilesGone": temp_gone,
+        "escapedProcessesGone": escaped_gone, "subjectFilesGone": !subject_files_left && !workdir_new,
     }));
+    // Files the subject wrote, as observed (raw/filesystem-report.json).
+    let filesystem = program
+        .as_ref()
+        .map(|_| files_report(&temp_dirs, workdir_change.as_ref(), &temp_left));
+    let subject_wrote_files = filesystem
+        .as_ref()
+        .is_some_and(|f| f["subjectWroteFiles"] == true);
+    // The executed files, hashed again after the last session.
+    let executed_changes = files::rehash(&prep.executed);
 
     let first_clean = trials
         .iter()
@@ -780,18 +938,25 @@ async fn run_part(
         .unwrap_or_else(|| "UNKNOWN".into());
     let scanner = PrivacyScanner::new(env);
     let tool = evidence::tool_identity();
+    let subject_name = truncate(&scrub(&scanner, &subject_name), 128);
+    let subject_version = truncate(&scrub(&scanner, &subject_version), 96);
+    let identity = identity_record(
+        prep,
+        first_clean.map(|_| (subject_name.as_str(), subject_version.as_str())),
+        &executed_changes,
+    );
     let facts = RunFacts {
         run_id,
         epoch,
         started_wall,
-        subject_name: truncate(&scrub(&scanner, &subject_name), 128),
-        subject_version: truncate(&scrub(&scanner, &subject_version), 96),
+        subject_name,
+        subject_version,
         artifact_sha256: prep.artifact_sha256.clone(),
-        artifact_bytes: prep.artifact_len,
-        artifact_label: prep
-            .artifact_path
-            .file_name()
-            .map_or("subject".into(), |n| n.to_string_lossy().into_owned()),
+        identity,
+        executed_changed: !executed_changes.is_empty(),
+        filesystem,
+        subject_wrote_files,
+        cleanup_reason,
         env_keys: env.keys().cloned().collect(),
         seed: spec.seed,
         planned_trials: planned,
@@ -850,6 +1015,108 @@ async fn run_part(
         fingerprint,
         bundle_digest,
         cleanup_passed,
+    })
+}
+
+/// `raw/subject-artifact.json` without the target: what was executed
+/// (observed), the declared artifact (`--subject-artifact`, the operator's
+/// claim), and what the server reported about itself (`reported`, with
+/// `identitySource` saying where that came from). See spec/harness.md.
+fn identity_record(prep: &Prepared, reported: Option<(&str, &str)>, changes: &[Value]) -> Value {
+    let observed = !prep.executed.is_empty();
+    let stateless = prep.revision.is_stateless();
+    json!({
+        "executed": prep.executed.iter().map(files::ExecutedFile::to_json).collect::<Vec<_>>(),
+        "executedSha256": observed.then(|| prep.artifact_sha256.clone()),
+        "executedDigestRule": "SHA-256 of the canonical JSON list of {role, argvIndex, bytes, sha256} of the executed files, in argv order",
+        "hashedAgainAfterLastSession": observed.then(|| json!({"unchanged": changes.is_empty(), "changed": changes})),
+        "declaredArtifact": prep.declared.as_ref().map(|d| json!({
+            "artifact": d.label, "bytes": d.bytes, "sha256": d.sha256,
+            "declaredBy": "operator (--subject-artifact)", "observed": false,
+        })),
+        "artifactSha256Source": if observed { "OBSERVED_EXECUTED_FILES" } else { "DECLARED_BY_OPERATOR" },
+        "reported": reported.map(|(name, version)| json!({"name": name, "version": version})),
+        "identitySource": match (reported, stateless) {
+            (None, _) => "none: the server reported no name and version; the name is the executable's file name",
+            (Some(_), false) => "serverInfo of the initialize result",
+            (Some(_), true) => "_meta[\"io.modelcontextprotocol/serverInfo\"] of the server/discover result",
+        },
+    })
+}
+
+/// What the cleanup check covered and what it found.
+struct CleanupChecks {
+    /// The harness started the subject (else only its scratch is checked).
+    started: bool,
+    /// Descendants outside the process group were tracked (child subreaper).
+    tree_tracked: bool,
+    http: bool,
+    escaped_gone: bool,
+    groups_gone: bool,
+    files_gone: bool,
+    listener_gone: bool,
+    scratch_gone: bool,
+}
+
+/// The CLEANUP_CHECK reason code: on PASS it names what was checked, on FAIL
+/// what was left.
+fn cleanup_reason(c: &CleanupChecks) -> String {
+    let mut left = Vec::new();
+    for (gone, what) in [
+        (c.escaped_gone, "ESCAPED_PROCESSES"),
+        (c.groups_gone, "GROUP_MEMBERS"),
+        (c.files_gone, "SUBJECT_FILES"),
+        (c.listener_gone, "LISTENER"),
+        (c.scratch_gone, "SCRATCH"),
+    ] {
+        if !gone {
+            left.push(what);
+        }
+    }
+    if !left.is_empty() {
+        return format!("RESIDUE_{}", left.join("_"));
+    }
+    if !c.started {
+        return "HARNESS_SCRATCH_REMOVED".into();
+    }
+    format!(
+        "{}{}_TEMP_DIRS_WORKDIR_AND_SCRATCH_CLEAN",
+        if c.tree_tracked {
+            "PROCESS_TREES"
+        } else {
+            "PROCESS_GROUPS"
+        },
+        if c.http { "_LISTENER" } else { "" }
+    )
+}
+
+/// `raw/filesystem-report.json`: the files the subjects wrote and left, as
+/// observed (see spec/harness.md, "Files the subject wrote").
+fn files_report(
+    temp_dirs: &[Value],
+    workdir: Option<&files::DirChange>,
+    open_left: &[Value],
+) -> Value {
+    let temp_left = temp_dirs
+        .iter()
+        .any(|d| d["entriesLeft"].as_array().is_some_and(|a| !a.is_empty()));
+    let new = workdir.map_or(&[][..], |c| c.new.as_slice());
+    let changed_files = workdir.map_or(0, |c| {
+        c.changed.iter().filter(|e| e["kind"] == "file").count()
+    });
+    let wrote = temp_left || !new.is_empty() || changed_files > 0 || !open_left.is_empty();
+    json!({
+        "temporaryDirectories": {
+            "rule": "each session gets a private directory (TMPDIR, TMP and TEMP, unless passed with --env); every entry in it once the session has ended was written by the subject and left",
+            "sessions": temp_dirs,
+        },
+        "workingDirectory": workdir.map(|c| json!({
+            "rule": "the top level of the working directory (the harness's, which the subject shares), before the first and after the last session: new entries, entries whose modification time or length changed, entries removed",
+            "newEntries": c.new, "changedEntries": c.changed, "removedEntries": c.removed,
+        })),
+        "openTemporaryFilesLeft": open_left,
+        "subjectWroteFiles": wrote,
+        "notObserved": "files written and removed again within a session; files written anywhere but the session's temporary directory and the top level of the working directory, except files still held open under a system temporary directory at the end of a session",
     })
 }
 
@@ -1054,6 +1321,7 @@ async fn run_trial(
     args: &[String],
     env: &BTreeMap<String, String>,
     scratch: &Path,
+    temp_root: Option<&Path>,
     http: Option<&http::HttpTarget>,
     revision: scenario::Revision,
 ) -> Result<TrialRecord, HarnessError> {
@@ -1067,17 +1335,26 @@ async fn run_trial(
         http,
         listen_limit: LISTEN_LIMIT,
         revision,
+        temp_root,
     };
     let mut session = spawner.spawn(&format!("t{index}-clean"), &[]).await?;
     // A fresh random probe per trial: a subject that replays a recorded
     // transcript cannot know it.
     let probe = format!("mcpres-probe-{}", scenario::fresh_token());
-    let clean = if scenario.generic {
-        let keys = env.keys().cloned().collect();
+    let mut clean = if scenario.generic {
+        // The subject's environment: the --env pairs plus, for a subject the
+        // harness started, the temporary-directory variables it provides.
+        let mut keys: std::collections::BTreeSet<String> = env.keys().cloned().collect();
+        if temp_root.is_some() {
+            keys.extend(subject::TEMP_ENV_KEYS.iter().map(|k| k.to_string()));
+        }
         wire::run_clean_generic(&mut session, scenario, &probe, &keys).await
     } else {
         scenario::run_clean(&mut session, scenario, &probe).await
     };
+    // The session's private temporary directory differs per session: a
+    // subject that reports it (get-env) must not make the trials differ.
+    clean.volatile.extend(session.temp_dir_path());
     let (rec, ended) = session.finish(EXIT_GRACE).await;
     let clean_session = SessionRecord {
         role: "clean".into(),

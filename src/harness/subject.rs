@@ -109,6 +109,13 @@ pub struct Ended {
     pub live_in_group: usize,
     /// Zombies left in the group, waiting for their reaper.
     pub zombies_in_group: usize,
+    /// Descendants that had left the group and were still alive after the
+    /// group kill (adopted by the harness, then killed and reaped by it):
+    /// `pid`, `command`, `processGroup`, `sessionId`, ... (see `tree::Proc`).
+    pub escaped: Vec<Value>,
+    /// Every entry left in the session's private temporary directory
+    /// (`path` relative to it, `kind`, `bytes`, `sha256`).
+    pub temp_left: Vec<Value>,
     pub end_ms: u64,
 }
 
@@ -229,6 +236,10 @@ pub fn open_files(pgid: i32) -> Vec<String> {
     files.into_iter().collect()
 }
 
+/// The variables that name a session's private temporary directory; the
+/// harness sets each one the operator did not pass with `--env`.
+pub const TEMP_ENV_KEYS: [&str; 3] = ["TMPDIR", "TMP", "TEMP"];
+
 /// Directories where a file left behind is temporary-file residue: the
 /// system temporary directory, `/tmp`, `/var/tmp` and `/dev/shm`.
 pub fn temp_roots() -> Vec<PathBuf> {
@@ -273,6 +284,9 @@ pub struct Spawner<'a> {
     pub http: Option<&'a HttpTarget>,
     pub listen_limit: Duration,
     pub revision: Revision,
+    /// Where each started session gets its private temporary directory
+    /// (`<temp_root>/<session>`, handed over as TMPDIR, TMP and TEMP).
+    pub temp_root: Option<&'a Path>,
 }
 
 impl Spawner<'_> {
@@ -282,7 +296,26 @@ impl Spawner<'_> {
             (Some(program), http) => {
                 let mut argv = self.args.to_vec();
                 argv.extend_from_slice(extra);
-                Session::spawn(name, self.epoch, program, &argv, self.env, http)?
+                let temp_dir = match self.temp_root {
+                    Some(root) => {
+                        let dir = root.join(name);
+                        std::fs::create_dir_all(&dir).map_err(|source| SubjectError::Spawn {
+                            program: program.display().to_string(),
+                            source,
+                        })?;
+                        Some(dir)
+                    }
+                    None => None,
+                };
+                Session::spawn(
+                    name,
+                    self.epoch,
+                    program,
+                    &argv,
+                    self.env,
+                    http,
+                    temp_dir.as_deref(),
+                )?
             }
             (None, Some(target)) => Session::connect(name, self.epoch, target),
             (None, None) => {
@@ -319,8 +352,10 @@ pub struct Session {
     pub spawned_ms: u64,
     http: Option<HttpSession>,
     revision: Revision,
-    /// The `open-files` snapshot was taken.
+    /// The end-of-session snapshot (`open-files`, `process-tree`) was taken.
     open_files_recorded: bool,
+    /// The session's private temporary directory (TMPDIR, TMP, TEMP).
+    temp_dir: Option<PathBuf>,
 }
 
 /// The client side of a Streamable HTTP subject.
@@ -368,9 +403,11 @@ pub(crate) fn message_entry(session: &str, direction: &str, at_ms: u64, bytes: &
 }
 
 impl Session {
-    /// Start `program` with `args` and exactly `env` (nothing inherited). With
-    /// `http`, the subject is driven over Streamable HTTP at that target and
-    /// its stdout is recorded as a plain capture; otherwise over stdio.
+    /// Start `program` with `args` and exactly `env` (nothing inherited) plus,
+    /// with `temp_dir`, TMPDIR, TMP and TEMP naming it (each unless `env`
+    /// has it already). With `http`, the subject is driven over Streamable
+    /// HTTP at that target and its stdout is recorded as a plain capture;
+    /// otherwise over stdio.
     pub fn spawn(
         name: &str,
         epoch: Instant,
@@ -378,11 +415,22 @@ impl Session {
         args: &[String],
         env: &BTreeMap<String, String>,
         http: Option<&HttpTarget>,
+        temp_dir: Option<&Path>,
     ) -> Result<Session, SubjectError> {
+        let mut full_env = env.clone();
+        let mut provided: Vec<&str> = Vec::new();
+        if let Some(dir) = temp_dir {
+            for key in TEMP_ENV_KEYS {
+                if !env.contains_key(key) {
+                    full_env.insert(key.to_string(), dir.display().to_string());
+                    provided.push(key);
+                }
+            }
+        }
         let mut cmd = tokio::process::Command::new(program);
         cmd.args(args)
             .env_clear()
-            .envs(env)
+            .envs(&full_env)
             .stdin(if http.is_some() {
                 Stdio::null()
             } else {
@@ -398,6 +446,7 @@ impl Session {
         })?;
         let spawned_ms = ms_since(epoch);
         let pid = child.id().unwrap_or(0);
+        super::tree::register_child(pid);
         let guard = GroupGuard {
             pgid: i32::try_from(pid).unwrap_or(0),
             armed: true,
@@ -406,7 +455,13 @@ impl Session {
         rec.lock().expect("fresh lock").events.push(json!({
             "session": name, "event": "spawned", "offsetMs": spawned_ms, "pid": pid,
             "processGroup": pid, "program": program.display().to_string(), "args": args,
-            "environmentKeys": env.keys().collect::<Vec<_>>(),
+            "environmentKeys": full_env.keys().collect::<Vec<_>>(),
+            "harnessProvidedKeys": provided,
+            "operatorKeys": env.keys().collect::<Vec<_>>(),
+            "temporaryDirectory": temp_dir.map(|_| json!({
+                "handedOverAs": provided,
+                "overriddenByOperator": TEMP_ENV_KEYS.iter().filter(|k| env.contains_key(**k)).collect::<Vec<_>>(),
+            })),
         }));
         let (tx, frames) = mpsc::unbounded_channel();
         let mut pumps = Vec::new();
@@ -529,6 +584,7 @@ impl Session {
             http,
             revision: Revision::default(),
             open_files_recorded: false,
+            temp_dir: temp_dir.map(Path::to_path_buf),
         })
     }
 
@@ -571,6 +627,7 @@ impl Session {
             http: Some(http),
             revision: Revision::default(),
             open_files_recorded: false,
+            temp_dir: None,
         }
     }
 
@@ -717,6 +774,11 @@ impl Session {
         self.guard.as_ref().map_or(0, GroupGuard::pgid)
     }
 
+    /// The session's private temporary directory, as the subject sees it.
+    pub fn temp_dir_path(&self) -> Option<String> {
+        self.temp_dir.as_ref().map(|d| d.display().to_string())
+    }
+
     /// Write one message as a line; the bytes are recorded before they are sent.
     pub async fn send(&mut self, message: &Value) -> Result<u64, SubjectError> {
         if self.http.is_some() {
@@ -845,9 +907,10 @@ impl Session {
     }
 
     /// Once, at the end of the session (before stdin EOF or the HTTP session
-    /// close): record which files the subject's processes hold open. The
-    /// cleanup check later looks for those under a temporary directory that
-    /// outlive the subject.
+    /// close): record which files the subject's processes hold open, and the
+    /// subject's whole process tree (by parent pid, so descendants outside
+    /// its group too). The cleanup check later looks for open files under a
+    /// temporary directory that outlive the subject.
     fn snapshot_open_files(&mut self) {
         if self.open_files_recorded || self.guard.is_none() {
             return;
@@ -856,6 +919,17 @@ impl Session {
         let files = open_files(self.pgid());
         let at = self.now_ms();
         self.event(json!({"event": "open-files", "offsetMs": at, "files": files}));
+        self.record_tree("session-end");
+    }
+
+    /// Record the subject's process tree now (lifecycle event `process-tree`).
+    fn record_tree(&self, phase: &str) {
+        let tree = super::tree::subject_tree(self.pid, self.pgid());
+        let at = self.now_ms();
+        self.event(json!({
+            "event": "process-tree", "offsetMs": at, "phase": phase,
+            "adoptsOrphans": super::tree::tracking(), "descendants": tree,
+        }));
     }
 
     fn event(&self, mut event: Value) {
@@ -906,12 +980,17 @@ impl Session {
                     exited_on_its_own: false,
                     live_in_group: 0,
                     zombies_in_group: 0,
+                    escaped: Vec::new(),
+                    temp_left: Vec::new(),
                     end_ms,
                 },
             );
         };
         let waited = tokio::time::timeout(grace, child.wait()).await;
         let exited_on_its_own = matches!(waited, Ok(Ok(_)));
+        // Before the kill: descendants outside the group are recorded even if
+        // they exit before the sweep below.
+        self.record_tree("before-group-kill");
         let killed = guard.kill();
         let at = self.now_ms();
         self.event(json!({
@@ -922,6 +1001,9 @@ impl Session {
             Ok(Ok(status)) => Some(status),
             _ => child.wait().await.ok(),
         };
+        if status.is_some() {
+            super::tree::unregister_child(self.pid);
+        }
         use std::os::unix::process::ExitStatusExt;
         let exit_code = status.and_then(|s| s.code());
         let signal = status.and_then(|s| s.signal());
@@ -941,8 +1023,31 @@ impl Session {
         if members == (0, 0) {
             guard.armed = false;
         }
+        let at = self.now_ms();
+        self.event(json!({"event": "group-measured", "offsetMs": at, "liveProcesses": members.0, "zombies": members.1}));
+        // Descendants that left the group survive its kill; the harness has
+        // adopted them (child subreaper): record, kill and reap them.
+        let swept = super::tree::sweep().await;
+        let at = self.now_ms();
+        self.event(json!({
+            "event": "escaped-processes", "offsetMs": at, "adoptsOrphans": super::tree::tracking(),
+            "killed": swept.killed, "exitedBeforeSweep": swept.exited, "remaining": swept.remaining,
+        }));
+        let mut escaped = swept.killed;
+        escaped.extend(swept.remaining);
+        // Every entry left in the private temporary directory is a file the
+        // subject wrote and did not remove.
+        let temp_left = self
+            .temp_dir
+            .as_deref()
+            .map(super::files::walk_entries)
+            .unwrap_or_default();
         let end_ms = self.now_ms();
-        self.event(json!({"event": "group-measured", "offsetMs": end_ms, "liveProcesses": members.0, "zombies": members.1}));
+        if self.temp_dir.is_some() {
+            self.event(
+                json!({"event": "temp-dir-measured", "offsetMs": end_ms, "entriesLeft": temp_left}),
+            );
+        }
         let rec = self.rec.lock().expect("recorder lock").clone();
         (
             rec,
@@ -952,6 +1057,8 @@ impl Session {
                 exited_on_its_own,
                 live_in_group: members.0,
                 zombies_in_group: members.1,
+                escaped,
+                temp_left,
                 end_ms,
             },
         )

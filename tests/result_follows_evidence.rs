@@ -9,7 +9,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use mcpres::bundle::builder::{BundleBuilder, Built};
+use mcpres::bundle::builder::{Built, BundleBuilder};
 use mcpres::json::Limits;
 use mcpres::validate::codes;
 use serde_json::{Value, json};
@@ -26,7 +26,11 @@ fn recovery_bundle() -> PathBuf {
 
 fn load(path: &Path) -> Value {
     let loaded = mcpres::bundle::load(path, &Limits::default()).expect("bundle loads");
-    assert!(loaded.storage_findings.is_empty(), "{:?}", loaded.storage_findings);
+    assert!(
+        loaded.storage_findings.is_empty(),
+        "{:?}",
+        loaded.storage_findings
+    );
     loaded.doc.expect("bundle document")
 }
 
@@ -126,18 +130,25 @@ fn failed_harness_run_rewritten_to_pass_is_refused() {
     assert_eq!(report.evidence_class.as_deref(), Some("GENUINE_RUNTIME"));
 
     let ev = &built.doc["evidence"];
-    let op = |id: &str| format!("/evidence/operations/{}/outcome", index_of(&ev["operations"], "operationId", id));
+    let op = |id: &str| {
+        format!(
+            "/evidence/operations/{}/outcome",
+            index_of(&ev["operations"], "operationId", id)
+        )
+    };
     let mut expected = vec![op("t1-clean")];
-    for fault in ["t1-recover-overload", "t1-recover-disconnect", "t1-recover-crash"] {
+    for fault in [
+        "t1-recover-overload",
+        "t1-recover-disconnect",
+        "t1-recover-crash",
+    ] {
         expected.push(op(fault));
     }
     for fault in ["timeout", "overload", "disconnect", "crash"] {
         expected.push(op(&format!("t1-recover-{fault}-retry-1")));
     }
     // Operations come in document order; sort the expectation the same way.
-    expected.sort_by_key(|p| {
-        p.split('/').nth(3).unwrap().parse::<usize>().unwrap()
-    });
+    expected.sort_by_key(|p| p.split('/').nth(3).unwrap().parse::<usize>().unwrap());
     expected.push(format!(
         "/evidence/observations/{}/outcome",
         index_of(&ev["observations"], "id", "obs-t1-clean-oracle")
@@ -157,8 +168,10 @@ fn failed_harness_run_rewritten_to_pass_is_refused() {
         assert_eq!(report["diagnostics"], json!([CODE]), "{}", path.display());
         assert_eq!(report["evidenceClass"], "GENUINE_RUNTIME");
         let found = finding_pointers(&report);
-        let wanted: Vec<(String, String)> =
-            expected.iter().map(|p| (CODE.to_string(), p.clone())).collect();
+        let wanted: Vec<(String, String)> = expected
+            .iter()
+            .map(|p| (CODE.to_string(), p.clone()))
+            .collect();
         assert_eq!(found, wanted, "{}", path.display());
         assert_eq!(report["findings"][0]["rule"], "MCPRES-RESULT-001");
     }

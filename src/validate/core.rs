@@ -1243,10 +1243,9 @@ impl Semantic<'_> {
             let p = format!("/evidence/operations/{i}/outcome");
             let id = op.operation_id;
             match op.kind {
-                "CLEAN_CONTROL" => contradiction(
-                    p,
-                    format!("result is PASS but clean control {id:?} failed"),
-                ),
+                "CLEAN_CONTROL" => {
+                    contradiction(p, format!("result is PASS but clean control {id:?} failed"))
+                }
                 "FAULT_CASE" => {
                     let recovery = finals.get(id).map(|&j| &ops[j]);
                     let recovered = op.recovery_policy_id.is_some()
@@ -1356,7 +1355,6 @@ impl Semantic<'_> {
         }
     }
 }
-
 
 #[cfg(test)]
 mod tests {
@@ -1505,9 +1503,8 @@ mod tests {
             [contradiction("/evidence/operations/2/outcome")]
         );
         // A policy but no attempt at all.
-        let doc = resealed(|d| {
-            with_operations(d, vec![op("op-fault", "FAULT_CASE", None, 0, "FAIL")])
-        });
+        let doc =
+            resealed(|d| with_operations(d, vec![op("op-fault", "FAULT_CASE", None, 0, "FAIL")]));
         assert_eq!(
             codes_and_pointers(&doc),
             [contradiction("/evidence/operations/2/outcome")]
@@ -1519,8 +1516,20 @@ mod tests {
                 d,
                 vec![
                     op("op-fault", "FAULT_CASE", None, 0, "FAIL"),
-                    op("op-retry-2", "RECOVERY_ATTEMPT", Some("op-fault"), 2, "FAIL"),
-                    op("op-retry-1", "RECOVERY_ATTEMPT", Some("op-fault"), 1, "PASS"),
+                    op(
+                        "op-retry-2",
+                        "RECOVERY_ATTEMPT",
+                        Some("op-fault"),
+                        2,
+                        "FAIL",
+                    ),
+                    op(
+                        "op-retry-1",
+                        "RECOVERY_ATTEMPT",
+                        Some("op-fault"),
+                        1,
+                        "PASS",
+                    ),
                 ],
             )
         });
@@ -1537,7 +1546,13 @@ mod tests {
                 d,
                 vec![
                     op("op-fault", "FAULT_CASE", None, 0, "CANCELLED"),
-                    op("op-retry-1", "RECOVERY_ATTEMPT", Some("op-fault"), 1, "FAIL"),
+                    op(
+                        "op-retry-1",
+                        "RECOVERY_ATTEMPT",
+                        Some("op-fault"),
+                        1,
+                        "FAIL",
+                    ),
                 ],
             )
         });
@@ -1555,8 +1570,20 @@ mod tests {
                 d,
                 vec![
                     op("op-fault", "FAULT_CASE", None, 0, "FAIL"),
-                    op("op-retry-1", "RECOVERY_ATTEMPT", Some("op-fault"), 1, "FAIL"),
-                    op("op-retry-2", "RECOVERY_ATTEMPT", Some("op-fault"), 2, "PASS"),
+                    op(
+                        "op-retry-1",
+                        "RECOVERY_ATTEMPT",
+                        Some("op-fault"),
+                        1,
+                        "FAIL",
+                    ),
+                    op(
+                        "op-retry-2",
+                        "RECOVERY_ATTEMPT",
+                        Some("op-fault"),
+                        2,
+                        "PASS",
+                    ),
                 ],
             )
         });
@@ -1567,8 +1594,20 @@ mod tests {
                 d,
                 vec![
                     op("op-fault", "FAULT_CASE", None, 0, "FAIL"),
-                    op("op-retry-1", "RECOVERY_ATTEMPT", Some("op-fault"), 1, "FAIL"),
-                    op("op-retry-2", "RECOVERY_ATTEMPT", Some("op-retry-1"), 2, "PASS"),
+                    op(
+                        "op-retry-1",
+                        "RECOVERY_ATTEMPT",
+                        Some("op-fault"),
+                        1,
+                        "FAIL",
+                    ),
+                    op(
+                        "op-retry-2",
+                        "RECOVERY_ATTEMPT",
+                        Some("op-retry-1"),
+                        2,
+                        "PASS",
+                    ),
                 ],
             )
         });
@@ -1618,7 +1657,10 @@ mod tests {
         );
         let doc = resealed(|d| {
             fail_cache_event(d);
-            for s in d["evidence"]["coverage"]["surfaces"].as_array_mut().unwrap() {
+            for s in d["evidence"]["coverage"]["surfaces"]
+                .as_array_mut()
+                .unwrap()
+            {
                 if s["surface"] == "CACHE_BEHAVIOR" {
                     s["required"] = json!(false);
                 }

@@ -82,7 +82,8 @@ fn rebuild(doc: &Value, dir: &Path, edit: impl FnOnce(&mut Value)) -> Built {
 
 /// What `mcpres run --scenario reference-recovery` records for a trial that
 /// failed: the clean control and its oracle failed, no fault case recovered
-/// (each retry failed too), and the trial summary counts one failed trial.
+/// (each retry failed too, and each recovery oracle check says so), and the
+/// trial summary counts one failed trial.
 /// The statement is then rewritten from FAIL to PASS.
 fn failed_run_claiming_pass(doc: &mut Value) {
     let ev = &mut doc["evidence"];
@@ -96,6 +97,12 @@ fn failed_run_claiming_pass(doc: &mut Value) {
     let oracle = index_of(&ev["observations"], "id", "obs-t1-clean-oracle");
     ev["observations"][oracle]["outcome"] = json!("FAIL");
     ev["observations"][oracle]["reasonCode"] = json!("CLEAN_CONTROL_FAILED");
+    for o in ev["observations"].as_array_mut().unwrap() {
+        if o["id"].as_str().unwrap().ends_with("-recovery") {
+            o["outcome"] = json!("FAIL");
+            o["reasonCode"] = json!("RECOVERY_NOT_AS_EXPECTED");
+        }
+    }
     ev["trialSummary"]["counts"] = json!({"success": 0, "failure": 1, "incomplete": 0});
     doc["statement"]["result"] = json!("PASS");
 }
@@ -149,10 +156,20 @@ fn failed_harness_run_rewritten_to_pass_is_refused() {
     }
     // Operations come in document order; sort the expectation the same way.
     expected.sort_by_key(|p| p.split('/').nth(3).unwrap().parse::<usize>().unwrap());
-    expected.push(format!(
-        "/evidence/observations/{}/outcome",
-        index_of(&ev["observations"], "id", "obs-t1-clean-oracle")
-    ));
+    // Then the clean control's oracle and the four recovery oracles, in document order.
+    let mut observed: Vec<usize> = ev["observations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .enumerate()
+        .filter(|(_, o)| o["outcome"] == "FAIL")
+        .map(|(i, _)| i)
+        .collect();
+    observed.sort_unstable();
+    assert_eq!(observed.len(), 5);
+    for i in observed {
+        expected.push(format!("/evidence/observations/{i}/outcome"));
+    }
     expected.push("/evidence/trialSummary/counts/success".into());
     expected.push("/evidence/trialSummary/counts/failure".into());
 

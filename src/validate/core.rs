@@ -1233,6 +1233,19 @@ impl Semantic<'_> {
             ));
         };
 
+        // The oracle's verdict on an operation: its integrity-bound VALIDATOR_CHECK
+        // observations. True when at least one passed and none failed.
+        let oracle_confirms = |id: &str| {
+            let checks = || {
+                ev.observations.iter().filter(move |o| {
+                    o.kind == "VALIDATOR_CHECK"
+                        && o.strength == "INTEGRITY_BOUND"
+                        && o.operation_ref == Some(id)
+                })
+            };
+            checks().any(|o| o.outcome == "PASS") && !checks().any(|o| o.outcome == "FAIL")
+        };
+
         // Operations, in document order.
         let ops = &ev.operations;
         let finals = final_recovery_attempts(ops);
@@ -1248,30 +1261,44 @@ impl Semantic<'_> {
                 }
                 "FAULT_CASE" => {
                     let recovery = finals.get(id).map(|&j| &ops[j]);
-                    let recovered = op.recovery_policy_id.is_some()
-                        && recovery.is_some_and(|r| r.outcome == "PASS");
-                    if !recovered {
+                    let control = op.recovery_policy_id.is_some();
+                    let recovered = control && recovery.is_some_and(|r| r.outcome == "PASS");
+                    // A recovery control whose policy forbids recovering (a retry
+                    // limit of 0, an unsafe retry) ends unrecovered by design; its
+                    // oracle check says whether it ended as declared.
+                    let stopped_as_declared = control && oracle_confirms(id);
+                    if !recovered && !stopped_as_declared {
                         contradiction(
                             p,
                             match recovery {
-                                Some(r) if op.recovery_policy_id.is_some() => format!(
-                                    "result is PASS but fault case {id:?} failed and its last recovery attempt {:?} ended {}",
+                                Some(r) if control => format!(
+                                    "result is PASS but fault case {id:?} failed, its last recovery attempt {:?} ended {} and no passing oracle check confirms that as the declared stop",
                                     r.operation_id, r.outcome
                                 ),
+                                _ if control => format!(
+                                    "result is PASS but fault case {id:?} failed, was not retried and no passing oracle check confirms that as the declared stop"
+                                ),
                                 _ => format!(
-                                    "result is PASS but fault case {id:?} failed and was not recovered (no recovery policy with a passing last attempt)"
+                                    "result is PASS but fault case {id:?} failed and names no recovery policy"
                                 ),
                             },
                         );
                     }
                 }
-                "RECOVERY_ATTEMPT" if finals.values().any(|&j| j == i) => contradiction(
-                    p,
-                    format!(
-                        "result is PASS but recovery attempt {id:?} (attempt {}) failed and no later attempt followed",
-                        op.attempt
-                    ),
-                ),
+                "RECOVERY_ATTEMPT" => {
+                    let root = finals.iter().find(|&(_, &j)| j == i).map(|(&r, _)| r);
+                    if let Some(root) = root
+                        && !oracle_confirms(root)
+                    {
+                        contradiction(
+                            p,
+                            format!(
+                                "result is PASS but recovery attempt {id:?} (attempt {}) failed, no later attempt followed and no passing oracle check of {root:?} confirms that as the declared stop",
+                                op.attempt
+                            ),
+                        );
+                    }
+                }
                 _ => {}
             }
         }
@@ -1303,6 +1330,11 @@ impl Semantic<'_> {
                     Some("a failing completion check stands beside the passing one")
                 }
                 "CLEANUP_CHECK" | "PRIVACY_SCAN" => None,
+                // The oracle's verdict on a fault case or a recovery: it did not
+                // behave as the scenario expects.
+                "VALIDATOR_CHECK" if matches!(bound, Some("FAULT_CASE" | "RECOVERY_ATTEMPT")) => {
+                    Some("the oracle judged a fault case or recovery not as expected")
+                }
                 // A deliberately faulted operation may fail on purpose; its own
                 // outcome (judged above) says whether that was the expected failure.
                 _ if matches!(
@@ -1612,6 +1644,80 @@ mod tests {
             )
         });
         assert_valid(&doc);
+    }
+
+    /// A VALIDATOR_CHECK of `operation` (a copy of the negative control's oracle check).
+    fn add_check(doc: &mut Value, id: &str, operation: &str, outcome: &str) {
+        let mut check = observation_mut(doc, "obs-syn-oracle").clone();
+        check["id"] = json!(id);
+        check["artifactRefs"] = json!([format!("observations/{id}.json")]);
+        check["operationRef"] = json!(operation);
+        check["outcome"] = json!(outcome);
+        doc["evidence"]["observations"]
+            .as_array_mut()
+            .unwrap()
+            .push(check);
+    }
+
+    #[test]
+    fn declared_stop_without_recovery_needs_a_passing_oracle_check() {
+        // A policy that forbids the retry: the fault case fails, nothing follows,
+        // and the recovery oracle confirms that this is the declared stop.
+        let doc = resealed(|d| {
+            with_operations(d, vec![op("op-fault", "FAULT_CASE", None, 0, "FAIL")]);
+            add_check(d, "obs-fault-recovery", "op-fault", "PASS");
+        });
+        assert_valid(&doc);
+        // Retries that all failed, stopped at the limit as declared.
+        let doc = resealed(|d| {
+            with_operations(
+                d,
+                vec![
+                    op("op-fault", "FAULT_CASE", None, 0, "FAIL"),
+                    op(
+                        "op-retry-1",
+                        "RECOVERY_ATTEMPT",
+                        Some("op-fault"),
+                        1,
+                        "FAIL",
+                    ),
+                ],
+            );
+            add_check(d, "obs-fault-recovery", "op-fault", "PASS");
+        });
+        assert_valid(&doc);
+        // The oracle says the recovery did not end as expected.
+        let doc = resealed(|d| {
+            with_operations(
+                d,
+                vec![
+                    op("op-fault", "FAULT_CASE", None, 0, "CANCELLED"),
+                    op(
+                        "op-retry-1",
+                        "RECOVERY_ATTEMPT",
+                        Some("op-fault"),
+                        1,
+                        "TIME_LIMIT",
+                    ),
+                ],
+            );
+            add_check(d, "obs-fault-recovery", "op-fault", "FAIL");
+        });
+        assert_eq!(
+            codes_and_pointers(&doc),
+            [contradiction("/evidence/observations/10/outcome")]
+        );
+        // Without a recovery policy an oracle check does not excuse the failure.
+        let doc = resealed(|d| {
+            let mut fault = op("op-fault", "FAULT_CASE", None, 0, "FAIL");
+            fault["recoveryPolicyId"] = Value::Null;
+            with_operations(d, vec![fault]);
+            add_check(d, "obs-fault-check", "op-fault", "PASS");
+        });
+        assert_eq!(
+            codes_and_pointers(&doc),
+            [contradiction("/evidence/operations/2/outcome")]
+        );
     }
 
     #[test]

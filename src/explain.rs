@@ -3,8 +3,9 @@
 //!
 //! One entry per code that any MCP-RES family can emit: the v0.2 core bundle, the
 //! attested bundle, migration, the official-conformance attachment, profile and OAuth
-//! evaluations, the v0.1 kit (rule marked "v0.1"), and mcpres's own bundle-directory
-//! codes (`MCPRES-DIR-*`, defined in `spec/bundle-layout.md`). `rule` names the
+//! evaluations, the v0.1 kit (rule marked "v0.1"), mcpres's own bundle-directory
+//! codes (`MCPRES-DIR-*`, defined in `spec/bundle-layout.md`) and mcpres's own last
+//! core rule (`MCPRES-RESULT-001`, defined in `spec/conformance.md`). `rule` names the
 //! requirement id of the standard that governs the code, or a section where the text
 //! gives none. `spec/diagnostics.md` carries the same content; a test keeps the two equal.
 
@@ -236,6 +237,15 @@ pub static EXPLANATIONS: &[Explanation] = &[
         meaning: "statement.executionInstanceDigest is not the SHA-256 of {scenarioFingerprint, run, observationDigests, actualOutcome, supportingArtifactManifestDigest} computed from this evidence, with actualOutcome = statement.result.",
         example: "statement.result was changed from \"FAIL\" to \"PASS\" without recomputing the digest.",
         fix: "Compute the execution digest after the run record, the observations, the supporting manifest and the result are final.",
+    },
+    // v0.2 conformance bundle: mcpres's own last rule (spec/conformance.md).
+    Explanation {
+        code: "MCP_RES_RESULT_CONTRADICTS_EVIDENCE",
+        rule: "MCPRES-RESULT-001",
+        title: "PASS contradicted by the evidence",
+        meaning: "mcpres's own rule, run after every reference rule: the statement says PASS, but the bundle's own evidence shows a failure. A CLEAN_CONTROL operation failed; a FAULT_CASE failed and was neither recovered (its last RECOVERY_ATTEMPT passed) nor, under a recovery policy, confirmed by a passing VALIDATOR_CHECK as stopping where the policy declares; the last attempt of a recovery failed without such a confirmation; an integrity-bound observation failed that is a CLEANUP_CHECK or PRIVACY_SCAN beside a passing one, a VALIDATOR_CHECK of a FAULT_CASE or RECOVERY_ATTEMPT, or, unless it belongs to a NEGATIVE_CONTROL, FAULT_CASE or RECOVERY_ATTEMPT operation, a PROCESS_EXECUTION or PROTOCOL_EXCHANGE, an observation of the clean control or one named by a required coverage surface; or the trial summary has no successful trial or any failed one. Both reference validators accept such a bundle; MCPRES-OBS-001 does not.",
+        example: "A FAIL bundle whose statement.result was rewritten to \"PASS\" and whose digests were all recomputed: its clean control still has \"outcome\": \"FAIL\" and its trial summary \"counts\": {\"success\": 0, \"failure\": 1, \"incomplete\": 0}.",
+        fix: "State the result the run observed (FAIL or INCOMPLETE). If the failure was deliberate, bind its observation to the NEGATIVE_CONTROL or FAULT_CASE operation that caused it and record that operation's real outcome.",
     },
     // Bundle-directory form: mcpres's own codes (spec/bundle-layout.md).
     Explanation {
@@ -1111,6 +1121,18 @@ mod tests {
             .filter(|e| e.rule.starts_with("MCPRES-DIR-"))
             .count();
         assert_eq!(own, DIRECTORY.len());
+    }
+
+    #[test]
+    fn own_core_rule_has_its_id() {
+        let e = lookup(crate::validate::codes::RESULT_CONTRADICTS_EVIDENCE).unwrap();
+        assert_eq!(e.rule, "MCPRES-RESULT-001");
+        assert!(!CORE.contains(&e.code), "not a reference code");
+        let own = EXPLANATIONS
+            .iter()
+            .filter(|e| e.rule.starts_with("MCPRES-RESULT-"))
+            .count();
+        assert_eq!(own, 1);
     }
 
     /// Code -> rule, as written under each `### MCP_RES_...` heading of the spec.

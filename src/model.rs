@@ -113,6 +113,7 @@ pub struct Operation<'a> {
     pub fault_id: Option<&'a str>,
     pub recovery_policy_id: Option<&'a str>,
     pub attempt: i64,
+    pub outcome: &'a str,
     pub started_offset_ms: i64,
     pub duration_ms: i64,
     #[serde(default, borrow)]

@@ -56,6 +56,10 @@ pub const CORE: [&str; 23] = [
     CAUSAL_MISMATCH,
 ];
 
+/// mcpres' own last core rule (MCPRES-RESULT-001, spec/conformance.md): a PASS that
+/// the bundle's own evidence contradicts. Not a reference code, so not in [`CORE`].
+pub const RESULT_CONTRADICTS_EVIDENCE: &str = "MCP_RES_RESULT_CONTRADICTS_EVIDENCE";
+
 // Bundle-directory form (mcpres' own codes; see spec/bundle-layout.md).
 pub const ARTIFACT_PATH_INVALID: &str = "MCP_RES_ARTIFACT_PATH_INVALID";
 pub const ARTIFACT_MISSING: &str = "MCP_RES_ARTIFACT_MISSING";

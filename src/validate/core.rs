@@ -454,6 +454,9 @@ impl<'a> Semantic<'a> {
         self.evidence_class(out);
         self.completion(out);
         self.integrity(out);
+        // mcpres' own rule, after every reference rule: whenever a reference
+        // rule fails, its code stays the primary diagnostic.
+        self.result_follows_evidence(out);
     }
 
     fn scenario(&self, out: &mut Vec<Finding>) {
@@ -1171,6 +1174,220 @@ impl<'a> Semantic<'a> {
     }
 }
 
+/// The operation that ends each recovery: for every chain of RECOVERY_ATTEMPT
+/// operations, keyed by the id its first attempt's `parentOperationId` names (the
+/// recovered operation; a parentless attempt is its own root), the index of the
+/// attempt with the highest `attempt` number (the later one in document order on
+/// a tie). Parent links are followed through RECOVERY_ATTEMPT operations only,
+/// and a parent cycle (reported earlier) ends the walk.
+fn final_recovery_attempts<'a>(ops: &[Operation<'a>]) -> HashMap<&'a str, usize> {
+    let by_id: HashMap<&str, &Operation<'a>> = ops.iter().map(|o| (o.operation_id, o)).collect();
+    let mut finals: HashMap<&'a str, usize> = HashMap::new();
+    for (i, op) in ops.iter().enumerate() {
+        if op.kind != "RECOVERY_ATTEMPT" {
+            continue;
+        }
+        let mut current: &Operation<'a> = op;
+        let mut seen: HashSet<&str> = HashSet::from([op.operation_id]);
+        let root = loop {
+            let Some(parent_id) = current.parent_operation_id else {
+                break current.operation_id;
+            };
+            match by_id.get(parent_id).copied() {
+                Some(parent) if parent.kind == "RECOVERY_ATTEMPT" => {
+                    if !seen.insert(parent.operation_id) {
+                        break parent.operation_id;
+                    }
+                    current = parent;
+                }
+                _ => break parent_id,
+            }
+        };
+        let later = finals
+            .get(root)
+            .is_none_or(|&j| (op.attempt, i) >= (ops[j].attempt, j));
+        if later {
+            finals.insert(root, i);
+        }
+    }
+    finals
+}
+
+impl Semantic<'_> {
+    /// MCPRES-RESULT-001, mcpres' own rule (spec/conformance.md): a PASS must
+    /// follow from the evidence. Both reference validators accept a bundle whose
+    /// statement says PASS next to a failing clean control, an unrecovered
+    /// failing fault case, a failing required observation or a trial summary
+    /// without success, when every digest is right; MCPRES-OBS-001 ("every
+    /// consequential claim MUST be derived from observations") does not.
+    fn result_follows_evidence(&self, out: &mut Vec<Finding>) {
+        if self.b.statement.result != "PASS" {
+            return;
+        }
+        let ev = self.ev();
+        let mut contradiction = |pointer: String, message: String| {
+            out.push(Finding::new(
+                c::RESULT_CONTRADICTS_EVIDENCE,
+                pointer,
+                message,
+            ));
+        };
+
+        // The oracle's verdict on an operation: its integrity-bound VALIDATOR_CHECK
+        // observations. True when at least one passed and none failed.
+        let oracle_confirms = |id: &str| {
+            let checks = || {
+                ev.observations.iter().filter(move |o| {
+                    o.kind == "VALIDATOR_CHECK"
+                        && o.strength == "INTEGRITY_BOUND"
+                        && o.operation_ref == Some(id)
+                })
+            };
+            checks().any(|o| o.outcome == "PASS") && !checks().any(|o| o.outcome == "FAIL")
+        };
+
+        // Operations, in document order.
+        let ops = &ev.operations;
+        let finals = final_recovery_attempts(ops);
+        for (i, op) in ops.iter().enumerate() {
+            if op.outcome != "FAIL" {
+                continue;
+            }
+            let p = format!("/evidence/operations/{i}/outcome");
+            let id = op.operation_id;
+            match op.kind {
+                "CLEAN_CONTROL" => {
+                    contradiction(p, format!("result is PASS but clean control {id:?} failed"))
+                }
+                "FAULT_CASE" => {
+                    let recovery = finals.get(id).map(|&j| &ops[j]);
+                    let control = op.recovery_policy_id.is_some();
+                    let recovered = control && recovery.is_some_and(|r| r.outcome == "PASS");
+                    // A recovery control whose policy forbids recovering (a retry
+                    // limit of 0, an unsafe retry) ends unrecovered by design; its
+                    // oracle check says whether it ended as declared.
+                    let stopped_as_declared = control && oracle_confirms(id);
+                    if !recovered && !stopped_as_declared {
+                        contradiction(
+                            p,
+                            match recovery {
+                                Some(r) if control => format!(
+                                    "result is PASS but fault case {id:?} failed, its last recovery attempt {:?} ended {} and no passing oracle check confirms that as the declared stop",
+                                    r.operation_id, r.outcome
+                                ),
+                                _ if control => format!(
+                                    "result is PASS but fault case {id:?} failed, was not retried and no passing oracle check confirms that as the declared stop"
+                                ),
+                                _ => format!(
+                                    "result is PASS but fault case {id:?} failed and names no recovery policy"
+                                ),
+                            },
+                        );
+                    }
+                }
+                "RECOVERY_ATTEMPT" => {
+                    let root = finals.iter().find(|&(_, &j)| j == i).map(|(&r, _)| r);
+                    if let Some(root) = root
+                        && !oracle_confirms(root)
+                    {
+                        contradiction(
+                            p,
+                            format!(
+                                "result is PASS but recovery attempt {id:?} (attempt {}) failed, no later attempt followed and no passing oracle check of {root:?} confirms that as the declared stop",
+                                op.attempt
+                            ),
+                        );
+                    }
+                }
+                _ => {}
+            }
+        }
+
+        // Failing integrity-bound observations, in document order.
+        let kind_of: HashMap<&str, &str> = ops.iter().map(|o| (o.operation_id, o.kind)).collect();
+        let required: HashSet<&str> = ev
+            .coverage
+            .surfaces
+            .iter()
+            .filter(|s| s.required)
+            .flat_map(|s| s.observation_refs.iter().copied())
+            .collect();
+        let passing = |kind: &str| {
+            ev.observations
+                .iter()
+                .any(|o| o.kind == kind && o.strength == "INTEGRITY_BOUND" && o.outcome == "PASS")
+        };
+        for (i, o) in ev.observations.iter().enumerate() {
+            if o.strength != "INTEGRITY_BOUND" || o.outcome != "FAIL" {
+                continue;
+            }
+            let bound = o.operation_ref.and_then(|r| kind_of.get(r).copied());
+            let why = match o.kind {
+                // Run-wide completion checks: any failing one contradicts a PASS.
+                // With no passing one of that type, MCP_RES_COMPLETION_UNOBSERVED
+                // has already refused the PASS for this very observation.
+                "CLEANUP_CHECK" | "PRIVACY_SCAN" if passing(o.kind) => {
+                    Some("a failing completion check stands beside the passing one")
+                }
+                "CLEANUP_CHECK" | "PRIVACY_SCAN" => None,
+                // The oracle's verdict on a fault case or a recovery: it did not
+                // behave as the scenario expects.
+                "VALIDATOR_CHECK" if matches!(bound, Some("FAULT_CASE" | "RECOVERY_ATTEMPT")) => {
+                    Some("the oracle judged a fault case or recovery not as expected")
+                }
+                // A deliberately faulted operation may fail on purpose; its own
+                // outcome (judged above) says whether that was the expected failure.
+                _ if matches!(
+                    bound,
+                    Some("NEGATIVE_CONTROL" | "FAULT_CASE" | "RECOVERY_ATTEMPT")
+                ) =>
+                {
+                    None
+                }
+                "PROCESS_EXECUTION" | "PROTOCOL_EXCHANGE" => {
+                    Some("the run's execution or protocol exchange failed")
+                }
+                _ if bound == Some("CLEAN_CONTROL") => Some("it observes the clean control"),
+                _ if required.contains(o.id) => Some("a required coverage surface relies on it"),
+                _ => None,
+            };
+            if let Some(why) = why {
+                contradiction(
+                    format!("/evidence/observations/{i}/outcome"),
+                    format!(
+                        "result is PASS but integrity-bound {} observation {:?} failed ({why})",
+                        o.kind, o.id
+                    ),
+                );
+            }
+        }
+
+        // Trial summary. Counts that do not add up are already
+        // MCP_RES_TRIAL_SUMMARY_INCONSISTENT and are not judged again.
+        let t = &ev.trial_summary;
+        if t.counts.success + t.counts.failure + t.counts.incomplete == t.completed_trials {
+            if t.counts.success == 0 {
+                contradiction(
+                    "/evidence/trialSummary/counts/success".into(),
+                    format!(
+                        "result is PASS but none of the {} completed trials succeeded",
+                        t.completed_trials
+                    ),
+                );
+            }
+            if t.counts.failure > 0 {
+                contradiction(
+                    "/evidence/trialSummary/counts/failure".into(),
+                    format!(
+                        "result is PASS but {} of {} completed trials failed",
+                        t.counts.failure, t.completed_trials
+                    ),
+                );
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1213,5 +1430,406 @@ mod tests {
         let f = pre_schema(&doc);
         assert_eq!(f[0].code, c::SELF_ASSERTED_CLAIM);
         assert_eq!(f[0].pointer, "/evidence/deep/0/cleanupCompleted");
+    }
+
+    // --- MCPRES-RESULT-001: the result must follow from the evidence ---
+
+    use crate::bundle::builder::{finalize, synthetic_bundle};
+
+    /// The synthetic FIXTURE_BACKED_PROTOCOL PASS bundle (observations 6..9 are a
+    /// filesystem effect, a regression run, a transport event and a cache event of
+    /// the clean control), changed by `edit` and then resealed so that every
+    /// digest is right again.
+    fn resealed(edit: impl FnOnce(&mut Value)) -> Value {
+        let mut doc = synthetic_bundle(10).unwrap();
+        edit(&mut doc);
+        finalize(&mut doc).unwrap();
+        doc
+    }
+
+    fn codes_and_pointers(doc: &Value) -> Vec<(&'static str, String)> {
+        validate_bundle(doc)
+            .findings
+            .into_iter()
+            .map(|f| (f.code, f.pointer))
+            .collect()
+    }
+
+    fn assert_valid(doc: &Value) {
+        let report = validate_bundle(doc);
+        assert!(report.valid, "{:?}", report.findings);
+    }
+
+    fn contradiction(pointer: &str) -> (&'static str, String) {
+        (c::RESULT_CONTRADICTS_EVIDENCE, pointer.to_string())
+    }
+
+    fn op(id: &str, kind: &str, parent: Option<&str>, attempt: i64, outcome: &str) -> Value {
+        let recovery = if kind == "CLEAN_CONTROL" {
+            Value::Null
+        } else {
+            json!("policy/retry-twice")
+        };
+        json!({
+            "runId": "run-synthetic-bench-0001", "operationId": id, "parentOperationId": parent,
+            "kind": kind, "faultId": null, "recoveryPolicyId": recovery, "attempt": attempt,
+            "outcome": outcome, "startedOffsetMs": 1000 + 100 * attempt, "durationMs": 50,
+        })
+    }
+
+    /// Adds a retry policy (limit 2) and the given operations after the two existing ones.
+    fn with_operations(doc: &mut Value, ops: Vec<Value>) {
+        doc["evidence"]["scenario"]["descriptor"]["recoveryPolicies"]
+            .as_array_mut()
+            .unwrap()
+            .push(json!({
+                "id": "policy/retry-twice", "retryLimit": 2, "maxBackoffMs": 10,
+                "timeLimitMs": 2000, "cancellationBoundary": "operation",
+                "sideEffectModel": "READ_ONLY", "safetyMechanism": null,
+            }));
+        doc["evidence"]["operations"]
+            .as_array_mut()
+            .unwrap()
+            .extend(ops);
+    }
+
+    fn observation_mut<'v>(doc: &'v mut Value, id: &str) -> &'v mut Value {
+        doc["evidence"]["observations"]
+            .as_array_mut()
+            .unwrap()
+            .iter_mut()
+            .find(|o| o["id"] == id)
+            .unwrap()
+    }
+
+    #[test]
+    fn untouched_pass_bundle_stays_valid() {
+        let doc = resealed(|_| {});
+        assert!(validate_bundle(&doc).valid);
+    }
+
+    #[test]
+    fn failing_clean_control_contradicts_pass_but_not_fail() {
+        let doc = resealed(|d| d["evidence"]["operations"][0]["outcome"] = json!("FAIL"));
+        assert_eq!(
+            codes_and_pointers(&doc),
+            [contradiction("/evidence/operations/0/outcome")]
+        );
+        let doc = resealed(|d| {
+            d["evidence"]["operations"][0]["outcome"] = json!("FAIL");
+            d["statement"]["result"] = json!("FAIL");
+        });
+        assert!(validate_bundle(&doc).valid);
+    }
+
+    #[test]
+    fn unrecovered_fault_case_contradicts_pass() {
+        // No recovery policy.
+        let doc = resealed(|d| {
+            let mut fault = op("op-fault", "FAULT_CASE", None, 0, "FAIL");
+            fault["recoveryPolicyId"] = Value::Null;
+            with_operations(d, vec![fault]);
+        });
+        assert_eq!(
+            codes_and_pointers(&doc),
+            [contradiction("/evidence/operations/2/outcome")]
+        );
+        // A policy but no attempt at all.
+        let doc =
+            resealed(|d| with_operations(d, vec![op("op-fault", "FAULT_CASE", None, 0, "FAIL")]));
+        assert_eq!(
+            codes_and_pointers(&doc),
+            [contradiction("/evidence/operations/2/outcome")]
+        );
+        // The last attempt failed: both the fault case and that attempt are reported;
+        // the earlier, passing attempt is not.
+        let doc = resealed(|d| {
+            with_operations(
+                d,
+                vec![
+                    op("op-fault", "FAULT_CASE", None, 0, "FAIL"),
+                    op(
+                        "op-retry-2",
+                        "RECOVERY_ATTEMPT",
+                        Some("op-fault"),
+                        2,
+                        "FAIL",
+                    ),
+                    op(
+                        "op-retry-1",
+                        "RECOVERY_ATTEMPT",
+                        Some("op-fault"),
+                        1,
+                        "PASS",
+                    ),
+                ],
+            )
+        });
+        assert_eq!(
+            codes_and_pointers(&doc),
+            [
+                contradiction("/evidence/operations/2/outcome"),
+                contradiction("/evidence/operations/3/outcome"),
+            ]
+        );
+        // A fault case that ended CANCELLED is not judged, but its failed recovery is.
+        let doc = resealed(|d| {
+            with_operations(
+                d,
+                vec![
+                    op("op-fault", "FAULT_CASE", None, 0, "CANCELLED"),
+                    op(
+                        "op-retry-1",
+                        "RECOVERY_ATTEMPT",
+                        Some("op-fault"),
+                        1,
+                        "FAIL",
+                    ),
+                ],
+            )
+        });
+        assert_eq!(
+            codes_and_pointers(&doc),
+            [contradiction("/evidence/operations/3/outcome")]
+        );
+    }
+
+    #[test]
+    fn recovered_first_attempt_may_fail() {
+        // The shape of the harness's reference-recovery bundles: children of the fault case.
+        let doc = resealed(|d| {
+            with_operations(
+                d,
+                vec![
+                    op("op-fault", "FAULT_CASE", None, 0, "FAIL"),
+                    op(
+                        "op-retry-1",
+                        "RECOVERY_ATTEMPT",
+                        Some("op-fault"),
+                        1,
+                        "FAIL",
+                    ),
+                    op(
+                        "op-retry-2",
+                        "RECOVERY_ATTEMPT",
+                        Some("op-fault"),
+                        2,
+                        "PASS",
+                    ),
+                ],
+            )
+        });
+        assert_valid(&doc);
+        // A chain: the second attempt's parent is the first attempt.
+        let doc = resealed(|d| {
+            with_operations(
+                d,
+                vec![
+                    op("op-fault", "FAULT_CASE", None, 0, "FAIL"),
+                    op(
+                        "op-retry-1",
+                        "RECOVERY_ATTEMPT",
+                        Some("op-fault"),
+                        1,
+                        "FAIL",
+                    ),
+                    op(
+                        "op-retry-2",
+                        "RECOVERY_ATTEMPT",
+                        Some("op-retry-1"),
+                        2,
+                        "PASS",
+                    ),
+                ],
+            )
+        });
+        assert_valid(&doc);
+    }
+
+    /// A VALIDATOR_CHECK of `operation` (a copy of the negative control's oracle check).
+    fn add_check(doc: &mut Value, id: &str, operation: &str, outcome: &str) {
+        let mut check = observation_mut(doc, "obs-syn-oracle").clone();
+        check["id"] = json!(id);
+        check["artifactRefs"] = json!([format!("observations/{id}.json")]);
+        check["operationRef"] = json!(operation);
+        check["outcome"] = json!(outcome);
+        doc["evidence"]["observations"]
+            .as_array_mut()
+            .unwrap()
+            .push(check);
+    }
+
+    #[test]
+    fn declared_stop_without_recovery_needs_a_passing_oracle_check() {
+        // A policy that forbids the retry: the fault case fails, nothing follows,
+        // and the recovery oracle confirms that this is the declared stop.
+        let doc = resealed(|d| {
+            with_operations(d, vec![op("op-fault", "FAULT_CASE", None, 0, "FAIL")]);
+            add_check(d, "obs-fault-recovery", "op-fault", "PASS");
+        });
+        assert_valid(&doc);
+        // Retries that all failed, stopped at the limit as declared.
+        let doc = resealed(|d| {
+            with_operations(
+                d,
+                vec![
+                    op("op-fault", "FAULT_CASE", None, 0, "FAIL"),
+                    op(
+                        "op-retry-1",
+                        "RECOVERY_ATTEMPT",
+                        Some("op-fault"),
+                        1,
+                        "FAIL",
+                    ),
+                ],
+            );
+            add_check(d, "obs-fault-recovery", "op-fault", "PASS");
+        });
+        assert_valid(&doc);
+        // The oracle says the recovery did not end as expected.
+        let doc = resealed(|d| {
+            with_operations(
+                d,
+                vec![
+                    op("op-fault", "FAULT_CASE", None, 0, "CANCELLED"),
+                    op(
+                        "op-retry-1",
+                        "RECOVERY_ATTEMPT",
+                        Some("op-fault"),
+                        1,
+                        "TIME_LIMIT",
+                    ),
+                ],
+            );
+            add_check(d, "obs-fault-recovery", "op-fault", "FAIL");
+        });
+        assert_eq!(
+            codes_and_pointers(&doc),
+            [contradiction("/evidence/observations/10/outcome")]
+        );
+        // Without a recovery policy an oracle check does not excuse the failure.
+        let doc = resealed(|d| {
+            let mut fault = op("op-fault", "FAULT_CASE", None, 0, "FAIL");
+            fault["recoveryPolicyId"] = Value::Null;
+            with_operations(d, vec![fault]);
+            add_check(d, "obs-fault-check", "op-fault", "PASS");
+        });
+        assert_eq!(
+            codes_and_pointers(&doc),
+            [contradiction("/evidence/operations/2/outcome")]
+        );
+    }
+
+    #[test]
+    fn failing_execution_or_clean_observation_contradicts_pass() {
+        // PROCESS_EXECUTION is not needed for FIXTURE_BACKED_PROTOCOL, so only the new rule sees it.
+        let doc = resealed(|d| observation_mut(d, "obs-syn-process")["outcome"] = json!("FAIL"));
+        assert_eq!(
+            codes_and_pointers(&doc),
+            [contradiction("/evidence/observations/0/outcome")]
+        );
+        // A regression run of the clean control.
+        let doc = resealed(|d| {
+            observation_mut(d, "obs-syn-extra-007")["outcome"] = json!("FAIL");
+        });
+        assert_eq!(
+            codes_and_pointers(&doc),
+            [contradiction("/evidence/observations/7/outcome")]
+        );
+    }
+
+    #[test]
+    fn failing_observation_of_a_faulted_operation_may_stand_beside_pass() {
+        let doc = resealed(|d| {
+            let o = observation_mut(d, "obs-syn-process");
+            o["outcome"] = json!("FAIL");
+            o["operationRef"] = json!("op-syn-negative");
+        });
+        assert_valid(&doc);
+    }
+
+    #[test]
+    fn failing_run_wide_observation_counts_only_on_a_required_surface() {
+        let fail_cache_event = |d: &mut Value| {
+            let o = observation_mut(d, "obs-syn-extra-009");
+            o["outcome"] = json!("FAIL");
+            o["operationRef"] = Value::Null;
+        };
+        // The synthetic coverage makes CACHE_BEHAVIOR required with this observation.
+        let doc = resealed(fail_cache_event);
+        assert_eq!(
+            codes_and_pointers(&doc),
+            [contradiction("/evidence/observations/9/outcome")]
+        );
+        let doc = resealed(|d| {
+            fail_cache_event(d);
+            for s in d["evidence"]["coverage"]["surfaces"]
+                .as_array_mut()
+                .unwrap()
+            {
+                if s["surface"] == "CACHE_BEHAVIOR" {
+                    s["required"] = json!(false);
+                }
+            }
+        });
+        assert_valid(&doc);
+    }
+
+    #[test]
+    fn failing_completion_check_is_reported_once() {
+        // The only cleanup check failed: the reference rule already refuses the PASS.
+        let doc = resealed(|d| observation_mut(d, "obs-syn-cleanup")["outcome"] = json!("FAIL"));
+        assert_eq!(
+            codes_and_pointers(&doc),
+            [(c::COMPLETION_UNOBSERVED, "/statement/result".to_string())]
+        );
+        // A failing privacy scan beside a passing one: only the new rule sees it.
+        let doc = resealed(|d| {
+            let mut second = observation_mut(d, "obs-syn-privacy").clone();
+            second["id"] = json!("obs-syn-privacy-2");
+            second["artifactRefs"] = json!(["observations/obs-syn-privacy-2.json"]);
+            second["outcome"] = json!("FAIL");
+            second["operationRef"] = json!("op-syn-negative");
+            d["evidence"]["observations"]
+                .as_array_mut()
+                .unwrap()
+                .push(second);
+        });
+        assert_eq!(
+            codes_and_pointers(&doc),
+            [contradiction("/evidence/observations/10/outcome")]
+        );
+    }
+
+    #[test]
+    fn trial_summary_without_success_contradicts_pass() {
+        let doc = resealed(|d| {
+            d["evidence"]["trialSummary"]["counts"] =
+                json!({"success": 0, "failure": 1, "incomplete": 0});
+        });
+        assert_eq!(
+            codes_and_pointers(&doc),
+            [
+                contradiction("/evidence/trialSummary/counts/success"),
+                contradiction("/evidence/trialSummary/counts/failure"),
+            ]
+        );
+        // Counts that do not add up are the reference's finding alone.
+        let doc = resealed(|d| d["evidence"]["trialSummary"]["counts"]["failure"] = json!(1));
+        let found = codes_and_pointers(&doc);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(found[0].0, c::TRIAL_SUMMARY_INCONSISTENT);
+    }
+
+    #[test]
+    fn reference_rules_keep_the_primary() {
+        let mut doc = resealed(|d| d["evidence"]["operations"][0]["outcome"] = json!("FAIL"));
+        doc["integrity"]["bundleDigest"] = json!("0".repeat(64));
+        let report = validate_bundle(&doc);
+        assert_eq!(report.primary(), Some(c::DIGEST_MISMATCH));
+        assert_eq!(
+            report.findings.last().map(|f| f.code),
+            Some(c::RESULT_CONTRADICTS_EVIDENCE)
+        );
     }
 }

@@ -551,7 +551,7 @@ fn a_server_the_harness_did_not_start_is_evaluated_without_process_claims() {
             .iter()
             .all(|o| o["type"] != "PROCESS_EXECUTION")
     );
-    assert_eq!(ops(&doc, "NEGATIVE_CONTROL").len(), 3);
+    assert_eq!(ops(&doc, "NEGATIVE_CONTROL").len(), 2);
     assert_eq!(
         surface(&doc, "CHILD_PROCESS_LIFECYCLE")["status"],
         "UNINSTRUMENTED"

@@ -73,7 +73,11 @@ fn assert_generic_pass(out: &Path, output: &Output, trials: usize) -> Value {
     // the harness's self-checks and no fault of the experiment.
     let faults = ev["scenario"]["descriptor"]["faults"].as_array().unwrap();
     assert_eq!(faults.len(), 2);
-    assert!(faults.iter().all(|f| f["method"] == "HARNESS_CLIENT_REQUEST"));
+    assert!(
+        faults
+            .iter()
+            .all(|f| f["method"] == "HARNESS_CLIENT_REQUEST")
+    );
     let negatives: Vec<&Value> = ev["operations"]
         .as_array()
         .unwrap()
@@ -109,7 +113,12 @@ fn assert_generic_pass(out: &Path, output: &Output, trials: usize) -> Value {
             .unwrap();
             let record: Value = serde_json::from_str(log.lines().next().unwrap()).unwrap();
             assert_eq!(record["event"], "injection");
-            assert!(record["boundary"].as_str().unwrap().contains("harness client"));
+            assert!(
+                record["boundary"]
+                    .as_str()
+                    .unwrap()
+                    .contains("harness client")
+            );
             assert!(record["request"]["id"].as_i64().unwrap() >= 1_000_000);
         }
         let checks = read_json(&out.join(format!("raw/trial-{t}/self-checks.json")));
@@ -143,7 +152,10 @@ fn clean_steps(out: &Path, trial: usize) -> Vec<Value> {
 /// handshake's id plus `k - 1`.
 fn step(steps: &[Value], k: i64) -> &Value {
     let base = steps[0]["id"].as_i64().expect("the handshake's id") - 1;
-    assert!(base >= 999_999, "request ids are drawn at random from 1,000,000 up");
+    assert!(
+        base >= 999_999,
+        "request ids are drawn at random from 1,000,000 up"
+    );
     steps
         .iter()
         .find(|s| s["id"] == base + k)

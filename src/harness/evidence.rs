@@ -192,7 +192,12 @@ impl TrialRecord {
             "negatives": negs, "groupsGone": self.groups_gone(),
         });
         if !self.self_checks.is_empty() {
-            v["selfChecks"] = json!(self.self_checks.iter().map(SelfCheckRecord::behaved).collect::<Vec<_>>());
+            v["selfChecks"] = json!(
+                self.self_checks
+                    .iter()
+                    .map(SelfCheckRecord::behaved)
+                    .collect::<Vec<_>>()
+            );
         }
         // Only scenarios that have them add these members, so the hashes of
         // the earlier scenarios are unchanged.
@@ -215,11 +220,7 @@ pub fn artifacts_per_trial(scenario: &Scenario, http: bool) -> usize {
         .count();
     // Self-checks: one file for all of them, one observation each.
     let self_checks = scenario.negatives.len() - n;
-    let self_checks = if self_checks == 0 {
-        0
-    } else {
-        1 + self_checks
-    };
+    let self_checks = if self_checks == 0 { 0 } else { 1 + self_checks };
     // stdin/stdout/stderr of each process (over HTTP: stdout, stderr, raw
     // requests and raw responses), lifecycle, messages, clean oracle,
     // per negative an oracle file and an injection log; observations: process,
@@ -815,12 +816,15 @@ pub fn assemble(
     // surface only when the subject wrote at least one frame that parsed as
     // JSON-RPC; otherwise UNINSTRUMENTED (a required surface that observed
     // nothing makes the bundle fail validation, as it should).
-    let captured = |pick: fn(&Recording) -> bool| {
-        trials
-            .iter()
-            .any(|t| t.sessions().any(|s| pick(&s.rec)))
+    let captured =
+        |pick: fn(&Recording) -> bool| trials.iter().any(|t| t.sessions().any(|s| pick(&s.rec)));
+    let observed_status = |seen: bool| {
+        if seen {
+            "INSTRUMENTED"
+        } else {
+            "UNINSTRUMENTED"
+        }
     };
-    let observed_status = |seen: bool| if seen { "INSTRUMENTED" } else { "UNINSTRUMENTED" };
     let wire_status = observed_status(captured(|r| {
         r.messages.iter().any(|m| {
             m["direction"] == "server-to-client"

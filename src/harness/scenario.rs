@@ -11,8 +11,8 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 
 use super::http::{HttpExchange, Posted, media_type};
-use crate::json::canonical;
 use super::subject::{Frame, Next, Session};
+use crate::json::canonical;
 
 /// The protocol revision the built-in scenarios speak by default.
 pub const PROTOCOL_REVISION: &str = "2025-11-25";
@@ -363,7 +363,9 @@ pub fn answer_of(frames: &[Frame], id: i64) -> Option<Value> {
             return None;
         }
         if let Some(error) = m.get("error") {
-            return Some(json!({"error": {"code": error.get("code").cloned().unwrap_or(Value::Null)}}));
+            return Some(
+                json!({"error": {"code": error.get("code").cloned().unwrap_or(Value::Null)}}),
+            );
         }
         let mut result = m.get("result")?.clone();
         if let Some(o) = result.as_object_mut() {
@@ -407,7 +409,25 @@ pub fn judge_refusal(
     } else {
         mutant
     };
-    let j = judge(id, frames, http, sent_ms, budget_ms, base, check);
+    let mut j = judge(id, frames, http, sent_ms, budget_ms, base, check);
+    // Over Streamable HTTP a server may refuse with a client-error status
+    // (404, 400) carrying the JSON-RPC error: that is a refusal too, when
+    // every status of the step is a success or a 4xx and the body's error
+    // answers the request.
+    if j.stop_reason == "HTTP_STATUS"
+        && http
+            .iter()
+            .filter_map(|x| x.status)
+            .all(|s| matches!(s, 200 | 202 | 400..=499))
+    {
+        let body = judge(id, frames, &[], sent_ms, budget_ms, base, check);
+        if matches!(body.stop_reason, "ERROR_RESPONSE" | "TOOL_ERROR") {
+            j = Judgement {
+                detail: format!("{}; {}", body.detail, j.detail),
+                ..body
+            };
+        }
+    }
     if matches!(j.stop_reason, "ERROR_RESPONSE" | "TOOL_ERROR") {
         if mutant == Mutant::AcceptRefusals {
             return Judgement {
@@ -1341,6 +1361,68 @@ mod tests {
             judge(2, &[frame(b"{", 1)], &[], 0, 100, Mutant::None, &c).stop_reason,
             "INVALID_JSON"
         );
+    }
+
+    #[test]
+    fn a_refusal_is_expected_and_an_acceptance_fails_the_control() {
+        let any: &ResultCheck = &|_: &Value, _: Mutant| None;
+        let error = br#"{"jsonrpc":"2.0","id":2,"error":{"code":-32601,"message":"nope"}}"#;
+        let tool_error = br#"{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"no"}],"isError":true}}"#;
+        let accepted =
+            br#"{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"ok"}]}}"#;
+        let shape: &ResultCheck = &|r: &Value, _: Mutant| {
+            (r["isError"] == true).then(|| ("TOOL_ERROR", "tool error".to_string()))
+        };
+        for (bytes, check) in [(&error[..], any), (&tool_error[..], shape)] {
+            let real = judge_refusal(2, &[frame(bytes, 1)], &[], 0, 100, Mutant::None, check);
+            assert_eq!((real.verdict, real.stop_reason), (REJECT, REQUEST_REFUSED));
+            let weak = judge_refusal(
+                2,
+                &[frame(bytes, 1)],
+                &[],
+                0,
+                100,
+                Mutant::AcceptRefusals,
+                check,
+            );
+            assert!(weak.accepted(), "the mutant takes the refusal for success");
+        }
+        // A subject that accepts what it must refuse passes the oracle: the
+        // control's expected REJECT is not reached.
+        let real = judge_refusal(2, &[frame(accepted, 1)], &[], 0, 100, Mutant::None, shape);
+        assert_eq!((real.verdict, real.stop_reason), (ACCEPT, COMPLETED));
+        // No answer at all is no refusal.
+        let real = judge_refusal(2, &[], &[], 0, 100, Mutant::None, shape);
+        assert_eq!(real.stop_reason, "NO_RESPONSE");
+        // HTTP: a 404 carrying the JSON-RPC error is a refusal; a 503 is not.
+        let x = [http(Posted::Request, 404, "application/json", error.len())];
+        let real = judge_refusal(2, &[frame(error, 1)], &x, 0, 100, Mutant::None, any);
+        assert_eq!(real.stop_reason, REQUEST_REFUSED, "{}", real.detail);
+        let x = [http(Posted::Request, 503, "application/json", error.len())];
+        let real = judge_refusal(2, &[frame(error, 1)], &x, 0, 100, Mutant::None, any);
+        assert_eq!(real.stop_reason, "HTTP_STATUS");
+    }
+
+    #[test]
+    fn answers_are_bound_and_hashed_without_ids_or_random_values() {
+        let a = br#"{"jsonrpc":"2.0","id":1000005,"result":{"content":[{"type":"text","text":"Echo: mcpres-probe-aa"}],"_meta":{"t":1}}}"#;
+        let b = br#"{"jsonrpc":"2.0","id":2000007,"result":{"content":[{"type":"text","text":"Echo: mcpres-probe-bb"}]}}"#;
+        let c = br#"{"jsonrpc":"2.0","id":2000007,"result":{"content":[{"type":"text","text":"Echo: something else"}]}}"#;
+        let ans_a = answer_of(&[frame(a, 1)], 1000005);
+        let ans_b = answer_of(&[frame(b, 1)], 2000007);
+        assert!(answer_of(&[frame(a, 1)], 2000007).is_none());
+        assert_eq!(
+            answers_digest(&[ans_a], &["mcpres-probe-aa".into()]),
+            answers_digest(&[ans_b.clone()], &["mcpres-probe-bb".into()])
+        );
+        let ans_c = answer_of(&[frame(c, 1)], 2000007);
+        assert_ne!(
+            answers_digest(&[ans_b], &["mcpres-probe-bb".into()]),
+            answers_digest(&[ans_c], &["mcpres-probe-bb".into()])
+        );
+        let ids: Vec<i64> = (0..8).map(|_| fresh_id()).collect();
+        assert!(ids.iter().all(|i| (1_000_000..1_001_000_000).contains(i)));
+        assert_ne!(fresh_token(), fresh_token());
     }
 
     #[test]

@@ -22,9 +22,9 @@ use serde_json::{Value, json};
 
 use super::scenario::{
     COMPLETED, CleanOutcome, Injector, Judgement, Mutant, NegativeControl, NegativeOutcome,
-    Scenario, Step, budget, check_tools_list, collect, complete_result, drain, exchange,
-    answer_of, fresh_id, fresh_token, judge, judge_refusal, open_negative, opening, rpc,
-    server_identity, shutdown_step,
+    Scenario, Step, answer_of, budget, check_tools_list, collect, complete_result, drain, exchange,
+    fresh_id, fresh_token, judge, judge_refusal, open_negative, opening, rpc, server_identity,
+    shutdown_step,
 };
 use super::subject::{Frame, Session};
 use crate::json::canonical;
@@ -182,7 +182,13 @@ pub fn self_check(
         &check,
     ));
     record.mutant = Some(judge(
-        *id, &delivered, &[], *sent, budget_ms, neg.mutant, &check,
+        *id,
+        &delivered,
+        &[],
+        *sent,
+        budget_ms,
+        neg.mutant,
+        &check,
     ));
     record.injection = Some(injection);
     record
@@ -272,7 +278,10 @@ pub async fn run_request_negative(
         _ => &check_call_shape,
     };
     let check = complete_result(revision, base);
-    for (slot, mutant) in [(&mut out.observed, Mutant::None), (&mut out.mutant, neg.mutant)] {
+    for (slot, mutant) in [
+        (&mut out.observed, Mutant::None),
+        (&mut out.mutant, neg.mutant),
+    ] {
         *slot = Some(judge_refusal(
             id,
             &frames,
@@ -562,7 +571,11 @@ mod tests {
         let check = check_tools_list(None);
         assert!(judge(2, &frames, &[], 0, 100, Mutant::None, &check).accepted());
         let generic = crate::harness::scenario::find("generic").unwrap();
-        for neg in generic.negatives.iter().filter(|n| n.injector.is_self_check()) {
+        for neg in generic
+            .negatives
+            .iter()
+            .filter(|n| n.injector.is_self_check())
+        {
             for seed in 1..40u64 {
                 let (delivered, record) = inject(&neg, seed, 2, &frames).expect("injected");
                 assert_eq!(record["frameIndex"], 1);

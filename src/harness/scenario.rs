@@ -1413,7 +1413,7 @@ mod tests {
         assert!(answer_of(&[frame(a, 1)], 2000007).is_none());
         assert_eq!(
             answers_digest(&[ans_a], &["mcpres-probe-aa".into()]),
-            answers_digest(&[ans_b.clone()], &["mcpres-probe-bb".into()])
+            answers_digest(std::slice::from_ref(&ans_b), &["mcpres-probe-bb".into()])
         );
         let ans_c = answer_of(&[frame(c, 1)], 2000007);
         assert_ne!(

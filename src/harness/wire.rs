@@ -577,7 +577,7 @@ mod tests {
             .filter(|n| n.injector.is_self_check())
         {
             for seed in 1..40u64 {
-                let (delivered, record) = inject(&neg, seed, 2, &frames).expect("injected");
+                let (delivered, record) = inject(neg, seed, 2, &frames).expect("injected");
                 assert_eq!(record["frameIndex"], 1);
                 assert_eq!(record["seed"], seed);
                 assert_eq!(record["trigger"], WIRE_TRIGGER);

@@ -591,6 +591,45 @@ fn frames_that_are_not_jsonrpc_fail_the_protocol_exchange() {
         r.evidence_class() != "GENUINE_RUNTIME",
         "evidenceClass GENUINE_RUNTIME without a JSON-RPC exchange",
     );
+    // No frame was a JSON-RPC message: the wire surface observed none.
+    let wire = r.doc["evidence"]["coverage"]["surfaces"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|s| s["surface"] == "MCP_WIRE_MESSAGES")
+        .map(|s| s["status"].clone());
+    r.require(
+        wire.as_ref().is_some_and(|s| s != "INSTRUMENTED"),
+        format!("MCP_WIRE_MESSAGES is {wire:?} although no JSON-RPC message was seen"),
+    );
+    r.verdict();
+}
+
+#[test]
+fn answers_that_differ_between_trials_are_not_repeated_stable() {
+    let r = run_subject(
+        "drifting.py",
+        "answers correctly but differently in every process",
+        &[],
+        &[],
+    );
+    let summary = &r.doc["evidence"]["trialSummary"];
+    r.require(
+        summary["classification"] == "FLAKY",
+        format!(
+            "classification is {}, not FLAKY, although the subject's answers differed",
+            summary["classification"]
+        ),
+    );
+    r.require(
+        summary["distinctOutcomeHashes"]
+            .as_array()
+            .is_some_and(|h| h.len() == 2),
+        format!(
+            "outcome hashes {} do not tell the two trials apart",
+            summary["distinctOutcomeHashes"]
+        ),
+    );
     r.verdict();
 }
 

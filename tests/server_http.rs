@@ -172,6 +172,43 @@ fn host_and_origin_are_checked() {
     srv.stop();
 }
 
+/// A web page can POST `text/plain` cross-origin without a preflight. Such
+/// requests are refused before the fault layer: they neither fire a fault nor
+/// shift the schedule (`process-crash@request-2` would abort the server on the
+/// second request the fault layer counts).
+#[test]
+fn refused_cross_origin_requests_never_reach_the_fault_schedule() {
+    let srv = HttpServer::start(&["--fault", "process-crash@request-2"]);
+    let body = request(1, "initialize", initialize_params()).to_string();
+    for _ in 0..3 {
+        let req = format!(
+            "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nOrigin: http://evil.example\r\n\
+             Content-Type: text/plain\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            srv.port,
+            body.len()
+        );
+        assert_eq!(exchange(srv.port, req.as_bytes(), T).status, 403);
+    }
+    let bad_host = format!(
+        "POST /mcp HTTP/1.1\r\nHost: evil.example\r\nContent-Type: application/json\r\n\
+         Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    );
+    assert_eq!(exchange(srv.port, bad_host.as_bytes(), T).status, 403);
+    assert!(
+        process_alive(srv.pid()),
+        "a refused request fired the fault"
+    );
+    // The schedule did not move: the first accepted request is request 1.
+    let first = post(srv.port, body.as_bytes(), &[], T);
+    assert_eq!(first.status, 200);
+    assert!(
+        process_alive(srv.pid()),
+        "the first accepted request fired the fault"
+    );
+    srv.stop();
+}
+
 #[test]
 fn oversized_body_is_refused() {
     let srv = HttpServer::start(&["--max-message-bytes", "2048"]);

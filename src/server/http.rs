@@ -2,8 +2,10 @@
 //! middleware that applies the fault plan, on a loopback listener whose accept loop we
 //! own (so a fault can drop a single TCP connection without answering).
 //!
-//! Host and Origin checks: rmcp validates `Host` against loopback names and `Origin`
-//! against `http://{127.0.0.1,localhost,[::1]}:PORT` (403 otherwise).
+//! Host and Origin checks: the outermost middleware refuses (403) a `Host` that is not a
+//! loopback name and an `Origin` other than `http://{127.0.0.1,localhost,[::1]}:PORT`
+//! before anything else, so a refused request never reaches the fault schedule; rmcp
+//! checks the same again.
 
 use std::convert::Infallible;
 use std::net::SocketAddr;
@@ -37,6 +39,36 @@ struct ConnKill(Arc<Notify>);
 struct HttpState {
     config: Arc<Config>,
     in_flight: AtomicUsize,
+    /// The origins a browser page may send from (the listener's own).
+    allowed_origins: Vec<String>,
+}
+
+/// Host names the server answers to: loopback only.
+const ALLOWED_HOSTS: [&str; 3] = ["127.0.0.1", "localhost", "::1"];
+
+/// Is the request's `Host` a loopback name, and its `Origin` (when present)
+/// one of the listener's own? Checked before anything else, so that a refused
+/// request (a cross-origin page's `text/plain` POST, which browsers send
+/// without a preflight) never reaches the fault schedule.
+fn host_and_origin_allowed(parts: &axum::http::request::Parts, origins: &[String]) -> bool {
+    let header = |name: &str| {
+        parts
+            .headers
+            .get(name)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_ascii_lowercase)
+    };
+    let Some(host) = header("host") else {
+        return false;
+    };
+    let name = match host.strip_prefix('[') {
+        Some(rest) => rest.split(']').next().unwrap_or(""),
+        None => host.rsplit_once(':').map_or(host.as_str(), |(h, _)| h),
+    };
+    if !ALLOWED_HOSTS.contains(&name) {
+        return false;
+    }
+    header("origin").is_none_or(|o| origins.iter().any(|a| *a == o))
 }
 
 struct InFlight<'a>(&'a AtomicUsize);
@@ -235,6 +267,19 @@ fn log_decision(state: &HttpState, d: &Decision) {
 }
 
 async fn fault_layer(State(state): State<Arc<HttpState>>, req: Request, next: Next) -> Response {
+    let (parts, body) = req.into_parts();
+    if !host_and_origin_allowed(&parts, &state.allowed_origins) {
+        return json_response(
+            StatusCode::FORBIDDEN,
+            &fault::error_response(
+                &Value::Null,
+                -32600,
+                "Forbidden: Host must be a loopback name and Origin this server's own",
+                None,
+            ),
+        );
+    }
+    let req = Request::from_parts(parts, body);
     if req.method() != axum::http::Method::POST {
         return next.run(req).await;
     }
@@ -416,13 +461,14 @@ pub(crate) async fn serve(config: Arc<Config>) -> Result<(), ServerError> {
     let port = local.port();
     let ct = CancellationToken::new();
 
+    let allowed_origins = vec![
+        format!("http://127.0.0.1:{port}"),
+        format!("http://localhost:{port}"),
+        format!("http://[::1]:{port}"),
+    ];
     let mut rcfg = StreamableHttpServerConfig::default()
-        .with_allowed_hosts(["127.0.0.1", "localhost", "::1"])
-        .with_allowed_origins([
-            format!("http://127.0.0.1:{port}"),
-            format!("http://localhost:{port}"),
-            format!("http://[::1]:{port}"),
-        ]);
+        .with_allowed_hosts(ALLOWED_HOSTS)
+        .with_allowed_origins(allowed_origins.clone());
     rcfg.cancellation_token = ct.clone();
     rcfg.max_request_body_bytes = config.args.max_message_bytes;
     let factory_config = config.clone();
@@ -435,6 +481,7 @@ pub(crate) async fn serve(config: Arc<Config>) -> Result<(), ServerError> {
     let state = Arc::new(HttpState {
         config: config.clone(),
         in_flight: AtomicUsize::new(0),
+        allowed_origins,
     });
     let router = Router::new()
         .nest_service("/mcp", service)

@@ -8,6 +8,7 @@
 pub mod attest;
 pub mod bundle;
 pub mod corpus;
+pub mod diag;
 pub mod explain;
 pub mod json;
 pub mod migrate;

@@ -890,10 +890,10 @@ pub fn synthetic_bundle(observations: usize) -> Result<Value, FinalizeError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::validate::codes as c;
+    use crate::diag::codes as c;
     use crate::validate::core::validate_bundle;
 
-    fn codes(doc: &Value) -> Vec<&'static str> {
+    fn codes(doc: &Value) -> Vec<crate::diag::Code> {
         validate_bundle(doc)
             .findings
             .iter()

@@ -11,8 +11,8 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
+use crate::diag::Finding;
 use crate::json::{self, Limits, ReadError};
-use crate::validate::Finding;
 
 /// Why an input could not be used at all (exit code 2, `MCP_RES_INPUT_INVALID`).
 #[derive(Debug, thiserror::Error)]

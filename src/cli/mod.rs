@@ -657,7 +657,7 @@ fn run_unpack(file: &Path, output: &Path, raw_from: Option<&Path>) -> i32 {
 fn run_explain(code: Option<&str>, list: bool) -> i32 {
     use mcpres::explain;
     if list || code.is_none() {
-        for e in explain::EXPLANATIONS {
+        for e in explain::explanations() {
             println!("{:<48} {:<18} {}", e.code, e.rule, e.title);
         }
         return 0;

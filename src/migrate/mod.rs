@@ -23,8 +23,8 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::diag::codes as c;
 use crate::json::{Limits, canonical::sha256_hex, reader};
-use crate::validate::codes as c;
 use crate::validate::{migration, v01};
 use ordered::Ordered;
 
@@ -82,7 +82,7 @@ pub enum MigrateError {
 
 impl MigrateError {
     /// The diagnostic code of the refusal.
-    pub fn code(&self) -> &'static str {
+    pub fn code(&self) -> crate::diag::Code {
         match self {
             MigrateError::AlreadyV02 => c::MIGRATION_ALREADY_V02,
             MigrateError::SourceVersionUnsupported => c::MIGRATION_SOURCE_VERSION_UNSUPPORTED,
@@ -115,7 +115,7 @@ impl MigrateError {
                 format!("{}:{}", self.code(), diagnostics.join(","))
             }
             MigrateError::ResultInvalid { diagnostic } => diagnostic.clone(),
-            _ => self.code().to_owned(),
+            _ => self.code().to_string(),
         }
     }
 }

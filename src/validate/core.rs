@@ -7,9 +7,9 @@ use std::collections::{HashMap, HashSet};
 
 use serde_json::{Map, Value, json};
 
-use super::codes as c;
 use super::time::rfc3339_micros;
-use super::{Finding, Report};
+use crate::diag::codes as c;
+use crate::diag::{Finding, Report};
 use crate::json::canonical::{self, sha256_hex};
 use crate::json::locate::escape_token;
 use crate::model::{Artifact, Bundle, Evidence, Observation, Operation};
@@ -1447,7 +1447,7 @@ mod tests {
         doc
     }
 
-    fn codes_and_pointers(doc: &Value) -> Vec<(&'static str, String)> {
+    fn codes_and_pointers(doc: &Value) -> Vec<(crate::diag::Code, String)> {
         validate_bundle(doc)
             .findings
             .into_iter()
@@ -1460,7 +1460,7 @@ mod tests {
         assert!(report.valid, "{:?}", report.findings);
     }
 
-    fn contradiction(pointer: &str) -> (&'static str, String) {
+    fn contradiction(pointer: &str) -> (crate::diag::Code, String) {
         (c::RESULT_CONTRADICTS_EVIDENCE, pointer.to_string())
     }
 
@@ -1826,7 +1826,7 @@ mod tests {
         let mut doc = resealed(|d| d["evidence"]["operations"][0]["outcome"] = json!("FAIL"));
         doc["integrity"]["bundleDigest"] = json!("0".repeat(64));
         let report = validate_bundle(&doc);
-        assert_eq!(report.primary(), Some(c::DIGEST_MISMATCH));
+        assert_eq!(report.primary(), Some(c::DIGEST_MISMATCH.as_str()));
         assert_eq!(
             report.findings.last().map(|f| f.code),
             Some(c::RESULT_CONTRADICTS_EVIDENCE)

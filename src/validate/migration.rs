@@ -12,8 +12,9 @@
 
 use serde_json::Value;
 
-use super::codes as c;
-use super::{Finding, Report, v01};
+use super::v01;
+use crate::diag::codes as c;
+use crate::diag::{Finding, Report};
 use crate::migrate;
 use crate::schema::{self, SchemaKind};
 

@@ -14,6 +14,7 @@ pub mod json;
 pub mod migrate;
 pub mod model;
 pub mod official;
+pub mod produce;
 pub mod profiles;
 pub mod schema;
 pub mod validate;

@@ -14,7 +14,7 @@ use super::{LoadError, check_same_file, read_json};
 use crate::diag::Finding;
 use crate::diag::codes as c;
 use crate::json::{self, Limits, canonical};
-use crate::validate::core::{EVIDENCE_PATH, STATEMENT_PATH};
+use crate::model::vocab::{EVIDENCE_PATH, STATEMENT_PATH};
 
 /// The manifest file of a bundle directory (not itself listed in the manifest).
 pub const MANIFEST_FILE: &str = "integrity-manifest.json";

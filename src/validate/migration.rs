@@ -15,7 +15,7 @@ use serde_json::Value;
 use super::v01;
 use crate::diag::codes as c;
 use crate::diag::{Finding, Report};
-use crate::migrate;
+use crate::model::legacy;
 use crate::schema::{self, SchemaKind};
 
 /// Validate a migration result.
@@ -129,7 +129,7 @@ fn fabrication(doc: &Value) -> Option<(String, String)> {
     }
     // mcpres' addition: the assertions and requirements must be the ones the original yields.
     let evidence = &doc["originalBundle"]["evidence"];
-    let derived = migrate::legacy_assertions(evidence);
+    let derived = legacy::legacy_assertions(evidence);
     let matches = derived.len() == assertions.len()
         && derived
             .iter()
@@ -146,7 +146,7 @@ fn fabrication(doc: &Value) -> Option<(String, String)> {
             "the legacy assertions are not the producer booleans of the original evidence".into(),
         ));
     }
-    let required = migrate::unresolved_requirements(evidence);
+    let required = legacy::unresolved_requirements(evidence);
     let listed = target["unresolvedRequirements"]
         .as_array()
         .unwrap_or(&empty);

@@ -13,10 +13,11 @@ pub mod migration;
 pub mod oauth;
 pub mod official;
 pub mod profile;
-pub mod time;
 pub mod v01;
 
 pub use crate::diag::{Finding, Report};
+/// RFC 3339 instants (moved to [`crate::json::time`]; kept here for callers).
+pub use crate::json::time;
 
 /// Document families that `mcpres validate` recognises by `schemaVersion`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

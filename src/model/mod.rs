@@ -5,6 +5,10 @@
 //! malformed shape. The raw `serde_json::Value` stays alongside for digests,
 //! which are always taken over the document exactly as written.
 
+pub mod digests;
+pub mod legacy;
+pub mod vocab;
+
 use serde::Deserialize;
 use serde_json::Value;
 

@@ -1,7 +1,7 @@
 //! mcpres: a validator, signer and evidence producer for MCP-RES v0.2,
 //! the MCP Reliability Evidence Standard.
 //!
-//! The validator path (`json`, `schema`, `model`, `validate`, `bundle`, `attest`) needs no
+//! The validator path (`json`, `diag`, `schema`, `model`, `attest`, `bundle`, `validate`) needs no
 //! async runtime; the reference server sits behind the `server` feature.
 #![forbid(unsafe_code)]
 

@@ -1,7 +1,7 @@
 //! Diagnostics: every stable code, its explanation, and the findings and report a validation
 //! produces.
 //!
-//! The table in [`table`](self) is the one place a code is defined: its family, its constant
+//! The table in `diag/table.rs` is the one place a code is defined: its family, its constant
 //! name, its `MCP_RES_*` string, the rule that governs it, a title, what it means, an example
 //! and the fix. The [`Code`] enum, the [`codes`] constants, `mcpres explain`, the SARIF rules
 //! and the check of `spec/diagnostics.md` are all generated from or read that table, so a code

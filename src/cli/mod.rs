@@ -15,8 +15,9 @@ use rayon::prelude::*;
 use serde_json::Value;
 
 use mcpres::bundle::{self, LoadError, pack};
+use mcpres::diag::{Report, codes};
 use mcpres::json::{self, Limits, canonical};
-use mcpres::validate::{self, Report, codes};
+use mcpres::validate;
 
 pub use render::Format;
 

@@ -339,7 +339,7 @@ fn sarif(outcomes: &[Outcome]) -> Value {
 /// What a valid report says in human output: the evidence class, then the
 /// family's decision fields (`authenticityClassification SIGNED`,
 /// `importStatus INCOMPLETE`, ...).
-fn valid_detail(report: &mcpres::validate::Report) -> String {
+fn valid_detail(report: &mcpres::diag::Report) -> String {
     let mut parts: Vec<String> = report.evidence_class.iter().cloned().collect();
     parts.extend(report.extra.iter().map(|(k, v)| match v {
         Value::String(s) => format!("{k} {s}"),

@@ -11,8 +11,9 @@ use crate::attest::{
     ALGORITHM, AUTHENTICITY_VERSION, CLASSIFICATIONS, ENVELOPE_VERSION, PAYLOAD_TYPE,
     PREDICATE_TYPE, STATEMENT_TYPE, WRAPPER_VERSION, classification_rank,
 };
+use crate::diag::Report;
 use crate::json::canonical;
-use crate::validate::{self, Family, Report};
+use crate::validate::{self, Family};
 
 /// A transparency-log reference to bind into the statement.
 #[derive(Debug, Clone)]

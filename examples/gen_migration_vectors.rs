@@ -383,7 +383,7 @@ pub fn findings_of(bytes: &[u8]) -> Vec<&'static str> {
     validate_document(&doc, &Options::default())
         .findings
         .iter()
-        .map(|f| f.code)
+        .map(|f| f.code.as_str())
         .collect()
 }
 

@@ -418,7 +418,7 @@ pub fn vectors() -> Vec<Vector> {
 /// Check one vector against the validator; `Err` says how they disagree.
 pub fn verify(v: &Vector) -> Result<(), String> {
     let report = validate_attachment(&v.attachment.to_value(), v.original.as_deref());
-    let findings: Vec<&str> = report.findings.iter().map(|f| f.code).collect();
+    let findings: Vec<&str> = report.findings.iter().map(|f| f.code.as_str()).collect();
     let expected_primary: Vec<String> = v
         .expected_findings
         .first()

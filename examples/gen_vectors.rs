@@ -861,7 +861,7 @@ pub fn check(vectors: &[Vector]) -> Result<(), String> {
     let mut problems = Vec::new();
     for v in vectors {
         let report = validate_bundle(&v.doc);
-        let got: Vec<&str> = report.findings.iter().map(|f| f.code).collect();
+        let got: Vec<&str> = report.findings.iter().map(|f| f.code.as_str()).collect();
         if got != v.expected_findings {
             problems.push(format!(
                 "{}: expected findings {:?}, the validator reports {:?}",

@@ -6,8 +6,8 @@ use std::process::Command;
 
 use mcpres::attest::dsse::{decode_base64, encode_base64};
 use mcpres::attest::keys::KeyPair;
-use mcpres::attest::sign::{self, SignOptions, Transparency};
 use mcpres::bundle::builder::{synthetic_bundle, to_file_bytes};
+use mcpres::produce::sign::{self, SignOptions, Transparency};
 use serde_json::{Value, json};
 
 const POLICY_ID: &str = "org/release-policy";

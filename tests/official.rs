@@ -44,7 +44,7 @@ fn mcpres(args: &[&str]) -> Output {
 }
 
 fn codes_of(report: &validate::Report) -> Vec<&'static str> {
-    report.findings.iter().map(|f| f.code).collect()
+    report.findings.iter().map(|f| f.code.as_str()).collect()
 }
 
 fn strings(v: &Value) -> Vec<String> {

@@ -3,14 +3,14 @@
 //!
 //! Integrity (the bundle's own digests), authenticity (who signed) and trust
 //! (whether a verifier accepts that signer) stay separate: nothing in this
-//! module changes a bundle, its evidence class or its verdict. Verification
-//! lives in [`crate::validate::attested`]; this module holds the primitives
-//! and the producing side (`mcpres keygen`, `sign`, `trust-policy`).
+//! module changes a bundle, its evidence class or its verdict. This module holds
+//! the primitives (keys, DSSE, trust policies, the version and classification
+//! vocabulary) and imports nothing above `schema`; verification is the validator's
+//! attested family (`validate::attested`) and signing a producer (`produce::sign`).
 
 pub mod dsse;
 pub mod keys;
 pub mod policy;
-pub mod sign;
 
 /// The five authenticity classifications, weakest first.
 pub const CLASSIFICATIONS: [&str; 5] = [

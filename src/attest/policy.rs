@@ -51,9 +51,9 @@ pub fn init(
     valid_from: &str,
     valid_until: &str,
 ) -> Result<Value, PolicyError> {
-    let from = crate::validate::time::rfc3339_micros(valid_from)
+    let from = crate::json::time::rfc3339_micros(valid_from)
         .ok_or_else(|| PolicyError::BadTime(valid_from.to_owned()))?;
-    let until = crate::validate::time::rfc3339_micros(valid_until)
+    let until = crate::json::time::rfc3339_micros(valid_until)
         .ok_or_else(|| PolicyError::BadTime(valid_until.to_owned()))?;
     if from > until {
         return Err(PolicyError::EmptyWindow {

@@ -48,10 +48,8 @@ use serde_json::{Map, Value, json};
 
 use super::dir::{BUNDLE_SCHEMA_VERSION, MANIFEST_FILE, path_problem, write_new};
 use crate::json::canonical::{self, CanonicalError};
-use crate::validate::core::{
-    EVIDENCE_PATH, OBSERVATION_MEDIA_TYPE, STATEMENT_PATH, SURFACES, bundle_digest,
-    execution_digest, supporting_manifest_digest,
-};
+use crate::model::digests::{bundle_digest, execution_digest, supporting_manifest_digest};
+use crate::model::vocab::{EVIDENCE_PATH, OBSERVATION_MEDIA_TYPE, STATEMENT_PATH, SURFACES};
 
 /// Media type of the evidence and statement manifest entries.
 pub const JSON_MEDIA_TYPE: &str = "application/json";
@@ -890,10 +888,10 @@ pub fn synthetic_bundle(observations: usize) -> Result<Value, FinalizeError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::validate::codes as c;
+    use crate::diag::codes as c;
     use crate::validate::core::validate_bundle;
 
-    fn codes(doc: &Value) -> Vec<&'static str> {
+    fn codes(doc: &Value) -> Vec<crate::diag::Code> {
         validate_bundle(doc)
             .findings
             .iter()

@@ -11,10 +11,10 @@ use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 
 use super::{LoadError, check_same_file, read_json};
+use crate::diag::Finding;
+use crate::diag::codes as c;
 use crate::json::{self, Limits, canonical};
-use crate::validate::Finding;
-use crate::validate::codes as c;
-use crate::validate::core::{EVIDENCE_PATH, STATEMENT_PATH};
+use crate::model::vocab::{EVIDENCE_PATH, STATEMENT_PATH};
 
 /// The manifest file of a bundle directory (not itself listed in the manifest).
 pub const MANIFEST_FILE: &str = "integrity-manifest.json";
@@ -340,7 +340,7 @@ fn check_artifact(
 }
 
 /// Look a listed path up component by component with `lstat`, never following a symlink.
-fn presence(root: &Path, path: &str) -> Result<(), (&'static str, String)> {
+fn presence(root: &Path, path: &str) -> Result<(), (crate::diag::Code, String)> {
     let parts: Vec<&str> = path.split('/').collect();
     let mut current = root.to_path_buf();
     for (i, part) in parts.iter().enumerate() {

@@ -11,8 +11,8 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
+use crate::diag::Finding;
 use crate::json::{self, Limits, ReadError};
-use crate::validate::Finding;
 
 /// Why an input could not be used at all (exit code 2, `MCP_RES_INPUT_INVALID`).
 #[derive(Debug, thiserror::Error)]
@@ -49,16 +49,18 @@ impl LoadError {
     /// The diagnostic code to report: every refusal is `MCP_RES_INPUT_INVALID`
     /// (the reference validators' code for input they cannot use).
     pub fn code(&self) -> &'static str {
-        crate::validate::codes::INPUT_INVALID
+        crate::diag::codes::INPUT_INVALID.as_str()
     }
 
     /// The more specific canonical-JSON code behind a refusal, where there is one.
     pub fn detail_code(&self) -> Option<&'static str> {
         match self {
             LoadError::Json { source, .. } => match source.kind {
-                json::ReadErrorKind::LoneSurrogate => Some(crate::validate::codes::INVALID_UNICODE),
+                json::ReadErrorKind::LoneSurrogate => {
+                    Some(crate::diag::codes::INVALID_UNICODE.as_str())
+                }
                 json::ReadErrorKind::NonIntegerNumber | json::ReadErrorKind::UnsafeInteger => {
-                    Some(crate::validate::codes::NON_CANONICAL_NUMBER)
+                    Some(crate::diag::codes::NON_CANONICAL_NUMBER.as_str())
                 }
                 _ => None,
             },

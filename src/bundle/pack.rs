@@ -8,9 +8,9 @@ use serde_json::Value;
 
 use super::dir::{MANIFEST_FILE, load_dir, path_problem, write_new};
 use super::{LoadError, read_json};
+use crate::diag::Finding;
 use crate::json::{Limits, canonical};
-use crate::validate::Finding;
-use crate::validate::core::{EVIDENCE_PATH, OBSERVATION_MEDIA_TYPE, STATEMENT_PATH};
+use crate::model::vocab::{EVIDENCE_PATH, OBSERVATION_MEDIA_TYPE, STATEMENT_PATH};
 
 /// Errors of `pack` and `unpack`.
 #[derive(Debug, thiserror::Error)]

@@ -15,8 +15,9 @@ use rayon::prelude::*;
 use serde_json::Value;
 
 use mcpres::bundle::{self, LoadError, pack};
+use mcpres::diag::{Report, codes};
 use mcpres::json::{self, Limits, canonical};
-use mcpres::validate::{self, Report, codes};
+use mcpres::validate;
 
 pub use render::Format;
 
@@ -657,7 +658,7 @@ fn run_unpack(file: &Path, output: &Path, raw_from: Option<&Path>) -> i32 {
 fn run_explain(code: Option<&str>, list: bool) -> i32 {
     use mcpres::explain;
     if list || code.is_none() {
-        for e in explain::EXPLANATIONS {
+        for e in explain::explanations() {
             println!("{:<48} {:<18} {}", e.code, e.rule, e.title);
         }
         return 0;

@@ -9,9 +9,9 @@ use serde_json::{Map, Value, json};
 
 use super::{Checked, Outcome};
 use mcpres::bundle::LoadError;
+use mcpres::diag::{Finding, codes};
 use mcpres::json::locate::locate;
 use mcpres::json::reader::line_column;
-use mcpres::validate::{Finding, codes};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Format {
@@ -294,13 +294,13 @@ fn sarif(outcomes: &[Outcome]) -> Value {
         };
         for (i, (f, pos)) in findings.into_iter().enumerate() {
             if seen.insert(f.code) {
-                let e = mcpres::explain::lookup(f.code);
+                let e = f.code.explanation();
                 rules.push(json!({
                     "id": f.code,
-                    "name": e.map(|e| e.title).unwrap_or(f.code),
-                    "shortDescription": {"text": e.map(|e| e.title).unwrap_or(f.code)},
-                    "fullDescription": {"text": e.map(|e| e.meaning).unwrap_or("")},
-                    "help": {"text": e.map(|e| e.fix).unwrap_or("")},
+                    "name": e.title,
+                    "shortDescription": {"text": e.title},
+                    "fullDescription": {"text": e.meaning},
+                    "help": {"text": e.fix},
                     "properties": {"standardRule": f.rule},
                 }));
             }
@@ -339,7 +339,7 @@ fn sarif(outcomes: &[Outcome]) -> Value {
 /// What a valid report says in human output: the evidence class, then the
 /// family's decision fields (`authenticityClassification SIGNED`,
 /// `importStatus INCOMPLETE`, ...).
-fn valid_detail(report: &mcpres::validate::Report) -> String {
+fn valid_detail(report: &mcpres::diag::Report) -> String {
     let mut parts: Vec<String> = report.evidence_class.iter().cloned().collect();
     parts.extend(report.extra.iter().map(|(k, v)| match v {
         Value::String(s) => format!("{k} {s}"),

@@ -14,7 +14,7 @@ use super::subject::{Ended, Recording};
 use super::wire::SelfCheckRecord;
 use crate::bundle::builder::{BundleBuilder, FinalizeError, observation_path};
 use crate::json::canonical;
-use crate::validate::core::SURFACES;
+use crate::model::vocab::SURFACES;
 
 /// One subject process of a trial, as recorded.
 #[derive(Debug, Clone)]
@@ -1042,9 +1042,9 @@ pub fn assemble(
     // The run ends here: monotonic duration rounded up, and a wall-clock end
     // no earlier than the start plus that duration.
     let monotonic_ms = since_epoch() + 1;
-    let started_at = crate::validate::time::format_rfc3339_millis(facts.started_wall);
-    let finished_at = crate::validate::time::format_rfc3339_millis(
-        crate::validate::time::now_millis()
+    let started_at = crate::json::time::format_rfc3339_millis(facts.started_wall);
+    let finished_at = crate::json::time::format_rfc3339_millis(
+        crate::json::time::now_millis()
             .max(facts.started_wall + i64::try_from(monotonic_ms).unwrap_or(0)),
     );
     let mut evidence = json!({

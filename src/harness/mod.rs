@@ -28,7 +28,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 
 use crate::json::canonical;
-use crate::validate::time::{format_rfc3339_millis, now_millis};
+use crate::json::time::{format_rfc3339_millis, now_millis};
 use campaign::{PartEntry, Stats, TrialStat};
 use evidence::{
     ClientRecord, NegativeRecord, RecoveryRecord, RunFacts, SessionRecord, TrialRecord,
@@ -1736,7 +1736,8 @@ pub fn main_demo(args: DemoArgs) -> i32 {
 }
 
 fn sign_and_verify(doc: &Value, output: &Path) -> Result<(PathBuf, String), String> {
-    use crate::attest::{keys::KeyPair, policy, sign};
+    use crate::attest::{keys::KeyPair, policy};
+    use crate::produce::sign;
     let key = KeyPair::generate().map_err(|e| e.to_string())?;
     let now = now_millis();
     let identity = "mcpres-demo-ephemeral";

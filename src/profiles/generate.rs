@@ -116,7 +116,7 @@ impl Vector {
     /// `Ok` when the validator reports exactly the declared findings (and result).
     pub fn check(&self) -> Result<(), String> {
         let report = self.validate();
-        let codes: Vec<&str> = report.findings.iter().map(|f| f.code).collect();
+        let codes: Vec<&str> = report.findings.iter().map(|f| f.code.as_str()).collect();
         if codes != self.expected_findings {
             return Err(format!(
                 "{}: expected {:?}, validator reports {:?}",

@@ -21,7 +21,6 @@ use std::sync::OnceLock;
 
 use jsonschema::error::{TypeKind, ValidationErrorKind};
 use jsonschema::{Draft, PatternOptions, Registry, ValidationError, Validator};
-use serde::Serialize;
 use serde_json::Value;
 
 /// Every MCP-RES v0.2 document type that has a schema.
@@ -46,25 +45,7 @@ pub enum SchemaKind {
     OauthBoundaryEvaluation,
 }
 
-/// One schema violation, in the reference result shape.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct SchemaError {
-    #[serde(rename = "instancePath")]
-    pub instance_path: String,
-    pub keyword: String,
-    pub message: String,
-}
-
-impl fmt::Display for SchemaError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let path = if self.instance_path.is_empty() {
-            "/"
-        } else {
-            self.instance_path.as_str()
-        };
-        write!(f, "{path}: {} ({})", self.message, self.keyword)
-    }
-}
+pub use crate::diag::SchemaError;
 
 /// The `$id` prefix shared by all of the project's schemas.
 pub const SCHEMA_ID_BASE: &str = "https://mcpres.dev/schemas/v0.2.0/";

@@ -23,11 +23,12 @@ use std::collections::HashSet;
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
-use super::codes as c;
-use super::{Finding, Options, Report, core, time};
+use super::{Options, core, time};
 use crate::attest::dsse::{decode_base64, pae};
 use crate::attest::keys::{PublicKey, fingerprint_of_spki};
 use crate::attest::{ALGORITHM, CLASSIFICATIONS, classification_rank};
+use crate::diag::codes as c;
+use crate::diag::{Finding, Report};
 use crate::json::canonical;
 use crate::schema::{self, SchemaKind};
 
@@ -274,7 +275,7 @@ struct EnvelopeOk {
     transparency: bool,
 }
 
-fn fail(code: &'static str, pointer: String, message: String) -> Box<Finding> {
+fn fail(code: crate::diag::Code, pointer: String, message: String) -> Box<Finding> {
     Box::new(Finding::new(code, pointer, message))
 }
 

@@ -5,13 +5,13 @@
 
 use std::collections::{HashMap, HashSet};
 
-use serde_json::{Map, Value, json};
+use serde_json::Value;
 
-use super::codes as c;
-use super::time::rfc3339_micros;
-use super::{Finding, Report};
+use crate::diag::codes as c;
+use crate::diag::{Finding, Report};
 use crate::json::canonical::{self, sha256_hex};
 use crate::json::locate::escape_token;
+use crate::json::time::rfc3339_micros;
 use crate::model::{Artifact, Bundle, Evidence, Observation, Operation};
 use crate::schema::{self, SchemaKind};
 
@@ -30,36 +30,10 @@ const SELF_ASSERTED_EXECUTION_KEYS: [&str; 4] = [
     "regressionExecuted",
 ];
 
-pub const OBSERVATION_MEDIA_TYPE: &str = "application/vnd.mcp-res.observation+json";
-pub const EVIDENCE_PATH: &str = "evidence-envelope.json";
-pub const STATEMENT_PATH: &str = "conformance-statement.json";
-
-/// The evidence classes, strongest first.
-pub const EVIDENCE_CLASSES: [&str; 5] = [
-    "GENUINE_RUNTIME",
-    "FIXTURE_BACKED_PROTOCOL",
-    "FIXTURE_VERIFIED",
-    "INSTALLATION_VERIFIED",
-    "DOCUMENTED_ONLY",
-];
-
-/// The 14 observation surfaces every coverage record lists exactly once.
-pub const SURFACES: [&str; 14] = [
-    "MCP_WIRE_MESSAGES",
-    "RAW_HTTP_REQUESTS",
-    "RAW_HTTP_RESPONSES",
-    "STDIO_INPUT_OUTPUT",
-    "CHILD_PROCESS_LIFECYCLE",
-    "TRANSPORT_DISCONNECTS",
-    "RETRIES",
-    "FILESYSTEM_OUTPUTS",
-    "CLEANUP",
-    "GENERATED_REGRESSION_EXECUTION",
-    "AUTHORIZATION_REDIRECTS",
-    "TOKEN_ENDPOINT",
-    "CACHE_BEHAVIOR",
-    "SOURCE_EVIDENCE",
-];
+pub use crate::model::digests::{bundle_digest, execution_digest, supporting_manifest_digest};
+pub use crate::model::vocab::{
+    EVIDENCE_CLASSES, EVIDENCE_PATH, OBSERVATION_MEDIA_TYPE, STATEMENT_PATH, SURFACES,
+};
 
 /// Validate a v0.2 conformance bundle document with every core rule.
 pub fn validate_bundle(doc: &Value) -> Report {
@@ -345,60 +319,6 @@ struct Semantic<'a> {
 fn obs_digest_and_len(raw: &Value) -> Option<(String, usize)> {
     let bytes = canonical::to_vec_without_key(raw, "observationSha256").ok()?;
     Some((sha256_hex(&bytes), bytes.len()))
-}
-
-fn sorted_artifacts_value(list: &[&Value]) -> Value {
-    let mut sorted: Vec<&Value> = list.to_vec();
-    sorted.sort_by(|a, b| {
-        let pa = a.get("path").and_then(Value::as_str).unwrap_or("");
-        let pb = b.get("path").and_then(Value::as_str).unwrap_or("");
-        canonical::cmp_utf16(pa, pb)
-    });
-    let mut map = Map::new();
-    map.insert(
-        "artifacts".into(),
-        Value::Array(sorted.into_iter().cloned().collect()),
-    );
-    Value::Object(map)
-}
-
-/// `supportingArtifactManifestDigest` over a manifest's artifact list.
-pub fn supporting_manifest_digest(artifacts: &[Value]) -> String {
-    let supporting: Vec<&Value> = artifacts
-        .iter()
-        .filter(|a| {
-            let p = a.get("path").and_then(Value::as_str);
-            p != Some(EVIDENCE_PATH) && p != Some(STATEMENT_PATH)
-        })
-        .collect();
-    canonical::digest(&sorted_artifacts_value(&supporting)).unwrap_or_default()
-}
-
-/// `integrity.bundleDigest` over a manifest's artifact list.
-pub fn bundle_digest(artifacts: &[Value]) -> String {
-    let all: Vec<&Value> = artifacts.iter().collect();
-    canonical::digest(&sorted_artifacts_value(&all)).unwrap_or_default()
-}
-
-/// `statement.executionInstanceDigest` of an evidence document and an outcome.
-pub fn execution_digest(evidence: &Value, actual_outcome: &str) -> String {
-    let observation_digests: Vec<Value> = evidence
-        .get("observations")
-        .and_then(Value::as_array)
-        .map(|obs| {
-            obs.iter()
-                .map(|o| o.get("observationSha256").cloned().unwrap_or(Value::Null))
-                .collect()
-        })
-        .unwrap_or_default();
-    let material = json!({
-        "scenarioFingerprint": evidence.pointer("/scenario/fingerprint").cloned().unwrap_or(Value::Null),
-        "run": evidence.get("run").cloned().unwrap_or(Value::Null),
-        "observationDigests": observation_digests,
-        "actualOutcome": actual_outcome,
-        "supportingArtifactManifestDigest": evidence.get("supportingArtifactManifestDigest").cloned().unwrap_or(Value::Null),
-    });
-    canonical::digest(&material).unwrap_or_default()
 }
 
 /// Derive the evidence class the observations and manifest justify.
@@ -1391,6 +1311,7 @@ impl Semantic<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn truthiness_follows_javascript() {
@@ -1447,7 +1368,7 @@ mod tests {
         doc
     }
 
-    fn codes_and_pointers(doc: &Value) -> Vec<(&'static str, String)> {
+    fn codes_and_pointers(doc: &Value) -> Vec<(crate::diag::Code, String)> {
         validate_bundle(doc)
             .findings
             .into_iter()
@@ -1460,7 +1381,7 @@ mod tests {
         assert!(report.valid, "{:?}", report.findings);
     }
 
-    fn contradiction(pointer: &str) -> (&'static str, String) {
+    fn contradiction(pointer: &str) -> (crate::diag::Code, String) {
         (c::RESULT_CONTRADICTS_EVIDENCE, pointer.to_string())
     }
 
@@ -1826,7 +1747,7 @@ mod tests {
         let mut doc = resealed(|d| d["evidence"]["operations"][0]["outcome"] = json!("FAIL"));
         doc["integrity"]["bundleDigest"] = json!("0".repeat(64));
         let report = validate_bundle(&doc);
-        assert_eq!(report.primary(), Some(c::DIGEST_MISMATCH));
+        assert_eq!(report.primary(), Some(c::DIGEST_MISMATCH.as_str()));
         assert_eq!(
             report.findings.last().map(|f| f.code),
             Some(c::RESULT_CONTRADICTS_EVIDENCE)

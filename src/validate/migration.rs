@@ -12,9 +12,10 @@
 
 use serde_json::Value;
 
-use super::codes as c;
-use super::{Finding, Report, v01};
-use crate::migrate;
+use super::v01;
+use crate::diag::codes as c;
+use crate::diag::{Finding, Report};
+use crate::model::legacy;
 use crate::schema::{self, SchemaKind};
 
 /// Validate a migration result.
@@ -128,7 +129,7 @@ fn fabrication(doc: &Value) -> Option<(String, String)> {
     }
     // mcpres' addition: the assertions and requirements must be the ones the original yields.
     let evidence = &doc["originalBundle"]["evidence"];
-    let derived = migrate::legacy_assertions(evidence);
+    let derived = legacy::legacy_assertions(evidence);
     let matches = derived.len() == assertions.len()
         && derived
             .iter()
@@ -145,7 +146,7 @@ fn fabrication(doc: &Value) -> Option<(String, String)> {
             "the legacy assertions are not the producer booleans of the original evidence".into(),
         ));
     }
-    let required = migrate::unresolved_requirements(evidence);
+    let required = legacy::unresolved_requirements(evidence);
     let listed = target["unresolvedRequirements"]
         .as_array()
         .unwrap_or(&empty);

@@ -13,101 +13,11 @@ pub mod migration;
 pub mod oauth;
 pub mod official;
 pub mod profile;
-pub mod time;
 pub mod v01;
 
-use serde::Serialize;
-
-use crate::schema::SchemaError;
-
-/// One problem found in a document.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Finding {
-    /// Stable diagnostic code, `MCP_RES_*`.
-    pub code: &'static str,
-    /// The standard's requirement id that the code enforces.
-    pub rule: &'static str,
-    /// JSON pointer into the validated document (`""` is the whole document).
-    pub pointer: String,
-    /// What is wrong, in terms of this document.
-    pub message: String,
-    /// What to do about it.
-    pub hint: String,
-}
-
-impl Finding {
-    pub fn new(code: &'static str, pointer: impl Into<String>, message: impl Into<String>) -> Self {
-        let (rule, hint) = match crate::explain::lookup(code) {
-            Some(e) => (e.rule, e.fix.to_string()),
-            None => ("MCP-RES v0.2", String::new()),
-        };
-        Finding {
-            code,
-            rule,
-            pointer: pointer.into(),
-            message: message.into(),
-            hint,
-        }
-    }
-}
-
-/// The outcome of validating one document.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Report {
-    pub valid: bool,
-    /// The reference validators' list: the primary diagnostic only (empty when valid).
-    pub diagnostics: Vec<String>,
-    /// Schema violations, when the primary diagnostic is a schema failure.
-    pub schema_errors: Vec<SchemaError>,
-    /// The evidence class derived from the observations (when the shape allows deriving one).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub evidence_class: Option<String>,
-    /// Every finding, primary first.
-    pub findings: Vec<Finding>,
-    /// Family-specific results (for example `authenticityClassification` or
-    /// `status`), emitted beside the common fields in JSON output.
-    #[serde(flatten)]
-    pub extra: serde_json::Map<String, serde_json::Value>,
-}
-
-impl Report {
-    /// Build a report from findings in rule order; the first is the primary.
-    pub fn from_findings(
-        findings: Vec<Finding>,
-        schema_errors: Vec<SchemaError>,
-        evidence_class: Option<String>,
-    ) -> Self {
-        let primary = findings.first().map(|f| f.code.to_string());
-        let schema_errors = if primary
-            .as_deref()
-            .is_some_and(|p| p.ends_with("SCHEMA_INVALID"))
-        {
-            schema_errors
-        } else {
-            Vec::new()
-        };
-        Report {
-            valid: primary.is_none(),
-            diagnostics: primary.into_iter().collect(),
-            schema_errors,
-            evidence_class,
-            findings,
-            extra: serde_json::Map::new(),
-        }
-    }
-
-    /// Attach a family-specific result field (shown in JSON output).
-    pub fn with_extra(mut self, key: &str, value: serde_json::Value) -> Self {
-        self.extra.insert(key.to_string(), value);
-        self
-    }
-
-    /// The primary diagnostic code, if the document is invalid.
-    pub fn primary(&self) -> Option<&str> {
-        self.diagnostics.first().map(String::as_str)
-    }
-}
+pub use crate::diag::{Finding, Report};
+/// RFC 3339 instants (moved to [`crate::json::time`]; kept here for callers).
+pub use crate::json::time;
 
 /// Document families that `mcpres validate` recognises by `schemaVersion`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

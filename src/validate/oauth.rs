@@ -14,8 +14,8 @@ use std::sync::OnceLock;
 use regex::Regex;
 use serde_json::{Value, json};
 
-use super::codes as c;
-use super::{Finding, Report};
+use crate::diag::codes as c;
+use crate::diag::{Finding, Report};
 use crate::json::locate::escape_token;
 use crate::profiles::{
     OAUTH_BOUNDARY_ID, Profile, ProfileStatus, Registry, RegistryError, has_repeat, sorted,
@@ -302,10 +302,10 @@ fn case_finding(case: &Value, i: usize) -> Option<Finding> {
         Some(format!(
             "observed the negative's own reason {rejected}, so it does not show a wrong reason"
         ))
-    } else if observed != c::OAUTH_EARLY_SYNTAX_REJECTION {
+    } else if observed != super::codes::OAUTH_EARLY_SYNTAX_REJECTION {
         Some(format!(
             "observed {observed}, not {}",
-            c::OAUTH_EARLY_SYNTAX_REJECTION
+            super::codes::OAUTH_EARLY_SYNTAX_REJECTION
         ))
     } else if str_at(mutant, "expectedDiagnostic") != c::OAUTH_WRONG_REASON {
         Some(format!("does not expect {}", c::OAUTH_WRONG_REASON))

@@ -12,8 +12,8 @@ use std::collections::HashSet;
 
 use serde_json::{Value, json};
 
-use super::codes as c;
-use super::{Finding, Report};
+use crate::diag::codes as c;
+use crate::diag::{Finding, Report};
 use crate::json::canonical::{self, cmp_utf16, sha256_hex};
 use crate::schema::{self, SchemaKind};
 

@@ -9,8 +9,8 @@
 
 use serde_json::{Value, json};
 
-use super::codes as c;
-use super::{Finding, Report};
+use crate::diag::codes as c;
+use crate::diag::{Finding, Report};
 use crate::json::canonical::{self, cmp_utf16};
 use crate::profiles::{Profile, Registry, RegistryError, has_repeat, sorted};
 use crate::schema::{self, SchemaKind};

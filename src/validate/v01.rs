@@ -22,8 +22,8 @@ use std::sync::OnceLock;
 use regex::Regex;
 use serde_json::Value;
 
-use super::codes as c;
-use super::{Finding, Report};
+use crate::diag::codes as c;
+use crate::diag::{Finding, Report};
 use crate::json::canonical;
 
 /// The v0.1 profiles the v0.1 kit knows, with the subject types each accepts.
@@ -379,7 +379,7 @@ pub fn decode_base64_lenient(text: &str) -> Vec<u8> {
 
 /// The forbidden-text scan of the v0.1 kit over the bundle's compact JSON text: a raw
 /// Authorization header first, then Base64 runs that decode to a credential.
-fn forbidden_text(doc: &Value) -> Option<&'static str> {
+fn forbidden_text(doc: &Value) -> Option<crate::diag::Code> {
     let text = serde_json::to_string(doc).ok()?;
     if auth_header_pattern().is_match(&text) {
         return Some(c::V01_AUTH_HEADER_FORBIDDEN);

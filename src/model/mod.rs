@@ -1,9 +1,15 @@
-//! Typed, borrowed views of a v0.2 conformance bundle.
+//! The document model shared by producers and rules.
 //!
-//! A `CheckedBundle` exists only for a document that passed the closed schema:
-//! the semantic rules take it as their only input, so they never see a
-//! malformed shape. The raw `serde_json::Value` stays alongside for digests,
-//! which are always taken over the document exactly as written.
+//! - Typed, borrowed views of a v0.2 conformance bundle ([`Bundle`] and its parts). The core
+//!   rules build a view only for a document that passed the closed schema, so they never see
+//!   a malformed shape. The raw `serde_json::Value` stays alongside for digests, which are
+//!   always taken over the document exactly as written.
+//! - [`vocab`]: paths, media types, evidence classes and the 14 observation surfaces.
+//! - [`digests`] and [`legacy`]: pure derivations that producers write and rules recompute.
+
+pub mod digests;
+pub mod legacy;
+pub mod vocab;
 
 use serde::Deserialize;
 use serde_json::Value;

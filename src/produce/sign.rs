@@ -1,18 +1,19 @@
-//! The producing side: build the in-toto statement for a bundle, sign it
-//! into a DSSE envelope, and wrap the bundle (or add a witness envelope to an
-//! existing wrapper).
+//! `mcpres sign`: build the in-toto statement for a bundle, sign it into a DSSE
+//! envelope, and wrap the bundle (or add a witness envelope to an existing wrapper).
+//! The input is validated first, so nothing invalid is ever signed.
 
 use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
 
-use super::dsse::{encode_base64, pae};
-use super::keys::KeyPair;
-use super::{
+use crate::attest::dsse::{encode_base64, pae};
+use crate::attest::keys::KeyPair;
+use crate::attest::{
     ALGORITHM, AUTHENTICITY_VERSION, CLASSIFICATIONS, ENVELOPE_VERSION, PAYLOAD_TYPE,
     PREDICATE_TYPE, STATEMENT_TYPE, WRAPPER_VERSION, classification_rank,
 };
+use crate::diag::Report;
 use crate::json::canonical;
-use crate::validate::{self, Family, Report};
+use crate::validate::{self, Family};
 
 /// A transparency-log reference to bind into the statement.
 #[derive(Debug, Clone)]
@@ -144,7 +145,7 @@ pub fn sign_statement(
 /// bundle gets one more (witness) envelope. The result is checked by the
 /// verifier before it is returned.
 pub fn attest(input: &Value, key: &KeyPair, options: &SignOptions) -> Result<Value, SignError> {
-    if crate::validate::time::rfc3339_micros(&options.signing_time).is_none() {
+    if crate::json::time::rfc3339_micros(&options.signing_time).is_none() {
         return Err(SignError::BadSigningTime(options.signing_time.clone()));
     }
     let fingerprint = key.public().fingerprint();
@@ -242,7 +243,7 @@ pub fn attest(input: &Value, key: &KeyPair, options: &SignOptions) -> Result<Val
 fn envelope_has_transparency(envelope: &Value) -> bool {
     envelope["payload"]
         .as_str()
-        .and_then(super::dsse::decode_base64)
+        .and_then(crate::attest::dsse::decode_base64)
         .and_then(|bytes| serde_json::from_slice::<Value>(&bytes).ok())
         .is_some_and(|s| s["predicate"].get("transparencyReference").is_some())
 }

@@ -1,7 +1,7 @@
 //! Typed, borrowed views of a v0.2 conformance bundle.
 //!
-//! A `CheckedBundle` exists only for a document that passed the closed schema:
-//! the semantic rules take it as their only input, so they never see a
+//! A [`Bundle`] is read only from a document that passed the closed schema:
+//! the core rules read it, so they never see a
 //! malformed shape. The raw `serde_json::Value` stays alongside for digests,
 //! which are always taken over the document exactly as written.
 

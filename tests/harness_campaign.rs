@@ -26,7 +26,7 @@ fn run_args(out: &Path, args: &[&str], subject_args: &[&str]) -> Vec<String> {
 }
 
 fn run_reference(out: &Path, args: &[&str], subject_args: &[&str]) -> Output {
-    mcpres(run_args(out, args, subject_args))
+    mcpres(&run_args(out, args, subject_args))
 }
 
 fn show(o: &Output) -> String {

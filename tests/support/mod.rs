@@ -27,20 +27,12 @@ pub fn command() -> Command {
 }
 
 /// Run `mcpres ARGS` in the test's working directory and wait for it.
-pub fn mcpres<I, S>(args: I) -> Output
-where
-    I: IntoIterator<Item = S>,
-    S: AsRef<OsStr>,
-{
+pub fn mcpres<S: AsRef<OsStr>>(args: &[S]) -> Output {
     command().args(args).output().expect("run mcpres")
 }
 
 /// Run `mcpres ARGS` with `dir` as its working directory and wait for it.
-pub fn mcpres_in<I, S>(dir: &Path, args: I) -> Output
-where
-    I: IntoIterator<Item = S>,
-    S: AsRef<OsStr>,
-{
+pub fn mcpres_in<S: AsRef<OsStr>>(dir: &Path, args: &[S]) -> Output {
     command()
         .args(args)
         .current_dir(dir)

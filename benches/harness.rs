@@ -1,4 +1,4 @@
-//! The harness's own overhead per JSON-RPC exchange (issue 7, "Performance"):
+//! The harness's own overhead per JSON-RPC exchange:
 //! one `tools/call echo` round trip against `mcpres serve --transport stdio`,
 //!
 //!   1. over a raw pipe: the request line written to the child's stdin with

@@ -7,7 +7,6 @@
 
 pub mod attest;
 pub mod bundle;
-pub mod corpus;
 pub mod diag;
 pub mod explain;
 pub mod json;

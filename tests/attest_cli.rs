@@ -1,8 +1,11 @@
 //! Authenticity end to end through the real binary: keygen, sign, verify,
 //! trust policies, and one tampered document per attestation diagnostic.
 
+mod support;
+
+use support::{Run, mcpres_in};
+
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use mcpres::attest::dsse::{decode_base64, encode_base64};
 use mcpres::attest::keys::KeyPair;
@@ -14,23 +17,8 @@ const POLICY_ID: &str = "org/release-policy";
 const SIGNED_AT: &str = "2026-06-01T00:00:00.000Z";
 const VERIFY_AT: &str = "2026-07-01T00:00:00Z";
 
-struct Run {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
 fn mcpres(dir: &Path, args: &[&str]) -> Run {
-    let out = Command::new(env!("CARGO_BIN_EXE_mcpres"))
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("run mcpres");
-    Run {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    }
+    Run::from(mcpres_in(dir, args))
 }
 
 fn alice() -> KeyPair {

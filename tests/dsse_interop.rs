@@ -10,6 +10,10 @@
 //! 2. An envelope that securesystemslib signs over a statement mcpres produced
 //!    is accepted by `mcpres verify` once placed in an attested wrapper.
 
+mod support;
+
+use support::mcpres_in;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -40,14 +44,6 @@ fn script() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/interop/sslib_dsse.py")
 }
 
-fn mcpres(dir: &Path, args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_mcpres"))
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .unwrap()
-}
-
 fn ok(out: &std::process::Output) -> String {
     assert!(
         out.status.success(),
@@ -71,10 +67,10 @@ fn envelopes_interoperate_with_securesystemslib() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("bundles/example-genuine-runtime");
-    let fingerprint = ok(&mcpres(d, &["keygen", "--out", "signer"]))
+    let fingerprint = ok(&mcpres_in(d, &["keygen", "--out", "signer"]))
         .trim()
         .to_owned();
-    ok(&mcpres(
+    ok(&mcpres_in(
         d,
         &[
             "sign",
@@ -172,7 +168,7 @@ fn envelopes_interoperate_with_securesystemslib() {
     )
     .unwrap();
     let report: Value = serde_json::from_str(
-        ok(&mcpres(
+        ok(&mcpres_in(
             d,
             &["verify", "from-them.json", "--format", "json"],
         ))

@@ -3,12 +3,13 @@
 //! files, and the real binary gives every vector exactly its catalog diagnostics, findings and
 //! exit code. Together they cover every v0.1 code and every migration-result code.
 
+mod support;
+
 #[path = "../examples/gen_migration_vectors.rs"]
 mod gen_migration_vectors;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use serde_json::Value;
 
@@ -74,7 +75,7 @@ fn every_vector_gets_its_catalog_findings_from_the_binary() {
             entry["fileSha256"].as_str().unwrap(),
             "{id}"
         );
-        let out = Command::new(env!("CARGO_BIN_EXE_mcpres"))
+        let out = support::command()
             .args(["validate", "--format", "json"])
             .arg(&path)
             .output()
@@ -111,7 +112,7 @@ fn the_valid_v01_vector_migrates_to_the_committed_result_up_to_the_tool_digest()
     let source = std::fs::read(dir().join("v01/valid.json")).unwrap();
     let committed = std::fs::read(dir().join("migration/valid.json")).unwrap();
     let tmp = tempfile::tempdir().expect("tempdir");
-    let out = Command::new(env!("CARGO_BIN_EXE_mcpres"))
+    let out = support::command()
         .current_dir(tmp.path())
         .args(["migrate", "v0.1", "--input"])
         .arg(dir().join("v01/valid.json"))

@@ -2,6 +2,10 @@
 //! and example bundles (`bundles/`): the catalog's expectations hold, regeneration
 //! is byte-identical, and the real binary agrees on files and directories.
 
+mod support;
+
+use support::Run;
+
 #[allow(dead_code)]
 #[path = "../examples/gen_vectors.rs"]
 mod gen_vectors;
@@ -9,7 +13,6 @@ mod gen_vectors;
 use std::collections::BTreeSet;
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use mcpres::bundle::builder::BundleBuilder;
 use mcpres::json::canonical::sha256_hex;
@@ -238,15 +241,8 @@ fn regeneration_is_byte_identical() {
 // ---------------------------------------------------------------------------
 
 fn mcpres(args: &[&std::ffi::OsStr]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_mcpres"))
-        .args(args)
-        .output()
-        .expect("run mcpres");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    let run = Run::from(support::mcpres(args));
+    (run.code, run.stdout, run.stderr)
 }
 
 /// `mcpres validate --format json PATH`: exit code and the result object.

@@ -1,4 +1,4 @@
-//! Adversarial subjects (issue 13, item 7): small stdio servers in
+//! Adversarial subjects: small stdio servers in
 //! tests/subjects/liars/ that lie in one way each, run through the real binary
 //! under `--scenario generic --trials 2`. Each test checks that the bundle
 //! claims no more than the run observed; `honest.py`, the same code without
@@ -7,25 +7,25 @@
 //! the run's output.
 #![cfg(feature = "server")]
 
-mod harness_support;
+mod support;
 
 use std::cell::RefCell;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Output, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
 use serde_json::Value;
 
-use harness_support::*;
+use support::*;
 
 /// Hard limit on one `mcpres` invocation; the harness has its own budgets,
 /// this only keeps a hung run from hanging the test suite.
 const WATCHDOG: Duration = Duration::from_secs(120);
 
 /// Run `mcpres ARGS` with a watchdog that kills it after [`WATCHDOG`].
-fn mcpres(args: &[&str]) -> Output {
-    let child = Command::new(exe())
+fn mcpres_watched(args: &[&str]) -> Output {
+    let child = command()
         .args(args)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
@@ -100,7 +100,7 @@ fn run_subject(name: &str, lie: &'static str, extra: &[&str], subject_args: &[&s
     args.extend_from_slice(&["-o", dir.to_str().unwrap(), "--", "python3"]);
     args.push(subject.to_str().unwrap());
     args.extend_from_slice(subject_args);
-    let out = mcpres(&args);
+    let out = mcpres_watched(&args);
     let read = |file: &str| {
         let p = dir.join(file);
         if p.is_file() {
@@ -113,7 +113,7 @@ fn run_subject(name: &str, lie: &'static str, extra: &[&str], subject_args: &[&s
         "evidence": read("evidence-envelope.json"),
         "statement": read("conformance-statement.json"),
     });
-    let validate = mcpres(&["validate", dir.to_str().unwrap()]);
+    let validate = mcpres_watched(&["validate", dir.to_str().unwrap()]);
     Run {
         _tmp: tmp,
         dir,

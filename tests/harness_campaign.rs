@@ -3,7 +3,7 @@
 //! with `mcpres validate`, and campaign.json is recomputed from the parts.
 #![cfg(feature = "server")]
 
-mod harness_support;
+mod support;
 
 use std::collections::BTreeSet;
 use std::io::BufRead;
@@ -12,7 +12,7 @@ use std::process::{Command, Output, Stdio};
 
 use serde_json::{Value, json};
 
-use harness_support::*;
+use support::*;
 
 /// `mcpres run ARGS -o OUT -- mcpres serve --transport stdio SUBJECT_ARGS`.
 fn run_args(out: &Path, args: &[&str], subject_args: &[&str]) -> Vec<String> {
@@ -26,10 +26,7 @@ fn run_args(out: &Path, args: &[&str], subject_args: &[&str]) -> Vec<String> {
 }
 
 fn run_reference(out: &Path, args: &[&str], subject_args: &[&str]) -> Output {
-    Command::new(exe())
-        .args(run_args(out, args, subject_args))
-        .output()
-        .expect("run mcpres")
+    mcpres(&run_args(out, args, subject_args))
 }
 
 fn show(o: &Output) -> String {
@@ -57,7 +54,7 @@ fn kinds(events: &[Value]) -> Vec<&str> {
 
 /// `mcpres validate --format json DIR`: exit status and the report.
 fn cli_validate(dir: &Path) -> (Option<i32>, Value) {
-    let o = Command::new(exe())
+    let o = command()
         .args(["validate", "--format", "json"])
         .arg(dir)
         .output()
@@ -353,7 +350,7 @@ fn failing_parts_make_the_campaign_fail_with_exit_1() {
 fn an_interrupted_campaign_keeps_its_written_parts_and_no_summary() {
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("campaign");
-    let mut child = Command::new(exe())
+    let mut child = command()
         .args(run_args(&out, &["--trials", "12", "--json"], &[]))
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

@@ -6,14 +6,14 @@
 //! observed hashes of what was executed.
 #![cfg(feature = "server")]
 
-mod harness_support;
+mod support;
 
 use std::path::Path;
 use std::process::{Command, Output};
 
 use serde_json::{Value, json};
 
-use harness_support::*;
+use support::*;
 
 const SERVER: &str = "tests/subjects/residue_server.py";
 
@@ -31,10 +31,7 @@ fn run(out: &Path, extra: &[&str]) -> Output {
         SERVER,
     ];
     args.extend_from_slice(extra);
-    Command::new(exe())
-        .args(&args)
-        .output()
-        .expect("run mcpres")
+    mcpres(&args)
 }
 
 fn observation<'a>(doc: &'a Value, kind: &str) -> &'a Value {

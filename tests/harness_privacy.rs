@@ -4,14 +4,13 @@
 //! raw bytes or in any JSON string it decodes to.
 #![cfg(feature = "server")]
 
-mod harness_support;
+mod support;
 
 use std::path::Path;
-use std::process::Command;
 
 use serde_json::Value;
 
-use harness_support::*;
+use support::*;
 
 /// What the subject leaks: the `--env` values it prints to stderr and the
 /// decoded forms of the escaped secrets of its echo answer.
@@ -75,7 +74,7 @@ fn secrets_behind_json_escapes_and_short_env_values_are_redacted() {
     let out = tmp.path().join("bundle");
     let script =
         Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/subjects/escaped_secrets_server.py");
-    let o = Command::new(exe())
+    let o = command()
         .args([
             "run",
             "--scenario",

@@ -3,18 +3,14 @@
 //! bundle is loaded back from disk and validated.
 #![cfg(feature = "server")]
 
-mod harness_support;
+mod support;
 
 use std::path::Path;
 use std::process::{Command, Output};
 
 use serde_json::{Value, json};
 
-use harness_support::*;
-
-fn mcpres(args: &[&str]) -> Output {
-    Command::new(exe()).args(args).output().expect("run mcpres")
-}
+use support::*;
 
 /// `mcpres run [extra] -o out -- mcpres serve --transport stdio`.
 fn run(extra: &[&str], out: &Path) -> Output {

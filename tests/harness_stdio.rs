@@ -3,19 +3,20 @@
 //! sleeper), and every bundle is loaded back from disk and validated.
 #![cfg(feature = "server")]
 
-mod harness_support;
+mod support;
 
 use std::path::Path;
 use std::process::{Command, Output};
 
 use serde_json::Value;
 
-use harness_support::*;
+use support::*;
 
 const SERVER_NAME: &str = "mcpres-reference-server";
 
+/// `mcpres ARGS` with a marker in its environment that no bundle may contain.
 fn mcpres(args: &[&str]) -> Output {
-    Command::new(exe())
+    command()
         .args(args)
         .env("MCPRES_HARNESS_LEAK_MARKER", "harness-only-value-7f3a")
         .output()
@@ -317,7 +318,7 @@ fn ctrl_c_kills_the_subject_tree_and_writes_nothing() {
     let pids = tmp.path().join("pids");
     // A subject that never answers: the harness is still waiting when SIGINT arrives.
     let script = "/usr/bin/sleep 300 >/dev/null 2>&1 </dev/null & echo $! >> \"$PIDFILE\"; echo $$ >> \"$PIDFILE\"; exec /usr/bin/sleep 300";
-    let child = Command::new(exe())
+    let child = command()
         .args([
             "run",
             "--env",

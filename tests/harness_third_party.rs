@@ -14,14 +14,14 @@
 //! GENUINE_RUNTIME and hold no machine-specific paths.
 #![cfg(feature = "server")]
 
-mod harness_support;
+mod support;
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 use serde_json::Value;
 
-use harness_support::*;
+use support::*;
 
 /// In the harness's environment only: it must not reach any artifact.
 const MARKER_NAME: &str = "MCPRES_THIRD_PARTY_MARKER";
@@ -35,7 +35,7 @@ fn root() -> PathBuf {
 }
 
 fn run(args: &[&str]) -> Output {
-    Command::new(exe())
+    command()
         .args(args)
         .current_dir(root())
         .env(MARKER_NAME, MARKER_VALUE)

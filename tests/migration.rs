@@ -13,14 +13,18 @@
 //!
 //! Without the reference corpus the tests say so and pass.
 
+mod support;
+
+use support::mcpres_in;
+
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 use mcpres::json::sha256_hex;
 use serde_json::{Value, json};
 
 fn corpus() -> Option<PathBuf> {
-    let root = mcpres::corpus::reference_corpus_dir().map(|d| d.join("v0.1.0"));
+    let root = support::reference_corpus_dir().map(|d| d.join("v0.1.0"));
     if root.is_none() {
         eprintln!("SKIPPED: reference corpus not found");
     }
@@ -40,16 +44,8 @@ fn valid_inputs(root: &Path) -> Vec<PathBuf> {
     out
 }
 
-fn mcpres(cwd: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_mcpres"))
-        .current_dir(cwd)
-        .args(args)
-        .output()
-        .expect("run mcpres")
-}
-
 fn migrate(cwd: &Path, input: &Path, output: &str) -> Output {
-    mcpres(
+    mcpres_in(
         cwd,
         &[
             "migrate",
@@ -73,7 +69,7 @@ fn stdout_json(out: &Output) -> Value {
 }
 
 fn validate(path: &Path) -> (i32, Value) {
-    let out = mcpres(
+    let out = mcpres_in(
         path.parent().expect("parent"),
         &[
             "validate",
@@ -228,7 +224,7 @@ fn dry_run_writes_nothing_and_predicts_the_output_digest() {
     let input = root.join("test-vectors/valid/minimal-valid-clean-control.json");
     let tmp = tempfile::tempdir().expect("tempdir");
     let dir = tmp.path();
-    let dry = mcpres(
+    let dry = mcpres_in(
         dir,
         &[
             "migrate",
@@ -247,7 +243,7 @@ fn dry_run_writes_nothing_and_predicts_the_output_digest() {
     assert_eq!(predicted["wouldWrite"], "new.json");
     assert_eq!(predicted["report"]["status"], "INCOMPLETE");
     // Without --output the dry run still reports.
-    let bare = mcpres(
+    let bare = mcpres_in(
         dir,
         &[
             "migrate",
@@ -361,7 +357,7 @@ fn output_paths_are_refused_unless_new_and_inside_the_workspace() {
 
     // The output is the input, spelled the same or differently.
     for spelling in ["old.json", "./old.json", "sub/../old.json"] {
-        let out = mcpres(
+        let out = mcpres_in(
             &work,
             &[
                 "migrate", "v0.1", "--input", "old.json", "--output", spelling,
@@ -420,7 +416,7 @@ fn output_paths_are_refused_unless_new_and_inside_the_workspace() {
     // --workspace moves the confinement root.
     let ws = outside.to_str().unwrap();
     let inside = outside.join("new.json");
-    let out = mcpres(
+    let out = mcpres_in(
         &work,
         &[
             "migrate",
@@ -435,7 +431,7 @@ fn output_paths_are_refused_unless_new_and_inside_the_workspace() {
     );
     assert!(out.status.success(), "{out:?}");
     assert!(inside.is_file());
-    let out = mcpres(
+    let out = mcpres_in(
         &work,
         &[
             "migrate",

@@ -3,6 +3,10 @@
 //! (`testdata/official/results`), the real capture of the reference corpus, the
 //! import stops, and the cases where the two reference validators disagree.
 
+mod support;
+
+use support::mcpres;
+
 #[allow(dead_code)]
 #[path = "../examples/gen_official.rs"]
 mod gen_official;
@@ -10,7 +14,6 @@ mod gen_official;
 use std::collections::BTreeSet;
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
 use mcpres::json::canonical::sha256_hex;
 use mcpres::official::{
@@ -34,13 +37,6 @@ fn results_dir() -> PathBuf {
 
 fn parse(bytes: &[u8]) -> Value {
     mcpres::json::parse_default(bytes).expect("strict JSON")
-}
-
-fn mcpres(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_mcpres"))
-        .args(args)
-        .output()
-        .expect("run mcpres")
 }
 
 fn codes_of(report: &validate::Report) -> Vec<&'static str> {
@@ -229,7 +225,7 @@ fn the_binary_agrees_on_every_vector() {
 // ---------------------------------------------------------------------------
 
 fn corpus_capture() -> Option<(PathBuf, PathBuf)> {
-    let Some(root) = mcpres::corpus::reference_corpus_dir() else {
+    let Some(root) = support::reference_corpus_dir() else {
         eprintln!("SKIPPED: reference corpus not found (set MCPRES_REFERENCE_CORPUS)");
         return None;
     };

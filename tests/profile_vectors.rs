@@ -1,20 +1,25 @@
 //! Profile and OAuth-boundary evaluations: mcpres' own registry against the reference
 //! registry, the committed vectors (`testdata/profile`, `testdata/oauth`, written by
-//! `examples/gen_profile_vectors.rs`) against the generator, every vector's declared
+//! `examples/gen_profile_vectors/`) against the generator, every vector's declared
 //! findings, one deep vector per diagnostic code, and the real binary on each file.
 //! Tests named `divergence_*` are the cases where the two reference implementations
 //! disagree or where mcpres goes further; spec/conformance.md records each choice.
 
+#[allow(dead_code)]
+#[path = "../examples/gen_profile_vectors/generate.rs"]
+mod generate;
+mod support;
+
 use std::collections::BTreeSet;
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use mcpres::json::canonical::{self, sha256_hex};
-use mcpres::profiles::generate::{self, RegistryVariant, Vector};
 use mcpres::profiles::{ProfileStatus, Registry};
 use mcpres::validate::{self, codes, oauth, profile};
 use serde_json::Value;
+
+use generate::{RegistryVariant, Vector};
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -43,7 +48,7 @@ fn committed_vectors_equal_the_generator_output() {
             assert_eq!(
                 committed,
                 generate::file_bytes(&v.doc),
-                "{} differs from the generator; rerun examples/gen_profile_vectors.rs",
+                "{} differs from the generator; rerun examples/gen_profile_vectors",
                 path.display()
             );
             expected.insert(v.path());
@@ -240,7 +245,7 @@ fn the_binary_agrees_on_every_committed_vector() {
             .filter(|v| v.registry == RegistryVariant::Builtin)
             .map(|v| dir.join(v.path()))
             .collect();
-        let out = Command::new(env!("CARGO_BIN_EXE_mcpres"))
+        let out = support::command()
             .args(["validate", "--format", "json"])
             .args(&paths)
             .output()
@@ -275,8 +280,8 @@ fn the_binary_agrees_on_every_committed_vector() {
 
 #[test]
 fn registry_matches_the_reference_profile_registry() {
-    let Some(corpus) = mcpres::corpus::reference_corpus_dir() else {
-        eprintln!("skipped: reference corpus not found (see mcpres::corpus)");
+    let Some(corpus) = support::reference_corpus_dir() else {
+        eprintln!("skipped: reference corpus not found (set MCPRES_REFERENCE_CORPUS)");
         return;
     };
     let v02 = corpus.join("v0.2.0");
@@ -324,7 +329,7 @@ fn registry_matches_the_reference_profile_registry() {
 fn generated_documents_pass_the_reference_schemas_where_valid() {
     // Cross-check against the reference kit's own schemas (when the corpus is present):
     // every valid vector must be accepted by our schema and have the reference shape.
-    let Some(corpus) = mcpres::corpus::reference_corpus_dir() else {
+    let Some(corpus) = support::reference_corpus_dir() else {
         eprintln!("skipped: reference corpus not found");
         return;
     };

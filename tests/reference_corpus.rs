@@ -3,13 +3,14 @@
 //! real `mcpres` binary. The corpus lives outside the repository; without it the
 //! test says so and passes vacuously (CI always has it).
 
+mod support;
+
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use serde_json::Value;
 
 fn corpus_root() -> Option<PathBuf> {
-    mcpres::corpus::reference_corpus_dir()
+    support::reference_corpus_dir()
 }
 
 fn sha256_file(path: &Path) -> String {
@@ -17,7 +18,7 @@ fn sha256_file(path: &Path) -> String {
 }
 
 fn run_json(path: &Path) -> (i32, Value) {
-    let out = Command::new(env!("CARGO_BIN_EXE_mcpres"))
+    let out = support::command()
         .args(["validate", "--format", "json"])
         .arg(path)
         .output()
@@ -98,7 +99,7 @@ fn catalog_vectors_validate_identically_as_bundle_directories() {
     ] {
         let src = dir.join(name);
         let out = tmp.path().join(name.replace(['/', '.'], "-"));
-        let status = Command::new(env!("CARGO_BIN_EXE_mcpres"))
+        let status = support::command()
             .arg("unpack")
             .arg(&src)
             .arg("-o")

@@ -5,9 +5,11 @@
 //! form. The committed harness bundles, whose fault cases fail on their first
 //! attempt and are recovered by a retry, stay valid.
 
+mod support;
+
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 use mcpres::bundle::builder::{Built, BundleBuilder};
 use mcpres::json::Limits;
@@ -35,7 +37,7 @@ fn load(path: &Path) -> Value {
 }
 
 fn validate(path: &Path) -> (Output, Value) {
-    let out = Command::new(env!("CARGO_BIN_EXE_mcpres"))
+    let out = support::command()
         .args(["validate", "--format", "json"])
         .arg(path)
         .output()
@@ -254,7 +256,7 @@ fn reference_rule_failure_stays_primary() {
 
 #[test]
 fn explain_knows_the_code() {
-    let out = Command::new(env!("CARGO_BIN_EXE_mcpres"))
+    let out = support::command()
         .args(["explain", "result_contradicts_evidence"])
         .output()
         .unwrap();

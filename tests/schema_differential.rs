@@ -11,6 +11,8 @@
 //! The corpus is found at `$MCPRES_REFERENCE_CORPUS` or `../shared/reference-corpus` from the
 //! crate root; without it the test prints why and passes.
 
+mod support;
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -35,8 +37,7 @@ const HUGE_LEN: usize = 1_048_577;
 const HUGE_PER_DOCUMENT: usize = 3;
 
 fn corpus_dir() -> Option<PathBuf> {
-    let found =
-        mcpres::corpus::reference_corpus_dir().filter(|dir| dir.join("v0.2.0/schemas").is_dir());
+    let found = support::reference_corpus_dir().filter(|dir| dir.join("v0.2.0/schemas").is_dir());
     if found.is_some() {
         found
     } else {

@@ -9,6 +9,8 @@
 //! member, add an unknown member, swap the type, boundary numbers, boundary and hostile
 //! strings, empty and duplicated arrays). Both sides must accept or reject each one alike.
 
+mod support;
+
 use std::path::{Path, PathBuf};
 
 use jsonschema::{Draft, Registry, Validator};
@@ -215,7 +217,7 @@ fn mutants(seed: &Value) -> Vec<(String, Value)> {
 
 #[test]
 fn own_v01_schema_decides_like_the_reference_v01_schemas() {
-    let Some(root) = mcpres::corpus::reference_corpus_dir().map(|d| d.join("v0.1.0")) else {
+    let Some(root) = support::reference_corpus_dir().map(|d| d.join("v0.1.0")) else {
         println!("schema_differential_v01 skipped: reference corpus not found");
         return;
     };

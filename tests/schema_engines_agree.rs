@@ -2,13 +2,15 @@
 //! accept/reject decision on every document: corpus documents and systematic
 //! mutations of them (deleted keys, unknown keys, retyped leaves, emptied arrays).
 
+mod support;
+
 use std::path::PathBuf;
 
 use mcpres::schema::{self, SchemaKind};
 use serde_json::{Value, json};
 
 fn corpus_root() -> Option<PathBuf> {
-    mcpres::corpus::reference_corpus_dir()
+    support::reference_corpus_dir()
 }
 
 /// Every JSON pointer of containers and leaves in `v`.

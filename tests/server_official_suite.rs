@@ -9,6 +9,8 @@
 //! The results folder is then imported with `mcpres official import --results` and the
 //! attachment validated (see spec/official-conformance.md).
 
+mod support;
+
 mod server_support;
 
 use std::path::{Path, PathBuf};
@@ -118,7 +120,7 @@ fn import_and_validate(suite_dir: &Path, results: &Path, exit_code: i32, tmp: &P
     let attachment = tmp.join("official-attachment.json");
     let sanitized = tmp.join("official-sanitized.json");
     let exit = exit_code.to_string();
-    let import = Command::new(env!("CARGO_BIN_EXE_mcpres"))
+    let import = support::command()
         .args(["official", "import", "--results"])
         .arg(results)
         .args([
@@ -171,7 +173,7 @@ fn import_and_validate(suite_dir: &Path, results: &Path, exit_code: i32, tmp: &P
     let (original, _) = mcpres::official::merge_results(&files).expect("merge");
     let original_path = tmp.join("official-original.json");
     std::fs::write(&original_path, &original).expect("write original");
-    let validate = Command::new(env!("CARGO_BIN_EXE_mcpres"))
+    let validate = support::command()
         .args(["validate", "--format", "json", "--original-result"])
         .arg(&original_path)
         .arg(&attachment)

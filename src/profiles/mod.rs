@@ -11,8 +11,6 @@
 //! registry from them at first use. A registry can also be loaded from a directory, which is how
 //! tests exercise the "registry unusable" diagnostics.
 
-pub mod generate;
-
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
@@ -392,7 +390,7 @@ fn parse_manifest(name: &str, bytes: &[u8]) -> Result<Profile, RegistryError> {
     Ok(profile)
 }
 
-/// Sorted, de-duplicated comparison helper used by the evaluators: `a` and `b` as sorted lists.
+/// `ids` sorted by UTF-16 code units, as the evaluators compare check lists (repeats kept).
 pub(crate) fn sorted(mut ids: Vec<String>) -> Vec<String> {
     ids.sort_by(|a, b| cmp_utf16(a, b));
     ids

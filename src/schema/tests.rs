@@ -9,7 +9,11 @@ use super::*;
 /// The reference corpus: `$MCPRES_REFERENCE_CORPUS`, else `../shared/reference-corpus` from the
 /// crate root. `None` (with a message) when neither exists.
 fn corpus_dir() -> Option<PathBuf> {
-    let found = crate::corpus::reference_corpus_dir();
+    let candidate = match std::env::var_os("MCPRES_REFERENCE_CORPUS") {
+        Some(dir) => PathBuf::from(dir),
+        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/reference-corpus"),
+    };
+    let found = candidate.join("v0.2.0").is_dir().then_some(candidate);
     if found.is_none() {
         eprintln!("skipped: reference corpus not found (set MCPRES_REFERENCE_CORPUS)");
     }

@@ -6,14 +6,16 @@
 //!
 //! Writes `profile/` and `oauth/` under the output directory: `valid/*.json`,
 //! `invalid/*.json` and `catalog.json` each, every file canonical JSON plus a
-//! trailing newline. The vectors come from `mcpres::profiles::generate`
+//! trailing newline. The vectors come from `generate.rs` beside this file
 //! (deterministic: no clock, no randomness); the generator refuses to write a
 //! set the validator disagrees with, and never replaces files without `--force`.
+
+mod generate;
 
 use std::path::Path;
 use std::process::ExitCode;
 
-use mcpres::profiles::generate::{self, Vector};
+use generate::Vector;
 
 fn write_family(dir: &Path, vectors: &[Vector], force: bool) -> Result<usize, String> {
     for v in vectors {

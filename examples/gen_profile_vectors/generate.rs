@@ -1,6 +1,7 @@
 //! Deterministic producers of profile and OAuth-boundary evaluations, and the test vectors
-//! built from them (`testdata/profile/`, `testdata/oauth/`, written by
-//! `examples/gen_profile_vectors.rs`).
+//! built from them (`testdata/profile/`, `testdata/oauth/`, written by the
+//! `gen_profile_vectors` example, whose module this is; `tests/profile_vectors.rs` includes
+//! the same file to check the committed vectors against it).
 //!
 //! Every evaluation is built from a registered manifest, with synthetic artifact digests (the
 //! SHA-256 of a label), results derived the way the validator derives them, and the evaluation
@@ -12,12 +13,12 @@
 
 use serde_json::{Value, json};
 
-use super::{OAUTH_BOUNDARY_ID, Profile, Registry, RegistryError};
-use crate::json::canonical::{self, sha256_hex};
-use crate::validate::codes as c;
-use crate::validate::oauth::reason_code;
-use crate::validate::profile::seal;
-use crate::validate::{Report, oauth, profile};
+use mcpres::json::canonical::{self, cmp_utf16, sha256_hex};
+use mcpres::profiles::{OAUTH_BOUNDARY_ID, Profile, Registry, RegistryError};
+use mcpres::validate::codes as c;
+use mcpres::validate::oauth::reason_code;
+use mcpres::validate::profile::seal;
+use mcpres::validate::{Report, oauth, profile};
 
 /// Which registry a vector is judged against.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -156,6 +157,8 @@ pub fn catalog(vectors: &[Vector]) -> Value {
             })
         })
         .collect();
+    // The label names this module's former place in the library; it stays as it was so that the
+    // committed catalogs keep their bytes.
     json!({ "generator": "mcpres::profiles::generate", "vectors": entries })
 }
 
@@ -534,11 +537,12 @@ pub fn profile_vectors() -> Vec<Vector> {
         {
             let mut checks = cache.applicable_check_ids(LATEST);
             checks.push(cache.experimental_checks[0].clone());
+            checks.sort_by(|a, b| cmp_utf16(a, b));
             profile_evaluation(
                 cache,
                 LATEST,
                 "FULL_PROFILE",
-                &crate::profiles::sorted(checks),
+                &checks,
                 &[],
                 Target::LocalStdio,
             )

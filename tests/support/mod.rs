@@ -1,0 +1,123 @@
+//! What the integration tests share: running the real `mcpres` binary, finding
+//! the reference corpus, loading and validating a bundle from disk, and small
+//! file and port utilities. A test crate includes it with `mod support;`.
+//!
+//! `tests/server_support/` stays apart: it drives the reference server over
+//! stdio and HTTP (a JSON-RPC client, process-group cleanup) and is needed by
+//! the `server_*` tests only.
+#![allow(dead_code)]
+
+use std::ffi::OsStr;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+use mcpres::json::Limits;
+
+/// The `mcpres` binary cargo built for these tests.
+pub fn exe() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_mcpres"))
+}
+
+/// A command for the `mcpres` binary, for tests that set the environment,
+/// stdin or a watchdog themselves.
+pub fn command() -> Command {
+    Command::new(exe())
+}
+
+/// Run `mcpres ARGS` in the test's working directory and wait for it.
+pub fn mcpres<S: AsRef<OsStr>>(args: &[S]) -> Output {
+    command().args(args).output().expect("run mcpres")
+}
+
+/// Run `mcpres ARGS` with `dir` as its working directory and wait for it.
+pub fn mcpres_in<S: AsRef<OsStr>>(dir: &Path, args: &[S]) -> Output {
+    command()
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("run mcpres")
+}
+
+/// A finished run as text: the exit code (-1 when killed by a signal), stdout
+/// and stderr.
+#[derive(Debug, Clone)]
+pub struct Run {
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl From<Output> for Run {
+    fn from(out: Output) -> Run {
+        Run {
+            code: out.status.code().unwrap_or(-1),
+            stdout: text(&out.stdout),
+            stderr: text(&out.stderr),
+        }
+    }
+}
+
+/// Environment variable naming the reference corpus directory.
+pub const CORPUS_ENV: &str = "MCPRES_REFERENCE_CORPUS";
+
+/// The reference kit's data (`reference-corpus/`): the directory in
+/// `$MCPRES_REFERENCE_CORPUS`, else `../shared/reference-corpus` beside the
+/// crate; `None` unless it holds `v0.2.0/`.
+pub fn reference_corpus_dir() -> Option<PathBuf> {
+    let candidate = match std::env::var_os(CORPUS_ENV) {
+        Some(dir) => PathBuf::from(dir),
+        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/reference-corpus"),
+    };
+    candidate.join("v0.2.0").is_dir().then_some(candidate)
+}
+
+pub fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// A finished command's stdout and stderr, for assertion messages.
+pub fn output_text(o: &std::process::Output) -> String {
+    format!("stdout:\n{}\nstderr:\n{}", text(&o.stdout), text(&o.stderr))
+}
+
+/// Load a bundle directory (no storage finding allowed) and validate it.
+pub fn load(dir: &Path) -> (Value, mcpres::validate::Report) {
+    let loaded = mcpres::bundle::load(dir, &Limits::default()).expect("bundle loads");
+    assert!(
+        loaded.storage_findings.is_empty(),
+        "{:?}",
+        loaded.storage_findings
+    );
+    let doc = loaded.doc.expect("bundle document");
+    let report = mcpres::validate::validate_document(&doc, &Default::default());
+    (doc, report)
+}
+
+pub fn read_json(path: &Path) -> Value {
+    serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap()
+}
+
+/// A loopback port nothing listens on (the listener is closed on return).
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// Every file below `dir`.
+pub fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            out.extend(walk(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out
+}

@@ -11,13 +11,16 @@ pub mod client;
 pub mod evidence;
 pub mod files;
 pub mod http;
+pub mod oracle;
 pub mod privacy;
 pub mod progress;
+pub mod record;
 pub mod recovery;
 pub mod scenario;
 pub mod scenario_file;
 pub mod subject;
 pub mod tree;
+pub mod vocab;
 pub mod wire;
 
 use std::collections::BTreeMap;
@@ -35,8 +38,8 @@ use evidence::{
 };
 use privacy::PrivacyScanner;
 use progress::Progress;
-use scenario::Scenario;
 use subject::Session;
+use vocab::Scenario;
 
 /// Grace period for a subject to exit on its own after stdin EOF.
 const EXIT_GRACE: Duration = Duration::from_secs(3);
@@ -85,7 +88,7 @@ pub struct RunArgs {
     /// or 2026-07-28 (stateless: server/discover, per-request `_meta`).
     /// Default: the scenario's `protocolRevision`, else 2025-11-25.
     #[arg(long, value_enum)]
-    pub revision: Option<scenario::Revision>,
+    pub revision: Option<vocab::Revision>,
     /// Progress events as JSON Lines on stdout (run-started, trial-finished,
     /// cleanup, part-written, run-finished) instead of the summary table.
     #[arg(long)]
@@ -333,7 +336,7 @@ struct Prepared {
     /// Most trials one bundle holds for this scenario and transport.
     per_bundle: usize,
     /// The protocol revision spoken: `--revision`, else the scenario's.
-    revision: scenario::Revision,
+    revision: vocab::Revision,
     /// `--trials` and `--seed`, else the scenario's defaults, else 1.
     trials: usize,
     seed: u32,
@@ -362,10 +365,7 @@ impl Prepared {
 }
 
 async fn prepare(args: &RunArgs) -> Result<Prepared, HarnessError> {
-    let scenario_name = args
-        .scenario
-        .as_deref()
-        .unwrap_or(scenario::DEFAULT_SCENARIO);
+    let scenario_name = args.scenario.as_deref().unwrap_or(vocab::DEFAULT_SCENARIO);
     let scenario =
         scenario_file::resolve(scenario_name).map_err(|e| HarnessError::Usage(e.to_string()))?;
     let revision = args.revision.unwrap_or(scenario.protocol_revision);
@@ -408,7 +408,7 @@ async fn prepare(args: &RunArgs) -> Result<Prepared, HarnessError> {
         if let Some(c) = scenario
             .negatives
             .iter()
-            .find(|c| c.injector == scenario::Injector::SubjectFlag)
+            .find(|c| c.injector == vocab::Injector::SubjectFlag)
         {
             return Err(HarnessError::Usage(format!(
                 "negative control {} of scenario {} needs the subject's --fault flag, so a subject the harness starts (use a scenario without subject faults, such as generic)",
@@ -1136,7 +1136,7 @@ pub async fn round_trip(
     message: &Value,
     id: i64,
     limit: Duration,
-) -> Result<(Vec<subject::Frame>, &'static str), subject::SubjectError> {
+) -> Result<(Vec<record::Frame>, &'static str), subject::SubjectError> {
     session.send(message).await?;
     Ok(scenario::collect(session, id, Instant::now() + limit).await)
 }
@@ -1323,7 +1323,7 @@ async fn run_trial(
     scratch: &Path,
     temp_root: Option<&Path>,
     http: Option<&http::HttpTarget>,
-    revision: scenario::Revision,
+    revision: vocab::Revision,
 ) -> Result<TrialRecord, HarnessError> {
     let ms = || u64::try_from(epoch.elapsed().as_millis()).unwrap_or(u64::MAX);
     let start_ms = ms();
@@ -1385,7 +1385,7 @@ async fn run_trial(
         .filter(|c| !c.injector.is_self_check())
     {
         let log = scratch.join(format!("t{index}-{}.injection.jsonl", control.name));
-        let by_subject = control.injector == scenario::Injector::SubjectFlag;
+        let by_subject = control.injector == vocab::Injector::SubjectFlag;
         let extra = if by_subject {
             scenario::fault_args(control, u64::from(seed), &log)
         } else {
@@ -1556,7 +1556,7 @@ fn print_campaign(c: &CampaignSummary) {
 /// `mcpres scenarios list`: each built-in scenario and its controls.
 pub fn list_scenarios() -> i32 {
     for s in scenario::builtins() {
-        let default = if s.name == scenario::DEFAULT_SCENARIO {
+        let default = if s.name == vocab::DEFAULT_SCENARIO {
             " (default)"
         } else {
             ""
@@ -1567,7 +1567,7 @@ pub fn list_scenarios() -> i32 {
     0
 }
 
-fn describe_controls(s: &scenario::Scenario) {
+fn describe_controls(s: &vocab::Scenario) {
     for n in &s.negatives {
         println!(
             "  negative control {}: fault {}@{} ({}) expects {} {}; mutant {}",

@@ -13,15 +13,13 @@ use serde_json::Value;
 pub const PROTOCOL_REVISION: &str = "2025-11-25";
 
 /// The MCP protocol revision a run speaks (`mcpres run --revision`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Revision {
     /// `initialize` handshake, then requests on that session.
     #[default]
-    #[value(name = "2025-11-25")]
     V2025_11_25,
     /// Stateless: `server/discover`, then requests that each carry their
     /// own `_meta` (version, client capabilities); no session.
-    #[value(name = "2026-07-28")]
     V2026_07_28,
 }
 

@@ -157,10 +157,6 @@ impl RunOutcome {
     }
 }
 
-fn progress(line: impl AsRef<str>) {
-    eprintln!("mcpres run: {}", line.as_ref());
-}
-
 /// The subject's environment from `K=V` pairs (`--env`): a name is not
 /// empty, and neither name nor value holds NUL.
 pub fn parse_env(pairs: &[String]) -> Result<BTreeMap<String, String>, HarnessError> {
@@ -198,7 +194,7 @@ pub fn run_blocking(args: RunOptions, reporter: &mut Progress) -> Result<RunOutc
     if !args.command.is_empty()
         && let Err(e) = tree::track_descendants()
     {
-        progress(format!(
+        progress::stderr_line(format!(
             "cannot become a child subreaper ({e}): descendants that leave a subject's process group are tracked only while their parent lives"
         ));
     }
@@ -219,7 +215,7 @@ pub fn run_blocking(args: RunOptions, reporter: &mut Progress) -> Result<RunOutc
     // they would otherwise be handed to init and outlive the run.
     let swept = rt.block_on(tree::sweep());
     if !swept.killed.is_empty() {
-        progress(format!(
+        progress::stderr_line(format!(
             "killed {} descendant(s) of a subject that had left its process group",
             swept.killed.len()
         ));
@@ -1468,6 +1464,67 @@ fn sign_and_verify_inner(doc: &Value, output: &Path) -> Result<(PathBuf, String)
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The harness's files, lowest first (spec/harness.md, "Source layout").
+    const LAYERS: [(&str, &str); 16] = [
+        ("files", include_str!("files.rs")),
+        ("tree", include_str!("tree.rs")),
+        ("privacy", include_str!("privacy.rs")),
+        ("progress", include_str!("progress.rs")),
+        ("vocab", include_str!("vocab.rs")),
+        ("record", include_str!("record.rs")),
+        ("http", include_str!("http.rs")),
+        ("subject", include_str!("subject.rs")),
+        ("oracle", include_str!("oracle.rs")),
+        ("scenario_file", include_str!("scenario_file.rs")),
+        ("scenario", include_str!("scenario.rs")),
+        ("wire", include_str!("wire.rs")),
+        ("client", include_str!("client.rs")),
+        ("recovery", include_str!("recovery.rs")),
+        ("evidence", include_str!("evidence.rs")),
+        ("campaign", include_str!("campaign.rs")),
+    ];
+
+    /// The module names a file's code (its tests left out) reaches through
+    /// `super::NAME` or `harness::NAME`.
+    fn reached(text: &str) -> Vec<String> {
+        let code = text.split("#[cfg(test)]\nmod tests").next().unwrap_or(text);
+        let mut names = Vec::new();
+        for prefix in ["super::", "harness::"] {
+            for (at, _) in code.match_indices(prefix) {
+                let rest = &code[at + prefix.len()..];
+                assert!(!rest.starts_with('{'), "grouped import {prefix}{{...}}");
+                let name: String = rest
+                    .chars()
+                    .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                    .collect();
+                names.push(name);
+            }
+        }
+        names
+    }
+
+    #[test]
+    fn harness_files_import_only_the_files_below_them() {
+        let names: Vec<&str> = LAYERS.iter().map(|(n, _)| *n).collect();
+        for (i, (name, text)) in LAYERS.iter().enumerate() {
+            for reached in reached(text) {
+                // Anything else is an item of `mod.rs`, which is above every file.
+                let j = names.iter().position(|n| *n == reached);
+                assert!(
+                    j.is_some_and(|j| j < i),
+                    "{name}.rs reaches harness::{reached}, which is not below it"
+                );
+            }
+        }
+        // The test sees every file of the harness.
+        let on_disk = std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/src/harness"))
+            .unwrap()
+            .filter_map(|e| e.ok()?.file_name().into_string().ok())
+            .filter(|f| f != "mod.rs")
+            .count();
+        assert_eq!(on_disk, LAYERS.len());
+    }
 
     #[test]
     fn artifact_digest_of_files_and_directories() {

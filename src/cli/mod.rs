@@ -6,6 +6,8 @@ mod limits;
 mod official_cmd;
 mod profiles;
 mod render;
+#[cfg(feature = "server")]
+mod run;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -109,33 +111,16 @@ enum Command {
     Serve(mcpres::server::ServeArgs),
     /// Run a scenario against a stdio MCP server and write a validated evidence bundle.
     #[cfg(feature = "server")]
-    Run(mcpres::harness::RunArgs),
+    Run(run::RunArgs),
     /// List, show or check harness scenarios (built-in ones and scenario files).
     #[cfg(feature = "server")]
     Scenarios {
         #[command(subcommand)]
-        action: ScenariosAction,
+        action: run::ScenariosAction,
     },
     /// Run the default scenario against the reference server, validate, sign and verify.
     #[cfg(feature = "server")]
-    Demo(mcpres::harness::DemoArgs),
-}
-
-#[cfg(feature = "server")]
-#[derive(Debug, Subcommand)]
-enum ScenariosAction {
-    /// List the built-in scenarios and their controls.
-    List,
-    /// Print a built-in scenario's file (TOML): a starting point for your own.
-    Show {
-        /// Built-in scenario name.
-        name: String,
-    },
-    /// Check a scenario file (TOML or JSON) against the scenario schema and rules.
-    Check {
-        /// The scenario file.
-        file: std::path::PathBuf,
-    },
+    Demo(run::DemoArgs),
 }
 
 #[derive(Debug, Subcommand)]
@@ -236,15 +221,11 @@ pub fn main() -> i32 {
             }
         },
         #[cfg(feature = "server")]
-        Command::Run(args) => mcpres::harness::main_run(args),
+        Command::Run(args) => run::main_run(args),
         #[cfg(feature = "server")]
-        Command::Scenarios { action } => match action {
-            ScenariosAction::List => mcpres::harness::list_scenarios(),
-            ScenariosAction::Show { name } => mcpres::harness::show_scenario(&name),
-            ScenariosAction::Check { file } => mcpres::harness::check_scenario(&file),
-        },
+        Command::Scenarios { action } => run::scenarios(&action),
         #[cfg(feature = "server")]
-        Command::Demo(args) => mcpres::harness::main_demo(args),
+        Command::Demo(args) => run::main_demo(args),
     }
 }
 

@@ -13,11 +13,13 @@ use std::time::Instant;
 
 use serde_json::{Value, json};
 
-use super::scenario::{
-    ACCEPT, COMPLETED, ClientFault, ClientFaultKind, Judgement, Mutant, REJECT, Revision, Scenario,
-    budget, check_tools_list, collect, judge, open_session, rpc,
+use super::oracle::{Judgement, check_tools_list, judge};
+use super::record::Frame;
+use super::scenario::{budget, collect, open_session, rpc};
+use super::subject::Session;
+use super::vocab::{
+    ACCEPT, COMPLETED, ClientFault, ClientFaultKind, Mutant, REJECT, Revision, Scenario,
 };
-use super::subject::{Frame, Session};
 
 /// First request id used by the faults; each fault takes two ids (its own
 /// and the probe's).

@@ -8,9 +8,11 @@ use serde_json::{Value, json};
 
 use super::client::ClientOutcome;
 use super::privacy::{self, PrivacyFinding, PrivacyScanner};
+use super::record::Recording;
 use super::recovery::RecoveryOutcome;
-use super::scenario::{CleanOutcome, NegativeControl, NegativeOutcome, RecoveryControl, Scenario};
-use super::subject::{Ended, Recording};
+use super::scenario::{CleanOutcome, NegativeOutcome};
+use super::subject::Ended;
+use super::vocab::{NegativeControl, RecoveryControl, Scenario};
 use super::wire::SelfCheckRecord;
 use crate::bundle::builder::{BundleBuilder, FinalizeError, observation_path};
 use crate::json::canonical;
@@ -285,7 +287,7 @@ pub struct RunFacts {
     /// HTTP: the target's kind, digest and remote opt-in (no URL, no port).
     pub target: Option<Value>,
     /// The protocol revision the run spoke.
-    pub revision: super::scenario::Revision,
+    pub revision: super::vocab::Revision,
     /// The subject is a server the harness did not start (`--http URL` with no
     /// PROGRAM): no process was observed, so no PROCESS_EXECUTION is claimed.
     pub external: bool,
@@ -964,7 +966,7 @@ pub fn assemble(
                 &c.fault,
                 c.injector.method(),
                 match c.injector {
-                    super::scenario::Injector::RequestUnknownMethod => "unknown method",
+                    super::vocab::Injector::RequestUnknownMethod => "unknown method",
                     _ => "tools/call",
                 },
                 &c.expected_effect,
@@ -1026,7 +1028,7 @@ pub fn assemble(
     // or run-specific.
     let configuration = json!({
         "scenario": scenario.document,
-        "cleanControl": super::scenario::clean_steps_for(&scenario.clean_steps, facts.revision),
+        "cleanControl": super::vocab::clean_steps_for(&scenario.clean_steps, facts.revision),
         "trials": facts.planned_trials, "environmentKeys": facts.env_keys,
         "transport": if facts.http { "streamable-http" } else { "stdio" },
     });

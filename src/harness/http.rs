@@ -22,7 +22,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 use tokio::sync::mpsc;
 
-use super::subject::{Frame, Pumped, Recording};
+use super::record::{Frame, Pumped, Recording};
 
 /// Longest a single HTTP exchange may take before the harness gives up on it.
 const EXCHANGE_LIMIT: Duration = Duration::from_secs(60);
@@ -1035,7 +1035,7 @@ impl Client {
                 received += n;
                 {
                     let mut r = self.rec.lock().expect("recorder lock");
-                    let limit = super::subject::INPUT_LIMIT_BYTES;
+                    let limit = super::record::INPUT_LIMIT_BYTES;
                     if r.http_responses.len() + n > limit {
                         // The declared input limit: keep what fits, stop
                         // reading, and end the exchange (the oracle then
@@ -1086,7 +1086,7 @@ impl Client {
                         .is_some_and(|id| m.get("method").is_none() && m.get("id") == Some(id));
                 }
                 self.rec.lock().expect("recorder lock").messages.push(
-                    super::subject::message_entry(&self.session, "server-to-client", at_ms, &frame),
+                    super::record::message_entry(&self.session, "server-to-client", at_ms, &frame),
                 );
                 let _ = self.tx.send(Pumped::Frame(Frame {
                     bytes: frame,

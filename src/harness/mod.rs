@@ -1,4 +1,6 @@
-//! `mcpres run`: the evaluation harness for stdio subjects, and `mcpres demo`.
+//! The evaluation harness behind `mcpres run` and `mcpres demo` (their flags,
+//! printing and exit codes are in the binary's `cli/run.rs`): [`run_blocking`]
+//! takes checked [`RunOptions`] and returns a [`RunOutcome`] or a [`HarnessError`].
 //!
 //! A run drives a subject process through a scenario's clean control and
 //! negative controls for N trials, records every byte before judging it, and
@@ -11,13 +13,16 @@ pub mod client;
 pub mod evidence;
 pub mod files;
 pub mod http;
+pub mod oracle;
 pub mod privacy;
 pub mod progress;
+pub mod record;
 pub mod recovery;
 pub mod scenario;
 pub mod scenario_file;
 pub mod subject;
 pub mod tree;
+pub mod vocab;
 pub mod wire;
 
 use std::collections::BTreeMap;
@@ -35,8 +40,8 @@ use evidence::{
 };
 use privacy::PrivacyScanner;
 use progress::Progress;
-use scenario::Scenario;
 use subject::Session;
+use vocab::Scenario;
 
 /// Grace period for a subject to exit on its own after stdin EOF.
 const EXIT_GRACE: Duration = Duration::from_secs(3);
@@ -44,64 +49,34 @@ const EXIT_GRACE: Duration = Duration::from_secs(3);
 /// How long an HTTP subject may take to start listening.
 const LISTEN_LIMIT: Duration = Duration::from_secs(20);
 
-/// Arguments of `mcpres run`.
-#[derive(Debug, Clone, clap::Args)]
-pub struct RunArgs {
-    /// Built-in scenario name (see `mcpres scenarios list`), or a scenario file
-    /// (TOML or JSON; a path containing `/` or ending in .toml/.json); default
-    /// `reference-faults`.
-    #[arg(long)]
+/// What a run needs, checked by the caller before any work: the command
+/// line's `mcpres run` flags (see `cli/run.rs`) map onto these fields.
+#[derive(Debug, Clone)]
+pub struct RunOptions {
+    /// Built-in scenario name or scenario file (default: `reference-faults`).
     pub scenario: Option<String>,
-    /// Number of trials (each one clean control plus every negative control).
-    /// More than one bundle holds (8 for the built-in scenarios over stdio)
-    /// makes DIR a campaign directory of several bundles (at most 10000 trials).
-    /// Default: the scenario's `defaults.trials`, else 1.
-    #[arg(long)]
+    /// Number of trials (default: the scenario's `defaults.trials`, else 1).
     pub trials: Option<usize>,
-    /// Base seed; trial i uses seed + i - 1. Default: the scenario's
-    /// `defaults.seed`, else 1.
-    #[arg(long)]
+    /// Base seed (default: the scenario's `defaults.seed`, else 1).
     pub seed: Option<u32>,
-    /// Environment variable for the subject, K=V (repeatable). Nothing else is
-    /// passed: not even PATH (PROGRAM itself is resolved by the harness).
-    #[arg(long = "env", value_name = "K=V")]
-    pub env: Vec<String>,
-    /// File or directory whose SHA-256 is the subject's artifact digest
-    /// (default: the executable PROGRAM resolves to). A directory is hashed as
-    /// the canonical list of its files (path, length, SHA-256).
-    #[arg(long, value_name = "PATH")]
+    /// The subject's whole environment (see [`parse_env`]).
+    pub env: BTreeMap<String, String>,
+    /// File or directory whose SHA-256 is the subject's artifact digest.
     pub subject_artifact: Option<PathBuf>,
-    /// Drive the subject over Streamable HTTP at this loopback URL
-    /// (`http://127.0.0.1:PORT/mcp`) instead of stdio. The harness still starts
-    /// PROGRAM (which must listen there) and kills its process group.
-    #[arg(long, value_name = "URL")]
+    /// Streamable HTTP target URL instead of stdio.
     pub http: Option<String>,
-    /// Allow a non-loopback `--http` target listed in this allowlist (JSON:
-    /// `{"targets": [{"url": URL, "reviewedTargetSha256": HEX}]}`), whose
-    /// reviewed digest must equal the target's digest.
-    #[arg(long, value_name = "FILE", requires = "http")]
+    /// Allowlist admitting a non-loopback `http` target.
     pub allow_remote: Option<PathBuf>,
-    /// The MCP protocol revision to speak: 2025-11-25 (initialize handshake)
-    /// or 2026-07-28 (stateless: server/discover, per-request `_meta`).
-    /// Default: the scenario's `protocolRevision`, else 2025-11-25.
-    #[arg(long, value_enum)]
-    pub revision: Option<scenario::Revision>,
-    /// Progress events as JSON Lines on stdout (run-started, trial-finished,
-    /// cleanup, part-written, run-finished) instead of the summary table.
-    #[arg(long)]
-    pub json: bool,
-    /// The bundle directory to create (must not exist); a campaign directory
-    /// when --trials exceeds what one bundle holds.
-    #[arg(short, long, value_name = "DIR")]
+    /// The protocol revision (default: the scenario's).
+    pub revision: Option<vocab::Revision>,
+    /// The bundle (or campaign) directory to create; must not exist.
     pub output: PathBuf,
-    /// The subject: PROGRAM [ARGS...] after `--` (executed directly, no shell).
-    /// Without PROGRAM, `--http URL` names a server the harness does not start
-    /// (then `--subject-artifact` is required, and no process is observed).
-    #[arg(last = true, value_name = "PROGRAM")]
+    /// PROGRAM and its arguments; empty when `http` names a server the
+    /// harness does not start.
     pub command: Vec<String>,
 }
 
-/// Why the harness could not produce evidence (exit 2).
+/// Why the harness could not produce evidence.
 #[derive(Debug, thiserror::Error)]
 pub enum HarnessError {
     #[error("{0}")]
@@ -120,6 +95,9 @@ pub enum HarnessError {
     Interrupted,
     #[error("cannot start the async runtime: {0}")]
     Runtime(#[source] std::io::Error),
+    /// Signing or verifying the demo's bundle failed.
+    #[error("{0}")]
+    Sign(String),
 }
 
 /// What a finished run produced.
@@ -137,14 +115,9 @@ pub struct RunSummary {
 }
 
 impl RunSummary {
-    /// 0: scenario passed and the bundle is valid; 1: the scenario failed
-    /// (bundle written); 2 is reserved for harness errors.
-    pub fn exit_code(&self) -> i32 {
-        if self.valid && self.result == "PASS" {
-            0
-        } else {
-            1
-        }
+    /// The scenario passed and the bundle is valid.
+    pub fn passed(&self) -> bool {
+        self.valid && self.result == "PASS"
     }
 }
 
@@ -161,13 +134,9 @@ pub struct CampaignSummary {
 }
 
 impl CampaignSummary {
-    /// 0 only when every part passed and is valid; otherwise 1.
-    pub fn exit_code(&self) -> i32 {
-        if self.result == "PASS" && self.parts.iter().all(|p| p.valid) {
-            0
-        } else {
-            1
-        }
+    /// Every part passed and is valid.
+    pub fn passed(&self) -> bool {
+        self.result == "PASS" && self.parts.iter().all(|p| p.valid)
     }
 }
 
@@ -179,19 +148,18 @@ pub enum RunOutcome {
 }
 
 impl RunOutcome {
-    pub fn exit_code(&self) -> i32 {
+    /// The bundle, or every part of the campaign, passed and is valid.
+    pub fn passed(&self) -> bool {
         match self {
-            RunOutcome::Bundle(s) => s.exit_code(),
-            RunOutcome::Campaign(c) => c.exit_code(),
+            RunOutcome::Bundle(s) => s.passed(),
+            RunOutcome::Campaign(c) => c.passed(),
         }
     }
 }
 
-fn progress(line: impl AsRef<str>) {
-    eprintln!("mcpres run: {}", line.as_ref());
-}
-
-fn parse_env(pairs: &[String]) -> Result<BTreeMap<String, String>, HarnessError> {
+/// The subject's environment from `K=V` pairs (`--env`): a name is not
+/// empty, and neither name nor value holds NUL.
+pub fn parse_env(pairs: &[String]) -> Result<BTreeMap<String, String>, HarnessError> {
     let mut env = BTreeMap::new();
     for p in pairs {
         let Some((k, v)) = p.split_once('=') else {
@@ -207,59 +175,11 @@ fn parse_env(pairs: &[String]) -> Result<BTreeMap<String, String>, HarnessError>
     Ok(env)
 }
 
-fn random_hex(bytes: usize) -> String {
+/// `bytes` random bytes from the OS, as lowercase hex.
+pub fn random_hex(bytes: usize) -> String {
     let mut buf = vec![0u8; bytes];
     getrandom::fill(&mut buf).expect("the OS random source works");
     hex::encode(buf)
-}
-
-/// Run the harness: the entry point of `mcpres run`. Returns the exit code.
-pub fn main_run(args: RunArgs) -> i32 {
-    let mut reporter = Progress::new(args.json);
-    let result = run_blocking(args, &mut reporter);
-    reporter.finish();
-    match result {
-        Ok(outcome) => {
-            let code = outcome.exit_code();
-            if reporter.json() {
-                reporter.event(finished_event(&outcome, code));
-            } else {
-                match &outcome {
-                    RunOutcome::Bundle(s) => print_summary(s),
-                    RunOutcome::Campaign(c) => print_campaign(c),
-                }
-            }
-            code
-        }
-        Err(e) => {
-            eprintln!("mcpres run: error: {e}");
-            reporter.event(json!({
-                "event": "run-finished", "result": null, "classification": null, "valid": false,
-                "output": null, "error": e.to_string(), "exitCode": 2,
-            }));
-            2
-        }
-    }
-}
-
-/// The last `--json` event of a run that produced output.
-fn finished_event(outcome: &RunOutcome, code: i32) -> Value {
-    match outcome {
-        RunOutcome::Bundle(s) => json!({
-            "event": "run-finished", "campaign": false, "result": s.result,
-            "classification": s.classification, "valid": s.valid,
-            "evidenceClass": s.evidence_class, "primaryDiagnostic": s.primary,
-            "output": s.output.display().to_string(), "parts": 1,
-            "privacyFindingsRedacted": s.privacy_findings, "exitCode": code,
-        }),
-        RunOutcome::Campaign(c) => json!({
-            "event": "run-finished", "campaign": true, "result": c.result,
-            "classification": c.classification, "valid": c.parts.iter().all(|p| p.valid),
-            "output": c.output.display().to_string(),
-            "summary": c.output.join(campaign::FILE_NAME).display().to_string(),
-            "parts": c.parts.len(), "exitCode": code,
-        }),
-    }
 }
 
 /// Build a runtime and run with Ctrl-C handling: on the signal the run's
@@ -270,11 +190,11 @@ fn finished_event(outcome: &RunOutcome, code: i32) -> Value {
 /// this only from a process that starts no children of its own besides the
 /// subjects (the `mcpres run` and `mcpres demo` commands), because every
 /// other child it has is taken for an escaped descendant of a subject.
-pub fn run_blocking(args: RunArgs, reporter: &mut Progress) -> Result<RunOutcome, HarnessError> {
+pub fn run_blocking(args: RunOptions, reporter: &mut Progress) -> Result<RunOutcome, HarnessError> {
     if !args.command.is_empty()
         && let Err(e) = tree::track_descendants()
     {
-        progress(format!(
+        progress::stderr_line(format!(
             "cannot become a child subreaper ({e}): descendants that leave a subject's process group are tracked only while their parent lives"
         ));
     }
@@ -295,7 +215,7 @@ pub fn run_blocking(args: RunArgs, reporter: &mut Progress) -> Result<RunOutcome
     // they would otherwise be handed to init and outlive the run.
     let swept = rt.block_on(tree::sweep());
     if !swept.killed.is_empty() {
-        progress(format!(
+        progress::stderr_line(format!(
             "killed {} descendant(s) of a subject that had left its process group",
             swept.killed.len()
         ));
@@ -333,7 +253,7 @@ struct Prepared {
     /// Most trials one bundle holds for this scenario and transport.
     per_bundle: usize,
     /// The protocol revision spoken: `--revision`, else the scenario's.
-    revision: scenario::Revision,
+    revision: vocab::Revision,
     /// `--trials` and `--seed`, else the scenario's defaults, else 1.
     trials: usize,
     seed: u32,
@@ -361,11 +281,8 @@ impl Prepared {
     }
 }
 
-async fn prepare(args: &RunArgs) -> Result<Prepared, HarnessError> {
-    let scenario_name = args
-        .scenario
-        .as_deref()
-        .unwrap_or(scenario::DEFAULT_SCENARIO);
+async fn prepare(args: &RunOptions) -> Result<Prepared, HarnessError> {
+    let scenario_name = args.scenario.as_deref().unwrap_or(vocab::DEFAULT_SCENARIO);
     let scenario =
         scenario_file::resolve(scenario_name).map_err(|e| HarnessError::Usage(e.to_string()))?;
     let revision = args.revision.unwrap_or(scenario.protocol_revision);
@@ -386,7 +303,7 @@ async fn prepare(args: &RunArgs) -> Result<Prepared, HarnessError> {
             scenario.name
         )));
     }
-    let env = parse_env(&args.env)?;
+    let env = args.env.clone();
     let http = args
         .http
         .as_deref()
@@ -408,7 +325,7 @@ async fn prepare(args: &RunArgs) -> Result<Prepared, HarnessError> {
         if let Some(c) = scenario
             .negatives
             .iter()
-            .find(|c| c.injector == scenario::Injector::SubjectFlag)
+            .find(|c| c.injector == vocab::Injector::SubjectFlag)
         {
             return Err(HarnessError::Usage(format!(
                 "negative control {} of scenario {} needs the subject's --fault flag, so a subject the harness starts (use a scenario without subject faults, such as generic)",
@@ -502,7 +419,7 @@ async fn prepare(args: &RunArgs) -> Result<Prepared, HarnessError> {
 
 /// The whole run: one bundle at `-o DIR`, or, when `--trials` exceeds what
 /// one bundle holds, a campaign directory of parts and `campaign.json`.
-pub async fn run(args: RunArgs, reporter: &mut Progress) -> Result<RunOutcome, HarnessError> {
+pub async fn run(args: RunOptions, reporter: &mut Progress) -> Result<RunOutcome, HarnessError> {
     let prep = prepare(&args).await?;
     let run_id = format!("run-{}", random_hex(8));
     let parts = campaign::plan(prep.trials, prep.per_bundle);
@@ -1136,7 +1053,7 @@ pub async fn round_trip(
     message: &Value,
     id: i64,
     limit: Duration,
-) -> Result<(Vec<subject::Frame>, &'static str), subject::SubjectError> {
+) -> Result<(Vec<record::Frame>, &'static str), subject::SubjectError> {
     session.send(message).await?;
     Ok(scenario::collect(session, id, Instant::now() + limit).await)
 }
@@ -1323,7 +1240,7 @@ async fn run_trial(
     scratch: &Path,
     temp_root: Option<&Path>,
     http: Option<&http::HttpTarget>,
-    revision: scenario::Revision,
+    revision: vocab::Revision,
 ) -> Result<TrialRecord, HarnessError> {
     let ms = || u64::try_from(epoch.elapsed().as_millis()).unwrap_or(u64::MAX);
     let start_ms = ms();
@@ -1385,7 +1302,7 @@ async fn run_trial(
         .filter(|c| !c.injector.is_self_check())
     {
         let log = scratch.join(format!("t{index}-{}.injection.jsonl", control.name));
-        let by_subject = control.injector == scenario::Injector::SubjectFlag;
+        let by_subject = control.injector == vocab::Injector::SubjectFlag;
         let extra = if by_subject {
             scenario::fault_args(control, u64::from(seed), &log)
         } else {
@@ -1483,259 +1400,16 @@ async fn run_trial(
     })
 }
 
-fn print_summary(s: &RunSummary) {
-    println!(
-        "{:<6} {:<28} {:<11} {:<32} mutant",
-        "trial", "control", "outcome", "verdict / stop reason"
-    );
-    for r in &s.rows {
-        println!(
-            "{:<6} {:<28} {:<11} {:<32} {}",
-            r[0], r[1], r[2], r[3], r[4]
-        );
-    }
-    println!(
-        "result {}  stability {}  evidence class {}  bundle {} ({})  privacy findings redacted: {}",
-        s.result,
-        s.classification,
-        s.evidence_class.as_deref().unwrap_or("-"),
-        s.output.display(),
-        if s.valid {
-            "valid".to_string()
-        } else {
-            format!("INVALID: {}", s.primary.as_deref().unwrap_or("?"))
-        },
-        s.privacy_findings
-    );
+/// `mcpres demo`'s last step: sign the bundle document `doc` (written at
+/// `output`) with an ephemeral key, verify it under a one-hour trust policy
+/// naming only that key, and write it beside `output` as
+/// `<name>.attested.json`. Returns that path and the authenticity
+/// classification.
+pub fn sign_and_verify(doc: &Value, output: &Path) -> Result<(PathBuf, String), HarnessError> {
+    sign_and_verify_inner(doc, output).map_err(HarnessError::Sign)
 }
 
-fn print_campaign(c: &CampaignSummary) {
-    println!(
-        "{:<9} {:<11} {:<23} {:<6} {:<22} bundle",
-        "part", "trials", "seeds", "result", "stability"
-    );
-    for p in &c.parts {
-        let seeds = match (p.seeds.first(), p.seeds.last()) {
-            (Some(a), Some(b)) => format!("{a}-{b}"),
-            _ => "-".into(),
-        };
-        println!(
-            "{:<9} {:<11} {:<23} {:<6} {:<22} {}",
-            p.path,
-            format!("{}-{}", p.trials.start(), p.trials.end()),
-            seeds,
-            p.result,
-            p.classification,
-            if p.valid {
-                "valid".to_string()
-            } else {
-                format!("INVALID: {}", p.primary.as_deref().unwrap_or("?"))
-            }
-        );
-    }
-    let d = &c.doc["durationMs"];
-    println!(
-        "campaign result {}  stability {}  trials {} ({} succeeded)  duration min/median/p95 {}/{}/{} ms  parts {} ({})  summary {}",
-        c.result,
-        c.classification,
-        c.doc["completedTrials"],
-        c.doc["counts"]["success"],
-        d["minimum"],
-        d["median"],
-        d["p95"],
-        c.parts.len(),
-        if c.parts.iter().all(|p| p.valid) {
-            "all valid"
-        } else {
-            "NOT all valid"
-        },
-        c.output.join(campaign::FILE_NAME).display()
-    );
-}
-
-/// `mcpres scenarios list`: each built-in scenario and its controls.
-pub fn list_scenarios() -> i32 {
-    for s in scenario::builtins() {
-        let default = if s.name == scenario::DEFAULT_SCENARIO {
-            " (default)"
-        } else {
-            ""
-        };
-        println!("{}{default}: {}", s.name, s.description);
-        describe_controls(&s);
-    }
-    0
-}
-
-fn describe_controls(s: &scenario::Scenario) {
-    for n in &s.negatives {
-        println!(
-            "  negative control {}: fault {}@{} ({}) expects {} {}; mutant {}",
-            n.name,
-            n.fault,
-            n.trigger,
-            n.injector.method(),
-            n.expected_verdict,
-            n.expected_stop,
-            n.mutant.id()
-        );
-    }
-    for r in &s.recoveries {
-        let p = &r.policy;
-        println!(
-            "  recovery control {}: fault {}@request-2 (SUBJECT_FAULT_FLAG); policy {} (retry limit {}, backoff {}..{} ms, attempt timeout {} ms, time limit {} ms, {}); expects {}",
-            r.name,
-            r.fault,
-            p.id,
-            p.retry_limit,
-            p.initial_backoff_ms,
-            p.max_backoff_ms,
-            p.attempt_timeout_ms,
-            p.time_limit_ms,
-            p.side_effect_model,
-            if r.expect_recovered {
-                "recovery"
-            } else {
-                "no recovery"
-            }
-        );
-    }
-    for c in &s.client_faults {
-        println!(
-            "  client fault {}: {} (HARNESS_CLIENT_INPUT) expects {}{}",
-            c.name,
-            c.kind.id(),
-            c.expect_label(),
-            c.error_code.map(|e| format!(" {e}")).unwrap_or_default()
-        );
-    }
-}
-
-/// `mcpres scenarios show NAME`: the built-in scenario's file.
-pub fn show_scenario(name: &str) -> i32 {
-    match scenario_file::builtin_text(name) {
-        Some(text) => {
-            print!("{text}");
-            0
-        }
-        None => {
-            eprintln!(
-                "mcpres scenarios show: no built-in scenario {name:?} (built-ins: {})",
-                scenario_file::BUILTINS.map(|(n, _)| n).join(", ")
-            );
-            2
-        }
-    }
-}
-
-/// `mcpres scenarios check FILE`: 0 when the file is a usable scenario, 1 when
-/// it breaks the schema or a rule, 2 when it cannot be read.
-pub fn check_scenario(path: &Path) -> i32 {
-    match scenario_file::load(path) {
-        Ok(s) => {
-            println!(
-                "{}: scenario {} is valid ({} negative, {} recovery, {} client-fault controls)",
-                path.display(),
-                s.name,
-                s.negatives.len(),
-                s.recoveries.len(),
-                s.client_faults.len()
-            );
-            describe_controls(&s);
-            0
-        }
-        Err(
-            e @ (scenario_file::ScenarioError::Read { .. }
-            | scenario_file::ScenarioError::TooLarge(_)),
-        ) => {
-            eprintln!("mcpres scenarios check: {e}");
-            2
-        }
-        Err(e) => {
-            eprintln!("mcpres scenarios check: {e}");
-            1
-        }
-    }
-}
-
-/// Arguments of `mcpres demo`.
-#[derive(Debug, Clone, clap::Args)]
-pub struct DemoArgs {
-    /// The bundle directory to create (default: ./mcpres-demo-<random>).
-    #[arg(short, long, value_name = "DIR")]
-    pub output: Option<PathBuf>,
-}
-
-/// `mcpres demo`: run the default scenario (3 trials) against this executable's
-/// reference server, validate, sign with an ephemeral key and verify.
-pub fn main_demo(args: DemoArgs) -> i32 {
-    let exe = match std::env::current_exe() {
-        Ok(p) => p,
-        Err(e) => {
-            eprintln!("mcpres demo: cannot locate this executable: {e}");
-            return 2;
-        }
-    };
-    let output = args
-        .output
-        .unwrap_or_else(|| PathBuf::from(format!("mcpres-demo-{}", random_hex(4))));
-    let run_args = RunArgs {
-        scenario: None,
-        trials: Some(3),
-        seed: Some(1),
-        env: Vec::new(),
-        subject_artifact: None,
-        http: None,
-        allow_remote: None,
-        revision: None,
-        json: false,
-        output: output.clone(),
-        command: vec![
-            exe.display().to_string(),
-            "serve".into(),
-            "--transport".into(),
-            "stdio".into(),
-        ],
-    };
-    let mut reporter = Progress::new(false);
-    let outcome = run_blocking(run_args, &mut reporter);
-    reporter.finish();
-    let summary = match outcome {
-        Ok(RunOutcome::Bundle(s)) => s,
-        Ok(RunOutcome::Campaign(_)) => {
-            eprintln!(
-                "mcpres demo: error: three trials fit one bundle, yet a campaign was written"
-            );
-            return 2;
-        }
-        Err(e) => {
-            eprintln!("mcpres demo: error: {e}");
-            return 2;
-        }
-    };
-    print_summary(&summary);
-    if !summary.valid || summary.result != "PASS" {
-        eprintln!("mcpres demo: the run did not pass; not signing");
-        return summary.exit_code();
-    }
-    match sign_and_verify(&summary.doc, &output) {
-        Ok((path, classification)) => {
-            println!("bundle:          {}", output.display());
-            println!(
-                "attested bundle: {} (ephemeral key, never written)",
-                path.display()
-            );
-            println!("verified:        {classification}");
-            0
-        }
-        Err(e) => {
-            eprintln!("mcpres demo: signing failed: {e}");
-            2
-        }
-    }
-}
-
-fn sign_and_verify(doc: &Value, output: &Path) -> Result<(PathBuf, String), String> {
+fn sign_and_verify_inner(doc: &Value, output: &Path) -> Result<(PathBuf, String), String> {
     use crate::attest::{keys::KeyPair, policy};
     use crate::produce::sign;
     let key = KeyPair::generate().map_err(|e| e.to_string())?;
@@ -1791,6 +1465,67 @@ fn sign_and_verify(doc: &Value, output: &Path) -> Result<(PathBuf, String), Stri
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The harness's files, lowest first (spec/harness.md, "Source layout").
+    const LAYERS: [(&str, &str); 16] = [
+        ("files", include_str!("files.rs")),
+        ("tree", include_str!("tree.rs")),
+        ("privacy", include_str!("privacy.rs")),
+        ("progress", include_str!("progress.rs")),
+        ("vocab", include_str!("vocab.rs")),
+        ("record", include_str!("record.rs")),
+        ("http", include_str!("http.rs")),
+        ("subject", include_str!("subject.rs")),
+        ("oracle", include_str!("oracle.rs")),
+        ("scenario_file", include_str!("scenario_file.rs")),
+        ("scenario", include_str!("scenario.rs")),
+        ("wire", include_str!("wire.rs")),
+        ("client", include_str!("client.rs")),
+        ("recovery", include_str!("recovery.rs")),
+        ("evidence", include_str!("evidence.rs")),
+        ("campaign", include_str!("campaign.rs")),
+    ];
+
+    /// The module names a file's code (its tests left out) reaches through
+    /// `super::NAME` or `harness::NAME`.
+    fn reached(text: &str) -> Vec<String> {
+        let code = text.split("#[cfg(test)]\nmod tests").next().unwrap_or(text);
+        let mut names = Vec::new();
+        for prefix in ["super::", "harness::"] {
+            for (at, _) in code.match_indices(prefix) {
+                let rest = &code[at + prefix.len()..];
+                assert!(!rest.starts_with('{'), "grouped import {prefix}{{...}}");
+                let name: String = rest
+                    .chars()
+                    .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                    .collect();
+                names.push(name);
+            }
+        }
+        names
+    }
+
+    #[test]
+    fn harness_files_import_only_the_files_below_them() {
+        let names: Vec<&str> = LAYERS.iter().map(|(n, _)| *n).collect();
+        for (i, (name, text)) in LAYERS.iter().enumerate() {
+            for reached in reached(text) {
+                // Anything else is an item of `mod.rs`, which is above every file.
+                let j = names.iter().position(|n| *n == reached);
+                assert!(
+                    j.is_some_and(|j| j < i),
+                    "{name}.rs reaches harness::{reached}, which is not below it"
+                );
+            }
+        }
+        // The test sees every file of the harness.
+        let on_disk = std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/src/harness"))
+            .unwrap()
+            .filter_map(|e| e.ok()?.file_name().into_string().ok())
+            .filter(|f| f != "mod.rs")
+            .count();
+        assert_eq!(on_disk, LAYERS.len());
+    }
 
     #[test]
     fn artifact_digest_of_files_and_directories() {

@@ -7,6 +7,11 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
+/// One human progress line of `mcpres run` on stderr, outside any bar.
+pub(crate) fn stderr_line(line: impl AsRef<str>) {
+    eprintln!("mcpres run: {}", line.as_ref());
+}
+
 /// Width of the bar between the brackets, in characters.
 const BAR_WIDTH: usize = 20;
 
@@ -63,7 +68,7 @@ impl Progress {
     /// A human progress line on stderr (above the bar on a terminal).
     pub fn line(&mut self, line: impl AsRef<str>) {
         self.clear_bar();
-        super::progress(line);
+        stderr_line(line);
         self.draw_bar();
     }
 
@@ -92,7 +97,7 @@ impl Progress {
             };
             self.draw_bar();
         } else {
-            super::progress(summary);
+            stderr_line(summary);
         }
     }
 

@@ -27,11 +27,10 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 
 use super::http::HttpExchange;
-use super::scenario::{
-    Judgement, Mutant, RecoveryControl, Scenario, budget, check_call, collect, complete_result,
-    judge, open_session, rpc,
-};
+use super::oracle::{Judgement, check_call, complete_result, judge};
+use super::scenario::{budget, collect, open_session, rpc};
 use super::subject::{Session, SubjectError};
+use super::vocab::{Mutant, RecoveryControl, Scenario};
 
 /// The request id of the first (faulted) attempt; retries count up from it.
 const FIRST_CALL_ID: i64 = 2;
@@ -109,7 +108,7 @@ fn counter_call(session: &Session, id: i64, key: &str) -> Value {
 /// exchange ended without an answer (the connection was closed).
 fn classify(
     judgement: &Judgement,
-    frames: &[super::subject::Frame],
+    frames: &[super::record::Frame],
     http: &[HttpExchange],
     closed: bool,
 ) -> &'static str {
@@ -223,7 +222,7 @@ pub async fn run_recovery(
                 ended_ms: now(epoch),
                 observed: "DISCONNECTED",
                 judgement: Judgement {
-                    verdict: super::scenario::REJECT,
+                    verdict: super::vocab::REJECT,
                     stop_reason: "SUBJECT_UNWRITABLE",
                     detail: "the request could not be written".into(),
                 },
@@ -379,7 +378,7 @@ pub async fn run_recovery(
 /// May the harness restart after an unwritable subject?
 fn restart_allowed(
     out: &mut RecoveryOutcome,
-    policy: &super::scenario::RecoveryPolicy,
+    policy: &super::vocab::RecoveryPolicy,
     attempt: u32,
     safe: bool,
     start: Instant,
@@ -502,7 +501,7 @@ pub fn as_expected(control: &RecoveryControl, outcome: &RecoveryOutcome) -> bool
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::harness::scenario::RecoveryPolicy;
+    use crate::harness::vocab::RecoveryPolicy;
 
     #[test]
     fn backoff_doubles_up_to_the_cap() {
@@ -524,11 +523,11 @@ mod tests {
     #[test]
     fn failures_are_classified_by_what_was_seen() {
         let reject = |stop| Judgement {
-            verdict: super::super::scenario::REJECT,
+            verdict: super::super::vocab::REJECT,
             stop_reason: stop,
             detail: String::new(),
         };
-        let frame = |s: &str| super::super::subject::Frame {
+        let frame = |s: &str| super::super::record::Frame {
             bytes: s.as_bytes().to_vec(),
             at_ms: 0,
         };
@@ -561,8 +560,8 @@ mod tests {
             "PROTOCOL_FAILURE"
         );
         let ok = Judgement {
-            verdict: super::super::scenario::ACCEPT,
-            stop_reason: super::super::scenario::COMPLETED,
+            verdict: super::super::vocab::ACCEPT,
+            stop_reason: super::super::vocab::COMPLETED,
             detail: String::new(),
         };
         assert_eq!(classify(&ok, &[], &[], false), "SUCCEEDED");

@@ -15,11 +15,10 @@ use std::sync::OnceLock;
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::scenario::{
+use super::vocab::{
     ClientFault, ClientFaultKind, Injector, Mutant, NegativeControl, RecoveryControl,
-    RecoveryPolicy, Scenario,
+    RecoveryPolicy, Scenario, WIRE_BOUNDARY, WIRE_TRIGGER,
 };
-use super::wire::{WIRE_BOUNDARY, WIRE_TRIGGER};
 use crate::server::fault::FaultId;
 
 /// The schema every scenario file satisfies.
@@ -177,7 +176,7 @@ pub fn builtins() -> Vec<Scenario> {
 /// The text of a built-in scenario (`default` is an alias of the default one).
 pub fn builtin_text(name: &str) -> Option<&'static str> {
     let name = if name == "default" {
-        super::scenario::DEFAULT_SCENARIO
+        super::vocab::DEFAULT_SCENARIO
     } else {
         name
     };
@@ -335,7 +334,7 @@ fn build(file: File, document: Value, origin: &str) -> Result<Scenario, String> 
                 (
                     Injector::SubjectFlag,
                     fault.boundary().to_string(),
-                    super::scenario::FAULT_TRIGGER.to_string(),
+                    super::vocab::FAULT_TRIGGER.to_string(),
                 )
             }
             "client-request" => {
@@ -351,8 +350,8 @@ fn build(file: File, document: Value, origin: &str) -> Result<Scenario, String> 
                 };
                 (
                     injector,
-                    super::wire::REQUEST_BOUNDARY.to_string(),
-                    super::wire::REQUEST_TRIGGER.to_string(),
+                    super::vocab::REQUEST_BOUNDARY.to_string(),
+                    super::vocab::REQUEST_TRIGGER.to_string(),
                 )
             }
             _ => {
@@ -515,8 +514,8 @@ fn build(file: File, document: Value, origin: &str) -> Result<Scenario, String> 
         clean_steps,
         generic,
         protocol_revision: match file.protocol_revision.as_deref() {
-            Some("2026-07-28") => super::scenario::Revision::V2026_07_28,
-            _ => super::scenario::Revision::V2025_11_25,
+            Some("2026-07-28") => super::vocab::Revision::V2026_07_28,
+            _ => super::vocab::Revision::V2025_11_25,
         },
         default_trials: file.defaults.trials,
         default_seed: file.defaults.seed,

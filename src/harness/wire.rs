@@ -20,21 +20,17 @@ use std::time::Instant;
 
 use serde_json::{Value, json};
 
-use super::scenario::{
-    COMPLETED, CleanOutcome, Injector, Judgement, Mutant, NegativeControl, NegativeOutcome,
-    Scenario, Step, answer_of, budget, check_tools_list, collect, complete_result, drain, exchange,
-    fresh_id, fresh_token, judge, judge_refusal, open_negative, opening, rpc, server_identity,
-    shutdown_step,
+use super::oracle::{
+    Judgement, answer_of, check_tools_list, complete_result, judge, judge_refusal, server_identity,
 };
-use super::subject::{Frame, Session};
+use super::record::Frame;
+use super::scenario::{
+    CleanOutcome, NegativeOutcome, Step, budget, collect, drain, exchange, fresh_id, fresh_token,
+    open_negative, opening, rpc, shutdown_step,
+};
+use super::subject::Session;
+use super::vocab::{COMPLETED, Injector, Mutant, NegativeControl, Scenario};
 use crate::json::canonical;
-
-/// The request whose response the harness faults in every negative control.
-pub const WIRE_TRIGGER: &str = "response-to:tools/list";
-
-/// Where the harness injects its faults.
-pub const WIRE_BOUNDARY: &str =
-    "harness wire proxy: subject stdout frame, after the raw capture, before the oracle";
 
 /// SplitMix64: a fixed, documented mapping from the seed to an offset.
 fn mix(seed: u64) -> u64 {
@@ -156,7 +152,7 @@ pub fn self_check(
     seed: u64,
     clean: &CleanOutcome,
     budget_ms: u64,
-    revision: super::scenario::Revision,
+    revision: super::vocab::Revision,
 ) -> SelfCheckRecord {
     let mut record = SelfCheckRecord {
         control: neg.clone(),
@@ -193,13 +189,6 @@ pub fn self_check(
     record.injection = Some(injection);
     record
 }
-
-/// Where a request-fault is put: the harness's own client writes it.
-pub const REQUEST_BOUNDARY: &str =
-    "harness client: a request written to the subject's input (a stdin line or an HTTP POST)";
-
-/// When a request-fault is sent: right after the session was opened.
-pub const REQUEST_TRIGGER: &str = "after-session-open";
 
 /// A tool result's shape (typed content blocks), then `isError` (`TOOL_ERROR`).
 fn check_call_shape(result: &Value, _: Mutant) -> Option<(&'static str, String)> {
@@ -272,8 +261,8 @@ pub async fn run_request_negative(
     out.frames = frames.len();
     out.answer = answer_of(&frames, id);
     let http = session.take_http_exchanges();
-    let object: &super::scenario::ResultCheck = &|_: &Value, _: Mutant| None;
-    let base: &super::scenario::ResultCheck = match neg.injector {
+    let object: &super::oracle::ResultCheck = &|_: &Value, _: Mutant| None;
+    let base: &super::oracle::ResultCheck = match neg.injector {
         Injector::RequestUnknownMethod => object,
         _ => &check_call_shape,
     };
@@ -462,7 +451,7 @@ pub async fn run_clean_generic(
     let find = |name: &str| tools.iter().find(|t| t["name"] == name).cloned();
 
     // tools/call echo, when the server lists one with a single string argument.
-    let mut calls: Vec<(i64, Value, Box<super::scenario::ResultCheck>)> = Vec::new();
+    let mut calls: Vec<(i64, Value, Box<super::oracle::ResultCheck>)> = Vec::new();
     match find("echo").map(|t| (echo_argument(&t), t)) {
         Some((Some(arg), _)) => calls.push((
             base + 3,
@@ -555,6 +544,7 @@ fn result_of(frames: &[Frame], id: i64) -> Option<Value> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::harness::vocab::WIRE_TRIGGER;
 
     fn frame(s: &[u8]) -> Frame {
         Frame {
@@ -584,14 +574,14 @@ mod tests {
                 let real = judge(2, &delivered, &[], 0, 100, Mutant::None, &check);
                 assert_eq!(
                     (real.verdict, real.stop_reason),
-                    (super::super::scenario::REJECT, neg.expected_stop.as_str()),
+                    (super::super::vocab::REJECT, neg.expected_stop.as_str()),
                     "{} seed {seed}",
                     neg.name
                 );
                 let weak = judge(2, &delivered, &[], 0, 100, neg.mutant, &check);
                 assert_ne!(
                     (weak.verdict, weak.stop_reason),
-                    (super::super::scenario::REJECT, neg.expected_stop.as_str()),
+                    (super::super::vocab::REJECT, neg.expected_stop.as_str()),
                     "{} seed {seed}: mutant survived",
                     neg.name
                 );

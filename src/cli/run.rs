@@ -1,0 +1,448 @@
+//! The harness's commands: `mcpres run`, `mcpres scenarios list|show|check`
+//! and `mcpres demo`. Their flags are parsed here and turned into the
+//! library's checked [`RunOptions`] before any work; the library returns a
+//! `Result`, and what is printed and the exit code are decided here.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use clap::{Args, Subcommand, ValueEnum};
+use serde_json::{Value, json};
+
+use mcpres::harness::progress::Progress;
+use mcpres::harness::scenario::builtins;
+use mcpres::harness::vocab::{DEFAULT_SCENARIO, Revision, Scenario};
+use mcpres::harness::{
+    CampaignSummary, HarnessError, RunOptions, RunOutcome, RunSummary, campaign, parse_env,
+    random_hex, run_blocking, scenario_file, sign_and_verify,
+};
+
+/// Arguments of `mcpres run`.
+#[derive(Debug, Clone, Args)]
+pub struct RunArgs {
+    /// Built-in scenario name (see `mcpres scenarios list`), or a scenario file
+    /// (TOML or JSON; a path containing `/` or ending in .toml/.json); default
+    /// `reference-faults`.
+    #[arg(long)]
+    pub scenario: Option<String>,
+    /// Number of trials (each one clean control plus every negative control).
+    /// More than one bundle holds (8 for the built-in scenarios over stdio)
+    /// makes DIR a campaign directory of several bundles (at most 10000 trials).
+    /// Default: the scenario's `defaults.trials`, else 1.
+    #[arg(long)]
+    pub trials: Option<usize>,
+    /// Base seed; trial i uses seed + i - 1. Default: the scenario's
+    /// `defaults.seed`, else 1.
+    #[arg(long)]
+    pub seed: Option<u32>,
+    /// Environment variable for the subject, K=V (repeatable). Nothing else is
+    /// passed: not even PATH (PROGRAM itself is resolved by the harness).
+    #[arg(long = "env", value_name = "K=V")]
+    pub env: Vec<String>,
+    /// File or directory whose SHA-256 is the subject's artifact digest
+    /// (default: the executable PROGRAM resolves to). A directory is hashed as
+    /// the canonical list of its files (path, length, SHA-256).
+    #[arg(long, value_name = "PATH")]
+    pub subject_artifact: Option<PathBuf>,
+    /// Drive the subject over Streamable HTTP at this loopback URL
+    /// (`http://127.0.0.1:PORT/mcp`) instead of stdio. The harness still starts
+    /// PROGRAM (which must listen there) and kills its process group.
+    #[arg(long, value_name = "URL")]
+    pub http: Option<String>,
+    /// Allow a non-loopback `--http` target listed in this allowlist (JSON:
+    /// `{"targets": [{"url": URL, "reviewedTargetSha256": HEX}]}`), whose
+    /// reviewed digest must equal the target's digest.
+    #[arg(long, value_name = "FILE", requires = "http")]
+    pub allow_remote: Option<PathBuf>,
+    /// The MCP protocol revision to speak: 2025-11-25 (initialize handshake)
+    /// or 2026-07-28 (stateless: server/discover, per-request `_meta`).
+    /// Default: the scenario's `protocolRevision`, else 2025-11-25.
+    #[arg(long, value_enum)]
+    pub revision: Option<RevisionArg>,
+    /// Progress events as JSON Lines on stdout (run-started, trial-finished,
+    /// cleanup, part-written, run-finished) instead of the summary table.
+    #[arg(long)]
+    pub json: bool,
+    /// The bundle directory to create (must not exist); a campaign directory
+    /// when --trials exceeds what one bundle holds.
+    #[arg(short, long, value_name = "DIR")]
+    pub output: PathBuf,
+    /// The subject: PROGRAM [ARGS...] after `--` (executed directly, no shell).
+    /// Without PROGRAM, `--http URL` names a server the harness does not start
+    /// (then `--subject-artifact` is required, and no process is observed).
+    #[arg(last = true, value_name = "PROGRAM")]
+    pub command: Vec<String>,
+}
+
+/// `--revision`: the MCP protocol revision to speak.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum RevisionArg {
+    /// `initialize` handshake, then requests on that session.
+    #[value(name = "2025-11-25")]
+    V2025_11_25,
+    /// Stateless: `server/discover`, then requests that each carry their
+    /// own `_meta` (version, client capabilities); no session.
+    #[value(name = "2026-07-28")]
+    V2026_07_28,
+}
+
+impl From<RevisionArg> for Revision {
+    fn from(arg: RevisionArg) -> Self {
+        match arg {
+            RevisionArg::V2025_11_25 => Revision::V2025_11_25,
+            RevisionArg::V2026_07_28 => Revision::V2026_07_28,
+        }
+    }
+}
+
+impl RunArgs {
+    /// The checked options of the run (`--env` pairs parsed).
+    fn into_options(self) -> Result<RunOptions, HarnessError> {
+        Ok(RunOptions {
+            env: parse_env(&self.env)?,
+            scenario: self.scenario,
+            trials: self.trials,
+            seed: self.seed,
+            subject_artifact: self.subject_artifact,
+            http: self.http,
+            allow_remote: self.allow_remote,
+            revision: self.revision.map(Revision::from),
+            output: self.output,
+            command: self.command,
+        })
+    }
+}
+
+/// 0 when the run passed and its evidence is valid, else 1 (evidence written).
+fn outcome_code(passed: bool) -> i32 {
+    if passed { 0 } else { 1 }
+}
+
+/// `mcpres scenarios ...`.
+#[derive(Debug, Subcommand)]
+pub enum ScenariosAction {
+    /// List the built-in scenarios and their controls.
+    List,
+    /// Print a built-in scenario's file (TOML): a starting point for your own.
+    Show {
+        /// Built-in scenario name.
+        name: String,
+    },
+    /// Check a scenario file (TOML or JSON) against the scenario schema and rules.
+    Check {
+        /// The scenario file.
+        file: PathBuf,
+    },
+}
+
+/// Run a `scenarios` action; returns the exit code.
+pub fn scenarios(action: &ScenariosAction) -> i32 {
+    match action {
+        ScenariosAction::List => list_scenarios(),
+        ScenariosAction::Show { name } => show_scenario(name),
+        ScenariosAction::Check { file } => check_scenario(file),
+    }
+}
+
+/// `mcpres run`: returns the exit code (0 passed and valid, 1 failed or
+/// invalid with the bundle written, 2 no evidence produced).
+pub fn main_run(args: RunArgs) -> i32 {
+    let mut reporter = Progress::new(args.json);
+    let result = args
+        .into_options()
+        .and_then(|options| run_blocking(options, &mut reporter));
+    reporter.finish();
+    match result {
+        Ok(outcome) => {
+            let code = outcome_code(outcome.passed());
+            if reporter.json() {
+                reporter.event(finished_event(&outcome, code));
+            } else {
+                match &outcome {
+                    RunOutcome::Bundle(s) => print_summary(s),
+                    RunOutcome::Campaign(c) => print_campaign(c),
+                }
+            }
+            code
+        }
+        Err(e) => {
+            eprintln!("mcpres run: error: {e}");
+            reporter.event(json!({
+                "event": "run-finished", "result": null, "classification": null, "valid": false,
+                "output": null, "error": e.to_string(), "exitCode": 2,
+            }));
+            2
+        }
+    }
+}
+
+/// The last `--json` event of a run that produced output.
+fn finished_event(outcome: &RunOutcome, code: i32) -> Value {
+    match outcome {
+        RunOutcome::Bundle(s) => json!({
+            "event": "run-finished", "campaign": false, "result": s.result,
+            "classification": s.classification, "valid": s.valid,
+            "evidenceClass": s.evidence_class, "primaryDiagnostic": s.primary,
+            "output": s.output.display().to_string(), "parts": 1,
+            "privacyFindingsRedacted": s.privacy_findings, "exitCode": code,
+        }),
+        RunOutcome::Campaign(c) => json!({
+            "event": "run-finished", "campaign": true, "result": c.result,
+            "classification": c.classification, "valid": c.parts.iter().all(|p| p.valid),
+            "output": c.output.display().to_string(),
+            "summary": c.output.join(campaign::FILE_NAME).display().to_string(),
+            "parts": c.parts.len(), "exitCode": code,
+        }),
+    }
+}
+
+fn print_summary(s: &RunSummary) {
+    println!(
+        "{:<6} {:<28} {:<11} {:<32} mutant",
+        "trial", "control", "outcome", "verdict / stop reason"
+    );
+    for r in &s.rows {
+        println!(
+            "{:<6} {:<28} {:<11} {:<32} {}",
+            r[0], r[1], r[2], r[3], r[4]
+        );
+    }
+    println!(
+        "result {}  stability {}  evidence class {}  bundle {} ({})  privacy findings redacted: {}",
+        s.result,
+        s.classification,
+        s.evidence_class.as_deref().unwrap_or("-"),
+        s.output.display(),
+        if s.valid {
+            "valid".to_string()
+        } else {
+            format!("INVALID: {}", s.primary.as_deref().unwrap_or("?"))
+        },
+        s.privacy_findings
+    );
+}
+
+fn print_campaign(c: &CampaignSummary) {
+    println!(
+        "{:<9} {:<11} {:<23} {:<6} {:<22} bundle",
+        "part", "trials", "seeds", "result", "stability"
+    );
+    for p in &c.parts {
+        let seeds = match (p.seeds.first(), p.seeds.last()) {
+            (Some(a), Some(b)) => format!("{a}-{b}"),
+            _ => "-".into(),
+        };
+        println!(
+            "{:<9} {:<11} {:<23} {:<6} {:<22} {}",
+            p.path,
+            format!("{}-{}", p.trials.start(), p.trials.end()),
+            seeds,
+            p.result,
+            p.classification,
+            if p.valid {
+                "valid".to_string()
+            } else {
+                format!("INVALID: {}", p.primary.as_deref().unwrap_or("?"))
+            }
+        );
+    }
+    let d = &c.doc["durationMs"];
+    println!(
+        "campaign result {}  stability {}  trials {} ({} succeeded)  duration min/median/p95 {}/{}/{} ms  parts {} ({})  summary {}",
+        c.result,
+        c.classification,
+        c.doc["completedTrials"],
+        c.doc["counts"]["success"],
+        d["minimum"],
+        d["median"],
+        d["p95"],
+        c.parts.len(),
+        if c.parts.iter().all(|p| p.valid) {
+            "all valid"
+        } else {
+            "NOT all valid"
+        },
+        c.output.join(campaign::FILE_NAME).display()
+    );
+}
+
+/// `mcpres scenarios list`: each built-in scenario and its controls.
+fn list_scenarios() -> i32 {
+    for s in builtins() {
+        let default = if s.name == DEFAULT_SCENARIO {
+            " (default)"
+        } else {
+            ""
+        };
+        println!("{}{default}: {}", s.name, s.description);
+        describe_controls(&s);
+    }
+    0
+}
+
+fn describe_controls(s: &Scenario) {
+    for n in &s.negatives {
+        println!(
+            "  negative control {}: fault {}@{} ({}) expects {} {}; mutant {}",
+            n.name,
+            n.fault,
+            n.trigger,
+            n.injector.method(),
+            n.expected_verdict,
+            n.expected_stop,
+            n.mutant.id()
+        );
+    }
+    for r in &s.recoveries {
+        let p = &r.policy;
+        println!(
+            "  recovery control {}: fault {}@request-2 (SUBJECT_FAULT_FLAG); policy {} (retry limit {}, backoff {}..{} ms, attempt timeout {} ms, time limit {} ms, {}); expects {}",
+            r.name,
+            r.fault,
+            p.id,
+            p.retry_limit,
+            p.initial_backoff_ms,
+            p.max_backoff_ms,
+            p.attempt_timeout_ms,
+            p.time_limit_ms,
+            p.side_effect_model,
+            if r.expect_recovered {
+                "recovery"
+            } else {
+                "no recovery"
+            }
+        );
+    }
+    for c in &s.client_faults {
+        println!(
+            "  client fault {}: {} (HARNESS_CLIENT_INPUT) expects {}{}",
+            c.name,
+            c.kind.id(),
+            c.expect_label(),
+            c.error_code.map(|e| format!(" {e}")).unwrap_or_default()
+        );
+    }
+}
+
+/// `mcpres scenarios show NAME`: the built-in scenario's file.
+fn show_scenario(name: &str) -> i32 {
+    match scenario_file::builtin_text(name) {
+        Some(text) => {
+            print!("{text}");
+            0
+        }
+        None => {
+            eprintln!(
+                "mcpres scenarios show: no built-in scenario {name:?} (built-ins: {})",
+                scenario_file::BUILTINS.map(|(n, _)| n).join(", ")
+            );
+            2
+        }
+    }
+}
+
+/// `mcpres scenarios check FILE`: 0 when the file is a usable scenario, 1 when
+/// it breaks the schema or a rule, 2 when it cannot be read.
+fn check_scenario(path: &Path) -> i32 {
+    match scenario_file::load(path) {
+        Ok(s) => {
+            println!(
+                "{}: scenario {} is valid ({} negative, {} recovery, {} client-fault controls)",
+                path.display(),
+                s.name,
+                s.negatives.len(),
+                s.recoveries.len(),
+                s.client_faults.len()
+            );
+            describe_controls(&s);
+            0
+        }
+        Err(
+            e @ (scenario_file::ScenarioError::Read { .. }
+            | scenario_file::ScenarioError::TooLarge(_)),
+        ) => {
+            eprintln!("mcpres scenarios check: {e}");
+            2
+        }
+        Err(e) => {
+            eprintln!("mcpres scenarios check: {e}");
+            1
+        }
+    }
+}
+
+/// Arguments of `mcpres demo`.
+#[derive(Debug, Clone, Args)]
+pub struct DemoArgs {
+    /// The bundle directory to create (default: ./mcpres-demo-<random>).
+    #[arg(short, long, value_name = "DIR")]
+    pub output: Option<PathBuf>,
+}
+
+/// `mcpres demo`: run the default scenario (3 trials) against this executable's
+/// reference server, validate, sign with an ephemeral key and verify.
+pub fn main_demo(args: DemoArgs) -> i32 {
+    let exe = match std::env::current_exe() {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("mcpres demo: cannot locate this executable: {e}");
+            return 2;
+        }
+    };
+    let output = args
+        .output
+        .unwrap_or_else(|| PathBuf::from(format!("mcpres-demo-{}", random_hex(4))));
+    let options = RunOptions {
+        scenario: None,
+        trials: Some(3),
+        seed: Some(1),
+        env: BTreeMap::new(),
+        subject_artifact: None,
+        http: None,
+        allow_remote: None,
+        revision: None,
+        output: output.clone(),
+        command: vec![
+            exe.display().to_string(),
+            "serve".into(),
+            "--transport".into(),
+            "stdio".into(),
+        ],
+    };
+    let mut reporter = Progress::new(false);
+    let outcome = run_blocking(options, &mut reporter);
+    reporter.finish();
+    let summary = match outcome {
+        Ok(RunOutcome::Bundle(s)) => s,
+        Ok(RunOutcome::Campaign(_)) => {
+            eprintln!(
+                "mcpres demo: error: three trials fit one bundle, yet a campaign was written"
+            );
+            return 2;
+        }
+        Err(e) => {
+            eprintln!("mcpres demo: error: {e}");
+            return 2;
+        }
+    };
+    print_summary(&summary);
+    if !summary.valid || summary.result != "PASS" {
+        eprintln!("mcpres demo: the run did not pass; not signing");
+        return outcome_code(summary.passed());
+    }
+    match sign_and_verify(&summary.doc, &output) {
+        Ok((path, classification)) => {
+            println!("bundle:          {}", output.display());
+            println!(
+                "attested bundle: {} (ephemeral key, never written)",
+                path.display()
+            );
+            println!("verified:        {classification}");
+            0
+        }
+        Err(e) => {
+            eprintln!("mcpres demo: signing failed: {e}");
+            2
+        }
+    }
+}

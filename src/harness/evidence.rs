@@ -924,12 +924,17 @@ pub fn assemble(
     } else {
         "FAIL"
     };
+    // The validator's rule: a passing process execution and protocol
+    // exchange, and source evidence (the executed files' observed hashes,
+    // which exist only for a subject the harness started).
+    let has_source_evidence = !facts.external;
     let derived_genuine = observations
         .iter()
         .any(|o| o["type"] == "PROCESS_EXECUTION" && o["outcome"] == "PASS")
         && observations
             .iter()
-            .any(|o| o["type"] == "PROTOCOL_EXCHANGE" && o["outcome"] == "PASS");
+            .any(|o| o["type"] == "PROTOCOL_EXCHANGE" && o["outcome"] == "PASS")
+        && has_source_evidence;
     let class = if derived_genuine {
         "GENUINE_RUNTIME"
     } else {
@@ -1066,7 +1071,7 @@ pub fn assemble(
     // Source evidence is the observed hashes of what was executed, chosen
     // from what the run observed (not from the class): a server the harness
     // did not start has none.
-    if !facts.external {
+    if has_source_evidence {
         evidence["sourceEvidenceRefs"] = json!(["raw/subject-artifact.json"]);
     }
     let statement = json!({

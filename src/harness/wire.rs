@@ -312,19 +312,11 @@ fn echo_argument(tool: &Value) -> Option<String> {
 /// A call result: typed content blocks, not an error, and a text block that
 /// contains `probe` (third-party echo tools may decorate the text).
 fn check_echo(probe: String) -> impl Fn(&Value, Mutant) -> Option<(&'static str, String)> {
-    move |result, _| {
-        let Some(blocks) = result.get("content").and_then(Value::as_array) else {
-            return Some(("SCHEMA_VIOLATION", "tools/call result lacks content".into()));
-        };
-        if blocks
-            .iter()
-            .any(|b| !b.get("type").is_some_and(Value::is_string))
-        {
-            return Some(("SCHEMA_VIOLATION", "a content block lacks type".into()));
+    move |result, mutant| {
+        if let Some(failure) = check_call_shape(result, mutant) {
+            return Some(failure);
         }
-        if result.get("isError") == Some(&Value::Bool(true)) {
-            return Some(("TOOL_ERROR", "the tool reported an error".into()));
-        }
+        let blocks = result["content"].as_array().map_or(&[][..], Vec::as_slice);
         if !blocks
             .iter()
             .any(|b| b["type"] == "text" && b["text"].as_str().is_some_and(|t| t.contains(&probe)))

@@ -271,50 +271,6 @@ impl Run {
     }
 }
 
-/// Every JSON string literal in `bytes`, decoded (escapes resolved). Bytes
-/// that are not JSON are scanned for `"..."` runs and decoded one by one.
-fn decoded_strings(bytes: &[u8]) -> Vec<String> {
-    fn collect(v: &Value, out: &mut Vec<String>) {
-        match v {
-            Value::String(s) => out.push(s.clone()),
-            Value::Array(a) => a.iter().for_each(|x| collect(x, out)),
-            Value::Object(m) => m.iter().for_each(|(k, x)| {
-                out.push(k.clone());
-                collect(x, out)
-            }),
-            _ => {}
-        }
-    }
-    let mut out = Vec::new();
-    let s = text(bytes);
-    // Whole documents and JSON lines.
-    for doc in std::iter::once(s.as_str()).chain(s.lines()) {
-        if let Ok(v) = serde_json::from_str::<Value>(doc) {
-            collect(&v, &mut out);
-        }
-    }
-    // Any quoted run, wherever it sits (also inside non-JSON captures).
-    let b = s.as_bytes();
-    let mut i = 0;
-    while i < b.len() {
-        if b[i] == b'"' {
-            let mut j = i + 1;
-            while j < b.len() && b[j] != b'"' {
-                j += if b[j] == b'\\' { 2 } else { 1 };
-            }
-            if j < b.len() {
-                if let Ok(Value::String(d)) = serde_json::from_str::<Value>(&s[i..=j]) {
-                    out.push(d);
-                }
-                i = j + 1;
-                continue;
-            }
-        }
-        i += 1;
-    }
-    out
-}
-
 #[test]
 fn accept_everything_fails_the_rejection_controls() {
     let r = run_subject(

@@ -43,15 +43,6 @@ fn observation<'a>(doc: &'a Value, kind: &str) -> &'a Value {
         .unwrap_or_else(|| panic!("no {kind} observation"))
 }
 
-fn surface<'a>(doc: &'a Value, name: &str) -> &'a Value {
-    doc["evidence"]["coverage"]["surfaces"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|s| s["surface"] == name)
-        .unwrap()
-}
-
 /// Pids of live processes whose command line contains `marker`.
 fn alive_with(marker: &str) -> Vec<String> {
     let mut out = Vec::new();

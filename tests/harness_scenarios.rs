@@ -38,15 +38,6 @@ fn ops<'a>(doc: &'a Value, kind: &str) -> Vec<&'a Value> {
         .collect()
 }
 
-fn surface<'a>(doc: &'a Value, name: &str) -> &'a Value {
-    doc["evidence"]["coverage"]["surfaces"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|s| s["surface"] == name)
-        .unwrap()
-}
-
 #[test]
 fn reference_recovery_recovers_every_transient_fault_once() {
     let tmp = tempfile::tempdir().unwrap();

@@ -121,3 +121,71 @@ pub fn walk(dir: &Path) -> Vec<PathBuf> {
     }
     out
 }
+
+/// The coverage entry of surface `name` in a bundle document.
+pub fn surface<'a>(doc: &'a Value, name: &str) -> &'a Value {
+    doc["evidence"]["coverage"]["surfaces"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["surface"] == name)
+        .unwrap()
+}
+
+/// Every string a file's bytes hold once JSON escapes are resolved, found
+/// independently of the harness's own privacy scan: the strings (and keys) of
+/// the whole text and of each line when they parse as JSON, every `"..."` run
+/// anywhere (also inside non-JSON captures) that decodes as a JSON string, and
+/// the same again inside every decoded string that holds a quote.
+pub fn decoded_strings(bytes: &[u8]) -> Vec<String> {
+    fn collect(v: &Value, out: &mut Vec<String>) {
+        match v {
+            Value::String(s) => out.push(s.clone()),
+            Value::Array(a) => a.iter().for_each(|x| collect(x, out)),
+            Value::Object(m) => m.iter().for_each(|(k, x)| {
+                out.push(k.clone());
+                collect(x, out)
+            }),
+            _ => {}
+        }
+    }
+    fn literals(bytes: &[u8], out: &mut Vec<String>) {
+        let mut i = 0;
+        while i < bytes.len() {
+            if bytes[i] != b'"' {
+                i += 1;
+                continue;
+            }
+            // A literal ends at the next unescaped quote on the same line; a
+            // control byte means this quote opened none, so scanning resumes
+            // right after it.
+            let mut j = i + 1;
+            while j < bytes.len() && bytes[j] != b'"' && bytes[j] >= 0x20 {
+                j += if bytes[j] == b'\\' { 2 } else { 1 };
+            }
+            if j < bytes.len() && bytes[j] == b'"' {
+                if let Ok(s) = serde_json::from_slice::<String>(&bytes[i..=j]) {
+                    out.push(s);
+                }
+                i = j + 1;
+            } else {
+                i += 1;
+            }
+        }
+    }
+    let mut out = Vec::new();
+    let s = text(bytes);
+    for doc in std::iter::once(s.as_str()).chain(s.lines()) {
+        if let Ok(v) = serde_json::from_str::<Value>(doc) {
+            collect(&v, &mut out);
+        }
+    }
+    literals(bytes, &mut out);
+    let nested: Vec<String> = out
+        .iter()
+        .filter(|s| s.contains('"'))
+        .flat_map(|s| decoded_strings(s.as_bytes()))
+        .collect();
+    out.extend(nested);
+    out
+}

@@ -158,14 +158,6 @@ impl Injector {
             Injector::WireCorruptUtf8 | Injector::WireDuplicate | Injector::WireStripResult
         )
     }
-
-    /// A fault the harness puts in front of the subject as a request it must refuse.
-    pub fn is_client_request(self) -> bool {
-        matches!(
-            self,
-            Injector::RequestUnknownMethod | Injector::RequestUnknownTool
-        )
-    }
 }
 
 /// A finite recovery policy: how often, how long and how far apart the
@@ -287,10 +279,10 @@ pub const FAULT_TRIGGER: &str = "tool-add";
 /// The default scenario's name.
 pub const DEFAULT_SCENARIO: &str = "reference-faults";
 
-/// The request whose response the harness faults in every negative control.
+/// The request whose recorded answer the harness's self-checks fault (a copy of it).
 pub const WIRE_TRIGGER: &str = "response-to:tools/list";
 
-/// Where the harness injects its faults.
+/// Where the harness's self-checks inject their faults.
 pub const WIRE_BOUNDARY: &str =
     "harness wire proxy: subject stdout frame, after the raw capture, before the oracle";
 

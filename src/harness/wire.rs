@@ -1,19 +1,19 @@
-//! The `generic` scenario for arbitrary (third-party) MCP servers, and the
-//! harness's own fault injector.
+//! The `generic` scenario for arbitrary (third-party) MCP servers: its clean
+//! control, its negative controls, and the harness's self-checks.
 //!
-//! A third-party server has no `--fault` flag, so the negative controls of this
-//! scenario get their faults from the harness. The injector sits on the path
-//! from the subject's stdout to the oracle, *after* the raw capture: the
-//! recorder keeps the subject's true bytes, and the injector hands the oracle a
-//! changed copy of the one frame that answers the target request (corrupted,
-//! duplicated, or with a required member removed). Every injection is written
-//! to an injection log: boundary, trigger, seed, frame index, digests of the
-//! original and the delivered frame, and the mutation itself, so that the
-//! delivered bytes can be rebuilt from the raw capture.
+//! A third-party server has no `--fault` flag. Its negative controls are
+//! requests it must refuse (a method no server has, a tool it did not list),
+//! each under fresh random names and ids, judged on the subject's own answer.
 //!
-//! What this shows: the oracle rejects a broken exchange for the expected
-//! reason and a weakened oracle does not. It does not test the subject's own
-//! robustness: the subject never sees the fault.
+//! The self-checks exercise the harness's oracle alone: a wire fault is
+//! applied to a *copy* of the clean control's recorded `tools/list` answer
+//! (the recorder keeps the subject's true bytes), corrupted, duplicated or
+//! with a required member removed, and the real oracle and a weakened one
+//! judge it. Each record holds boundary, trigger, seed, frame index, digests
+//! of the original and the delivered frame and the mutation itself, so the
+//! delivered bytes can be rebuilt from the raw capture. They show that the
+//! oracle can fail for the expected reason; the subject never sees them, so
+//! they are never counted as its controls.
 
 use std::collections::BTreeSet;
 use std::time::Instant;

@@ -25,8 +25,8 @@ use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use mcpres::harness::round_trip;
-use mcpres::harness::subject::Session;
+use mcpres::produce::harness::round_trip;
+use mcpres::produce::harness::subject::Session;
 use serde_json::{Value, json};
 
 const LIMIT: Duration = Duration::from_secs(5);

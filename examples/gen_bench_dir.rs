@@ -13,9 +13,9 @@ use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use mcpres::bundle::builder::{BundleBuilder, observation_path, synthetic_bundle};
 use mcpres::bundle::dir::MANIFEST_FILE;
 use mcpres::json::canonical;
+use mcpres::produce::builder::{BundleBuilder, observation_path, synthetic_bundle};
 use mcpres::validate::core::{EVIDENCE_PATH, STATEMENT_PATH};
 use sha2::{Digest, Sha256};
 

@@ -9,7 +9,7 @@
 
 use std::path::PathBuf;
 
-use mcpres::bundle::builder::{synthetic_bundle, to_file_bytes};
+use mcpres::produce::builder::{synthetic_bundle, to_file_bytes};
 
 /// N small valid bundles as separate files.
 fn write_batch(dir: &std::path::Path, n: usize) -> Result<(), Box<dyn std::error::Error>> {

@@ -19,7 +19,7 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use mcpres::json::canonical::{self, sha256_hex};
-use mcpres::migrate::migrate_bytes;
+use mcpres::produce::migrate::migrate_bytes;
 use mcpres::validate::codes as c;
 use mcpres::validate::{Options, validate_document};
 use serde_json::{Value, json};

@@ -4,7 +4,7 @@
 //! cargo run --example gen_official --no-default-features -- [--force] testdata/official/vectors
 //! ```
 //!
-//! Every vector is made by `mcpres::official::import_checks` from a small
+//! Every vector is made by `mcpres::produce::official::import_checks` from a small
 //! synthetic checks array of the official suite's shape (our own scenarios:
 //! `fixture-*`), so the valid ones are exactly what `mcpres official import`
 //! writes. Invalid vectors are *deep*: the fault is made either in the import
@@ -18,7 +18,7 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use mcpres::json::canonical::sha256_hex;
-use mcpres::official::{
+use mcpres::produce::official::{
     Attachment, Coverage, ImportOptions, Legs, OriginalRecord, RequirementSet, Source,
     import_checks,
 };
@@ -81,10 +81,10 @@ fn bytes(checks: &[Value]) -> Vec<u8> {
 fn options() -> ImportOptions {
     ImportOptions {
         source: Source {
-            package_name: mcpres::official::PACKAGE_NAME.into(),
+            package_name: mcpres::produce::official::PACKAGE_NAME.into(),
             package_version: "0.1.16".into(),
             package_sha256: "1".repeat(64),
-            repository: mcpres::official::REPOSITORY.into(),
+            repository: mcpres::produce::official::REPOSITORY.into(),
             repository_commit: "2".repeat(40),
         },
         protocol_revision: "2025-11-25".into(),

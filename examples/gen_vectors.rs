@@ -11,7 +11,7 @@
 //!
 //! Every vector starts from one scenario (the `lighthouse-notes-server` MCP
 //! server under a truncated-frame fault) sealed with
-//! `mcpres::bundle::builder`. Invalid vectors are *deep*: the fault is made in
+//! `mcpres::produce::builder`. Invalid vectors are *deep*: the fault is made in
 //! the authored content and every digest is then recomputed, so exactly one
 //! rule fails. The few vectors whose fault *is* a stale or wrong digest break
 //! exactly one digest after sealing. Two vectors list more than one finding:
@@ -24,11 +24,11 @@
 use std::path::Path;
 use std::process::ExitCode;
 
-use mcpres::bundle::builder::{
+use mcpres::json::canonical::{self, sha256_hex};
+use mcpres::produce::builder::{
     BundleBuilder, coverage_from_observations, finalize, observation_path, seal_integrity,
     seal_statement, to_file_bytes,
 };
-use mcpres::json::canonical::{self, sha256_hex};
 use mcpres::validate::codes as c;
 use mcpres::validate::core::{execution_digest, validate_bundle};
 use serde_json::{Value, json};

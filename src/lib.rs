@@ -10,9 +10,7 @@ pub mod bundle;
 pub mod diag;
 pub mod explain;
 pub mod json;
-pub mod migrate;
 pub mod model;
-pub mod official;
 pub mod produce;
 pub mod profiles;
 pub mod schema;
@@ -20,6 +18,3 @@ pub mod validate;
 
 #[cfg(feature = "server")]
 pub mod server;
-
-#[cfg(feature = "server")]
-pub mod harness;

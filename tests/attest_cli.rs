@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use mcpres::attest::dsse::{decode_base64, encode_base64};
 use mcpres::attest::keys::KeyPair;
-use mcpres::bundle::builder::{synthetic_bundle, to_file_bytes};
+use mcpres::produce::builder::{synthetic_bundle, to_file_bytes};
 use mcpres::produce::sign::{self, SignOptions, Transparency};
 use serde_json::{Value, json};
 

@@ -7,7 +7,7 @@ use std::sync::OnceLock;
 use mcpres::attest::PAYLOAD_TYPE;
 use mcpres::attest::dsse::{decode_base64, encode_base64, pae};
 use mcpres::attest::keys::KeyPair;
-use mcpres::bundle::builder::synthetic_bundle;
+use mcpres::produce::builder::synthetic_bundle;
 use mcpres::produce::sign::{self, SignOptions};
 use mcpres::validate::{Options, validate_document};
 use proptest::prelude::*;

@@ -94,10 +94,14 @@ fn dsse_base64_regressions() {
 fn dir_loader_regressions() {
     let tmp = tempfile::tempdir().unwrap();
     let file = tmp.path().join("bundle.json");
-    let doc = mcpres::bundle::builder::synthetic_bundle(6).unwrap();
-    fs::write(&file, mcpres::bundle::builder::to_file_bytes(&doc).unwrap()).unwrap();
+    let doc = mcpres::produce::builder::synthetic_bundle(6).unwrap();
+    fs::write(
+        &file,
+        mcpres::produce::builder::to_file_bytes(&doc).unwrap(),
+    )
+    .unwrap();
     let dir = tmp.path().join("bundle");
-    mcpres::bundle::pack::unpack(&file, &dir, None, &Limits::default()).unwrap();
+    mcpres::produce::pack::unpack(&file, &dir, None, &Limits::default()).unwrap();
     for (path, bytes) in inputs("dir_loader") {
         eprintln!("replaying {}", path.display());
         fs::write(dir.join(MANIFEST_FILE), &bytes).unwrap();

@@ -14,8 +14,8 @@ use std::collections::BTreeSet;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use mcpres::bundle::builder::BundleBuilder;
 use mcpres::json::canonical::sha256_hex;
+use mcpres::produce::builder::BundleBuilder;
 use mcpres::validate::codes;
 use mcpres::validate::core::{EVIDENCE_CLASSES, validate_bundle};
 use serde_json::Value;

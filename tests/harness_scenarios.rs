@@ -282,7 +282,7 @@ fn a_wrong_expectation_in_a_json_file_fails_the_run_honestly() {
         let o = mcpres(&["scenarios", "show", "reference-faults"]);
         assert!(o.status.success());
         // TOML to JSON through the library (the same parser the CLI uses).
-        let s = mcpres::harness::scenario_file::parse_toml(&text, "t").unwrap();
+        let s = mcpres::produce::harness::scenario_file::parse_toml(&text, "t").unwrap();
         s.document
     };
     scenario["name"] = json!("wrong-expectation");

@@ -561,7 +561,7 @@ fn a_non_loopback_target_needs_a_reviewed_allowlist() {
         let refs: Vec<&str> = a.iter().map(String::as_str).collect();
         run(&refs)
     };
-    let digest = mcpres::harness::http::target_digest(host, port, "/mcp");
+    let digest = mcpres::produce::harness::http::target_digest(host, port, "/mcp");
     // Without an allowlist: refused, nothing started, the digest to review is shown.
     let refused = tmp.path().join("refused");
     let o = args(&refused, None);

@@ -22,9 +22,6 @@ const LAYERS: &[(&str, u8)] = &[
     ("server", 4),
     ("validate", 5),
     ("produce", 6),
-    ("migrate", 6),
-    ("official", 6),
-    ("harness", 6),
     ("cli", 7),
 ];
 

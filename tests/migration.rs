@@ -716,11 +716,12 @@ fn output_bytes_equal_the_reference_migration_for_the_same_tool_digest() {
     let zero = "0".repeat(64);
     for (name, expected) in REFERENCE_OUTPUT_SHA256 {
         let source = std::fs::read(root.join(name)).expect("read input");
-        let migrated = mcpres::migrate::migrate_bytes(&source, &zero).expect("migrates");
+        let migrated = mcpres::produce::migrate::migrate_bytes(&source, &zero).expect("migrates");
         assert_eq!(migrated.sha256(), expected, "{name}");
         assert!(!migrated.unchanged);
         // And the library's bytes are what the command writes, up to the tool digest.
-        let again = mcpres::migrate::migrate_bytes(&migrated.bytes, &zero).expect("re-migrates");
+        let again =
+            mcpres::produce::migrate::migrate_bytes(&migrated.bytes, &zero).expect("re-migrates");
         assert!(again.unchanged, "{name}");
         assert_eq!(again.bytes, migrated.bytes, "{name}");
     }

@@ -16,7 +16,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use mcpres::json::canonical::sha256_hex;
-use mcpres::official::{
+use mcpres::produce::official::{
     self, ImportError, ImportOptions, OriginalRecord, RequirementSet, Source, import_checks,
 };
 use mcpres::validate::official::validate_attachment;

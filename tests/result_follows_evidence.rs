@@ -11,8 +11,8 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
-use mcpres::bundle::builder::{Built, BundleBuilder};
 use mcpres::json::Limits;
+use mcpres::produce::builder::{Built, BundleBuilder};
 use mcpres::validate::codes;
 use serde_json::{Value, json};
 

@@ -169,8 +169,8 @@ fn import_and_validate(suite_dir: &Path, results: &Path, exit_code: i32, tmp: &P
     );
     // With exactly one checks.json the original is that file; with several it is the
     // merged array only the import can rebuild, so compare against the library's.
-    let files = mcpres::official::read_results(results, "server").expect("results");
-    let (original, _) = mcpres::official::merge_results(&files).expect("merge");
+    let files = mcpres::produce::official::read_results(results, "server").expect("results");
+    let (original, _) = mcpres::produce::official::merge_results(&files).expect("merge");
     let original_path = tmp.join("official-original.json");
     std::fs::write(&original_path, &original).expect("write original");
     let validate = support::command()

@@ -1,9 +1,7 @@
 //! Loading MCP-RES documents: a single JSON file (any document kind) or a
 //! v0.2 bundle directory (see `spec/bundle-layout.md`).
 
-pub mod builder;
 pub mod dir;
-pub mod pack;
 
 use std::fs;
 use std::io::Read;

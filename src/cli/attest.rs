@@ -7,8 +7,9 @@ use serde_json::Value;
 
 use mcpres::attest::keys::{KeyPair, PublicKey};
 use mcpres::attest::policy;
-use mcpres::bundle::{self, builder::to_file_bytes};
+use mcpres::bundle;
 use mcpres::json::Limits;
+use mcpres::produce::builder::to_file_bytes;
 use mcpres::produce::sign::{self, SignError, SignOptions, Transparency};
 use mcpres::validate::time;
 

@@ -16,9 +16,10 @@ use clap::{Parser, Subcommand, ValueEnum};
 use rayon::prelude::*;
 use serde_json::Value;
 
-use mcpres::bundle::{self, LoadError, pack};
+use mcpres::bundle::{self, LoadError};
 use mcpres::diag::{Report, codes};
 use mcpres::json::{self, Limits, canonical};
+use mcpres::produce::pack;
 use mcpres::validate;
 
 pub use render::Format;
@@ -668,7 +669,7 @@ fn run_explain(code: Option<&str>, list: bool) -> i32 {
 }
 
 fn run_migrate(args: &MigrateArgs) -> i32 {
-    use mcpres::migrate;
+    use mcpres::produce::migrate;
     let request = migrate::Request {
         input: args.input.clone(),
         output: args.output.clone(),

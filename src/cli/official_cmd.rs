@@ -7,7 +7,7 @@ use serde_json::Value;
 
 use mcpres::bundle::{self, dir::write_new};
 use mcpres::json::{self, Limits};
-use mcpres::official::{
+use mcpres::produce::official::{
     self, Coverage, ImportError, ImportOptions, Imported, Legs, OriginalRecord, RequirementSet,
     Source,
 };

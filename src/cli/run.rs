@@ -9,10 +9,10 @@ use std::path::{Path, PathBuf};
 use clap::{Args, Subcommand, ValueEnum};
 use serde_json::{Value, json};
 
-use mcpres::harness::progress::Progress;
-use mcpres::harness::scenario::builtins;
-use mcpres::harness::vocab::{DEFAULT_SCENARIO, Revision, Scenario};
-use mcpres::harness::{
+use mcpres::produce::harness::progress::Progress;
+use mcpres::produce::harness::scenario::builtins;
+use mcpres::produce::harness::vocab::{DEFAULT_SCENARIO, Revision, Scenario};
+use mcpres::produce::harness::{
     CampaignSummary, HarnessError, RunOptions, RunOutcome, RunSummary, campaign, parse_env,
     random_hex, run_blocking, scenario_file, sign_and_verify,
 };

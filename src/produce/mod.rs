@@ -2,4 +2,10 @@
 //! check what it reads or writes; nothing below this layer imports it (see
 //! `ARCHITECTURE.md`, "Layers").
 
+pub mod builder;
+#[cfg(feature = "server")]
+pub mod harness;
+pub mod migrate;
+pub mod official;
+pub mod pack;
 pub mod sign;

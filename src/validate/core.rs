@@ -1355,7 +1355,7 @@ mod tests {
 
     // --- MCPRES-RESULT-001: the result must follow from the evidence ---
 
-    use crate::bundle::builder::{finalize, synthetic_bundle};
+    use crate::produce::builder::{finalize, synthetic_bundle};
 
     /// The synthetic FIXTURE_BACKED_PROTOCOL PASS bundle (observations 6..9 are a
     /// filesystem effect, a regression run, a transport event and a cache event of

@@ -84,7 +84,7 @@ pub enum HarnessError {
     #[error(transparent)]
     Subject(#[from] subject::SubjectError),
     #[error("cannot build the bundle: {0}")]
-    Bundle(#[from] crate::bundle::builder::FinalizeError),
+    Bundle(#[from] crate::produce::builder::FinalizeError),
     #[error("{path}: {source}")]
     Io {
         path: PathBuf,
@@ -292,7 +292,7 @@ async fn prepare(args: &RunOptions) -> Result<Prepared, HarnessError> {
             scenario.name
         )));
     }
-    let per_bundle = (crate::bundle::builder::MAX_ARTIFACTS - evidence::FIXED_ARTIFACTS)
+    let per_bundle = (crate::produce::builder::MAX_ARTIFACTS - evidence::FIXED_ARTIFACTS)
         / evidence::artifacts_per_trial(&scenario, args.http.is_some());
     let trials = args.trials.or(scenario.default_trials).unwrap_or(1);
     let seed = args.seed.or(scenario.default_seed).unwrap_or(1);
@@ -1451,7 +1451,7 @@ fn sign_and_verify_inner(doc: &Value, output: &Path) -> Result<(PathBuf, String)
         .unwrap_or_default();
     name.push(".attested.json");
     let path = output.with_file_name(name);
-    let bytes = crate::bundle::builder::to_file_bytes(&attested).map_err(|e| e.to_string())?;
+    let bytes = crate::produce::builder::to_file_bytes(&attested).map_err(|e| e.to_string())?;
     crate::bundle::dir::write_new(&path, &bytes).map_err(|e| format!("{}: {e}", path.display()))?;
     let classification = report
         .extra
@@ -1519,11 +1519,12 @@ mod tests {
             }
         }
         // The test sees every file of the harness.
-        let on_disk = std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/src/harness"))
-            .unwrap()
-            .filter_map(|e| e.ok()?.file_name().into_string().ok())
-            .filter(|f| f != "mod.rs")
-            .count();
+        let on_disk =
+            std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/src/produce/harness"))
+                .unwrap()
+                .filter_map(|e| e.ok()?.file_name().into_string().ok())
+                .filter(|f| f != "mod.rs")
+                .count();
         assert_eq!(on_disk, LAYERS.len());
     }
 

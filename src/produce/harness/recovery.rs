@@ -501,7 +501,7 @@ pub fn as_expected(control: &RecoveryControl, outcome: &RecoveryOutcome) -> bool
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::harness::vocab::RecoveryPolicy;
+    use crate::produce::harness::vocab::RecoveryPolicy;
 
     #[test]
     fn backoff_doubles_up_to_the_cap() {

@@ -14,9 +14,9 @@ use super::scenario::{CleanOutcome, NegativeOutcome};
 use super::subject::Ended;
 use super::vocab::{NegativeControl, RecoveryControl, Scenario};
 use super::wire::SelfCheckRecord;
-use crate::bundle::builder::{BundleBuilder, FinalizeError, observation_path};
 use crate::json::canonical;
 use crate::model::vocab::SURFACES;
+use crate::produce::builder::{BundleBuilder, FinalizeError, observation_path};
 
 /// One subject process of a trial, as recorded.
 #[derive(Debug, Clone)]

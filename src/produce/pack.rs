@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use super::dir::{MANIFEST_FILE, load_dir, path_problem, write_new};
-use super::{LoadError, read_json};
+use crate::bundle::dir::{MANIFEST_FILE, load_dir, path_problem, write_new};
+use crate::bundle::{LoadError, read_json};
 use crate::diag::Finding;
 use crate::json::{Limits, canonical};
 use crate::model::vocab::{EVIDENCE_PATH, OBSERVATION_MEDIA_TYPE, STATEMENT_PATH};
@@ -165,7 +165,10 @@ pub fn unpack(
         }
         match raw_from {
             Some(src) => {
-                let (bytes, _) = (super::read_file(&src.join(&path), &raw_limits(limits))?, ());
+                let (bytes, _) = (
+                    crate::bundle::read_file(&src.join(&path), &raw_limits(limits))?,
+                    (),
+                );
                 if bytes.len() as u64 != len || canonical::sha256_hex(&bytes) != sha {
                     return Err(PackError::RawMismatch {
                         path,

@@ -46,7 +46,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value, json};
 
-use super::dir::{BUNDLE_SCHEMA_VERSION, MANIFEST_FILE, path_problem, write_new};
+use crate::bundle::dir::{BUNDLE_SCHEMA_VERSION, MANIFEST_FILE, path_problem, write_new};
 use crate::json::canonical::{self, CanonicalError};
 use crate::model::digests::{bundle_digest, execution_digest, supporting_manifest_digest};
 use crate::model::vocab::{EVIDENCE_PATH, OBSERVATION_MEDIA_TYPE, STATEMENT_PATH, SURFACES};
@@ -389,8 +389,8 @@ pub fn to_file_bytes(doc: &Value) -> Result<Vec<u8>, FinalizeError> {
 /// Builds a bundle from authored content and raw artifacts, then seals it.
 ///
 /// ```
-/// # use mcpres::bundle::builder::BundleBuilder;
-/// let doc = mcpres::bundle::builder::synthetic_bundle(6).unwrap();
+/// # use mcpres::produce::builder::BundleBuilder;
+/// let doc = mcpres::produce::builder::synthetic_bundle(6).unwrap();
 /// let mut b = BundleBuilder::from_document(doc);
 /// b.add_raw("raw/wire.bin", "application/octet-stream", b"frames".to_vec()).unwrap();
 /// let built = b.build().unwrap();

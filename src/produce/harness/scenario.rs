@@ -552,9 +552,11 @@ pub async fn run_negative(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::harness::http::{HttpExchange, Posted};
-    use crate::harness::oracle::{REQUEST_REFUSED, judge_refusal};
-    use crate::harness::vocab::{DEFAULT_SCENARIO, META_SERVER_INFO, REJECT, clean_steps_for};
+    use crate::produce::harness::http::{HttpExchange, Posted};
+    use crate::produce::harness::oracle::{REQUEST_REFUSED, judge_refusal};
+    use crate::produce::harness::vocab::{
+        DEFAULT_SCENARIO, META_SERVER_INFO, REJECT, clean_steps_for,
+    };
 
     fn frame(s: &[u8], at: u64) -> Frame {
         Frame {

@@ -22,7 +22,7 @@ use super::vocab::{
 use crate::server::fault::FaultId;
 
 /// The schema every scenario file satisfies.
-pub const SCHEMA_SOURCE: &str = include_str!("../../schemas/mcpres-scenario.schema.json");
+pub const SCHEMA_SOURCE: &str = include_str!("../../../schemas/mcpres-scenario.schema.json");
 
 /// The version string a scenario file declares in `schema`.
 pub const SCENARIO_SCHEMA: &str = "mcpres.scenario/1";
@@ -34,16 +34,16 @@ const MAX_FILE_BYTES: u64 = 1 << 20;
 pub const BUILTINS: [(&str, &str); 4] = [
     (
         "reference-faults",
-        include_str!("../../scenarios/reference-faults.toml"),
+        include_str!("../../../scenarios/reference-faults.toml"),
     ),
-    ("generic", include_str!("../../scenarios/generic.toml")),
+    ("generic", include_str!("../../../scenarios/generic.toml")),
     (
         "reference-recovery",
-        include_str!("../../scenarios/reference-recovery.toml"),
+        include_str!("../../../scenarios/reference-recovery.toml"),
     ),
     (
         "client-faults",
-        include_str!("../../scenarios/client-faults.toml"),
+        include_str!("../../../scenarios/client-faults.toml"),
     ),
 ];
 

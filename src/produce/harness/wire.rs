@@ -536,7 +536,7 @@ fn result_of(frames: &[Frame], id: i64) -> Option<Value> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::harness::vocab::WIRE_TRIGGER;
+    use crate::produce::harness::vocab::WIRE_TRIGGER;
 
     fn frame(s: &[u8]) -> Frame {
         Frame {
@@ -552,7 +552,7 @@ mod tests {
         let frames = [frame(note), frame(good)];
         let check = check_tools_list(None);
         assert!(judge(2, &frames, &[], 0, 100, Mutant::None, &check).accepted());
-        let generic = crate::harness::scenario::find("generic").unwrap();
+        let generic = crate::produce::harness::scenario::find("generic").unwrap();
         for neg in generic
             .negatives
             .iter()

@@ -1,18 +1,35 @@
 //! The document model shared by producers and rules.
 //!
-//! - Typed, borrowed views of a v0.2 conformance bundle ([`Bundle`] and its parts). The core
-//!   rules build a view only for a document that passed the closed schema, so they never see
-//!   a malformed shape. The raw `serde_json::Value` stays alongside for digests, which are
-//!   always taken over the document exactly as written.
-//! - [`vocab`]: paths, media types, evidence classes and the 14 observation surfaces.
+//! - Typed documents of a v0.2 conformance bundle ([`Bundle`] and its parts), one set of types
+//!   for both directions: a producer builds them from borrowed values and serializes them;
+//!   the core rules deserialize a borrowed view of a document that passed the closed schema, so
+//!   they never see a malformed shape. Enumerated fields are the enums of [`vocab`], so a
+//!   misspelt kind, outcome or status does not compile. The raw `serde_json::Value` stays
+//!   alongside for digests, which are always taken over the document exactly as written.
+//! - [`vocab`]: paths, media types and every enumerated vocabulary (evidence classes, the 14
+//!   observation surfaces, outcomes, statuses, classifications).
 //! - [`digests`] and [`legacy`]: pure derivations that producers write and rules recompute.
+//!
+//! Parts a producer writes whole ([`Operation`], [`Observation`], [`Coverage`],
+//! [`TrialSummary`], [`Statement`]) carry every field of their schema; fields that the bundle
+//! builder seals later (digests) are `Option`s left out while `None`. The envelope, scenario and
+//! run are read-only views of the fields the rules need.
 
 pub mod digests;
 pub mod legacy;
 pub mod vocab;
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
+
+use vocab::{
+    CoverageStatus, EvidenceClass, ObservationOutcome, ObservationType, OperationKind,
+    OperationOutcome, Outcome, Stability, Strength, SubjectType, Surface, Verdict,
+};
+
+/// A string of a document, borrowed: from the document when a rule reads it, from the
+/// producer's own values while it builds one (it serializes the part at once).
+pub type Text<'a> = &'a str;
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -32,7 +49,7 @@ pub struct Evidence<'a> {
     #[serde(borrow)]
     pub profile: Profile<'a>,
     pub protocol_revision: &'a str,
-    pub evidence_class_claim: &'a str,
+    pub evidence_class_claim: EvidenceClass,
     #[serde(borrow)]
     pub subject: Subject<'a>,
     #[serde(borrow)]
@@ -45,7 +62,8 @@ pub struct Evidence<'a> {
     pub observations: Vec<Observation<'a>>,
     #[serde(borrow)]
     pub coverage: Coverage<'a>,
-    pub trial_summary: TrialSummary,
+    #[serde(borrow)]
+    pub trial_summary: TrialSummary<'a>,
     #[serde(default, borrow)]
     pub source_evidence_refs: Option<Vec<&'a str>>,
     pub supporting_artifact_manifest_digest: &'a str,
@@ -60,7 +78,7 @@ pub struct Profile<'a> {
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Subject<'a> {
-    pub subject_type: &'a str,
+    pub subject_type: SubjectType,
     pub name: &'a str,
     pub version: &'a str,
     pub artifact_sha256: &'a str,
@@ -109,104 +127,196 @@ pub struct Run<'a> {
     pub monotonic_duration_ms: i64,
 }
 
-#[derive(Debug, Deserialize)]
+/// A tool's identity: an observation's `producer`, a statement's `validator`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Tool<'a> {
+    #[serde(borrow)]
+    pub name: Text<'a>,
+    #[serde(borrow)]
+    pub version: Text<'a>,
+    #[serde(borrow)]
+    pub sha256: Text<'a>,
+}
+
+/// One operation of the experiment (`evidence.operations[]`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Operation<'a> {
-    pub run_id: &'a str,
-    pub operation_id: &'a str,
-    pub parent_operation_id: Option<&'a str>,
-    pub kind: &'a str,
-    pub fault_id: Option<&'a str>,
-    pub recovery_policy_id: Option<&'a str>,
+    #[serde(borrow)]
+    pub run_id: Text<'a>,
+    #[serde(borrow)]
+    pub operation_id: Text<'a>,
+    #[serde(borrow)]
+    pub parent_operation_id: Option<Text<'a>>,
+    pub kind: OperationKind,
+    #[serde(borrow)]
+    pub fault_id: Option<Text<'a>>,
+    #[serde(borrow)]
+    pub recovery_policy_id: Option<Text<'a>>,
     pub attempt: i64,
-    pub outcome: &'a str,
+    pub outcome: OperationOutcome,
     pub started_offset_ms: i64,
     pub duration_ms: i64,
-    #[serde(default, borrow)]
+    #[serde(default, borrow, skip_serializing_if = "Option::is_none")]
     pub negative_observation: Option<NegativeObservation<'a>>,
 }
 
-#[derive(Debug, Deserialize)]
+/// `propertyReached`: `true`, `false` or the string `UNKNOWN`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum PropertyReached {
+    Known(bool),
+    Unknown(UnknownWord),
+}
+
+/// The word `UNKNOWN` (see [`PropertyReached`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum UnknownWord {
+    #[serde(rename = "UNKNOWN")]
+    Unknown,
+}
+
+/// Why a negative control's failure was the expected one (`operations[].negativeObservation`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct NegativeObservation<'a> {
-    pub oracle_evidence_ref: &'a str,
+    #[serde(borrow)]
+    pub property_under_test: Text<'a>,
+    pub property_reached: PropertyReached,
+    pub expected_verdict: Verdict,
+    pub observed_verdict: Verdict,
+    #[serde(borrow)]
+    pub expected_stop_reason: Text<'a>,
+    #[serde(borrow)]
+    pub observed_stop_reason: Text<'a>,
+    #[serde(borrow)]
+    pub oracle_evidence_ref: Text<'a>,
+    #[serde(borrow)]
+    pub prerequisites_reached: Vec<Text<'a>>,
+    #[serde(default, borrow, skip_serializing_if = "Option::is_none")]
+    pub mutant_id: Option<Text<'a>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mutant_killed: Option<bool>,
 }
 
-#[derive(Debug, Deserialize)]
+/// One observation (`evidence.observations[]`, also written alone as its own artifact).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Observation<'a> {
-    pub id: &'a str,
+    #[serde(borrow)]
+    pub schema_version: Text<'a>,
+    #[serde(borrow)]
+    pub id: Text<'a>,
     #[serde(rename = "type")]
-    pub kind: &'a str,
-    pub strength: &'a str,
-    pub subject_ref: &'a str,
-    pub operation_ref: Option<&'a str>,
+    pub kind: ObservationType,
+    pub strength: Strength,
+    #[serde(borrow)]
+    pub producer: Tool<'a>,
+    #[serde(borrow)]
+    pub subject_ref: Text<'a>,
+    #[serde(borrow)]
+    pub operation_ref: Option<Text<'a>>,
     pub started_offset_ms: i64,
     pub duration_ms: i64,
-    pub outcome: &'a str,
+    pub outcome: ObservationOutcome,
     #[serde(borrow)]
-    pub artifact_refs: Vec<&'a str>,
-    pub observation_sha256: &'a str,
+    pub reason_code: Text<'a>,
+    #[serde(borrow)]
+    pub artifact_refs: Vec<Text<'a>>,
+    /// Sealed by the bundle builder: a producer writes `""`.
+    #[serde(borrow)]
+    pub observation_sha256: Text<'a>,
 }
 
-#[derive(Debug, Deserialize)]
+/// The coverage record (`evidence.coverage`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct Coverage<'a> {
     #[serde(borrow)]
-    pub surfaces: Vec<Surface<'a>>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Surface<'a> {
-    pub surface: &'a str,
-    pub required: bool,
-    pub status: &'a str,
+    pub schema_version: Text<'a>,
     #[serde(borrow)]
-    pub observation_refs: Vec<&'a str>,
+    pub surfaces: Vec<SurfaceCoverage<'a>>,
 }
 
-#[derive(Debug, Deserialize)]
+/// How one surface was watched (`coverage.surfaces[]`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct TrialSummary {
+pub struct SurfaceCoverage<'a> {
+    pub surface: Surface,
+    pub required: bool,
+    pub status: CoverageStatus,
+    #[serde(borrow)]
+    pub observation_refs: Vec<Text<'a>>,
+}
+
+/// The trial summary (`evidence.trialSummary`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TrialSummary<'a> {
+    #[serde(borrow)]
+    pub schema_version: Text<'a>,
     pub planned_trials: i64,
     pub completed_trials: i64,
     pub seeds: Vec<i64>,
+    pub process_count: i64,
     pub counts: TrialCounts,
     pub distinct_outcome_hashes: Vec<String>,
     pub duration_ms: Option<TrialDurations>,
-    pub classification: String,
+    #[serde(borrow)]
+    pub environments: Vec<Text<'a>>,
+    #[serde(borrow)]
+    pub stop_rule: Text<'a>,
+    pub classification: Stability,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct TrialCounts {
     pub success: i64,
     pub failure: i64,
     pub incomplete: i64,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct TrialDurations {
     pub minimum: i64,
     pub median: i64,
     pub p95: i64,
 }
 
-#[derive(Debug, Deserialize)]
+/// The conformance statement. The three digests (`scenarioFingerprint`,
+/// `executionInstanceDigest`, `evidenceSha256`) are sealed by the bundle builder: a producer
+/// writes `""`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Statement<'a> {
-    pub standard_version: &'a str,
-    pub profile_id: &'a str,
-    pub profile_version: &'a str,
-    pub protocol_revision: &'a str,
-    pub subject_type: &'a str,
-    pub subject_name: &'a str,
-    pub subject_version: &'a str,
-    pub evidence_class: &'a str,
-    pub result: &'a str,
-    pub scenario_fingerprint: &'a str,
-    pub execution_instance_digest: &'a str,
-    pub stability_classification: &'a str,
-    pub evidence_sha256: &'a str,
+    #[serde(borrow)]
+    pub schema_version: Text<'a>,
+    #[serde(borrow)]
+    pub standard_version: Text<'a>,
+    #[serde(borrow)]
+    pub profile_id: Text<'a>,
+    #[serde(borrow)]
+    pub profile_version: Text<'a>,
+    #[serde(borrow)]
+    pub protocol_revision: Text<'a>,
+    pub subject_type: SubjectType,
+    #[serde(borrow)]
+    pub subject_name: Text<'a>,
+    #[serde(borrow)]
+    pub subject_version: Text<'a>,
+    pub evidence_class: EvidenceClass,
+    pub result: Outcome,
+    #[serde(borrow)]
+    pub scenario_fingerprint: Text<'a>,
+    #[serde(borrow)]
+    pub execution_instance_digest: Text<'a>,
+    pub stability_classification: Stability,
+    #[serde(borrow)]
+    pub evidence_sha256: Text<'a>,
+    #[serde(borrow)]
+    pub validator: Tool<'a>,
+    #[serde(borrow)]
+    pub verified_at: Text<'a>,
 }
 
 #[derive(Debug, Deserialize)]

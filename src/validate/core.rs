@@ -31,6 +31,10 @@ const SELF_ASSERTED_EXECUTION_KEYS: [&str; 4] = [
 ];
 
 pub use crate::model::digests::{bundle_digest, execution_digest, supporting_manifest_digest};
+use crate::model::vocab::{
+    CoverageStatus, EvidenceClass, ObservationOutcome, ObservationType, OperationKind,
+    OperationOutcome, Outcome, Stability, Strength, Surface,
+};
 pub use crate::model::vocab::{
     EVIDENCE_CLASSES, EVIDENCE_PATH, OBSERVATION_MEDIA_TYPE, STATEMENT_PATH, SURFACES,
 };
@@ -313,7 +317,7 @@ struct Semantic<'a> {
     b: &'a Bundle<'a>,
     /// Manifest artifacts by path (the last entry wins on duplicates, as in the references).
     artifacts: HashMap<&'a str, &'a Artifact<'a>>,
-    derived_class: &'static str,
+    derived_class: EvidenceClass,
 }
 
 fn obs_digest_and_len(raw: &Value) -> Option<(String, usize)> {
@@ -322,27 +326,31 @@ fn obs_digest_and_len(raw: &Value) -> Option<(String, usize)> {
 }
 
 /// Derive the evidence class the observations and manifest justify.
-pub fn derive_class(evidence: &Evidence<'_>, manifest_paths: &HashSet<&str>) -> &'static str {
-    let observed = |kind: &str| {
-        evidence
-            .observations
-            .iter()
-            .any(|o| o.kind == kind && o.strength == "INTEGRITY_BOUND" && o.outcome == "PASS")
+pub fn derive_class(evidence: &Evidence<'_>, manifest_paths: &HashSet<&str>) -> EvidenceClass {
+    let observed = |kind: ObservationType| {
+        evidence.observations.iter().any(|o| {
+            o.kind == kind
+                && o.strength == Strength::IntegrityBound
+                && o.outcome == ObservationOutcome::Pass
+        })
     };
     let has_source = evidence
         .source_evidence_refs
         .as_ref()
         .is_some_and(|refs| !refs.is_empty() && refs.iter().all(|r| manifest_paths.contains(r)));
-    if observed("PROCESS_EXECUTION") && observed("PROTOCOL_EXCHANGE") && has_source {
-        "GENUINE_RUNTIME"
-    } else if observed("PROTOCOL_EXCHANGE") && observed("FIXTURE_EXECUTION") {
-        "FIXTURE_BACKED_PROTOCOL"
-    } else if observed("FIXTURE_EXECUTION") {
-        "FIXTURE_VERIFIED"
-    } else if observed("INSTALLATION_EXECUTION") {
-        "INSTALLATION_VERIFIED"
+    use ObservationType::{
+        FixtureExecution, InstallationExecution, ProcessExecution, ProtocolExchange,
+    };
+    if observed(ProcessExecution) && observed(ProtocolExchange) && has_source {
+        EvidenceClass::GenuineRuntime
+    } else if observed(ProtocolExchange) && observed(FixtureExecution) {
+        EvidenceClass::FixtureBackedProtocol
+    } else if observed(FixtureExecution) {
+        EvidenceClass::FixtureVerified
+    } else if observed(InstallationExecution) {
+        EvidenceClass::InstallationVerified
     } else {
-        "DOCUMENTED_ONLY"
+        EvidenceClass::DocumentedOnly
     }
 }
 
@@ -658,7 +666,7 @@ impl<'a> Semantic<'a> {
             }
         }
         for (i, op) in ev.operations.iter().enumerate() {
-            if op.kind != "NEGATIVE_CONTROL" {
+            if op.kind != OperationKind::NegativeControl {
                 continue;
             }
             let Some(neg) = &op.negative_observation else {
@@ -676,7 +684,7 @@ impl<'a> Semantic<'a> {
                     ),
                 ));
             } else if !ev.observations.iter().any(|o| {
-                o.kind == "VALIDATOR_CHECK"
+                o.kind == ObservationType::ValidatorCheck
                     && o.operation_ref == Some(op.operation_id)
                     && o.artifact_refs.contains(&oracle)
             }) {
@@ -736,7 +744,7 @@ impl<'a> Semantic<'a> {
     fn coverage(&self, out: &mut Vec<Finding>) {
         let ev = self.ev();
         let ids: HashSet<&str> = ev.observations.iter().map(|o| o.id).collect();
-        let mut surfaces: HashSet<&str> = HashSet::new();
+        let mut surfaces: HashSet<Surface> = HashSet::new();
         for (i, s) in ev.coverage.surfaces.iter().enumerate() {
             let p = format!("/evidence/coverage/surfaces/{i}");
             if !surfaces.insert(s.surface) {
@@ -750,13 +758,19 @@ impl<'a> Semantic<'a> {
             if !s.required {
                 continue;
             }
-            if matches!(s.status, "UNINSTRUMENTED" | "UNKNOWN") {
+            if matches!(
+                s.status,
+                CoverageStatus::Uninstrumented | CoverageStatus::Unknown
+            ) {
                 out.push(Finding::new(
                     c::REQUIRED_SURFACE_UNOBSERVED,
                     format!("{p}/status"),
                     format!("required surface {} is {}", s.surface, s.status),
                 ));
-            } else if matches!(s.status, "INSTRUMENTED" | "OBSERVED_INDIRECTLY") {
+            } else if matches!(
+                s.status,
+                CoverageStatus::Instrumented | CoverageStatus::ObservedIndirectly
+            ) {
                 if s.observation_refs.is_empty() {
                     out.push(Finding::new(
                         c::REQUIRED_SURFACE_UNOBSERVED,
@@ -787,11 +801,11 @@ impl<'a> Semantic<'a> {
                 }
             }
         }
-        if surfaces.len() != SURFACES.len() {
-            let missing: Vec<&str> = SURFACES
+        if surfaces.len() != Surface::ALL.len() {
+            let missing: Vec<&str> = Surface::ALL
                 .iter()
-                .copied()
                 .filter(|s| !surfaces.contains(s))
+                .map(|s| s.as_str())
                 .collect();
             out.push(Finding::new(
                 c::REQUIRED_SURFACE_UNOBSERVED,
@@ -867,7 +881,7 @@ impl<'a> Semantic<'a> {
                 ),
             );
         }
-        if t.classification == "REPEATED_STABLE"
+        if t.classification == Stability::RepeatedStable
             && (t.completed_trials < 2
                 || t.counts.success != t.completed_trials
                 || t.distinct_outcome_hashes.len() != 1)
@@ -883,7 +897,7 @@ impl<'a> Semantic<'a> {
                 ),
             ));
         }
-        if t.classification == "SINGLE_OBSERVATION" && t.completed_trials != 1 {
+        if t.classification == Stability::SingleObservation && t.completed_trials != 1 {
             out.push(Finding::new(
                 c::TRIAL_SUMMARY_INCONSISTENT,
                 format!("{p}/classification"),
@@ -893,7 +907,7 @@ impl<'a> Semantic<'a> {
                 ),
             ));
         }
-        if t.classification == "INCOMPLETE"
+        if t.classification == Stability::Incomplete
             && t.counts.incomplete == 0
             && t.completed_trials == t.planned_trials
         {
@@ -931,14 +945,15 @@ impl<'a> Semantic<'a> {
     }
 
     fn completion(&self, out: &mut Vec<Finding>) {
-        if self.b.statement.result != "PASS" {
+        if self.b.statement.result != Outcome::Pass {
             return;
         }
-        for kind in ["CLEANUP_CHECK", "PRIVACY_SCAN"] {
-            let passed =
-                self.ev().observations.iter().any(|o| {
-                    o.kind == kind && o.strength == "INTEGRITY_BOUND" && o.outcome == "PASS"
-                });
+        for kind in [ObservationType::CleanupCheck, ObservationType::PrivacyScan] {
+            let passed = self.ev().observations.iter().any(|o| {
+                o.kind == kind
+                    && o.strength == Strength::IntegrityBound
+                    && o.outcome == ObservationOutcome::Pass
+            });
             if !passed {
                 out.push(Finding::new(
                     c::COMPLETION_UNOBSERVED,
@@ -1026,7 +1041,7 @@ impl<'a> Semantic<'a> {
                 ),
             ));
         }
-        let execution = execution_digest(evidence, b.statement.result);
+        let execution = execution_digest(evidence, b.statement.result.as_str());
         if b.statement.execution_instance_digest != execution {
             out.push(Finding::new(
                 c::EXECUTION_DIGEST_MISMATCH,
@@ -1052,7 +1067,11 @@ impl<'a> Semantic<'a> {
                 st.protocol_revision,
                 ev.protocol_revision,
             ),
-            ("subjectType", st.subject_type, ev.subject.subject_type),
+            (
+                "subjectType",
+                st.subject_type.as_str(),
+                ev.subject.subject_type.as_str(),
+            ),
             ("subjectName", st.subject_name, ev.subject.name),
             ("subjectVersion", st.subject_version, ev.subject.version),
             (
@@ -1062,7 +1081,7 @@ impl<'a> Semantic<'a> {
             ),
             (
                 "stabilityClassification",
-                st.stability_classification,
+                st.stability_classification.as_str(),
                 ev.trial_summary.classification.as_str(),
             ),
             ("evidenceSha256", st.evidence_sha256, evidence_hash),
@@ -1104,7 +1123,7 @@ fn final_recovery_attempts<'a>(ops: &[Operation<'a>]) -> HashMap<&'a str, usize>
     let by_id: HashMap<&str, &Operation<'a>> = ops.iter().map(|o| (o.operation_id, o)).collect();
     let mut finals: HashMap<&'a str, usize> = HashMap::new();
     for (i, op) in ops.iter().enumerate() {
-        if op.kind != "RECOVERY_ATTEMPT" {
+        if op.kind != OperationKind::RecoveryAttempt {
             continue;
         }
         let mut current: &Operation<'a> = op;
@@ -1114,7 +1133,7 @@ fn final_recovery_attempts<'a>(ops: &[Operation<'a>]) -> HashMap<&'a str, usize>
                 break current.operation_id;
             };
             match by_id.get(parent_id).copied() {
-                Some(parent) if parent.kind == "RECOVERY_ATTEMPT" => {
+                Some(parent) if parent.kind == OperationKind::RecoveryAttempt => {
                     if !seen.insert(parent.operation_id) {
                         break parent.operation_id;
                     }
@@ -1141,7 +1160,7 @@ impl Semantic<'_> {
     /// without success, when every digest is right; MCPRES-OBS-001 ("every
     /// consequential claim MUST be derived from observations") does not.
     fn result_follows_evidence(&self, out: &mut Vec<Finding>) {
-        if self.b.statement.result != "PASS" {
+        if self.b.statement.result != Outcome::Pass {
             return;
         }
         let ev = self.ev();
@@ -1158,31 +1177,33 @@ impl Semantic<'_> {
         let oracle_confirms = |id: &str| {
             let checks = || {
                 ev.observations.iter().filter(move |o| {
-                    o.kind == "VALIDATOR_CHECK"
-                        && o.strength == "INTEGRITY_BOUND"
+                    o.kind == ObservationType::ValidatorCheck
+                        && o.strength == Strength::IntegrityBound
                         && o.operation_ref == Some(id)
                 })
             };
-            checks().any(|o| o.outcome == "PASS") && !checks().any(|o| o.outcome == "FAIL")
+            checks().any(|o| o.outcome == ObservationOutcome::Pass)
+                && !checks().any(|o| o.outcome == ObservationOutcome::Fail)
         };
 
         // Operations, in document order.
         let ops = &ev.operations;
         let finals = final_recovery_attempts(ops);
         for (i, op) in ops.iter().enumerate() {
-            if op.outcome != "FAIL" {
+            if op.outcome != OperationOutcome::Fail {
                 continue;
             }
             let p = format!("/evidence/operations/{i}/outcome");
             let id = op.operation_id;
             match op.kind {
-                "CLEAN_CONTROL" => {
+                OperationKind::CleanControl => {
                     contradiction(p, format!("result is PASS but clean control {id:?} failed"))
                 }
-                "FAULT_CASE" => {
+                OperationKind::FaultCase => {
                     let recovery = finals.get(id).map(|&j| &ops[j]);
                     let control = op.recovery_policy_id.is_some();
-                    let recovered = control && recovery.is_some_and(|r| r.outcome == "PASS");
+                    let recovered =
+                        control && recovery.is_some_and(|r| r.outcome == OperationOutcome::Pass);
                     // A recovery control whose policy forbids recovering (a retry
                     // limit of 0, an unsafe retry) ends unrecovered by design; its
                     // oracle check says whether it ended as declared.
@@ -1205,7 +1226,7 @@ impl Semantic<'_> {
                         );
                     }
                 }
-                "RECOVERY_ATTEMPT" => {
+                OperationKind::RecoveryAttempt => {
                     let root = finals.iter().find(|&(_, &j)| j == i).map(|(&r, _)| r);
                     if let Some(root) = root
                         && !oracle_confirms(root)
@@ -1224,7 +1245,8 @@ impl Semantic<'_> {
         }
 
         // Failing integrity-bound observations, in document order.
-        let kind_of: HashMap<&str, &str> = ops.iter().map(|o| (o.operation_id, o.kind)).collect();
+        let kind_of: HashMap<&str, OperationKind> =
+            ops.iter().map(|o| (o.operation_id, o.kind)).collect();
         let required: HashSet<&str> = ev
             .coverage
             .surfaces
@@ -1232,42 +1254,42 @@ impl Semantic<'_> {
             .filter(|s| s.required)
             .flat_map(|s| s.observation_refs.iter().copied())
             .collect();
-        let passing = |kind: &str| {
-            ev.observations
-                .iter()
-                .any(|o| o.kind == kind && o.strength == "INTEGRITY_BOUND" && o.outcome == "PASS")
+        let passing = |kind: ObservationType| {
+            ev.observations.iter().any(|o| {
+                o.kind == kind
+                    && o.strength == Strength::IntegrityBound
+                    && o.outcome == ObservationOutcome::Pass
+            })
         };
         for (i, o) in ev.observations.iter().enumerate() {
-            if o.strength != "INTEGRITY_BOUND" || o.outcome != "FAIL" {
+            if o.strength != Strength::IntegrityBound || o.outcome != ObservationOutcome::Fail {
                 continue;
             }
             let bound = o.operation_ref.and_then(|r| kind_of.get(r).copied());
+            use ObservationType::{
+                CleanupCheck, PrivacyScan, ProcessExecution, ProtocolExchange, ValidatorCheck,
+            };
+            use OperationKind::{CleanControl, FaultCase, NegativeControl, RecoveryAttempt};
             let why = match o.kind {
                 // Run-wide completion checks: any failing one contradicts a PASS.
                 // With no passing one of that type, MCP_RES_COMPLETION_UNOBSERVED
                 // has already refused the PASS for this very observation.
-                "CLEANUP_CHECK" | "PRIVACY_SCAN" if passing(o.kind) => {
+                CleanupCheck | PrivacyScan if passing(o.kind) => {
                     Some("a failing completion check stands beside the passing one")
                 }
-                "CLEANUP_CHECK" | "PRIVACY_SCAN" => None,
+                CleanupCheck | PrivacyScan => None,
                 // The oracle's verdict on a fault case or a recovery: it did not
                 // behave as the scenario expects.
-                "VALIDATOR_CHECK" if matches!(bound, Some("FAULT_CASE" | "RECOVERY_ATTEMPT")) => {
+                ValidatorCheck if matches!(bound, Some(FaultCase | RecoveryAttempt)) => {
                     Some("the oracle judged a fault case or recovery not as expected")
                 }
                 // A deliberately faulted operation may fail on purpose; its own
                 // outcome (judged above) says whether that was the expected failure.
-                _ if matches!(
-                    bound,
-                    Some("NEGATIVE_CONTROL" | "FAULT_CASE" | "RECOVERY_ATTEMPT")
-                ) =>
-                {
-                    None
-                }
-                "PROCESS_EXECUTION" | "PROTOCOL_EXCHANGE" => {
+                _ if matches!(bound, Some(NegativeControl | FaultCase | RecoveryAttempt)) => None,
+                ProcessExecution | ProtocolExchange => {
                     Some("the run's execution or protocol exchange failed")
                 }
-                _ if bound == Some("CLEAN_CONTROL") => Some("it observes the clean control"),
+                _ if bound == Some(CleanControl) => Some("it observes the clean control"),
                 _ if required.contains(o.id) => Some("a required coverage surface relies on it"),
                 _ => None,
             };

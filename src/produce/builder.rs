@@ -75,6 +75,9 @@ pub enum FinalizeError {
     /// A value has no canonical form (a number that is not a safe integer).
     #[error(transparent)]
     Canonical(#[from] CanonicalError),
+    /// A typed bundle part did not serialize.
+    #[error("a bundle part did not serialize: {0}")]
+    Part(#[from] serde_json::Error),
     /// Two observations share an id, so they would share one manifest path.
     #[error("observation id {0:?} is used more than once")]
     DuplicateObservationId(String),

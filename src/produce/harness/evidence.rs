@@ -4,6 +4,7 @@
 
 use std::collections::BTreeMap;
 
+use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::client::ClientOutcome;
@@ -15,7 +16,14 @@ use super::subject::Ended;
 use super::vocab::{NegativeControl, RecoveryControl, Scenario};
 use super::wire::SelfCheckRecord;
 use crate::json::canonical;
-use crate::model::vocab::SURFACES;
+use crate::model::vocab::{
+    CoverageStatus, EvidenceClass, ObservationOutcome, ObservationType, OperationKind,
+    OperationOutcome, Outcome, Stability, Strength, SubjectType, Surface, Verdict,
+};
+use crate::model::{
+    Coverage, NegativeObservation, Observation, Operation, PropertyReached, Statement,
+    SurfaceCoverage, Tool, TrialCounts, TrialDurations, TrialSummary,
+};
 use crate::produce::builder::{BundleBuilder, FinalizeError, observation_path};
 
 /// One subject process of a trial, as recorded.
@@ -345,26 +353,41 @@ pub fn assemble(
         "subjectType": "MCP_SERVER", "name": facts.subject_name,
         "version": facts.subject_version, "artifactSha256": facts.artifact_sha256,
     }))?;
-    let tool = &facts.tool;
+    let tool = Tool::deserialize(&facts.tool)?;
     let mut raw: BTreeMap<String, (Vec<u8>, &'static str)> = BTreeMap::new();
-    let mut operations = Vec::new();
-    let mut observations = Vec::new();
+    let mut operations: Vec<Value> = Vec::new();
+    let mut observations: Vec<Value> = Vec::new();
     let observation = |id: &str,
-                       kind: &str,
+                       kind: ObservationType,
                        op: Option<&str>,
                        span: (u64, u64),
                        pass: bool,
                        reason: &str,
-                       refs: Vec<String>| {
-        let mut artifact_refs = vec![observation_path(id)];
-        artifact_refs.extend(refs);
-        json!({
-            "schemaVersion": "mcp-res.observation/0.2.0", "id": id, "type": kind,
-            "strength": "INTEGRITY_BOUND", "producer": tool, "subjectRef": subject_digest,
-            "operationRef": op, "startedOffsetMs": span.0, "durationMs": span.1.saturating_sub(span.0),
-            "outcome": if pass { "PASS" } else { "FAIL" }, "reasonCode": reason,
-            "artifactRefs": artifact_refs,
-        })
+                       refs: Vec<String>|
+     -> Result<Value, FinalizeError> {
+        let own = observation_path(id);
+        let artifact_refs: Vec<&str> = std::iter::once(own.as_str())
+            .chain(refs.iter().map(String::as_str))
+            .collect();
+        Ok(serde_json::to_value(Observation {
+            schema_version: "mcp-res.observation/0.2.0",
+            id,
+            kind,
+            strength: Strength::IntegrityBound,
+            producer: tool.clone(),
+            subject_ref: &subject_digest,
+            operation_ref: op,
+            started_offset_ms: ms(span.0),
+            duration_ms: ms(span.1.saturating_sub(span.0)),
+            outcome: if pass {
+                ObservationOutcome::Pass
+            } else {
+                ObservationOutcome::Fail
+            },
+            reason_code: reason,
+            artifact_refs,
+            observation_sha256: "",
+        })?)
     };
     let mut protocol_ids = Vec::new();
     let mut process_ids = Vec::new();
@@ -399,12 +422,19 @@ pub fn assemble(
 
         let clean_op = format!("t{}-clean", t.index);
         let clean_span = (t.clean_session.start_ms, t.clean_session.ended.end_ms);
-        operations.push(json!({
-            "runId": facts.run_id, "operationId": clean_op, "parentOperationId": null,
-            "kind": "CLEAN_CONTROL", "faultId": null, "recoveryPolicyId": null, "attempt": 0,
-            "outcome": if t.clean.passed { "PASS" } else { "FAIL" },
-            "startedOffsetMs": clean_span.0, "durationMs": clean_span.1 - clean_span.0,
-        }));
+        operations.push(part(Operation {
+            run_id: &facts.run_id,
+            operation_id: &clean_op,
+            parent_operation_id: None,
+            kind: OperationKind::CleanControl,
+            fault_id: None,
+            recovery_policy_id: None,
+            attempt: 0,
+            outcome: pass_or_fail(t.clean.passed),
+            started_offset_ms: ms(clean_span.0),
+            duration_ms: ms(clean_span.1 - clean_span.0),
+            negative_observation: None,
+        })?);
         let clean_oracle = format!("{dir}/clean.oracle.json");
         let steps: Vec<Value> = t.clean.steps.iter().map(|s| s.to_json()).collect();
         raw.insert(clean_oracle.clone(), (canonical::to_vec(&json!({
@@ -420,7 +450,7 @@ pub fn assemble(
             let gone = t.groups_gone();
             observations.push(observation(
                 &pid,
-                "PROCESS_EXECUTION",
+                ObservationType::ProcessExecution,
                 Some(&clean_op),
                 trial_span,
                 gone,
@@ -430,7 +460,7 @@ pub fn assemble(
                     "PROCESS_GROUP_SURVIVED"
                 },
                 refs,
-            ));
+            )?);
             process_ids.push(pid);
         }
         let wid = format!("obs-t{}-protocol", t.index);
@@ -440,7 +470,7 @@ pub fn assemble(
         let exchange_ok = t.clean.round_trip && foreign == 0;
         observations.push(observation(
             &wid,
-            "PROTOCOL_EXCHANGE",
+            ObservationType::ProtocolExchange,
             Some(&clean_op),
             clean_span,
             exchange_ok,
@@ -456,11 +486,11 @@ pub fn assemble(
                 format!("{dir}/clean.http-requests.bin"),
                 format!("{dir}/clean.http-responses.bin"),
             ],
-        ));
+        )?);
         protocol_ids.push(wid);
         observations.push(observation(
             &format!("obs-t{}-clean-oracle", t.index),
-            "VALIDATOR_CHECK",
+            ObservationType::ValidatorCheck,
             Some(&clean_op),
             clean_span,
             t.clean.passed,
@@ -470,7 +500,7 @@ pub fn assemble(
                 "CLEAN_CONTROL_REJECTED"
             },
             vec![clean_oracle],
-        ));
+        )?);
 
         for n in &t.negatives {
             let c = &n.control;
@@ -496,28 +526,48 @@ pub fn assemble(
             }))?, "application/json"));
             let observed = n.outcome.observed.clone();
             let behaved = n.behaved();
-            let mut operation = json!({
-                "runId": facts.run_id, "operationId": op, "parentOperationId": null,
-                "kind": if behaved { "NEGATIVE_CONTROL" } else { "FAULT_CASE" },
-                "faultId": format!("fault/{}", c.fault), "recoveryPolicyId": null, "attempt": 0,
-                "outcome": if behaved { "EXPECTED_FAILURE" } else { "FAIL" },
-                "startedOffsetMs": span.0, "durationMs": span.1 - span.0,
-            });
-            if behaved {
-                let j = observed.as_ref().expect("behaved implies observed");
-                operation["negativeObservation"] = json!({
-                    "propertyUnderTest": c.property, "propertyReached": true,
-                    "expectedVerdict": c.expected_verdict, "observedVerdict": j.verdict,
-                    "expectedStopReason": c.expected_stop, "observedStopReason": j.stop_reason,
-                    "oracleEvidenceRef": oracle_path, "prerequisitesReached": n.prerequisites(),
-                    "mutantId": c.mutant.id(), "mutantKilled": true,
-                });
-            }
-            operations.push(operation);
+            let fault_id = format!("fault/{}", c.fault);
+            let prerequisites = n.prerequisites();
+            let negative_observation = match observed.as_ref() {
+                Some(j) if behaved => Some(NegativeObservation {
+                    property_under_test: &c.property,
+                    property_reached: PropertyReached::Known(true),
+                    expected_verdict: verdict(&c.expected_verdict)?,
+                    observed_verdict: verdict(j.verdict)?,
+                    expected_stop_reason: &c.expected_stop,
+                    observed_stop_reason: j.stop_reason,
+                    oracle_evidence_ref: &oracle_path,
+                    prerequisites_reached: prerequisites.clone(),
+                    mutant_id: Some(c.mutant.id()),
+                    mutant_killed: Some(true),
+                }),
+                _ => None,
+            };
+            operations.push(part(Operation {
+                run_id: &facts.run_id,
+                operation_id: &op,
+                parent_operation_id: None,
+                kind: if behaved {
+                    OperationKind::NegativeControl
+                } else {
+                    OperationKind::FaultCase
+                },
+                fault_id: Some(&fault_id),
+                recovery_policy_id: None,
+                attempt: 0,
+                outcome: if behaved {
+                    OperationOutcome::ExpectedFailure
+                } else {
+                    OperationOutcome::Fail
+                },
+                started_offset_ms: ms(span.0),
+                duration_ms: ms(span.1 - span.0),
+                negative_observation,
+            })?);
             let as_expected = n.property_reached() && n.observed_as_expected();
             observations.push(observation(
                 &format!("obs-t{}-{}-oracle", t.index, c.name),
-                "VALIDATOR_CHECK",
+                ObservationType::ValidatorCheck,
                 Some(&op),
                 span,
                 as_expected,
@@ -534,11 +584,11 @@ pub fn assemble(
                     format!("{dir}/{}.http-responses.bin", c.name),
                     injection_path,
                 ],
-            ));
+            )?);
             let killed = n.mutant_killed();
             observations.push(observation(
                 &format!("obs-t{}-{}-mutant", t.index, c.name),
-                "VALIDATOR_CHECK",
+                ObservationType::ValidatorCheck,
                 Some(&op),
                 span,
                 killed,
@@ -548,7 +598,7 @@ pub fn assemble(
                     "MUTANT_SURVIVED"
                 },
                 vec![oracle_path],
-            ));
+            )?);
         }
 
         if !t.self_checks.is_empty() {
@@ -567,7 +617,7 @@ pub fn assemble(
                 let ok = sc.behaved();
                 observations.push(observation(
                     &format!("obs-t{}-selfcheck-{}", t.index, sc.control.name),
-                    "VALIDATOR_CHECK",
+                    ObservationType::ValidatorCheck,
                     None,
                     clean_span,
                     ok,
@@ -581,7 +631,7 @@ pub fn assemble(
                         format!("{dir}/clean.stdout.bin"),
                         format!("{dir}/clean.http-responses.bin"),
                     ],
-                ));
+                )?);
             }
         }
 
@@ -616,33 +666,51 @@ pub fn assemble(
             let first_span = first.map_or((o.started_ms, o.ended_ms), |a| {
                 (a.sent_ms, a.ended_ms.max(a.sent_ms))
             });
-            operations.push(json!({
-                "runId": facts.run_id, "operationId": op, "parentOperationId": null,
-                "kind": "FAULT_CASE", "faultId": format!("fault/{}", c.fault), "recoveryPolicyId": policy.id,
-                "attempt": 0,
-                "outcome": match first.map(|a| a.observed) {
-                    Some("SUCCEEDED") => "PASS",
-                    Some("NO_RESPONSE_IN_TIME") if first.is_some_and(|a| a.action == "CANCEL_AND_RETRY") => "CANCELLED",
-                    _ => "FAIL",
+            let fault_id = format!("fault/{}", c.fault);
+            operations.push(part(Operation {
+                run_id: &facts.run_id,
+                operation_id: &op,
+                parent_operation_id: None,
+                kind: OperationKind::FaultCase,
+                fault_id: Some(&fault_id),
+                recovery_policy_id: Some(&policy.id),
+                attempt: 0,
+                outcome: match first.map(|a| a.observed) {
+                    Some("SUCCEEDED") => OperationOutcome::Pass,
+                    Some("NO_RESPONSE_IN_TIME")
+                        if first.is_some_and(|a| a.action == "CANCEL_AND_RETRY") =>
+                    {
+                        OperationOutcome::Cancelled
+                    }
+                    _ => OperationOutcome::Fail,
                 },
-                "startedOffsetMs": first_span.0, "durationMs": first_span.1 - first_span.0,
-            }));
+                started_offset_ms: ms(first_span.0),
+                duration_ms: ms(first_span.1 - first_span.0),
+                negative_observation: None,
+            })?);
             let last = o.attempts.len().saturating_sub(1);
             for (i, a) in o.attempts.iter().enumerate().skip(1) {
                 let outcome = if a.observed == "SUCCEEDED" {
-                    "PASS"
+                    OperationOutcome::Pass
                 } else if i == last && o.stop_reason == "TIME_LIMIT_REACHED" {
-                    "TIME_LIMIT"
+                    OperationOutcome::TimeLimit
                 } else {
-                    "FAIL"
+                    OperationOutcome::Fail
                 };
-                operations.push(json!({
-                    "runId": facts.run_id, "operationId": format!("{op}-retry-{}", a.attempt),
-                    "parentOperationId": op, "kind": "RECOVERY_ATTEMPT",
-                    "faultId": format!("fault/{}", c.fault), "recoveryPolicyId": policy.id,
-                    "attempt": a.attempt, "outcome": outcome,
-                    "startedOffsetMs": a.sent_ms, "durationMs": a.ended_ms.max(a.sent_ms) - a.sent_ms,
-                }));
+                let retry_id = format!("{op}-retry-{}", a.attempt);
+                operations.push(part(Operation {
+                    run_id: &facts.run_id,
+                    operation_id: &retry_id,
+                    parent_operation_id: Some(&op),
+                    kind: OperationKind::RecoveryAttempt,
+                    fault_id: Some(&fault_id),
+                    recovery_policy_id: Some(&policy.id),
+                    attempt: i64::from(a.attempt),
+                    outcome,
+                    started_offset_ms: ms(a.sent_ms),
+                    duration_ms: ms(a.ended_ms.max(a.sent_ms) - a.sent_ms),
+                    negative_observation: None,
+                })?);
             }
             let mut refs = vec![oracle_path.clone(), injection_path];
             for s in &r.sessions {
@@ -655,7 +723,7 @@ pub fn assemble(
             let check_id = format!("obs-t{}-{}-recovery", t.index, c.name);
             observations.push(observation(
                 &check_id,
-                "VALIDATOR_CHECK",
+                ObservationType::ValidatorCheck,
                 Some(&op),
                 span,
                 behaved,
@@ -665,7 +733,7 @@ pub fn assemble(
                     "RECOVERY_NOT_AS_EXPECTED"
                 },
                 refs,
-            ));
+            )?);
             retry_ids.push(check_id);
             if o.disconnect_observed {
                 let event_id = format!("obs-t{}-{}-disconnect", t.index, c.name);
@@ -676,7 +744,7 @@ pub fn assemble(
                     .unwrap_or_default();
                 observations.push(observation(
                     &event_id,
-                    "TRANSPORT_EVENT",
+                    ObservationType::TransportEvent,
                     Some(&op),
                     first_span,
                     true,
@@ -686,7 +754,7 @@ pub fn assemble(
                         format!("{dir}/{faulted}.stdout.bin"),
                         oracle_path,
                     ],
-                ));
+                )?);
                 disconnect_ids.push(event_id);
             }
         }
@@ -707,19 +775,26 @@ pub fn assemble(
                 let span = result.map_or((o.started_ms, o.ended_ms), |r| {
                     (r.sent_ms, r.ended_ms.max(r.sent_ms))
                 });
-                operations.push(json!({
-                    "runId": facts.run_id, "operationId": op, "parentOperationId": null,
-                    "kind": "FAULT_CASE", "faultId": format!("fault/{}", f.kind.id()), "recoveryPolicyId": null,
-                    "attempt": 0,
-                    "outcome": if result.is_some_and(|r| r.passed()) { "PASS" } else { "FAIL" },
-                    "startedOffsetMs": span.0, "durationMs": span.1 - span.0,
-                }));
+                let fault_id = format!("fault/{}", f.kind.id());
+                operations.push(part(Operation {
+                    run_id: &facts.run_id,
+                    operation_id: &op,
+                    parent_operation_id: None,
+                    kind: OperationKind::FaultCase,
+                    fault_id: Some(&fault_id),
+                    recovery_policy_id: None,
+                    attempt: 0,
+                    outcome: pass_or_fail(result.is_some_and(|r| r.passed())),
+                    started_offset_ms: ms(span.0),
+                    duration_ms: ms(span.1 - span.0),
+                    negative_observation: None,
+                })?);
                 first_op.get_or_insert(op);
             }
             let passed = o.passed();
             observations.push(observation(
                 &format!("obs-t{}-client", t.index),
-                "VALIDATOR_CHECK",
+                ObservationType::ValidatorCheck,
                 first_op.as_deref(),
                 (o.started_ms, o.ended_ms.max(o.started_ms)),
                 passed,
@@ -733,7 +808,7 @@ pub fn assemble(
                     format!("{dir}/client.stdin.bin"),
                     format!("{dir}/client.stdout.bin"),
                 ],
-            ));
+            )?);
         }
     }
 
@@ -783,34 +858,34 @@ pub fn assemble(
     let privacy_span = (privacy_start, since_epoch());
     observations.push(observation(
         "obs-privacy",
-        "PRIVACY_SCAN",
+        ObservationType::PrivacyScan,
         None,
         privacy_span,
         privacy_ok,
         scanned.reason(),
         vec!["raw/privacy-report.json".into()],
-    ));
+    )?);
     let privacy = scanned.findings;
     observations.push(observation(
         "obs-cleanup",
-        "CLEANUP_CHECK",
+        ObservationType::CleanupCheck,
         None,
         facts.cleanup_span,
         facts.cleanup_passed,
         &facts.cleanup_reason,
         vec!["raw/cleanup-report.json".into()],
-    ));
+    )?);
     if facts.filesystem.is_some() {
         let (pass, reason) = filesystem_outcome(facts);
         observations.push(observation(
             "obs-filesystem",
-            "FILESYSTEM_EFFECT",
+            ObservationType::FilesystemEffect,
             None,
             facts.cleanup_span,
             pass,
             reason,
             vec!["raw/filesystem-report.json".into()],
-        ));
+        )?);
     }
 
     // Coverage, derived from what was recorded: a transport surface is
@@ -822,9 +897,9 @@ pub fn assemble(
         |pick: fn(&Recording) -> bool| trials.iter().any(|t| t.sessions().any(|s| pick(&s.rec)));
     let observed_status = |seen: bool| {
         if seen {
-            "INSTRUMENTED"
+            CoverageStatus::Instrumented
         } else {
-            "UNINSTRUMENTED"
+            CoverageStatus::Uninstrumented
         }
     };
     let wire_status = observed_status(captured(|r| {
@@ -836,40 +911,49 @@ pub fn assemble(
     let stdio_status = observed_status(captured(|r| !r.stdin.is_empty() && !r.stdout.is_empty()));
     let requests_status = observed_status(captured(|r| !r.http_requests.is_empty()));
     let responses_status = observed_status(captured(|r| !r.http_responses.is_empty()));
-    let surface = |name: &str| -> Value {
-        let (required, status, refs): (bool, &str, Vec<String>) = match name {
-            "MCP_WIRE_MESSAGES" => (true, wire_status, protocol_ids.clone()),
-            "STDIO_INPUT_OUTPUT" if !facts.http => (true, stdio_status, protocol_ids.clone()),
-            "RAW_HTTP_REQUESTS" if facts.http => (true, requests_status, protocol_ids.clone()),
-            "RAW_HTTP_RESPONSES" if facts.http => (true, responses_status, protocol_ids.clone()),
-            "CHILD_PROCESS_LIFECYCLE" if facts.external => (false, "UNINSTRUMENTED", Vec::new()),
-            "CHILD_PROCESS_LIFECYCLE" => (true, "INSTRUMENTED", process_ids.clone()),
-            "SOURCE_EVIDENCE" if facts.external => (false, "UNINSTRUMENTED", Vec::new()),
-            "CLEANUP" => (true, "INSTRUMENTED", vec!["obs-cleanup".into()]),
-            "SOURCE_EVIDENCE" => (
+    let cleanup_ids = ["obs-cleanup".to_string()];
+    let filesystem_ids = ["obs-filesystem".to_string()];
+    let surface = |name: Surface| -> SurfaceCoverage<'_> {
+        use CoverageStatus::{Instrumented, NotApplicable, ObservedIndirectly, Uninstrumented};
+        let (required, status, refs): (bool, CoverageStatus, &[String]) = match name {
+            Surface::McpWireMessages => (true, wire_status, &protocol_ids),
+            Surface::StdioInputOutput if !facts.http => (true, stdio_status, &protocol_ids),
+            Surface::RawHttpRequests if facts.http => (true, requests_status, &protocol_ids),
+            Surface::RawHttpResponses if facts.http => (true, responses_status, &protocol_ids),
+            Surface::ChildProcessLifecycle if facts.external => (false, Uninstrumented, &[]),
+            Surface::ChildProcessLifecycle => (true, Instrumented, &process_ids),
+            Surface::SourceEvidence if facts.external => (false, Uninstrumented, &[]),
+            Surface::Cleanup => (true, Instrumented, &cleanup_ids),
+            Surface::SourceEvidence => (
                 false,
-                "OBSERVED_INDIRECTLY",
-                process_ids.iter().take(1).cloned().collect(),
+                ObservedIndirectly,
+                &process_ids[..process_ids.len().min(1)],
             ),
-            "RETRIES" if !scenario.recoveries.is_empty() => {
-                (true, "INSTRUMENTED", retry_ids.clone())
-            }
-            "TRANSPORT_DISCONNECTS" if !disconnect_ids.is_empty() => {
-                (false, "INSTRUMENTED", disconnect_ids.clone())
+            Surface::Retries if !scenario.recoveries.is_empty() => (true, Instrumented, &retry_ids),
+            Surface::TransportDisconnects if !disconnect_ids.is_empty() => {
+                (false, Instrumented, &disconnect_ids)
             }
             // What the subjects left in their temporary directories and the
             // working directory (obs-filesystem): outcomes, not each write.
-            "FILESYSTEM_OUTPUTS" if facts.filesystem.is_some() => {
-                (false, "OBSERVED_INDIRECTLY", vec!["obs-filesystem".into()])
+            Surface::FilesystemOutputs if facts.filesystem.is_some() => {
+                (false, ObservedIndirectly, &filesystem_ids)
             }
-            "TRANSPORT_DISCONNECTS" | "FILESYSTEM_OUTPUTS" | "CACHE_BEHAVIOR" => {
-                (false, "UNINSTRUMENTED", Vec::new())
+            Surface::TransportDisconnects | Surface::FilesystemOutputs | Surface::CacheBehavior => {
+                (false, Uninstrumented, &[])
             }
-            _ => (false, "NOT_APPLICABLE", Vec::new()),
+            _ => (false, NotApplicable, &[]),
         };
-        json!({"surface": name, "required": required, "status": status, "observationRefs": refs.into_iter().take(32).collect::<Vec<_>>()})
+        SurfaceCoverage {
+            surface: name,
+            required,
+            status,
+            observation_refs: refs.iter().take(32).map(String::as_str).collect(),
+        }
     };
-    let coverage = json!({"schemaVersion": "mcp-res.observation-coverage/0.2.0", "surfaces": SURFACES.iter().map(|s| surface(s)).collect::<Vec<_>>()});
+    let coverage = part(Coverage {
+        schema_version: "mcp-res.observation-coverage/0.2.0",
+        surfaces: Surface::ALL.iter().map(|s| surface(*s)).collect(),
+    })?;
 
     // Trial summary from the runs.
     let success = trials.iter().filter(|t| t.success()).count();
@@ -884,33 +968,50 @@ pub fn assemble(
     let all_run = trials.len() >= facts.planned_trials;
     let classification = if !all_run {
         // The scenario's duration limit stopped the run early.
-        "INCOMPLETE"
+        Stability::Incomplete
     } else if trials.len() == 1 {
-        "SINGLE_OBSERVATION"
+        Stability::SingleObservation
     } else if hashes.len() > 1 {
-        "FLAKY"
+        Stability::Flaky
     } else if success == trials.len() {
-        "REPEATED_STABLE"
+        Stability::RepeatedStable
     } else {
         // Repeated, identical failures: not stable success, not flaky.
-        "ENVIRONMENT_DEPENDENT"
+        Stability::EnvironmentDependent
     };
     let os_arch = format!("{}-{}", std::env::consts::OS, std::env::consts::ARCH);
-    let trial_summary = json!({
-        "schemaVersion": "mcp-res.trial-summary/0.2.0",
-        "plannedTrials": facts.planned_trials, "completedTrials": trials.len(),
-        "seeds": trials.iter().map(|t| t.seed).collect::<Vec<_>>(),
-        "processCount": trials.iter().map(|t| t.sessions().count()).sum::<usize>().clamp(1, 1024),
-        "counts": {"success": success, "failure": trials.len() - success, "incomplete": 0},
-        "distinctOutcomeHashes": hashes,
-        "durationMs": {"minimum": durations[0], "median": pick(0.5), "p95": pick(0.95)},
-        "environments": [os_arch],
-        "stopRule": format!(
-            "{} planned trials, each run to completion; no trial starts after the scenario duration limit of {} ms",
-            facts.planned_trials, scenario.scenario_duration_ms
+    let stop_rule = format!(
+        "{} planned trials, each run to completion; no trial starts after the scenario duration limit of {} ms",
+        facts.planned_trials, scenario.scenario_duration_ms
+    );
+    let count = |n: usize| i64::try_from(n).unwrap_or(i64::MAX);
+    let trial_summary = part(TrialSummary {
+        schema_version: "mcp-res.trial-summary/0.2.0",
+        planned_trials: count(facts.planned_trials),
+        completed_trials: count(trials.len()),
+        seeds: trials.iter().map(|t| i64::from(t.seed)).collect(),
+        process_count: count(
+            trials
+                .iter()
+                .map(|t| t.sessions().count())
+                .sum::<usize>()
+                .clamp(1, 1024),
         ),
-        "classification": classification,
-    });
+        counts: TrialCounts {
+            success: count(success),
+            failure: count(trials.len() - success),
+            incomplete: 0,
+        },
+        distinct_outcome_hashes: hashes,
+        duration_ms: Some(TrialDurations {
+            minimum: ms(durations[0]),
+            median: ms(pick(0.5)),
+            p95: ms(pick(0.95)),
+        }),
+        environments: vec![&os_arch],
+        stop_rule: &stop_rule,
+        classification,
+    })?;
 
     // A file the harness executed that changed during the run means the
     // trials did not all run the same subject: nothing they showed is a PASS.
@@ -920,25 +1021,26 @@ pub fn assemble(
         && facts.cleanup_passed
         && !facts.executed_changed
     {
-        "PASS"
+        Outcome::Pass
     } else {
-        "FAIL"
+        Outcome::Fail
     };
     // The validator's rule: a passing process execution and protocol
     // exchange, and source evidence (the executed files' observed hashes,
     // which exist only for a subject the harness started).
     let has_source_evidence = !facts.external;
-    let derived_genuine = observations
-        .iter()
-        .any(|o| o["type"] == "PROCESS_EXECUTION" && o["outcome"] == "PASS")
-        && observations
-            .iter()
-            .any(|o| o["type"] == "PROTOCOL_EXCHANGE" && o["outcome"] == "PASS")
+    let passed = |kind: ObservationType| {
+        observations.iter().any(|o| {
+            o["type"] == kind.as_str() && o["outcome"] == ObservationOutcome::Pass.as_str()
+        })
+    };
+    let derived_genuine = passed(ObservationType::ProcessExecution)
+        && passed(ObservationType::ProtocolExchange)
         && has_source_evidence;
     let class = if derived_genuine {
-        "GENUINE_RUNTIME"
+        EvidenceClass::GenuineRuntime
     } else {
-        "DOCUMENTED_ONLY"
+        EvidenceClass::DocumentedOnly
     };
     let profile_id = "mcp-res/server-tool-call/v1";
     // The operation class the run exercised: tools/call only when a tool
@@ -1074,13 +1176,25 @@ pub fn assemble(
     if has_source_evidence {
         evidence["sourceEvidenceRefs"] = json!(["raw/subject-artifact.json"]);
     }
-    let statement = json!({
-        "schemaVersion": "mcp-res.conformance-statement/0.2.0", "standardVersion": "0.2.0",
-        "profileId": profile_id, "profileVersion": "2.0.0", "protocolRevision": facts.revision.as_str(),
-        "subjectType": "MCP_SERVER", "subjectName": facts.subject_name, "subjectVersion": facts.subject_version,
-        "evidenceClass": class, "result": result, "stabilityClassification": classification,
-        "validator": tool, "verifiedAt": finished_at,
-    });
+    // The three digests are sealed by the builder.
+    let statement = part(Statement {
+        schema_version: "mcp-res.conformance-statement/0.2.0",
+        standard_version: "0.2.0",
+        profile_id,
+        profile_version: "2.0.0",
+        protocol_revision: facts.revision.as_str(),
+        subject_type: SubjectType::McpServer,
+        subject_name: &facts.subject_name,
+        subject_version: &facts.subject_version,
+        evidence_class: class,
+        result,
+        scenario_fingerprint: "",
+        execution_instance_digest: "",
+        stability_classification: classification,
+        evidence_sha256: "",
+        validator: tool.clone(),
+        verified_at: &finished_at,
+    })?;
     let mut builder = BundleBuilder::new(evidence, statement);
     for (path, (bytes, media)) in raw {
         builder.add_raw(&path, media, bytes)?;
@@ -1088,8 +1202,35 @@ pub fn assemble(
     Ok(Assembled {
         builder,
         privacy,
-        result,
-        classification,
+        result: result.as_str(),
+        classification: classification.as_str(),
+    })
+}
+
+/// A typed part as the JSON value the bundle builder seals.
+fn part(value: impl serde::Serialize) -> Result<Value, FinalizeError> {
+    Ok(serde_json::to_value(value)?)
+}
+
+/// A span in milliseconds as a document integer (spans are bounded by the scenario's
+/// duration limit; a value past `i64::MAX` cannot occur and is clamped).
+fn ms(value: u64) -> i64 {
+    i64::try_from(value).unwrap_or(i64::MAX)
+}
+
+fn pass_or_fail(passed: bool) -> OperationOutcome {
+    if passed {
+        OperationOutcome::Pass
+    } else {
+        OperationOutcome::Fail
+    }
+}
+
+/// An oracle verdict word as the schema's enum (the scenario schema allows no other).
+fn verdict(word: &str) -> Result<Verdict, FinalizeError> {
+    Verdict::parse(word).ok_or(FinalizeError::Shape {
+        pointer: "/evidence/operations/negativeObservation".into(),
+        expected: "a verdict of PASS, REJECT, FAIL or INCOMPLETE",
     })
 }
 

@@ -83,7 +83,8 @@ impl Flood {
     }
 
     /// What every flood must get: exit 1 (a failing result, not unusable
-    /// input), a statement that is not PASS, no scratch directory left, and
+    /// input), a statement that is not PASS, no scratch directory left,
+    /// every process group gone (the cleanup report passed), and
     /// a bundle the validator reads as a sound record: valid, or invalid only
     /// because the flooding subject never let a negative control or a
     /// JSON-RPC exchange happen (vacuous controls, unobserved wire surface).
@@ -96,6 +97,8 @@ impl Flood {
             .map(|e| e.unwrap().file_name())
             .collect();
         assert!(left.is_empty(), "scratch left behind: {left:?}");
+        let cleanup = read_json(&self.dir.join("raw/cleanup-report.json"));
+        assert_eq!(cleanup["passed"], true, "{cleanup}");
         let (_, report) = load(&self.dir);
         let codes: Vec<&str> = report.findings.iter().map(|f| f.code.as_str()).collect();
         assert!(
@@ -209,6 +212,27 @@ fn a_yes_subject_stops_at_the_frame_limit() {
             .contains(&"INPUT_LIMIT_EXCEEDED".to_string()),
         "{:?}",
         r.stop_reasons()
+    );
+}
+
+#[test]
+fn a_flood_that_ignores_sigpipe_is_killed_at_the_limit() {
+    let script = subject("floods/stubborn_stdout.py");
+    let r = Flood::run(
+        &["--scenario", "generic", "--trials", "1"],
+        &["python3", script.to_str().unwrap()],
+    );
+    r.require_bounded_failure();
+    assert!(r.most_frames_in_a_session() <= SESSION_FRAME_LIMIT);
+    let kills: Vec<Value> = r
+        .lines("lifecycle.jsonl")
+        .into_iter()
+        .filter(|e| e["event"] == "group-sigkill" && e["reason"] == "input limit exceeded")
+        .collect();
+    assert!(
+        kills.iter().any(|e| e["result"] == "signalled"),
+        "no process group killed when the limit was hit: {kills:?}\n{}",
+        r.context()
     );
 }
 

@@ -570,6 +570,27 @@ impl Session {
         })
     }
 
+    /// Reading stopped at an input limit: nothing the subject writes from
+    /// now on is read, so its process group is killed at once (as the
+    /// session's end would, after its grace period) and the session ends
+    /// without waiting for a subject that may be blocked on a full pipe or
+    /// ignore SIGPIPE. Recorded as a `group-sigkill` event.
+    fn kill_after_limit(&mut self) {
+        if self.input_limit_exceeded().is_none() {
+            return;
+        }
+        let Some(guard) = self.guard.as_ref() else {
+            return;
+        };
+        let killed = guard.kill();
+        let at = self.now_ms();
+        self.event(json!({
+            "event": "group-sigkill", "offsetMs": at, "processGroup": guard.pgid(),
+            "reason": "input limit exceeded",
+            "result": match &killed { Ok(true) => "signalled".to_string(), Ok(false) => "no process left".to_string(), Err(e) => format!("error: {e}") },
+        }));
+    }
+
     /// A server the harness did not start?
     pub fn is_external(&self) -> bool {
         self.child.is_none()
@@ -882,6 +903,7 @@ impl Session {
             Ok(Some(Pumped::Unanswered(id))) => Next::Unanswered(id),
             Ok(Some(Pumped::End)) | Ok(None) => {
                 self.stdout_done = true;
+                self.kill_after_limit();
                 Next::Eof
             }
         }

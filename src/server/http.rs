@@ -20,7 +20,7 @@ use axum::http::{HeaderValue, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use futures_util::StreamExt;
-use hyper_util::rt::TokioIo;
+use hyper_util::rt::{TokioIo, TokioTimer};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use serde_json::{Value, json};
@@ -285,10 +285,11 @@ async fn fault_layer(State(state): State<Arc<HttpState>>, req: Request, next: Ne
     }
     let max = state.config.args.max_message_bytes;
     let (parts, body) = req.into_parts();
-    let bytes = match axum::body::to_bytes(body, max).await {
+    let timeout = Duration::from_millis(state.config.args.body_read_timeout_ms);
+    let bytes = match read_body(body, max, timeout).await {
         Ok(b) => b,
-        Err(_) => {
-            return json_response(
+        Err(BodyError::TooLarge) => {
+            return closing(json_response(
                 StatusCode::PAYLOAD_TOO_LARGE,
                 &fault::error_response(
                     &Value::Null,
@@ -296,7 +297,21 @@ async fn fault_layer(State(state): State<Arc<HttpState>>, req: Request, next: Ne
                     "Invalid Request: message too large",
                     Some(json!({"maxBytes": max})),
                 ),
-            );
+            ));
+        }
+        Err(BodyError::TimedOut) => {
+            return closing(json_response(
+                StatusCode::REQUEST_TIMEOUT,
+                &fault::error_response(
+                    &Value::Null,
+                    -32600,
+                    "Invalid Request: the body did not arrive in time",
+                    Some(json!({"timeoutMs": timeout.as_millis()})),
+                ),
+            ));
+        }
+        Err(BodyError::Failed) => {
+            return closing(StatusCode::BAD_REQUEST.into_response());
         }
     };
     let kill = parts.extensions.get::<ConnKill>().cloned();
@@ -442,6 +457,50 @@ async fn fault_layer(State(state): State<Arc<HttpState>>, req: Request, next: Ne
     }
 }
 
+/// Why a request body was not read.
+enum BodyError {
+    /// Longer than `--max-message-bytes`.
+    TooLarge,
+    /// Not complete within `--body-read-timeout-ms`.
+    TimedOut,
+    /// The connection failed or closed mid-body.
+    Failed,
+}
+
+/// Read a request body of at most `max` bytes within `timeout`. Only the
+/// bytes that arrived are held (nothing is reserved from a declared
+/// Content-Length), and they are dropped with the future when the
+/// connection closes or the time is up.
+async fn read_body(body: Body, max: usize, timeout: Duration) -> Result<Bytes, BodyError> {
+    use http_body_util::BodyExt;
+    let read = async move {
+        let mut body = body;
+        let mut out: Vec<u8> = Vec::new();
+        while let Some(frame) = body.frame().await {
+            let frame = frame.map_err(|_| BodyError::Failed)?;
+            if let Ok(data) = frame.into_data() {
+                if out.len() + data.len() > max {
+                    return Err(BodyError::TooLarge);
+                }
+                out.extend_from_slice(&data);
+            }
+        }
+        Ok(Bytes::from(out))
+    };
+    tokio::time::timeout(timeout, read)
+        .await
+        .unwrap_or(Err(BodyError::TimedOut))
+}
+
+/// `response` with `Connection: close`: the connection ends once it is sent
+/// (the rest of a refused body is never read).
+fn closing(mut response: Response) -> Response {
+    response
+        .headers_mut()
+        .insert(header::CONNECTION, HeaderValue::from_static("close"));
+    response
+}
+
 fn overloaded(id: &Value, limit: usize) -> Response {
     let mut r = json_response(
         StatusCode::SERVICE_UNAVAILABLE,
@@ -489,8 +548,16 @@ pub(crate) async fn serve(config: Arc<Config>) -> Result<(), ServerError> {
 
     let shutdown = super::shutdown_signal();
     tokio::pin!(shutdown);
+    // One permit per connection served: past the cap, connections wait in
+    // the listen backlog (not accepted, no memory of ours) until one closes.
+    let slots = Arc::new(tokio::sync::Semaphore::new(config.args.max_connections));
+    let header_timeout = Duration::from_millis(config.args.header_read_timeout_ms);
     eprintln!("mcpres serve: listening on http://{local}/mcp");
     loop {
+        let permit = tokio::select! {
+            p = slots.clone().acquire_owned() => p.expect("the semaphore is never closed"),
+            _ = &mut shutdown => break,
+        };
         let stream = tokio::select! {
             r = listener.accept() => match r {
                 Ok((s, _)) => {
@@ -523,13 +590,18 @@ pub(crate) async fn serve(config: Arc<Config>) -> Result<(), ServerError> {
             });
         let ct = ct.clone();
         tokio::spawn(async move {
+            // Headers must arrive within the header timeout (hyper's own,
+            // which needs a timer); the body timeout is `read_body`'s.
             let conn = hyper::server::conn::http1::Builder::new()
+                .timer(TokioTimer::new())
+                .header_read_timeout(header_timeout)
                 .serve_connection(TokioIo::new(stream), svc);
             tokio::select! {
                 _ = conn => {}
                 _ = kill.notified() => {}
                 _ = ct.cancelled() => {}
             }
+            drop(permit);
         });
     }
     drop(listener);

@@ -75,6 +75,20 @@ pub struct ServeArgs {
     /// Most requests in flight at once; more are rejected as overloaded.
     #[arg(long, default_value_t = 64)]
     pub max_in_flight: usize,
+    /// `--transport http`: milliseconds a connection may take to send a
+    /// request's headers (counted from when the server starts waiting for
+    /// them, so an idle keep-alive connection is closed after it too).
+    #[arg(long, value_name = "MS", default_value_t = 10_000)]
+    pub header_read_timeout_ms: u64,
+    /// `--transport http`: milliseconds a POST body may take to arrive once
+    /// its headers are in; a slower body is answered 408 and its connection
+    /// closed.
+    #[arg(long, value_name = "MS", default_value_t = 30_000)]
+    pub body_read_timeout_ms: u64,
+    /// `--transport http`: most TCP connections served at once; further
+    /// connections wait, unaccepted, until one closes.
+    #[arg(long, value_name = "COUNT", default_value_t = 64)]
+    pub max_connections: usize,
 }
 
 impl Default for ServeArgs {
@@ -92,6 +106,9 @@ impl Default for ServeArgs {
             residue_dir: None,
             max_message_bytes: 4 * 1024 * 1024,
             max_in_flight: 64,
+            header_read_timeout_ms: 10_000,
+            body_read_timeout_ms: 30_000,
+            max_connections: 64,
         }
     }
 }
@@ -178,6 +195,16 @@ fn validate(args: ServeArgs) -> Result<Config, ServerError> {
     if args.max_message_bytes < 1024 {
         return Err(ServerError::InvalidOption(
             "--max-message-bytes must be at least 1024".into(),
+        ));
+    }
+    if args.max_connections == 0 {
+        return Err(ServerError::InvalidOption(
+            "--max-connections must be at least 1".into(),
+        ));
+    }
+    if args.header_read_timeout_ms == 0 || args.body_read_timeout_ms == 0 {
+        return Err(ServerError::InvalidOption(
+            "--header-read-timeout-ms and --body-read-timeout-ms must be at least 1".into(),
         ));
     }
     if args.max_in_flight == 0 {

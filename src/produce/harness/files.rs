@@ -265,6 +265,29 @@ pub struct DirChange {
     pub removed: Vec<Value>,
 }
 
+/// The most bytes of a subject's injection log the harness reads (the
+/// reference server writes a few hundred bytes per injection).
+pub const INJECTION_LOG_LIMIT: u64 = 1024 * 1024;
+
+/// Read a file the subject wrote into the run's scratch directory (its
+/// injection log), bounded and without following symlinks: `None` when it is
+/// missing, a symlink, not a regular file, or linked more than once (a hard
+/// link could name any file the subject can read); otherwise at most `limit`
+/// bytes, and whether the file held more.
+pub fn read_subject_file(path: &Path, limit: u64) -> Option<(Vec<u8>, bool)> {
+    use std::os::unix::fs::MetadataExt;
+    let file = crate::bundle::open_no_follow(path).ok()?;
+    let meta = file.metadata().ok()?;
+    if !meta.is_file() || meta.nlink() != 1 {
+        return None;
+    }
+    let mut bytes = Vec::new();
+    file.take(limit + 1).read_to_end(&mut bytes).ok()?;
+    let over = bytes.len() as u64 > limit;
+    bytes.truncate(usize::try_from(limit).unwrap_or(usize::MAX));
+    Some((bytes, over))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

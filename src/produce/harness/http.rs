@@ -1042,11 +1042,7 @@ impl Client {
                         // rejects it with INPUT_LIMIT_EXCEEDED).
                         let fits = limit - r.http_responses.len();
                         r.http_responses.extend_from_slice(&buf[..fits]);
-                        r.input_limit_exceeded = true;
-                        r.events.push(json!({
-                            "session": self.session, "event": "input-limit-exceeded",
-                            "offsetMs": at_ms, "limitBytes": limit,
-                        }));
+                        r.limit_hit(&self.session, at_ms, "bytes", limit);
                         return Err(std::io::Error::other(format!(
                             "the server's responses exceed the declared input limit of {limit} bytes"
                         )));
@@ -1085,9 +1081,21 @@ impl Client {
                     answered |= answer_id
                         .is_some_and(|id| m.get("method").is_none() && m.get("id") == Some(id));
                 }
-                self.rec.lock().expect("recorder lock").messages.push(
-                    super::record::message_entry(&self.session, "server-to-client", at_ms, &frame),
-                );
+                {
+                    let mut r = self.rec.lock().expect("recorder lock");
+                    if !r.admit_frame(&self.session, at_ms) {
+                        return Err(std::io::Error::other(format!(
+                            "the server sent more than {} messages in one session",
+                            super::record::SESSION_FRAME_LIMIT
+                        )));
+                    }
+                    r.messages.push(super::record::message_entry(
+                        &self.session,
+                        "server-to-client",
+                        at_ms,
+                        &frame,
+                    ));
+                }
                 let _ = self.tx.send(Pumped::Frame(Frame {
                     bytes: frame,
                     at_ms,

@@ -1211,11 +1211,18 @@ fn truncate(s: &str, max: usize) -> String {
 }
 
 /// The subject's injection log at `path`, read and then removed (it lives
-/// in the run's scratch directory).
+/// in the run's scratch directory). Read without following a symlink, and
+/// bounded: past `files::INJECTION_LOG_LIMIT` bytes only the whole lines
+/// before the limit are kept.
 fn take_log(path: &Path) -> Option<Vec<u8>> {
-    let bytes = std::fs::read(path).ok();
+    let read = files::read_subject_file(path, files::INJECTION_LOG_LIMIT);
     let _ = std::fs::remove_file(path);
-    bytes
+    let (mut bytes, over) = read?;
+    if over {
+        let keep = bytes.iter().rposition(|b| *b == b'\n').map_or(0, |i| i + 1);
+        bytes.truncate(keep);
+    }
+    Some(bytes)
 }
 
 /// Does the injection log record an injection of `fault`?

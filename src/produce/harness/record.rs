@@ -21,9 +21,49 @@ pub struct Recording {
     pub http_requests: Vec<u8>,
     /// Streamable HTTP subjects: every response's raw bytes, in order.
     pub http_responses: Vec<u8>,
-    /// The subject wrote more than `INPUT_LIMIT_BYTES` to stdout: reading
-    /// stopped there (the declared `resourceLimits.inputBytes`).
+    /// The subject wrote more than `INPUT_LIMIT_BYTES` to stdout (or in
+    /// HTTP responses), or more than `SESSION_FRAME_LIMIT` frames: reading
+    /// stopped there.
     pub input_limit_exceeded: bool,
+    /// Which limit stopped reading, in words (for the oracle's judgement).
+    pub limit_detail: Option<String>,
+    /// Frames from the subject logged so far (see `SESSION_FRAME_LIMIT`).
+    pub frames_from_subject: usize,
+}
+
+impl Recording {
+    /// Stop recording: `what` limit was hit (`limit` its value); the first
+    /// limit hit is the one reported. Records an `input-limit-exceeded`
+    /// lifecycle event.
+    pub fn limit_hit(&mut self, session: &str, at_ms: u64, what: &str, limit: usize) {
+        self.events.push(json!({
+            "session": session, "event": "input-limit-exceeded", "offsetMs": at_ms,
+            "limit": what, "limitValue": limit,
+        }));
+        if !self.input_limit_exceeded {
+            self.input_limit_exceeded = true;
+            self.limit_detail = Some(match what {
+                "frames" => format!(
+                    "the subject wrote more than {limit} frames in one session; reading stopped there"
+                ),
+                _ => format!(
+                    "the subject wrote more than the declared input limit of {limit} bytes; reading stopped there"
+                ),
+            });
+        }
+    }
+
+    /// Count one frame from the subject before it is logged: `false` (and
+    /// the limit recorded) when the session already holds
+    /// `SESSION_FRAME_LIMIT` of them.
+    pub fn admit_frame(&mut self, session: &str, at_ms: u64) -> bool {
+        if self.frames_from_subject >= SESSION_FRAME_LIMIT {
+            self.limit_hit(session, at_ms, "frames", SESSION_FRAME_LIMIT);
+            return false;
+        }
+        self.frames_from_subject += 1;
+        true
+    }
 }
 
 /// The most bytes the harness reads from one subject process's stdout: the
@@ -34,6 +74,16 @@ pub const INPUT_LIMIT_BYTES: usize = 4 * 1024 * 1024;
 
 /// The most stderr bytes kept per process; the rest is read and counted, not kept.
 pub const STDERR_KEEP_BYTES: usize = 1024 * 1024;
+
+/// The most frames (stdout lines, or JSON-RPC messages in HTTP responses)
+/// one session logs from the subject. Each frame costs a message-log entry
+/// and a place in the reader's queue whatever its length, so `INPUT_LIMIT_BYTES`
+/// alone would let two-byte lines (`yes`) grow the harness by two million
+/// entries; past this count reading stops as at the byte limit
+/// (`INPUT_LIMIT_EXCEEDED`). Together with `INPUT_LIMIT_BYTES`,
+/// `STDERR_KEEP_BYTES` and `MESSAGE_LOG_FRAME_BYTES` this bounds what one
+/// session records.
+pub const SESSION_FRAME_LIMIT: usize = 4096;
 
 /// One newline-delimited frame the subject wrote, as raw bytes.
 #[derive(Debug, Clone)]

@@ -219,14 +219,8 @@ pub(crate) fn budget(scenario: &Scenario) -> Duration {
 /// The subject overran the declared input limit: whatever the frames said,
 /// the exchange is rejected (`INPUT_LIMIT_EXCEEDED`).
 pub(crate) fn limit_checked(session: &Session, judgement: Judgement) -> Judgement {
-    if session.input_limit_exceeded() {
-        return Judgement::reject(
-            "INPUT_LIMIT_EXCEEDED",
-            format!(
-                "the subject wrote more than the declared input limit of {} bytes; reading stopped there",
-                super::record::INPUT_LIMIT_BYTES
-            ),
-        );
+    if let Some(detail) = session.input_limit_exceeded() {
+        return Judgement::reject("INPUT_LIMIT_EXCEEDED", detail);
     }
     judgement
 }

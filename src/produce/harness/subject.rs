@@ -403,25 +403,23 @@ impl Session {
                     };
                     let at_ms = ms_since(epoch);
                     let mut r = rec.lock().expect("recorder lock");
-                    if r.stdout.len() + n > INPUT_LIMIT_BYTES {
-                        // Keep what fits, then stop reading: the subject's
-                        // further output is never buffered.
-                        let fits = INPUT_LIMIT_BYTES - r.stdout.len();
-                        r.stdout.extend_from_slice(&buf[..fits]);
-                        r.input_limit_exceeded = true;
-                        r.events.push(json!({
-                            "session": session, "event": "input-limit-exceeded", "offsetMs": at_ms,
-                            "limitBytes": INPUT_LIMIT_BYTES, "pendingLineBytes": line.len() + fits,
-                        }));
-                        line.clear();
-                        break;
-                    }
-                    r.stdout.extend_from_slice(&buf[..n]);
-                    if !frame_stdout {
-                        continue;
-                    }
-                    for &b in &buf[..n] {
-                        if b == b'\n' {
+                    // The declared input limit is checked before a byte is
+                    // kept: what fits is recorded, then reading stops (the
+                    // pipe is closed; the subject's further output is never
+                    // buffered).
+                    let fits = (INPUT_LIMIT_BYTES - r.stdout.len()).min(n);
+                    r.stdout.extend_from_slice(&buf[..fits]);
+                    let mut stop = fits < n;
+                    if frame_stdout {
+                        for &b in &buf[..fits] {
+                            if b != b'\n' {
+                                line.push(b);
+                                continue;
+                            }
+                            if !r.admit_frame(&session, at_ms) {
+                                stop = true;
+                                break;
+                            }
                             let mut bytes = std::mem::take(&mut line);
                             if bytes.last() == Some(&b'\r') {
                                 bytes.pop();
@@ -433,9 +431,15 @@ impl Session {
                                 &bytes,
                             ));
                             let _ = tx.send(Pumped::Frame(Frame { bytes, at_ms }));
-                        } else {
-                            line.push(b);
                         }
+                    }
+                    if stop {
+                        if fits < n {
+                            r.limit_hit(&session, at_ms, "bytes", INPUT_LIMIT_BYTES);
+                        }
+                        // An unfinished line past a limit is not a frame.
+                        line = Vec::new();
+                        break;
                     }
                 }
                 let at_ms = ms_since(epoch);
@@ -446,7 +450,7 @@ impl Session {
                     );
                     return;
                 }
-                if !line.is_empty() {
+                if !line.is_empty() && r.admit_frame(&session, at_ms) {
                     r.messages
                         .push(message_entry(&session, "server-to-client", at_ms, &line));
                     let _ = tx.send(Pumped::Frame(Frame { bytes: line, at_ms }));
@@ -554,9 +558,37 @@ impl Session {
         }
     }
 
-    /// Did the subject write more than `INPUT_LIMIT_BYTES` to stdout?
-    pub fn input_limit_exceeded(&self) -> bool {
-        self.rec.lock().expect("recorder lock").input_limit_exceeded
+    /// Did the subject write more than `INPUT_LIMIT_BYTES` to stdout (or in
+    /// HTTP responses) or more than `SESSION_FRAME_LIMIT` frames? Then: which
+    /// limit, in words.
+    pub fn input_limit_exceeded(&self) -> Option<String> {
+        let r = self.rec.lock().expect("recorder lock");
+        r.input_limit_exceeded.then(|| {
+            r.limit_detail
+                .clone()
+                .unwrap_or_else(|| "the subject exceeded an input limit".into())
+        })
+    }
+
+    /// Reading stopped at an input limit: nothing the subject writes from
+    /// now on is read, so its process group is killed at once (as the
+    /// session's end would, after its grace period) and the session ends
+    /// without waiting for a subject that may be blocked on a full pipe or
+    /// ignore SIGPIPE. Recorded as a `group-sigkill` event.
+    fn kill_after_limit(&mut self) {
+        if self.input_limit_exceeded().is_none() {
+            return;
+        }
+        let Some(guard) = self.guard.as_ref() else {
+            return;
+        };
+        let killed = guard.kill();
+        let at = self.now_ms();
+        self.event(json!({
+            "event": "group-sigkill", "offsetMs": at, "processGroup": guard.pgid(),
+            "reason": "input limit exceeded",
+            "result": match &killed { Ok(true) => "signalled".to_string(), Ok(false) => "no process left".to_string(), Err(e) => format!("error: {e}") },
+        }));
     }
 
     /// A server the harness did not start?
@@ -871,6 +903,7 @@ impl Session {
             Ok(Some(Pumped::Unanswered(id))) => Next::Unanswered(id),
             Ok(Some(Pumped::End)) | Ok(None) => {
                 self.stdout_done = true;
+                self.kill_after_limit();
                 Next::Eof
             }
         }

@@ -1,0 +1,208 @@
+#![cfg(feature = "server")]
+//! `mcpres serve --transport http` against idle, half-sent and too many
+//! connections (issue 16, item 5): headers and bodies must arrive within
+//! their timeouts, at most `--max-connections` connections are served at
+//! once (the rest wait), and the server keeps answering normal requests.
+//! Timeouts are set short by flag; the assertions only ask that a connection
+//! is closed within a generous bound, never how fast.
+
+mod server_support;
+
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::time::Duration;
+
+use server_support::*;
+
+/// Far longer than any timeout set here: a connection still open after
+/// this is one the server kept.
+const GENEROUS: Duration = Duration::from_secs(20);
+
+/// How a connection ended while we read from it.
+#[derive(Debug, PartialEq)]
+enum End {
+    /// EOF or reset: the server closed it. Carries what it sent first.
+    Closed(Vec<u8>),
+    /// Still open when the read timeout passed.
+    Open(Vec<u8>),
+}
+
+/// Read until the server closes the connection or `timeout` passes with
+/// nothing more arriving.
+fn read_until_closed(s: &mut TcpStream, timeout: Duration) -> End {
+    s.set_read_timeout(Some(timeout)).unwrap();
+    let mut got = Vec::new();
+    let mut buf = [0u8; 4096];
+    loop {
+        match s.read(&mut buf) {
+            Ok(0) => return End::Closed(got),
+            Ok(n) => got.extend_from_slice(&buf[..n]),
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                ) =>
+            {
+                return End::Open(got);
+            }
+            Err(_) => return End::Closed(got),
+        }
+    }
+}
+
+fn connect(port: u16) -> TcpStream {
+    TcpStream::connect(("127.0.0.1", port)).expect("connect")
+}
+
+/// The head of a POST to /mcp, unfinished (no blank line).
+fn partial_head(port: u16) -> Vec<u8> {
+    format!("POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n")
+        .into_bytes()
+}
+
+fn initialize_body() -> Vec<u8> {
+    request(1, "initialize", initialize_params())
+        .to_string()
+        .into_bytes()
+}
+
+/// A normal request on a fresh connection is answered 200.
+fn assert_still_answers(port: u16) {
+    let r = post(port, &initialize_body(), &[], GENEROUS);
+    assert_eq!(r.status, 200, "{:?}", String::from_utf8_lossy(&r.body));
+}
+
+#[test]
+fn partial_headers_and_idle_connections_are_closed() {
+    let srv = HttpServer::start(&["--header-read-timeout-ms", "300"]);
+    let mut conns = Vec::new();
+    for i in 0..40 {
+        let mut s = connect(srv.port);
+        if i % 4 != 0 {
+            // Three in four send part of a request head; the rest nothing.
+            s.write_all(&partial_head(srv.port)).unwrap();
+        }
+        conns.push(s);
+    }
+    for (i, s) in conns.iter_mut().enumerate() {
+        let end = read_until_closed(s, GENEROUS);
+        assert!(
+            matches!(end, End::Closed(_)),
+            "connection {i} still open after {GENEROUS:?}: {end:?}"
+        );
+    }
+    assert_still_answers(srv.port);
+    let (status, err) = srv.stop();
+    assert_eq!(status.code(), Some(0), "{err}");
+}
+
+#[test]
+fn an_idle_keep_alive_connection_is_closed_after_the_header_timeout() {
+    let srv = HttpServer::start(&["--header-read-timeout-ms", "300"]);
+    let body = initialize_body();
+    let mut s = connect(srv.port);
+    let mut req = partial_head(srv.port);
+    req.extend_from_slice(
+        format!(
+            "Accept: application/json, text/event-stream\r\nContent-Length: {}\r\n\r\n",
+            body.len()
+        )
+        .as_bytes(),
+    );
+    req.extend_from_slice(&body);
+    s.write_all(&req).unwrap();
+    // The answer comes, then the connection (kept alive) idles until closed.
+    match read_until_closed(&mut s, GENEROUS) {
+        End::Closed(got) => assert!(
+            got.starts_with(b"HTTP/1.1 200"),
+            "{:?}",
+            String::from_utf8_lossy(&got)
+        ),
+        End::Open(got) => panic!(
+            "the idle connection was kept after the answer: {:?}",
+            String::from_utf8_lossy(&got)
+        ),
+    }
+    srv.stop();
+}
+
+#[test]
+fn a_half_sent_body_is_answered_408_and_closed() {
+    let srv = HttpServer::start(&["--body-read-timeout-ms", "300"]);
+    let mut conns = Vec::new();
+    for _ in 0..20 {
+        let mut s = connect(srv.port);
+        let mut req = partial_head(srv.port);
+        // Declares 4 MB, sends 16 bytes of it.
+        req.extend_from_slice(
+            b"Accept: application/json, text/event-stream\r\nContent-Length: 4000000\r\n\r\n{\"jsonrpc\":\"2.0\"",
+        );
+        s.write_all(&req).unwrap();
+        conns.push(s);
+    }
+    for (i, s) in conns.iter_mut().enumerate() {
+        match read_until_closed(s, GENEROUS) {
+            End::Closed(got) => assert!(
+                got.starts_with(b"HTTP/1.1 408"),
+                "connection {i}: {:?}",
+                String::from_utf8_lossy(&got)
+            ),
+            End::Open(got) => panic!(
+                "connection {i} still open after {GENEROUS:?}: {:?}",
+                String::from_utf8_lossy(&got)
+            ),
+        }
+    }
+    assert_still_answers(srv.port);
+    srv.stop();
+}
+
+#[test]
+fn connections_past_the_cap_wait_until_one_closes() {
+    // Headers may take a minute here: the held connections stay held.
+    let srv = HttpServer::start(&[
+        "--max-connections",
+        "4",
+        "--header-read-timeout-ms",
+        "60000",
+    ]);
+    let mut held: Vec<TcpStream> = (0..4)
+        .map(|_| {
+            let mut s = connect(srv.port);
+            s.write_all(&partial_head(srv.port)).unwrap();
+            s
+        })
+        .collect();
+    // The fifth connection sends a whole request: it is not served while the
+    // four hold every slot.
+    let body = initialize_body();
+    let mut fifth = connect(srv.port);
+    let mut req = partial_head(srv.port);
+    req.extend_from_slice(
+        format!(
+            "Accept: application/json, text/event-stream\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+            body.len()
+        )
+        .as_bytes(),
+    );
+    req.extend_from_slice(&body);
+    fifth.write_all(&req).unwrap();
+    let waiting = read_until_closed(&mut fifth, Duration::from_secs(1));
+    assert_eq!(waiting, End::Open(Vec::new()), "served past the cap");
+    // One held connection closes: its slot goes to the fifth.
+    drop(held.pop());
+    match read_until_closed(&mut fifth, GENEROUS) {
+        End::Closed(got) => assert!(
+            got.starts_with(b"HTTP/1.1 200"),
+            "{:?}",
+            String::from_utf8_lossy(&got)
+        ),
+        End::Open(got) => panic!(
+            "not served after a slot was freed: {:?}",
+            String::from_utf8_lossy(&got)
+        ),
+    }
+    drop(held);
+    assert_still_answers(srv.port);
+    srv.stop();
+}

@@ -235,21 +235,16 @@ pub fn write_new_file(path: &Path, bytes: &[u8]) -> io::Result<()> {
 pub fn read_capped(path: &Path, limit: u64) -> io::Result<Vec<u8>> {
     let before = std::fs::symlink_metadata(path)?;
     if before.file_type().is_symlink() {
-        return Err(refused(format!(
-            "{} is a symbolic link; mcpres does not follow symlinks to its inputs",
-            path.display()
-        )));
+        return Err(refused(
+            "it is a symbolic link; mcpres does not follow symlinks to its inputs",
+        ));
     }
     if !before.is_file() {
-        return Err(refused(format!(
-            "{} is not a regular file",
-            path.display()
-        )));
+        return Err(refused("it is not a regular file"));
     }
     let too_large = |n: u64| {
         refused(format!(
-            "{} holds {n} bytes or more, over the {limit}-byte limit",
-            path.display()
+            "it holds {n} bytes or more, over the {limit}-byte limit"
         ))
     };
     if before.len() > limit {
@@ -268,10 +263,7 @@ pub fn read_capped(path: &Path, limit: u64) -> io::Result<Vec<u8>> {
             || after.st_ino != before.ino()
             || FileType::from_raw_mode(after.st_mode) != FileType::RegularFile
         {
-            return Err(refused(format!(
-                "{} was replaced while it was being read",
-                path.display()
-            )));
+            return Err(refused("it was replaced while it was being read"));
         }
     }
     let mut bytes = Vec::with_capacity(before.len() as usize);
@@ -302,9 +294,7 @@ mod tests {
         assert!(root.write_new(Path::new("a/b/c.json"), b"x").is_err());
         // A symlinked directory step is refused, and nothing lands outside.
         symlink(&outside, tmp.path().join("out/link")).unwrap();
-        let err = root
-            .write_new(Path::new("link/x.json"), b"{}")
-            .unwrap_err();
+        let err = root.write_new(Path::new("link/x.json"), b"{}").unwrap_err();
         assert!(err.to_string().contains("symbolic link"), "{err}");
         assert!(std::fs::read_dir(&outside).unwrap().next().is_none());
         // A symlink as the file name itself is not followed either.

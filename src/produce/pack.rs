@@ -12,9 +12,9 @@ use crate::bundle::dir::{
     DEFAULT_MAX_ARTIFACT_BYTES, MANIFEST_FILE, MAX_MANIFEST_ARTIFACTS, load_dir, path_problem,
     write_new,
 };
-use crate::fsio::DirHandle;
 use crate::bundle::{LoadError, read_json};
 use crate::diag::Finding;
+use crate::fsio::DirHandle;
 use crate::json::{Limits, canonical};
 use crate::model::vocab::{EVIDENCE_PATH, OBSERVATION_MEDIA_TYPE, STATEMENT_PATH};
 
@@ -311,7 +311,8 @@ fn write_one(
     raw_from: Option<&Path>,
     limits: &Limits,
 ) -> Result<(), PackError> {
-    let not_bundle = |e: crate::json::canonical::CanonicalError| PackError::NotABundle(e.to_string());
+    let not_bundle =
+        |e: crate::json::canonical::CanonicalError| PackError::NotABundle(e.to_string());
     let bytes = match source {
         Source::Doc(v) => canonical::to_vec(v).map_err(not_bundle)?,
         Source::Observation(o) => {

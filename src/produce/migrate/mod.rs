@@ -383,13 +383,13 @@ fn write_exclusive(target: &Target, bytes: &[u8]) -> Result<(), MigrateError> {
     } else {
         root.subdir(&target.rel_dir, false).map_err(changed)?
     };
-    let mut file = dir.create_file(Path::new(&target.name)).map_err(|e| {
-        match e.kind() {
+    let mut file = dir
+        .create_file(Path::new(&target.name))
+        .map_err(|e| match e.kind() {
             std::io::ErrorKind::AlreadyExists => MigrateError::OutputConflict,
             std::io::ErrorKind::Other => changed(e),
             _ => io_error("cannot create", &target.path, &e),
-        }
-    })?;
+        })?;
     let written = file.write_all(bytes).and_then(|()| file.sync_all());
     if let Err(e) = written {
         drop(file);

@@ -72,6 +72,8 @@ const DIR_FLAGS: OFlags = OFlags::RDONLY
     .union(OFlags::NOFOLLOW)
     .union(OFlags::CLOEXEC);
 
+/// Permission bits for a new file or directory; the process umask applies,
+/// as for `std::fs` (0o666 for files, 0o777 for directories).
 fn mode(bits: u32) -> Mode {
     Mode::from_raw_mode(bits as _)
 }
@@ -104,7 +106,7 @@ impl DirHandle {
             _ => Path::new("."),
         };
         let parent = DirHandle::open(parent)?;
-        rustix::fs::mkdirat(&parent.fd, name, mode(0o755)).map_err(to_io)?;
+        rustix::fs::mkdirat(&parent.fd, name, mode(0o777)).map_err(to_io)?;
         let fd = rustix::fs::openat(&parent.fd, name, DIR_FLAGS, Mode::empty()).map_err(to_io)?;
         Ok(DirHandle {
             fd,
@@ -126,7 +128,7 @@ impl DirHandle {
             let at = current.as_ref().unwrap_or(&self.fd);
             let opened = match rustix::fs::openat(at, name, DIR_FLAGS, Mode::empty()) {
                 Err(rustix::io::Errno::NOENT) if create => {
-                    match rustix::fs::mkdirat(at, name, mode(0o755)) {
+                    match rustix::fs::mkdirat(at, name, mode(0o777)) {
                         Ok(()) | Err(rustix::io::Errno::EXIST) => {}
                         Err(e) => return Err(to_io(e)),
                     }
@@ -171,7 +173,7 @@ impl DirHandle {
             &parent.fd,
             *name,
             OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC,
-            mode(0o644),
+            mode(0o666),
         )
         .map_err(to_io)?;
         // The file itself: a regular file with one link, and still the one

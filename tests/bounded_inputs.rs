@@ -1,8 +1,9 @@
 //! Issue 16, items 2, 6, 7 and 8: every input of `unpack`, `sign`,
 //! `trust-policy`, `pack`, `digest` and `official import --results` is
-//! bounded. Each attack runs the real binary under a 2 GiB address-space
-//! limit and a watchdog, so a regression fails instead of exhausting the
-//! machine.
+//! bounded. Each attack runs the real binary under a 4 GiB address-space
+//! limit (with two worker threads and two malloc arenas, so the reservation
+//! does not grow with the machine's core count) and a watchdog, so a
+//! regression fails instead of exhausting the machine.
 #![cfg(unix)]
 
 mod support;
@@ -22,15 +23,17 @@ use support::Run;
 /// Longest any one command here may run before the watchdog kills it.
 const WATCHDOG: Duration = Duration::from_secs(180);
 
-/// Run `mcpres ARGS` with its address space capped at 2 GiB (`ulimit -v`)
+/// Run `mcpres ARGS` with its address space capped at 4 GiB (`ulimit -v`)
 /// and a watchdog; panics when it had to be killed.
 fn bounded<S: AsRef<OsStr>>(args: &[S]) -> Run {
     let mut child = std::process::Command::new("sh")
         .arg("-c")
-        .arg("ulimit -v 2097152 && exec \"$0\" \"$@\"")
+        .arg("ulimit -v 4194304 && exec \"$0\" \"$@\"")
         .arg(support::exe())
         .args(args)
         .env("NO_COLOR", "1")
+        .env("RAYON_NUM_THREADS", "2")
+        .env("MALLOC_ARENA_MAX", "2")
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

@@ -9,6 +9,7 @@ pub mod attest;
 pub mod bundle;
 pub mod diag;
 pub mod explain;
+pub mod fsio;
 pub mod json;
 pub mod model;
 pub mod produce;

@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 /// Every top-level module and its layer, lowest first. A new module must be placed here.
 const LAYERS: &[(&str, u8)] = &[
     ("json", 0),
+    ("fsio", 0),
     ("diag", 1),
     ("explain", 2),
     ("schema", 2),

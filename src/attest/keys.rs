@@ -44,6 +44,23 @@ pub enum KeyError {
     Encode(String),
 }
 
+/// The most bytes a key file may hold: an Ed25519 PEM key is about 120 bytes.
+pub const MAX_KEY_FILE_BYTES: u64 = 16 * 1024;
+
+/// Read a key file as text: at most [`MAX_KEY_FILE_BYTES`], never through a
+/// symlink, never from a FIFO or device ([`crate::fsio::read_capped`]).
+fn read_key_text(path: &Path) -> Result<String, KeyError> {
+    let read = |source| KeyError::Read {
+        path: path.to_path_buf(),
+        source,
+    };
+    let bytes = crate::fsio::read_capped(path, MAX_KEY_FILE_BYTES).map_err(read)?;
+    let bytes = Zeroizing::new(bytes);
+    std::str::from_utf8(&bytes)
+        .map(str::to_owned)
+        .map_err(|e| read(std::io::Error::new(std::io::ErrorKind::InvalidData, e)))
+}
+
 /// SHA-256 hex of SPKI DER bytes: the MCP-RES key fingerprint and DSSE keyid.
 pub fn fingerprint_of_spki(der: &[u8]) -> String {
     hex::encode(Sha256::digest(der))
@@ -67,10 +84,7 @@ impl PublicKey {
 
     /// Read an SPKI PEM public key file.
     pub fn read_pem(path: &Path) -> Result<PublicKey, KeyError> {
-        let text = fs::read_to_string(path).map_err(|source| KeyError::Read {
-            path: path.to_path_buf(),
-            source,
-        })?;
+        let text = read_key_text(path)?;
         VerifyingKey::from_public_key_pem(text.trim())
             .map(|key| PublicKey { key })
             .map_err(|_| KeyError::NotPublicKey {
@@ -139,10 +153,7 @@ impl KeyPair {
 
     /// Read a PKCS#8 PEM private key file (`BEGIN PRIVATE KEY`).
     pub fn read_pem(path: &Path) -> Result<KeyPair, KeyError> {
-        let text = Zeroizing::new(fs::read_to_string(path).map_err(|source| KeyError::Read {
-            path: path.to_path_buf(),
-            source,
-        })?);
+        let text = Zeroizing::new(read_key_text(path)?);
         SigningKey::from_pkcs8_pem(text.trim())
             .map(|key| KeyPair { key })
             .map_err(|_| KeyError::NotPrivateKey {

@@ -623,18 +623,11 @@ pub fn load_dir_with(
     Ok((doc, findings))
 }
 
-/// Write `bytes` to a new file, refusing to replace anything.
+/// Write `bytes` to a new file, refusing to replace anything: created inside
+/// its opened parent directory, exclusively and without following a symlink
+/// ([`crate::fsio::write_new_file`]).
 pub fn write_new(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    use std::io::Write;
-    if let Some(parent) = path.parent() {
-        fs::create_dir_all(parent)?;
-    }
-    let mut f = fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(path)?;
-    f.write_all(bytes)?;
-    f.sync_all()
+    crate::fsio::write_new_file(path, bytes)
 }
 
 /// Parse helper used by pack/unpack tests and tools.

@@ -51,6 +51,8 @@ pub struct SignArgs {
     /// The attested bundle to write (must not exist).
     #[arg(short, long)]
     output: PathBuf,
+    #[command(flatten)]
+    timeout: super::limits::TimeoutArg,
 }
 
 #[derive(Debug, clap::Subcommand)]
@@ -144,7 +146,7 @@ fn sign_inner(args: &SignArgs) -> Result<i32, String> {
             args.output.display()
         ));
     }
-    let key = KeyPair::read_pem(&args.key).map_err(|e| e.to_string())?;
+    let key = KeyPair::read_pem(&args.key).map_err(|e| format!("--key: {e}"))?;
     #[cfg(unix)]
     if mcpres::attest::keys::is_group_or_world_readable(&args.key) {
         eprintln!(
@@ -164,11 +166,12 @@ fn sign_inner(args: &SignArgs) -> Result<i32, String> {
         (Some(log), Some(entry), Some(proof)) => Some(Transparency {
             log_id: log.clone(),
             entry_uuid: entry.clone(),
-            inclusion_proof: std::fs::read(proof)
-                .map_err(|e| format!("cannot read inclusion proof {}: {e}", proof.display()))?,
+            inclusion_proof: mcpres::fsio::read_capped(proof, sign::MAX_INCLUSION_PROOF_BYTES)
+                .map_err(|e| format!("--inclusion-proof: cannot read {}: {e}", proof.display()))?,
         }),
         _ => None,
     };
+    args.timeout.start_for("sign", &args.bundle);
     let loaded = bundle::load(&args.bundle, &Limits::default())
         .map_err(|e| format!("{}: {e}", args.bundle.display()))?;
     if let Some(first) = loaded.storage_findings.first() {
@@ -246,7 +249,7 @@ pub fn run_trust_policy(command: &TrustPolicyCommand) -> i32 {
             key,
             identity,
         } => PublicKey::read_pem(key)
-            .map_err(|e| e.to_string())
+            .map_err(|e| format!("--key: {e}"))
             .and_then(|public| {
                 let fingerprint = public.fingerprint();
                 edit(path, |p| policy::add_signer(p, &fingerprint, identity)).map(|v| {
@@ -261,7 +264,7 @@ pub fn run_trust_policy(command: &TrustPolicyCommand) -> i32 {
             let fingerprint = match (key, fingerprint) {
                 (Some(key), _) => PublicKey::read_pem(key)
                     .map(|p| p.fingerprint())
-                    .map_err(|e| e.to_string()),
+                    .map_err(|e| format!("--key: {e}")),
                 (None, Some(f)) => Ok(f.clone()),
                 (None, None) => Err("give --key or --fingerprint".to_owned()),
             };

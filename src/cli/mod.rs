@@ -56,6 +56,8 @@ enum Command {
         /// Which digest to compute.
         #[arg(long, value_enum)]
         kind: DigestKind,
+        #[command(flatten)]
+        timeout: limits::TimeoutArg,
     },
     /// Write the single-file form of a bundle directory.
     Pack {
@@ -64,6 +66,8 @@ enum Command {
         /// The new single-file bundle (must not exist).
         #[arg(short, long)]
         output: PathBuf,
+        #[command(flatten)]
+        timeout: limits::TimeoutArg,
     },
     /// Write the directory form of a single-file bundle.
     Unpack {
@@ -75,6 +79,8 @@ enum Command {
         /// Directory holding the raw artifacts the single file binds by digest only.
         #[arg(long)]
         raw_from: Option<PathBuf>,
+        #[command(flatten)]
+        bounds: limits::UnpackLimitArgs,
     },
     /// Explain a diagnostic code: what it means and how to fix it.
     Explain {
@@ -200,13 +206,28 @@ pub fn main() -> i32 {
         Command::Sign(args) => attest::run_sign(&args),
         Command::TrustPolicy(command) => attest::run_trust_policy(&command),
         Command::Canonicalize { file, output } => run_canonicalize(&file, output.as_deref()),
-        Command::Digest { file, kind } => run_digest(&file, kind),
-        Command::Pack { dir, output } => run_pack(&dir, &output),
+        Command::Digest {
+            file,
+            kind,
+            timeout,
+        } => {
+            timeout.start_for("digest", &file);
+            run_digest(&file, kind)
+        }
+        Command::Pack {
+            dir,
+            output,
+            timeout,
+        } => {
+            timeout.start_for("pack", &dir);
+            run_pack(&dir, &output)
+        }
         Command::Unpack {
             file,
             output,
             raw_from,
-        } => run_unpack(&file, &output, raw_from.as_deref()),
+            bounds,
+        } => run_unpack(&file, &output, raw_from.as_deref(), &bounds.bounds()),
         Command::Explain { code, list } => run_explain(code.as_deref(), list),
         Command::Profiles { action } => profiles::run(&action),
         Command::Official(cmd) => official_cmd::run(cmd),
@@ -614,8 +635,13 @@ fn run_pack(dir: &Path, output: &Path) -> i32 {
     }
 }
 
-fn run_unpack(file: &Path, output: &Path, raw_from: Option<&Path>) -> i32 {
-    match pack::unpack(file, output, raw_from, &Limits::default()) {
+fn run_unpack(
+    file: &Path,
+    output: &Path,
+    raw_from: Option<&Path>,
+    bounds: &pack::UnpackLimits,
+) -> i32 {
+    match pack::unpack_with(file, output, raw_from, &Limits::default(), bounds) {
         Err(e @ pack::PackError::PathRule { .. }) => {
             eprintln!("mcpres: {e}");
             1

@@ -41,7 +41,6 @@
 //! [`synthetic_bundle`] builds a complete valid bundle of any size for benchmarks.
 
 use std::collections::{BTreeMap, HashSet};
-use std::fs;
 use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value, json};
@@ -586,17 +585,19 @@ impl Built {
         Ok(files)
     }
 
-    /// Write the directory form into `dir`, which must not exist yet.
+    /// Write the directory form into `dir`, which must not exist yet. Every
+    /// file is created below a handle of the new directory, never through a
+    /// symlink ([`crate::fsio::DirHandle`]).
     pub fn write_dir(&self, dir: &Path) -> Result<(), FinalizeError> {
         let files = self.dir_files()?;
         let io = |path: &Path| {
             let path = path.to_path_buf();
             move |source| FinalizeError::Io { path, source }
         };
-        fs::create_dir(dir).map_err(io(dir))?;
+        let root = crate::fsio::DirHandle::create_new(dir).map_err(io(dir))?;
         for (rel, bytes) in files {
-            let target = dir.join(&rel);
-            write_new(&target, &bytes).map_err(io(&target))?;
+            root.write_new(Path::new(&rel), &bytes)
+                .map_err(io(&dir.join(&rel)))?;
         }
         Ok(())
     }

@@ -797,13 +797,34 @@ pub struct ResultFile {
     pub bytes: Vec<u8>,
 }
 
-fn collect(dir: &Path, out: &mut Vec<PathBuf>, depth: usize) -> Result<(), ImportError> {
+/// The most `checks.json` files one results folder may hold.
+pub const MAX_RESULT_FILES: usize = 1024;
+/// The most bytes one `checks.json` may hold (the per-document limit).
+pub const MAX_RESULT_FILE_BYTES: u64 = 16 << 20;
+/// The most bytes all `checks.json` files of a results folder may hold together
+/// (the attachment schema's largest original, 64 MiB).
+pub const MAX_RESULTS_TOTAL_BYTES: u64 = 64 << 20;
+/// Entries examined when looking for `checks.json` files.
+pub const MAX_RESULT_ENTRIES: usize = 65_536;
+
+fn collect(
+    dir: &Path,
+    out: &mut Vec<(PathBuf, u64)>,
+    depth: usize,
+    seen: &mut usize,
+) -> Result<(), ImportError> {
     if depth > 8 {
         return Err(invalid(format!("{} is nested too deeply", dir.display())));
     }
     let entries = std::fs::read_dir(dir)
         .map_err(|e| invalid(format!("cannot read {}: {e}", dir.display())))?;
     for entry in entries {
+        *seen += 1;
+        if *seen > MAX_RESULT_ENTRIES {
+            return Err(invalid(format!(
+                "the results folder holds more than {MAX_RESULT_ENTRIES} entries"
+            )));
+        }
         let entry = entry.map_err(|e| invalid(format!("cannot read {}: {e}", dir.display())))?;
         let kind = entry
             .file_type()
@@ -812,20 +833,56 @@ fn collect(dir: &Path, out: &mut Vec<PathBuf>, depth: usize) -> Result<(), Impor
             continue;
         }
         if kind.is_dir() {
-            collect(&entry.path(), out, depth + 1)?;
+            collect(&entry.path(), out, depth + 1, seen)?;
         } else if entry.file_name() == "checks.json" {
-            out.push(entry.path());
+            if out.len() >= MAX_RESULT_FILES {
+                return Err(invalid(format!(
+                    "the results folder holds more than {MAX_RESULT_FILES} checks.json files"
+                )));
+            }
+            let len = entry
+                .metadata()
+                .map_err(|e| invalid(format!("cannot read {}: {e}", entry.path().display())))?
+                .len();
+            out.push((entry.path(), len));
         }
     }
     Ok(())
 }
 
-/// Read every `checks.json` below `dir`, ordered by path.
+/// Read every `checks.json` below `dir`, ordered by path. The number of files,
+/// each file's size and their total size are bounded ([`MAX_RESULT_FILES`],
+/// [`MAX_RESULT_FILE_BYTES`], [`MAX_RESULTS_TOTAL_BYTES`]); the sizes are
+/// checked before any file is read, and again while reading.
 pub fn read_results(dir: &Path, mode: &str) -> Result<Vec<ResultFile>, ImportError> {
     let mut paths = Vec::new();
-    collect(dir, &mut paths, 0)?;
+    collect(dir, &mut paths, 0, &mut 0)?;
+    let over_total = || {
+        invalid(format!(
+            "the checks.json files below {} hold more than {MAX_RESULTS_TOTAL_BYTES} bytes together",
+            dir.display()
+        ))
+    };
+    let mut declared: u64 = 0;
+    for (path, len) in &paths {
+        if *len > MAX_RESULT_FILE_BYTES {
+            return Err(invalid(format!(
+                "{} holds {len} bytes, over the {MAX_RESULT_FILE_BYTES}-byte limit for one result file",
+                path.display()
+            )));
+        }
+        declared = declared.saturating_add(*len);
+        if declared > MAX_RESULTS_TOTAL_BYTES {
+            return Err(over_total());
+        }
+    }
+    let file_limits = Limits {
+        max_bytes: MAX_RESULT_FILE_BYTES as usize,
+        ..Limits::default()
+    };
+    let mut total: u64 = 0;
     let mut files = Vec::new();
-    for path in paths {
+    for (path, _) in paths {
         let relative_dir = path
             .parent()
             .and_then(|p| p.strip_prefix(dir).ok())
@@ -841,7 +898,11 @@ pub fn read_results(dir: &Path, mode: &str) -> Result<Vec<ResultFile>, ImportErr
                 "checks.json sits directly in the results folder; pass the folder the suite wrote with -o",
             ));
         }
-        let bytes = bundle::read_file(&path, &Limits::default())?;
+        let bytes = bundle::read_file(&path, &file_limits)?;
+        total += bytes.len() as u64;
+        if total > MAX_RESULTS_TOTAL_BYTES {
+            return Err(over_total());
+        }
         files.push(ResultFile {
             relative: format!("{relative_dir}/checks.json"),
             scenario: scenario_of_dir(&relative_dir, mode),

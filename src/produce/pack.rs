@@ -6,9 +6,15 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::bundle::dir::{MANIFEST_FILE, load_dir, path_problem, write_new};
+use std::collections::HashMap;
+
+use crate::bundle::dir::{
+    DEFAULT_MAX_ARTIFACT_BYTES, MANIFEST_FILE, MAX_MANIFEST_ARTIFACTS, load_dir, path_problem,
+    write_new,
+};
 use crate::bundle::{LoadError, read_json};
 use crate::diag::Finding;
+use crate::fsio::DirHandle;
 use crate::json::{Limits, canonical};
 use crate::model::vocab::{EVIDENCE_PATH, OBSERVATION_MEDIA_TYPE, STATEMENT_PATH};
 
@@ -36,6 +42,8 @@ pub enum PackError {
         .0.len(), .0.join(", ")
     )]
     RawMissing(Vec<String>),
+    #[error("MCP_RES_INPUT_INVALID: {0}")]
+    Limit(String),
     #[error("raw artifact {path} from --raw-from does not match the manifest: {why}")]
     RawMismatch { path: String, why: String },
 }
@@ -106,12 +114,59 @@ pub fn pack(dir: &Path, out: &Path, limits: &Limits) -> Result<PackSummary, Pack
     })
 }
 
+/// Default for [`UnpackLimits::max_total_bytes`] (1 GiB).
+pub const DEFAULT_MAX_UNPACK_TOTAL_BYTES: u64 = 1 << 30;
+
+/// Bounds on what `unpack` writes, checked against the manifest before any
+/// file is created. The artifact count is the schema's (and `validate`'s)
+/// [`MAX_MANIFEST_ARTIFACTS`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct UnpackLimits {
+    /// The largest declared length of one artifact (as `validate --max-artifact-bytes`).
+    pub max_artifact_bytes: u64,
+    /// The most bytes written in all, the three documents included.
+    pub max_total_bytes: u64,
+}
+
+impl Default for UnpackLimits {
+    fn default() -> Self {
+        UnpackLimits {
+            max_artifact_bytes: DEFAULT_MAX_ARTIFACT_BYTES,
+            max_total_bytes: DEFAULT_MAX_UNPACK_TOTAL_BYTES,
+        }
+    }
+}
+
+/// Where the bytes of one planned file come from.
+enum Source<'a> {
+    /// A document of the single file, written in canonical form.
+    Doc(&'a Value),
+    /// An observation of the evidence (canonical, without `observationSha256`).
+    Observation(&'a Value),
+    /// A raw artifact copied from `--raw-from`, checked against its length and digest.
+    Raw { len: u64, sha: String },
+}
+
 /// `mcpres unpack FILE -o DIR`: write the directory form of a single-file bundle.
 pub fn unpack(
     file: &Path,
     out: &Path,
     raw_from: Option<&Path>,
     limits: &Limits,
+) -> Result<PackSummary, PackError> {
+    unpack_with(file, out, raw_from, limits, &UnpackLimits::default())
+}
+
+/// [`unpack`] with explicit bounds. The manifest is checked against the
+/// bounds before anything is written; files are then written one at a time
+/// (never all held in memory), below a handle of the new directory that is
+/// never left through a symlink ([`crate::fsio::DirHandle`]).
+pub fn unpack_with(
+    file: &Path,
+    out: &Path,
+    raw_from: Option<&Path>,
+    limits: &Limits,
+    bounds: &UnpackLimits,
 ) -> Result<PackSummary, PackError> {
     if fs::symlink_metadata(out).is_ok() {
         return Err(PackError::Exists(out.to_path_buf()));
@@ -126,23 +181,44 @@ pub fn unpack(
             "it needs evidence, statement and integrity".into(),
         ));
     };
+    let listed = integrity
+        .get("artifacts")
+        .and_then(Value::as_array)
+        .map_or(0, Vec::len);
+    if listed > MAX_MANIFEST_ARTIFACTS {
+        return Err(PackError::Limit(format!(
+            "the manifest lists {listed} artifacts; at most {MAX_MANIFEST_ARTIFACTS} are allowed (the schema's maxItems)"
+        )));
+    }
     let canon = |v: &Value| canonical::to_vec(v).map_err(|e| PackError::NotABundle(e.to_string()));
 
-    // Plan every file before writing anything.
-    let mut plan: Vec<(String, Vec<u8>)> = vec![
-        (MANIFEST_FILE.to_string(), canon(integrity)?),
-        (EVIDENCE_PATH.to_string(), canon(evidence)?),
-        (STATEMENT_PATH.to_string(), canon(statement)?),
-    ];
-    let observations: Vec<Vec<u8>> = evidence
+    // Plan every file before writing anything; the three documents are
+    // measured here (and serialized again when written, one at a time).
+    let mut total: u64 = 0;
+    let mut plan: Vec<(String, Source)> = Vec::new();
+    for (path, v) in [
+        (MANIFEST_FILE, integrity),
+        (EVIDENCE_PATH, evidence),
+        (STATEMENT_PATH, statement),
+    ] {
+        total += canon(v)?.len() as u64;
+        plan.push((path.to_string(), Source::Doc(v)));
+    }
+    // Observations indexed by (length, SHA-256) of their canonical bytes: each
+    // is serialized and hashed once, whatever the manifest lists.
+    let mut observations: HashMap<(u64, String), &Value> = HashMap::new();
+    for o in evidence
         .get("observations")
         .and_then(Value::as_array)
-        .map(|list| {
-            list.iter()
-                .filter_map(|o| canonical::to_vec_without_key(o, "observationSha256").ok())
-                .collect()
-        })
-        .unwrap_or_default();
+        .into_iter()
+        .flatten()
+    {
+        if let Ok(bytes) = canonical::to_vec_without_key(o, "observationSha256") {
+            observations
+                .entry((bytes.len() as u64, canonical::sha256_hex(&bytes)))
+                .or_insert(o);
+        }
+    }
     let mut missing = Vec::new();
     let mut raw_copied = Vec::new();
     for (path, media_type, len, sha) in artifact_list(&doc) {
@@ -155,30 +231,31 @@ pub fn unpack(
                 why: problem.to_string(),
             });
         }
+        if len > bounds.max_artifact_bytes {
+            return Err(PackError::Limit(format!(
+                "{path}: the manifest declares {len} bytes, over the {}-byte artifact limit (--max-artifact-bytes)",
+                bounds.max_artifact_bytes
+            )));
+        }
+        total = total.saturating_add(len);
+        if total > bounds.max_total_bytes {
+            return Err(PackError::Limit(format!(
+                "the files to write add up to more than the {}-byte limit (--max-total-bytes); nothing was written",
+                bounds.max_total_bytes
+            )));
+        }
         if media_type == OBSERVATION_MEDIA_TYPE
-            && let Some(bytes) = observations
-                .iter()
-                .find(|b| b.len() as u64 == len && canonical::sha256_hex(b) == sha)
+            && let Some(o) = observations.get(&(len, sha.clone()))
         {
-            plan.push((path, bytes.clone()));
+            plan.push((path, Source::Observation(o)));
             continue;
         }
         match raw_from {
-            Some(src) => {
-                let (bytes, _) = (
-                    crate::bundle::read_file(&src.join(&path), &raw_limits(limits))?,
-                    (),
-                );
-                if bytes.len() as u64 != len || canonical::sha256_hex(&bytes) != sha {
-                    return Err(PackError::RawMismatch {
-                        path,
-                        why: format!("expected {len} bytes with sha256 {sha}"),
-                    });
-                }
+            Some(src) if fs::symlink_metadata(src.join(&path)).is_ok() => {
                 raw_copied.push(path.clone());
-                plan.push((path, bytes));
+                plan.push((path, Source::Raw { len, sha }));
             }
-            None => missing.push(path),
+            _ => missing.push(path),
         }
     }
     if !missing.is_empty() {
@@ -207,20 +284,16 @@ pub fn unpack(
             prefix = parent;
         }
     }
-    fs::create_dir(out).map_err(|source| PackError::Write {
+    let root = DirHandle::create_new(out).map_err(|source| PackError::Write {
         path: out.to_path_buf(),
         source,
     })?;
     let files = plan.len();
-    for (path, bytes) in plan {
-        let target = out.join(&path);
-        if let Err(source) = write_new(&target, &bytes) {
+    for (path, source) in plan {
+        if let Err(e) = write_one(&root, &path, source, raw_from, limits) {
             // Leave nothing half-written: the directory was created by this run.
             let _ = fs::remove_dir_all(out);
-            return Err(PackError::Write {
-                path: target,
-                source,
-            });
+            return Err(e);
         }
     }
     Ok(PackSummary {
@@ -228,6 +301,40 @@ pub fn unpack(
         files,
         raw_artifacts: raw_copied,
     })
+}
+
+/// Produce the bytes of one planned file and write it below `root`.
+fn write_one(
+    root: &DirHandle,
+    path: &str,
+    source: Source,
+    raw_from: Option<&Path>,
+    limits: &Limits,
+) -> Result<(), PackError> {
+    let not_bundle =
+        |e: crate::json::canonical::CanonicalError| PackError::NotABundle(e.to_string());
+    let bytes = match source {
+        Source::Doc(v) => canonical::to_vec(v).map_err(not_bundle)?,
+        Source::Observation(o) => {
+            canonical::to_vec_without_key(o, "observationSha256").map_err(not_bundle)?
+        }
+        Source::Raw { len, sha } => {
+            let src = raw_from.unwrap_or(Path::new(".")).join(path);
+            let bytes = crate::bundle::read_file(&src, &raw_limits(limits))?;
+            if bytes.len() as u64 != len || canonical::sha256_hex(&bytes) != sha {
+                return Err(PackError::RawMismatch {
+                    path: path.to_string(),
+                    why: format!("expected {len} bytes with sha256 {sha}"),
+                });
+            }
+            bytes
+        }
+    };
+    root.write_new(Path::new(path), &bytes)
+        .map_err(|source| PackError::Write {
+            path: root.path().join(path),
+            source,
+        })
 }
 
 fn raw_limits(limits: &Limits) -> Limits {

@@ -16,6 +16,10 @@ use crate::json::canonical;
 use crate::validate::{self, Family};
 
 /// A transparency-log reference to bind into the statement.
+/// The most inclusion-proof bytes `sign --inclusion-proof` reads: the schema's
+/// 1,048,576 base64 characters (`inclusionProofBase64`) hold 786,432 bytes.
+pub const MAX_INCLUSION_PROOF_BYTES: u64 = 786_432;
+
 #[derive(Debug, Clone)]
 pub struct Transparency {
     pub log_id: String,

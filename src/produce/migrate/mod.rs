@@ -12,7 +12,8 @@
 //!
 //! The file-system side ([`run`]) never overwrites: it refuses an output equal to the input,
 //! an output outside the workspace (the current directory or `--workspace`, after resolving
-//! symlinks in the output's parent), and an existing output, and creates the file exclusively.
+//! symlinks in the output's parent), and an existing output, and creates the file exclusively
+//! below a handle of the workspace, never following a symlink (see [`crate::fsio`]).
 
 pub mod ordered;
 
@@ -305,11 +306,17 @@ pub struct MigrationReport {
     pub warnings: Vec<String>,
 }
 
-/// Where the output will be created, after the safety checks.
+/// Where the output will be created, after the safety checks: a directory
+/// below the workspace (by its resolved path) and a file name in it.
 #[derive(Debug)]
 struct Target {
+    /// The resolved output path, for messages only.
     path: PathBuf,
+    /// The resolved workspace.
     workspace: PathBuf,
+    /// The output directory relative to the workspace (empty for the workspace itself).
+    rel_dir: PathBuf,
+    name: std::ffi::OsString,
 }
 
 fn io_error(what: &str, path: &Path, e: &std::io::Error) -> MigrateError {
@@ -339,49 +346,54 @@ fn check_output(input: &Path, output: &Path, workspace: &Path) -> Result<Target,
     }
     let root = fs::canonicalize(workspace)
         .map_err(|e| io_error("cannot resolve the workspace", workspace, &e))?;
-    if !parent_real.starts_with(&root) {
+    let Ok(rel_dir) = parent_real.strip_prefix(&root) else {
         return Err(MigrateError::OutsideWorkspace(format!(
             "the output directory resolves to {}, outside the workspace {}",
             parent_real.display(),
             root.display()
         )));
-    }
+    };
     if fs::symlink_metadata(&target).is_ok() {
         return Err(MigrateError::OutputConflict);
     }
     Ok(Target {
+        rel_dir: rel_dir.to_path_buf(),
+        name: name.to_os_string(),
         path: target,
         workspace: root,
     })
 }
 
-/// Create `target` exclusively and write `bytes`; afterwards make sure the created file
-/// really is inside the workspace (a parent swapped for a symlink between the check and the
-/// creation is caught here and the file removed).
+/// Create the output exclusively and write `bytes`. The workspace is opened once and the
+/// output directory reached from it one name at a time without following a symlink
+/// ([`crate::fsio::DirHandle`]): a directory swapped for a symlink between the check and
+/// the creation stops the write instead of redirecting it, and the created file is checked
+/// through its own descriptor (device and inode), never looked up again by path.
 fn write_exclusive(target: &Target, bytes: &[u8]) -> Result<(), MigrateError> {
-    let mut file = fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(&target.path)
-        .map_err(|e| {
-            if e.kind() == std::io::ErrorKind::AlreadyExists {
-                MigrateError::OutputConflict
-            } else {
-                io_error("cannot create", &target.path, &e)
-            }
+    use crate::fsio::DirHandle;
+    let changed = |e: std::io::Error| {
+        MigrateError::OutsideWorkspace(format!(
+            "the output directory changed while the output was being created; nothing was written: {e}"
+        ))
+    };
+    let root = DirHandle::open(&target.workspace)
+        .map_err(|e| io_error("cannot open the workspace", &target.workspace, &e))?;
+    let dir = if target.rel_dir.as_os_str().is_empty() {
+        root
+    } else {
+        root.subdir(&target.rel_dir, false).map_err(changed)?
+    };
+    let mut file = dir
+        .create_file(Path::new(&target.name))
+        .map_err(|e| match e.kind() {
+            std::io::ErrorKind::AlreadyExists => MigrateError::OutputConflict,
+            std::io::ErrorKind::Other => changed(e),
+            _ => io_error("cannot create", &target.path, &e),
         })?;
-    let confined = fs::canonicalize(&target.path)
-        .is_ok_and(|real| real.starts_with(&target.workspace) && real == target.path);
-    if !confined {
-        let _ = fs::remove_file(&target.path);
-        return Err(MigrateError::OutsideWorkspace(
-            "the output directory changed while the output was being created".into(),
-        ));
-    }
     let written = file.write_all(bytes).and_then(|()| file.sync_all());
     if let Err(e) = written {
         drop(file);
-        let _ = fs::remove_file(&target.path);
+        let _ = dir.remove_file(Path::new(&target.name));
         return Err(io_error("cannot write", &target.path, &e));
     }
     Ok(())

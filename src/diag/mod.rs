@@ -59,6 +59,20 @@ macro_rules! diagnostics {
         impl CodeFamily {
             /// Every family, in table order.
             pub const ALL: &'static [CodeFamily] = &[ $( CodeFamily::$family, )* ];
+
+            /// The family's codes, in table order (for a rule family: its rule order).
+            pub const fn codes(self) -> &'static [Code] {
+                match self {
+                    $( CodeFamily::$family => &[ $( Code::$variant, )* ], )*
+                }
+            }
+
+            /// The family's codes as strings, in table order.
+            pub const fn names(self) -> &'static [&'static str] {
+                match self {
+                    $( CodeFamily::$family => &[ $( $code, )* ], )*
+                }
+            }
         }
 
         /// Every stable diagnostic code (declaration order is the table order).

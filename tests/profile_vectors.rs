@@ -89,8 +89,8 @@ fn every_vector_gives_exactly_its_declared_findings() {
 #[test]
 fn every_diagnostic_code_has_a_deep_single_finding_vector() {
     for (name, vectors, codes) in [
-        ("profile", generate::profile_vectors(), &codes::PROFILE[..]),
-        ("oauth", generate::oauth_vectors(), &codes::OAUTH[..]),
+        ("profile", generate::profile_vectors(), codes::PROFILE),
+        ("oauth", generate::oauth_vectors(), codes::OAUTH),
     ] {
         for code in codes {
             let found = vectors

@@ -207,6 +207,80 @@ vocabulary! {
     }
 }
 
+vocabulary! {
+    /// The language a profile-evaluation subject is written in (`subject.implementationLanguage`).
+    ImplementationLanguage {
+        TypeScript = "TYPESCRIPT",
+        Python = "PYTHON",
+        Other = "OTHER",
+    }
+}
+
+vocabulary! {
+    /// The operating system an evaluation ran on (`environment.platform`).
+    Platform {
+        Linux = "linux",
+        Windows = "win32",
+        Darwin = "darwin",
+    }
+}
+
+vocabulary! {
+    /// The runtime an evaluation ran under (`environment.runtimeName`).
+    RuntimeName {
+        Node = "node",
+        Python = "python",
+        Other = "other",
+    }
+}
+
+vocabulary! {
+    /// A protocol revision a profile or OAuth-boundary evaluation is bound to.
+    ProtocolRevision {
+        R2025_11_25 = "2025-11-25",
+        R2026_07_28 = "2026-07-28",
+    }
+}
+
+vocabulary! {
+    /// What a profile evaluation claims to cover (`scope.claim`).
+    ClaimScope {
+        FullProfile = "FULL_PROFILE",
+        BoundedCheckSet = "BOUNDED_CHECK_SET",
+    }
+}
+
+vocabulary! {
+    /// Where the evaluated target ran (`scope.targetKind`).
+    TargetKind {
+        LocalStdio = "LOCAL_STDIO",
+        LoopbackHttp = "LOOPBACK_HTTP",
+        OfflineModel = "OFFLINE_MODEL",
+        RemoteHttp = "REMOTE_HTTP",
+    }
+}
+
+vocabulary! {
+    /// Where a check observation came from (`checks[].positive.source`).
+    ObservationSource {
+        RuntimeProbe = "RUNTIME_PROBE",
+        SanitizedOfficialOutput = "SANITIZED_OFFICIAL_OUTPUT",
+        TestFixture = "TEST_FIXTURE",
+    }
+}
+
+vocabulary! {
+    /// What a probe did or was expected to do (`expectedOutcome`: the first four;
+    /// `observedOutcome`: also `NOT_OBSERVED`).
+    ProbeOutcome {
+        Accept = "ACCEPT",
+        Reject = "REJECT",
+        Terminate = "TERMINATE",
+        NoEffect = "NO_EFFECT",
+        NotObserved = "NOT_OBSERVED",
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -226,7 +300,8 @@ mod tests {
 
     #[test]
     fn every_vocabulary_matches_its_schema_enum_in_order() {
-        let cases: [(&[&str], &str, &str); 13] = [
+        const P: &str = "profile-evaluation.schema.json";
+        let cases: [(&[&str], &str, &str); 21] = [
             (
                 EvidenceClass::NAMES,
                 "evidence-envelope.schema.json",
@@ -292,6 +367,46 @@ mod tests {
                 "conformance-statement.schema.json",
                 "/properties/result/enum",
             ),
+            (
+                ImplementationLanguage::NAMES,
+                P,
+                "/properties/subject/properties/implementationLanguage/enum",
+            ),
+            (
+                Platform::NAMES,
+                P,
+                "/properties/environment/properties/platform/enum",
+            ),
+            (
+                RuntimeName::NAMES,
+                P,
+                "/properties/environment/properties/runtimeName/enum",
+            ),
+            (
+                ProtocolRevision::NAMES,
+                P,
+                "/properties/profile/properties/protocolRevision/enum",
+            ),
+            (
+                ClaimScope::NAMES,
+                P,
+                "/properties/scope/properties/claim/enum",
+            ),
+            (
+                TargetKind::NAMES,
+                P,
+                "/properties/scope/properties/targetKind/enum",
+            ),
+            (
+                ObservationSource::NAMES,
+                P,
+                "/$defs/checkObservation/properties/source/enum",
+            ),
+            (
+                ProbeOutcome::NAMES,
+                P,
+                "/$defs/checkObservation/properties/observedOutcome/enum",
+            ),
         ];
         for (names, file, pointer) in cases {
             assert_eq!(
@@ -301,6 +416,9 @@ mod tests {
             );
         }
         assert_eq!(SURFACES.len(), 14);
+        // An expected outcome is an observed one that was observed.
+        let expected = schema_enum(P, "/$defs/checkObservation/properties/expectedOutcome/enum");
+        assert_eq!(&ProbeOutcome::NAMES[..4], expected.as_slice());
     }
 
     #[test]

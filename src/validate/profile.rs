@@ -12,6 +12,8 @@ use serde_json::{Value, json};
 use crate::diag::codes as c;
 use crate::diag::{Finding, Report};
 use crate::json::canonical::{self, cmp_utf16};
+use crate::model::profile::{CheckObservation, ProfileEvaluation};
+use crate::model::vocab::{ClaimScope, Outcome, ProbeOutcome, TargetKind};
 use crate::profiles::{Profile, Registry, RegistryError, has_repeat, sorted};
 use crate::schema::{self, SchemaKind};
 
@@ -50,9 +52,24 @@ pub fn validate_with(doc: &Value, registry: Result<&Registry, &RegistryError>) -
             );
         }
     };
-    let reference = &doc["profile"];
-    let id = str_at(reference, "id");
-    let version = str_at(reference, "version");
+    // The schema held, so the typed view reads; a failure here would be a model bug, and is
+    // reported rather than trusted.
+    let ev = match ProfileEvaluation::view(doc) {
+        Ok(ev) => ev,
+        Err(e) => {
+            return Report::from_findings(
+                vec![Finding::new(
+                    c::PROFILE_SCHEMA_INVALID,
+                    "",
+                    format!("schema-valid but unreadable as a profile evaluation: {e}"),
+                )],
+                Vec::new(),
+                None,
+            );
+        }
+    };
+    let id = ev.profile.id;
+    let version = ev.profile.version;
     let Some(profile) = registry.get(id).filter(|p| p.version == version) else {
         let message = match registry.get(id) {
             Some(p) => format!(
@@ -71,10 +88,10 @@ pub fn validate_with(doc: &Value, registry: Result<&Registry, &RegistryError>) -
             None,
         );
     };
-    let findings = rules(doc, profile);
+    let findings = rules(doc, &ev, profile);
     let mut report = Report::from_findings(findings, Vec::new(), None);
     if report.valid {
-        let experimental: Vec<Value> = sorted(check_ids(doc))
+        let experimental: Vec<Value> = sorted(check_ids(&ev))
             .into_iter()
             .filter(|id| {
                 matches!(
@@ -85,9 +102,9 @@ pub fn validate_with(doc: &Value, registry: Result<&Registry, &RegistryError>) -
             .map(Value::String)
             .collect();
         report = report
-            .with_extra("result", json!(derived_result(doc)))
+            .with_extra("result", json!(ev.derived_result()))
             .with_extra("profileStatus", json!(profile.status.as_str()))
-            .with_extra("claimScope", doc["scope"]["claim"].clone())
+            .with_extra("claimScope", json!(ev.scope.claim))
             .with_extra("scoredAsReleased", json!(profile.scored_as_released()));
         if !experimental.is_empty() {
             report = report.with_extra("unscoredExperimentalChecks", Value::Array(experimental));
@@ -96,33 +113,8 @@ pub fn validate_with(doc: &Value, registry: Result<&Registry, &RegistryError>) -
     report
 }
 
-fn str_at<'a>(v: &'a Value, key: &str) -> &'a str {
-    v.get(key).and_then(Value::as_str).unwrap_or_default()
-}
-
-fn check_ids(doc: &Value) -> Vec<String> {
-    doc["checks"]
-        .as_array()
-        .map(|a| a.iter().map(|c| str_at(c, "id").to_owned()).collect())
-        .unwrap_or_default()
-}
-
-/// `INCOMPLETE` when any observation comes from a test fixture, otherwise `PASS`.
-fn derived_result(doc: &Value) -> &'static str {
-    if fixture_observations(doc) {
-        "INCOMPLETE"
-    } else {
-        "PASS"
-    }
-}
-
-fn fixture_observations(doc: &Value) -> bool {
-    doc["checks"].as_array().is_some_and(|checks| {
-        checks.iter().any(|c| {
-            str_at(&c["positive"], "source") == "TEST_FIXTURE"
-                || str_at(&c["negativeControl"], "source") == "TEST_FIXTURE"
-        })
-    })
+fn check_ids(ev: &ProfileEvaluation<'_>) -> Vec<String> {
+    ev.checks.iter().map(|c| c.id.to_owned()).collect()
 }
 
 /// The digest an evaluation seals itself with: canonical JSON without `evaluationSha256`.
@@ -139,10 +131,9 @@ pub fn seal(doc: &mut Value) {
     }
 }
 
-fn rules(doc: &Value, profile: &Profile) -> Vec<Finding> {
+fn rules(doc: &Value, ev: &ProfileEvaluation<'_>, profile: &Profile) -> Vec<Finding> {
     let mut findings = Vec::new();
-    let reference = &doc["profile"];
-    let revision = str_at(reference, "protocolRevision");
+    let revision = ev.profile.protocol_revision.as_str();
     if !profile.supports_revision(revision) {
         findings.push(Finding::new(
             c::PROFILE_REVISION_UNSUPPORTED,
@@ -154,7 +145,7 @@ fn rules(doc: &Value, profile: &Profile) -> Vec<Finding> {
             ),
         ));
     }
-    if str_at(reference, "manifestSha256") != profile.manifest_sha256 {
+    if ev.profile.manifest_sha256 != profile.manifest_sha256 {
         findings.push(Finding::new(
             c::PROFILE_MANIFEST_DIGEST_MISMATCH,
             "/profile/manifestSha256",
@@ -164,33 +155,33 @@ fn rules(doc: &Value, profile: &Profile) -> Vec<Finding> {
             ),
         ));
     }
+    // The digest is over the document exactly as written, never over the typed view.
     let digest = evaluation_digest(doc).unwrap_or_default();
-    if str_at(doc, "evaluationSha256") != digest {
+    if ev.evaluation_sha256 != digest {
         findings.push(Finding::new(
             c::PROFILE_DIGEST_MISMATCH,
             "/evaluationSha256",
             format!("the evaluation's canonical digest without evaluationSha256 is {digest}"),
         ));
     }
-    if let Some(message) = coverage_problem(doc, profile, revision) {
+    if let Some(message) = coverage_problem(ev, profile, revision) {
         findings.push(Finding::new(
             c::PROFILE_COVERAGE_MISMATCH,
             "/scope/claimedCheckIds",
             message,
         ));
     }
-    let scope = &doc["scope"];
-    if str_at(scope, "targetKind") == "REMOTE_HTTP" {
-        let opted_in = scope["remoteOptIn"] == Value::Bool(true);
-        let allowlist = !str_at(scope, "allowlistSha256").is_empty();
-        let reviewed = str_at(scope, "reviewedTargetSha256");
-        let problem = if !opted_in {
+    let scope = &ev.scope;
+    if scope.target_kind == TargetKind::RemoteHttp {
+        let allowlist = scope.allowlist_sha256.is_some_and(|a| !a.is_empty());
+        let reviewed = scope.reviewed_target_sha256.unwrap_or_default();
+        let problem = if !scope.remote_opt_in {
             Some("remoteOptIn is false")
         } else if !allowlist {
             Some("no allowlistSha256 is recorded")
         } else if reviewed.is_empty() {
             Some("no reviewedTargetSha256 is recorded")
-        } else if reviewed != str_at(scope, "targetSha256") {
+        } else if reviewed != scope.target_sha256 {
             Some("reviewedTargetSha256 differs from the executed targetSha256")
         } else {
             None
@@ -203,30 +194,29 @@ fn rules(doc: &Value, profile: &Profile) -> Vec<Finding> {
             ));
         }
     }
-    if let Some(checks) = doc["checks"].as_array() {
-        for (i, check) in checks.iter().enumerate() {
-            let id = str_at(check, "id");
-            for (branch, negative) in [("positive", false), ("negativeControl", true)] {
-                let pointer = format!("/checks/{i}/{branch}");
-                if let Some(f) = observation_finding(&check[branch], negative, id, &pointer) {
-                    findings.push(f);
-                }
+    for (i, check) in ev.checks.iter().enumerate() {
+        for (branch, obs, negative) in [
+            ("positive", &check.positive, false),
+            ("negativeControl", &check.negative_control, true),
+        ] {
+            let pointer = format!("/checks/{i}/{branch}");
+            if let Some(f) = observation_finding(obs, negative, check.id, &pointer) {
+                findings.push(f);
             }
         }
     }
-    let cleanup = &doc["cleanup"];
-    if cleanup["required"] == Value::Bool(true) && cleanup["observed"] != Value::Bool(true) {
+    if ev.cleanup.required && !ev.cleanup.observed {
         findings.push(Finding::new(
             c::PROFILE_CLEANUP_INCOMPLETE,
             "/cleanup/observed",
             "cleanup is required but was not observed",
         ));
     }
-    let derived = derived_result(doc);
-    let claimed = str_at(doc, "result");
+    let derived = ev.derived_result();
+    let claimed = ev.result;
     if claimed != derived {
-        let fixture = derived == "INCOMPLETE";
-        let code = if fixture && claimed == "PASS" {
+        let fixture = derived == Outcome::Incomplete;
+        let code = if fixture && claimed == Outcome::Pass {
             c::PROFILE_TEST_FIXTURE_OVERCLAIM
         } else {
             c::PROFILE_RESULT_MISMATCH
@@ -246,19 +236,19 @@ fn rules(doc: &Value, profile: &Profile) -> Vec<Finding> {
 }
 
 /// Why the claimed check set does not fit the evaluated checks and the profile, if it does not.
-fn coverage_problem(doc: &Value, profile: &Profile, revision: &str) -> Option<String> {
+fn coverage_problem(
+    ev: &ProfileEvaluation<'_>,
+    profile: &Profile,
+    revision: &str,
+) -> Option<String> {
     let claimed = sorted(
-        doc["scope"]["claimedCheckIds"]
-            .as_array()
-            .map(|a| {
-                a.iter()
-                    .filter_map(Value::as_str)
-                    .map(str::to_owned)
-                    .collect()
-            })
-            .unwrap_or_default(),
+        ev.scope
+            .claimed_check_ids
+            .iter()
+            .map(|id| (*id).to_owned())
+            .collect(),
     );
-    let observed = sorted(check_ids(doc));
+    let observed = sorted(check_ids(ev));
     if has_repeat(&observed) {
         return Some("a check id is evaluated more than once".into());
     }
@@ -283,7 +273,7 @@ fn coverage_problem(doc: &Value, profile: &Profile, revision: &str) -> Option<St
     if let Some(unknown) = claimed.iter().find(|id| !registered.contains(id)) {
         return Some(format!("{unknown} is not a check of {}", profile.id));
     }
-    if str_at(&doc["scope"], "claim") == "FULL_PROFILE" {
+    if ev.scope.claim == ClaimScope::FullProfile {
         let applicable = profile.applicable_check_ids(revision);
         if claimed != applicable {
             let missing: Vec<&str> = applicable
@@ -308,22 +298,27 @@ fn coverage_problem(doc: &Value, profile: &Profile, revision: &str) -> Option<St
     None
 }
 
-fn observation_finding(obs: &Value, negative: bool, id: &str, pointer: &str) -> Option<Finding> {
+fn observation_finding(
+    obs: &CheckObservation<'_>,
+    negative: bool,
+    id: &str,
+    pointer: &str,
+) -> Option<Finding> {
     let which = if negative {
         "negative control"
     } else {
         "positive observation"
     };
-    if obs["propertyReached"] != Value::Bool(true) {
+    if !obs.property_reached {
         return Some(Finding::new(
             c::PROFILE_PROPERTY_NOT_REACHED,
             format!("{pointer}/propertyReached"),
             format!("check {id}: the {which} did not reach the property"),
         ));
     }
-    let expected = str_at(obs, "expectedOutcome");
-    let observed = str_at(obs, "observedOutcome");
-    if observed == "NOT_OBSERVED" || observed != expected {
+    let expected = obs.expected_outcome;
+    let observed = obs.observed_outcome;
+    if observed == ProbeOutcome::NotObserved || observed != expected {
         let code = if negative {
             c::PROFILE_NEGATIVE_CONTROL_MISSING
         } else {
@@ -335,8 +330,8 @@ fn observation_finding(obs: &Value, negative: bool, id: &str, pointer: &str) -> 
             format!("check {id}: the {which} expected {expected} but observed {observed}"),
         ));
     }
-    let expected = str_at(obs, "expectedReasonCode");
-    let observed = str_at(obs, "observedReasonCode");
+    let expected = obs.expected_reason_code;
+    let observed = obs.observed_reason_code;
     if expected != observed {
         return Some(Finding::new(
             c::PROFILE_WRONG_REASON,

@@ -1,0 +1,180 @@
+//! A protocol-profile evaluation (`mcp-res.profile-evaluation/0.2.0`), typed. The validator
+//! reads a borrowed view of a schema-valid document; a producer (the profile runner) builds
+//! one, serializes it and seals `evaluationSha256` (written as `""` until then).
+
+use serde::{Deserialize, Serialize};
+
+use super::Text;
+use super::vocab::{
+    ClaimScope, ImplementationLanguage, ObservationSource, Outcome, Platform, ProbeOutcome,
+    ProtocolRevision, RuntimeName, TargetKind,
+};
+
+/// The `schemaVersion` of a profile evaluation.
+pub const PROFILE_EVALUATION_SCHEMA: &str = "mcp-res.profile-evaluation/0.2.0";
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ProfileEvaluation<'a> {
+    #[serde(borrow)]
+    pub schema_version: Text<'a>,
+    #[serde(borrow)]
+    pub subject: EvaluatedSubject<'a>,
+    #[serde(borrow)]
+    pub environment: Environment<'a>,
+    #[serde(borrow)]
+    pub profile: ProfileReference<'a>,
+    #[serde(borrow)]
+    pub scope: Scope<'a>,
+    #[serde(borrow)]
+    pub checks: Vec<Check<'a>>,
+    #[serde(borrow)]
+    pub cleanup: Cleanup<'a>,
+    pub result: Outcome,
+    #[serde(borrow)]
+    pub evaluation_sha256: Text<'a>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct EvaluatedSubject<'a> {
+    #[serde(borrow)]
+    pub name: Text<'a>,
+    pub implementation_language: ImplementationLanguage,
+    #[serde(borrow)]
+    pub version: Text<'a>,
+    #[serde(borrow)]
+    pub artifact_sha256: Text<'a>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Environment<'a> {
+    pub platform: Platform,
+    pub runtime_name: RuntimeName,
+    #[serde(borrow)]
+    pub runtime_version: Text<'a>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ProfileReference<'a> {
+    #[serde(borrow)]
+    pub id: Text<'a>,
+    #[serde(borrow)]
+    pub version: Text<'a>,
+    #[serde(borrow)]
+    pub manifest_sha256: Text<'a>,
+    pub protocol_revision: ProtocolRevision,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Scope<'a> {
+    pub claim: ClaimScope,
+    #[serde(borrow)]
+    pub claimed_check_ids: Vec<Text<'a>>,
+    pub target_kind: TargetKind,
+    #[serde(borrow)]
+    pub target_sha256: Text<'a>,
+    pub remote_opt_in: bool,
+    #[serde(default, borrow, skip_serializing_if = "Option::is_none")]
+    pub allowlist_sha256: Option<Text<'a>>,
+    #[serde(default, borrow, skip_serializing_if = "Option::is_none")]
+    pub reviewed_target_sha256: Option<Text<'a>>,
+}
+
+/// One check: a positive observation and its negative control.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Check<'a> {
+    #[serde(borrow)]
+    pub id: Text<'a>,
+    #[serde(borrow)]
+    pub positive: CheckObservation<'a>,
+    #[serde(borrow)]
+    pub negative_control: CheckObservation<'a>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CheckObservation<'a> {
+    pub source: ObservationSource,
+    pub property_reached: bool,
+    pub expected_outcome: ProbeOutcome,
+    pub observed_outcome: ProbeOutcome,
+    #[serde(borrow)]
+    pub expected_reason_code: Text<'a>,
+    #[serde(borrow)]
+    pub observed_reason_code: Text<'a>,
+    #[serde(borrow)]
+    pub artifact_sha256: Text<'a>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Cleanup<'a> {
+    pub required: bool,
+    pub observed: bool,
+    #[serde(borrow)]
+    pub observation_sha256: Text<'a>,
+}
+
+impl<'a> ProfileEvaluation<'a> {
+    /// Borrow a typed view of a document that passed the profile-evaluation schema.
+    pub fn view(doc: &'a serde_json::Value) -> Result<Self, serde_json::Error> {
+        Self::deserialize(doc)
+    }
+
+    /// `INCOMPLETE` when any observation comes from a test fixture, otherwise `PASS`
+    /// (MCPRES-PROFILE-002: a fixture is never runtime evidence).
+    pub fn derived_result(&self) -> Outcome {
+        let fixture = self.checks.iter().any(|c| {
+            c.positive.source == ObservationSource::TestFixture
+                || c.negative_control.source == ObservationSource::TestFixture
+        });
+        if fixture {
+            Outcome::Incomplete
+        } else {
+            Outcome::Pass
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every committed valid profile vector reads as a typed evaluation and serializes back to
+    /// the same document (no field lost, none invented).
+    #[test]
+    fn committed_valid_vectors_round_trip() {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/profile");
+        let mut seen = 0;
+        let paths = ["valid", "invalid"]
+            .iter()
+            .flat_map(|d| std::fs::read_dir(format!("{dir}/{d}")).unwrap())
+            .map(|e| e.unwrap().path());
+        for path in paths {
+            if path.extension().is_none_or(|e| e != "json") {
+                continue;
+            }
+            let text = std::fs::read_to_string(&path).unwrap();
+            let doc: serde_json::Value = serde_json::from_str(&text).unwrap();
+            if !crate::schema::validate(crate::schema::SchemaKind::ProfileEvaluation, &doc)
+                .is_empty()
+            {
+                continue;
+            }
+            let typed = ProfileEvaluation::view(&doc).unwrap();
+            assert_eq!(
+                serde_json::to_value(&typed).unwrap(),
+                doc,
+                "{}",
+                path.display()
+            );
+            seen += 1;
+        }
+        assert!(seen > 0, "no schema-valid profile vector in {dir}");
+    }
+}

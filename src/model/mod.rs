@@ -17,6 +17,7 @@
 
 pub mod digests;
 pub mod legacy;
+pub mod oauth;
 pub mod profile;
 pub mod vocab;
 

@@ -17,6 +17,8 @@ use serde_json::{Value, json};
 use crate::diag::codes as c;
 use crate::diag::{Finding, Report};
 use crate::json::locate::escape_token;
+use crate::model::oauth::{Case, OauthEvaluation};
+use crate::model::vocab::{Outcome, ProbeOutcome};
 use crate::profiles::{
     OAUTH_BOUNDARY_ID, Profile, ProfileStatus, Registry, RegistryError, has_repeat, sorted,
 };
@@ -73,11 +75,26 @@ pub fn validate_with(doc: &Value, registry: Result<&Registry, &RegistryError>) -
             );
         }
     };
-    let findings = rules(doc, profile);
+    // The schema held, so the typed view reads; a failure would be a model bug, reported.
+    let ev = match OauthEvaluation::view(doc) {
+        Ok(ev) => ev,
+        Err(e) => {
+            return Report::from_findings(
+                vec![Finding::new(
+                    c::OAUTH_SCHEMA_INVALID,
+                    "",
+                    format!("schema-valid but unreadable as an OAuth-boundary evaluation: {e}"),
+                )],
+                Vec::new(),
+                None,
+            );
+        }
+    };
+    let findings = rules(doc, &ev, profile);
     let mut report = Report::from_findings(findings, Vec::new(), None);
     if report.valid {
         report = report
-            .with_extra("result", json!(derived_result(doc)))
+            .with_extra("result", json!(ev.derived_result()))
             .with_extra("profileStatus", json!(profile.status.as_str()))
             .with_extra("securityCertificationClaim", json!(false))
             .with_extra("realAuthorizationProvidersContacted", json!(0));
@@ -85,28 +102,9 @@ pub fn validate_with(doc: &Value, registry: Result<&Registry, &RegistryError>) -
     report
 }
 
-fn str_at<'a>(v: &'a Value, key: &str) -> &'a str {
-    v.get(key).and_then(Value::as_str).unwrap_or_default()
-}
-
-fn cases(doc: &Value) -> &[Value] {
-    doc["cases"].as_array().map(Vec::as_slice).unwrap_or(&[])
-}
-
-fn derived_result(doc: &Value) -> &'static str {
-    if cases(doc)
-        .iter()
-        .any(|c| str_at(c, "evidenceSource") == "TEST_FIXTURE")
-    {
-        "INCOMPLETE"
-    } else {
-        "PASS"
-    }
-}
-
-fn rules(doc: &Value, profile: &Profile) -> Vec<Finding> {
+fn rules(doc: &Value, ev: &OauthEvaluation<'_>, profile: &Profile) -> Vec<Finding> {
     let mut findings = Vec::new();
-    let revision = str_at(&doc["profile"], "protocolRevision");
+    let revision = ev.profile.protocol_revision.as_str();
     if !profile.supports_revision(revision) {
         findings.push(Finding::new(
             c::OAUTH_REVISION_UNSUPPORTED,
@@ -118,7 +116,7 @@ fn rules(doc: &Value, profile: &Profile) -> Vec<Finding> {
             ),
         ));
     }
-    if str_at(&doc["profile"], "manifestSha256") != profile.manifest_sha256 {
+    if ev.profile.manifest_sha256 != profile.manifest_sha256 {
         findings.push(Finding::new(
             c::OAUTH_MANIFEST_DIGEST_MISMATCH,
             "/profile/manifestSha256",
@@ -128,8 +126,9 @@ fn rules(doc: &Value, profile: &Profile) -> Vec<Finding> {
             ),
         ));
     }
+    // The digest is over the document exactly as written, never over the typed view.
     let digest = super::profile::evaluation_digest(doc).unwrap_or_default();
-    if str_at(doc, "evaluationSha256") != digest {
+    if ev.evaluation_sha256 != digest {
         findings.push(Finding::new(
             c::OAUTH_DIGEST_MISMATCH,
             "/evaluationSha256",
@@ -137,12 +136,7 @@ fn rules(doc: &Value, profile: &Profile) -> Vec<Finding> {
         ));
     }
     let required = profile.applicable_check_ids(revision);
-    let observed = sorted(
-        cases(doc)
-            .iter()
-            .map(|c| str_at(c, "id").to_owned())
-            .collect(),
-    );
+    let observed = sorted(ev.cases.iter().map(|c| c.id.to_owned()).collect());
     if has_repeat(&observed) || observed != required {
         let missing: Vec<&str> = required
             .iter()
@@ -166,37 +160,36 @@ fn rules(doc: &Value, profile: &Profile) -> Vec<Finding> {
         };
         findings.push(Finding::new(c::OAUTH_COVERAGE_MISMATCH, "/cases", message));
     }
-    let fixture = &doc["fixture"];
-    let providers = fixture["realAuthorizationProvidersContacted"].as_u64();
-    let requests = fixture["externalNetworkRequests"].as_u64();
-    if fixture["loopbackOnly"] != Value::Bool(true) || providers != Some(0) || requests != Some(0) {
+    let fixture = &ev.fixture;
+    if !fixture.loopback_only
+        || fixture.real_authorization_providers_contacted != 0
+        || fixture.external_network_requests != 0
+    {
         findings.push(Finding::new(
             c::OAUTH_EXTERNAL_PROVIDER_CONTACT,
             "/fixture",
             format!(
                 "loopbackOnly {}, real providers contacted {}, external requests {}; the evaluation must stay on loopback with zero of both",
-                fixture["loopbackOnly"],
-                fixture["realAuthorizationProvidersContacted"],
-                fixture["externalNetworkRequests"]
+                fixture.loopback_only,
+                fixture.real_authorization_providers_contacted,
+                fixture.external_network_requests
             ),
         ));
     }
-    if fixture["syntheticCredentials"] != Value::Bool(true) {
+    if !fixture.synthetic_credentials {
         findings.push(Finding::new(
             c::OAUTH_NON_SYNTHETIC_CREDENTIAL,
             "/fixture/syntheticCredentials",
             "the evaluation did not use synthetic credentials",
         ));
     }
-    for (i, case) in cases(doc).iter().enumerate() {
+    for (i, case) in ev.cases.iter().enumerate() {
         if let Some(f) = case_finding(case, i) {
             findings.push(f);
         }
     }
-    let privacy = &doc["privacy"];
-    if privacy["tokenMaterialPersisted"] == Value::Bool(true)
-        || privacy["evidenceContainsCredentialMaterial"] == Value::Bool(true)
-    {
+    let privacy = &ev.privacy;
+    if privacy.token_material_persisted || privacy.evidence_contains_credential_material {
         findings.push(Finding::new(
             c::OAUTH_SECRET_PERSISTED,
             "/privacy",
@@ -209,27 +202,24 @@ fn rules(doc: &Value, profile: &Profile) -> Vec<Finding> {
             format!("the document itself holds credential material ({what})"),
         ));
     }
-    if privacy["authorizationErrorsSanitized"] != Value::Bool(true) {
+    if !privacy.authorization_errors_sanitized {
         findings.push(Finding::new(
             c::OAUTH_UNSANITIZED_ERROR,
             "/privacy/authorizationErrorsSanitized",
             "authorization errors were not sanitized",
         ));
     }
-    let cleanup = &doc["cleanup"];
-    if cleanup["listenerClosed"] != Value::Bool(true)
-        || cleanup["redirectListenerReleased"] != Value::Bool(true)
-    {
+    if !ev.cleanup.listener_closed || !ev.cleanup.redirect_listener_released {
         findings.push(Finding::new(
             c::OAUTH_CLEANUP_INCOMPLETE,
             "/cleanup",
             "a loopback or redirect listener was not released",
         ));
     }
-    let derived = derived_result(doc);
-    let claimed = str_at(doc, "result");
+    let derived = ev.derived_result();
+    let claimed = ev.result;
     if claimed != derived {
-        let code = if derived == "INCOMPLETE" && claimed == "PASS" {
+        let code = if derived == Outcome::Incomplete && claimed == Outcome::Pass {
             c::OAUTH_TEST_FIXTURE_OVERCLAIM
         } else {
             c::OAUTH_RESULT_MISMATCH
@@ -244,46 +234,45 @@ fn rules(doc: &Value, profile: &Profile) -> Vec<Finding> {
 }
 
 /// The first problem of one case, in the reference order.
-fn case_finding(case: &Value, i: usize) -> Option<Finding> {
-    let id = str_at(case, "id");
+fn case_finding(case: &Case<'_>, i: usize) -> Option<Finding> {
+    let id = case.id;
     let base = format!("/cases/{i}");
     let accepted = reason_code(id, "ACCEPTED");
     let rejected = reason_code(id, "REJECTED");
-    if str_at(&case["positive"], "expectedReasonCode") != accepted {
+    if case.positive.expected_reason_code != accepted {
         return Some(Finding::new(
             c::OAUTH_WRONG_REASON,
             format!("{base}/positive/expectedReasonCode"),
             format!("case {id}: the positive must expect {accepted}"),
         ));
     }
-    if str_at(&case["negative"], "expectedReasonCode") != rejected {
+    if case.negative.expected_reason_code != rejected {
         return Some(Finding::new(
             c::OAUTH_WRONG_REASON,
             format!("{base}/negative/expectedReasonCode"),
             format!("case {id}: the negative must expect {rejected}"),
         ));
     }
-    for branch in ["positive", "negative"] {
-        let obs = &case[branch];
+    for (branch, obs) in [("positive", &case.positive), ("negative", &case.negative)] {
         let pointer = format!("{base}/{branch}");
-        if obs["propertyReached"] != Value::Bool(true) {
+        if !obs.property_reached {
             return Some(Finding::new(
                 c::OAUTH_PROPERTY_NOT_REACHED,
                 format!("{pointer}/propertyReached"),
                 format!("case {id}: the {branch} observation did not reach the property"),
             ));
         }
-        let expected = str_at(obs, "expectedOutcome");
-        let observed = str_at(obs, "observedOutcome");
-        if observed == "NOT_OBSERVED" || observed != expected {
+        let expected = obs.expected_outcome;
+        let observed = obs.observed_outcome;
+        if observed == ProbeOutcome::NotObserved || observed != expected {
             return Some(Finding::new(
                 c::OAUTH_OUTCOME_MISMATCH,
                 format!("{pointer}/observedOutcome"),
                 format!("case {id}: the {branch} expected {expected} but observed {observed}"),
             ));
         }
-        let expected = str_at(obs, "expectedReasonCode");
-        let observed = str_at(obs, "observedReasonCode");
+        let expected = obs.expected_reason_code;
+        let observed = obs.observed_reason_code;
         if observed != expected {
             return Some(Finding::new(
                 c::OAUTH_WRONG_REASON,
@@ -294,9 +283,9 @@ fn case_finding(case: &Value, i: usize) -> Option<Finding> {
             ));
         }
     }
-    let mutant = &case["wrongReasonMutant"];
-    let observed = str_at(mutant, "observedReasonCode");
-    let problem = if mutant["propertyReached"] != Value::Bool(true) {
+    let mutant = &case.wrong_reason_mutant;
+    let observed = mutant.observed_reason_code;
+    let problem = if !mutant.property_reached {
         Some("did not reach the property".to_owned())
     } else if observed == rejected {
         Some(format!(
@@ -307,7 +296,7 @@ fn case_finding(case: &Value, i: usize) -> Option<Finding> {
             "observed {observed}, not {}",
             super::codes::OAUTH_EARLY_SYNTAX_REJECTION
         ))
-    } else if str_at(mutant, "expectedDiagnostic") != c::OAUTH_WRONG_REASON {
+    } else if mutant.expected_diagnostic != c::OAUTH_WRONG_REASON.as_str() {
         Some(format!("does not expect {}", c::OAUTH_WRONG_REASON))
     } else {
         None

@@ -73,7 +73,7 @@ impl LimitArgs {
         let seconds = self.timeout;
         std::thread::spawn(move || {
             std::thread::sleep(limit);
-            eprintln!(
+            errln!(
                 "mcpres {command}: MCP_RES_INPUT_INVALID: validation did not finish within {seconds} s (--timeout); giving up"
             );
             std::process::exit(2);

@@ -50,10 +50,12 @@ pub fn render_all(
     }
 }
 
+/// A load error for human output (control characters in the path escaped).
 pub fn load_error_text(e: &LoadError) -> String {
+    let text = super::output::escaped(&e.to_string());
     match e.detail_code() {
-        Some(detail) => format!("{}: {e} [{detail}]", e.code()),
-        None => format!("{}: {e}", e.code()),
+        Some(detail) => format!("{}: {text} [{detail}]", e.code()),
+        None => format!("{}: {text}", e.code()),
     }
 }
 
@@ -149,7 +151,7 @@ fn is_terminal() -> bool {
 }
 
 fn human(o: &Outcome, quiet: bool, out: &mut impl Write) -> std::io::Result<()> {
-    let name = o.path.display().to_string();
+    let name = super::output::shown(&o.path);
     match &o.result {
         Err(e) => {
             writeln!(out, "✘ {name}: unusable input")?;
@@ -328,7 +330,6 @@ fn sarif(outcomes: &[Outcome]) -> Value {
             "tool": {"driver": {
                 "name": "mcpres",
                 "version": env!("CARGO_PKG_VERSION"),
-                "informationUri": "https://github.com/mcpres/mcpres",
                 "rules": rules,
             }},
             "results": results,

@@ -146,6 +146,38 @@ pub fn format_rfc3339_millis(ms: i64) -> String {
     )
 }
 
+/// An instant read once from an RFC 3339 date-time (such as `--at`), kept at
+/// the parser's microsecond precision; comparisons that need milliseconds
+/// take [`Timestamp::millis`] from it instead of parsing the text again.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Timestamp {
+    micros: i64,
+}
+
+impl Timestamp {
+    /// The instant `s` denotes, or `None` if it is not an RFC 3339 date-time.
+    pub fn parse(s: &str) -> Option<Self> {
+        rfc3339_micros(s).map(|micros| Timestamp { micros })
+    }
+
+    /// The current time (millisecond precision).
+    pub fn now() -> Self {
+        Timestamp {
+            micros: now_millis().saturating_mul(1000),
+        }
+    }
+
+    /// Epoch microseconds.
+    pub fn micros(self) -> i64 {
+        self.micros
+    }
+
+    /// Epoch milliseconds (truncated towards negative infinity).
+    pub fn millis(self) -> i64 {
+        self.micros.div_euclid(1000)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

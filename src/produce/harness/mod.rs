@@ -676,6 +676,11 @@ async fn run_part(
             "negativesAsExpected": behaved, "negatives": trial.negatives.len(),
             "success": trial.success(), "durationMs": duration,
         }));
+        if reporter.closed() {
+            // Nobody reads the progress any more (a closed pipe): stop as
+            // Ctrl-C does; the caller sees `closed()` and ends quietly.
+            return Err(HarnessError::Interrupted);
+        }
         trials.push(trial);
     }
 
@@ -1435,7 +1440,9 @@ fn sign_and_verify_inner(doc: &Value, output: &Path) -> Result<(PathBuf, String)
     let report = crate::validate::validate_document(
         &attested,
         &crate::validate::Options {
-            trust_policy: Some(trust),
+            trust_policy: Some(
+                policy::VerifierPolicy::from_value(&trust).map_err(|e| e.to_string())?,
+            ),
             ..Default::default()
         },
     );

@@ -319,16 +319,22 @@ fn editable(path: &Path) -> Result<(), CliError> {
         "mcpres trust-policy:",
         "a trust policy file (mcp-res.trust-policy/0.2.0)",
     )?;
+    let read_only = || {
+        CliError::Unusable(format!(
+            "mcpres trust-policy: {} is read-only; it is not replaced (make it writable first, or copy it)",
+            shown(path)
+        ))
+    };
+    // A file without any write permission bit is read-only even for a user
+    // (root) whom the system would let write it.
+    if std::fs::metadata(path).is_ok_and(|m| m.permissions().readonly()) {
+        return Err(read_only());
+    }
     // Opening for writing changes nothing (no truncation) and asks the
     // operating system itself whether this user may write the file.
     match std::fs::OpenOptions::new().write(true).open(path) {
         Ok(_) => Ok(()),
-        Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => {
-            Err(CliError::Unusable(format!(
-                "mcpres trust-policy: {} is read-only for you; it is not replaced (make it writable first, or copy it)",
-                shown(path)
-            )))
-        }
+        Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => Err(read_only()),
         // A missing file and other problems are reported when it is read.
         Err(_) => Ok(()),
     }

@@ -117,7 +117,7 @@ enum Command {
     /// Run the reference MCP server.
     #[cfg(feature = "server")]
     Serve(serve::ServeCli),
-    /// Run a scenario against a stdio MCP server and write a validated evidence bundle.
+    /// Run a scenario against an MCP server, over stdio or Streamable HTTP (`--http`), and write a validated evidence bundle.
     #[cfg(feature = "server")]
     Run(run::RunArgs),
     /// List, show or check harness scenarios (built-in ones and scenario files).
@@ -143,7 +143,7 @@ struct MigrateArgs {
     /// The v0.1 conformance bundle (a valid migration result is returned unchanged).
     #[arg(short, long)]
     input: PathBuf,
-    /// The new result file: must not exist and must lie inside the workspace.
+    /// The new result file (required unless --dry-run): must not exist and must lie inside the workspace.
     #[arg(short, long, required_unless_present = "dry_run")]
     output: Option<PathBuf>,
     /// Print the report and the digest of the prospective output; write nothing.
@@ -812,20 +812,33 @@ fn run_explain(code: Option<&str>, list: bool) -> CliResult {
         return Ok(Exit::Valid);
     }
     let raw = code.unwrap_or_default().trim().to_ascii_uppercase();
-    // A rule id (MCPRES-INT-001, MCP-RES v0.2 §8): the codes of that rule.
-    let of_rule: Vec<_> = explain::explanations()
-        .filter(|e| e.rule.eq_ignore_ascii_case(&raw))
-        .collect();
-    if !of_rule.is_empty() {
-        let width = of_rule.iter().map(|e| e.code.chars().count()).max().unwrap_or(0);
+    // A rule id (MCPRES-INT-001): the codes whose rule names it.
+    if raw.starts_with("MCPRES-") {
+        let of_rule: Vec<_> = explain::explanations()
+            .filter(|e| {
+                e.rule
+                    .split(|c: char| !(c.is_ascii_alphanumeric() || c == '-'))
+                    .any(|token| token == raw)
+            })
+            .collect();
+        if of_rule.is_empty() {
+            return Err(CliError::Unusable(format!(
+                "mcpres: no diagnostic code belongs to rule {}; `mcpres explain --list` prints every code and its rule",
+                output::escaped(&raw)
+            )));
+        }
+        let width = of_rule
+            .iter()
+            .map(|e| e.code.chars().count())
+            .max()
+            .unwrap_or(0);
         outln!(
-            "{} ({} code{}):",
-            of_rule[0].rule,
+            "rule {raw}: {} code{}",
             of_rule.len(),
             if of_rule.len() == 1 { "" } else { "s" }
         )?;
         for e in &of_rule {
-            outln!("  {:<width$} {}", e.code, e.title)?;
+            outln!("  {:<width$}  {}  ({})", e.code, e.title, e.rule)?;
         }
         outln!("\n`mcpres explain CODE` explains one of them.")?;
         return Ok(Exit::Valid);

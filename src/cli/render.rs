@@ -59,6 +59,19 @@ pub fn load_error_text(e: &LoadError) -> String {
     }
 }
 
+/// The finding of an input that could not be loaded. A path that does not
+/// exist gets a hint about the path, not about writing JSON.
+fn load_finding(e: &LoadError) -> Finding {
+    let mut f = Finding::new(codes::INPUT_INVALID, "", e.to_string());
+    if let LoadError::Io { source, .. } = e
+        && source.kind() == std::io::ErrorKind::NotFound
+    {
+        f.hint = "Nothing exists at this path: check its spelling and the directory mcpres runs in."
+            .to_owned();
+    }
+    f
+}
+
 fn json_object(o: &Outcome) -> Value {
     let mut m = Map::new();
     m.insert("file".into(), json!(o.path.display().to_string()));
@@ -68,7 +81,7 @@ fn json_object(o: &Outcome) -> Value {
             m.insert("diagnostics".into(), json!([codes::INPUT_INVALID]));
             m.insert("message".into(), json!(e.to_string()));
             m.insert("schemaErrors".into(), json!([]));
-            let mut f = Finding::new(codes::INPUT_INVALID, "", e.to_string());
+            let mut f = load_finding(e);
             if let LoadError::Json { source, .. } = e {
                 f.message = format!(
                     "{} (line {}, column {})",
@@ -279,7 +292,7 @@ fn sarif(outcomes: &[Outcome]) -> Value {
                     LoadError::Json { source, .. } => Some((source.line, source.column)),
                     _ => None,
                 };
-                vec![(Finding::new(codes::INPUT_INVALID, "", e.to_string()), pos)]
+                vec![(load_finding(e), pos)]
             }
             Ok(Checked { report, source }) => report
                 .findings

@@ -183,7 +183,10 @@ pub fn scenarios(action: &ScenariosAction) -> CliResult {
 pub fn main_run(args: RunArgs) -> CliResult {
     let mut reporter = Progress::new(args.json);
     if let Err(e) = check_output(&args.output, "mcpres run: --output") {
-        reporter.event(failed_event(&e.to_string()));
+        let message = e.to_string();
+        reporter.event(failed_event(
+            message.strip_prefix("mcpres run: ").unwrap_or(&message),
+        ));
         return Err(e);
     }
     let result = args

@@ -2105,10 +2105,7 @@ fn closed_stdout_ends_listing_commands_quietly() {
             OsStr::new("--input"),
             v01.as_os_str(),
         ],
-        vec![
-            OsStr::new("canonicalize"),
-            valid.as_os_str(),
-        ],
+        vec![OsStr::new("canonicalize"), valid.as_os_str()],
         vec![
             OsStr::new("validate"),
             OsStr::new("--format"),
@@ -2225,12 +2222,24 @@ fn run_output_in_a_missing_directory_is_refused_before_any_trial() {
         &["run", "-o", "/nonexistent/x/y", "--", &exe, "serve"],
     );
     assert_eq!(r.code, 2, "{}", r.stderr);
-    assert!(r.stderr.contains("--output /nonexistent/x/y"), "{}", r.stderr);
+    assert!(
+        r.stderr.contains("--output /nonexistent/x/y"),
+        "{}",
+        r.stderr
+    );
     assert!(r.stderr.contains("/nonexistent/x"), "{}", r.stderr);
     assert!(!r.stderr.contains("trial"), "trials ran: {}", r.stderr);
     let r = mcpres_str(
         tmp.path(),
-        &["run", "--json", "-o", "/nonexistent/x/y", "--", &exe, "serve"],
+        &[
+            "run",
+            "--json",
+            "-o",
+            "/nonexistent/x/y",
+            "--",
+            &exe,
+            "serve",
+        ],
     );
     assert_eq!(r.code, 2);
     let last: Value = serde_json::from_str(r.stdout.trim()).expect("one JSON event");
@@ -2245,7 +2254,11 @@ fn demo_refuses_an_existing_attested_bundle_before_running() {
     fs::write(tmp.path().join("d.attested.json"), b"{}").unwrap();
     let r = mcpres_str(tmp.path(), &["demo", "-o", "d"]);
     assert_eq!(r.code, 2, "{}", r.stderr);
-    assert!(r.stderr.contains("d.attested.json already exists"), "{}", r.stderr);
+    assert!(
+        r.stderr.contains("d.attested.json already exists"),
+        "{}",
+        r.stderr
+    );
     assert!(!tmp.path().join("d").exists(), "the bundle was written");
     let r = mcpres_str(tmp.path(), &["demo", "-o", "missing/d"]);
     assert_eq!(r.code, 2, "{}", r.stderr);
@@ -2267,7 +2280,12 @@ fn sign_refuses_empty_and_overlong_identities_up_front() {
     for (identity, policy, flag, limit) in [
         ("", "p", "--identity", "1 to 256 characters"),
         (long.as_str(), "p", "--identity", "1 to 256 characters"),
-        ("ci@example.org", "", "--trust-policy-id", "1 to 128 characters"),
+        (
+            "ci@example.org",
+            "",
+            "--trust-policy-id",
+            "1 to 128 characters",
+        ),
         (
             "ci@example.org",
             &"p".repeat(129),
@@ -2348,7 +2366,14 @@ fn a_bundle_given_as_trust_policy_is_an_unusable_option() {
     for policy in [valid.as_str(), "array.json"] {
         let r = mcpres_str(
             tmp.path(),
-            &["verify", "--format", "json", "--trust-policy", policy, &valid],
+            &[
+                "verify",
+                "--format",
+                "json",
+                "--trust-policy",
+                policy,
+                &valid,
+            ],
         );
         assert_eq!(r.code, 2, "{}", r.stderr);
         assert!(r.stdout.is_empty(), "the bundle was judged: {}", r.stdout);
@@ -2445,18 +2470,31 @@ fn control_characters_in_file_names_are_escaped_in_human_output() {
         "a crafted name faked a valid line:\n{}",
         r.stdout
     );
-    assert!(r.stdout.contains("x\\n✔ fake.json: valid\\r\\u{1b}[2Kz.json"), "{}", r.stdout);
+    assert!(
+        r.stdout
+            .contains("x\\n✔ fake.json: valid\\r\\u{1b}[2Kz.json"),
+        "{}",
+        r.stdout
+    );
     // The same for a name that cannot be read.
     let r = mcpres_str(tmp.path(), &["validate", "missing\n✔ ok.json"]);
     assert_eq!(r.code, 2);
-    assert!(!r.stdout.lines().any(|l| l.starts_with("✔")), "{}", r.stdout);
+    assert!(
+        !r.stdout.lines().any(|l| l.starts_with("✔")),
+        "{}",
+        r.stdout
+    );
 }
 
 #[test]
 fn official_import_names_the_flag_and_its_form() {
     let tmp = tempfile::tempdir().unwrap();
     for (flag, value, expected) in [
-        ("--leg", "client=BOGUS", "EXECUTED, NOT_EXECUTED, UNTESTABLE"),
+        (
+            "--leg",
+            "client=BOGUS",
+            "EXECUTED, NOT_EXECUTED, UNTESTABLE",
+        ),
         ("--leg", "nobody=EXECUTED", "LEG one of client, server"),
         ("--leg", "client", "LEG=STATUS"),
         ("--pending", "nocolon", "SCENARIO:CHECK"),
@@ -2466,8 +2504,16 @@ fn official_import_names_the_flag_and_its_form() {
         let r = mcpres_str(
             tmp.path(),
             &[
-                "official", "import", "--capture", "c.json", "--checks", "k.json", flag, value,
-                "-o", "a.json",
+                "official",
+                "import",
+                "--capture",
+                "c.json",
+                "--checks",
+                "k.json",
+                flag,
+                value,
+                "-o",
+                "a.json",
             ],
         );
         assert_eq!(r.code, 2, "{flag} {value}: {}", r.stderr);
@@ -2478,7 +2524,16 @@ fn official_import_names_the_flag_and_its_form() {
     fs::create_dir(tmp.path().join("results")).unwrap();
     let r = mcpres_str(
         tmp.path(),
-        &["official", "import", "--results", "results", "--suite", "active", "-o", "a.json"],
+        &[
+            "official",
+            "import",
+            "--results",
+            "results",
+            "--suite",
+            "active",
+            "-o",
+            "a.json",
+        ],
     );
     assert_eq!(r.code, 2, "{}", r.stderr);
     for flag in [
@@ -2500,10 +2555,18 @@ fn explain_accepts_a_rule_id_and_lists_its_codes() {
     let r = mcpres_str(tmp.path(), &["explain", "MCPRES-INT-001"]);
     assert_eq!(r.code, 0, "{}", r.stderr);
     assert!(r.stdout.contains("MCP_RES_DIGEST_MISMATCH"), "{}", r.stdout);
-    assert!(r.stdout.contains("MCP_RES_PARTIAL_MANIFEST"), "{}", r.stdout);
+    assert!(
+        r.stdout.contains("MCP_RES_PARTIAL_MANIFEST"),
+        "{}",
+        r.stdout
+    );
     let r = mcpres_str(tmp.path(), &["explain", "mcpres-authn-002"]);
     assert_eq!(r.code, 0, "{}", r.stderr);
-    assert!(r.stdout.contains("MCP_RES_ATTESTATION_UNTRUSTED_SIGNER"), "{}", r.stdout);
+    assert!(
+        r.stdout.contains("MCP_RES_ATTESTATION_UNTRUSTED_SIGNER"),
+        "{}",
+        r.stdout
+    );
     let r = mcpres_str(tmp.path(), &["explain", "MCPRES-NOPE-999"]);
     assert_eq!(r.code, 2);
     assert!(r.stderr.contains("rule MCPRES-NOPE-999"), "{}", r.stderr);

@@ -99,7 +99,9 @@ impl TrustPolicy {
 
     /// `fingerprint` is revoked by this policy.
     pub fn revokes(&self, fingerprint: &str) -> bool {
-        self.revoked_key_fingerprints.iter().any(|f| f == fingerprint)
+        self.revoked_key_fingerprints
+            .iter()
+            .any(|f| f == fingerprint)
     }
 
     /// This policy trusts `fingerprint` for `identity`.
@@ -338,6 +340,65 @@ mod tests {
         ));
         assert_eq!(p["trustedSigners"].as_array().unwrap().len(), 2);
         assert!(schema::is_valid(SchemaKind::TrustPolicy, &p));
+    }
+
+    #[test]
+    fn a_policy_is_read_once_into_its_type() {
+        let mut p = init(
+            "org/policy",
+            "1.0.0",
+            "2026-01-01T00:00:00Z",
+            "2027-01-01T00:00:00.5Z",
+        )
+        .unwrap();
+        add_signer(&mut p, FP_A, "ci@example.org").unwrap();
+        revoke(&mut p, FP_B).unwrap();
+        let t = TrustPolicy::from_value(&p).unwrap();
+        assert_eq!(t.id, "org/policy");
+        assert_eq!(t.version, "1.0.2");
+        assert_eq!(t.valid_until, "2027-01-01T00:00:00.5Z");
+        assert_eq!(
+            t.valid_from_ms,
+            time::rfc3339_millis("2026-01-01T00:00:00Z")
+        );
+        assert_eq!(
+            t.valid_until_ms,
+            time::rfc3339_millis("2027-01-01T00:00:00.5Z")
+        );
+        assert!(t.trusts(FP_A, "ci@example.org"));
+        assert!(!t.trusts(FP_A, "other@example.org"));
+        assert!(t.revokes(FP_B) && !t.revokes(FP_A));
+        assert_eq!(
+            VerifierPolicy::from_value(&p).unwrap(),
+            VerifierPolicy::Usable(t)
+        );
+    }
+
+    #[test]
+    fn another_kind_of_document_is_not_a_policy_but_a_broken_policy_is_reported() {
+        let bundle = json!({"schemaVersion": "mcp-res.conformance-bundle/0.2.0"});
+        assert!(matches!(
+            VerifierPolicy::from_value(&bundle),
+            Err(PolicyDocumentError::WrongKind { .. })
+        ));
+        assert!(matches!(
+            VerifierPolicy::from_value(&json!([1])),
+            Err(PolicyDocumentError::WrongKind { .. })
+        ));
+        let mut broken =
+            init("p", "1.0.0", "2026-01-01T00:00:00Z", "2027-01-01T00:00:00Z").unwrap();
+        broken["requiredAlgorithm"] = json!("RSA");
+        match VerifierPolicy::from_value(&broken) {
+            Ok(VerifierPolicy::SchemaInvalid(errors)) => {
+                assert_eq!(errors, schema::validate(SchemaKind::TrustPolicy, &broken));
+            }
+            other => panic!("{other:?}"),
+        }
+        // No schemaVersion at all: a broken policy, judged by the schema.
+        assert!(matches!(
+            VerifierPolicy::from_value(&json!({"id": "p"})),
+            Ok(VerifierPolicy::SchemaInvalid(_))
+        ));
     }
 
     #[test]

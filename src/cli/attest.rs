@@ -165,7 +165,8 @@ impl KeygenArgs {
 }
 
 pub fn run_keygen(args: Keygen) -> CliResult {
-    let pair = KeyPair::generate().map_err(|e| CliError::Unusable(format!("mcpres keygen: {e}")))?;
+    let pair =
+        KeyPair::generate().map_err(|e| CliError::Unusable(format!("mcpres keygen: {e}")))?;
     let (key_path, pub_path) = pair
         .write_pair(&args.out)
         .map_err(|e| CliError::Unusable(format!("mcpres keygen: {e}")))?;
@@ -198,7 +199,11 @@ impl SignArgs {
                 escaped(t)
             )));
         }
-        expect_file(&self.key, "mcpres sign: --key", "a private key file (PKCS#8 PEM)")?;
+        expect_file(
+            &self.key,
+            "mcpres sign: --key",
+            "a private key file (PKCS#8 PEM)",
+        )?;
         check_new_file(&self.output, "mcpres sign: --output")?;
         Ok(self)
     }
@@ -226,12 +231,8 @@ pub fn run_sign(args: SignArgs) -> CliResult {
         (Some(log), Some(entry), Some(proof)) => Some(Transparency {
             log_id: log.clone(),
             entry_uuid: entry.clone(),
-            inclusion_proof: std::fs::read(proof).map_err(|e| {
-                who(format!(
-                    "cannot read inclusion proof {}: {e}",
-                    shown(proof)
-                ))
-            })?,
+            inclusion_proof: std::fs::read(proof)
+                .map_err(|e| who(format!("cannot read inclusion proof {}: {e}", shown(proof))))?,
         }),
         _ => None,
     };
@@ -404,8 +405,8 @@ fn edit(
     path: &Path,
     change: impl FnOnce(&mut Value) -> Result<(), policy::PolicyError>,
 ) -> Result<String, String> {
-    let (mut value, _) = bundle::read_json(path, &Limits::default())
-        .map_err(|e| format!("{}: {e}", shown(path)))?;
+    let (mut value, _) =
+        bundle::read_json(path, &Limits::default()).map_err(|e| format!("{}: {e}", shown(path)))?;
     let permissions = std::fs::metadata(path)
         .map_err(|e| format!("{}: {e}", shown(path)))?
         .permissions();
@@ -419,8 +420,7 @@ fn edit(
     let replaced = std::fs::set_permissions(&tmp, permissions)
         .map_err(|e| format!("cannot keep the mode of {}: {e}", shown(path)))
         .and_then(|()| {
-            std::fs::rename(&tmp, path)
-                .map_err(|e| format!("cannot replace {}: {e}", shown(path)))
+            std::fs::rename(&tmp, path).map_err(|e| format!("cannot replace {}: {e}", shown(path)))
         });
     if let Err(e) = replaced {
         let _ = std::fs::remove_file(&tmp);

@@ -778,9 +778,7 @@ fn run_unpack(file: &Path, out_path: &Path, raw_from: Option<&Path>) -> CliResul
         "a single-file bundle (JSON); a bundle directory is already unpacked (`mcpres pack DIR -o FILE` makes the single file)",
     )?;
     match pack::unpack(file, out_path, raw_from, &Limits::default()) {
-        Err(e @ pack::PackError::PathRule { .. }) => {
-            Err(CliError::Failing(format!("mcpres: {e}")))
-        }
+        Err(e @ pack::PackError::PathRule { .. }) => Err(CliError::Failing(format!("mcpres: {e}"))),
         Ok(s) => {
             errln!(
                 "mcpres: unpacked {} into {} ({} files, bundleDigest {})",
@@ -799,8 +797,16 @@ fn run_explain(code: Option<&str>, list: bool) -> CliResult {
     use mcpres::explain;
     if list || code.is_none() {
         let all: Vec<_> = explain::explanations().collect();
-        let code_width = all.iter().map(|e| e.code.chars().count()).max().unwrap_or(0);
-        let rule_width = all.iter().map(|e| e.rule.chars().count()).max().unwrap_or(0);
+        let code_width = all
+            .iter()
+            .map(|e| e.code.chars().count())
+            .max()
+            .unwrap_or(0);
+        let rule_width = all
+            .iter()
+            .map(|e| e.rule.chars().count())
+            .max()
+            .unwrap_or(0);
         for e in all {
             outln!(
                 "{:<code_width$} {:<rule_width$} {}",
@@ -892,13 +898,9 @@ fn run_migrate(args: &MigrateArgs) -> CliResult {
                 // The message names the path it is about.
                 format!("{}: {e}", e.diagnostic())
             } else {
-                format!(
-                    "{}: {}: {e}",
-                    e.diagnostic(),
-                    output::shown(&args.input)
-                )
+                format!("{}: {}: {e}", e.diagnostic(), output::shown(&args.input))
             };
-            Err(if e.exit_code() == 1 {
+            Err(if e.refuses_content() {
                 CliError::Failing(message)
             } else {
                 CliError::Unusable(message)

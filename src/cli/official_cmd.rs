@@ -192,9 +192,7 @@ fn pairs(
                 .split_once('=')
                 .map(|(a, b)| (a.trim().to_string(), b.trim().to_string()))
                 .filter(|(a, b)| !a.is_empty() && !b.is_empty())
-                .ok_or_else(|| {
-                    usage(&format!("--{what} {:?}: expected {form}", escaped(s)))
-                })?;
+                .ok_or_else(|| usage(&format!("--{what} {:?}: expected {form}", escaped(s))))?;
             if let Some(names) = names
                 && !names.contains(&name.as_str())
             {
@@ -409,7 +407,10 @@ fn prepare_results(dir: &Path, args: &ImportArgs) -> Result<Prepared, Prep> {
         ("package-sha256", args.package_sha256.is_some()),
         ("repository-commit", args.repository_commit.is_some()),
         ("protocol-revision", args.protocol_revision.is_some()),
-        ("requirement-set-sha256", args.requirement_set_sha256.is_some()),
+        (
+            "requirement-set-sha256",
+            args.requirement_set_sha256.is_some(),
+        ),
         ("suite", args.suite.is_some()),
         ("harness-exit-code", args.harness_exit_code.is_some()),
     ];

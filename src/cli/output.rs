@@ -11,7 +11,10 @@ use super::CliError;
 
 /// Write to standard output.
 pub fn stdout(args: fmt::Arguments<'_>) -> Result<(), CliError> {
-    io::stdout().lock().write_fmt(args).map_err(CliError::output)
+    io::stdout()
+        .lock()
+        .write_fmt(args)
+        .map_err(CliError::output)
 }
 
 /// Write bytes to standard output and flush them.

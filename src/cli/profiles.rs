@@ -58,7 +58,10 @@ pub fn run(action: &ProfilesAction) -> CliResult {
 fn list(registry: &Registry) -> Result<(), CliError> {
     outln!(
         "{:<44} {:<7} {:<12} {:<22} REQUIRED/CONDITIONAL/EXPERIMENTAL CHECKS",
-        "PROFILE", "VERSION", "STATUS", "PROTOCOL REVISIONS"
+        "PROFILE",
+        "VERSION",
+        "STATUS",
+        "PROTOCOL REVISIONS"
     )?;
     for p in registry.profiles() {
         outln!(

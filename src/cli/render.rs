@@ -66,8 +66,9 @@ fn load_finding(e: &LoadError) -> Finding {
     if let LoadError::Io { source, .. } = e
         && source.kind() == std::io::ErrorKind::NotFound
     {
-        f.hint = "Nothing exists at this path: check its spelling and the directory mcpres runs in."
-            .to_owned();
+        f.hint =
+            "Nothing exists at this path: check its spelling and the directory mcpres runs in."
+                .to_owned();
     }
     f
 }

@@ -137,7 +137,11 @@ fn check_output(path: &Path, who: &str) -> Result<(), CliError> {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),
     };
-    let probe = parent.join(format!(".mcpres-probe-{}-{}", std::process::id(), random_hex(4)));
+    let probe = parent.join(format!(
+        ".mcpres-probe-{}-{}",
+        std::process::id(),
+        random_hex(4)
+    ));
     match std::fs::create_dir(&probe) {
         Ok(()) => {
             let _ = std::fs::remove_dir(&probe);
@@ -249,12 +253,19 @@ fn finished_event(outcome: &RunOutcome, code: i32) -> Value {
 fn print_summary(s: &RunSummary) -> Result<(), CliError> {
     outln!(
         "{:<6} {:<28} {:<11} {:<32} mutant",
-        "trial", "control", "outcome", "verdict / stop reason"
+        "trial",
+        "control",
+        "outcome",
+        "verdict / stop reason"
     )?;
     for r in &s.rows {
         outln!(
             "{:<6} {:<28} {:<11} {:<32} {}",
-            r[0], r[1], r[2], r[3], r[4]
+            r[0],
+            r[1],
+            r[2],
+            r[3],
+            r[4]
         )?;
     }
     outln!(
@@ -276,7 +287,11 @@ fn print_summary(s: &RunSummary) -> Result<(), CliError> {
 fn print_campaign(c: &CampaignSummary) -> Result<(), CliError> {
     outln!(
         "{:<9} {:<11} {:<23} {:<6} {:<22} bundle",
-        "part", "trials", "seeds", "result", "stability"
+        "part",
+        "trials",
+        "seeds",
+        "result",
+        "stability"
     )?;
     for p in &c.parts {
         let seeds = match (p.seeds.first(), p.seeds.last()) {
@@ -436,9 +451,15 @@ pub fn main_demo(args: DemoArgs) -> CliResult {
     // Both outputs are checked before the run: the bundle directory and the
     // attested bundle written beside it.
     check_output(&output, "mcpres demo: --output")?;
-    let mut attested = output.file_name().map(|n| n.to_os_string()).unwrap_or_default();
+    let mut attested = output
+        .file_name()
+        .map(|n| n.to_os_string())
+        .unwrap_or_default();
     attested.push(".attested.json");
-    super::check_new_file(&output.with_file_name(attested), "mcpres demo: the attested bundle")?;
+    super::check_new_file(
+        &output.with_file_name(attested),
+        "mcpres demo: the attested bundle",
+    )?;
     let options = RunOptions {
         scenario: None,
         trials: Some(3),

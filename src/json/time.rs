@@ -179,6 +179,26 @@ impl Timestamp {
 }
 
 #[cfg(test)]
+mod timestamp_tests {
+    use super::*;
+
+    #[test]
+    fn a_timestamp_keeps_microseconds_and_gives_the_same_milliseconds() {
+        for text in [
+            "2026-08-27T12:00:01.234567Z",
+            "1969-12-31T23:59:59.9995Z",
+            "2026-08-27T14:00:00+02:00",
+        ] {
+            let t = Timestamp::parse(text).expect(text);
+            assert_eq!(Some(t.micros()), rfc3339_micros(text), "{text}");
+            assert_eq!(Some(t.millis()), rfc3339_millis(text), "{text}");
+        }
+        assert_eq!(Timestamp::parse("2026-13-01T00:00:00Z"), None);
+        assert!(Timestamp::now() > Timestamp::parse("2020-01-01T00:00:00Z").unwrap());
+    }
+}
+
+#[cfg(test)]
 mod tests {
     use super::*;
 

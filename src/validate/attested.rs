@@ -25,13 +25,13 @@ use sha2::{Digest, Sha256};
 
 use super::{Options, core, time};
 use crate::attest::dsse::{decode_base64, pae};
-use crate::attest::policy::{TrustPolicy, VerifierPolicy};
-use crate::json::time::Timestamp;
 use crate::attest::keys::{PublicKey, fingerprint_of_spki};
+use crate::attest::policy::{TrustPolicy, VerifierPolicy};
 use crate::attest::{ALGORITHM, CLASSIFICATIONS, classification_rank};
 use crate::diag::codes as c;
 use crate::diag::{Finding, Report};
 use crate::json::canonical;
+use crate::json::time::Timestamp;
 use crate::schema::{self, SchemaKind};
 
 /// Validate an attested wrapper. `options.trust_policy` and `options.at`

@@ -499,11 +499,9 @@ pub async fn run(args: RunOptions, reporter: &mut Progress) -> Result<RunOutcome
         // this iteration; only the per-trial numbers survive. A campaign
         // stopped before its first part is written leaves no empty directory
         // (`remove_dir` removes only an empty one).
-        let done = run_part(&prep, &spec, reporter)
-            .await
-            .inspect_err(|_| {
-                let _ = std::fs::remove_dir(&args.output);
-            })?;
+        let done = run_part(&prep, &spec, reporter).await.inspect_err(|_| {
+            let _ = std::fs::remove_dir(&args.output);
+        })?;
         for t in &done.stats {
             stats.add(t);
         }

@@ -2633,3 +2633,65 @@ fn at_is_read_once_as_an_instant() {
     assert!(r.stderr.contains("RFC 3339"), "{}", r.stderr);
     assert!(r.stdout.is_empty());
 }
+
+/// A canonical (one-line) document gets a trimmed excerpt around each of
+/// its first findings, at the real line and column.
+#[test]
+fn one_line_json_gets_a_trimmed_excerpt() {
+    let mut doc: Value = serde_json::from_slice(&fs::read(case(VALID_BUNDLE)).unwrap()).unwrap();
+    doc["evidence"]["operations"][1]["negativeObservation"]["observedStopReason"] =
+        json!("VERSION_UNSUPPORTED");
+    doc["evidence"]["evidenceClassClaim"] = json!("X".repeat(3_000));
+    let tmp = tempfile::tempdir().unwrap();
+    let path = tmp.path().join("one-line.json");
+    let bytes = mcpres::json::canonical::to_vec(&doc).unwrap();
+    assert!(!bytes.contains(&b'\n'));
+    fs::write(&path, &bytes).unwrap();
+    let r = run([OsStr::new("validate"), path.as_os_str()]);
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    let excerpt = r
+        .stdout
+        .lines()
+        .find(|l| l.contains("\"observedStopReason\":\"VERSION_UNSUPPORTED\""))
+        .unwrap_or_else(|| panic!("no excerpt:\n{}", r.stdout));
+    assert!(excerpt.chars().count() < 200, "{excerpt}");
+    let text = std::str::from_utf8(&bytes).unwrap();
+    let at = text
+        .find("\"observedStopReason\":\"VERSION_UNSUPPORTED\"")
+        .unwrap();
+    let column = text[..at].chars().count() + "\"observedStopReason\":".len() + 1;
+    assert!(
+        r.stdout.contains(&format!("one-line.json:1:{column}]")),
+        "column {column}:\n{}",
+        r.stdout
+    );
+    assert!(r.stdout.lines().all(|l| l.chars().count() < 400));
+}
+
+/// On a terminal, `migrate` prints a summary for a reader (a pipe gets the
+/// JSON line, as the transcripts show). Needs script(1) for a terminal.
+#[test]
+fn migrate_prints_a_human_summary_on_a_terminal() {
+    let script = Path::new("/usr/bin/script");
+    if !script.exists() {
+        eprintln!("skipped: script(1) is not installed");
+        return;
+    }
+    let command = format!(
+        "{} migrate v0.1 --dry-run --input {}",
+        support::exe().display(),
+        cli_input("v01-bundle.json").display()
+    );
+    let out = Command::new(script)
+        .args(["-qec", &command, "/dev/null"])
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::null())
+        .output()
+        .expect("run script");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}");
+    assert!(stdout.contains("migration"), "{stdout}");
+    assert!(stdout.contains("dry run"), "{stdout}");
+    assert!(stdout.contains("output sha256"), "{stdout}");
+    assert!(!stdout.trim_start().starts_with('{'), "{stdout}");
+}

@@ -884,6 +884,10 @@ fn run_migrate(args: &MigrateArgs) -> CliResult {
     };
     let outcome = migrate::current_exe_sha256().and_then(|tool| migrate::run(&request, &tool));
     match outcome {
+        Ok(outcome) if std::io::IsTerminal::is_terminal(&std::io::stdout()) => {
+            migrate_summary(&outcome, &args.input)?;
+            Ok(Exit::Valid)
+        }
         Ok(outcome) => match serde_json::to_string(&outcome) {
             Ok(line) => {
                 outln!("{line}")?;
@@ -907,4 +911,49 @@ fn run_migrate(args: &MigrateArgs) -> CliResult {
             })
         }
     }
+}
+
+/// `migrate` on a terminal: the report for a reader (a pipe or a file gets
+/// the one JSON line).
+fn migrate_summary(
+    outcome: &mcpres::produce::migrate::Outcome,
+    input: &Path,
+) -> Result<(), CliError> {
+    let r = &outcome.report;
+    let what = match (&outcome.output, outcome.dry_run) {
+        (_, true) => match &outcome.would_write {
+            Some(Some(path)) => format!("dry run: would write {}", output::escaped(path)),
+            _ => "dry run: nothing written".to_owned(),
+        },
+        (Some(path), false) => format!("wrote {}", output::escaped(path)),
+        (None, false) => "nothing written".to_owned(),
+    };
+    outln!(
+        "{}: migration {} ({what}{})",
+        output::shown(input),
+        r.status,
+        if outcome.unchanged {
+            "; already a migration result, returned unchanged"
+        } else {
+            ""
+        }
+    )?;
+    outln!("  output sha256:        {}", outcome.output_sha256)?;
+    outln!(
+        "  preserved evidence:   {} ({})",
+        r.preserved_evidence_sha256,
+        r.preserved_evidence_class
+    )?;
+    outln!("  legacy assertions:    {}", r.legacy_assertion_count)?;
+    if !r.unresolved_requirements.is_empty() {
+        outln!("  unresolved requirements:")?;
+        for u in &r.unresolved_requirements {
+            outln!("    {}", output::escaped(u))?;
+        }
+    }
+    for w in &r.warnings {
+        outln!("  warning: {}", output::escaped(w))?;
+    }
+    outln!("  (the same report as one JSON line when the output is not a terminal)")?;
+    Ok(())
 }

@@ -14,6 +14,11 @@
 //! `mcpres unpack`, damage the directory, and expect mcpres' own
 //! `MCP_RES_ARTIFACT_*` codes (exit 1) as the primary diagnostic.
 //!
+//! The last section feeds hostile *arguments* to the other commands (issue
+//! 15): closed pipes, output paths that cannot be written, empty or
+//! overlong identities, directories where files are expected, documents of
+//! the wrong kind given as options, crafted file names.
+//!
 //! No timing is asserted: a watchdog only kills a child that hangs for
 //! minutes, so a hang fails the test instead of stalling the suite.
 
@@ -2694,4 +2699,40 @@ fn migrate_prints_a_human_summary_on_a_terminal() {
     assert!(stdout.contains("dry run"), "{stdout}");
     assert!(stdout.contains("output sha256"), "{stdout}");
     assert!(!stdout.trim_start().starts_with('{'), "{stdout}");
+}
+
+/// The run summary's columns line up, also for client-fault controls with
+/// long names and verdicts.
+#[cfg(feature = "server")]
+#[test]
+fn run_summary_columns_are_aligned_for_client_faults() {
+    let tmp = tempfile::tempdir().unwrap();
+    let exe = support::exe().display().to_string();
+    let r = mcpres_str(
+        tmp.path(),
+        &[
+            "run",
+            "--scenario",
+            "client-faults",
+            "-o",
+            "out",
+            "--",
+            &exe,
+            "serve",
+        ],
+    );
+    assert!(r.code == 0 || r.code == 1, "{}", r.stderr);
+    let table: Vec<&str> = r
+        .stdout
+        .lines()
+        .take_while(|l| !l.starts_with("result "))
+        .collect();
+    assert!(table.len() > 2, "{}", r.stdout);
+    assert!(table[0].ends_with(" mutant"), "{}", table[0]);
+    // The mutant column (the last, without spaces) starts at one column.
+    let last_column = |l: &str| l.chars().count() - l.rsplit(' ').next().unwrap().chars().count();
+    let at = last_column(table[0]);
+    for line in &table[1..] {
+        assert_eq!(last_column(line), at, "misaligned:\n{}", table.join("\n"));
+    }
 }

@@ -1,5 +1,9 @@
-//! Command-line interface: raw flags become validated arguments, each command
-//! returns an exit code (0 valid, 1 failing diagnostic, 2 unusable input).
+//! Command-line interface: raw flags become validated values before any work
+//! (`--at` a [`Timestamp`], `--trust-policy` a parsed policy, names and
+//! lengths checked); each command returns `Result<Exit, CliError>`, and
+//! [`main`] alone renders errors and picks the exit status (0 valid,
+//! 1 failing diagnostic, 2 unusable input; 141 when standard output was
+//! closed). clap types stay in this module.
 
 #[macro_use]
 mod output;

@@ -251,16 +251,26 @@ fn finished_event(outcome: &RunOutcome, code: i32) -> Value {
 }
 
 fn print_summary(s: &RunSummary) -> Result<(), CliError> {
+    // Each column as wide as its widest cell (client-fault controls have
+    // long names and verdicts), at least the old fixed widths.
+    let header = ["trial", "control", "outcome", "verdict / stop reason"];
+    let mut width = [6, 28, 11, 32];
+    for r in &s.rows {
+        for (w, cell) in width.iter_mut().zip(r.iter()) {
+            *w = (*w).max(cell.chars().count());
+        }
+    }
+    let [w0, w1, w2, w3] = width;
     outln!(
-        "{:<6} {:<28} {:<11} {:<32} mutant",
-        "trial",
-        "control",
-        "outcome",
-        "verdict / stop reason"
+        "{:<w0$} {:<w1$} {:<w2$} {:<w3$} mutant",
+        header[0],
+        header[1],
+        header[2],
+        header[3]
     )?;
     for r in &s.rows {
         outln!(
-            "{:<6} {:<28} {:<11} {:<32} {}",
+            "{:<w0$} {:<w1$} {:<w2$} {:<w3$} {}",
             r[0],
             r[1],
             r[2],

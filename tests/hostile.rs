@@ -2224,32 +2224,63 @@ fn run_output_in_a_missing_directory_is_refused_before_any_trial() {
     let exe = support::exe().display().to_string();
     let r = mcpres_str(
         tmp.path(),
-        &["run", "-o", "/nonexistent/x/y", "--", &exe, "serve"],
+        &["run", "-o", "missing/x/y", "--", &exe, "serve"],
     );
     assert_eq!(r.code, 2, "{}", r.stderr);
-    assert!(
-        r.stderr.contains("--output /nonexistent/x/y"),
-        "{}",
-        r.stderr
-    );
-    assert!(r.stderr.contains("/nonexistent/x"), "{}", r.stderr);
+    assert!(r.stderr.contains("--output missing/x/y"), "{}", r.stderr);
+    assert!(r.stderr.contains("missing/x"), "{}", r.stderr);
     assert!(!r.stderr.contains("trial"), "trials ran: {}", r.stderr);
+    assert!(!tmp.path().join("missing").exists());
     let r = mcpres_str(
         tmp.path(),
-        &[
-            "run",
-            "--json",
-            "-o",
-            "/nonexistent/x/y",
-            "--",
-            &exe,
-            "serve",
-        ],
+        &["run", "--json", "-o", "missing/x/y", "--", &exe, "serve"],
     );
     assert_eq!(r.code, 2);
     let last: Value = serde_json::from_str(r.stdout.trim()).expect("one JSON event");
     assert_eq!(last["event"], "run-finished");
     assert_eq!(last["exitCode"], 2);
+}
+
+/// The file outputs of the other commands are checked the same way, before
+/// any work: their directory must exist (nothing is created on the way).
+#[test]
+fn file_outputs_in_a_missing_directory_are_refused_before_any_work() {
+    let tmp = tempfile::tempdir().unwrap();
+    let valid = case(VALID_BUNDLE).display().to_string();
+    let r = mcpres_str(tmp.path(), &["unpack", &valid, "-o", "u"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    for args in [
+        vec!["canonicalize", valid.as_str(), "-o", "missing/c.json"],
+        vec!["pack", "u", "-o", "missing/p.json"],
+        vec!["unpack", valid.as_str(), "-o", "missing/u"],
+        vec![
+            "trust-policy",
+            "init",
+            "--id",
+            "p",
+            "--valid-from",
+            "2026-01-01T00:00:00Z",
+            "--valid-until",
+            "2027-01-01T00:00:00Z",
+            "-o",
+            "missing/p.json",
+        ],
+        vec![
+            "official",
+            "import",
+            "--capture",
+            "c.json",
+            "--checks",
+            "k.json",
+            "-o",
+            "missing/a.json",
+        ],
+    ] {
+        let r = mcpres_str(tmp.path(), &args);
+        assert_eq!(r.code, 2, "{args:?}: {}", r.stderr);
+        assert!(r.stderr.contains("missing"), "{args:?}: {}", r.stderr);
+        assert!(!tmp.path().join("missing").exists(), "{args:?} created it");
+    }
 }
 
 #[cfg(feature = "server")]

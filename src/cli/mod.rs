@@ -734,6 +734,7 @@ fn run_digest(file: &Path, kind: DigestKind) -> CliResult {
 }
 
 fn run_pack(dir: &Path, out_path: &Path) -> CliResult {
+    check_new_file(out_path, "mcpres pack: --output")?;
     match pack::pack(dir, out_path, &Limits::default()) {
         Ok(s) => {
             errln!(
@@ -781,6 +782,7 @@ fn run_unpack(file: &Path, out_path: &Path, raw_from: Option<&Path>) -> CliResul
         "mcpres unpack:",
         "a single-file bundle (JSON); a bundle directory is already unpacked (`mcpres pack DIR -o FILE` makes the single file)",
     )?;
+    check_new_file(out_path, "mcpres unpack: --output")?;
     match pack::unpack(file, out_path, raw_from, &Limits::default()) {
         Err(e @ pack::PackError::PathRule { .. }) => Err(CliError::Failing(format!("mcpres: {e}"))),
         Ok(s) => {

@@ -222,6 +222,10 @@ fn run_import(args: &ImportArgs) -> CliResult {
             shown(&args.output)
         )));
     }
+    super::check_new_file(&args.output, "mcpres official import: --output")?;
+    if let Some(path) = &args.sanitized_out {
+        super::check_new_file(path, "mcpres official import: --sanitized-out")?;
+    }
     let coverage = pairs(
         &args.coverage,
         "coverage",

@@ -283,7 +283,7 @@ fn print_summary(s: &RunSummary) -> Result<(), CliError> {
         s.result,
         s.classification,
         s.evidence_class.as_deref().unwrap_or("-"),
-        s.output.display(),
+        shown(&s.output),
         if s.valid {
             "valid".to_string()
         } else {
@@ -338,7 +338,7 @@ fn print_campaign(c: &CampaignSummary) -> Result<(), CliError> {
         } else {
             "NOT all valid"
         },
-        c.output.join(campaign::FILE_NAME).display()
+        shown(&c.output.join(campaign::FILE_NAME))
     )?;
     Ok(())
 }

@@ -1,8 +1,8 @@
-//! `mcpres`: maps the command's result to the process exit code and nothing else.
+//! `mcpres`: runs the command line and ends with the status it returns.
 #![forbid(unsafe_code)]
 
 mod cli;
 
 fn main() -> std::process::ExitCode {
-    std::process::ExitCode::from(cli::main().clamp(0, 255) as u8)
+    std::process::ExitCode::from(cli::main())
 }

@@ -14,6 +14,11 @@
 //! `mcpres unpack`, damage the directory, and expect mcpres' own
 //! `MCP_RES_ARTIFACT_*` codes (exit 1) as the primary diagnostic.
 //!
+//! The last section feeds hostile *arguments* to the other commands (issue
+//! 15): closed pipes, output paths that cannot be written, empty or
+//! overlong identities, directories where files are expected, documents of
+//! the wrong kind given as options, crafted file names.
+//!
 //! No timing is asserted: a watchdog only kills a child that hangs for
 //! minutes, so a hang fails the test instead of stalling the suite.
 
@@ -2021,4 +2026,744 @@ fn max_depth_has_a_ceiling() {
         QUICK,
     );
     assert_eq!(r.code, 1, "{}", r.stderr);
+}
+
+// ------------------------------------ hostile arguments (issue 15)
+
+mod support;
+
+/// Run `mcpres ARGS` in `dir` with the shared command (watchdog, no panic).
+fn mcpres_in(dir: &Path, args: &[&OsStr]) -> Run {
+    let mut command = support::command();
+    command.args(args).current_dir(dir);
+    run_command(command, WATCHDOG)
+}
+
+fn os(items: &[&str]) -> Vec<std::ffi::OsString> {
+    items.iter().map(std::ffi::OsString::from).collect()
+}
+
+fn mcpres_str(dir: &Path, args: &[&str]) -> Run {
+    let args = os(args);
+    let refs: Vec<&OsStr> = args.iter().map(|a| a.as_os_str()).collect();
+    mcpres_in(dir, &refs)
+}
+
+fn cli_input(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("cli-tests/inputs")
+        .join(name)
+}
+
+/// The status of `mcpres ARGS` whose standard output (and standard error,
+/// when `stderr_too`) is a pipe nobody reads any more; standard error
+/// otherwise. A panic (exit 101, "failed printing to stdout") fails.
+fn with_closed_pipe(args: &[&OsStr], stderr_too: bool) -> (std::process::ExitStatus, String) {
+    let (reader, writer) = std::io::pipe().expect("a pipe");
+    drop(reader);
+    let mut command = support::command();
+    command
+        .args(args)
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::null())
+        .stderr(if stderr_too {
+            Stdio::from(writer.try_clone().expect("clone the pipe"))
+        } else {
+            Stdio::piped()
+        })
+        .stdout(Stdio::from(writer));
+    let out = command.output().expect("run mcpres");
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_ne!(out.status.code(), Some(101), "mcpres panicked: {stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert!(!stderr.contains("Broken pipe"), "{stderr}");
+    (out.status, stderr)
+}
+
+/// The status a closed pipe ends a command with (as a shell reports a
+/// process ended by SIGPIPE), quietly.
+const CLOSED_PIPE: i32 = 141;
+
+#[test]
+fn closed_stdout_ends_listing_commands_quietly() {
+    let v01 = cli_input("v01-bundle.json");
+    let valid = case(VALID_BUNDLE);
+    let mut cases: Vec<Vec<&OsStr>> = vec![
+        vec![OsStr::new("explain"), OsStr::new("--list")],
+        vec![OsStr::new("explain"), OsStr::new("WRONG_STOP_REASON")],
+        vec![OsStr::new("profiles"), OsStr::new("list")],
+        vec![
+            OsStr::new("profiles"),
+            OsStr::new("show"),
+            OsStr::new("oauth-boundary"),
+        ],
+        vec![
+            OsStr::new("digest"),
+            OsStr::new("--kind"),
+            OsStr::new("bundle"),
+            valid.as_os_str(),
+        ],
+        vec![
+            OsStr::new("migrate"),
+            OsStr::new("v0.1"),
+            OsStr::new("--dry-run"),
+            OsStr::new("--input"),
+            v01.as_os_str(),
+        ],
+        vec![OsStr::new("canonicalize"), valid.as_os_str()],
+        vec![
+            OsStr::new("validate"),
+            OsStr::new("--format"),
+            OsStr::new("sarif"),
+            valid.as_os_str(),
+        ],
+    ];
+    if cfg!(feature = "server") {
+        cases.push(vec![OsStr::new("scenarios"), OsStr::new("list")]);
+        cases.push(vec![
+            OsStr::new("scenarios"),
+            OsStr::new("show"),
+            OsStr::new("reference-faults"),
+        ]);
+    }
+    for args in &cases {
+        let (status, stderr) = with_closed_pipe(args, false);
+        assert_eq!(status.code(), Some(CLOSED_PIPE), "{args:?}: {stderr}");
+        assert!(
+            !stderr.contains("cannot write"),
+            "{args:?} is not quiet: {stderr}"
+        );
+    }
+}
+
+/// `mcpres validate X 2>&1 | head -1`: stdout and stderr are the same
+/// closed pipe; the summary on stderr must not panic either.
+#[test]
+fn closed_stdout_and_stderr_end_validate_quietly() {
+    let invalid = cli_input("invalid-bundle.json");
+    for format in ["human", "json"] {
+        let (status, _) = with_closed_pipe(
+            &[
+                OsStr::new("validate"),
+                OsStr::new("--format"),
+                OsStr::new(format),
+                invalid.as_os_str(),
+                invalid.as_os_str(),
+            ],
+            true,
+        );
+        assert_eq!(status.code(), Some(CLOSED_PIPE), "{format}");
+    }
+}
+
+/// The reader goes away after the first line (`| head -1`).
+#[test]
+fn reader_leaving_after_one_line_does_not_crash() {
+    let mut child = support::command()
+        .args(["explain", "--list"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn mcpres");
+    let mut stdout = std::io::BufReader::new(child.stdout.take().expect("stdout"));
+    let mut first = String::new();
+    std::io::BufRead::read_line(&mut stdout, &mut first).expect("one line");
+    assert!(first.starts_with("MCP_RES_"), "{first}");
+    drop(stdout);
+    let mut stderr = String::new();
+    child
+        .stderr
+        .take()
+        .expect("stderr")
+        .read_to_string(&mut stderr)
+        .expect("stderr");
+    let status = child.wait().expect("wait");
+    assert_ne!(status.code(), Some(101), "{stderr}");
+    assert!(status.code().is_some(), "killed by a signal: {status:?}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+}
+
+/// `mcpres run ... 2>&1 | head`: the run stops as if interrupted, cleans up
+/// and ends quietly; no half-written output directory stays behind.
+#[cfg(feature = "server")]
+#[test]
+fn closed_pipe_stops_a_run_quietly_and_leaves_no_partial_output() {
+    let exe = support::exe();
+    // One bundle, and a campaign of several (20 trials).
+    for trials in ["2", "20"] {
+        let tmp = tempfile::tempdir().unwrap();
+        let out = tmp.path().join("r");
+        let (status, _) = with_closed_pipe(
+            &[
+                OsStr::new("run"),
+                OsStr::new("--trials"),
+                OsStr::new(trials),
+                OsStr::new("-o"),
+                out.as_os_str(),
+                OsStr::new("--"),
+                exe.as_os_str(),
+                OsStr::new("serve"),
+            ],
+            true,
+        );
+        assert_eq!(status.code(), Some(CLOSED_PIPE), "{trials} trials");
+        let leftovers: Vec<_> = fs::read_dir(tmp.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert!(leftovers.is_empty(), "{trials} trials left {leftovers:?}");
+    }
+}
+
+/// Every output path is checked before anything runs.
+#[cfg(feature = "server")]
+#[test]
+fn run_output_in_a_missing_directory_is_refused_before_any_trial() {
+    let tmp = tempfile::tempdir().unwrap();
+    let exe = support::exe().display().to_string();
+    let r = mcpres_str(
+        tmp.path(),
+        &["run", "-o", "missing/x/y", "--", &exe, "serve"],
+    );
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(r.stderr.contains("--output missing/x/y"), "{}", r.stderr);
+    assert!(r.stderr.contains("missing/x"), "{}", r.stderr);
+    assert!(!r.stderr.contains("trial"), "trials ran: {}", r.stderr);
+    assert!(!tmp.path().join("missing").exists());
+    let r = mcpres_str(
+        tmp.path(),
+        &["run", "--json", "-o", "missing/x/y", "--", &exe, "serve"],
+    );
+    assert_eq!(r.code, 2);
+    let last: Value = serde_json::from_str(r.stdout.trim()).expect("one JSON event");
+    assert_eq!(last["event"], "run-finished");
+    assert_eq!(last["exitCode"], 2);
+}
+
+/// The file outputs of the other commands are checked the same way, before
+/// any work: their directory must exist (nothing is created on the way).
+#[test]
+fn file_outputs_in_a_missing_directory_are_refused_before_any_work() {
+    let tmp = tempfile::tempdir().unwrap();
+    let valid = case(VALID_BUNDLE).display().to_string();
+    let r = mcpres_str(tmp.path(), &["unpack", &valid, "-o", "u"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    for args in [
+        vec!["canonicalize", valid.as_str(), "-o", "missing/c.json"],
+        vec!["pack", "u", "-o", "missing/p.json"],
+        vec!["unpack", valid.as_str(), "-o", "missing/u"],
+        vec![
+            "trust-policy",
+            "init",
+            "--id",
+            "p",
+            "--valid-from",
+            "2026-01-01T00:00:00Z",
+            "--valid-until",
+            "2027-01-01T00:00:00Z",
+            "-o",
+            "missing/p.json",
+        ],
+        vec![
+            "official",
+            "import",
+            "--capture",
+            "c.json",
+            "--checks",
+            "k.json",
+            "-o",
+            "missing/a.json",
+        ],
+    ] {
+        let r = mcpres_str(tmp.path(), &args);
+        assert_eq!(r.code, 2, "{args:?}: {}", r.stderr);
+        assert!(r.stderr.contains("missing"), "{args:?}: {}", r.stderr);
+        assert!(!tmp.path().join("missing").exists(), "{args:?} created it");
+    }
+}
+
+#[cfg(feature = "server")]
+#[test]
+fn demo_refuses_an_existing_attested_bundle_before_running() {
+    let tmp = tempfile::tempdir().unwrap();
+    fs::write(tmp.path().join("d.attested.json"), b"{}").unwrap();
+    let r = mcpres_str(tmp.path(), &["demo", "-o", "d"]);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(
+        r.stderr.contains("d.attested.json already exists"),
+        "{}",
+        r.stderr
+    );
+    assert!(!tmp.path().join("d").exists(), "the bundle was written");
+    let r = mcpres_str(tmp.path(), &["demo", "-o", "missing/d"]);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(r.stderr.contains("--output missing/d"), "{}", r.stderr);
+}
+
+fn keygen(dir: &Path, name: &str) -> PathBuf {
+    let r = mcpres_str(dir, &["keygen", "--out", name]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    dir.join(format!("{name}.key"))
+}
+
+#[test]
+fn sign_refuses_empty_and_overlong_identities_up_front() {
+    let tmp = tempfile::tempdir().unwrap();
+    keygen(tmp.path(), "k");
+    let bundle = case(VALID_BUNDLE).display().to_string();
+    let long = "a".repeat(100_000);
+    for (identity, policy, flag, limit) in [
+        ("", "p", "--identity", "1 to 256 characters"),
+        (long.as_str(), "p", "--identity", "1 to 256 characters"),
+        (
+            "ci@example.org",
+            "",
+            "--trust-policy-id",
+            "1 to 128 characters",
+        ),
+        (
+            "ci@example.org",
+            &"p".repeat(129),
+            "--trust-policy-id",
+            "1 to 128 characters",
+        ),
+    ] {
+        let r = mcpres_str(
+            tmp.path(),
+            &[
+                "sign",
+                "--key",
+                "k.key",
+                "--identity",
+                identity,
+                "--trust-policy-id",
+                policy,
+                &bundle,
+                "-o",
+                "s.json",
+            ],
+        );
+        assert_eq!(r.code, 2, "{}", r.stderr);
+        assert!(r.stderr.contains(flag), "{}", r.stderr);
+        assert!(r.stderr.contains(limit), "{}", r.stderr);
+        assert!(!r.stderr.contains("bug in mcpres"), "{}", r.stderr);
+        assert!(r.stderr.len() < 300, "the message repeats the value");
+        assert!(!tmp.path().join("s.json").exists());
+    }
+    // At the limits, signing works.
+    let r = mcpres_str(
+        tmp.path(),
+        &[
+            "sign",
+            "--key",
+            "k.key",
+            "--identity",
+            &"i".repeat(256),
+            "--trust-policy-id",
+            &"p".repeat(128),
+            &bundle,
+            "-o",
+            "s.json",
+        ],
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+}
+
+#[test]
+fn a_directory_where_a_file_is_expected_is_named_as_a_directory() {
+    let tmp = tempfile::tempdir().unwrap();
+    fs::create_dir(tmp.path().join("d")).unwrap();
+    let valid = case(VALID_BUNDLE).display().to_string();
+    for (args, expected) in [
+        (vec!["unpack", "d", "-o", "x"], "a single-file bundle"),
+        (
+            vec!["migrate", "v0.1", "--dry-run", "--input", "d"],
+            "a v0.1 conformance bundle file",
+        ),
+        (
+            vec!["verify", "--trust-policy", "d", &valid],
+            "a trust policy file",
+        ),
+    ] {
+        let r = mcpres_str(tmp.path(), &args);
+        assert_eq!(r.code, 2, "{args:?}: {}", r.stderr);
+        assert!(r.stderr.contains("d is a directory"), "{}", r.stderr);
+        assert!(r.stderr.contains(expected), "{}", r.stderr);
+        assert!(!r.stderr.contains("neither a regular file"), "{}", r.stderr);
+    }
+}
+
+#[test]
+fn a_bundle_given_as_trust_policy_is_an_unusable_option() {
+    let tmp = tempfile::tempdir().unwrap();
+    let valid = case(VALID_BUNDLE).display().to_string();
+    fs::write(tmp.path().join("array.json"), b"[1]").unwrap();
+    for policy in [valid.as_str(), "array.json"] {
+        let r = mcpres_str(
+            tmp.path(),
+            &[
+                "verify",
+                "--format",
+                "json",
+                "--trust-policy",
+                policy,
+                &valid,
+            ],
+        );
+        assert_eq!(r.code, 2, "{}", r.stderr);
+        assert!(r.stdout.is_empty(), "the bundle was judged: {}", r.stdout);
+        assert!(r.stderr.contains("--trust-policy"), "{}", r.stderr);
+        assert!(r.stderr.contains("not a trust policy"), "{}", r.stderr);
+    }
+}
+
+#[test]
+fn keygen_refuses_directory_names_and_empty_names() {
+    let tmp = tempfile::tempdir().unwrap();
+    fs::create_dir(tmp.path().join("dir")).unwrap();
+    for name in ["dir/", "dir", "dir/..", ""] {
+        let r = mcpres_str(tmp.path(), &["keygen", "--out", name]);
+        assert_eq!(r.code, 2, "{name:?}: {}", r.stderr);
+        assert!(r.stderr.contains("--out"), "{}", r.stderr);
+    }
+    assert_eq!(fs::read_dir(tmp.path().join("dir")).unwrap().count(), 0);
+    keygen(tmp.path(), "dir/release");
+}
+
+#[cfg(unix)]
+#[test]
+fn add_signer_never_replaces_a_read_only_policy_and_keeps_the_mode() {
+    use std::os::unix::fs::PermissionsExt;
+    let tmp = tempfile::tempdir().unwrap();
+    keygen(tmp.path(), "k");
+    let r = mcpres_str(
+        tmp.path(),
+        &[
+            "trust-policy",
+            "init",
+            "--id",
+            "p",
+            "--valid-from",
+            "2026-01-01T00:00:00Z",
+            "--valid-until",
+            "2027-01-01T00:00:00Z",
+            "-o",
+            "p.json",
+        ],
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let policy = tmp.path().join("p.json");
+    let before = fs::read(&policy).unwrap();
+    fs::set_permissions(&policy, fs::Permissions::from_mode(0o444)).unwrap();
+    let add = |identity: &str| {
+        mcpres_str(
+            tmp.path(),
+            &[
+                "trust-policy",
+                "add-signer",
+                "p.json",
+                "--key",
+                "k.pub",
+                "--identity",
+                identity,
+            ],
+        )
+    };
+    let r = add("ci@example.org");
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(r.stderr.contains("read-only"), "{}", r.stderr);
+    assert_eq!(fs::read(&policy).unwrap(), before);
+    assert_eq!(
+        fs::metadata(&policy).unwrap().permissions().mode() & 0o777,
+        0o444
+    );
+    fs::set_permissions(&policy, fs::Permissions::from_mode(0o640)).unwrap();
+    let r = add("ci@example.org");
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_ne!(fs::read(&policy).unwrap(), before);
+    assert_eq!(
+        fs::metadata(&policy).unwrap().permissions().mode() & 0o777,
+        0o640,
+        "the edit reset the policy's mode"
+    );
+    let r = add("");
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(r.stderr.contains("--identity"), "{}", r.stderr);
+}
+
+#[cfg(unix)]
+#[test]
+fn control_characters_in_file_names_are_escaped_in_human_output() {
+    let tmp = tempfile::tempdir().unwrap();
+    let name = "x\n✔ fake.json: valid\r\u{1b}[2Kz.json";
+    fs::copy(cli_input("invalid-bundle.json"), tmp.path().join(name)).unwrap();
+    let r = mcpres_str(tmp.path(), &["validate", name]);
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    assert!(!r.stdout.contains('\r') && !r.stdout.contains('\u{1b}'));
+    assert!(
+        !r.stdout.lines().any(|l| l.starts_with("✔")),
+        "a crafted name faked a valid line:\n{}",
+        r.stdout
+    );
+    assert!(
+        r.stdout
+            .contains("x\\n✔ fake.json: valid\\r\\u{1b}[2Kz.json"),
+        "{}",
+        r.stdout
+    );
+    // The same for a name that cannot be read.
+    let r = mcpres_str(tmp.path(), &["validate", "missing\n✔ ok.json"]);
+    assert_eq!(r.code, 2);
+    assert!(
+        !r.stdout.lines().any(|l| l.starts_with("✔")),
+        "{}",
+        r.stdout
+    );
+}
+
+#[test]
+fn official_import_names_the_flag_and_its_form() {
+    let tmp = tempfile::tempdir().unwrap();
+    for (flag, value, expected) in [
+        (
+            "--leg",
+            "client=BOGUS",
+            "EXECUTED, NOT_EXECUTED, UNTESTABLE",
+        ),
+        ("--leg", "nobody=EXECUTED", "LEG one of client, server"),
+        ("--leg", "client", "LEG=STATUS"),
+        ("--pending", "nocolon", "SCENARIO:CHECK"),
+        ("--not-scored", ":check", "SCENARIO:CHECK"),
+        ("--coverage", "surface=MAYBE", "INSTRUMENTED"),
+    ] {
+        let r = mcpres_str(
+            tmp.path(),
+            &[
+                "official",
+                "import",
+                "--capture",
+                "c.json",
+                "--checks",
+                "k.json",
+                flag,
+                value,
+                "-o",
+                "a.json",
+            ],
+        );
+        assert_eq!(r.code, 2, "{flag} {value}: {}", r.stderr);
+        assert!(r.stderr.contains(flag), "{}", r.stderr);
+        assert!(r.stderr.contains(expected), "{}", r.stderr);
+        assert!(!r.stderr.contains("pattern"), "{}", r.stderr);
+    }
+    fs::create_dir(tmp.path().join("results")).unwrap();
+    let r = mcpres_str(
+        tmp.path(),
+        &[
+            "official",
+            "import",
+            "--results",
+            "results",
+            "--suite",
+            "active",
+            "-o",
+            "a.json",
+        ],
+    );
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    for flag in [
+        "--package-version",
+        "--package-sha256",
+        "--repository-commit",
+        "--protocol-revision",
+        "--requirement-set-sha256",
+        "--harness-exit-code",
+    ] {
+        assert!(r.stderr.contains(flag), "{flag} missing: {}", r.stderr);
+    }
+    assert!(!r.stderr.contains("--suite"), "{}", r.stderr);
+}
+
+#[test]
+fn explain_accepts_a_rule_id_and_lists_its_codes() {
+    let tmp = tempfile::tempdir().unwrap();
+    let r = mcpres_str(tmp.path(), &["explain", "MCPRES-INT-001"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(r.stdout.contains("MCP_RES_DIGEST_MISMATCH"), "{}", r.stdout);
+    assert!(
+        r.stdout.contains("MCP_RES_PARTIAL_MANIFEST"),
+        "{}",
+        r.stdout
+    );
+    let r = mcpres_str(tmp.path(), &["explain", "mcpres-authn-002"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(
+        r.stdout.contains("MCP_RES_ATTESTATION_UNTRUSTED_SIGNER"),
+        "{}",
+        r.stdout
+    );
+    let r = mcpres_str(tmp.path(), &["explain", "MCPRES-NOPE-999"]);
+    assert_eq!(r.code, 2);
+    assert!(r.stderr.contains("rule MCPRES-NOPE-999"), "{}", r.stderr);
+}
+
+#[test]
+fn explain_list_columns_are_aligned() {
+    let tmp = tempfile::tempdir().unwrap();
+    let r = mcpres_str(tmp.path(), &["explain", "--list"]);
+    assert_eq!(r.code, 0);
+    let lines: Vec<&str> = r.stdout.lines().collect();
+    assert!(lines.len() > 10);
+    // Each title starts at the same column: the rule column is padded to its
+    // widest entry, so the title column starts where the widest rule ends + 1.
+    let column = |line: &str, title_chars: usize| line.chars().count() - title_chars;
+    let titles: Vec<usize> = lines
+        .iter()
+        .map(|l| {
+            let code = l.split(' ').next().unwrap();
+            let title = mcpres::explain::lookup(code).expect("a code").title;
+            assert!(l.ends_with(title), "{l}");
+            column(l, title.chars().count())
+        })
+        .collect();
+    assert!(titles.iter().all(|c| *c == titles[0]), "{titles:?}");
+}
+
+#[test]
+fn sarif_names_no_placeholder_home() {
+    let r = run([
+        OsStr::new("validate"),
+        OsStr::new("--format"),
+        OsStr::new("sarif"),
+        case(VALID_BUNDLE).as_os_str(),
+    ]);
+    let v: Value = serde_json::from_str(&r.stdout).unwrap();
+    let driver = &v["runs"][0]["tool"]["driver"];
+    assert_eq!(driver["name"], "mcpres");
+    assert!(driver.get("informationUri").is_none(), "{driver}");
+}
+
+#[cfg(feature = "server")]
+#[test]
+fn run_help_says_stdio_or_http() {
+    let r = run(["--help"]);
+    let line = r
+        .stdout
+        .lines()
+        .find(|l| l.trim_start().starts_with("run "))
+        .expect("run in the command list");
+    assert!(line.contains("stdio") && line.contains("HTTP"), "{line}");
+}
+
+#[test]
+fn at_is_read_once_as_an_instant() {
+    let r = run([
+        OsStr::new("verify"),
+        OsStr::new("--at"),
+        OsStr::new("2026-13-01T00:00:00Z"),
+        case(VALID_BUNDLE).as_os_str(),
+    ]);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(r.stderr.contains("--at"), "{}", r.stderr);
+    assert!(r.stderr.contains("RFC 3339"), "{}", r.stderr);
+    assert!(r.stdout.is_empty());
+}
+
+/// A canonical (one-line) document gets a trimmed excerpt around each of
+/// its first findings, at the real line and column.
+#[test]
+fn one_line_json_gets_a_trimmed_excerpt() {
+    let mut doc: Value = serde_json::from_slice(&fs::read(case(VALID_BUNDLE)).unwrap()).unwrap();
+    doc["evidence"]["operations"][1]["negativeObservation"]["observedStopReason"] =
+        json!("VERSION_UNSUPPORTED");
+    doc["evidence"]["evidenceClassClaim"] = json!("X".repeat(3_000));
+    let tmp = tempfile::tempdir().unwrap();
+    let path = tmp.path().join("one-line.json");
+    let bytes = mcpres::json::canonical::to_vec(&doc).unwrap();
+    assert!(!bytes.contains(&b'\n'));
+    fs::write(&path, &bytes).unwrap();
+    let r = run([OsStr::new("validate"), path.as_os_str()]);
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    let excerpt = r
+        .stdout
+        .lines()
+        .find(|l| l.contains("\"observedStopReason\":\"VERSION_UNSUPPORTED\""))
+        .unwrap_or_else(|| panic!("no excerpt:\n{}", r.stdout));
+    assert!(excerpt.chars().count() < 200, "{excerpt}");
+    let text = std::str::from_utf8(&bytes).unwrap();
+    let at = text
+        .find("\"observedStopReason\":\"VERSION_UNSUPPORTED\"")
+        .unwrap();
+    let column = text[..at].chars().count() + "\"observedStopReason\":".len() + 1;
+    assert!(
+        r.stdout.contains(&format!("one-line.json:1:{column}]")),
+        "column {column}:\n{}",
+        r.stdout
+    );
+    assert!(r.stdout.lines().all(|l| l.chars().count() < 400));
+}
+
+/// On a terminal, `migrate` prints a summary for a reader (a pipe gets the
+/// JSON line, as the transcripts show). Needs script(1) for a terminal.
+#[test]
+fn migrate_prints_a_human_summary_on_a_terminal() {
+    let script = Path::new("/usr/bin/script");
+    if !script.exists() {
+        eprintln!("skipped: script(1) is not installed");
+        return;
+    }
+    let command = format!(
+        "{} migrate v0.1 --dry-run --input {}",
+        support::exe().display(),
+        cli_input("v01-bundle.json").display()
+    );
+    let out = Command::new(script)
+        .args(["-qec", &command, "/dev/null"])
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::null())
+        .output()
+        .expect("run script");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}");
+    assert!(stdout.contains("migration"), "{stdout}");
+    assert!(stdout.contains("dry run"), "{stdout}");
+    assert!(stdout.contains("output sha256"), "{stdout}");
+    assert!(!stdout.trim_start().starts_with('{'), "{stdout}");
+}
+
+/// The run summary's columns line up, also for client-fault controls with
+/// long names and verdicts.
+#[cfg(feature = "server")]
+#[test]
+fn run_summary_columns_are_aligned_for_client_faults() {
+    let tmp = tempfile::tempdir().unwrap();
+    let exe = support::exe().display().to_string();
+    let r = mcpres_str(
+        tmp.path(),
+        &[
+            "run",
+            "--scenario",
+            "client-faults",
+            "-o",
+            "out",
+            "--",
+            &exe,
+            "serve",
+        ],
+    );
+    assert!(r.code == 0 || r.code == 1, "{}", r.stderr);
+    let table: Vec<&str> = r
+        .stdout
+        .lines()
+        .take_while(|l| !l.starts_with("result "))
+        .collect();
+    assert!(table.len() > 2, "{}", r.stdout);
+    assert!(table[0].ends_with(" mutant"), "{}", table[0]);
+    // The mutant column (the last, without spaces) starts at one column.
+    let last_column = |l: &str| l.chars().count() - l.rsplit(' ').next().unwrap().chars().count();
+    let at = last_column(table[0]);
+    for line in &table[1..] {
+        assert_eq!(last_column(line), at, "misaligned:\n{}", table.join("\n"));
+    }
 }

@@ -5,6 +5,9 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
+use super::output::{escaped, shown};
+use super::{CliError, CliResult, Exit, check_new_file, expect_file};
+
 use mcpres::attest::keys::{KeyPair, PublicKey};
 use mcpres::attest::policy;
 use mcpres::bundle;
@@ -104,54 +107,118 @@ pub enum TrustPolicyCommand {
     },
 }
 
-pub fn run_keygen(args: &KeygenArgs) -> i32 {
-    let pair = match KeyPair::generate() {
-        Ok(p) => p,
-        Err(e) => {
-            eprintln!("mcpres keygen: {e}");
-            return 2;
+/// The longest signer identity the statement and policy schemas accept, in characters.
+pub const MAX_IDENTITY_CHARS: usize = 256;
+/// The longest trust policy id the statement and policy schemas accept, in characters.
+pub const MAX_POLICY_ID_CHARS: usize = 128;
+
+/// A text flag whose length the schemas bound (in characters, as JSON
+/// Schema counts them): refused before any work, naming the flag.
+fn bounded_text(who: &str, flag: &str, value: &str, max: usize) -> Result<(), CliError> {
+    let chars = value.chars().count();
+    if chars == 0 || chars > max {
+        let got = if chars == 0 {
+            "it is empty".to_owned()
+        } else {
+            format!("it has {chars}")
+        };
+        return Err(CliError::Unusable(format!(
+            "{who}: {flag} must be 1 to {max} characters; {got}"
+        )));
+    }
+    if value.chars().any(char::is_control) {
+        return Err(CliError::Unusable(format!(
+            "{who}: {flag} {:?} holds a control character",
+            escaped(value)
+        )));
+    }
+    Ok(())
+}
+
+/// `keygen --out NAME`: a base name, not a directory.
+pub struct Keygen {
+    out: PathBuf,
+}
+
+impl KeygenArgs {
+    pub fn into_checked(self) -> Result<Keygen, CliError> {
+        let who = "mcpres keygen: --out";
+        let text = self.out.as_os_str().to_string_lossy();
+        if text.is_empty() {
+            return Err(CliError::Unusable(format!(
+                "{who}: the name is empty; give a base name such as keys/release (writes keys/release.key and keys/release.pub)"
+            )));
         }
-    };
-    match pair.write_pair(&args.out) {
-        Ok((key_path, pub_path)) => {
-            eprintln!(
-                "mcpres keygen: wrote {} (private, mode 0600) and {}",
-                key_path.display(),
-                pub_path.display()
-            );
-            println!("{}", pair.public().fingerprint());
-            0
+        let names_a_directory = text.ends_with('/')
+            || text.ends_with(std::path::MAIN_SEPARATOR)
+            || self.out.file_name().is_none()
+            || std::fs::symlink_metadata(&self.out).is_ok_and(|m| m.is_dir());
+        if names_a_directory {
+            return Err(CliError::Unusable(format!(
+                "{who} {}: expected a base name, not a directory (for example keys/release writes keys/release.key and keys/release.pub)",
+                shown(&self.out)
+            )));
         }
-        Err(e) => {
-            eprintln!("mcpres keygen: {e}");
-            2
-        }
+        let mut key = self.out.as_os_str().to_owned();
+        key.push(".key");
+        check_new_file(Path::new(&key), who)?;
+        Ok(Keygen { out: self.out })
     }
 }
 
-pub fn run_sign(args: &SignArgs) -> i32 {
-    match sign_inner(args) {
-        Ok(code) => code,
-        Err(message) => {
-            eprintln!("mcpres sign: {message}");
-            2
+pub fn run_keygen(args: Keygen) -> CliResult {
+    let pair =
+        KeyPair::generate().map_err(|e| CliError::Unusable(format!("mcpres keygen: {e}")))?;
+    let (key_path, pub_path) = pair
+        .write_pair(&args.out)
+        .map_err(|e| CliError::Unusable(format!("mcpres keygen: {e}")))?;
+    errln!(
+        "mcpres keygen: wrote {} (private, mode 0600) and {}",
+        shown(&key_path),
+        shown(&pub_path)
+    );
+    outln!("{}", pair.public().fingerprint())?;
+    Ok(Exit::Valid)
+}
+
+impl SignArgs {
+    /// Refuse arguments the signed statement's schema cannot hold, before
+    /// any file is read.
+    pub fn into_checked(self) -> Result<SignArgs, CliError> {
+        let who = "mcpres sign";
+        bounded_text(who, "--identity", &self.identity, MAX_IDENTITY_CHARS)?;
+        bounded_text(
+            who,
+            "--trust-policy-id",
+            &self.trust_policy_id,
+            MAX_POLICY_ID_CHARS,
+        )?;
+        if let Some(t) = &self.signing_time
+            && time::rfc3339_millis(t).is_none()
+        {
+            return Err(CliError::Unusable(format!(
+                "{who}: --signing-time {:?} is not an RFC 3339 date-time (for example 2026-11-30T12:00:00Z)",
+                escaped(t)
+            )));
         }
+        expect_file(
+            &self.key,
+            "mcpres sign: --key",
+            "a private key file (PKCS#8 PEM)",
+        )?;
+        check_new_file(&self.output, "mcpres sign: --output")?;
+        Ok(self)
     }
 }
 
-fn sign_inner(args: &SignArgs) -> Result<i32, String> {
-    if std::fs::symlink_metadata(&args.output).is_ok() {
-        return Err(format!(
-            "{} already exists; mcpres never overwrites",
-            args.output.display()
-        ));
-    }
-    let key = KeyPair::read_pem(&args.key).map_err(|e| format!("--key: {e}"))?;
+pub fn run_sign(args: SignArgs) -> CliResult {
+    let who = |m: String| CliError::Unusable(format!("mcpres sign: {m}"));
+    let key = KeyPair::read_pem(&args.key).map_err(|e| who(format!("--key: {e}")))?;
     #[cfg(unix)]
     if mcpres::attest::keys::is_group_or_world_readable(&args.key) {
-        eprintln!(
+        errln!(
             "mcpres sign: warning: {} can be read by other users; keep private keys at mode 0600",
-            args.key.display()
+            shown(&args.key)
         );
     }
     let signing_time = match &args.signing_time {
@@ -167,27 +234,31 @@ fn sign_inner(args: &SignArgs) -> Result<i32, String> {
             log_id: log.clone(),
             entry_uuid: entry.clone(),
             inclusion_proof: mcpres::fsio::read_capped(proof, sign::MAX_INCLUSION_PROOF_BYTES)
-                .map_err(|e| format!("--inclusion-proof: cannot read {}: {e}", proof.display()))?,
+                .map_err(|e| {
+                    who(format!(
+                        "--inclusion-proof: cannot read {}: {e}",
+                        shown(proof)
+                    ))
+                })?,
         }),
         _ => None,
     };
     args.timeout.start_for("sign", &args.bundle);
     let loaded = bundle::load(&args.bundle, &Limits::default())
-        .map_err(|e| format!("{}: {e}", args.bundle.display()))?;
+        .map_err(|e| who(format!("{}: {}", shown(&args.bundle), e)))?;
     if let Some(first) = loaded.storage_findings.first() {
-        eprintln!(
+        return Err(CliError::Failing(format!(
             "mcpres sign: refusing to sign {}: {} ({})",
-            args.bundle.display(),
+            shown(&args.bundle),
             first.code,
             first.message
-        );
-        return Ok(1);
+        )));
     }
     let Some(doc) = loaded.doc else {
-        return Err(format!(
+        return Err(who(format!(
             "{}: no bundle document could be read",
-            args.bundle.display()
-        ));
+            shown(&args.bundle)
+        )));
     };
     let options = SignOptions {
         signer_identity: args.identity.clone(),
@@ -199,24 +270,23 @@ fn sign_inner(args: &SignArgs) -> Result<i32, String> {
     let wrapper = match sign::attest(&doc, &key, &options) {
         Ok(w) => w,
         Err(SignError::InvalidInput(report)) => {
-            eprintln!(
+            return Err(CliError::Failing(format!(
                 "mcpres sign: refusing to sign {}: it is not valid ({}); run `mcpres validate` for every finding",
-                args.bundle.display(),
+                shown(&args.bundle),
                 report.diagnostics.join(", ")
-            );
-            return Ok(1);
+            )));
         }
-        Err(e) => return Err(e.to_string()),
+        Err(e) => return Err(who(e.to_string())),
     };
-    let bytes = to_file_bytes(&wrapper).map_err(|e| e.to_string())?;
+    let bytes = to_file_bytes(&wrapper).map_err(|e| who(e.to_string()))?;
     bundle::dir::write_new(&args.output, &bytes)
-        .map_err(|e| format!("cannot create {}: {e}", args.output.display()))?;
+        .map_err(|e| who(format!("cannot create {}: {e}", shown(&args.output))))?;
     let envelopes = wrapper["authenticity"]["envelopes"]
         .as_array()
         .map_or(0, Vec::len);
-    eprintln!(
+    errln!(
         "mcpres sign: wrote {} ({} envelope{}, claims {}), signed by key {} as {:?}",
-        args.output.display(),
+        shown(&args.output),
         envelopes,
         if envelopes == 1 { "" } else { "s" },
         wrapper["authenticity"]["claimedClassification"]
@@ -225,11 +295,62 @@ fn sign_inner(args: &SignArgs) -> Result<i32, String> {
         key.public().fingerprint(),
         args.identity
     );
-    Ok(0)
+    Ok(Exit::Valid)
 }
 
-pub fn run_trust_policy(command: &TrustPolicyCommand) -> i32 {
-    let result = match command {
+impl TrustPolicyCommand {
+    /// Refuse ids and identities the policy schema cannot hold, and a
+    /// policy file the user cannot write, before any work.
+    pub fn into_checked(self) -> Result<TrustPolicyCommand, CliError> {
+        let who = "mcpres trust-policy";
+        match &self {
+            TrustPolicyCommand::Init { id, output, .. } => {
+                bounded_text(who, "--id", id, MAX_POLICY_ID_CHARS)?;
+                check_new_file(output, "mcpres trust-policy: --output")?;
+            }
+            TrustPolicyCommand::AddSigner {
+                policy, identity, ..
+            } => {
+                bounded_text(who, "--identity", identity, MAX_IDENTITY_CHARS)?;
+                editable(policy)?;
+            }
+            TrustPolicyCommand::Revoke { policy, .. } => editable(policy)?,
+        }
+        Ok(self)
+    }
+}
+
+/// A policy file `trust-policy` may replace: a regular file the user can
+/// write. A read-only policy is refused rather than replaced.
+fn editable(path: &Path) -> Result<(), CliError> {
+    expect_file(
+        path,
+        "mcpres trust-policy:",
+        "a trust policy file (mcp-res.trust-policy/0.2.0)",
+    )?;
+    let read_only = || {
+        CliError::Unusable(format!(
+            "mcpres trust-policy: {} is read-only; it is not replaced (make it writable first, or copy it)",
+            shown(path)
+        ))
+    };
+    // A file without any write permission bit is read-only even for a user
+    // (root) whom the system would let write it.
+    if std::fs::metadata(path).is_ok_and(|m| m.permissions().readonly()) {
+        return Err(read_only());
+    }
+    // Opening for writing changes nothing (no truncation) and asks the
+    // operating system itself whether this user may write the file.
+    match std::fs::OpenOptions::new().write(true).open(path) {
+        Ok(_) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => Err(read_only()),
+        // A missing file and other problems are reported when it is read.
+        Err(_) => Ok(()),
+    }
+}
+
+pub fn run_trust_policy(command: TrustPolicyCommand) -> CliResult {
+    let result = match &command {
         TrustPolicyCommand::Init {
             id,
             valid_from,
@@ -241,8 +362,8 @@ pub fn run_trust_policy(command: &TrustPolicyCommand) -> i32 {
             .and_then(|p| {
                 let bytes = to_file_bytes(&p).map_err(|e| e.to_string())?;
                 bundle::dir::write_new(output, &bytes)
-                    .map_err(|e| format!("cannot create {}: {e}", output.display()))?;
-                Ok(format!("wrote trust policy {id:?} to {}", output.display()))
+                    .map_err(|e| format!("cannot create {}: {e}", shown(output)))?;
+                Ok(format!("wrote trust policy {id:?} to {}", shown(output)))
             }),
         TrustPolicyCommand::AddSigner {
             policy: path,
@@ -276,34 +397,42 @@ pub fn run_trust_policy(command: &TrustPolicyCommand) -> i32 {
     };
     match result {
         Ok(message) => {
-            eprintln!("mcpres trust-policy: {message}");
-            0
+            errln!("mcpres trust-policy: {message}");
+            Ok(Exit::Valid)
         }
-        Err(message) => {
-            eprintln!("mcpres trust-policy: {message}");
-            2
-        }
+        Err(message) => Err(CliError::Unusable(format!(
+            "mcpres trust-policy: {message}"
+        ))),
     }
 }
 
 /// Read a policy, apply `change`, and replace the file atomically (a new
-/// sibling file renamed over it). Symlinks are refused. Returns the new version.
+/// sibling file renamed over it), keeping the file's permission bits.
+/// Symlinks are refused. Returns the new version.
 fn edit(
     path: &Path,
     change: impl FnOnce(&mut Value) -> Result<(), policy::PolicyError>,
 ) -> Result<String, String> {
-    let (mut value, _) = bundle::read_json(path, &Limits::default())
-        .map_err(|e| format!("{}: {e}", path.display()))?;
+    let (mut value, _) =
+        bundle::read_json(path, &Limits::default()).map_err(|e| format!("{}: {e}", shown(path)))?;
+    let permissions = std::fs::metadata(path)
+        .map_err(|e| format!("{}: {e}", shown(path)))?
+        .permissions();
     change(&mut value).map_err(|e| e.to_string())?;
     let bytes = to_file_bytes(&value).map_err(|e| e.to_string())?;
     let mut tmp_name = path.as_os_str().to_owned();
     tmp_name.push(format!(".mcpres-{}.tmp", std::process::id()));
     let tmp = PathBuf::from(tmp_name);
     bundle::dir::write_new(&tmp, &bytes)
-        .map_err(|e| format!("cannot create {}: {e}", tmp.display()))?;
-    if let Err(e) = std::fs::rename(&tmp, path) {
+        .map_err(|e| format!("cannot create {}: {e}", shown(&tmp)))?;
+    let replaced = std::fs::set_permissions(&tmp, permissions)
+        .map_err(|e| format!("cannot keep the mode of {}: {e}", shown(path)))
+        .and_then(|()| {
+            std::fs::rename(&tmp, path).map_err(|e| format!("cannot replace {}: {e}", shown(path)))
+        });
+    if let Err(e) = replaced {
         let _ = std::fs::remove_file(&tmp);
-        return Err(format!("cannot replace {}: {e}", path.display()));
+        return Err(e);
     }
     Ok(value["version"].as_str().unwrap_or("?").to_owned())
 }

@@ -81,7 +81,7 @@ fn start_watchdog(command: &'static str, what: &'static str, seconds: u64) {
     let limit = Duration::from_secs(seconds);
     std::thread::spawn(move || {
         std::thread::sleep(limit);
-        eprintln!(
+        errln!(
             "mcpres {command}: MCP_RES_INPUT_INVALID: {what} did not finish within {seconds} s (--timeout); giving up"
         );
         std::process::exit(2);

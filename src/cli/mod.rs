@@ -1,6 +1,12 @@
-//! Command-line interface: raw flags become validated arguments, each command
-//! returns an exit code (0 valid, 1 failing diagnostic, 2 unusable input).
+//! Command-line interface: raw flags become validated values before any work
+//! (`--at` a [`Timestamp`], `--trust-policy` a parsed policy, names and
+//! lengths checked); each command returns `Result<Exit, CliError>`, and
+//! [`main`] alone renders errors and picks the exit status (0 valid,
+//! 1 failing diagnostic, 2 unusable input; 141 when standard output was
+//! closed). clap types stay in this module.
 
+#[macro_use]
+mod output;
 mod attest;
 mod limits;
 mod official_cmd;
@@ -8,9 +14,14 @@ mod profiles;
 mod render;
 #[cfg(feature = "server")]
 mod run;
+#[cfg(feature = "server")]
+mod serve;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
+
+use mcpres::attest::policy::VerifierPolicy;
+use mcpres::json::time::Timestamp;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use rayon::prelude::*;
@@ -115,8 +126,8 @@ enum Command {
     },
     /// Run the reference MCP server.
     #[cfg(feature = "server")]
-    Serve(mcpres::server::ServeArgs),
-    /// Run a scenario against a stdio MCP server and write a validated evidence bundle.
+    Serve(serve::ServeCli),
+    /// Run a scenario against an MCP server, over stdio or Streamable HTTP (`--http`), and write a validated evidence bundle.
     #[cfg(feature = "server")]
     Run(run::RunArgs),
     /// List, show or check harness scenarios (built-in ones and scenario files).
@@ -142,7 +153,7 @@ struct MigrateArgs {
     /// The v0.1 conformance bundle (a valid migration result is returned unchanged).
     #[arg(short, long)]
     input: PathBuf,
-    /// The new result file: must not exist and must lie inside the workspace.
+    /// The new result file (required unless --dry-run): must not exist and must lie inside the workspace.
     #[arg(short, long, required_unless_present = "dry_run")]
     output: Option<PathBuf>,
     /// Print the report and the digest of the prospective output; write nothing.
@@ -168,8 +179,8 @@ struct ValidateArgs {
     #[arg(long, value_name = "POLICY.json")]
     trust_policy: Option<PathBuf>,
     /// Evaluation time for attested bundles, RFC 3339 (default: now).
-    #[arg(long, value_name = "RFC3339")]
-    at: Option<String>,
+    #[arg(long, value_name = "RFC3339", value_parser = parse_at)]
+    at: Option<Timestamp>,
     /// The unsanitized original result an official-conformance attachment records
     /// (its length and SHA-256 are compared).
     #[arg(long, value_name = "FILE")]
@@ -189,22 +200,125 @@ enum DigestKind {
     Bundle,
 }
 
-/// Parse arguments and run; returns the process exit code.
-pub fn main() -> i32 {
+/// How a command ended when it ran to its end: the process exit code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Exit {
+    /// 0: valid, or the command did what it was asked.
+    Valid,
+    /// 1: a failing diagnostic.
+    Failing,
+    /// 2: unreadable or unusable input.
+    Unusable,
+}
+
+impl Exit {
+    pub fn code(self) -> u8 {
+        match self {
+            Exit::Valid => 0,
+            Exit::Failing => 1,
+            Exit::Unusable => 2,
+        }
+    }
+}
+
+/// The exit status after standard output was closed by its reader: what a
+/// shell reports for a process ended by SIGPIPE (128 + 13), as other Unix
+/// tools end in a pipeline; nothing is printed.
+pub const CLOSED_PIPE_STATUS: u8 = 141;
+
+/// Why a command stopped. Each variant's message is complete (it names the
+/// command and what was wrong); it is rendered once, by [`main`].
+#[derive(Debug, thiserror::Error, miette::Diagnostic)]
+pub enum CliError {
+    /// Unusable input or arguments (exit 2).
+    #[error("{0}")]
+    Unusable(String),
+    /// The input breaks a rule, so the command refused to go on (exit 1).
+    #[error("{0}")]
+    Failing(String),
+    /// Standard output was closed by its reader: end quietly.
+    #[error("standard output was closed")]
+    Closed,
+}
+
+impl CliError {
+    /// A failed write to standard output: a closed pipe ends the command
+    /// quietly, anything else is reported.
+    pub fn output(e: std::io::Error) -> CliError {
+        if e.kind() == std::io::ErrorKind::BrokenPipe {
+            CliError::Closed
+        } else {
+            CliError::Unusable(format!("mcpres: cannot write output: {e}"))
+        }
+    }
+
+    fn status(&self) -> u8 {
+        match self {
+            CliError::Unusable(_) => Exit::Unusable.code(),
+            CliError::Failing(_) => Exit::Failing.code(),
+            CliError::Closed => CLOSED_PIPE_STATUS,
+        }
+    }
+}
+
+/// What every command returns.
+pub type CliResult = Result<Exit, CliError>;
+
+/// Renders a command's error on standard error: its message, then its help
+/// (if any) on an indented line. One handler for every command.
+struct PlainHandler;
+
+impl miette::ReportHandler for PlainHandler {
+    fn debug(
+        &self,
+        diagnostic: &dyn miette::Diagnostic,
+        f: &mut std::fmt::Formatter<'_>,
+    ) -> std::fmt::Result {
+        write!(f, "{diagnostic}")?;
+        if let Some(help) = diagnostic.help() {
+            write!(f, "\n  help: {help}")?;
+        }
+        Ok(())
+    }
+}
+
+struct Rendered<'a>(&'a CliError);
+
+impl std::fmt::Display for Rendered<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        miette::ReportHandler::debug(&PlainHandler, self.0, f)
+    }
+}
+
+/// Parse arguments, run the command, render its outcome; returns the
+/// process exit status.
+pub fn main() -> u8 {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
             let code = if e.use_stderr() { 2 } else { 0 };
+            // `--help | head -1`: a closed pipe is not worth a message.
             let _ = e.print();
             return code;
         }
     };
-    match cli.command {
-        Command::Validate(args) => run_validate(&args, false),
-        Command::Verify(args) => run_validate(&args, true),
-        Command::Keygen(args) => attest::run_keygen(&args),
-        Command::Sign(args) => attest::run_sign(&args),
-        Command::TrustPolicy(command) => attest::run_trust_policy(&command),
+    match dispatch(cli.command) {
+        Ok(exit) => exit.code(),
+        Err(CliError::Closed) => CLOSED_PIPE_STATUS,
+        Err(e) => {
+            errln!("{}", Rendered(&e));
+            e.status()
+        }
+    }
+}
+
+fn dispatch(command: Command) -> CliResult {
+    match command {
+        Command::Validate(args) => run_validate(args, false),
+        Command::Verify(args) => run_validate(args, true),
+        Command::Keygen(args) => attest::run_keygen(args.into_checked()?),
+        Command::Sign(args) => attest::run_sign(args.into_checked()?),
+        Command::TrustPolicy(command) => attest::run_trust_policy(command.into_checked()?),
         Command::Canonicalize { file, output } => run_canonicalize(&file, output.as_deref()),
         Command::Digest {
             file,
@@ -235,12 +349,9 @@ pub fn main() -> i32 {
             from: MigrateFrom::V01(args),
         } => run_migrate(&args),
         #[cfg(feature = "server")]
-        Command::Serve(args) => match mcpres::server::run(args) {
-            Ok(()) => 0,
-            Err(e) => {
-                eprintln!("mcpres serve: {e}");
-                2
-            }
+        Command::Serve(args) => match mcpres::server::run(args.into()) {
+            Ok(()) => Ok(Exit::Valid),
+            Err(e) => Err(CliError::Unusable(format!("mcpres serve: {e}"))),
         },
         #[cfg(feature = "server")]
         Command::Run(args) => run::main_run(args),
@@ -249,6 +360,18 @@ pub fn main() -> i32 {
         #[cfg(feature = "server")]
         Command::Demo(args) => run::main_demo(args),
     }
+}
+
+/// Refuse a directory where a file is expected: `who` names the command
+/// and flag (`mcpres verify: --trust-policy`), `what` the file expected.
+pub fn expect_file(path: &Path, who: &str, what: &str) -> Result<(), CliError> {
+    if std::fs::symlink_metadata(path).is_ok_and(|m| m.is_dir()) {
+        return Err(CliError::Unusable(format!(
+            "{who} {} is a directory; expected {what}",
+            output::shown(path)
+        )));
+    }
+    Ok(())
 }
 
 /// The result of checking one input.
@@ -264,19 +387,19 @@ pub struct Checked {
 }
 
 impl Outcome {
-    pub fn exit_code(&self) -> i32 {
+    pub fn exit(&self) -> Exit {
         match &self.result {
-            Err(_) => 2,
-            Ok(c) if c.report.valid => 0,
+            Err(_) => Exit::Unusable,
+            Ok(c) if c.report.valid => Exit::Valid,
             Ok(c)
                 if c.report
                     .findings
                     .iter()
                     .any(|f| f.code == codes::INPUT_INVALID) =>
             {
-                2
+                Exit::Unusable
             }
-            Ok(_) => 1,
+            Ok(_) => Exit::Failing,
         }
     }
 }
@@ -351,49 +474,81 @@ fn settings_from(
     args: &ValidateArgs,
     require_attested: bool,
     limits: &Limits,
-) -> Result<Settings, String> {
+) -> Result<Settings, CliError> {
+    let command = if require_attested {
+        "mcpres verify"
+    } else {
+        "mcpres validate"
+    };
     let trust_policy = match &args.trust_policy {
-        Some(path) => Some(
-            bundle::read_json(path, limits)
-                .map(|(v, _)| v)
-                .map_err(|e| {
-                    format!(
-                        "trust policy {}: {}",
-                        path.display(),
-                        render::load_error_text(&e)
-                    )
-                })?,
-        ),
+        Some(path) => Some(read_trust_policy(path, limits, command)?),
         None => None,
     };
-    if let Some(at) = &args.at
-        && validate::time::rfc3339_micros(at).is_none()
-    {
-        return Err(format!(
-            "--at {at:?} is not an RFC 3339 date-time (for example 2026-11-30T12:00:00Z)"
-        ));
-    }
     let original_result = match &args.original_result {
-        Some(path) => Some(bundle::read_file(path, limits).map_err(|e| {
-            format!(
-                "original result {}: {}",
-                path.display(),
-                render::load_error_text(&e)
-            )
-        })?),
+        Some(path) => {
+            expect_file(
+                path,
+                &format!("{command}: --original-result"),
+                "the original result file",
+            )?;
+            Some(bundle::read_file(path, limits).map_err(|e| {
+                CliError::Unusable(format!(
+                    "mcpres: original result {}: {}",
+                    output::shown(path),
+                    render::load_error_text(&e)
+                ))
+            })?)
+        }
         None => None,
     };
     Ok(Settings {
         validate: validate::Options {
             trust_policy,
-            at: args.at.clone(),
+            at: args.at,
             original_result,
         },
         require_attested,
     })
 }
 
-fn run_validate(args: &ValidateArgs, require_attested: bool) -> i32 {
+/// `--trust-policy FILE`: read and checked once, before any document. A
+/// directory or a document of another kind is an unusable option (exit 2);
+/// a trust policy that breaks its schema is reported as findings of each
+/// attested bundle, as the reference validators report it.
+fn read_trust_policy(
+    path: &Path,
+    limits: &Limits,
+    command: &str,
+) -> Result<VerifierPolicy, CliError> {
+    let flag = format!("{command}: --trust-policy");
+    expect_file(
+        path,
+        &flag,
+        "a trust policy file (mcp-res.trust-policy/0.2.0, as `mcpres trust-policy init` writes it)",
+    )?;
+    let (value, _) = bundle::read_json(path, limits).map_err(|e| {
+        CliError::Unusable(format!(
+            "mcpres: trust policy {}: {}",
+            output::shown(path),
+            render::load_error_text(&e)
+        ))
+    })?;
+    VerifierPolicy::from_value(&value).map_err(|e| {
+        CliError::Unusable(format!(
+            "{flag} {}: {e}; give the trust policy file here, and the attested bundles as arguments",
+            output::shown(path)
+        ))
+    })
+}
+
+/// `--at`: an RFC 3339 date-time, read once into an instant.
+fn parse_at(text: &str) -> Result<Timestamp, String> {
+    Timestamp::parse(text).ok_or_else(|| {
+        format!("{text:?} is not an RFC 3339 date-time (for example 2026-11-30T12:00:00Z)")
+    })
+}
+
+fn run_validate(args: ValidateArgs, require_attested: bool) -> CliResult {
     // The global timeout guards directory validation and batches. One file is
     // bounded by --max-bytes and never blocks (FIFOs and devices are refused),
     // so it does not pay for the watchdog thread.
@@ -411,13 +566,7 @@ fn run_validate(args: &ValidateArgs, require_attested: bool) -> i32 {
     }
     let limits = args.limits.json();
     let dir_limits = args.limits.dir();
-    let settings = match settings_from(args, require_attested, &limits) {
-        Ok(s) => s,
-        Err(message) => {
-            eprintln!("mcpres: {message}");
-            return 2;
-        }
-    };
+    let settings = settings_from(&args, require_attested, &limits)?;
     let total = args.paths.len();
     let outcomes: Vec<Outcome> = if total == 1 {
         vec![check_path_with(
@@ -434,67 +583,83 @@ fn run_validate(args: &ValidateArgs, require_attested: bool) -> i32 {
     };
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
-    let rendered = render::render_all(&outcomes, args.format, args.quiet, &mut out);
-    let _ = out.flush();
+    render::render_all(&outcomes, args.format, args.quiet, &mut out)
+        .and_then(|()| out.flush())
+        .map_err(CliError::output)?;
     drop(out);
-    if let Err(e) = rendered {
-        eprintln!("mcpres: cannot write output: {e}");
-        return 2;
-    }
     let (mut valid, mut invalid, mut unreadable) = (0usize, 0usize, 0usize);
     for o in &outcomes {
-        match o.exit_code() {
-            0 => valid += 1,
-            1 => invalid += 1,
-            _ => unreadable += 1,
+        match o.exit() {
+            Exit::Valid => valid += 1,
+            Exit::Failing => invalid += 1,
+            Exit::Unusable => unreadable += 1,
         }
     }
     if total > 1 || matches!(args.format, Format::Human) {
-        eprintln!(
+        errln!(
             "mcpres: checked {total} input{}: {valid} valid, {invalid} invalid, {unreadable} unreadable",
             if total == 1 { "" } else { "s" }
         );
     }
-    outcomes.iter().map(Outcome::exit_code).max().unwrap_or(0)
+    Ok(outcomes
+        .iter()
+        .map(Outcome::exit)
+        .max()
+        .unwrap_or(Exit::Valid))
 }
 
-fn input_error(e: &LoadError) -> i32 {
-    eprintln!("{}", render::load_error_text(e));
-    2
+fn input_error(e: &LoadError) -> CliError {
+    CliError::Unusable(render::load_error_text(e))
 }
 
-fn run_canonicalize(file: &Path, output: Option<&Path>) -> i32 {
+fn run_canonicalize(file: &Path, output: Option<&Path>) -> CliResult {
     let limits = Limits::default();
-    let (value, _) = match bundle::read_json(file, &limits) {
-        Ok(v) => v,
-        Err(e) => return input_error(&e),
-    };
-    let bytes = match canonical::to_vec(&value) {
-        Ok(b) => b,
-        Err(e) => {
-            eprintln!("mcpres: {}: {e}", file.display());
-            return 2;
-        }
-    };
+    expect_file(file, "mcpres canonicalize:", "a JSON file")?;
+    if let Some(path) = output {
+        check_new_file(path, "mcpres canonicalize: --output")?;
+    }
+    let (value, _) = bundle::read_json(file, &limits).map_err(|e| input_error(&e))?;
+    let bytes = canonical::to_vec(&value)
+        .map_err(|e| CliError::Unusable(format!("mcpres: {}: {e}", output::shown(file))))?;
     match output {
-        Some(path) => match bundle::dir::write_new(path, &bytes) {
-            Ok(()) => 0,
-            Err(e) => {
-                eprintln!("mcpres: cannot create {}: {e}", path.display());
-                2
-            }
-        },
-        None => {
-            let mut stdout = std::io::stdout().lock();
-            if stdout
-                .write_all(&bytes)
-                .and_then(|()| stdout.flush())
-                .is_err()
-            {
-                return 2;
-            }
-            0
-        }
+        Some(path) => bundle::dir::write_new(path, &bytes).map_err(|e| {
+            CliError::Unusable(format!(
+                "mcpres: cannot create {}: {e}",
+                output::shown(path)
+            ))
+        })?,
+        None => output::stdout_bytes(&bytes)?,
+    }
+    Ok(Exit::Valid)
+}
+
+/// A file to create: it must not exist, and its directory must exist.
+/// Checked before any work, so that nothing is done for an output that
+/// cannot be written.
+pub fn check_new_file(path: &Path, who: &str) -> Result<(), CliError> {
+    let shown = output::shown(path);
+    if path.as_os_str().is_empty() {
+        return Err(CliError::Unusable(format!("{who}: the path is empty")));
+    }
+    if std::fs::symlink_metadata(path).is_ok() {
+        return Err(CliError::Unusable(format!(
+            "{who} {shown} already exists; mcpres never overwrites"
+        )));
+    }
+    let parent = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    match std::fs::metadata(parent) {
+        Ok(m) if m.is_dir() => Ok(()),
+        Ok(_) => Err(CliError::Unusable(format!(
+            "{who} {shown}: {} is not a directory",
+            output::shown(parent)
+        ))),
+        Err(e) => Err(CliError::Unusable(format!(
+            "{who} {shown}: its directory {} cannot be used: {e}",
+            output::shown(parent)
+        ))),
     }
 }
 
@@ -502,18 +667,17 @@ fn pick<'a>(doc: &'a Value, pointers: &[&str]) -> Option<&'a Value> {
     pointers.iter().find_map(|p| doc.pointer(p))
 }
 
-fn run_digest(file: &Path, kind: DigestKind) -> i32 {
+fn run_digest(file: &Path, kind: DigestKind) -> CliResult {
     let limits = Limits::default();
     let doc = match bundle::load(file, &limits) {
         Ok(bundle::Loaded { doc: Some(doc), .. }) => doc,
         Ok(_) => {
-            eprintln!(
+            return Err(CliError::Unusable(format!(
                 "mcpres: {}: the bundle directory's evidence or statement cannot be read",
-                file.display()
-            );
-            return 2;
+                output::shown(file)
+            )));
         }
-        Err(e) => return input_error(&e),
+        Err(e) => return Err(input_error(&e)),
     };
     let is_bundle = doc.get("evidence").is_some();
     let result: Result<String, String> = match kind {
@@ -580,23 +744,24 @@ fn run_digest(file: &Path, kind: DigestKind) -> i32 {
     };
     match result {
         Ok(d) => {
-            println!("{d}");
-            0
+            outln!("{d}")?;
+            Ok(Exit::Valid)
         }
-        Err(e) => {
-            eprintln!("mcpres: {}: {e}", file.display());
-            2
-        }
+        Err(e) => Err(CliError::Unusable(format!(
+            "mcpres: {}: {e}",
+            output::shown(file)
+        ))),
     }
 }
 
-fn run_pack(dir: &Path, output: &Path) -> i32 {
-    match pack::pack(dir, output, &Limits::default()) {
+fn run_pack(dir: &Path, out_path: &Path) -> CliResult {
+    check_new_file(out_path, "mcpres pack: --output")?;
+    match pack::pack(dir, out_path, &Limits::default()) {
         Ok(s) => {
-            eprintln!(
+            errln!(
                 "mcpres: packed {} into {} (bundleDigest {})",
-                dir.display(),
-                output.display(),
+                output::shown(dir),
+                output::shown(out_path),
                 s.bundle_digest
             );
             if !s.raw_artifacts.is_empty() {
@@ -605,73 +770,117 @@ fn run_pack(dir: &Path, output: &Path) -> i32 {
                     .raw_artifacts
                     .iter()
                     .take(SHOWN)
-                    .cloned()
+                    .map(|a| output::escaped(a))
                     .collect::<Vec<_>>()
                     .join(", ");
                 if s.raw_artifacts.len() > SHOWN {
                     listed.push_str(&format!(" and {} more", s.raw_artifacts.len() - SHOWN));
                 }
-                eprintln!(
+                errln!(
                     "mcpres: note: {} raw artifact(s) are bound by digest but their bytes are not carried by the single file; keep the directory: {listed}",
                     s.raw_artifacts.len(),
                 );
             }
-            0
+            Ok(Exit::Valid)
         }
         Err(pack::PackError::NotIntact(findings)) => {
-            eprintln!(
+            let mut message = format!(
                 "mcpres: {} is not an intact bundle directory:",
-                dir.display()
+                output::shown(dir)
             );
             for f in findings {
-                eprintln!("  {}: {}", f.code, f.message);
+                message.push_str(&format!("\n  {}: {}", f.code, f.message));
             }
-            1
+            Err(CliError::Failing(message))
         }
-        Err(e) => {
-            eprintln!("mcpres: {e}");
-            2
-        }
+        Err(e) => Err(CliError::Unusable(format!("mcpres: {e}"))),
     }
 }
 
 fn run_unpack(
     file: &Path,
-    output: &Path,
+    out_path: &Path,
     raw_from: Option<&Path>,
     bounds: &pack::UnpackLimits,
-) -> i32 {
-    match pack::unpack_with(file, output, raw_from, &Limits::default(), bounds) {
-        Err(e @ pack::PackError::PathRule { .. }) => {
-            eprintln!("mcpres: {e}");
-            1
-        }
+) -> CliResult {
+    expect_file(
+        file,
+        "mcpres unpack:",
+        "a single-file bundle (JSON); a bundle directory is already unpacked (`mcpres pack DIR -o FILE` makes the single file)",
+    )?;
+    check_new_file(out_path, "mcpres unpack: --output")?;
+    match pack::unpack_with(file, out_path, raw_from, &Limits::default(), bounds) {
+        Err(e @ pack::PackError::PathRule { .. }) => Err(CliError::Failing(format!("mcpres: {e}"))),
         Ok(s) => {
-            eprintln!(
+            errln!(
                 "mcpres: unpacked {} into {} ({} files, bundleDigest {})",
-                file.display(),
-                output.display(),
+                output::shown(file),
+                output::shown(out_path),
                 s.files,
                 s.bundle_digest
             );
-            0
+            Ok(Exit::Valid)
         }
-        Err(e) => {
-            eprintln!("mcpres: {e}");
-            2
-        }
+        Err(e) => Err(CliError::Unusable(format!("mcpres: {e}"))),
     }
 }
 
-fn run_explain(code: Option<&str>, list: bool) -> i32 {
+fn run_explain(code: Option<&str>, list: bool) -> CliResult {
     use mcpres::explain;
     if list || code.is_none() {
-        for e in explain::explanations() {
-            println!("{:<48} {:<18} {}", e.code, e.rule, e.title);
+        let all: Vec<_> = explain::explanations().collect();
+        let code_width = all
+            .iter()
+            .map(|e| e.code.chars().count())
+            .max()
+            .unwrap_or(0);
+        let rule_width = all
+            .iter()
+            .map(|e| e.rule.chars().count())
+            .max()
+            .unwrap_or(0);
+        for e in all {
+            outln!(
+                "{:<code_width$} {:<rule_width$} {}",
+                e.code,
+                e.rule,
+                e.title
+            )?;
         }
-        return 0;
+        return Ok(Exit::Valid);
     }
     let raw = code.unwrap_or_default().trim().to_ascii_uppercase();
+    // A rule id (MCPRES-INT-001): the codes whose rule names it.
+    if raw.starts_with("MCPRES-") {
+        let of_rule: Vec<_> = explain::explanations()
+            .filter(|e| {
+                e.rule
+                    .split(|c: char| !(c.is_ascii_alphanumeric() || c == '-'))
+                    .any(|token| token == raw)
+            })
+            .collect();
+        if of_rule.is_empty() {
+            return Err(CliError::Unusable(format!(
+                "mcpres: no diagnostic code belongs to rule {}; `mcpres explain --list` prints every code and its rule",
+                output::escaped(&raw)
+            )));
+        }
+        let width = of_rule
+            .iter()
+            .map(|e| e.code.chars().count())
+            .max()
+            .unwrap_or(0);
+        outln!(
+            "rule {raw}: {} code{}",
+            of_rule.len(),
+            if of_rule.len() == 1 { "" } else { "s" }
+        )?;
+        for e in &of_rule {
+            outln!("  {:<width$}  {}  ({})", e.code, e.title, e.rule)?;
+        }
+        outln!("\n`mcpres explain CODE` explains one of them.")?;
+        return Ok(Exit::Valid);
+    }
     let full = if raw.starts_with("MCP_RES_") {
         raw
     } else {
@@ -679,23 +888,26 @@ fn run_explain(code: Option<&str>, list: bool) -> i32 {
     };
     match explain::lookup(&full) {
         Some(e) => {
-            println!("{} ({})\n{}\n", e.code, e.rule, e.title);
-            println!("What it means:\n  {}\n", e.meaning);
-            println!("Example:\n  {}\n", e.example);
-            println!("How to fix it:\n  {}", e.fix);
-            0
+            outln!("{} ({})\n{}\n", e.code, e.rule, e.title)?;
+            outln!("What it means:\n  {}\n", e.meaning)?;
+            outln!("Example:\n  {}\n", e.example)?;
+            outln!("How to fix it:\n  {}", e.fix)?;
+            Ok(Exit::Valid)
         }
-        None => {
-            eprintln!(
-                "mcpres: unknown diagnostic code {full}; `mcpres explain --list` prints every code"
-            );
-            2
-        }
+        None => Err(CliError::Unusable(format!(
+            "mcpres: unknown diagnostic code {}; `mcpres explain --list` prints every code",
+            output::escaped(&full)
+        ))),
     }
 }
 
-fn run_migrate(args: &MigrateArgs) -> i32 {
+fn run_migrate(args: &MigrateArgs) -> CliResult {
     use mcpres::produce::migrate;
+    expect_file(
+        &args.input,
+        "mcpres migrate: --input",
+        "a v0.1 conformance bundle file (JSON)",
+    )?;
     let request = migrate::Request {
         input: args.input.clone(),
         output: args.output.clone(),
@@ -704,24 +916,76 @@ fn run_migrate(args: &MigrateArgs) -> i32 {
     };
     let outcome = migrate::current_exe_sha256().and_then(|tool| migrate::run(&request, &tool));
     match outcome {
+        Ok(outcome) if std::io::IsTerminal::is_terminal(&std::io::stdout()) => {
+            migrate_summary(&outcome, &args.input)?;
+            Ok(Exit::Valid)
+        }
         Ok(outcome) => match serde_json::to_string(&outcome) {
             Ok(line) => {
-                println!("{line}");
-                0
+                outln!("{line}")?;
+                Ok(Exit::Valid)
             }
-            Err(e) => {
-                eprintln!("mcpres migrate: cannot render the report: {e}");
-                2
-            }
+            Err(e) => Err(CliError::Unusable(format!(
+                "mcpres migrate: cannot render the report: {e}"
+            ))),
         },
         Err(e) => {
-            if matches!(e, migrate::MigrateError::Io(_)) {
+            let message = if matches!(e, migrate::MigrateError::Io(_)) {
                 // The message names the path it is about.
-                eprintln!("{}: {e}", e.diagnostic());
+                format!("{}: {e}", e.diagnostic())
             } else {
-                eprintln!("{}: {}: {e}", e.diagnostic(), args.input.display());
-            }
-            e.exit_code()
+                format!("{}: {}: {e}", e.diagnostic(), output::shown(&args.input))
+            };
+            Err(if e.refuses_content() {
+                CliError::Failing(message)
+            } else {
+                CliError::Unusable(message)
+            })
         }
     }
+}
+
+/// `migrate` on a terminal: the report for a reader (a pipe or a file gets
+/// the one JSON line).
+fn migrate_summary(
+    outcome: &mcpres::produce::migrate::Outcome,
+    input: &Path,
+) -> Result<(), CliError> {
+    let r = &outcome.report;
+    let what = match (&outcome.output, outcome.dry_run) {
+        (_, true) => match &outcome.would_write {
+            Some(Some(path)) => format!("dry run: would write {}", output::escaped(path)),
+            _ => "dry run: nothing written".to_owned(),
+        },
+        (Some(path), false) => format!("wrote {}", output::escaped(path)),
+        (None, false) => "nothing written".to_owned(),
+    };
+    outln!(
+        "{}: migration {} ({what}{})",
+        output::shown(input),
+        r.status,
+        if outcome.unchanged {
+            "; already a migration result, returned unchanged"
+        } else {
+            ""
+        }
+    )?;
+    outln!("  output sha256:        {}", outcome.output_sha256)?;
+    outln!(
+        "  preserved evidence:   {} ({})",
+        r.preserved_evidence_sha256,
+        r.preserved_evidence_class
+    )?;
+    outln!("  legacy assertions:    {}", r.legacy_assertion_count)?;
+    if !r.unresolved_requirements.is_empty() {
+        outln!("  unresolved requirements:")?;
+        for u in &r.unresolved_requirements {
+            outln!("    {}", output::escaped(u))?;
+        }
+    }
+    for w in &r.warnings {
+        outln!("  warning: {}", output::escaped(w))?;
+    }
+    outln!("  (the same report as one JSON line when the output is not a terminal)")?;
+    Ok(())
 }

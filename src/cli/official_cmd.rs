@@ -5,6 +5,9 @@ use std::path::{Path, PathBuf};
 use clap::{Args, Subcommand};
 use serde_json::Value;
 
+use super::output::{escaped, shown};
+use super::{CliError, CliResult, Exit};
+
 use mcpres::bundle::{self, dir::write_new};
 use mcpres::json::{self, Limits};
 use mcpres::produce::official::{
@@ -100,23 +103,54 @@ pub struct ImportArgs {
     harness_warning: Vec<String>,
 }
 
-pub fn run(cmd: OfficialCommand) -> i32 {
+pub fn run(cmd: OfficialCommand) -> CliResult {
     match cmd {
         OfficialCommand::Import(args) => run_import(&args),
     }
 }
 
-fn stop(e: &ImportError) -> i32 {
-    eprintln!("mcpres official import: {e}");
+fn stop(e: &ImportError) -> CliError {
+    let message = format!("mcpres official import: {e}");
     match e {
-        ImportError::CoverageIncomplete(_) => 1,
-        _ => 2,
+        ImportError::CoverageIncomplete(_) => CliError::Failing(message),
+        _ => CliError::Unusable(message),
     }
 }
 
-fn usage(msg: &str) -> i32 {
-    eprintln!("mcpres official import: {msg}");
-    2
+fn usage(msg: &str) -> CliError {
+    CliError::Unusable(format!("mcpres official import: {msg}"))
+}
+
+/// The states a leg may be given (`legStatus` in the attachment schema).
+const LEG_STATES: [&str; 3] = ["EXECUTED", "NOT_EXECUTED", "UNTESTABLE"];
+/// The coverage states a surface may be given (the attachment schema).
+const COVERAGE_STATES: [&str; 6] = [
+    "INSTRUMENTED",
+    "OBSERVED_INDIRECTLY",
+    "BYPASSED_INTENTIONALLY",
+    "UNINSTRUMENTED",
+    "UNKNOWN",
+    "NOT_APPLICABLE",
+];
+
+/// A `SCENARIO:CHECK` reference as the attachment schema allows it: both
+/// halves 1 to 192 characters, no line breaks.
+fn check_ref(flag: &str, value: &str) -> Result<(), CliError> {
+    let ok = value.split_once(':').is_some_and(|(scenario, check)| {
+        let fine = |s: &str| {
+            (1..=192).contains(&s.chars().count())
+                && !s.contains(['\n', '\r', '\u{2028}', '\u{2029}'])
+        };
+        fine(scenario) && fine(check)
+    });
+    if ok {
+        Ok(())
+    } else {
+        Err(usage(&format!(
+            "--{flag} {:?}: expected SCENARIO:CHECK (a scenario id, a colon, a check id; each 1 to 192 characters, no line breaks)",
+            escaped(value)
+        )))
+    }
 }
 
 fn read(path: &Path) -> Result<Vec<u8>, ImportError> {
@@ -142,51 +176,93 @@ fn read_refs(path: &Path) -> Result<Vec<String>, ImportError> {
         })
 }
 
-fn pairs(items: &[String], what: &str) -> Result<Vec<(String, String)>, String> {
+/// `NAME=STATUS` pairs of `--{what}`, the status one of `states`, the name
+/// one of `names` when given.
+fn pairs(
+    items: &[String],
+    what: &str,
+    form: &str,
+    names: Option<&[&str]>,
+    states: &[&str],
+) -> Result<Vec<(String, String)>, CliError> {
     items
         .iter()
         .map(|s| {
-            s.split_once('=')
+            let (name, status) = s
+                .split_once('=')
                 .map(|(a, b)| (a.trim().to_string(), b.trim().to_string()))
                 .filter(|(a, b)| !a.is_empty() && !b.is_empty())
-                .ok_or_else(|| format!("--{what} {s:?}: expected NAME=STATUS"))
+                .ok_or_else(|| usage(&format!("--{what} {:?}: expected {form}", escaped(s))))?;
+            if let Some(names) = names
+                && !names.contains(&name.as_str())
+            {
+                return Err(usage(&format!(
+                    "--{what} {:?}: expected {form} with {} one of {}",
+                    escaped(s),
+                    form.split_once('=').map_or(form, |(n, _)| n),
+                    names.join(", ")
+                )));
+            }
+            if !states.contains(&status.as_str()) {
+                return Err(usage(&format!(
+                    "--{what} {:?}: expected {form} with STATUS one of {}",
+                    escaped(s),
+                    states.join(", ")
+                )));
+            }
+            Ok((name, status))
         })
         .collect()
 }
 
-fn run_import(args: &ImportArgs) -> i32 {
+fn run_import(args: &ImportArgs) -> CliResult {
     if std::fs::symlink_metadata(&args.output).is_ok() {
-        return usage(&format!(
+        return Err(usage(&format!(
             "{} already exists; mcpres never overwrites an attachment",
-            args.output.display()
-        ));
+            shown(&args.output)
+        )));
     }
-    let coverage = match pairs(&args.coverage, "coverage") {
-        Ok(p) => p
-            .into_iter()
-            .map(|(surface, status)| Coverage { surface, status })
-            .collect::<Vec<_>>(),
-        Err(e) => return usage(&e),
-    };
-    let leg_overrides = match pairs(&args.leg, "leg") {
-        Ok(p) => p,
-        Err(e) => return usage(&e),
-    };
+    super::check_new_file(&args.output, "mcpres official import: --output")?;
+    if let Some(path) = &args.sanitized_out {
+        super::check_new_file(path, "mcpres official import: --sanitized-out")?;
+    }
+    let coverage = pairs(
+        &args.coverage,
+        "coverage",
+        "SURFACE=STATUS",
+        None,
+        &COVERAGE_STATES,
+    )?
+    .into_iter()
+    .map(|(surface, status)| Coverage { surface, status })
+    .collect::<Vec<_>>();
+    let leg_overrides = pairs(
+        &args.leg,
+        "leg",
+        "LEG=STATUS",
+        Some(&["client", "server"]),
+        &LEG_STATES,
+    )?;
+    for r in &args.pending {
+        check_ref("pending", r)?;
+    }
+    for r in &args.not_scored {
+        check_ref("not-scored", r)?;
+    }
     let prepared = if let (Some(capture), Some(checks)) = (&args.capture, &args.checks) {
         prepare_capture(capture, checks)
     } else if let Some(results) = &args.results {
         match prepare_results(results, args) {
             Ok(p) => Ok(p),
-            Err(Prep::Usage(m)) => return usage(&m),
+            Err(Prep::Usage(m)) => return Err(usage(&m)),
             Err(Prep::Import(e)) => Err(e),
         }
     } else {
-        return usage("give --results DIR, or --capture CAPTURE.json with --checks CHECKS.json");
+        return Err(usage(
+            "give --results DIR, or --capture CAPTURE.json with --checks CHECKS.json",
+        ));
     };
-    let (original, mut options, record, original_is_raw) = match prepared {
-        Ok(p) => p,
-        Err(e) => return stop(&e),
-    };
+    let (original, mut options, record, original_is_raw) = prepared.map_err(|e| stop(&e))?;
     if !coverage.is_empty() {
         // Each --coverage sets one surface of the default list (or adds a surface).
         let mut list = if options.coverage.is_empty() {
@@ -211,7 +287,7 @@ fn run_import(args: &ImportArgs) -> i32 {
             match leg.as_str() {
                 "client" => legs.client = status,
                 "server" => legs.server = status,
-                other => return usage(&format!("--leg {other}: expected client or server")),
+                other => return Err(usage(&format!("--leg {other}: expected client or server"))),
             }
         }
         options.legs = Some(legs);
@@ -228,16 +304,11 @@ fn run_import(args: &ImportArgs) -> i32 {
         options.not_scored.extend(args.not_scored.iter().cloned());
         Ok(())
     })();
-    if let Err(e) = extra {
-        return stop(&e);
-    }
+    extra.map_err(|e| stop(&e))?;
     let Imported {
         attachment,
         sanitized,
-    } = match official::import_checks(&original, &options, &record) {
-        Ok(i) => i,
-        Err(e) => return stop(&e),
-    };
+    } = official::import_checks(&original, &options, &record).map_err(|e| stop(&e))?;
     // The attachment must validate before it is written; with a raw original its
     // recorded length and digest are checked as well.
     let report = validate_attachment(
@@ -245,24 +316,29 @@ fn run_import(args: &ImportArgs) -> i32 {
         original_is_raw.then_some(original.as_slice()),
     );
     if !report.valid {
-        eprintln!("mcpres official import: the attachment would not validate; nothing written:");
+        let mut message =
+            "mcpres official import: the attachment would not validate; nothing written:"
+                .to_owned();
         for f in &report.findings {
-            eprintln!("  {} at {}: {}", f.code, f.pointer, f.message);
+            message.push_str(&format!("\n  {} at {}: {}", f.code, f.pointer, f.message));
         }
-        return 1;
+        return Err(CliError::Failing(message));
     }
     if let Some(path) = &args.sanitized_out
         && let Err(e) = write_new(path, &sanitized)
     {
-        return usage(&format!("cannot create {}: {e}", path.display()));
+        return Err(usage(&format!("cannot create {}: {e}", shown(path))));
     }
     if let Err(e) = write_new(&args.output, &attachment.to_file_bytes()) {
-        return usage(&format!("cannot create {}: {e}", args.output.display()));
+        return Err(usage(&format!(
+            "cannot create {}: {e}",
+            shown(&args.output)
+        )));
     }
     let count = |o: &str| attachment.checks.iter().filter(|c| c.outcome == o).count();
-    eprintln!(
+    errln!(
         "mcpres: wrote {}: importStatus {}; {} checks ({} SUCCESS, {} FAILURE, {} WARNING, {} SKIPPED, {} INFO); {} pending, {} stale baseline entries; {} sanitized field{}; officialCertificationClaim false",
-        args.output.display(),
+        shown(&args.output),
         attachment.import_status,
         attachment.checks.len(),
         count("SUCCESS"),
@@ -289,7 +365,7 @@ fn run_import(args: &ImportArgs) -> i32 {
             "s"
         },
     );
-    0
+    Ok(Exit::Valid)
 }
 
 fn default_legs(mode: &str) -> Legs {
@@ -330,19 +406,37 @@ impl From<ImportError> for Prep {
 }
 
 fn prepare_results(dir: &Path, args: &ImportArgs) -> Result<Prepared, Prep> {
-    let need = |v: &Option<String>, flag: &str| {
-        v.clone()
-            .ok_or_else(|| Prep::Usage(format!("--results needs --{flag}")))
-    };
-    let package_version = need(&args.package_version, "package-version")?;
-    let package_sha256 = need(&args.package_sha256, "package-sha256")?;
-    let repository_commit = need(&args.repository_commit, "repository-commit")?;
-    let protocol_revision = need(&args.protocol_revision, "protocol-revision")?;
-    let requirement_set_sha256 = need(&args.requirement_set_sha256, "requirement-set-sha256")?;
-    let suite = need(&args.suite, "suite")?;
-    let harness_exit_code = args
-        .harness_exit_code
-        .ok_or_else(|| Prep::Usage("--results needs --harness-exit-code".into()))?;
+    let required: [(&str, bool); 7] = [
+        ("package-version", args.package_version.is_some()),
+        ("package-sha256", args.package_sha256.is_some()),
+        ("repository-commit", args.repository_commit.is_some()),
+        ("protocol-revision", args.protocol_revision.is_some()),
+        (
+            "requirement-set-sha256",
+            args.requirement_set_sha256.is_some(),
+        ),
+        ("suite", args.suite.is_some()),
+        ("harness-exit-code", args.harness_exit_code.is_some()),
+    ];
+    let missing: Vec<String> = required
+        .iter()
+        .filter(|(_, given)| !given)
+        .map(|(flag, _)| format!("--{flag}"))
+        .collect();
+    if !missing.is_empty() {
+        return Err(Prep::Usage(format!(
+            "--results needs {}",
+            missing.join(", ")
+        )));
+    }
+    let given = |v: &Option<String>| v.clone().unwrap_or_default();
+    let package_version = given(&args.package_version);
+    let package_sha256 = given(&args.package_sha256);
+    let repository_commit = given(&args.repository_commit);
+    let protocol_revision = given(&args.protocol_revision);
+    let requirement_set_sha256 = given(&args.requirement_set_sha256);
+    let suite = given(&args.suite);
+    let harness_exit_code = args.harness_exit_code.unwrap_or_default();
     if args.mode != "server" && args.mode != "client" {
         return Err(Prep::Usage(format!(
             "--mode {}: expected client or server",

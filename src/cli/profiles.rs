@@ -2,6 +2,8 @@
 
 use clap::Subcommand;
 
+use super::{CliError, CliResult, Exit};
+
 use mcpres::json::canonical;
 use mcpres::profiles::{CheckKind, PROTOCOL_REVISIONS, Profile, Registry};
 
@@ -19,20 +21,15 @@ pub enum ProfilesAction {
     },
 }
 
-/// Run a `profiles` action; returns the exit code.
-pub fn run(action: &ProfilesAction) -> i32 {
-    let registry = match Registry::builtin() {
-        Ok(r) => r,
-        Err(e) => {
-            eprintln!("mcpres profiles: the built-in registry is unusable: {e}");
-            return 2;
-        }
-    };
+/// Run a `profiles` action.
+pub fn run(action: &ProfilesAction) -> CliResult {
+    let registry = Registry::builtin().map_err(|e| {
+        CliError::Unusable(format!(
+            "mcpres profiles: the built-in registry is unusable: {e}"
+        ))
+    })?;
     match action {
-        ProfilesAction::List => {
-            list(registry);
-            0
-        }
+        ProfilesAction::List => list(registry)?,
         ProfilesAction::Show { id, json } => {
             let full = if id.contains('/') {
                 id.clone()
@@ -40,38 +37,34 @@ pub fn run(action: &ProfilesAction) -> i32 {
                 format!("mcp-res/{id}/v1")
             };
             match registry.get(&full) {
-                Some(p) if *json => match canonical::to_vec(&p.manifest) {
-                    Ok(bytes) => {
-                        println!("{}", String::from_utf8_lossy(&bytes));
-                        0
-                    }
-                    Err(e) => {
-                        eprintln!("mcpres profiles: {e}");
-                        2
-                    }
-                },
-                Some(p) => {
-                    show(p);
-                    0
+                Some(p) if *json => {
+                    let bytes = canonical::to_vec(&p.manifest)
+                        .map_err(|e| CliError::Unusable(format!("mcpres profiles: {e}")))?;
+                    outln!("{}", String::from_utf8_lossy(&bytes))?;
                 }
+                Some(p) => show(p)?,
                 None => {
-                    eprintln!(
-                        "mcpres profiles: no profile {full} is registered; `mcpres profiles list` prints them"
-                    );
-                    2
+                    return Err(CliError::Unusable(format!(
+                        "mcpres profiles: no profile {} is registered; `mcpres profiles list` prints them",
+                        super::output::escaped(&full)
+                    )));
                 }
             }
         }
     }
+    Ok(Exit::Valid)
 }
 
-fn list(registry: &Registry) {
-    println!(
+fn list(registry: &Registry) -> Result<(), CliError> {
+    outln!(
         "{:<44} {:<7} {:<12} {:<22} REQUIRED/CONDITIONAL/EXPERIMENTAL CHECKS",
-        "PROFILE", "VERSION", "STATUS", "PROTOCOL REVISIONS"
-    );
+        "PROFILE",
+        "VERSION",
+        "STATUS",
+        "PROTOCOL REVISIONS"
+    )?;
     for p in registry.profiles() {
-        println!(
+        outln!(
             "{:<44} {:<7} {:<12} {:<22} {}/{}/{}",
             p.id,
             p.version,
@@ -80,63 +73,64 @@ fn list(registry: &Registry) {
             p.required_checks.len(),
             p.conditional_checks.len(),
             p.experimental_checks.len()
-        );
+        )?;
     }
     let experimental = registry
         .profiles()
         .iter()
         .filter(|p| !p.scored_as_released())
         .count();
-    println!(
+    outln!(
         "\n{} profiles registered; the {experimental} EXPERIMENTAL ones are recognized but never scored as released MCP behaviour.",
         registry.profiles().len()
-    );
+    )?;
+    Ok(())
 }
 
-fn show(p: &Profile) {
-    println!("{} {}", p.id, p.version);
+fn show(p: &Profile) -> Result<(), CliError> {
+    outln!("{} {}", p.id, p.version)?;
     let standing = if p.scored_as_released() {
         "describes released MCP behaviour (draft registration)"
     } else {
         "recognized, never scored as released MCP behaviour"
     };
-    println!("status:             {} ({standing})", p.status.as_str());
-    println!("protocol revisions: {}", p.protocol_revisions.join(", "));
-    println!(
+    outln!("status:             {} ({standing})", p.status.as_str())?;
+    outln!("protocol revisions: {}", p.protocol_revisions.join(", "))?;
+    outln!(
         "manifest sha256:    {} (canonical JSON; evaluations bind this)",
         p.manifest_sha256
-    );
-    println!(
+    )?;
+    outln!(
         "file sha256:        {} (manifest file bytes; the profile registry lists this)",
         p.file_sha256
-    );
-    println!("remote policy:      {}", p.remote_policy);
-    println!("boundary:           {}", p.composition_boundary);
-    println!("sources:");
+    )?;
+    outln!("remote policy:      {}", p.remote_policy)?;
+    outln!("boundary:           {}", p.composition_boundary)?;
+    outln!("sources:")?;
     for s in &p.source_refs {
-        println!("  {s}");
+        outln!("  {s}")?;
     }
     let full: Vec<String> = PROTOCOL_REVISIONS
         .iter()
         .filter(|r| p.supports_revision(r))
         .map(|r| format!("{} at {r}", p.applicable_check_ids(r).len()))
         .collect();
-    println!(
+    outln!(
         "checks:             {} registered; a FULL_PROFILE claim covers {}",
         p.registered_check_ids().len(),
         full.join(", ")
-    );
+    )?;
     for id in p.registered_check_ids() {
         match p.check_kind(&id) {
             Some(CheckKind::Conditional(revisions)) => {
-                println!("  conditional   {id} (only at {})", revisions.join(", "))
+                outln!("  conditional   {id} (only at {})", revisions.join(", "))?
             }
-            Some(kind) => println!("  {:<13} {id}", kind.label()),
+            Some(kind) => outln!("  {:<13} {id}", kind.label())?,
             None => {}
         }
     }
     if let Some(provenance) = &p.experimental_provenance {
-        println!("experimental provenance:");
+        outln!("experimental provenance:")?;
         for key in [
             "proposalVersion",
             "upstreamStatus",
@@ -144,16 +138,17 @@ fn show(p: &Profile) {
             "observedAt",
         ] {
             if let Some(v) = provenance.get(key).and_then(|v| v.as_str()) {
-                println!("  {key}: {v}");
+                outln!("  {key}: {v}")?;
             }
         }
         if let Some(items) = provenance["knownIncompatibilities"].as_array() {
             for item in items.iter().filter_map(|v| v.as_str()) {
-                println!("  known incompatibility: {item}");
+                outln!("  known incompatibility: {item}")?;
             }
         }
         if let Some(v) = provenance["removalMigrationPath"].as_str() {
-            println!("  removal/migration: {v}");
+            outln!("  removal/migration: {v}")?;
         }
     }
+    Ok(())
 }

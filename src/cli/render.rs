@@ -50,11 +50,27 @@ pub fn render_all(
     }
 }
 
+/// A load error for human output (control characters in the path escaped).
 pub fn load_error_text(e: &LoadError) -> String {
+    let text = super::output::escaped(&e.to_string());
     match e.detail_code() {
-        Some(detail) => format!("{}: {e} [{detail}]", e.code()),
-        None => format!("{}: {e}", e.code()),
+        Some(detail) => format!("{}: {text} [{detail}]", e.code()),
+        None => format!("{}: {text}", e.code()),
     }
+}
+
+/// The finding of an input that could not be loaded. A path that does not
+/// exist gets a hint about the path, not about writing JSON.
+fn load_finding(e: &LoadError) -> Finding {
+    let mut f = Finding::new(codes::INPUT_INVALID, "", e.to_string());
+    if let LoadError::Io { source, .. } = e
+        && source.kind() == std::io::ErrorKind::NotFound
+    {
+        f.hint =
+            "Nothing exists at this path: check its spelling and the directory mcpres runs in."
+                .to_owned();
+    }
+    f
 }
 
 fn json_object(o: &Outcome) -> Value {
@@ -66,7 +82,7 @@ fn json_object(o: &Outcome) -> Value {
             m.insert("diagnostics".into(), json!([codes::INPUT_INVALID]));
             m.insert("message".into(), json!(e.to_string()));
             m.insert("schemaErrors".into(), json!([]));
-            let mut f = Finding::new(codes::INPUT_INVALID, "", e.to_string());
+            let mut f = load_finding(e);
             if let LoadError::Json { source, .. } = e {
                 f.message = format!(
                     "{} (line {}, column {})",
@@ -89,8 +105,107 @@ fn json_object(o: &Outcome) -> Value {
 struct Rendered {
     finding: Finding,
     primary: bool,
-    src: Option<NamedSource<std::sync::Arc<str>>>,
+    src: Option<Src>,
     span: Option<(usize, usize)>,
+}
+
+/// The source a finding points into: the whole document (short lines), or
+/// an excerpt of one long line (canonical one-line documents).
+#[derive(Debug)]
+enum Src {
+    Whole(NamedSource<std::sync::Arc<str>>),
+    Excerpt(Excerpt),
+}
+
+/// A window of one long line, reported at its real line and column.
+#[derive(Debug)]
+struct Excerpt {
+    name: String,
+    text: String,
+    /// 0-based line of the window in the document.
+    line: usize,
+    /// 0-based column (in characters) where the window starts.
+    column: usize,
+}
+
+impl miette::SourceCode for Excerpt {
+    fn read_span<'a>(
+        &'a self,
+        span: &miette::SourceSpan,
+        before: usize,
+        after: usize,
+    ) -> Result<Box<dyn miette::SpanContents<'a> + 'a>, miette::MietteError> {
+        let inner = self.text.read_span(span, before, after)?;
+        let column = if inner.line() == 0 {
+            self.column + inner.column()
+        } else {
+            inner.column()
+        };
+        Ok(Box::new(miette::MietteSpanContents::new_named(
+            self.name.clone(),
+            inner.data(),
+            *inner.span(),
+            self.line + inner.line(),
+            column,
+            inner.line_count(),
+        )))
+    }
+}
+
+/// Characters shown on each side of a finding in a long line.
+const EXCERPT_SIDE: usize = 60;
+/// Findings of a document with long lines given an excerpt (each costs a scan).
+const MAX_EXCERPTS: usize = 10;
+
+/// An excerpt of the line holding `start..end` in `bytes` (a document that
+/// was read, so valid UTF-8): at most [`EXCERPT_SIDE`] characters on each
+/// side of the start, the label clipped to [`EXCERPT_SIDE`] characters.
+/// Returns the excerpt and the label's span in it.
+fn excerpt(
+    name: &str,
+    bytes: &[u8],
+    start: usize,
+    end: usize,
+) -> Option<(Excerpt, (usize, usize))> {
+    let text = std::str::from_utf8(bytes).ok()?;
+    let start = start.min(text.len());
+    if !text.is_char_boundary(start) {
+        return None;
+    }
+    let line_start = text[..start].rfind('\n').map_or(0, |p| p + 1);
+    let line_end = text[start..].find('\n').map_or(text.len(), |p| start + p);
+    let back = |from: usize, chars: usize| {
+        text[line_start..from]
+            .char_indices()
+            .rev()
+            .nth(chars.saturating_sub(1))
+            .map_or(line_start, |(i, _)| line_start + i)
+    };
+    let forward = |from: usize, chars: usize| {
+        text[from..line_end]
+            .char_indices()
+            .nth(chars)
+            .map_or(line_end, |(i, _)| from + i)
+    };
+    let window_start = back(start, EXCERPT_SIDE);
+    let label_end = end.clamp(start, line_end).min(forward(start, EXCERPT_SIDE));
+    let label_end = if text.is_char_boundary(label_end) {
+        label_end
+    } else {
+        start
+    };
+    let window_end = forward(label_end, EXCERPT_SIDE);
+    let line = text[..start].matches('\n').count();
+    let column = text[line_start..window_start].chars().count();
+    Some((
+        Excerpt {
+            name: name.to_owned(),
+            text: text[window_start..window_end].to_owned(),
+            line,
+            column,
+        },
+        (start - window_start, label_end - start),
+    ))
 }
 
 impl std::fmt::Display for Rendered {
@@ -117,7 +232,10 @@ impl Diagnostic for Rendered {
         }
     }
     fn source_code(&self) -> Option<&dyn miette::SourceCode> {
-        self.src.as_ref().map(|s| s as &dyn miette::SourceCode)
+        match self.src.as_ref()? {
+            Src::Whole(s) => Some(s as &dyn miette::SourceCode),
+            Src::Excerpt(e) => Some(e as &dyn miette::SourceCode),
+        }
     }
     fn labels(&self) -> Option<Box<dyn Iterator<Item = LabeledSpan> + '_>> {
         let (start, len) = self.span?;
@@ -149,14 +267,24 @@ fn is_terminal() -> bool {
 }
 
 fn human(o: &Outcome, quiet: bool, out: &mut impl Write) -> std::io::Result<()> {
-    let name = o.path.display().to_string();
+    let name = super::output::shown(&o.path);
     match &o.result {
         Err(e) => {
             writeln!(out, "✘ {name}: unusable input")?;
             if let LoadError::Json { source, bytes, .. } = e {
                 let text: std::sync::Arc<str> = String::from_utf8_lossy(bytes).into();
                 let start = source.offset.min(text.len());
-                let long_lines = has_long_lines(bytes);
+                let (src, span) = if has_long_lines(bytes) {
+                    match excerpt(&name, bytes, start, start) {
+                        Some((e, span)) => (Some(Src::Excerpt(e)), Some(span)),
+                        None => (None, None),
+                    }
+                } else {
+                    (
+                        Some(Src::Whole(NamedSource::new(name.clone(), text))),
+                        Some((start, 0)),
+                    )
+                };
                 let r = Rendered {
                     finding: Finding::new(
                         codes::INPUT_INVALID,
@@ -167,8 +295,8 @@ fn human(o: &Outcome, quiet: bool, out: &mut impl Write) -> std::io::Result<()> 
                         ),
                     ),
                     primary: true,
-                    src: (!long_lines).then(|| NamedSource::new(name.clone(), text)),
-                    span: (!long_lines).then_some((start, 0)),
+                    src,
+                    span,
                 };
                 let mut s = String::new();
                 let _ = handler().render_report(&mut s, &r);
@@ -219,10 +347,27 @@ fn human(o: &Outcome, quiet: bool, out: &mut impl Write) -> std::io::Result<()> 
                         (r.start, end - r.start)
                     })
                 });
+                let (src, span) = match (source, span) {
+                    (_, Some(span)) => (
+                        text.clone()
+                            .map(|t| Src::Whole(NamedSource::new(name.clone(), t))),
+                        Some(span),
+                    ),
+                    // A long line (a canonical one-line document): a trimmed
+                    // excerpt around the finding.
+                    (Some(b), None) if !spans_ok && i < MAX_EXCERPTS => {
+                        match locate(b, &f.pointer).and_then(|r| excerpt(&name, b, r.start, r.end))
+                        {
+                            Some((e, span)) => (Some(Src::Excerpt(e)), Some(span)),
+                            None => (None, None),
+                        }
+                    }
+                    _ => (None, None),
+                };
                 let r = Rendered {
                     finding: f.clone(),
                     primary: i == 0,
-                    src: text.clone().map(|t| NamedSource::new(name.clone(), t)),
+                    src,
                     span,
                 };
                 let mut s = String::new();
@@ -277,7 +422,7 @@ fn sarif(outcomes: &[Outcome]) -> Value {
                     LoadError::Json { source, .. } => Some((source.line, source.column)),
                     _ => None,
                 };
-                vec![(Finding::new(codes::INPUT_INVALID, "", e.to_string()), pos)]
+                vec![(load_finding(e), pos)]
             }
             Ok(Checked { report, source }) => report
                 .findings
@@ -328,7 +473,6 @@ fn sarif(outcomes: &[Outcome]) -> Value {
             "tool": {"driver": {
                 "name": "mcpres",
                 "version": env!("CARGO_PKG_VERSION"),
-                "informationUri": "https://github.com/mcpres/mcpres",
                 "rules": rules,
             }},
             "results": results,

@@ -9,6 +9,8 @@ use std::path::{Path, PathBuf};
 use clap::{Args, Subcommand, ValueEnum};
 use serde_json::{Value, json};
 
+use super::output::shown;
+use super::{CliError, CliResult, Exit};
 use mcpres::produce::harness::progress::Progress;
 use mcpres::produce::harness::scenario::builtins;
 use mcpres::produce::harness::vocab::{DEFAULT_SCENARIO, Revision, Scenario};
@@ -113,9 +115,44 @@ impl RunArgs {
     }
 }
 
-/// 0 when the run passed and its evidence is valid, else 1 (evidence written).
+/// Valid when the run passed and its evidence is valid, else Failing
+/// (evidence written).
+fn outcome_exit(passed: bool) -> Exit {
+    if passed { Exit::Valid } else { Exit::Failing }
+}
+
+/// The exit code a `--json` `run-finished` event reports.
 fn outcome_code(passed: bool) -> i32 {
-    if passed { 0 } else { 1 }
+    i32::from(outcome_exit(passed).code())
+}
+
+/// An output the run will create (a bundle directory, or a file beside
+/// it): checked before anything starts, so that no trial runs for an
+/// output that cannot be written. It must not exist, and its directory must
+/// exist and accept new entries (probed with an empty directory that is
+/// removed at once).
+fn check_output(path: &Path, who: &str) -> Result<(), CliError> {
+    super::check_new_file(path, who)?;
+    let parent = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    let probe = parent.join(format!(
+        ".mcpres-probe-{}-{}",
+        std::process::id(),
+        random_hex(4)
+    ));
+    match std::fs::create_dir(&probe) {
+        Ok(()) => {
+            let _ = std::fs::remove_dir(&probe);
+            Ok(())
+        }
+        Err(e) => Err(CliError::Unusable(format!(
+            "{who} {}: cannot create anything in {}: {e}",
+            shown(path),
+            shown(parent)
+        ))),
+    }
 }
 
 /// `mcpres scenarios ...`.
@@ -135,8 +172,8 @@ pub enum ScenariosAction {
     },
 }
 
-/// Run a `scenarios` action; returns the exit code.
-pub fn scenarios(action: &ScenariosAction) -> i32 {
+/// Run a `scenarios` action.
+pub fn scenarios(action: &ScenariosAction) -> CliResult {
     match action {
         ScenariosAction::List => list_scenarios(),
         ScenariosAction::Show { name } => show_scenario(name),
@@ -144,36 +181,53 @@ pub fn scenarios(action: &ScenariosAction) -> i32 {
     }
 }
 
-/// `mcpres run`: returns the exit code (0 passed and valid, 1 failed or
-/// invalid with the bundle written, 2 no evidence produced).
-pub fn main_run(args: RunArgs) -> i32 {
+/// `mcpres run`: Valid when the run passed and its evidence is valid,
+/// Failing when it failed or is invalid with the bundle written, an error
+/// when no evidence was produced.
+pub fn main_run(args: RunArgs) -> CliResult {
     let mut reporter = Progress::new(args.json);
+    if let Err(e) = check_output(&args.output, "mcpres run: --output") {
+        let message = e.to_string();
+        reporter.event(failed_event(
+            message.strip_prefix("mcpres run: ").unwrap_or(&message),
+        ));
+        return Err(e);
+    }
     let result = args
         .into_options()
         .and_then(|options| run_blocking(options, &mut reporter));
     reporter.finish();
+    if reporter.closed() {
+        // The reader of our output went away: the run stopped as if
+        // interrupted (subjects killed, scratch removed); end quietly.
+        return Err(CliError::Closed);
+    }
     match result {
         Ok(outcome) => {
-            let code = outcome_code(outcome.passed());
+            let exit = outcome_exit(outcome.passed());
             if reporter.json() {
-                reporter.event(finished_event(&outcome, code));
+                reporter.event(finished_event(&outcome, outcome_code(outcome.passed())));
             } else {
                 match &outcome {
-                    RunOutcome::Bundle(s) => print_summary(s),
-                    RunOutcome::Campaign(c) => print_campaign(c),
+                    RunOutcome::Bundle(s) => print_summary(s)?,
+                    RunOutcome::Campaign(c) => print_campaign(c)?,
                 }
             }
-            code
+            Ok(exit)
         }
         Err(e) => {
-            eprintln!("mcpres run: error: {e}");
-            reporter.event(json!({
-                "event": "run-finished", "result": null, "classification": null, "valid": false,
-                "output": null, "error": e.to_string(), "exitCode": 2,
-            }));
-            2
+            reporter.event(failed_event(&e.to_string()));
+            Err(CliError::Unusable(format!("mcpres run: error: {e}")))
         }
     }
+}
+
+/// The last `--json` event of a run that produced no output.
+fn failed_event(error: &str) -> Value {
+    json!({
+        "event": "run-finished", "result": null, "classification": null, "valid": false,
+        "output": null, "error": error, "exitCode": 2,
+    })
 }
 
 /// The last `--json` event of a run that produced output.
@@ -196,43 +250,65 @@ fn finished_event(outcome: &RunOutcome, code: i32) -> Value {
     }
 }
 
-fn print_summary(s: &RunSummary) {
-    println!(
-        "{:<6} {:<28} {:<11} {:<32} mutant",
-        "trial", "control", "outcome", "verdict / stop reason"
-    );
+fn print_summary(s: &RunSummary) -> Result<(), CliError> {
+    // Each column as wide as its widest cell (client-fault controls have
+    // long names and verdicts), at least the old fixed widths.
+    let header = ["trial", "control", "outcome", "verdict / stop reason"];
+    let mut width = [6, 28, 11, 32];
     for r in &s.rows {
-        println!(
-            "{:<6} {:<28} {:<11} {:<32} {}",
-            r[0], r[1], r[2], r[3], r[4]
-        );
+        for (w, cell) in width.iter_mut().zip(r.iter()) {
+            *w = (*w).max(cell.chars().count());
+        }
     }
-    println!(
+    let [w0, w1, w2, w3] = width;
+    outln!(
+        "{:<w0$} {:<w1$} {:<w2$} {:<w3$} mutant",
+        header[0],
+        header[1],
+        header[2],
+        header[3]
+    )?;
+    for r in &s.rows {
+        outln!(
+            "{:<w0$} {:<w1$} {:<w2$} {:<w3$} {}",
+            r[0],
+            r[1],
+            r[2],
+            r[3],
+            r[4]
+        )?;
+    }
+    outln!(
         "result {}  stability {}  evidence class {}  bundle {} ({})  privacy findings redacted: {}",
         s.result,
         s.classification,
         s.evidence_class.as_deref().unwrap_or("-"),
-        s.output.display(),
+        shown(&s.output),
         if s.valid {
             "valid".to_string()
         } else {
             format!("INVALID: {}", s.primary.as_deref().unwrap_or("?"))
         },
         s.privacy_findings
-    );
+    )?;
+    Ok(())
 }
 
-fn print_campaign(c: &CampaignSummary) {
-    println!(
+fn print_campaign(c: &CampaignSummary) -> Result<(), CliError> {
+    outln!(
         "{:<9} {:<11} {:<23} {:<6} {:<22} bundle",
-        "part", "trials", "seeds", "result", "stability"
-    );
+        "part",
+        "trials",
+        "seeds",
+        "result",
+        "stability"
+    )?;
     for p in &c.parts {
         let seeds = match (p.seeds.first(), p.seeds.last()) {
             (Some(a), Some(b)) => format!("{a}-{b}"),
             _ => "-".into(),
         };
-        println!(
+        outln!(
             "{:<9} {:<11} {:<23} {:<6} {:<22} {}",
             p.path,
             format!("{}-{}", p.trials.start(), p.trials.end()),
@@ -244,10 +320,10 @@ fn print_campaign(c: &CampaignSummary) {
             } else {
                 format!("INVALID: {}", p.primary.as_deref().unwrap_or("?"))
             }
-        );
+        )?;
     }
     let d = &c.doc["durationMs"];
-    println!(
+    outln!(
         "campaign result {}  stability {}  trials {} ({} succeeded)  duration min/median/p95 {}/{}/{} ms  parts {} ({})  summary {}",
         c.result,
         c.classification,
@@ -262,27 +338,28 @@ fn print_campaign(c: &CampaignSummary) {
         } else {
             "NOT all valid"
         },
-        c.output.join(campaign::FILE_NAME).display()
-    );
+        shown(&c.output.join(campaign::FILE_NAME))
+    )?;
+    Ok(())
 }
 
 /// `mcpres scenarios list`: each built-in scenario and its controls.
-fn list_scenarios() -> i32 {
+fn list_scenarios() -> CliResult {
     for s in builtins() {
         let default = if s.name == DEFAULT_SCENARIO {
             " (default)"
         } else {
             ""
         };
-        println!("{}{default}: {}", s.name, s.description);
-        describe_controls(&s);
+        outln!("{}{default}: {}", s.name, s.description)?;
+        describe_controls(&s)?;
     }
-    0
+    Ok(Exit::Valid)
 }
 
-fn describe_controls(s: &Scenario) {
+fn describe_controls(s: &Scenario) -> Result<(), CliError> {
     for n in &s.negatives {
-        println!(
+        outln!(
             "  negative control {}: fault {}@{} ({}) expects {} {}; mutant {}",
             n.name,
             n.fault,
@@ -291,11 +368,11 @@ fn describe_controls(s: &Scenario) {
             n.expected_verdict,
             n.expected_stop,
             n.mutant.id()
-        );
+        )?;
     }
     for r in &s.recoveries {
         let p = &r.policy;
-        println!(
+        outln!(
             "  recovery control {}: fault {}@request-2 (SUBJECT_FAULT_FLAG); policy {} (retry limit {}, backoff {}..{} ms, attempt timeout {} ms, time limit {} ms, {}); expects {}",
             r.name,
             r.fault,
@@ -311,63 +388,56 @@ fn describe_controls(s: &Scenario) {
             } else {
                 "no recovery"
             }
-        );
+        )?;
     }
     for c in &s.client_faults {
-        println!(
+        outln!(
             "  client fault {}: {} (HARNESS_CLIENT_INPUT) expects {}{}",
             c.name,
             c.kind.id(),
             c.expect_label(),
             c.error_code.map(|e| format!(" {e}")).unwrap_or_default()
-        );
+        )?;
     }
+    Ok(())
 }
 
 /// `mcpres scenarios show NAME`: the built-in scenario's file.
-fn show_scenario(name: &str) -> i32 {
+fn show_scenario(name: &str) -> CliResult {
     match scenario_file::builtin_text(name) {
         Some(text) => {
-            print!("{text}");
-            0
+            super::output::stdout_bytes(text.as_bytes())?;
+            Ok(Exit::Valid)
         }
-        None => {
-            eprintln!(
-                "mcpres scenarios show: no built-in scenario {name:?} (built-ins: {})",
-                scenario_file::BUILTINS.map(|(n, _)| n).join(", ")
-            );
-            2
-        }
+        None => Err(CliError::Unusable(format!(
+            "mcpres scenarios show: no built-in scenario {:?} (built-ins: {})",
+            super::output::escaped(name),
+            scenario_file::BUILTINS.map(|(n, _)| n).join(", ")
+        ))),
     }
 }
 
 /// `mcpres scenarios check FILE`: 0 when the file is a usable scenario, 1 when
 /// it breaks the schema or a rule, 2 when it cannot be read.
-fn check_scenario(path: &Path) -> i32 {
+fn check_scenario(path: &Path) -> CliResult {
     match scenario_file::load(path) {
         Ok(s) => {
-            println!(
+            outln!(
                 "{}: scenario {} is valid ({} negative, {} recovery, {} client-fault controls)",
-                path.display(),
+                shown(path),
                 s.name,
                 s.negatives.len(),
                 s.recoveries.len(),
                 s.client_faults.len()
-            );
-            describe_controls(&s);
-            0
+            )?;
+            describe_controls(&s)?;
+            Ok(Exit::Valid)
         }
         Err(
             e @ (scenario_file::ScenarioError::Read { .. }
             | scenario_file::ScenarioError::TooLarge(_)),
-        ) => {
-            eprintln!("mcpres scenarios check: {e}");
-            2
-        }
-        Err(e) => {
-            eprintln!("mcpres scenarios check: {e}");
-            1
-        }
+        ) => Err(CliError::Unusable(format!("mcpres scenarios check: {e}"))),
+        Err(e) => Err(CliError::Failing(format!("mcpres scenarios check: {e}"))),
     }
 }
 
@@ -381,17 +451,25 @@ pub struct DemoArgs {
 
 /// `mcpres demo`: run the default scenario (3 trials) against this executable's
 /// reference server, validate, sign with an ephemeral key and verify.
-pub fn main_demo(args: DemoArgs) -> i32 {
-    let exe = match std::env::current_exe() {
-        Ok(p) => p,
-        Err(e) => {
-            eprintln!("mcpres demo: cannot locate this executable: {e}");
-            return 2;
-        }
-    };
+pub fn main_demo(args: DemoArgs) -> CliResult {
+    let exe = std::env::current_exe().map_err(|e| {
+        CliError::Unusable(format!("mcpres demo: cannot locate this executable: {e}"))
+    })?;
     let output = args
         .output
         .unwrap_or_else(|| PathBuf::from(format!("mcpres-demo-{}", random_hex(4))));
+    // Both outputs are checked before the run: the bundle directory and the
+    // attested bundle written beside it.
+    check_output(&output, "mcpres demo: --output")?;
+    let mut attested = output
+        .file_name()
+        .map(|n| n.to_os_string())
+        .unwrap_or_default();
+    attested.push(".attested.json");
+    super::check_new_file(
+        &output.with_file_name(attested),
+        "mcpres demo: the attested bundle",
+    )?;
     let options = RunOptions {
         scenario: None,
         trials: Some(3),
@@ -412,37 +490,36 @@ pub fn main_demo(args: DemoArgs) -> i32 {
     let mut reporter = Progress::new(false);
     let outcome = run_blocking(options, &mut reporter);
     reporter.finish();
+    if reporter.closed() {
+        return Err(CliError::Closed);
+    }
     let summary = match outcome {
         Ok(RunOutcome::Bundle(s)) => s,
         Ok(RunOutcome::Campaign(_)) => {
-            eprintln!(
+            return Err(CliError::Unusable(
                 "mcpres demo: error: three trials fit one bundle, yet a campaign was written"
-            );
-            return 2;
+                    .to_owned(),
+            ));
         }
-        Err(e) => {
-            eprintln!("mcpres demo: error: {e}");
-            return 2;
-        }
+        Err(e) => return Err(CliError::Unusable(format!("mcpres demo: error: {e}"))),
     };
-    print_summary(&summary);
+    print_summary(&summary)?;
     if !summary.valid || summary.result != "PASS" {
-        eprintln!("mcpres demo: the run did not pass; not signing");
-        return outcome_code(summary.passed());
+        errln!("mcpres demo: the run did not pass; not signing");
+        return Ok(outcome_exit(summary.passed()));
     }
     match sign_and_verify(&summary.doc, &output) {
         Ok((path, classification)) => {
-            println!("bundle:          {}", output.display());
-            println!(
+            outln!("bundle:          {}", shown(&output))?;
+            outln!(
                 "attested bundle: {} (ephemeral key, never written)",
-                path.display()
-            );
-            println!("verified:        {classification}");
-            0
+                shown(&path)
+            )?;
+            outln!("verified:        {classification}")?;
+            Ok(Exit::Valid)
         }
-        Err(e) => {
-            eprintln!("mcpres demo: signing failed: {e}");
-            2
-        }
+        Err(e) => Err(CliError::Unusable(format!(
+            "mcpres demo: signing failed: {e}"
+        ))),
     }
 }

@@ -146,6 +146,58 @@ pub fn format_rfc3339_millis(ms: i64) -> String {
     )
 }
 
+/// An instant read once from an RFC 3339 date-time (such as `--at`), kept at
+/// the parser's microsecond precision; comparisons that need milliseconds
+/// take [`Timestamp::millis`] from it instead of parsing the text again.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Timestamp {
+    micros: i64,
+}
+
+impl Timestamp {
+    /// The instant `s` denotes, or `None` if it is not an RFC 3339 date-time.
+    pub fn parse(s: &str) -> Option<Self> {
+        rfc3339_micros(s).map(|micros| Timestamp { micros })
+    }
+
+    /// The current time (millisecond precision).
+    pub fn now() -> Self {
+        Timestamp {
+            micros: now_millis().saturating_mul(1000),
+        }
+    }
+
+    /// Epoch microseconds.
+    pub fn micros(self) -> i64 {
+        self.micros
+    }
+
+    /// Epoch milliseconds (truncated towards negative infinity).
+    pub fn millis(self) -> i64 {
+        self.micros.div_euclid(1000)
+    }
+}
+
+#[cfg(test)]
+mod timestamp_tests {
+    use super::*;
+
+    #[test]
+    fn a_timestamp_keeps_microseconds_and_gives_the_same_milliseconds() {
+        for text in [
+            "2026-08-27T12:00:01.234567Z",
+            "1969-12-31T23:59:59.9995Z",
+            "2026-08-27T14:00:00+02:00",
+        ] {
+            let t = Timestamp::parse(text).expect(text);
+            assert_eq!(Some(t.micros()), rfc3339_micros(text), "{text}");
+            assert_eq!(Some(t.millis()), rfc3339_millis(text), "{text}");
+        }
+        assert_eq!(Timestamp::parse("2026-13-01T00:00:00Z"), None);
+        assert!(Timestamp::now() > Timestamp::parse("2020-01-01T00:00:00Z").unwrap());
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

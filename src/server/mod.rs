@@ -27,7 +27,8 @@ pub use fault::{FaultId, FaultSpec, Trigger};
 /// Revisions this server can speak.
 pub const KNOWN_REVISIONS: [&str; 2] = ["2025-11-25", "2026-07-28"];
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+/// The transport `mcpres serve` speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TransportKind {
     /// Newline-delimited JSON-RPC on stdin/stdout.
     Stdio,
@@ -35,59 +36,43 @@ pub enum TransportKind {
     Http,
 }
 
-/// Arguments of `mcpres serve`.
-#[derive(Debug, Clone, clap::Args)]
+/// What `mcpres serve` runs with (its flags are parsed in the binary's
+/// `cli` module; see `mcpres serve --help` for each one).
+#[derive(Debug, Clone)]
 pub struct ServeArgs {
-    /// Transport to serve on.
-    #[arg(long, value_enum, default_value_t = TransportKind::Stdio)]
     pub transport: TransportKind,
-    /// TCP port for `--transport http`; 0 picks an ephemeral port (printed on stderr).
-    #[arg(long, default_value_t = 0)]
+    /// TCP port for HTTP; 0 picks an ephemeral port.
     pub port: u16,
-    /// Address to bind for `--transport http`; must be a loopback address.
-    #[arg(long, default_value = "127.0.0.1")]
+    /// Address to bind for HTTP; must be a loopback address.
     pub bind: IpAddr,
-    /// Protocol revisions to accept (repeatable or comma-separated).
-    #[arg(long = "revision", value_delimiter = ',', default_values_t = KNOWN_REVISIONS.map(String::from))]
+    /// Protocol revisions to accept.
     pub revisions: Vec<String>,
-    /// Inject a fault: `ID[@TRIGGER]`, TRIGGER is `request-N` (default `request-2`),
-    /// `method-NAME`, `tool-NAME` or `always`. Repeatable; the first match wins.
-    #[arg(long = "fault", value_name = "ID[@TRIGGER]")]
+    /// Faults to inject; the first match wins.
     pub faults: Vec<FaultSpec>,
-    /// Seed of every seeded effect (corrupted byte position, prefix length, ...).
-    #[arg(long, default_value_t = 0)]
+    /// Seed of every seeded effect.
     pub seed: u64,
-    /// Write the injection log (JSON Lines) to this new file (must not exist).
-    #[arg(long, value_name = "PATH")]
+    /// Write the injection log (JSON Lines) to this new file.
     pub injection_log: Option<PathBuf>,
     /// Operation budget in milliseconds (`cancellation` fires at half of it).
-    #[arg(long, default_value_t = 1000)]
     pub budget_ms: u64,
     /// Delay of `delayed-response`, in milliseconds.
-    #[arg(long, default_value_t = 75)]
     pub delay_ms: u64,
-    /// Directory where `cleanup-failure` leaves its retained handle (default: system temp dir).
-    #[arg(long, value_name = "DIR")]
+    /// Directory where `cleanup-failure` leaves its retained handle.
     pub residue_dir: Option<PathBuf>,
     /// Largest accepted message (stdio line or HTTP body), in bytes.
-    #[arg(long, default_value_t = 4 * 1024 * 1024)]
     pub max_message_bytes: usize,
-    /// Most requests in flight at once; more are rejected as overloaded.
-    #[arg(long, default_value_t = 64)]
+    /// Most requests in flight at once.
     pub max_in_flight: usize,
     /// `--transport http`: milliseconds a connection may take to send a
     /// request's headers (counted from when the server starts waiting for
     /// them, so an idle keep-alive connection is closed after it too).
-    #[arg(long, value_name = "MS", default_value_t = 10_000)]
     pub header_read_timeout_ms: u64,
     /// `--transport http`: milliseconds a POST body may take to arrive once
     /// its headers are in; a slower body is answered 408 and its connection
     /// closed.
-    #[arg(long, value_name = "MS", default_value_t = 30_000)]
     pub body_read_timeout_ms: u64,
     /// `--transport http`: most TCP connections served at once; further
     /// connections wait, unaccepted, until one closes.
-    #[arg(long, value_name = "COUNT", default_value_t = 64)]
     pub max_connections: usize,
 }
 

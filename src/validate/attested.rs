@@ -26,10 +26,12 @@ use sha2::{Digest, Sha256};
 use super::{Options, core, time};
 use crate::attest::dsse::{decode_base64, pae};
 use crate::attest::keys::{PublicKey, fingerprint_of_spki};
+use crate::attest::policy::{TrustPolicy, VerifierPolicy};
 use crate::attest::{ALGORITHM, CLASSIFICATIONS, classification_rank};
 use crate::diag::codes as c;
 use crate::diag::{Finding, Report};
 use crate::json::canonical;
+use crate::json::time::Timestamp;
 use crate::schema::{self, SchemaKind};
 
 /// Validate an attested wrapper. `options.trust_policy` and `options.at`
@@ -86,14 +88,10 @@ pub fn validate_attested(doc: &Value, options: &Options) -> Report {
         )]);
     }
 
-    let at_ms = match &options.at {
-        Some(at) => time::rfc3339_millis(at),
-        None => Some(time::now_millis()),
-    };
-    let policy = options.trust_policy.as_ref();
-    if let Some(policy) = policy {
-        let errors = schema::validate(SchemaKind::TrustPolicy, policy);
-        if !errors.is_empty() {
+    let at_ms = Some(options.at.unwrap_or_else(Timestamp::now).millis());
+    let policy = match &options.trust_policy {
+        None => None,
+        Some(VerifierPolicy::SchemaInvalid(errors)) => {
             let findings = errors
                 .iter()
                 .map(|e| {
@@ -113,23 +111,24 @@ pub fn validate_attested(doc: &Value, options: &Options) -> Report {
                     )
                 })
                 .collect();
-            return Report::from_findings(findings, errors, evidence_class);
+            return Report::from_findings(findings, errors.clone(), evidence_class.clone());
         }
-        let from = time::rfc3339_millis(policy["validFrom"].as_str().unwrap_or(""));
-        let until = time::rfc3339_millis(policy["validUntil"].as_str().unwrap_or(""));
-        if before(at_ms, from) || before(until, at_ms) {
-            return finish(vec![Finding::new(
-                c::TRUST_POLICY_EXPIRED,
-                "",
-                format!(
-                    "trust policy {} is valid from {} until {}, not at the evaluation time {}",
-                    policy["id"].as_str().unwrap_or(""),
-                    policy["validFrom"].as_str().unwrap_or(""),
-                    policy["validUntil"].as_str().unwrap_or(""),
-                    at_ms.map_or_else(|| "(invalid)".to_owned(), time::format_rfc3339_millis),
-                ),
-            )]);
-        }
+        Some(VerifierPolicy::Usable(policy)) => Some(policy),
+    };
+    if let Some(policy) = policy
+        && (before(at_ms, policy.valid_from_ms) || before(policy.valid_until_ms, at_ms))
+    {
+        return finish(vec![Finding::new(
+            c::TRUST_POLICY_EXPIRED,
+            "",
+            format!(
+                "trust policy {} is valid from {} until {}, not at the evaluation time {}",
+                policy.id,
+                policy.valid_from,
+                policy.valid_until,
+                at_ms.map_or_else(|| "(invalid)".to_owned(), time::format_rfc3339_millis),
+            ),
+        )]);
     }
 
     let ctx = Ctx {
@@ -266,7 +265,7 @@ fn pre_schema(doc: &Value) -> Vec<Finding> {
 
 struct Ctx<'a> {
     bundle: &'a Value,
-    policy: Option<&'a Value>,
+    policy: Option<&'a TrustPolicy>,
     at_ms: Option<i64>,
 }
 
@@ -459,52 +458,43 @@ fn check_envelope(
     }
     let mut trusted = false;
     if let Some(policy) = ctx.policy {
-        if predicate["trustPolicyId"] != policy["id"] {
+        if predicate["trustPolicyId"].as_str() != Some(policy.id.as_str()) {
             return Err(fail(
                 c::ATTESTATION_IDENTITY_MISMATCH,
                 format!("{at}/payload"),
                 format!(
                     "the statement was signed under trust policy {}, but the verifier's policy is {}",
-                    predicate["trustPolicyId"], policy["id"]
+                    predicate["trustPolicyId"],
+                    Value::from(policy.id.as_str())
                 ),
             ));
         }
         let signing = time::rfc3339_millis(predicate["signingTime"].as_str().unwrap_or(""));
-        let from = time::rfc3339_millis(policy["validFrom"].as_str().unwrap_or(""));
-        let until = time::rfc3339_millis(policy["validUntil"].as_str().unwrap_or(""));
-        if before(signing, from) || before(until, signing) || before(ctx.at_ms, signing) {
+        if before(signing, policy.valid_from_ms)
+            || before(policy.valid_until_ms, signing)
+            || before(ctx.at_ms, signing)
+        {
             return Err(fail(
                 c::TRUST_POLICY_EXPIRED,
                 format!("{at}/payload"),
                 format!(
                     "signing time {} is outside the policy window {} .. {} or after the evaluation time {}",
                     predicate["signingTime"].as_str().unwrap_or(""),
-                    policy["validFrom"].as_str().unwrap_or(""),
-                    policy["validUntil"].as_str().unwrap_or(""),
+                    policy.valid_from,
+                    policy.valid_until,
                     ctx.at_ms
                         .map_or_else(|| "(invalid)".to_owned(), time::format_rfc3339_millis),
                 ),
             ));
         }
-        let listed = |key: &str| {
-            policy[key]
-                .as_array()
-                .map(Vec::as_slice)
-                .unwrap_or_default()
-        };
-        if listed("revokedKeyFingerprints").iter().any(|f| f == keyid) {
+        if policy.revokes(keyid) {
             return Err(fail(
                 c::ATTESTATION_KEY_REVOKED,
                 format!("{sig_at}/keyid"),
-                format!(
-                    "key {keyid} is revoked by trust policy {}",
-                    policy["id"].as_str().unwrap_or("")
-                ),
+                format!("key {keyid} is revoked by trust policy {}", policy.id),
             ));
         }
-        trusted = listed("trustedSigners")
-            .iter()
-            .any(|t| t["keyFingerprint"] == keyid && t["signerIdentity"] == identity);
+        trusted = policy.trusts(keyid, identity);
     }
     let mut transparency = false;
     if let Some(reference) = predicate

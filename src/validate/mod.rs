@@ -75,10 +75,10 @@ pub fn family_of(doc: &serde_json::Value) -> Family {
 /// Caller-supplied context for families that need more than the document.
 #[derive(Debug, Clone, Default)]
 pub struct Options {
-    /// A parsed `mcp-res.trust-policy/0.2.0` document (attested bundles).
-    pub trust_policy: Option<serde_json::Value>,
-    /// The verification time, RFC 3339 (attested bundles); `None` means now.
-    pub at: Option<String>,
+    /// The trust policy for attested bundles, read and schema-checked once.
+    pub trust_policy: Option<crate::attest::policy::VerifierPolicy>,
+    /// The verification time (attested bundles); `None` means now.
+    pub at: Option<crate::json::time::Timestamp>,
     /// The unsanitized original result bytes (official-conformance attachments).
     pub original_result: Option<Vec<u8>>,
 }

@@ -496,8 +496,12 @@ pub async fn run(args: RunOptions, reporter: &mut Progress) -> Result<RunOutcome
             spec.output.display()
         ));
         // The part's records (raw bytes included) are dropped at the end of
-        // this iteration; only the per-trial numbers survive.
-        let done = run_part(&prep, &spec, reporter).await?;
+        // this iteration; only the per-trial numbers survive. A campaign
+        // stopped before its first part is written leaves no empty directory
+        // (`remove_dir` removes only an empty one).
+        let done = run_part(&prep, &spec, reporter).await.inspect_err(|_| {
+            let _ = std::fs::remove_dir(&args.output);
+        })?;
         for t in &done.stats {
             stats.add(t);
         }
@@ -676,6 +680,11 @@ async fn run_part(
             "negativesAsExpected": behaved, "negatives": trial.negatives.len(),
             "success": trial.success(), "durationMs": duration,
         }));
+        if reporter.closed() {
+            // Nobody reads the progress any more (a closed pipe): stop as
+            // Ctrl-C does; the caller sees `closed()` and ends quietly.
+            return Err(HarnessError::Interrupted);
+        }
         trials.push(trial);
     }
 
@@ -1442,7 +1451,9 @@ fn sign_and_verify_inner(doc: &Value, output: &Path) -> Result<(PathBuf, String)
     let report = crate::validate::validate_document(
         &attested,
         &crate::validate::Options {
-            trust_policy: Some(trust),
+            trust_policy: Some(
+                policy::VerifierPolicy::from_value(&trust).map_err(|e| e.to_string())?,
+            ),
             ..Default::default()
         },
     );

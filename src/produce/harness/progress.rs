@@ -7,9 +7,15 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-/// One human progress line of `mcpres run` on stderr, outside any bar.
+/// One human progress line of `mcpres run` on stderr, outside any bar (a
+/// failed write is ignored, never a panic).
 pub(crate) fn stderr_line(line: impl AsRef<str>) {
-    eprintln!("mcpres run: {}", line.as_ref());
+    let _ = write_stderr_line(line);
+}
+
+/// [`stderr_line`], returning the outcome of the write.
+fn write_stderr_line(line: impl AsRef<str>) -> std::io::Result<()> {
+    writeln!(std::io::stderr().lock(), "mcpres run: {}", line.as_ref())
 }
 
 /// Width of the bar between the brackets, in characters.
@@ -28,6 +34,9 @@ pub struct Progress {
     /// The bar is currently drawn (the cursor is at its end, no newline).
     bar_drawn: bool,
     last: String,
+    /// A write found its reader gone (a closed pipe): the run stops as if
+    /// interrupted, and nothing more is written.
+    closed: bool,
 }
 
 impl Progress {
@@ -46,6 +55,18 @@ impl Progress {
             started: Instant::now(),
             bar_drawn: false,
             last: String::new(),
+            closed: false,
+        }
+    }
+
+    /// The reader of stdout or stderr went away (a closed pipe).
+    pub fn closed(&self) -> bool {
+        self.closed
+    }
+
+    fn note(&mut self, written: std::io::Result<()>) {
+        if written.is_err_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe) {
+            self.closed = true;
         }
     }
 
@@ -68,7 +89,8 @@ impl Progress {
     /// A human progress line on stderr (above the bar on a terminal).
     pub fn line(&mut self, line: impl AsRef<str>) {
         self.clear_bar();
-        stderr_line(line);
+        let written = write_stderr_line(line);
+        self.note(written);
         self.draw_bar();
     }
 
@@ -78,11 +100,11 @@ impl Progress {
         if !self.json {
             return;
         }
-        let mut out = std::io::stdout().lock();
-        // A closed stdout (the reader went away) must not stop the run: the
-        // bundle on disk is the result.
-        let _ = writeln!(out, "{event}");
-        let _ = out.flush();
+        let written = {
+            let mut out = std::io::stdout().lock();
+            writeln!(out, "{event}").and_then(|()| out.flush())
+        };
+        self.note(written);
     }
 
     /// A trial finished: on a terminal the bar advances (with `summary` as
@@ -97,7 +119,8 @@ impl Progress {
             };
             self.draw_bar();
         } else {
-            stderr_line(summary);
+            let written = write_stderr_line(summary);
+            self.note(written);
         }
     }
 

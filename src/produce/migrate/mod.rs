@@ -88,15 +88,15 @@ impl MigrateError {
         }
     }
 
-    /// Exit status: 1 when the input is a readable document that migration refuses on its
-    /// content, 2 when the input or the paths are unusable.
-    pub fn exit_code(&self) -> i32 {
-        match self {
+    /// The input is a readable document that migration refuses on its content (the
+    /// command's failing-diagnostic exit); otherwise the input or the paths are unusable.
+    pub fn refuses_content(&self) -> bool {
+        matches!(
+            self,
             MigrateError::AlreadyV02
-            | MigrateError::SourceInvalid { .. }
-            | MigrateError::ResultInvalid { .. } => 1,
-            _ => 2,
-        }
+                | MigrateError::SourceInvalid { .. }
+                | MigrateError::ResultInvalid { .. }
+        )
     }
 
     /// The diagnostic line: the code (with the v0.1 diagnostics for an invalid source, as

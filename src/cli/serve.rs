@@ -1,0 +1,97 @@
+//! `mcpres serve`: the reference server's flags, turned into the library's
+//! [`ServeArgs`].
+
+use std::net::IpAddr;
+use std::path::PathBuf;
+
+use clap::{Args, ValueEnum};
+
+use mcpres::server::{FaultSpec, KNOWN_REVISIONS, ServeArgs, TransportKind};
+
+/// `--transport`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum TransportArg {
+    /// Newline-delimited JSON-RPC on stdin/stdout.
+    Stdio,
+    /// Streamable HTTP on a loopback address, endpoint `/mcp`.
+    Http,
+}
+
+/// Arguments of `mcpres serve`.
+#[derive(Debug, Clone, Args)]
+pub struct ServeCli {
+    /// Transport to serve on.
+    #[arg(long, value_enum, default_value_t = TransportArg::Stdio)]
+    pub transport: TransportArg,
+    /// TCP port for `--transport http`; 0 picks an ephemeral port (printed on stderr).
+    #[arg(long, default_value_t = 0)]
+    pub port: u16,
+    /// Address to bind for `--transport http`; must be a loopback address.
+    #[arg(long, default_value = "127.0.0.1")]
+    pub bind: IpAddr,
+    /// Protocol revisions to accept (repeatable or comma-separated).
+    #[arg(long = "revision", value_delimiter = ',', default_values_t = KNOWN_REVISIONS.map(String::from))]
+    pub revisions: Vec<String>,
+    /// Inject a fault: `ID[@TRIGGER]`, TRIGGER is `request-N` (default `request-2`),
+    /// `method-NAME`, `tool-NAME` or `always`. Repeatable; the first match wins.
+    #[arg(long = "fault", value_name = "ID[@TRIGGER]")]
+    pub faults: Vec<FaultSpec>,
+    /// Seed of every seeded effect (corrupted byte position, prefix length, ...).
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Write the injection log (JSON Lines) to this new file (must not exist).
+    #[arg(long, value_name = "PATH")]
+    pub injection_log: Option<PathBuf>,
+    /// Operation budget in milliseconds (`cancellation` fires at half of it).
+    #[arg(long, default_value_t = 1000)]
+    pub budget_ms: u64,
+    /// Delay of `delayed-response`, in milliseconds.
+    #[arg(long, default_value_t = 75)]
+    pub delay_ms: u64,
+    /// Directory where `cleanup-failure` leaves its retained handle (default: system temp dir).
+    #[arg(long, value_name = "DIR")]
+    pub residue_dir: Option<PathBuf>,
+    /// Largest accepted message (stdio line or HTTP body), in bytes.
+    #[arg(long, default_value_t = 4 * 1024 * 1024)]
+    pub max_message_bytes: usize,
+    /// Most requests in flight at once; more are rejected as overloaded.
+    #[arg(long, default_value_t = 64)]
+    pub max_in_flight: usize,
+    /// `--transport http`: milliseconds a connection may take to send a request's headers
+    /// (an idle keep-alive connection is closed after it too).
+    #[arg(long, value_name = "MS", default_value_t = 10_000)]
+    pub header_read_timeout_ms: u64,
+    /// `--transport http`: milliseconds a POST body may take to arrive once its headers are
+    /// in; a slower body is answered 408 and its connection closed.
+    #[arg(long, value_name = "MS", default_value_t = 30_000)]
+    pub body_read_timeout_ms: u64,
+    /// `--transport http`: most TCP connections served at once; further connections wait,
+    /// unaccepted, until one closes.
+    #[arg(long, value_name = "COUNT", default_value_t = 64)]
+    pub max_connections: usize,
+}
+
+impl From<ServeCli> for ServeArgs {
+    fn from(a: ServeCli) -> ServeArgs {
+        ServeArgs {
+            transport: match a.transport {
+                TransportArg::Stdio => TransportKind::Stdio,
+                TransportArg::Http => TransportKind::Http,
+            },
+            port: a.port,
+            bind: a.bind,
+            revisions: a.revisions,
+            faults: a.faults,
+            seed: a.seed,
+            injection_log: a.injection_log,
+            budget_ms: a.budget_ms,
+            delay_ms: a.delay_ms,
+            residue_dir: a.residue_dir,
+            max_message_bytes: a.max_message_bytes,
+            max_in_flight: a.max_in_flight,
+            header_read_timeout_ms: a.header_read_timeout_ms,
+            body_read_timeout_ms: a.body_read_timeout_ms,
+            max_connections: a.max_connections,
+        }
+    }
+}

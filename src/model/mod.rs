@@ -18,6 +18,7 @@
 pub mod digests;
 pub mod legacy;
 pub mod oauth;
+pub mod official;
 pub mod profile;
 pub mod vocab;
 

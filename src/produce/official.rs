@@ -20,13 +20,16 @@ use std::path::{Path, PathBuf};
 use std::sync::LazyLock;
 
 use regex::Regex;
-use serde::Serialize;
 use serde_json::{Value, json};
 
 use crate::bundle::{self, LoadError};
 use crate::json::canonical::{self, sha256_hex};
 use crate::json::locate::{escape_token, locate};
 use crate::json::{self, Limits};
+pub use crate::model::official::{
+    Attachment, Baseline, Check, Coverage, Harness, Inventories, Legs, MappingBoundary,
+    OriginalArtifact, RequirementSet, Sanitization, Source,
+};
 use crate::validate::official::{
     baseline_digest, check_ref, derive_status, failing_outcome, sorted_unique,
 };
@@ -144,138 +147,6 @@ pub fn details_digest(details: &Value, derivative: &[u8], index: usize) -> Resul
                 .ok_or_else(|| format!("check {index}: {e}"))?;
             Ok(sha256_hex(&derivative[range]))
         }
-    }
-}
-
-// ---------------------------------------------------------------------------
-// The attachment, in the field order the reference writes.
-// ---------------------------------------------------------------------------
-
-#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
-#[serde(rename_all = "camelCase")]
-pub struct Source {
-    pub package_name: String,
-    pub package_version: String,
-    pub package_sha256: String,
-    pub repository: String,
-    pub repository_commit: String,
-}
-
-#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
-pub struct RequirementSet {
-    pub revision: String,
-    pub sha256: String,
-}
-
-#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
-pub struct Legs {
-    pub client: String,
-    pub server: String,
-}
-
-#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
-#[serde(rename_all = "camelCase")]
-pub struct Check {
-    pub scenario_id: String,
-    pub check_id: String,
-    pub outcome: String,
-    pub wire_schema: bool,
-    pub baseline_expected: bool,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub untestable: Option<bool>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub error_message: Option<String>,
-    pub details_sha256: String,
-}
-
-#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
-#[serde(rename_all = "camelCase")]
-pub struct Inventories {
-    pub declared: Vec<String>,
-    pub executed: Vec<String>,
-    pub wire_schema: Vec<String>,
-    pub warnings: Vec<String>,
-    pub skipped: Vec<String>,
-    pub untestable: Vec<String>,
-    pub pending: Vec<String>,
-    pub not_scored: Vec<String>,
-}
-
-#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
-pub struct Baseline {
-    pub entries: Vec<String>,
-    pub sha256: String,
-}
-
-#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
-pub struct Coverage {
-    pub surface: String,
-    pub status: String,
-}
-
-#[derive(Debug, Clone, Serialize, PartialEq, Eq, Default)]
-pub struct Sanitization {
-    pub applied: bool,
-    pub fields: Vec<String>,
-}
-
-#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
-pub struct OriginalArtifact {
-    pub sha256: String,
-    pub bytes: u64,
-    pub sanitization: Sanitization,
-}
-
-#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
-#[serde(rename_all = "camelCase")]
-pub struct Harness {
-    pub exit_code: i64,
-    pub warnings: Vec<String>,
-}
-
-#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
-#[serde(rename_all = "camelCase")]
-pub struct MappingBoundary {
-    pub official_result_preserved: bool,
-    pub explicit_mapping: bool,
-    pub mcp_res_evidence_class: Option<String>,
-    pub official_certification_claim: bool,
-}
-
-#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
-#[serde(rename_all = "camelCase")]
-pub struct Attachment {
-    pub schema_version: String,
-    pub source: Source,
-    pub protocol_revision: String,
-    pub requirement_set: RequirementSet,
-    pub mode: String,
-    pub suite: String,
-    pub legs: Legs,
-    pub scenarios: Vec<String>,
-    pub checks: Vec<Check>,
-    pub inventories: Inventories,
-    pub expected_failure_baseline: Baseline,
-    pub stale_expected_failures: Vec<String>,
-    pub observation_coverage: Vec<Coverage>,
-    pub original_result_artifact: OriginalArtifact,
-    pub harness: Harness,
-    pub mapping_boundary: MappingBoundary,
-    pub import_status: String,
-}
-
-impl Attachment {
-    /// The attachment as a JSON value (for validation).
-    pub fn to_value(&self) -> Value {
-        serde_json::to_value(self).unwrap_or(Value::Null)
-    }
-
-    /// The file form: two-space indented JSON in field order, plus a newline
-    /// (the layout the reference kit writes its attachments in).
-    pub fn to_file_bytes(&self) -> Vec<u8> {
-        let mut out = serde_json::to_vec_pretty(self).unwrap_or_default();
-        out.push(b'\n');
-        out
     }
 }
 
@@ -654,7 +525,7 @@ pub fn import_checks(
         },
         import_status: String::new(),
     };
-    attachment.import_status = derive_status(&attachment.to_value()).to_string();
+    attachment.import_status = derive_status(&attachment).to_string();
     Ok(Imported {
         attachment,
         sanitized,

@@ -15,6 +15,7 @@ use serde_json::{Value, json};
 use crate::diag::codes as c;
 use crate::diag::{Finding, Report};
 use crate::json::canonical::{self, cmp_utf16, sha256_hex};
+use crate::model::official::{Attachment, Check};
 use crate::schema::{self, SchemaKind};
 
 /// The three import states an attachment can carry.
@@ -37,30 +38,8 @@ pub fn sorted_unique(mut refs: Vec<String>) -> Vec<String> {
     refs
 }
 
-fn str_at<'a>(v: &'a Value, key: &str) -> &'a str {
-    v.get(key).and_then(Value::as_str).unwrap_or("")
-}
-
-fn strings(v: Option<&Value>) -> Vec<String> {
-    v.and_then(Value::as_array)
-        .map(|a| {
-            a.iter()
-                .filter_map(Value::as_str)
-                .map(str::to_owned)
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
-fn checks(doc: &Value) -> &[Value] {
-    doc.get("checks")
-        .and_then(Value::as_array)
-        .map(Vec::as_slice)
-        .unwrap_or(&[])
-}
-
-fn ref_of(check: &Value) -> String {
-    check_ref(str_at(check, "scenarioId"), str_at(check, "checkId"))
+fn ref_of(check: &Check) -> String {
+    check_ref(&check.scenario_id, &check.check_id)
 }
 
 /// The SHA-256 of the canonical JSON of a list of check references.
@@ -71,66 +50,55 @@ pub fn baseline_digest(entries: &[String]) -> String {
 }
 
 /// Derive the import status of a schema-valid attachment.
-pub fn derive_status(doc: &Value) -> &'static str {
-    let unexpected_failure = checks(doc).iter().any(|check| {
-        failing_outcome(str_at(check, "outcome"))
-            && check.get("baselineExpected") != Some(&Value::Bool(true))
-    });
+pub fn derive_status(doc: &Attachment) -> &'static str {
+    let unexpected_failure = doc
+        .checks
+        .iter()
+        .any(|check| failing_outcome(&check.outcome) && !check.baseline_expected);
     if unexpected_failure {
         return "INVALID";
     }
-    let non_empty = |pointer: &str| {
-        doc.pointer(pointer)
-            .and_then(Value::as_array)
-            .is_some_and(|a| !a.is_empty())
-    };
-    let incomplete = non_empty("/staleExpectedFailures")
-        || non_empty("/inventories/skipped")
-        || non_empty("/inventories/untestable")
-        || non_empty("/inventories/pending")
-        || non_empty("/inventories/notScored")
-        || doc.pointer("/harness/exitCode").and_then(Value::as_i64) != Some(0)
+    let inventories = &doc.inventories;
+    let incomplete = !doc.stale_expected_failures.is_empty()
+        || !inventories.skipped.is_empty()
+        || !inventories.untestable.is_empty()
+        || !inventories.pending.is_empty()
+        || !inventories.not_scored.is_empty()
+        || doc.harness.exit_code != 0
         || doc
-            .get("observationCoverage")
-            .and_then(Value::as_array)
-            .is_some_and(|items| {
-                items
-                    .iter()
-                    .any(|item| matches!(str_at(item, "status"), "UNINSTRUMENTED" | "UNKNOWN"))
-            });
+            .observation_coverage
+            .iter()
+            .any(|item| matches!(item.status.as_str(), "UNINSTRUMENTED" | "UNKNOWN"));
     if incomplete { "INCOMPLETE" } else { "COMPLETE" }
 }
 
 /// What a check's `baselineExpected` must be.
-fn expected_flag(check: &Value, baseline: &[String]) -> bool {
-    baseline.contains(&ref_of(check)) && failing_outcome(str_at(check, "outcome"))
+fn expected_flag(check: &Check, baseline: &[String]) -> bool {
+    baseline.contains(&ref_of(check)) && failing_outcome(&check.outcome)
 }
 
 /// The inventories the checks imply (all sorted by UTF-16 code units), with
 /// `pending` derived from `declared` and sorted as well.
-fn implied_inventories(doc: &Value) -> Vec<(&'static str, Vec<String>)> {
-    let all = checks(doc);
-    let pick = |keep: &dyn Fn(&Value) -> bool| {
+fn implied_inventories(doc: &Attachment) -> Vec<(&'static str, Vec<String>)> {
+    let all = &doc.checks;
+    let pick = |keep: &dyn Fn(&Check) -> bool| {
         sorted_unique(all.iter().filter(|c| keep(c)).map(ref_of).collect())
     };
     let refs: HashSet<String> = all.iter().map(ref_of).collect();
-    let mut pending: Vec<String> = strings(doc.pointer("/inventories/declared"))
-        .into_iter()
-        .filter(|r| !refs.contains(r))
+    let mut pending: Vec<String> = doc
+        .inventories
+        .declared
+        .iter()
+        .filter(|r| !refs.contains(*r))
+        .cloned()
         .collect();
     pending.sort_by(|a, b| cmp_utf16(a, b));
     vec![
         ("executed", pick(&|_| true)),
-        (
-            "wireSchema",
-            pick(&|c| c.get("wireSchema") == Some(&Value::Bool(true))),
-        ),
-        ("warnings", pick(&|c| str_at(c, "outcome") == "WARNING")),
-        ("skipped", pick(&|c| str_at(c, "outcome") == "SKIPPED")),
-        (
-            "untestable",
-            pick(&|c| c.get("untestable") == Some(&Value::Bool(true))),
-        ),
+        ("wireSchema", pick(&|c| c.wire_schema)),
+        ("warnings", pick(&|c| c.outcome == "WARNING")),
+        ("skipped", pick(&|c| c.outcome == "SKIPPED")),
+        ("untestable", pick(&|c| c.untestable == Some(true))),
         ("pending", pending),
     ]
 }
@@ -156,25 +124,37 @@ pub fn validate_attachment(doc: &Value, original: Option<&[u8]>) -> Report {
             .collect();
         return Report::from_findings(findings, schema_errors, None);
     }
+    // The schema held, so the typed attachment reads; a failure would be a model bug, reported.
+    let doc = match Attachment::from_document(doc) {
+        Ok(doc) => doc,
+        Err(e) => {
+            return Report::from_findings(
+                vec![Finding::new(
+                    c::OFFICIAL_ATTACHMENT_SCHEMA_INVALID,
+                    "",
+                    format!("schema-valid but unreadable as an attachment: {e}"),
+                )],
+                Vec::new(),
+                None,
+            );
+        }
+    };
     let mut findings = Vec::new();
-    semantic(doc, original, &mut findings);
+    semantic(&doc, original, &mut findings);
     let report = Report::from_findings(findings, Vec::new(), None);
     if report.valid {
         report
-            .with_extra("importStatus", json!(str_at(doc, "importStatus")))
+            .with_extra("importStatus", json!(doc.import_status))
             .with_extra("officialCertificationClaim", json!(false))
     } else {
         report
     }
 }
 
-fn semantic(doc: &Value, original: Option<&[u8]>, findings: &mut Vec<Finding>) {
+fn semantic(doc: &Attachment, original: Option<&[u8]>, findings: &mut Vec<Finding>) {
     // 1. The requirement set belongs to the tested revision.
-    let revision = str_at(doc, "protocolRevision");
-    let set_revision = doc
-        .pointer("/requirementSet/revision")
-        .and_then(Value::as_str)
-        .unwrap_or("");
+    let revision = doc.protocol_revision.as_str();
+    let set_revision = doc.requirement_set.revision.as_str();
     if revision != set_revision {
         findings.push(Finding::new(
             c::OFFICIAL_REQUIREMENT_REVISION_MISMATCH,
@@ -186,12 +166,12 @@ fn semantic(doc: &Value, original: Option<&[u8]>, findings: &mut Vec<Finding>) {
     }
 
     // 2. The active leg ran.
-    let mode = str_at(doc, "mode");
-    let leg = doc
-        .get("legs")
-        .and_then(|l| l.get(mode))
-        .and_then(Value::as_str)
-        .unwrap_or("");
+    let mode = doc.mode.as_str();
+    let leg = match mode {
+        "client" => doc.legs.client.as_str(),
+        "server" => doc.legs.server.as_str(),
+        _ => "",
+    };
     if leg != "EXECUTED" {
         findings.push(Finding::new(
             c::OFFICIAL_LEG_NOT_EXECUTED,
@@ -201,7 +181,7 @@ fn semantic(doc: &Value, original: Option<&[u8]>, findings: &mut Vec<Finding>) {
     }
 
     // 3. Inventories agree with the checks, and the baseline digest with its entries.
-    let all = checks(doc);
+    let all = &doc.checks;
     let mut seen = HashSet::new();
     for (i, check) in all.iter().enumerate() {
         let r = ref_of(check);
@@ -213,7 +193,7 @@ fn semantic(doc: &Value, original: Option<&[u8]>, findings: &mut Vec<Finding>) {
             ));
         }
     }
-    let declared = strings(doc.pointer("/inventories/declared"));
+    let declared = &doc.inventories.declared;
     let implied = implied_inventories(doc);
     // `executed` is compared before the declared-membership test (reference order).
     let (executed_name, executed) = &implied[0];
@@ -231,12 +211,9 @@ fn semantic(doc: &Value, original: Option<&[u8]>, findings: &mut Vec<Finding>) {
     for (name, expected) in &implied[1..] {
         inventory_finding(doc, name, expected, findings);
     }
-    let baseline = strings(doc.pointer("/expectedFailureBaseline/entries"));
-    let recorded = doc
-        .pointer("/expectedFailureBaseline/sha256")
-        .and_then(Value::as_str)
-        .unwrap_or("");
-    let actual = baseline_digest(&baseline);
+    let baseline = &doc.expected_failure_baseline.entries;
+    let recorded = doc.expected_failure_baseline.sha256.as_str();
+    let actual = baseline_digest(baseline);
     if actual != recorded {
         findings.push(Finding::new(
             c::OFFICIAL_INVENTORY_MISMATCH,
@@ -249,11 +226,11 @@ fn semantic(doc: &Value, original: Option<&[u8]>, findings: &mut Vec<Finding>) {
 
     // 4. baselineExpected is exactly "named in the baseline and failing".
     for (i, check) in all.iter().enumerate() {
-        let expected = expected_flag(check, &baseline);
-        let flag = check.get("baselineExpected") == Some(&Value::Bool(true));
+        let expected = expected_flag(check, baseline);
+        let flag = check.baseline_expected;
         if flag != expected {
             let r = ref_of(check);
-            let outcome = str_at(check, "outcome");
+            let outcome = check.outcome.as_str();
             let why = if expected {
                 format!(
                     "check {r:?} failed ({outcome}) and is in the baseline, so baselineExpected must be true"
@@ -278,7 +255,7 @@ fn semantic(doc: &Value, original: Option<&[u8]>, findings: &mut Vec<Finding>) {
     // 5. Stale baseline entries, in baseline order.
     let failures: HashSet<String> = all
         .iter()
-        .filter(|c| failing_outcome(str_at(c, "outcome")))
+        .filter(|c| failing_outcome(&c.outcome))
         .map(ref_of)
         .collect();
     let stale: Vec<String> = baseline
@@ -286,14 +263,14 @@ fn semantic(doc: &Value, original: Option<&[u8]>, findings: &mut Vec<Finding>) {
         .filter(|r| !failures.contains(*r))
         .cloned()
         .collect();
-    let recorded_stale = strings(doc.get("staleExpectedFailures"));
-    if stale != recorded_stale {
+    let recorded_stale = &doc.stale_expected_failures;
+    if &stale != recorded_stale {
         findings.push(Finding::new(
             c::OFFICIAL_STALE_BASELINE_MISMATCH,
             "/staleExpectedFailures",
             format!(
                 "staleExpectedFailures is {} but the baseline entries whose check no longer fails are {}",
-                list_text(&recorded_stale),
+                list_text(recorded_stale),
                 list_text(&stale)
             ),
         ));
@@ -302,14 +279,8 @@ fn semantic(doc: &Value, original: Option<&[u8]>, findings: &mut Vec<Finding>) {
     // 6. The original result, when supplied.
     if let Some(bytes) = original {
         let digest = sha256_hex(bytes);
-        let want_digest = doc
-            .pointer("/originalResultArtifact/sha256")
-            .and_then(Value::as_str)
-            .unwrap_or("");
-        let want_len = doc
-            .pointer("/originalResultArtifact/bytes")
-            .and_then(Value::as_u64)
-            .unwrap_or(0);
+        let want_digest = doc.original_result_artifact.sha256.as_str();
+        let want_len = doc.original_result_artifact.bytes;
         if digest != want_digest || bytes.len() as u64 != want_len {
             findings.push(Finding::new(
                 c::OFFICIAL_RESULT_DIGEST_MISMATCH,
@@ -323,21 +294,20 @@ fn semantic(doc: &Value, original: Option<&[u8]>, findings: &mut Vec<Finding>) {
     }
 
     // 7. No mapping to an MCP-RES evidence class without an explicit mapping.
-    let explicit = doc.pointer("/mappingBoundary/explicitMapping") == Some(&Value::Bool(true));
-    let class = doc
-        .pointer("/mappingBoundary/mcpResEvidenceClass")
-        .unwrap_or(&Value::Null);
-    if !explicit && !class.is_null() {
+    let explicit = doc.mapping_boundary.explicit_mapping;
+    if let Some(class) = doc.mapping_boundary.mcp_res_evidence_class.as_deref()
+        && !explicit
+    {
         findings.push(Finding::new(
             c::OFFICIAL_MAPPING_OVERCLAIM,
             "/mappingBoundary/mcpResEvidenceClass",
-            format!("official output is mapped to the evidence class {class} without an explicit mapping"),
+            format!("official output is mapped to the evidence class {class:?} without an explicit mapping"),
         ));
     }
 
     // 8. The import status is the derived one.
     let derived = derive_status(doc);
-    let claimed = str_at(doc, "importStatus");
+    let claimed = doc.import_status.as_str();
     if derived != claimed {
         findings.push(Finding::new(
             c::OFFICIAL_STATUS_MISMATCH,
@@ -347,9 +317,25 @@ fn semantic(doc: &Value, original: Option<&[u8]>, findings: &mut Vec<Finding>) {
     }
 }
 
-fn inventory_finding(doc: &Value, name: &str, expected: &[String], findings: &mut Vec<Finding>) {
+fn inventory_finding(
+    doc: &Attachment,
+    name: &str,
+    expected: &[String],
+    findings: &mut Vec<Finding>,
+) {
     let pointer = format!("/inventories/{name}");
-    let recorded = strings(doc.pointer(&pointer));
+    let inventories = &doc.inventories;
+    let recorded = match name {
+        "declared" => &inventories.declared,
+        "executed" => &inventories.executed,
+        "wireSchema" => &inventories.wire_schema,
+        "warnings" => &inventories.warnings,
+        "skipped" => &inventories.skipped,
+        "untestable" => &inventories.untestable,
+        "pending" => &inventories.pending,
+        _ => &inventories.not_scored,
+    }
+    .clone();
     if recorded.as_slice() == expected {
         return;
     }

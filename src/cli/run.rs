@@ -166,13 +166,24 @@ pub fn main_run(args: RunArgs) -> i32 {
             code
         }
         Err(e) => {
+            let code = error_code(&e);
             eprintln!("mcpres run: error: {e}");
             reporter.event(json!({
                 "event": "run-finished", "result": null, "classification": null, "valid": false,
-                "output": null, "error": e.to_string(), "exitCode": 2,
+                "output": null, "error": e.to_string(), "exitCode": code,
             }));
-            2
+            code
         }
+    }
+}
+
+/// The exit status of a run that produced no evidence: 128 + the signal's
+/// number when a termination signal ended it (130 SIGINT, 143 SIGTERM,
+/// 129 SIGHUP), else 2.
+fn error_code(e: &HarnessError) -> i32 {
+    match e {
+        HarnessError::Interrupted(sig) => sig.exit_code(),
+        _ => 2,
     }
 }
 
@@ -422,7 +433,7 @@ pub fn main_demo(args: DemoArgs) -> i32 {
         }
         Err(e) => {
             eprintln!("mcpres demo: error: {e}");
-            return 2;
+            return error_code(&e);
         }
     };
     print_summary(&summary);

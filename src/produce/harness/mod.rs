@@ -91,8 +91,14 @@ pub enum HarnessError {
         #[source]
         source: std::io::Error,
     },
-    #[error("interrupted (Ctrl-C); every subject process group was killed")]
-    Interrupted,
+    /// A termination signal (SIGINT, SIGTERM or SIGHUP) ended the run: every
+    /// subject was killed and reaped, the scratch directory and any
+    /// unfinished output removed.
+    #[error(
+        "interrupted by {}; every subject process group was killed and reaped, and no output was kept",
+        .0.name()
+    )]
+    Interrupted(Termination),
     #[error("cannot start the async runtime: {0}")]
     Runtime(#[source] std::io::Error),
     /// Signing or verifying the demo's bundle failed.
@@ -182,9 +188,61 @@ pub fn random_hex(bytes: usize) -> String {
     hex::encode(buf)
 }
 
-/// Build a runtime and run with Ctrl-C handling: on the signal the run's
-/// future is dropped, which kills every subject's process group (their guards)
-/// and removes the scratch directory. Parts of a campaign already written stay.
+/// A termination signal the harness handles (see [`run_blocking`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Termination {
+    /// SIGINT (Ctrl-C).
+    Interrupt,
+    /// SIGTERM (`kill PID`).
+    Terminate,
+    /// SIGHUP (the terminal went away).
+    Hangup,
+}
+
+impl Termination {
+    /// The signal's name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Termination::Interrupt => "SIGINT",
+            Termination::Terminate => "SIGTERM",
+            Termination::Hangup => "SIGHUP",
+        }
+    }
+
+    /// The conventional exit status of a command ended by the signal:
+    /// 128 + its number (130, 143, 129).
+    pub fn exit_code(self) -> i32 {
+        128 + match self {
+            Termination::Interrupt => 2,
+            Termination::Terminate => 15,
+            Termination::Hangup => 1,
+        }
+    }
+}
+
+/// Resolves with the first of SIGINT, SIGTERM or SIGHUP. The handlers are
+/// installed when this is called (inside the runtime, before the run starts),
+/// not when the future is first polled.
+fn termination() -> std::io::Result<impl std::future::Future<Output = Termination>> {
+    use tokio::signal::unix::{SignalKind, signal};
+    let mut int = signal(SignalKind::interrupt())?;
+    let mut term = signal(SignalKind::terminate())?;
+    let mut hup = signal(SignalKind::hangup())?;
+    Ok(async move {
+        tokio::select! {
+            _ = int.recv() => Termination::Interrupt,
+            _ = term.recv() => Termination::Terminate,
+            _ = hup.recv() => Termination::Hangup,
+        }
+    })
+}
+
+/// Build a runtime and run, handling SIGINT, SIGTERM and SIGHUP alike: on
+/// the signal the run's future is dropped, which kills every subject's process
+/// group (their guards), removes the scratch directory and an unfinished
+/// campaign directory; then every subject still unreaped is killed and reaped
+/// here, and so is every escaped descendant (see [`tree::sweep`]). The result
+/// is then [`HarnessError::Interrupted`], and nothing is left in `-o DIR`.
 ///
 /// The calling process becomes a child subreaper first (see [`tree`]): call
 /// this only from a process that starts no children of its own besides the
@@ -204,15 +262,28 @@ pub fn run_blocking(args: RunOptions, reporter: &mut Progress) -> Result<RunOutc
         .build()
         .map_err(HarnessError::Runtime)?;
     let outcome = rt.block_on(async move {
+        let signalled = termination().map_err(HarnessError::Runtime)?;
         tokio::select! {
+            biased;
+            sig = signalled => Err(HarnessError::Interrupted(sig)),
             r = run(args, reporter) => r,
-            _ = tokio::signal::ctrl_c() => Err(HarnessError::Interrupted),
         }
     });
-    // Every session is finished or dropped (its group killed) by now. After
-    // an error or Ctrl-C, descendants that escaped their group are still the
-    // harness's adopted children: kill and reap them before exiting, since
-    // they would otherwise be handed to init and outlive the run.
+    // Every session is finished or dropped (its group killed) by now. After a
+    // signal the dropped subjects are not reaped yet (tokio reaps them only
+    // while its runtime runs): kill their groups again and reap them.
+    if matches!(outcome, Err(HarnessError::Interrupted(_))) {
+        let left = tree::kill_and_reap_own(Duration::from_secs(2));
+        if !left.is_empty() {
+            progress::stderr_line(format!(
+                "{} subject process(es) could not be reaped: {left:?}",
+                left.len()
+            ));
+        }
+    }
+    // After an error or a signal, descendants that escaped their group are
+    // still the harness's adopted children: kill and reap them before exiting,
+    // since they would otherwise be handed to init and outlive the run.
     let swept = rt.block_on(tree::sweep());
     if !swept.killed.is_empty() {
         progress::stderr_line(format!(
@@ -220,15 +291,55 @@ pub fn run_blocking(args: RunOptions, reporter: &mut Progress) -> Result<RunOutc
             swept.killed.len()
         ));
     }
+    // A subject killed while it was writing into its private temporary
+    // directory may have finished that write after the scratch directory was
+    // removed: remove again whatever is left now that nothing runs.
+    for dir in scratch_registry().drain(..) {
+        let _ = std::fs::remove_dir_all(&dir);
+    }
     outcome
+}
+
+/// The scratch directories of the parts in progress (removed by
+/// [`run_blocking`] once more after an interrupted run).
+fn scratch_registry() -> std::sync::MutexGuard<'static, Vec<PathBuf>> {
+    static DIRS: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec::new());
+    DIRS.lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// Removes a campaign directory that this run created unless the campaign
+/// was finished (`campaign.json` written): an interrupted or failed campaign
+/// leaves no output, so that DIR is either complete or absent.
+struct Unfinished(Option<PathBuf>);
+
+impl Drop for Unfinished {
+    fn drop(&mut self) {
+        if let Some(dir) = self.0.take() {
+            let _ = std::fs::remove_dir_all(&dir);
+        }
+    }
 }
 
 /// Removes the scratch directory on every exit path.
 struct Scratch(PathBuf);
 
+impl Scratch {
+    /// Create the directory (exclusively) and register it.
+    fn create(path: PathBuf) -> Result<Scratch, HarnessError> {
+        std::fs::create_dir(&path).map_err(|source| HarnessError::Io {
+            path: path.clone(),
+            source,
+        })?;
+        scratch_registry().push(path.clone());
+        Ok(Scratch(path))
+    }
+}
+
 impl Drop for Scratch {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.0);
+        scratch_registry().retain(|p| *p != self.0);
     }
 }
 
@@ -467,6 +578,7 @@ pub async fn run(args: RunOptions, reporter: &mut Progress) -> Result<RunOutcome
         path: args.output.clone(),
         source,
     })?;
+    let mut unfinished = Unfinished(Some(args.output.clone()));
     let mut stats = Stats::default();
     let mut entries = Vec::new();
     let mut subject: Option<(String, String)> = None;
@@ -560,6 +672,8 @@ pub async fn run(args: RunOptions, reporter: &mut Progress) -> Result<RunOutcome
         path: path.clone(),
         source,
     })?;
+    // Finished: the campaign directory stays.
+    unfinished.0 = None;
     reporter.line(format!("campaign summary written to {}", path.display()));
     Ok(RunOutcome::Campaign(CampaignSummary {
         output: args.output.clone(),
@@ -614,11 +728,7 @@ async fn run_part(
     let planned = spec.trials.end() + 1 - spec.trials.start();
     let total = reporter_total(spec, reporter);
     let scratch_path = std::env::temp_dir().join(format!("mcpres-{run_id}"));
-    std::fs::create_dir(&scratch_path).map_err(|source| HarnessError::Io {
-        path: scratch_path.clone(),
-        source,
-    })?;
-    let scratch = Scratch(scratch_path.clone());
+    let scratch = Scratch::create(scratch_path.clone())?;
     // Each started session gets a private temporary directory below this.
     let temp_root = scratch_path.join("subject-tmp");
     if program.is_some() {

@@ -8,8 +8,10 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 /// One human progress line of `mcpres run` on stderr, outside any bar.
+/// A stderr that is gone (a closed pipe, a hung-up terminal) must not stop
+/// the run or its cleanup: write errors are ignored.
 pub(crate) fn stderr_line(line: impl AsRef<str>) {
-    eprintln!("mcpres run: {}", line.as_ref());
+    let _ = writeln!(std::io::stderr().lock(), "mcpres run: {}", line.as_ref());
 }
 
 /// Width of the bar between the brackets, in characters.

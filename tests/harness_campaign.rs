@@ -45,6 +45,13 @@ fn events(stdout: &[u8]) -> Vec<Value> {
         .collect()
 }
 
+/// The events apart from the per-control ones, and the per-control ones.
+fn split_controls(events: Vec<Value>) -> (Vec<Value>, Vec<Value>) {
+    events
+        .into_iter()
+        .partition(|e| e["event"] != "control-finished")
+}
+
 fn kinds(events: &[Value]) -> Vec<&str> {
     events
         .iter()
@@ -223,8 +230,10 @@ fn ten_trials_make_a_campaign_of_two_valid_parts() {
         json!({"first": 1, "last": 5, "count": 5})
     );
 
-    // The --json events tell the same story.
-    let ev = events(&o.stdout);
+    // The --json events tell the same story: a control-finished event for
+    // each of the 10 trials' four controls (clean and three negatives).
+    let (ev, controls) = split_controls(events(&o.stdout));
+    assert_eq!(controls.len(), 40);
     let mut want = vec!["run-started"];
     for _part in 0..2 {
         want.extend(["trial-finished"; 5]);
@@ -277,7 +286,23 @@ fn json_events_of_a_single_bundle_run_agree_with_the_bundle() {
     // Up to the cap the output is one bundle at DIR, as before campaigns.
     assert!(out.join("evidence-envelope.json").is_file());
     assert!(!out.join("campaign.json").exists());
-    let ev = events(&o.stdout);
+    let (ev, controls) = split_controls(events(&o.stdout));
+    let names: Vec<&str> = controls
+        .iter()
+        .map(|c| c["control"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "clean control",
+            "negative control schema-violation",
+            "negative control reorder",
+            "negative control malformed-message"
+        ]
+        .repeat(2)
+    );
+    assert!(controls.iter().all(|c| c["durationMs"].is_u64()));
+    assert_eq!(controls[0]["outcome"], "PASS (COMPLETED)");
     assert_eq!(
         kinds(&ev),
         [

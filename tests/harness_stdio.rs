@@ -307,7 +307,8 @@ fn scenarios_list_shows_the_builtin() {
     let o = mcpres(&["scenarios", "list"]);
     assert_eq!(o.status.code(), Some(0));
     let s = text(&o.stdout);
-    assert!(s.contains("reference-faults (default)"));
+    assert!(s.contains("reference-faults (default for `mcpres serve`)"));
+    assert!(s.contains("generic (default for any other subject)"));
     assert!(s.contains("mutant/oracle-ignores-response-ids"));
 }
 

@@ -11,7 +11,9 @@ use serde_json::{Value, json};
 
 use mcpres::produce::harness::progress::Progress;
 use mcpres::produce::harness::scenario::builtins;
-use mcpres::produce::harness::vocab::{DEFAULT_SCENARIO, Revision, Scenario};
+use mcpres::produce::harness::vocab::{
+    DEFAULT_SCENARIO, DEFAULT_THIRD_PARTY_SCENARIO, Revision, Scenario,
+};
 use mcpres::produce::harness::{
     CampaignSummary, HarnessError, RunOptions, RunOutcome, RunSummary, campaign, parse_env,
     random_hex, run_blocking, scenario_file, sign_and_verify,
@@ -21,8 +23,9 @@ use mcpres::produce::harness::{
 #[derive(Debug, Clone, Args)]
 pub struct RunArgs {
     /// Built-in scenario name (see `mcpres scenarios list`), or a scenario file
-    /// (TOML or JSON; a path containing `/` or ending in .toml/.json); default
-    /// `reference-faults`.
+    /// (TOML or JSON; a path containing `/` or ending in .toml/.json). Default:
+    /// `reference-faults` when the subject is `mcpres serve`, else `generic`
+    /// (any MCP server).
     #[arg(long)]
     pub scenario: Option<String>,
     /// Number of trials (each one clean control plus every negative control).
@@ -281,7 +284,9 @@ fn print_campaign(c: &CampaignSummary) {
 fn list_scenarios() -> i32 {
     for s in builtins() {
         let default = if s.name == DEFAULT_SCENARIO {
-            " (default)"
+            " (default for `mcpres serve`)"
+        } else if s.name == DEFAULT_THIRD_PARTY_SCENARIO {
+            " (default for any other subject)"
         } else {
             ""
         };

@@ -128,6 +128,10 @@ pub struct TrialRecord {
     pub self_checks: Vec<SelfCheckRecord>,
     pub recoveries: Vec<RecoveryRecord>,
     pub client: Option<ClientRecord>,
+    /// The clean control failed fatally (its opening request got no answer),
+    /// so the subject's other controls were not run: each is recorded as a
+    /// CANCELLED operation.
+    pub cancelled: bool,
 }
 
 impl TrialRecord {
@@ -291,6 +295,9 @@ pub struct RunFacts {
     /// The subject is a server the harness did not start (`--http URL` with no
     /// PROGRAM): no process was observed, so no PROCESS_EXECUTION is claimed.
     pub external: bool,
+    /// Why the run stopped before its planned trials (a fatal failure of a
+    /// clean control: the subject never answered its opening request).
+    pub stopped_early: Option<String>,
 }
 
 /// The harness's tool identity (runner, producer and validator policy).
@@ -549,6 +556,46 @@ pub fn assemble(
                 },
                 vec![oracle_path],
             ));
+        }
+
+        if t.cancelled {
+            // Not run: nothing was observed, so no observation refers to these.
+            let at = t.clean_session.ended.end_ms;
+            let mut cancel = |op: String, kind: &str, fault: String, policy: Option<&str>| {
+                operations.push(json!({
+                    "runId": facts.run_id, "operationId": op, "parentOperationId": null,
+                    "kind": kind, "faultId": format!("fault/{fault}"), "recoveryPolicyId": policy,
+                    "attempt": 0, "outcome": "CANCELLED", "startedOffsetMs": at, "durationMs": 0,
+                }));
+            };
+            for c in scenario
+                .negatives
+                .iter()
+                .filter(|c| !c.injector.is_self_check())
+            {
+                cancel(
+                    format!("t{}-{}", t.index, c.name),
+                    "FAULT_CASE",
+                    c.fault.clone(),
+                    None,
+                );
+            }
+            for c in &scenario.recoveries {
+                cancel(
+                    format!("t{}-{}", t.index, c.name),
+                    "FAULT_CASE",
+                    c.fault.clone(),
+                    Some(c.policy.id.as_str()),
+                );
+            }
+            for f in &scenario.client_faults {
+                cancel(
+                    format!("t{}-client-{}", t.index, f.name),
+                    "FAULT_CASE",
+                    f.kind.id().to_string(),
+                    None,
+                );
+            }
         }
 
         if !t.self_checks.is_empty() {
@@ -906,8 +953,9 @@ pub fn assemble(
         "durationMs": {"minimum": durations[0], "median": pick(0.5), "p95": pick(0.95)},
         "environments": [os_arch],
         "stopRule": format!(
-            "{} planned trials, each run to completion; no trial starts after the scenario duration limit of {} ms",
-            facts.planned_trials, scenario.scenario_duration_ms
+            "{} planned trials, each run to completion; no trial starts after the scenario duration limit of {} ms{}",
+            facts.planned_trials, scenario.scenario_duration_ms,
+            if facts.stopped_early.is_some() { "; stopped after a clean control whose opening request got no answer" } else { "" }
         ),
         "classification": classification,
     });

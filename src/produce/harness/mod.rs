@@ -347,6 +347,8 @@ impl Drop for Scratch {
 /// environment, checked once before anything starts.
 struct Prepared {
     scenario: Scenario,
+    /// Why the scenario was chosen, when `--scenario` was not given.
+    scenario_note: Option<String>,
     env: BTreeMap<String, String>,
     http: Option<http::HttpTarget>,
     /// `None`: the server at `http` is not started by the harness.
@@ -392,8 +394,57 @@ impl Prepared {
     }
 }
 
+/// Does the command start the reference server? PROGRAM, or a word of an
+/// argument (a wrapper such as `sh -c "exec mcpres serve ..."`), is this
+/// executable or a file named `mcpres`, and a later word is `serve`.
+pub fn runs_reference_server(command: &[String]) -> bool {
+    let this = std::env::current_exe()
+        .ok()
+        .and_then(|p| p.canonicalize().ok());
+    let is_mcpres = |word: &str| {
+        let path = Path::new(word);
+        path.file_name().is_some_and(|n| n == "mcpres")
+            || (this.is_some() && path.is_absolute() && path.canonicalize().ok() == this)
+    };
+    let words: Vec<&str> = command.iter().flat_map(|a| a.split_whitespace()).collect();
+    words
+        .iter()
+        .position(|w| is_mcpres(w))
+        .is_some_and(|at| words[at + 1..].contains(&"serve"))
+}
+
+/// The scenario of a run without `--scenario`, and a line saying why it was
+/// chosen: the reference server's faults only for the reference server
+/// (`--fault` is its flag), `generic` for any other subject.
+fn default_scenario(command: &[String]) -> (&'static str, String) {
+    if runs_reference_server(command) {
+        (
+            vocab::DEFAULT_SCENARIO,
+            format!(
+                "no --scenario given: the subject is mcpres's reference server, so scenario {} is used",
+                vocab::DEFAULT_SCENARIO
+            ),
+        )
+    } else {
+        (
+            vocab::DEFAULT_THIRD_PARTY_SCENARIO,
+            format!(
+                "no --scenario given: the subject is not `mcpres serve`, so scenario {} is used (any MCP server; {} needs the reference server's --fault flag)",
+                vocab::DEFAULT_THIRD_PARTY_SCENARIO,
+                vocab::DEFAULT_SCENARIO
+            ),
+        )
+    }
+}
+
 async fn prepare(args: &RunOptions) -> Result<Prepared, HarnessError> {
-    let scenario_name = args.scenario.as_deref().unwrap_or(vocab::DEFAULT_SCENARIO);
+    let (scenario_name, scenario_note) = match args.scenario.as_deref() {
+        Some(name) => (name, None),
+        None => {
+            let (name, note) = default_scenario(&args.command);
+            (name, Some(note))
+        }
+    };
     let scenario =
         scenario_file::resolve(scenario_name).map_err(|e| HarnessError::Usage(e.to_string()))?;
     let revision = args.revision.unwrap_or(scenario.protocol_revision);
@@ -513,6 +564,7 @@ async fn prepare(args: &RunOptions) -> Result<Prepared, HarnessError> {
     let deadline = Instant::now() + Duration::from_millis(scenario.scenario_duration_ms);
     Ok(Prepared {
         scenario,
+        scenario_note,
         env,
         http,
         program,
@@ -535,6 +587,9 @@ pub async fn run(args: RunOptions, reporter: &mut Progress) -> Result<RunOutcome
     let run_id = format!("run-{}", random_hex(8));
     let parts = campaign::plan(prep.trials, prep.per_bundle);
     reporter.start(prep.trials);
+    if let Some(note) = &prep.scenario_note {
+        reporter.line(note);
+    }
     reporter.line(format!(
         "scenario {} against {} ({} trial(s), seed {}), run {run_id}{}",
         prep.scenario.name,
@@ -610,6 +665,7 @@ pub async fn run(args: RunOptions, reporter: &mut Progress) -> Result<RunOutcome
         // The part's records (raw bytes included) are dropped at the end of
         // this iteration; only the per-trial numbers survive.
         let done = run_part(&prep, &spec, reporter).await?;
+        let stop = done.stopped_early;
         for t in &done.stats {
             stats.add(t);
         }
@@ -643,6 +699,12 @@ pub async fn run(args: RunOptions, reporter: &mut Progress) -> Result<RunOutcome
             cleanup_passed: done.cleanup_passed,
             privacy_findings: s.privacy_findings,
         });
+        if stop {
+            if part < count {
+                reporter.line(format!("parts {}-{count} are not run", part + 1));
+            }
+            break;
+        }
     }
     let (subject_name, subject_version) =
         subject.unwrap_or_else(|| ("unknown".into(), "UNKNOWN".into()));
@@ -708,6 +770,8 @@ struct PartDone {
     fingerprint: String,
     bundle_digest: String,
     cleanup_passed: bool,
+    /// A clean control failed fatally: no further trial (or part) is run.
+    stopped_early: bool,
 }
 
 /// Run the trials of one part, check cleanup, scan, assemble, validate and
@@ -745,6 +809,7 @@ async fn run_part(
     let ms = move || u64::try_from(epoch.elapsed().as_millis()).unwrap_or(u64::MAX);
 
     let mut trials = Vec::new();
+    let mut stopped_early: Option<String> = None;
     for index in spec.trials.clone() {
         // The scenario's duration limit: no trial starts after it (the
         // first trial of a bundle always runs, so that it records something).
@@ -757,7 +822,15 @@ async fn run_part(
             break;
         }
         let seed = campaign::trial_seed(spec.seed, index + 1 - spec.trials.start());
+        let mut control_progress = ControlProgress {
+            reporter: &mut *reporter,
+            lines: spec.keep_rows,
+            trial: index,
+            total,
+            part: spec.part,
+        };
         let trial = run_trial(
+            &mut control_progress,
             scenario,
             index,
             seed,
@@ -786,7 +859,15 @@ async fn run_part(
             "negativesAsExpected": behaved, "negatives": trial.negatives.len(),
             "success": trial.success(), "durationMs": duration,
         }));
+        let fatal = fatal_clean_failure(&trial);
+        if let Some(why) = &fatal {
+            report_fatal(reporter, why, &trial, env, index, prep.trials);
+        }
         trials.push(trial);
+        if fatal.is_some() {
+            stopped_early = fatal;
+            break;
+        }
     }
 
     // Cleanup, measured: every process group is empty and the scratch directory is gone.
@@ -963,6 +1044,9 @@ async fn run_part(
     let subject_version = first_clean
         .and_then(|c| c.server_version.clone())
         .unwrap_or_else(|| "UNKNOWN".into());
+    if let Some(hint) = scenario_hint(scenario, &trials) {
+        reporter.line(hint);
+    }
     let scanner = PrivacyScanner::new(env);
     let tool = evidence::tool_identity();
     let subject_name = truncate(&scrub(&scanner, &subject_name), 128);
@@ -995,6 +1079,7 @@ async fn run_part(
         target: http.as_ref().map(http::HttpTarget::to_json),
         revision,
         external: program.is_none(),
+        stopped_early: stopped_early.clone(),
     };
     let assembled = evidence::assemble(scenario, &trials, &facts, &scanner)?;
     for f in &assembled.privacy {
@@ -1042,6 +1127,65 @@ async fn run_part(
         fingerprint,
         bundle_digest,
         cleanup_passed,
+        stopped_early: stopped_early.is_some(),
+    })
+}
+
+/// What the operator needs when the clean control failed fatally: why, how
+/// the subject ended, the last lines of its stderr (already recorded; secrets
+/// redacted) and that the run stops here.
+fn report_fatal(
+    reporter: &mut Progress,
+    why: &str,
+    trial: &TrialRecord,
+    env: &BTreeMap<String, String>,
+    index: usize,
+    planned: usize,
+) {
+    reporter.line(format!("clean control failed: {why}"));
+    let scanner = PrivacyScanner::new(env);
+    let tail = last_lines(&scanner, &trial.clean_session.rec.stderr, 10);
+    if tail.is_empty() {
+        reporter.line("the subject wrote nothing to stderr");
+    } else {
+        reporter.line("last lines of the subject's stderr:");
+        for l in tail {
+            reporter.line(format!("  | {l}"));
+        }
+    }
+    reporter.line("the bundle records this failure (result FAIL); it cannot validate, because no negative control could run (MCP_RES_VACUOUS_NEGATIVE_CONTROL)");
+    let last = planned;
+    if index < last {
+        reporter.line(format!(
+            "no other control can run on a subject that does not answer its opening request: trials {}-{last} are not run",
+            index + 1
+        ));
+    } else {
+        reporter.line("no other control of this trial can run on a subject that does not answer its opening request");
+    }
+}
+
+/// A scenario written for the reference server (its faults are injected
+/// with the reference server's `--fault` flag, or it calls the reference
+/// server's tools) whose clean control failed against a server that reports
+/// another name: say that `--scenario generic` is the one for any server.
+fn scenario_hint(scenario: &Scenario, trials: &[TrialRecord]) -> Option<String> {
+    let for_reference = scenario.name.starts_with("reference-")
+        || scenario
+            .negatives
+            .iter()
+            .any(|c| c.injector == vocab::Injector::SubjectFlag);
+    if !for_reference || trials.iter().all(|t| t.clean.passed) {
+        return None;
+    }
+    let name = trials.iter().find_map(|t| t.clean.server_name.clone())?;
+    (name != vocab::REFERENCE_SERVER_NAME).then(|| {
+        format!(
+            "scenario {} is written for mcpres's reference server (`mcpres serve`), but the subject reports itself as {:?}: use `--scenario {}` for any other MCP server",
+            scenario.name,
+            name.chars().take(64).collect::<String>(),
+            vocab::DEFAULT_THIRD_PARTY_SCENARIO
+        )
     })
 }
 
@@ -1338,8 +1482,82 @@ fn injection_logged(log: Option<&[u8]>, fault: &str) -> bool {
     })
 }
 
+/// Per-control progress of one trial: a line per control (with its duration
+/// and the run's elapsed time) for a single bundle, the bar's tail on a
+/// terminal, and a `control-finished` event with `--json`.
+struct ControlProgress<'a> {
+    reporter: &'a mut Progress,
+    /// Print a line per control (single bundles; a campaign prints per trial).
+    lines: bool,
+    trial: usize,
+    total: usize,
+    part: usize,
+}
+
+impl ControlProgress<'_> {
+    fn done(&mut self, control: &str, outcome: &str, started: Instant) {
+        let took = started.elapsed();
+        let text = format!(
+            "trial {}/{}: {control} {outcome} in {:.1} s (elapsed {})",
+            self.trial,
+            self.total,
+            took.as_secs_f64(),
+            progress::clock(self.reporter.elapsed())
+        );
+        if self.lines {
+            self.reporter.line(text);
+        } else {
+            self.reporter.control_finished(text);
+        }
+        self.reporter.event(json!({
+            "event": "control-finished", "trial": self.trial, "part": self.part,
+            "control": control, "outcome": outcome,
+            "durationMs": u64::try_from(took.as_millis()).unwrap_or(u64::MAX),
+        }));
+    }
+}
+
+/// The clean control failed fatally: its opening request (initialize or
+/// server/discover) got no well-formed answer, because the subject exited,
+/// closed its output or never answered. No other control can reach its
+/// property then, so the run stops after this trial. Returns the reason.
+fn fatal_clean_failure(trial: &TrialRecord) -> Option<String> {
+    if trial.clean.round_trip {
+        return None;
+    }
+    let ended = &trial.clean_session.ended;
+    let how = match (ended.exit_code, ended.signal) {
+        (Some(code), _) if ended.exited_on_its_own => {
+            format!("the subject exited with status {code}")
+        }
+        (_, Some(sig)) if ended.exited_on_its_own => {
+            format!("the subject was killed by signal {sig}")
+        }
+        _ => "the subject was still running and was killed".to_string(),
+    };
+    Some(format!(
+        "the clean control of trial {} got no answer to its opening request ({}); {how}",
+        trial.index, trial.clean.stop_reason
+    ))
+}
+
+/// The last `n` non-empty lines of `bytes` (a subject's stderr), each cut to
+/// 200 characters, with secrets redacted.
+fn last_lines(scanner: &PrivacyScanner, bytes: &[u8], n: usize) -> Vec<String> {
+    let text = scrub(scanner, &String::from_utf8_lossy(bytes));
+    let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+    lines[lines.len().saturating_sub(n)..]
+        .iter()
+        .map(|l| {
+            let escaped: String = l.chars().flat_map(char::escape_debug).take(200).collect();
+            escaped
+        })
+        .collect()
+}
+
 #[allow(clippy::too_many_arguments)]
 async fn run_trial(
+    progress: &mut ControlProgress<'_>,
     scenario: &Scenario,
     index: usize,
     seed: u32,
@@ -1364,6 +1582,7 @@ async fn run_trial(
         revision,
         temp_root,
     };
+    let clean_started = Instant::now();
     let mut session = spawner.spawn(&format!("t{index}-clean"), &[]).await?;
     // A fresh random probe per trial: a subject that replays a recorded
     // transcript cannot know it.
@@ -1389,6 +1608,15 @@ async fn run_trial(
         rec,
         ended,
     };
+    progress.done(
+        "clean control",
+        &format!(
+            "{} ({})",
+            if clean.passed { "PASS" } else { "FAIL" },
+            clean.stop_reason
+        ),
+        clean_started,
+    );
     // The harness's self-checks: its oracle on faulted copies of the clean
     // control's recorded tools/list answer (no subject process involved).
     let self_checks: Vec<wire::SelfCheckRecord> = scenario
@@ -1405,6 +1633,23 @@ async fn run_trial(
             )
         })
         .collect();
+    if !clean.round_trip {
+        // Fatal (see `fatal_clean_failure`): the subject's other controls are
+        // not run (the self-checks above involve no subject process).
+        return Ok(TrialRecord {
+            index,
+            seed,
+            start_ms,
+            end_ms: ms(),
+            clean,
+            clean_session,
+            negatives: Vec::new(),
+            self_checks,
+            recoveries: Vec::new(),
+            client: None,
+            cancelled: true,
+        });
+    }
     let mut negatives = Vec::new();
     for control in scenario
         .negatives
@@ -1419,6 +1664,7 @@ async fn run_trial(
             Vec::new()
         };
         let start = ms();
+        let started = Instant::now();
         let mut session = spawner
             .spawn(&format!("t{index}-{}", control.name), &extra)
             .await?;
@@ -1437,6 +1683,13 @@ async fn run_trial(
             harness_log
         };
         let fault_injected = injection_logged(injection_log.as_deref(), &control.fault);
+        progress.done(
+            &format!("negative control {}", control.name),
+            &outcome.observed.as_ref().map_or("NOT_REACHED".into(), |j| {
+                format!("{} {}", j.verdict, j.stop_reason)
+            }),
+            started,
+        );
         negatives.push(NegativeRecord {
             control: control.clone(),
             outcome,
@@ -1453,6 +1706,7 @@ async fn run_trial(
     let mut recoveries = Vec::new();
     for control in &scenario.recoveries {
         let log = scratch.join(format!("t{index}-{}.injection.jsonl", control.name));
+        let started = Instant::now();
         let run = recovery::run_recovery(&spawner, scenario, control, index, seed, &log).await?;
         let mut sessions = Vec::new();
         for (i, session) in run.sessions.into_iter().enumerate() {
@@ -1471,6 +1725,11 @@ async fn run_trial(
         }
         let injection_log = take_log(&log);
         let fault_injected = injection_logged(injection_log.as_deref(), &control.fault);
+        progress.done(
+            &format!("recovery control {}", control.name),
+            run.outcome.stop_reason,
+            started,
+        );
         recoveries.push(RecoveryRecord {
             control: control.clone(),
             outcome: run.outcome,
@@ -1483,8 +1742,18 @@ async fn run_trial(
         None
     } else {
         let start = ms();
+        let started = Instant::now();
         let mut session = spawner.spawn(&format!("t{index}-client"), &[]).await?;
         let outcome = client::run_client_faults(&mut session, scenario).await;
+        progress.done(
+            "client faults",
+            if outcome.passed() {
+                "HANDLED"
+            } else {
+                "MISHANDLED"
+            },
+            started,
+        );
         let (rec, ended) = session.finish(EXIT_GRACE).await;
         Some(ClientRecord {
             outcome,
@@ -1507,6 +1776,7 @@ async fn run_trial(
         self_checks,
         recoveries,
         client,
+        cancelled: false,
     })
 }
 

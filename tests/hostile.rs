@@ -2040,7 +2040,10 @@ fn issue15_a_scenario_expecting_a_stop_reason_no_check_gives_is_refused() {
         .unwrap();
     let stderr = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(1), "{stderr}");
-    assert!(stderr.contains("\"BOGUS\" is not a stop reason"), "{stderr}");
+    assert!(
+        stderr.contains("\"BOGUS\" is not a stop reason"),
+        "{stderr}"
+    );
     assert!(stderr.contains("REQUEST_REFUSED"), "{stderr}");
 }
 

@@ -2,6 +2,7 @@
 //! returns an exit code (0 valid, 1 failing diagnostic, 2 unusable input).
 
 mod attest;
+mod folders;
 mod limits;
 mod official_cmd;
 mod profiles;
@@ -287,6 +288,8 @@ pub fn check_loaded(loaded: bundle::Loaded, options: &Settings) -> Checked {
                     .to_owned();
         }
         report
+    } else if doc.get("schemaVersion").and_then(Value::as_str) == Some(TRUST_POLICY_VERSION) {
+        trust_policy_as_input()
     } else {
         validate::validate_document(doc, &options.validate)
     };
@@ -304,6 +307,22 @@ pub fn check_loaded(loaded: bundle::Loaded, options: &Settings) -> Checked {
         report,
         source: loaded.source,
     }
+}
+
+/// The `schemaVersion` of a trust policy.
+const TRUST_POLICY_VERSION: &str = "mcp-res.trust-policy/0.2.0";
+
+/// A trust policy given as a document to validate: it is no evidence, and
+/// judging it as a bundle would only list bundle findings. It is unusable
+/// input (exit 2), named for what it is.
+fn trust_policy_as_input() -> Report {
+    let mut finding = mcpres::diag::Finding::new(
+        codes::INPUT_INVALID,
+        "/schemaVersion",
+        "this is a trust policy (mcp-res.trust-policy/0.2.0), not a document to validate: pass it with --trust-policy",
+    );
+    finding.hint = "mcpres verify ATTESTED.json --trust-policy POLICY.json checks an attested bundle against it".to_owned();
+    Report::from_findings(vec![finding], Vec::new(), None)
 }
 
 /// Load and validate one path, with the JSON and directory-form limits.
@@ -397,16 +416,14 @@ fn run_validate(args: &ValidateArgs, require_attested: bool) -> i32 {
             return 2;
         }
     };
-    let total = args.paths.len();
+    // A folder of bundles stands for the bundles it holds (see `folders`).
+    let expanded = folders::expand(&args.paths);
+    let paths = &expanded.inputs;
+    let total = paths.len();
     let outcomes: Vec<Outcome> = if total == 1 {
-        vec![check_path_with(
-            &args.paths[0],
-            &limits,
-            &dir_limits,
-            &settings,
-        )]
+        vec![check_path_with(&paths[0], &limits, &dir_limits, &settings)]
     } else {
-        args.paths
+        paths
             .par_iter()
             .map(|p| check_path_with(p, &limits, &dir_limits, &settings))
             .collect()
@@ -434,7 +451,13 @@ fn run_validate(args: &ValidateArgs, require_attested: bool) -> i32 {
             if total == 1 { "" } else { "s" }
         );
     }
-    outcomes.iter().map(Outcome::exit_code).max().unwrap_or(0)
+    let campaigns = folders::report_campaigns(&expanded.campaigns, &limits);
+    outcomes
+        .iter()
+        .map(Outcome::exit_code)
+        .max()
+        .unwrap_or(0)
+        .max(campaigns)
 }
 
 fn input_error(e: &LoadError) -> i32 {

@@ -15,8 +15,8 @@ use mcpres::produce::harness::vocab::{
     DEFAULT_SCENARIO, DEFAULT_THIRD_PARTY_SCENARIO, Revision, Scenario,
 };
 use mcpres::produce::harness::{
-    CampaignSummary, HarnessError, RunOptions, RunOutcome, RunSummary, campaign, parse_env,
-    random_hex, run_blocking, scenario_file, sign_and_verify,
+    CampaignSummary, HarnessError, RunOptions, RunOutcome, RunSummary, campaign, demo_outputs,
+    parse_env, random_hex, run_blocking, scenario_file, sign_and_verify,
 };
 
 /// Arguments of `mcpres run`.
@@ -396,7 +396,9 @@ pub struct DemoArgs {
 }
 
 /// `mcpres demo`: run the default scenario (3 trials) against this executable's
-/// reference server, validate, sign with an ephemeral key and verify.
+/// reference server, validate, sign with an ephemeral key and verify; the
+/// key's public half and the trust policy are kept beside the bundle, and the
+/// commands that reproduce the verification are printed.
 pub fn main_demo(args: DemoArgs) -> i32 {
     let exe = match std::env::current_exe() {
         Ok(p) => p,
@@ -408,6 +410,17 @@ pub fn main_demo(args: DemoArgs) -> i32 {
     let output = args
         .output
         .unwrap_or_else(|| PathBuf::from(format!("mcpres-demo-{}", random_hex(4))));
+    if let Some(taken) = demo_outputs(&output)
+        .into_iter()
+        .find(|p| p.symlink_metadata().is_ok())
+    {
+        eprintln!(
+            "mcpres demo: error: {} already exists (the demo writes it beside {})",
+            taken.display(),
+            output.display()
+        );
+        return 2;
+    }
     let options = RunOptions {
         scenario: None,
         trials: Some(3),
@@ -447,18 +460,46 @@ pub fn main_demo(args: DemoArgs) -> i32 {
         return outcome_code(summary.passed());
     }
     match sign_and_verify(&summary.doc, &output) {
-        Ok((path, classification)) => {
+        Ok(signed) => {
             println!("bundle:          {}", output.display());
+            println!("attested bundle: {}", signed.attested.display());
             println!(
-                "attested bundle: {} (ephemeral key, never written)",
-                path.display()
+                "public key:      {} (the private half was never written)",
+                signed.public_key.display()
             );
-            println!("verified:        {classification}");
+            println!(
+                "trust policy:    {} (trusts that key as mcpres-demo-ephemeral until {})",
+                signed.trust_policy.display(),
+                signed.valid_until
+            );
+            println!("verified:        {}", signed.classification);
+            println!("reproduce it with:");
+            println!("  mcpres validate {}", shell_word(&output));
+            println!(
+                "  mcpres verify {} --trust-policy {}",
+                shell_word(&signed.attested),
+                shell_word(&signed.trust_policy)
+            );
             0
         }
         Err(e) => {
             eprintln!("mcpres demo: signing failed: {e}");
             2
         }
+    }
+}
+
+/// A path as one shell word: as is when it holds only characters no shell
+/// treats specially, else in single quotes.
+fn shell_word(path: &Path) -> String {
+    let text = path.display().to_string();
+    if !text.is_empty()
+        && text
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "/._-+:,@%".contains(c))
+    {
+        text
+    } else {
+        format!("'{}'", text.replace('\'', "'\\''"))
     }
 }

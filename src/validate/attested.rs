@@ -67,7 +67,9 @@ pub fn validate_attested(doc: &Value, options: &Options) -> Report {
         .unwrap_or_default();
     if envelopes.is_empty() {
         if claimed == CLASSIFICATIONS[0] {
-            return finish(Vec::new()).with_extra("authenticityClassification", json!(claimed));
+            return finish(Vec::new())
+                .with_extra("authenticityClassification", json!(claimed))
+                .with_extra("claimedClassification", json!(claimed));
         }
         return finish(vec![Finding::new(
             c::ATTESTATION_SIGNATURE_MISSING,
@@ -117,16 +119,28 @@ pub fn validate_attested(doc: &Value, options: &Options) -> Report {
         }
         let from = time::rfc3339_millis(policy["validFrom"].as_str().unwrap_or(""));
         let until = time::rfc3339_millis(policy["validUntil"].as_str().unwrap_or(""));
-        if before(at_ms, from) || before(until, at_ms) {
+        let not_yet = before(at_ms, from);
+        if not_yet || before(until, at_ms) {
+            // Say which bound failed.
+            let (what, bound, value) = if not_yet {
+                (
+                    "is not valid yet",
+                    "before its validFrom",
+                    &policy["validFrom"],
+                )
+            } else {
+                ("has expired", "after its validUntil", &policy["validUntil"])
+            };
             return finish(vec![Finding::new(
                 c::TRUST_POLICY_EXPIRED,
                 "",
                 format!(
-                    "trust policy {} is valid from {} until {}, not at the evaluation time {}",
+                    "trust policy {} {what}: the evaluation time {} is {bound} {} (the policy is valid from {} until {})",
                     policy["id"].as_str().unwrap_or(""),
+                    at_ms.map_or_else(|| "(invalid)".to_owned(), time::format_rfc3339_millis),
+                    value.as_str().unwrap_or(""),
                     policy["validFrom"].as_str().unwrap_or(""),
                     policy["validUntil"].as_str().unwrap_or(""),
-                    at_ms.map_or_else(|| "(invalid)".to_owned(), time::format_rfc3339_millis),
                 ),
             )]);
         }
@@ -187,10 +201,12 @@ pub fn validate_attested(doc: &Value, options: &Options) -> Report {
             ),
         )]);
     }
-    finish(Vec::new()).with_extra(
-        "authenticityClassification",
-        json!(CLASSIFICATIONS[derived]),
-    )
+    finish(Vec::new())
+        .with_extra(
+            "authenticityClassification",
+            json!(CLASSIFICATIONS[derived]),
+        )
+        .with_extra("claimedClassification", json!(claimed))
 }
 
 /// `a < b` with the reference's NaN semantics: an unparsable time compares false.

@@ -1780,16 +1780,55 @@ async fn run_trial(
     })
 }
 
+/// What `mcpres demo` wrote besides the bundle directory.
+#[derive(Debug, Clone)]
+pub struct DemoSigned {
+    /// `<name>.attested.json`.
+    pub attested: PathBuf,
+    /// `<name>.pub`: the public half of the ephemeral key (SPKI PEM); the
+    /// private half is never written.
+    pub public_key: PathBuf,
+    /// `<name>.trust-policy.json`: the trust policy that names that key.
+    pub trust_policy: PathBuf,
+    /// The classification the verification derived.
+    pub classification: String,
+    /// When the trust policy stops applying.
+    pub valid_until: String,
+}
+
+/// The files `mcpres demo` writes beside the bundle directory `output`:
+/// `<name>.attested.json`, `<name>.pub` and `<name>.trust-policy.json`.
+pub fn demo_outputs(output: &Path) -> [PathBuf; 3] {
+    let beside = |suffix: &str| {
+        let mut name = output
+            .file_name()
+            .map(|n| n.to_os_string())
+            .unwrap_or_default();
+        name.push(suffix);
+        output.with_file_name(name)
+    };
+    [
+        beside(".attested.json"),
+        beside(".pub"),
+        beside(".trust-policy.json"),
+    ]
+}
+
+/// How long the demo's trust policy applies: from an hour before signing to
+/// 30 days after.
+const DEMO_POLICY_DAYS: i64 = 30;
+
 /// `mcpres demo`'s last step: sign the bundle document `doc` (written at
-/// `output`) with an ephemeral key, verify it under a one-hour trust policy
-/// naming only that key, and write it beside `output` as
-/// `<name>.attested.json`. Returns that path and the authenticity
-/// classification.
-pub fn sign_and_verify(doc: &Value, output: &Path) -> Result<(PathBuf, String), HarnessError> {
+/// `output`) with an ephemeral key, verify it under a trust policy naming
+/// only that key, and write beside `output` the attested bundle, the key's
+/// public half and the trust policy (see [`demo_outputs`]), so that
+/// `mcpres verify` reproduces the classification. The private key is never
+/// written. Returns what was written and the authenticity classification.
+pub fn sign_and_verify(doc: &Value, output: &Path) -> Result<DemoSigned, HarnessError> {
     sign_and_verify_inner(doc, output).map_err(HarnessError::Sign)
 }
 
-fn sign_and_verify_inner(doc: &Value, output: &Path) -> Result<(PathBuf, String), String> {
+fn sign_and_verify_inner(doc: &Value, output: &Path) -> Result<DemoSigned, String> {
     use crate::attest::{keys::KeyPair, policy};
     use crate::produce::sign;
     let key = KeyPair::generate().map_err(|e| e.to_string())?;
@@ -1803,11 +1842,12 @@ fn sign_and_verify_inner(doc: &Value, output: &Path) -> Result<(PathBuf, String)
         claim: None,
     };
     let attested = sign::attest(doc, &key, &options).map_err(|e| e.to_string())?;
+    let valid_until = format_rfc3339_millis(now + DEMO_POLICY_DAYS * 86_400_000);
     let mut trust = policy::init(
         "policy/mcpres-demo",
         "1.0.0",
         &format_rfc3339_millis(now - 3_600_000),
-        &format_rfc3339_millis(now + 3_600_000),
+        &valid_until,
     )
     .map_err(|e| e.to_string())?;
     policy::add_signer(&mut trust, &key.public().fingerprint(), identity)
@@ -1815,7 +1855,7 @@ fn sign_and_verify_inner(doc: &Value, output: &Path) -> Result<(PathBuf, String)
     let report = crate::validate::validate_document(
         &attested,
         &crate::validate::Options {
-            trust_policy: Some(trust),
+            trust_policy: Some(trust.clone()),
             ..Default::default()
         },
     );
@@ -1825,21 +1865,30 @@ fn sign_and_verify_inner(doc: &Value, output: &Path) -> Result<(PathBuf, String)
             report.primary().unwrap_or("?")
         ));
     }
-    let mut name = output
-        .file_name()
-        .map(|n| n.to_os_string())
-        .unwrap_or_default();
-    name.push(".attested.json");
-    let path = output.with_file_name(name);
+    let [attested_path, pub_path, policy_path] = demo_outputs(output);
+    let write = |path: &Path, bytes: &[u8]| {
+        crate::bundle::dir::write_new(path, bytes).map_err(|e| format!("{}: {e}", path.display()))
+    };
     let bytes = crate::produce::builder::to_file_bytes(&attested).map_err(|e| e.to_string())?;
-    crate::bundle::dir::write_new(&path, &bytes).map_err(|e| format!("{}: {e}", path.display()))?;
+    write(&attested_path, &bytes)?;
+    let pem = key.public().to_pem().map_err(|e| e.to_string())?;
+    write(&pub_path, pem.as_bytes())?;
+    let mut policy_bytes = serde_json::to_vec_pretty(&trust).map_err(|e| e.to_string())?;
+    policy_bytes.push(b'\n');
+    write(&policy_path, &policy_bytes)?;
     let classification = report
         .extra
         .get("authenticityClassification")
         .and_then(Value::as_str)
         .unwrap_or("valid")
         .to_string();
-    Ok((path, classification))
+    Ok(DemoSigned {
+        attested: attested_path,
+        public_key: pub_path,
+        trust_policy: policy_path,
+        classification,
+        valid_until,
+    })
 }
 
 #[cfg(test)]

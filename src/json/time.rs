@@ -69,7 +69,7 @@ pub fn rfc3339_micros(s: &str) -> Option<i64> {
     if !is_separator(separator) {
         return None;
     }
-    let b = rest[separator.len_utf8()..].as_bytes();
+    let b = &rest.as_bytes()[separator.len_utf8()..];
     // Time: hh:mm:ss, an optional fraction of at least one digit.
     if b.len() < 9 || b[2] != b':' || b[5] != b':' {
         return None;

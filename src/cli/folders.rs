@@ -26,7 +26,21 @@ fn is_bundle_dir(path: &Path) -> bool {
     path.join("integrity-manifest.json").is_file()
 }
 
-/// Expand each path: a file or a bundle directory stands for itself; any
+/// A directory with a bundle directory's own files (a bundle directory
+/// whose manifest is missing): it stands for itself and is refused as such.
+fn looks_like_bundle_dir(path: &Path) -> bool {
+    [
+        "integrity-manifest.json",
+        "evidence-envelope.json",
+        "conformance-statement.json",
+    ]
+    .iter()
+    .any(|f| path.join(f).symlink_metadata().is_ok())
+}
+
+/// Expand each path: a file or a bundle directory (or a directory holding a
+/// bundle directory's `evidence-envelope.json` or `conformance-statement.json`,
+/// so a bundle directory with a missing manifest) stands for itself; any
 /// other directory stands for the bundle directories directly inside it and
 /// the `.json` files directly inside it (`campaign.json` apart), sorted by
 /// name. A directory that holds none of these stands for itself (and is then
@@ -35,7 +49,7 @@ pub fn expand(paths: &[PathBuf]) -> Expanded {
     let mut out = Expanded::default();
     for path in paths {
         let is_dir = std::fs::symlink_metadata(path).is_ok_and(|m| m.is_dir());
-        if !is_dir || is_bundle_dir(path) {
+        if !is_dir || looks_like_bundle_dir(path) {
             out.inputs.push(path.clone());
             continue;
         }

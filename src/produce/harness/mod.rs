@@ -1583,6 +1583,14 @@ async fn run_trial(
         temp_root,
     };
     let clean_started = Instant::now();
+    if progress.lines && progress.trial == 1 {
+        // The first exchange is where a subject that never answers costs time.
+        progress.reporter.line(format!(
+            "trial 1/{}: clean control: starting the subject; each request has up to {} ms for its answer",
+            progress.total,
+            2 * scenario.exchange_budget_ms
+        ));
+    }
     let mut session = spawner.spawn(&format!("t{index}-clean"), &[]).await?;
     // A fresh random probe per trial: a subject that replays a recorded
     // transcript cannot know it.

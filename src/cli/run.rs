@@ -4,6 +4,7 @@
 //! `Result`, and what is printed and the exit code are decided here.
 
 use std::collections::BTreeMap;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use clap::{Args, Subcommand, ValueEnum};
@@ -170,7 +171,9 @@ pub fn main_run(args: RunArgs) -> i32 {
         }
         Err(e) => {
             let code = error_code(&e);
-            eprintln!("mcpres run: error: {e}");
+            // After SIGHUP the terminal may be gone: a failed write must not
+            // turn the signal's exit status into a panic.
+            let _ = writeln!(std::io::stderr(), "mcpres run: error: {e}");
             reporter.event(json!({
                 "event": "run-finished", "result": null, "classification": null, "valid": false,
                 "output": null, "error": e.to_string(), "exitCode": code,
@@ -450,7 +453,7 @@ pub fn main_demo(args: DemoArgs) -> i32 {
             return 2;
         }
         Err(e) => {
-            eprintln!("mcpres demo: error: {e}");
+            let _ = writeln!(std::io::stderr(), "mcpres demo: error: {e}");
             return error_code(&e);
         }
     };

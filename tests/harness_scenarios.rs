@@ -499,8 +499,12 @@ fn a_server_the_harness_did_not_start_is_evaluated_without_process_claims() {
     ]);
     assert_eq!(refused.status.code(), Some(2));
     assert!(text(&refused.stderr).contains("--subject-artifact"));
+    // The reference server's fault scenario needs a subject the harness starts
+    // (without --scenario, a server it did not start gets `generic`).
     let refused = mcpres(&[
         "run",
+        "--scenario",
+        "reference-faults",
         "--http",
         &url,
         "--subject-artifact",

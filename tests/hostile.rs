@@ -2767,3 +2767,52 @@ fn run_summary_columns_are_aligned_for_client_faults() {
         assert_eq!(last_column(line), at, "misaligned:\n{}", table.join("\n"));
     }
 }
+
+// Issue 15: inputs that were refused wrongly or accepted wrongly.
+
+#[test]
+fn issue15_a_scenario_expecting_a_stop_reason_no_check_gives_is_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let path = tmp.path().join("bogus.toml");
+    let text = fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("cli-tests/inputs/scenario-bogus-stop.toml"),
+    )
+    .unwrap();
+    fs::write(&path, text).unwrap();
+    let o = Command::new(BIN)
+        .args(["scenarios", "check", path.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("\"BOGUS\" is not a stop reason"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("REQUEST_REFUSED"), "{stderr}");
+}
+
+#[test]
+fn issue15_date_times_both_references_accept_are_accepted() {
+    let tmp = tempfile::tempdir().unwrap();
+    for (i, started) in [
+        "2026-01-02 03:04:05.000Z",
+        "2026-01-02T08:34:05.000+0530",
+        "2026-01-02T08:04:05.000+05",
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let mut doc = mcpres::produce::builder::synthetic_bundle(6).unwrap();
+        doc["evidence"]["run"]["startedAt"] = json!(started);
+        mcpres::produce::builder::finalize(&mut doc).unwrap();
+        let path = tmp.path().join(format!("b{i}.json"));
+        fs::write(&path, serde_json::to_vec(&doc).unwrap()).unwrap();
+        let o = Command::new(BIN)
+            .args(["validate", "--format", "json", path.to_str().unwrap()])
+            .output()
+            .unwrap();
+        let report: Value = serde_json::from_slice(&o.stdout).unwrap();
+        assert_eq!(o.status.code(), Some(0), "{started}: {report}");
+    }
+}

@@ -609,6 +609,30 @@ fn tampered_results_fail_with_the_matching_diagnostic() {
     // The untampered result, re-serialized differently, is still valid.
     let path = write_doc(dir, "reformatted.json", &good);
     assert_eq!(validate(&path).0, 0);
+    // Reordered lists invent nothing: still valid (spec/conformance.md, entry 30).
+    let mut reordered = good.clone();
+    assert!(
+        reordered["target"]["legacyAssertions"]
+            .as_array()
+            .unwrap()
+            .len()
+            > 1
+    );
+    for list in [
+        "/target/legacyAssertions",
+        "/target/unresolvedRequirements",
+        "/report/unresolvedRequirements",
+    ] {
+        reordered
+            .pointer_mut(list)
+            .unwrap()
+            .as_array_mut()
+            .unwrap()
+            .reverse();
+    }
+    let path = write_doc(dir, "reordered.json", &reordered);
+    let (code, report) = validate(&path);
+    assert_eq!(code, 0, "{report}");
 }
 
 #[test]

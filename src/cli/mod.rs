@@ -8,6 +8,7 @@
 #[macro_use]
 mod output;
 mod attest;
+mod folders;
 mod limits;
 mod official_cmd;
 mod profiles;
@@ -239,6 +240,12 @@ pub enum CliError {
     /// Standard output was closed by its reader: end quietly.
     #[error("standard output was closed")]
     Closed,
+    /// A termination signal stopped the command after it cleaned up; the status is
+    /// 128 + the signal's number (130 SIGINT, 143 SIGTERM, 129 SIGHUP). Only the
+    /// harness (feature `server`) handles signals.
+    #[cfg_attr(not(feature = "server"), allow(dead_code))]
+    #[error("{message}")]
+    Signalled { message: String, status: u8 },
 }
 
 impl CliError {
@@ -257,6 +264,7 @@ impl CliError {
             CliError::Unusable(_) => Exit::Unusable.code(),
             CliError::Failing(_) => Exit::Failing.code(),
             CliError::Closed => CLOSED_PIPE_STATUS,
+            CliError::Signalled { status, .. } => *status,
         }
     }
 }
@@ -431,6 +439,8 @@ pub fn check_loaded(loaded: bundle::Loaded, options: &Settings) -> Checked {
                     .to_owned();
         }
         report
+    } else if doc.get("schemaVersion").and_then(Value::as_str) == Some(TRUST_POLICY_VERSION) {
+        trust_policy_as_input()
     } else {
         validate::validate_document(doc, &options.validate)
     };
@@ -448,6 +458,22 @@ pub fn check_loaded(loaded: bundle::Loaded, options: &Settings) -> Checked {
         report,
         source: loaded.source,
     }
+}
+
+/// The `schemaVersion` of a trust policy.
+const TRUST_POLICY_VERSION: &str = "mcp-res.trust-policy/0.2.0";
+
+/// A trust policy given as a document to validate: it is no evidence, and
+/// judging it as a bundle would only list bundle findings. It is unusable
+/// input (exit 2), named for what it is.
+fn trust_policy_as_input() -> Report {
+    let mut finding = mcpres::diag::Finding::new(
+        codes::INPUT_INVALID,
+        "/schemaVersion",
+        "this is a trust policy (mcp-res.trust-policy/0.2.0), not a document to validate: pass it with --trust-policy",
+    );
+    finding.hint = "mcpres verify ATTESTED.json --trust-policy POLICY.json checks an attested bundle against it".to_owned();
+    Report::from_findings(vec![finding], Vec::new(), None)
 }
 
 /// Load and validate one path, with the JSON and directory-form limits.
@@ -567,16 +593,14 @@ fn run_validate(args: ValidateArgs, require_attested: bool) -> CliResult {
     let limits = args.limits.json();
     let dir_limits = args.limits.dir();
     let settings = settings_from(&args, require_attested, &limits)?;
-    let total = args.paths.len();
+    // A folder of bundles stands for the bundles it holds (see `folders`).
+    let expanded = folders::expand(&args.paths);
+    let paths = &expanded.inputs;
+    let total = paths.len();
     let outcomes: Vec<Outcome> = if total == 1 {
-        vec![check_path_with(
-            &args.paths[0],
-            &limits,
-            &dir_limits,
-            &settings,
-        )]
+        vec![check_path_with(&paths[0], &limits, &dir_limits, &settings)]
     } else {
-        args.paths
+        paths
             .par_iter()
             .map(|p| check_path_with(p, &limits, &dir_limits, &settings))
             .collect()
@@ -601,11 +625,13 @@ fn run_validate(args: ValidateArgs, require_attested: bool) -> CliResult {
             if total == 1 { "" } else { "s" }
         );
     }
+    let campaigns = folders::report_campaigns(&expanded.campaigns, &limits);
     Ok(outcomes
         .iter()
         .map(Outcome::exit)
         .max()
-        .unwrap_or(Exit::Valid))
+        .unwrap_or(Exit::Valid)
+        .max(campaigns))
 }
 
 fn input_error(e: &LoadError) -> CliError {

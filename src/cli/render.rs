@@ -485,10 +485,25 @@ fn sarif(outcomes: &[Outcome]) -> Value {
 /// `importStatus INCOMPLETE`, ...).
 fn valid_detail(report: &mcpres::diag::Report) -> String {
     let mut parts: Vec<String> = report.evidence_class.iter().cloned().collect();
-    parts.extend(report.extra.iter().map(|(k, v)| match v {
-        Value::String(s) => format!("{k} {s}"),
-        other => format!("{k} {other}"),
-    }));
+    // An attested bundle: the classification its wrapper claims beside the
+    // one the envelopes and the trust policy justify.
+    let claimed = report.extra.get("claimedClassification");
+    parts.extend(
+        report
+            .extra
+            .iter()
+            .filter_map(|(k, v)| match (k.as_str(), v) {
+                ("claimedClassification", _) => None,
+                ("authenticityClassification", Value::String(s)) if claimed.is_some() => {
+                    Some(format!(
+                        "authenticity claimed {}, derived {s}",
+                        claimed.and_then(Value::as_str).unwrap_or("?")
+                    ))
+                }
+                (_, Value::String(s)) => Some(format!("{k} {s}")),
+                (_, other) => Some(format!("{k} {other}")),
+            }),
+    );
     if parts.is_empty() {
         return "no evidence class".to_string();
     }

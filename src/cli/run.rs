@@ -13,18 +13,21 @@ use super::output::shown;
 use super::{CliError, CliResult, Exit};
 use mcpres::produce::harness::progress::Progress;
 use mcpres::produce::harness::scenario::builtins;
-use mcpres::produce::harness::vocab::{DEFAULT_SCENARIO, Revision, Scenario};
+use mcpres::produce::harness::vocab::{
+    DEFAULT_SCENARIO, DEFAULT_THIRD_PARTY_SCENARIO, Revision, Scenario,
+};
 use mcpres::produce::harness::{
-    CampaignSummary, HarnessError, RunOptions, RunOutcome, RunSummary, campaign, parse_env,
-    random_hex, run_blocking, scenario_file, sign_and_verify,
+    CampaignSummary, HarnessError, RunOptions, RunOutcome, RunSummary, campaign, demo_outputs,
+    parse_env, random_hex, run_blocking, scenario_file, sign_and_verify,
 };
 
 /// Arguments of `mcpres run`.
 #[derive(Debug, Clone, Args)]
 pub struct RunArgs {
     /// Built-in scenario name (see `mcpres scenarios list`), or a scenario file
-    /// (TOML or JSON; a path containing `/` or ending in .toml/.json); default
-    /// `reference-faults`.
+    /// (TOML or JSON; a path containing `/` or ending in .toml/.json). Default:
+    /// `reference-faults` when the subject is `mcpres serve`, else `generic`
+    /// (any MCP server).
     #[arg(long)]
     pub scenario: Option<String>,
     /// Number of trials (each one clean control plus every negative control).
@@ -190,6 +193,7 @@ pub fn main_run(args: RunArgs) -> CliResult {
         let message = e.to_string();
         reporter.event(failed_event(
             message.strip_prefix("mcpres run: ").unwrap_or(&message),
+            Exit::Unusable.code(),
         ));
         return Err(e);
     }
@@ -216,18 +220,38 @@ pub fn main_run(args: RunArgs) -> CliResult {
             Ok(exit)
         }
         Err(e) => {
-            reporter.event(failed_event(&e.to_string()));
-            Err(CliError::Unusable(format!("mcpres run: error: {e}")))
+            let code = error_code(&e);
+            reporter.event(failed_event(&e.to_string(), code));
+            Err(run_error(format!("mcpres run: error: {e}"), code))
         }
     }
 }
 
 /// The last `--json` event of a run that produced no output.
-fn failed_event(error: &str) -> Value {
+fn failed_event(error: &str, code: u8) -> Value {
     json!({
         "event": "run-finished", "result": null, "classification": null, "valid": false,
-        "output": null, "error": error, "exitCode": 2,
+        "output": null, "error": error, "exitCode": code,
     })
+}
+
+/// The exit status of a run that produced no evidence: 128 + the signal's
+/// number when a termination signal ended it (130 SIGINT, 143 SIGTERM,
+/// 129 SIGHUP), else 2.
+fn error_code(e: &HarnessError) -> u8 {
+    match e {
+        HarnessError::Interrupted(sig) => u8::try_from(sig.exit_code()).unwrap_or(2),
+        _ => 2,
+    }
+}
+
+/// The error a run that produced no evidence ends with.
+fn run_error(message: String, status: u8) -> CliError {
+    if status == Exit::Unusable.code() {
+        CliError::Unusable(message)
+    } else {
+        CliError::Signalled { message, status }
+    }
 }
 
 /// The last `--json` event of a run that produced output.
@@ -347,7 +371,9 @@ fn print_campaign(c: &CampaignSummary) -> Result<(), CliError> {
 fn list_scenarios() -> CliResult {
     for s in builtins() {
         let default = if s.name == DEFAULT_SCENARIO {
-            " (default)"
+            " (default for `mcpres serve`)"
+        } else if s.name == DEFAULT_THIRD_PARTY_SCENARIO {
+            " (default for any other subject)"
         } else {
             ""
         };
@@ -450,7 +476,9 @@ pub struct DemoArgs {
 }
 
 /// `mcpres demo`: run the default scenario (3 trials) against this executable's
-/// reference server, validate, sign with an ephemeral key and verify.
+/// reference server, validate, sign with an ephemeral key and verify; the
+/// key's public half and the trust policy are kept beside the bundle, and the
+/// commands that reproduce the verification are printed.
 pub fn main_demo(args: DemoArgs) -> CliResult {
     let exe = std::env::current_exe().map_err(|e| {
         CliError::Unusable(format!("mcpres demo: cannot locate this executable: {e}"))
@@ -458,18 +486,19 @@ pub fn main_demo(args: DemoArgs) -> CliResult {
     let output = args
         .output
         .unwrap_or_else(|| PathBuf::from(format!("mcpres-demo-{}", random_hex(4))));
-    // Both outputs are checked before the run: the bundle directory and the
-    // attested bundle written beside it.
+    // Every output is checked before the run: the bundle directory, and the
+    // attested bundle, public key and trust policy written beside it.
     check_output(&output, "mcpres demo: --output")?;
-    let mut attested = output
-        .file_name()
-        .map(|n| n.to_os_string())
-        .unwrap_or_default();
-    attested.push(".attested.json");
-    super::check_new_file(
-        &output.with_file_name(attested),
-        "mcpres demo: the attested bundle",
-    )?;
+    if let Some(taken) = demo_outputs(&output)
+        .into_iter()
+        .find(|p| p.symlink_metadata().is_ok())
+    {
+        return Err(CliError::Unusable(format!(
+            "mcpres demo: error: {} already exists (the demo writes it beside {})",
+            shown(&taken),
+            shown(&output)
+        )));
+    }
     let options = RunOptions {
         scenario: None,
         trials: Some(3),
@@ -501,7 +530,12 @@ pub fn main_demo(args: DemoArgs) -> CliResult {
                     .to_owned(),
             ));
         }
-        Err(e) => return Err(CliError::Unusable(format!("mcpres demo: error: {e}"))),
+        Err(e) => {
+            return Err(run_error(
+                format!("mcpres demo: error: {e}"),
+                error_code(&e),
+            ));
+        }
     };
     print_summary(&summary)?;
     if !summary.valid || summary.result != "PASS" {
@@ -509,17 +543,45 @@ pub fn main_demo(args: DemoArgs) -> CliResult {
         return Ok(outcome_exit(summary.passed()));
     }
     match sign_and_verify(&summary.doc, &output) {
-        Ok((path, classification)) => {
+        Ok(signed) => {
             outln!("bundle:          {}", shown(&output))?;
+            outln!("attested bundle: {}", shown(&signed.attested))?;
             outln!(
-                "attested bundle: {} (ephemeral key, never written)",
-                shown(&path)
+                "public key:      {} (the private half was never written)",
+                shown(&signed.public_key)
             )?;
-            outln!("verified:        {classification}")?;
+            outln!(
+                "trust policy:    {} (trusts that key as mcpres-demo-ephemeral until {})",
+                shown(&signed.trust_policy),
+                signed.valid_until
+            )?;
+            outln!("verified:        {}", signed.classification)?;
+            outln!("reproduce it with:")?;
+            outln!("  mcpres validate {}", shell_word(&output))?;
+            outln!(
+                "  mcpres verify {} --trust-policy {}",
+                shell_word(&signed.attested),
+                shell_word(&signed.trust_policy)
+            )?;
             Ok(Exit::Valid)
         }
         Err(e) => Err(CliError::Unusable(format!(
             "mcpres demo: signing failed: {e}"
         ))),
+    }
+}
+
+/// A path as one shell word: as is when it holds only characters no shell
+/// treats specially, else in single quotes.
+fn shell_word(path: &Path) -> String {
+    let text = path.display().to_string();
+    if !text.is_empty()
+        && text
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "/._-+:,@%".contains(c))
+    {
+        text
+    } else {
+        format!("'{}'", text.replace('\'', "'\\''"))
     }
 }

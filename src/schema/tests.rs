@@ -275,7 +275,7 @@ fn reports_all_errors_not_just_the_first() {
 }
 
 #[test]
-fn date_time_follows_rfc_3339() {
+fn date_time_follows_rfc_3339_and_the_references() {
     let accepted = [
         "2026-01-01T00:00:00Z",
         "2026-01-01t00:00:00z",
@@ -285,12 +285,15 @@ fn date_time_follows_rfc_3339() {
         "2016-12-31t23:59:60.5z",
         "2016-12-31T18:59:60-05:00",
         "2024-02-29T12:00:00Z",
-    ];
-    let rejected = [
-        "2026-01-01T00:00:00",
+        // Beyond RFC 3339, as both references accept (spec/conformance.md, entry 17).
         "2026-01-01 00:00:00Z",
         "2026-01-01T00:00:00+0100",
         "2026-01-01T00:00:00+01",
+    ];
+    let rejected = [
+        "2026-01-01T00:00:00",
+        "2026-01-01x00:00:00Z",
+        "2026-01-01T00:00:00+010",
         "2026-01-01T00:00Z",
         "2026-01-01T24:00:00Z",
         "2026-01-01T00:00:61Z",

@@ -69,7 +69,9 @@ pub fn validate_attested(doc: &Value, options: &Options) -> Report {
         .unwrap_or_default();
     if envelopes.is_empty() {
         if claimed == CLASSIFICATIONS[0] {
-            return finish(Vec::new()).with_extra("authenticityClassification", json!(claimed));
+            return finish(Vec::new())
+                .with_extra("authenticityClassification", json!(claimed))
+                .with_extra("claimedClassification", json!(claimed));
         }
         return finish(vec![Finding::new(
             c::ATTESTATION_SIGNATURE_MISSING,
@@ -118,15 +120,25 @@ pub fn validate_attested(doc: &Value, options: &Options) -> Report {
     if let Some(policy) = policy
         && (before(at_ms, policy.valid_from_ms) || before(policy.valid_until_ms, at_ms))
     {
+        // Say which bound failed.
+        let (what, bound, value) = if before(at_ms, policy.valid_from_ms) {
+            (
+                "is not valid yet",
+                "before its validFrom",
+                &policy.valid_from,
+            )
+        } else {
+            ("has expired", "after its validUntil", &policy.valid_until)
+        };
         return finish(vec![Finding::new(
             c::TRUST_POLICY_EXPIRED,
             "",
             format!(
-                "trust policy {} is valid from {} until {}, not at the evaluation time {}",
+                "trust policy {} {what}: the evaluation time {} is {bound} {value} (the policy is valid from {} until {})",
                 policy.id,
+                at_ms.map_or_else(|| "(invalid)".to_owned(), time::format_rfc3339_millis),
                 policy.valid_from,
                 policy.valid_until,
-                at_ms.map_or_else(|| "(invalid)".to_owned(), time::format_rfc3339_millis),
             ),
         )]);
     }
@@ -186,10 +198,12 @@ pub fn validate_attested(doc: &Value, options: &Options) -> Report {
             ),
         )]);
     }
-    finish(Vec::new()).with_extra(
-        "authenticityClassification",
-        json!(CLASSIFICATIONS[derived]),
-    )
+    finish(Vec::new())
+        .with_extra(
+            "authenticityClassification",
+            json!(CLASSIFICATIONS[derived]),
+        )
+        .with_extra("claimedClassification", json!(claimed))
 }
 
 /// `a < b` with the reference's NaN semantics: an unparsable time compares false.

@@ -128,18 +128,33 @@ fn fabrication(doc: &Value) -> Option<(String, String)> {
         ));
     }
     // mcpres' addition: the assertions and requirements must be the ones the original yields.
+    // Order is not compared: no rule of the standard fixes it (the producer's sorted order
+    // makes its output deterministic, it is not a validity rule), and a reordered list
+    // invents nothing (spec/conformance.md, entry 30).
     let evidence = &doc["originalBundle"]["evidence"];
     let derived = legacy::legacy_assertions(evidence);
-    let matches = derived.len() == assertions.len()
-        && derived
+    let mut unmatched: Vec<&Value> = assertions.iter().collect();
+    let mut missing = false;
+    for d in &derived {
+        match unmatched
             .iter()
-            .zip(assertions)
-            .all(|(d, a)| a["name"] == d.name.as_str() && a["value"] == d.value);
-    if !matches {
-        let index = derived
+            .position(|a| a["name"] == d.name.as_str() && a["value"] == d.value)
+        {
+            Some(at) => {
+                unmatched.swap_remove(at);
+            }
+            None => missing = true,
+        }
+    }
+    if missing || !unmatched.is_empty() {
+        // The first assertion the original does not yield (else the end of the list).
+        let index = assertions
             .iter()
-            .zip(assertions)
-            .position(|(d, a)| a["name"] != d.name.as_str() || a["value"] != d.value)
+            .position(|a| {
+                !derived
+                    .iter()
+                    .any(|d| a["name"] == d.name.as_str() && a["value"] == d.value)
+            })
             .unwrap_or(derived.len().min(assertions.len()));
         return Some((
             format!("/target/legacyAssertions/{index}"),
@@ -150,8 +165,11 @@ fn fabrication(doc: &Value) -> Option<(String, String)> {
     let listed = target["unresolvedRequirements"]
         .as_array()
         .unwrap_or(&empty);
-    if listed.len() != required.len() || listed.iter().zip(&required).any(|(l, r)| l != r.as_str())
-    {
+    let mut listed_sorted: Vec<&str> = listed.iter().map(|l| l.as_str().unwrap_or("")).collect();
+    listed_sorted.sort_unstable();
+    let mut required_sorted: Vec<&str> = required.iter().map(String::as_str).collect();
+    required_sorted.sort_unstable();
+    if listed.iter().any(|l| !l.is_string()) || listed_sorted != required_sorted {
         return Some((
             "/target/unresolvedRequirements".into(),
             "the unresolved requirements are not the ones a v0.1 bundle leaves open".into(),

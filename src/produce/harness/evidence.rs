@@ -136,6 +136,10 @@ pub struct TrialRecord {
     pub self_checks: Vec<SelfCheckRecord>,
     pub recoveries: Vec<RecoveryRecord>,
     pub client: Option<ClientRecord>,
+    /// The clean control failed fatally (its opening request got no answer),
+    /// so the subject's other controls were not run: each is recorded as a
+    /// CANCELLED operation.
+    pub cancelled: bool,
 }
 
 impl TrialRecord {
@@ -299,6 +303,9 @@ pub struct RunFacts {
     /// The subject is a server the harness did not start (`--http URL` with no
     /// PROGRAM): no process was observed, so no PROCESS_EXECUTION is claimed.
     pub external: bool,
+    /// Why the run stopped before its planned trials (a fatal failure of a
+    /// clean control: the subject never answered its opening request).
+    pub stopped_early: Option<String>,
 }
 
 /// The harness's tool identity (runner, producer and validator policy).
@@ -599,6 +606,46 @@ pub fn assemble(
                 },
                 vec![oracle_path],
             )?);
+        }
+
+        if t.cancelled {
+            // Not run: nothing was observed, so no observation refers to these.
+            let at = t.clean_session.ended.end_ms;
+            // Every one is a FAULT_CASE that never ran.
+            let mut cancel = |op: String, fault: &str, policy: Option<&str>| {
+                let fault_id = format!("fault/{fault}");
+                operations.push(part(Operation {
+                    run_id: &facts.run_id,
+                    operation_id: &op,
+                    parent_operation_id: None,
+                    kind: OperationKind::FaultCase,
+                    fault_id: Some(&fault_id),
+                    recovery_policy_id: policy,
+                    attempt: 0,
+                    outcome: OperationOutcome::Cancelled,
+                    started_offset_ms: ms(at),
+                    duration_ms: 0,
+                    negative_observation: None,
+                })?);
+                Ok::<(), FinalizeError>(())
+            };
+            for c in scenario
+                .negatives
+                .iter()
+                .filter(|c| !c.injector.is_self_check())
+            {
+                cancel(format!("t{}-{}", t.index, c.name), &c.fault, None)?;
+            }
+            for c in &scenario.recoveries {
+                cancel(
+                    format!("t{}-{}", t.index, c.name),
+                    &c.fault,
+                    Some(c.policy.id.as_str()),
+                )?;
+            }
+            for f in &scenario.client_faults {
+                cancel(format!("t{}-client-{}", t.index, f.name), f.kind.id(), None)?;
+            }
         }
 
         if !t.self_checks.is_empty() {
@@ -981,8 +1028,14 @@ pub fn assemble(
     };
     let os_arch = format!("{}-{}", std::env::consts::OS, std::env::consts::ARCH);
     let stop_rule = format!(
-        "{} planned trials, each run to completion; no trial starts after the scenario duration limit of {} ms",
-        facts.planned_trials, scenario.scenario_duration_ms
+        "{} planned trials, each run to completion; no trial starts after the scenario duration limit of {} ms{}",
+        facts.planned_trials,
+        scenario.scenario_duration_ms,
+        if facts.stopped_early.is_some() {
+            "; stopped after a clean control whose opening request got no answer"
+        } else {
+            ""
+        }
     );
     let count = |n: usize| i64::try_from(n).unwrap_or(i64::MAX);
     let trial_summary = part(TrialSummary {

@@ -91,8 +91,14 @@ pub enum HarnessError {
         #[source]
         source: std::io::Error,
     },
-    #[error("interrupted (Ctrl-C); every subject process group was killed")]
-    Interrupted,
+    /// A termination signal (SIGINT, SIGTERM or SIGHUP) ended the run: every
+    /// subject was killed and reaped, the scratch directory and any
+    /// unfinished output removed.
+    #[error(
+        "interrupted by {}; every subject process group was killed and reaped, and no output was kept",
+        .0.name()
+    )]
+    Interrupted(Termination),
     #[error("cannot start the async runtime: {0}")]
     Runtime(#[source] std::io::Error),
     /// Signing or verifying the demo's bundle failed.
@@ -182,9 +188,61 @@ pub fn random_hex(bytes: usize) -> String {
     hex::encode(buf)
 }
 
-/// Build a runtime and run with Ctrl-C handling: on the signal the run's
-/// future is dropped, which kills every subject's process group (their guards)
-/// and removes the scratch directory. Parts of a campaign already written stay.
+/// A termination signal the harness handles (see [`run_blocking`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Termination {
+    /// SIGINT (Ctrl-C).
+    Interrupt,
+    /// SIGTERM (`kill PID`).
+    Terminate,
+    /// SIGHUP (the terminal went away).
+    Hangup,
+}
+
+impl Termination {
+    /// The signal's name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Termination::Interrupt => "SIGINT",
+            Termination::Terminate => "SIGTERM",
+            Termination::Hangup => "SIGHUP",
+        }
+    }
+
+    /// The conventional exit status of a command ended by the signal:
+    /// 128 + its number (130, 143, 129).
+    pub fn exit_code(self) -> i32 {
+        128 + match self {
+            Termination::Interrupt => 2,
+            Termination::Terminate => 15,
+            Termination::Hangup => 1,
+        }
+    }
+}
+
+/// Resolves with the first of SIGINT, SIGTERM or SIGHUP. The handlers are
+/// installed when this is called (inside the runtime, before the run starts),
+/// not when the future is first polled.
+fn termination() -> std::io::Result<impl std::future::Future<Output = Termination>> {
+    use tokio::signal::unix::{SignalKind, signal};
+    let mut int = signal(SignalKind::interrupt())?;
+    let mut term = signal(SignalKind::terminate())?;
+    let mut hup = signal(SignalKind::hangup())?;
+    Ok(async move {
+        tokio::select! {
+            _ = int.recv() => Termination::Interrupt,
+            _ = term.recv() => Termination::Terminate,
+            _ = hup.recv() => Termination::Hangup,
+        }
+    })
+}
+
+/// Build a runtime and run, handling SIGINT, SIGTERM and SIGHUP alike: on
+/// the signal the run's future is dropped, which kills every subject's process
+/// group (their guards), removes the scratch directory and an unfinished
+/// campaign directory; then every subject still unreaped is killed and reaped
+/// here, and so is every escaped descendant (see [`tree::sweep`]). The result
+/// is then [`HarnessError::Interrupted`], and nothing is left in `-o DIR`.
 ///
 /// The calling process becomes a child subreaper first (see [`tree`]): call
 /// this only from a process that starts no children of its own besides the
@@ -204,15 +262,28 @@ pub fn run_blocking(args: RunOptions, reporter: &mut Progress) -> Result<RunOutc
         .build()
         .map_err(HarnessError::Runtime)?;
     let outcome = rt.block_on(async move {
+        let signalled = termination().map_err(HarnessError::Runtime)?;
         tokio::select! {
+            biased;
+            sig = signalled => Err(HarnessError::Interrupted(sig)),
             r = run(args, reporter) => r,
-            _ = tokio::signal::ctrl_c() => Err(HarnessError::Interrupted),
         }
     });
-    // Every session is finished or dropped (its group killed) by now. After
-    // an error or Ctrl-C, descendants that escaped their group are still the
-    // harness's adopted children: kill and reap them before exiting, since
-    // they would otherwise be handed to init and outlive the run.
+    // Every session is finished or dropped (its group killed) by now. After a
+    // signal the dropped subjects are not reaped yet (tokio reaps them only
+    // while its runtime runs): kill their groups again and reap them.
+    if matches!(outcome, Err(HarnessError::Interrupted(_))) {
+        let left = tree::kill_and_reap_own(Duration::from_secs(2));
+        if !left.is_empty() {
+            progress::stderr_line(format!(
+                "{} subject process(es) could not be reaped: {left:?}",
+                left.len()
+            ));
+        }
+    }
+    // After an error or a signal, descendants that escaped their group are
+    // still the harness's adopted children: kill and reap them before exiting,
+    // since they would otherwise be handed to init and outlive the run.
     let swept = rt.block_on(tree::sweep());
     if !swept.killed.is_empty() {
         progress::stderr_line(format!(
@@ -220,15 +291,55 @@ pub fn run_blocking(args: RunOptions, reporter: &mut Progress) -> Result<RunOutc
             swept.killed.len()
         ));
     }
+    // A subject killed while it was writing into its private temporary
+    // directory may have finished that write after the scratch directory was
+    // removed: remove again whatever is left now that nothing runs.
+    for dir in scratch_registry().drain(..) {
+        let _ = std::fs::remove_dir_all(&dir);
+    }
     outcome
+}
+
+/// The scratch directories of the parts in progress (removed by
+/// [`run_blocking`] once more after an interrupted run).
+fn scratch_registry() -> std::sync::MutexGuard<'static, Vec<PathBuf>> {
+    static DIRS: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec::new());
+    DIRS.lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// Removes a campaign directory that this run created unless the campaign
+/// was finished (`campaign.json` written): an interrupted or failed campaign
+/// leaves no output, so that DIR is either complete or absent.
+struct Unfinished(Option<PathBuf>);
+
+impl Drop for Unfinished {
+    fn drop(&mut self) {
+        if let Some(dir) = self.0.take() {
+            let _ = std::fs::remove_dir_all(&dir);
+        }
+    }
 }
 
 /// Removes the scratch directory on every exit path.
 struct Scratch(PathBuf);
 
+impl Scratch {
+    /// Create the directory (exclusively) and register it.
+    fn create(path: PathBuf) -> Result<Scratch, HarnessError> {
+        std::fs::create_dir(&path).map_err(|source| HarnessError::Io {
+            path: path.clone(),
+            source,
+        })?;
+        scratch_registry().push(path.clone());
+        Ok(Scratch(path))
+    }
+}
+
 impl Drop for Scratch {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.0);
+        scratch_registry().retain(|p| *p != self.0);
     }
 }
 
@@ -236,6 +347,8 @@ impl Drop for Scratch {
 /// environment, checked once before anything starts.
 struct Prepared {
     scenario: Scenario,
+    /// Why the scenario was chosen, when `--scenario` was not given.
+    scenario_note: Option<String>,
     env: BTreeMap<String, String>,
     http: Option<http::HttpTarget>,
     /// `None`: the server at `http` is not started by the harness.
@@ -281,8 +394,57 @@ impl Prepared {
     }
 }
 
+/// Does the command start the reference server? PROGRAM, or a word of an
+/// argument (a wrapper such as `sh -c "exec mcpres serve ..."`), is this
+/// executable or a file named `mcpres`, and a later word is `serve`.
+pub fn runs_reference_server(command: &[String]) -> bool {
+    let this = std::env::current_exe()
+        .ok()
+        .and_then(|p| p.canonicalize().ok());
+    let is_mcpres = |word: &str| {
+        let path = Path::new(word);
+        path.file_name().is_some_and(|n| n == "mcpres")
+            || (this.is_some() && path.is_absolute() && path.canonicalize().ok() == this)
+    };
+    let words: Vec<&str> = command.iter().flat_map(|a| a.split_whitespace()).collect();
+    words
+        .iter()
+        .position(|w| is_mcpres(w))
+        .is_some_and(|at| words[at + 1..].contains(&"serve"))
+}
+
+/// The scenario of a run without `--scenario`, and a line saying why it was
+/// chosen: the reference server's faults only for the reference server
+/// (`--fault` is its flag), `generic` for any other subject.
+fn default_scenario(command: &[String]) -> (&'static str, String) {
+    if runs_reference_server(command) {
+        (
+            vocab::DEFAULT_SCENARIO,
+            format!(
+                "no --scenario given: the subject is mcpres's reference server, so scenario {} is used",
+                vocab::DEFAULT_SCENARIO
+            ),
+        )
+    } else {
+        (
+            vocab::DEFAULT_THIRD_PARTY_SCENARIO,
+            format!(
+                "no --scenario given: the subject is not `mcpres serve`, so scenario {} is used (any MCP server; {} needs the reference server's --fault flag)",
+                vocab::DEFAULT_THIRD_PARTY_SCENARIO,
+                vocab::DEFAULT_SCENARIO
+            ),
+        )
+    }
+}
+
 async fn prepare(args: &RunOptions) -> Result<Prepared, HarnessError> {
-    let scenario_name = args.scenario.as_deref().unwrap_or(vocab::DEFAULT_SCENARIO);
+    let (scenario_name, scenario_note) = match args.scenario.as_deref() {
+        Some(name) => (name, None),
+        None => {
+            let (name, note) = default_scenario(&args.command);
+            (name, Some(note))
+        }
+    };
     let scenario =
         scenario_file::resolve(scenario_name).map_err(|e| HarnessError::Usage(e.to_string()))?;
     let revision = args.revision.unwrap_or(scenario.protocol_revision);
@@ -402,6 +564,7 @@ async fn prepare(args: &RunOptions) -> Result<Prepared, HarnessError> {
     let deadline = Instant::now() + Duration::from_millis(scenario.scenario_duration_ms);
     Ok(Prepared {
         scenario,
+        scenario_note,
         env,
         http,
         program,
@@ -424,6 +587,9 @@ pub async fn run(args: RunOptions, reporter: &mut Progress) -> Result<RunOutcome
     let run_id = format!("run-{}", random_hex(8));
     let parts = campaign::plan(prep.trials, prep.per_bundle);
     reporter.start(prep.trials);
+    if let Some(note) = &prep.scenario_note {
+        reporter.line(note);
+    }
     reporter.line(format!(
         "scenario {} against {} ({} trial(s), seed {}), run {run_id}{}",
         prep.scenario.name,
@@ -467,6 +633,7 @@ pub async fn run(args: RunOptions, reporter: &mut Progress) -> Result<RunOutcome
         path: args.output.clone(),
         source,
     })?;
+    let mut unfinished = Unfinished(Some(args.output.clone()));
     let mut stats = Stats::default();
     let mut entries = Vec::new();
     let mut subject: Option<(String, String)> = None;
@@ -502,6 +669,7 @@ pub async fn run(args: RunOptions, reporter: &mut Progress) -> Result<RunOutcome
         let done = run_part(&prep, &spec, reporter).await.inspect_err(|_| {
             let _ = std::fs::remove_dir(&args.output);
         })?;
+        let stop = done.stopped_early;
         for t in &done.stats {
             stats.add(t);
         }
@@ -535,6 +703,12 @@ pub async fn run(args: RunOptions, reporter: &mut Progress) -> Result<RunOutcome
             cleanup_passed: done.cleanup_passed,
             privacy_findings: s.privacy_findings,
         });
+        if stop {
+            if part < count {
+                reporter.line(format!("parts {}-{count} are not run", part + 1));
+            }
+            break;
+        }
     }
     let (subject_name, subject_version) =
         subject.unwrap_or_else(|| ("unknown".into(), "UNKNOWN".into()));
@@ -564,6 +738,8 @@ pub async fn run(args: RunOptions, reporter: &mut Progress) -> Result<RunOutcome
         path: path.clone(),
         source,
     })?;
+    // Finished: the campaign directory stays.
+    unfinished.0 = None;
     reporter.line(format!("campaign summary written to {}", path.display()));
     Ok(RunOutcome::Campaign(CampaignSummary {
         output: args.output.clone(),
@@ -598,6 +774,8 @@ struct PartDone {
     fingerprint: String,
     bundle_digest: String,
     cleanup_passed: bool,
+    /// A clean control failed fatally: no further trial (or part) is run.
+    stopped_early: bool,
 }
 
 /// Run the trials of one part, check cleanup, scan, assemble, validate and
@@ -618,11 +796,7 @@ async fn run_part(
     let planned = spec.trials.end() + 1 - spec.trials.start();
     let total = reporter_total(spec, reporter);
     let scratch_path = std::env::temp_dir().join(format!("mcpres-{run_id}"));
-    std::fs::create_dir(&scratch_path).map_err(|source| HarnessError::Io {
-        path: scratch_path.clone(),
-        source,
-    })?;
-    let scratch = Scratch(scratch_path.clone());
+    let scratch = Scratch::create(scratch_path.clone())?;
     // Each started session gets a private temporary directory below this.
     let temp_root = scratch_path.join("subject-tmp");
     if program.is_some() {
@@ -639,6 +813,7 @@ async fn run_part(
     let ms = move || u64::try_from(epoch.elapsed().as_millis()).unwrap_or(u64::MAX);
 
     let mut trials = Vec::new();
+    let mut stopped_early: Option<String> = None;
     for index in spec.trials.clone() {
         // The scenario's duration limit: no trial starts after it (the
         // first trial of a bundle always runs, so that it records something).
@@ -651,7 +826,15 @@ async fn run_part(
             break;
         }
         let seed = campaign::trial_seed(spec.seed, index + 1 - spec.trials.start());
+        let mut control_progress = ControlProgress {
+            reporter: &mut *reporter,
+            lines: spec.keep_rows,
+            trial: index,
+            total,
+            part: spec.part,
+        };
         let trial = run_trial(
+            &mut control_progress,
             scenario,
             index,
             seed,
@@ -683,9 +866,17 @@ async fn run_part(
         if reporter.closed() {
             // Nobody reads the progress any more (a closed pipe): stop as
             // Ctrl-C does; the caller sees `closed()` and ends quietly.
-            return Err(HarnessError::Interrupted);
+            return Err(HarnessError::Interrupted(Termination::Interrupt));
+        }
+        let fatal = fatal_clean_failure(&trial);
+        if let Some(why) = &fatal {
+            report_fatal(reporter, why, &trial, env, index, prep.trials);
         }
         trials.push(trial);
+        if fatal.is_some() {
+            stopped_early = fatal;
+            break;
+        }
     }
 
     // Cleanup, measured: every process group is empty and the scratch directory is gone.
@@ -862,6 +1053,9 @@ async fn run_part(
     let subject_version = first_clean
         .and_then(|c| c.server_version.clone())
         .unwrap_or_else(|| "UNKNOWN".into());
+    if let Some(hint) = scenario_hint(scenario, &trials) {
+        reporter.line(hint);
+    }
     let scanner = PrivacyScanner::new(env);
     let tool = evidence::tool_identity();
     let subject_name = truncate(&scrub(&scanner, &subject_name), 128);
@@ -894,6 +1088,7 @@ async fn run_part(
         target: http.as_ref().map(http::HttpTarget::to_json),
         revision,
         external: program.is_none(),
+        stopped_early: stopped_early.clone(),
     };
     let assembled = evidence::assemble(scenario, &trials, &facts, &scanner)?;
     for f in &assembled.privacy {
@@ -941,6 +1136,65 @@ async fn run_part(
         fingerprint,
         bundle_digest,
         cleanup_passed,
+        stopped_early: stopped_early.is_some(),
+    })
+}
+
+/// What the operator needs when the clean control failed fatally: why, how
+/// the subject ended, the last lines of its stderr (already recorded; secrets
+/// redacted) and that the run stops here.
+fn report_fatal(
+    reporter: &mut Progress,
+    why: &str,
+    trial: &TrialRecord,
+    env: &BTreeMap<String, String>,
+    index: usize,
+    planned: usize,
+) {
+    reporter.line(format!("clean control failed: {why}"));
+    let scanner = PrivacyScanner::new(env);
+    let tail = last_lines(&scanner, &trial.clean_session.rec.stderr, 10);
+    if tail.is_empty() {
+        reporter.line("the subject wrote nothing to stderr");
+    } else {
+        reporter.line("last lines of the subject's stderr:");
+        for l in tail {
+            reporter.line(format!("  | {l}"));
+        }
+    }
+    reporter.line("the bundle records this failure (result FAIL); it cannot validate, because no negative control could run (MCP_RES_VACUOUS_NEGATIVE_CONTROL)");
+    let last = planned;
+    if index < last {
+        reporter.line(format!(
+            "no other control can run on a subject that does not answer its opening request: trials {}-{last} are not run",
+            index + 1
+        ));
+    } else {
+        reporter.line("no other control of this trial can run on a subject that does not answer its opening request");
+    }
+}
+
+/// A scenario written for the reference server (its faults are injected
+/// with the reference server's `--fault` flag, or it calls the reference
+/// server's tools) whose clean control failed against a server that reports
+/// another name: say that `--scenario generic` is the one for any server.
+fn scenario_hint(scenario: &Scenario, trials: &[TrialRecord]) -> Option<String> {
+    let for_reference = scenario.name.starts_with("reference-")
+        || scenario
+            .negatives
+            .iter()
+            .any(|c| c.injector == vocab::Injector::SubjectFlag);
+    if !for_reference || trials.iter().all(|t| t.clean.passed) {
+        return None;
+    }
+    let name = trials.iter().find_map(|t| t.clean.server_name.clone())?;
+    (name != vocab::REFERENCE_SERVER_NAME).then(|| {
+        format!(
+            "scenario {} is written for mcpres's reference server (`mcpres serve`), but the subject reports itself as {:?}: use `--scenario {}` for any other MCP server",
+            scenario.name,
+            name.chars().take(64).collect::<String>(),
+            vocab::DEFAULT_THIRD_PARTY_SCENARIO
+        )
     })
 }
 
@@ -1244,8 +1498,82 @@ fn injection_logged(log: Option<&[u8]>, fault: &str) -> bool {
     })
 }
 
+/// Per-control progress of one trial: a line per control (with its duration
+/// and the run's elapsed time) for a single bundle, the bar's tail on a
+/// terminal, and a `control-finished` event with `--json`.
+struct ControlProgress<'a> {
+    reporter: &'a mut Progress,
+    /// Print a line per control (single bundles; a campaign prints per trial).
+    lines: bool,
+    trial: usize,
+    total: usize,
+    part: usize,
+}
+
+impl ControlProgress<'_> {
+    fn done(&mut self, control: &str, outcome: &str, started: Instant) {
+        let took = started.elapsed();
+        let text = format!(
+            "trial {}/{}: {control} {outcome} in {:.1} s (elapsed {})",
+            self.trial,
+            self.total,
+            took.as_secs_f64(),
+            progress::clock(self.reporter.elapsed())
+        );
+        if self.lines {
+            self.reporter.line(text);
+        } else {
+            self.reporter.control_finished(text);
+        }
+        self.reporter.event(json!({
+            "event": "control-finished", "trial": self.trial, "part": self.part,
+            "control": control, "outcome": outcome,
+            "durationMs": u64::try_from(took.as_millis()).unwrap_or(u64::MAX),
+        }));
+    }
+}
+
+/// The clean control failed fatally: its opening request (initialize or
+/// server/discover) got no well-formed answer, because the subject exited,
+/// closed its output or never answered. No other control can reach its
+/// property then, so the run stops after this trial. Returns the reason.
+fn fatal_clean_failure(trial: &TrialRecord) -> Option<String> {
+    if trial.clean.round_trip {
+        return None;
+    }
+    let ended = &trial.clean_session.ended;
+    let how = match (ended.exit_code, ended.signal) {
+        (Some(code), _) if ended.exited_on_its_own => {
+            format!("the subject exited with status {code}")
+        }
+        (_, Some(sig)) if ended.exited_on_its_own => {
+            format!("the subject was killed by signal {sig}")
+        }
+        _ => "the subject was still running and was killed".to_string(),
+    };
+    Some(format!(
+        "the clean control of trial {} got no answer to its opening request ({}); {how}",
+        trial.index, trial.clean.stop_reason
+    ))
+}
+
+/// The last `n` non-empty lines of `bytes` (a subject's stderr), each cut to
+/// 200 characters, with secrets redacted.
+fn last_lines(scanner: &PrivacyScanner, bytes: &[u8], n: usize) -> Vec<String> {
+    let text = scrub(scanner, &String::from_utf8_lossy(bytes));
+    let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+    lines[lines.len().saturating_sub(n)..]
+        .iter()
+        .map(|l| {
+            let escaped: String = l.chars().flat_map(char::escape_debug).take(200).collect();
+            escaped
+        })
+        .collect()
+}
+
 #[allow(clippy::too_many_arguments)]
 async fn run_trial(
+    progress: &mut ControlProgress<'_>,
     scenario: &Scenario,
     index: usize,
     seed: u32,
@@ -1270,6 +1598,15 @@ async fn run_trial(
         revision,
         temp_root,
     };
+    let clean_started = Instant::now();
+    if progress.lines && progress.trial == 1 {
+        // The first exchange is where a subject that never answers costs time.
+        progress.reporter.line(format!(
+            "trial 1/{}: clean control: starting the subject; each request has up to {} ms for its answer",
+            progress.total,
+            2 * scenario.exchange_budget_ms
+        ));
+    }
     let mut session = spawner.spawn(&format!("t{index}-clean"), &[]).await?;
     // A fresh random probe per trial: a subject that replays a recorded
     // transcript cannot know it.
@@ -1295,6 +1632,15 @@ async fn run_trial(
         rec,
         ended,
     };
+    progress.done(
+        "clean control",
+        &format!(
+            "{} ({})",
+            if clean.passed { "PASS" } else { "FAIL" },
+            clean.stop_reason
+        ),
+        clean_started,
+    );
     // The harness's self-checks: its oracle on faulted copies of the clean
     // control's recorded tools/list answer (no subject process involved).
     let self_checks: Vec<wire::SelfCheckRecord> = scenario
@@ -1311,6 +1657,23 @@ async fn run_trial(
             )
         })
         .collect();
+    if !clean.round_trip {
+        // Fatal (see `fatal_clean_failure`): the subject's other controls are
+        // not run (the self-checks above involve no subject process).
+        return Ok(TrialRecord {
+            index,
+            seed,
+            start_ms,
+            end_ms: ms(),
+            clean,
+            clean_session,
+            negatives: Vec::new(),
+            self_checks,
+            recoveries: Vec::new(),
+            client: None,
+            cancelled: true,
+        });
+    }
     let mut negatives = Vec::new();
     for control in scenario
         .negatives
@@ -1325,6 +1688,7 @@ async fn run_trial(
             Vec::new()
         };
         let start = ms();
+        let started = Instant::now();
         let mut session = spawner
             .spawn(&format!("t{index}-{}", control.name), &extra)
             .await?;
@@ -1343,6 +1707,13 @@ async fn run_trial(
             harness_log
         };
         let fault_injected = injection_logged(injection_log.as_deref(), &control.fault);
+        progress.done(
+            &format!("negative control {}", control.name),
+            &outcome.observed.as_ref().map_or("NOT_REACHED".into(), |j| {
+                format!("{} {}", j.verdict, j.stop_reason)
+            }),
+            started,
+        );
         negatives.push(NegativeRecord {
             control: control.clone(),
             outcome,
@@ -1359,6 +1730,7 @@ async fn run_trial(
     let mut recoveries = Vec::new();
     for control in &scenario.recoveries {
         let log = scratch.join(format!("t{index}-{}.injection.jsonl", control.name));
+        let started = Instant::now();
         let run = recovery::run_recovery(&spawner, scenario, control, index, seed, &log).await?;
         let mut sessions = Vec::new();
         for (i, session) in run.sessions.into_iter().enumerate() {
@@ -1377,6 +1749,11 @@ async fn run_trial(
         }
         let injection_log = take_log(&log);
         let fault_injected = injection_logged(injection_log.as_deref(), &control.fault);
+        progress.done(
+            &format!("recovery control {}", control.name),
+            run.outcome.stop_reason,
+            started,
+        );
         recoveries.push(RecoveryRecord {
             control: control.clone(),
             outcome: run.outcome,
@@ -1389,8 +1766,18 @@ async fn run_trial(
         None
     } else {
         let start = ms();
+        let started = Instant::now();
         let mut session = spawner.spawn(&format!("t{index}-client"), &[]).await?;
         let outcome = client::run_client_faults(&mut session, scenario).await;
+        progress.done(
+            "client faults",
+            if outcome.passed() {
+                "HANDLED"
+            } else {
+                "MISHANDLED"
+            },
+            started,
+        );
         let (rec, ended) = session.finish(EXIT_GRACE).await;
         Some(ClientRecord {
             outcome,
@@ -1413,19 +1800,59 @@ async fn run_trial(
         self_checks,
         recoveries,
         client,
+        cancelled: false,
     })
 }
 
+/// What `mcpres demo` wrote besides the bundle directory.
+#[derive(Debug, Clone)]
+pub struct DemoSigned {
+    /// `<name>.attested.json`.
+    pub attested: PathBuf,
+    /// `<name>.pub`: the public half of the ephemeral key (SPKI PEM); the
+    /// private half is never written.
+    pub public_key: PathBuf,
+    /// `<name>.trust-policy.json`: the trust policy that names that key.
+    pub trust_policy: PathBuf,
+    /// The classification the verification derived.
+    pub classification: String,
+    /// When the trust policy stops applying.
+    pub valid_until: String,
+}
+
+/// The files `mcpres demo` writes beside the bundle directory `output`:
+/// `<name>.attested.json`, `<name>.pub` and `<name>.trust-policy.json`.
+pub fn demo_outputs(output: &Path) -> [PathBuf; 3] {
+    let beside = |suffix: &str| {
+        let mut name = output
+            .file_name()
+            .map(|n| n.to_os_string())
+            .unwrap_or_default();
+        name.push(suffix);
+        output.with_file_name(name)
+    };
+    [
+        beside(".attested.json"),
+        beside(".pub"),
+        beside(".trust-policy.json"),
+    ]
+}
+
+/// How long the demo's trust policy applies: from an hour before signing to
+/// 30 days after.
+const DEMO_POLICY_DAYS: i64 = 30;
+
 /// `mcpres demo`'s last step: sign the bundle document `doc` (written at
-/// `output`) with an ephemeral key, verify it under a one-hour trust policy
-/// naming only that key, and write it beside `output` as
-/// `<name>.attested.json`. Returns that path and the authenticity
-/// classification.
-pub fn sign_and_verify(doc: &Value, output: &Path) -> Result<(PathBuf, String), HarnessError> {
+/// `output`) with an ephemeral key, verify it under a trust policy naming
+/// only that key, and write beside `output` the attested bundle, the key's
+/// public half and the trust policy (see [`demo_outputs`]), so that
+/// `mcpres verify` reproduces the classification. The private key is never
+/// written. Returns what was written and the authenticity classification.
+pub fn sign_and_verify(doc: &Value, output: &Path) -> Result<DemoSigned, HarnessError> {
     sign_and_verify_inner(doc, output).map_err(HarnessError::Sign)
 }
 
-fn sign_and_verify_inner(doc: &Value, output: &Path) -> Result<(PathBuf, String), String> {
+fn sign_and_verify_inner(doc: &Value, output: &Path) -> Result<DemoSigned, String> {
     use crate::attest::{keys::KeyPair, policy};
     use crate::produce::sign;
     let key = KeyPair::generate().map_err(|e| e.to_string())?;
@@ -1439,11 +1866,12 @@ fn sign_and_verify_inner(doc: &Value, output: &Path) -> Result<(PathBuf, String)
         claim: None,
     };
     let attested = sign::attest(doc, &key, &options).map_err(|e| e.to_string())?;
+    let valid_until = format_rfc3339_millis(now + DEMO_POLICY_DAYS * 86_400_000);
     let mut trust = policy::init(
         "policy/mcpres-demo",
         "1.0.0",
         &format_rfc3339_millis(now - 3_600_000),
-        &format_rfc3339_millis(now + 3_600_000),
+        &valid_until,
     )
     .map_err(|e| e.to_string())?;
     policy::add_signer(&mut trust, &key.public().fingerprint(), identity)
@@ -1463,21 +1891,30 @@ fn sign_and_verify_inner(doc: &Value, output: &Path) -> Result<(PathBuf, String)
             report.primary().unwrap_or("?")
         ));
     }
-    let mut name = output
-        .file_name()
-        .map(|n| n.to_os_string())
-        .unwrap_or_default();
-    name.push(".attested.json");
-    let path = output.with_file_name(name);
+    let [attested_path, pub_path, policy_path] = demo_outputs(output);
+    let write = |path: &Path, bytes: &[u8]| {
+        crate::bundle::dir::write_new(path, bytes).map_err(|e| format!("{}: {e}", path.display()))
+    };
     let bytes = crate::produce::builder::to_file_bytes(&attested).map_err(|e| e.to_string())?;
-    crate::bundle::dir::write_new(&path, &bytes).map_err(|e| format!("{}: {e}", path.display()))?;
+    write(&attested_path, &bytes)?;
+    let pem = key.public().to_pem().map_err(|e| e.to_string())?;
+    write(&pub_path, pem.as_bytes())?;
+    let mut policy_bytes = serde_json::to_vec_pretty(&trust).map_err(|e| e.to_string())?;
+    policy_bytes.push(b'\n');
+    write(&policy_path, &policy_bytes)?;
     let classification = report
         .extra
         .get("authenticityClassification")
         .and_then(Value::as_str)
         .unwrap_or("valid")
         .to_string();
-    Ok((path, classification))
+    Ok(DemoSigned {
+        attested: attested_path,
+        public_key: pub_path,
+        trust_policy: policy_path,
+        classification,
+        valid_until,
+    })
 }
 
 #[cfg(test)]

@@ -124,6 +124,20 @@ impl Progress {
         }
     }
 
+    /// Time since the run started.
+    pub fn elapsed(&self) -> Duration {
+        self.started.elapsed()
+    }
+
+    /// A control of the current trial finished: on a terminal the bar's tail
+    /// shows it (a campaign prints no line per control); otherwise nothing.
+    pub fn control_finished(&mut self, summary: String) {
+        if self.tty {
+            self.last = summary;
+            self.draw_bar();
+        }
+    }
+
     /// Leave the terminal clean: end the bar's line.
     pub fn finish(&mut self) {
         if self.bar_drawn {
@@ -154,7 +168,8 @@ impl Progress {
     }
 }
 
-fn clock(d: Duration) -> String {
+/// `m:ss`, or `h:mm:ss` from an hour on.
+pub fn clock(d: Duration) -> String {
     let s = d.as_secs();
     if s >= 3600 {
         format!("{}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60)

@@ -253,6 +253,17 @@ pub fn from_value(value: Value, origin: &str) -> Result<Scenario, ScenarioError>
         .iter_errors(&value)
         .map(|e| {
             let at = e.instance_path().as_str().to_owned();
+            // The schema's enum of stop reasons is long: name every allowed
+            // value (the validator's own message lists only the first few).
+            if at.ends_with("/expectedStopReason")
+                && let Some(given) = e.instance().as_str()
+                && !super::vocab::STOP_REASONS.contains(&given)
+            {
+                return format!(
+                    "  at {at}: {given:?} is not a stop reason the harness's oracle gives, so the control could never behave; use one of: {}",
+                    super::vocab::STOP_REASONS.join(", ")
+                );
+            }
             format!("  at {}: {e}", if at.is_empty() { "/" } else { &at })
         })
         .take(20)
@@ -551,6 +562,63 @@ mod tests {
 
     fn err(text: &str) -> String {
         parse_toml(text, "t.toml").unwrap_err().to_string()
+    }
+
+    #[test]
+    fn a_stop_reason_no_check_gives_is_refused_naming_the_allowed_ones() {
+        let bogus = format!(
+            "{HEAD}driver = \"reference\"\n{}",
+            negative("schema-violation", "subject")
+        )
+        .replace("\"SCHEMA_VIOLATION\"", "\"BOGUS\"");
+        let e = err(&bogus);
+        assert!(e.contains("scenario schema"), "{e}");
+        assert!(e.contains("/negativeControls/0/expectedStopReason"), "{e}");
+        assert!(e.contains("\"BOGUS\""), "{e}");
+        for allowed in super::super::vocab::STOP_REASONS {
+            assert!(e.contains(allowed), "{allowed} not named in {e}");
+        }
+        // Every allowed one is accepted.
+        for allowed in super::super::vocab::STOP_REASONS {
+            let text = format!(
+                "{HEAD}driver = \"reference\"\n{}",
+                negative("schema-violation", "subject")
+            )
+            .replace("\"SCHEMA_VIOLATION\"", &format!("\"{allowed}\""));
+            assert!(parse_toml(&text, "t.toml").is_ok(), "{allowed}");
+        }
+    }
+
+    #[test]
+    fn the_schema_lists_exactly_the_stop_reasons_the_oracle_gives() {
+        let schema: Value = serde_json::from_str(SCHEMA_SOURCE).unwrap();
+        let listed: Vec<&str> = schema["$defs"]["stopReason"]["enum"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_str().unwrap())
+            .collect();
+        assert_eq!(listed, super::super::vocab::STOP_REASONS);
+        // Every stop reason the oracle's code spells out is in the list.
+        let oracle = include_str!("oracle.rs");
+        let code = oracle.split("#[cfg(test)]").next().unwrap();
+        let mut spelled = BTreeSet::new();
+        for piece in code.split('"').skip(1).step_by(2) {
+            if piece.len() > 2
+                && piece
+                    .chars()
+                    .all(|c| c.is_ascii_uppercase() || c == '_' || c.is_ascii_digit())
+            {
+                spelled.insert(piece);
+            }
+        }
+        assert!(!spelled.is_empty());
+        for r in spelled {
+            assert!(
+                super::super::vocab::STOP_REASONS.contains(&r),
+                "the oracle gives {r}, which the scenario schema does not allow"
+            );
+        }
     }
 
     const HEAD: &str = "schema = \"mcpres.scenario/1\"\nname = \"x\"\ndescription = \"d\"\n";

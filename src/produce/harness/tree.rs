@@ -59,6 +59,51 @@ fn own_children() -> BTreeSet<u32> {
     OWN_CHILDREN.lock().expect("children lock").clone()
 }
 
+/// After a termination signal: kill the process group of every subject the
+/// harness started and has not reaped yet, then wait for each of them (at
+/// most `limit` in all), so that none is left as a zombie or handed to init.
+/// tokio would reap them only while its runtime runs; the process is about
+/// to exit, so they are reaped here. Returns the pids still unreaped.
+pub fn kill_and_reap_own(limit: Duration) -> Vec<u32> {
+    let pids = own_children();
+    for &pid in &pids {
+        if let Some(p) = i32::try_from(pid)
+            .ok()
+            .and_then(rustix::process::Pid::from_raw)
+        {
+            // Each subject leads its own process group (pgid == pid).
+            let _ = rustix::process::kill_process_group(p, rustix::process::Signal::KILL);
+            let _ = rustix::process::kill_process(p, rustix::process::Signal::KILL);
+        }
+    }
+    let until = Instant::now() + limit;
+    let mut left: Vec<u32> = pids.into_iter().collect();
+    while !left.is_empty() {
+        left.retain(|&pid| {
+            let Some(p) = i32::try_from(pid)
+                .ok()
+                .and_then(rustix::process::Pid::from_raw)
+            else {
+                return false;
+            };
+            match rustix::process::waitpid(Some(p), rustix::process::WaitOptions::NOHANG) {
+                // Still running: keep waiting.
+                Ok(None) => true,
+                // Reaped now, or already reaped by tokio (ECHILD).
+                Ok(Some(_)) | Err(_) => {
+                    unregister_child(pid);
+                    false
+                }
+            }
+        });
+        if left.is_empty() || Instant::now() >= until {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    left
+}
+
 /// One process, read from `/proc/PID/stat` (no environment, no argv).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Proc {

@@ -276,8 +276,41 @@ pub struct Scenario {
 /// faulted, so the clean control (which calls `echo`) is never affected.
 pub const FAULT_TRIGGER: &str = "tool-add";
 
-/// The default scenario's name.
+/// The default scenario for the reference server (`mcpres serve`).
 pub const DEFAULT_SCENARIO: &str = "reference-faults";
+
+/// The default scenario for any other subject.
+pub const DEFAULT_THIRD_PARTY_SCENARIO: &str = "generic";
+
+/// Every stop reason the harness's oracle can give a judgement (the
+/// `expectedStopReason` of a negative control must be one of them, else the
+/// control could never behave). The scenario schema's `stopReason` enum is
+/// this list.
+pub const STOP_REASONS: [&str; 20] = [
+    "COMPLETED",
+    "DUPLICATE_RESPONSE",
+    "ERROR_RESPONSE",
+    "HTTP_BODY_ON_ACCEPTED",
+    "HTTP_CONTENT_TYPE",
+    "HTTP_STATUS",
+    "INPUT_LIMIT_EXCEEDED",
+    "INVALID_JSON",
+    "INVALID_JSONRPC",
+    "INVALID_UTF8",
+    "MISSING_TOOL",
+    "NO_RESPONSE",
+    "REQUEST_REFUSED",
+    "RESULT_TYPE_NOT_COMPLETE",
+    "REVISION_NOT_SUPPORTED",
+    "SCHEMA_VIOLATION",
+    "TIMING_BUDGET_EXCEEDED",
+    "TOOL_ERROR",
+    "UNSOLICITED_RESPONSE_ID",
+    "WRONG_RESULT",
+];
+
+/// The name the reference server reports in `serverInfo`.
+pub const REFERENCE_SERVER_NAME: &str = "mcpres-reference-server";
 
 /// The request whose recorded answer the harness's self-checks fault (a copy of it).
 pub const WIRE_TRIGGER: &str = "response-to:tools/list";

@@ -2816,3 +2816,33 @@ fn issue15_date_times_both_references_accept_are_accepted() {
         assert_eq!(o.status.code(), Some(0), "{started}: {report}");
     }
 }
+
+// Issue 15 items 14 and 2/12/13 live with their subjects (`validate_folders`,
+// `harness_signals`, `harness_first_use`); the two inputs below are the folder and
+// the policy a user hands to `validate` directly.
+
+#[test]
+fn issue15_a_trust_policy_given_to_validate_is_named_as_a_policy() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let r = mcpres_str(root, &["validate", "bundles/example-trust-policy.json"]);
+    assert_eq!(r.code, 2, "{}\n{}", r.stdout, r.stderr);
+    let text = format!("{}{}", r.stdout, r.stderr);
+    assert!(text.contains("pass it with --trust-policy"), "{text}");
+}
+
+#[test]
+fn issue15_a_folder_of_single_file_bundles_is_validated_file_by_file() {
+    let tmp = tempfile::tempdir().unwrap();
+    let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("bundles/example-fixture.json");
+    for name in ["a.json", "b.json"] {
+        fs::copy(&source, tmp.path().join(name)).unwrap();
+    }
+    let r = mcpres_str(tmp.path(), &["validate", "."]);
+    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    assert!(
+        r.stderr.contains("checked 2 inputs: 2 valid"),
+        "{}\n{}",
+        r.stdout,
+        r.stderr
+    );
+}

@@ -10,10 +10,9 @@ mod support;
 
 use std::ffi::OsStr;
 use std::fs;
-use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::{Value, json};
 
@@ -26,7 +25,7 @@ const WATCHDOG: Duration = Duration::from_secs(180);
 /// Run `mcpres ARGS` with its address space capped at 4 GiB (`ulimit -v`)
 /// and a watchdog; panics when it had to be killed.
 fn bounded<S: AsRef<OsStr>>(args: &[S]) -> Run {
-    let mut child = std::process::Command::new("sh")
+    let child = std::process::Command::new("sh")
         .arg("-c")
         .arg("ulimit -v 4194304 && exec \"$0\" \"$@\"")
         .arg(support::exe())
@@ -39,35 +38,7 @@ fn bounded<S: AsRef<OsStr>>(args: &[S]) -> Run {
         .stderr(Stdio::piped())
         .spawn()
         .expect("spawn mcpres");
-    let mut out = child.stdout.take().unwrap();
-    let mut err = child.stderr.take().unwrap();
-    let out = std::thread::spawn(move || {
-        let mut b = Vec::new();
-        let _ = out.read_to_end(&mut b);
-        b
-    });
-    let err = std::thread::spawn(move || {
-        let mut b = Vec::new();
-        let _ = err.read_to_end(&mut b);
-        b
-    });
-    let start = Instant::now();
-    let status = loop {
-        if let Some(s) = child.try_wait().unwrap() {
-            break s;
-        }
-        if start.elapsed() > WATCHDOG {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("mcpres did not finish within {WATCHDOG:?}");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
-    let run = Run {
-        code: status.code().unwrap_or(-1),
-        stdout: support::text(&out.join().unwrap()),
-        stderr: support::text(&err.join().unwrap()),
-    };
+    let run = Run::from(support::output_within(child, WATCHDOG, "mcpres"));
     assert!(!run.stderr.contains("panicked"), "{}", run.stderr);
     run
 }

@@ -12,7 +12,6 @@ mod support;
 use std::cell::RefCell;
 use std::path::{Path, PathBuf};
 use std::process::{Output, Stdio};
-use std::sync::mpsc;
 use std::time::Duration;
 
 use serde_json::Value;
@@ -32,24 +31,7 @@ fn mcpres_watched(args: &[&str]) -> Output {
         .stderr(Stdio::piped())
         .spawn()
         .expect("spawn mcpres");
-    let pid = child.id();
-    let (tx, rx) = mpsc::channel();
-    let waiter = std::thread::spawn(move || {
-        let out = child.wait_with_output().expect("wait for mcpres");
-        let _ = tx.send(());
-        out
-    });
-    if rx.recv_timeout(WATCHDOG).is_err() {
-        // Not reaped yet (the waiter has not returned), so the pid is still ours.
-        let pid = rustix::process::Pid::from_raw(pid as i32).expect("child pid");
-        let _ = rustix::process::kill_process(pid, rustix::process::Signal::KILL);
-        let out = waiter.join().expect("waiter thread");
-        panic!(
-            "mcpres {args:?} did not finish within {WATCHDOG:?} and was killed\n{}",
-            tail(&out)
-        );
-    }
-    waiter.join().expect("waiter thread")
+    output_within(child, WATCHDOG, &format!("mcpres {args:?}"))
 }
 
 fn liar(name: &str) -> PathBuf {

@@ -12,7 +12,6 @@ mod support;
 
 use std::path::{Path, PathBuf};
 use std::process::{Output, Stdio};
-use std::sync::mpsc;
 use std::time::Duration;
 
 use mcpres::produce::harness::record::{INPUT_LIMIT_BYTES, SESSION_FRAME_LIMIT, STDERR_KEEP_BYTES};
@@ -58,23 +57,7 @@ impl Flood {
             .stderr(Stdio::piped())
             .spawn()
             .expect("spawn mcpres");
-        let pid = child.id();
-        let (tx, rx) = mpsc::channel();
-        let waiter = std::thread::spawn(move || {
-            let out = child.wait_with_output().expect("wait for mcpres");
-            let _ = tx.send(());
-            out
-        });
-        if rx.recv_timeout(WATCHDOG).is_err() {
-            let pid = rustix::process::Pid::from_raw(pid as i32).expect("child pid");
-            let _ = rustix::process::kill_process(pid, rustix::process::Signal::KILL);
-            let out = waiter.join().expect("waiter");
-            panic!(
-                "mcpres {all:?} did not end within {WATCHDOG:?}\n{}",
-                output_text(&out)
-            );
-        }
-        let out = waiter.join().expect("waiter");
+        let out = output_within(child, WATCHDOG, &format!("mcpres {all:?}"));
         Flood { tmp, out, dir }
     }
 

@@ -8,7 +8,7 @@
 mod support;
 
 use std::path::Path;
-use std::process::{Child, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use support::{command, free_port, text};
@@ -79,18 +79,6 @@ fn left_over(pids: &[u32]) -> Vec<String> {
     out
 }
 
-fn wait_with_watchdog(mut child: Child, what: &str) -> std::process::Output {
-    let until = Instant::now() + Duration::from_secs(60);
-    while child.try_wait().unwrap().is_none() {
-        if Instant::now() >= until {
-            let _ = child.kill();
-            panic!("{what}: the harness did not exit after the signal");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    child.wait_with_output().unwrap()
-}
-
 /// One case: start the run, wait until the subject is fully started, send
 /// the signal, then check what is left.
 fn interrupt(signal: &str, expected: i32, http: bool, campaign: bool) {
@@ -153,7 +141,7 @@ fn interrupt(signal: &str, expected: i32, http: bool, campaign: bool) {
         .status()
         .unwrap();
     assert!(sent.success());
-    let o = wait_with_watchdog(child, &what);
+    let o = support::output_within(child, Duration::from_secs(60), &what);
     let stderr = text(&o.stderr);
     assert_eq!(o.status.code(), Some(expected), "{what}: stderr:\n{stderr}");
     assert!(

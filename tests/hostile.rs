@@ -129,40 +129,17 @@ where
 /// Run a prepared command (the binary, or the binary under another user) with
 /// a watchdog; checks that nothing panicked or was killed.
 fn run_command(mut command: Command, watchdog: Duration) -> Run {
-    let mut child = command
+    let child = command
         .env("NO_COLOR", "1")
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .expect("spawn mcpres");
-    let mut out_pipe = child.stdout.take().expect("stdout");
-    let mut err_pipe = child.stderr.take().expect("stderr");
-    let out_reader = std::thread::spawn(move || {
-        let mut buf = Vec::new();
-        let _ = out_pipe.read_to_end(&mut buf);
-        buf
-    });
-    let err_reader = std::thread::spawn(move || {
-        let mut buf = Vec::new();
-        let _ = err_pipe.read_to_end(&mut buf);
-        buf
-    });
-    let start = Instant::now();
-    let status = loop {
-        if let Some(status) = child.try_wait().expect("wait for mcpres") {
-            break status;
-        }
-        if start.elapsed() > watchdog {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("mcpres did not finish within {watchdog:?} (hang)");
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    };
-    let stdout =
-        String::from_utf8(out_reader.join().expect("stdout reader")).expect("stdout is UTF-8");
-    let stderr = String::from_utf8_lossy(&err_reader.join().expect("stderr reader")).into_owned();
+    let out = support::output_within(child, watchdog, "mcpres");
+    let status = out.status;
+    let stdout = String::from_utf8(out.stdout).expect("stdout is UTF-8");
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
     assert!(!stderr.contains("panicked"), "mcpres panicked:\n{stderr}");
     let code = status
         .code()

@@ -8,8 +8,10 @@
 #![allow(dead_code)]
 
 use std::ffi::OsStr;
+use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::{Child, Command, Output};
+use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
@@ -38,6 +40,59 @@ pub fn mcpres_in<S: AsRef<OsStr>>(dir: &Path, args: &[S]) -> Output {
         .current_dir(dir)
         .output()
         .expect("run mcpres")
+}
+
+/// Wait for `child` (spawned with stdout and stderr piped) under a watchdog:
+/// both pipes are drained while it runs, so a chatty child never blocks on a
+/// full pipe; past `watchdog` it is killed and the test fails, naming `what`
+/// and showing what it printed.
+pub fn output_within(mut child: Child, watchdog: Duration, what: &str) -> Output {
+    let drain = |pipe: Option<Box<dyn Read + Send>>| {
+        std::thread::spawn(move || {
+            let mut buf = Vec::new();
+            if let Some(mut pipe) = pipe {
+                let _ = pipe.read_to_end(&mut buf);
+            }
+            buf
+        })
+    };
+    let stdout = drain(
+        child
+            .stdout
+            .take()
+            .map(|p| Box::new(p) as Box<dyn Read + Send>),
+    );
+    let stderr = drain(
+        child
+            .stderr
+            .take()
+            .map(|p| Box::new(p) as Box<dyn Read + Send>),
+    );
+    let start = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait for the child") {
+            break status;
+        }
+        if start.elapsed() > watchdog {
+            let _ = child.kill();
+            let status = child.wait().expect("reap the killed child");
+            let out = Output {
+                status,
+                stdout: stdout.join().expect("stdout reader"),
+                stderr: stderr.join().expect("stderr reader"),
+            };
+            panic!(
+                "{what} did not finish within {watchdog:?} and was killed\n{}",
+                output_text(&out)
+            );
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    Output {
+        status,
+        stdout: stdout.join().expect("stdout reader"),
+        stderr: stderr.join().expect("stderr reader"),
+    }
 }
 
 /// A finished run as text: the exit code (-1 when killed by a signal), stdout

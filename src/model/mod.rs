@@ -345,3 +345,54 @@ impl<'a> Bundle<'a> {
         Bundle::deserialize(doc)
     }
 }
+
+/// Test support shared by the typed documents' round-trip tests.
+#[cfg(test)]
+pub(crate) mod testing {
+    use std::path::PathBuf;
+
+    use serde_json::Value;
+
+    use crate::schema::{self, SchemaKind};
+
+    /// Assert that every committed document under `testdata/<under>` (recursively) whose
+    /// `schemaVersion` is `version` and that passes the `kind` schema reads into its type and
+    /// serializes back to the identical document (`round_trip` does both); at least one must.
+    pub fn assert_committed_documents_round_trip(
+        under: &str,
+        version: &str,
+        kind: SchemaKind,
+        round_trip: impl Fn(&Value) -> Value,
+    ) {
+        let root = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/testdata")).join(under);
+        let mut seen = 0;
+        let mut stack = vec![root.clone()];
+        while let Some(path) = stack.pop() {
+            if path.is_dir() {
+                stack.extend(std::fs::read_dir(&path).unwrap().map(|e| e.unwrap().path()));
+                continue;
+            }
+            if path.extension().is_none_or(|e| e != "json") {
+                continue;
+            }
+            let Ok(text) = std::fs::read_to_string(&path) else {
+                continue;
+            };
+            let Ok(doc) = serde_json::from_str::<Value>(&text) else {
+                continue;
+            };
+            if doc.get("schemaVersion").and_then(Value::as_str) != Some(version)
+                || !schema::validate(kind, &doc).is_empty()
+            {
+                continue;
+            }
+            assert_eq!(round_trip(&doc), doc, "{}", path.display());
+            seen += 1;
+        }
+        assert!(
+            seen > 0,
+            "no schema-valid {version} document under {}",
+            root.display()
+        );
+    }
+}

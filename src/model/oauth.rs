@@ -197,31 +197,11 @@ mod tests {
     /// back to the same document.
     #[test]
     fn committed_valid_vectors_round_trip() {
-        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/oauth");
-        let mut seen = 0;
-        let paths = ["valid", "invalid"]
-            .iter()
-            .flat_map(|d| std::fs::read_dir(format!("{dir}/{d}")).unwrap())
-            .map(|e| e.unwrap().path());
-        for path in paths {
-            if path.extension().is_none_or(|e| e != "json") {
-                continue;
-            }
-            let text = std::fs::read_to_string(&path).unwrap();
-            let doc: serde_json::Value = serde_json::from_str(&text).unwrap();
-            let kind = crate::schema::SchemaKind::OauthBoundaryEvaluation;
-            if !crate::schema::validate(kind, &doc).is_empty() {
-                continue;
-            }
-            let typed = OauthEvaluation::view(&doc).unwrap();
-            assert_eq!(
-                serde_json::to_value(&typed).unwrap(),
-                doc,
-                "{}",
-                path.display()
-            );
-            seen += 1;
-        }
-        assert!(seen > 0, "no schema-valid OAuth vector in {dir}");
+        super::super::testing::assert_committed_documents_round_trip(
+            "oauth",
+            OAUTH_EVALUATION_SCHEMA,
+            crate::schema::SchemaKind::OauthBoundaryEvaluation,
+            |doc| serde_json::to_value(OauthEvaluation::view(doc).unwrap()).unwrap(),
+        );
     }
 }

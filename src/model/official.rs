@@ -152,39 +152,11 @@ mod tests {
     /// same document.
     #[test]
     fn committed_attachments_round_trip() {
-        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/testdata");
-        let mut seen = 0;
-        let mut stack = vec![std::path::PathBuf::from(dir)];
-        while let Some(path) = stack.pop() {
-            if path.is_dir() {
-                stack.extend(std::fs::read_dir(&path).unwrap().map(|e| e.unwrap().path()));
-                continue;
-            }
-            if path.extension().is_none_or(|e| e != "json") {
-                continue;
-            }
-            let Ok(text) = std::fs::read_to_string(&path) else {
-                continue;
-            };
-            let Ok(doc) = serde_json::from_str::<Value>(&text) else {
-                continue;
-            };
-            if doc.get("schemaVersion").and_then(Value::as_str) != Some(ATTACHMENT_SCHEMA) {
-                continue;
-            }
-            let kind = crate::schema::SchemaKind::OfficialConformanceAttachment;
-            if !crate::schema::validate(kind, &doc).is_empty() {
-                continue;
-            }
-            let typed = Attachment::from_document(&doc).unwrap();
-            assert_eq!(
-                serde_json::to_value(&typed).unwrap(),
-                doc,
-                "{}",
-                path.display()
-            );
-            seen += 1;
-        }
-        assert!(seen > 0, "no schema-valid attachment under {dir}");
+        super::super::testing::assert_committed_documents_round_trip(
+            "",
+            ATTACHMENT_SCHEMA,
+            crate::schema::SchemaKind::OfficialConformanceAttachment,
+            |doc| serde_json::to_value(Attachment::from_document(doc).unwrap()).unwrap(),
+        );
     }
 }

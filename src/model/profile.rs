@@ -145,36 +145,15 @@ impl<'a> ProfileEvaluation<'a> {
 mod tests {
     use super::*;
 
-    /// Every committed valid profile vector reads as a typed evaluation and serializes back to
-    /// the same document (no field lost, none invented).
+    /// Every schema-valid committed profile vector reads as a typed evaluation and serializes
+    /// back to the same document (no field lost, none invented).
     #[test]
     fn committed_valid_vectors_round_trip() {
-        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/profile");
-        let mut seen = 0;
-        let paths = ["valid", "invalid"]
-            .iter()
-            .flat_map(|d| std::fs::read_dir(format!("{dir}/{d}")).unwrap())
-            .map(|e| e.unwrap().path());
-        for path in paths {
-            if path.extension().is_none_or(|e| e != "json") {
-                continue;
-            }
-            let text = std::fs::read_to_string(&path).unwrap();
-            let doc: serde_json::Value = serde_json::from_str(&text).unwrap();
-            if !crate::schema::validate(crate::schema::SchemaKind::ProfileEvaluation, &doc)
-                .is_empty()
-            {
-                continue;
-            }
-            let typed = ProfileEvaluation::view(&doc).unwrap();
-            assert_eq!(
-                serde_json::to_value(&typed).unwrap(),
-                doc,
-                "{}",
-                path.display()
-            );
-            seen += 1;
-        }
-        assert!(seen > 0, "no schema-valid profile vector in {dir}");
+        super::super::testing::assert_committed_documents_round_trip(
+            "profile",
+            PROFILE_EVALUATION_SCHEMA,
+            crate::schema::SchemaKind::ProfileEvaluation,
+            |doc| serde_json::to_value(ProfileEvaluation::view(doc).unwrap()).unwrap(),
+        );
     }
 }

@@ -11,6 +11,8 @@ mod attest;
 mod folders;
 mod limits;
 mod official_cmd;
+#[cfg(feature = "server")]
+mod profile_run;
 mod profiles;
 mod render;
 #[cfg(feature = "server")]
@@ -47,6 +49,14 @@ pub use render::Format;
 pub struct Cli {
     #[command(subcommand)]
     command: Command,
+}
+
+/// `mcpres profile ...`.
+#[cfg(feature = "server")]
+#[derive(Debug, Subcommand)]
+enum ProfileAction {
+    /// Run a profile's checks against a stdio MCP server and write an evaluation directory.
+    Run(Box<profile_run::ProfileRunArgs>),
 }
 
 #[derive(Debug, Subcommand)]
@@ -112,10 +122,16 @@ enum Command {
     /// Write and edit offline trust policies.
     #[command(subcommand)]
     TrustPolicy(attest::TrustPolicyCommand),
-    /// List the registered reliability profiles, or show one.
+    /// List the registered reliability profiles, or show one (or run one: `profiles run`).
     Profiles {
         #[command(subcommand)]
         action: profiles::ProfilesAction,
+    },
+    /// Produce a profile evaluation from a real run against a stdio MCP server.
+    #[cfg(feature = "server")]
+    Profile {
+        #[command(subcommand)]
+        action: ProfileAction,
     },
     /// Work with results of the official MCP conformance suite.
     #[command(subcommand)]
@@ -351,7 +367,11 @@ fn dispatch(command: Command) -> CliResult {
             bounds,
         } => run_unpack(&file, &output, raw_from.as_deref(), &bounds.bounds()),
         Command::Explain { code, list } => run_explain(code.as_deref(), list),
-        Command::Profiles { action } => profiles::run(&action),
+        Command::Profiles { action } => profiles::run(action),
+        #[cfg(feature = "server")]
+        Command::Profile {
+            action: ProfileAction::Run(args),
+        } => profile_run::main(*args),
         Command::Official(cmd) => official_cmd::run(cmd),
         Command::Migrate {
             from: MigrateFrom::V01(args),

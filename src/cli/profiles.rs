@@ -19,16 +19,23 @@ pub enum ProfilesAction {
         #[arg(long)]
         json: bool,
     },
+    /// Run a profile against a stdio MCP server (the same as `mcpres profile run`).
+    #[cfg(feature = "server")]
+    Run(Box<super::profile_run::ProfileRunArgs>),
 }
 
 /// Run a `profiles` action.
-pub fn run(action: &ProfilesAction) -> CliResult {
+pub fn run(action: ProfilesAction) -> CliResult {
+    #[cfg(feature = "server")]
+    if let ProfilesAction::Run(args) = action {
+        return super::profile_run::main(*args);
+    }
     let registry = Registry::builtin().map_err(|e| {
         CliError::Unusable(format!(
             "mcpres profiles: the built-in registry is unusable: {e}"
         ))
     })?;
-    match action {
+    match &action {
         ProfilesAction::List => list(registry)?,
         ProfilesAction::Show { id, json } => {
             let full = if id.contains('/') {
@@ -51,6 +58,8 @@ pub fn run(action: &ProfilesAction) -> CliResult {
                 }
             }
         }
+        #[cfg(feature = "server")]
+        ProfilesAction::Run(_) => unreachable!("handled above"),
     }
     Ok(Exit::Valid)
 }

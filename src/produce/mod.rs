@@ -8,4 +8,6 @@ pub mod harness;
 pub mod migrate;
 pub mod official;
 pub mod pack;
+#[cfg(feature = "server")]
+pub mod profile;
 pub mod sign;

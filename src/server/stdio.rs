@@ -425,10 +425,12 @@ pub(crate) async fn serve(config: Arc<Config>) -> Result<(), ServerError> {
     // started (an `initialize`, or a modern request other than the discover probe),
     // notifications and responses are dropped here instead (they need no answer).
     let mut lifecycle_started = false;
+    // A termination signal ends the server promptly, even with stdout full.
+    let mut signalled = false;
     loop {
         let frame = tokio::select! {
             f = read_frame(&mut stdin, max) => f,
-            _ = &mut shutdown => break,
+            _ = &mut shutdown => { signalled = true; break }
             _ = &mut close_rx => { disconnected = true; break }
         };
         let line = match frame {
@@ -457,7 +459,7 @@ pub(crate) async fn serve(config: Arc<Config>) -> Result<(), ServerError> {
                 };
                 tokio::select! {
                     _ = tokio::time::timeout(EOF_DRAIN, drain) => {}
-                    _ = &mut shutdown => {}
+                    _ = &mut shutdown => signalled = true,
                     _ = &mut close_rx => disconnected = true,
                 }
                 break;
@@ -573,6 +575,13 @@ pub(crate) async fn serve(config: Arc<Config>) -> Result<(), ServerError> {
         tokio::time::sleep(Duration::from_millis(5)).await;
     }
     shared.close();
-    let _ = tokio::time::timeout(Duration::from_secs(2), writer).await;
+    // The writer may be blocked on a stdout nobody reads: after a signal,
+    // give it a moment only (what it could not write is lost either way).
+    let flush_limit = if signalled {
+        Duration::from_millis(100)
+    } else {
+        Duration::from_secs(2)
+    };
+    let _ = tokio::time::timeout(flush_limit, writer).await;
     Ok(())
 }

@@ -223,7 +223,7 @@ impl Termination {
 /// Resolves with the first of SIGINT, SIGTERM or SIGHUP. The handlers are
 /// installed when this is called (inside the runtime, before the run starts),
 /// not when the future is first polled.
-fn termination() -> std::io::Result<impl std::future::Future<Output = Termination>> {
+pub fn termination() -> std::io::Result<impl std::future::Future<Output = Termination>> {
     use tokio::signal::unix::{SignalKind, signal};
     let mut int = signal(SignalKind::interrupt())?;
     let mut term = signal(SignalKind::terminate())?;

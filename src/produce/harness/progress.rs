@@ -9,13 +9,17 @@ use serde_json::Value;
 
 /// One human progress line of `mcpres run` on stderr, outside any bar (a
 /// failed write is ignored, never a panic).
-pub(crate) fn stderr_line(line: impl AsRef<str>) {
+pub fn stderr_line(line: impl AsRef<str>) {
     let _ = write_stderr_line(line);
 }
 
 /// [`stderr_line`], returning the outcome of the write.
 fn write_stderr_line(line: impl AsRef<str>) -> std::io::Result<()> {
-    writeln!(std::io::stderr().lock(), "mcpres run: {}", line.as_ref())
+    write_prefixed_line("mcpres run", line)
+}
+
+fn write_prefixed_line(prefix: &str, line: impl AsRef<str>) -> std::io::Result<()> {
+    writeln!(std::io::stderr().lock(), "{prefix}: {}", line.as_ref())
 }
 
 /// Width of the bar between the brackets, in characters.
@@ -37,6 +41,8 @@ pub struct Progress {
     /// A write found its reader gone (a closed pipe): the run stops as if
     /// interrupted, and nothing more is written.
     closed: bool,
+    /// What the bar counts (`mcpres run: trial`).
+    unit: &'static str,
 }
 
 impl Progress {
@@ -56,7 +62,14 @@ impl Progress {
             bar_drawn: false,
             last: String::new(),
             closed: false,
+            unit: "mcpres run: trial",
         }
+    }
+
+    /// Count something else than trials on the bar (`mcpres profile run: check`).
+    pub fn with_unit(mut self, unit: &'static str) -> Self {
+        self.unit = unit;
+        self
     }
 
     /// The reader of stdout or stderr went away (a closed pipe).
@@ -114,12 +127,15 @@ impl Progress {
         if self.tty {
             // The bar already says which trial: keep what follows "trial i/N: ".
             self.last = match summary.split_once(": ") {
-                Some((head, tail)) if head.starts_with("trial ") => tail.to_string(),
+                Some((head, tail)) if head.starts_with("trial ") || head.starts_with("check ") => {
+                    tail.to_string()
+                }
                 _ => summary,
             };
             self.draw_bar();
         } else {
-            let written = write_stderr_line(summary);
+            let prefix = self.unit.rsplit_once(": ").map_or(self.unit, |(p, _)| p);
+            let written = write_prefixed_line(prefix, summary);
             self.note(written);
         }
     }
@@ -160,7 +176,11 @@ impl Progress {
         if !self.tty || self.total == 0 || self.done == 0 {
             return;
         }
-        let text = bar(self.done, self.total, self.started.elapsed(), &self.last);
+        let text = bar(self.done, self.total, self.started.elapsed(), &self.last).replacen(
+            "mcpres run: trial",
+            self.unit,
+            1,
+        );
         let mut err = std::io::stderr().lock();
         let _ = write!(err, "\r\x1b[2K{text}");
         let _ = err.flush();

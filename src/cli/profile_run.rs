@@ -1,0 +1,250 @@
+//! `mcpres profile run PROFILE -o OUT -- PROGRAM [ARGS...]` (also `mcpres
+//! profiles run`): produce a profile evaluation directory from a real run.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::Args;
+use serde_json::json;
+
+use super::output::escaped;
+use super::run::RevisionArg;
+use super::{CliError, CliResult, Exit};
+
+use mcpres::produce::harness::progress::{Progress, stderr_line};
+use mcpres::produce::harness::subject::resolve_program;
+use mcpres::produce::harness::{parse_env, tree};
+use mcpres::produce::profile::probe::Launch;
+use mcpres::produce::profile::{self, Options, ProfileError, Row};
+
+#[derive(Debug, Args)]
+pub struct ProfileRunArgs {
+    /// The profile: mcp-res/stdio-transport/v1 or mcp-res/protocol-revision/v1
+    /// (or just `stdio-transport`, `protocol-revision`).
+    pub profile: String,
+    /// The evaluation directory to create (must not exist).
+    #[arg(short, long, value_name = "DIR")]
+    pub output: PathBuf,
+    /// The protocol revision to evaluate.
+    #[arg(long, value_enum, default_value = "2025-11-25")]
+    pub revision: RevisionArg,
+    /// Run only these checks (comma-separated or repeated): a bounded check set.
+    #[arg(long, value_delimiter = ',', value_name = "ID")]
+    pub checks: Vec<String>,
+    /// How long the subject may take to give its first answer.
+    #[arg(long, default_value_t = 10_000, value_name = "MS")]
+    pub startup_timeout_ms: u64,
+    /// How long any later answer may take.
+    #[arg(long, default_value_t = 5_000, value_name = "MS")]
+    pub answer_timeout_ms: u64,
+    /// Environment variable for the subject, K=V (repeatable). Nothing else is
+    /// passed.
+    #[arg(long = "env", value_name = "K=V")]
+    pub env: Vec<String>,
+    /// Progress as JSON Lines on stdout (check-finished, run-finished)
+    /// instead of the closing table.
+    #[arg(long)]
+    pub json: bool,
+    /// The subject: PROGRAM [ARGS...] after `--`, a stdio MCP server
+    /// (executed directly, no shell).
+    #[arg(last = true, value_name = "PROGRAM", required = true)]
+    pub command: Vec<String>,
+}
+
+fn full_id(id: &str) -> String {
+    if id.contains('/') {
+        id.to_string()
+    } else {
+        format!("mcp-res/{id}/v1")
+    }
+}
+
+/// Run the command.
+pub fn main(args: ProfileRunArgs) -> CliResult {
+    let who = "mcpres profile run";
+    let env = parse_env(&args.env).map_err(|e| CliError::Unusable(format!("{who}: {e}")))?;
+    let (program, rest) = args
+        .command
+        .split_first()
+        .ok_or_else(|| CliError::Unusable(format!("{who}: no PROGRAM after --")))?;
+    let resolved = resolve_program(program).ok_or_else(|| {
+        CliError::Unusable(format!(
+            "{who}: PROGRAM {} is not an existing file (bare names are looked up in PATH)",
+            escaped(program)
+        ))
+    })?;
+    let options = Options {
+        profile: full_id(&args.profile),
+        revision: args.revision.into(),
+        checks: (!args.checks.is_empty()).then(|| args.checks.clone()),
+        launch: Launch {
+            program: resolved,
+            args: rest.to_vec(),
+            env,
+        },
+        out: args.output.clone(),
+        startup: Duration::from_millis(args.startup_timeout_ms.max(1)),
+        answer: Duration::from_millis(args.answer_timeout_ms.max(1)),
+    };
+    if let Err(e) = tree::track_descendants() {
+        stderr_line(format!(
+            "{who}: cannot become a child subreaper ({e}): descendants that leave a subject's process group are tracked only while their parent lives"
+        ));
+    }
+    let mut progress = Progress::new(args.json).with_unit("mcpres profile run: check");
+    let json_mode = args.json;
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| CliError::Unusable(format!("{who}: {e}")))?;
+    let out = options.out.clone();
+    // The run is blocking; a termination signal ends the command while it
+    // runs: every subject's group is killed and reaped, escaped descendants
+    // are swept, and the half-written directory is removed.
+    let result = rt.block_on(async {
+        let signalled = mcpres::produce::harness::termination()
+            .map_err(|e| CliError::Unusable(format!("{who}: {e}")))?;
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<(usize, usize, Row)>();
+        let task = tokio::task::spawn_blocking(move || {
+            profile::run(&options, &mut |done, total, row| {
+                let _ = tx.send((done, total, row.clone()));
+            })
+        });
+        tokio::pin!(signalled);
+        tokio::pin!(task);
+        loop {
+            tokio::select! {
+                biased;
+                sig = &mut signalled => {
+                    return Err(CliError::Signalled {
+                        message: format!("{who}: stopped by {}; no evaluation was written", sig.name()),
+                        status: u8::try_from(sig.exit_code()).unwrap_or(2),
+                    });
+                }
+                Some((done, total, row)) = rx.recv() => {
+                    if progress.total() == 0 {
+                        progress.start(total);
+                    }
+                    progress.event(json!({"event": "check-finished", "check": row.id, "verdict": row.verdict.as_str(), "reason": row.reason, "done": done, "total": total}));
+                    if !json_mode {
+                        progress.trial_finished(format!("check {done}/{total}: {} {} ({})", row.id, row.verdict.as_str(), row.reason));
+                    }
+                }
+                r = &mut task => {
+                    while let Ok((_, _, row)) = rx.try_recv() {
+                        let _ = row;
+                    }
+                    return r.map_err(|e| CliError::Unusable(format!("{who}: the run stopped: {e}")));
+                }
+            }
+        }
+    });
+    progress.finish();
+    let outcome = match result {
+        Ok(Ok(o)) => o,
+        Ok(Err(e)) => {
+            let (message, failing) = match &e {
+                ProfileError::Unopened { .. } | ProfileError::NothingObserved => {
+                    (format!("{who}: {e}"), true)
+                }
+                _ => (format!("{who}: {e}"), false),
+            };
+            if json_mode {
+                progress.event(json!({"event": "run-finished", "result": null, "error": message}));
+            }
+            return Err(if failing {
+                CliError::Failing(message)
+            } else {
+                CliError::Unusable(message)
+            });
+        }
+        Err(e) => {
+            // Interrupted: kill and reap what is left, then remove the output.
+            let left = tree::kill_and_reap_own(Duration::from_secs(2));
+            let _ = mcpres::produce::profile::probe::sweep_adopted();
+            let _ = std::fs::remove_dir_all(&out);
+            if !left.is_empty() {
+                stderr_line(format!(
+                    "{who}: {} subject process(es) could not be reaped",
+                    left.len()
+                ));
+            }
+            return Err(e);
+        }
+    };
+    // Check what was written with the validator, as any reader would.
+    let report = std::fs::read(out.join("evaluation.json"))
+        .ok()
+        .and_then(|b| serde_json::from_slice(&b).ok())
+        .map(|doc| mcpres::validate::profile::validate_profile_evaluation(&doc));
+    let primary = report
+        .as_ref()
+        .and_then(|r| r.findings.first().map(|f| f.code.as_str().to_string()));
+    if json_mode {
+        progress.event(json!({
+            "event": "run-finished",
+            "result": outcome.result,
+            "output": out.display().to_string(),
+            "evaluationSha256": outcome.evaluation_sha256,
+            "cleanupObserved": outcome.cleanup_observed,
+            "primaryDiagnostic": primary,
+        }));
+    } else {
+        table(&outcome.rows)?;
+        outln!(
+            "{}: {} ({} check(s): {} passed, {} failed, {} not observed); cleanup observed: {}",
+            out.display(),
+            outcome.result,
+            outcome.rows.len(),
+            outcome
+                .rows
+                .iter()
+                .filter(|r| r.verdict.as_str() == "PASS")
+                .count(),
+            outcome
+                .rows
+                .iter()
+                .filter(|r| r.verdict.as_str() == "FAIL")
+                .count(),
+            outcome
+                .rows
+                .iter()
+                .filter(|r| r.verdict.as_str() == "NOT_OBSERVED")
+                .count(),
+            outcome.cleanup_observed
+        )?;
+        outln!(
+            "evaluation.json: sha256 {}; mcpres validate: {}",
+            outcome.evaluation_sha256,
+            primary.as_deref().unwrap_or("valid")
+        )?;
+    }
+    Ok(if outcome.result == "FAIL" {
+        Exit::Failing
+    } else {
+        Exit::Valid
+    })
+}
+
+fn table(rows: &[Row]) -> Result<(), CliError> {
+    outln!(
+        "{:<40} {:<22} {:<22} {:<9} {:<13} REASON",
+        "CHECK",
+        "POSITIVE",
+        "NEGATIVE",
+        "MUTANT",
+        "VERDICT"
+    )?;
+    for r in rows {
+        outln!(
+            "{:<40} {:<22} {:<22} {:<9} {:<13} {}",
+            r.id,
+            r.positive,
+            r.negative,
+            r.mutant,
+            r.verdict.as_str(),
+            r.reason
+        )?;
+    }
+    Ok(())
+}

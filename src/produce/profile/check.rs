@@ -1,0 +1,636 @@
+//! The pieces every profile check is made of: a context that starts fresh
+//! subject processes and speaks the evaluated revision, the evidence one
+//! exchange leaves, the observations (positive, negative control, wrong-reason
+//! mutant) and how a check's verdict follows from them.
+
+use std::cell::{Cell, RefCell};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use super::probe::{Ended, Launch, Probe, Reply, split_lines, trim_cr};
+use crate::model::vocab::ProbeOutcome;
+use crate::produce::harness::vocab::{
+    META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_PROTOCOL_VERSION, Revision,
+};
+
+/// The reason every classifier gives to an input a subject refused with a
+/// JSON-RPC parse error: it failed the syntax guard, before any property.
+pub const SYNTAX_GUARD: &str = "MCP_RES_SYNTAX_GUARD";
+/// The subject exited (or closed stdout) instead of answering.
+pub const SUBJECT_EXITED: &str = "MCP_RES_SUBJECT_EXITED";
+/// Nothing came back in time.
+pub const NO_ANSWER: &str = "MCP_RES_NO_ANSWER";
+/// The subject could not be started or did not open a conversation.
+pub const OPEN_FAILED: &str = "MCP_RES_OPEN_FAILED";
+
+/// Everything a check needs: how to start the subject, the revision it
+/// speaks, bounds, fresh request ids, and the cleanup tally of every probe.
+pub struct Ctx<'a> {
+    pub launch: &'a Launch,
+    pub revision: Revision,
+    /// How long the first answer may take (the subject starts meanwhile).
+    pub startup: Duration,
+    /// How long any later answer may take.
+    pub answer: Duration,
+    next_id: Cell<i64>,
+    /// (probes finished, probes that left something behind, descendants ever seen).
+    pub tally: RefCell<Tally>,
+}
+
+#[derive(Debug, Default, Clone)]
+pub struct Tally {
+    pub probes: usize,
+    pub leaky: Vec<String>,
+    pub killed: usize,
+    pub descendants_seen: usize,
+}
+
+impl<'a> Ctx<'a> {
+    pub fn new(
+        launch: &'a Launch,
+        revision: Revision,
+        startup: Duration,
+        answer: Duration,
+    ) -> Self {
+        let mut buf = [0u8; 4];
+        getrandom::fill(&mut buf).expect("the OS random source works");
+        // A fresh id base per run (>= 1,000,000): a subject replaying an
+        // earlier transcript answers the wrong ids.
+        let base = 1_000_000 + i64::from(u32::from_le_bytes(buf) % 1_000_000_000);
+        Ctx {
+            launch,
+            revision,
+            startup,
+            answer,
+            next_id: Cell::new(base),
+            tally: RefCell::new(Tally::default()),
+        }
+    }
+
+    pub fn modern(&self) -> bool {
+        self.revision.is_stateless()
+    }
+
+    /// A fresh request id.
+    pub fn id(&self) -> Value {
+        let id = self.next_id.get();
+        self.next_id.set(id + 1);
+        json!(id)
+    }
+
+    /// A request under the evaluated revision: on 2026-07-28 its params carry
+    /// the protocol version and client capabilities in `_meta`.
+    pub fn request(&self, id: &Value, method: &str, params: Value) -> Value {
+        json!({"jsonrpc": "2.0", "id": id, "method": method, "params": self.params(params)})
+    }
+
+    /// `params` with the revision's `_meta` added (2026-07-28).
+    pub fn params(&self, mut params: Value) -> Value {
+        if self.modern() {
+            let meta = params
+                .as_object_mut()
+                .expect("params are an object")
+                .entry("_meta")
+                .or_insert_with(|| json!({}));
+            if let Some(meta) = meta.as_object_mut() {
+                meta.entry(META_PROTOCOL_VERSION)
+                    .or_insert_with(|| json!(self.revision.as_str()));
+                meta.entry(META_CLIENT_CAPABILITIES)
+                    .or_insert_with(|| json!({}));
+            }
+        }
+        params
+    }
+
+    /// The request line of `method` with a fresh id.
+    pub fn line(&self, method: &str, params: Value) -> (Value, Vec<u8>) {
+        let id = self.id();
+        let line = json_line(&self.request(&id, method, params));
+        (id, line)
+    }
+
+    /// Start a fresh subject process.
+    pub fn start(&self) -> Result<Probe, String> {
+        Probe::start(self.launch)
+            .map_err(|e| format!("could not start {}: {e}", self.launch.program.display()))
+    }
+
+    /// Open a conversation: `initialize` + `notifications/initialized`
+    /// (2025-11-25) or `server/discover` (2026-07-28). The answer, or why none.
+    pub fn open(&self, probe: &mut Probe) -> Reply {
+        let (method, params) = self.open_request();
+        let (id, line) = self.line(method, params);
+        probe.send(line);
+        let reply = probe.reply(&id, self.startup);
+        if !self.modern() && matches!(reply, Reply::Result(_)) {
+            probe.send(json_line(
+                &json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+            ));
+        }
+        reply
+    }
+
+    /// The opening request's method and params.
+    pub fn open_request(&self) -> (&'static str, Value) {
+        if self.modern() {
+            ("server/discover", json!({}))
+        } else {
+            ("initialize", self.initialize_params(self.revision.as_str()))
+        }
+    }
+
+    pub fn initialize_params(&self, version: &str) -> Value {
+        json!({
+            "protocolVersion": version,
+            "capabilities": {},
+            "clientInfo": {"name": "mcpres-profile", "version": env!("CARGO_PKG_VERSION")},
+        })
+    }
+
+    /// The request that shows a subject is still serving: `ping` (2025-11-25)
+    /// or `tools/list` (2026-07-28, where `ping` is gone).
+    pub fn live_line(&self) -> (Value, Vec<u8>) {
+        if self.modern() {
+            self.line(
+                "tools/list",
+                json!({"_meta": {META_CLIENT_INFO: {"name": "mcpres-profile", "version": env!("CARGO_PKG_VERSION")}}}),
+            )
+        } else {
+            self.line("ping", json!({}))
+        }
+    }
+
+    /// Send `line` (which carries request `id`, if any), then a liveness
+    /// request, and gather what happened.
+    pub fn exchange(&self, probe: &mut Probe, line: Vec<u8>, id: Option<&Value>) -> Evidence {
+        let before = probe.stdout_lines().0.len();
+        probe.send(line);
+        let (live_id, live) = self.live_line();
+        probe.send(live);
+        let live_reply = probe.reply(&live_id, self.answer);
+        let alive = matches!(live_reply, Reply::Result(_) | Reply::Error(..));
+        // A concurrent subject may answer out of order: a little grace.
+        let reply = match id {
+            Some(id) => probe.reply(id, Duration::from_millis(if alive { 150 } else { 10 })),
+            None => Reply::Silent,
+        };
+        self.gather(probe, before, reply, alive, Some(&live_id))
+    }
+
+    /// The evidence on stdout since line `before`.
+    pub fn gather(
+        &self,
+        probe: &mut Probe,
+        before: usize,
+        reply: Reply,
+        alive: bool,
+        live_id: Option<&Value>,
+    ) -> Evidence {
+        let (lines, _) = probe.stdout_lines();
+        let mut ev = Evidence {
+            reply: reply.into(),
+            alive,
+            ..Evidence::default()
+        };
+        for line in lines.iter().skip(before) {
+            match serde_json::from_slice::<Value>(trim_cr(line)) {
+                Ok(v) if v.is_object() => {
+                    if v.get("id") == Some(&Value::Null) {
+                        match v.pointer("/error/code").and_then(Value::as_i64) {
+                            Some(-32700) => ev.parse_errors += 1,
+                            Some(_) => ev.null_id_errors += 1,
+                            None => {}
+                        }
+                    }
+                    if v.get("id").is_some_and(|i| Some(i) != live_id) && v.get("method").is_none()
+                    {
+                        ev.other_responses.push(v);
+                    }
+                }
+                Ok(Value::Array(items)) => {
+                    ev.batch_results += items.iter().filter(|i| i.get("result").is_some()).count();
+                }
+                _ => ev.non_json_lines += 1,
+            }
+        }
+        ev.exit = probe.try_exit().map(|s| super::probe::status_text(&s));
+        ev
+    }
+
+    /// End a probe, count its cleanup, and return its transcript with the
+    /// observation's summary.
+    pub fn finish(&self, probe: Probe, summary: Value) -> Value {
+        let (ended, mut artifact) = probe.finish();
+        self.count(&ended, &artifact);
+        artifact["observation"] = summary;
+        artifact
+    }
+
+    fn count(&self, ended: &Ended, artifact: &Value) {
+        let mut t = self.tally.borrow_mut();
+        t.probes += 1;
+        if ended.left_behind > 0 {
+            t.leaky.push(format!(
+                "{} process(es) left behind by pid {}",
+                ended.left_behind, artifact["pid"]
+            ));
+        }
+        if ended.killed {
+            t.killed += 1;
+        }
+        t.descendants_seen += artifact["descendantsSeen"].as_array().map_or(0, Vec::len);
+    }
+}
+
+/// What one exchange left on stdout.
+#[derive(Debug, Clone, Default)]
+pub struct Evidence {
+    pub reply: ReplyOr,
+    /// A liveness request sent after it was answered.
+    pub alive: bool,
+    /// `-32700` errors with a null id (the subject's syntax guard fired).
+    pub parse_errors: usize,
+    /// Complete stdout lines that are not JSON objects.
+    pub non_json_lines: usize,
+    /// Errors other than `-32700` with a null id (a refusal of a line whose
+    /// id the subject did not read).
+    pub null_id_errors: usize,
+    /// Results inside JSON arrays (answers to a batch).
+    pub batch_results: usize,
+    /// Responses to ids other than the liveness request's.
+    pub other_responses: Vec<Value>,
+    pub exit: Option<String>,
+}
+
+/// [`Reply`] with a default, for [`Evidence`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReplyOr(pub Reply);
+
+impl Default for ReplyOr {
+    fn default() -> Self {
+        ReplyOr(Reply::Silent)
+    }
+}
+
+impl From<Reply> for ReplyOr {
+    fn from(r: Reply) -> Self {
+        ReplyOr(r)
+    }
+}
+
+impl std::ops::Deref for ReplyOr {
+    type Target = Reply;
+    fn deref(&self) -> &Reply {
+        &self.0
+    }
+}
+
+impl Evidence {
+    pub fn summary(&self) -> Value {
+        json!({
+            "reply": self.reply.label(),
+            "alive": self.alive,
+            "parseErrors": self.parse_errors,
+            "nullIdErrors": self.null_id_errors,
+            "nonJsonStdoutLines": self.non_json_lines,
+            "batchResults": self.batch_results,
+            "exit": self.exit,
+        })
+    }
+
+    /// The usual reading of a refusal: a result is acceptance; a parse error
+    /// is the syntax guard; another error is a refusal for `refused`; silence
+    /// while still serving is a refusal when `silence_refuses`; an exit is a
+    /// termination.
+    pub fn refusal(
+        &self,
+        refused: &str,
+        accepted: &str,
+        silence_refuses: bool,
+    ) -> (ProbeOutcome, String) {
+        match &*self.reply {
+            Reply::Result(_) => (ProbeOutcome::Accept, accepted.into()),
+            Reply::Error(-32700, _) => (ProbeOutcome::Reject, SYNTAX_GUARD.into()),
+            Reply::Error(_, _) => (ProbeOutcome::Reject, refused.into()),
+            Reply::Silent | Reply::Closed if self.parse_errors > 0 && self.alive => {
+                (ProbeOutcome::Reject, SYNTAX_GUARD.into())
+            }
+            Reply::Silent if self.alive && self.null_id_errors > 0 => {
+                (ProbeOutcome::Reject, refused.into())
+            }
+            Reply::Silent if self.alive && silence_refuses => {
+                (ProbeOutcome::Reject, refused.into())
+            }
+            Reply::Silent if self.alive => (ProbeOutcome::NoEffect, NO_ANSWER.into()),
+            _ => (ProbeOutcome::Terminate, SUBJECT_EXITED.into()),
+        }
+    }
+}
+
+/// `v` as one JSON line.
+pub fn json_line(v: &Value) -> Vec<u8> {
+    let mut out = serde_json::to_vec(v).expect("a JSON value serializes");
+    out.push(b'\n');
+    out
+}
+
+/// `line` with a JSON syntax defect: its closing brace removed (the LF kept).
+pub fn syntax_defect(line: &[u8]) -> Vec<u8> {
+    let mut out = line.to_vec();
+    if let Some(pos) = out.iter().rposition(|&b| b == b'}') {
+        out.remove(pos);
+    }
+    out
+}
+
+/// Does every complete stdout line parse as a JSON-RPC object?
+pub fn stdout_is_protocol_only(probe: &Probe) -> (bool, usize) {
+    let (lines, _) = split_lines(&probe.stdout_bytes());
+    let bad = lines
+        .iter()
+        .filter(|l| {
+            serde_json::from_slice::<Value>(trim_cr(l))
+                .ok()
+                .is_none_or(|v| v.get("jsonrpc") != Some(&json!("2.0")))
+        })
+        .count();
+    (bad == 0, bad)
+}
+
+/// One observation: what was expected, what was observed, and its transcript.
+#[derive(Debug, Clone)]
+pub struct Obs {
+    pub expected: ProbeOutcome,
+    pub expected_reason: String,
+    pub observed: ProbeOutcome,
+    pub observed_reason: String,
+    pub reached: bool,
+    pub detail: String,
+    pub artifact: Value,
+}
+
+impl Obs {
+    /// Did it come out exactly as expected (outcome and reason)?
+    pub fn held(&self) -> bool {
+        self.reached
+            && self.observed != ProbeOutcome::NotObserved
+            && self.observed == self.expected
+            && self.observed_reason == self.expected_reason
+    }
+}
+
+/// What a check's three probes found.
+#[derive(Debug, Clone)]
+pub struct CheckRun {
+    pub id: &'static str,
+    pub positive: Option<Obs>,
+    pub negative: Option<Obs>,
+    pub mutant: Option<Obs>,
+    /// Why the check could not be exercised against this subject.
+    pub not_observed: Option<String>,
+}
+
+/// A check's verdict.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verdict {
+    Pass,
+    Fail,
+    NotObserved,
+}
+
+impl Verdict {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Pass => "PASS",
+            Verdict::Fail => "FAIL",
+            Verdict::NotObserved => "NOT_OBSERVED",
+        }
+    }
+}
+
+/// A check's runner.
+pub type Runner = fn(&Ctx) -> CheckRun;
+/// A check id with its runner.
+pub type CheckEntry = (&'static str, Runner);
+
+/// The reason a surviving mutant gives a check.
+pub const MUTANT_SURVIVED: &str = "MCP_RES_WRONG_REASON_MUTANT_SURVIVED";
+
+impl CheckRun {
+    pub fn not_observed(id: &'static str, why: impl Into<String>) -> Self {
+        CheckRun {
+            id,
+            positive: None,
+            negative: None,
+            mutant: None,
+            not_observed: Some(why.into()),
+        }
+    }
+
+    /// Killed: the mutant's input was not credited with the negative
+    /// control's reason.
+    pub fn mutant_killed(&self) -> Option<bool> {
+        let (m, n) = (self.mutant.as_ref()?, self.negative.as_ref()?);
+        Some(!m.reached && m.observed_reason != n.expected_reason)
+    }
+
+    /// The verdict and its reason code: the first observation that did not
+    /// hold, or a surviving mutant, fails the check.
+    pub fn verdict(&self) -> (Verdict, String, String) {
+        if let Some(why) = &self.not_observed {
+            return (
+                Verdict::NotObserved,
+                "MCP_RES_CHECK_NOT_OBSERVED".into(),
+                why.clone(),
+            );
+        }
+        for (role, o) in [
+            ("positive", &self.positive),
+            ("negative control", &self.negative),
+        ] {
+            let Some(o) = o else {
+                return (
+                    Verdict::Fail,
+                    NO_ANSWER.into(),
+                    format!("no {role} observation"),
+                );
+            };
+            if !o.held() {
+                return (
+                    Verdict::Fail,
+                    o.observed_reason.clone(),
+                    format!(
+                        "{role}: expected {} ({}), observed {} ({}): {}",
+                        o.expected, o.expected_reason, o.observed, o.observed_reason, o.detail
+                    ),
+                );
+            }
+        }
+        match self.mutant_killed() {
+            Some(true) => {
+                let p = self.positive.as_ref().expect("checked above");
+                (Verdict::Pass, p.expected_reason.clone(), p.detail.clone())
+            }
+            _ => (
+                Verdict::Fail,
+                MUTANT_SURVIVED.into(),
+                format!(
+                    "the wrong-reason mutant was credited with the negative control's reason: {}",
+                    self.mutant
+                        .as_ref()
+                        .map_or("no mutant", |m| m.detail.as_str())
+                ),
+            ),
+        }
+    }
+}
+
+/// Build an observation from a classification.
+#[allow(clippy::too_many_arguments)]
+pub fn obs(
+    expected: ProbeOutcome,
+    expected_reason: &str,
+    observed: (ProbeOutcome, String),
+    reached: bool,
+    detail: impl Into<String>,
+    artifact: Value,
+) -> Obs {
+    Obs {
+        expected,
+        expected_reason: expected_reason.into(),
+        observed: observed.0,
+        observed_reason: observed.1,
+        reached,
+        detail: detail.into(),
+        artifact,
+    }
+}
+
+/// The observation of a probe whose subject could not be opened.
+pub fn open_failed(
+    expected: ProbeOutcome,
+    expected_reason: &str,
+    why: String,
+    artifact: Value,
+) -> Obs {
+    obs(
+        expected,
+        expected_reason,
+        (ProbeOutcome::NotObserved, OPEN_FAILED.into()),
+        false,
+        why,
+        artifact,
+    )
+}
+
+/// A mutant observation: `reached` when the classifier credited it with the
+/// negative control's reason.
+pub fn mutant(
+    negative_reason: &str,
+    observed: (ProbeOutcome, String),
+    detail: impl Into<String>,
+    artifact: Value,
+) -> Obs {
+    let reached = observed.1 == negative_reason;
+    Obs {
+        expected: ProbeOutcome::Reject,
+        expected_reason: SYNTAX_GUARD.into(),
+        observed: observed.0,
+        observed_reason: observed.1,
+        reached,
+        detail: detail.into(),
+        artifact,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ev(reply: Reply, alive: bool, parse_errors: usize) -> Evidence {
+        Evidence {
+            reply: reply.into(),
+            alive,
+            parse_errors,
+            ..Evidence::default()
+        }
+    }
+
+    #[test]
+    fn refusals_read_by_what_came_back() {
+        let r = |e: Evidence| e.refusal("REFUSED", "ACCEPTED", false);
+        assert_eq!(r(ev(Reply::Result(json!({})), true, 0)).1, "ACCEPTED");
+        assert_eq!(r(ev(Reply::Error(-32601, json!({})), true, 0)).1, "REFUSED");
+        assert_eq!(
+            r(ev(Reply::Error(-32700, json!({})), true, 0)).1,
+            SYNTAX_GUARD
+        );
+        assert_eq!(r(ev(Reply::Silent, true, 1)).1, SYNTAX_GUARD);
+        assert_eq!(r(ev(Reply::Silent, true, 0)).1, NO_ANSWER);
+        assert_eq!(r(ev(Reply::Closed, false, 0)).1, SUBJECT_EXITED);
+        assert_eq!(
+            ev(Reply::Silent, true, 0)
+                .refusal("REFUSED", "ACCEPTED", true)
+                .1,
+            "REFUSED"
+        );
+    }
+
+    #[test]
+    fn a_syntax_defect_breaks_the_json() {
+        let line = json_line(&json!({"a": {"b": 1}}));
+        let broken = syntax_defect(&line);
+        assert!(serde_json::from_slice::<Value>(&broken).is_err());
+        assert_eq!(broken.last(), Some(&b'\n'));
+    }
+
+    fn o(held: bool, reason: &str) -> Obs {
+        obs(
+            ProbeOutcome::Reject,
+            "R",
+            (
+                ProbeOutcome::Reject,
+                if held { "R".into() } else { reason.into() },
+            ),
+            true,
+            "",
+            json!({}),
+        )
+    }
+
+    #[test]
+    fn a_check_passes_only_with_both_observations_and_a_killed_mutant() {
+        let mut c = CheckRun {
+            id: "x",
+            positive: Some(o(true, "")),
+            negative: Some(o(true, "")),
+            mutant: Some(mutant(
+                "R",
+                (ProbeOutcome::Reject, SYNTAX_GUARD.into()),
+                "",
+                json!({}),
+            )),
+            not_observed: None,
+        };
+        assert_eq!(c.verdict().0, Verdict::Pass);
+        c.mutant = Some(mutant(
+            "R",
+            (ProbeOutcome::Reject, "R".into()),
+            "",
+            json!({}),
+        ));
+        assert_eq!(
+            c.verdict(),
+            (Verdict::Fail, MUTANT_SURVIVED.into(), c.verdict().2)
+        );
+        c.mutant = None;
+        assert_eq!(c.verdict().0, Verdict::Fail);
+        c.negative = Some(o(false, "OTHER"));
+        assert_eq!(c.verdict().1, "OTHER");
+        assert_eq!(
+            CheckRun::not_observed("x", "why").verdict().0,
+            Verdict::NotObserved
+        );
+    }
+}

@@ -1,0 +1,521 @@
+//! `mcpres profile run`: a protocol-profile evaluation produced from a real
+//! run against a stdio MCP server (spec/profiles.md, "Producing an
+//! evaluation").
+//!
+//! Each check of the profile that applies to the evaluated revision is run on
+//! fresh subject processes: a positive observation, a reason-bound negative
+//! control and a wrong-reason mutant. What each probe wrote and read becomes an
+//! artifact file; `evaluation.json` cites the artifacts by digest and claims
+//! only the checks that were observed; `run.json` (an mcpres extension) keeps
+//! every check's verdict, the mutants and what could not be observed.
+
+pub mod check;
+pub mod probe;
+pub mod revision;
+pub mod stdio;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use self::check::{CheckEntry, Ctx, Obs, Runner, Verdict};
+use self::probe::{Launch, Reply};
+use crate::fsio::DirHandle;
+use crate::json::canonical;
+use crate::model::vocab::{ObservationSource, ProbeOutcome};
+use crate::produce::harness::vocab::Revision;
+use crate::profiles::Registry;
+
+/// The `schemaVersion` of `run.json`.
+pub const RUN_SCHEMA: &str = "mcpres.profile-run/1";
+
+/// The profiles this runner can produce, with their checks.
+pub fn runnable(profile: &str) -> Option<&'static [CheckEntry]> {
+    match profile {
+        "mcp-res/stdio-transport/v1" => Some(stdio::CHECKS),
+        "mcp-res/protocol-revision/v1" => Some(revision::CHECKS),
+        _ => None,
+    }
+}
+
+/// What a profile run needs.
+#[derive(Debug, Clone)]
+pub struct Options {
+    pub profile: String,
+    pub revision: Revision,
+    /// Only these checks (a bounded check set); `None` for every applicable one.
+    pub checks: Option<Vec<String>>,
+    pub launch: Launch,
+    pub out: PathBuf,
+    pub startup: Duration,
+    pub answer: Duration,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ProfileError {
+    #[error("{0}")]
+    Usage(String),
+    #[error("the subject did not open a conversation on revision {revision}: {why}")]
+    Unopened { revision: String, why: String },
+    #[error("no check could be observed against this subject; nothing to evaluate")]
+    NothingObserved,
+    #[error("cannot write {path}: {source}")]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+}
+
+/// One finished check, for the closing table.
+#[derive(Debug, Clone)]
+pub struct Row {
+    pub id: &'static str,
+    pub positive: String,
+    pub negative: String,
+    pub mutant: String,
+    pub verdict: Verdict,
+    pub reason: String,
+    pub detail: String,
+}
+
+/// What a run produced.
+#[derive(Debug, Clone)]
+pub struct Outcome {
+    pub rows: Vec<Row>,
+    /// PASS, FAIL or INCOMPLETE over the checks the run was asked for.
+    pub result: &'static str,
+    pub evaluation_sha256: String,
+    pub cleanup_observed: bool,
+}
+
+/// Called after each check with (done, total, the check's row).
+pub type Report<'a> = &'a mut dyn FnMut(usize, usize, &Row);
+
+/// The checks of `profile` that apply at `revision`, in manifest order,
+/// narrowed to `only` when given (an unknown or inapplicable name is refused).
+pub fn plan(
+    registry: &Registry,
+    profile: &str,
+    revision: Revision,
+    only: Option<&[String]>,
+) -> Result<Vec<(&'static str, Runner, bool)>, ProfileError> {
+    let p = registry
+        .get(profile)
+        .ok_or_else(|| ProfileError::Usage(format!("no profile {profile} is registered")))?;
+    let runners = runnable(profile).ok_or_else(|| {
+        ProfileError::Usage(format!(
+            "mcpres can run mcp-res/stdio-transport/v1 and mcp-res/protocol-revision/v1; not {profile}"
+        ))
+    })?;
+    let rev = revision.as_str();
+    if !p.supports_revision(rev) {
+        return Err(ProfileError::Usage(format!(
+            "{profile} does not cover revision {rev}"
+        )));
+    }
+    let applicable = p.applicable_check_ids(rev);
+    let mut planned = Vec::new();
+    for (id, run) in runners {
+        if applicable.iter().any(|a| a == id) {
+            let required = p.required_checks.iter().any(|r| r == id);
+            planned.push((*id, *run, required));
+        }
+    }
+    if let Some(only) = only {
+        for name in only {
+            if !planned.iter().any(|(id, _, _)| id == name) {
+                let why = if p.registered_check_ids().contains(name) {
+                    format!("check {name} of {profile} does not apply at revision {rev}")
+                } else {
+                    format!("{profile} has no check {name}")
+                };
+                return Err(ProfileError::Usage(why));
+            }
+        }
+        planned.retain(|(id, _, _)| only.iter().any(|o| o == id));
+    }
+    Ok(planned)
+}
+
+fn outcome_label(o: Option<&Obs>) -> String {
+    o.map_or("-".into(), |o| {
+        if o.held() {
+            format!("{} ok", o.observed)
+        } else {
+            format!("{} ({})", o.observed, o.observed_reason)
+        }
+    })
+}
+
+/// Run the profile and write the evaluation directory `options.out` (which
+/// must not exist). Subjects are started as children of this process.
+pub fn run(options: &Options, report: Report<'_>) -> Result<Outcome, ProfileError> {
+    let registry = Registry::builtin()
+        .map_err(|e| ProfileError::Usage(format!("the built-in registry is unusable: {e}")))?;
+    let planned = plan(
+        registry,
+        &options.profile,
+        options.revision,
+        options.checks.as_deref(),
+    )?;
+    let profile = registry.get(&options.profile).expect("planned above");
+    if std::fs::symlink_metadata(&options.out).is_ok() {
+        return Err(ProfileError::Usage(format!(
+            "{} exists; mcpres never overwrites an evaluation",
+            options.out.display()
+        )));
+    }
+    let ctx = Ctx::new(
+        &options.launch,
+        options.revision,
+        options.startup,
+        options.answer,
+    );
+    // Preflight: the subject must speak the revision at all.
+    let (server_info, preflight) = preflight(&ctx)?;
+    let io = |path: &Path, source| ProfileError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let dir = DirHandle::create_new(&options.out).map_err(|e| io(&options.out, e))?;
+    let guard = RemoveOnError {
+        path: options.out.clone(),
+        armed: true,
+    };
+    let mut artifacts: Vec<Value> = Vec::new();
+    let mut write = |rel: String, value: &Value| -> Result<String, ProfileError> {
+        let bytes = canonical::to_vec(value).expect("artifacts are plain JSON");
+        dir.write_new(Path::new(&rel), &bytes)
+            .map_err(|e| io(&options.out.join(&rel), e))?;
+        let sha = canonical::sha256_hex(&bytes);
+        artifacts.push(json!({"path": rel, "sha256": sha, "bytes": bytes.len()}));
+        Ok(sha)
+    };
+    let preflight_sha = write("artifacts/preflight.json".into(), &preflight)?;
+    let total = planned.len();
+    let mut rows = Vec::new();
+    let mut run_checks = Vec::new();
+    let mut evaluated = Vec::new();
+    for (done, (id, runner, required)) in planned.into_iter().enumerate() {
+        let c = runner(&ctx);
+        let (verdict, reason, detail) = c.verdict();
+        let mut paths: BTreeMap<&str, (String, String)> = BTreeMap::new();
+        for (role, o) in [
+            ("positive", &c.positive),
+            ("negative", &c.negative),
+            ("mutant", &c.mutant),
+        ] {
+            if let Some(o) = o {
+                let rel = format!("artifacts/{id}/{role}.json");
+                let doc = artifact_doc(id, role, o);
+                let sha = write(rel.clone(), &doc)?;
+                paths.insert(role, (rel, sha));
+            }
+        }
+        let row = Row {
+            id,
+            positive: outcome_label(c.positive.as_ref()),
+            negative: outcome_label(c.negative.as_ref()),
+            mutant: match c.mutant_killed() {
+                Some(true) => "killed".into(),
+                Some(false) => "survived".into(),
+                None => "-".into(),
+            },
+            verdict,
+            reason: reason.clone(),
+            detail: detail.clone(),
+        };
+        report(done + 1, total, &row);
+        rows.push(row);
+        let path_of = |role: &str| {
+            paths
+                .get(role)
+                .map(|(p, _)| json!(p))
+                .unwrap_or(Value::Null)
+        };
+        run_checks.push(json!({
+            "id": id,
+            "kind": if required { "REQUIRED" } else { "CONDITIONAL" },
+            "verdict": verdict.as_str(),
+            "reason": reason,
+            "detail": truncate(&detail, 400),
+            "positive": path_of("positive"),
+            "negative": path_of("negative"),
+            "mutant": path_of("mutant"),
+            "mutantKilled": c.mutant_killed(),
+        }));
+        if verdict != Verdict::NotObserved {
+            let sha = |role: &str| paths.get(role).map(|(_, s)| s.clone()).unwrap_or_default();
+            evaluated.push(json!({
+                "id": id,
+                "positive": observation(c.positive.as_ref(), &sha("positive")),
+                "negativeControl": observation(c.negative.as_ref(), &sha("negative")),
+            }));
+        }
+    }
+    if evaluated.is_empty() {
+        return Err(ProfileError::NothingObserved);
+    }
+    // Cleanup: every probe ended with nothing of its tree left, and nothing
+    // adopted is left now.
+    let swept = probe::sweep_adopted();
+    let tally = ctx.tally.borrow().clone();
+    let cleanup_observed = tally.leaky.is_empty() && swept.is_empty();
+    let cleanup = json!({
+        "probes": tally.probes,
+        "probesThatLeftProcesses": tally.leaky,
+        "probesEndedBySigkill": tally.killed,
+        "descendantsSeen": tally.descendants_seen,
+        "adoptedAfterRun": swept,
+        "observed": cleanup_observed,
+    });
+    let cleanup_sha = write("artifacts/cleanup.json".into(), &cleanup)?;
+    let failed = rows.iter().any(|r| r.verdict == Verdict::Fail);
+    let not_observed = rows.iter().any(|r| r.verdict == Verdict::NotObserved);
+    let claimed: Vec<&str> = evaluated
+        .iter()
+        .map(|c| c["id"].as_str().expect("ids are strings"))
+        .collect();
+    let rev = options.revision.as_str();
+    let full = sorted(claimed.iter().map(|s| s.to_string()).collect())
+        == profile.applicable_check_ids(rev);
+    let identity = subject_identity(&options.launch);
+    let mut evaluation = json!({
+        "schemaVersion": crate::model::profile::PROFILE_EVALUATION_SCHEMA,
+        "subject": {
+            "name": truncate(&server_info.0, 128),
+            "implementationLanguage": identity.language,
+            "version": truncate(&server_info.1, 64),
+            "artifactSha256": identity.artifact_sha256,
+        },
+        "environment": {
+            "platform": "linux",
+            "runtimeName": identity.runtime_name,
+            "runtimeVersion": truncate(&identity.runtime_version, 64),
+        },
+        "profile": {
+            "id": profile.id,
+            "version": profile.version,
+            "manifestSha256": profile.manifest_sha256,
+            "protocolRevision": rev,
+        },
+        "scope": {
+            "claim": if full { "FULL_PROFILE" } else { "BOUNDED_CHECK_SET" },
+            "claimedCheckIds": claimed,
+            "targetKind": "LOCAL_STDIO",
+            "targetSha256": identity.target_sha256,
+            "remoteOptIn": false,
+        },
+        "checks": evaluated,
+        "cleanup": {"required": true, "observed": cleanup_observed, "observationSha256": cleanup_sha},
+        "result": if failed { "FAIL" } else { "PASS" },
+        "evaluationSha256": "",
+    });
+    crate::validate::profile::seal(&mut evaluation);
+    let eval_bytes = canonical::to_vec(&evaluation).expect("plain JSON");
+    dir.write_new(Path::new("evaluation.json"), &eval_bytes)
+        .map_err(|e| io(&options.out.join("evaluation.json"), e))?;
+    let result = if failed || !cleanup_observed {
+        "FAIL"
+    } else if not_observed {
+        "INCOMPLETE"
+    } else {
+        "PASS"
+    };
+    let run_doc = json!({
+        "schemaVersion": RUN_SCHEMA,
+        "profile": {"id": profile.id, "protocolRevision": rev},
+        "evaluationFileSha256": canonical::sha256_hex(&eval_bytes),
+        "result": result,
+        "preflightSha256": preflight_sha,
+        "checks": run_checks,
+        "artifacts": artifacts,
+    });
+    let run_bytes = canonical::to_vec(&run_doc).expect("plain JSON");
+    dir.write_new(Path::new("run.json"), &run_bytes)
+        .map_err(|e| io(&options.out.join("run.json"), e))?;
+    let mut guard = guard;
+    guard.armed = false;
+    Ok(Outcome {
+        rows,
+        result,
+        evaluation_sha256: evaluation["evaluationSha256"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string(),
+        cleanup_observed,
+    })
+}
+
+/// Removes a half-written evaluation directory.
+struct RemoveOnError {
+    path: PathBuf,
+    armed: bool,
+}
+
+impl Drop for RemoveOnError {
+    fn drop(&mut self) {
+        if self.armed {
+            let _ = std::fs::remove_dir_all(&self.path);
+        }
+    }
+}
+
+fn sorted(mut v: Vec<String>) -> Vec<String> {
+    v.sort_by(|a, b| canonical::cmp_utf16(a, b));
+    v
+}
+
+fn truncate(s: &str, max: usize) -> String {
+    let s = if s.is_empty() { "unknown" } else { s };
+    let mut out = String::new();
+    for c in s.chars() {
+        if out.len() + c.len_utf8() > max {
+            break;
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// The observation as the evaluation records it.
+fn observation(o: Option<&Obs>, sha: &str) -> Value {
+    let o = o.expect("an observed check has both observations");
+    json!({
+        "source": ObservationSource::RuntimeProbe,
+        "propertyReached": o.reached,
+        "expectedOutcome": o.expected,
+        "observedOutcome": o.observed,
+        "expectedReasonCode": o.expected_reason,
+        "observedReasonCode": o.observed_reason,
+        "artifactSha256": sha,
+    })
+}
+
+fn artifact_doc(id: &str, role: &str, o: &Obs) -> Value {
+    json!({
+        "check": id,
+        "role": role,
+        "expectedOutcome": o.expected,
+        "observedOutcome": o.observed,
+        "expectedReasonCode": o.expected_reason,
+        "observedReasonCode": o.observed_reason,
+        "propertyReached": o.reached,
+        "detail": o.detail,
+        "transcript": o.artifact,
+    })
+}
+
+/// Open once to learn the subject's name and version, and to refuse a
+/// subject that does not speak the revision before any check runs.
+fn preflight(ctx: &Ctx) -> Result<((String, String), Value), ProfileError> {
+    let unopened = |why: String| ProfileError::Unopened {
+        revision: ctx.revision.as_str().into(),
+        why,
+    };
+    let mut probe = ctx.start().map_err(unopened)?;
+    let open = ctx.open(&mut probe);
+    let label = open.label();
+    let artifact = ctx.finish(probe, json!({"open": label}));
+    let Reply::Result(m) = open else {
+        return Err(unopened(format!("the opening request got {label}")));
+    };
+    let info = if ctx.modern() {
+        m.pointer("/result/_meta")
+            .and_then(|meta| meta.get(crate::produce::harness::vocab::META_SERVER_INFO))
+            .cloned()
+    } else {
+        m.pointer("/result/serverInfo").cloned()
+    }
+    .unwrap_or(Value::Null);
+    let field = |k: &str| {
+        info.get(k)
+            .and_then(Value::as_str)
+            .unwrap_or("unknown")
+            .to_string()
+    };
+    Ok(((field("name"), field("version")), artifact))
+}
+
+/// What the evaluation says about the subject it ran.
+struct Identity {
+    language: &'static str,
+    runtime_name: &'static str,
+    runtime_version: String,
+    artifact_sha256: String,
+    target_sha256: String,
+}
+
+/// The subject's identity: the program and every argument that names an
+/// existing file, each by digest; its language and runtime from the
+/// program's name (node: TYPESCRIPT/node, python: PYTHON/python, otherwise
+/// OTHER/other).
+fn subject_identity(launch: &Launch) -> Identity {
+    let digest = |p: &Path| {
+        crate::produce::harness::artifact_digest(p)
+            .ok()
+            .map(|(sha, _)| sha)
+    };
+    let program = std::fs::canonicalize(&launch.program).unwrap_or(launch.program.clone());
+    let files: Vec<Value> = launch
+        .args
+        .iter()
+        .filter(|a| std::fs::metadata(a).is_ok_and(|m| m.is_file()))
+        .map(|a| json!({"path": a, "sha256": digest(Path::new(a))}))
+        .collect();
+    let name = program
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or("")
+        .to_string();
+    let (language, runtime_name) = if name.starts_with("python") {
+        ("PYTHON", "python")
+    } else if name == "node" || name.starts_with("node") {
+        ("TYPESCRIPT", "node")
+    } else {
+        ("OTHER", "other")
+    };
+    let runtime_version = if runtime_name == "other" {
+        format!("native ({name})")
+    } else {
+        std::process::Command::new(&program)
+            .arg("--version")
+            .env_clear()
+            .stdin(std::process::Stdio::null())
+            .output()
+            .ok()
+            .map(|o| {
+                let text = if o.stdout.is_empty() {
+                    o.stderr
+                } else {
+                    o.stdout
+                };
+                String::from_utf8_lossy(&text).trim().to_string()
+            })
+            .filter(|s| !s.is_empty())
+            .unwrap_or_else(|| "unknown".into())
+    };
+    let artifact = json!({"program": digest(&program), "files": files});
+    let target = json!({
+        "program": program.display().to_string(),
+        "programSha256": digest(&program),
+        "args": launch.args,
+        "files": files,
+        "environmentKeys": launch.env.keys().collect::<Vec<_>>(),
+    });
+    let sha = |v: &Value| canonical::sha256_hex(&canonical::to_vec(v).expect("plain JSON"));
+    Identity {
+        language,
+        runtime_name,
+        runtime_version,
+        artifact_sha256: sha(&artifact),
+        target_sha256: sha(&target),
+    }
+}
+
+/// Outcome names as the closing table prints them.
+pub fn outcome_name(o: ProbeOutcome) -> &'static str {
+    o.as_str()
+}

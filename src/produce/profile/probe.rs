@@ -1,0 +1,714 @@
+//! One subject process driven byte by byte for one profile observation.
+//!
+//! Blocking and thread-based on purpose: the profile checks need control below
+//! any protocol library (partial lines, oversized lines, a stdout pipe left
+//! unread, signals at chosen moments), and nothing here needs an async runtime.
+//! Every byte written and read is kept, with its offset in milliseconds from
+//! the probe's start, and becomes the observation's artifact.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::io::{Read, Write};
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
+use std::sync::mpsc;
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::{Duration, Instant};
+
+use base64::Engine as _;
+use serde_json::{Value, json};
+use sha2::{Digest, Sha256};
+
+use crate::produce::harness::tree;
+
+/// How much of the subject's stdout one probe keeps (more is counted, not kept).
+pub const STDOUT_KEEP_BYTES: usize = 32 << 20;
+/// How much of its stderr one probe keeps.
+pub const STDERR_KEEP_BYTES: usize = 1 << 20;
+/// Chunks longer than this are recorded by length, digest and head only.
+pub const CHUNK_ELIDE_BYTES: usize = 64 << 10;
+/// The head kept of an elided chunk.
+const ELIDED_HEAD_BYTES: usize = 256;
+/// How long a subject has to exit after SIGTERM before the group is killed.
+pub const TERM_GRACE: Duration = Duration::from_secs(2);
+
+/// What starts the subject: a resolved program, its arguments and exactly this
+/// environment (nothing is inherited).
+#[derive(Debug, Clone)]
+pub struct Launch {
+    pub program: PathBuf,
+    pub args: Vec<String>,
+    pub env: BTreeMap<String, String>,
+}
+
+/// Which stream a recorded chunk travelled on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stream {
+    Stdin,
+    Stdout,
+    Stderr,
+}
+
+impl Stream {
+    fn as_str(self) -> &'static str {
+        match self {
+            Stream::Stdin => "stdin",
+            Stream::Stdout => "stdout",
+            Stream::Stderr => "stderr",
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+struct Chunk {
+    at_ms: u64,
+    stream: Stream,
+    bytes: Vec<u8>,
+}
+
+#[derive(Default)]
+struct Io {
+    stdout: Vec<u8>,
+    stdout_dropped: usize,
+    stdout_eof: bool,
+    stderr: Vec<u8>,
+    stderr_eof: bool,
+    /// While set, the stdout reader stops reading (the pipe fills up).
+    paused: bool,
+    /// Bytes handed to the writer and not yet written.
+    pending_writes: usize,
+    chunks: Vec<Chunk>,
+    events: Vec<Value>,
+}
+
+type Shared = Arc<(Mutex<Io>, Condvar)>;
+
+enum WriterMsg {
+    Data(Vec<u8>),
+    Close,
+}
+
+/// A JSON-RPC answer to one request id, or why there is none.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Reply {
+    /// A response with `result` (the whole message).
+    Result(Value),
+    /// A response with `error`: its code and the whole message.
+    Error(i64, Value),
+    /// Nothing for that id within the time allowed.
+    Silent,
+    /// The subject closed stdout (or exited) without answering.
+    Closed,
+}
+
+impl Reply {
+    pub fn error_code(&self) -> Option<i64> {
+        match self {
+            Reply::Error(code, _) => Some(*code),
+            _ => None,
+        }
+    }
+
+    pub fn result(&self) -> Option<&Value> {
+        match self {
+            Reply::Result(m) => m.get("result"),
+            _ => None,
+        }
+    }
+
+    /// A short label for the artifact and the details.
+    pub fn label(&self) -> String {
+        match self {
+            Reply::Result(_) => "result".into(),
+            Reply::Error(code, _) => format!("error {code}"),
+            Reply::Silent => "no answer".into(),
+            Reply::Closed => "stdout closed".into(),
+        }
+    }
+}
+
+/// How a probe's subject ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Ended {
+    /// The exit status as text (`exit 0`, `signal 15`), if it was reaped.
+    pub status: Option<String>,
+    /// The subject exited before the runner asked it to (SIGTERM or kill).
+    pub exited_by_itself: bool,
+    /// SIGTERM was needed and was enough.
+    pub terminated: bool,
+    /// The group had to be killed with SIGKILL.
+    pub killed: bool,
+    /// Processes of the group or adopted descendants left after the end (should be 0).
+    pub left_behind: usize,
+}
+
+/// One running subject.
+pub struct Probe {
+    started: Instant,
+    child: Child,
+    pid: u32,
+    shared: Shared,
+    writer: Option<mpsc::Sender<WriterMsg>>,
+    threads: Vec<std::thread::JoinHandle<()>>,
+    status: Option<ExitStatus>,
+    /// Descendants ever seen while the probe ran (pid -> command name).
+    descendants: BTreeMap<u32, String>,
+    launch: Launch,
+}
+
+fn now_ms(start: Instant) -> u64 {
+    u64::try_from(start.elapsed().as_millis()).unwrap_or(u64::MAX)
+}
+
+fn notify(shared: &Shared) {
+    shared.1.notify_all();
+}
+
+impl Probe {
+    /// Start the subject in a process group of its own, with piped stdio.
+    pub fn start(launch: &Launch) -> std::io::Result<Probe> {
+        Self::start_program(launch, &launch.program)
+    }
+
+    /// Start `program` (instead of the launch's) with the launch's arguments and environment.
+    pub fn start_program(launch: &Launch, program: &Path) -> std::io::Result<Probe> {
+        let mut cmd = Command::new(program);
+        cmd.args(&launch.args)
+            .env_clear()
+            .envs(&launch.env)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .process_group(0);
+        let started = Instant::now();
+        let mut child = cmd.spawn()?;
+        let pid = child.id();
+        tree::register_child(pid);
+        let shared: Shared = Arc::new((Mutex::new(Io::default()), Condvar::new()));
+        let mut threads = Vec::new();
+        if let Some(mut out) = child.stdout.take() {
+            let shared = Arc::clone(&shared);
+            threads.push(std::thread::spawn(move || {
+                let mut buf = vec![0u8; 64 << 10];
+                loop {
+                    {
+                        let (lock, cvar) = &*shared;
+                        let mut io = lock.lock().expect("probe lock");
+                        while io.paused {
+                            io = cvar.wait(io).expect("probe lock");
+                        }
+                    }
+                    let n = match out.read(&mut buf) {
+                        Ok(0) | Err(_) => break,
+                        Ok(n) => n,
+                    };
+                    let at_ms = now_ms(started);
+                    let (lock, _) = &*shared;
+                    let mut io = lock.lock().expect("probe lock");
+                    let fits = STDOUT_KEEP_BYTES.saturating_sub(io.stdout.len()).min(n);
+                    io.stdout.extend_from_slice(&buf[..fits]);
+                    io.stdout_dropped += n - fits;
+                    io.chunks.push(Chunk {
+                        at_ms,
+                        stream: Stream::Stdout,
+                        bytes: buf[..fits].to_vec(),
+                    });
+                    drop(io);
+                    notify(&shared);
+                }
+                shared.0.lock().expect("probe lock").stdout_eof = true;
+                notify(&shared);
+            }));
+        }
+        if let Some(mut err) = child.stderr.take() {
+            let shared = Arc::clone(&shared);
+            threads.push(std::thread::spawn(move || {
+                let mut buf = vec![0u8; 16 << 10];
+                while let Ok(n) = err.read(&mut buf) {
+                    if n == 0 {
+                        break;
+                    }
+                    let at_ms = now_ms(started);
+                    let mut io = shared.0.lock().expect("probe lock");
+                    let fits = STDERR_KEEP_BYTES.saturating_sub(io.stderr.len()).min(n);
+                    io.stderr.extend_from_slice(&buf[..fits]);
+                    if fits > 0 {
+                        io.chunks.push(Chunk {
+                            at_ms,
+                            stream: Stream::Stderr,
+                            bytes: buf[..fits].to_vec(),
+                        });
+                    }
+                    drop(io);
+                    notify(&shared);
+                }
+                shared.0.lock().expect("probe lock").stderr_eof = true;
+                notify(&shared);
+            }));
+        }
+        let (tx, rx) = mpsc::channel::<WriterMsg>();
+        if let Some(stdin) = child.stdin.take() {
+            let shared = Arc::clone(&shared);
+            threads.push(std::thread::spawn(move || {
+                writer(stdin, rx, shared, started)
+            }));
+        }
+        Ok(Probe {
+            started,
+            child,
+            pid,
+            shared,
+            writer: Some(tx),
+            threads,
+            status: None,
+            descendants: BTreeMap::new(),
+            launch: launch.clone(),
+        })
+    }
+
+    pub fn pid(&self) -> u32 {
+        self.pid
+    }
+
+    pub fn elapsed_ms(&self) -> u64 {
+        now_ms(self.started)
+    }
+
+    /// Write `bytes` to the subject's stdin (queued: a subject that stops
+    /// reading never blocks the runner).
+    pub fn send(&mut self, bytes: impl Into<Vec<u8>>) {
+        let bytes = bytes.into();
+        self.shared.0.lock().expect("probe lock").pending_writes += bytes.len();
+        if let Some(tx) = &self.writer {
+            let _ = tx.send(WriterMsg::Data(bytes));
+        }
+    }
+
+    /// Close the subject's stdin (after everything queued is written).
+    pub fn close_stdin(&mut self) {
+        if let Some(tx) = self.writer.take() {
+            let _ = tx.send(WriterMsg::Close);
+        }
+    }
+
+    /// Wait until everything queued was written, at most `limit`.
+    pub fn flushed(&self, limit: Duration) -> bool {
+        self.wait_until(limit, |io| io.pending_writes == 0)
+    }
+
+    /// Stop (or resume) reading the subject's stdout.
+    pub fn pause_stdout(&self, paused: bool) {
+        self.shared.0.lock().expect("probe lock").paused = paused;
+        notify(&self.shared);
+        self.note(if paused {
+            "stdout-paused"
+        } else {
+            "stdout-resumed"
+        });
+    }
+
+    /// Record a runner event (what the runner did) in the transcript.
+    pub fn note(&self, what: &str) {
+        let at = now_ms(self.started);
+        self.shared
+            .0
+            .lock()
+            .expect("probe lock")
+            .events
+            .push(json!({"atMs": at, "event": what}));
+    }
+
+    fn wait_until(&self, limit: Duration, mut done: impl FnMut(&Io) -> bool) -> bool {
+        let until = Instant::now() + limit;
+        let (lock, cvar) = &*self.shared;
+        let mut io = lock.lock().expect("probe lock");
+        loop {
+            if done(&io) {
+                return true;
+            }
+            let now = Instant::now();
+            if now >= until {
+                return false;
+            }
+            io = cvar
+                .wait_timeout(io, (until - now).min(Duration::from_millis(20)))
+                .expect("probe lock")
+                .0;
+        }
+    }
+
+    /// The complete lines the subject wrote to stdout so far (LF removed, a
+    /// trailing CR kept), and whether bytes follow the last LF.
+    pub fn stdout_lines(&self) -> (Vec<Vec<u8>>, bool) {
+        let io = self.shared.0.lock().expect("probe lock");
+        split_lines(&io.stdout)
+    }
+
+    /// Every byte the subject wrote to stdout so far.
+    pub fn stdout_bytes(&self) -> Vec<u8> {
+        self.shared.0.lock().expect("probe lock").stdout.clone()
+    }
+
+    pub fn stderr_bytes(&self) -> Vec<u8> {
+        self.shared.0.lock().expect("probe lock").stderr.clone()
+    }
+
+    pub fn stdout_closed(&self) -> bool {
+        self.shared.0.lock().expect("probe lock").stdout_eof
+    }
+
+    /// Wait at most `limit` for a response to `id` (a message with that id and
+    /// a `result` or `error` member) on stdout.
+    pub fn reply(&self, id: &Value, limit: Duration) -> Reply {
+        let mut found = None;
+        let mut scanned = 0usize;
+        let done = self.wait_until(limit, |io| {
+            // Only complete lines are messages; scan each once.
+            let (lines, _) = split_lines(&io.stdout);
+            for line in &lines[scanned.min(lines.len())..] {
+                if let Some(m) = response_to(line, id) {
+                    found = Some(m);
+                    return true;
+                }
+            }
+            scanned = lines.len();
+            io.stdout_eof
+        });
+        match found {
+            Some(m) => match m.get("error") {
+                Some(e) => Reply::Error(e.get("code").and_then(Value::as_i64).unwrap_or(0), m),
+                None => Reply::Result(m),
+            },
+            None if done => Reply::Closed,
+            None => Reply::Silent,
+        }
+    }
+
+    /// Has the subject exited? Reaps it if so.
+    pub fn try_exit(&mut self) -> Option<ExitStatus> {
+        if self.status.is_none()
+            && let Ok(Some(s)) = self.child.try_wait()
+        {
+            self.status = Some(s);
+            tree::unregister_child(self.pid);
+            let at = now_ms(self.started);
+            self.shared
+                .0
+                .lock()
+                .expect("probe lock")
+                .events
+                .push(json!({"atMs": at, "event": "exited", "status": status_text(&s)}));
+        }
+        self.status
+    }
+
+    /// Wait at most `limit` for the subject to exit.
+    pub fn wait_exit(&mut self, limit: Duration) -> Option<ExitStatus> {
+        let until = Instant::now() + limit;
+        loop {
+            self.sample_tree();
+            if let Some(s) = self.try_exit() {
+                return Some(s);
+            }
+            if Instant::now() >= until {
+                return None;
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    }
+
+    /// Send `signal` to the subject process (not its group).
+    pub fn signal(&mut self, signal: rustix::process::Signal, name: &str) {
+        self.sample_tree();
+        if self.try_exit().is_some() {
+            return;
+        }
+        self.note(&format!("sent {name}"));
+        if let Some(pid) = rustix::process::Pid::from_raw(self.pid as i32) {
+            let _ = rustix::process::kill_process(pid, signal);
+        }
+    }
+
+    /// Record the subject's descendants right now.
+    pub fn sample_tree(&mut self) {
+        if self.status.is_some() {
+            return;
+        }
+        let procs = tree::snapshot();
+        for p in tree::descendants(&procs, &[self.pid]) {
+            self.descendants.entry(p.pid).or_insert(p.comm.clone());
+        }
+    }
+
+    /// Descendants seen at any sample.
+    pub fn descendants_seen(&self) -> &BTreeMap<u32, String> {
+        &self.descendants
+    }
+
+    /// End the probe: close stdin and wait briefly, then SIGTERM, then kill the
+    /// group; reap, sweep adopted descendants and count what is left.
+    pub fn finish(mut self) -> (Ended, Value) {
+        self.sample_tree();
+        let mut ended = Ended {
+            status: None,
+            exited_by_itself: self.try_exit().is_some(),
+            terminated: false,
+            killed: false,
+            left_behind: 0,
+        };
+        let roots: Vec<u32> = self.descendants.keys().copied().collect();
+        if self.status.is_none() {
+            self.close_stdin();
+            if self.wait_exit(Duration::from_millis(500)).is_none() {
+                self.signal(rustix::process::Signal::TERM, "SIGTERM (end of probe)");
+                if self.wait_exit(TERM_GRACE).is_some() {
+                    ended.terminated = true;
+                }
+            } else {
+                ended.exited_by_itself = true;
+            }
+        }
+        let pgid = self.pid as i32;
+        if self.status.is_none() {
+            self.note("SIGKILL to the process group (end of probe)");
+            kill_group(pgid);
+            ended.killed = true;
+            let _ = self.wait_exit(TERM_GRACE);
+        }
+        // Whatever is still in the group, or was seen below the subject, is left
+        // behind: it is counted, then killed.
+        let procs = tree::snapshot();
+        let mut leftovers: BTreeSet<u32> = procs
+            .values()
+            .filter(|p| p.pgid == pgid && !p.zombie())
+            .map(|p| p.pid)
+            .collect();
+        for pid in &roots {
+            if procs.get(pid).is_some_and(|p| !p.zombie()) {
+                leftovers.insert(*pid);
+            }
+        }
+        if !leftovers.is_empty() {
+            kill_group(pgid);
+            for pid in &leftovers {
+                if let Some(raw) = rustix::process::Pid::from_raw(*pid as i32) {
+                    let _ = rustix::process::kill_process(raw, rustix::process::Signal::KILL);
+                }
+            }
+        }
+        let swept = sweep_adopted();
+        for p in &swept {
+            if let Some(pid) = p.get("pid").and_then(Value::as_u64) {
+                leftovers.insert(pid as u32);
+            }
+        }
+        ended.left_behind = leftovers.len();
+        ended.status = self.status.as_ref().map(status_text);
+        if let Some(tx) = self.writer.take() {
+            drop(tx);
+        }
+        for t in self.threads.drain(..) {
+            let _ = t.join();
+        }
+        let artifact = self.transcript(&ended, &swept);
+        (ended, artifact)
+    }
+
+    fn transcript(&self, ended: &Ended, swept: &[Value]) -> Value {
+        let io = self.shared.0.lock().expect("probe lock");
+        let chunks: Vec<Value> = io.chunks.iter().map(chunk_json).collect();
+        json!({
+            "launch": {
+                "program": self.launch.program.display().to_string(),
+                "args": self.launch.args,
+                "environmentKeys": self.launch.env.keys().collect::<Vec<_>>(),
+            },
+            "pid": self.pid,
+            "chunks": chunks,
+            "events": io.events,
+            "stdoutBytes": io.stdout.len() + io.stdout_dropped,
+            "stdoutDroppedBytes": io.stdout_dropped,
+            "stderrBytes": io.stderr.len(),
+            "descendantsSeen": self.descendants.iter().map(|(pid, comm)| json!({"pid": pid, "comm": comm})).collect::<Vec<_>>(),
+            "end": {
+                "status": ended.status,
+                "exitedByItself": ended.exited_by_itself,
+                "terminatedBySigterm": ended.terminated,
+                "killed": ended.killed,
+                "leftBehind": ended.left_behind,
+                "sweptDescendants": swept,
+            },
+        })
+    }
+}
+
+impl Drop for Probe {
+    fn drop(&mut self) {
+        if self.status.is_none() {
+            kill_group(self.pid as i32);
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+            tree::unregister_child(self.pid);
+        }
+    }
+}
+
+fn writer(mut stdin: ChildStdin, rx: mpsc::Receiver<WriterMsg>, shared: Shared, started: Instant) {
+    while let Ok(msg) = rx.recv() {
+        match msg {
+            WriterMsg::Data(bytes) => {
+                let at_ms = now_ms(started);
+                let ok = stdin.write_all(&bytes).and_then(|()| stdin.flush());
+                let mut io = shared.0.lock().expect("probe lock");
+                io.pending_writes = io.pending_writes.saturating_sub(bytes.len());
+                let len = bytes.len();
+                io.chunks.push(Chunk {
+                    at_ms,
+                    stream: Stream::Stdin,
+                    bytes,
+                });
+                if let Err(e) = ok {
+                    io.events.push(json!({"atMs": now_ms(started), "event": "write-failed", "bytes": len, "error": e.kind().to_string()}));
+                }
+                drop(io);
+                notify(&shared);
+            }
+            WriterMsg::Close => {
+                shared
+                    .0
+                    .lock()
+                    .expect("probe lock")
+                    .events
+                    .push(json!({"atMs": now_ms(started), "event": "stdin-closed"}));
+                break;
+            }
+        }
+    }
+    // Dropping stdin closes the pipe; anything still queued is discarded.
+    let mut io = shared.0.lock().expect("probe lock");
+    io.pending_writes = 0;
+    drop(io);
+    notify(&shared);
+}
+
+fn kill_group(pgid: i32) {
+    if let Some(p) = rustix::process::Pid::from_raw(pgid) {
+        let _ = rustix::process::kill_process_group(p, rustix::process::Signal::KILL);
+    }
+}
+
+/// Kill and reap every descendant adopted by this process (it is a child
+/// subreaper while a profile runs), each recorded; at most two seconds.
+pub fn sweep_adopted() -> Vec<Value> {
+    let mut seen = BTreeSet::new();
+    let mut out = Vec::new();
+    let until = Instant::now() + Duration::from_secs(2);
+    loop {
+        let procs = tree::snapshot();
+        let orphans = tree::adopted(&procs);
+        if orphans.is_empty() || Instant::now() >= until {
+            break;
+        }
+        let roots: Vec<u32> = orphans.iter().map(|p| p.pid).collect();
+        for p in orphans
+            .iter()
+            .chain(tree::descendants(&procs, &roots).iter())
+        {
+            if seen.insert(p.pid) && !p.zombie() {
+                out.push(p.to_json());
+            }
+            if let Some(pid) = rustix::process::Pid::from_raw(p.pid as i32) {
+                if !p.zombie() {
+                    let _ = rustix::process::kill_process(pid, rustix::process::Signal::KILL);
+                }
+                let _ = rustix::process::waitpid(Some(pid), rustix::process::WaitOptions::NOHANG);
+            }
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    out
+}
+
+pub fn status_text(s: &ExitStatus) -> String {
+    use std::os::unix::process::ExitStatusExt;
+    match (s.code(), s.signal()) {
+        (Some(code), _) => format!("exit {code}"),
+        (None, Some(sig)) => format!("signal {sig}"),
+        _ => "unknown".into(),
+    }
+}
+
+/// Complete LF-terminated lines of `bytes` (LF removed) and whether an
+/// unterminated tail follows.
+pub fn split_lines(bytes: &[u8]) -> (Vec<Vec<u8>>, bool) {
+    let mut lines: Vec<Vec<u8>> = bytes.split(|&b| b == b'\n').map(<[u8]>::to_vec).collect();
+    let tail = lines.pop().is_some_and(|t| !t.is_empty());
+    (lines, tail)
+}
+
+/// The message on `line` if it is a response to `id`.
+fn response_to(line: &[u8], id: &Value) -> Option<Value> {
+    let v: Value = serde_json::from_slice(trim_cr(line)).ok()?;
+    let is_response = v.get("result").is_some() || v.get("error").is_some();
+    (is_response && v.get("method").is_none() && v.get("id") == Some(id)).then_some(v)
+}
+
+pub fn trim_cr(line: &[u8]) -> &[u8] {
+    line.strip_suffix(b"\r").unwrap_or(line)
+}
+
+fn chunk_json(c: &Chunk) -> Value {
+    let mut v = json!({"atMs": c.at_ms, "stream": c.stream.as_str(), "bytes": c.bytes.len()});
+    if c.bytes.len() > CHUNK_ELIDE_BYTES {
+        let head = &c.bytes[..ELIDED_HEAD_BYTES];
+        v["elided"] = json!({
+            "sha256": hex::encode(Sha256::digest(&c.bytes)),
+            "headBase64": base64::engine::general_purpose::STANDARD.encode(head),
+        });
+    } else {
+        match std::str::from_utf8(&c.bytes) {
+            Ok(text) => v["text"] = json!(text),
+            Err(_) => {
+                v["base64"] = json!(base64::engine::general_purpose::STANDARD.encode(&c.bytes))
+            }
+        }
+    }
+    v
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_split_at_lf_and_report_a_tail() {
+        let (lines, tail) = split_lines(b"a\nb\r\nc");
+        assert_eq!(lines, vec![b"a".to_vec(), b"b\r".to_vec()]);
+        assert!(tail);
+        let (lines, tail) = split_lines(b"a\n");
+        assert_eq!(lines, vec![b"a".to_vec()]);
+        assert!(!tail);
+    }
+
+    #[test]
+    fn only_responses_with_the_same_id_match() {
+        let id = json!(7);
+        assert!(response_to(br#"{"jsonrpc":"2.0","id":7,"result":{}}"#, &id).is_some());
+        assert!(response_to(br#"{"jsonrpc":"2.0","id":"7","result":{}}"#, &id).is_none());
+        assert!(response_to(br#"{"jsonrpc":"2.0","id":7,"method":"x"}"#, &id).is_none());
+        assert!(response_to(b"not json", &id).is_none());
+    }
+
+    #[test]
+    fn long_chunks_are_elided_with_their_digest() {
+        let c = Chunk {
+            at_ms: 1,
+            stream: Stream::Stdin,
+            bytes: vec![b'x'; CHUNK_ELIDE_BYTES + 1],
+        };
+        let v = chunk_json(&c);
+        assert!(v.get("text").is_none());
+        assert_eq!(v["bytes"], CHUNK_ELIDE_BYTES + 1);
+        assert_eq!(v["elided"]["sha256"].as_str().unwrap().len(), 64);
+    }
+}

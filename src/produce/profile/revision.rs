@@ -1,0 +1,1052 @@
+//! The checks of `mcp-res/protocol-revision/v1`: thirteen required and four
+//! conditional ones (2026-07-28 only), over stdio, each with a positive
+//! observation, a reason-bound negative control and a wrong-reason mutant.
+
+use serde_json::{Value, json};
+
+use super::check::{
+    CheckEntry, CheckRun, Ctx, Evidence, NO_ANSWER, Obs, SUBJECT_EXITED, SYNTAX_GUARD, json_line,
+    mutant, obs, open_failed,
+};
+use super::probe::Reply;
+use super::stdio::{check, line_control, opened, refused_line};
+use crate::model::vocab::ProbeOutcome::{self, Accept, NoEffect, Reject, Terminate};
+use crate::produce::harness::vocab::{META_CLIENT_INFO, META_PROTOCOL_VERSION, META_SERVER_INFO};
+
+pub const CHECKS: &[CheckEntry] = &[
+    ("explicit-protocol-revision", explicit_protocol_revision),
+    (
+        "supported-version-advertisement",
+        supported_version_advertisement,
+    ),
+    ("unsupported-version-failure", unsupported_version_failure),
+    ("modern-legacy-auto-behavior", modern_legacy_auto_behavior),
+    ("stdio-backward-compatibility", stdio_backward_compatibility),
+    ("request-identity-metadata", request_identity_metadata),
+    ("result-identity-metadata", result_identity_metadata),
+    ("capability-declaration", capability_declaration),
+    ("extension-declaration", extension_declaration),
+    ("json-schema-dialect-identity", json_schema_dialect_identity),
+    ("safe-integer-constraints", safe_integer_constraints),
+    (
+        "interleaved-unrelated-requests",
+        interleaved_unrelated_requests,
+    ),
+    (
+        "no-connection-as-conversation",
+        no_connection_as_conversation,
+    ),
+    ("stateless-request-metadata", stateless_request_metadata),
+    ("server-discover", server_discover),
+    ("no-session-id-assumption", no_session_id_assumption),
+    ("required-result-type", required_result_type),
+];
+
+/// The released revisions a counter-offer may name.
+const RELEASED: &[&str] = &[
+    "2024-11-05",
+    "2025-03-26",
+    "2025-06-18",
+    "2025-11-25",
+    "2026-07-28",
+];
+/// A version no revision has.
+const BOGUS: &str = "1999-01-01";
+/// `UnsupportedProtocolVersionError` (2026-07-28).
+const UNSUPPORTED_VERSION: i64 = -32022;
+
+fn answered(reply: &Reply, ok: bool, held: &str, wrong: &str) -> (ProbeOutcome, String) {
+    match reply {
+        Reply::Result(_) if ok => (Accept, held.into()),
+        Reply::Result(_) => (Accept, wrong.into()),
+        Reply::Error(..) => (Reject, "MCP_RES_REQUEST_REFUSED".into()),
+        Reply::Silent => (ProbeOutcome::NotObserved, NO_ANSWER.into()),
+        Reply::Closed => (Terminate, SUBJECT_EXITED.into()),
+    }
+}
+
+/// A positive observation made of one request after opening, judged by `ok`
+/// on its answer.
+fn request_positive(
+    ctx: &Ctx,
+    held: &'static str,
+    wrong: &'static str,
+    method: &str,
+    params: Value,
+    ok: impl Fn(&Value) -> bool,
+) -> Obs {
+    opened(ctx, Accept, held, |probe, _open| {
+        let (id, line) = ctx.line(method, params);
+        probe.send(line);
+        let reply = probe.reply(&id, ctx.answer);
+        let good = matches!(&reply, Reply::Result(m) if ok(m));
+        (
+            answered(&reply, good, held, wrong),
+            format!("{method}: {}", reply.label()),
+            json!({"reply": reply.label()}),
+        )
+    })
+}
+
+/// A positive observation of the opening answer alone.
+fn open_positive(
+    ctx: &Ctx,
+    held: &'static str,
+    wrong: &'static str,
+    ok: impl Fn(&Value) -> bool,
+) -> Obs {
+    match ctx.start() {
+        Err(why) => open_failed(Accept, held, why.clone(), json!({"startError": why})),
+        Ok(mut probe) => {
+            let open = ctx.open(&mut probe);
+            let good = matches!(&open, Reply::Result(m) if ok(m));
+            let c = answered(&open, good, held, wrong);
+            let detail = format!("{}: {}", ctx.open_request().0, open.label());
+            let artifact = ctx.finish(probe, json!({"open": open.label()}));
+            obs(Accept, held, c, true, detail, artifact)
+        }
+    }
+}
+
+fn raw(id: &Value, method: &str, params: Value) -> Vec<u8> {
+    json_line(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}))
+}
+
+/// Params whose `_meta` names `version` (and the client capabilities).
+fn meta_with(version: &str) -> Value {
+    json!({"_meta": {META_PROTOCOL_VERSION: version, "io.modelcontextprotocol/clientCapabilities": {}}})
+}
+
+fn explicit_protocol_revision(ctx: &Ctx) -> CheckRun {
+    const HELD: &str = "MCP_RES_REVISION_EXPLICIT";
+    const REFUSED: &str = "MCP_RES_REVISION_MISSING_REFUSED";
+    let rev = ctx.revision.as_str();
+    let positive = if ctx.modern() {
+        request_positive(
+            ctx,
+            HELD,
+            "MCP_RES_REVISION_NOT_HONOURED",
+            "tools/list",
+            json!({}),
+            |_| true,
+        )
+    } else {
+        open_positive(ctx, HELD, "MCP_RES_REVISION_NOT_ECHOED", |m| {
+            m.pointer("/result/protocolVersion") == Some(&json!(rev))
+        })
+    };
+    // The control: a request that names no revision at all.
+    let pair = if ctx.modern() {
+        refused_line(
+            ctx,
+            REFUSED,
+            "MCP_RES_REVISION_MISSING_ACCEPTED",
+            false,
+            |ctx| {
+                let id = ctx.id();
+                let line = raw(
+                    &id,
+                    "tools/list",
+                    json!({"_meta": {"io.modelcontextprotocol/clientCapabilities": {}}}),
+                );
+                (Some(id), line)
+            },
+        )
+    } else {
+        line_control(
+            ctx,
+            false,
+            Reject,
+            REFUSED,
+            |ctx| {
+                let id = ctx.id();
+                let line = raw(
+                    &id,
+                    "initialize",
+                    json!({"capabilities": {}, "clientInfo": {"name": "mcpres-profile", "version": "1"}}),
+                );
+                (Some(id), line)
+            },
+            |ev, _| ev.refusal(REFUSED, "MCP_RES_REVISION_MISSING_ACCEPTED", false),
+        )
+    };
+    check("explicit-protocol-revision", positive, pair)
+}
+
+/// How a bogus version was answered: (refused with supported versions
+/// named, echoed, or something else).
+fn bogus_answer(ev: &Evidence, advertised: &str) -> (ProbeOutcome, String) {
+    match &*ev.reply {
+        Reply::Result(m) => match m.pointer("/result/protocolVersion").and_then(Value::as_str) {
+            Some(BOGUS) => (Accept, "MCP_RES_UNSUPPORTED_VERSION_ECHOED".into()),
+            Some(v) if RELEASED.contains(&v) => (Reject, advertised.into()),
+            Some(_) => (Reject, "MCP_RES_UNKNOWN_VERSION_ADVERTISED".into()),
+            None => (Accept, "MCP_RES_UNSUPPORTED_VERSION_ACCEPTED".into()),
+        },
+        Reply::Error(-32700, _) => (Reject, SYNTAX_GUARD.into()),
+        Reply::Error(_, m) => {
+            let supported = m
+                .pointer("/error/data/supported")
+                .and_then(Value::as_array)
+                .is_some_and(|a| {
+                    !a.is_empty()
+                        && a.iter()
+                            .all(|v| v.as_str().is_some_and(|v| RELEASED.contains(&v)))
+                });
+            if supported {
+                (Reject, advertised.into())
+            } else {
+                (Reject, "MCP_RES_SUPPORTED_VERSIONS_NOT_ADVERTISED".into())
+            }
+        }
+        _ => ev.refusal(
+            "MCP_RES_SUPPORTED_VERSIONS_NOT_ADVERTISED",
+            "MCP_RES_UNSUPPORTED_VERSION_ACCEPTED",
+            false,
+        ),
+    }
+}
+
+/// The bogus-version control: an `initialize` naming it on a fresh process
+/// (2025-11-25), or a request naming it after opening (2026-07-28).
+fn bogus_control(
+    ctx: &Ctx,
+    reason: &str,
+    classify: impl Fn(&Evidence, &Value) -> (ProbeOutcome, String),
+) -> (Obs, Obs) {
+    if ctx.modern() {
+        line_control(
+            ctx,
+            true,
+            Reject,
+            reason,
+            |ctx| {
+                let id = ctx.id();
+                (Some(id.clone()), raw(&id, "tools/list", meta_with(BOGUS)))
+            },
+            classify,
+        )
+    } else {
+        line_control(
+            ctx,
+            false,
+            Reject,
+            reason,
+            |ctx| {
+                let id = ctx.id();
+                (
+                    Some(id.clone()),
+                    raw(&id, "initialize", ctx.initialize_params(BOGUS)),
+                )
+            },
+            classify,
+        )
+    }
+}
+
+fn supported_version_advertisement(ctx: &Ctx) -> CheckRun {
+    const HELD: &str = "MCP_RES_VERSIONS_ADVERTISED";
+    const REFUSED: &str = "MCP_RES_SUPPORTED_VERSION_ADVERTISED";
+    let rev = ctx.revision.as_str();
+    let modern = ctx.modern();
+    let positive = open_positive(ctx, HELD, "MCP_RES_VERSIONS_NOT_ADVERTISED", |m| {
+        if modern {
+            m.pointer("/result/supportedVersions")
+                .and_then(Value::as_array)
+                .is_some_and(|v| v.iter().any(|x| x == rev))
+        } else {
+            m.pointer("/result/protocolVersion")
+                .and_then(Value::as_str)
+                .is_some_and(|v| RELEASED.contains(&v))
+        }
+    });
+    let pair = bogus_control(ctx, REFUSED, |ev, _| bogus_answer(ev, REFUSED));
+    check("supported-version-advertisement", positive, pair)
+}
+
+fn unsupported_version_failure(ctx: &Ctx) -> CheckRun {
+    const HELD: &str = "MCP_RES_SUPPORTED_VERSION_SERVED";
+    const REFUSED: &str = "MCP_RES_UNSUPPORTED_VERSION_REFUSED";
+    let rev = ctx.revision.as_str();
+    let positive = if ctx.modern() {
+        request_positive(
+            ctx,
+            HELD,
+            "MCP_RES_SUPPORTED_VERSION_NOT_SERVED",
+            "tools/list",
+            json!({}),
+            |_| true,
+        )
+    } else {
+        open_positive(ctx, HELD, "MCP_RES_SUPPORTED_VERSION_NOT_SERVED", |m| {
+            m.pointer("/result/protocolVersion") == Some(&json!(rev))
+        })
+    };
+    let modern = ctx.modern();
+    let pair = bogus_control(ctx, REFUSED, move |ev, _| match &*ev.reply {
+        Reply::Result(m) if !modern => {
+            match m.pointer("/result/protocolVersion").and_then(Value::as_str) {
+                Some(BOGUS) | None => (Accept, "MCP_RES_UNSUPPORTED_VERSION_ACCEPTED".into()),
+                Some(_) => (Reject, REFUSED.into()),
+            }
+        }
+        Reply::Error(UNSUPPORTED_VERSION, _) if modern => (Reject, REFUSED.into()),
+        Reply::Error(code, _) if modern && *code != -32700 => {
+            (Reject, "MCP_RES_UNSUPPORTED_VERSION_WRONG_ERROR".into())
+        }
+        _ => ev.refusal(REFUSED, "MCP_RES_UNSUPPORTED_VERSION_ACCEPTED", false),
+    });
+    check("unsupported-version-failure", positive, pair)
+}
+
+fn modern_legacy_auto_behavior(ctx: &Ctx) -> CheckRun {
+    const HELD: &str = "MCP_RES_ERA_PROBE_ANSWERED";
+    const REFUSED: &str = "MCP_RES_ERA_PROBE_VERSION_REFUSED";
+    let modern = ctx.modern();
+    // The probe a dual-era client sends first; a legacy server answers
+    // -32601 and the client falls back to initialize.
+    let positive = match ctx.start() {
+        Err(why) => open_failed(Accept, HELD, why.clone(), json!({"startError": why})),
+        Ok(mut probe) => {
+            let id = ctx.id();
+            probe.send(raw(&id, "server/discover", meta_with("2026-07-28")));
+            let discover = probe.reply(&id, ctx.startup);
+            let fallback = if modern {
+                None
+            } else {
+                let (id, line) = ctx.line("initialize", ctx.initialize_params("2025-11-25"));
+                probe.send(line);
+                Some(probe.reply(&id, ctx.answer))
+            };
+            let c = match (&discover, &fallback) {
+                (Reply::Result(_), None) => (Accept, HELD.to_string()),
+                (Reply::Result(_) | Reply::Error(-32601, _), Some(Reply::Result(_))) => {
+                    (Accept, HELD.to_string())
+                }
+                (Reply::Error(..), None) => (Reject, "MCP_RES_ERA_PROBE_REFUSED".to_string()),
+                (_, Some(Reply::Error(..))) => {
+                    (Reject, "MCP_RES_LEGACY_FALLBACK_REFUSED".to_string())
+                }
+                (Reply::Silent, _) | (_, Some(Reply::Silent)) => {
+                    (ProbeOutcome::NotObserved, NO_ANSWER.to_string())
+                }
+                _ => (Terminate, SUBJECT_EXITED.to_string()),
+            };
+            let detail = format!(
+                "server/discover: {}; initialize after it: {}",
+                discover.label(),
+                fallback.as_ref().map_or("-".into(), Reply::label)
+            );
+            let artifact = ctx.finish(probe, json!({"discover": discover.label(), "fallback": fallback.as_ref().map(Reply::label)}));
+            obs(Accept, HELD, c, true, detail, artifact)
+        }
+    };
+    let pair = line_control(
+        ctx,
+        false,
+        Reject,
+        REFUSED,
+        |ctx| {
+            let id = ctx.id();
+            (
+                Some(id.clone()),
+                raw(&id, "server/discover", meta_with(BOGUS)),
+            )
+        },
+        |ev, _| ev.refusal(REFUSED, "MCP_RES_ERA_PROBE_BOGUS_VERSION_ACCEPTED", false),
+    );
+    check("modern-legacy-auto-behavior", positive, pair)
+}
+
+fn stdio_backward_compatibility(ctx: &Ctx) -> CheckRun {
+    const HELD: &str = "MCP_RES_STDIO_LEGACY_INITIALIZE_SERVED";
+    const REFUSED: &str = "MCP_RES_REINITIALIZE_REFUSED";
+    let legacy = |ctx: &Ctx| -> (Value, Vec<u8>) {
+        let id = ctx.id();
+        (
+            id.clone(),
+            raw(&id, "initialize", ctx.initialize_params("2025-11-25")),
+        )
+    };
+    let positive = match ctx.start() {
+        Err(why) => open_failed(Accept, HELD, why.clone(), json!({"startError": why})),
+        Ok(mut probe) => {
+            let (id, line) = legacy(ctx);
+            probe.send(line);
+            let reply = probe.reply(&id, ctx.startup);
+            let ok = matches!(&reply, Reply::Result(m) if m.pointer("/result/protocolVersion") == Some(&json!("2025-11-25")));
+            let c = answered(&reply, ok, HELD, "MCP_RES_STDIO_LEGACY_VERSION_CHANGED");
+            let detail = format!(
+                "initialize 2025-11-25 on a fresh process: {}",
+                reply.label()
+            );
+            let artifact = ctx.finish(probe, json!({"reply": reply.label()}));
+            obs(Accept, HELD, c, true, detail, artifact)
+        }
+    };
+    // The control: a second initialize on a process that already has a
+    // legacy session must be refused.
+    let pair = line_control(
+        ctx,
+        false,
+        Reject,
+        REFUSED,
+        |ctx| {
+            let (first_id, mut first) = legacy(ctx);
+            let _ = first_id;
+            first.extend_from_slice(&json_line(
+                &json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+            ));
+            let (id, second) = legacy(ctx);
+            first.extend_from_slice(&second);
+            (Some(id), first)
+        },
+        |ev, _| ev.refusal(REFUSED, "MCP_RES_REINITIALIZE_ACCEPTED", false),
+    );
+    // The mutant above breaks the last brace, which belongs to the second
+    // initialize: only that request is defective.
+    check("stdio-backward-compatibility", positive, pair)
+}
+
+fn request_identity_metadata(ctx: &Ctx) -> CheckRun {
+    const HELD: &str = "MCP_RES_REQUEST_ID_ECHOED";
+    const REFUSED: &str = "MCP_RES_NULL_ID_REFUSED";
+    let positive = opened(ctx, Accept, HELD, |probe, _open| {
+        let text_id = json!(format!("mcpres-{}", crate::produce::harness::random_hex(6)));
+        let int_id = ctx.id();
+        let mut replies = Vec::new();
+        for id in [&text_id, &int_id] {
+            probe.send(json_line(&ctx.request(id, "tools/list", json!({}))));
+            replies.push(probe.reply(id, ctx.answer));
+        }
+        let ok = replies.iter().all(|r| matches!(r, Reply::Result(_)));
+        (
+            answered(&replies[1], ok, HELD, "MCP_RES_REQUEST_ID_NOT_ECHOED"),
+            format!(
+                "string id: {}; integer id: {}",
+                replies[0].label(),
+                replies[1].label()
+            ),
+            json!({"replies": replies.iter().map(Reply::label).collect::<Vec<_>>()}),
+        )
+    });
+    let pair = refused_line(ctx, REFUSED, "MCP_RES_NULL_ID_ACCEPTED", true, |ctx| {
+        (
+            Some(Value::Null),
+            json_line(&ctx.request(&Value::Null, "tools/list", json!({}))),
+        )
+    });
+    check("request-identity-metadata", positive, pair)
+}
+
+fn result_identity_metadata(ctx: &Ctx) -> CheckRun {
+    const HELD: &str = "MCP_RES_RESULT_ID_TYPED";
+    const REFUSED: &str = "MCP_RES_INVALID_ID_TYPE_REFUSED";
+    let positive = opened(ctx, Accept, HELD, |probe, _open| {
+        let int_id = ctx.id();
+        let text_id = json!(int_id.to_string());
+        let mut same = true;
+        let mut labels = Vec::new();
+        for id in [&int_id, &text_id] {
+            probe.send(json_line(&ctx.request(id, "tools/list", json!({}))));
+            let r = probe.reply(id, ctx.answer);
+            same &= matches!(r, Reply::Result(_));
+            labels.push(r.label());
+        }
+        let reply = if same {
+            Reply::Result(json!({}))
+        } else {
+            Reply::Silent
+        };
+        let c = if same {
+            (Accept, HELD.to_string())
+        } else {
+            (Accept, "MCP_RES_RESULT_ID_RETYPED".to_string())
+        };
+        let _ = reply;
+        (
+            c,
+            format!(
+                "integer id answered: {}; the same digits as a string: {}",
+                labels[0], labels[1]
+            ),
+            json!({"replies": labels}),
+        )
+    });
+    let pair = refused_line(
+        ctx,
+        REFUSED,
+        "MCP_RES_INVALID_ID_TYPE_ACCEPTED",
+        true,
+        |ctx| {
+            let id = json!({"mcpres": 1});
+            (
+                Some(id.clone()),
+                json_line(&ctx.request(&id, "tools/list", json!({}))),
+            )
+        },
+    );
+    check("result-identity-metadata", positive, pair)
+}
+
+/// The list method of each capability a server may declare.
+const CAPABILITY_METHODS: &[(&str, &str)] = &[
+    ("tools", "tools/list"),
+    ("resources", "resources/list"),
+    ("prompts", "prompts/list"),
+    ("logging", "logging/setLevel"),
+    ("completions", "completion/complete"),
+];
+
+fn capabilities_of(open: &Value) -> Option<&serde_json::Map<String, Value>> {
+    open.pointer("/result/capabilities")
+        .and_then(Value::as_object)
+}
+
+fn capability_params(method: &str) -> Value {
+    match method {
+        "logging/setLevel" => json!({"level": "info"}),
+        "completion/complete" => {
+            json!({"ref": {"type": "ref/prompt", "name": "mcpres-probe"}, "argument": {"name": "a", "value": ""}})
+        }
+        _ => json!({}),
+    }
+}
+
+fn capability_declaration(ctx: &Ctx) -> CheckRun {
+    const HELD: &str = "MCP_RES_CAPABILITIES_DECLARED";
+    const REFUSED: &str = "MCP_RES_UNDECLARED_CAPABILITY_REFUSED";
+    let mut undeclared: Option<&str> = None;
+    let positive = opened(ctx, Accept, HELD, |_probe, open| {
+        let caps = capabilities_of(open);
+        undeclared = caps.and_then(|c| {
+            CAPABILITY_METHODS
+                .iter()
+                .find(|(k, _)| !c.contains_key(*k))
+                .map(|(_, m)| *m)
+        });
+        let c = if caps.is_some() {
+            (Accept, HELD.to_string())
+        } else {
+            (Accept, "MCP_RES_CAPABILITIES_MISSING".to_string())
+        };
+        (
+            c,
+            format!(
+                "declared: {:?}",
+                caps.map(|c| c.keys().cloned().collect::<Vec<_>>())
+            ),
+            json!({"capabilities": caps}),
+        )
+    });
+    let Some(method) = undeclared.filter(|_| positive.held()) else {
+        if positive.held() {
+            return CheckRun::not_observed(
+                "capability-declaration",
+                "the subject declares every capability with a list method (tools, resources, prompts, logging, completions), so no undeclared one could be asked for",
+            );
+        }
+        return CheckRun {
+            id: "capability-declaration",
+            positive: Some(positive),
+            negative: None,
+            mutant: None,
+            not_observed: None,
+        };
+    };
+    let pair = refused_line(
+        ctx,
+        REFUSED,
+        "MCP_RES_UNDECLARED_CAPABILITY_SERVED",
+        false,
+        |ctx| {
+            let (id, line) = ctx.line(method, capability_params(method));
+            (Some(id), line)
+        },
+    );
+    check("capability-declaration", positive, pair)
+}
+
+fn extension_declaration(ctx: &Ctx) -> CheckRun {
+    const HELD: &str = "MCP_RES_EXTENSIONS_WELL_DECLARED";
+    const REFUSED: &str = "MCP_RES_UNDECLARED_EXTENSION_REFUSED";
+    let positive = opened(ctx, Accept, HELD, |_probe, open| {
+        let caps = capabilities_of(open);
+        let well = |key: &str| {
+            caps.and_then(|c| c.get(key)).is_none_or(|v| {
+                v.as_object()
+                    .is_some_and(|o| o.values().all(Value::is_object))
+            })
+        };
+        let ok = caps.is_some() && well("experimental") && well("extensions");
+        let c = if ok {
+            (Accept, HELD.to_string())
+        } else {
+            (Accept, "MCP_RES_EXTENSIONS_MALFORMED".to_string())
+        };
+        (
+            c,
+            format!(
+                "experimental: {}; extensions: {}",
+                caps.is_some_and(|c| c.contains_key("experimental")),
+                caps.is_some_and(|c| c.contains_key("extensions"))
+            ),
+            json!({"experimental": caps.and_then(|c| c.get("experimental")), "extensions": caps.and_then(|c| c.get("extensions"))}),
+        )
+    });
+    let pair = refused_line(
+        ctx,
+        REFUSED,
+        "MCP_RES_UNDECLARED_EXTENSION_SERVED",
+        false,
+        |ctx| {
+            let (id, line) = ctx.line("io.mcpres.unregistered/probe", json!({}));
+            (Some(id), line)
+        },
+    );
+    check("extension-declaration", positive, pair)
+}
+
+const DIALECTS: &[&str] = &[
+    "https://json-schema.org/draft/2020-12/schema",
+    "https://json-schema.org/draft/2019-09/schema",
+    "http://json-schema.org/draft-07/schema#",
+    "http://json-schema.org/draft-07/schema",
+    "http://json-schema.org/draft-04/schema#",
+];
+
+/// A call of the first tool whose required arguments all have a plain JSON
+/// type: the first of them given a value of another type, the rest good ones.
+fn ill_typed_call(tools: &[Value]) -> Option<(String, Value)> {
+    let values = |ty: Option<&str>| match ty {
+        Some("string") => Some((json!("x"), json!({"not": "a string"}))),
+        Some("integer" | "number") => Some((json!(1), json!("not a number"))),
+        Some("boolean") => Some((json!(true), json!("not a boolean"))),
+        Some("array") => Some((json!([]), json!("not an array"))),
+        Some("object") => Some((json!({}), json!("not an object"))),
+        _ => None,
+    };
+    'tools: for tool in tools {
+        let Some(name) = tool.get("name").and_then(Value::as_str) else {
+            continue;
+        };
+        let schema = tool.get("inputSchema");
+        let required = schema
+            .and_then(|s| s.get("required"))
+            .and_then(Value::as_array);
+        let props = schema
+            .and_then(|s| s.get("properties"))
+            .and_then(Value::as_object);
+        let (Some(required), Some(props)) = (required, props) else {
+            continue;
+        };
+        if required.is_empty() {
+            continue;
+        }
+        let mut args = serde_json::Map::new();
+        for (i, r) in required.iter().filter_map(Value::as_str).enumerate() {
+            let ty = props
+                .get(r)
+                .and_then(|p| p.get("type"))
+                .and_then(Value::as_str);
+            let Some((good, bad)) = values(ty) else {
+                continue 'tools;
+            };
+            args.insert(r.to_string(), if i == 0 { bad } else { good });
+        }
+        return Some((name.to_string(), Value::Object(args)));
+    }
+    None
+}
+
+fn json_schema_dialect_identity(ctx: &Ctx) -> CheckRun {
+    const HELD: &str = "MCP_RES_SCHEMA_DIALECT_IDENTIFIED";
+    const REFUSED: &str = "MCP_RES_SCHEMA_VIOLATION_REFUSED";
+    let mut call: Option<(String, Value)> = None;
+    let positive = opened(ctx, Accept, HELD, |probe, _open| {
+        let (id, line) = ctx.line("tools/list", json!({}));
+        probe.send(line);
+        let reply = probe.reply(&id, ctx.answer);
+        let tools: Vec<Value> = reply
+            .result()
+            .and_then(|r| r.get("tools"))
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default();
+        let ok = !tools.is_empty()
+            && tools.iter().all(|t| {
+                let s = t.get("inputSchema");
+                s.and_then(|s| s.get("type")) == Some(&json!("object"))
+                    && s.and_then(|s| s.get("$schema"))
+                        .is_none_or(|d| d.as_str().is_some_and(|d| DIALECTS.contains(&d)))
+            });
+        call = ill_typed_call(&tools);
+        (
+            answered(&reply, ok, HELD, "MCP_RES_SCHEMA_DIALECT_UNKNOWN"),
+            format!(
+                "{} tool(s), every inputSchema an object schema of a known dialect: {ok}",
+                tools.len()
+            ),
+            json!({"tools": tools.len(), "dialects": tools.iter().map(|t| t.pointer("/inputSchema/$schema").cloned().unwrap_or(Value::Null)).collect::<Vec<_>>()}),
+        )
+    });
+    let Some((tool, args)) = call.filter(|_| positive.held()) else {
+        if positive.held() {
+            return CheckRun::not_observed(
+                "json-schema-dialect-identity",
+                "no tool declares a required argument of a plain JSON type, so no ill-typed call could be made",
+            );
+        }
+        return CheckRun {
+            id: "json-schema-dialect-identity",
+            positive: Some(positive),
+            negative: None,
+            mutant: None,
+            not_observed: None,
+        };
+    };
+    let pair = line_control(
+        ctx,
+        true,
+        Reject,
+        REFUSED,
+        |ctx| {
+            let (id, line) = ctx.line("tools/call", json!({"name": tool, "arguments": args}));
+            (Some(id), line)
+        },
+        |ev, _| {
+            if ev.reply.result().and_then(|r| r.get("isError")) == Some(&json!(true)) {
+                (Reject, REFUSED.into())
+            } else {
+                ev.refusal(REFUSED, "MCP_RES_SCHEMA_VIOLATION_ACCEPTED", false)
+            }
+        },
+    );
+    check("json-schema-dialect-identity", positive, pair)
+}
+
+fn safe_integer_constraints(ctx: &Ctx) -> CheckRun {
+    const HELD: &str = "MCP_RES_SAFE_INTEGER_PRESERVED";
+    const KEPT: &str = "MCP_RES_UNSAFE_INTEGER_NOT_CORRUPTED";
+    const MAX_SAFE: u64 = 9_007_199_254_740_991;
+    let positive = request_positive_with_id(ctx, HELD, json!(MAX_SAFE));
+    // The control: an id past 2^53; it may be refused or echoed exactly, but
+    // never answered under a rounded neighbour. The mutant sends the digits
+    // as a string, which is no integer at all.
+    let unsafe_id = MAX_SAFE + 2;
+    let classify = move |ev: &Evidence, sent_number: bool| -> (ProbeOutcome, String) {
+        let near = ev.other_responses.iter().any(|r| {
+            r.get("id")
+                .and_then(Value::as_u64)
+                .is_some_and(|i| i != unsafe_id && i.abs_diff(unsafe_id) <= 8)
+                || r.get("id").and_then(Value::as_f64).is_some_and(|f| {
+                    r.get("id").and_then(Value::as_u64).is_none()
+                        && (f - unsafe_id as f64).abs() <= 8.0
+                })
+        });
+        if !sent_number {
+            return (NoEffect, "MCP_RES_NOT_AN_UNSAFE_INTEGER".into());
+        }
+        if near {
+            (Accept, "MCP_RES_UNSAFE_INTEGER_CORRUPTED".into())
+        } else if !ev.alive {
+            (Terminate, SUBJECT_EXITED.into())
+        } else {
+            (NoEffect, KEPT.into())
+        }
+    };
+    let run = |as_number: bool| {
+        opened(ctx, NoEffect, KEPT, |probe, _open| {
+            let id = if as_number {
+                json!(unsafe_id)
+            } else {
+                json!(unsafe_id.to_string())
+            };
+            let line = json_line(&ctx.request(&id, "tools/list", json!({})));
+            let ev = ctx.exchange(probe, line, Some(&id));
+            let c = classify(&ev, as_number);
+            (c, format!("id {id}: {}", ev.reply.label()), ev.summary())
+        })
+    };
+    let negative = run(true);
+    let m = run(false);
+    let m = mutant(
+        KEPT,
+        (m.observed, m.observed_reason.clone()),
+        m.detail.clone(),
+        m.artifact,
+    );
+    check("safe-integer-constraints", positive, (negative, m))
+}
+
+fn request_positive_with_id(ctx: &Ctx, held: &'static str, id: Value) -> Obs {
+    opened(ctx, Accept, held, |probe, _open| {
+        probe.send(json_line(&ctx.request(&id, "tools/list", json!({}))));
+        let reply = probe.reply(&id, ctx.answer);
+        (
+            answered(&reply, true, held, held),
+            format!("id {id}: {}", reply.label()),
+            json!({"reply": reply.label()}),
+        )
+    })
+}
+
+fn interleaved_unrelated_requests(ctx: &Ctx) -> CheckRun {
+    const HELD: &str = "MCP_RES_INTERLEAVED_MATCHED_BY_ID";
+    const IGNORED: &str = "MCP_RES_STRAY_RESPONSE_IGNORED";
+    let positive = opened(ctx, Accept, HELD, |probe, _open| {
+        let (a, la) = ctx.line("tools/list", json!({}));
+        let (b, lb) = ctx.live_line();
+        probe.send([la, lb].concat());
+        let ra = probe.reply(&a, ctx.answer);
+        let rb = probe.reply(&b, ctx.answer);
+        let ok = !matches!(ra, Reply::Silent | Reply::Closed)
+            && !matches!(rb, Reply::Silent | Reply::Closed);
+        (
+            answered(&ra, ok, HELD, "MCP_RES_INTERLEAVED_LOST"),
+            format!("first: {}; second: {}", ra.label(), rb.label()),
+            json!({"first": ra.label(), "second": rb.label()}),
+        )
+    });
+    let run = |defect: bool| {
+        opened(ctx, NoEffect, IGNORED, |probe, _open| {
+            let stray_id = json!(424_242);
+            let mut stray = json_line(&json!({"jsonrpc": "2.0", "id": stray_id, "result": {}}));
+            if defect {
+                stray = super::check::syntax_defect(&stray);
+            }
+            let (a, la) = ctx.line("tools/list", json!({}));
+            probe.send([la, stray].concat());
+            let ra = probe.reply(&a, ctx.answer);
+            let ev = ctx.exchange(probe, Vec::new(), None);
+            let answered_stray = ev.other_responses.iter().any(|r| {
+                r.get("id") == Some(&stray_id)
+                    || (r.get("id") == Some(&Value::Null)
+                        && r.pointer("/error/code").and_then(Value::as_i64) != Some(-32700))
+            });
+            let c = if !ev.alive {
+                (Terminate, SUBJECT_EXITED.to_string())
+            } else if ev.parse_errors > 0 {
+                (Reject, SYNTAX_GUARD.to_string())
+            } else if answered_stray {
+                (Accept, "MCP_RES_STRAY_RESPONSE_ANSWERED".to_string())
+            } else if matches!(ra, Reply::Result(_) | Reply::Error(..)) {
+                (NoEffect, IGNORED.to_string())
+            } else {
+                (ProbeOutcome::NotObserved, NO_ANSWER.to_string())
+            };
+            (
+                c,
+                format!(
+                    "request before the stray response: {}; stray answered: {answered_stray}",
+                    ra.label()
+                ),
+                ev.summary(),
+            )
+        })
+    };
+    let negative = run(false);
+    let m = run(true);
+    let m = mutant(
+        IGNORED,
+        (m.observed, m.observed_reason.clone()),
+        m.detail.clone(),
+        m.artifact,
+    );
+    check("interleaved-unrelated-requests", positive, (negative, m))
+}
+
+fn no_connection_as_conversation(ctx: &Ctx) -> CheckRun {
+    const HELD: &str = "MCP_RES_EACH_CONNECTION_OPENS_ITS_OWN";
+    const REFUSED: &str = "MCP_RES_NO_STATE_ACROSS_CONVERSATIONS";
+    // Two processes, each opened on its own, each serving.
+    let first = request_positive(
+        ctx,
+        HELD,
+        "MCP_RES_CONNECTION_NOT_SERVED",
+        "tools/list",
+        json!({}),
+        |_| true,
+    );
+    let positive = if first.held() {
+        request_positive(
+            ctx,
+            HELD,
+            "MCP_RES_CONNECTION_NOT_SERVED",
+            "tools/list",
+            json!({}),
+            |_| true,
+        )
+    } else {
+        first
+    };
+    let pair = if ctx.modern() {
+        // After a valid request, one naming a bogus version must be judged by
+        // its own metadata.
+        line_control(
+            ctx,
+            true,
+            Reject,
+            REFUSED,
+            |ctx| {
+                let (_, mut lines) = ctx.line("tools/list", json!({}));
+                let id = ctx.id();
+                lines.extend_from_slice(&raw(&id, "tools/list", meta_with(BOGUS)));
+                (Some(id), lines)
+            },
+            |ev, _| match &*ev.reply {
+                Reply::Error(UNSUPPORTED_VERSION, _) => (Reject, REFUSED.into()),
+                _ => ev.refusal(
+                    "MCP_RES_VERSION_REFUSED_WRONG_ERROR",
+                    "MCP_RES_EARLIER_VERSION_CARRIED_OVER",
+                    false,
+                ),
+            },
+        )
+    } else {
+        line_control(
+            ctx,
+            false,
+            Reject,
+            REFUSED,
+            |ctx| {
+                let id = ctx.id();
+                (Some(id.clone()), raw(&id, "ping", json!({})))
+            },
+            |ev, _| ev.refusal(REFUSED, "MCP_RES_CONVERSATION_ASSUMED", true),
+        )
+    };
+    check("no-connection-as-conversation", positive, pair)
+}
+
+fn stateless_request_metadata(ctx: &Ctx) -> CheckRun {
+    const HELD: &str = "MCP_RES_REQUEST_METADATA_HONOURED";
+    const REFUSED: &str = "MCP_RES_REQUEST_METADATA_REQUIRED";
+    let positive = request_positive(
+        ctx,
+        HELD,
+        HELD,
+        "tools/list",
+        json!({"_meta": {META_CLIENT_INFO: {"name": "mcpres-profile", "version": "1"}}}),
+        |_| true,
+    );
+    let pair = refused_line(
+        ctx,
+        REFUSED,
+        "MCP_RES_REQUEST_METADATA_INCOMPLETE_ACCEPTED",
+        false,
+        |ctx| {
+            let id = ctx.id();
+            let line = raw(
+                &id,
+                "tools/list",
+                json!({"_meta": {META_PROTOCOL_VERSION: ctx.revision.as_str()}}),
+            );
+            (Some(id), line)
+        },
+    );
+    check("stateless-request-metadata", positive, pair)
+}
+
+fn server_discover(ctx: &Ctx) -> CheckRun {
+    const HELD: &str = "MCP_RES_DISCOVER_COMPLETE";
+    const REFUSED: &str = "MCP_RES_DISCOVER_INVALID_PARAMS_REFUSED";
+    let positive = open_positive(ctx, HELD, "MCP_RES_DISCOVER_INCOMPLETE", |m| {
+        let r = m.get("result");
+        r.and_then(|r| r.get("supportedVersions"))
+            .is_some_and(Value::is_array)
+            && r.and_then(|r| r.get("capabilities"))
+                .is_some_and(Value::is_object)
+            && r.and_then(|r| r.pointer("/_meta"))
+                .and_then(|meta| meta.get(META_SERVER_INFO))
+                .and_then(|s| s.get("name"))
+                .is_some_and(Value::is_string)
+    });
+    let pair = line_control(
+        ctx,
+        false,
+        Reject,
+        REFUSED,
+        |ctx| {
+            let id = ctx.id();
+            (Some(id.clone()), raw(&id, "server/discover", json!(5)))
+        },
+        |ev, _| ev.refusal(REFUSED, "MCP_RES_DISCOVER_INVALID_PARAMS_ACCEPTED", false),
+    );
+    check("server-discover", positive, pair)
+}
+
+fn no_session_id_assumption(ctx: &Ctx) -> CheckRun {
+    const HELD: &str = "MCP_RES_SESSIONLESS_SERVED";
+    const IGNORED: &str = "MCP_RES_SESSION_ID_NOT_REQUIRED";
+    // No discover, no session: a request straight away.
+    let positive = match ctx.start() {
+        Err(why) => open_failed(Accept, HELD, why.clone(), json!({"startError": why})),
+        Ok(mut probe) => {
+            let (id, line) = ctx.line("tools/list", json!({}));
+            probe.send(line);
+            let reply = probe.reply(&id, ctx.startup);
+            let c = answered(&reply, true, HELD, HELD);
+            let detail = format!("tools/list as the first message: {}", reply.label());
+            let artifact = ctx.finish(probe, json!({"reply": reply.label()}));
+            obs(Accept, HELD, c, true, detail, artifact)
+        }
+    };
+    let pair = line_control(
+        ctx,
+        true,
+        NoEffect,
+        IGNORED,
+        |ctx| {
+            let (id, line) = ctx.line(
+                "tools/list",
+                json!({"_meta": {"io.modelcontextprotocol/sessionId": "mcpres-unknown-session"}}),
+            );
+            (Some(id), line)
+        },
+        |ev, _| match &*ev.reply {
+            Reply::Result(_) => (NoEffect, IGNORED.into()),
+            Reply::Error(-32700, _) => (Reject, SYNTAX_GUARD.into()),
+            Reply::Error(..) => (Reject, "MCP_RES_SESSION_ID_ASSUMED".into()),
+            _ => ev.refusal("MCP_RES_SESSION_ID_ASSUMED", IGNORED, false),
+        },
+    );
+    check("no-session-id-assumption", positive, pair)
+}
+
+fn required_result_type(ctx: &Ctx) -> CheckRun {
+    const HELD: &str = "MCP_RES_RESULT_TYPE_PRESENT";
+    const REFUSED: &str = "MCP_RES_ERROR_CARRIES_NO_RESULT";
+    let positive = request_positive(
+        ctx,
+        HELD,
+        "MCP_RES_RESULT_TYPE_MISSING",
+        "tools/list",
+        json!({}),
+        |m| {
+            m.pointer("/result/resultType")
+                .is_some_and(Value::is_string)
+        },
+    );
+    let method = format!("mcpres/probe-{}", crate::produce::harness::random_hex(8));
+    let pair = line_control(
+        ctx,
+        true,
+        Reject,
+        REFUSED,
+        |ctx| {
+            let (id, line) = ctx.line(&method, json!({}));
+            (Some(id), line)
+        },
+        |ev, _| match &*ev.reply {
+            Reply::Error(code, m) if *code != -32700 && m.get("result").is_none() => {
+                (Reject, REFUSED.into())
+            }
+            Reply::Error(code, _) if *code != -32700 => {
+                (Reject, "MCP_RES_ERROR_WITH_RESULT".into())
+            }
+            _ => ev.refusal(REFUSED, "MCP_RES_UNKNOWN_METHOD_ACCEPTED", false),
+        },
+    );
+    check("required-result-type", positive, pair)
+}

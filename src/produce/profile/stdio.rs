@@ -1,0 +1,1439 @@
+//! The seventeen checks of `mcp-res/stdio-transport/v1`, each a positive
+//! observation, a reason-bound negative control and a wrong-reason mutant,
+//! every one on a fresh subject process (spec/profiles.md, "What each check
+//! observes").
+
+use std::time::{Duration, Instant};
+
+use rustix::process::Signal;
+use serde_json::{Value, json};
+
+use super::check::{
+    CheckEntry, CheckRun, Ctx, Evidence, NO_ANSWER, Obs, SUBJECT_EXITED, SYNTAX_GUARD, json_line,
+    mutant, obs, open_failed, stdout_is_protocol_only, syntax_defect,
+};
+use super::probe::{Probe, Reply, TERM_GRACE, split_lines, trim_cr};
+use crate::model::vocab::ProbeOutcome::{self, Accept, NoEffect, Reject, Terminate};
+use crate::produce::harness::vocab::META_CLIENT_INFO;
+
+/// The check ids, in manifest order, with their runners.
+pub const CHECKS: &[CheckEntry] = &[
+    ("released-message-framing", released_message_framing),
+    ("stdout-protocol-purity", stdout_protocol_purity),
+    ("stderr-diagnostics", stderr_diagnostics),
+    (
+        "shell-free-argument-boundaries",
+        shell_free_argument_boundaries,
+    ),
+    ("executable-identity", executable_identity),
+    ("startup-timeout", startup_timeout),
+    ("silent-process", silent_process),
+    ("malformed-output", malformed_output),
+    ("partial-line", partial_line),
+    ("oversized-line", oversized_line),
+    ("process-exit", process_exit),
+    ("child-tree-cleanup", child_tree_cleanup),
+    ("backpressure", backpressure),
+    ("concurrent-requests", concurrent_requests),
+    ("interruption", interruption),
+    ("no-process-as-conversation", no_process_as_conversation),
+    (
+        "discovery-versus-legacy-initialization",
+        discovery_versus_legacy_initialization,
+    ),
+];
+
+/// The size of the line the oversized-line control sends (16 MiB): four
+/// times the reference server's default bound.
+pub const OVERSIZED_LINE_BYTES: usize = 16 << 20;
+/// A large line every subject must still take (256 KiB).
+pub const LARGE_LINE_BYTES: usize = 256 << 10;
+
+/// Run `body` on a fresh, opened subject; an unopened subject is observed as
+/// not reached.
+pub(super) fn opened(
+    ctx: &Ctx,
+    expected: ProbeOutcome,
+    reason: &str,
+    body: impl FnOnce(&mut Probe, &Value) -> ((ProbeOutcome, String), String, Value),
+) -> Obs {
+    let mut probe = match ctx.start() {
+        Ok(p) => p,
+        Err(why) => return open_failed(expected, reason, why.clone(), json!({"startError": why})),
+    };
+    let open = ctx.open(&mut probe);
+    let Reply::Result(message) = &open else {
+        let why = format!("the subject did not open a conversation: {}", open.label());
+        let artifact = ctx.finish(probe, json!({"open": open.label()}));
+        return open_failed(expected, reason, why, artifact);
+    };
+    let (observed, detail, summary) = body(&mut probe, message);
+    let artifact = ctx.finish(probe, summary);
+    obs(expected, reason, observed, true, detail, artifact)
+}
+
+/// A negative control made of one request line (with its id, if any) sent
+/// after opening (or, without `open_first`, as the first line of a fresh
+/// process), read by `classify`; and its mutant, the same line with a syntax
+/// defect, read by the same classifier.
+pub(super) fn line_control(
+    ctx: &Ctx,
+    open_first: bool,
+    expected: ProbeOutcome,
+    reason: &str,
+    make: impl Fn(&Ctx) -> (Option<Value>, Vec<u8>),
+    classify: impl Fn(&Evidence, &Value) -> (ProbeOutcome, String),
+) -> (Obs, Obs) {
+    let run = |defect: bool| -> (Obs, Option<(ProbeOutcome, String)>) {
+        let (id, line) = make(ctx);
+        let line = if defect { syntax_defect(&line) } else { line };
+        let mut observed = None;
+        let mut body = |probe: &mut Probe, open: &Value| {
+            let ev = ctx.exchange(probe, line.clone(), id.as_ref());
+            let c = classify(&ev, open);
+            observed = Some(c.clone());
+            let detail = format!("answer: {}; still serving: {}", ev.reply.label(), ev.alive);
+            (c, detail, ev.summary())
+        };
+        let o = if open_first {
+            opened(ctx, expected, reason, body)
+        } else {
+            match ctx.start() {
+                Err(why) => open_failed(expected, reason, why.clone(), json!({"startError": why})),
+                Ok(mut probe) => {
+                    let (c, detail, summary) = body(&mut probe, &Value::Null);
+                    let artifact = ctx.finish(probe, summary);
+                    obs(expected, reason, c, true, detail, artifact)
+                }
+            }
+        };
+        (o, observed)
+    };
+    let (negative, _) = run(false);
+    let (m, observed) = run(true);
+    let observed = observed.unwrap_or((ProbeOutcome::NotObserved, m.observed_reason.clone()));
+    let mutant = mutant(reason, observed, m.detail.clone(), m.artifact);
+    (negative, mutant)
+}
+
+/// [`line_control`] after opening, read as a refusal.
+pub(super) fn refused_line(
+    ctx: &Ctx,
+    refused: &str,
+    accepted: &str,
+    silence_refuses: bool,
+    make: impl Fn(&Ctx) -> (Option<Value>, Vec<u8>),
+) -> (Obs, Obs) {
+    line_control(ctx, true, Reject, refused, make, |ev, _| {
+        ev.refusal(refused, accepted, silence_refuses)
+    })
+}
+
+pub(super) fn check(id: &'static str, positive: Obs, pair: (Obs, Obs)) -> CheckRun {
+    CheckRun {
+        id,
+        positive: Some(positive),
+        negative: Some(pair.0),
+        mutant: Some(pair.1),
+        not_observed: None,
+    }
+}
+
+/// The answer to `tools/list` (or the opening) as one LF-terminated line
+/// holding one JSON object.
+fn released_message_framing(ctx: &Ctx) -> CheckRun {
+    const HELD: &str = "MCP_RES_FRAMING_NEWLINE_DELIMITED";
+    const REFUSED: &str = "MCP_RES_FRAMING_EMBEDDED_NEWLINE_REFUSED";
+    let positive = opened(ctx, Accept, HELD, |probe, _open| {
+        let (id, line) = ctx.line("tools/list", json!({}));
+        probe.send(line);
+        let reply = probe.reply(&id, ctx.answer);
+        let (lines, tail) = probe.stdout_lines();
+        let single = lines
+            .iter()
+            .all(|l| serde_json::from_slice::<Value>(trim_cr(l)).is_ok_and(|v| v.is_object()));
+        let c = match (&reply, single && !tail) {
+            (Reply::Result(_) | Reply::Error(..), true) => (Accept, HELD.to_string()),
+            (Reply::Result(_) | Reply::Error(..), false) => {
+                (Accept, "MCP_RES_FRAMING_VIOLATED".into())
+            }
+            (Reply::Silent, _) => (ProbeOutcome::NotObserved, NO_ANSWER.into()),
+            (Reply::Closed, _) => (Terminate, SUBJECT_EXITED.into()),
+        };
+        (
+            c,
+            format!(
+                "{} stdout line(s), each one JSON object: {single}",
+                lines.len()
+            ),
+            json!({"reply": reply.label(), "linesAreObjects": single}),
+        )
+    });
+    // The control: the same request pretty-printed over several lines.
+    let pretty = |ctx: &Ctx| {
+        let id = ctx.id();
+        let mut text = serde_json::to_vec_pretty(&ctx.request(&id, "tools/list", json!({})))
+            .expect("serializes");
+        text.push(b'\n');
+        (Some(id), text)
+    };
+    let pair = refused_line(
+        ctx,
+        REFUSED,
+        "MCP_RES_FRAMING_MULTILINE_ACCEPTED",
+        true,
+        pretty,
+    );
+    // Every line of a pretty-printed request is a syntax error by itself, so
+    // the subject's parse errors are its framing refusal here: re-read them.
+    let reread = |o: Obs| -> Obs {
+        if o.observed_reason == SYNTAX_GUARD {
+            Obs {
+                observed_reason: REFUSED.into(),
+                ..o
+            }
+        } else {
+            o
+        }
+    };
+    let negative = reread(pair.0);
+    // The mutant: a multi-line text that is not JSON even when joined, so
+    // no framing question arises; its parse errors stay a syntax guard.
+    let m = refused_line(
+        ctx,
+        REFUSED,
+        "MCP_RES_FRAMING_MULTILINE_ACCEPTED",
+        true,
+        |ctx| {
+            let (id, text) = pretty(ctx);
+            (id, syntax_defect(&text))
+        },
+    )
+    .0;
+    let mutant = mutant(
+        REFUSED,
+        (m.observed, m.observed_reason.clone()),
+        m.detail.clone(),
+        m.artifact,
+    );
+    check("released-message-framing", positive, (negative, mutant))
+}
+
+fn stdout_protocol_purity(ctx: &Ctx) -> CheckRun {
+    const HELD: &str = "MCP_RES_STDOUT_PROTOCOL_ONLY";
+    const REFUSED: &str = "MCP_RES_STDOUT_ERROR_AS_PROTOCOL";
+    let positive = opened(ctx, Accept, HELD, |probe, _open| {
+        let (id, line) = ctx.line("tools/list", json!({}));
+        probe.send(line);
+        let reply = probe.reply(&id, ctx.answer);
+        let (pure, bad) = stdout_is_protocol_only(probe);
+        let c = match (&reply, pure) {
+            (Reply::Result(_) | Reply::Error(..), true) => (Accept, HELD.to_string()),
+            (Reply::Result(_) | Reply::Error(..), false) => {
+                (Accept, "MCP_RES_STDOUT_POLLUTED".into())
+            }
+            (Reply::Silent, _) => (ProbeOutcome::NotObserved, NO_ANSWER.into()),
+            (Reply::Closed, _) => (Terminate, SUBJECT_EXITED.into()),
+        };
+        (
+            c,
+            format!("{bad} stdout line(s) are not JSON-RPC"),
+            json!({"reply": reply.label(), "nonProtocolLines": bad}),
+        )
+    });
+    let method = format!("mcpres/probe-{}", crate::produce::harness::random_hex(8));
+    let pair = refused_line(
+        ctx,
+        REFUSED,
+        "MCP_RES_UNKNOWN_METHOD_ACCEPTED",
+        false,
+        |ctx| {
+            let (id, line) = ctx.line(&method, json!({}));
+            (Some(id), line)
+        },
+    );
+    // An error that arrives only beside non-protocol bytes on stdout is not
+    // an error on the protocol channel.
+    let negative = polluted_is_wrong(pair.0);
+    check("stdout-protocol-purity", positive, (negative, pair.1))
+}
+
+fn polluted_is_wrong(o: Obs) -> Obs {
+    let bad = o.artifact["observation"]["nonJsonStdoutLines"]
+        .as_u64()
+        .unwrap_or(0);
+    if bad > 0 && o.observed_reason == "MCP_RES_STDOUT_ERROR_AS_PROTOCOL" {
+        Obs {
+            observed_reason: "MCP_RES_STDOUT_POLLUTED".into(),
+            ..o
+        }
+    } else {
+        o
+    }
+}
+
+fn stderr_has_protocol(stderr: &[u8]) -> bool {
+    split_lines(stderr).0.iter().any(|l| {
+        serde_json::from_slice::<Value>(trim_cr(l))
+            .ok()
+            .is_some_and(|v| v.get("jsonrpc").is_some())
+    })
+}
+
+fn stderr_diagnostics(ctx: &Ctx) -> CheckRun {
+    const HELD: &str = "MCP_RES_STDERR_DIAGNOSTICS_ONLY";
+    const REFUSED: &str = "MCP_RES_STDERR_PARSE_FAILURE_ON_PROTOCOL_CHANNEL";
+    let positive = opened(ctx, Accept, HELD, |probe, _open| {
+        let (id, line) = ctx.line("tools/list", json!({}));
+        probe.send(line);
+        let reply = probe.reply(&id, ctx.answer);
+        let on_stderr = stderr_has_protocol(&probe.stderr_bytes());
+        let c = match (&reply, on_stderr) {
+            (Reply::Result(_) | Reply::Error(..), false) => (Accept, HELD.to_string()),
+            (Reply::Result(_) | Reply::Error(..), true) => {
+                (Accept, "MCP_RES_STDERR_CARRIES_PROTOCOL".into())
+            }
+            (Reply::Silent, _) => (ProbeOutcome::NotObserved, NO_ANSWER.into()),
+            (Reply::Closed, _) => (Terminate, SUBJECT_EXITED.into()),
+        };
+        (
+            c,
+            format!(
+                "stderr: {} bytes, JSON-RPC on stderr: {on_stderr}",
+                probe.stderr_bytes().len()
+            ),
+            json!({"reply": reply.label(), "protocolOnStderr": on_stderr}),
+        )
+    });
+    // The control: a line that is not JSON. The subject must stay on the
+    // protocol channel (a -32700 on stdout, or silence) and keep serving.
+    let run = |line: Vec<u8>| {
+        opened(ctx, Reject, REFUSED, |probe, _open| {
+            let ev = ctx.exchange(probe, line, None);
+            let on_stderr = stderr_has_protocol(&probe.stderr_bytes());
+            let c = if !ev.alive {
+                (Terminate, SUBJECT_EXITED.to_string())
+            } else if on_stderr {
+                (Reject, "MCP_RES_STDERR_CARRIES_PROTOCOL".into())
+            } else if ev.non_json_lines > 0 {
+                (Reject, "MCP_RES_STDOUT_POLLUTED".into())
+            } else if ev.parse_errors > 0 {
+                (Reject, REFUSED.into())
+            } else {
+                (NoEffect, "MCP_RES_LINE_IGNORED".into())
+            };
+            let mut s = ev.summary();
+            s["protocolOnStderr"] = json!(on_stderr);
+            (
+                c,
+                format!(
+                    "parse errors on stdout: {}; JSON-RPC on stderr: {on_stderr}",
+                    ev.parse_errors
+                ),
+                s,
+            )
+        })
+    };
+    let negative = run(b"this line is not JSON\n".to_vec());
+    // The mutant: a blank line, which a subject may skip before any parsing.
+    let m = run(b"\n".to_vec());
+    let mutant = mutant(
+        REFUSED,
+        (m.observed, m.observed_reason.clone()),
+        m.detail.clone(),
+        m.artifact,
+    );
+    check("stderr-diagnostics", positive, (negative, mutant))
+}
+
+const SHELLS: &[&str] = &[
+    "sh", "bash", "dash", "zsh", "ksh", "mksh", "busybox", "fish", "csh", "tcsh",
+];
+
+fn exe_of(pid: u32) -> Option<std::path::PathBuf> {
+    std::fs::read_link(format!("/proc/{pid}/exe")).ok()
+}
+
+fn cmdline_of(pid: u32) -> Vec<String> {
+    std::fs::read(format!("/proc/{pid}/cmdline"))
+        .map(|b| {
+            b.split(|&c| c == 0)
+                .filter(|s| !s.is_empty())
+                .map(|s| String::from_utf8_lossy(s).into_owned())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn shell_free_argument_boundaries(ctx: &Ctx) -> CheckRun {
+    const HELD: &str = "MCP_RES_ARGV_PASSED_VERBATIM";
+    const REFUSED: &str = "MCP_RES_LAUNCH_NOT_SHELL_SPLIT";
+    let positive = opened(ctx, Accept, HELD, |probe, _open| {
+        let exe = exe_of(probe.pid());
+        let argv = cmdline_of(probe.pid());
+        let shell = exe
+            .as_ref()
+            .and_then(|e| e.file_name())
+            .and_then(|n| n.to_str())
+            .is_some_and(|n| SHELLS.contains(&n));
+        let tail_ok = argv.ends_with(&ctx.launch.args);
+        let c = if shell {
+            (Accept, "MCP_RES_SHELL_INTERMEDIARY".to_string())
+        } else if !tail_ok {
+            (Accept, "MCP_RES_ARGV_CHANGED".to_string())
+        } else {
+            (Accept, HELD.to_string())
+        };
+        (
+            c,
+            format!(
+                "the process on our pipes runs {} with {} argument(s)",
+                exe.as_ref().map_or("?".into(), |e| e.display().to_string()),
+                argv.len()
+            ),
+            json!({"exe": exe.map(|e| e.display().to_string()), "argv": argv}),
+        )
+    });
+    // The control: the launcher is handed "PROGRAM ARG" as one program
+    // string; without a shell that names no file and must be refused.
+    let attempt = |program: std::path::PathBuf| {
+        let started = Instant::now();
+        let r = Probe::start_program(ctx.launch, &program);
+        let (c, detail) = match r {
+            Ok(p) => {
+                let (_ended, _a) = p.finish();
+                (
+                    (Accept, "MCP_RES_LAUNCH_SHELL_SPLIT".to_string()),
+                    "the launcher started it".to_string(),
+                )
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                let reason = if program.to_string_lossy().contains(' ') {
+                    REFUSED
+                } else {
+                    "MCP_RES_PROGRAM_ABSENT"
+                };
+                ((Reject, reason.to_string()), format!("refused: {e}"))
+            }
+            Err(e) => (
+                (Reject, "MCP_RES_LAUNCH_FAILED".to_string()),
+                format!("refused: {e}"),
+            ),
+        };
+        let artifact = json!({"launcher": {"program": program.display().to_string(), "args": ctx.launch.args, "elapsedMs": started.elapsed().as_millis() as u64}, "observation": {"result": detail}});
+        (c, detail, artifact)
+    };
+    let split = std::path::PathBuf::from(format!(
+        "{} {}",
+        ctx.launch.program.display(),
+        ctx.launch.args.first().map_or("--help", String::as_str)
+    ));
+    let (c, detail, artifact) = attempt(split);
+    let negative = obs(Reject, REFUSED, c, true, detail, artifact);
+    // The mutant: a program that does not exist at all: refused for its
+    // absence, which says nothing about shell splitting.
+    let absent = std::env::temp_dir().join(format!(
+        "mcpres-absent-{}",
+        crate::produce::harness::random_hex(8)
+    ));
+    let (c, detail, artifact) = attempt(absent);
+    let m = mutant(REFUSED, c, detail, artifact);
+    check("shell-free-argument-boundaries", positive, (negative, m))
+}
+
+/// The interpreter a `#!` line names (its first word), resolved.
+fn shebang_interpreter(program: &std::path::Path) -> Option<std::path::PathBuf> {
+    let mut head = [0u8; 256];
+    let n = {
+        use std::io::Read;
+        std::fs::File::open(program).ok()?.read(&mut head).ok()?
+    };
+    let text = std::str::from_utf8(head[..n].strip_prefix(b"#!")?).ok()?;
+    let first = text.lines().next()?.split_whitespace().next()?;
+    std::fs::canonicalize(first).ok()
+}
+
+fn executable_identity(ctx: &Ctx) -> CheckRun {
+    const HELD: &str = "MCP_RES_EXECUTABLE_IDENTIFIED";
+    const REFUSED: &str = "MCP_RES_EXECUTABLE_DIGEST_CHANGED";
+    let program = std::fs::canonicalize(&ctx.launch.program).unwrap_or(ctx.launch.program.clone());
+    let digest = file_sha256(&program);
+    let positive = opened(ctx, Accept, HELD, |probe, _open| {
+        let exe = exe_of(probe.pid()).and_then(|e| std::fs::canonicalize(e).ok());
+        let interpreter = shebang_interpreter(&program);
+        let c = if exe.as_ref() == Some(&program) || (exe.is_some() && exe == interpreter) {
+            (Accept, HELD.to_string())
+        } else {
+            (Accept, "MCP_RES_EXECUTABLE_MISMATCH".to_string())
+        };
+        (
+            c,
+            format!(
+                "program {} (sha256 {}), running executable {}",
+                program.display(),
+                digest.as_deref().unwrap_or("?"),
+                exe.as_ref().map_or("?".into(), |e| e.display().to_string())
+            ),
+            json!({"program": program.display().to_string(), "programSha256": digest, "exe": exe.map(|e| e.display().to_string()), "shebangInterpreter": interpreter.map(|e| e.display().to_string())}),
+        )
+    });
+    // The control: the identity recorded before the run is checked against
+    // the program's bytes with one byte changed (read from the file, changed
+    // in memory), which must be told apart. The mutant reads the same bytes
+    // unchanged: nothing to refuse.
+    let compare = |change: bool| {
+        let after = file_sha256_changed(&program, change);
+        let c = match (&digest, &after) {
+            (Some(a), Some(b)) if a != b => (Reject, REFUSED.to_string()),
+            (Some(_), Some(_)) => (NoEffect, "MCP_RES_EXECUTABLE_UNCHANGED".to_string()),
+            _ => (
+                ProbeOutcome::NotObserved,
+                "MCP_RES_EXECUTABLE_UNREADABLE".to_string(),
+            ),
+        };
+        let detail = format!(
+            "recorded {}, bytes now {}",
+            digest.as_deref().unwrap_or("?"),
+            after.as_deref().unwrap_or("?")
+        );
+        let artifact = json!({"identity": {"recordedSha256": digest, "lastByteChanged": change, "sha256": after}, "observation": {"result": c.1}});
+        (c, detail, artifact)
+    };
+    let (c, detail, artifact) = compare(true);
+    let negative = obs(Reject, REFUSED, c, true, detail, artifact);
+    let (c, detail, artifact) = compare(false);
+    let m = mutant(REFUSED, c, detail, artifact);
+    check("executable-identity", positive, (negative, m))
+}
+
+fn startup_timeout(ctx: &Ctx) -> CheckRun {
+    const HELD: &str = "MCP_RES_STARTUP_WITHIN_BOUND";
+    const REFUSED: &str = "MCP_RES_STARTUP_TIMEOUT_ENFORCED";
+    let positive = match ctx.start() {
+        Err(why) => open_failed(Accept, HELD, why.clone(), json!({"startError": why})),
+        Ok(mut probe) => {
+            let open = ctx.open(&mut probe);
+            let ms = probe.elapsed_ms();
+            let c = match open {
+                Reply::Result(_) => (Accept, HELD.to_string()),
+                Reply::Silent => (Terminate, "MCP_RES_STARTUP_TIMEOUT".to_string()),
+                Reply::Error(..) => (Reject, "MCP_RES_OPEN_REFUSED".to_string()),
+                Reply::Closed => (Terminate, SUBJECT_EXITED.to_string()),
+            };
+            let bound = ctx.startup.as_millis() as u64;
+            let artifact = ctx.finish(
+                probe,
+                json!({"open": open.label(), "firstAnswerMs": ms, "boundMs": bound}),
+            );
+            obs(
+                Accept,
+                HELD,
+                c,
+                true,
+                format!("first answer after {ms} ms (bound {bound} ms)"),
+                artifact,
+            )
+        }
+    };
+    // The control: nothing is sent; when the bound passes the runner gives
+    // up on the start and sends SIGTERM; the subject must be gone within the
+    // grace. The mutant sends a broken line first: an answer to it means the
+    // subject was not silent, so no timeout is enforced.
+    let run = |first: Option<Vec<u8>>| match ctx.start() {
+        Err(why) => open_failed(Terminate, REFUSED, why.clone(), json!({"startError": why})),
+        Ok(mut probe) => {
+            if let Some(line) = first {
+                probe.send(line);
+            }
+            let bound = ctx.startup.min(Duration::from_millis(500));
+            let answered = probe.reply(&Value::Null, bound);
+            let c = if !matches!(answered, Reply::Silent) {
+                (
+                    Reject,
+                    if matches!(answered, Reply::Closed) {
+                        SUBJECT_EXITED.to_string()
+                    } else {
+                        SYNTAX_GUARD.to_string()
+                    },
+                )
+            } else {
+                probe.signal(Signal::TERM, "SIGTERM (startup bound passed)");
+                match probe.wait_exit(TERM_GRACE) {
+                    Some(_) => (Terminate, REFUSED.to_string()),
+                    None => (Terminate, "MCP_RES_TERMINATION_NEEDED_SIGKILL".to_string()),
+                }
+            };
+            let detail = format!("before the bound: {}; then {}", answered.label(), c.1);
+            let artifact = ctx.finish(
+                probe,
+                json!({"beforeBound": answered.label(), "result": c.1}),
+            );
+            obs(Terminate, REFUSED, c, true, detail, artifact)
+        }
+    };
+    let negative = run(None);
+    let m = run(Some(b"{\"jsonrpc\": \"2.0\", \"id\": \n".to_vec()));
+    let m = mutant(
+        REFUSED,
+        (m.observed, m.observed_reason.clone()),
+        m.detail.clone(),
+        m.artifact,
+    );
+    check("startup-timeout", positive, (negative, m))
+}
+
+fn silent_process(ctx: &Ctx) -> CheckRun {
+    const HELD: &str = "MCP_RES_SUBJECT_ANSWERS";
+    const QUIET: &str = "MCP_RES_SILENT_UNTIL_ASKED";
+    let positive = opened(ctx, Accept, HELD, |probe, _open| {
+        let (id, line) = ctx.line("tools/list", json!({}));
+        probe.send(line);
+        let reply = probe.reply(&id, ctx.answer);
+        let c = match reply {
+            Reply::Result(_) | Reply::Error(..) => (Accept, HELD.to_string()),
+            Reply::Silent => (ProbeOutcome::NotObserved, NO_ANSWER.to_string()),
+            Reply::Closed => (Terminate, SUBJECT_EXITED.to_string()),
+        };
+        (
+            c,
+            format!("tools/list: {}", reply.label()),
+            json!({"reply": reply.label()}),
+        )
+    });
+    // The control: nothing is sent for 300 ms; stdout must stay empty.
+    let run = |first: Option<Vec<u8>>| match ctx.start() {
+        Err(why) => open_failed(NoEffect, QUIET, why.clone(), json!({"startError": why})),
+        Ok(mut probe) => {
+            if let Some(line) = first {
+                probe.send(line);
+            }
+            let _ = probe.reply(&json!("mcpres-never-used"), Duration::from_millis(300));
+            let out = probe.stdout_bytes();
+            let (lines, _) = split_lines(&out);
+            let parse_errors = lines
+                .iter()
+                .filter(|l| {
+                    serde_json::from_slice::<Value>(trim_cr(l))
+                        .ok()
+                        .and_then(|v| v.pointer("/error/code").and_then(Value::as_i64))
+                        == Some(-32700)
+                })
+                .count();
+            let c = if out.is_empty() {
+                (NoEffect, QUIET.to_string())
+            } else if parse_errors > 0 {
+                (Reject, SYNTAX_GUARD.to_string())
+            } else {
+                (Accept, "MCP_RES_UNSOLICITED_OUTPUT".to_string())
+            };
+            let detail = format!("{} stdout byte(s) before any request", out.len());
+            let artifact = ctx.finish(probe, json!({"stdoutBytesUnasked": out.len()}));
+            obs(NoEffect, QUIET, c, true, detail, artifact)
+        }
+    };
+    let negative = run(None);
+    let m = run(Some(b"{\"jsonrpc\": \"2.0\", \"id\": \n".to_vec()));
+    let m = mutant(
+        QUIET,
+        (m.observed, m.observed_reason.clone()),
+        m.detail.clone(),
+        m.artifact,
+    );
+    check("silent-process", positive, (negative, m))
+}
+
+fn malformed_output(ctx: &Ctx) -> CheckRun {
+    const HELD: &str = "MCP_RES_OUTPUT_WELL_FORMED";
+    const REFUSED: &str = "MCP_RES_INVALID_UTF8_REFUSED";
+    let positive = opened(ctx, Accept, HELD, |probe, _open| {
+        let (id, line) = ctx.line("tools/list", json!({}));
+        probe.send(line);
+        let reply = probe.reply(&id, ctx.answer);
+        let out = probe.stdout_bytes();
+        let utf8 = std::str::from_utf8(&out).is_ok();
+        let (pure, bad) = stdout_is_protocol_only(probe);
+        let c = match (&reply, utf8 && pure) {
+            (Reply::Result(_) | Reply::Error(..), true) => (Accept, HELD.to_string()),
+            (Reply::Result(_) | Reply::Error(..), false) => {
+                (Accept, "MCP_RES_OUTPUT_MALFORMED".into())
+            }
+            (Reply::Silent, _) => (ProbeOutcome::NotObserved, NO_ANSWER.into()),
+            (Reply::Closed, _) => (Terminate, SUBJECT_EXITED.into()),
+        };
+        (
+            c,
+            format!("stdout valid UTF-8: {utf8}; lines that are not JSON-RPC: {bad}"),
+            json!({"reply": reply.label(), "utf8": utf8, "nonProtocolLines": bad}),
+        )
+    });
+    // The control: a request whose string holds a raw 0xFF byte (not
+    // UTF-8). Refusing it is the subject's UTF-8 guard, so its parse error
+    // counts for this property.
+    let with_ff = |ctx: &Ctx, inside: bool| {
+        let (id, line) = ctx.line("tools/list", json!({"_meta": {"mcpres/probe": "ZZ"}}));
+        let text = String::from_utf8(line).expect("JSON is UTF-8");
+        let mut bytes = text.replacen("ZZ", "Z\u{1}", 1).into_bytes();
+        let pos = bytes.iter().position(|&b| b == 1).expect("marker");
+        bytes[pos] = 0xFF;
+        if !inside {
+            // Outside any string: a syntax error whatever the decoding.
+            let end = bytes.len() - 1;
+            bytes.insert(end, 0xFF);
+            bytes.insert(end, b' ');
+            bytes[pos] = b'Z';
+        }
+        (Some(id), bytes)
+    };
+    let negative = refused_line(ctx, REFUSED, "MCP_RES_INVALID_UTF8_ACCEPTED", true, |ctx| {
+        with_ff(ctx, true)
+    })
+    .0;
+    let negative = if negative.observed_reason == SYNTAX_GUARD {
+        Obs {
+            observed_reason: REFUSED.into(),
+            ..negative
+        }
+    } else {
+        negative
+    };
+    let m = refused_line(ctx, REFUSED, "MCP_RES_INVALID_UTF8_ACCEPTED", true, |ctx| {
+        with_ff(ctx, false)
+    })
+    .0;
+    let m = mutant(
+        REFUSED,
+        (m.observed, m.observed_reason.clone()),
+        m.detail.clone(),
+        m.artifact,
+    );
+    check("malformed-output", positive, (negative, m))
+}
+
+fn partial_line(ctx: &Ctx) -> CheckRun {
+    const HELD: &str = "MCP_RES_PARTIAL_LINE_REASSEMBLED";
+    const WAITED: &str = "MCP_RES_PARTIAL_LINE_NOT_DISPATCHED";
+    let positive = opened(ctx, Accept, HELD, |probe, _open| {
+        let (id, line) = ctx.line("tools/list", json!({}));
+        let third = line.len() / 3;
+        for part in [&line[..third], &line[third..2 * third], &line[2 * third..]] {
+            probe.send(part.to_vec());
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let reply = probe.reply(&id, ctx.answer);
+        let answers = probe
+            .stdout_lines()
+            .0
+            .iter()
+            .filter(|l| {
+                serde_json::from_slice::<Value>(trim_cr(l))
+                    .ok()
+                    .is_some_and(|v| v.get("id") == Some(&id))
+            })
+            .count();
+        let c = match (&reply, answers) {
+            (Reply::Result(_) | Reply::Error(..), 1) => (Accept, HELD.to_string()),
+            (Reply::Result(_) | Reply::Error(..), _) => {
+                (Accept, "MCP_RES_PARTIAL_LINE_ANSWERED_TWICE".into())
+            }
+            (Reply::Silent, _) => (ProbeOutcome::NotObserved, NO_ANSWER.into()),
+            (Reply::Closed, _) => (Terminate, SUBJECT_EXITED.into()),
+        };
+        (
+            c,
+            format!("written in 3 chunks, {answers} answer(s)"),
+            json!({"reply": reply.label(), "answers": answers}),
+        )
+    });
+    // The control: a request without its LF must not be dispatched within
+    // 300 ms; after the LF it must be answered (so it was a valid request).
+    let run = |defect: bool| {
+        opened(ctx, NoEffect, WAITED, |probe, _open| {
+            let (id, line) = ctx.line("tools/list", json!({}));
+            let line = if defect { syntax_defect(&line) } else { line };
+            probe.send(line[..line.len() - 1].to_vec());
+            let early = probe.reply(&id, Duration::from_millis(300));
+            let early_parse_error = probe.stdout_lines().0.iter().any(|l| {
+                serde_json::from_slice::<Value>(trim_cr(l))
+                    .ok()
+                    .and_then(|v| v.pointer("/error/code").and_then(Value::as_i64))
+                    == Some(-32700)
+            });
+            probe.note("final LF sent");
+            probe.send(b"\n".to_vec());
+            let late = probe.reply(&id, ctx.answer);
+            let (_, after) = (0, probe.stdout_lines().0.len());
+            let late_parse_error = probe.stdout_lines().0.iter().any(|l| {
+                serde_json::from_slice::<Value>(trim_cr(l))
+                    .ok()
+                    .and_then(|v| v.pointer("/error/code").and_then(Value::as_i64))
+                    == Some(-32700)
+            });
+            let c = match (&early, &late) {
+                (Reply::Result(_) | Reply::Error(..), _) => {
+                    (Accept, "MCP_RES_UNTERMINATED_LINE_DISPATCHED".to_string())
+                }
+                _ if early_parse_error => {
+                    (Accept, "MCP_RES_UNTERMINATED_LINE_DISPATCHED".to_string())
+                }
+                (Reply::Silent, Reply::Result(_) | Reply::Error(..)) => {
+                    (NoEffect, WAITED.to_string())
+                }
+                (Reply::Silent, Reply::Silent) if late_parse_error => {
+                    (Reject, SYNTAX_GUARD.to_string())
+                }
+                (Reply::Silent, Reply::Silent) => {
+                    (ProbeOutcome::NotObserved, NO_ANSWER.to_string())
+                }
+                _ => (Terminate, SUBJECT_EXITED.to_string()),
+            };
+            (
+                c,
+                format!(
+                    "before the LF: {}; after it: {} ({after} line(s))",
+                    early.label(),
+                    late.label()
+                ),
+                json!({"beforeLf": early.label(), "afterLf": late.label()}),
+            )
+        })
+    };
+    let negative = run(false);
+    let m = run(true);
+    let m = mutant(
+        WAITED,
+        (m.observed, m.observed_reason.clone()),
+        m.detail.clone(),
+        m.artifact,
+    );
+    check("partial-line", positive, (negative, m))
+}
+
+/// A `tools/list` request padded to `size` bytes (LF included).
+fn padded(ctx: &Ctx, size: usize) -> (Value, Vec<u8>) {
+    let (id, line) = ctx.line("tools/list", json!({"_meta": {"mcpres/padding": ""}}));
+    let pad = size.saturating_sub(line.len());
+    let text = String::from_utf8(line).expect("JSON is UTF-8");
+    let text = text.replacen(
+        "\"mcpres/padding\":\"\"",
+        &format!("\"mcpres/padding\":\"{}\"", "x".repeat(pad)),
+        1,
+    );
+    (id, text.into_bytes())
+}
+
+fn oversized_line(ctx: &Ctx) -> CheckRun {
+    const HELD: &str = "MCP_RES_LARGE_LINE_HANDLED";
+    const BOUNDED: &str = "MCP_RES_OVERSIZED_LINE_BOUNDED";
+    let positive = opened(ctx, Accept, HELD, |probe, _open| {
+        let (id, line) = padded(ctx, LARGE_LINE_BYTES);
+        probe.send(line);
+        let reply = probe.reply(&id, ctx.answer * 2);
+        let c = match reply {
+            Reply::Result(_) => (Accept, HELD.to_string()),
+            Reply::Error(..) => (Reject, "MCP_RES_LARGE_LINE_REFUSED".to_string()),
+            Reply::Silent => (ProbeOutcome::NotObserved, NO_ANSWER.to_string()),
+            Reply::Closed => (Terminate, SUBJECT_EXITED.to_string()),
+        };
+        (
+            c,
+            format!("a {LARGE_LINE_BYTES}-byte request: {}", reply.label()),
+            json!({"reply": reply.label(), "lineBytes": LARGE_LINE_BYTES}),
+        )
+    });
+    // The control: a valid 16 MiB request. A bounded refusal is an error
+    // answer while still serving, or a clean close; the expectation is
+    // written as whichever of the two was seen (spec/profiles.md).
+    let run = |defect: bool| {
+        let mut seen = None;
+        let o = opened(ctx, Reject, BOUNDED, |probe, _open| {
+            let (id, line) = if defect {
+                let (id, line) = ctx.line("tools/list", json!({}));
+                (id, syntax_defect(&line))
+            } else {
+                padded(ctx, OVERSIZED_LINE_BYTES)
+            };
+            let ev: Evidence = ctx.exchange(probe, line, Some(&id));
+            let c = match &*ev.reply {
+                Reply::Result(_) => (Accept, "MCP_RES_OVERSIZED_LINE_ACCEPTED".to_string()),
+                Reply::Error(-32700, _) if defect => (Reject, SYNTAX_GUARD.to_string()),
+                Reply::Error(..) if ev.alive => (Reject, BOUNDED.to_string()),
+                Reply::Silent if ev.parse_errors > 0 && defect => {
+                    (Reject, SYNTAX_GUARD.to_string())
+                }
+                Reply::Silent | Reply::Error(..) if ev.alive => (
+                    Reject,
+                    if ev.parse_errors + ev.null_id_errors > 0 {
+                        BOUNDED.to_string()
+                    } else {
+                        "MCP_RES_OVERSIZED_LINE_DROPPED_SILENTLY".to_string()
+                    },
+                ),
+                _ => {
+                    let clean = ev.exit.as_deref().is_some_and(|s| s.starts_with("exit "));
+                    (
+                        Terminate,
+                        if clean {
+                            BOUNDED.to_string()
+                        } else {
+                            SUBJECT_EXITED.to_string()
+                        },
+                    )
+                }
+            };
+            seen = Some(c.0);
+            (
+                c,
+                format!(
+                    "{}; still serving: {}; exit: {:?}",
+                    ev.reply.label(),
+                    ev.alive,
+                    ev.exit
+                ),
+                ev.summary(),
+            )
+        });
+        (o, seen)
+    };
+    let (mut negative, seen) = run(false);
+    if seen == Some(Terminate) && negative.observed_reason == BOUNDED {
+        negative.expected = Terminate;
+    }
+    let (m, _) = run(true);
+    let m = mutant(
+        BOUNDED,
+        (m.observed, m.observed_reason.clone()),
+        m.detail.clone(),
+        m.artifact,
+    );
+    check("oversized-line", positive, (negative, m))
+}
+
+fn process_exit(ctx: &Ctx) -> CheckRun {
+    const HELD: &str = "MCP_RES_EXIT_ON_STDIN_CLOSE";
+    const TERMINATED: &str = "MCP_RES_EXIT_ON_SIGTERM";
+    let positive = opened(ctx, Terminate, HELD, |probe, _open| {
+        probe.close_stdin();
+        let status = probe.wait_exit(Duration::from_secs(5));
+        let c = match &status {
+            Some(_) => (Terminate, HELD.to_string()),
+            None => (NoEffect, "MCP_RES_RUNS_AFTER_STDIN_CLOSE".to_string()),
+        };
+        let s = status.as_ref().map(super::probe::status_text);
+        (
+            c,
+            format!(
+                "after stdin EOF: {}",
+                s.clone()
+                    .unwrap_or_else(|| "still running after 5 s".into())
+            ),
+            json!({"status": s}),
+        )
+    });
+    let run = |signal: Signal, name: &str| {
+        opened(ctx, Terminate, TERMINATED, |probe, _open| {
+            probe.signal(signal, name);
+            let status = probe.wait_exit(if signal == Signal::TERM {
+                TERM_GRACE
+            } else {
+                Duration::from_millis(500)
+            });
+            let c = match (&status, signal) {
+                (Some(_), Signal::TERM) => (Terminate, TERMINATED.to_string()),
+                (Some(_), _) => (Terminate, "MCP_RES_EXIT_ON_UNRELATED_SIGNAL".to_string()),
+                (None, Signal::TERM) => {
+                    (NoEffect, "MCP_RES_TERMINATION_NEEDED_SIGKILL".to_string())
+                }
+                (None, _) => (NoEffect, "MCP_RES_NO_TERMINATION_REQUESTED".to_string()),
+            };
+            let s = status.as_ref().map(super::probe::status_text);
+            (
+                c,
+                format!(
+                    "after {name}: {}",
+                    s.clone().unwrap_or_else(|| "still running".into())
+                ),
+                json!({"status": s}),
+            )
+        })
+    };
+    let negative = run(Signal::TERM, "SIGTERM");
+    // The mutant: SIGCONT asks nothing; an exit after it is not this property.
+    let m = run(Signal::CONT, "SIGCONT");
+    let m = mutant(
+        TERMINATED,
+        (m.observed, m.observed_reason.clone()),
+        m.detail.clone(),
+        m.artifact,
+    );
+    check("process-exit", positive, (negative, m))
+}
+
+fn child_tree_cleanup(ctx: &Ctx) -> CheckRun {
+    const HELD: &str = "MCP_RES_CHILD_TREE_EMPTY_AFTER_EXIT";
+    const TERMINATED: &str = "MCP_RES_CHILD_TREE_TERMINATED";
+    // Each probe: open, look for descendants, end the subject (stdin EOF for
+    // the positive, SIGTERM to the subject alone for the control), then count
+    // what of its tree is left.
+    let run = |how: &str, expected: ProbeOutcome, reason: &'static str| -> (Obs, usize) {
+        let mut seen = 0;
+        let o = opened(ctx, expected, reason, |probe, _open| {
+            let (id, line) = ctx.line("tools/list", json!({}));
+            probe.send(line);
+            let _ = probe.reply(&id, ctx.answer);
+            std::thread::sleep(Duration::from_millis(100));
+            probe.sample_tree();
+            let tree: Vec<u32> = probe.descendants_seen().keys().copied().collect();
+            seen = tree.len();
+            match how {
+                "eof" => probe.close_stdin(),
+                _ => probe.signal(Signal::TERM, "SIGTERM (subject only)"),
+            }
+            let status = probe.wait_exit(Duration::from_secs(5));
+            std::thread::sleep(Duration::from_millis(100));
+            let procs = crate::produce::harness::tree::snapshot();
+            let left: Vec<u32> = tree
+                .iter()
+                .copied()
+                .filter(|p| procs.get(p).is_some_and(|p| !p.zombie()))
+                .collect();
+            let orphans = crate::produce::harness::tree::adopted(&procs).len();
+            let c = if status.is_none() {
+                (NoEffect, "MCP_RES_SUBJECT_DID_NOT_EXIT".to_string())
+            } else if left.is_empty() && orphans == 0 {
+                (expected, reason.to_string())
+            } else {
+                (expected, "MCP_RES_CHILD_LEFT_BEHIND".to_string())
+            };
+            (
+                c,
+                format!(
+                    "{} descendant(s) seen, {} left after the subject exited",
+                    tree.len(),
+                    left.len().max(orphans)
+                ),
+                json!({"descendants": tree, "leftBehind": left, "adoptedOrphans": orphans}),
+            )
+        });
+        (o, seen)
+    };
+    let (positive, seen) = run("eof", Terminate, HELD);
+    if seen == 0 && positive.reached {
+        return CheckRun::not_observed(
+            "child-tree-cleanup",
+            "the subject started no child process during the probe, so the cleanup of a child tree could not be exercised",
+        );
+    }
+    let (negative, _) = run("term", Terminate, TERMINATED);
+    // The mutant: the children are killed by the runner itself, so their end
+    // says nothing about the subject's cleanup.
+    let m = opened(ctx, Terminate, TERMINATED, |probe, _open| {
+        let (id, line) = ctx.line("tools/list", json!({}));
+        probe.send(line);
+        let _ = probe.reply(&id, ctx.answer);
+        std::thread::sleep(Duration::from_millis(100));
+        probe.sample_tree();
+        let tree: Vec<u32> = probe.descendants_seen().keys().copied().collect();
+        for pid in &tree {
+            if let Some(p) = rustix::process::Pid::from_raw(*pid as i32) {
+                let _ = rustix::process::kill_process(p, Signal::KILL);
+            }
+        }
+        (
+            (Terminate, "MCP_RES_CHILDREN_KILLED_BY_RUNNER".to_string()),
+            format!("the runner killed {} descendant(s) itself", tree.len()),
+            json!({"killedByRunner": tree}),
+        )
+    });
+    let m = mutant(
+        TERMINATED,
+        (m.observed, m.observed_reason.clone()),
+        m.detail.clone(),
+        m.artifact,
+    );
+    check("child-tree-cleanup", positive, (negative, m))
+}
+
+fn backpressure(ctx: &Ctx) -> CheckRun {
+    const HELD: &str = "MCP_RES_BACKPRESSURE_NO_LOSS";
+    const TERMINATED: &str = "MCP_RES_BLOCKED_WRITER_TERMINATES";
+    const COUNT: usize = 300;
+    let burst = |ctx: &Ctx| {
+        let mut ids = Vec::new();
+        let mut bytes = Vec::new();
+        for _ in 0..COUNT {
+            let (id, line) = ctx.line("tools/list", json!({}));
+            ids.push(id);
+            bytes.extend_from_slice(&line);
+        }
+        (ids, bytes)
+    };
+    let positive = opened(ctx, Accept, HELD, |probe, _open| {
+        let (ids, bytes) = burst(ctx);
+        probe.pause_stdout(true);
+        probe.send(bytes);
+        std::thread::sleep(Duration::from_millis(500));
+        probe.pause_stdout(false);
+        let last = ids.last().expect("a burst").clone();
+        let _ = probe.reply(&last, ctx.answer * 3);
+        std::thread::sleep(Duration::from_millis(100));
+        let (lines, _) = probe.stdout_lines();
+        let mut counts = std::collections::BTreeMap::new();
+        for l in &lines {
+            if let Ok(v) = serde_json::from_slice::<Value>(trim_cr(l))
+                && let Some(id) = v.get("id")
+            {
+                *counts.entry(id.to_string()).or_insert(0usize) += 1;
+            }
+        }
+        let answered = ids
+            .iter()
+            .filter(|id| counts.get(&id.to_string()) == Some(&1))
+            .count();
+        let twice = counts.values().filter(|&&n| n > 1).count();
+        let c = if answered == COUNT && twice == 0 {
+            (Accept, HELD.to_string())
+        } else if probe.try_exit().is_some() {
+            (Terminate, SUBJECT_EXITED.to_string())
+        } else {
+            (Accept, "MCP_RES_BACKPRESSURE_LOST_RESPONSES".to_string())
+        };
+        (
+            c,
+            format!(
+                "{answered} of {COUNT} answered exactly once, {twice} answered more than once, {} stdout bytes",
+                probe.stdout_bytes().len()
+            ),
+            json!({"requests": COUNT, "answeredOnce": answered, "answeredTwice": twice}),
+        )
+    });
+    // The control: SIGTERM while the subject is blocked on a full stdout
+    // pipe. The mutant sends SIGTERM with stdout drained (nothing blocked).
+    let run = |blocked: bool| {
+        opened(ctx, Terminate, TERMINATED, |probe, _open| {
+            let (_ids, bytes) = burst(ctx);
+            if blocked {
+                probe.pause_stdout(true);
+            }
+            probe.send(bytes);
+            std::thread::sleep(Duration::from_millis(400));
+            let pending = probe.stdout_bytes().len();
+            probe.signal(Signal::TERM, "SIGTERM");
+            let status = probe.wait_exit(TERM_GRACE);
+            probe.pause_stdout(false);
+            let c = match (&status, blocked) {
+                (Some(_), true) => (Terminate, TERMINATED.to_string()),
+                (Some(_), false) => (Terminate, "MCP_RES_EXIT_ON_SIGTERM_UNBLOCKED".to_string()),
+                (None, _) => (NoEffect, "MCP_RES_TERMINATION_NEEDED_SIGKILL".to_string()),
+            };
+            (
+                c,
+                format!(
+                    "stdout {} while the burst was written ({pending} bytes read); after SIGTERM: {}",
+                    if blocked { "unread" } else { "read" },
+                    status
+                        .as_ref()
+                        .map_or("still running".into(), super::probe::status_text)
+                ),
+                json!({"stdoutRead": !blocked, "bytesReadBeforeSignal": pending}),
+            )
+        })
+    };
+    let negative = run(true);
+    let m = run(false);
+    let m = mutant(
+        TERMINATED,
+        (m.observed, m.observed_reason.clone()),
+        m.detail.clone(),
+        m.artifact,
+    );
+    check("backpressure", positive, (negative, m))
+}
+
+fn concurrent_requests(ctx: &Ctx) -> CheckRun {
+    const HELD: &str = "MCP_RES_CONCURRENT_ANSWERED_BY_ID";
+    const REFUSED: &str = "MCP_RES_BATCH_REFUSED";
+    let positive = opened(ctx, Accept, HELD, |probe, _open| {
+        let mut ids = Vec::new();
+        let mut bytes = Vec::new();
+        for _ in 0..5 {
+            let (id, line) = ctx.line("tools/list", json!({}));
+            ids.push(id);
+            bytes.extend_from_slice(&line);
+        }
+        probe.send(bytes);
+        let replies: Vec<Reply> = ids.iter().map(|id| probe.reply(id, ctx.answer)).collect();
+        let answered = replies
+            .iter()
+            .filter(|r| matches!(r, Reply::Result(_)))
+            .count();
+        let c = if answered == ids.len() {
+            (Accept, HELD.to_string())
+        } else {
+            (Accept, "MCP_RES_CONCURRENT_REQUEST_LOST".to_string())
+        };
+        (
+            c,
+            format!(
+                "{answered} of {} requests written at once answered",
+                ids.len()
+            ),
+            json!({"answered": answered}),
+        )
+    });
+    let pair = line_control(
+        ctx,
+        true,
+        Reject,
+        REFUSED,
+        |ctx| {
+            let a = ctx.id();
+            let b = ctx.id();
+            let batch = json!([
+                ctx.request(&a, "tools/list", json!({})),
+                ctx.request(&b, "tools/list", json!({}))
+            ]);
+            (Some(a), json_line(&batch))
+        },
+        // A batch answered as an array of results is accepted.
+        |ev, _| {
+            if ev.batch_results > 0 {
+                (Accept, "MCP_RES_BATCH_ACCEPTED".into())
+            } else {
+                ev.refusal(REFUSED, "MCP_RES_BATCH_ACCEPTED", true)
+            }
+        },
+    );
+    check("concurrent-requests", positive, pair)
+}
+
+fn interruption(ctx: &Ctx) -> CheckRun {
+    const HELD: &str = "MCP_RES_INTERRUPT_HONOURED";
+    const INFLIGHT: &str = "MCP_RES_INTERRUPT_WITH_INFLIGHT_CLEAN";
+    let run = |requests: usize, signal: Signal, name: &'static str, expected: &'static str| {
+        opened(ctx, Terminate, expected, |probe, _open| {
+            let mut bytes = Vec::new();
+            for _ in 0..requests {
+                bytes.extend_from_slice(&ctx.line("tools/list", json!({})).1);
+            }
+            if !bytes.is_empty() {
+                probe.send(bytes);
+                probe.flushed(Duration::from_secs(2));
+            }
+            probe.signal(signal, name);
+            let status = probe.wait_exit(if signal == Signal::INT {
+                TERM_GRACE
+            } else {
+                Duration::from_millis(500)
+            });
+            std::thread::sleep(Duration::from_millis(50));
+            let (_, torn) = probe.stdout_lines();
+            let c = match (&status, signal) {
+                (Some(_), Signal::INT) if torn => {
+                    (Terminate, "MCP_RES_INTERRUPT_TORN_FRAME".to_string())
+                }
+                (Some(_), Signal::INT) => (Terminate, expected.to_string()),
+                (Some(_), _) => (Terminate, "MCP_RES_EXIT_ON_UNRELATED_SIGNAL".to_string()),
+                (None, Signal::INT) => (NoEffect, "MCP_RES_INTERRUPT_IGNORED".to_string()),
+                (None, _) => (NoEffect, "MCP_RES_NO_INTERRUPT_REQUESTED".to_string()),
+            };
+            (
+                c,
+                format!(
+                    "{requests} request(s) in flight, then {name}: {}; torn last line: {torn}",
+                    status
+                        .as_ref()
+                        .map_or("still running".into(), super::probe::status_text)
+                ),
+                json!({"inFlight": requests, "signal": name, "tornLastLine": torn}),
+            )
+        })
+    };
+    let positive = run(0, Signal::INT, "SIGINT", HELD);
+    let negative = run(50, Signal::INT, "SIGINT", INFLIGHT);
+    // The mutant: SIGWINCH, which asks for no interruption at all.
+    let m = run(50, Signal::WINCH, "SIGWINCH", INFLIGHT);
+    let m = mutant(
+        INFLIGHT,
+        (m.observed, m.observed_reason.clone()),
+        m.detail.clone(),
+        m.artifact,
+    );
+    check("interruption", positive, (negative, m))
+}
+
+fn no_process_as_conversation(ctx: &Ctx) -> CheckRun {
+    const HELD: &str = "MCP_RES_CONVERSATION_BOUND_TO_MESSAGES";
+    const REFUSED: &str = "MCP_RES_RESTART_IS_NEW_CONVERSATION";
+    let positive = opened(ctx, Accept, HELD, |probe, _open| {
+        // Two requests on one process: on 2026-07-28 from two different
+        // clients (each self-described), on 2025-11-25 on the one session.
+        let mut replies = Vec::new();
+        for client in ["mcpres-client-a", "mcpres-client-b"] {
+            let (id, line) = ctx.line(
+                "tools/list",
+                json!({"_meta": {META_CLIENT_INFO: {"name": client, "version": "1"}}}),
+            );
+            probe.send(line);
+            replies.push(probe.reply(&id, ctx.answer));
+        }
+        let ok = replies.iter().all(|r| matches!(r, Reply::Result(_)));
+        let c = if ok {
+            (Accept, HELD.to_string())
+        } else {
+            (Accept, "MCP_RES_SECOND_CLIENT_REFUSED".to_string())
+        };
+        (
+            c,
+            format!(
+                "two requests: {}, {}",
+                replies[0].label(),
+                replies[1].label()
+            ),
+            json!({"replies": replies.iter().map(Reply::label).collect::<Vec<_>>()}),
+        )
+    });
+    // The control: a fresh process asked for tools/list with no conversation
+    // opened (2025-11-25: no initialize; 2026-07-28: no `_meta` at all) must
+    // refuse it: the earlier process's conversation does not carry over.
+    let run = |defect: bool| match ctx.start() {
+        Err(why) => open_failed(Reject, REFUSED, why.clone(), json!({"startError": why})),
+        Ok(mut probe) => {
+            let id = ctx.id();
+            let mut line = json_line(
+                &json!({"jsonrpc": "2.0", "id": id, "method": "tools/list", "params": {}}),
+            );
+            if defect {
+                line = syntax_defect(&line);
+            }
+            probe.send(line);
+            let reply = probe.reply(
+                &id,
+                if defect {
+                    Duration::from_millis(300)
+                } else {
+                    ctx.startup
+                },
+            );
+            let before = 0;
+            let ev = ctx.gather(&mut probe, before, reply, true, None);
+            let c = ev.refusal(REFUSED, "MCP_RES_CONVERSATION_ASSUMED", true);
+            let detail = format!("tools/list with no conversation: {}", ev.reply.label());
+            let artifact = ctx.finish(probe, ev.summary());
+            obs(Reject, REFUSED, c, true, detail, artifact)
+        }
+    };
+    let negative = run(false);
+    let m = run(true);
+    let m = mutant(
+        REFUSED,
+        (m.observed, m.observed_reason.clone()),
+        m.detail.clone(),
+        m.artifact,
+    );
+    check("no-process-as-conversation", positive, (negative, m))
+}
+
+fn discovery_versus_legacy_initialization(ctx: &Ctx) -> CheckRun {
+    const HELD: &str = "MCP_RES_ERA_OPENING_ANSWERED";
+    const SILENT: &str = "MCP_RES_NOTIFICATION_NOT_ANSWERED";
+    let positive = match ctx.start() {
+        Err(why) => open_failed(Accept, HELD, why.clone(), json!({"startError": why})),
+        Ok(mut probe) => {
+            let open = ctx.open(&mut probe);
+            let rev = ctx.revision.as_str();
+            let ok = match &open {
+                Reply::Result(m) if ctx.modern() => m
+                    .pointer("/result/supportedVersions")
+                    .and_then(Value::as_array)
+                    .is_some_and(|v| v.iter().any(|x| x == rev)),
+                Reply::Result(m) => m.pointer("/result/protocolVersion") == Some(&json!(rev)),
+                _ => false,
+            };
+            let c = match (&open, ok) {
+                (_, true) => (Accept, HELD.to_string()),
+                (Reply::Result(_), false) => {
+                    (Accept, "MCP_RES_ERA_OPENING_WRONG_VERSION".to_string())
+                }
+                (Reply::Error(..), _) => (Reject, "MCP_RES_ERA_OPENING_REFUSED".to_string()),
+                (Reply::Silent, _) => (ProbeOutcome::NotObserved, NO_ANSWER.to_string()),
+                (Reply::Closed, _) => (Terminate, SUBJECT_EXITED.to_string()),
+            };
+            let method = ctx.open_request().0;
+            let detail = format!("{method} for {rev}: {}", open.label());
+            let artifact = ctx.finish(probe, json!({"open": open.label(), "method": method}));
+            obs(Accept, HELD, c, true, detail, artifact)
+        }
+    };
+    // The control: `server/discover` as a notification (no id) must get no
+    // response. The mutant sends it with a syntax defect.
+    let run = |defect: bool| {
+        opened(ctx, NoEffect, SILENT, |probe, _open| {
+            let mut line = json_line(
+                &json!({"jsonrpc": "2.0", "method": "server/discover", "params": ctx.params(json!({}))}),
+            );
+            if defect {
+                line = syntax_defect(&line);
+            }
+            let ev = ctx.exchange(probe, line, None);
+            let c = if !ev.alive {
+                (Terminate, SUBJECT_EXITED.to_string())
+            } else if ev.parse_errors > 0 {
+                (Reject, SYNTAX_GUARD.to_string())
+            } else if !ev.other_responses.is_empty() {
+                (Accept, "MCP_RES_NOTIFICATION_ANSWERED".to_string())
+            } else {
+                (NoEffect, SILENT.to_string())
+            };
+            (
+                c,
+                format!(
+                    "{} response(s) to the notification",
+                    ev.other_responses.len()
+                ),
+                ev.summary(),
+            )
+        })
+    };
+    let negative = run(false);
+    let m = run(true);
+    let m = mutant(
+        SILENT,
+        (m.observed, m.observed_reason.clone()),
+        m.detail.clone(),
+        m.artifact,
+    );
+    check(
+        "discovery-versus-legacy-initialization",
+        positive,
+        (negative, m),
+    )
+}
+
+/// The SHA-256 of the file's bytes, with its last byte changed when `change`.
+fn file_sha256_changed(path: &std::path::Path, change: bool) -> Option<String> {
+    use sha2::{Digest, Sha256};
+    use std::io::Read;
+    let mut file = std::fs::File::open(path).ok()?;
+    let len = file.metadata().ok()?.len();
+    let mut hasher = Sha256::new();
+    let mut buf = vec![0u8; 1 << 20];
+    let mut read = 0u64;
+    loop {
+        let n = file.read(&mut buf).ok()?;
+        if n == 0 {
+            break;
+        }
+        read += n as u64;
+        if change && read == len {
+            buf[n - 1] ^= 1;
+        }
+        hasher.update(&buf[..n]);
+    }
+    Some(hex::encode(hasher.finalize()))
+}
+
+fn file_sha256(path: &std::path::Path) -> Option<String> {
+    crate::produce::harness::artifact_digest(path)
+        .ok()
+        .map(|(sha, _)| sha)
+}

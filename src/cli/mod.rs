@@ -414,6 +414,13 @@ impl Outcome {
 
 /// Validate one loaded document, storage findings first.
 pub fn check_loaded(loaded: bundle::Loaded, options: &Settings) -> Checked {
+    if let (Some(dir), false) = (&loaded.profile_dir, options.require_attested) {
+        let report = validate::profile_dir::validate_profile_dir(dir);
+        return Checked {
+            report,
+            source: None,
+        };
+    }
     let Some(doc) = &loaded.doc else {
         return Checked {
             report: Report::from_findings(loaded.storage_findings, Vec::new(), None),
@@ -782,6 +789,9 @@ fn run_digest(file: &Path, kind: DigestKind) -> CliResult {
 
 fn run_pack(dir: &Path, out_path: &Path) -> CliResult {
     check_new_file(out_path, "mcpres pack: --output")?;
+    if bundle::profile_dir::is_profile_dir(dir) {
+        return run_pack_profile(dir, out_path);
+    }
     match pack::pack(dir, out_path, &Limits::default()) {
         Ok(s) => {
             errln!(
@@ -812,6 +822,33 @@ fn run_pack(dir: &Path, out_path: &Path) -> CliResult {
         Err(pack::PackError::NotIntact(findings)) => {
             let mut message = format!(
                 "mcpres: {} is not an intact bundle directory:",
+                output::shown(dir)
+            );
+            for f in findings {
+                message.push_str(&format!("\n  {}: {}", f.code, f.message));
+            }
+            Err(CliError::Failing(message))
+        }
+        Err(e) => Err(CliError::Unusable(format!("mcpres: {e}"))),
+    }
+}
+
+/// `pack` on a profile evaluation directory: its evaluation.json, unchanged.
+fn run_pack_profile(dir: &Path, out_path: &Path) -> CliResult {
+    match pack::pack_profile_dir(dir, out_path, &Limits::default()) {
+        Ok(s) => {
+            errln!(
+                "mcpres: packed {} into {} (its evaluation.json, {} bytes, evaluationSha256 {})",
+                output::shown(dir),
+                output::shown(out_path),
+                s.bytes,
+                s.evaluation_sha256
+            );
+            Ok(Exit::Valid)
+        }
+        Err(pack::PackError::NotIntact(findings)) => {
+            let mut message = format!(
+                "mcpres: {} is not an intact profile evaluation directory; nothing was written:",
                 output::shown(dir)
             );
             for f in findings {

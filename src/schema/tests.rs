@@ -86,10 +86,18 @@ fn every_kind_compiles_and_is_self_consistent() {
         let constant = schema["properties"]["schemaVersion"]["const"].as_str();
         assert_eq!(constant, kind.schema_version(), "{kind}");
     }
-    // ALL is in declaration order and complete.
+    // ALL is in declaration order and complete; the standard kinds come first.
     for (index, kind) in SchemaKind::ALL.into_iter().enumerate() {
         assert_eq!(kind.index(), index);
     }
+    assert_eq!(
+        SchemaKind::ALL[..SchemaKind::STANDARD.len()],
+        SchemaKind::STANDARD
+    );
+    assert_eq!(
+        SchemaKind::ALL[SchemaKind::STANDARD.len()..],
+        [SchemaKind::ProfileRun]
+    );
 }
 
 #[test]
@@ -111,7 +119,7 @@ fn schema_version_mapping() {
         .into_iter()
         .filter(|k| k.schema_version().is_some())
         .count();
-    assert_eq!(mapped, 16);
+    assert_eq!(mapped, 17);
     for kind in SchemaKind::ALL {
         if let Some(version) = kind.schema_version() {
             assert_eq!(SchemaKind::from_schema_version(version), Some(kind));

@@ -81,7 +81,7 @@ pub struct Loaded {
     /// Findings about the stored directory form (empty for single files).
     pub storage_findings: Vec<Finding>,
     /// For a profile evaluation directory: what is on disk (`doc` is then its
-    /// evaluation.json), judged by `crate::validate::profile_dir`.
+    /// evaluation.json), judged by the validator (`validate::profile_dir`).
     pub profile_dir: Option<Box<profile_dir::ProfileDir>>,
 }
 

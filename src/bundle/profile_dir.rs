@@ -2,7 +2,7 @@
 //! `evaluation.json` (the MCP-RES profile evaluation), `run.json` (mcpres's run
 //! record, `mcpres.profile-run/1`) and the artifact files run.json lists. This
 //! module only reads: it reports what is on disk (each listed file's state, its
-//! length and SHA-256, the entries nothing lists); `crate::validate::profile_dir`
+//! length and SHA-256, the entries nothing lists); the validator (`validate::profile_dir`)
 //! turns that into findings. See spec/profiles.md, "The evaluation directory".
 
 use std::collections::BTreeMap;

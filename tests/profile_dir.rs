@@ -164,6 +164,20 @@ fn validate(dir: &Path) -> (i32, Value) {
     (out.status.code().unwrap(), report)
 }
 
+/// `mcpres pack DIR -o FILE`.
+fn pack(dir: &Path, file: &Path) -> std::process::Output {
+    mcpres(&[
+        "pack".as_ref(),
+        dir.as_os_str(),
+        "-o".as_ref(),
+        file.as_os_str(),
+    ])
+}
+
+fn message(report: &Value, index: usize) -> &str {
+    report["findings"][index]["message"].as_str().unwrap()
+}
+
 fn codes(report: &Value) -> Vec<String> {
     report["findings"]
         .as_array()
@@ -214,12 +228,7 @@ fn evaluation_findings_come_first_and_a_claimed_fail_adds_no_result_mismatch() {
     );
     // The packed single file gives the same single finding.
     let packed = dir.parent().unwrap().join("evaluation.json");
-    let out = mcpres(&[
-        "pack".as_ref(),
-        dir.as_os_str(),
-        "-o".as_ref(),
-        packed.as_os_str(),
-    ]);
+    let out = pack(&dir, &packed);
     assert_eq!(out.status.code(), Some(0), "{}", output_text(&out));
     expect_codes(&packed, &["MCP_RES_PROFILE_WRONG_REASON"]);
 }
@@ -246,12 +255,7 @@ fn run_json_missing_is_invalid() {
     let (_tmp, dir) = Fixture::valid().written();
     fs::remove_file(dir.join("run.json")).unwrap();
     let report = expect_codes(&dir, &["MCP_RES_PROFILE_RUN_INVALID"]);
-    assert!(
-        report["findings"][0]["message"]
-            .as_str()
-            .unwrap()
-            .contains("run.json is not in")
-    );
+    assert!(message(&report, 0).contains("run.json is not in"));
 }
 
 #[test]
@@ -291,12 +295,7 @@ fn a_missing_artifact_is_reported() {
     let (_tmp, dir) = Fixture::valid().written();
     fs::remove_file(dir.join("artifacts/stdout-protocol-purity/mutant.json")).unwrap();
     let report = expect_codes(&dir, &["MCP_RES_ARTIFACT_MISSING"]);
-    assert!(
-        report["findings"][0]["message"]
-            .as_str()
-            .unwrap()
-            .starts_with("artifacts/stdout-protocol-purity/mutant.json")
-    );
+    assert!(message(&report, 0).starts_with("artifacts/stdout-protocol-purity/mutant.json"));
 }
 
 #[test]
@@ -335,12 +334,7 @@ fn a_symlinked_artifact_is_never_followed() {
     fs::remove_file(&path).unwrap();
     std::os::unix::fs::symlink(&outside, &path).unwrap();
     let report = expect_codes(&dir, &["MCP_RES_ARTIFACT_PATH_INVALID"]);
-    assert!(
-        report["findings"][0]["message"]
-            .as_str()
-            .unwrap()
-            .contains("symbolic link")
-    );
+    assert!(message(&report, 0).contains("symbolic link"));
 }
 
 #[test]
@@ -496,12 +490,7 @@ fn pack_writes_the_evaluation_bytes_of_an_intact_directory_only() {
     let f = Fixture::valid();
     let (tmp, dir) = f.written();
     let packed = tmp.path().join("packed.json");
-    let out = mcpres(&[
-        "pack".as_ref(),
-        dir.as_os_str(),
-        "-o".as_ref(),
-        packed.as_os_str(),
-    ]);
+    let out = pack(&dir, &packed);
     assert_eq!(out.status.code(), Some(0), "{}", output_text(&out));
     assert_eq!(
         fs::read(&packed).unwrap(),
@@ -514,12 +503,7 @@ fn pack_writes_the_evaluation_bytes_of_an_intact_directory_only() {
     // A directory that is not intact is refused, and nothing is written.
     fs::write(dir.join("stray.txt"), b"x").unwrap();
     let refused = tmp.path().join("refused.json");
-    let out = mcpres(&[
-        "pack".as_ref(),
-        dir.as_os_str(),
-        "-o".as_ref(),
-        refused.as_os_str(),
-    ]);
+    let out = pack(&dir, &refused);
     assert_eq!(out.status.code(), Some(1), "{}", output_text(&out));
     assert!(support::text(&out.stderr).contains("MCP_RES_ARTIFACT_UNLISTED"));
     assert!(!refused.exists());

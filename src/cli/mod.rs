@@ -819,18 +819,21 @@ fn run_pack(dir: &Path, out_path: &Path) -> CliResult {
             }
             Ok(Exit::Valid)
         }
-        Err(pack::PackError::NotIntact(findings)) => {
-            let mut message = format!(
-                "mcpres: {} is not an intact bundle directory:",
-                output::shown(dir)
-            );
-            for f in findings {
-                message.push_str(&format!("\n  {}: {}", f.code, f.message));
-            }
-            Err(CliError::Failing(message))
-        }
-        Err(e) => Err(CliError::Unusable(format!("mcpres: {e}"))),
+        Err(e) => Err(pack_error(dir, "bundle directory", e)),
     }
+}
+
+/// A failed `pack`: a directory that is not intact fails (exit 1) with its
+/// findings; anything else is unusable input (exit 2).
+fn pack_error(dir: &Path, what: &str, e: pack::PackError) -> CliError {
+    let pack::PackError::NotIntact(findings) = e else {
+        return CliError::Unusable(format!("mcpres: {e}"));
+    };
+    let mut message = format!("mcpres: {} is not an intact {what}:", output::shown(dir));
+    for f in findings {
+        message.push_str(&format!("\n  {}: {}", f.code, f.message));
+    }
+    CliError::Failing(message)
 }
 
 /// `pack` on a profile evaluation directory: its evaluation.json, unchanged.
@@ -846,17 +849,7 @@ fn run_pack_profile(dir: &Path, out_path: &Path) -> CliResult {
             );
             Ok(Exit::Valid)
         }
-        Err(pack::PackError::NotIntact(findings)) => {
-            let mut message = format!(
-                "mcpres: {} is not an intact profile evaluation directory; nothing was written:",
-                output::shown(dir)
-            );
-            for f in findings {
-                message.push_str(&format!("\n  {}: {}", f.code, f.message));
-            }
-            Err(CliError::Failing(message))
-        }
-        Err(e) => Err(CliError::Unusable(format!("mcpres: {e}"))),
+        Err(e) => Err(pack_error(dir, "profile evaluation directory", e)),
     }
 }
 

@@ -90,26 +90,15 @@ const FILES: [(&str, &str, &str); 18] = [
 
 impl SchemaKind {
     /// All kinds, in declaration order: the [`SchemaKind::STANDARD`] ones, then mcpres's own.
-    pub const ALL: [SchemaKind; 18] = [
-        SchemaKind::ConformanceBundle,
-        SchemaKind::EvidenceEnvelope,
-        SchemaKind::ConformanceStatement,
-        SchemaKind::IntegrityManifest,
-        SchemaKind::Observation,
-        SchemaKind::ObservationCoverage,
-        SchemaKind::TrialSummary,
-        SchemaKind::AttestedConformanceBundle,
-        SchemaKind::AttestationStatement,
-        SchemaKind::AuthenticityRecord,
-        SchemaKind::DsseEnvelope,
-        SchemaKind::TrustPolicy,
-        SchemaKind::MigrationResult,
-        SchemaKind::OfficialConformanceAttachment,
-        SchemaKind::ProfileEvaluation,
-        SchemaKind::ReliabilityProfileManifest,
-        SchemaKind::OauthBoundaryEvaluation,
-        SchemaKind::ProfileRun,
-    ];
+    pub const ALL: [SchemaKind; 18] = {
+        let mut all = [SchemaKind::ProfileRun; 18];
+        let mut i = 0;
+        while i < SchemaKind::STANDARD.len() {
+            all[i] = SchemaKind::STANDARD[i];
+            i += 1;
+        }
+        all
+    };
 
     /// The 17 MCP-RES v0.2 document types (the reference kit has a schema for each).
     pub const STANDARD: [SchemaKind; 17] = [

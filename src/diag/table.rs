@@ -613,14 +613,14 @@ diagnostics! {
         ProfileRunInvalid PROFILE_RUN_INVALID "MCP_RES_PROFILE_RUN_INVALID" {
             rule: "MCPRES-PROFILE-DIR-002",
             title: "Run record missing or malformed",
-            meaning: "A profile evaluation directory (a directory holding evaluation.json) has no run.json, or its run.json is a symlink or not a regular file, cannot be read by the strict reader, or does not match the closed mcpres.profile-run/1 schema; schemaErrors lists the violations. Nothing else of the directory is checked against it.",
+            meaning: "A profile evaluation directory (a directory holding evaluation.json) has no run.json, or its run.json is a symlink or not a regular file, cannot be read by the strict reader, or does not match the closed mcpres.profile-run/1 schema (one finding per violation). Nothing else of the directory is compared with it.",
             example: "A directory holding evaluation.json and artifacts/ but no run.json, or a run.json whose check has \"verdict\": \"SKIPPED\".",
             fix: "Keep the directory exactly as mcpres profile run wrote it, or pack it (mcpres pack DIR -o FILE) and pass the single evaluation file instead.",
         }
         ProfileRunInconsistent PROFILE_RUN_INCONSISTENT "MCP_RES_PROFILE_RUN_INCONSISTENT" {
             rule: "MCPRES-PROFILE-DIR-002",
             title: "Run record disagrees with the evaluation",
-            meaning: "run.json does not describe the evaluation.json beside it: evaluationFileSha256 is not the SHA-256 of evaluation.json's bytes; its profile differs; the checks with verdict PASS or FAIL are not exactly the evaluated checks, or a NOT_OBSERVED check is evaluated; a check's positive or negative path is missing, not listed, or names an artifact whose sha256 is not the one the evaluation cites; a PASS check has mutantKilled other than true or has a failing observation; or result is not FAIL when a check fails, INCOMPLETE when one was not observed, PASS otherwise.",
+            meaning: "run.json does not describe the evaluation.json beside it: evaluationFileSha256 is not the SHA-256 of evaluation.json's bytes; its profile differs; the checks with verdict PASS or FAIL are not exactly the evaluated checks, a check is listed twice, or a NOT_OBSERVED check is evaluated; a check's positive or negative path is null, not listed, or names an artifact whose sha256 is not the one the evaluation cites, or another path given is not listed; a PASS check has mutantKilled other than true or has a failing observation; or result is not FAIL when a check fails, INCOMPLETE when one was not observed, PASS otherwise.",
             example: "run.json says \"result\": \"PASS\" while one of its checks has \"verdict\": \"FAIL\".",
             fix: "Do not edit run.json or evaluation.json by hand; run mcpres profile run again to get a consistent directory.",
         }

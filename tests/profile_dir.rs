@@ -525,3 +525,24 @@ fn a_folder_of_profile_directories_validates_each() {
     );
     assert!(text.contains("MCP_RES_PROFILE_RUN_INVALID"), "{text}");
 }
+
+#[cfg(unix)]
+#[test]
+fn fifos_in_place_of_run_json_or_an_artifact_are_never_opened() {
+    let (_tmp, dir) = Fixture::valid().written();
+    let mkfifo = |path: &Path| {
+        fs::remove_file(path).unwrap();
+        std::process::Command::new("mkfifo")
+            .arg(path)
+            .status()
+            .is_ok_and(|s| s.success())
+    };
+    if !mkfifo(&dir.join("artifacts/cleanup.json")) {
+        eprintln!("SKIPPED: mkfifo unavailable");
+        return;
+    }
+    let report = expect_codes(&dir, &["MCP_RES_ARTIFACT_PATH_INVALID"]);
+    assert!(message(&report, 0).contains("not a regular file"));
+    assert!(mkfifo(&dir.join("run.json")));
+    expect_codes(&dir, &["MCP_RES_PROFILE_RUN_INVALID"]);
+}

@@ -576,35 +576,39 @@ pub fn profile_vectors() -> Vec<Vector> {
     ));
     v.push(pv(
         "negative-not-reached",
-        "A negative control that did not reach its property",
+        "A negative control that did not reach its property (result FAIL, as derived)",
         c::PROFILE_PROPERTY_NOT_REACHED,
         deep(base(), |d| {
-            d["checks"][2]["negativeControl"]["propertyReached"] = json!(false)
+            d["checks"][2]["negativeControl"]["propertyReached"] = json!(false);
+            d["result"] = json!("FAIL");
         }),
     ));
     v.push(pv(
         "positive-rejected",
-        "A positive observation that expected ACCEPT and observed REJECT",
+        "A positive observation that expected ACCEPT and observed REJECT (result FAIL, as derived)",
         c::PROFILE_OUTCOME_MISMATCH,
         deep(base(), |d| {
-            d["checks"][1]["positive"]["observedOutcome"] = json!("REJECT")
+            d["checks"][1]["positive"]["observedOutcome"] = json!("REJECT");
+            d["result"] = json!("FAIL");
         }),
     ));
     v.push(pv(
         "negative-not-observed",
-        "A negative control whose outcome was NOT_OBSERVED",
+        "A negative control whose outcome was NOT_OBSERVED (result FAIL, as derived)",
         c::PROFILE_NEGATIVE_CONTROL_MISSING,
         deep(base(), |d| {
-            d["checks"][3]["negativeControl"]["observedOutcome"] = json!("NOT_OBSERVED")
+            d["checks"][3]["negativeControl"]["observedOutcome"] = json!("NOT_OBSERVED");
+            d["result"] = json!("FAIL");
         }),
     ));
     v.push(pv(
         "negative-earlier-rejection",
-        "A negative control rejected by an earlier parser guard, not at the property",
+        "A negative control rejected by an earlier parser guard, not at the property (result FAIL, as derived)",
         c::PROFILE_WRONG_REASON,
         deep(base(), |d| {
             d["checks"][4]["negativeControl"]["observedReasonCode"] =
-                json!("MCP_RES_EARLY_PARSE_REJECTION")
+                json!("MCP_RES_EARLY_PARSE_REJECTION");
+            d["result"] = json!("FAIL");
         }),
     ));
     v.push(pv(
@@ -630,7 +634,7 @@ pub fn profile_vectors() -> Vec<Vector> {
     ));
     v.push(pv(
         "result-fail",
-        "Result FAIL: the schema allows it, but a valid evaluation only derives PASS or INCOMPLETE",
+        "Result FAIL while every observation shows what its check expects: FAIL is derived only from a failing observation",
         c::PROFILE_RESULT_MISMATCH,
         deep(base(), |d| d["result"] = json!("FAIL")),
     ));

@@ -23,11 +23,22 @@ pub const BUNDLE_SCHEMA_VERSION: &str = "mcp-res.conformance-bundle/0.2.0";
 
 /// One entry on disk, by relative path with `/` separators.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum OnDisk {
+pub enum OnDisk {
     File,
     Dir,
     /// Symlinks, sockets, devices, names that are not UTF-8: never followed.
     Other,
+}
+
+impl OnDisk {
+    /// What the entry is, for messages.
+    pub fn what(self) -> &'static str {
+        match self {
+            OnDisk::File => "file",
+            OnDisk::Dir => "directory",
+            OnDisk::Other => "entry (symlink or special file)",
+        }
+    }
 }
 
 /// Entries examined when looking for files the manifest does not list; a
@@ -59,7 +70,7 @@ impl Default for DirLimits {
 
 /// Walk the tree below `root` into `tree`, at most [`MAX_DIR_ENTRIES`] entries;
 /// returns `false` when the budget ran out.
-fn walk(
+pub(super) fn walk(
     root: &Path,
     rel: &str,
     tree: &mut BTreeMap<String, OnDisk>,
@@ -172,6 +183,14 @@ fn open_artifact(path: &Path) -> Result<(fs::File, fs::Metadata), std::io::Error
 
 /// Read buffer for streaming artifacts through SHA-256 (one per worker thread).
 const HASH_BUFFER: usize = 1 << 20;
+
+/// Hash a listed file without following a symlink, reading at most `limit`
+/// plus one bytes. Returns (bytes read, hex digest): more than `limit` bytes read
+/// means the file is longer than `limit`.
+pub(super) fn hash_file(path: &Path, limit: u64) -> Result<(u64, String), std::io::Error> {
+    let (file, _) = open_artifact(path)?;
+    hash_stream(file, limit)
+}
 
 /// Stream a reader through SHA-256, stopping once more than `limit` bytes were
 /// read. Returns (bytes read, hex digest).
@@ -339,45 +358,130 @@ fn check_artifact(
     }
 }
 
+/// Why a listed path does not lead to a regular file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Absence {
+    /// Nothing is there (or at a directory on the way).
+    Missing,
+    /// `at`, the path itself or a directory on the way, is a symbolic link.
+    Symlink { at: String },
+    /// The path names something other than a regular file.
+    NotRegular,
+    /// `at`, on the way to the path, is not a directory.
+    NotDirectory { at: String },
+}
+
+impl Absence {
+    /// The directory-form code and message for `path`; `missing` is the message
+    /// for nothing being there, `container` names the directory kind ("a bundle").
+    pub fn finding(
+        &self,
+        path: &str,
+        missing: String,
+        container: &str,
+    ) -> (crate::diag::Code, String) {
+        match self {
+            Absence::Missing => (c::ARTIFACT_MISSING, missing),
+            Absence::Symlink { at } => (
+                c::ARTIFACT_PATH_INVALID,
+                format!(
+                    "{path}: {at} is a symbolic link; mcpres never follows symlinks in {container}"
+                ),
+            ),
+            Absence::NotRegular => (
+                c::ARTIFACT_PATH_INVALID,
+                format!("{path} is not a regular file"),
+            ),
+            Absence::NotDirectory { at } => (
+                c::ARTIFACT_PATH_INVALID,
+                format!("{path}: {at} is not a directory"),
+            ),
+        }
+    }
+}
+
 /// Look a listed path up component by component with `lstat`, never following a symlink.
-fn presence(root: &Path, path: &str) -> Result<(), (crate::diag::Code, String)> {
+pub(super) fn locate(root: &Path, path: &str) -> Result<(), Absence> {
     let parts: Vec<&str> = path.split('/').collect();
     let mut current = root.to_path_buf();
     for (i, part) in parts.iter().enumerate() {
         current.push(part);
         let last = i + 1 == parts.len();
+        let at = || parts[..=i].join("/");
         match fs::symlink_metadata(&current) {
-            Err(_) => {
-                return Err((
-                    c::ARTIFACT_MISSING,
-                    format!("{path} is listed in the manifest but is not in the bundle"),
-                ));
-            }
-            Ok(m) if m.file_type().is_symlink() => {
-                return Err((
-                    c::ARTIFACT_PATH_INVALID,
-                    format!(
-                        "{path}: {} is a symbolic link; mcpres never follows symlinks in a bundle",
-                        parts[..=i].join("/")
-                    ),
-                ));
-            }
-            Ok(m) if last && !m.is_file() => {
-                return Err((
-                    c::ARTIFACT_PATH_INVALID,
-                    format!("{path} is not a regular file"),
-                ));
-            }
-            Ok(m) if !last && !m.is_dir() => {
-                return Err((
-                    c::ARTIFACT_PATH_INVALID,
-                    format!("{path}: {} is not a directory", parts[..=i].join("/")),
-                ));
-            }
+            Err(_) => return Err(Absence::Missing),
+            Ok(m) if m.file_type().is_symlink() => return Err(Absence::Symlink { at: at() }),
+            Ok(m) if last && !m.is_file() => return Err(Absence::NotRegular),
+            Ok(m) if !last && !m.is_dir() => return Err(Absence::NotDirectory { at: at() }),
             Ok(_) => {}
         }
     }
     Ok(())
+}
+
+fn presence(root: &Path, path: &str) -> Result<(), (crate::diag::Code, String)> {
+    locate(root, path).map_err(|absence| {
+        absence.finding(
+            path,
+            format!("{path} is listed in the manifest but is not in the bundle"),
+            "a bundle",
+        )
+    })
+}
+
+/// Listed paths compared after ASCII case folding: two that fold alike would be
+/// one file on a case-insensitive file system.
+pub(super) struct FoldedPaths<'a>(HashMap<String, &'a str>);
+
+impl<'a> FoldedPaths<'a> {
+    /// Start with names the directory reserves for itself.
+    pub(super) fn new(reserved: &[&'a str]) -> Self {
+        FoldedPaths(
+            reserved
+                .iter()
+                .map(|r| (r.to_ascii_lowercase(), *r))
+                .collect(),
+        )
+    }
+
+    /// Add `path`; on a collision, the message saying with what (and nothing is added).
+    pub(super) fn insert(&mut self, path: &'a str, what: &str) -> Option<String> {
+        let key = path.to_ascii_lowercase();
+        match self.0.get(&key) {
+            Some(other) if *other == path => {
+                Some(format!("{what} path {path:?} is listed more than once"))
+            }
+            Some(other) => Some(format!(
+                "{what} paths {other:?} and {path:?} differ only by case"
+            )),
+            None => {
+                self.0.insert(key, path);
+                None
+            }
+        }
+    }
+}
+
+/// The entries of `tree` that are neither one of `listed` (or `fixed`) nor a
+/// directory on the way to one.
+pub(super) fn unlisted<'t>(
+    tree: &'t BTreeMap<String, OnDisk>,
+    listed: &[&str],
+    fixed: &[&str],
+) -> Vec<(&'t str, OnDisk)> {
+    let mut needed: HashSet<&str> = fixed.iter().copied().collect();
+    for path in listed {
+        needed.insert(path);
+        let mut prefix = *path;
+        while let Some((parent, _)) = prefix.rsplit_once('/') {
+            needed.insert(parent);
+            prefix = parent;
+        }
+    }
+    tree.iter()
+        .filter(|(path, _)| !needed.contains(path.as_str()))
+        .map(|(path, kind)| (path.as_str(), *kind))
+        .collect()
 }
 
 fn read_optional_json(
@@ -500,27 +604,17 @@ pub fn load_dir_with(
         }
     }
     // 2. Collisions (ASCII case folding; exact duplicates and the manifest's own name included).
-    let mut folded: HashMap<String, &str> = HashMap::new();
-    folded.insert(MANIFEST_FILE.to_string(), MANIFEST_FILE);
+    let mut folded = FoldedPaths::new(&[MANIFEST_FILE]);
     let mut distinct: Vec<&Entry> = Vec::new();
     for e in good {
-        let key = e.path.to_ascii_lowercase();
-        if let Some(other) = folded.get(&key) {
+        if let Some(message) = folded.insert(&e.path, "manifest") {
             findings.push(Finding::new(
                 c::ARTIFACT_PATH_COLLISION,
                 pointer(e),
-                if *other == e.path {
-                    format!("manifest path {:?} is listed more than once", e.path)
-                } else {
-                    format!(
-                        "manifest paths {other:?} and {:?} differ only by case",
-                        e.path
-                    )
-                },
+                message,
             ));
             continue;
         }
-        folded.insert(key, &e.path);
         distinct.push(e);
     }
     // 3. Presence, component by component, never following a symlink.
@@ -561,30 +655,14 @@ pub fn load_dir_with(
     // 6. Unlisted entries: anything on disk that is neither listed nor on the way to a listed path.
     let mut tree = BTreeMap::new();
     let complete = walk(root, "", &mut tree, 0)?;
-    let mut needed: HashSet<String> = HashSet::new();
-    needed.insert(MANIFEST_FILE.to_string());
-    for e in &entries {
-        needed.insert(e.path.clone());
-        let mut prefix = e.path.as_str();
-        while let Some((parent, _)) = prefix.rsplit_once('/') {
-            needed.insert(parent.to_string());
-            prefix = parent;
-        }
-    }
-    for (path, kind) in &tree {
-        if needed.contains(path) {
-            continue;
-        }
-        let what = match kind {
-            OnDisk::File => "file",
-            OnDisk::Dir => "directory",
-            OnDisk::Other => "entry (symlink or special file)",
-        };
+    let listed: Vec<&str> = entries.iter().map(|e| e.path.as_str()).collect();
+    for (path, kind) in unlisted(&tree, &listed, &[MANIFEST_FILE]) {
         findings.push(Finding::new(
             c::ARTIFACT_UNLISTED,
             "/integrity/artifacts",
             format!(
-                "{path}: {what} in the bundle directory that the integrity manifest does not list"
+                "{path}: {} in the bundle directory that the integrity manifest does not list",
+                kind.what()
             ),
         ));
     }

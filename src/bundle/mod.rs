@@ -1,7 +1,9 @@
-//! Loading MCP-RES documents: a single JSON file (any document kind) or a
-//! v0.2 bundle directory (see `spec/bundle-layout.md`).
+//! Loading MCP-RES documents: a single JSON file (any document kind), a
+//! v0.2 bundle directory (see `spec/bundle-layout.md`) or a profile evaluation
+//! directory (see `spec/profiles.md`, "The evaluation directory").
 
 pub mod dir;
+pub mod profile_dir;
 
 use std::fs;
 use std::io::Read;
@@ -78,6 +80,9 @@ pub struct Loaded {
     pub source: Option<Vec<u8>>,
     /// Findings about the stored directory form (empty for single files).
     pub storage_findings: Vec<Finding>,
+    /// For a profile evaluation directory: what is on disk (`doc` is then its
+    /// evaluation.json), judged by the validator (`validate::profile_dir`).
+    pub profile_dir: Option<Box<profile_dir::ProfileDir>>,
 }
 
 /// `lstat` an input path; a symlink is refused, never followed.
@@ -194,12 +199,22 @@ pub fn load_with(
     dir_limits: &dir::DirLimits,
 ) -> Result<Loaded, LoadError> {
     let meta = lstat_refusing_symlinks(path)?;
+    if meta.is_dir() && profile_dir::is_profile_dir(path) {
+        let loaded = profile_dir::load(path, limits, dir_limits)?;
+        return Ok(Loaded {
+            doc: Some(loaded.evaluation.clone()),
+            source: None,
+            storage_findings: Vec::new(),
+            profile_dir: Some(Box::new(loaded)),
+        });
+    }
     if meta.is_dir() {
         let (doc, storage_findings) = dir::load_dir_with(path, limits, dir_limits)?;
         return Ok(Loaded {
             doc,
             source: None,
             storage_findings,
+            profile_dir: None,
         });
     }
     let (doc, bytes) = read_json(path, limits)?;
@@ -207,5 +222,6 @@ pub fn load_with(
         doc: Some(doc),
         source: Some(bytes),
         storage_findings: Vec::new(),
+        profile_dir: None,
     })
 }

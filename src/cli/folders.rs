@@ -27,12 +27,14 @@ fn is_bundle_dir(path: &Path) -> bool {
 }
 
 /// A directory with a bundle directory's own files (a bundle directory
-/// whose manifest is missing): it stands for itself and is refused as such.
+/// whose manifest is missing), or a profile evaluation directory (holding
+/// `evaluation.json`): it stands for itself.
 fn looks_like_bundle_dir(path: &Path) -> bool {
     [
         "integrity-manifest.json",
         "evidence-envelope.json",
         "conformance-statement.json",
+        bundle::profile_dir::EVALUATION_FILE,
     ]
     .iter()
     .any(|f| path.join(f).symlink_metadata().is_ok())
@@ -63,7 +65,9 @@ pub fn expand(paths: &[PathBuf]) -> Expanded {
                         };
                         let name = e.file_name();
                         let name = name.to_string_lossy();
-                        (kind.is_dir() && is_bundle_dir(&e.path()))
+                        (kind.is_dir()
+                            && (is_bundle_dir(&e.path())
+                                || bundle::profile_dir::is_profile_dir(&e.path())))
                             || (kind.is_file() && name.ends_with(".json") && name != CAMPAIGN_FILE)
                     })
                     .map(|e| e.path())

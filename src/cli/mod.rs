@@ -434,6 +434,13 @@ impl Outcome {
 
 /// Validate one loaded document, storage findings first.
 pub fn check_loaded(loaded: bundle::Loaded, options: &Settings) -> Checked {
+    if let (Some(dir), false) = (&loaded.profile_dir, options.require_attested) {
+        let report = validate::profile_dir::validate_profile_dir(dir);
+        return Checked {
+            report,
+            source: None,
+        };
+    }
     let Some(doc) = &loaded.doc else {
         return Checked {
             report: Report::from_findings(loaded.storage_findings, Vec::new(), None),
@@ -802,6 +809,9 @@ fn run_digest(file: &Path, kind: DigestKind) -> CliResult {
 
 fn run_pack(dir: &Path, out_path: &Path) -> CliResult {
     check_new_file(out_path, "mcpres pack: --output")?;
+    if bundle::profile_dir::is_profile_dir(dir) {
+        return run_pack_profile(dir, out_path);
+    }
     match pack::pack(dir, out_path, &Limits::default()) {
         Ok(s) => {
             errln!(
@@ -829,17 +839,37 @@ fn run_pack(dir: &Path, out_path: &Path) -> CliResult {
             }
             Ok(Exit::Valid)
         }
-        Err(pack::PackError::NotIntact(findings)) => {
-            let mut message = format!(
-                "mcpres: {} is not an intact bundle directory:",
-                output::shown(dir)
+        Err(e) => Err(pack_error(dir, "bundle directory", e)),
+    }
+}
+
+/// A failed `pack`: a directory that is not intact fails (exit 1) with its
+/// findings; anything else is unusable input (exit 2).
+fn pack_error(dir: &Path, what: &str, e: pack::PackError) -> CliError {
+    let pack::PackError::NotIntact(findings) = e else {
+        return CliError::Unusable(format!("mcpres: {e}"));
+    };
+    let mut message = format!("mcpres: {} is not an intact {what}:", output::shown(dir));
+    for f in findings {
+        message.push_str(&format!("\n  {}: {}", f.code, f.message));
+    }
+    CliError::Failing(message)
+}
+
+/// `pack` on a profile evaluation directory: its evaluation.json, unchanged.
+fn run_pack_profile(dir: &Path, out_path: &Path) -> CliResult {
+    match pack::pack_profile_dir(dir, out_path, &Limits::default()) {
+        Ok(s) => {
+            errln!(
+                "mcpres: packed {} into {} (its evaluation.json, {} bytes, evaluationSha256 {})",
+                output::shown(dir),
+                output::shown(out_path),
+                s.bytes,
+                s.evaluation_sha256
             );
-            for f in findings {
-                message.push_str(&format!("\n  {}: {}", f.code, f.message));
-            }
-            Err(CliError::Failing(message))
+            Ok(Exit::Valid)
         }
-        Err(e) => Err(CliError::Unusable(format!("mcpres: {e}"))),
+        Err(e) => Err(pack_error(dir, "profile evaluation directory", e)),
     }
 }
 

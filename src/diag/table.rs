@@ -603,9 +603,33 @@ diagnostics! {
         ProfileResultMismatch PROFILE_RESULT_MISMATCH "MCP_RES_PROFILE_RESULT_MISMATCH" {
             rule: "MCPRES-PROFILE-001",
             title: "Result not as derived",
-            meaning: "result differs from the derived result (INCOMPLETE with any fixture observation, otherwise PASS) in a way other than a fixture overclaim.",
+            meaning: "result differs from the derived result (FAIL when any positive or negative-control observation has a finding, else INCOMPLETE with any fixture observation, otherwise PASS) in a way other than a fixture overclaim.",
             example: "result \"INCOMPLETE\" when every observation came from runtime probes.",
             fix: "Report the derived result.",
+        }
+    }
+    /// Profile evaluation directory: mcpres's own codes (spec/profiles.md, "The evaluation directory").
+    ProfileDirectory {
+        ProfileRunInvalid PROFILE_RUN_INVALID "MCP_RES_PROFILE_RUN_INVALID" {
+            rule: "MCPRES-PROFILE-DIR-002",
+            title: "Run record missing or malformed",
+            meaning: "A profile evaluation directory (a directory holding evaluation.json) has no run.json, or its run.json is a symlink or not a regular file, cannot be read by the strict reader, or does not match the closed mcpres.profile-run/1 schema (one finding per violation). Nothing else of the directory is compared with it.",
+            example: "A directory holding evaluation.json and artifacts/ but no run.json, or a run.json whose check has \"verdict\": \"SKIPPED\".",
+            fix: "Keep the directory exactly as mcpres profile run wrote it, or pack it (mcpres pack DIR -o FILE) and pass the single evaluation file instead.",
+        }
+        ProfileRunInconsistent PROFILE_RUN_INCONSISTENT "MCP_RES_PROFILE_RUN_INCONSISTENT" {
+            rule: "MCPRES-PROFILE-DIR-002",
+            title: "Run record disagrees with the evaluation",
+            meaning: "run.json does not describe the evaluation.json beside it: evaluationFileSha256 is not the SHA-256 of evaluation.json's bytes; its profile differs; the checks with verdict PASS or FAIL are not exactly the evaluated checks, a check is listed twice, or a NOT_OBSERVED check is evaluated; a check's positive or negative path is null, not listed, or names an artifact whose sha256 is not the one the evaluation cites, or another path given is not listed; a PASS check has mutantKilled other than true or has a failing observation; or result is not FAIL when a check fails, INCOMPLETE when one was not observed, PASS otherwise.",
+            example: "run.json says \"result\": \"PASS\" while one of its checks has \"verdict\": \"FAIL\".",
+            fix: "Do not edit run.json or evaluation.json by hand; run mcpres profile run again to get a consistent directory.",
+        }
+        ProfileArtifactUnresolved PROFILE_ARTIFACT_UNRESOLVED "MCP_RES_PROFILE_ARTIFACT_UNRESOLVED" {
+            rule: "MCPRES-PROFILE-DIR-001",
+            title: "Cited artifact not in the directory",
+            meaning: "An artifactSha256 of a check's positive or negative-control observation, or cleanup.observationSha256, in evaluation.json is not the sha256 of any artifact that run.json lists, so the directory does not hold the observation the evaluation cites.",
+            example: "A check whose negativeControl.artifactSha256 names bytes that no file under artifacts/ has.",
+            fix: "Keep every artifact the run wrote; an evaluation must cite only observations stored beside it.",
         }
     }
     /// OAuth authorization-boundary evaluation (AUTHORIZATION.md).

@@ -9,9 +9,10 @@ use serde_json::Value;
 use std::collections::HashMap;
 
 use crate::bundle::dir::{
-    DEFAULT_MAX_ARTIFACT_BYTES, MANIFEST_FILE, MAX_MANIFEST_ARTIFACTS, load_dir, path_problem,
-    write_new,
+    DEFAULT_MAX_ARTIFACT_BYTES, DirLimits, MANIFEST_FILE, MAX_MANIFEST_ARTIFACTS, load_dir,
+    path_problem, write_new,
 };
+use crate::bundle::profile_dir;
 use crate::bundle::{LoadError, read_json};
 use crate::diag::Finding;
 use crate::fsio::DirHandle;
@@ -111,6 +112,46 @@ pub fn pack(dir: &Path, out: &Path, limits: &Limits) -> Result<PackSummary, Pack
         bundle_digest: bundle_digest_of(&doc),
         files: 1,
         raw_artifacts: raw,
+    })
+}
+
+/// Summary of packing a profile evaluation directory.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProfilePackSummary {
+    /// The evaluation's own `evaluationSha256`.
+    pub evaluation_sha256: String,
+    /// The length of the file written.
+    pub bytes: usize,
+}
+
+/// `mcpres pack DIR -o FILE` for a profile evaluation directory: write the bytes of its
+/// `evaluation.json` unchanged (the single document the reference validators read), when
+/// the directory is intact: its run record holds, lists exactly the files there with
+/// their digests, and agrees with the evaluation. The evaluation's own findings do not
+/// stop it; `mcpres validate FILE` reports them, as for any single file.
+pub fn pack_profile_dir(
+    dir: &Path,
+    out: &Path,
+    limits: &Limits,
+) -> Result<ProfilePackSummary, PackError> {
+    if fs::symlink_metadata(out).is_ok() {
+        return Err(PackError::Exists(out.to_path_buf()));
+    }
+    let loaded = profile_dir::load(dir, limits, &DirLimits::default())?;
+    let findings = crate::validate::profile_dir::directory_findings(&loaded);
+    if !findings.is_empty() {
+        return Err(PackError::NotIntact(findings));
+    }
+    write_new(out, &loaded.evaluation_bytes).map_err(|source| PackError::Write {
+        path: out.to_path_buf(),
+        source,
+    })?;
+    Ok(ProfilePackSummary {
+        evaluation_sha256: loaded.evaluation["evaluationSha256"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned(),
+        bytes: loaded.evaluation_bytes.len(),
     })
 }
 

@@ -1,7 +1,8 @@
 //! The project's own closed Draft 2020-12 schemas (files in `schemas/`), embedded and compiled once.
 //!
 //! Each of the 17 MCP-RES v0.2 document types has one schema file under `schemas/`, with the
-//! `$id` `https://mcpres.dev/schemas/v0.2.0/<name>.schema.json`. The files reference each other
+//! `$id` `https://mcpres.dev/schemas/v0.2.0/<name>.schema.json`; so has mcpres's own `run.json`
+//! of a profile evaluation directory (`mcpres-profile-run`, see [`SchemaKind::ProfileRun`]). The files reference each other
 //! with relative `$ref`s, which resolve against an in-memory registry of the embedded texts, so
 //! nothing is ever fetched (no network, no file system). A kind's validator is compiled the first
 //! time it is needed (registering only the schemas that kind reaches) and then reused for the
@@ -44,6 +45,9 @@ pub enum SchemaKind {
     ProfileEvaluation,
     ReliabilityProfileManifest,
     OauthBoundaryEvaluation,
+    /// mcpres's own `run.json` of a profile evaluation directory (`mcpres.profile-run/1`);
+    /// not an MCP-RES document, so not in [`SchemaKind::STANDARD`].
+    ProfileRun,
 }
 
 pub use crate::diag::SchemaError;
@@ -63,7 +67,7 @@ macro_rules! schema_file {
 }
 
 /// File name, `$id` and text of every schema, in [`SchemaKind::ALL`] order.
-const FILES: [(&str, &str, &str); 17] = [
+const FILES: [(&str, &str, &str); 18] = [
     schema_file!("conformance-bundle"),
     schema_file!("evidence-envelope"),
     schema_file!("conformance-statement"),
@@ -81,11 +85,23 @@ const FILES: [(&str, &str, &str); 17] = [
     schema_file!("profile-evaluation"),
     schema_file!("reliability-profile-manifest"),
     schema_file!("oauth-boundary-evaluation"),
+    schema_file!("mcpres-profile-run"),
 ];
 
 impl SchemaKind {
-    /// All kinds, in declaration order.
-    pub const ALL: [SchemaKind; 17] = [
+    /// All kinds, in declaration order: the [`SchemaKind::STANDARD`] ones, then mcpres's own.
+    pub const ALL: [SchemaKind; 18] = {
+        let mut all = [SchemaKind::ProfileRun; 18];
+        let mut i = 0;
+        while i < SchemaKind::STANDARD.len() {
+            all[i] = SchemaKind::STANDARD[i];
+            i += 1;
+        }
+        all
+    };
+
+    /// The 17 MCP-RES v0.2 document types (the reference kit has a schema for each).
+    pub const STANDARD: [SchemaKind; 17] = [
         SchemaKind::ConformanceBundle,
         SchemaKind::EvidenceEnvelope,
         SchemaKind::ConformanceStatement,
@@ -149,6 +165,7 @@ impl SchemaKind {
             SchemaKind::ProfileEvaluation => "mcp-res.profile-evaluation/0.2.0",
             SchemaKind::ReliabilityProfileManifest => "mcp-res.reliability-profile-manifest/0.2.0",
             SchemaKind::OauthBoundaryEvaluation => "mcp-res.oauth-boundary-evaluation/0.2.0",
+            SchemaKind::ProfileRun => "mcpres.profile-run/1",
         })
     }
 
@@ -258,7 +275,7 @@ fn external_refs<'s>(schema: &'s Value, out: &mut Vec<&'s str>) {
 
 /// The compiled validator of `kind`, compiled on first use and then shared.
 fn validator(kind: SchemaKind) -> Result<&'static Validator, &'static str> {
-    static VALIDATORS: [OnceLock<Result<Validator, String>>; 17] = [const { OnceLock::new() }; 17];
+    static VALIDATORS: [OnceLock<Result<Validator, String>>; 18] = [const { OnceLock::new() }; 18];
     VALIDATORS[kind.index()]
         .get_or_init(|| compile(kind))
         .as_ref()

@@ -86,10 +86,18 @@ fn every_kind_compiles_and_is_self_consistent() {
         let constant = schema["properties"]["schemaVersion"]["const"].as_str();
         assert_eq!(constant, kind.schema_version(), "{kind}");
     }
-    // ALL is in declaration order and complete.
+    // ALL is in declaration order and complete; the standard kinds come first.
     for (index, kind) in SchemaKind::ALL.into_iter().enumerate() {
         assert_eq!(kind.index(), index);
     }
+    assert_eq!(
+        SchemaKind::ALL[..SchemaKind::STANDARD.len()],
+        SchemaKind::STANDARD
+    );
+    assert_eq!(
+        SchemaKind::ALL[SchemaKind::STANDARD.len()..],
+        [SchemaKind::ProfileRun]
+    );
 }
 
 #[test]
@@ -111,7 +119,7 @@ fn schema_version_mapping() {
         .into_iter()
         .filter(|k| k.schema_version().is_some())
         .count();
-    assert_eq!(mapped, 16);
+    assert_eq!(mapped, 17);
     for kind in SchemaKind::ALL {
         if let Some(version) = kind.schema_version() {
             assert_eq!(SchemaKind::from_schema_version(version), Some(kind));
@@ -545,4 +553,78 @@ fn check_references_exclude_line_terminators() {
     ] {
         assert!(!validator.is_valid(&json!(bad)), "{bad:?}");
     }
+}
+
+/// A run record as `mcpres profile run` writes it: one observed and one unobserved check.
+fn profile_run() -> Value {
+    json!({
+        "schemaVersion": "mcpres.profile-run/1",
+        "profile": {"id": "mcp-res/stdio-transport/v1", "protocolRevision": "2026-07-28"},
+        "evaluationFileSha256": "a".repeat(64),
+        "result": "INCOMPLETE",
+        "checks": [
+            {
+                "id": "oversized-line",
+                "kind": "REQUIRED",
+                "verdict": "PASS",
+                "reason": "MCP_RES_OVERSIZED_LINE_REJECTED",
+                "detail": "The oversized line was refused and the mutant killed.",
+                "positive": "artifacts/oversized-line/positive.json",
+                "negative": "artifacts/oversized-line/negative.json",
+                "mutant": "artifacts/oversized-line/mutant.json",
+                "mutantKilled": true
+            },
+            {
+                "id": "partial-line",
+                "kind": "REQUIRED",
+                "verdict": "NOT_OBSERVED",
+                "reason": "not-selected",
+                "detail": "Not selected for this run.",
+                "positive": null,
+                "negative": null,
+                "mutant": null,
+                "mutantKilled": null
+            }
+        ],
+        "artifacts": [
+            {"path": "artifacts/oversized-line/positive.json", "sha256": "b".repeat(64), "bytes": 120}
+        ]
+    })
+}
+
+#[test]
+fn profile_run_schema_is_closed_and_both_engines_agree() {
+    let valid = profile_run();
+    assert_eq!(validate(SchemaKind::ProfileRun, &valid), vec![]);
+    assert!(engine_is_valid(SchemaKind::ProfileRun, &valid));
+    assert_eq!(fast::is_valid(SchemaKind::ProfileRun, &valid), Some(true));
+    assert_eq!(SchemaKind::detect(&valid), Some(SchemaKind::ProfileRun));
+    let edits: [(&str, Value); 9] = [
+        ("/extra", json!(1)),
+        ("/checks/0/extra", json!(1)),
+        ("/artifacts/0/extra", json!(1)),
+        ("/checks/0/verdict", json!("SKIPPED")),
+        ("/checks/0/kind", json!("EXPERIMENTAL")),
+        ("/checks/0/mutantKilled", json!("yes")),
+        ("/checks/0/detail", json!("x".repeat(401))),
+        ("/evaluationFileSha256", json!("A".repeat(64))),
+        ("/artifacts/0/bytes", json!(-1)),
+    ];
+    for (pointer, value) in edits {
+        let mut doc = valid.clone();
+        let (parent, key) = pointer.rsplit_once('/').unwrap();
+        doc.pointer_mut(parent).unwrap()[key] = value;
+        assert!(
+            !validate(SchemaKind::ProfileRun, &doc).is_empty(),
+            "{pointer}"
+        );
+        assert!(!engine_is_valid(SchemaKind::ProfileRun, &doc), "{pointer}");
+        assert!(!is_valid(SchemaKind::ProfileRun, &doc), "{pointer}");
+    }
+    let mut missing = valid.clone();
+    missing["checks"][1]
+        .as_object_mut()
+        .unwrap()
+        .remove("mutant");
+    assert!(!is_valid(SchemaKind::ProfileRun, &missing));
 }

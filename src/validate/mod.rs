@@ -13,6 +13,7 @@ pub mod migration;
 pub mod oauth;
 pub mod official;
 pub mod profile;
+pub mod profile_dir;
 pub mod v01;
 
 pub use crate::diag::{Finding, Report};

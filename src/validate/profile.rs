@@ -4,7 +4,8 @@
 //! schema; a usable registry; the profile registered by id and version; the protocol revision
 //! covered by that profile; the manifest digest; the evaluation digest; the claimed check set;
 //! the remote-target review; each check's positive then negative-control observation; cleanup;
-//! the derived result. Later rules still run after an earlier one fails, except where a failure
+//! the derived result (FAIL when an observation has a finding, else INCOMPLETE with a fixture
+//! observation, else PASS: spec/profiles.md, rule 11). Later rules still run after an earlier one fails, except where a failure
 //! leaves nothing to compare against (schema, registry, unknown profile).
 
 use serde_json::{Value, json};
@@ -12,7 +13,7 @@ use serde_json::{Value, json};
 use crate::diag::codes as c;
 use crate::diag::{Finding, Report};
 use crate::json::canonical::{self, cmp_utf16};
-use crate::model::profile::{CheckObservation, ProfileEvaluation};
+use crate::model::profile::{Check, CheckObservation, ProfileEvaluation};
 use crate::model::vocab::{ClaimScope, Outcome, ProbeOutcome, TargetKind};
 use crate::profiles::{Profile, Registry, RegistryError, has_repeat, sorted};
 use crate::schema::{self, SchemaKind};
@@ -194,16 +195,11 @@ fn rules(doc: &Value, ev: &ProfileEvaluation<'_>, profile: &Profile) -> Vec<Find
             ));
         }
     }
+    let mut observation_failed = false;
     for (i, check) in ev.checks.iter().enumerate() {
-        for (branch, obs, negative) in [
-            ("positive", &check.positive, false),
-            ("negativeControl", &check.negative_control, true),
-        ] {
-            let pointer = format!("/checks/{i}/{branch}");
-            if let Some(f) = observation_finding(obs, negative, check.id, &pointer) {
-                findings.push(f);
-            }
-        }
+        let found = check_findings(check, i);
+        observation_failed |= !found.is_empty();
+        findings.extend(found);
     }
     if ev.cleanup.required && !ev.cleanup.observed {
         findings.push(Finding::new(
@@ -212,7 +208,11 @@ fn rules(doc: &Value, ev: &ProfileEvaluation<'_>, profile: &Profile) -> Vec<Find
             "cleanup is required but was not observed",
         ));
     }
-    let derived = ev.derived_result();
+    let derived = if observation_failed {
+        Outcome::Fail
+    } else {
+        ev.derived_result()
+    };
     let claimed = ev.result;
     if claimed != derived {
         let fixture = derived == Outcome::Incomplete;
@@ -221,10 +221,10 @@ fn rules(doc: &Value, ev: &ProfileEvaluation<'_>, profile: &Profile) -> Vec<Find
         } else {
             c::PROFILE_RESULT_MISMATCH
         };
-        let why = if fixture {
-            "a TEST_FIXTURE observation forces INCOMPLETE"
-        } else {
-            "every observation is a runtime or sanitized official one"
+        let why = match derived {
+            Outcome::Fail => "an observation did not show what its check expects",
+            Outcome::Incomplete => "a TEST_FIXTURE observation forces INCOMPLETE",
+            Outcome::Pass => "every observation is a runtime or sanitized official one",
         };
         findings.push(Finding::new(
             code,
@@ -296,6 +296,25 @@ fn coverage_problem(
     }
     debug_assert!(claimed.windows(2).all(|w| cmp_utf16(&w[0], &w[1]).is_lt()));
     None
+}
+
+/// The findings of one check's observations (positive, then negative control), with
+/// pointers under `/checks/{index}`; empty when both show what the check expects.
+pub fn check_findings(check: &Check<'_>, index: usize) -> Vec<Finding> {
+    [
+        ("positive", &check.positive, false),
+        ("negativeControl", &check.negative_control, true),
+    ]
+    .into_iter()
+    .filter_map(|(branch, obs, negative)| {
+        observation_finding(
+            obs,
+            negative,
+            check.id,
+            &format!("/checks/{index}/{branch}"),
+        )
+    })
+    .collect()
 }
 
 fn observation_finding(

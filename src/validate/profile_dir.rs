@@ -1,0 +1,442 @@
+//! Profile evaluation directories (spec/profiles.md, "The evaluation directory";
+//! MCPRES-PROFILE-DIR-001/002 and the bundle-directory file codes).
+//!
+//! Rule order: evaluation.json exactly as a single file (its own findings come first,
+//! so its primary diagnostic is the directory's whenever it has one); run.json present,
+//! strictly readable and schema-valid (otherwise nothing else is compared with it); the
+//! evaluation file digest run.json records; each listed artifact's path, collision,
+//! presence and bytes; unlisted entries; the digests evaluation.json cites that no listed
+//! artifact has; run.json against evaluation.json.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde::Deserialize;
+
+use crate::bundle::profile_dir::{EVALUATION_FILE, FileState, ProfileDir, RUN_FILE, RunFile};
+use crate::diag::codes as c;
+use crate::diag::{Finding, Report};
+use crate::model::profile::ProfileEvaluation;
+use crate::schema::{self, SchemaKind};
+
+use super::profile;
+
+/// Validate a loaded profile evaluation directory: the evaluation's own report, then
+/// the directory's findings.
+pub fn validate_profile_dir(dir: &ProfileDir) -> Report {
+    let evaluation = profile::validate_profile_evaluation(&dir.evaluation);
+    let directory = directory_findings(dir);
+    if directory.is_empty() {
+        return evaluation;
+    }
+    let mut findings = evaluation.findings;
+    findings.extend(directory);
+    Report::from_findings(findings, evaluation.schema_errors, None)
+}
+
+/// The findings of the directory itself (rules 2 to 8), without evaluation.json's own.
+/// Empty when the directory holds exactly what its run record lists and the record
+/// agrees with the evaluation.
+pub fn directory_findings(dir: &ProfileDir) -> Vec<Finding> {
+    let mut findings = Vec::new();
+    let run = match &dir.run {
+        RunFile::Missing => {
+            findings.push(Finding::new(
+                c::PROFILE_RUN_INVALID,
+                "",
+                format!("{RUN_FILE} is not in the profile evaluation directory"),
+            ));
+            return findings;
+        }
+        RunFile::Unreadable(why) => {
+            findings.push(Finding::new(
+                c::PROFILE_RUN_INVALID,
+                "",
+                format!("{RUN_FILE} cannot be read strictly: {why}"),
+            ));
+            return findings;
+        }
+        RunFile::Read(run) => run,
+    };
+    let errors = schema::validate(SchemaKind::ProfileRun, run);
+    if !errors.is_empty() || !dir.run_schema_valid {
+        findings.extend(errors.iter().map(|e| {
+            Finding::new(
+                c::PROFILE_RUN_INVALID,
+                e.instance_path.clone(),
+                format!("{RUN_FILE}: schema: {} ({})", e.message, e.keyword),
+            )
+        }));
+        return findings;
+    }
+    let Ok(record) = RunRecord::deserialize(run) else {
+        findings.push(Finding::new(
+            c::PROFILE_RUN_INVALID,
+            "",
+            format!("{RUN_FILE} is schema-valid but unreadable as a run record"),
+        ));
+        return findings;
+    };
+
+    // Rule 3: the evaluation file's digest.
+    if record.evaluation_file_sha256 != dir.evaluation_file_sha256 {
+        findings.push(Finding::new(
+            c::PROFILE_RUN_INCONSISTENT,
+            "/evaluationFileSha256",
+            format!(
+                "{RUN_FILE} records evaluationFileSha256 {}, but {EVALUATION_FILE} has sha256 {}",
+                record.evaluation_file_sha256, dir.evaluation_file_sha256
+            ),
+        ));
+    }
+
+    // Rule 4: the listed files, phase by phase (path rule, collision, presence, bytes),
+    // as in a bundle directory.
+    findings.extend(file_findings(dir));
+
+    // Rule 5: entries nothing lists.
+    for (path, kind) in &dir.unlisted {
+        findings.push(Finding::new(
+            c::ARTIFACT_UNLISTED,
+            "/artifacts",
+            format!(
+                "{path}: {} in the profile evaluation directory that {RUN_FILE} does not list",
+                kind.what()
+            ),
+        ));
+    }
+    if !dir.walk_complete {
+        findings.push(Finding::new(
+            c::ARTIFACT_UNLISTED,
+            "/artifacts",
+            format!(
+                "the profile evaluation directory holds more than {} entries; the rest were not examined",
+                crate::bundle::dir::MAX_DIR_ENTRIES
+            ),
+        ));
+    }
+
+    // Rules 6 and 7 need the evaluation's checks: when it is not a readable profile
+    // evaluation, its own findings already say so.
+    if !schema::is_valid(SchemaKind::ProfileEvaluation, &dir.evaluation) {
+        return findings;
+    }
+    let Ok(ev) = ProfileEvaluation::view(&dir.evaluation) else {
+        return findings;
+    };
+    let by_path: BTreeMap<&str, &str> = dir
+        .artifacts
+        .iter()
+        .map(|a| (a.path.as_str(), a.sha256.as_str()))
+        .collect();
+    let listed: BTreeSet<&str> = dir.artifacts.iter().map(|a| a.sha256.as_str()).collect();
+
+    // Rule 6: every digest the evaluation cites is a listed artifact's.
+    for (i, check) in ev.checks.iter().enumerate() {
+        for (branch, obs) in [
+            ("positive", &check.positive),
+            ("negativeControl", &check.negative_control),
+        ] {
+            if !listed.contains(obs.artifact_sha256) {
+                findings.push(Finding::new(
+                    c::PROFILE_ARTIFACT_UNRESOLVED,
+                    format!("/checks/{i}/{branch}/artifactSha256"),
+                    format!(
+                        "check {}: the {branch} observation cites artifact sha256 {}, which no artifact {RUN_FILE} lists has",
+                        check.id, obs.artifact_sha256
+                    ),
+                ));
+            }
+        }
+    }
+    if !listed.contains(ev.cleanup.observation_sha256) {
+        findings.push(Finding::new(
+            c::PROFILE_ARTIFACT_UNRESOLVED,
+            "/cleanup/observationSha256",
+            format!(
+                "the cleanup observation cites artifact sha256 {}, which no artifact {RUN_FILE} lists has",
+                ev.cleanup.observation_sha256
+            ),
+        ));
+    }
+
+    // Rule 7: the run record agrees with the evaluation.
+    findings.extend(consistency(&record, &ev, &by_path));
+    findings
+}
+
+/// Rule 4, in the bundle-directory phase order.
+fn file_findings(dir: &ProfileDir) -> Vec<Finding> {
+    let pointer = |i: usize| format!("/artifacts/{i}/path");
+    let mut phases: [Vec<Finding>; 4] = Default::default();
+    for (i, a) in dir.artifacts.iter().enumerate() {
+        let (phase, code, message) = match &a.state {
+            FileState::PathInvalid(problem) => (
+                0,
+                c::ARTIFACT_PATH_INVALID,
+                format!("{RUN_FILE} artifact path {:?} {problem}", a.path),
+            ),
+            FileState::Collides(message) => (1, c::ARTIFACT_PATH_COLLISION, message.clone()),
+            FileState::Absent(absence) => {
+                let (code, message) = absence.finding(
+                    &a.path,
+                    format!(
+                        "{} is listed in {RUN_FILE} but is not in the directory",
+                        a.path
+                    ),
+                    "a profile evaluation directory",
+                );
+                (2, code, message)
+            }
+            FileState::OverLimit { limit } => (
+                3,
+                c::INPUT_INVALID,
+                format!(
+                    "{}: {RUN_FILE} declares {} bytes, over the {limit}-byte artifact limit (--max-artifact-bytes); the file was not read",
+                    a.path, a.bytes
+                ),
+            ),
+            FileState::Unreadable(why) => (
+                3,
+                c::ARTIFACT_PATH_INVALID,
+                format!("{} cannot be read safely: {why}", a.path),
+            ),
+            FileState::Read { bytes, sha256 } if *bytes != a.bytes || *sha256 != a.sha256 => {
+                let shown = if *bytes > a.bytes {
+                    format!("more than {}", a.bytes)
+                } else {
+                    format!("{bytes} bytes with sha256 {sha256}")
+                };
+                (
+                    3,
+                    c::ARTIFACT_DIGEST_MISMATCH,
+                    format!(
+                        "{}: {RUN_FILE} says {} bytes with sha256 {}; the file has {shown}",
+                        a.path, a.bytes, a.sha256
+                    ),
+                )
+            }
+            FileState::Read { .. } => continue,
+        };
+        phases[phase].push(Finding::new(code, pointer(i), message));
+    }
+    phases.into_iter().flatten().collect()
+}
+
+/// Rule 7: the checks, paths, mutant kills and result of run.json against evaluation.json.
+fn consistency(
+    record: &RunRecord,
+    ev: &ProfileEvaluation<'_>,
+    by_path: &BTreeMap<&str, &str>,
+) -> Vec<Finding> {
+    let mut findings = Vec::new();
+    let mut push = |pointer: String, message: String| {
+        findings.push(Finding::new(c::PROFILE_RUN_INCONSISTENT, pointer, message));
+    };
+    if record.profile.id != ev.profile.id
+        || record.profile.protocol_revision != ev.profile.protocol_revision.as_str()
+    {
+        push(
+            "/profile".into(),
+            format!(
+                "{RUN_FILE} names profile {} at {}, {EVALUATION_FILE} evaluates {} at {}",
+                record.profile.id,
+                record.profile.protocol_revision,
+                ev.profile.id,
+                ev.profile.protocol_revision.as_str()
+            ),
+        );
+    }
+    let evaluated: BTreeMap<&str, usize> = ev
+        .checks
+        .iter()
+        .enumerate()
+        .map(|(i, check)| (check.id, i))
+        .collect();
+    let mut seen = BTreeSet::new();
+    for (i, check) in record.checks.iter().enumerate() {
+        let pointer = |field: &str| format!("/checks/{i}/{field}");
+        if !seen.insert(check.id.as_str()) {
+            push(
+                pointer("id"),
+                format!("check {} is listed more than once", check.id),
+            );
+            continue;
+        }
+        let observed = check.verdict != Verdict::NotObserved;
+        let in_evaluation = evaluated.get(check.id.as_str()).map(|i| &ev.checks[*i]);
+        match (observed, in_evaluation) {
+            (true, None) => push(
+                pointer("verdict"),
+                format!(
+                    "check {} has verdict {} but {EVALUATION_FILE} does not evaluate it",
+                    check.id,
+                    check.verdict.as_str()
+                ),
+            ),
+            (false, Some(_)) => push(
+                pointer("verdict"),
+                format!(
+                    "check {} is NOT_OBSERVED but {EVALUATION_FILE} evaluates it",
+                    check.id
+                ),
+            ),
+            _ => {}
+        }
+        // Every path given names a listed artifact; for an evaluated check, the
+        // positive and negative ones are the artifacts the evaluation cites.
+        let cited = in_evaluation.filter(|_| observed).map(|e| {
+            (
+                e.positive.artifact_sha256,
+                e.negative_control.artifact_sha256,
+            )
+        });
+        for (field, path, wanted) in [
+            ("positive", &check.positive, cited.map(|c| c.0)),
+            ("negative", &check.negative, cited.map(|c| c.1)),
+            ("mutant", &check.mutant, None),
+        ] {
+            match (path, by_path.get(path.as_deref().unwrap_or_default())) {
+                (None, _) if wanted.is_some() => push(
+                    pointer(field),
+                    format!(
+                        "check {}: {field} is null, but {EVALUATION_FILE} cites a {field} artifact",
+                        check.id
+                    ),
+                ),
+                (None, _) => {}
+                (Some(path), None) => push(
+                    pointer(field),
+                    format!(
+                        "check {}: {field} {path:?} is not an artifact {RUN_FILE} lists",
+                        check.id
+                    ),
+                ),
+                (Some(path), Some(sha)) => {
+                    if let Some(wanted) = wanted.filter(|w| w != sha) {
+                        push(
+                            pointer(field),
+                            format!(
+                                "check {}: {field} {path:?} has sha256 {sha}, but {EVALUATION_FILE} cites {wanted}",
+                                check.id
+                            ),
+                        );
+                    }
+                }
+            }
+        }
+        if check.verdict == Verdict::Pass {
+            if check.mutant_killed != Some(true) {
+                push(
+                    pointer("mutantKilled"),
+                    format!(
+                        "check {} is PASS but its mutant was not shown killed (mutantKilled {})",
+                        check.id,
+                        check
+                            .mutant_killed
+                            .map_or_else(|| "null".to_owned(), |k| k.to_string())
+                    ),
+                );
+            }
+            if let Some((index, failing)) = evaluated.get(check.id.as_str()).and_then(|i| {
+                profile::check_findings(&ev.checks[*i], *i)
+                    .into_iter()
+                    .next()
+                    .map(|f| (i, f))
+            }) {
+                push(
+                    pointer("verdict"),
+                    format!(
+                        "check {} is PASS but its observation at {EVALUATION_FILE} /checks/{index} has {}",
+                        check.id, failing.code
+                    ),
+                );
+            }
+        }
+    }
+    let missing: Vec<&str> = evaluated
+        .keys()
+        .copied()
+        .filter(|id| {
+            !record
+                .checks
+                .iter()
+                .any(|c| c.id == *id && c.verdict != Verdict::NotObserved)
+        })
+        .collect();
+    if !missing.is_empty() {
+        push(
+            "/checks".into(),
+            format!(
+                "{EVALUATION_FILE} evaluates checks that {RUN_FILE} does not list as PASS or FAIL: [{}]",
+                missing.join(", ")
+            ),
+        );
+    }
+    let derived = if record.checks.iter().any(|c| c.verdict == Verdict::Fail) {
+        "FAIL"
+    } else if record
+        .checks
+        .iter()
+        .any(|c| c.verdict == Verdict::NotObserved)
+    {
+        "INCOMPLETE"
+    } else {
+        "PASS"
+    };
+    if record.result != derived {
+        push(
+            "/result".into(),
+            format!(
+                "{RUN_FILE} says result {}, but its checks give {derived} (FAIL when a check fails, else INCOMPLETE when one was not observed, else PASS)",
+                record.result
+            ),
+        );
+    }
+    findings
+}
+
+/// The parts of a schema-valid run.json the rules read.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct RunRecord {
+    profile: RunProfile,
+    evaluation_file_sha256: String,
+    result: String,
+    checks: Vec<RunCheck>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct RunProfile {
+    id: String,
+    protocol_revision: String,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct RunCheck {
+    id: String,
+    verdict: Verdict,
+    positive: Option<String>,
+    negative: Option<String>,
+    mutant: Option<String>,
+    mutant_killed: Option<bool>,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+enum Verdict {
+    Pass,
+    Fail,
+    NotObserved,
+}
+
+impl Verdict {
+    fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Pass => "PASS",
+            Verdict::Fail => "FAIL",
+            Verdict::NotObserved => "NOT_OBSERVED",
+        }
+    }
+}

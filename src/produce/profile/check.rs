@@ -472,16 +472,18 @@ impl CheckRun {
                 let p = self.positive.as_ref().expect("checked above");
                 (Verdict::Pass, p.expected_reason.clone(), p.detail.clone())
             }
-            _ => (
-                Verdict::Fail,
+            // The subject met the syntax-defective input exactly as it met
+            // the control, so the control's reason cannot be bound to the
+            // property: the check was not observed (never a PASS).
+            Some(false) => (
+                Verdict::NotObserved,
                 MUTANT_SURVIVED.into(),
                 format!(
-                    "the wrong-reason mutant was credited with the negative control's reason: {}",
-                    self.mutant
-                        .as_ref()
-                        .map_or("no mutant", |m| m.detail.as_str())
+                    "the wrong-reason mutant (a syntax-defective input) was met exactly as the negative control was, so the control's reason cannot be bound to the property: {}",
+                    self.mutant.as_ref().map_or("", |m| m.detail.as_str())
                 ),
             ),
+            None => (Verdict::Fail, NO_ANSWER.into(), "no wrong-reason mutant observation".into()),
         }
     }
 }
@@ -620,10 +622,8 @@ mod tests {
             "",
             json!({}),
         ));
-        assert_eq!(
-            c.verdict(),
-            (Verdict::Fail, MUTANT_SURVIVED.into(), c.verdict().2)
-        );
+        assert_eq!(c.verdict().0, Verdict::NotObserved);
+        assert_eq!(c.verdict().1, MUTANT_SURVIVED);
         c.mutant = None;
         assert_eq!(c.verdict().0, Verdict::Fail);
         c.negative = Some(o(false, "OTHER"));

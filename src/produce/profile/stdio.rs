@@ -317,10 +317,10 @@ fn stderr_diagnostics(ctx: &Ctx) -> CheckRun {
                 (Reject, "MCP_RES_STDERR_CARRIES_PROTOCOL".into())
             } else if ev.non_json_lines > 0 {
                 (Reject, "MCP_RES_STDOUT_POLLUTED".into())
-            } else if ev.parse_errors > 0 {
-                (Reject, REFUSED.into())
             } else {
-                (NoEffect, "MCP_RES_LINE_IGNORED".into())
+                // A -32700 on stdout, or a diagnostic on stderr only, or
+                // nothing at all: the protocol channel stayed clean.
+                (Reject, REFUSED.into())
             };
             let mut s = ev.summary();
             s["protocolOnStderr"] = json!(on_stderr);

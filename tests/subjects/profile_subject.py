@@ -28,15 +28,19 @@ Options:
   --break NAME         switch on one defect (repeatable); see BREAKS
 """
 
-import argparse
-import fcntl
-import json
 import os
-import select
 import signal
-import subprocess
-import sys
-import time
+
+# Until the options are read, SIGTERM and SIGINT already end the process at once.
+signal.signal(signal.SIGTERM, lambda signum, _frame: os._exit(128 + signum))
+signal.signal(signal.SIGINT, lambda signum, _frame: os._exit(128 + signum))
+
+import argparse  # noqa: E402
+import fcntl  # noqa: E402
+import json  # noqa: E402
+import select  # noqa: E402
+import subprocess  # noqa: E402
+import time  # noqa: E402
 
 REV_2025 = "2025-11-25"
 REV_2026 = "2026-07-28"
@@ -410,7 +414,7 @@ class Subject:
         if not valid_id(rid) and not (rid is None and self.broken("null-id-accepted")):
             self.error(None, INVALID_REQUEST, "id must be a string or an integer")
             return
-        if self.broken("round-ids") and isinstance(rid, int):
+        if self.broken("round-ids") and isinstance(rid, int) and abs(rid) < 2 ** 1000:
             rid = int(float(rid))
         try:
             result = self.dispatch(method, msg.get("params", MISSING))

@@ -7,13 +7,14 @@
 //!
 //! One test per profile and protocol revision; each loops over the checks and
 //! collects every mismatch into one assertion message, so one run reports
-//! every check that cannot fail (or cannot pass). `python3` comes from PATH.
+//! every check that cannot fail (or cannot pass). `python3` comes from PATH
+//! (resolved to the interpreter it runs, see `python3()`).
 
 mod support;
 
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
-use std::sync::Mutex;
+use std::sync::{Mutex, OnceLock};
 use std::time::Duration;
 
 use serde_json::Value;
@@ -204,6 +205,25 @@ fn revision_checks() -> Vec<Check> {
     ]
 }
 
+/// The python3 that `python3` on PATH runs, as an absolute path: PATH may hold
+/// a shim script (pyenv), and the runner passes the subject no environment.
+fn python3() -> &'static str {
+    static PYTHON: OnceLock<String> = OnceLock::new();
+    PYTHON.get_or_init(|| {
+        let out = std::process::Command::new("python3")
+            .args(["-c", "import sys; print(sys.executable)"])
+            .output()
+            .expect("python3 on PATH");
+        let path = support::text(&out.stdout).trim().to_string();
+        assert!(
+            out.status.success() && Path::new(&path).is_absolute(),
+            "python3 names its executable: {}",
+            support::output_text(&out)
+        );
+        path
+    })
+}
+
 fn subject_path() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/subjects/profile_subject.py")
 }
@@ -233,20 +253,24 @@ fn observe(run: &Run, work: &Path) -> Result<Verdict, String> {
     let subject = subject_path();
     let program: Vec<String> = match run.launch {
         Launch::Direct => {
-            let mut p = vec!["python3".to_string(), subject.display().to_string()];
+            let mut p = vec![python3().to_string(), subject.display().to_string()];
             p.extend(run.subject_args.iter().cloned());
             p
         }
         Launch::ThroughShell => vec![
             "sh".into(),
             "-c".into(),
-            format!("python3 '{}'; true", subject.display()),
+            format!("'{}' '{}'; true", python3(), subject.display()),
         ],
         Launch::ExecWrapper => {
             let script = case.path().join("subject-wrapper");
             std::fs::write(
                 &script,
-                format!("#!/bin/sh\nexec python3 '{}' \"$@\"\n", subject.display()),
+                format!(
+                    "#!/bin/sh\nexec '{}' '{}' \"$@\"\n",
+                    python3(),
+                    subject.display()
+                ),
             )
             .unwrap();
             use std::os::unix::fs::PermissionsExt;
@@ -483,7 +507,7 @@ fn the_tables_cover_both_profiles() {
             assert!(!c.failures.is_empty(), "{} has a way to fail", c.id);
         }
     }
-    let help = std::process::Command::new("python3")
+    let help = std::process::Command::new(python3())
         .arg(subject_path())
         .arg("--help")
         .output()

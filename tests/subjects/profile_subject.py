@@ -113,7 +113,7 @@ BREAKS = {
     "reinit-accepted": "stdio-backward-compatibility: a second initialize is answered",
     "null-id-accepted": "request-identity-metadata: a request with id null is answered",
     "id-stringified": "result-identity-metadata: integer ids answered as strings",
-    "undeclared-served": "capability-declaration: answer prompts/list though only tools is declared",
+    "undeclared-served": "capability-declaration: answer prompts/list (and the other undeclared capabilities' methods) though only tools is declared",
     "any-method-accepted": "extension-declaration: answer any method starting with io. with {}",
     "no-arg-validation": "json-schema-dialect-identity: tool arguments are not validated",
     "round-ids": "safe-integer-constraints: integer ids go through a float",
@@ -123,6 +123,16 @@ BREAKS = {
     "discover-accepts-any-params": "server-discover: server/discover answered whatever its params",
     "require-session": "no-session-id-assumption: refuse requests carrying a sessionId",
     "no-result-type": "required-result-type: results carry no resultType",
+}
+
+# What undeclared-served answers: the methods of every capability the subject
+# does not declare.
+UNDECLARED = {
+    "prompts/list": {"prompts": []},
+    "resources/list": {"resources": []},
+    "resources/templates/list": {"resourceTemplates": []},
+    "logging/setLevel": {},
+    "completion/complete": {"completion": {"values": []}},
 }
 
 NO_ANSWER = object()
@@ -531,8 +541,8 @@ class Subject:
             return {"tools": TOOLS}
         if method == "tools/call":
             return self.call(params)
-        if method == "prompts/list" and self.broken("undeclared-served"):
-            return {"prompts": []}
+        if method in UNDECLARED and self.broken("undeclared-served"):
+            return dict(UNDECLARED[method])
         if method.startswith("io.") and self.broken("any-method-accepted"):
             return {}
         raise Refusal(METHOD_NOT_FOUND, "method not found")

@@ -144,9 +144,7 @@ pub fn main(args: ProfileRunArgs) -> CliResult {
         Ok(Ok(o)) => o,
         Ok(Err(e)) => {
             let (message, failing) = match &e {
-                ProfileError::Unopened { .. } | ProfileError::NothingObserved => {
-                    (format!("{who}: {e}"), true)
-                }
+                ProfileError::NothingObserved => (format!("{who}: {e}"), true),
                 _ => (format!("{who}: {e}"), false),
             };
             if json_mode {

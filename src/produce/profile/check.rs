@@ -483,7 +483,11 @@ impl CheckRun {
                     self.mutant.as_ref().map_or("", |m| m.detail.as_str())
                 ),
             ),
-            None => (Verdict::Fail, NO_ANSWER.into(), "no wrong-reason mutant observation".into()),
+            None => (
+                Verdict::Fail,
+                NO_ANSWER.into(),
+                "no wrong-reason mutant observation".into(),
+            ),
         }
     }
 }

@@ -57,8 +57,6 @@ pub struct Options {
 pub enum ProfileError {
     #[error("{0}")]
     Usage(String),
-    #[error("the subject did not open a conversation on revision {revision}: {why}")]
-    Unopened { revision: String, why: String },
     #[error("no check could be observed against this subject; nothing to evaluate")]
     NothingObserved,
     #[error("cannot write {path}: {source}")]
@@ -173,8 +171,10 @@ pub fn run(options: &Options, report: Report<'_>) -> Result<Outcome, ProfileErro
         options.startup,
         options.answer,
     );
-    // Preflight: the subject must speak the revision at all.
-    let (server_info, preflight) = preflight(&ctx)?;
+    // Preflight: open once, for the subject's name and version. A subject
+    // that does not open is still evaluated: every check then fails on its
+    // own evidence (nothing is skipped, nothing is passed).
+    let (server_info, preflight) = preflight(&ctx);
     let io = |path: &Path, source| ProfileError::Io {
         path: path.to_path_buf(),
         source,
@@ -410,17 +410,17 @@ fn artifact_doc(id: &str, role: &str, o: &Obs) -> Value {
 
 /// Open once to learn the subject's name and version, and to refuse a
 /// subject that does not speak the revision before any check runs.
-fn preflight(ctx: &Ctx) -> Result<((String, String), Value), ProfileError> {
-    let unopened = |why: String| ProfileError::Unopened {
-        revision: ctx.revision.as_str().into(),
-        why,
+fn preflight(ctx: &Ctx) -> ((String, String), Value) {
+    let unknown = || ("unknown".to_string(), "unknown".to_string());
+    let mut probe = match ctx.start() {
+        Ok(p) => p,
+        Err(why) => return (unknown(), json!({"startError": why})),
     };
-    let mut probe = ctx.start().map_err(unopened)?;
     let open = ctx.open(&mut probe);
     let label = open.label();
     let artifact = ctx.finish(probe, json!({"open": label}));
     let Reply::Result(m) = open else {
-        return Err(unopened(format!("the opening request got {label}")));
+        return (unknown(), artifact);
     };
     let info = if ctx.modern() {
         m.pointer("/result/_meta")
@@ -436,7 +436,7 @@ fn preflight(ctx: &Ctx) -> Result<((String, String), Value), ProfileError> {
             .unwrap_or("unknown")
             .to_string()
     };
-    Ok(((field("name"), field("version")), artifact))
+    ((field("name"), field("version")), artifact)
 }
 
 /// What the evaluation says about the subject it ran.

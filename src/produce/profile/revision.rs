@@ -816,9 +816,8 @@ fn interleaved_unrelated_requests(ctx: &Ctx) -> CheckRun {
                 stray = super::check::syntax_defect(&stray);
             }
             let (a, la) = ctx.line("tools/list", json!({}));
-            probe.send([la, stray].concat());
-            let ra = probe.reply(&a, ctx.answer);
-            let ev = ctx.exchange(probe, Vec::new(), None);
+            let ev = ctx.exchange(probe, [la, stray].concat(), Some(&a));
+            let ra = ev.reply.0.clone();
             let answered_stray = ev.other_responses.iter().any(|r| {
                 r.get("id") == Some(&stray_id)
                     || (r.get("id") == Some(&Value::Null)

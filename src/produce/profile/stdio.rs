@@ -280,6 +280,9 @@ fn stderr_has_protocol(stderr: &[u8]) -> bool {
     })
 }
 
+/// A line met with no diagnostic anywhere.
+const LINE_IGNORED: &str = "MCP_RES_LINE_IGNORED";
+
 fn stderr_diagnostics(ctx: &Ctx) -> CheckRun {
     const HELD: &str = "MCP_RES_STDERR_DIAGNOSTICS_ONLY";
     const REFUSED: &str = "MCP_RES_STDERR_PARSE_FAILURE_ON_PROTOCOL_CHANNEL";
@@ -309,32 +312,45 @@ fn stderr_diagnostics(ctx: &Ctx) -> CheckRun {
     // protocol channel (a -32700 on stdout, or silence) and keep serving.
     let run = |line: Vec<u8>| {
         opened(ctx, Reject, REFUSED, |probe, _open| {
+            let stderr_before = probe.stderr_bytes().len();
             let ev = ctx.exchange(probe, line, None);
-            let on_stderr = stderr_has_protocol(&probe.stderr_bytes());
+            let stderr = probe.stderr_bytes();
+            let on_stderr = stderr_has_protocol(&stderr);
+            let diagnosed = stderr.len() > stderr_before;
             let c = if !ev.alive {
                 (Terminate, SUBJECT_EXITED.to_string())
             } else if on_stderr {
                 (Reject, "MCP_RES_STDERR_CARRIES_PROTOCOL".into())
             } else if ev.non_json_lines > 0 {
                 (Reject, "MCP_RES_STDOUT_POLLUTED".into())
-            } else {
-                // A -32700 on stdout, or a diagnostic on stderr only, or
-                // nothing at all: the protocol channel stayed clean.
+            } else if ev.parse_errors > 0 || diagnosed {
+                // A -32700 on stdout, or a diagnostic on stderr only: the
+                // protocol channel stayed clean.
                 (Reject, REFUSED.into())
+            } else {
+                (NoEffect, LINE_IGNORED.into())
             };
             let mut s = ev.summary();
             s["protocolOnStderr"] = json!(on_stderr);
+            s["stderrGrewBy"] = json!(stderr.len() - stderr_before.min(stderr.len()));
             (
                 c,
                 format!(
-                    "parse errors on stdout: {}; JSON-RPC on stderr: {on_stderr}",
-                    ev.parse_errors
+                    "parse errors on stdout: {}; stderr grew by {} byte(s); JSON-RPC on stderr: {on_stderr}",
+                    ev.parse_errors,
+                    stderr.len().saturating_sub(stderr_before)
                 ),
                 s,
             )
         })
     };
     let negative = run(b"this line is not JSON\n".to_vec());
+    if negative.observed_reason == LINE_IGNORED {
+        return CheckRun::not_observed(
+            "stderr-diagnostics",
+            "the subject met a line that is not JSON with no diagnostic at all (no -32700 on stdout, nothing on stderr), so where its diagnostics go could not be observed",
+        );
+    }
     // The mutant: a blank line, which a subject may skip before any parsing.
     let m = run(b"\n".to_vec());
     let mutant = mutant(

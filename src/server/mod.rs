@@ -267,7 +267,7 @@ pub(crate) fn shutdown_signal() -> impl std::future::Future<Output = ()> {
     }
 }
 
-/// A request whose `params` lack a member its method cannot do without
+/// A request whose `params` are not an object, or lack a member its method cannot do without
 /// (`tools/call` and `prompts/get`: `name`; `resources/read`: `uri`; each a
 /// string). The SDK would answer such a request with `-32601` (method not
 /// found), because the request no longer matches its typed form; JSON-RPC
@@ -276,6 +276,16 @@ pub(crate) fn shutdown_signal() -> impl std::future::Future<Output = ()> {
 pub(crate) fn invalid_params(msg: &serde_json::Value) -> Option<serde_json::Value> {
     let method = msg.get("method")?.as_str()?;
     msg.get("id")?;
+    // MCP params are an object: anything else is refused here, under the
+    // request's own id (the SDK would answer it without any id).
+    if msg.get("params").is_some_and(|p| !p.is_object()) {
+        return Some(fault::error_response(
+            &msg["id"],
+            -32602,
+            &format!("Invalid params: {method} params must be an object"),
+            Some(serde_json::json!({"method": method})),
+        ));
+    }
     let member = match method {
         "tools/call" | "prompts/get" => "name",
         "resources/read" => "uri",

@@ -427,6 +427,9 @@ pub(crate) async fn serve(config: Arc<Config>) -> Result<(), ServerError> {
     let mut lifecycle_started = false;
     // A termination signal ends the server promptly, even with stdout full.
     let mut signalled = false;
+    // One stdio process serves one legacy session: a second `initialize` is
+    // refused rather than silently renegotiating the session under way.
+    let mut initialized = false;
     loop {
         let frame = tokio::select! {
             f = read_frame(&mut stdin, max) => f,
@@ -517,6 +520,18 @@ pub(crate) async fn serve(config: Arc<Config>) -> Result<(), ServerError> {
             None => {}
         }
         if let Some(info) = info {
+            if info.method == "initialize" {
+                if initialized {
+                    shared.emit(&fault::error_response(
+                        &info.id,
+                        -32600,
+                        "Invalid Request: this session is already initialized",
+                        None,
+                    ));
+                    continue;
+                }
+                initialized = true;
+            }
             if info.method == "server/discover" && !config.modern_enabled() {
                 shared.emit(&fault::error_response(
                     &info.id,

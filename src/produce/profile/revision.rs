@@ -908,9 +908,10 @@ fn no_connection_as_conversation(ctx: &Ctx) -> CheckRun {
             false,
             Reject,
             REFUSED,
+            // (`ping` is allowed before `initialize`; a listing is not.)
             |ctx| {
                 let id = ctx.id();
-                (Some(id.clone()), raw(&id, "ping", json!({})))
+                (Some(id.clone()), raw(&id, "tools/list", json!({})))
             },
             |ev, _| ev.refusal(REFUSED, "MCP_RES_CONVERSATION_ASSUMED", true),
         )

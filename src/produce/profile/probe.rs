@@ -27,6 +27,10 @@ pub const STDOUT_KEEP_BYTES: usize = 32 << 20;
 pub const STDERR_KEEP_BYTES: usize = 1 << 20;
 /// Chunks longer than this are recorded by length, digest and head only.
 pub const CHUNK_ELIDE_BYTES: usize = 64 << 10;
+/// Per stream, the bytes a transcript keeps in full; later chunks are
+/// recorded by length, digest and head only (a burst of answers stays
+/// checkable without making every artifact megabytes long).
+pub const TRANSCRIPT_KEEP_BYTES: usize = 128 << 10;
 /// The head kept of an elided chunk.
 const ELIDED_HEAD_BYTES: usize = 256;
 /// How long a subject has to exit after SIGTERM before the group is killed.
@@ -516,7 +520,19 @@ impl Probe {
 
     fn transcript(&self, ended: &Ended, swept: &[Value]) -> Value {
         let io = self.shared.0.lock().expect("probe lock");
-        let chunks: Vec<Value> = io.chunks.iter().map(chunk_json).collect();
+        let mut kept: BTreeMap<&str, usize> = BTreeMap::new();
+        let chunks: Vec<Value> = io
+            .chunks
+            .iter()
+            .map(|c| {
+                let so_far = kept.entry(c.stream.as_str()).or_default();
+                let elide = *so_far + c.bytes.len() > TRANSCRIPT_KEEP_BYTES;
+                if !elide {
+                    *so_far += c.bytes.len();
+                }
+                chunk_json(c, elide)
+            })
+            .collect();
         json!({
             "launch": {
                 "program": self.launch.program.display().to_string(),
@@ -657,10 +673,10 @@ pub fn trim_cr(line: &[u8]) -> &[u8] {
     line.strip_suffix(b"\r").unwrap_or(line)
 }
 
-fn chunk_json(c: &Chunk) -> Value {
+fn chunk_json(c: &Chunk, elide: bool) -> Value {
     let mut v = json!({"atMs": c.at_ms, "stream": c.stream.as_str(), "bytes": c.bytes.len()});
-    if c.bytes.len() > CHUNK_ELIDE_BYTES {
-        let head = &c.bytes[..ELIDED_HEAD_BYTES];
+    if elide || c.bytes.len() > CHUNK_ELIDE_BYTES {
+        let head = &c.bytes[..ELIDED_HEAD_BYTES.min(c.bytes.len())];
         v["elided"] = json!({
             "sha256": hex::encode(Sha256::digest(&c.bytes)),
             "headBase64": base64::engine::general_purpose::STANDARD.encode(head),
@@ -706,9 +722,17 @@ mod tests {
             stream: Stream::Stdin,
             bytes: vec![b'x'; CHUNK_ELIDE_BYTES + 1],
         };
-        let v = chunk_json(&c);
+        let v = chunk_json(&c, false);
         assert!(v.get("text").is_none());
         assert_eq!(v["bytes"], CHUNK_ELIDE_BYTES + 1);
         assert_eq!(v["elided"]["sha256"].as_str().unwrap().len(), 64);
+        let short = Chunk {
+            at_ms: 1,
+            stream: Stream::Stdout,
+            bytes: b"ab".to_vec(),
+        };
+        assert_eq!(chunk_json(&short, false)["text"], "ab");
+        assert!(chunk_json(&short, true).get("text").is_none());
+        assert_eq!(chunk_json(&short, true)["bytes"], 2);
     }
 }

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Regenerate the committed profile evaluations (issue 17): the reference server,
+# @modelcontextprotocol/server-everything (npm) and a Python `mcp` SDK server (PyPI),
+# over stdio, on both profiles mcpres runs and every revision each subject opens.
+#
+#   MCPRES_EVERYTHING_DIR=.../node_modules/@modelcontextprotocol/server-everything \
+#   MCPRES_PY_MCP_PYTHON=.../bin/python bundles/profiles/generate.sh [MCPRES_BIN]
+#
+# A revision a subject does not open is skipped (its preflight is printed).
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+BIN="$(realpath "${1:-target/debug/mcpres}")"
+OUT=bundles/profiles
+leg() {
+  local name="$1" profile="$2" revision="$3"; shift 3
+  local dir="$OUT/$name-$profile-$revision"
+  rm -rf "$dir"
+  # Does the subject open a conversation on this revision at all?
+  if ! "$BIN" profile run "$profile" --revision "$revision" --checks "$([ "$profile" = stdio-transport ] && echo process-exit || echo unsupported-version-failure)" \
+      -o "$dir.probe" -- "$@" >/dev/null 2>&1 || ! grep -q '"verdict":"PASS"' "$dir.probe/run.json" 2>/dev/null; then
+    echo "$name $profile $revision: does not open on this revision; skipped"
+    rm -rf "$dir.probe"; return
+  fi
+  rm -rf "$dir.probe"
+  "$BIN" profile run "$profile" --revision "$revision" -o "$dir" -- "$@" 2>/dev/null | tail -1
+}
+for rev in 2025-11-25 2026-07-28; do
+  for profile in stdio-transport protocol-revision; do
+    leg reference "$profile" "$rev" "$BIN" serve
+    [ -n "${MCPRES_EVERYTHING_DIR:-}" ] && leg everything "$profile" "$rev" node "$MCPRES_EVERYTHING_DIR/dist/index.js" stdio
+    [ -n "${MCPRES_PY_MCP_PYTHON:-}" ] && leg python-sdk "$profile" "$rev" "$MCPRES_PY_MCP_PYTHON" tests/subjects/py_echo_server.py
+  done
+done

@@ -18,7 +18,7 @@ if [ -z "${MCPRES_BIN:-}" ]; then cargo build --release --quiet; fi
 BIN="$(realpath "${MCPRES_BIN:-${CARGO_TARGET_DIR:-target}/release/mcpres}")"
 SEED=$((900000000 + $$))
 
-left() { grep -l -- "--seed.$SEED" /proc/[0-9]*/cmdline 2>/dev/null | wc -l; }
+left() { grep -l -- "[-]-seed.$SEED" /proc/[0-9]*/cmdline 2>/dev/null | wc -l; }
 
 for spec in "stdio-transport 2025-11-25" "stdio-transport 2026-07-28" "protocol-revision 2025-11-25" "protocol-revision 2026-07-28"; do
   set -- $spec

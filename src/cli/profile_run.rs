@@ -37,6 +37,10 @@ pub struct ProfileRunArgs {
     /// How long any later answer may take.
     #[arg(long, default_value_t = 5_000, value_name = "MS")]
     pub answer_timeout_ms: u64,
+    /// Checks run at once, each on its own fresh subject processes
+    /// (child-tree-cleanup always runs alone). 1 runs them one by one.
+    #[arg(long, default_value_t = 4, value_name = "N")]
+    pub jobs: usize,
     /// Environment variable for the subject, K=V (repeatable). Nothing else is
     /// passed.
     #[arg(long = "env", value_name = "K=V")]
@@ -85,6 +89,7 @@ pub fn main(args: ProfileRunArgs) -> CliResult {
         out: args.output.clone(),
         startup: Duration::from_millis(args.startup_timeout_ms.max(1)),
         answer: Duration::from_millis(args.answer_timeout_ms.max(1)),
+        jobs: args.jobs.max(1),
     };
     if let Err(e) = tree::track_descendants() {
         stderr_line(format!(

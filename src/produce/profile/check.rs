@@ -3,7 +3,8 @@
 //! exchange leaves, the observations (positive, negative control, wrong-reason
 //! mutant) and how a check's verdict follows from them.
 
-use std::cell::{Cell, RefCell};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicI64, Ordering};
 use std::time::Duration;
 
 use serde_json::{Value, json};
@@ -33,9 +34,9 @@ pub struct Ctx<'a> {
     pub startup: Duration,
     /// How long any later answer may take.
     pub answer: Duration,
-    next_id: Cell<i64>,
+    next_id: AtomicI64,
     /// (probes finished, probes that left something behind, descendants ever seen).
-    pub tally: RefCell<Tally>,
+    pub tally: Mutex<Tally>,
 }
 
 #[derive(Debug, Default, Clone)]
@@ -63,8 +64,8 @@ impl<'a> Ctx<'a> {
             revision,
             startup,
             answer,
-            next_id: Cell::new(base),
-            tally: RefCell::new(Tally::default()),
+            next_id: AtomicI64::new(base),
+            tally: Mutex::new(Tally::default()),
         }
     }
 
@@ -74,8 +75,7 @@ impl<'a> Ctx<'a> {
 
     /// A fresh request id.
     pub fn id(&self) -> Value {
-        let id = self.next_id.get();
-        self.next_id.set(id + 1);
+        let id = self.next_id.fetch_add(1, Ordering::SeqCst);
         json!(id)
     }
 
@@ -172,7 +172,7 @@ impl<'a> Ctx<'a> {
         let alive = matches!(live_reply, Reply::Result(_) | Reply::Error(..));
         // A concurrent subject may answer out of order: a little grace.
         let reply = match id {
-            Some(id) => probe.reply(id, Duration::from_millis(if alive { 150 } else { 10 })),
+            Some(id) => probe.reply(id, Duration::from_millis(if alive { 100 } else { 10 })),
             None => Reply::Silent,
         };
         self.gather(probe, before, reply, alive, Some(&live_id))
@@ -228,7 +228,7 @@ impl<'a> Ctx<'a> {
     }
 
     fn count(&self, ended: &Ended, artifact: &Value) {
-        let mut t = self.tally.borrow_mut();
+        let mut t = self.tally.lock().expect("tally lock");
         t.probes += 1;
         if ended.left_behind > 0 {
             t.leaky.push(format!(

@@ -20,7 +20,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use self::check::{CheckEntry, Ctx, Obs, Runner, Verdict};
+use self::check::{CheckEntry, CheckRun, Ctx, Obs, Runner, Verdict};
 use self::probe::{Launch, Reply};
 use crate::fsio::DirHandle;
 use crate::json::canonical;
@@ -51,7 +51,13 @@ pub struct Options {
     pub out: PathBuf,
     pub startup: Duration,
     pub answer: Duration,
+    /// Checks run at once (each on its own processes).
+    pub jobs: usize,
 }
+
+/// Checks that must not run beside others: they watch this process's
+/// adopted orphans, which a concurrent probe's cleanup would also sweep.
+const RUNS_ALONE: &[&str] = &["child-tree-cleanup"];
 
 #[derive(Debug, thiserror::Error)]
 pub enum ProfileError {
@@ -195,11 +201,12 @@ pub fn run(options: &Options, report: Report<'_>) -> Result<Outcome, ProfileErro
     };
     let preflight_sha = write("artifacts/preflight.json".into(), &preflight)?;
     let total = planned.len();
-    let mut rows = Vec::new();
-    let mut run_checks = Vec::new();
-    let mut evaluated = Vec::new();
-    for (done, (id, runner, required)) in planned.into_iter().enumerate() {
-        let c = runner(&ctx);
+    // One slot per planned check, filled as checks finish (in any order);
+    // the records are assembled in manifest order afterwards.
+    let mut slots: Vec<Option<(Row, Value, Option<Value>)>> = vec![None; total];
+    let mut done = 0usize;
+    let mut handle = |i: usize, c: CheckRun| -> Result<(), ProfileError> {
+        let (id, _, required) = planned[i];
         let (verdict, reason, detail) = c.verdict();
         let mut paths: BTreeMap<&str, (String, String)> = BTreeMap::new();
         for (role, o) in [
@@ -227,15 +234,15 @@ pub fn run(options: &Options, report: Report<'_>) -> Result<Outcome, ProfileErro
             reason: reason.clone(),
             detail: detail.clone(),
         };
-        report(done + 1, total, &row);
-        rows.push(row);
+        done += 1;
+        report(done, total, &row);
         let path_of = |role: &str| {
             paths
                 .get(role)
                 .map(|(p, _)| json!(p))
                 .unwrap_or(Value::Null)
         };
-        run_checks.push(json!({
+        let run_check = json!({
             "id": id,
             "kind": if required { "REQUIRED" } else { "CONDITIONAL" },
             "verdict": verdict.as_str(),
@@ -245,15 +252,58 @@ pub fn run(options: &Options, report: Report<'_>) -> Result<Outcome, ProfileErro
             "negative": path_of("negative"),
             "mutant": path_of("mutant"),
             "mutantKilled": c.mutant_killed(),
-        }));
-        if verdict != Verdict::NotObserved {
+        });
+        let evaluated = (verdict != Verdict::NotObserved).then(|| {
             let sha = |role: &str| paths.get(role).map(|(_, s)| s.clone()).unwrap_or_default();
-            evaluated.push(json!({
+            json!({
                 "id": id,
                 "positive": observation(c.positive.as_ref(), &sha("positive")),
                 "negativeControl": observation(c.negative.as_ref(), &sha("negative")),
-            }));
+            })
+        });
+        slots[i] = Some((row, run_check, evaluated));
+        Ok(())
+    };
+    // Checks run `jobs` at a time, each on its own fresh processes; a check
+    // that watches for orphaned descendants (child-tree-cleanup) runs alone
+    // afterwards, so that no other probe's sweep can take its orphans.
+    let (alone, shared): (Vec<usize>, Vec<usize>) =
+        (0..total).partition(|&i| RUNS_ALONE.contains(&planned[i].0));
+    let workers = options.jobs.clamp(1, shared.len().max(1));
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let outcome: Result<(), ProfileError> = std::thread::scope(|scope| {
+        let (tx, rx) = std::sync::mpsc::channel::<(usize, CheckRun)>();
+        for _ in 0..workers {
+            let tx = tx.clone();
+            let (next, shared, planned, ctx) = (&next, &shared, &planned, &ctx);
+            scope.spawn(move || {
+                loop {
+                    let k = next.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                    let Some(&i) = shared.get(k) else { break };
+                    if tx.send((i, (planned[i].1)(ctx))).is_err() {
+                        break;
+                    }
+                }
+            });
         }
+        drop(tx);
+        for (i, c) in rx {
+            handle(i, c)?;
+        }
+        Ok(())
+    });
+    outcome?;
+    for i in alone {
+        let c = (planned[i].1)(&ctx);
+        handle(i, c)?;
+    }
+    let mut rows = Vec::new();
+    let mut run_checks = Vec::new();
+    let mut evaluated = Vec::new();
+    for (row, run_check, ev) in slots.into_iter().flatten() {
+        rows.push(row);
+        run_checks.push(run_check);
+        evaluated.extend(ev);
     }
     if evaluated.is_empty() {
         return Err(ProfileError::NothingObserved);
@@ -261,7 +311,7 @@ pub fn run(options: &Options, report: Report<'_>) -> Result<Outcome, ProfileErro
     // Cleanup: every probe ended with nothing of its tree left, and nothing
     // adopted is left now.
     let swept = probe::sweep_adopted();
-    let tally = ctx.tally.borrow().clone();
+    let tally = ctx.tally.lock().expect("tally lock").clone();
     let cleanup_observed = tally.leaky.is_empty() && swept.is_empty();
     let cleanup = json!({
         "probes": tally.probes,

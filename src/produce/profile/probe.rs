@@ -36,6 +36,11 @@ const ELIDED_HEAD_BYTES: usize = 256;
 /// How long a subject has to exit after SIGTERM before the group is killed.
 pub const TERM_GRACE: Duration = Duration::from_secs(2);
 
+/// Held while a subject is started and registered, and while adopted
+/// orphans are swept: a subject another thread has just started is never
+/// taken for an orphan.
+static SPAWN_LOCK: Mutex<()> = Mutex::new(());
+
 /// What starts the subject: a resolved program, its arguments and exactly this
 /// environment (nothing is inherited).
 #[derive(Debug, Clone)]
@@ -185,9 +190,13 @@ impl Probe {
             .stderr(Stdio::piped())
             .process_group(0);
         let started = Instant::now();
+        let spawning = SPAWN_LOCK
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         let mut child = cmd.spawn()?;
         let pid = child.id();
         tree::register_child(pid);
+        drop(spawning);
         let shared: Shared = Arc::new((Mutex::new(Io::default()), Condvar::new()));
         let mut threads = Vec::new();
         if let Some(mut out) = child.stdout.take() {
@@ -620,6 +629,9 @@ pub fn sweep_adopted() -> Vec<Value> {
     let mut out = Vec::new();
     let until = Instant::now() + Duration::from_secs(2);
     loop {
+        let _spawning = SPAWN_LOCK
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         let procs = tree::snapshot();
         let orphans = tree::adopted(&procs);
         if orphans.is_empty() || Instant::now() >= until {
@@ -640,6 +652,7 @@ pub fn sweep_adopted() -> Vec<Value> {
                 let _ = rustix::process::waitpid(Some(pid), rustix::process::WaitOptions::NOHANG);
             }
         }
+        drop(_spawning);
         std::thread::sleep(Duration::from_millis(10));
     }
     out

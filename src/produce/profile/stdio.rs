@@ -46,6 +46,8 @@ pub const CHECKS: &[CheckEntry] = &[
 /// The size of the line the oversized-line control sends (16 MiB): four
 /// times the reference server's default bound.
 pub const OVERSIZED_LINE_BYTES: usize = 16 << 20;
+/// How long a subject is watched after a signal that asks for nothing.
+const UNRELATED_SIGNAL_WAIT: Duration = Duration::from_millis(250);
 /// A large line every subject must still take (256 KiB).
 pub const LARGE_LINE_BYTES: usize = 256 << 10;
 
@@ -776,7 +778,12 @@ fn partial_line(ctx: &Ctx) -> CheckRun {
             });
             probe.note("final LF sent");
             probe.send(b"\n".to_vec());
-            let late = probe.reply(&id, ctx.answer);
+            // A liveness request after the LF: once it is answered, the
+            // completed line has been read too (a little grace for order).
+            let (live_id, live) = ctx.live_line();
+            probe.send(live);
+            let _ = probe.reply(&live_id, ctx.answer);
+            let late = probe.reply(&id, Duration::from_millis(100));
             let (_, after) = (0, probe.stdout_lines().0.len());
             let late_parse_error = probe.stdout_lines().0.iter().any(|l| {
                 serde_json::from_slice::<Value>(trim_cr(l))
@@ -951,7 +958,7 @@ fn process_exit(ctx: &Ctx) -> CheckRun {
             let status = probe.wait_exit(if signal == Signal::TERM {
                 TERM_GRACE
             } else {
-                Duration::from_millis(500)
+                UNRELATED_SIGNAL_WAIT
             });
             let c = match (&status, signal) {
                 (Some(_), Signal::TERM) => (Terminate, TERMINATED.to_string()),
@@ -1087,7 +1094,7 @@ fn backpressure(ctx: &Ctx) -> CheckRun {
         let (ids, bytes) = burst(ctx);
         probe.pause_stdout(true);
         probe.send(bytes);
-        std::thread::sleep(Duration::from_millis(500));
+        std::thread::sleep(Duration::from_millis(300));
         probe.pause_stdout(false);
         let last = ids.last().expect("a burst").clone();
         let _ = probe.reply(&last, ctx.answer * 3);
@@ -1131,7 +1138,7 @@ fn backpressure(ctx: &Ctx) -> CheckRun {
                 probe.pause_stdout(true);
             }
             probe.send(bytes);
-            std::thread::sleep(Duration::from_millis(400));
+            std::thread::sleep(Duration::from_millis(250));
             let pending = probe.stdout_bytes().len();
             probe.signal(Signal::TERM, "SIGTERM");
             let status = probe.wait_exit(TERM_GRACE);
@@ -1239,7 +1246,7 @@ fn interruption(ctx: &Ctx) -> CheckRun {
             let status = probe.wait_exit(if signal == Signal::INT {
                 TERM_GRACE
             } else {
-                Duration::from_millis(500)
+                UNRELATED_SIGNAL_WAIT
             });
             std::thread::sleep(Duration::from_millis(50));
             let (_, torn) = probe.stdout_lines();

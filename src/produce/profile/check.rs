@@ -328,6 +328,19 @@ impl Evidence {
     }
 }
 
+/// A positive observation's reading of an answer: any answer is the
+/// exchange completing, `held` when `ok` says the property held and `wrong`
+/// otherwise; no answer is not observed; a closed stdout is the subject
+/// ending.
+pub fn answered_as(reply: &Reply, ok: bool, held: &str, wrong: &str) -> (ProbeOutcome, String) {
+    match reply {
+        Reply::Result(_) | Reply::Error(..) if ok => (ProbeOutcome::Accept, held.into()),
+        Reply::Result(_) | Reply::Error(..) => (ProbeOutcome::Accept, wrong.into()),
+        Reply::Silent => (ProbeOutcome::NotObserved, NO_ANSWER.into()),
+        Reply::Closed => (ProbeOutcome::Terminate, SUBJECT_EXITED.into()),
+    }
+}
+
 /// `v` as one JSON line.
 pub fn json_line(v: &Value) -> Vec<u8> {
     let mut out = serde_json::to_vec(v).expect("a JSON value serializes");
@@ -371,6 +384,17 @@ pub struct Obs {
 }
 
 impl Obs {
+    /// This observation, made with the control's input broken, read as the
+    /// wrong-reason mutant of a control expecting `negative_reason`.
+    pub fn into_mutant(self, negative_reason: &str) -> Obs {
+        mutant(
+            negative_reason,
+            (self.observed, self.observed_reason),
+            self.detail,
+            self.artifact,
+        )
+    }
+
     /// Did it come out exactly as expected (outcome and reason)?
     pub fn held(&self) -> bool {
         self.reached

@@ -6,7 +6,7 @@ use serde_json::{Value, json};
 
 use super::check::{
     CheckEntry, CheckRun, Ctx, Evidence, NO_ANSWER, Obs, SUBJECT_EXITED, SYNTAX_GUARD, json_line,
-    mutant, obs, open_failed,
+    obs, open_failed,
 };
 use super::probe::Reply;
 use super::stdio::{check, line_control, opened, refused_line};
@@ -117,24 +117,23 @@ fn meta_with(version: &str) -> Value {
     json!({"_meta": {META_PROTOCOL_VERSION: version, "io.modelcontextprotocol/clientCapabilities": {}}})
 }
 
+/// The evaluated revision served: on 2026-07-28 a request naming it is
+/// answered; on 2025-11-25 `initialize` for it is answered with it.
+fn revision_positive(ctx: &Ctx, held: &'static str, wrong: &'static str) -> Obs {
+    let rev = ctx.revision.as_str();
+    if ctx.modern() {
+        request_positive(ctx, held, wrong, "tools/list", json!({}), |_| true)
+    } else {
+        open_positive(ctx, held, wrong, |m| {
+            m.pointer("/result/protocolVersion") == Some(&json!(rev))
+        })
+    }
+}
+
 fn explicit_protocol_revision(ctx: &Ctx) -> CheckRun {
     const HELD: &str = "MCP_RES_REVISION_EXPLICIT";
     const REFUSED: &str = "MCP_RES_REVISION_MISSING_REFUSED";
-    let rev = ctx.revision.as_str();
-    let positive = if ctx.modern() {
-        request_positive(
-            ctx,
-            HELD,
-            "MCP_RES_REVISION_NOT_HONOURED",
-            "tools/list",
-            json!({}),
-            |_| true,
-        )
-    } else {
-        open_positive(ctx, HELD, "MCP_RES_REVISION_NOT_ECHOED", |m| {
-            m.pointer("/result/protocolVersion") == Some(&json!(rev))
-        })
-    };
+    let positive = revision_positive(ctx, HELD, "MCP_RES_REVISION_NOT_HONOURED");
     // The control: a request that names no revision at all.
     let pair = if ctx.modern() {
         refused_line(
@@ -267,21 +266,7 @@ fn supported_version_advertisement(ctx: &Ctx) -> CheckRun {
 fn unsupported_version_failure(ctx: &Ctx) -> CheckRun {
     const HELD: &str = "MCP_RES_SUPPORTED_VERSION_SERVED";
     const REFUSED: &str = "MCP_RES_UNSUPPORTED_VERSION_REFUSED";
-    let rev = ctx.revision.as_str();
-    let positive = if ctx.modern() {
-        request_positive(
-            ctx,
-            HELD,
-            "MCP_RES_SUPPORTED_VERSION_NOT_SERVED",
-            "tools/list",
-            json!({}),
-            |_| true,
-        )
-    } else {
-        open_positive(ctx, HELD, "MCP_RES_SUPPORTED_VERSION_NOT_SERVED", |m| {
-            m.pointer("/result/protocolVersion") == Some(&json!(rev))
-        })
-    };
+    let positive = revision_positive(ctx, HELD, "MCP_RES_SUPPORTED_VERSION_NOT_SERVED");
     let modern = ctx.modern();
     let pair = bogus_control(ctx, REFUSED, move |ev, _| match &*ev.reply {
         Reply::Result(m) if !modern => {
@@ -770,12 +755,7 @@ fn safe_integer_constraints(ctx: &Ctx) -> CheckRun {
     };
     let negative = run(true);
     let m = run(false);
-    let m = mutant(
-        KEPT,
-        (m.observed, m.observed_reason.clone()),
-        m.detail.clone(),
-        m.artifact,
-    );
+    let m = m.into_mutant(KEPT);
     check("safe-integer-constraints", positive, (negative, m))
 }
 
@@ -846,12 +826,7 @@ fn interleaved_unrelated_requests(ctx: &Ctx) -> CheckRun {
     };
     let negative = run(false);
     let m = run(true);
-    let m = mutant(
-        IGNORED,
-        (m.observed, m.observed_reason.clone()),
-        m.detail.clone(),
-        m.artifact,
-    );
+    let m = m.into_mutant(IGNORED);
     check("interleaved-unrelated-requests", positive, (negative, m))
 }
 

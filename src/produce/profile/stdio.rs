@@ -9,8 +9,8 @@ use rustix::process::Signal;
 use serde_json::{Value, json};
 
 use super::check::{
-    CheckEntry, CheckRun, Ctx, Evidence, NO_ANSWER, Obs, SUBJECT_EXITED, SYNTAX_GUARD, json_line,
-    mutant, obs, open_failed, stdout_is_protocol_only, syntax_defect,
+    CheckEntry, CheckRun, Ctx, Evidence, NO_ANSWER, Obs, SUBJECT_EXITED, SYNTAX_GUARD, answered_as,
+    json_line, mutant, obs, open_failed, stdout_is_protocol_only, syntax_defect,
 };
 use super::probe::{Probe, Reply, TERM_GRACE, split_lines, trim_cr};
 use crate::model::vocab::ProbeOutcome::{self, Accept, NoEffect, Reject, Terminate};
@@ -154,14 +154,7 @@ fn released_message_framing(ctx: &Ctx) -> CheckRun {
         let single = lines
             .iter()
             .all(|l| serde_json::from_slice::<Value>(trim_cr(l)).is_ok_and(|v| v.is_object()));
-        let c = match (&reply, single && !tail) {
-            (Reply::Result(_) | Reply::Error(..), true) => (Accept, HELD.to_string()),
-            (Reply::Result(_) | Reply::Error(..), false) => {
-                (Accept, "MCP_RES_FRAMING_VIOLATED".into())
-            }
-            (Reply::Silent, _) => (ProbeOutcome::NotObserved, NO_ANSWER.into()),
-            (Reply::Closed, _) => (Terminate, SUBJECT_EXITED.into()),
-        };
+        let c = answered_as(&reply, single && !tail, HELD, "MCP_RES_FRAMING_VIOLATED");
         (
             c,
             format!(
@@ -212,12 +205,7 @@ fn released_message_framing(ctx: &Ctx) -> CheckRun {
         },
     )
     .0;
-    let mutant = mutant(
-        REFUSED,
-        (m.observed, m.observed_reason.clone()),
-        m.detail.clone(),
-        m.artifact,
-    );
+    let mutant = m.into_mutant(REFUSED);
     check("released-message-framing", positive, (negative, mutant))
 }
 
@@ -229,14 +217,7 @@ fn stdout_protocol_purity(ctx: &Ctx) -> CheckRun {
         probe.send(line);
         let reply = probe.reply(&id, ctx.answer);
         let (pure, bad) = stdout_is_protocol_only(probe);
-        let c = match (&reply, pure) {
-            (Reply::Result(_) | Reply::Error(..), true) => (Accept, HELD.to_string()),
-            (Reply::Result(_) | Reply::Error(..), false) => {
-                (Accept, "MCP_RES_STDOUT_POLLUTED".into())
-            }
-            (Reply::Silent, _) => (ProbeOutcome::NotObserved, NO_ANSWER.into()),
-            (Reply::Closed, _) => (Terminate, SUBJECT_EXITED.into()),
-        };
+        let c = answered_as(&reply, pure, HELD, "MCP_RES_STDOUT_POLLUTED");
         (
             c,
             format!("{bad} stdout line(s) are not JSON-RPC"),
@@ -355,12 +336,7 @@ fn stderr_diagnostics(ctx: &Ctx) -> CheckRun {
     }
     // The mutant: a blank line, which a subject may skip before any parsing.
     let m = run(b"\n".to_vec());
-    let mutant = mutant(
-        REFUSED,
-        (m.observed, m.observed_reason.clone()),
-        m.detail.clone(),
-        m.artifact,
-    );
+    let mutant = m.into_mutant(REFUSED);
     check("stderr-diagnostics", positive, (negative, mutant))
 }
 
@@ -591,12 +567,7 @@ fn startup_timeout(ctx: &Ctx) -> CheckRun {
     };
     let negative = run(None);
     let m = run(Some(b"{\"jsonrpc\": \"2.0\", \"id\": \n".to_vec()));
-    let m = mutant(
-        REFUSED,
-        (m.observed, m.observed_reason.clone()),
-        m.detail.clone(),
-        m.artifact,
-    );
+    let m = m.into_mutant(REFUSED);
     check("startup-timeout", positive, (negative, m))
 }
 
@@ -651,12 +622,7 @@ fn silent_process(ctx: &Ctx) -> CheckRun {
     };
     let negative = run(None);
     let m = run(Some(b"{\"jsonrpc\": \"2.0\", \"id\": \n".to_vec()));
-    let m = mutant(
-        QUIET,
-        (m.observed, m.observed_reason.clone()),
-        m.detail.clone(),
-        m.artifact,
-    );
+    let m = m.into_mutant(QUIET);
     check("silent-process", positive, (negative, m))
 }
 
@@ -670,14 +636,7 @@ fn malformed_output(ctx: &Ctx) -> CheckRun {
         let out = probe.stdout_bytes();
         let utf8 = std::str::from_utf8(&out).is_ok();
         let (pure, bad) = stdout_is_protocol_only(probe);
-        let c = match (&reply, utf8 && pure) {
-            (Reply::Result(_) | Reply::Error(..), true) => (Accept, HELD.to_string()),
-            (Reply::Result(_) | Reply::Error(..), false) => {
-                (Accept, "MCP_RES_OUTPUT_MALFORMED".into())
-            }
-            (Reply::Silent, _) => (ProbeOutcome::NotObserved, NO_ANSWER.into()),
-            (Reply::Closed, _) => (Terminate, SUBJECT_EXITED.into()),
-        };
+        let c = answered_as(&reply, utf8 && pure, HELD, "MCP_RES_OUTPUT_MALFORMED");
         (
             c,
             format!("stdout valid UTF-8: {utf8}; lines that are not JSON-RPC: {bad}"),
@@ -718,12 +677,7 @@ fn malformed_output(ctx: &Ctx) -> CheckRun {
         with_ff(ctx, false)
     })
     .0;
-    let m = mutant(
-        REFUSED,
-        (m.observed, m.observed_reason.clone()),
-        m.detail.clone(),
-        m.artifact,
-    );
+    let m = m.into_mutant(REFUSED);
     check("malformed-output", positive, (negative, m))
 }
 
@@ -822,12 +776,7 @@ fn partial_line(ctx: &Ctx) -> CheckRun {
     };
     let negative = run(false);
     let m = run(true);
-    let m = mutant(
-        WAITED,
-        (m.observed, m.observed_reason.clone()),
-        m.detail.clone(),
-        m.artifact,
-    );
+    let m = m.into_mutant(WAITED);
     check("partial-line", positive, (negative, m))
 }
 
@@ -922,12 +871,7 @@ fn oversized_line(ctx: &Ctx) -> CheckRun {
         negative.expected = Terminate;
     }
     let (m, _) = run(true);
-    let m = mutant(
-        BOUNDED,
-        (m.observed, m.observed_reason.clone()),
-        m.detail.clone(),
-        m.artifact,
-    );
+    let m = m.into_mutant(BOUNDED);
     check("oversized-line", positive, (negative, m))
 }
 
@@ -982,12 +926,7 @@ fn process_exit(ctx: &Ctx) -> CheckRun {
     let negative = run(Signal::TERM, "SIGTERM");
     // The mutant: SIGCONT asks nothing; an exit after it is not this property.
     let m = run(Signal::CONT, "SIGCONT");
-    let m = mutant(
-        TERMINATED,
-        (m.observed, m.observed_reason.clone()),
-        m.detail.clone(),
-        m.artifact,
-    );
+    let m = m.into_mutant(TERMINATED);
     check("process-exit", positive, (negative, m))
 }
 
@@ -1067,12 +1006,7 @@ fn child_tree_cleanup(ctx: &Ctx) -> CheckRun {
             json!({"killedByRunner": tree}),
         )
     });
-    let m = mutant(
-        TERMINATED,
-        (m.observed, m.observed_reason.clone()),
-        m.detail.clone(),
-        m.artifact,
-    );
+    let m = m.into_mutant(TERMINATED);
     check("child-tree-cleanup", positive, (negative, m))
 }
 
@@ -1163,12 +1097,7 @@ fn backpressure(ctx: &Ctx) -> CheckRun {
     };
     let negative = run(true);
     let m = run(false);
-    let m = mutant(
-        TERMINATED,
-        (m.observed, m.observed_reason.clone()),
-        m.detail.clone(),
-        m.artifact,
-    );
+    let m = m.into_mutant(TERMINATED);
     check("backpressure", positive, (negative, m))
 }
 
@@ -1275,12 +1204,7 @@ fn interruption(ctx: &Ctx) -> CheckRun {
     let negative = run(50, Signal::INT, "SIGINT", INFLIGHT);
     // The mutant: SIGWINCH, which asks for no interruption at all.
     let m = run(50, Signal::WINCH, "SIGWINCH", INFLIGHT);
-    let m = mutant(
-        INFLIGHT,
-        (m.observed, m.observed_reason.clone()),
-        m.detail.clone(),
-        m.artifact,
-    );
+    let m = m.into_mutant(INFLIGHT);
     check("interruption", positive, (negative, m))
 }
 
@@ -1347,12 +1271,7 @@ fn no_process_as_conversation(ctx: &Ctx) -> CheckRun {
     };
     let negative = run(false);
     let m = run(true);
-    let m = mutant(
-        REFUSED,
-        (m.observed, m.observed_reason.clone()),
-        m.detail.clone(),
-        m.artifact,
-    );
+    let m = m.into_mutant(REFUSED);
     check("no-process-as-conversation", positive, (negative, m))
 }
 
@@ -1419,12 +1338,7 @@ fn discovery_versus_legacy_initialization(ctx: &Ctx) -> CheckRun {
     };
     let negative = run(false);
     let m = run(true);
-    let m = mutant(
-        SILENT,
-        (m.observed, m.observed_reason.clone()),
-        m.detail.clone(),
-        m.artifact,
-    );
+    let m = m.into_mutant(SILENT);
     check(
         "discovery-versus-legacy-initialization",
         positive,

@@ -67,6 +67,18 @@ fn full_id(id: &str) -> String {
 pub fn main(args: ProfileRunArgs) -> CliResult {
     let who = "mcpres profile run";
     let env = parse_env(&args.env).map_err(|e| CliError::Unusable(format!("{who}: {e}")))?;
+    // What to run is checked before anything about the subject.
+    let checks = (!args.checks.is_empty()).then(|| args.checks.clone());
+    let registry = mcpres::profiles::Registry::builtin().map_err(|e| {
+        CliError::Unusable(format!("{who}: the built-in registry is unusable: {e}"))
+    })?;
+    profile::plan(
+        registry,
+        &full_id(&args.profile),
+        args.revision.into(),
+        checks.as_deref(),
+    )
+    .map_err(|e| CliError::Unusable(format!("{who}: {e}")))?;
     let (program, rest) = args
         .command
         .split_first()
@@ -80,7 +92,7 @@ pub fn main(args: ProfileRunArgs) -> CliResult {
     let options = Options {
         profile: full_id(&args.profile),
         revision: args.revision.into(),
-        checks: (!args.checks.is_empty()).then(|| args.checks.clone()),
+        checks,
         launch: Launch {
             program: resolved,
             args: rest.to_vec(),

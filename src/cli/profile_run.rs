@@ -102,7 +102,9 @@ pub fn main(args: ProfileRunArgs) -> CliResult {
         startup: Duration::from_millis(args.startup_timeout_ms.max(1)),
         answer: Duration::from_millis(args.answer_timeout_ms.max(1)),
         jobs: args.jobs.max(1),
+        cancel: std::sync::Arc::default(),
     };
+    let cancel = options.cancel.clone();
     if let Err(e) = tree::track_descendants() {
         stderr_line(format!(
             "{who}: cannot become a child subreaper ({e}): descendants that leave a subject's process group are tracked only while their parent lives"
@@ -133,6 +135,11 @@ pub fn main(args: ProfileRunArgs) -> CliResult {
             tokio::select! {
                 biased;
                 sig = &mut signalled => {
+                    // Stop starting subjects, end the running ones, and let
+                    // the run remove what it wrote before anything else.
+                    cancel.store(true, std::sync::atomic::Ordering::SeqCst);
+                    tree::kill_own_groups();
+                    let _ = tokio::time::timeout(Duration::from_secs(20), &mut task).await;
                     return Err(CliError::Signalled {
                         message: format!("{who}: stopped by {}; no evaluation was written", sig.name()),
                         status: u8::try_from(sig.exit_code()).unwrap_or(2),

@@ -59,6 +59,19 @@ fn own_children() -> BTreeSet<u32> {
     OWN_CHILDREN.lock().expect("children lock").clone()
 }
 
+/// Send SIGKILL to the process group of every subject started and not reaped
+/// yet, without waiting for them (their owners reap them).
+pub fn kill_own_groups() {
+    for pid in own_children() {
+        if let Some(p) = i32::try_from(pid)
+            .ok()
+            .and_then(rustix::process::Pid::from_raw)
+        {
+            let _ = rustix::process::kill_process_group(p, rustix::process::Signal::KILL);
+        }
+    }
+}
+
 /// After a termination signal: kill the process group of every subject the
 /// harness started and has not reaped yet, then wait for each of them (at
 /// most `limit` in all), so that none is left as a zombie or handed to init.

@@ -37,6 +37,8 @@ pub struct Ctx<'a> {
     next_id: AtomicI64,
     /// (probes finished, probes that left something behind, descendants ever seen).
     pub tally: Mutex<Tally>,
+    /// Set when the run is to stop: no further subject is started.
+    pub cancel: std::sync::Arc<std::sync::atomic::AtomicBool>,
 }
 
 #[derive(Debug, Default, Clone)]
@@ -66,7 +68,13 @@ impl<'a> Ctx<'a> {
             answer,
             next_id: AtomicI64::new(base),
             tally: Mutex::new(Tally::default()),
+            cancel: std::sync::Arc::default(),
         }
+    }
+
+    /// Has the run been asked to stop?
+    pub fn cancelled(&self) -> bool {
+        self.cancel.load(Ordering::SeqCst)
     }
 
     pub fn modern(&self) -> bool {
@@ -112,6 +120,9 @@ impl<'a> Ctx<'a> {
 
     /// Start a fresh subject process.
     pub fn start(&self) -> Result<Probe, String> {
+        if self.cancelled() {
+            return Err("the run was cancelled".into());
+        }
         Probe::start(self.launch)
             .map_err(|e| format!("could not start {}: {e}", self.launch.program.display()))
     }

@@ -53,6 +53,9 @@ pub struct Options {
     pub answer: Duration,
     /// Checks run at once (each on its own processes).
     pub jobs: usize,
+    /// Set it to stop the run: no further subject starts, the run ends with
+    /// [`ProfileError::Cancelled`] and removes what it wrote.
+    pub cancel: std::sync::Arc<std::sync::atomic::AtomicBool>,
 }
 
 /// Checks that must not run beside others: they watch this process's
@@ -65,6 +68,8 @@ pub enum ProfileError {
     Usage(String),
     #[error("no check could be observed against this subject; nothing to evaluate")]
     NothingObserved,
+    #[error("the run was cancelled; nothing was kept")]
+    Cancelled,
     #[error("cannot write {path}: {source}")]
     Io {
         path: PathBuf,
@@ -171,12 +176,13 @@ pub fn run(options: &Options, report: Report<'_>) -> Result<Outcome, ProfileErro
             options.out.display()
         )));
     }
-    let ctx = Ctx::new(
+    let mut ctx = Ctx::new(
         &options.launch,
         options.revision,
         options.startup,
         options.answer,
     );
+    ctx.cancel = options.cancel.clone();
     // Preflight: open once, for the subject's name and version. A subject
     // that does not open is still evaluated: every check then fails on its
     // own evidence (nothing is skipped, nothing is passed).
@@ -278,6 +284,9 @@ pub fn run(options: &Options, report: Report<'_>) -> Result<Outcome, ProfileErro
             let (next, shared, planned, ctx) = (&next, &shared, &planned, &ctx);
             scope.spawn(move || {
                 loop {
+                    if ctx.cancelled() {
+                        break;
+                    }
                     let k = next.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
                     let Some(&i) = shared.get(k) else { break };
                     if tx.send((i, (planned[i].1)(ctx))).is_err() {
@@ -294,6 +303,9 @@ pub fn run(options: &Options, report: Report<'_>) -> Result<Outcome, ProfileErro
     });
     outcome?;
     for i in alone {
+        if ctx.cancelled() {
+            break;
+        }
         let c = (planned[i].1)(&ctx);
         handle(i, c)?;
     }
@@ -304,6 +316,9 @@ pub fn run(options: &Options, report: Report<'_>) -> Result<Outcome, ProfileErro
         rows.push(row);
         run_checks.push(run_check);
         evaluated.extend(ev);
+    }
+    if ctx.cancelled() {
+        return Err(ProfileError::Cancelled);
     }
     if evaluated.is_empty() {
         return Err(ProfileError::NothingObserved);

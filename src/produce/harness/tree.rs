@@ -55,6 +55,11 @@ pub fn unregister_child(pid: u32) {
     OWN_CHILDREN.lock().expect("children lock").remove(&pid);
 }
 
+/// Is `pid` a subject started here and not reaped yet?
+pub fn is_own_child(pid: u32) -> bool {
+    OWN_CHILDREN.lock().expect("children lock").contains(&pid)
+}
+
 fn own_children() -> BTreeSet<u32> {
     OWN_CHILDREN.lock().expect("children lock").clone()
 }

@@ -242,9 +242,16 @@ impl<'a> Ctx<'a> {
         let mut t = self.tally.lock().expect("tally lock");
         t.probes += 1;
         if ended.left_behind > 0 {
+            let what: Vec<String> = ended
+                .left_behind_processes
+                .iter()
+                .map(|p| format!("{} ({})", p["pid"], p["comm"].as_str().unwrap_or("?")))
+                .collect();
             t.leaky.push(format!(
-                "{} process(es) left behind by pid {}",
-                ended.left_behind, artifact["pid"]
+                "{} process(es) left behind by the subject with pid {}: {}",
+                ended.left_behind,
+                artifact["pid"],
+                what.join(", ")
             ));
         }
         if ended.killed {

@@ -149,6 +149,8 @@ pub struct Ended {
     pub killed: bool,
     /// Processes of the group or adopted descendants left after the end (should be 0).
     pub left_behind: usize,
+    /// Those processes (pid, command name, group, session, state).
+    pub left_behind_processes: Vec<Value>,
 }
 
 /// One running subject.
@@ -468,6 +470,7 @@ impl Probe {
             terminated: false,
             killed: false,
             left_behind: 0,
+            left_behind_processes: Vec::new(),
         };
         let roots: Vec<u32> = self.descendants.keys().copied().collect();
         if self.status.is_none() {
@@ -489,33 +492,34 @@ impl Probe {
             let _ = self.wait_exit(TERM_GRACE);
         }
         // Whatever is still in the group, or was seen below the subject, is left
-        // behind: it is counted, then killed.
+        // behind: it is counted, recorded, then killed. A subject another
+        // probe started and still owns is never one of ours (its number may
+        // repeat ours once ours is reaped).
         let procs = tree::snapshot();
-        let mut leftovers: BTreeSet<u32> = procs
+        let mine = |p: &tree::Proc| !p.zombie() && !tree::is_own_child(p.pid);
+        let mut leftovers: BTreeMap<u32, Value> = procs
             .values()
-            .filter(|p| p.pgid == pgid && !p.zombie())
-            .map(|p| p.pid)
+            .filter(|p| p.pgid == pgid && mine(p))
+            .map(|p| (p.pid, p.to_json()))
             .collect();
         for pid in &roots {
-            if procs.get(pid).is_some_and(|p| !p.zombie()) {
-                leftovers.insert(*pid);
+            if let Some(p) = procs.get(pid).filter(|p| mine(p)) {
+                leftovers.insert(*pid, p.to_json());
             }
         }
-        if !leftovers.is_empty() {
-            kill_group(pgid);
-            for pid in &leftovers {
-                if let Some(raw) = rustix::process::Pid::from_raw(*pid as i32) {
-                    let _ = rustix::process::kill_process(raw, rustix::process::Signal::KILL);
-                }
+        for pid in leftovers.keys() {
+            if let Some(raw) = rustix::process::Pid::from_raw(*pid as i32) {
+                let _ = rustix::process::kill_process(raw, rustix::process::Signal::KILL);
             }
         }
         let swept = sweep_adopted();
         for p in &swept {
             if let Some(pid) = p.get("pid").and_then(Value::as_u64) {
-                leftovers.insert(pid as u32);
+                leftovers.insert(pid as u32, p.clone());
             }
         }
-        ended.left_behind = leftovers.len();
+        ended.left_behind_processes = leftovers.into_values().collect();
+        ended.left_behind = ended.left_behind_processes.len();
         ended.status = self.status.as_ref().map(status_text);
         if let Some(tx) = self.writer.take() {
             drop(tx);
@@ -561,6 +565,7 @@ impl Probe {
                 "terminatedBySigterm": ended.terminated,
                 "killed": ended.killed,
                 "leftBehind": ended.left_behind,
+                "leftBehindProcesses": ended.left_behind_processes,
                 "sweptDescendants": swept,
             },
         })

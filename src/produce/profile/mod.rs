@@ -24,7 +24,7 @@ use self::check::{CheckEntry, CheckRun, Ctx, Obs, Runner, Verdict};
 use self::probe::{Launch, Reply};
 use crate::fsio::DirHandle;
 use crate::json::canonical;
-use crate::model::vocab::{ObservationSource, ProbeOutcome};
+use crate::model::vocab::ObservationSource;
 use crate::produce::harness::vocab::Revision;
 use crate::profiles::Registry;
 
@@ -578,9 +578,4 @@ fn subject_identity(launch: &Launch) -> Identity {
         artifact_sha256: sha(&artifact),
         target_sha256: sha(&target),
     }
-}
-
-/// Outcome names as the closing table prints them.
-pub fn outcome_name(o: ProbeOutcome) -> &'static str {
-    o.as_str()
 }

@@ -93,11 +93,12 @@ pub fn main(args: ProfileRunArgs) -> CliResult {
         profile: full_id(&args.profile),
         revision: args.revision.into(),
         checks,
-        launch: Launch {
+        http: None,
+        launch: Some(Launch {
             program: resolved,
             args: rest.to_vec(),
             env,
-        },
+        }),
         out: args.output.clone(),
         startup: Duration::from_millis(args.startup_timeout_ms.max(1)),
         answer: Duration::from_millis(args.answer_timeout_ms.max(1)),

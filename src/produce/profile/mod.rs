@@ -47,7 +47,12 @@ pub struct Options {
     pub revision: Revision,
     /// Only these checks (a bounded check set); `None` for every applicable one.
     pub checks: Option<Vec<String>>,
-    pub launch: Launch,
+    /// The subject's command: required over stdio; over Streamable HTTP,
+    /// mcpres starts it for each check (without it, the server at the URL is
+    /// one mcpres did not start).
+    pub launch: Option<Launch>,
+    /// Drive the subject over Streamable HTTP instead of stdio.
+    pub http: Option<HttpOptions>,
     pub out: PathBuf,
     pub startup: Duration,
     pub answer: Duration,
@@ -56,6 +61,23 @@ pub struct Options {
     /// Set it to stop the run: no further subject starts, the run ends with
     /// [`ProfileError::Cancelled`] and removes what it wrote.
     pub cancel: std::sync::Arc<std::sync::atomic::AtomicBool>,
+}
+
+/// A Streamable HTTP target.
+#[derive(Debug, Clone)]
+pub struct HttpOptions {
+    /// `http://HOST:PORT/PATH` on a loopback address. With a launch, port 0
+    /// means: pick a free port for each server started, passed to it where
+    /// its arguments or environment say `{port}`.
+    pub url: String,
+    /// The environment variable that carries the synthetic bearer
+    /// credential: mcpres makes one per run and passes it to the servers it
+    /// starts under this name (or, for a server it did not start, reads it
+    /// from its own environment). Never written anywhere.
+    pub bearer_env: Option<String>,
+    /// How long a stalled request may stay open before the subject must
+    /// close it (the `timeout` check's bound).
+    pub idle: Duration,
 }
 
 /// Checks that must not run beside others: they watch this process's
@@ -176,8 +198,18 @@ pub fn run(options: &Options, report: Report<'_>) -> Result<Outcome, ProfileErro
             options.out.display()
         )));
     }
+    if options.http.is_some() {
+        return Err(ProfileError::Usage(
+            "Streamable HTTP targets are not runnable yet".into(),
+        ));
+    }
+    let Some(launch) = options.launch.as_ref() else {
+        return Err(ProfileError::Usage(
+            "a stdio profile run needs the subject's command after `--`".into(),
+        ));
+    };
     let mut ctx = Ctx::new(
-        &options.launch,
+        launch,
         options.revision,
         options.startup,
         options.answer,
@@ -346,7 +378,7 @@ pub fn run(options: &Options, report: Report<'_>) -> Result<Outcome, ProfileErro
     let rev = options.revision.as_str();
     let full = sorted(claimed.iter().map(|s| s.to_string()).collect())
         == profile.applicable_check_ids(rev);
-    let identity = subject_identity(&options.launch);
+    let identity = subject_identity(launch);
     let mut evaluation = json!({
         "schemaVersion": crate::model::profile::PROFILE_EVALUATION_SCHEMA,
         "subject": {

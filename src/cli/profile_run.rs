@@ -19,8 +19,8 @@ use mcpres::produce::profile::{self, Options, ProfileError, Row};
 
 #[derive(Debug, Args)]
 pub struct ProfileRunArgs {
-    /// The profile: mcp-res/stdio-transport/v1 or mcp-res/protocol-revision/v1
-    /// (or just `stdio-transport`, `protocol-revision`).
+    /// The profile: mcp-res/stdio-transport/v1, mcp-res/protocol-revision/v1
+    /// or mcp-res/streamable-http/v1 (or just `stdio-transport`, ...).
     pub profile: String,
     /// The evaluation directory to create (must not exist).
     #[arg(short, long, value_name = "DIR")]
@@ -45,13 +45,34 @@ pub struct ProfileRunArgs {
     /// passed.
     #[arg(long = "env", value_name = "K=V")]
     pub env: Vec<String>,
+    /// Streamable HTTP (mcp-res/streamable-http/v1): the loopback URL
+    /// `http://127.0.0.1:PORT/PATH`. With PROGRAM, mcpres starts a server for
+    /// each check; port 0 picks a free port each time, passed to the server
+    /// where its arguments or --env say `{port}`. Without PROGRAM, the server
+    /// at URL is evaluated as it runs (--subject-artifact required).
+    #[arg(long, value_name = "URL")]
+    pub http: Option<String>,
+    /// The subject requires a bearer credential: mcpres makes a synthetic one
+    /// for the run and hands it to the servers it starts in this environment
+    /// variable (a server it does not start: read from mcpres's own
+    /// environment). It is never written to the evaluation or its artifacts.
+    #[arg(long, value_name = "NAME", requires = "http")]
+    pub bearer_env: Option<String>,
+    /// The `timeout` check's bound: how long a stalled request may stay open
+    /// before the subject must close it.
+    #[arg(long, default_value_t = 5_000, value_name = "MS", requires = "http")]
+    pub idle_timeout_ms: u64,
+    /// The subject's artifact (file or directory) for a server mcpres does
+    /// not start; its digest names the subject.
+    #[arg(long, value_name = "PATH", requires = "http")]
+    pub subject_artifact: Option<PathBuf>,
     /// Progress as JSON Lines on stdout (check-finished, run-finished)
     /// instead of the closing table.
     #[arg(long)]
     pub json: bool,
-    /// The subject: PROGRAM [ARGS...] after `--`, a stdio MCP server
-    /// (executed directly, no shell).
-    #[arg(last = true, value_name = "PROGRAM", required = true)]
+    /// The subject: PROGRAM [ARGS...] after `--`, an MCP server (executed
+    /// directly, no shell). Required over stdio.
+    #[arg(last = true, value_name = "PROGRAM")]
     pub command: Vec<String>,
 }
 
@@ -79,26 +100,34 @@ pub fn main(args: ProfileRunArgs) -> CliResult {
         checks.as_deref(),
     )
     .map_err(|e| CliError::Unusable(format!("{who}: {e}")))?;
-    let (program, rest) = args
-        .command
-        .split_first()
-        .ok_or_else(|| CliError::Unusable(format!("{who}: no PROGRAM after --")))?;
-    let resolved = resolve_program(program).ok_or_else(|| {
-        CliError::Unusable(format!(
-            "{who}: PROGRAM {} is not an existing file (bare names are looked up in PATH)",
-            escaped(program)
-        ))
-    })?;
+    let launch = match args.command.split_first() {
+        None if args.http.is_some() => None,
+        None => return Err(CliError::Unusable(format!("{who}: no PROGRAM after --"))),
+        Some((program, rest)) => {
+            let resolved = resolve_program(program).ok_or_else(|| {
+                CliError::Unusable(format!(
+                    "{who}: PROGRAM {} is not an existing file (bare names are looked up in PATH)",
+                    escaped(program)
+                ))
+            })?;
+            Some(Launch {
+                program: resolved,
+                args: rest.to_vec(),
+                env,
+            })
+        }
+    };
     let options = Options {
         profile: full_id(&args.profile),
         revision: args.revision.into(),
         checks,
-        http: None,
-        launch: Some(Launch {
-            program: resolved,
-            args: rest.to_vec(),
-            env,
+        http: args.http.clone().map(|url| profile::HttpOptions {
+            url,
+            bearer_env: args.bearer_env.clone(),
+            idle: Duration::from_millis(args.idle_timeout_ms.max(1)),
+            subject_artifact: args.subject_artifact.clone(),
         }),
+        launch,
         out: args.output.clone(),
         startup: Duration::from_millis(args.startup_timeout_ms.max(1)),
         answer: Duration::from_millis(args.answer_timeout_ms.max(1)),

@@ -309,6 +309,21 @@ impl ResponseParser {
                 ))
     }
 
+    /// The response's header fields, in order.
+    pub fn headers(&self) -> &[(String, String)] {
+        self.head.as_ref().map_or(&[], |h| h.headers.as_slice())
+    }
+
+    /// The decoded body so far.
+    pub fn body(&self) -> &[u8] {
+        &self.body
+    }
+
+    /// Bytes read after the end of this response (a pipelined next one).
+    pub fn leftover(&self) -> &[u8] {
+        self.end.map_or(&[], |e| &self.buf[e.min(self.buf.len())..])
+    }
+
     /// Decoded body bytes so far.
     pub fn body_len(&self) -> usize {
         self.body.len()

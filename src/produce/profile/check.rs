@@ -28,7 +28,11 @@ pub const OPEN_FAILED: &str = "MCP_RES_OPEN_FAILED";
 /// Everything a check needs: how to start the subject, the revision it
 /// speaks, bounds, fresh request ids, and the cleanup tally of every probe.
 pub struct Ctx<'a> {
-    pub launch: &'a Launch,
+    /// The subject's command (over Streamable HTTP, `None` for a server
+    /// mcpres did not start).
+    pub launch: Option<&'a Launch>,
+    /// The Streamable HTTP target, for an HTTP run.
+    pub web: Option<super::web::Web>,
     pub revision: Revision,
     /// How long the first answer may take (the subject starts meanwhile).
     pub startup: Duration,
@@ -51,7 +55,7 @@ pub struct Tally {
 
 impl<'a> Ctx<'a> {
     pub fn new(
-        launch: &'a Launch,
+        launch: Option<&'a Launch>,
         revision: Revision,
         startup: Duration,
         answer: Duration,
@@ -63,6 +67,7 @@ impl<'a> Ctx<'a> {
         let base = 1_000_000 + i64::from(u32::from_le_bytes(buf) % 1_000_000_000);
         Ctx {
             launch,
+            web: None,
             revision,
             startup,
             answer,
@@ -118,13 +123,23 @@ impl<'a> Ctx<'a> {
         (id, line)
     }
 
+    /// The stdio subject's command.
+    pub fn stdio_launch(&self) -> &'a Launch {
+        self.launch.expect("a stdio run has the subject's command")
+    }
+
     /// Start a fresh subject process.
     pub fn start(&self) -> Result<Probe, String> {
+        self.start_with(self.stdio_launch())
+    }
+
+    /// Start a fresh subject process from `launch`.
+    pub fn start_with(&self, launch: &Launch) -> Result<Probe, String> {
         if self.cancelled() {
             return Err("the run was cancelled".into());
         }
-        Probe::start(self.launch)
-            .map_err(|e| format!("could not start {}: {e}", self.launch.program.display()))
+        Probe::start(launch)
+            .map_err(|e| format!("could not start {}: {e}", launch.program.display()))
     }
 
     /// Open a conversation: `initialize` + `notifications/initialized`
@@ -431,6 +446,9 @@ pub struct CheckRun {
     pub mutant: Option<Obs>,
     /// Why the check could not be exercised against this subject.
     pub not_observed: Option<String>,
+    /// The transcript of the server the check ran against (Streamable
+    /// HTTP), written beside the observations.
+    pub server: Option<Value>,
 }
 
 /// A check's verdict.
@@ -467,6 +485,7 @@ impl CheckRun {
             negative: None,
             mutant: None,
             not_observed: Some(why.into()),
+            server: None,
         }
     }
 
@@ -660,6 +679,7 @@ mod tests {
                 json!({}),
             )),
             not_observed: None,
+            server: None,
         };
         assert_eq!(c.verdict().0, Verdict::Pass);
         c.mutant = Some(mutant(

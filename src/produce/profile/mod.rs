@@ -13,6 +13,8 @@ pub mod check;
 pub mod probe;
 pub mod revision;
 pub mod stdio;
+pub mod streamable;
+pub mod web;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -36,6 +38,7 @@ pub fn runnable(profile: &str) -> Option<&'static [CheckEntry]> {
     match profile {
         "mcp-res/stdio-transport/v1" => Some(stdio::CHECKS),
         "mcp-res/protocol-revision/v1" => Some(revision::CHECKS),
+        "mcp-res/streamable-http/v1" => Some(streamable::CHECKS),
         _ => None,
     }
 }
@@ -78,7 +81,13 @@ pub struct HttpOptions {
     /// How long a stalled request may stay open before the subject must
     /// close it (the `timeout` check's bound).
     pub idle: Duration,
+    /// The subject's artifact (file or directory) when mcpres does not start
+    /// the server: its digest is the evaluation's `artifactSha256`.
+    pub subject_artifact: Option<PathBuf>,
 }
+
+/// The profile that is evaluated over Streamable HTTP.
+pub const STREAMABLE_HTTP: &str = "mcp-res/streamable-http/v1";
 
 /// Checks that must not run beside others: they watch this process's
 /// adopted orphans, which a concurrent probe's cleanup would also sweep.
@@ -137,7 +146,7 @@ pub fn plan(
         .ok_or_else(|| ProfileError::Usage(format!("no profile {profile} is registered")))?;
     let runners = runnable(profile).ok_or_else(|| {
         ProfileError::Usage(format!(
-            "mcpres can run mcp-res/stdio-transport/v1 and mcp-res/protocol-revision/v1; not {profile}"
+            "mcpres can run mcp-res/stdio-transport/v1, mcp-res/protocol-revision/v1 and mcp-res/streamable-http/v1; not {profile}"
         ))
     })?;
     let rev = revision.as_str();
@@ -198,27 +207,49 @@ pub fn run(options: &Options, report: Report<'_>) -> Result<Outcome, ProfileErro
             options.out.display()
         )));
     }
-    if options.http.is_some() {
-        return Err(ProfileError::Usage(
-            "Streamable HTTP targets are not runnable yet".into(),
-        ));
+    let http = options.profile == STREAMABLE_HTTP;
+    if http != options.http.is_some() {
+        return Err(ProfileError::Usage(if http {
+            format!("{STREAMABLE_HTTP} is evaluated over Streamable HTTP: give --http URL")
+        } else {
+            format!(
+                "{} is evaluated over stdio: --http does not apply",
+                options.profile
+            )
+        }));
     }
-    let Some(launch) = options.launch.as_ref() else {
+    let web = options
+        .http
+        .as_ref()
+        .map(|h| web_target(h, options.launch.as_ref()))
+        .transpose()?;
+    if !http && options.launch.is_none() {
         return Err(ProfileError::Usage(
             "a stdio profile run needs the subject's command after `--`".into(),
         ));
+    }
+    // A fixed port can hold one server at a time.
+    let jobs = if web.as_ref().is_some_and(|w| w.port != 0) && options.launch.is_some() {
+        1
+    } else {
+        options.jobs
     };
     let mut ctx = Ctx::new(
-        launch,
+        options.launch.as_ref(),
         options.revision,
         options.startup,
         options.answer,
     );
+    ctx.web = web;
     ctx.cancel = options.cancel.clone();
     // Preflight: open once, for the subject's name and version. A subject
     // that does not open is still evaluated: every check then fails on its
     // own evidence (nothing is skipped, nothing is passed).
-    let (server_info, preflight) = preflight(&ctx);
+    let (server_info, preflight) = if http {
+        preflight_http(&ctx)
+    } else {
+        preflight(&ctx)
+    };
     let io = |path: &Path, source| ProfileError::Io {
         path: path.to_path_buf(),
         source,
@@ -247,6 +278,9 @@ pub fn run(options: &Options, report: Report<'_>) -> Result<Outcome, ProfileErro
         let (id, _, required) = planned[i];
         let (verdict, reason, detail) = c.verdict();
         let mut paths: BTreeMap<&str, (String, String)> = BTreeMap::new();
+        if let Some(server) = &c.server {
+            write(format!("artifacts/{id}/server.json"), server)?;
+        }
         for (role, o) in [
             ("positive", &c.positive),
             ("negative", &c.negative),
@@ -307,7 +341,7 @@ pub fn run(options: &Options, report: Report<'_>) -> Result<Outcome, ProfileErro
     // afterwards, so that no other probe's sweep can take its orphans.
     let (alone, shared): (Vec<usize>, Vec<usize>) =
         (0..total).partition(|&i| RUNS_ALONE.contains(&planned[i].0));
-    let workers = options.jobs.clamp(1, shared.len().max(1));
+    let workers = jobs.clamp(1, shared.len().max(1));
     let next = std::sync::atomic::AtomicUsize::new(0);
     let outcome: Result<(), ProfileError> = std::thread::scope(|scope| {
         let (tx, rx) = std::sync::mpsc::channel::<(usize, CheckRun)>();
@@ -378,7 +412,11 @@ pub fn run(options: &Options, report: Report<'_>) -> Result<Outcome, ProfileErro
     let rev = options.revision.as_str();
     let full = sorted(claimed.iter().map(|s| s.to_string()).collect())
         == profile.applicable_check_ids(rev);
-    let identity = subject_identity(launch);
+    let identity = match (&options.launch, &options.http) {
+        (Some(launch), h) => subject_identity(launch, h.as_ref().map(|h| h.url.as_str())),
+        (None, Some(h)) => artifact_identity(h)?,
+        (None, None) => unreachable!("checked above"),
+    };
     let mut evaluation = json!({
         "schemaVersion": crate::model::profile::PROFILE_EVALUATION_SCHEMA,
         "subject": {
@@ -401,7 +439,7 @@ pub fn run(options: &Options, report: Report<'_>) -> Result<Outcome, ProfileErro
         "scope": {
             "claim": if full { "FULL_PROFILE" } else { "BOUNDED_CHECK_SET" },
             "claimedCheckIds": claimed,
-            "targetKind": "LOCAL_STDIO",
+            "targetKind": if http { "LOOPBACK_HTTP" } else { "LOCAL_STDIO" },
             "targetSha256": identity.target_sha256,
             "remoteOptIn": false,
         },
@@ -519,21 +557,7 @@ fn preflight(ctx: &Ctx) -> ((String, String), Value) {
     let Reply::Result(m) = open else {
         return (unknown(), artifact);
     };
-    let info = if ctx.modern() {
-        m.pointer("/result/_meta")
-            .and_then(|meta| meta.get(crate::produce::harness::vocab::META_SERVER_INFO))
-            .cloned()
-    } else {
-        m.pointer("/result/serverInfo").cloned()
-    }
-    .unwrap_or(Value::Null);
-    let field = |k: &str| {
-        info.get(k)
-            .and_then(Value::as_str)
-            .unwrap_or("unknown")
-            .to_string()
-    };
-    ((field("name"), field("version")), artifact)
+    (server_info(ctx, &m), artifact)
 }
 
 /// What the evaluation says about the subject it ran.
@@ -549,7 +573,7 @@ struct Identity {
 /// existing file, each by digest; its language and runtime from the
 /// program's name (node: TYPESCRIPT/node, python: PYTHON/python, otherwise
 /// OTHER/other).
-fn subject_identity(launch: &Launch) -> Identity {
+fn subject_identity(launch: &Launch, url: Option<&str>) -> Identity {
     let digest = |p: &Path| {
         crate::produce::harness::artifact_digest(p)
             .ok()
@@ -596,6 +620,7 @@ fn subject_identity(launch: &Launch) -> Identity {
     };
     let artifact = json!({"program": digest(&program), "files": files});
     let target = json!({
+        "url": url,
         "program": program.display().to_string(),
         "programSha256": digest(&program),
         "args": launch.args,
@@ -610,4 +635,104 @@ fn subject_identity(launch: &Launch) -> Identity {
         artifact_sha256: sha(&artifact),
         target_sha256: sha(&target),
     }
+}
+
+/// The Streamable HTTP target of a run, with its credential.
+fn web_target(h: &HttpOptions, launch: Option<&Launch>) -> Result<web::Web, ProfileError> {
+    let (ip, port, path) = web::parse_url(&h.url).map_err(ProfileError::Usage)?;
+    if let Some(launch) = launch {
+        if port == 0 && !web::names_port(launch) {
+            return Err(ProfileError::Usage(format!(
+                "--http {}: port 0 means mcpres picks a port for every server it starts; say where it goes with {{port}} in the subject's arguments or --env",
+                h.url
+            )));
+        }
+    } else {
+        if port == 0 {
+            return Err(ProfileError::Usage(format!(
+                "--http {}: without a command to start, the URL must name the server's port",
+                h.url
+            )));
+        }
+        if h.subject_artifact.is_none() {
+            return Err(ProfileError::Usage(
+                "a server mcpres does not start needs --subject-artifact PATH (what the evaluation names as the subject)".into(),
+            ));
+        }
+    }
+    let bearer = match (&h.bearer_env, launch) {
+        (None, _) => None,
+        (Some(_), Some(_)) => Some(web::Bearer::fresh()),
+        (Some(name), None) => match std::env::var(name) {
+            Ok(v) if !v.is_empty() => Some(web::Bearer::given(v)),
+            _ => {
+                return Err(ProfileError::Usage(format!(
+                    "--bearer-env {name}: the variable is not set in mcpres's environment"
+                )));
+            }
+        },
+    };
+    Ok(web::Web {
+        ip,
+        port,
+        path,
+        bearer,
+        bearer_env: h.bearer_env.clone(),
+        idle: h.idle,
+    })
+}
+
+/// The identity of a server mcpres did not start: its artifact's digest.
+fn artifact_identity(h: &HttpOptions) -> Result<Identity, ProfileError> {
+    let path = h.subject_artifact.as_ref().expect("checked in web_target");
+    let (sha, _) = crate::produce::harness::artifact_digest(path)
+        .map_err(|e| ProfileError::Usage(format!("--subject-artifact {}: {e}", path.display())))?;
+    let target = json!({"url": h.url, "artifactSha256": sha});
+    Ok(Identity {
+        language: "OTHER",
+        runtime_name: "other",
+        runtime_version: "unknown (not started by mcpres)".into(),
+        artifact_sha256: sha,
+        target_sha256: canonical::sha256_hex(&canonical::to_vec(&target).expect("plain JSON")),
+    })
+}
+
+/// The HTTP preflight: start the server once, open a conversation, stop it.
+fn preflight_http(ctx: &Ctx) -> ((String, String), Value) {
+    let server = ctx.serve();
+    let rec = web::Rec::new(ctx.web().bearer.as_ref());
+    let opened = match &server.failed {
+        Some(why) => Err(why.clone()),
+        None => ctx.http_open(&rec, &server),
+    };
+    let mut artifact = rec.transcript();
+    artifact["server"] = ctx.stop(server).unwrap_or(Value::Null);
+    let open = match opened {
+        Ok(session) => session.open.unwrap_or(Value::Null),
+        Err(why) => {
+            artifact["open"] = json!(why);
+            return (("unknown".into(), "unknown".into()), artifact);
+        }
+    };
+    artifact["open"] = json!("result");
+    (server_info(ctx, &open), artifact)
+}
+
+/// The subject's name and version from its opening answer.
+fn server_info(ctx: &Ctx, m: &Value) -> (String, String) {
+    let info = if ctx.modern() {
+        m.pointer("/result/_meta")
+            .and_then(|meta| meta.get(crate::produce::harness::vocab::META_SERVER_INFO))
+            .cloned()
+    } else {
+        m.pointer("/result/serverInfo").cloned()
+    }
+    .unwrap_or(Value::Null);
+    let field = |k: &str| {
+        info.get(k)
+            .and_then(Value::as_str)
+            .unwrap_or("unknown")
+            .to_string()
+    };
+    (field("name"), field("version"))
 }

@@ -692,19 +692,24 @@ pub fn trim_cr(line: &[u8]) -> &[u8] {
 }
 
 fn chunk_json(c: &Chunk, elide: bool) -> Value {
-    let mut v = json!({"atMs": c.at_ms, "stream": c.stream.as_str(), "bytes": c.bytes.len()});
-    if elide || c.bytes.len() > CHUNK_ELIDE_BYTES {
-        let head = &c.bytes[..ELIDED_HEAD_BYTES.min(c.bytes.len())];
+    chunk_record(c.at_ms, c.stream.as_str(), &c.bytes, elide)
+}
+
+/// One recorded chunk: its time, where it travelled, its length, and its
+/// bytes (UTF-8 text or base64), or, when `elide` or longer than
+/// [`CHUNK_ELIDE_BYTES`], only its digest and head.
+pub fn chunk_record(at_ms: u64, stream: &str, bytes: &[u8], elide: bool) -> Value {
+    let mut v = json!({"atMs": at_ms, "stream": stream, "bytes": bytes.len()});
+    if elide || bytes.len() > CHUNK_ELIDE_BYTES {
+        let head = &bytes[..ELIDED_HEAD_BYTES.min(bytes.len())];
         v["elided"] = json!({
-            "sha256": hex::encode(Sha256::digest(&c.bytes)),
+            "sha256": hex::encode(Sha256::digest(bytes)),
             "headBase64": base64::engine::general_purpose::STANDARD.encode(head),
         });
     } else {
-        match std::str::from_utf8(&c.bytes) {
+        match std::str::from_utf8(bytes) {
             Ok(text) => v["text"] = json!(text),
-            Err(_) => {
-                v["base64"] = json!(base64::engine::general_purpose::STANDARD.encode(&c.bytes))
-            }
+            Err(_) => v["base64"] = json!(base64::engine::general_purpose::STANDARD.encode(bytes)),
         }
     }
     v

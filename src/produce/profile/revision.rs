@@ -537,6 +537,7 @@ fn capability_declaration(ctx: &Ctx) -> CheckRun {
             negative: None,
             mutant: None,
             not_observed: None,
+            server: None,
         };
     };
     let pair = refused_line(
@@ -688,6 +689,7 @@ fn json_schema_dialect_identity(ctx: &Ctx) -> CheckRun {
             negative: None,
             mutant: None,
             not_observed: None,
+            server: None,
         };
     };
     let pair = line_control(

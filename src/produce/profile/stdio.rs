@@ -138,6 +138,7 @@ pub(super) fn check(id: &'static str, positive: Obs, pair: (Obs, Obs)) -> CheckR
         negative: Some(pair.0),
         mutant: Some(pair.1),
         not_observed: None,
+        server: None,
     }
 }
 
@@ -370,7 +371,7 @@ fn shell_free_argument_boundaries(ctx: &Ctx) -> CheckRun {
             .and_then(|e| e.file_name())
             .and_then(|n| n.to_str())
             .is_some_and(|n| SHELLS.contains(&n));
-        let tail_ok = argv.ends_with(&ctx.launch.args);
+        let tail_ok = argv.ends_with(&ctx.stdio_launch().args);
         let c = if shell {
             (Accept, "MCP_RES_SHELL_INTERMEDIARY".to_string())
         } else if !tail_ok {
@@ -392,7 +393,7 @@ fn shell_free_argument_boundaries(ctx: &Ctx) -> CheckRun {
     // string; without a shell that names no file and must be refused.
     let attempt = |program: std::path::PathBuf| {
         let started = Instant::now();
-        let r = Probe::start_program(ctx.launch, &program);
+        let r = Probe::start_program(ctx.stdio_launch(), &program);
         let (c, detail) = match r {
             Ok(p) => {
                 let (_ended, _a) = p.finish();
@@ -414,13 +415,16 @@ fn shell_free_argument_boundaries(ctx: &Ctx) -> CheckRun {
                 format!("refused: {e}"),
             ),
         };
-        let artifact = json!({"launcher": {"program": program.display().to_string(), "args": ctx.launch.args, "elapsedMs": started.elapsed().as_millis() as u64}, "observation": {"result": detail}});
+        let artifact = json!({"launcher": {"program": program.display().to_string(), "args": ctx.stdio_launch().args, "elapsedMs": started.elapsed().as_millis() as u64}, "observation": {"result": detail}});
         (c, detail, artifact)
     };
     let split = std::path::PathBuf::from(format!(
         "{} {}",
-        ctx.launch.program.display(),
-        ctx.launch.args.first().map_or("--help", String::as_str)
+        ctx.stdio_launch().program.display(),
+        ctx.stdio_launch()
+            .args
+            .first()
+            .map_or("--help", String::as_str)
     ));
     let (c, detail, artifact) = attempt(split);
     let negative = obs(Reject, REFUSED, c, true, detail, artifact);
@@ -450,7 +454,8 @@ fn shebang_interpreter(program: &std::path::Path) -> Option<std::path::PathBuf> 
 fn executable_identity(ctx: &Ctx) -> CheckRun {
     const HELD: &str = "MCP_RES_EXECUTABLE_IDENTIFIED";
     const REFUSED: &str = "MCP_RES_EXECUTABLE_DIGEST_CHANGED";
-    let program = std::fs::canonicalize(&ctx.launch.program).unwrap_or(ctx.launch.program.clone());
+    let program = std::fs::canonicalize(&ctx.stdio_launch().program)
+        .unwrap_or(ctx.stdio_launch().program.clone());
     let digest = file_sha256(&program);
     let positive = opened(ctx, Accept, HELD, |probe, _open| {
         let exe = exe_of(probe.pid()).and_then(|e| std::fs::canonicalize(e).ok());

@@ -1,0 +1,1925 @@
+//! The checks of `mcp-res/streamable-http/v1` (spec/profiles.md, "What
+//! each check observes"): every one drives the subject over raw TCP, below
+//! any HTTP library, so that a malformed chunk, a cut body, an early close or
+//! a slow reader reaches the subject exactly as written.
+//!
+//! A check runs against one server (started for it when mcpres has the
+//! subject's command, and stopped afterwards; the two cleanup checks start
+//! one per observation, since their controls stop it). Each observation opens
+//! its own conversation on fresh connections.
+
+use std::net::IpAddr;
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use super::check::{
+    CheckEntry, CheckRun, Ctx, NO_ANSWER, Obs, SUBJECT_EXITED, SYNTAX_GUARD, mutant, obs,
+    open_failed, syntax_defect,
+};
+use super::web::{Conn, Reading, Rec, Resp, Server, Session, Shape, process_tree, sockets_of};
+use crate::model::vocab::ProbeOutcome::{self, Accept, NoEffect, Reject, Terminate};
+
+pub const CHECKS: &[CheckEntry] = &[
+    ("authenticated-loopback-http", authenticated_loopback_http),
+    ("request-response-binding", request_response_binding),
+    ("json-versus-sse-response", json_versus_sse_response),
+    ("long-lived-response-stream", long_lived_response_stream),
+    ("buffering-detection", buffering_detection),
+    ("keepalive", keepalive),
+    (
+        "transport-header-message-metadata-separation",
+        header_body_separation,
+    ),
+    ("status-code-consistency", status_code_consistency),
+    ("content-type", content_type),
+    ("interrupted-body", interrupted_body),
+    ("early-close", early_close),
+    ("timeout", timeout),
+    ("retry", retry),
+    ("duplicate-delivery", duplicate_delivery),
+    ("cancellation-by-stream-close", cancellation_by_stream_close),
+    ("malformed-chunk", malformed_chunk),
+    ("oversized-event", oversized_event),
+    ("slow-consumer", slow_consumer),
+    ("backpressure", backpressure),
+    ("proxy-added-headers", proxy_added_headers),
+    ("no-unauthorized-redirect", no_unauthorized_redirect),
+    ("listener-cleanup", listener_cleanup),
+    ("socket-cleanup", socket_cleanup),
+];
+
+/// A host name that can never resolve (RFC 6761), for foreign Host/Origin.
+const FOREIGN: &str = "mcpres-probe.invalid";
+/// The size of the oversized-event control's request body (16 MiB).
+pub const OVERSIZED_BODY_BYTES: usize = 16 << 20;
+/// The large answer of oversized-event's positive (256 KiB).
+pub const LARGE_ANSWER_BYTES: usize = 256 << 10;
+/// The answer a slow consumer reads (1 MiB).
+pub const SLOW_ANSWER_BYTES: usize = 1 << 20;
+/// A connection closed or request refused within this is "at once".
+const SETTLE: Duration = Duration::from_millis(100);
+const CLOSE_WAIT: Duration = Duration::from_secs(1);
+
+/// A tool that streams progress, and how to call it for `steps` steps
+/// `step_ms` apart.
+#[derive(Debug, Clone)]
+enum Streaming {
+    /// `progress {steps, stepDelayMs}` (the reference server and our subjects).
+    Progress(String),
+    /// `trigger-long-running-operation` / `longRunningOperation {duration (s), steps}`.
+    LongRunning(String),
+}
+
+impl Streaming {
+    fn name(&self) -> &str {
+        match self {
+            Streaming::Progress(n) | Streaming::LongRunning(n) => n,
+        }
+    }
+
+    fn args(&self, steps: u32, step_ms: u32) -> Value {
+        match self {
+            Streaming::Progress(_) => json!({"steps": steps, "stepDelayMs": step_ms}),
+            Streaming::LongRunning(_) => {
+                json!({"duration": f64::from(steps * step_ms) / 1000.0, "steps": steps})
+            }
+        }
+    }
+
+    /// Arguments of the wrong type.
+    fn bad_args(&self) -> Value {
+        match self {
+            Streaming::Progress(_) => json!({"steps": "three", "stepDelayMs": "soon"}),
+            Streaming::LongRunning(_) => json!({"duration": "soon", "steps": "three"}),
+        }
+    }
+}
+
+/// What the subject's `tools/list` offers the checks.
+#[derive(Debug, Clone, Default)]
+struct Tools {
+    streaming: Option<Streaming>,
+    /// The echo tool's name and its string argument.
+    echo: Option<(String, String)>,
+}
+
+impl Tools {
+    fn from_list(tools: &[Value]) -> Tools {
+        let mut t = Tools::default();
+        for tool in tools {
+            let Some(name) = tool.get("name").and_then(Value::as_str) else {
+                continue;
+            };
+            match name {
+                "progress" => t.streaming = Some(Streaming::Progress(name.into())),
+                "trigger-long-running-operation" | "longRunningOperation"
+                    if t.streaming.is_none() =>
+                {
+                    t.streaming = Some(Streaming::LongRunning(name.into()))
+                }
+                "echo" => {
+                    let schema = tool.get("inputSchema").cloned().unwrap_or(Value::Null);
+                    let required: Vec<&str> = schema
+                        .get("required")
+                        .and_then(Value::as_array)
+                        .map(|r| r.iter().filter_map(Value::as_str).collect())
+                        .unwrap_or_default();
+                    if let [arg] = required.as_slice()
+                        && schema.pointer(&format!("/properties/{arg}/type"))
+                            == Some(&json!("string"))
+                    {
+                        t.echo = Some((name.into(), (*arg).into()));
+                    }
+                }
+                _ => {}
+            }
+        }
+        t
+    }
+}
+
+/// One check's server, with what its tools offer and whether it opened.
+struct Bench<'c, 'a> {
+    ctx: &'c Ctx<'a>,
+    server: Server,
+    tools: Tools,
+    opened: bool,
+    listing: Value,
+}
+
+impl<'c, 'a> Bench<'c, 'a> {
+    fn start(ctx: &'c Ctx<'a>) -> Self {
+        let server = ctx.serve();
+        let rec = Rec::new(ctx.web().bearer.as_ref());
+        let mut tools = Tools::default();
+        let mut opened = false;
+        if server.failed.is_none()
+            && let Ok(session) = ctx.http_open(&rec, &server)
+        {
+            opened = true;
+            let id = ctx.id();
+            let msg = ctx.request(&id, "tools/list", json!({}));
+            let r = ctx.post_fresh(&rec, &server, &session, &msg, &Shape::default());
+            if let Some(list) = r
+                .result_for(&id)
+                .and_then(|res| res.get("tools"))
+                .and_then(Value::as_array)
+            {
+                tools = Tools::from_list(list);
+            }
+        }
+        let listing = rec.transcript();
+        Bench {
+            ctx,
+            server,
+            tools,
+            opened,
+            listing,
+        }
+    }
+
+    /// End the check: stop the server and attach its transcript.
+    fn end(self, mut run: CheckRun) -> CheckRun {
+        let server = self.ctx.stop(self.server);
+        run.server = Some(json!({
+            "toolsListing": self.listing,
+            "streamingTool": self.tools.streaming.as_ref().map(Streaming::name),
+            "echoTool": self.tools.echo.as_ref().map(|(n, _)| n),
+            "process": server,
+        }));
+        run
+    }
+
+    /// The check cannot be exercised without `what`, when the subject opened
+    /// but does not offer it.
+    fn lacks(&self, id: &'static str, missing: bool, what: &str) -> Option<CheckRun> {
+        (self.opened && missing).then(|| {
+            CheckRun::not_observed(
+                id,
+                format!("the subject lists no {what}, so {id} could not be exercised"),
+            )
+        })
+    }
+
+    /// One observation on a fresh conversation.
+    fn observe(
+        &self,
+        expected: ProbeOutcome,
+        reason: &str,
+        body: impl FnOnce(&Rec, &Session) -> ((ProbeOutcome, String), String, Value),
+    ) -> Obs {
+        observe_on(self.ctx, &self.server, expected, reason, body)
+    }
+
+    /// The wrong-reason mutant: `msg` with a syntax defect, POSTed with
+    /// `shape`, read to its end, classified by `classify`.
+    fn defect(
+        &self,
+        reason: &str,
+        msg: &Value,
+        shape: Shape,
+        classify: impl Fn(&Resp) -> (ProbeOutcome, String),
+    ) -> Obs {
+        let ctx = self.ctx;
+        let mut seen = None;
+        let o = self.observe(Reject, SYNTAX_GUARD, |rec, session| {
+            let body = syntax_defect(&serde_json::to_vec(msg).expect("serializes"));
+            let shape = Shape {
+                body: Some(body),
+                ..shape
+            };
+            let r = ctx.post_fresh(rec, &self.server, session, msg, &shape);
+            let c = classify(&r);
+            seen = Some(c.clone());
+            (c, format!("answer: {}", r.label()), r.summary())
+        });
+        let observed = seen.unwrap_or((o.observed, o.observed_reason.clone()));
+        mutant(reason, observed, o.detail, o.artifact)
+    }
+}
+
+fn observe_on(
+    ctx: &Ctx,
+    server: &Server,
+    expected: ProbeOutcome,
+    reason: &str,
+    body: impl FnOnce(&Rec, &Session) -> ((ProbeOutcome, String), String, Value),
+) -> Obs {
+    let rec = Rec::new(ctx.web().bearer.as_ref());
+    if let Some(why) = &server.failed {
+        return open_failed(expected, reason, why.clone(), json!({"startError": why}));
+    }
+    let session = match ctx.http_open(&rec, server) {
+        Ok(s) => s,
+        Err(why) => {
+            let mut t = rec.transcript();
+            t["observation"] = json!({"open": why});
+            return open_failed(expected, reason, why, t);
+        }
+    };
+    let (c, detail, summary) = body(&rec, &session);
+    let mut t = rec.transcript();
+    t["observation"] = summary;
+    obs(expected, reason, c, true, detail, t)
+}
+
+/// [`observe_on`] for a body that needs the server itself (to signal it).
+fn observe_mut(
+    ctx: &Ctx,
+    server: &mut Server,
+    expected: ProbeOutcome,
+    reason: &str,
+    body: impl FnOnce(&Rec, &Session, &mut Server) -> ((ProbeOutcome, String), String, Value),
+) -> Obs {
+    let rec = Rec::new(ctx.web().bearer.as_ref());
+    if let Some(why) = &server.failed {
+        return open_failed(expected, reason, why.clone(), json!({"startError": why}));
+    }
+    let session = match ctx.http_open(&rec, server) {
+        Ok(s) => s,
+        Err(why) => {
+            let mut t = rec.transcript();
+            t["observation"] = json!({"open": why});
+            return open_failed(expected, reason, why, t);
+        }
+    };
+    let (c, detail, summary) = body(&rec, &session, server);
+    let mut t = rec.transcript();
+    t["observation"] = summary;
+    obs(expected, reason, c, true, detail, t)
+}
+
+fn run3(id: &'static str, b: Bench<'_, '_>, p: Obs, n: Obs, m: Obs) -> CheckRun {
+    b.end(CheckRun {
+        id,
+        positive: Some(p),
+        negative: Some(n),
+        mutant: Some(m),
+        not_observed: None,
+        server: None,
+    })
+}
+
+/// How a response to a control reads: a parse error is the syntax guard;
+/// `refused` is the check's refusal; a result for `id` is acceptance; any
+/// other status or error names itself; nothing is no answer.
+fn refusal(
+    r: &Resp,
+    id: Option<&Value>,
+    refused: impl Fn(&Resp) -> bool,
+    refused_reason: &str,
+    accepted_reason: &str,
+) -> (ProbeOutcome, String) {
+    if r.parse_error() {
+        return (Reject, SYNTAX_GUARD.into());
+    }
+    if refused(r) {
+        return (Reject, refused_reason.into());
+    }
+    if id.is_some_and(|id| r.result_for(id).is_some()) || (id.is_none() && r.is_2xx()) {
+        return (Accept, accepted_reason.into());
+    }
+    if let Some(code) = r.error_codes().first() {
+        return (
+            Reject,
+            format!("MCP_RES_JSONRPC_ERROR_{}", code.unsigned_abs()),
+        );
+    }
+    match r.status {
+        Some(s) if !(200..300).contains(&s) => (Reject, format!("MCP_RES_HTTP_STATUS_{s}")),
+        Some(_) => (NoEffect, "MCP_RES_HTTP_NO_ANSWER_FRAME".into()),
+        None if r.eof => (Reject, "MCP_RES_HTTP_CLOSED_WITHOUT_RESPONSE".into()),
+        None => (NoEffect, NO_ANSWER.into()),
+    }
+}
+
+/// The positive reading of an answer: `ok` says whether the property held.
+fn answered(r: &Resp, id: &Value, ok: bool, held: &str, wrong: &str) -> (ProbeOutcome, String) {
+    match r.answer(id) {
+        Some(_) if ok => (Accept, held.into()),
+        Some(_) => (Accept, wrong.into()),
+        None if r.status == Some(401) => (Reject, "MCP_RES_HTTP_STATUS_401".into()),
+        None if r.eof && r.status.is_none() => (Terminate, SUBJECT_EXITED.into()),
+        None => (ProbeOutcome::NotObserved, NO_ANSWER.into()),
+    }
+}
+
+fn status_is(codes: &'static [u16]) -> impl Fn(&Resp) -> bool {
+    move |r| r.status.is_some_and(|s| codes.contains(&s))
+}
+
+/// A `tools/call` of `name` with `args` (and a progress token).
+fn call(ctx: &Ctx, id: &Value, name: &str, args: Value, progress: bool) -> Value {
+    let mut params = json!({"name": name, "arguments": args});
+    if progress {
+        params["_meta"] = json!({"progressToken": format!("mcpres-{id}")});
+    }
+    ctx.request(id, "tools/call", params)
+}
+
+fn is_progress(f: &Value) -> bool {
+    f.get("method") == Some(&json!("notifications/progress"))
+}
+
+/// The text of a tool result's first content block.
+fn result_text(r: &Resp, id: &Value) -> Option<String> {
+    r.result_for(id)?
+        .pointer("/content/0/text")
+        .and_then(Value::as_str)
+        .map(str::to_string)
+}
+
+fn is_tool_error(r: &Resp, id: &Value) -> bool {
+    r.answer(id).is_some_and(|a| {
+        a.get("error").is_some() || a.pointer("/result/isError") == Some(&json!(true))
+    })
+}
+
+// ---------------------------------------------------------------------------
+
+fn authenticated_loopback_http(ctx: &Ctx) -> CheckRun {
+    const ID: &str = "authenticated-loopback-http";
+    const HELD: &str = "MCP_RES_HTTP_AUTHENTICATED";
+    const REFUSED: &str = "MCP_RES_HTTP_UNAUTHENTICATED_REFUSED";
+    const ACCEPTED: &str = "MCP_RES_HTTP_UNAUTHENTICATED_ACCEPTED";
+    if ctx.web().bearer.is_none() {
+        return CheckRun::not_observed(
+            ID,
+            "the run has no credential (--bearer-env), so authenticated loopback HTTP could not be observed",
+        );
+    }
+    let b = Bench::start(ctx);
+    let port = b.server.addr.port();
+    let launched = b.server.probe.is_some();
+    let p = b.observe(Accept, HELD, |rec, s| {
+        let (id, msg) = ctx.live_request();
+        let r = ctx.post_fresh(rec, &b.server, s, &msg, &Shape::default());
+        let bound = crate::produce::harness::http::listening_addresses(port);
+        let loopback = bound.iter().all(|a| {
+            a.parse::<IpAddr>()
+                .is_ok_and(|ip| ip.to_canonical().is_loopback())
+        });
+        let c = answered(
+            &r,
+            &id,
+            !launched || loopback,
+            HELD,
+            "MCP_RES_HTTP_LISTENER_NOT_LOOPBACK",
+        );
+        (
+            c,
+            format!("answer: {}; listening on {bound:?}", r.label()),
+            json!({"response": r.summary(), "boundAddresses": bound}),
+        )
+    });
+    let (id, msg) = ctx.live_request();
+    let classify =
+        |r: &Resp, id: &Value| refusal(r, Some(id), status_is(&[401]), REFUSED, ACCEPTED);
+    let n = b.observe(Reject, REFUSED, |rec, s| {
+        let shape = Shape {
+            no_auth: true,
+            ..Shape::default()
+        };
+        let r = ctx.post_fresh(rec, &b.server, s, &msg, &shape);
+        (
+            classify(&r, &id),
+            format!("without a credential: {}", r.label()),
+            r.summary(),
+        )
+    });
+    let m = b.defect(REFUSED, &msg, Shape::default(), |r| classify(r, &id));
+    run3(ID, b, p, n, m)
+}
+
+fn request_response_binding(ctx: &Ctx) -> CheckRun {
+    const ID: &str = "request-response-binding";
+    const HELD: &str = "MCP_RES_HTTP_RESPONSE_BOUND";
+    const REFUSED: &str = "MCP_RES_HTTP_UNBINDABLE_ID_REFUSED";
+    let b = Bench::start(ctx);
+    let p = b.observe(Accept, HELD, |rec, s| {
+        let (id1, m1) = ctx.live_request();
+        let (id2, m2) = ctx.live_request();
+        let (Ok(mut c1), Ok(mut c2)) = (
+            Conn::open(rec, b.server.addr),
+            Conn::open(rec, b.server.addr),
+        ) else {
+            return (
+                (Terminate, SUBJECT_EXITED.into()),
+                "could not connect".into(),
+                json!({}),
+            );
+        };
+        c1.write(&ctx.http_request(&b.server, s, &m1, &Shape::default()));
+        c2.write(&ctx.http_request(&b.server, s, &m2, &Shape::default()));
+        let r1 = c1.response(ctx.answer);
+        let r2 = c2.response(ctx.answer);
+        let own = |r: &Resp, id: &Value| r.answers().len() == 1 && r.answer(id).is_some();
+        let ok = own(&r1, &id1) && own(&r2, &id2);
+        let c = match (r1.answer(&id1), r2.answer(&id2)) {
+            (Some(_), Some(_)) if ok => (Accept, HELD.to_string()),
+            (None, _) | (_, None) if r1.answers().is_empty() && r2.answers().is_empty() => {
+                (ProbeOutcome::NotObserved, NO_ANSWER.to_string())
+            }
+            _ => (Accept, "MCP_RES_HTTP_RESPONSE_MISBOUND".to_string()),
+        };
+        (
+            c,
+            format!("first: {}; second: {}", r1.label(), r2.label()),
+            json!({"first": r1.summary(), "second": r2.summary()}),
+        )
+    });
+    let (_, mut msg) = ctx.live_request();
+    msg["id"] = Value::Null;
+    let classify = |r: &Resp| {
+        refusal(
+            r,
+            None,
+            |r| r.status == Some(400) || r.error_codes().contains(&-32600),
+            REFUSED,
+            "MCP_RES_HTTP_UNBINDABLE_ID_ACCEPTED",
+        )
+    };
+    let n = b.observe(Reject, REFUSED, |rec, s| {
+        let r = ctx.post_fresh(rec, &b.server, s, &msg, &Shape::default());
+        let c = if r.frames.iter().any(|(_, f)| f.get("result").is_some()) {
+            (Accept, "MCP_RES_HTTP_UNBINDABLE_ID_ACCEPTED".to_string())
+        } else {
+            classify(&r)
+        };
+        (c, format!("id null: {}", r.label()), r.summary())
+    });
+    let m = b.defect(REFUSED, &msg, Shape::default(), classify);
+    run3(ID, b, p, n, m)
+}
+
+fn json_versus_sse_response(ctx: &Ctx) -> CheckRun {
+    const ID: &str = "json-versus-sse-response";
+    const HELD: &str = "MCP_RES_HTTP_MEDIA_TYPE_MATCHES_BODY";
+    const REFUSED: &str = "MCP_RES_HTTP_UNACCEPTABLE_MEDIA_REFUSED";
+    let b = Bench::start(ctx);
+    let p = b.observe(Accept, HELD, |rec, s| {
+        let (id, msg) = ctx.live_request();
+        let r = ctx.post_fresh(rec, &b.server, s, &msg, &Shape::default());
+        let media = r.media.clone().unwrap_or_default();
+        let ok = (media == "application/json" || media == "text/event-stream")
+            && r.bad_frames == 0
+            && r.answer(&id).is_some();
+        let c = answered(&r, &id, ok, HELD, "MCP_RES_HTTP_MEDIA_TYPE_MISMATCH");
+        let c = if r.answer(&id).is_none() && r.bad_frames > 0 {
+            (Accept, "MCP_RES_HTTP_MEDIA_TYPE_MISMATCH".into())
+        } else {
+            c
+        };
+        (c, format!("answer: {}", r.label()), r.summary())
+    });
+    let (id, msg) = ctx.live_request();
+    let classify = |r: &Resp| {
+        refusal(
+            r,
+            Some(&id),
+            status_is(&[406]),
+            REFUSED,
+            "MCP_RES_HTTP_UNACCEPTABLE_MEDIA_ACCEPTED",
+        )
+    };
+    let n = b.observe(Reject, REFUSED, |rec, s| {
+        let shape = Shape {
+            accept: Some("text/html".into()),
+            ..Shape::default()
+        };
+        let r = ctx.post_fresh(rec, &b.server, s, &msg, &shape);
+        (
+            classify(&r),
+            format!("Accept: text/html: {}", r.label()),
+            r.summary(),
+        )
+    });
+    let m = b.defect(REFUSED, &msg, Shape::default(), classify);
+    run3(ID, b, p, n, m)
+}
+
+fn long_lived_response_stream(ctx: &Ctx) -> CheckRun {
+    const ID: &str = "long-lived-response-stream";
+    const HELD: &str = "MCP_RES_HTTP_STREAM_CARRIED_TO_RESULT";
+    const REFUSED: &str = "MCP_RES_HTTP_STREAM_ENDED_WITH_ERROR";
+    let b = Bench::start(ctx);
+    if let Some(run) = b.lacks(ID, b.tools.streaming.is_none(), "streaming tool") {
+        return b.end(run);
+    }
+    let tool = b.tools.streaming.clone();
+    let name = tool
+        .as_ref()
+        .map_or("progress", Streaming::name)
+        .to_string();
+    let p = b.observe(Accept, HELD, |rec, s| {
+        let id = ctx.id();
+        let args = tool.as_ref().map_or(json!({}), |t| t.args(3, 150));
+        let msg = call(ctx, &id, &name, args, true);
+        let r = ctx.post_fresh(rec, &b.server, s, &msg, &Shape::default());
+        let progress = r
+            .frames
+            .iter()
+            .take_while(|(_, f)| f.get("id") != Some(&id))
+            .filter(|(_, f)| is_progress(f))
+            .count();
+        let streamed = r.media.as_deref() == Some("text/event-stream");
+        let c = match r.answer(&id) {
+            Some(_) if streamed && progress > 0 && r.result_for(&id).is_some() => {
+                (Accept, HELD.to_string())
+            }
+            Some(_) => (Accept, "MCP_RES_HTTP_NOT_STREAMED".to_string()),
+            None if r.complete || r.eof => (Accept, "MCP_RES_HTTP_STREAM_ENDED_EARLY".to_string()),
+            None => (ProbeOutcome::NotObserved, NO_ANSWER.to_string()),
+        };
+        (
+            c,
+            format!(
+                "answer: {}; progress events before the result: {progress}",
+                r.label()
+            ),
+            r.summary(),
+        )
+    });
+    let id = ctx.id();
+    let msg = call(
+        ctx,
+        &id,
+        &name,
+        tool.as_ref().map_or(json!({}), Streaming::bad_args),
+        true,
+    );
+    let classify = |r: &Resp| {
+        refusal(
+            r,
+            Some(&id),
+            |r| is_tool_error(r, &id),
+            REFUSED,
+            "MCP_RES_HTTP_INVALID_ARGUMENTS_ACCEPTED",
+        )
+    };
+    let n = b.observe(Reject, REFUSED, |rec, s| {
+        let r = ctx.post_fresh(rec, &b.server, s, &msg, &Shape::default());
+        (
+            classify(&r),
+            format!("wrongly typed arguments: {}", r.label()),
+            r.summary(),
+        )
+    });
+    let m = b.defect(REFUSED, &msg, Shape::default(), classify);
+    run3(ID, b, p, n, m)
+}
+
+fn buffering_detection(ctx: &Ctx) -> CheckRun {
+    const ID: &str = "buffering-detection";
+    const HELD: &str = "MCP_RES_HTTP_EVENTS_FLUSHED_INCREMENTALLY";
+    const REFUSED: &str = "MCP_RES_HTTP_EVENT_STREAM_NOT_ACCEPTED_REFUSED";
+    let b = Bench::start(ctx);
+    if let Some(run) = b.lacks(ID, b.tools.streaming.is_none(), "streaming tool") {
+        return b.end(run);
+    }
+    let tool = b.tools.streaming.clone();
+    let name = tool
+        .as_ref()
+        .map_or("progress", Streaming::name)
+        .to_string();
+    let p = b.observe(Accept, HELD, |rec, s| {
+        let id = ctx.id();
+        let args = tool.as_ref().map_or(json!({}), |t| t.args(3, 250));
+        let msg = call(ctx, &id, &name, args, true);
+        let r = ctx.post_fresh(rec, &b.server, s, &msg, &Shape::default());
+        let first = r
+            .frames
+            .iter()
+            .find(|(_, f)| is_progress(f))
+            .map(|(t, _)| *t);
+        let last = r
+            .frames
+            .iter()
+            .find(|(_, f)| f.get("id") == Some(&id))
+            .map(|(t, _)| *t);
+        let gap = match (first, last) {
+            (Some(a), Some(z)) => z.saturating_sub(a),
+            _ => 0,
+        };
+        let c = answered(
+            &r,
+            &id,
+            first.is_some() && gap >= 200,
+            HELD,
+            "MCP_RES_HTTP_EVENTS_BUFFERED",
+        );
+        (
+            c,
+            format!(
+                "first progress event at {first:?} ms, the result at {last:?} ms (gap {gap} ms)"
+            ),
+            r.summary(),
+        )
+    });
+    let (id, msg) = ctx.live_request();
+    let classify = |r: &Resp| {
+        refusal(
+            r,
+            Some(&id),
+            status_is(&[406]),
+            REFUSED,
+            "MCP_RES_HTTP_EVENT_STREAM_NOT_ACCEPTED_ACCEPTED",
+        )
+    };
+    let n = b.observe(Reject, REFUSED, |rec, s| {
+        let shape = Shape {
+            accept: Some("application/json".into()),
+            ..Shape::default()
+        };
+        let r = ctx.post_fresh(rec, &b.server, s, &msg, &shape);
+        (
+            classify(&r),
+            format!("Accept: application/json: {}", r.label()),
+            r.summary(),
+        )
+    });
+    let m = b.defect(REFUSED, &msg, Shape::default(), classify);
+    run3(ID, b, p, n, m)
+}
+
+fn close_shape() -> Shape {
+    Shape {
+        extra: vec![("Connection".into(), "close".into())],
+        ..Shape::default()
+    }
+}
+
+fn keepalive(ctx: &Ctx) -> CheckRun {
+    const ID: &str = "keepalive";
+    const HELD: &str = "MCP_RES_HTTP_CONNECTION_KEPT_ALIVE";
+    const HONOURED: &str = "MCP_RES_HTTP_CLOSE_HONOURED";
+    let b = Bench::start(ctx);
+    let p = b.observe(Accept, HELD, |rec, s| {
+        let Ok(mut conn) = Conn::open(rec, b.server.addr) else {
+            return (
+                (Terminate, SUBJECT_EXITED.into()),
+                "could not connect".into(),
+                json!({}),
+            );
+        };
+        let (id1, m1) = ctx.live_request();
+        let r1 = ctx.post(&mut conn, &b.server, s, &m1, &Shape::default());
+        let (id2, m2) = ctx.live_request();
+        let r2 = ctx.post(&mut conn, &b.server, s, &m2, &Shape::default());
+        let ok = r1.answer(&id1).is_some() && !r1.eof;
+        let c = if r1.answer(&id1).is_none() {
+            answered(&r1, &id1, false, HELD, "")
+        } else {
+            answered(&r2, &id2, ok, HELD, "MCP_RES_HTTP_CONNECTION_NOT_REUSED")
+        };
+        let c = if r1.answer(&id1).is_some() && r2.answer(&id2).is_none() {
+            (Accept, "MCP_RES_HTTP_CONNECTION_NOT_REUSED".to_string())
+        } else {
+            c
+        };
+        (
+            c,
+            format!(
+                "first: {}; second on the same connection: {}",
+                r1.label(),
+                r2.label()
+            ),
+            json!({"first": r1.summary(), "second": r2.summary()}),
+        )
+    });
+    let (id, msg) = ctx.live_request();
+    let n = b.observe(Accept, HONOURED, |rec, s| {
+        let Ok(mut conn) = Conn::open(rec, b.server.addr) else {
+            return (
+                (Terminate, SUBJECT_EXITED.into()),
+                "could not connect".into(),
+                json!({}),
+            );
+        };
+        let r = ctx.post(&mut conn, &b.server, s, &msg, &close_shape());
+        let closed = r.eof || conn.wait_closed(CLOSE_WAIT);
+        let c = if r.answer(&id).is_some() {
+            if closed {
+                (Accept, HONOURED.to_string())
+            } else {
+                (Accept, "MCP_RES_HTTP_CLOSE_IGNORED".to_string())
+            }
+        } else {
+            refusal(&r, Some(&id), |_| false, HONOURED, HONOURED)
+        };
+        (
+            c,
+            format!(
+                "Connection: close: {}; closed by the subject: {closed}",
+                r.label()
+            ),
+            r.summary(),
+        )
+    });
+    let m = b.defect(HONOURED, &msg, close_shape(), |r| {
+        refusal(r, Some(&id), |_| false, HONOURED, HONOURED)
+    });
+    run3(ID, b, p, n, m)
+}
+
+fn header_body_separation(ctx: &Ctx) -> CheckRun {
+    const ID: &str = "transport-header-message-metadata-separation";
+    const HELD: &str = "MCP_RES_HTTP_HEADERS_AGREE_WITH_BODY";
+    const REFUSED: &str = "MCP_RES_HTTP_HEADER_BODY_MISMATCH_REFUSED";
+    let b = Bench::start(ctx);
+    let p = b.observe(Accept, HELD, |rec, s| {
+        let (id, msg) = ctx.live_request();
+        let r = ctx.post_fresh(rec, &b.server, s, &msg, &Shape::default());
+        (
+            answered(&r, &id, true, HELD, HELD),
+            format!("answer: {}", r.label()),
+            r.summary(),
+        )
+    });
+    let (id, msg) = ctx.live_request();
+    let classify = |r: &Resp| {
+        refusal(
+            r,
+            Some(&id),
+            status_is(&[400]),
+            REFUSED,
+            "MCP_RES_HTTP_HEADER_BODY_MISMATCH_ACCEPTED",
+        )
+    };
+    let n = b.observe(Reject, REFUSED, |rec, s| {
+        let (shape, msg, what) = if ctx.modern() {
+            (
+                Shape {
+                    extra: vec![("Mcp-Method".into(), "resources/list".into())],
+                    ..Shape::default()
+                },
+                msg.clone(),
+                "Mcp-Method: resources/list on a tools/list body",
+            )
+        } else {
+            let mut m = msg.clone();
+            m["params"]["_meta"] = json!({"sessionId": s.id});
+            (
+                Shape {
+                    no_session: true,
+                    ..Shape::default()
+                },
+                m,
+                "the session id in _meta only",
+            )
+        };
+        let r = ctx.post_fresh(rec, &b.server, s, &msg, &shape);
+        (classify(&r), format!("{what}: {}", r.label()), r.summary())
+    });
+    let m = b.defect(REFUSED, &msg, Shape::default(), classify);
+    run3(ID, b, p, n, m)
+}
+
+fn status_code_consistency(ctx: &Ctx) -> CheckRun {
+    const ID: &str = "status-code-consistency";
+    const HELD: &str = "MCP_RES_HTTP_NOTIFICATION_202";
+    const REFUSED: &str = "MCP_RES_HTTP_METHOD_NOT_ALLOWED_REFUSED";
+    let b = Bench::start(ctx);
+    let p = b.observe(Accept, HELD, |rec, s| {
+        let note = json!({
+            "jsonrpc": "2.0",
+            "method": "notifications/cancelled",
+            "params": ctx.params(json!({"requestId": ctx.id(), "reason": "mcpres probe"})),
+        });
+        let r = ctx.post_fresh(rec, &b.server, s, &note, &Shape::default());
+        let c = match r.status {
+            Some(202) if r.body.is_empty() => (Accept, HELD.to_string()),
+            Some(_) => (Accept, "MCP_RES_HTTP_NOTIFICATION_STATUS_WRONG".to_string()),
+            None if r.eof => (Terminate, SUBJECT_EXITED.to_string()),
+            None => (ProbeOutcome::NotObserved, NO_ANSWER.to_string()),
+        };
+        (
+            c,
+            format!("notification: {} ({} body bytes)", r.label(), r.body.len()),
+            r.summary(),
+        )
+    });
+    let (id, msg) = ctx.live_request();
+    let classify = |r: &Resp| {
+        refusal(
+            r,
+            Some(&id),
+            status_is(&[405]),
+            REFUSED,
+            "MCP_RES_HTTP_PUT_ACCEPTED",
+        )
+    };
+    let n = b.observe(Reject, REFUSED, |rec, s| {
+        let shape = Shape {
+            method: Some("PUT".into()),
+            ..Shape::default()
+        };
+        let r = ctx.post_fresh(rec, &b.server, s, &msg, &shape);
+        (classify(&r), format!("PUT: {}", r.label()), r.summary())
+    });
+    let m = b.defect(REFUSED, &msg, Shape::default(), classify);
+    run3(ID, b, p, n, m)
+}
+
+fn content_type(ctx: &Ctx) -> CheckRun {
+    const ID: &str = "content-type";
+    const HELD: &str = "MCP_RES_HTTP_CONTENT_TYPE_DECLARED";
+    const REFUSED: &str = "MCP_RES_HTTP_UNSUPPORTED_CONTENT_TYPE_REFUSED";
+    let b = Bench::start(ctx);
+    let p = b.observe(Accept, HELD, |rec, s| {
+        let (id, msg) = ctx.live_request();
+        let r = ctx.post_fresh(rec, &b.server, s, &msg, &Shape::default());
+        let ok = matches!(
+            r.media.as_deref(),
+            Some("application/json" | "text/event-stream")
+        );
+        (
+            answered(&r, &id, ok, HELD, "MCP_RES_HTTP_CONTENT_TYPE_MISSING"),
+            format!("answer: {}", r.label()),
+            r.summary(),
+        )
+    });
+    let (id, msg) = ctx.live_request();
+    let classify = |r: &Resp| {
+        refusal(
+            r,
+            Some(&id),
+            status_is(&[415]),
+            REFUSED,
+            "MCP_RES_HTTP_UNSUPPORTED_CONTENT_TYPE_ACCEPTED",
+        )
+    };
+    let n = b.observe(Reject, REFUSED, |rec, s| {
+        let shape = Shape {
+            content_type: Some("text/plain".into()),
+            ..Shape::default()
+        };
+        let r = ctx.post_fresh(rec, &b.server, s, &msg, &shape);
+        (
+            classify(&r),
+            format!("Content-Type: text/plain: {}", r.label()),
+            r.summary(),
+        )
+    });
+    let m = b.defect(REFUSED, &msg, Shape::default(), classify);
+    run3(ID, b, p, n, m)
+}
+
+/// The request's head and body, split where the body begins.
+fn split_head(bytes: &[u8]) -> (Vec<u8>, Vec<u8>) {
+    let at = bytes
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .map_or(bytes.len(), |p| p + 4);
+    (bytes[..at].to_vec(), bytes[at..].to_vec())
+}
+
+fn interrupted_body(ctx: &Ctx) -> CheckRun {
+    const ID: &str = "interrupted-body";
+    const HELD: &str = "MCP_RES_HTTP_SPLIT_BODY_ASSEMBLED";
+    const REFUSED: &str = "MCP_RES_HTTP_INTERRUPTED_BODY_DISCARDED";
+    let b = Bench::start(ctx);
+    let p = b.observe(Accept, HELD, |rec, s| {
+        let (id, msg) = ctx.live_request();
+        let (head, body) = split_head(&ctx.http_request(&b.server, s, &msg, &Shape::default()));
+        let Ok(mut conn) = Conn::open(rec, b.server.addr) else {
+            return (
+                (Terminate, SUBJECT_EXITED.into()),
+                "could not connect".into(),
+                json!({}),
+            );
+        };
+        let half = body.len() / 2;
+        conn.write(&[head.as_slice(), &body[..half]].concat());
+        std::thread::sleep(Duration::from_millis(200));
+        conn.write(&body[half..]);
+        let r = conn.response(ctx.answer);
+        (
+            answered(&r, &id, true, HELD, HELD),
+            format!("answer: {}", r.label()),
+            r.summary(),
+        )
+    });
+    let (id, msg) = ctx.live_request();
+    let n = b.observe(Reject, REFUSED, |rec, s| {
+        let (head, body) = split_head(&ctx.http_request(&b.server, s, &msg, &Shape::default()));
+        let Ok(mut conn) = Conn::open(rec, b.server.addr) else {
+            return (
+                (Terminate, SUBJECT_EXITED.into()),
+                "could not connect".into(),
+                json!({}),
+            );
+        };
+        conn.write(&[head.as_slice(), &body[..body.len() / 2]].concat());
+        conn.shutdown_write();
+        let r = conn.response(ctx.answer);
+        drop(conn);
+        let serving = ctx.serving(rec, &b.server, s);
+        let c = if r.result_for(&id).is_some() {
+            (Accept, "MCP_RES_HTTP_INTERRUPTED_BODY_EXECUTED".to_string())
+        } else if r.parse_error() {
+            (Reject, SYNTAX_GUARD.to_string())
+        } else if !serving {
+            (Terminate, SUBJECT_EXITED.to_string())
+        } else {
+            (Reject, REFUSED.to_string())
+        };
+        (
+            c,
+            format!(
+                "half the body, then the client stopped writing: {}; serving afterwards: {serving}",
+                r.label()
+            ),
+            json!({"response": r.summary(), "servingAfterwards": serving}),
+        )
+    });
+    let m = b.defect(REFUSED, &msg, Shape::default(), |r| {
+        if r.parse_error() {
+            (Reject, SYNTAX_GUARD.into())
+        } else if r.result_for(&id).is_some() {
+            (Accept, "MCP_RES_HTTP_INTERRUPTED_BODY_EXECUTED".into())
+        } else {
+            (Reject, REFUSED.into())
+        }
+    });
+    run3(ID, b, p, n, m)
+}
+
+/// A call that takes a moment: the streaming tool (two steps, 150 ms
+/// apart) when there is one, else the liveness request.
+fn moment(ctx: &Ctx, tools: &Tools, id: &Value) -> Value {
+    match &tools.streaming {
+        Some(t) => call(ctx, id, t.name(), t.args(2, 150), true),
+        None => {
+            let (_, mut m) = ctx.live_request();
+            m["id"] = id.clone();
+            m
+        }
+    }
+}
+
+/// The control of early-close and cancellation-by-stream-close: is the
+/// subject still serving after the client walked away?
+fn absorbed(
+    ctx: &Ctx,
+    rec: &Rec,
+    server: &Server,
+    s: &Session,
+    reason: &str,
+) -> ((ProbeOutcome, String), bool) {
+    std::thread::sleep(SETTLE);
+    let serving = ctx.serving(rec, server, s);
+    let c = if serving {
+        (NoEffect, reason.to_string())
+    } else if crate::produce::profile::web::accepting(server.addr) {
+        (Reject, "MCP_RES_HTTP_STOPPED_SERVING".to_string())
+    } else {
+        (Terminate, SUBJECT_EXITED.to_string())
+    };
+    (c, serving)
+}
+
+fn syntax_or(r: &Resp, otherwise: &str) -> (ProbeOutcome, String) {
+    if r.parse_error() {
+        (Reject, SYNTAX_GUARD.into())
+    } else {
+        (NoEffect, otherwise.into())
+    }
+}
+
+fn early_close(ctx: &Ctx) -> CheckRun {
+    const ID: &str = "early-close";
+    const HELD: &str = "MCP_RES_HTTP_ANSWER_READ_TO_END";
+    const ABSORBED: &str = "MCP_RES_HTTP_EARLY_CLOSE_ABSORBED";
+    let b = Bench::start(ctx);
+    let p = b.observe(Accept, HELD, |rec, s| {
+        let id = ctx.id();
+        let msg = moment(ctx, &b.tools, &id);
+        let r = ctx.post_fresh(rec, &b.server, s, &msg, &Shape::default());
+        (
+            answered(&r, &id, r.complete, HELD, "MCP_RES_HTTP_ANSWER_INCOMPLETE"),
+            format!("answer: {}", r.label()),
+            r.summary(),
+        )
+    });
+    let id = ctx.id();
+    let msg = moment(ctx, &b.tools, &id);
+    let n = b.observe(NoEffect, ABSORBED, |rec, s| {
+        if let Ok(mut conn) = Conn::open(rec, b.server.addr) {
+            conn.write(&ctx.http_request(&b.server, s, &msg, &Shape::default()));
+            conn.close("closed as soon as the request was written");
+        }
+        let (c, serving) = absorbed(ctx, rec, &b.server, s, ABSORBED);
+        (
+            c,
+            format!("serving after the early close: {serving}"),
+            json!({"servingAfterwards": serving}),
+        )
+    });
+    let m = b.defect(ABSORBED, &msg, Shape::default(), |r| syntax_or(r, ABSORBED));
+    run3(ID, b, p, n, m)
+}
+
+fn timeout(ctx: &Ctx) -> CheckRun {
+    const ID: &str = "timeout";
+    const HELD: &str = "MCP_RES_HTTP_ANSWERED_WITHIN_BOUND";
+    const REFUSED: &str = "MCP_RES_HTTP_STALLED_REQUEST_TIMED_OUT";
+    let b = Bench::start(ctx);
+    let p = b.observe(Accept, HELD, |rec, s| {
+        let (id, msg) = ctx.live_request();
+        let r = ctx.post_fresh(rec, &b.server, s, &msg, &Shape::default());
+        (
+            answered(&r, &id, !r.timed_out, HELD, HELD),
+            format!("answer: {}", r.label()),
+            r.summary(),
+        )
+    });
+    let idle = ctx.web().idle;
+    let n = b.observe(Reject, REFUSED, |rec, _s| {
+        let Ok(mut conn) = Conn::open(rec, b.server.addr) else {
+            return ((Terminate, SUBJECT_EXITED.into()), "could not connect".into(), json!({}));
+        };
+        let started = Instant::now();
+        conn.write(format!("POST {} HTTP/1.1\r\nHost: {}\r\n", ctx.web().path, b.server.authority).as_bytes());
+        let closed = conn.wait_closed(idle);
+        let after = started.elapsed().as_millis() as u64;
+        let r = conn.response(Duration::from_millis(10));
+        let c = if closed || r.status == Some(408) {
+            (Reject, REFUSED.to_string())
+        } else {
+            (NoEffect, "MCP_RES_HTTP_STALLED_REQUEST_HELD".to_string())
+        };
+        (
+            c,
+            format!("a stalled request: closed by the subject: {closed} after {after} ms (bound {} ms); {}", idle.as_millis(), r.label()),
+            json!({"closedBySubject": closed, "afterMs": after, "boundMs": idle.as_millis() as u64, "response": r.summary()}),
+        )
+    });
+    let (id, msg) = ctx.live_request();
+    let m = b.defect(REFUSED, &msg, Shape::default(), |r| {
+        refusal(
+            r,
+            Some(&id),
+            |r| r.status == Some(408) || (r.status.is_none() && r.eof),
+            REFUSED,
+            HELD,
+        )
+    });
+    run3(ID, b, p, n, m)
+}
+
+fn retry(ctx: &Ctx) -> CheckRun {
+    const ID: &str = "retry";
+    const HELD: &str = "MCP_RES_HTTP_RETRY_ANSWERED";
+    const REFUSED: &str = "MCP_RES_HTTP_STALE_RETRY_REFUSED";
+    let b = Bench::start(ctx);
+    let p = b.observe(Accept, HELD, |rec, s| {
+        let (_, first) = ctx.live_request();
+        if let Ok(mut conn) = Conn::open(rec, b.server.addr) {
+            conn.write(&ctx.http_request(&b.server, s, &first, &Shape::default()));
+            conn.close("abandoned before its answer");
+        }
+        let (id, again) = ctx.live_request();
+        let r = ctx.post_fresh(rec, &b.server, s, &again, &Shape::default());
+        (
+            answered(&r, &id, true, HELD, HELD),
+            format!("the retry: {}", r.label()),
+            r.summary(),
+        )
+    });
+    let (id, msg) = ctx.live_request();
+    let classify = |r: &Resp| {
+        let codes: &'static [u16] = if ctx.modern() { &[400] } else { &[404] };
+        refusal(
+            r,
+            Some(&id),
+            status_is(codes),
+            REFUSED,
+            "MCP_RES_HTTP_STALE_RETRY_ACCEPTED",
+        )
+    };
+    let n = b.observe(Reject, REFUSED, |rec, s| {
+        let (shape, msg, what) = if ctx.modern() {
+            let mut m = msg.clone();
+            m["params"]["_meta"][crate::produce::harness::vocab::META_PROTOCOL_VERSION] =
+                json!("1999-01-01");
+            (
+                Shape {
+                    extra: vec![("MCP-Protocol-Version".into(), "1999-01-01".into())],
+                    ..Shape::default()
+                },
+                m,
+                "a retry naming revision 1999-01-01",
+            )
+        } else {
+            (
+                Shape {
+                    extra: vec![(
+                        "Mcp-Session-Id".into(),
+                        format!("mcpres-unknown-{}", crate::produce::harness::random_hex(8)),
+                    )],
+                    ..Shape::default()
+                },
+                msg.clone(),
+                "a retry naming an unknown session",
+            )
+        };
+        let r = ctx.post_fresh(rec, &b.server, s, &msg, &shape);
+        (classify(&r), format!("{what}: {}", r.label()), r.summary())
+    });
+    let m = b.defect(REFUSED, &msg, Shape::default(), classify);
+    run3(ID, b, p, n, m)
+}
+
+fn duplicate_delivery(ctx: &Ctx) -> CheckRun {
+    const ID: &str = "duplicate-delivery";
+    const HELD: &str = "MCP_RES_HTTP_ANSWERED_ONCE";
+    const NOT_ANSWERED: &str = "MCP_RES_HTTP_STRAY_RESPONSE_NOT_ANSWERED";
+    let b = Bench::start(ctx);
+    let p = b.observe(Accept, HELD, |rec, s| {
+        let (id, msg) = ctx.live_request();
+        let r = ctx.post_fresh(rec, &b.server, s, &msg, &Shape::default());
+        let n = r
+            .frames
+            .iter()
+            .filter(|(_, f)| f.get("id") == Some(&id))
+            .count();
+        (
+            answered(&r, &id, n == 1, HELD, "MCP_RES_HTTP_ANSWERED_TWICE"),
+            format!("{n} answer frame(s)"),
+            r.summary(),
+        )
+    });
+    let stray_id = ctx.id();
+    let stray = json!({"jsonrpc": "2.0", "id": stray_id, "result": {}});
+    let classify = |r: &Resp| {
+        if r.parse_error() {
+            (Reject, SYNTAX_GUARD.to_string())
+        } else if r.answer(&stray_id).is_some() {
+            (Accept, "MCP_RES_HTTP_STRAY_RESPONSE_ANSWERED".to_string())
+        } else {
+            (NoEffect, NOT_ANSWERED.to_string())
+        }
+    };
+    let n = b.observe(NoEffect, NOT_ANSWERED, |rec, s| {
+        let r1 = ctx.post_fresh(rec, &b.server, s, &stray, &Shape::default());
+        let r2 = ctx.post_fresh(rec, &b.server, s, &stray, &Shape::default());
+        let serving = ctx.serving(rec, &b.server, s);
+        let c = match (classify(&r1), classify(&r2)) {
+            (a, _) if a.1 != NOT_ANSWERED => a,
+            (_, b2) if b2.1 != NOT_ANSWERED => b2,
+            _ if !serving => (Terminate, SUBJECT_EXITED.to_string()),
+            (a, _) => a,
+        };
+        (
+            c,
+            format!(
+                "a stray response delivered twice: {} / {}; serving: {serving}",
+                r1.label(),
+                r2.label()
+            ),
+            json!({"first": r1.summary(), "second": r2.summary(), "servingAfterwards": serving}),
+        )
+    });
+    let m = b.defect(NOT_ANSWERED, &stray, Shape::default(), classify);
+    run3(ID, b, p, n, m)
+}
+
+fn cancellation_by_stream_close(ctx: &Ctx) -> CheckRun {
+    const ID: &str = "cancellation-by-stream-close";
+    const HELD: &str = "MCP_RES_HTTP_STREAM_COMPLETED";
+    const ABSORBED: &str = "MCP_RES_HTTP_STREAM_CLOSE_ABSORBED";
+    let b = Bench::start(ctx);
+    if let Some(run) = b.lacks(ID, b.tools.streaming.is_none(), "streaming tool") {
+        return b.end(run);
+    }
+    let tool = b.tools.streaming.clone();
+    let name = tool
+        .as_ref()
+        .map_or("progress", Streaming::name)
+        .to_string();
+    let p = b.observe(Accept, HELD, |rec, s| {
+        let id = ctx.id();
+        let msg = call(
+            ctx,
+            &id,
+            &name,
+            tool.as_ref().map_or(json!({}), |t| t.args(3, 150)),
+            true,
+        );
+        let r = ctx.post_fresh(rec, &b.server, s, &msg, &Shape::default());
+        (
+            answered(
+                &r,
+                &id,
+                r.result_for(&id).is_some(),
+                HELD,
+                "MCP_RES_HTTP_STREAM_FAILED",
+            ),
+            format!("answer: {}", r.label()),
+            r.summary(),
+        )
+    });
+    let id = ctx.id();
+    let msg = call(
+        ctx,
+        &id,
+        &name,
+        tool.as_ref().map_or(json!({}), |t| t.args(5, 200)),
+        true,
+    );
+    let n = b.observe(NoEffect, ABSORBED, |rec, s| {
+        let mut first = Resp::default();
+        if let Ok(mut conn) = Conn::open(rec, b.server.addr) {
+            conn.write(&ctx.http_request(&b.server, s, &msg, &Shape::default()));
+            let how = Reading {
+                stop_after_frames: Some(1),
+                ..Reading::default()
+            };
+            first = conn.response_with(ctx.answer, &how);
+            conn.close("the stream closed after its first event");
+        }
+        let (c, serving) = absorbed(ctx, rec, &b.server, s, ABSORBED);
+        (
+            c,
+            format!(
+                "closed after {} frame(s); serving afterwards: {serving}",
+                first.frames.len()
+            ),
+            json!({"beforeClose": first.summary(), "servingAfterwards": serving}),
+        )
+    });
+    let m = b.defect(ABSORBED, &msg, Shape::default(), |r| syntax_or(r, ABSORBED));
+    run3(ID, b, p, n, m)
+}
+
+fn thirds(body: &[u8]) -> Vec<Vec<u8>> {
+    let k = body.len().div_ceil(3).max(1);
+    body.chunks(k).map(<[u8]>::to_vec).collect()
+}
+
+fn malformed_chunk(ctx: &Ctx) -> CheckRun {
+    const ID: &str = "malformed-chunk";
+    const HELD: &str = "MCP_RES_HTTP_CHUNKED_BODY_ASSEMBLED";
+    const REFUSED: &str = "MCP_RES_HTTP_MALFORMED_CHUNK_REFUSED";
+    let b = Bench::start(ctx);
+    let p = b.observe(Accept, HELD, |rec, s| {
+        let (id, msg) = ctx.live_request();
+        let shape = Shape {
+            chunks: Some(thirds(&serde_json::to_vec(&msg).expect("serializes"))),
+            ..Shape::default()
+        };
+        let r = ctx.post_fresh(rec, &b.server, s, &msg, &shape);
+        (
+            answered(&r, &id, true, HELD, HELD),
+            format!("three chunks: {}", r.label()),
+            r.summary(),
+        )
+    });
+    let (id, msg) = ctx.live_request();
+    let classify = |r: &Resp| {
+        if r.parse_error() {
+            (Reject, SYNTAX_GUARD.to_string())
+        } else if r.result_for(&id).is_some() {
+            (Accept, "MCP_RES_HTTP_MALFORMED_CHUNK_EXECUTED".to_string())
+        } else if r.status == Some(400) || (r.status.is_none() && r.eof) {
+            (Reject, REFUSED.to_string())
+        } else {
+            refusal(
+                r,
+                Some(&id),
+                |_| false,
+                REFUSED,
+                "MCP_RES_HTTP_MALFORMED_CHUNK_EXECUTED",
+            )
+        }
+    };
+    let n = b.observe(Reject, REFUSED, |rec, s| {
+        let body = serde_json::to_vec(&msg).expect("serializes");
+        let shape = Shape {
+            chunks: Some(vec![body.clone()]),
+            ..Shape::default()
+        };
+        let wire = ctx.http_request(&b.server, s, &msg, &shape);
+        let (head, _) = split_head(&wire);
+        let mut bad = head;
+        bad.extend_from_slice(b"zz\r\n");
+        bad.extend_from_slice(&body);
+        bad.extend_from_slice(b"\r\n0\r\n\r\n");
+        let r = match Conn::open(rec, b.server.addr) {
+            Ok(mut c) => {
+                c.write(&bad);
+                c.response(ctx.answer)
+            }
+            Err(_) => Resp::default(),
+        };
+        (
+            classify(&r),
+            format!("chunk size `zz`: {}", r.label()),
+            r.summary(),
+        )
+    });
+    let defective = syntax_defect(&serde_json::to_vec(&msg).expect("serializes"));
+    let m = b.defect(
+        REFUSED,
+        &msg,
+        Shape {
+            chunks: Some(thirds(&defective)),
+            ..Shape::default()
+        },
+        classify,
+    );
+    run3(ID, b, p, n, m)
+}
+
+fn echo_call(ctx: &Ctx, tools: &Tools, id: &Value, text: &str) -> Value {
+    let (name, arg) = tools.echo.clone().unwrap_or(("echo".into(), "text".into()));
+    call(ctx, id, &name, json!({ arg: text }), false)
+}
+
+/// `n` bytes of printable text that differs from run to run.
+fn filler(n: usize) -> String {
+    let seed = crate::produce::harness::random_hex(8);
+    let mut s = String::with_capacity(n);
+    while s.len() < n {
+        s.push_str(&seed);
+    }
+    s.truncate(n);
+    s
+}
+
+fn oversized_event(ctx: &Ctx) -> CheckRun {
+    const ID: &str = "oversized-event";
+    const HELD: &str = "MCP_RES_HTTP_LARGE_EVENT_DELIVERED";
+    const REFUSED: &str = "MCP_RES_HTTP_OVERSIZED_BODY_REFUSED";
+    let b = Bench::start(ctx);
+    if let Some(run) = b.lacks(ID, b.tools.echo.is_none(), "echo tool") {
+        return b.end(run);
+    }
+    let p = b.observe(Accept, HELD, |rec, s| {
+        let id = ctx.id();
+        let text = filler(LARGE_ANSWER_BYTES);
+        let msg = echo_call(ctx, &b.tools, &id, &text);
+        let r = ctx.post_fresh(rec, &b.server, s, &msg, &Shape::default());
+        let intact = result_text(&r, &id).as_deref() == Some(text.as_str());
+        (
+            answered(&r, &id, intact, HELD, "MCP_RES_HTTP_LARGE_EVENT_CORRUPTED"),
+            format!("256 KiB echoed: {}; intact: {intact}", r.label()),
+            r.summary(),
+        )
+    });
+    let (id, mut msg) = ctx.live_request();
+    msg["params"]["_meta"]["mcpres/padding"] = json!(filler(OVERSIZED_BODY_BYTES));
+    let classify = |r: &Resp| {
+        refusal(
+            r,
+            Some(&id),
+            |r| r.status == Some(413) || r.error_codes().contains(&-32600),
+            REFUSED,
+            "MCP_RES_HTTP_OVERSIZED_BODY_ACCEPTED",
+        )
+    };
+    let n = b.observe(Reject, REFUSED, |rec, s| {
+        let wire = ctx.http_request(&b.server, s, &msg, &Shape::default());
+        let r = match Conn::open(rec, b.server.addr) {
+            Ok(mut c) => c.write_then_read(&wire, ctx.answer),
+            Err(_) => Resp::default(),
+        };
+        (
+            classify(&r),
+            format!("a 16 MiB body: {}", r.label()),
+            r.summary(),
+        )
+    });
+    let (_, small) = ctx.live_request();
+    let m = b.defect(REFUSED, &small, Shape::default(), classify);
+    run3(ID, b, p, n, m)
+}
+
+fn slow_consumer(ctx: &Ctx) -> CheckRun {
+    const ID: &str = "slow-consumer";
+    const HELD: &str = "MCP_RES_HTTP_SLOW_READ_COMPLETE";
+    const SERVED: &str = "MCP_RES_HTTP_OTHERS_SERVED_DURING_STALL";
+    let b = Bench::start(ctx);
+    if let Some(run) = b.lacks(ID, b.tools.echo.is_none(), "echo tool") {
+        return b.end(run);
+    }
+    let p = b.observe(Accept, HELD, |rec, s| {
+        let id = ctx.id();
+        let text = filler(SLOW_ANSWER_BYTES);
+        let msg = echo_call(ctx, &b.tools, &id, &text);
+        let r = match Conn::open(rec, b.server.addr) {
+            Ok(mut c) => {
+                c.write(&ctx.http_request(&b.server, s, &msg, &Shape::default()));
+                let how = Reading {
+                    read_size: Some(16 << 10),
+                    pause: Some(Duration::from_millis(10)),
+                    ..Reading::default()
+                };
+                c.response_with(ctx.answer * 4, &how)
+            }
+            Err(_) => Resp::default(),
+        };
+        let intact = result_text(&r, &id).as_deref() == Some(text.as_str());
+        (
+            answered(&r, &id, intact, HELD, "MCP_RES_HTTP_SLOW_READ_CORRUPTED"),
+            format!(
+                "1 MiB read 16 KiB at a time: {}; intact: {intact}",
+                r.label()
+            ),
+            r.summary(),
+        )
+    });
+    let (id, msg) = ctx.live_request();
+    let n = b.observe(Accept, SERVED, |rec, s| {
+        let big_id = ctx.id();
+        let big = echo_call(ctx, &b.tools, &big_id, &filler(SLOW_ANSWER_BYTES));
+        let stalled = Conn::open(rec, b.server.addr).map(|mut c| {
+            c.write(&ctx.http_request(&b.server, s, &big, &Shape::default()));
+            c
+        });
+        std::thread::sleep(SETTLE);
+        let started = Instant::now();
+        let r = ctx.post_fresh(rec, &b.server, s, &msg, &Shape::default());
+        let waited = started.elapsed();
+        std::thread::sleep(Duration::from_secs(1).saturating_sub(waited));
+        drop(stalled);
+        let c = if r.answer(&id).is_some() {
+            (Accept, SERVED.to_string())
+        } else {
+            (NoEffect, "MCP_RES_HTTP_STALL_BLOCKED_OTHERS".to_string())
+        };
+        (
+            c,
+            format!("while 1 MiB stayed unread: {}", r.label()),
+            r.summary(),
+        )
+    });
+    let m = b.defect(SERVED, &msg, Shape::default(), |r| {
+        refusal(r, Some(&id), |_| false, SERVED, SERVED)
+    });
+    run3(ID, b, p, n, m)
+}
+
+fn backpressure(ctx: &Ctx) -> CheckRun {
+    const ID: &str = "backpressure";
+    const HELD: &str = "MCP_RES_HTTP_CONCURRENT_ANSWERED";
+    const ORDERED: &str = "MCP_RES_HTTP_PIPELINE_ORDERED";
+    let b = Bench::start(ctx);
+    let p = b.observe(Accept, HELD, |rec, s| {
+        let mut conns = Vec::new();
+        for _ in 0..8 {
+            let (id, msg) = ctx.live_request();
+            if let Ok(mut c) = Conn::open(rec, b.server.addr) {
+                c.write(&ctx.http_request(&b.server, s, &msg, &Shape::default()));
+                conns.push((id, c));
+            }
+        }
+        let answered_n = conns
+            .iter_mut()
+            .map(|(id, c)| c.response(ctx.answer).answer(id).is_some())
+            .filter(|ok| *ok)
+            .count();
+        let c = match answered_n {
+            8 => (Accept, HELD.to_string()),
+            0 => (ProbeOutcome::NotObserved, NO_ANSWER.to_string()),
+            _ => (Accept, "MCP_RES_HTTP_CONCURRENT_LOST".to_string()),
+        };
+        (
+            c,
+            format!("{answered_n} of 8 concurrent requests answered"),
+            json!({"answered": answered_n}),
+        )
+    });
+    let (id, msg) = ctx.live_request();
+    let n = b.observe(Accept, ORDERED, |rec, s| {
+        let (id1, m1) = ctx.live_request();
+        let (id2, m2) = ctx.live_request();
+        let Ok(mut conn) = Conn::open(rec, b.server.addr) else {
+            return (
+                (Terminate, SUBJECT_EXITED.into()),
+                "could not connect".into(),
+                json!({}),
+            );
+        };
+        let mut both = ctx.http_request(&b.server, s, &m1, &Shape::default());
+        both.extend_from_slice(&ctx.http_request(&b.server, s, &m2, &Shape::default()));
+        conn.write(&both);
+        let r1 = conn.response(ctx.answer);
+        let r2 = if r1.eof {
+            Resp::default()
+        } else {
+            conn.response(ctx.answer)
+        };
+        let c =
+            if r1.answer(&id2).is_some() || (r1.answer(&id1).is_some() && r1.answers().len() > 1) {
+                (Accept, "MCP_RES_HTTP_PIPELINE_REORDERED".to_string())
+            } else if r1.answer(&id1).is_some()
+                && (r2.answer(&id2).is_some() || r2.answers().is_empty())
+            {
+                (Accept, ORDERED.to_string())
+            } else if r1.answer(&id1).is_none() {
+                refusal(&r1, Some(&id1), |_| false, ORDERED, ORDERED)
+            } else {
+                (Accept, "MCP_RES_HTTP_PIPELINE_REORDERED".to_string())
+            };
+        (
+            c,
+            format!("two pipelined requests: {} then {}", r1.label(), r2.label()),
+            json!({"first": r1.summary(), "second": r2.summary()}),
+        )
+    });
+    let m = b.defect(ORDERED, &msg, Shape::default(), |r| {
+        refusal(r, Some(&id), |_| false, ORDERED, ORDERED)
+    });
+    run3(ID, b, p, n, m)
+}
+
+fn proxy_added_headers(ctx: &Ctx) -> CheckRun {
+    const ID: &str = "proxy-added-headers";
+    const HELD: &str = "MCP_RES_HTTP_PROXY_HEADERS_INERT";
+    const REFUSED: &str = "MCP_RES_HTTP_FOREIGN_HOST_REFUSED";
+    let b = Bench::start(ctx);
+    let p = b.observe(Accept, HELD, |rec, s| {
+        let (id, msg) = ctx.live_request();
+        let shape = Shape {
+            extra: vec![
+                (
+                    "Forwarded".into(),
+                    format!("for=192.0.2.1;host={FOREIGN};proto=https"),
+                ),
+                ("X-Forwarded-For".into(), "192.0.2.1".into()),
+                ("X-Forwarded-Host".into(), FOREIGN.into()),
+                ("X-Forwarded-Proto".into(), "https".into()),
+                ("Via".into(), "1.1 mcpres-probe".into()),
+            ],
+            ..Shape::default()
+        };
+        let r = ctx.post_fresh(rec, &b.server, s, &msg, &shape);
+        let redirected = r.status.is_some_and(|s| (300..400).contains(&s));
+        let c = if redirected {
+            (Accept, "MCP_RES_HTTP_REDIRECTED".to_string())
+        } else if r.answer(&id).is_none() && r.status.is_some_and(|s| s >= 400) {
+            (Reject, "MCP_RES_HTTP_PROXY_HEADERS_REFUSED".to_string())
+        } else {
+            answered(&r, &id, true, HELD, HELD)
+        };
+        (c, format!("with proxy headers: {}", r.label()), r.summary())
+    });
+    let (id, msg) = ctx.live_request();
+    let classify = |r: &Resp| {
+        refusal(
+            r,
+            Some(&id),
+            status_is(&[400, 403, 421]),
+            REFUSED,
+            "MCP_RES_HTTP_FOREIGN_HOST_ACCEPTED",
+        )
+    };
+    let n = b.observe(Reject, REFUSED, |rec, s| {
+        let shape = Shape {
+            host: Some(FOREIGN.into()),
+            ..Shape::default()
+        };
+        let r = ctx.post_fresh(rec, &b.server, s, &msg, &shape);
+        (
+            classify(&r),
+            format!("Host: {FOREIGN}: {}", r.label()),
+            r.summary(),
+        )
+    });
+    let m = b.defect(REFUSED, &msg, Shape::default(), classify);
+    run3(ID, b, p, n, m)
+}
+
+fn no_unauthorized_redirect(ctx: &Ctx) -> CheckRun {
+    const ID: &str = "no-unauthorized-redirect";
+    const HELD: &str = "MCP_RES_HTTP_NO_REDIRECT";
+    const REFUSED: &str = "MCP_RES_HTTP_FOREIGN_ORIGIN_REFUSED";
+    let b = Bench::start(ctx);
+    let p = b.observe(Accept, HELD, |rec, s| {
+        let (id, msg) = ctx.live_request();
+        let r = ctx.post_fresh(rec, &b.server, s, &msg, &Shape::default());
+        let redirect =
+            r.status.is_some_and(|s| (300..400).contains(&s)) || r.header("location").is_some();
+        let c = if redirect {
+            (Accept, "MCP_RES_HTTP_REDIRECTED".to_string())
+        } else {
+            answered(&r, &id, true, HELD, HELD)
+        };
+        (c, format!("answer: {}", r.label()), r.summary())
+    });
+    let (id, msg) = ctx.live_request();
+    let classify = |r: &Resp| {
+        if r.status.is_some_and(|s| (300..400).contains(&s)) || r.header("location").is_some() {
+            (Accept, "MCP_RES_HTTP_REDIRECTED".to_string())
+        } else {
+            refusal(
+                r,
+                Some(&id),
+                status_is(&[403]),
+                REFUSED,
+                "MCP_RES_HTTP_FOREIGN_ORIGIN_ACCEPTED",
+            )
+        }
+    };
+    let n = b.observe(Reject, REFUSED, |rec, s| {
+        let shape = Shape {
+            extra: vec![("Origin".into(), format!("http://{FOREIGN}"))],
+            ..Shape::default()
+        };
+        let r = ctx.post_fresh(rec, &b.server, s, &msg, &shape);
+        (
+            classify(&r),
+            format!("Origin: http://{FOREIGN}: {}", r.label()),
+            r.summary(),
+        )
+    });
+    let m = b.defect(REFUSED, &msg, Shape::default(), classify);
+    run3(ID, b, p, n, m)
+}
+
+/// A check whose control stops the server: one server per observation.
+fn per_observation(
+    ctx: &Ctx,
+    id: &'static str,
+    positive: impl FnOnce(&Server) -> Obs,
+    negative: impl FnOnce(&mut Server) -> Obs,
+    mutant_obs: impl FnOnce(&mut Server) -> Obs,
+) -> CheckRun {
+    if ctx.launch.is_none() {
+        return CheckRun::not_observed(
+            id,
+            "the server was not started by mcpres (no command after `--`), so its cleanup could not be observed",
+        );
+    }
+    let mut servers = Vec::new();
+    let s = ctx.serve();
+    let p = positive(&s);
+    servers.push(ctx.stop(s));
+    let mut s = ctx.serve();
+    let n = negative(&mut s);
+    servers.push(ctx.stop(s));
+    let mut s = ctx.serve();
+    let m = mutant_obs(&mut s);
+    servers.push(ctx.stop(s));
+    CheckRun {
+        id,
+        positive: Some(p),
+        negative: Some(n),
+        mutant: Some(m),
+        not_observed: None,
+        server: Some(json!({"processes": servers})),
+    }
+}
+
+/// Send `signal` to the server, wait up to the grace for it to exit, and
+/// read what it left: (exited, still accepting).
+fn signalled(
+    server: &mut Server,
+    signal: rustix::process::Signal,
+    name: &str,
+    wait: Duration,
+) -> (bool, bool) {
+    let Some(probe) = server.probe.as_mut() else {
+        return (false, crate::produce::profile::web::accepting(server.addr));
+    };
+    probe.signal(signal, name);
+    let exited = probe.wait_exit(wait).is_some();
+    (exited, crate::produce::profile::web::accepting(server.addr))
+}
+
+fn listener_cleanup(ctx: &Ctx) -> CheckRun {
+    const ID: &str = "listener-cleanup";
+    const HELD: &str = "MCP_RES_HTTP_LISTENER_LOOPBACK_ONLY";
+    const CLOSED: &str = "MCP_RES_HTTP_LISTENER_CLOSED_ON_STOP";
+    let read = |exited: bool, accepting: bool| {
+        if exited && !accepting {
+            (Terminate, CLOSED.to_string())
+        } else if exited {
+            (Terminate, "MCP_RES_HTTP_LISTENER_LEFT_OPEN".to_string())
+        } else {
+            (NoEffect, "MCP_RES_HTTP_SIGNAL_IGNORED".to_string())
+        }
+    };
+    per_observation(
+        ctx,
+        ID,
+        |server| {
+            observe_on(ctx, server, Accept, HELD, |rec, s| {
+                let (id, msg) = ctx.live_request();
+                let r = ctx.post_fresh(rec, server, s, &msg, &Shape::default());
+                let bound = crate::produce::harness::http::listening_addresses(server.addr.port());
+                let loopback = !bound.is_empty()
+                    && bound.iter().all(|a| {
+                        a.parse::<IpAddr>()
+                            .is_ok_and(|ip| ip.to_canonical().is_loopback())
+                    });
+                (
+                    answered(
+                        &r,
+                        &id,
+                        loopback,
+                        HELD,
+                        "MCP_RES_HTTP_LISTENER_NOT_LOOPBACK",
+                    ),
+                    format!("listening on {bound:?}"),
+                    json!({"boundAddresses": bound}),
+                )
+            })
+        },
+        |server| {
+            let addr = server.addr;
+            observe_mut(ctx, server, Terminate, CLOSED, |_, _, server| {
+                let (exited, accepting) = signalled(
+                    server,
+                    rustix::process::Signal::TERM,
+                    "SIGTERM",
+                    super::probe::TERM_GRACE,
+                );
+                (
+                    read(exited, accepting),
+                    format!("SIGTERM: exited {exited}; {addr} still accepting: {accepting}"),
+                    json!({"exited": exited, "accepting": accepting}),
+                )
+            })
+        },
+        |server| {
+            let addr = server.addr;
+            let mut seen = None;
+            let o = observe_mut(ctx, server, Reject, SYNTAX_GUARD, |_, _, server| {
+                let (exited, accepting) = signalled(
+                    server,
+                    rustix::process::Signal::CONT,
+                    "SIGCONT",
+                    Duration::from_millis(300),
+                );
+                seen = Some(read(exited, accepting));
+                (
+                    read(exited, accepting),
+                    format!("SIGCONT: exited {exited}; {addr} still accepting: {accepting}"),
+                    json!({"exited": exited, "accepting": accepting}),
+                )
+            });
+            let observed = seen.unwrap_or((o.observed, o.observed_reason.clone()));
+            mutant(CLOSED, observed, o.detail, o.artifact)
+        },
+    )
+}
+
+fn socket_cleanup(ctx: &Ctx) -> CheckRun {
+    const ID: &str = "socket-cleanup";
+    const HELD: &str = "MCP_RES_HTTP_SOCKETS_RELEASED";
+    const CLOSED: &str = "MCP_RES_HTTP_SOCKETS_CLOSED_ON_STOP";
+    let stopped = |exited: bool, closed: bool| {
+        if exited && closed {
+            (Terminate, CLOSED.to_string())
+        } else if exited {
+            (Terminate, "MCP_RES_HTTP_SOCKET_LEFT_OPEN".to_string())
+        } else {
+            (NoEffect, "MCP_RES_HTTP_SIGNAL_IGNORED".to_string())
+        }
+    };
+    let with_idle = |server: &mut Server,
+                     signal: rustix::process::Signal,
+                     name: &str,
+                     wait: Duration| {
+        let addr = server.addr;
+        let mut seen = None;
+        let o = observe_mut(ctx, server, Terminate, CLOSED, |rec, _, server| {
+            let Ok(mut idle) = Conn::open(rec, addr) else {
+                return (
+                    (Terminate, SUBJECT_EXITED.into()),
+                    "could not connect".into(),
+                    json!({}),
+                );
+            };
+            std::thread::sleep(Duration::from_millis(50));
+            let (exited, _) = signalled(server, signal, name, wait);
+            let closed = idle.wait_closed(Duration::from_millis(500));
+            let c = stopped(exited, closed);
+            seen = Some(c.clone());
+            (
+                c,
+                format!(
+                    "{name} with an idle connection open: exited {exited}; the connection closed: {closed}"
+                ),
+                json!({"exited": exited, "idleConnectionClosed": closed}),
+            )
+        });
+        (o, seen)
+    };
+    per_observation(
+        ctx,
+        ID,
+        |server| {
+            observe_on(ctx, server, Accept, HELD, |rec, s| {
+                let mut ports = Vec::new();
+                let mut ok = 0;
+                for _ in 0..5 {
+                    let (id, msg) = ctx.live_request();
+                    if let Ok(mut c) = Conn::open(rec, server.addr) {
+                        ports.push(c.local_port());
+                        if ctx
+                            .post(&mut c, server, s, &msg, &Shape::default())
+                            .answer(&id)
+                            .is_some()
+                        {
+                            ok += 1;
+                        }
+                        c.close("done");
+                    }
+                }
+                let pid = server.probe.as_ref().map_or(0, Probe::pid);
+                let until = Instant::now() + CLOSE_WAIT;
+                let held = loop {
+                    let held: Vec<(u16, u16, String)> = sockets_of(&process_tree(pid))
+                        .into_iter()
+                        .filter(|(_, remote, state)| ports.contains(remote) && state != "0A")
+                        .collect();
+                    if held.is_empty() || Instant::now() >= until {
+                        break held;
+                    }
+                    std::thread::sleep(Duration::from_millis(20));
+                };
+                let c = if ok < 5 {
+                    (ProbeOutcome::NotObserved, NO_ANSWER.to_string())
+                } else if held.is_empty() {
+                    (Accept, HELD.to_string())
+                } else {
+                    (Accept, "MCP_RES_HTTP_SOCKETS_HELD".to_string())
+                };
+                (
+                    c,
+                    format!(
+                        "{ok} of 5 answered; sockets still held for them after 1 s: {}",
+                        held.len()
+                    ),
+                    json!({"answered": ok, "held": held.iter().map(|(l, r, st)| json!({"localPort": l, "remotePort": r, "state": st})).collect::<Vec<_>>()}),
+                )
+            })
+        },
+        |server| {
+            with_idle(
+                server,
+                rustix::process::Signal::TERM,
+                "SIGTERM",
+                super::probe::TERM_GRACE,
+            )
+            .0
+        },
+        |server| {
+            let (o, seen) = with_idle(
+                server,
+                rustix::process::Signal::CONT,
+                "SIGCONT",
+                Duration::from_millis(300),
+            );
+            let observed = seen.unwrap_or((o.observed, o.observed_reason.clone()));
+            mutant(CLOSED, observed, o.detail, o.artifact)
+        },
+    )
+}
+
+use super::probe::Probe;

@@ -1,0 +1,952 @@
+//! Streamable HTTP probes, below any HTTP library: the subject's server
+//! process (started for each check when mcpres has its command), raw TCP
+//! connections whose every byte is recorded with its time before it is
+//! decoded, and the decoding of one response (status, headers, JSON body or
+//! event stream, the JSON-RPC frames with their arrival times).
+//!
+//! Nothing here repairs what a subject sends: a malformed chunk, a body cut
+//! short or a connection closed early is seen as it happened.
+
+use std::collections::BTreeMap;
+use std::io::{Read, Write};
+use std::net::{IpAddr, Shutdown, SocketAddr, TcpListener, TcpStream};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use super::check::Ctx;
+use super::probe::{Launch, Probe, TRANSCRIPT_KEEP_BYTES, chunk_record};
+use crate::produce::harness::http::ResponseParser;
+use crate::produce::harness::vocab::Revision;
+
+/// What replaces the synthetic credential in every recorded byte.
+pub const REDACTED: &[u8] = b"<synthetic-bearer>";
+
+/// A synthetic bearer credential, made for one run and never written anywhere.
+pub struct Bearer(zeroize::Zeroizing<String>);
+
+impl std::fmt::Debug for Bearer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Bearer(<synthetic>)")
+    }
+}
+
+impl Bearer {
+    /// A fresh random credential (32 random bytes, hex).
+    pub fn fresh() -> Bearer {
+        Bearer(zeroize::Zeroizing::new(
+            crate::produce::harness::random_hex(32),
+        ))
+    }
+
+    /// A credential given by the operator (for a server mcpres did not start).
+    pub fn given(value: String) -> Bearer {
+        Bearer(zeroize::Zeroizing::new(value))
+    }
+
+    pub fn value(&self) -> &str {
+        &self.0
+    }
+}
+
+/// The Streamable HTTP target of a run.
+#[derive(Debug)]
+pub struct Web {
+    pub ip: IpAddr,
+    /// 0: pick a free port for every server started.
+    pub port: u16,
+    pub path: String,
+    pub bearer: Option<Bearer>,
+    /// The variable that hands the credential to the servers mcpres starts.
+    pub bearer_env: Option<String>,
+    /// How long a stalled request may stay open (the `timeout` check's bound).
+    pub idle: Duration,
+}
+
+impl Web {
+    /// `Host` as a client writes it for `port`.
+    pub fn authority(&self, port: u16) -> String {
+        match self.ip {
+            IpAddr::V6(v6) => format!("[{v6}]:{port}"),
+            IpAddr::V4(v4) => format!("{v4}:{port}"),
+        }
+    }
+}
+
+/// Parse the `--http` URL: `http://IP:PORT/PATH` on a loopback address.
+pub fn parse_url(url: &str) -> Result<(IpAddr, u16, String), String> {
+    let rest = url
+        .strip_prefix("http://")
+        .ok_or_else(|| format!("--http {url:?}: only http:// URLs are supported"))?;
+    let (authority, path) = match rest.find('/') {
+        Some(i) => (&rest[..i], &rest[i..]),
+        None => (rest, "/"),
+    };
+    let (host, port) = match authority.strip_prefix('[') {
+        Some(v6) => v6
+            .split_once("]:")
+            .ok_or_else(|| format!("--http {url:?}: a port is required"))?,
+        None => authority
+            .rsplit_once(':')
+            .ok_or_else(|| format!("--http {url:?}: a port is required"))?,
+    };
+    let port: u16 = port
+        .parse()
+        .map_err(|_| format!("--http {url:?}: bad port"))?;
+    let ip: IpAddr = if host.eq_ignore_ascii_case("localhost") {
+        IpAddr::from([127, 0, 0, 1])
+    } else {
+        host.parse()
+            .map_err(|_| format!("--http {url:?}: the host must be an IP address or localhost"))?
+    };
+    if !ip.is_loopback() {
+        return Err(format!(
+            "--http {url:?}: {ip} is not a loopback address; a profile run evaluates loopback targets only"
+        ));
+    }
+    Ok((ip, port, path.to_string()))
+}
+
+/// A free TCP port on `ip` right now.
+pub fn free_port(ip: IpAddr) -> std::io::Result<u16> {
+    Ok(TcpListener::bind(SocketAddr::new(ip, 0))?
+        .local_addr()?
+        .port())
+}
+
+/// `{port}` replaced by `port` in the launch's arguments and environment.
+pub fn with_port(launch: &Launch, port: u16) -> Launch {
+    let sub = |s: &String| s.replace("{port}", &port.to_string());
+    Launch {
+        program: launch.program.clone(),
+        args: launch.args.iter().map(sub).collect(),
+        env: launch
+            .env
+            .iter()
+            .map(|(k, v)| (k.clone(), sub(v)))
+            .collect(),
+    }
+}
+
+/// Does the launch say where the port goes?
+pub fn names_port(launch: &Launch) -> bool {
+    launch.args.iter().any(|a| a.contains("{port}"))
+        || launch.env.values().any(|v| v.contains("{port}"))
+}
+
+/// Does something accept connections at `addr` right now?
+pub fn accepting(addr: SocketAddr) -> bool {
+    TcpStream::connect_timeout(&addr, Duration::from_millis(200)).is_ok()
+}
+
+/// One observation's record of every connection: opens, closes, and every
+/// chunk sent and received with its time (the credential redacted).
+pub struct Rec {
+    start: Instant,
+    secret: Option<Vec<u8>>,
+    inner: Mutex<RecInner>,
+}
+
+#[derive(Default)]
+struct RecInner {
+    events: Vec<Value>,
+    kept: BTreeMap<&'static str, usize>,
+    connections: usize,
+}
+
+impl Rec {
+    pub fn new(bearer: Option<&Bearer>) -> Rec {
+        Rec {
+            start: Instant::now(),
+            secret: bearer.map(|b| b.value().as_bytes().to_vec()),
+            inner: Mutex::default(),
+        }
+    }
+
+    pub fn now_ms(&self) -> u64 {
+        u64::try_from(self.start.elapsed().as_millis()).unwrap_or(u64::MAX)
+    }
+
+    fn redact(&self, bytes: &[u8]) -> Vec<u8> {
+        let Some(secret) = self.secret.as_deref().filter(|s| !s.is_empty()) else {
+            return bytes.to_vec();
+        };
+        let mut out = Vec::with_capacity(bytes.len());
+        let mut i = 0;
+        while i < bytes.len() {
+            if bytes[i..].starts_with(secret) {
+                out.extend_from_slice(REDACTED);
+                i += secret.len();
+            } else {
+                out.push(bytes[i]);
+                i += 1;
+            }
+        }
+        out
+    }
+
+    fn chunk(&self, conn: usize, dir: &'static str, bytes: &[u8]) {
+        let at = self.now_ms();
+        let bytes = self.redact(bytes);
+        let mut inner = self.inner.lock().expect("record lock");
+        let kept = inner.kept.entry(dir).or_default();
+        let elide = *kept + bytes.len() > TRANSCRIPT_KEEP_BYTES;
+        if !elide {
+            *kept += bytes.len();
+        }
+        let mut v = chunk_record(at, dir, &bytes, elide);
+        v["connection"] = json!(conn);
+        inner.events.push(v);
+    }
+
+    /// Record a runner event (`what`, with `extra` fields).
+    pub fn event(&self, conn: Option<usize>, what: &str, extra: Value) {
+        let mut v = json!({"atMs": self.now_ms(), "event": what});
+        if let Some(c) = conn {
+            v["connection"] = json!(c);
+        }
+        if let Value::Object(m) = extra {
+            for (k, x) in m {
+                v[k] = x;
+            }
+        }
+        self.inner.lock().expect("record lock").events.push(v);
+    }
+
+    fn next_conn(&self) -> usize {
+        let mut inner = self.inner.lock().expect("record lock");
+        inner.connections += 1;
+        inner.connections
+    }
+
+    /// The transcript: every event in order.
+    pub fn transcript(&self) -> Value {
+        let inner = self.inner.lock().expect("record lock");
+        json!({"connections": inner.connections, "events": inner.events})
+    }
+}
+
+/// One raw TCP connection to the subject.
+pub struct Conn<'r> {
+    pub id: usize,
+    stream: TcpStream,
+    rec: &'r Rec,
+    /// Bytes read past the last response (a pipelined next one).
+    pending: Vec<u8>,
+    /// The subject closed its side.
+    pub eof: bool,
+    closed: bool,
+}
+
+impl<'r> Conn<'r> {
+    pub fn open(rec: &'r Rec, addr: SocketAddr) -> std::io::Result<Conn<'r>> {
+        let id = rec.next_conn();
+        match TcpStream::connect_timeout(&addr, Duration::from_secs(2)) {
+            Ok(stream) => {
+                let _ = stream.set_nodelay(true);
+                let local = stream.local_addr().map(|a| a.port()).unwrap_or(0);
+                rec.event(Some(id), "connected", json!({"localPort": local}));
+                Ok(Conn {
+                    id,
+                    stream,
+                    rec,
+                    pending: Vec::new(),
+                    eof: false,
+                    closed: false,
+                })
+            }
+            Err(e) => {
+                rec.event(Some(id), "connect-failed", json!({"error": e.to_string()}));
+                Err(e)
+            }
+        }
+    }
+
+    /// Write `bytes` (recorded first); false when the write failed.
+    pub fn write(&mut self, bytes: &[u8]) -> bool {
+        self.rec.chunk(self.id, "sent", bytes);
+        match self.stream.write_all(bytes) {
+            Ok(()) => true,
+            Err(e) => {
+                self.rec.event(
+                    Some(self.id),
+                    "write-failed",
+                    json!({"error": e.to_string()}),
+                );
+                false
+            }
+        }
+    }
+
+    /// This end's port.
+    pub fn local_port(&self) -> u16 {
+        self.stream.local_addr().map(|a| a.port()).unwrap_or(0)
+    }
+
+    /// Write `bytes` from another thread while reading the response, so a
+    /// subject that answers (and stops reading) before the whole body is
+    /// written is still heard. The connection is closed afterwards.
+    pub fn write_then_read(&mut self, bytes: &[u8], limit: Duration) -> Resp {
+        self.rec.chunk(self.id, "sent", bytes);
+        let writer = self.stream.try_clone();
+        let id = self.id;
+        let rec = self.rec;
+        std::thread::scope(|sc| {
+            let handle = writer
+                .ok()
+                .map(|mut w| sc.spawn(move || w.write_all(bytes)));
+            let r = self.response(limit);
+            self.closed = true;
+            let _ = self.stream.shutdown(Shutdown::Both);
+            if let Some(h) = handle {
+                let outcome = match h.join() {
+                    Ok(Ok(())) => "the whole body was written".to_string(),
+                    Ok(Err(e)) => format!("the body was cut short: {e}"),
+                    Err(_) => "the writer failed".to_string(),
+                };
+                rec.event(Some(id), "body-written", json!({"outcome": outcome}));
+            }
+            rec.event(
+                Some(id),
+                "client-closed",
+                json!({"why": "after the response"}),
+            );
+            r
+        })
+    }
+
+    /// Stop writing (a FIN to the subject); reading goes on.
+    pub fn shutdown_write(&mut self) {
+        let _ = self.stream.shutdown(Shutdown::Write);
+        self.rec
+            .event(Some(self.id), "client-stopped-writing", json!({}));
+    }
+
+    /// Close the connection from the client side.
+    pub fn close(mut self, why: &str) {
+        self.closed = true;
+        let _ = self.stream.shutdown(Shutdown::Both);
+        self.rec
+            .event(Some(self.id), "client-closed", json!({"why": why}));
+    }
+
+    /// Read what arrives within `limit` (at most `max` bytes per read);
+    /// recorded; empty at EOF or when nothing came.
+    fn read_chunk(&mut self, limit: Duration, max: usize) -> Option<Vec<u8>> {
+        if self.eof {
+            return None;
+        }
+        let _ = self
+            .stream
+            .set_read_timeout(Some(limit.max(Duration::from_millis(1))));
+        let mut buf = vec![0u8; max];
+        match self.stream.read(&mut buf) {
+            Ok(0) => {
+                self.eof = true;
+                self.rec.event(Some(self.id), "subject-closed", json!({}));
+                None
+            }
+            Ok(n) => {
+                buf.truncate(n);
+                self.rec.chunk(self.id, "received", &buf);
+                Some(buf)
+            }
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                ) =>
+            {
+                Some(Vec::new())
+            }
+            Err(e) => {
+                self.eof = true;
+                self.rec.event(
+                    Some(self.id),
+                    "read-failed",
+                    json!({"error": e.to_string()}),
+                );
+                None
+            }
+        }
+    }
+
+    /// Wait at most `limit` for the subject to close the connection; bytes
+    /// that arrive meanwhile are recorded. True when it closed.
+    pub fn wait_closed(&mut self, limit: Duration) -> bool {
+        let until = Instant::now() + limit;
+        while !self.eof {
+            let left = until.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return false;
+            }
+            if let Some(bytes) = self.read_chunk(left.min(Duration::from_millis(50)), 64 << 10) {
+                self.pending.extend_from_slice(&bytes);
+            }
+        }
+        true
+    }
+
+    /// Read one response, for at most `limit`.
+    pub fn response(&mut self, limit: Duration) -> Resp {
+        self.response_with(limit, &Reading::default())
+    }
+
+    /// Read one response as `how` says.
+    pub fn response_with(&mut self, limit: Duration, how: &Reading) -> Resp {
+        let started = self.rec.now_ms();
+        let until = Instant::now() + limit;
+        let mut parser = ResponseParser::default();
+        let mut resp = Resp::default();
+        let take = |parser: &mut ResponseParser, bytes: &[u8], resp: &mut Resp, at: u64| {
+            if resp.first_byte_ms.is_none() && !bytes.is_empty() {
+                resp.first_byte_ms = Some(at);
+            }
+            for f in parser.feed(bytes) {
+                resp.push_frame(at, &f);
+            }
+        };
+        let pending = std::mem::take(&mut self.pending);
+        if !pending.is_empty() {
+            let at = self.rec.now_ms().saturating_sub(started);
+            take(&mut parser, &pending, &mut resp, at);
+        }
+        loop {
+            if parser.complete() || how.stop(&resp) {
+                break;
+            }
+            let left = until.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                resp.timed_out = true;
+                break;
+            }
+            let wait = left.min(Duration::from_millis(50));
+            match self.read_chunk(wait, how.read_size.unwrap_or(64 << 10)) {
+                Some(bytes) => {
+                    if !bytes.is_empty() {
+                        let at = self.rec.now_ms().saturating_sub(started);
+                        take(&mut parser, &bytes, &mut resp, at);
+                        if let Some(pause) = how.pause {
+                            std::thread::sleep(pause);
+                        }
+                    }
+                }
+                None => {
+                    let at = self.rec.now_ms().saturating_sub(started);
+                    for f in parser.finish() {
+                        resp.push_frame(at, &f);
+                    }
+                    break;
+                }
+            }
+        }
+        resp.eof = self.eof;
+        resp.complete = parser.complete();
+        resp.status = parser.status();
+        resp.headers = parser.headers().to_vec();
+        resp.media = parser.media_type();
+        resp.body = parser.body().to_vec();
+        self.pending = parser.leftover().to_vec();
+        resp
+    }
+}
+
+impl Drop for Conn<'_> {
+    fn drop(&mut self) {
+        if !self.closed {
+            let _ = self.stream.shutdown(Shutdown::Both);
+            self.rec
+                .event(Some(self.id), "client-closed", json!({"why": "done"}));
+        }
+    }
+}
+
+/// How a response is read.
+#[derive(Default)]
+pub struct Reading {
+    /// Read at most this many bytes at a time.
+    pub read_size: Option<usize>,
+    /// Sleep this long after every read (a slow consumer).
+    pub pause: Option<Duration>,
+    /// Stop once this many frames have arrived.
+    pub stop_after_frames: Option<usize>,
+}
+
+impl Reading {
+    fn stop(&self, r: &Resp) -> bool {
+        self.stop_after_frames.is_some_and(|n| r.frames.len() >= n)
+    }
+}
+
+/// One response as it arrived.
+#[derive(Debug, Clone, Default)]
+pub struct Resp {
+    pub status: Option<u16>,
+    pub headers: Vec<(String, String)>,
+    pub media: Option<String>,
+    /// JSON-RPC frames with their arrival (ms after the read began).
+    pub frames: Vec<(u64, Value)>,
+    /// Frames that were not JSON.
+    pub bad_frames: usize,
+    pub body: Vec<u8>,
+    pub first_byte_ms: Option<u64>,
+    pub complete: bool,
+    pub eof: bool,
+    pub timed_out: bool,
+}
+
+impl Resp {
+    fn push_frame(&mut self, at: u64, bytes: &[u8]) {
+        match serde_json::from_slice::<Value>(bytes) {
+            Ok(v) => self.frames.push((at, v)),
+            Err(_) => self.bad_frames += 1,
+        }
+    }
+
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// The frame answering `id` (a `result` or an `error` with that id).
+    pub fn answer(&self, id: &Value) -> Option<&Value> {
+        self.frames.iter().map(|(_, f)| f).find(|f| {
+            f.get("id") == Some(id) && (f.get("result").is_some() || f.get("error").is_some())
+        })
+    }
+
+    /// Frames that answer some request (have an id and a result or error).
+    pub fn answers(&self) -> Vec<&Value> {
+        self.frames
+            .iter()
+            .map(|(_, f)| f)
+            .filter(|f| {
+                f.get("id").is_some() && (f.get("result").is_some() || f.get("error").is_some())
+            })
+            .collect()
+    }
+
+    /// The JSON-RPC error codes in the response.
+    pub fn error_codes(&self) -> Vec<i64> {
+        self.frames
+            .iter()
+            .filter_map(|(_, f)| f.pointer("/error/code").and_then(Value::as_i64))
+            .collect()
+    }
+
+    /// Did the subject meet the request with a JSON-RPC parse error?
+    pub fn parse_error(&self) -> bool {
+        self.error_codes().contains(&-32700)
+    }
+
+    /// Did the answer to `id` carry a result?
+    pub fn result_for(&self, id: &Value) -> Option<&Value> {
+        self.answer(id).and_then(|a| a.get("result"))
+    }
+
+    pub fn is_2xx(&self) -> bool {
+        self.status.is_some_and(|s| (200..300).contains(&s))
+    }
+
+    pub fn label(&self) -> String {
+        match self.status {
+            Some(s) => format!(
+                "{s} {}{}",
+                self.media.as_deref().unwrap_or("(no media type)"),
+                if self.frames.is_empty() {
+                    String::new()
+                } else {
+                    format!(", {} frame(s)", self.frames.len())
+                }
+            ),
+            None if self.eof => "closed without a response".into(),
+            None => "no response".into(),
+        }
+    }
+
+    pub fn summary(&self) -> Value {
+        json!({
+            "status": self.status,
+            "mediaType": self.media,
+            "frames": self.frames.len(),
+            "frameTimesMs": self.frames.iter().map(|(t, _)| *t).collect::<Vec<_>>(),
+            "nonJsonFrames": self.bad_frames,
+            "bodyBytes": self.body.len(),
+            "errorCodes": self.error_codes(),
+            "complete": self.complete,
+            "closedBySubject": self.eof,
+            "timedOut": self.timed_out,
+        })
+    }
+}
+
+/// What a request looks like on the wire, beyond the usual.
+#[derive(Default, Clone)]
+pub struct Shape {
+    /// Replace the body (the message is still used for the headers).
+    pub body: Option<Vec<u8>>,
+    pub accept: Option<String>,
+    pub content_type: Option<String>,
+    pub host: Option<String>,
+    pub method: Option<String>,
+    /// Leave the credential out.
+    pub no_auth: bool,
+    /// Leave the session id out (2025-11-25).
+    pub no_session: bool,
+    /// Headers to add (or, when the name is one of ours, to replace it).
+    pub extra: Vec<(String, String)>,
+    /// Send the body with chunked transfer coding, in these parts.
+    pub chunks: Option<Vec<Vec<u8>>>,
+}
+
+/// The conversation a probe opened: the session (2025-11-25) and the
+/// opening's answer.
+#[derive(Debug, Clone, Default)]
+pub struct Session {
+    pub id: Option<String>,
+    pub open: Option<Value>,
+}
+
+/// The server a check runs against: the process mcpres started for it (if
+/// any) and where it listens.
+pub struct Server {
+    pub probe: Option<Probe>,
+    pub addr: SocketAddr,
+    pub authority: String,
+    /// Why the server could not be started or reached, if so.
+    pub failed: Option<String>,
+}
+
+impl Ctx<'_> {
+    /// The run's Streamable HTTP target.
+    pub fn web(&self) -> &Web {
+        self.web
+            .as_ref()
+            .expect("an HTTP check runs with an HTTP target")
+    }
+
+    /// Start the subject's server for one check (or take the one at the URL)
+    /// and wait until it accepts connections.
+    pub fn serve(&self) -> Server {
+        let web = self.web();
+        let Some(launch) = self.launch else {
+            let addr = SocketAddr::new(web.ip, web.port);
+            return Server {
+                probe: None,
+                addr,
+                authority: web.authority(web.port),
+                failed: (!accepting(addr))
+                    .then(|| format!("nothing accepts connections at {addr}")),
+            };
+        };
+        let port = if web.port == 0 {
+            match free_port(web.ip) {
+                Ok(p) => p,
+                Err(e) => {
+                    return Server {
+                        probe: None,
+                        addr: SocketAddr::new(web.ip, 0),
+                        authority: String::new(),
+                        failed: Some(format!("no free port: {e}")),
+                    };
+                }
+            }
+        } else {
+            web.port
+        };
+        let addr = SocketAddr::new(web.ip, port);
+        let mut launch = with_port(launch, port);
+        if let (Some(name), Some(b)) = (&web.bearer_env, &web.bearer) {
+            launch.env.insert(name.clone(), b.value().to_string());
+        }
+        let mut server = Server {
+            probe: None,
+            addr,
+            authority: web.authority(port),
+            failed: None,
+        };
+        let mut probe = match self.start_with(&launch) {
+            Ok(p) => p,
+            Err(why) => {
+                server.failed = Some(why);
+                return server;
+            }
+        };
+        let until = Instant::now() + self.startup;
+        loop {
+            if accepting(addr) {
+                break;
+            }
+            if probe.try_exit().is_some() {
+                server.failed = Some("the server exited before it accepted connections".into());
+                break;
+            }
+            if Instant::now() >= until || self.cancelled() {
+                server.failed = Some(format!(
+                    "the server did not accept connections at {addr} within {} ms",
+                    self.startup.as_millis()
+                ));
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        probe.note(&format!("listening checked at {addr}"));
+        server.probe = Some(probe);
+        server
+    }
+
+    /// Stop a check's server: SIGTERM, then (by [`Ctx::finish`]) the group;
+    /// a listener still accepting afterwards counts against cleanup. The
+    /// server's transcript, or `None` when mcpres did not start it.
+    pub fn stop(&self, server: Server) -> Option<Value> {
+        let mut probe = server.probe?;
+        probe.signal(rustix::process::Signal::TERM, "SIGTERM (end of check)");
+        let exited = probe.wait_exit(super::probe::TERM_GRACE).is_some();
+        let listening = accepting(server.addr);
+        if listening {
+            let mut t = self.tally.lock().expect("tally lock");
+            t.leaky.push(format!(
+                "a listener at {} still accepted connections after the server with pid {} was stopped",
+                server.addr,
+                probe.pid()
+            ));
+        }
+        Some(self.finish(
+            probe,
+            json!({"addr": server.addr.to_string(), "exitedOnSigterm": exited, "listenerLeftOpen": listening}),
+        ))
+    }
+
+    /// The headers and body of a POST of `msg` shaped by `shape`.
+    pub fn http_request(
+        &self,
+        server: &Server,
+        session: &Session,
+        msg: &Value,
+        shape: &Shape,
+    ) -> Vec<u8> {
+        let web = self.web();
+        let body = shape
+            .body
+            .clone()
+            .unwrap_or_else(|| serde_json::to_vec(msg).expect("serializes"));
+        let mut headers: Vec<(String, String)> = vec![
+            (
+                "Host".into(),
+                shape
+                    .host
+                    .clone()
+                    .unwrap_or_else(|| server.authority.clone()),
+            ),
+            (
+                "Content-Type".into(),
+                shape
+                    .content_type
+                    .clone()
+                    .unwrap_or_else(|| "application/json".into()),
+            ),
+            (
+                "Accept".into(),
+                shape
+                    .accept
+                    .clone()
+                    .unwrap_or_else(|| "application/json, text/event-stream".into()),
+            ),
+        ];
+        let method = msg.get("method").and_then(Value::as_str);
+        let opening = method == Some("initialize");
+        if self.modern() || !opening {
+            headers.push(("MCP-Protocol-Version".into(), self.revision.as_str().into()));
+        }
+        if !self.modern()
+            && !shape.no_session
+            && let Some(id) = &session.id
+        {
+            headers.push(("Mcp-Session-Id".into(), id.clone()));
+        }
+        if self.modern()
+            && let Some(m) = method
+        {
+            headers.push(("Mcp-Method".into(), m.into()));
+            if m == "tools/call"
+                && let Some(n) = msg.pointer("/params/name").and_then(Value::as_str)
+            {
+                headers.push(("Mcp-Name".into(), n.into()));
+            }
+        }
+        if !shape.no_auth
+            && let Some(b) = &web.bearer
+        {
+            headers.push(("Authorization".into(), format!("Bearer {}", b.value())));
+        }
+        for (k, v) in &shape.extra {
+            headers.retain(|(h, _)| !h.eq_ignore_ascii_case(k));
+            headers.push((k.clone(), v.clone()));
+        }
+        let mut out = format!(
+            "{} {} HTTP/1.1\r\n",
+            shape.method.as_deref().unwrap_or("POST"),
+            web.path
+        )
+        .into_bytes();
+        for (k, v) in &headers {
+            out.extend_from_slice(format!("{k}: {v}\r\n").as_bytes());
+        }
+        match &shape.chunks {
+            Some(parts) => {
+                out.extend_from_slice(b"Transfer-Encoding: chunked\r\n\r\n");
+                for p in parts {
+                    out.extend_from_slice(format!("{:x}\r\n", p.len()).as_bytes());
+                    out.extend_from_slice(p);
+                    out.extend_from_slice(b"\r\n");
+                }
+                out.extend_from_slice(b"0\r\n\r\n");
+            }
+            None => {
+                out.extend_from_slice(format!("Content-Length: {}\r\n\r\n", body.len()).as_bytes());
+                out.extend_from_slice(&body);
+            }
+        }
+        out
+    }
+
+    /// POST `msg` on `conn` and read its response.
+    pub fn post(
+        &self,
+        conn: &mut Conn<'_>,
+        server: &Server,
+        session: &Session,
+        msg: &Value,
+        shape: &Shape,
+    ) -> Resp {
+        let bytes = self.http_request(server, session, msg, shape);
+        if !conn.write(&bytes) {
+            return Resp {
+                eof: true,
+                ..Resp::default()
+            };
+        }
+        conn.response(self.answer)
+    }
+
+    /// POST `msg` on a fresh connection (closed afterwards).
+    pub fn post_fresh(
+        &self,
+        rec: &Rec,
+        server: &Server,
+        session: &Session,
+        msg: &Value,
+        shape: &Shape,
+    ) -> Resp {
+        match Conn::open(rec, server.addr) {
+            Ok(mut c) => self.post(&mut c, server, session, msg, shape),
+            Err(_) => Resp::default(),
+        }
+    }
+
+    /// Open a conversation: `initialize` then `notifications/initialized`
+    /// (2025-11-25, keeping the session id) or `server/discover` (2026-07-28).
+    pub fn http_open(&self, rec: &Rec, server: &Server) -> Result<Session, String> {
+        let (method, params) = self.open_request();
+        let id = self.id();
+        let msg = self.request(&id, method, params);
+        let mut session = Session::default();
+        let resp = self.post_fresh(rec, server, &session, &msg, &Shape::default());
+        let Some(answer) = resp.answer(&id).cloned() else {
+            return Err(format!("the opening was not answered: {}", resp.label()));
+        };
+        if answer.get("result").is_none() {
+            return Err(format!(
+                "the opening was refused: {}",
+                answer.get("error").cloned().unwrap_or(Value::Null)
+            ));
+        }
+        if self.revision == Revision::V2025_11_25 {
+            session.id = resp.header("mcp-session-id").map(str::to_string);
+            let note = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+            let r = self.post_fresh(rec, server, &session, &note, &Shape::default());
+            rec.event(
+                None,
+                "initialized-notification",
+                json!({"status": r.status}),
+            );
+        }
+        session.open = Some(answer);
+        Ok(session)
+    }
+
+    /// A request that any serving subject answers: `ping` (2025-11-25) or
+    /// `tools/list` (2026-07-28).
+    pub fn live_request(&self) -> (Value, Value) {
+        let id = self.id();
+        let msg = if self.modern() {
+            self.request(&id, "tools/list", json!({}))
+        } else {
+            self.request(&id, "ping", json!({}))
+        };
+        (id, msg)
+    }
+
+    /// Is the subject still serving (a fresh connection's request answered)?
+    pub fn serving(&self, rec: &Rec, server: &Server, session: &Session) -> bool {
+        let (id, msg) = self.live_request();
+        let r = self.post_fresh(rec, server, session, &msg, &Shape::default());
+        r.answer(&id).is_some()
+    }
+}
+
+/// The TCP sockets the processes `pids` hold: (local port, remote port,
+/// state as `/proc/net/tcp` writes it: `01` established, `08` close-wait,
+/// `0A` listen, ...).
+pub fn sockets_of(pids: &[u32]) -> Vec<(u16, u16, String)> {
+    let mut inodes = std::collections::BTreeSet::new();
+    for pid in pids {
+        let Ok(fds) = std::fs::read_dir(format!("/proc/{pid}/fd")) else {
+            continue;
+        };
+        for fd in fds.flatten() {
+            if let Ok(target) = std::fs::read_link(fd.path())
+                && let Some(n) = target
+                    .to_str()
+                    .and_then(|t| t.strip_prefix("socket:["))
+                    .and_then(|t| t.strip_suffix(']'))
+            {
+                inodes.insert(n.to_string());
+            }
+        }
+    }
+    let port = |field: &str| {
+        field
+            .rsplit_once(':')
+            .and_then(|(_, p)| u16::from_str_radix(p, 16).ok())
+            .unwrap_or(0)
+    };
+    let mut out = Vec::new();
+    for file in ["/proc/net/tcp", "/proc/net/tcp6"] {
+        let Ok(text) = std::fs::read_to_string(file) else {
+            continue;
+        };
+        for line in text.lines().skip(1) {
+            let f: Vec<&str> = line.split_whitespace().collect();
+            if f.len() > 9 && inodes.contains(f[9]) {
+                out.push((port(f[1]), port(f[2]), f[3].to_string()));
+            }
+        }
+    }
+    out
+}
+
+/// The subject process and its descendants right now.
+pub fn process_tree(pid: u32) -> Vec<u32> {
+    let procs = crate::produce::harness::tree::snapshot();
+    let mut pids = vec![pid];
+    pids.extend(
+        crate::produce::harness::tree::descendants(&procs, &[pid])
+            .iter()
+            .map(|p| p.pid),
+    );
+    pids
+}

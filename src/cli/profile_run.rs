@@ -280,7 +280,7 @@ pub fn main(args: ProfileRunArgs) -> CliResult {
 
 fn table(rows: &[Row]) -> Result<(), CliError> {
     outln!(
-        "{:<40} {:<22} {:<22} {:<9} {:<13} REASON",
+        "{:<44} {:<22} {:<22} {:<9} {:<13} REASON",
         "CHECK",
         "POSITIVE",
         "NEGATIVE",
@@ -289,7 +289,7 @@ fn table(rows: &[Row]) -> Result<(), CliError> {
     )?;
     for r in rows {
         outln!(
-            "{:<40} {:<22} {:<22} {:<9} {:<13} {}",
+            "{:<44} {:<22} {:<22} {:<9} {:<13} {}",
             r.id,
             r.positive,
             r.negative,

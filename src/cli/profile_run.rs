@@ -100,6 +100,19 @@ pub fn main(args: ProfileRunArgs) -> CliResult {
         checks.as_deref(),
     )
     .map_err(|e| CliError::Unusable(format!("{who}: {e}")))?;
+    let http = args.http.clone().map(|url| profile::HttpOptions {
+        url,
+        bearer_env: args.bearer_env.clone(),
+        idle: Duration::from_millis(args.idle_timeout_ms.max(1)),
+        subject_artifact: args.subject_artifact.clone(),
+    });
+    let unresolved = args.command.split_first().map(|(program, rest)| Launch {
+        program: PathBuf::from(program),
+        args: rest.to_vec(),
+        env: env.clone(),
+    });
+    profile::check_target(&full_id(&args.profile), http.as_ref(), unresolved.as_ref())
+        .map_err(|e| CliError::Unusable(format!("{who}: {e}")))?;
     let launch = match args.command.split_first() {
         None if args.http.is_some() => None,
         None => return Err(CliError::Unusable(format!("{who}: no PROGRAM after --"))),
@@ -121,12 +134,7 @@ pub fn main(args: ProfileRunArgs) -> CliResult {
         profile: full_id(&args.profile),
         revision: args.revision.into(),
         checks,
-        http: args.http.clone().map(|url| profile::HttpOptions {
-            url,
-            bearer_env: args.bearer_env.clone(),
-            idle: Duration::from_millis(args.idle_timeout_ms.max(1)),
-            subject_artifact: args.subject_artifact.clone(),
-        }),
+        http,
         launch,
         out: args.output.clone(),
         startup: Duration::from_millis(args.startup_timeout_ms.max(1)),

@@ -208,21 +208,7 @@ pub fn run(options: &Options, report: Report<'_>) -> Result<Outcome, ProfileErro
         )));
     }
     let http = options.profile == STREAMABLE_HTTP;
-    if http != options.http.is_some() {
-        return Err(ProfileError::Usage(if http {
-            format!("{STREAMABLE_HTTP} is evaluated over Streamable HTTP: give --http URL")
-        } else {
-            format!(
-                "{} is evaluated over stdio: --http does not apply",
-                options.profile
-            )
-        }));
-    }
-    let web = options
-        .http
-        .as_ref()
-        .map(|h| web_target(h, options.launch.as_ref()))
-        .transpose()?;
+    let web = check_target(&options.profile, options.http.as_ref(), options.launch.as_ref())?;
     if !http && options.launch.is_none() {
         return Err(ProfileError::Usage(
             "a stdio profile run needs the subject's command after `--`".into(),
@@ -635,6 +621,24 @@ fn subject_identity(launch: &Launch, url: Option<&str>) -> Identity {
         artifact_sha256: sha(&artifact),
         target_sha256: sha(&target),
     }
+}
+
+/// Does the target suit the profile (Streamable HTTP for its profile, stdio
+/// for the others), and is it usable? The HTTP target, with its credential.
+pub fn check_target(
+    profile: &str,
+    http: Option<&HttpOptions>,
+    launch: Option<&Launch>,
+) -> Result<Option<web::Web>, ProfileError> {
+    let wants_http = profile == STREAMABLE_HTTP;
+    if wants_http != http.is_some() {
+        return Err(ProfileError::Usage(if wants_http {
+            format!("{STREAMABLE_HTTP} is evaluated over Streamable HTTP: give --http URL")
+        } else {
+            format!("{profile} is evaluated over stdio: --http does not apply")
+        }));
+    }
+    http.map(|h| web_target(h, launch)).transpose()
 }
 
 /// The Streamable HTTP target of a run, with its credential.

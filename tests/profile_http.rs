@@ -1,0 +1,183 @@
+//! `mcpres profile run mcp-res/streamable-http/v1` against real HTTP servers
+//! on loopback: the reference server (started by mcpres for every check, and
+//! a server the test starts itself), the evaluation directories validate,
+//! the synthetic credential never reaches a file, and nothing is left
+//! listening.
+
+mod support;
+
+use std::path::Path;
+use std::process::{Child, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+const WATCHDOG: Duration = Duration::from_secs(240);
+
+fn profile_run(out: &Path, args: &[&str], env: &[(&str, &str)]) -> std::process::Output {
+    let mut cmd = support::command();
+    cmd.args(["profile", "run", "streamable-http", "-o"])
+        .arg(out)
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let child = cmd.spawn().expect("start mcpres profile run");
+    support::output_within(child, WATCHDOG, "profile run streamable-http")
+}
+
+fn verdicts(run: &Value) -> Vec<(String, String, String)> {
+    run["checks"]
+        .as_array()
+        .expect("checks")
+        .iter()
+        .map(|c| {
+            (
+                c["id"].as_str().unwrap().to_string(),
+                c["verdict"].as_str().unwrap().to_string(),
+                c["reason"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+fn validate(dir: &Path, code: i32) {
+    let v = support::mcpres(&[Path::new("validate"), dir]);
+    assert_eq!(
+        v.status.code(),
+        Some(code),
+        "mcpres validate {}:\n{}",
+        dir.display(),
+        support::output_text(&v)
+    );
+}
+
+/// A reference server the test starts itself, killed on drop.
+struct Served(Child);
+
+impl Drop for Served {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn serve_http(port: u16, extra: &[&str], env: &[(&str, &str)]) -> Served {
+    let mut cmd = support::command();
+    cmd.args(["serve", "--transport", "http", "--port", &port.to_string()])
+        .args(extra)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let child = cmd.spawn().expect("start the reference server");
+    let until = Instant::now() + Duration::from_secs(20);
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(Instant::now() < until, "the reference server did not listen");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    Served(child)
+}
+
+#[test]
+fn a_server_mcpres_did_not_start_is_evaluated_without_its_process_checks() {
+    let tmp = tempfile::tempdir().unwrap();
+    let port = support::free_port();
+    let _server = serve_http(port, &[], &[]);
+    let artifact = support::exe();
+    let out = tmp.path().join("external");
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let o = profile_run(
+        &out,
+        &[
+            "--http",
+            &url,
+            "--subject-artifact",
+            artifact.to_str().unwrap(),
+            "--checks",
+            "keepalive,json-versus-sse-response,listener-cleanup,socket-cleanup",
+        ],
+        &[],
+    );
+    // Not observed is not claimed: the evaluation itself is valid (exit 0).
+    assert_eq!(o.status.code(), Some(0), "{}", support::output_text(&o));
+    let run = support::read_json(&out.join("run.json"));
+    let evaluation = support::read_json(&out.join("evaluation.json"));
+    for (id, verdict, reason) in verdicts(&run) {
+        let expected = if id.ends_with("-cleanup") {
+            "NOT_OBSERVED"
+        } else {
+            "PASS"
+        };
+        assert_eq!(verdict, expected, "{id}: {reason}");
+    }
+    assert_eq!(run["result"], "INCOMPLETE");
+    assert_eq!(evaluation["scope"]["targetKind"], "LOOPBACK_HTTP");
+    assert_eq!(evaluation["scope"]["claim"], "BOUNDED_CHECK_SET");
+    assert_eq!(
+        evaluation["scope"]["claimedCheckIds"],
+        serde_json::json!(["json-versus-sse-response", "keepalive"])
+    );
+    // The subject is what --subject-artifact names.
+    let (sha, _) = mcpres::produce::harness::artifact_digest(&artifact).unwrap();
+    assert_eq!(evaluation["subject"]["artifactSha256"], Value::from(sha));
+    validate(&out, 0);
+    // The server the test started is untouched and still serving.
+    assert!(std::net::TcpStream::connect(("127.0.0.1", port)).is_ok());
+}
+
+#[test]
+fn every_recorded_byte_of_a_request_holds_the_raw_http_exchange() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("raw");
+    let exe = support::exe();
+    let o = profile_run(
+        &out,
+        &[
+            "--http",
+            "http://127.0.0.1:0/mcp",
+            "--revision",
+            "2026-07-28",
+            "--checks",
+            "malformed-chunk",
+            "--",
+            exe.to_str().unwrap(),
+            "serve",
+            "--transport",
+            "http",
+            "--port",
+            "{port}",
+        ],
+        &[],
+    );
+    let run = support::read_json(&out.join("run.json"));
+    assert!(o.status.code().is_some(), "{}", support::output_text(&o));
+    let negative = support::read_json(&out.join("artifacts/malformed-chunk/negative.json"));
+    let sent: Vec<&str> = negative["transcript"]["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["stream"] == "sent")
+        .filter_map(|e| e["text"].as_str())
+        .collect();
+    assert!(
+        sent.iter()
+            .any(|t| t.contains("Transfer-Encoding: chunked\r\n\r\nzz\r\n")),
+        "the malformed chunk is recorded as it was written: {sent:?}"
+    );
+    assert!(
+        sent.iter()
+            .all(|t| t.contains("Mcp-Method: ") && t.contains("MCP-Protocol-Version: 2026-07-28")),
+        "every 2026-07-28 request carries its headers"
+    );
+    let server = support::read_json(&out.join("artifacts/malformed-chunk/server.json"));
+    assert_eq!(server["streamingTool"], "progress");
+    assert_eq!(server["echoTool"], "echo");
+    assert_eq!(server["process"]["observation"]["listenerLeftOpen"], false);
+    assert!(run["checks"][0]["verdict"].is_string());
+}

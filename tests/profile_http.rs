@@ -78,7 +78,10 @@ fn serve_http(port: u16, extra: &[&str], env: &[(&str, &str)]) -> Served {
     let child = cmd.spawn().expect("start the reference server");
     let until = Instant::now() + Duration::from_secs(20);
     while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(Instant::now() < until, "the reference server did not listen");
+        assert!(
+            Instant::now() < until,
+            "the reference server did not listen"
+        );
         std::thread::sleep(Duration::from_millis(20));
     }
     Served(child)
@@ -180,4 +183,125 @@ fn every_recorded_byte_of_a_request_holds_the_raw_http_exchange() {
     assert_eq!(server["echoTool"], "echo");
     assert_eq!(server["process"]["observation"]["listenerLeftOpen"], false);
     assert!(run["checks"][0]["verdict"].is_string());
+}
+
+/// Processes whose command line holds `marker` and ` serve `.
+fn marked_servers(marker: &str) -> Vec<u32> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Some(pid) = entry
+            .file_name()
+            .to_str()
+            .and_then(|n| n.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        let cmdline = std::fs::read(entry.path().join("cmdline")).unwrap_or_default();
+        let text = String::from_utf8_lossy(&cmdline).replace('\0', " ");
+        if text.contains(marker) && text.contains(" serve ") {
+            found.push(pid);
+        }
+    }
+    found
+}
+
+#[test]
+fn a_killed_http_run_leaves_no_server_no_listener_and_no_directory() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("killed");
+    let seed = format!("{}", 710_000_000 + std::process::id());
+    let exe = support::exe();
+    let mut child = support::command()
+        .args(["profile", "run", "streamable-http", "--json", "--http"])
+        .arg("http://127.0.0.1:0/mcp")
+        .arg("-o")
+        .arg(&out)
+        .arg("--")
+        .arg(&exe)
+        .args([
+            "serve",
+            "--transport",
+            "http",
+            "--port",
+            "{port}",
+            "--seed",
+            &seed,
+        ])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let until = Instant::now() + Duration::from_secs(60);
+    while marked_servers(&seed).is_empty() && Instant::now() < until {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let running = marked_servers(&seed);
+    assert!(!running.is_empty(), "no server started");
+    // The ports those servers listen on, to see them closed afterwards.
+    let ports: Vec<u16> = running
+        .iter()
+        .flat_map(|pid| listening_ports(*pid))
+        .collect();
+    std::thread::sleep(Duration::from_millis(200));
+    rustix::process::kill_process(
+        rustix::process::Pid::from_raw(child.id() as i32).unwrap(),
+        rustix::process::Signal::TERM,
+    )
+    .unwrap();
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        assert!(Instant::now() < until, "the run did not stop after SIGTERM");
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    assert_eq!(status.code(), Some(143));
+    assert!(!out.exists(), "the half-written directory is removed");
+    std::thread::sleep(Duration::from_millis(200));
+    assert_eq!(
+        marked_servers(&seed),
+        Vec::<u32>::new(),
+        "servers left running"
+    );
+    for port in ports {
+        assert!(
+            std::net::TcpStream::connect(("127.0.0.1", port)).is_err(),
+            "port {port} still accepts connections"
+        );
+    }
+}
+
+/// The TCP ports process `pid` listens on.
+fn listening_ports(pid: u32) -> Vec<u16> {
+    let mut inodes = Vec::new();
+    if let Ok(fds) = std::fs::read_dir(format!("/proc/{pid}/fd")) {
+        for fd in fds.flatten() {
+            if let Ok(t) = std::fs::read_link(fd.path()) {
+                let t = t.to_string_lossy().to_string();
+                if let Some(n) = t.strip_prefix("socket:[").and_then(|t| t.strip_suffix(']')) {
+                    inodes.push(n.to_string());
+                }
+            }
+        }
+    }
+    let mut ports = Vec::new();
+    for file in ["/proc/net/tcp", "/proc/net/tcp6"] {
+        for line in std::fs::read_to_string(file)
+            .unwrap_or_default()
+            .lines()
+            .skip(1)
+        {
+            let f: Vec<&str> = line.split_whitespace().collect();
+            if f.len() > 9 && f[3] == "0A" && inodes.iter().any(|i| i == f[9]) {
+                if let Some(p) = f[1]
+                    .rsplit_once(':')
+                    .and_then(|(_, p)| u16::from_str_radix(p, 16).ok())
+                {
+                    ports.push(p);
+                }
+            }
+        }
+    }
+    ports
 }

@@ -208,7 +208,11 @@ pub fn run(options: &Options, report: Report<'_>) -> Result<Outcome, ProfileErro
         )));
     }
     let http = options.profile == STREAMABLE_HTTP;
-    let web = check_target(&options.profile, options.http.as_ref(), options.launch.as_ref())?;
+    let web = check_target(
+        &options.profile,
+        options.http.as_ref(),
+        options.launch.as_ref(),
+    )?;
     if !http && options.launch.is_none() {
         return Err(ProfileError::Usage(
             "a stdio profile run needs the subject's command after `--`".into(),

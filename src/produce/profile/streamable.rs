@@ -60,6 +60,8 @@ pub const SLOW_ANSWER_BYTES: usize = 1 << 20;
 /// A connection closed or request refused within this is "at once".
 const SETTLE: Duration = Duration::from_millis(100);
 const CLOSE_WAIT: Duration = Duration::from_secs(1);
+/// How long slow-consumer's stalled reader stays unread.
+const STALL: Duration = Duration::from_secs(1);
 
 /// A tool that streams progress, and how to call it for `steps` steps
 /// `step_ms` apart.
@@ -1481,9 +1483,16 @@ fn slow_consumer(ctx: &Ctx) -> CheckRun {
         });
         std::thread::sleep(SETTLE);
         let started = Instant::now();
-        let r = ctx.post_fresh(rec, &b.server, s, &msg, &Shape::default());
+        // Answered while the other answer stays unread, or not at all.
+        let r = match Conn::open(rec, b.server.addr) {
+            Ok(mut c) => {
+                c.write(&ctx.http_request(&b.server, s, &msg, &Shape::default()));
+                c.response(STALL)
+            }
+            Err(_) => Resp::default(),
+        };
         let waited = started.elapsed();
-        std::thread::sleep(Duration::from_secs(1).saturating_sub(waited));
+        std::thread::sleep(STALL.saturating_sub(waited));
         drop(stalled);
         let c = if r.answer(&id).is_some() {
             (Accept, SERVED.to_string())

@@ -321,7 +321,9 @@ async fn fault_layer(State(state): State<Arc<HttpState>>, req: Request, next: Ne
     };
     if !media_types_acceptable(&parts.headers) {
         // The SDK answers `406` or `415`; the fault schedule never counts it.
-        return next.run(Request::from_parts(parts, Body::from(bytes))).await;
+        return next
+            .run(Request::from_parts(parts, Body::from(bytes)))
+            .await;
     }
     let kill = parts.extensions.get::<ConnKill>().cloned();
     let message = match screen_message(&bytes) {
@@ -527,10 +529,17 @@ fn unauthenticated(refusal: BearerRefusal) -> Response {
     };
     let mut r = json_response(
         StatusCode::UNAUTHORIZED,
-        &fault::error_response(&Value::Null, -32000, message, Some(json!({"reason": reason}))),
+        &fault::error_response(
+            &Value::Null,
+            -32000,
+            message,
+            Some(json!({"reason": reason})),
+        ),
     );
-    r.headers_mut()
-        .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static(challenge));
+    r.headers_mut().insert(
+        header::WWW_AUTHENTICATE,
+        HeaderValue::from_static(challenge),
+    );
     closing(r)
 }
 

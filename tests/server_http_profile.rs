@@ -486,18 +486,24 @@ impl ReplaceHeader for Vec<u8> {
 #[test]
 fn the_bearer_credential_must_be_usable_to_start() {
     let short = "short-token";
-    let cases: [(&[&str], Option<&str>); 3] = [
-        (&["--transport", "http", "--bearer-env", TOKEN_ENV], None),
+    let cases: [(&[&str], Option<&str>, &str); 3] = [
+        (
+            &["--transport", "http", "--bearer-env", TOKEN_ENV],
+            None,
+            "is not set",
+        ),
         (
             &["--transport", "http", "--bearer-env", TOKEN_ENV],
             Some(short),
+            "shorter than 16 bytes",
         ),
         (
             &["--transport", "stdio", "--bearer-env", TOKEN_ENV],
             Some(TOKEN),
+            "needs --transport http",
         ),
     ];
-    for (args, value) in cases {
+    for (args, value, reason) in cases {
         let mut cmd = Command::new(BIN);
         cmd.arg("serve")
             .args(args)
@@ -513,6 +519,7 @@ fn the_bearer_credential_must_be_usable_to_start() {
         let err = text(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
         assert!(err.contains("--bearer-env"), "{err}");
+        assert!(err.contains(reason), "{args:?}: {err}");
         if let Some(v) = value {
             assert!(!err.contains(v), "{err}");
         }

@@ -339,6 +339,11 @@ fn refused_bodies_never_reach_the_fault_schedule() {
         let r = c.send_with(&live, body.as_bytes(), extra);
         assert_eq!(r.status, status, "{}", text(&r.body));
     }
+    // A POST elsewhere than the endpoint is not the endpoint's request.
+    let elsewhere = String::from_utf8(c.raw("POST", &live, valid.as_bytes(), &[], false))
+        .unwrap()
+        .replacen("POST /mcp ", "POST /elsewhere ", 1);
+    assert_eq!(exchange(srv.port, elsewhere.as_bytes(), T).status, 404);
     let first = c.send(&c.live(2));
     assert_eq!(
         first.response_to(2)["error"]["code"],

@@ -285,7 +285,9 @@ async fn fault_layer(State(state): State<Arc<HttpState>>, req: Request, next: Ne
         return unauthenticated(refusal);
     }
     let req = Request::from_parts(parts, body);
-    if req.method() != axum::http::Method::POST {
+    // Only a POST to the endpoint itself is screened and counted; anything
+    // else is rmcp's or the router's to answer (405, 404, a GET stream...).
+    if req.method() != axum::http::Method::POST || req.uri().path() != "/mcp" {
         return next.run(req).await;
     }
     let max = state.config.args.max_message_bytes;

@@ -178,6 +178,9 @@ impl Client {
     }
 }
 
+/// Extra request headers, by name and value.
+type Headers<'a> = &'a [(&'a str, &'a str)];
+
 fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
 }
@@ -328,7 +331,7 @@ fn refused_bodies_never_reach_the_fault_schedule() {
         json!([live.clone()]).to_string(),
         live.to_string(),
     );
-    let refused: [(&str, &[(&str, &str)], u16); 5] = [
+    let refused: [(&str, Headers, u16); 5] = [
         ("{not json", &[], 400),
         (&null_id, &[], 400),
         (&batch, &[], 400),
@@ -417,7 +420,7 @@ fn the_bearer_credential_is_required_on_every_request() {
     let live = anon.live(1);
     let body = live.to_string().into_bytes();
     let wrong = format!("Bearer {}x", TOKEN);
-    let cases: [(&str, &[(&str, &str)], bool); 6] = [
+    let cases: [(&str, Headers, bool); 6] = [
         ("POST", &[], false),
         ("POST", &[("Authorization", wrong.as_str())], true),
         (

@@ -69,6 +69,11 @@ pub struct ServeCli {
     /// unaccepted, until one closes.
     #[arg(long, value_name = "COUNT", default_value_t = 64)]
     pub max_connections: usize,
+    /// `--transport http`: require a synthetic bearer credential, read at start from the
+    /// environment variable NAME (at least 16 visible ASCII bytes). Every request without
+    /// `Authorization: Bearer <it>` gets 401. The value is never printed or logged.
+    #[arg(long, value_name = "NAME")]
+    pub bearer_env: Option<String>,
 }
 
 impl From<ServeCli> for ServeArgs {
@@ -92,6 +97,7 @@ impl From<ServeCli> for ServeArgs {
             header_read_timeout_ms: a.header_read_timeout_ms,
             body_read_timeout_ms: a.body_read_timeout_ms,
             max_connections: a.max_connections,
+            bearer_env: a.bearer_env,
         }
     }
 }

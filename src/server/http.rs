@@ -279,8 +279,15 @@ async fn fault_layer(State(state): State<Arc<HttpState>>, req: Request, next: Ne
             ),
         );
     }
+    if let Some(expected) = &state.config.bearer
+        && let Err(refusal) = bearer_allowed(&parts, expected)
+    {
+        return unauthenticated(refusal);
+    }
     let req = Request::from_parts(parts, body);
-    if req.method() != axum::http::Method::POST {
+    // Only a POST to the endpoint itself is screened and counted; anything
+    // else is rmcp's or the router's to answer (405, 404, a GET stream...).
+    if req.method() != axum::http::Method::POST || req.uri().path() != "/mcp" {
         return next.run(req).await;
     }
     let max = state.config.args.max_message_bytes;
@@ -314,12 +321,25 @@ async fn fault_layer(State(state): State<Arc<HttpState>>, req: Request, next: Ne
             return closing(StatusCode::BAD_REQUEST.into_response());
         }
     };
-    let kill = parts.extensions.get::<ConnKill>().cloned();
-    let parsed = serde_json::from_slice::<Value>(&bytes).ok();
-    if let Some(answer) = parsed.as_ref().and_then(super::invalid_params) {
-        return json_response(StatusCode::OK, &answer);
+    if !media_types_acceptable(&parts.headers) {
+        // The SDK answers `406` or `415`; the fault schedule never counts it.
+        return next
+            .run(Request::from_parts(parts, Body::from(bytes)))
+            .await;
     }
-    let info = parsed.and_then(|m| RequestInfo::from_message(&m));
+    let kill = parts.extensions.get::<ConnKill>().cloned();
+    let message = match screen_message(&bytes) {
+        Screened::Message(m) => m,
+        Screened::Answer(status, answer) => return json_response(status, &answer),
+    };
+    // A response or error the server never asked for, outside any legacy
+    // session: there is nothing to route it to (2026-07-28 has no
+    // server-to-client requests awaiting one). Accepted and dropped, as a
+    // JSON-RPC peer ignores a stray response.
+    if message.get("method").is_none() && !parts.headers.contains_key("mcp-session-id") {
+        return StatusCode::ACCEPTED.into_response();
+    }
+    let info = RequestInfo::from_message(&message);
     let req = Request::from_parts(parts, Body::from(bytes));
     let Some(info) = info else {
         return next.run(req).await;
@@ -455,6 +475,182 @@ async fn fault_layer(State(state): State<Arc<HttpState>>, req: Request, next: Ne
             }
         }
     }
+}
+
+/// Why a request was refused for its credential.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum BearerRefusal {
+    /// No `Authorization` header (or another scheme than `Bearer`).
+    Missing,
+    /// A `Bearer` credential that is not the server's.
+    Invalid,
+}
+
+/// Does the request carry `Authorization: Bearer <the server's credential>`?
+/// One `Authorization` header only; the scheme is case-insensitive.
+fn bearer_allowed(
+    parts: &axum::http::request::Parts,
+    expected: &super::BearerDigest,
+) -> Result<(), BearerRefusal> {
+    let mut values = parts.headers.get_all(header::AUTHORIZATION).iter();
+    let Some(value) = values.next() else {
+        return Err(BearerRefusal::Missing);
+    };
+    if values.next().is_some() {
+        return Err(BearerRefusal::Invalid);
+    }
+    let value = value.as_bytes();
+    let Some(space) = value.iter().position(|b| *b == b' ') else {
+        return Err(BearerRefusal::Missing);
+    };
+    if !value[..space].eq_ignore_ascii_case(b"bearer") {
+        return Err(BearerRefusal::Missing);
+    }
+    let token = value[space..].trim_ascii();
+    if expected.matches(token) {
+        Ok(())
+    } else {
+        Err(BearerRefusal::Invalid)
+    }
+}
+
+/// `401` with `WWW-Authenticate: Bearer` (RFC 6750) and a JSON-RPC error
+/// body; the request is not read further, so its connection is closed.
+fn unauthenticated(refusal: BearerRefusal) -> Response {
+    let (challenge, reason, message) = match refusal {
+        BearerRefusal::Missing => (
+            "Bearer",
+            "missing-credential",
+            "Unauthorized: a bearer credential is required",
+        ),
+        BearerRefusal::Invalid => (
+            "Bearer error=\"invalid_token\"",
+            "invalid-credential",
+            "Unauthorized: the bearer credential is not valid",
+        ),
+    };
+    let mut r = json_response(
+        StatusCode::UNAUTHORIZED,
+        &fault::error_response(
+            &Value::Null,
+            -32000,
+            message,
+            Some(json!({"reason": reason})),
+        ),
+    );
+    r.headers_mut().insert(
+        header::WWW_AUTHENTICATE,
+        HeaderValue::from_static(challenge),
+    );
+    closing(r)
+}
+
+/// Would the SDK take this POST's media types: `Accept` naming both
+/// `application/json` and `text/event-stream`, and `Content-Type`
+/// `application/json`? (It answers `406` or `415` otherwise; the checks
+/// mirror its own, so that such a request goes to it untouched.)
+fn media_types_acceptable(headers: &axum::http::HeaderMap) -> bool {
+    let essence = |v: &str| {
+        v.split(';')
+            .next()
+            .unwrap_or("")
+            .trim()
+            .to_ascii_lowercase()
+    };
+    let (mut json, mut sse) = (false, false);
+    for value in headers.get_all(header::ACCEPT) {
+        for media in value.to_str().unwrap_or("").split(',') {
+            match essence(media).as_str() {
+                "application/json" => json = true,
+                "text/event-stream" => sse = true,
+                _ => {}
+            }
+        }
+    }
+    let content_json = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| essence(v) == "application/json");
+    json && sse && content_json
+}
+
+/// A POST body, screened before the fault schedule and the SDK see it.
+enum Screened {
+    /// One JSON-RPC message the SDK can take.
+    Message(Value),
+    /// Refused here, with this status and JSON-RPC error body.
+    Answer(StatusCode, Value),
+}
+
+/// Is `id` a JSON-RPC id the SDK can bind an answer to: a string or an
+/// integer that fits 64 signed bits?
+fn bindable_id(id: &Value) -> bool {
+    id.is_string() || id.is_i64()
+}
+
+/// The JSON-RPC 2.0 envelope of one message: an object with `"jsonrpc":
+/// "2.0"`, and either a string `method` (with a bindable `id`, or no `id`
+/// for a notification), or a response (a bindable `id` and exactly one of
+/// `result` and `error`; `id` may be null next to `error`).
+fn envelope_valid(v: &Value) -> bool {
+    let Some(obj) = v.as_object() else {
+        return false;
+    };
+    if obj.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
+        return false;
+    }
+    match obj.get("method") {
+        Some(method) => method.is_string() && obj.get("id").is_none_or(bindable_id),
+        None => {
+            let (result, error) = (obj.contains_key("result"), obj.contains_key("error"));
+            let id_ok = obj
+                .get("id")
+                .is_some_and(|id| bindable_id(id) || (error && id.is_null()));
+            id_ok && result != error
+        }
+    }
+}
+
+/// Screen a POST body: not JSON is `400` with `-32700`; JSON that is not one
+/// JSON-RPC message (a batch, a null or object id, no `"jsonrpc": "2.0"`, ...)
+/// is `400` with `-32600`; a request whose params the SDK cannot take is
+/// answered `-32602` under its own id. The SDK would answer each of these
+/// with a bare `415`; refused here, none of them reaches the fault schedule.
+fn screen_message(bytes: &[u8]) -> Screened {
+    let Ok(v) = serde_json::from_slice::<Value>(bytes) else {
+        return Screened::Answer(
+            StatusCode::BAD_REQUEST,
+            fault::error_response(&Value::Null, -32700, "Parse error", None),
+        );
+    };
+    if !envelope_valid(&v) {
+        return Screened::Answer(
+            StatusCode::BAD_REQUEST,
+            fault::error_response(&Value::Null, -32600, "Invalid Request", None),
+        );
+    }
+    if let Some(answer) = super::invalid_params(&v) {
+        return Screened::Answer(StatusCode::OK, answer);
+    }
+    if serde_json::from_value::<rmcp::model::ClientJsonRpcMessage>(v.clone()).is_err() {
+        let method = v.get("method").and_then(Value::as_str);
+        return match (method, v.get("id")) {
+            (Some(method), Some(id)) => Screened::Answer(
+                StatusCode::OK,
+                fault::error_response(
+                    id,
+                    -32602,
+                    &format!("Invalid params: {method} params do not match its schema"),
+                    Some(json!({"method": method})),
+                ),
+            ),
+            _ => Screened::Answer(
+                StatusCode::BAD_REQUEST,
+                fault::error_response(&Value::Null, -32600, "Invalid Request", None),
+            ),
+        };
+    }
+    Screened::Message(v)
 }
 
 /// Why a request body was not read.

@@ -74,6 +74,11 @@ pub struct ServeArgs {
     /// `--transport http`: most TCP connections served at once; further
     /// connections wait, unaccepted, until one closes.
     pub max_connections: usize,
+    /// `--transport http`: the name of an environment variable holding a
+    /// synthetic bearer credential. When set, every request must carry
+    /// `Authorization: Bearer <that value>`. Only the name is held here; the
+    /// value is read (and reduced to its SHA-256) when the server starts.
+    pub bearer_env: Option<String>,
 }
 
 impl Default for ServeArgs {
@@ -94,6 +99,7 @@ impl Default for ServeArgs {
             header_read_timeout_ms: 10_000,
             body_read_timeout_ms: 30_000,
             max_connections: 64,
+            bearer_env: None,
         }
     }
 }
@@ -132,6 +138,67 @@ pub(crate) struct Config {
     pub versions: Vec<ProtocolVersion>,
     pub engine: Arc<fault::FaultEngine>,
     pub shared: Arc<handler::SharedState>,
+    /// The SHA-256 of the bearer credential every HTTP request must carry
+    /// (`--bearer-env`), or `None` when the server requires none.
+    pub bearer: Option<BearerDigest>,
+}
+
+/// Shortest bearer credential `--bearer-env` accepts, in bytes.
+pub const MIN_BEARER_BYTES: usize = 16;
+
+/// The SHA-256 of the synthetic bearer credential. The credential itself is
+/// dropped (and zeroed) once hashed; this digest is never printed, logged or
+/// put in an error (its `Debug` form is redacted).
+#[derive(Clone)]
+pub(crate) struct BearerDigest([u8; 32]);
+
+impl std::fmt::Debug for BearerDigest {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("BearerDigest(<redacted>)")
+    }
+}
+
+impl BearerDigest {
+    fn of(token: &[u8]) -> BearerDigest {
+        use sha2::{Digest, Sha256};
+        BearerDigest(Sha256::digest(token).into())
+    }
+
+    /// Does `presented` hash to this digest? The comparison of the two
+    /// digests takes the same time wherever they differ.
+    pub fn matches(&self, presented: &[u8]) -> bool {
+        use subtle::ConstantTimeEq;
+        let other = BearerDigest::of(presented);
+        self.0.ct_eq(&other.0).into()
+    }
+}
+
+/// Read the bearer credential from the environment variable `name`. Errors
+/// name the variable, never its value.
+fn read_bearer(name: &str) -> Result<BearerDigest, ServerError> {
+    use std::os::unix::ffi::OsStringExt;
+    use zeroize::Zeroize;
+    let Some(value) = std::env::var_os(name) else {
+        return Err(ServerError::InvalidOption(format!(
+            "--bearer-env {name}: the variable is not set"
+        )));
+    };
+    let mut bytes = value.into_vec();
+    let problem = if bytes.len() < MIN_BEARER_BYTES {
+        Some(format!("is shorter than {MIN_BEARER_BYTES} bytes"))
+    } else if !bytes.iter().all(|b| b.is_ascii_graphic()) {
+        Some("holds a byte that is not visible ASCII (a header cannot carry it)".to_owned())
+    } else {
+        None
+    };
+    let digest = BearerDigest::of(&bytes);
+    bytes.zeroize();
+    match problem {
+        Some(p) => Err(ServerError::InvalidOption(format!(
+            "--bearer-env {name}: the credential {p}"
+        ))),
+        None => Ok(digest),
+    }
 }
 
 impl Config {
@@ -197,6 +264,15 @@ fn validate(args: ServeArgs) -> Result<Config, ServerError> {
             "--max-in-flight must be at least 1".into(),
         ));
     }
+    let bearer = match (&args.bearer_env, args.transport) {
+        (None, _) => None,
+        (Some(_), TransportKind::Stdio) => {
+            return Err(ServerError::InvalidOption(
+                "--bearer-env needs --transport http".into(),
+            ));
+        }
+        (Some(name), TransportKind::Http) => Some(read_bearer(name)?),
+    };
     let params = fault::FaultParams {
         budget_ms: args.budget_ms,
         delay_ms: args.delay_ms,
@@ -218,6 +294,7 @@ fn validate(args: ServeArgs) -> Result<Config, ServerError> {
         versions,
         engine: Arc::new(engine),
         shared: Arc::new(handler::SharedState::default()),
+        bearer,
     })
 }
 

@@ -237,9 +237,15 @@ pub struct HttpServer {
 
 impl HttpServer {
     pub fn start(args: &[&str]) -> HttpServer {
+        HttpServer::start_env(args, &[])
+    }
+
+    /// `start` with extra environment variables for the child only.
+    pub fn start_env(args: &[&str], env: &[(&str, &str)]) -> HttpServer {
         let mut child = Command::new(BIN)
             .args(["serve", "--transport", "http", "--port", "0"])
             .args(args)
+            .envs(env.iter().copied())
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -478,5 +484,55 @@ fn dechunk(mut raw: &[u8]) -> (Vec<u8>, bool) {
         }
         out.extend_from_slice(&raw[..size]);
         raw = &raw[size + 2..];
+    }
+}
+
+/// Every complete HTTP/1.1 response in `buf`, in order (responses written
+/// back to back on one connection, e.g. to pipelined requests). Stops at the
+/// first incomplete one.
+pub fn parse_replies(mut buf: &[u8]) -> Vec<HttpReply> {
+    let mut out = Vec::new();
+    while let Some(split) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
+        let head = String::from_utf8_lossy(&buf[..split]).to_ascii_lowercase();
+        let raw = &buf[split + 4..];
+        let len = if head.contains("transfer-encoding: chunked") {
+            match chunked_len(raw) {
+                Some(n) => n,
+                None => break,
+            }
+        } else {
+            let n = head
+                .lines()
+                .find_map(|l| l.strip_prefix("content-length:"))
+                .and_then(|v| v.trim().parse::<usize>().ok())
+                .unwrap_or(0);
+            if raw.len() < n {
+                break;
+            }
+            n
+        };
+        out.push(parse_reply(&buf[..split + 4 + len], false));
+        buf = &buf[split + 4 + len..];
+    }
+    out
+}
+
+/// Length of a complete chunked body at the start of `raw` (through its
+/// last-chunk and empty trailer), or `None` when incomplete.
+fn chunked_len(raw: &[u8]) -> Option<usize> {
+    let mut at = 0;
+    loop {
+        let eol = raw[at..].windows(2).position(|w| w == b"\r\n")?;
+        let line = String::from_utf8_lossy(&raw[at..at + eol]).to_string();
+        let size = usize::from_str_radix(line.split(';').next()?.trim(), 16).ok()?;
+        at += eol + 2;
+        if size == 0 {
+            // No trailers from our server: the empty line ends the body.
+            return (raw.len() >= at + 2).then_some(at + 2);
+        }
+        if raw.len() < at + size + 2 {
+            return None;
+        }
+        at += size + 2;
     }
 }

@@ -31,7 +31,8 @@ never a redirect):
   2026-07-28  no sessions; every request carries `MCP-Protocol-Version` and
               `Mcp-Method` (and `Mcp-Name` for tools/call) equal to its
               _meta["io.modelcontextprotocol/protocolVersion"], method and
-              tool name (else 400 with -32020); an unsupported version gets
+              tool name (else 400 with -32020); _meta must also carry
+              clientCapabilities (else 400 with -32602); an unsupported version gets
               400 with -32022 and data.supported; results carry resultType
               "complete"; `server/discover` describes the server; `ping` is
               -32601.
@@ -107,6 +108,7 @@ REV_2025 = "2025-11-25"
 REV_2026 = "2026-07-28"
 SUPPORTED = [REV_2026, REV_2025]
 PV = "io.modelcontextprotocol/protocolVersion"
+CC = "io.modelcontextprotocol/clientCapabilities"
 SESSION = "io.modelcontextprotocol/sessionId"
 SERVER_INFO_KEY = "io.modelcontextprotocol/serverInfo"
 SERVER_INFO = {"name": "mcpres-http-subject", "version": "0.1.0"}
@@ -413,6 +415,19 @@ class Conn:
             self.sock.sendall(data)
         except OSError as e:
             raise Closed() from e
+
+    def wait_closed(self, seconds):
+        """Wait up to seconds; True as soon as the client closes its side."""
+        try:
+            readable, _, _ = select.select([self.sock], [], [], seconds)
+        except (OSError, ValueError):
+            return True
+        if not readable:
+            return False
+        if self.peer_closed():
+            return True
+        time.sleep(seconds)  # pipelined input waits for its turn
+        return False
 
     def peer_closed(self):
         """Has the client closed (or half-closed) its side? Unread pipelined
@@ -803,9 +818,12 @@ class Subject:
         sid = req.header("mcp-session-id")
         lax = self.broken("transport-header-message-metadata-separation")
         if sid is not None or pv == REV_2025 or (pv is None and PV not in meta):
+            if sid is None and lax:
+                sid = meta.get(SESSION)  # the session id in the body is taken instead
             if sid is None:
                 if not lax:
-                    raise Refusal(INVALID_REQUEST, "Bad Request: Mcp-Session-Id header is required", status=400)
+                    raise Refusal(INVALID_REQUEST, "Bad Request: Mcp-Session-Id header is required",
+                                  status=400)
             else:
                 with self.lock:
                     known = sid in self.sessions
@@ -825,6 +843,9 @@ class Subject:
         if pv not in SUPPORTED and not self.broken("retry"):
             raise Refusal(UNSUPPORTED_VERSION, "Unsupported protocol version",
                           {"requested": pv, "supported": SUPPORTED}, status=400)
+        if not isinstance(meta.get(PV), str) or not isinstance(meta.get(CC), dict):
+            raise Refusal(INVALID_PARAMS, "request _meta is missing or has malformed required fields: "
+                          + PV + ", " + CC, status=400)
         if lax:
             return True
         if meta.get(PV) != pv:
@@ -909,9 +930,7 @@ class Subject:
             return self.result(conn, close, rid, tool_text(text), modern)
         if name == "slow":
             delay = int_arg(args, "delayMs", 1000, 0, 60000)
-            time.sleep(delay / 1000.0)
-            if conn.peer_closed():
-                self.client_gone(conn)  # the answer is still written: a half-close may read it
+            self.pause(conn, delay)
             return self.result(conn, close, rid, tool_text("waited %d ms" % delay), modern)
         if name == "progress":
             steps = int_arg(args, "steps", 3, 1, 100)
@@ -919,9 +938,20 @@ class Subject:
             token = meta.get("progressToken")
             if valid_id(token) or isinstance(token, float):
                 return self.stream(conn, close, rid, token, steps, step_delay, modern)
-            time.sleep(steps * step_delay / 1000.0)
+            self.pause(conn, steps * step_delay)
             return self.result(conn, close, rid, tool_text("%d steps done" % steps), modern)
         raise Refusal(INVALID_PARAMS, "unknown tool", {"name": name})
+
+    def pause(self, conn, ms, streaming=False):
+        """Wait ms milliseconds, noticing at once a client that closes its side
+        meanwhile. The answer is still written afterwards (a client that only
+        half-closed may read it; for one that closed, the write fails)."""
+        end = time.monotonic() + ms / 1000.0
+        if conn.wait_closed(ms / 1000.0):
+            if streaming and self.broken("cancellation-by-stream-close"):
+                self.crash()
+            self.client_gone(conn)
+            time.sleep(max(0.0, end - time.monotonic()))
 
     def client_gone(self, conn):
         """The client closed its side before its answer was written."""
@@ -968,7 +998,7 @@ class Subject:
 
         conn.send(("\r\n".join(head) + "\r\n\r\n").encode("latin-1"))
         for step in range(1, steps + 1):
-            time.sleep(step_delay / 1000.0)
+            self.pause(conn, step_delay, streaming=True)
             emit({"jsonrpc": "2.0", "method": "notifications/progress",
                   "params": {"progressToken": token, "progress": step, "total": steps,
                              "message": "step %d of %d" % (step, steps)}})

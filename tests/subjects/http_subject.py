@@ -508,12 +508,14 @@ class Subject:
         while True:
             try:
                 sock, _ = self.listener.accept()
-            except OSError:
+            except OSError as e:
                 if self.stopped:
                     diag("the listener is shut down; no more connections")
                     while True:
                         signal.pause()
-                raise
+                diag("accept failed: %s" % e)  # e.g. out of file descriptors: try again
+                time.sleep(0.05)
+                continue
             if self.broken("slow-consumer"):
                 self.serve(sock)
                 continue
@@ -558,7 +560,7 @@ class Subject:
                 if not self.answer(conn, req):
                     break
         except Closed:
-            self.client_gone(conn)
+            self.client_gone()
             graceful = False
         except Exception as e:  # a defect here must not take the server down
             diag("connection handler failed: %r" % (e,))
@@ -748,7 +750,7 @@ class Subject:
                               "Accept must list application/json and text/event-stream"), close)
             return None
         if req.lenient:
-            self.lenient(conn, req, close)
+            self.lenient(conn, req)
             return False
         return self.rpc(conn, req, close)
 
@@ -777,9 +779,11 @@ class Subject:
         if msg.get("jsonrpc") != "2.0":
             return self.bad(conn, close, echo_id, "jsonrpc must be \"2.0\"")
         if "method" not in msg:
-            if ("result" in msg) != ("error" in msg) and valid_id(rid):
+            answerable = valid_id(rid) or (rid is None and "id" in msg and "error" in msg)
+            if ("result" in msg) != ("error" in msg) and answerable:
                 if self.broken("duplicate-delivery"):
-                    self.respond_json(conn, 200, rpc_error(rid, INVALID_REQUEST, "unexpected response"), close)
+                    self.respond_json(conn, 200, rpc_error(rid, INVALID_REQUEST, "unexpected response"),
+                                      close)
                 else:
                     self.respond(conn, 202, (), b"", close)
                 return None
@@ -789,7 +793,7 @@ class Subject:
             return self.bad(conn, close, echo_id, "method must be a string")
         params = msg.get("params", {})
         if "id" not in msg:
-            return self.notification(conn, req, close, method, params)
+            return self.notification(conn, req, close, method)
         if rid is None and self.broken("request-response-binding"):
             pass
         elif not valid_id(rid):
@@ -864,7 +868,7 @@ class Subject:
                 raise Refusal(HEADER_MISMATCH, "Mcp-Name header does not match the tool name", status=400)
         return True
 
-    def notification(self, conn, req, close, method, params):
+    def notification(self, conn, req, close, method):
         sid = req.header("mcp-session-id")
         if sid is not None and not self.broken("retry"):
             with self.lock:
@@ -950,10 +954,10 @@ class Subject:
         if conn.wait_closed(ms / 1000.0):
             if streaming and self.broken("cancellation-by-stream-close"):
                 self.crash()
-            self.client_gone(conn)
+            self.client_gone()
             time.sleep(max(0.0, end - time.monotonic()))
 
-    def client_gone(self, conn):
+    def client_gone(self):
         """The client closed its side before its answer was written."""
         diag("a client closed its connection before the answer")
         if self.broken("early-close"):
@@ -1019,7 +1023,7 @@ class Subject:
         diag("a client closed its stream; exiting (break cancellation-by-stream-close)")
         os._exit(1)
 
-    def lenient(self, conn, req, close):
+    def lenient(self, conn, req):
         """interrupted-body / malformed-chunk: answer whatever arrived with a result."""
         text = req.body.decode("utf-8", "replace")
         rid, method = None, None

@@ -305,3 +305,128 @@ fn listening_ports(pid: u32) -> Vec<u16> {
     }
     ports
 }
+
+/// The Streamable HTTP test subject (`tests/subjects/http_subject.py`):
+/// healthy, or with one check's defect switched on.
+fn subject_run(
+    out: &Path,
+    revision: &str,
+    checks: Option<&str>,
+    breaks: Option<&str>,
+) -> std::process::Output {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/subjects/http_subject.py");
+    let python = std::env::var("MCPRES_TEST_PYTHON").unwrap_or_else(|_| "python3".into());
+    let mut args: Vec<String> = vec![
+        "--revision".into(),
+        revision.into(),
+        "--http".into(),
+        "http://127.0.0.1:0/mcp".into(),
+        "--bearer-env".into(),
+        "MCPRES_TEST_TOKEN".into(),
+        "--idle-timeout-ms".into(),
+        "3000".into(),
+    ];
+    if let Some(c) = checks {
+        args.extend(["--checks".into(), c.into()]);
+    }
+    args.extend([
+        "--".into(),
+        python,
+        script.to_str().unwrap().into(),
+        "--port".into(),
+        "{port}".into(),
+        "--bearer-env".into(),
+        "MCPRES_TEST_TOKEN".into(),
+    ]);
+    if let Some(b) = breaks {
+        args.extend(["--break".into(), b.into()]);
+    }
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    profile_run(out, &args, &[])
+}
+
+#[test]
+fn the_healthy_test_subject_passes_every_check_on_both_revisions() {
+    let tmp = tempfile::tempdir().unwrap();
+    for revision in ["2025-11-25", "2026-07-28"] {
+        let out = tmp.path().join(revision);
+        let o = subject_run(&out, revision, None, None);
+        assert_eq!(o.status.code(), Some(0), "{}", support::output_text(&o));
+        let run = support::read_json(&out.join("run.json"));
+        for (id, verdict, reason) in verdicts(&run) {
+            assert_eq!(verdict, "PASS", "{revision} {id}: {reason}");
+        }
+        let evaluation = support::read_json(&out.join("evaluation.json"));
+        assert_eq!(evaluation["scope"]["claim"], "FULL_PROFILE");
+        assert_eq!(evaluation["result"], "PASS");
+        assert_eq!(evaluation["cleanup"]["observed"], true);
+        validate(&out, 0);
+        // The credential was sent on every request, and is in no file.
+        let mut redacted = 0;
+        for file in support::walk(&out) {
+            let text = String::from_utf8_lossy(&std::fs::read(&file).unwrap()).to_string();
+            redacted += text.matches("Bearer <synthetic-bearer>").count();
+            for line in text.split("Authorization: Bearer ").skip(1) {
+                assert!(
+                    line.starts_with("<synthetic-bearer>"),
+                    "{}: a credential in clear: {}",
+                    file.display(),
+                    &line[..line.len().min(24)]
+                );
+            }
+        }
+        assert!(
+            redacted > 23,
+            "the credential's place is recorded ({redacted})"
+        );
+    }
+}
+
+/// Each check, against the subject with that check's defect, fails with
+/// the reason the defect shows (both revisions).
+macro_rules! breaks {
+    ($($name:ident: $check:literal => $reason:literal,)*) => {$(
+        #[test]
+        fn $name() {
+            let tmp = tempfile::tempdir().unwrap();
+            for revision in ["2025-11-25", "2026-07-28"] {
+                let out = tmp.path().join(revision);
+                let o = subject_run(&out, revision, Some($check), Some($check));
+                assert_eq!(o.status.code(), Some(1), "{revision}: {}", support::output_text(&o));
+                let run = support::read_json(&out.join("run.json"));
+                let (id, verdict, reason) = verdicts(&run).remove(0);
+                assert_eq!(id, $check);
+                assert_eq!((verdict.as_str(), reason.as_str()), ("FAIL", $reason), "{revision}: {}", run["checks"][0]["detail"]);
+                assert_eq!(run["result"], "FAIL");
+                // The failure is kept as observed: the evaluation is invalid.
+                validate(&out, 1);
+            }
+        }
+    )*};
+}
+
+breaks! {
+    broken_authenticated_loopback_http: "authenticated-loopback-http" => "MCP_RES_HTTP_UNAUTHENTICATED_ACCEPTED",
+    broken_request_response_binding: "request-response-binding" => "MCP_RES_HTTP_UNBINDABLE_ID_ACCEPTED",
+    broken_json_versus_sse_response: "json-versus-sse-response" => "MCP_RES_HTTP_MEDIA_TYPE_MISMATCH",
+    broken_long_lived_response_stream: "long-lived-response-stream" => "MCP_RES_HTTP_STREAM_ENDED_EARLY",
+    broken_buffering_detection: "buffering-detection" => "MCP_RES_HTTP_EVENTS_BUFFERED",
+    broken_keepalive: "keepalive" => "MCP_RES_HTTP_CONNECTION_NOT_REUSED",
+    broken_header_body_separation: "transport-header-message-metadata-separation" => "MCP_RES_HTTP_HEADER_BODY_MISMATCH_ACCEPTED",
+    broken_status_code_consistency: "status-code-consistency" => "MCP_RES_HTTP_NOTIFICATION_STATUS_WRONG",
+    broken_content_type: "content-type" => "MCP_RES_HTTP_UNSUPPORTED_CONTENT_TYPE_ACCEPTED",
+    broken_interrupted_body: "interrupted-body" => "MCP_RES_HTTP_INTERRUPTED_BODY_EXECUTED",
+    broken_early_close: "early-close" => "MCP_RES_HTTP_STOPPED_SERVING",
+    broken_timeout: "timeout" => "MCP_RES_HTTP_STALLED_REQUEST_HELD",
+    broken_retry: "retry" => "MCP_RES_HTTP_STALE_RETRY_ACCEPTED",
+    broken_duplicate_delivery: "duplicate-delivery" => "MCP_RES_HTTP_STRAY_RESPONSE_ANSWERED",
+    broken_cancellation_by_stream_close: "cancellation-by-stream-close" => "MCP_RES_SUBJECT_EXITED",
+    broken_malformed_chunk: "malformed-chunk" => "MCP_RES_HTTP_MALFORMED_CHUNK_EXECUTED",
+    broken_oversized_event: "oversized-event" => "MCP_RES_HTTP_OVERSIZED_BODY_ACCEPTED",
+    broken_slow_consumer: "slow-consumer" => "MCP_RES_HTTP_STALL_BLOCKED_OTHERS",
+    broken_backpressure: "backpressure" => "MCP_RES_HTTP_PIPELINE_REORDERED",
+    broken_proxy_added_headers: "proxy-added-headers" => "MCP_RES_HTTP_FOREIGN_HOST_ACCEPTED",
+    broken_no_unauthorized_redirect: "no-unauthorized-redirect" => "MCP_RES_HTTP_REDIRECTED",
+    broken_listener_cleanup: "listener-cleanup" => "MCP_RES_HTTP_LISTENER_NOT_LOOPBACK",
+    broken_socket_cleanup: "socket-cleanup" => "MCP_RES_HTTP_SOCKETS_HELD",
+}

@@ -1012,9 +1012,13 @@ fn absorbed(
 ) -> ((ProbeOutcome, String), bool) {
     std::thread::sleep(SETTLE);
     let serving = ctx.serving(rec, server, s);
+    let alive = server
+        .probe
+        .as_ref()
+        .map_or(true, |p| super::web::alive(p.pid()));
     let c = if serving {
         (NoEffect, reason.to_string())
-    } else if crate::produce::profile::web::accepting(server.addr) {
+    } else if alive {
         (Reject, "MCP_RES_HTTP_STOPPED_SERVING".to_string())
     } else {
         (Terminate, SUBJECT_EXITED.to_string())

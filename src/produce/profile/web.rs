@@ -950,3 +950,14 @@ pub fn process_tree(pid: u32) -> Vec<u32> {
     );
     pids
 }
+
+/// Is process `pid` running (not gone, not a zombie)?
+pub fn alive(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .and_then(|stat| {
+            stat.rsplit_once(')')
+                .and_then(|(_, rest)| rest.split_whitespace().next().map(|s| s != "Z"))
+        })
+        .unwrap_or(false)
+}

@@ -96,7 +96,7 @@ fn every_kind_compiles_and_is_self_consistent() {
     );
     assert_eq!(
         SchemaKind::ALL[SchemaKind::STANDARD.len()..],
-        [SchemaKind::ProfileRun]
+        [SchemaKind::ProfileRun, SchemaKind::FieldMatrix]
     );
 }
 

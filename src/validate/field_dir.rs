@@ -23,7 +23,33 @@ use crate::diag::codes as c;
 use crate::diag::{Finding, Report};
 use crate::schema::{self, SchemaKind};
 
-use super::profile_dir::validate_profile_dir;
+use super::profile::validate_profile_evaluation;
+use super::profile_dir::directory_findings;
+
+/// The findings of an evaluation that report what its evidence shows: an
+/// observation that did not hold, or cleanup not observed. They make a FAIL
+/// evaluation (its result must then be FAIL, or the result finding follows),
+/// and a leg with them is a failing leg, not an unresolved one.
+const EVIDENCE_CODES: [crate::diag::Code; 5] = [
+    c::PROFILE_PROPERTY_NOT_REACHED,
+    c::PROFILE_NEGATIVE_CONTROL_MISSING,
+    c::PROFILE_OUTCOME_MISMATCH,
+    c::PROFILE_WRONG_REASON,
+    c::PROFILE_CLEANUP_INCOMPLETE,
+];
+
+/// What keeps a leg's directory from resolving: every finding of its
+/// directory, and every finding of its evaluation.json other than the
+/// evidence codes.
+fn evaluation_problems(dir: &crate::bundle::profile_dir::ProfileDir) -> Vec<Finding> {
+    let mut problems: Vec<Finding> = validate_profile_evaluation(&dir.evaluation)
+        .findings
+        .into_iter()
+        .filter(|f| !EVIDENCE_CODES.contains(&f.code))
+        .collect();
+    problems.extend(directory_findings(dir));
+    problems
+}
 
 /// The checks whose verdicts tell a leg's interruption behaviour, by transport.
 pub fn interruption_checks(transport: &str) -> &'static [&'static str] {
@@ -306,19 +332,15 @@ fn leg_findings(
             run_file_sha256,
         }) => (dir, run_file_sha256),
     };
-    let report = validate_profile_dir(profile_dir);
-    if !report.valid {
-        let codes: BTreeSet<String> = report.findings.iter().map(|f| f.code.to_string()).collect();
-        let first = report
-            .findings
-            .first()
-            .map(|f| f.message.clone())
-            .unwrap_or_default();
+    let problems = evaluation_problems(profile_dir);
+    if !problems.is_empty() {
+        let codes: BTreeSet<String> = problems.iter().map(|f| f.code.to_string()).collect();
         unresolved(
             findings,
             format!(
-                "{directory} is not a valid profile evaluation directory ({}; first: {first})",
-                codes.into_iter().collect::<Vec<_>>().join(", ")
+                "{directory} is not a valid profile evaluation directory ({}; first: {})",
+                codes.into_iter().collect::<Vec<_>>().join(", "),
+                problems[0].message
             ),
         );
         return None;

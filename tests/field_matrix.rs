@@ -342,3 +342,102 @@ command = ["./no-such-server", "--stdio"]
     assert_eq!(code, Some(1));
     assert_eq!(codes, ["MCP_RES_FIELD_AGGREGATE_COLLAPSED"]);
 }
+
+/// Processes whose command line holds `marker` and ` serve `.
+fn marked_processes(marker: &str) -> Vec<u32> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Some(pid) = entry
+            .file_name()
+            .to_str()
+            .and_then(|n| n.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        let cmdline = std::fs::read(entry.path().join("cmdline")).unwrap_or_default();
+        let text = String::from_utf8_lossy(&cmdline).replace('\0', " ");
+        if text.contains(marker) && text.contains(" serve ") {
+            found.push(pid);
+        }
+    }
+    found
+}
+
+#[test]
+fn an_interrupted_matrix_leaves_no_process_and_no_directory() {
+    let tmp = tempfile::tempdir().unwrap();
+    // A seed no other test uses marks the second leg's subjects.
+    let seed = format!("{}", 800_000_000 + std::process::id());
+    let toml = format!(
+        r#"
+[[leg]]
+id = "first"
+profile = "stdio-transport"
+revision = "2025-11-25"
+transport = "stdio"
+command = ["{{mcpres}}", "serve"]
+checks = ["released-message-framing"]
+
+[[leg]]
+id = "second"
+profile = "stdio-transport"
+revision = "2025-11-25"
+transport = "stdio"
+command = ["{{mcpres}}", "serve", "--seed", "{seed}"]
+"#
+    );
+    let matrix = tmp.path().join("matrix.toml");
+    std::fs::write(&matrix, toml).unwrap();
+    let out = tmp.path().join("out");
+    let mut child = support::command()
+        .args(["field", "run"])
+        .arg(&matrix)
+        .arg("-o")
+        .arg(&out)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    // Interrupt once the first leg is written and the second one's subjects run.
+    let until = std::time::Instant::now() + Duration::from_secs(60);
+    while (marked_processes(&seed).is_empty() || !out.join("legs/first/run.json").exists())
+        && std::time::Instant::now() < until
+    {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    assert!(
+        out.join("legs/first/run.json").exists(),
+        "the first leg was not written"
+    );
+    assert!(
+        !marked_processes(&seed).is_empty(),
+        "the second leg did not start"
+    );
+    rustix::process::kill_process(
+        rustix::process::Pid::from_raw(child.id() as i32).unwrap(),
+        rustix::process::Signal::INT,
+    )
+    .unwrap();
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        assert!(
+            std::time::Instant::now() < until,
+            "the run did not stop after SIGINT"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    assert_eq!(status.code(), Some(130));
+    assert!(
+        !out.exists(),
+        "the matrix directory, finished legs included, is removed"
+    );
+    std::thread::sleep(Duration::from_millis(200));
+    assert_eq!(
+        marked_processes(&seed),
+        Vec::<u32>::new(),
+        "subjects left running"
+    );
+}

@@ -319,7 +319,7 @@ pub fn load(path: &Path) -> Result<Matrix, FieldError> {
                 "subject-sha256 {s:?}: expected 64 lowercase hex digits"
             )));
         }
-        for (k, _) in &e.env {
+        for k in e.env.keys() {
             if k.is_empty() || k.contains('=') || k.contains('\0') {
                 return Err(bad(format!("env key {k:?} is not a variable name")));
             }

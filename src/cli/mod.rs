@@ -825,6 +825,12 @@ fn run_digest(file: &Path, kind: DigestKind) -> CliResult {
 
 fn run_pack(dir: &Path, out_path: &Path) -> CliResult {
     check_new_file(out_path, "mcpres pack: --output")?;
+    if bundle::field_dir::is_field_dir(dir) {
+        return Err(CliError::Unusable(format!(
+            "mcpres pack: {} is a field matrix directory (spec/field.md), which has no single-file form; pack each of its legs/<id>/ evaluation directories instead",
+            output::shown(dir)
+        )));
+    }
     if bundle::profile_dir::is_profile_dir(dir) {
         return run_pack_profile(dir, out_path);
     }

@@ -329,6 +329,14 @@ command = ["./no-such-server", "--stdio"]
     assert_eq!((code, codes.as_slice()), (Some(0), &[][..]));
     assert_eq!(result, "INCOMPLETE");
 
+    // A leg that did not run still names its profile by the registry's digest.
+    let (code, codes) = tampered(&out, "not-run-profile", |d| {
+        edit_matrix(d, |m| {
+            m["legs"][1]["profile"]["manifestSha256"] = json!("0".repeat(64));
+        })
+    });
+    assert_eq!(code, Some(1));
+    assert_eq!(codes, ["MCP_RES_FIELD_LEG_INCONSISTENT"]);
     // A directory for a leg that did not run belongs to no leg.
     let (code, codes) = tampered(&out, "stray", |d| {
         let status = std::process::Command::new("cp")

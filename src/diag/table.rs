@@ -651,7 +651,7 @@ diagnostics! {
         FieldLegInconsistent FIELD_LEG_INCONSISTENT "MCP_RES_FIELD_LEG_INCONSISTENT" {
             rule: "MCPRES-FIELD-001",
             title: "Leg disagrees with its evaluation",
-            meaning: "A field evidence item of a leg is not what its evaluation directory shows: platform, runtime, language, subject, protocol revision, profile or its manifest digest, check set, clean path, expected failure, wrong-reason control, interruption verdicts, cleanup, failed or not-observed checks, the declaration mismatches, or the leg result (FAIL with any declaration mismatch, otherwise run.json's result).",
+            meaning: "A field evidence item of a leg is not what its evaluation directory shows: platform, runtime, language, subject, protocol revision, profile or its manifest digest, check set, clean path, expected failure, wrong-reason control, interruption verdicts, cleanup, failed or not-observed checks, the declaration mismatches, or the leg result (FAIL with any declaration mismatch, otherwise run.json's result); or a NOT_RUN leg names a profile whose id, version or manifest digest is not the built-in registry's.",
             example: "A leg whose language says PYTHON while its evaluation.json says OTHER.",
             fix: "Do not edit matrix.json by hand; declare what a leg is expected to be in the matrix file (language, runtime, subject-sha256) and run it again.",
         }

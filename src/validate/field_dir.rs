@@ -280,6 +280,7 @@ pub fn validate_field_dir(dir: &FieldDir) -> Report {
     for (i, leg) in legs.iter().enumerate() {
         let claimed = leg["result"].as_str().unwrap_or("").to_string();
         let derived = if claimed == "NOT_RUN" {
+            findings.extend(not_run_findings(i, leg));
             None
         } else {
             leg_findings(dir, i, leg, &mut findings)
@@ -428,6 +429,29 @@ fn leg_findings(
         );
     }
     Some(result)
+}
+
+/// A leg that did not run names a registered profile by its version and
+/// manifest digest (nothing else of it can be checked).
+fn not_run_findings(i: usize, leg: &Value) -> Vec<Finding> {
+    let id = leg["id"].as_str().unwrap_or("");
+    let profile = &leg["profile"];
+    let pid = profile["id"].as_str().unwrap_or("");
+    let registered = crate::profiles::Registry::builtin()
+        .ok()
+        .and_then(|r| r.get(pid))
+        .map(|p| json!({"id": p.id, "version": p.version, "manifestSha256": p.manifest_sha256}));
+    match registered {
+        Some(want) if &want == profile => Vec::new(),
+        want => vec![Finding::new(
+            c::FIELD_LEG_INCONSISTENT,
+            format!("/legs/{i}/profile"),
+            format!(
+                "leg {id} (NOT_RUN): profile is {profile}, but the registry has {}",
+                want.map_or("no such profile".to_string(), |w| w.to_string())
+            ),
+        )],
+    }
 }
 
 /// Legs kept apart; summary and overall result as derived.

@@ -80,8 +80,11 @@ pub fn load(root: &Path, limits: &Limits, dir_limits: &DirLimits) -> FieldDir {
         .map_err(|e| e.to_string());
     let mut unlisted = Vec::new();
     if let Ok(entries) = fs::read_dir(root) {
+        // Beside matrix.json and legs/ nothing belongs here: a few names
+        // are enough to report.
         let mut names: Vec<(String, OnDisk)> = entries
             .flatten()
+            .take(MAX_LEGS)
             .filter_map(|e| {
                 let name = e.file_name().to_string_lossy().into_owned();
                 let kind = e.metadata().map(|m| kind_of(&m)).unwrap_or(OnDisk::Other);
@@ -100,6 +103,7 @@ pub fn load(root: &Path, limits: &Limits, dir_limits: &DirLimits) -> FieldDir {
     {
         let mut names: Vec<String> = entries
             .flatten()
+            .take(MAX_LEGS + 1)
             .map(|e| e.file_name().to_string_lossy().into_owned())
             .collect();
         names.sort();

@@ -201,6 +201,7 @@ transport = "stdio"
 command = ["python3", "${FIELD_SUBJECT}", "--break", "ignore-sigint"]
 checks = ["released-message-framing", "interruption"]
 language = "PYTHON"
+jobs = 1
 
 [[leg]]
 id = "wrong-digest"

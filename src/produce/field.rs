@@ -94,6 +94,8 @@ pub struct Leg {
     pub declared: Declared,
     pub startup: Duration,
     pub answer: Duration,
+    /// Checks this leg runs at once (`None`: the run's `--jobs`).
+    pub jobs: Option<usize>,
 }
 
 /// A checked matrix file.
@@ -132,6 +134,7 @@ struct LegEntry {
     subject_sha256: Option<String>,
     startup_timeout_ms: Option<u64>,
     answer_timeout_ms: Option<u64>,
+    jobs: Option<usize>,
 }
 
 fn full_id(id: &str) -> String {
@@ -356,6 +359,7 @@ pub fn load(path: &Path) -> Result<Matrix, FieldError> {
             },
             startup: Duration::from_millis(e.startup_timeout_ms.unwrap_or(10_000).max(1)),
             answer: Duration::from_millis(e.answer_timeout_ms.unwrap_or(5_000).max(1)),
+            jobs: e.jobs.map(|j| j.max(1)),
         });
     }
     Ok(Matrix {
@@ -634,7 +638,7 @@ pub fn run(
                     out: leg_out.clone(),
                     startup: leg.startup,
                     answer: leg.answer,
-                    jobs: options.jobs.max(1),
+                    jobs: leg.jobs.unwrap_or(options.jobs).max(1),
                     cancel: options.cancel.clone(),
                 };
                 let mut forward = |done: usize, total: usize, row: &Row| {

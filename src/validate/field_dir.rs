@@ -527,3 +527,50 @@ fn aggregate_findings(
     }
     findings
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_aggregate_never_folds_a_failing_or_incomplete_leg_into_a_pass() {
+        let overall = |r: &[&str]| aggregate(r.iter().copied()).0;
+        assert_eq!(overall(&["PASS", "PASS"]), "PASS");
+        assert_eq!(overall(&["PASS", "FAIL"]), "FAIL");
+        assert_eq!(overall(&["FAIL", "NOT_RUN", "INCOMPLETE"]), "FAIL");
+        assert_eq!(overall(&["PASS", "INCOMPLETE"]), "INCOMPLETE");
+        assert_eq!(overall(&["PASS", "NOT_RUN"]), "INCOMPLETE");
+        assert_eq!(overall(&[]), "INCOMPLETE");
+        assert_eq!(
+            aggregate(["PASS", "FAIL", "NOT_RUN", "NOT_RUN"]).1,
+            json!({"legs": 4, "pass": 1, "fail": 1, "incomplete": 0, "notRun": 2})
+        );
+    }
+
+    #[test]
+    fn a_declared_item_the_run_did_not_observe_fails_the_leg() {
+        let evaluation = json!({
+            "environment": {"platform": "linux", "runtimeName": "python", "runtimeVersion": "Python 3.12"},
+            "subject": {"name": "s", "version": "1", "implementationLanguage": "PYTHON", "artifactSha256": "a".repeat(64)},
+            "profile": {"id": "mcp-res/stdio-transport/v1", "version": "1.0.0", "manifestSha256": "b".repeat(64), "protocolRevision": "2025-11-25"},
+            "scope": {"claim": "BOUNDED_CHECK_SET", "claimedCheckIds": ["interruption"]},
+            "checks": [],
+            "cleanup": {"observed": true},
+        });
+        let run = json!({"result": "PASS", "checks": []});
+        let items = derived_items(&evaluation, &run, "stdio");
+        let declared =
+            json!({"language": "PYTHON", "runtime": "node", "subjectSha256": "a".repeat(64)});
+        let mismatches = declaration_mismatches(&declared, &items);
+        assert_eq!(
+            mismatches,
+            [json!({"field": "runtime", "declared": "node", "observed": "python"})]
+        );
+        assert_eq!(leg_result("PASS", mismatches.len()), "FAIL");
+        let undeclared = json!({"language": null, "runtime": null, "subjectSha256": null});
+        assert!(declaration_mismatches(&undeclared, &items).is_empty());
+        assert_eq!(leg_result("INCOMPLETE", 0), "INCOMPLETE");
+        // No interruption check ran: not evaluated.
+        assert_eq!(items["interruption"]["evaluated"], false);
+    }
+}

@@ -31,6 +31,8 @@ use crate::validate::field_dir::{aggregate, declaration_mismatches, derived_item
 
 /// Largest matrix file read.
 const MAX_MATRIX_BYTES: u64 = 1 << 20;
+/// The profile evaluated over Streamable HTTP (every other one over stdio).
+const STREAMABLE_HTTP_PROFILE: &str = "mcp-res/streamable-http/v1";
 /// Most legs a matrix may declare (the matrix schema's bound).
 const MAX_LEGS: usize = crate::bundle::field_dir::MAX_LEGS;
 
@@ -270,6 +272,19 @@ pub fn load(path: &Path) -> Result<Matrix, FieldError> {
             }
         };
         let profile = full_id(&e.profile);
+        // The transport follows from the profile: streamable-http/v1 is
+        // evaluated over Streamable HTTP, every other profile over stdio.
+        if (transport == Transport::StreamableHttp) != (profile == STREAMABLE_HTTP_PROFILE) {
+            return Err(bad(format!(
+                "{profile} is evaluated over {}, not {}",
+                if profile == STREAMABLE_HTTP_PROFILE {
+                    "streamable-http"
+                } else {
+                    "stdio"
+                },
+                transport.as_str()
+            )));
+        }
         if let Some(checks) = &e.checks
             && checks.is_empty()
         {
@@ -350,7 +365,7 @@ pub fn load(path: &Path) -> Result<Matrix, FieldError> {
             env: e.env,
             url: e.url,
             bearer_env: e.bearer_env,
-            idle: Duration::from_millis(e.idle_ms.unwrap_or(2_000).max(1)),
+            idle: Duration::from_millis(e.idle_ms.unwrap_or(5_000).max(1)),
             checks: e.checks,
             declared: Declared {
                 language: e.language,

@@ -208,7 +208,12 @@ pub fn run(options: &Options, report: Report<'_>) -> Result<Outcome, ProfileErro
             "a stdio profile run needs the subject's command after `--`".into(),
         ));
     };
-    let mut ctx = Ctx::new(launch, options.revision, options.startup, options.answer);
+    let mut ctx = Ctx::new(
+        launch,
+        options.revision,
+        options.startup,
+        options.answer,
+    );
     ctx.cancel = options.cancel.clone();
     // Preflight: open once, for the subject's name and version. A subject
     // that does not open is still evaluated: every check then fails on its

@@ -1,8 +1,10 @@
 //! Loading MCP-RES documents: a single JSON file (any document kind), a
-//! v0.2 bundle directory (see `spec/bundle-layout.md`) or a profile evaluation
-//! directory (see `spec/profiles.md`, "The evaluation directory").
+//! v0.2 bundle directory (see `spec/bundle-layout.md`), a profile evaluation
+//! directory (see `spec/profiles.md`, "The evaluation directory") or a field
+//! matrix directory (see `spec/field.md`).
 
 pub mod dir;
+pub mod field_dir;
 pub mod profile_dir;
 
 use std::fs;
@@ -83,6 +85,9 @@ pub struct Loaded {
     /// For a profile evaluation directory: what is on disk (`doc` is then its
     /// evaluation.json), judged by the validator (`validate::profile_dir`).
     pub profile_dir: Option<Box<profile_dir::ProfileDir>>,
+    /// For a field matrix directory (spec/field.md): what is on disk (`doc` is
+    /// then `None`: the directory is no single document), judged by `validate::field_dir`.
+    pub field_dir: Option<Box<field_dir::FieldDir>>,
 }
 
 /// `lstat` an input path; a symlink is refused, never followed.
@@ -199,6 +204,16 @@ pub fn load_with(
     dir_limits: &dir::DirLimits,
 ) -> Result<Loaded, LoadError> {
     let meta = lstat_refusing_symlinks(path)?;
+    if meta.is_dir() && field_dir::is_field_dir(path) {
+        let loaded = field_dir::load(path, limits, dir_limits);
+        return Ok(Loaded {
+            doc: None,
+            source: None,
+            storage_findings: Vec::new(),
+            profile_dir: None,
+            field_dir: Some(Box::new(loaded)),
+        });
+    }
     if meta.is_dir() && profile_dir::is_profile_dir(path) {
         let loaded = profile_dir::load(path, limits, dir_limits)?;
         return Ok(Loaded {
@@ -206,6 +221,7 @@ pub fn load_with(
             source: None,
             storage_findings: Vec::new(),
             profile_dir: Some(Box::new(loaded)),
+            field_dir: None,
         });
     }
     if meta.is_dir() {
@@ -215,6 +231,7 @@ pub fn load_with(
             source: None,
             storage_findings,
             profile_dir: None,
+            field_dir: None,
         });
     }
     let (doc, bytes) = read_json(path, limits)?;
@@ -223,5 +240,6 @@ pub fn load_with(
         source: Some(bytes),
         storage_findings: Vec::new(),
         profile_dir: None,
+        field_dir: None,
     })
 }

@@ -27,14 +27,16 @@ fn is_bundle_dir(path: &Path) -> bool {
 }
 
 /// A directory with a bundle directory's own files (a bundle directory
-/// whose manifest is missing), or a profile evaluation directory (holding
-/// `evaluation.json`): it stands for itself.
+/// whose manifest is missing), a profile evaluation directory (holding
+/// `evaluation.json`) or a field matrix directory (holding `matrix.json`): it
+/// stands for itself.
 fn looks_like_bundle_dir(path: &Path) -> bool {
     [
         "integrity-manifest.json",
         "evidence-envelope.json",
         "conformance-statement.json",
         bundle::profile_dir::EVALUATION_FILE,
+        bundle::field_dir::MATRIX_FILE,
     ]
     .iter()
     .any(|f| path.join(f).symlink_metadata().is_ok())
@@ -67,7 +69,8 @@ pub fn expand(paths: &[PathBuf]) -> Expanded {
                         let name = name.to_string_lossy();
                         (kind.is_dir()
                             && (is_bundle_dir(&e.path())
-                                || bundle::profile_dir::is_profile_dir(&e.path())))
+                                || bundle::profile_dir::is_profile_dir(&e.path())
+                                || bundle::field_dir::is_field_dir(&e.path())))
                             || (kind.is_file() && name.ends_with(".json") && name != CAMPAIGN_FILE)
                     })
                     .map(|e| e.path())

@@ -8,6 +8,8 @@
 #[macro_use]
 mod output;
 mod attest;
+#[cfg(feature = "server")]
+mod field;
 mod folders;
 mod limits;
 mod official_cmd;
@@ -132,6 +134,12 @@ enum Command {
     Profile {
         #[command(subcommand)]
         action: ProfileAction,
+    },
+    /// Run a field evidence matrix (MCPRES-FIELD-001): legs of subject, profile, revision and transport.
+    #[cfg(feature = "server")]
+    Field {
+        #[command(subcommand)]
+        action: field::FieldAction,
     },
     /// Work with results of the official MCP conformance suite.
     #[command(subcommand)]
@@ -372,6 +380,8 @@ fn dispatch(command: Command) -> CliResult {
         Command::Profile {
             action: ProfileAction::Run(args),
         } => profile_run::main(*args),
+        #[cfg(feature = "server")]
+        Command::Field { action } => field::main(action),
         Command::Official(cmd) => official_cmd::run(cmd),
         Command::Migrate {
             from: MigrateFrom::V01(args),
@@ -434,6 +444,12 @@ impl Outcome {
 
 /// Validate one loaded document, storage findings first.
 pub fn check_loaded(loaded: bundle::Loaded, options: &Settings) -> Checked {
+    if let (Some(dir), false) = (&loaded.field_dir, options.require_attested) {
+        return Checked {
+            report: validate::field_dir::validate_field_dir(dir),
+            source: None,
+        };
+    }
     if let (Some(dir), false) = (&loaded.profile_dir, options.require_attested) {
         let report = validate::profile_dir::validate_profile_dir(dir);
         return Checked {
@@ -809,6 +825,12 @@ fn run_digest(file: &Path, kind: DigestKind) -> CliResult {
 
 fn run_pack(dir: &Path, out_path: &Path) -> CliResult {
     check_new_file(out_path, "mcpres pack: --output")?;
+    if bundle::field_dir::is_field_dir(dir) {
+        return Err(CliError::Unusable(format!(
+            "mcpres pack: {} is a field matrix directory (spec/field.md), which has no single-file form; pack each of its legs/<id>/ evaluation directories instead",
+            output::shown(dir)
+        )));
+    }
     if bundle::profile_dir::is_profile_dir(dir) {
         return run_pack_profile(dir, out_path);
     }

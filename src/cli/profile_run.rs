@@ -143,68 +143,39 @@ pub fn main(args: ProfileRunArgs) -> CliResult {
         cancel: std::sync::Arc::default(),
     };
     let cancel = options.cancel.clone();
-    if let Err(e) = tree::track_descendants() {
-        stderr_line(format!(
-            "{who}: cannot become a child subreaper ({e}): descendants that leave a subject's process group are tracked only while their parent lives"
-        ));
-    }
+    track_descendants(who);
     let mut progress = Progress::new(args.json).with_unit("mcpres profile run: check");
     let json_mode = args.json;
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| CliError::Unusable(format!("{who}: {e}")))?;
     let out = options.out.clone();
-    // The run is blocking; a termination signal ends the command while it
-    // runs: every subject's group is killed and reaped, escaped descendants
-    // are swept, and the half-written directory is removed.
-    let result = rt.block_on(async {
-        let signalled = mcpres::produce::harness::termination()
-            .map_err(|e| CliError::Unusable(format!("{who}: {e}")))?;
-        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<(usize, usize, Row)>();
-        let task = tokio::task::spawn_blocking(move || {
+    let result = run_cancellable(
+        who,
+        "no evaluation was written",
+        cancel,
+        &out,
+        move |tx| {
             profile::run(&options, &mut |done, total, row| {
                 let _ = tx.send((done, total, row.clone()));
             })
-        });
-        tokio::pin!(signalled);
-        tokio::pin!(task);
-        loop {
-            tokio::select! {
-                biased;
-                sig = &mut signalled => {
-                    // Stop starting subjects, end the running ones, and let
-                    // the run remove what it wrote before anything else.
-                    cancel.store(true, std::sync::atomic::Ordering::SeqCst);
-                    tree::kill_own_groups();
-                    let _ = tokio::time::timeout(Duration::from_secs(20), &mut task).await;
-                    return Err(CliError::Signalled {
-                        message: format!("{who}: stopped by {}; no evaluation was written", sig.name()),
-                        status: u8::try_from(sig.exit_code()).unwrap_or(2),
-                    });
-                }
-                Some((done, total, row)) = rx.recv() => {
-                    if progress.total() == 0 {
-                        progress.start(total);
-                    }
-                    progress.event(json!({"event": "check-finished", "check": row.id, "verdict": row.verdict.as_str(), "reason": row.reason, "done": done, "total": total}));
-                    if !json_mode {
-                        progress.trial_finished(format!("check {done}/{total}: {} {} ({})", row.id, row.verdict.as_str(), row.reason));
-                    }
-                }
-                r = &mut task => {
-                    while let Ok((_, _, row)) = rx.try_recv() {
-                        let _ = row;
-                    }
-                    return r.map_err(|e| CliError::Unusable(format!("{who}: the run stopped: {e}")));
-                }
+        },
+        |(done, total, row): (usize, usize, Row)| {
+            if progress.total() == 0 {
+                progress.start(total);
             }
-        }
-    });
+            progress.event(json!({"event": "check-finished", "check": row.id, "verdict": row.verdict.as_str(), "reason": row.reason, "done": done, "total": total}));
+            if !json_mode {
+                progress.trial_finished(format!(
+                    "check {done}/{total}: {} {} ({})",
+                    row.id,
+                    row.verdict.as_str(),
+                    row.reason
+                ));
+            }
+        },
+    );
     progress.finish();
-    let outcome = match result {
-        Ok(Ok(o)) => o,
-        Ok(Err(e)) => {
+    let outcome = match result? {
+        Ok(o) => o,
+        Err(e) => {
             let (message, failing) = match &e {
                 ProfileError::NothingObserved => (format!("{who}: {e}"), true),
                 _ => (format!("{who}: {e}"), false),
@@ -217,19 +188,6 @@ pub fn main(args: ProfileRunArgs) -> CliResult {
             } else {
                 CliError::Unusable(message)
             });
-        }
-        Err(e) => {
-            // Interrupted: kill and reap what is left, then remove the output.
-            let left = tree::kill_and_reap_own(Duration::from_secs(2));
-            let _ = mcpres::produce::profile::probe::sweep_adopted();
-            let _ = std::fs::remove_dir_all(&out);
-            if !left.is_empty() {
-                stderr_line(format!(
-                    "{who}: {} subject process(es) could not be reaped",
-                    left.len()
-                ));
-            }
-            return Err(e);
         }
     };
     // Check what was written with the validator, as any reader would.
@@ -284,6 +242,86 @@ pub fn main(args: ProfileRunArgs) -> CliResult {
     } else {
         Exit::Valid
     })
+}
+
+/// Become a child subreaper, so that descendants that leave a subject's
+/// process group are still tracked (a warning when that is refused).
+pub(super) fn track_descendants(who: &str) {
+    if let Err(e) = tree::track_descendants() {
+        stderr_line(format!(
+            "{who}: cannot become a child subreaper ({e}): descendants that leave a subject's process group are tracked only while their parent lives"
+        ));
+    }
+}
+
+/// Run the blocking `work` (which starts subjects) while watching for
+/// termination signals; every message `work` sends goes to `on_message` as
+/// it comes. A signal sets `cancel` (no subject starts any more), kills the
+/// running subjects' groups and waits for `work` to remove what it wrote.
+/// When the command is stopped (a signal, or `work` could not end), what is
+/// left is killed and reaped, escaped descendants are swept, and `out` is
+/// removed. `not_written` ends the message of a stop ("no evaluation was
+/// written").
+pub(super) fn run_cancellable<T, M>(
+    who: &str,
+    not_written: &str,
+    cancel: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    out: &std::path::Path,
+    work: impl FnOnce(tokio::sync::mpsc::UnboundedSender<M>) -> T + Send + 'static,
+    mut on_message: impl FnMut(M),
+) -> Result<T, CliError>
+where
+    T: Send + 'static,
+    M: Send + 'static,
+{
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| CliError::Unusable(format!("{who}: {e}")))?;
+    let result = rt.block_on(async {
+        let signalled = mcpres::produce::harness::termination()
+            .map_err(|e| CliError::Unusable(format!("{who}: {e}")))?;
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<M>();
+        let task = tokio::task::spawn_blocking(move || work(tx));
+        tokio::pin!(signalled);
+        tokio::pin!(task);
+        loop {
+            tokio::select! {
+                biased;
+                sig = &mut signalled => {
+                    // Stop starting subjects, end the running ones, and let
+                    // the work remove what it wrote before anything else.
+                    cancel.store(true, std::sync::atomic::Ordering::SeqCst);
+                    tree::kill_own_groups();
+                    let _ = tokio::time::timeout(Duration::from_secs(20), &mut task).await;
+                    return Err(CliError::Signalled {
+                        message: format!("{who}: stopped by {}; {not_written}", sig.name()),
+                        status: u8::try_from(sig.exit_code()).unwrap_or(2),
+                    });
+                }
+                Some(message) = rx.recv() => on_message(message),
+                r = &mut task => {
+                    while let Ok(message) = rx.try_recv() {
+                        on_message(message);
+                    }
+                    return r.map_err(|e| CliError::Unusable(format!("{who}: the run stopped: {e}")));
+                }
+            }
+        }
+    });
+    if result.is_err() {
+        // Interrupted: kill and reap what is left, then remove the output.
+        let left = tree::kill_and_reap_own(Duration::from_secs(2));
+        let _ = mcpres::produce::profile::probe::sweep_adopted();
+        let _ = std::fs::remove_dir_all(out);
+        if !left.is_empty() {
+            stderr_line(format!(
+                "{who}: {} subject process(es) could not be reaped",
+                left.len()
+            ));
+        }
+    }
+    result
 }
 
 fn table(rows: &[Row]) -> Result<(), CliError> {

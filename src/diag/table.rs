@@ -632,6 +632,37 @@ diagnostics! {
             fix: "Keep every artifact the run wrote; an evaluation must cite only observations stored beside it.",
         }
     }
+    /// Field evidence matrix directory: mcpres's own codes (spec/field.md).
+    FieldMatrix {
+        FieldMatrixInvalid FIELD_MATRIX_INVALID "MCP_RES_FIELD_MATRIX_INVALID" {
+            rule: "MCPRES-FIELD-DIR-001",
+            title: "Matrix document missing or malformed",
+            meaning: "A field matrix directory (a directory holding matrix.json) has a matrix.json that is a symlink or not a regular file, cannot be read by the strict reader, or does not match the closed mcpres.field-matrix/1 schema (one finding per violation). Nothing else of the directory is compared with it.",
+            example: "A matrix.json whose leg has \"result\": \"SKIPPED\", or a leg without its cleanPath.",
+            fix: "Keep the directory exactly as mcpres field run wrote it; run the matrix again rather than editing matrix.json.",
+        }
+        FieldLegUnresolved FIELD_LEG_UNRESOLVED "MCP_RES_FIELD_LEG_UNRESOLVED" {
+            rule: "MCPRES-FIELD-DIR-002",
+            title: "Leg evaluation not found by digest",
+            meaning: "A leg that ran names an evaluation directory that is missing, is not a profile evaluation directory, does not validate as one (its own codes are named), or whose evaluation.json or run.json does not have the digests the matrix records (evaluationSha256, evaluationFileSha256, runFileSha256).",
+            example: "legs/ref-stdio/ was deleted, or its evaluation.json was replaced by another run's.",
+            fix: "Keep every leg directory the run wrote, unchanged; run the matrix again to get a consistent directory.",
+        }
+        FieldLegInconsistent FIELD_LEG_INCONSISTENT "MCP_RES_FIELD_LEG_INCONSISTENT" {
+            rule: "MCPRES-FIELD-001",
+            title: "Leg disagrees with its evaluation",
+            meaning: "A field evidence item of a leg is not what its evaluation directory shows: platform, runtime, language, subject, protocol revision, profile or its manifest digest, check set, clean path, expected failure, wrong-reason control, interruption verdicts, cleanup, failed or not-observed checks, the declaration mismatches, or the leg result (FAIL with any declaration mismatch, otherwise run.json's result); or a NOT_RUN leg names a profile whose id, version or manifest digest is not the built-in registry's.",
+            example: "A leg whose language says PYTHON while its evaluation.json says OTHER.",
+            fix: "Do not edit matrix.json by hand; declare what a leg is expected to be in the matrix file (language, runtime, subject-sha256) and run it again.",
+        }
+        FieldAggregateCollapsed FIELD_AGGREGATE_COLLAPSED "MCP_RES_FIELD_AGGREGATE_COLLAPSED" {
+            rule: "MCPRES-FIELD-001",
+            title: "Legs collapsed or the aggregate does not follow",
+            meaning: "The matrix does not keep every leg apart, or its aggregate does not follow from them: two legs share an id or a directory, a leg's directory is not legs/ID, a directory under legs/ belongs to no leg that ran, the summary does not count the legs per result, or the overall result is not PASS when every leg is PASS, FAIL when any leg is FAIL, INCOMPLETE otherwise (judged on each leg's result as its evaluation shows it).",
+            example: "\"result\": \"PASS\" over a leg whose evaluation failed.",
+            fix: "Report every leg and the derived overall result; a failing or incomplete leg is never folded into a pass.",
+        }
+    }
     /// OAuth authorization-boundary evaluation (AUTHORIZATION.md).
     OAuth {
         OAuthSchemaInvalid OAUTH_SCHEMA_INVALID "MCP_RES_OAUTH_SCHEMA_INVALID" {

@@ -4,6 +4,8 @@
 
 pub mod builder;
 #[cfg(feature = "server")]
+pub mod field;
+#[cfg(feature = "server")]
 pub mod harness;
 pub mod migrate;
 pub mod official;

@@ -92,7 +92,7 @@ impl LazyRegex {
 
 /// The parsed embedded schema of one file, parsed on first use.
 fn schema_doc(file: &str) -> Option<(&'static str, &'static Value)> {
-    static DOCS: [OnceLock<Option<Value>>; 18] = [const { OnceLock::new() }; 18];
+    static DOCS: [OnceLock<Option<Value>>; 19] = [const { OnceLock::new() }; 19];
     let index = SchemaKind::ALL.iter().position(|k| k.file_name() == file)?;
     let kind = SchemaKind::ALL[index];
     let doc = DOCS[index]
@@ -245,7 +245,7 @@ impl Builder {
 /// The compiled evaluator of one kind, built on first use; `None` if the kind's
 /// schemas use a keyword this evaluator does not implement.
 fn engine(kind: SchemaKind) -> Option<&'static Engine> {
-    static ENGINES: [OnceLock<Option<Engine>>; 18] = [const { OnceLock::new() }; 18];
+    static ENGINES: [OnceLock<Option<Engine>>; 19] = [const { OnceLock::new() }; 19];
     let index = SchemaKind::ALL.iter().position(|k| *k == kind)?;
     ENGINES[index]
         .get_or_init(|| {

@@ -2,7 +2,8 @@
 //!
 //! Each of the 17 MCP-RES v0.2 document types has one schema file under `schemas/`, with the
 //! `$id` `https://mcpres.dev/schemas/v0.2.0/<name>.schema.json`; so has mcpres's own `run.json`
-//! of a profile evaluation directory (`mcpres-profile-run`, see [`SchemaKind::ProfileRun`]). The files reference each other
+//! of a profile evaluation directory (`mcpres-profile-run`, see [`SchemaKind::ProfileRun`]) and its
+//! `matrix.json` of a field matrix directory (`mcpres-field-matrix`). The files reference each other
 //! with relative `$ref`s, which resolve against an in-memory registry of the embedded texts, so
 //! nothing is ever fetched (no network, no file system). A kind's validator is compiled the first
 //! time it is needed (registering only the schemas that kind reaches) and then reused for the
@@ -48,6 +49,9 @@ pub enum SchemaKind {
     /// mcpres's own `run.json` of a profile evaluation directory (`mcpres.profile-run/1`);
     /// not an MCP-RES document, so not in [`SchemaKind::STANDARD`].
     ProfileRun,
+    /// mcpres's own `matrix.json` of a field matrix directory (`mcpres.field-matrix/1`,
+    /// spec/field.md); not an MCP-RES document either.
+    FieldMatrix,
 }
 
 pub use crate::diag::SchemaError;
@@ -67,7 +71,7 @@ macro_rules! schema_file {
 }
 
 /// File name, `$id` and text of every schema, in [`SchemaKind::ALL`] order.
-const FILES: [(&str, &str, &str); 18] = [
+const FILES: [(&str, &str, &str); 19] = [
     schema_file!("conformance-bundle"),
     schema_file!("evidence-envelope"),
     schema_file!("conformance-statement"),
@@ -86,17 +90,19 @@ const FILES: [(&str, &str, &str); 18] = [
     schema_file!("reliability-profile-manifest"),
     schema_file!("oauth-boundary-evaluation"),
     schema_file!("mcpres-profile-run"),
+    schema_file!("mcpres-field-matrix"),
 ];
 
 impl SchemaKind {
     /// All kinds, in declaration order: the [`SchemaKind::STANDARD`] ones, then mcpres's own.
-    pub const ALL: [SchemaKind; 18] = {
-        let mut all = [SchemaKind::ProfileRun; 18];
+    pub const ALL: [SchemaKind; 19] = {
+        let mut all = [SchemaKind::ProfileRun; 19];
         let mut i = 0;
         while i < SchemaKind::STANDARD.len() {
             all[i] = SchemaKind::STANDARD[i];
             i += 1;
         }
+        all[i + 1] = SchemaKind::FieldMatrix;
         all
     };
 
@@ -166,6 +172,7 @@ impl SchemaKind {
             SchemaKind::ReliabilityProfileManifest => "mcp-res.reliability-profile-manifest/0.2.0",
             SchemaKind::OauthBoundaryEvaluation => "mcp-res.oauth-boundary-evaluation/0.2.0",
             SchemaKind::ProfileRun => "mcpres.profile-run/1",
+            SchemaKind::FieldMatrix => "mcpres.field-matrix/1",
         })
     }
 
@@ -275,7 +282,7 @@ fn external_refs<'s>(schema: &'s Value, out: &mut Vec<&'s str>) {
 
 /// The compiled validator of `kind`, compiled on first use and then shared.
 fn validator(kind: SchemaKind) -> Result<&'static Validator, &'static str> {
-    static VALIDATORS: [OnceLock<Result<Validator, String>>; 18] = [const { OnceLock::new() }; 18];
+    static VALIDATORS: [OnceLock<Result<Validator, String>>; 19] = [const { OnceLock::new() }; 19];
     VALIDATORS[kind.index()]
         .get_or_init(|| compile(kind))
         .as_ref()

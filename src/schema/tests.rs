@@ -96,7 +96,7 @@ fn every_kind_compiles_and_is_self_consistent() {
     );
     assert_eq!(
         SchemaKind::ALL[SchemaKind::STANDARD.len()..],
-        [SchemaKind::ProfileRun]
+        [SchemaKind::ProfileRun, SchemaKind::FieldMatrix]
     );
 }
 
@@ -119,7 +119,7 @@ fn schema_version_mapping() {
         .into_iter()
         .filter(|k| k.schema_version().is_some())
         .count();
-    assert_eq!(mapped, 17);
+    assert_eq!(mapped, 18);
     for kind in SchemaKind::ALL {
         if let Some(version) = kind.schema_version() {
             assert_eq!(SchemaKind::from_schema_version(version), Some(kind));
@@ -627,4 +627,94 @@ fn profile_run_schema_is_closed_and_both_engines_agree() {
         .unwrap()
         .remove("mutant");
     assert!(!is_valid(SchemaKind::ProfileRun, &missing));
+}
+
+/// A field matrix with one leg that ran and one that did not.
+fn field_matrix() -> Value {
+    let sha = |c: char| c.to_string().repeat(64);
+    json!({
+        "schemaVersion": "mcpres.field-matrix/1",
+        "generator": {"name": "mcpres", "version": "0.1.0"},
+        "matrixFileSha256": sha('a'),
+        "result": "INCOMPLETE",
+        "summary": {"legs": 2, "pass": 1, "fail": 0, "incomplete": 0, "notRun": 1},
+        "legs": [
+            {
+                "id": "ref",
+                "result": "PASS",
+                "directory": "legs/ref",
+                "transport": "stdio",
+                "protocolRevision": "2025-11-25",
+                "os": {"platform": "linux", "kernelRelease": "6.1.0"},
+                "runtime": {"name": "other", "version": "native (mcpres)"},
+                "language": "OTHER",
+                "subject": {"name": "s", "version": "1", "artifactSha256": sha('b')},
+                "profile": {"id": "mcp-res/stdio-transport/v1", "version": "1.0.0", "manifestSha256": sha('c')},
+                "checkSet": {"requested": ["interruption"], "claim": "BOUNDED_CHECK_SET", "claimedCheckIds": ["interruption"]},
+                "declared": {"language": null, "runtime": null, "subjectSha256": null},
+                "declarationMismatches": [],
+                "cleanPath": {"held": 1, "total": 1},
+                "expectedFailure": {"held": 1, "total": 1},
+                "wrongReasonControl": {"killed": 1, "total": 1, "surviving": []},
+                "interruption": {"evaluated": true, "checks": [
+                    {"id": "interruption", "verdict": "PASS"},
+                    {"id": "process-exit", "verdict": "NOT_EVALUATED"}
+                ]},
+                "cleanup": {"observed": true},
+                "evaluation": {"evaluationSha256": sha('d'), "evaluationFileSha256": sha('e'), "runFileSha256": sha('f')},
+                "failedChecks": [],
+                "notObservedChecks": []
+            },
+            {
+                "id": "unset",
+                "result": "NOT_RUN",
+                "directory": null,
+                "notRunReason": "the environment variable X is not set",
+                "transport": "stdio",
+                "protocolRevision": "2026-07-28",
+                "os": {"platform": "linux", "kernelRelease": "6.1.0"},
+                "profile": {"id": "mcp-res/stdio-transport/v1", "version": "1.0.0", "manifestSha256": sha('c')},
+                "checkSet": {"requested": null},
+                "declared": {"language": "PYTHON", "runtime": null, "subjectSha256": null}
+            }
+        ]
+    })
+}
+
+#[test]
+fn field_matrix_schema_is_closed_and_both_engines_agree() {
+    let valid = field_matrix();
+    assert_eq!(validate(SchemaKind::FieldMatrix, &valid), vec![]);
+    assert!(engine_is_valid(SchemaKind::FieldMatrix, &valid));
+    assert_eq!(fast::is_valid(SchemaKind::FieldMatrix, &valid), Some(true));
+    assert_eq!(SchemaKind::detect(&valid), Some(SchemaKind::FieldMatrix));
+    let edits: [(&str, Value); 10] = [
+        ("/extra", json!(1)),
+        ("/legs/0/extra", json!(1)),
+        ("/legs/1/extra", json!(1)),
+        ("/legs/0/result", json!("NOT_RUN")),
+        ("/legs/1/directory", json!("legs/unset")),
+        ("/legs/0/cleanPath/held", json!(-1)),
+        ("/legs/0/interruption/checks/0/verdict", json!("SKIPPED")),
+        ("/legs/0/directory", json!("../elsewhere")),
+        ("/legs/0/id", json!("Upper")),
+        ("/result", json!("NOT_RUN")),
+    ];
+    for (pointer, value) in edits {
+        let mut doc = valid.clone();
+        let (parent, key) = pointer.rsplit_once('/').unwrap();
+        doc.pointer_mut(parent).unwrap()[key] = value;
+        assert!(
+            !validate(SchemaKind::FieldMatrix, &doc).is_empty(),
+            "{pointer}"
+        );
+        assert!(!engine_is_valid(SchemaKind::FieldMatrix, &doc), "{pointer}");
+        assert!(!is_valid(SchemaKind::FieldMatrix, &doc), "{pointer}");
+    }
+    let mut missing = valid.clone();
+    missing["legs"][0]
+        .as_object_mut()
+        .unwrap()
+        .remove("wrongReasonControl");
+    assert!(!is_valid(SchemaKind::FieldMatrix, &missing));
 }

@@ -9,6 +9,7 @@
 pub mod attested;
 pub mod codes;
 pub mod core;
+pub mod field_dir;
 pub mod migration;
 pub mod oauth;
 pub mod official;

@@ -92,6 +92,9 @@ pub struct Leg {
     pub url: Option<String>,
     pub bearer_env: Option<String>,
     pub idle: Duration,
+    /// For a server the leg does not start: its artifact (relative to the
+    /// matrix file).
+    pub subject_artifact: Option<String>,
     pub checks: Option<Vec<String>>,
     pub declared: Declared,
     pub startup: Duration,
@@ -130,6 +133,7 @@ struct LegEntry {
     url: Option<String>,
     bearer_env: Option<String>,
     idle_ms: Option<u64>,
+    subject_artifact: Option<String>,
     checks: Option<Vec<String>>,
     language: Option<String>,
     runtime: Option<String>,
@@ -299,9 +303,14 @@ pub fn load(path: &Path) -> Result<Matrix, FieldError> {
                 if e.command.as_ref().is_none_or(Vec::is_empty) {
                     return Err(bad("a stdio leg needs command = [PROGRAM, ARGS...]".into()));
                 }
-                if e.url.is_some() || e.bearer_env.is_some() || e.idle_ms.is_some() {
+                if e.url.is_some()
+                    || e.bearer_env.is_some()
+                    || e.idle_ms.is_some()
+                    || e.subject_artifact.is_some()
+                {
                     return Err(bad(
-                        "url, bearer-env and idle-ms are for streamable-http legs".into(),
+                        "url, bearer-env, idle-ms and subject-artifact are for streamable-http legs"
+                            .into(),
                     ));
                 }
             }
@@ -366,6 +375,7 @@ pub fn load(path: &Path) -> Result<Matrix, FieldError> {
             url: e.url,
             bearer_env: e.bearer_env,
             idle: Duration::from_millis(e.idle_ms.unwrap_or(5_000).max(1)),
+            subject_artifact: e.subject_artifact,
             checks: e.checks,
             declared: Declared {
                 language: e.language,
@@ -440,6 +450,10 @@ fn resolve(
             url: x(url)?,
             bearer_env: leg.bearer_env.clone(),
             idle: leg.idle,
+            subject_artifact: match &leg.subject_artifact {
+                Some(p) => Some(base.join(x(p)?)),
+                None => None,
+            },
         }),
         _ => None,
     };

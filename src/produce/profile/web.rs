@@ -705,19 +705,29 @@ impl Ctx<'_> {
         let mut probe = server.probe?;
         probe.signal(rustix::process::Signal::TERM, "SIGTERM (end of check)");
         let exited = probe.wait_exit(super::probe::TERM_GRACE).is_some();
-        let listening = accepting(server.addr);
-        if listening {
-            let mut t = self.tally.lock().expect("tally lock");
-            t.leaky.push(format!(
-                "a listener at {} still accepted connections after the server with pid {} was stopped",
-                server.addr,
-                probe.pid()
-            ));
-        }
-        Some(self.finish(
+        let listening_after_sigterm = accepting(server.addr);
+        let pid = probe.pid();
+        let mut artifact = self.finish(
             probe,
-            json!({"addr": server.addr.to_string(), "exitedOnSigterm": exited, "listenerLeftOpen": listening}),
-        ))
+            json!({"addr": server.addr.to_string(), "exitedOnSigterm": exited, "listenerLeftOpen": listening_after_sigterm}),
+        );
+        // Once the group and every adopted descendant are gone, a listener
+        // still on the port that is not another check's live server was
+        // left behind by this one.
+        if accepting(server.addr) {
+            let owners = listener_owners(server.addr.port());
+            let foreign = owners
+                .iter()
+                .all(|p| crate::produce::harness::tree::is_own_child(*p));
+            artifact["observation"]["listenerAfterCleanup"] = json!(owners);
+            if !foreign || owners.is_empty() {
+                self.tally.lock().expect("tally lock").leaky.push(format!(
+                    "a listener at {} still accepted connections after the server with pid {pid} and its group were stopped (held by {owners:?})",
+                    server.addr
+                ));
+            }
+        }
+        Some(artifact)
     }
 
     /// The headers and body of a POST of `msg` shaped by `shape`.
@@ -960,4 +970,49 @@ pub fn alive(pid: u32) -> bool {
                 .and_then(|(_, rest)| rest.split_whitespace().next().map(|s| s != "Z"))
         })
         .unwrap_or(false)
+}
+
+/// The processes that hold a listening TCP socket on `port`.
+pub fn listener_owners(port: u16) -> Vec<u32> {
+    let mut inodes = std::collections::BTreeSet::new();
+    for file in ["/proc/net/tcp", "/proc/net/tcp6"] {
+        for line in std::fs::read_to_string(file)
+            .unwrap_or_default()
+            .lines()
+            .skip(1)
+        {
+            let f: Vec<&str> = line.split_whitespace().collect();
+            let on_port = f
+                .get(1)
+                .and_then(|a| a.rsplit_once(':'))
+                .and_then(|(_, p)| u16::from_str_radix(p, 16).ok())
+                == Some(port);
+            if f.len() > 9 && f[3] == "0A" && on_port {
+                inodes.insert(format!("socket:[{}]", f[9]));
+            }
+        }
+    }
+    let mut owners = Vec::new();
+    let Ok(procs) = std::fs::read_dir("/proc") else {
+        return owners;
+    };
+    for entry in procs.flatten() {
+        let Some(pid) = entry
+            .file_name()
+            .to_str()
+            .and_then(|n| n.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        let Ok(fds) = std::fs::read_dir(entry.path().join("fd")) else {
+            continue;
+        };
+        if fds.flatten().any(|fd| {
+            std::fs::read_link(fd.path())
+                .is_ok_and(|t| t.to_str().is_some_and(|t| inodes.contains(t)))
+        }) {
+            owners.push(pid);
+        }
+    }
+    owners
 }

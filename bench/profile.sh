@@ -35,7 +35,6 @@ for spec in "stdio-transport 2025-11-25" "stdio-transport 2026-07-28" "protocol-
     "$BIN ${args[*]}" >/dev/null || true
   rm -rf "$OUT/$name"
   /usr/bin/time -v -o "$OUT/$name.time" "$BIN" "${args[@]}" >/dev/null 2>&1 || true
-  listeners=$(ss -Hltn 2>/dev/null | wc -l)
   python3 - "$OUT/$name.hyperfine.json" "$OUT/$name.time" "$name" "$(left)" "$OUT/$name/run.json" "$OUT/$name/evaluation.json" <<'PY'
 import json, sys, re
 r = json.load(open(sys.argv[1]))["results"][0]

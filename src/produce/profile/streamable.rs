@@ -17,6 +17,7 @@ use super::check::{
     CheckEntry, CheckRun, Ctx, NO_ANSWER, Obs, SUBJECT_EXITED, SYNTAX_GUARD, mutant, obs,
     open_failed, syntax_defect,
 };
+use super::probe::Probe;
 use super::web::{Conn, Reading, Rec, Resp, Server, Session, Shape, process_tree, sockets_of};
 use crate::model::vocab::ProbeOutcome::{self, Accept, NoEffect, Reject, Terminate};
 
@@ -1935,4 +1936,3 @@ fn socket_cleanup(ctx: &Ctx) -> CheckRun {
     )
 }
 
-use super::probe::Probe;

@@ -105,7 +105,13 @@ fn the_reference_server_passes_the_stdio_transport_profile_as_far_as_it_can_be_o
     for revision in ["2025-11-25", "2026-07-28"] {
         let out = tmp.path().join(format!("stdio-{revision}"));
         let o = run_profile("stdio-transport", revision, &out, &[]);
-        assert_eq!(o.status.code(), Some(0), "{}", support::output_text(&o));
+        assert_eq!(
+            o.status.code(),
+            Some(0),
+            "{}\ncleanup: {}",
+            support::output_text(&o),
+            std::fs::read_to_string(out.join("artifacts/cleanup.json")).unwrap_or_default()
+        );
         let run = support::read_json(&out.join("run.json"));
         let evaluation = support::read_json(&out.join("evaluation.json"));
         for (id, verdict, reason) in verdicts(&run) {
@@ -160,7 +166,13 @@ fn the_reference_server_on_the_protocol_revision_profile() {
             .filter(|(_, v, _)| v == "FAIL")
             .collect();
         assert!(failed.is_empty(), "{revision}: {failed:?}");
-        assert_eq!(o.status.code(), Some(0), "{}", support::output_text(&o));
+        assert_eq!(
+            o.status.code(),
+            Some(0),
+            "{}\ncleanup: {}",
+            support::output_text(&o),
+            std::fs::read_to_string(out.join("artifacts/cleanup.json")).unwrap_or_default()
+        );
         // --json: one event per check and a closing run-finished event.
         let events: Vec<Value> = String::from_utf8_lossy(&o.stdout)
             .lines()

@@ -430,3 +430,53 @@ breaks! {
     broken_listener_cleanup: "listener-cleanup" => "MCP_RES_HTTP_LISTENER_NOT_LOOPBACK",
     broken_socket_cleanup: "socket-cleanup" => "MCP_RES_HTTP_SOCKETS_HELD",
 }
+
+#[test]
+fn the_reference_server_passes_every_check_on_both_revisions() {
+    let tmp = tempfile::tempdir().unwrap();
+    let exe = support::exe();
+    for revision in ["2025-11-25", "2026-07-28"] {
+        let out = tmp.path().join(revision);
+        let o = profile_run(
+            &out,
+            &[
+                "--revision",
+                revision,
+                "--http",
+                "http://127.0.0.1:0/mcp",
+                "--bearer-env",
+                "MCPRES_TEST_TOKEN",
+                "--idle-timeout-ms",
+                "3000",
+                "--",
+                exe.to_str().unwrap(),
+                "serve",
+                "--transport",
+                "http",
+                "--port",
+                "{port}",
+                "--bearer-env",
+                "MCPRES_TEST_TOKEN",
+                "--header-read-timeout-ms",
+                "1000",
+            ],
+            &[],
+        );
+        assert_eq!(
+            o.status.code(),
+            Some(0),
+            "{revision}: {}\ncleanup: {}",
+            support::output_text(&o),
+            std::fs::read_to_string(out.join("artifacts/cleanup.json")).unwrap_or_default()
+        );
+        let run = support::read_json(&out.join("run.json"));
+        for (id, verdict, reason) in verdicts(&run) {
+            assert_eq!(verdict, "PASS", "{revision} {id}: {reason}");
+        }
+        let evaluation = support::read_json(&out.join("evaluation.json"));
+        assert_eq!(evaluation["scope"]["claim"], "FULL_PROFILE");
+        assert_eq!(evaluation["scope"]["targetKind"], "LOOPBACK_HTTP");
+        assert_eq!(evaluation["cleanup"]["observed"], true);
+        validate(&out, 0);
+    }
+}

@@ -676,6 +676,8 @@ async fn read_body(body: Body, max: usize, timeout: Duration) -> Result<Bytes, B
             let frame = frame.map_err(|_| BodyError::Failed)?;
             if let Ok(data) = frame.into_data() {
                 if out.len() + data.len() > max {
+                    drop(out);
+                    drain(&mut body).await;
                     return Err(BodyError::TooLarge);
                 }
                 out.extend_from_slice(&data);
@@ -688,8 +690,30 @@ async fn read_body(body: Body, max: usize, timeout: Duration) -> Result<Bytes, B
         .unwrap_or(Err(BodyError::TimedOut))
 }
 
+/// After a body was refused as too large: read and discard what the client
+/// is still sending, for a bounded time and amount, so that closing the
+/// connection does not reset it (a reset can discard the 413 before the
+/// client reads it). Nothing is kept.
+async fn drain(body: &mut Body) {
+    use http_body_util::BodyExt;
+    const DRAIN_BYTES: usize = 64 << 20;
+    const DRAIN_TIME: Duration = Duration::from_secs(2);
+    let mut seen = 0usize;
+    let _ = tokio::time::timeout(DRAIN_TIME, async {
+        while let Some(Ok(frame)) = body.frame().await {
+            if let Ok(data) = frame.into_data() {
+                seen += data.len();
+                if seen > DRAIN_BYTES {
+                    break;
+                }
+            }
+        }
+    })
+    .await;
+}
+
 /// `response` with `Connection: close`: the connection ends once it is sent
-/// (the rest of a refused body is never read).
+/// (the rest of a refused body is read and discarded, within bounds).
 fn closing(mut response: Response) -> Response {
     response
         .headers_mut()

@@ -25,7 +25,7 @@ for spec in "stdio-transport 2025-11-25" "stdio-transport 2026-07-28" "protocol-
   set -- $spec
   name="$1-$2"
   if [ "$1" = streamable-http ]; then
-    args=(profile run "$1" --revision "$2" --http http://127.0.0.1:0/mcp --bearer-env MCPRES_BENCH_TOKEN -o "$OUT/$name" -- "$BIN" serve --seed "$SEED" --transport http --port '{port}' --bearer-env MCPRES_BENCH_TOKEN --header-read-timeout-ms 1000)
+    args=(profile run "$1" --revision "$2" --http http://127.0.0.1:0/mcp --bearer-env MCPRES_BENCH_TOKEN -o "$OUT/$name" -- "$BIN" serve --seed "$SEED" --transport http --port '{port}' --bearer-env MCPRES_BENCH_TOKEN --header-read-timeout-ms 3000)
   else
     args=(profile run "$1" --revision "$2" -o "$OUT/$name" -- "$BIN" serve --seed "$SEED")
   fi

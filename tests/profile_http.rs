@@ -447,7 +447,7 @@ fn the_reference_server_passes_every_check_on_both_revisions() {
                 "--bearer-env",
                 "MCPRES_TEST_TOKEN",
                 "--idle-timeout-ms",
-                "3000",
+                "6000",
                 "--",
                 exe.to_str().unwrap(),
                 "serve",
@@ -458,7 +458,7 @@ fn the_reference_server_passes_every_check_on_both_revisions() {
                 "--bearer-env",
                 "MCPRES_TEST_TOKEN",
                 "--header-read-timeout-ms",
-                "1000",
+                "3000",
             ],
             &[],
         );

@@ -697,7 +697,7 @@ async fn read_body(body: Body, max: usize, timeout: Duration) -> Result<Bytes, B
 async fn drain(body: &mut Body) {
     use http_body_util::BodyExt;
     const DRAIN_BYTES: usize = 64 << 20;
-    const DRAIN_TIME: Duration = Duration::from_secs(2);
+    const DRAIN_TIME: Duration = Duration::from_secs(10);
     let mut seen = 0usize;
     let _ = tokio::time::timeout(DRAIN_TIME, async {
         while let Some(Ok(frame)) = body.frame().await {

@@ -8,7 +8,6 @@ mod support;
 
 use std::path::Path;
 
-
 fn root() -> std::path::PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("bundles/field")
 }

@@ -1935,4 +1935,3 @@ fn socket_cleanup(ctx: &Ctx) -> CheckRun {
         },
     )
 }
-

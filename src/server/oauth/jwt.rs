@@ -223,6 +223,14 @@ fn decode_object(segment: &str, what: &'static str) -> Result<Value, TokenError>
     }
 }
 
+/// The `aud` claim of a token, read WITHOUT verifying it (the fixture's
+/// introspection endpoint then verifies the token for that audience).
+pub(crate) fn unverified_audience(token: &str) -> Option<String> {
+    let payload = token.split('.').nth(1)?;
+    let v = decode_object(payload, "payload").ok()?;
+    v.get("aud").and_then(Value::as_str).map(String::from)
+}
+
 /// Verifies an access token for a resource server whose resource identifier
 /// is `audience`, trusting `keys` for tokens from `issuer`. `now` is seconds
 /// since the Unix epoch. Returns the claims, or the first failed check (see

@@ -3,7 +3,13 @@
 //!
 //! - [`jwt`]: Ed25519-signed `at+jwt` access tokens and
 //!   [`verify_access_token`], for resource servers (no async runtime needed).
+//! - [`fixture`]: the authorization server itself, [`Fixture`], started in
+//!   process with a synchronous API.
 
+pub mod fixture;
 pub mod jwt;
 
+pub use fixture::{
+    CREDENTIAL_PARAMS, Defects, Event, Fixture, FixtureConfig, FixtureError, digest,
+};
 pub use jwt::{Claims, JwkSet, JwksError, PublicJwk, TokenError, TokenSigner, verify_access_token};

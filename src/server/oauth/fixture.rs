@@ -349,6 +349,27 @@ impl Drop for Fixture {
     }
 }
 
+/// `mcpres oauth fixture`: installs SIGTERM/SIGINT handlers, starts a
+/// fixture, calls `on_ready` with it, and serves until a signal arrives;
+/// then stops the fixture.
+pub fn run_until_signal(
+    config: FixtureConfig,
+    on_ready: impl FnOnce(&Fixture),
+) -> Result<(), FixtureError> {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(FixtureError::Runtime)?;
+    // Handlers first, so a signal sent as soon as the issuer is printed is
+    // not lost.
+    let signal = rt.block_on(async { crate::server::shutdown_signal() });
+    let fixture = Fixture::start(config)?;
+    on_ready(&fixture);
+    rt.block_on(signal);
+    fixture.stop();
+    Ok(())
+}
+
 async fn serve(
     listener: std::net::TcpListener,
     inner: Arc<Inner>,

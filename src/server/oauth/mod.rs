@@ -11,5 +11,6 @@ pub mod jwt;
 
 pub use fixture::{
     CREDENTIAL_PARAMS, Defects, Event, Fixture, FixtureConfig, FixtureError, digest,
+    run_until_signal,
 };
 pub use jwt::{Claims, JwkSet, JwksError, PublicJwk, TokenError, TokenSigner, verify_access_token};

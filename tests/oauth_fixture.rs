@@ -704,3 +704,51 @@ fn the_cli_prints_its_issuer_and_exits_zero_on_sigterm() {
         "the listener is closed"
     );
 }
+
+#[test]
+fn each_switchable_defect_changes_exactly_its_behaviour() {
+    let (_, challenge) = pkce("x");
+    // accept_plain_pkce: advertised and accepted; a plain verifier redeems.
+    let (f, client, redirect) = fixture_with(Defects {
+        accept_plain_pkce: true,
+        ..Defects::default()
+    });
+    let m = get(f.issuer(), "/.well-known/oauth-authorization-server").json();
+    assert_eq!(
+        m["code_challenge_methods_supported"],
+        serde_json::json!(["S256", "plain"])
+    );
+    let (verifier, _) = pkce("plain");
+    let good = good_authorize(&client, &redirect, &verifier);
+    let r = authorize(&f, &with(&good, "code_challenge_method", Some("plain")));
+    let code = r.location_params()["code"].clone();
+    assert_eq!(
+        exchange(&f, &client, &redirect, &code, &verifier).status,
+        200
+    );
+    drop(f);
+
+    // prefix_redirect_uri: an extension of the registered URI is accepted.
+    let (f, client, redirect) = fixture_with(Defects {
+        prefix_redirect_uri: true,
+        ..Defects::default()
+    });
+    let good = good_authorize(&client, &redirect, &challenge);
+    let longer = format!("{redirect}/evil");
+    let r = authorize(&f, &with(&good, "redirect_uri", Some(&longer)));
+    assert_eq!(r.status, 302);
+    assert!(r.header("location").unwrap().starts_with(&longer));
+    drop(f);
+
+    // wrong_iss_in_response and metadata_issuer_mismatch.
+    let (f, client, redirect) = fixture_with(Defects {
+        wrong_iss_in_response: true,
+        metadata_issuer_mismatch: true,
+        ..Defects::default()
+    });
+    let r = authorize(&f, &good_authorize(&client, &redirect, &challenge));
+    assert_ne!(r.location_params()["iss"], f.issuer());
+    let m = get(f.issuer(), "/.well-known/oauth-authorization-server").json();
+    assert_ne!(m["issuer"], f.issuer());
+    assert_eq!(m["token_endpoint"], format!("{}/token", f.issuer()));
+}

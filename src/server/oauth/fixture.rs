@@ -6,6 +6,7 @@
 //! replaced by `sha256:<hex>` of its bytes. Codes and refresh tokens are held
 //! only as digests; the signing key lives in memory and is zeroized on drop.
 
+use std::collections::btree_map::Entry;
 use std::collections::{BTreeMap, HashMap};
 use std::convert::Infallible;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
@@ -362,7 +363,10 @@ pub fn run_until_signal(
         .map_err(FixtureError::Runtime)?;
     // Handlers first, so a signal sent as soon as the issuer is printed is
     // not lost.
-    let signal = rt.block_on(async { crate::server::shutdown_signal() });
+    let signal = {
+        let _context = rt.enter();
+        crate::server::shutdown_signal()
+    };
     let fixture = Fixture::start(config)?;
     on_ready(&fixture);
     rt.block_on(signal);
@@ -434,10 +438,11 @@ fn parse_form(s: &str) -> (BTreeMap<String, String>, Vec<String>) {
                 .into_owned()
         };
         let (k, v) = (dec(k), dec(v));
-        if out.contains_key(&k) {
-            repeated.push(k);
-        } else {
-            out.insert(k, v);
+        match out.entry(k) {
+            Entry::Occupied(e) => repeated.push(e.key().clone()),
+            Entry::Vacant(e) => {
+                e.insert(v);
+            }
         }
     }
     (out, repeated)
@@ -499,10 +504,11 @@ async fn handle(inner: Arc<Inner>, req: Request<hyper::body::Incoming>) -> Resp 
             if method == Method::POST && is_form {
                 let (form, rep) = parse_form(&String::from_utf8_lossy(&b));
                 for (k, v) in form {
-                    if params.contains_key(&k) {
-                        repeated.push(k);
-                    } else {
-                        params.insert(k, v);
+                    match params.entry(k) {
+                        Entry::Occupied(e) => repeated.push(e.key().clone()),
+                        Entry::Vacant(e) => {
+                            e.insert(v);
+                        }
                     }
                 }
                 repeated.extend(rep);

@@ -293,13 +293,14 @@ fn listening_ports(pid: u32) -> Vec<u16> {
             .skip(1)
         {
             let f: Vec<&str> = line.split_whitespace().collect();
-            if f.len() > 9 && f[3] == "0A" && inodes.iter().any(|i| i == f[9]) {
-                if let Some(p) = f[1]
+            if f.len() > 9
+                && f[3] == "0A"
+                && inodes.iter().any(|i| i == f[9])
+                && let Some(p) = f[1]
                     .rsplit_once(':')
                     .and_then(|(_, p)| u16::from_str_radix(p, 16).ok())
-                {
-                    ports.push(p);
-                }
+            {
+                ports.push(p);
             }
         }
     }

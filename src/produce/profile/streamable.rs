@@ -1016,7 +1016,7 @@ fn absorbed(
     let alive = server
         .probe
         .as_ref()
-        .map_or(true, |p| super::web::alive(p.pid()));
+        .is_none_or(|p| super::web::alive(p.pid()));
     let c = if serving {
         (NoEffect, reason.to_string())
     } else if alive {

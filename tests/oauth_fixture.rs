@@ -752,3 +752,15 @@ fn each_switchable_defect_changes_exactly_its_behaviour() {
     assert_ne!(m["issuer"], f.issuer());
     assert_eq!(m["token_endpoint"], format!("{}/token", f.issuer()));
 }
+
+#[test]
+fn a_client_id_with_a_query_is_refused_and_logged_as_a_digest() {
+    let (f, client, redirect) = fixture();
+    let (_, challenge) = pkce("q");
+    let with_query = format!("{client}?code=not-a-real-code");
+    let r = authorize(&f, &good_authorize(&with_query, &redirect, &challenge));
+    assert_eq!(r.status, 400);
+    let events = serde_json::to_string(&f.events()).unwrap();
+    assert!(!events.contains("not-a-real-code"));
+    assert!(events.contains(&mcpres::server::oauth::digest("code=not-a-real-code")));
+}

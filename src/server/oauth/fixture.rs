@@ -448,12 +448,26 @@ fn parse_form(s: &str) -> (BTreeMap<String, String>, Vec<String>) {
     (out, repeated)
 }
 
+/// A URL with its query, if any, replaced by the query's digest: URL-valued
+/// parameters are the client's and may carry anything after `?`.
+fn query_digested(url: &str) -> String {
+    match url.split_once('?') {
+        Some((base, query)) => format!("{base}?{}", digest(query)),
+        None => url.to_string(),
+    }
+}
+
+/// URL-valued parameters recorded with their query digested.
+const URL_PARAMS: [&str; 3] = ["client_id", "redirect_uri", "resource"];
+
 fn redact(params: &BTreeMap<String, String>) -> BTreeMap<String, String> {
     params
         .iter()
         .map(|(k, v)| {
             let v = if CREDENTIAL_PARAMS.contains(&k.as_str()) {
                 digest(v)
+            } else if URL_PARAMS.contains(&k.as_str()) {
+                query_digested(v)
             } else {
                 v.clone()
             };
@@ -731,7 +745,9 @@ enum CimdRefusal {
 impl CimdRefusal {
     fn text(self) -> &'static str {
         match self {
-            CimdRefusal::NotAUrl => "client_id is not an absolute http(s) URL with a path",
+            CimdRefusal::NotAUrl => {
+                "client_id is not an absolute http(s) URL with a path and no query or fragment"
+            }
             CimdRefusal::HttpsUnsupported => {
                 "client_id uses https; this loopback fixture fetches loopback http only"
             }
@@ -749,8 +765,8 @@ impl CimdRefusal {
     }
 }
 
-/// Splits an http(s) URL into (https?, host, port, path-and-query). No
-/// userinfo, no fragment, non-empty path.
+/// Splits an http(s) URL into (https?, host, port, path). No userinfo, no
+/// query, no fragment, a non-empty path.
 fn split_url(url: &str) -> Option<(bool, String, u16, String)> {
     let (https, rest) = if let Some(r) = url.strip_prefix("https://") {
         (true, r)
@@ -764,7 +780,7 @@ fn split_url(url: &str) -> Option<(bool, String, u16, String)> {
     }
     let end = rest.find(['/', '?']).unwrap_or(rest.len());
     let (authority, path) = rest.split_at(end);
-    if authority.contains('@') || !path.starts_with('/') || path.len() < 2 {
+    if authority.contains('@') || !path.starts_with('/') || path.len() < 2 || path.contains('?') {
         return None;
     }
     let (host, port) = if let Some(r) = authority.strip_prefix('[') {
@@ -812,7 +828,8 @@ async fn fetch_cimd(inner: &Inner, client_id: &str) -> Result<Vec<String>, CimdR
     let mut event = Event {
         seq: 0,
         method: "FETCH".into(),
-        path: client_id.to_string(),
+        // A query is refused below; it is recorded only as a digest.
+        path: query_digested(client_id),
         status: 0,
         params: BTreeMap::new(),
         error: None,
@@ -1366,6 +1383,7 @@ mod tests {
         assert_eq!(split_url("http://u@127.0.0.1/x"), None);
         assert_eq!(split_url("http://127.0.0.1"), None);
         assert_eq!(split_url("http://127.0.0.1/x#f"), None);
+        assert_eq!(split_url("http://127.0.0.1/x?code=1"), None);
         assert!(loopback_ip("[::1]").is_some());
         assert!(loopback_ip("127.9.0.1").is_some());
         assert!(loopback_ip("10.0.0.1").is_none());

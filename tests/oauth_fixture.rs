@@ -764,3 +764,29 @@ fn a_client_id_with_a_query_is_refused_and_logged_as_a_digest() {
     assert!(!events.contains("not-a-real-code"));
     assert!(events.contains(&mcpres::server::oauth::digest("code=not-a-real-code")));
 }
+
+#[test]
+fn minted_tokens_carry_the_asked_audience_and_expiry() {
+    let (f, client, _) = fixture();
+    let other = "http://127.0.0.1:10/mcp";
+    let t = f.mint_access_token(&client, other, "mcp", 60);
+    let jwks = f.jwks();
+    assert_eq!(
+        verify_access_token(&t, &jwks, f.issuer(), RESOURCE, now()),
+        Err(TokenError::WrongAudience)
+    );
+    assert_eq!(
+        verify_access_token(&t, &jwks, f.issuer(), other, now())
+            .unwrap()
+            .aud,
+        other
+    );
+    let expired = f.mint_access_token(&client, RESOURCE, "mcp", -10);
+    assert_eq!(
+        verify_access_token(&expired, &jwks, f.issuer(), RESOURCE, now()),
+        Err(TokenError::Expired)
+    );
+    let events = f.events();
+    assert_eq!(events.iter().filter(|e| e.method == "MINT").count(), 2);
+    assert_no_credentials(&f, &[&t, &expired]);
+}

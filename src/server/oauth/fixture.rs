@@ -328,6 +328,48 @@ impl Fixture {
         Ok(format!("{}/cimd/{name}", self.inner.issuer))
     }
 
+    /// Signs an access token directly, without a grant (for resource-server
+    /// tests: a token for another audience, or already expired with a
+    /// negative `expires_in`). It is not revocable and not known to
+    /// introspection. Recorded as a `MINT` event with its digest.
+    pub fn mint_access_token(
+        &self,
+        client_id: &str,
+        audience: &str,
+        scope: &str,
+        expires_in: i64,
+    ) -> String {
+        let now = unix_now();
+        let claims = Claims {
+            iss: self.inner.issuer.clone(),
+            sub: SUBJECT.into(),
+            aud: audience.to_string(),
+            client_id: client_id.to_string(),
+            scope: scope.to_string(),
+            iat: now,
+            exp: now.saturating_add_signed(expires_in),
+            jti: random_token(),
+        };
+        let token = self.inner.signer.sign(&claims);
+        let mut issued = BTreeMap::new();
+        issued.insert("access_token".to_string(), digest(&token));
+        issued.insert("jti".to_string(), claims.jti);
+        self.inner.record(Event {
+            seq: 0,
+            method: "MINT".into(),
+            path: String::new(),
+            status: 0,
+            params: BTreeMap::from([
+                ("aud".to_string(), query_digested(audience)),
+                ("client_id".to_string(), query_digested(client_id)),
+            ]),
+            error: None,
+            note: Some("signed directly, without a grant".into()),
+            issued,
+        });
+        token
+    }
+
     /// Closes the listener and every connection, and waits for the server
     /// thread to end.
     pub fn stop(mut self) {

@@ -790,3 +790,26 @@ fn minted_tokens_carry_the_asked_audience_and_expiry() {
     assert_eq!(events.iter().filter(|e| e.method == "MINT").count(), 2);
     assert_no_credentials(&f, &[&t, &expired]);
 }
+
+#[test]
+fn a_client_secret_or_unknown_grant_is_refused_without_echoing_it() {
+    let (f, client, _) = fixture();
+    let r = post(
+        f.issuer(),
+        "/token",
+        &[
+            ("grant_type", "client_credentials"),
+            ("client_id", &client),
+            ("client_secret", "synthetic-secret-value"),
+        ],
+    );
+    assert_eq!(r.status, 400);
+    assert_eq!(r.json()["error"], "invalid_client");
+    let r = post(f.issuer(), "/token", &[("grant_type", "password")]);
+    assert_eq!(
+        (r.status, r.json()["error"].as_str()),
+        (400, Some("unsupported_grant_type"))
+    );
+    assert!(!String::from_utf8_lossy(&r.body).contains("password\""));
+    assert_no_credentials(&f, &["synthetic-secret-value"]);
+}

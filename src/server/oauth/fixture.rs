@@ -1120,13 +1120,8 @@ async fn authorize(
 
 fn token_error(outcome: &mut Outcome, error: &str, description: &str) -> Resp {
     outcome.error = Some(error.into());
-    let status = if error == "invalid_client" {
-        StatusCode::UNAUTHORIZED
-    } else {
-        StatusCode::BAD_REQUEST
-    };
     json_resp(
-        status,
+        StatusCode::BAD_REQUEST,
         &json!({"error": error, "error_description": description}),
     )
 }

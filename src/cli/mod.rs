@@ -12,6 +12,8 @@ mod attest;
 mod field;
 mod folders;
 mod limits;
+#[cfg(feature = "server")]
+mod oauth;
 mod official_cmd;
 #[cfg(feature = "server")]
 mod profile_run;
@@ -152,6 +154,12 @@ enum Command {
     /// Run the reference MCP server.
     #[cfg(feature = "server")]
     Serve(serve::ServeCli),
+    /// OAuth-boundary tooling: the loopback authorization server fixture.
+    #[cfg(feature = "server")]
+    Oauth {
+        #[command(subcommand)]
+        action: oauth::OauthAction,
+    },
     /// Run a scenario against an MCP server, over stdio or Streamable HTTP (`--http`), and write a validated evidence bundle.
     #[cfg(feature = "server")]
     Run(run::RunArgs),
@@ -391,6 +399,8 @@ fn dispatch(command: Command) -> CliResult {
             Ok(()) => Ok(Exit::Valid),
             Err(e) => Err(CliError::Unusable(format!("mcpres serve: {e}"))),
         },
+        #[cfg(feature = "server")]
+        Command::Oauth { action } => oauth::main(action),
         #[cfg(feature = "server")]
         Command::Run(args) => run::main_run(args),
         #[cfg(feature = "server")]

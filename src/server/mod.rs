@@ -13,6 +13,7 @@
 pub mod fault;
 pub mod handler;
 pub mod http;
+pub mod protected;
 pub mod stdio;
 
 use std::net::IpAddr;
@@ -23,6 +24,7 @@ use std::time::Duration;
 use rmcp::model::ProtocolVersion;
 
 pub use fault::{FaultId, FaultSpec, Trigger};
+pub use protected::{AuthArgs, AuthDefect};
 
 /// Revisions this server can speak.
 pub const KNOWN_REVISIONS: [&str; 2] = ["2025-11-25", "2026-07-28"];
@@ -79,6 +81,10 @@ pub struct ServeArgs {
     /// `Authorization: Bearer <that value>`. Only the name is held here; the
     /// value is read (and reduced to its SHA-256) when the server starts.
     pub bearer_env: Option<String>,
+    /// `--transport http`: `--auth loopback`, an OAuth 2.1 protected resource
+    /// whose tokens a loopback authorization server issues (see
+    /// [`protected`]). Excludes `bearer_env`.
+    pub auth: Option<AuthArgs>,
 }
 
 impl Default for ServeArgs {
@@ -100,6 +106,7 @@ impl Default for ServeArgs {
             body_read_timeout_ms: 30_000,
             max_connections: 64,
             bearer_env: None,
+            auth: None,
         }
     }
 }
@@ -127,6 +134,8 @@ pub enum ServerError {
         addr: std::net::SocketAddr,
         source: std::io::Error,
     },
+    #[error("--auth loopback: {0}")]
+    Auth(String),
     #[error("transport I/O error: {0}")]
     Io(#[from] std::io::Error),
 }
@@ -141,6 +150,8 @@ pub(crate) struct Config {
     /// The SHA-256 of the bearer credential every HTTP request must carry
     /// (`--bearer-env`), or `None` when the server requires none.
     pub bearer: Option<BearerDigest>,
+    /// `--auth loopback`: the issuer, checked to be a loopback http URL.
+    pub auth_issuer: Option<protected::LoopbackUrl>,
 }
 
 /// Shortest bearer credential `--bearer-env` accepts, in bytes.
@@ -273,6 +284,20 @@ fn validate(args: ServeArgs) -> Result<Config, ServerError> {
         }
         (Some(name), TransportKind::Http) => Some(read_bearer(name)?),
     };
+    let auth_issuer = match (&args.auth, args.transport) {
+        (None, _) => None,
+        (Some(_), TransportKind::Stdio) => {
+            return Err(ServerError::InvalidOption(
+                "--auth needs --transport http".into(),
+            ));
+        }
+        (Some(_), _) if args.bearer_env.is_some() => {
+            return Err(ServerError::InvalidOption(
+                "--auth and --bearer-env exclude each other".into(),
+            ));
+        }
+        (Some(auth), TransportKind::Http) => Some(protected::validate_args(auth)?),
+    };
     let params = fault::FaultParams {
         budget_ms: args.budget_ms,
         delay_ms: args.delay_ms,
@@ -295,6 +320,7 @@ fn validate(args: ServeArgs) -> Result<Config, ServerError> {
         engine: Arc::new(engine),
         shared: Arc::new(handler::SharedState::default()),
         bearer,
+        auth_issuer,
     })
 }
 

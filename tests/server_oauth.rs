@@ -477,3 +477,39 @@ fn the_metadata_defects_change_only_what_they_name() {
     let (status, err) = srv.stop();
     assert_eq!(status.code(), Some(0), "{err}");
 }
+
+#[test]
+fn a_refused_request_never_reaches_the_fault_schedule() {
+    let issuer = TestIssuer::start(None);
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("injection.jsonl");
+    let srv = start(
+        &issuer,
+        &[
+            "--fault",
+            "protocol-error@request-1",
+            "--injection-log",
+            log.to_str().unwrap(),
+        ],
+    );
+    let port = srv.port;
+    // Refused twice (no token, a bad one): the schedule's request 1 is still ahead.
+    assert_eq!(initialize(port, None).status, 401);
+    let bad = token_with(&issuer, port, expired);
+    assert_invalid(&initialize(port, Some(&bad)), port, "expired");
+    let r = initialize(port, Some(&good_token(&issuer, port)));
+    assert_eq!(r.status, 200);
+    assert_eq!(
+        r.response_to(1)["error"]["code"],
+        -32601,
+        "request 1 is the first admitted one"
+    );
+    let (status, err) = srv.stop();
+    assert_eq!(status.code(), Some(0), "{err}");
+    let injected: Vec<Value> = read_log(&log)
+        .into_iter()
+        .filter(|e| e.get("fault").is_some())
+        .collect();
+    assert_eq!(injected.len(), 1, "{injected:?}");
+    assert_eq!(injected[0]["request"]["ordinal"], 1);
+}

@@ -13,6 +13,7 @@
 pub mod fault;
 pub mod handler;
 pub mod http;
+pub mod oauth;
 pub mod protected;
 pub mod stdio;
 

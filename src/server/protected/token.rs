@@ -408,4 +408,36 @@ mod tests {
         );
         assert!(ed25519_keys(&json!({"nokeys": []})).is_none());
     }
+
+    /// Tokens and key sets of the fixture's own format (`server::oauth::jwt`)
+    /// verify here, and are refused for the same reasons.
+    #[test]
+    fn the_fixture_token_format_verifies() {
+        use crate::server::oauth::jwt::{Claims, TokenSigner};
+        let signer = TokenSigner::generate();
+        let keys = ed25519_keys(&signer.jwks().to_json()).unwrap();
+        assert_eq!(keys.len(), 1);
+        let claims = |aud: &str| Claims {
+            iss: ISS.into(),
+            sub: "s".into(),
+            aud: aud.into(),
+            client_id: "c".into(),
+            scope: "mcp".into(),
+            iat: 1000,
+            exp: 2000,
+            jti: "j".into(),
+        };
+        let ok = verify_access_token(&signer.sign(&claims(AUD)), &keys, &expect()).unwrap();
+        assert_eq!(ok.scopes, ["mcp"]);
+        let other = signer.sign(&claims("http://127.0.0.1:11/mcp"));
+        assert_eq!(
+            verify_access_token(&other, &keys, &expect()),
+            Err(TokenError::WrongAudience)
+        );
+        let foreign = ed25519_keys(&TokenSigner::generate().jwks().to_json()).unwrap();
+        assert_eq!(
+            verify_access_token(&signer.sign(&claims(AUD)), &foreign, &expect()),
+            Err(TokenError::UnknownKey)
+        );
+    }
 }

@@ -8,6 +8,10 @@
 //!   (`2025-11-25` with `initialize`, `2026-07-28` stateless with `server/discover`);
 //! - the typed handler (`handler.rs`) with the deterministic tools, resources and prompts.
 //!
+//! With `--auth loopback`, `protected.rs` makes the HTTP transport an OAuth 2.1
+//! protected resource: its access-token check sits in the HTTP pump, before the
+//! fault plan.
+//!
 //! Diagnostics go to stderr only; stdout carries protocol frames only.
 
 pub mod fault;
@@ -276,15 +280,6 @@ fn validate(args: ServeArgs) -> Result<Config, ServerError> {
             "--max-in-flight must be at least 1".into(),
         ));
     }
-    let bearer = match (&args.bearer_env, args.transport) {
-        (None, _) => None,
-        (Some(_), TransportKind::Stdio) => {
-            return Err(ServerError::InvalidOption(
-                "--bearer-env needs --transport http".into(),
-            ));
-        }
-        (Some(name), TransportKind::Http) => Some(read_bearer(name)?),
-    };
     let auth_issuer = match (&args.auth, args.transport) {
         (None, _) => None,
         (Some(_), TransportKind::Stdio) => {
@@ -298,6 +293,15 @@ fn validate(args: ServeArgs) -> Result<Config, ServerError> {
             ));
         }
         (Some(auth), TransportKind::Http) => Some(protected::validate_args(auth)?),
+    };
+    let bearer = match (&args.bearer_env, args.transport) {
+        (None, _) => None,
+        (Some(_), TransportKind::Stdio) => {
+            return Err(ServerError::InvalidOption(
+                "--bearer-env needs --transport http".into(),
+            ));
+        }
+        (Some(name), TransportKind::Http) => Some(read_bearer(name)?),
     };
     let params = fault::FaultParams {
         budget_ms: args.budget_ms,

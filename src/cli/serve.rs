@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
 
-use mcpres::server::{FaultSpec, KNOWN_REVISIONS, ServeArgs, TransportKind};
+use mcpres::server::{AuthArgs, AuthDefect, FaultSpec, KNOWN_REVISIONS, ServeArgs, TransportKind};
 
 /// `--transport`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -15,6 +15,50 @@ pub enum TransportArg {
     Stdio,
     /// Streamable HTTP on a loopback address, endpoint `/mcp`.
     Http,
+}
+
+/// `--auth`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum AuthArg {
+    /// An OAuth 2.1 protected resource whose access tokens a loopback
+    /// authorization server (`--auth-issuer`) issues.
+    Loopback,
+}
+
+/// `--auth-defect`: each switches off one property of the protected resource.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum AuthDefectArg {
+    /// Tokens for another audience are accepted.
+    AcceptWrongAudience,
+    /// Expired tokens are accepted.
+    AcceptExpired,
+    /// Token signatures (and key ids) are not checked.
+    SkipSignature,
+    /// The client's Authorization header is forwarded to `{issuer}/passthrough-probe`.
+    TokenPassthrough,
+    /// Bearer tokens are written to stderr.
+    LogToken,
+    /// The protected-resource metadata names http://192.0.2.1/ as an authorization server.
+    OffOriginMetadata,
+    /// A 401 carries no WWW-Authenticate header.
+    NoWwwAuthenticate,
+    /// The authorization server metadata's `issuer` is not compared at start.
+    WrongIssuerMetadata,
+}
+
+impl From<AuthDefectArg> for AuthDefect {
+    fn from(d: AuthDefectArg) -> AuthDefect {
+        match d {
+            AuthDefectArg::AcceptWrongAudience => AuthDefect::AcceptWrongAudience,
+            AuthDefectArg::AcceptExpired => AuthDefect::AcceptExpired,
+            AuthDefectArg::SkipSignature => AuthDefect::SkipSignature,
+            AuthDefectArg::TokenPassthrough => AuthDefect::TokenPassthrough,
+            AuthDefectArg::LogToken => AuthDefect::LogToken,
+            AuthDefectArg::OffOriginMetadata => AuthDefect::OffOriginMetadata,
+            AuthDefectArg::NoWwwAuthenticate => AuthDefect::NoWwwAuthenticate,
+            AuthDefectArg::WrongIssuerMetadata => AuthDefect::WrongIssuerMetadata,
+        }
+    }
 }
 
 /// Arguments of `mcpres serve`.
@@ -74,6 +118,37 @@ pub struct ServeCli {
     /// `Authorization: Bearer <it>` gets 401. The value is never printed or logged.
     #[arg(long, value_name = "NAME")]
     pub bearer_env: Option<String>,
+    /// `--transport http`: serve as an OAuth 2.1 protected resource (RFC 9728 metadata at
+    /// `/.well-known/oauth-protected-resource/mcp`; every other request needs an access token
+    /// from `--auth-issuer`, in the Authorization header).
+    #[arg(
+        long,
+        value_enum,
+        requires = "auth_issuer",
+        conflicts_with = "bearer_env"
+    )]
+    pub auth: Option<AuthArg>,
+    /// With `--auth loopback`: the authorization server's issuer, an http:// URL on a loopback
+    /// IP address. Its RFC 8414 metadata and JWKS are fetched at start; the metadata must name
+    /// exactly this issuer.
+    #[arg(long, value_name = "URL", requires = "auth")]
+    pub auth_issuer: Option<String>,
+    /// With `--auth loopback`: this resource's identifier, the audience its tokens must name
+    /// (default `http://ADDR:PORT/mcp` of the bound listener).
+    #[arg(long, value_name = "URI", requires = "auth")]
+    pub auth_resource: Option<String>,
+    /// With `--auth loopback`: a scope every request's token must grant (repeatable).
+    #[arg(long = "auth-scope", value_name = "SCOPE", requires = "auth")]
+    pub auth_scopes: Vec<String>,
+    /// With `--auth loopback`: switch on a deliberate defect (repeatable), for tests that a
+    /// runner notices it.
+    #[arg(
+        long = "auth-defect",
+        value_enum,
+        value_name = "NAME",
+        requires = "auth"
+    )]
+    pub auth_defects: Vec<AuthDefectArg>,
 }
 
 impl From<ServeCli> for ServeArgs {
@@ -98,6 +173,12 @@ impl From<ServeCli> for ServeArgs {
             body_read_timeout_ms: a.body_read_timeout_ms,
             max_connections: a.max_connections,
             bearer_env: a.bearer_env,
+            auth: a.auth.map(|AuthArg::Loopback| AuthArgs {
+                issuer: a.auth_issuer.unwrap_or_default(),
+                resource: a.auth_resource,
+                scopes: a.auth_scopes,
+                defects: a.auth_defects.into_iter().map(AuthDefect::from).collect(),
+            }),
         }
     }
 }

@@ -6,6 +6,12 @@
 //! loopback name and an `Origin` other than `http://{127.0.0.1,localhost,[::1]}:PORT`
 //! before anything else, so a refused request never reaches the fault schedule; rmcp
 //! checks the same again.
+//!
+//! Authorization: with `--bearer-env`, the next check compares the request's
+//! bearer credential with the configured one; with `--auth loopback`
+//! (`protected.rs`), it verifies the request's access token instead, and the
+//! router also serves the RFC 9728 metadata. Either check runs before the
+//! fault schedule, so a refused request is never counted.
 
 use std::convert::Infallible;
 use std::net::SocketAddr;
@@ -30,6 +36,7 @@ use tokio_util::sync::CancellationToken;
 use tower::ServiceExt;
 
 use super::fault::{self, Decision, FaultId, RequestInfo};
+use super::protected::{self, Protected};
 use super::{Config, ServerError};
 
 /// Handle to drop the TCP connection a request arrived on.
@@ -41,6 +48,8 @@ struct HttpState {
     in_flight: AtomicUsize,
     /// The origins a browser page may send from (the listener's own).
     allowed_origins: Vec<String>,
+    /// `--auth loopback`: the protected resource.
+    auth: Option<Arc<Protected>>,
 }
 
 /// Host names the server answers to: loopback only.
@@ -283,6 +292,17 @@ async fn fault_layer(State(state): State<Arc<HttpState>>, req: Request, next: Ne
         && let Err(refusal) = bearer_allowed(&parts, expected)
     {
         return unauthenticated(refusal);
+    }
+    let mut parts = parts;
+    if let Some(auth) = &state.auth
+        && !Protected::is_metadata_path(parts.uri.path())
+    {
+        auth.passthrough(&parts.headers).await;
+        if let Err(refusal) = auth.check(&parts.headers) {
+            return closing(auth.refuse(refusal));
+        }
+        // The token has done its work here: nothing past this point sees it.
+        parts.headers.remove(header::AUTHORIZATION);
     }
     let req = Request::from_parts(parts, body);
     // Only a POST to the endpoint itself is screened and counted; anything
@@ -732,12 +752,31 @@ fn overloaded(id: &Value, limit: usize) -> Response {
 }
 
 pub(crate) async fn serve(config: Arc<Config>) -> Result<(), ServerError> {
+    // `--auth loopback`: learn the authorization server's keys before any
+    // listener exists, so a refused start leaves nothing behind.
+    let discovered = match (&config.args.auth, &config.auth_issuer) {
+        (Some(args), Some(issuer)) => Some(protected::discover(args, issuer).await?),
+        _ => None,
+    };
     let addr = SocketAddr::new(config.args.bind, config.args.port);
     let listener = TcpListener::bind(addr)
         .await
         .map_err(|source| ServerError::Bind { addr, source })?;
     let local = listener.local_addr()?;
     let port = local.port();
+    let auth = match (&config.args.auth, &config.auth_issuer, discovered) {
+        (Some(args), Some(issuer), Some(found)) => {
+            let p = Protected::new(args, issuer.clone(), found, local);
+            config.engine.record_event("auth", p.describe());
+            eprintln!(
+                "mcpres serve: protected resource {} (metadata {})",
+                p.resource(),
+                p.metadata_url()
+            );
+            Some(Arc::new(p))
+        }
+        _ => None,
+    };
     let ct = CancellationToken::new();
 
     let allowed_origins = vec![
@@ -761,10 +800,20 @@ pub(crate) async fn serve(config: Arc<Config>) -> Result<(), ServerError> {
         config: config.clone(),
         in_flight: AtomicUsize::new(0),
         allowed_origins,
+        auth: auth.clone(),
     });
-    let router = Router::new()
-        .nest_service("/mcp", service)
-        .layer(middleware::from_fn_with_state(state, fault_layer));
+    let mut router = Router::new().nest_service("/mcp", service);
+    if let Some(auth) = auth {
+        let document = Arc::new(auth.metadata_document());
+        let metadata = axum::routing::get(move || {
+            let document = document.clone();
+            async move { json_response(StatusCode::OK, &document) }
+        });
+        router = router
+            .route(protected::PRM_PATH, metadata.clone())
+            .route(protected::PRM_PATH_MCP, metadata);
+    }
+    let router = router.layer(middleware::from_fn_with_state(state, fault_layer));
 
     let shutdown = super::shutdown_signal();
     tokio::pin!(shutdown);

@@ -8,12 +8,17 @@
 //!   (`2025-11-25` with `initialize`, `2026-07-28` stateless with `server/discover`);
 //! - the typed handler (`handler.rs`) with the deterministic tools, resources and prompts.
 //!
+//! With `--auth loopback`, `protected.rs` makes the HTTP transport an OAuth 2.1
+//! protected resource: its access-token check sits in the HTTP pump, before the
+//! fault plan.
+//!
 //! Diagnostics go to stderr only; stdout carries protocol frames only.
 
 pub mod fault;
 pub mod handler;
 pub mod http;
 pub mod oauth;
+pub mod protected;
 pub mod stdio;
 
 use std::net::IpAddr;
@@ -24,6 +29,7 @@ use std::time::Duration;
 use rmcp::model::ProtocolVersion;
 
 pub use fault::{FaultId, FaultSpec, Trigger};
+pub use protected::{AuthArgs, AuthDefect};
 
 /// Revisions this server can speak.
 pub const KNOWN_REVISIONS: [&str; 2] = ["2025-11-25", "2026-07-28"];
@@ -80,6 +86,10 @@ pub struct ServeArgs {
     /// `Authorization: Bearer <that value>`. Only the name is held here; the
     /// value is read (and reduced to its SHA-256) when the server starts.
     pub bearer_env: Option<String>,
+    /// `--transport http`: `--auth loopback`, an OAuth 2.1 protected resource
+    /// whose tokens a loopback authorization server issues (see
+    /// [`protected`]). Excludes `bearer_env`.
+    pub auth: Option<AuthArgs>,
 }
 
 impl Default for ServeArgs {
@@ -101,6 +111,7 @@ impl Default for ServeArgs {
             body_read_timeout_ms: 30_000,
             max_connections: 64,
             bearer_env: None,
+            auth: None,
         }
     }
 }
@@ -128,6 +139,8 @@ pub enum ServerError {
         addr: std::net::SocketAddr,
         source: std::io::Error,
     },
+    #[error("--auth loopback: {0}")]
+    Auth(String),
     #[error("transport I/O error: {0}")]
     Io(#[from] std::io::Error),
 }
@@ -142,6 +155,8 @@ pub(crate) struct Config {
     /// The SHA-256 of the bearer credential every HTTP request must carry
     /// (`--bearer-env`), or `None` when the server requires none.
     pub bearer: Option<BearerDigest>,
+    /// `--auth loopback`: the issuer, checked to be a loopback http URL.
+    pub auth_issuer: Option<protected::LoopbackUrl>,
 }
 
 /// Shortest bearer credential `--bearer-env` accepts, in bytes.
@@ -265,6 +280,20 @@ fn validate(args: ServeArgs) -> Result<Config, ServerError> {
             "--max-in-flight must be at least 1".into(),
         ));
     }
+    let auth_issuer = match (&args.auth, args.transport) {
+        (None, _) => None,
+        (Some(_), TransportKind::Stdio) => {
+            return Err(ServerError::InvalidOption(
+                "--auth needs --transport http".into(),
+            ));
+        }
+        (Some(_), _) if args.bearer_env.is_some() => {
+            return Err(ServerError::InvalidOption(
+                "--auth and --bearer-env exclude each other".into(),
+            ));
+        }
+        (Some(auth), TransportKind::Http) => Some(protected::validate_args(auth)?),
+    };
     let bearer = match (&args.bearer_env, args.transport) {
         (None, _) => None,
         (Some(_), TransportKind::Stdio) => {
@@ -296,6 +325,7 @@ fn validate(args: ServeArgs) -> Result<Config, ServerError> {
         engine: Arc::new(engine),
         shared: Arc::new(handler::SharedState::default()),
         bearer,
+        auth_issuer,
     })
 }
 

@@ -29,7 +29,7 @@ for spec in "stdio-transport 2025-11-25" "stdio-transport 2026-07-28" "protocol-
   else
     args=(profile run "$1" --revision "$2" -o "$OUT/$name" -- "$BIN" serve --seed "$SEED")
   fi
-  hyperfine --style basic --runs "${RUNS:-5}" -N \
+  hyperfine --style basic --runs "${RUNS:-5}" -N -i \
     --prepare "rm -rf $OUT/$name" \
     --export-json "$OUT/$name.hyperfine.json" \
     "$BIN ${args[*]}" >/dev/null || true

@@ -352,25 +352,6 @@ command = ["./no-such-server", "--stdio"]
     assert_eq!(codes, ["MCP_RES_FIELD_AGGREGATE_COLLAPSED"]);
 }
 
-/// Processes whose command line holds `marker` and ` serve `.
-fn marked_processes(marker: &str) -> Vec<u32> {
-    let mut found = Vec::new();
-    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
-        let Some(pid) = entry
-            .file_name()
-            .to_str()
-            .and_then(|n| n.parse::<u32>().ok())
-        else {
-            continue;
-        };
-        let cmdline = std::fs::read(entry.path().join("cmdline")).unwrap_or_default();
-        let text = String::from_utf8_lossy(&cmdline).replace('\0', " ");
-        if text.contains(marker) && text.contains(" serve ") {
-            found.push(pid);
-        }
-    }
-    found
-}
 
 #[test]
 fn an_interrupted_matrix_leaves_no_process_and_no_directory() {
@@ -410,7 +391,7 @@ command = ["{{mcpres}}", "serve", "--seed", "{seed}"]
         .unwrap();
     // Interrupt once the first leg is written and the second one's subjects run.
     let until = std::time::Instant::now() + Duration::from_secs(60);
-    while (marked_processes(&seed).is_empty() || !out.join("legs/first/run.json").exists())
+    while (support::marked_servers(&seed).is_empty() || !out.join("legs/first/run.json").exists())
         && std::time::Instant::now() < until
     {
         std::thread::sleep(Duration::from_millis(5));
@@ -420,7 +401,7 @@ command = ["{{mcpres}}", "serve", "--seed", "{seed}"]
         "the first leg was not written"
     );
     assert!(
-        !marked_processes(&seed).is_empty(),
+        !support::marked_servers(&seed).is_empty(),
         "the second leg did not start"
     );
     rustix::process::kill_process(
@@ -445,7 +426,7 @@ command = ["{{mcpres}}", "serve", "--seed", "{seed}"]
     );
     std::thread::sleep(Duration::from_millis(200));
     assert_eq!(
-        marked_processes(&seed),
+        support::marked_servers(&seed),
         Vec::<u32>::new(),
         "subjects left running"
     );

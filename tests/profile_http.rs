@@ -185,25 +185,6 @@ fn every_recorded_byte_of_a_request_holds_the_raw_http_exchange() {
     assert!(run["checks"][0]["verdict"].is_string());
 }
 
-/// Processes whose command line holds `marker` and ` serve `.
-fn marked_servers(marker: &str) -> Vec<u32> {
-    let mut found = Vec::new();
-    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
-        let Some(pid) = entry
-            .file_name()
-            .to_str()
-            .and_then(|n| n.parse::<u32>().ok())
-        else {
-            continue;
-        };
-        let cmdline = std::fs::read(entry.path().join("cmdline")).unwrap_or_default();
-        let text = String::from_utf8_lossy(&cmdline).replace('\0', " ");
-        if text.contains(marker) && text.contains(" serve ") {
-            found.push(pid);
-        }
-    }
-    found
-}
 
 #[test]
 fn a_killed_http_run_leaves_no_server_no_listener_and_no_directory() {
@@ -233,10 +214,10 @@ fn a_killed_http_run_leaves_no_server_no_listener_and_no_directory() {
         .spawn()
         .unwrap();
     let until = Instant::now() + Duration::from_secs(60);
-    while marked_servers(&seed).is_empty() && Instant::now() < until {
+    while support::marked_servers(&seed).is_empty() && Instant::now() < until {
         std::thread::sleep(Duration::from_millis(5));
     }
-    let running = marked_servers(&seed);
+    let running = support::marked_servers(&seed);
     assert!(!running.is_empty(), "no server started");
     // The ports those servers listen on, to see them closed afterwards.
     let ports: Vec<u16> = running
@@ -260,7 +241,7 @@ fn a_killed_http_run_leaves_no_server_no_listener_and_no_directory() {
     assert!(!out.exists(), "the half-written directory is removed");
     std::thread::sleep(Duration::from_millis(200));
     assert_eq!(
-        marked_servers(&seed),
+        support::marked_servers(&seed),
         Vec::<u32>::new(),
         "servers left running"
     );
@@ -274,37 +255,11 @@ fn a_killed_http_run_leaves_no_server_no_listener_and_no_directory() {
 
 /// The TCP ports process `pid` listens on.
 fn listening_ports(pid: u32) -> Vec<u16> {
-    let mut inodes = Vec::new();
-    if let Ok(fds) = std::fs::read_dir(format!("/proc/{pid}/fd")) {
-        for fd in fds.flatten() {
-            if let Ok(t) = std::fs::read_link(fd.path()) {
-                let t = t.to_string_lossy().to_string();
-                if let Some(n) = t.strip_prefix("socket:[").and_then(|t| t.strip_suffix(']')) {
-                    inodes.push(n.to_string());
-                }
-            }
-        }
-    }
-    let mut ports = Vec::new();
-    for file in ["/proc/net/tcp", "/proc/net/tcp6"] {
-        for line in std::fs::read_to_string(file)
-            .unwrap_or_default()
-            .lines()
-            .skip(1)
-        {
-            let f: Vec<&str> = line.split_whitespace().collect();
-            if f.len() > 9
-                && f[3] == "0A"
-                && inodes.iter().any(|i| i == f[9])
-                && let Some(p) = f[1]
-                    .rsplit_once(':')
-                    .and_then(|(_, p)| u16::from_str_radix(p, 16).ok())
-            {
-                ports.push(p);
-            }
-        }
-    }
-    ports
+    mcpres::produce::profile::web::sockets_of(&[pid])
+        .into_iter()
+        .filter(|(_, _, state)| state == "0A")
+        .map(|(port, _, _)| port)
+        .collect()
 }
 
 /// The Streamable HTTP test subject (`tests/subjects/http_subject.py`):

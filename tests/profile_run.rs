@@ -191,24 +191,6 @@ fn the_reference_server_on_the_protocol_revision_profile() {
     }
 }
 
-fn marked_processes(marker: &str) -> Vec<u32> {
-    let mut found = Vec::new();
-    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
-        let Some(pid) = entry
-            .file_name()
-            .to_str()
-            .and_then(|n| n.parse::<u32>().ok())
-        else {
-            continue;
-        };
-        let cmdline = std::fs::read(entry.path().join("cmdline")).unwrap_or_default();
-        let text = String::from_utf8_lossy(&cmdline).replace('\0', " ");
-        if text.contains(marker) && text.contains(" serve ") {
-            found.push(pid);
-        }
-    }
-    found
-}
 
 #[test]
 fn an_interrupted_run_leaves_no_process_and_no_directory() {
@@ -230,10 +212,10 @@ fn an_interrupted_run_leaves_no_process_and_no_directory() {
         .unwrap();
     // Interrupt once the first subject is running.
     let until = Instant::now() + Duration::from_secs(60);
-    while marked_processes(&seed).is_empty() && Instant::now() < until {
+    while support::marked_servers(&seed).is_empty() && Instant::now() < until {
         std::thread::sleep(Duration::from_millis(5));
     }
-    assert!(!marked_processes(&seed).is_empty(), "no subject started");
+    assert!(!support::marked_servers(&seed).is_empty(), "no subject started");
     std::thread::sleep(Duration::from_millis(300));
     rustix::process::kill_process(
         rustix::process::Pid::from_raw(child.id() as i32).unwrap(),
@@ -251,7 +233,7 @@ fn an_interrupted_run_leaves_no_process_and_no_directory() {
     assert!(!out.exists(), "the half-written directory is removed");
     std::thread::sleep(Duration::from_millis(200));
     assert_eq!(
-        marked_processes(&seed),
+        support::marked_servers(&seed),
         Vec::<u32>::new(),
         "subjects left running"
     );

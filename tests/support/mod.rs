@@ -244,3 +244,25 @@ pub fn decoded_strings(bytes: &[u8]) -> Vec<String> {
     out.extend(nested);
     out
 }
+
+/// The pids of the processes whose command line (arguments joined by
+/// spaces) holds `marker` and ` serve ` (a subject marked with a seed no
+/// other test uses).
+pub fn marked_servers(marker: &str) -> Vec<u32> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Some(pid) = entry
+            .file_name()
+            .to_str()
+            .and_then(|n| n.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        let cmdline = std::fs::read(entry.path().join("cmdline")).unwrap_or_default();
+        let text = String::from_utf8_lossy(&cmdline).replace('\0', " ");
+        if text.contains(marker) && text.contains(" serve ") {
+            found.push(pid);
+        }
+    }
+    found
+}

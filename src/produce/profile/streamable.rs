@@ -215,6 +215,29 @@ impl<'c, 'a> Bench<'c, 'a> {
         observe_on(self.ctx, &self.server, expected, reason, body)
     }
 
+    /// The usual control: the liveness request sent with `shape`, read as
+    /// the check's refusal when `refused` holds; and its mutant, the same
+    /// request with a syntax defect, sent as usual.
+    fn shaped_control(
+        &self,
+        refused_reason: &str,
+        accepted_reason: &str,
+        what: &str,
+        shape: Shape,
+        refused: impl Fn(&Resp) -> bool,
+    ) -> (Obs, Obs) {
+        let ctx = self.ctx;
+        let (id, msg) = ctx.live_request();
+        let classify =
+            |r: &Resp| refusal(r, Some(&id), &refused, refused_reason, accepted_reason);
+        let n = self.observe(Reject, refused_reason, |rec, s| {
+            let r = ctx.post_fresh(rec, &self.server, s, &msg, &shape);
+            (classify(&r), format!("{what}: {}", r.label()), r.summary())
+        });
+        let m = self.defect(refused_reason, &msg, Shape::default(), classify);
+        (n, m)
+    }
+
     /// The wrong-reason mutant: `msg` with a syntax defect, POSTed with
     /// `shape`, read to its end, classified by `classify`.
     fn defect(
@@ -416,22 +439,11 @@ fn authenticated_loopback_http(ctx: &Ctx) -> CheckRun {
             json!({"response": r.summary(), "boundAddresses": bound}),
         )
     });
-    let (id, msg) = ctx.live_request();
-    let classify =
-        |r: &Resp, id: &Value| refusal(r, Some(id), status_is(&[401]), REFUSED, ACCEPTED);
-    let n = b.observe(Reject, REFUSED, |rec, s| {
-        let shape = Shape {
-            no_auth: true,
-            ..Shape::default()
-        };
-        let r = ctx.post_fresh(rec, &b.server, s, &msg, &shape);
-        (
-            classify(&r, &id),
-            format!("without a credential: {}", r.label()),
-            r.summary(),
-        )
-    });
-    let m = b.defect(REFUSED, &msg, Shape::default(), |r| classify(r, &id));
+    let shape = Shape {
+        no_auth: true,
+        ..Shape::default()
+    };
+    let (n, m) = b.shaped_control(REFUSED, ACCEPTED, "without a credential", shape, status_is(&[401]));
     run3(ID, b, p, n, m)
 }
 
@@ -516,29 +528,11 @@ fn json_versus_sse_response(ctx: &Ctx) -> CheckRun {
         };
         (c, format!("answer: {}", r.label()), r.summary())
     });
-    let (id, msg) = ctx.live_request();
-    let classify = |r: &Resp| {
-        refusal(
-            r,
-            Some(&id),
-            status_is(&[406]),
-            REFUSED,
-            "MCP_RES_HTTP_UNACCEPTABLE_MEDIA_ACCEPTED",
-        )
+    let shape = Shape {
+        accept: Some("text/html".into()),
+        ..Shape::default()
     };
-    let n = b.observe(Reject, REFUSED, |rec, s| {
-        let shape = Shape {
-            accept: Some("text/html".into()),
-            ..Shape::default()
-        };
-        let r = ctx.post_fresh(rec, &b.server, s, &msg, &shape);
-        (
-            classify(&r),
-            format!("Accept: text/html: {}", r.label()),
-            r.summary(),
-        )
-    });
-    let m = b.defect(REFUSED, &msg, Shape::default(), classify);
+    let (n, m) = b.shaped_control(REFUSED, "MCP_RES_HTTP_UNACCEPTABLE_MEDIA_ACCEPTED", "Accept: text/html", shape, status_is(&[406]));
     run3(ID, b, p, n, m)
 }
 
@@ -660,29 +654,11 @@ fn buffering_detection(ctx: &Ctx) -> CheckRun {
             r.summary(),
         )
     });
-    let (id, msg) = ctx.live_request();
-    let classify = |r: &Resp| {
-        refusal(
-            r,
-            Some(&id),
-            status_is(&[406]),
-            REFUSED,
-            "MCP_RES_HTTP_EVENT_STREAM_NOT_ACCEPTED_ACCEPTED",
-        )
+    let shape = Shape {
+        accept: Some("application/json".into()),
+        ..Shape::default()
     };
-    let n = b.observe(Reject, REFUSED, |rec, s| {
-        let shape = Shape {
-            accept: Some("application/json".into()),
-            ..Shape::default()
-        };
-        let r = ctx.post_fresh(rec, &b.server, s, &msg, &shape);
-        (
-            classify(&r),
-            format!("Accept: application/json: {}", r.label()),
-            r.summary(),
-        )
-    });
-    let m = b.defect(REFUSED, &msg, Shape::default(), classify);
+    let (n, m) = b.shaped_control(REFUSED, "MCP_RES_HTTP_EVENT_STREAM_NOT_ACCEPTED_ACCEPTED", "Accept: application/json", shape, status_is(&[406]));
     run3(ID, b, p, n, m)
 }
 
@@ -843,25 +819,11 @@ fn status_code_consistency(ctx: &Ctx) -> CheckRun {
             r.summary(),
         )
     });
-    let (id, msg) = ctx.live_request();
-    let classify = |r: &Resp| {
-        refusal(
-            r,
-            Some(&id),
-            status_is(&[405]),
-            REFUSED,
-            "MCP_RES_HTTP_PUT_ACCEPTED",
-        )
+    let shape = Shape {
+        method: Some("PUT".into()),
+        ..Shape::default()
     };
-    let n = b.observe(Reject, REFUSED, |rec, s| {
-        let shape = Shape {
-            method: Some("PUT".into()),
-            ..Shape::default()
-        };
-        let r = ctx.post_fresh(rec, &b.server, s, &msg, &shape);
-        (classify(&r), format!("PUT: {}", r.label()), r.summary())
-    });
-    let m = b.defect(REFUSED, &msg, Shape::default(), classify);
+    let (n, m) = b.shaped_control(REFUSED, "MCP_RES_HTTP_PUT_ACCEPTED", "PUT", shape, status_is(&[405]));
     run3(ID, b, p, n, m)
 }
 
@@ -883,29 +845,11 @@ fn content_type(ctx: &Ctx) -> CheckRun {
             r.summary(),
         )
     });
-    let (id, msg) = ctx.live_request();
-    let classify = |r: &Resp| {
-        refusal(
-            r,
-            Some(&id),
-            status_is(&[415]),
-            REFUSED,
-            "MCP_RES_HTTP_UNSUPPORTED_CONTENT_TYPE_ACCEPTED",
-        )
+    let shape = Shape {
+        content_type: Some("text/plain".into()),
+        ..Shape::default()
     };
-    let n = b.observe(Reject, REFUSED, |rec, s| {
-        let shape = Shape {
-            content_type: Some("text/plain".into()),
-            ..Shape::default()
-        };
-        let r = ctx.post_fresh(rec, &b.server, s, &msg, &shape);
-        (
-            classify(&r),
-            format!("Content-Type: text/plain: {}", r.label()),
-            r.summary(),
-        )
-    });
-    let m = b.defect(REFUSED, &msg, Shape::default(), classify);
+    let (n, m) = b.shaped_control(REFUSED, "MCP_RES_HTTP_UNSUPPORTED_CONTENT_TYPE_ACCEPTED", "Content-Type: text/plain", shape, status_is(&[415]));
     run3(ID, b, p, n, m)
 }
 
@@ -1621,29 +1565,11 @@ fn proxy_added_headers(ctx: &Ctx) -> CheckRun {
         };
         (c, format!("with proxy headers: {}", r.label()), r.summary())
     });
-    let (id, msg) = ctx.live_request();
-    let classify = |r: &Resp| {
-        refusal(
-            r,
-            Some(&id),
-            status_is(&[400, 403, 421]),
-            REFUSED,
-            "MCP_RES_HTTP_FOREIGN_HOST_ACCEPTED",
-        )
+    let shape = Shape {
+        host: Some(FOREIGN.into()),
+        ..Shape::default()
     };
-    let n = b.observe(Reject, REFUSED, |rec, s| {
-        let shape = Shape {
-            host: Some(FOREIGN.into()),
-            ..Shape::default()
-        };
-        let r = ctx.post_fresh(rec, &b.server, s, &msg, &shape);
-        (
-            classify(&r),
-            format!("Host: {FOREIGN}: {}", r.label()),
-            r.summary(),
-        )
-    });
-    let m = b.defect(REFUSED, &msg, Shape::default(), classify);
+    let (n, m) = b.shaped_control(REFUSED, "MCP_RES_HTTP_FOREIGN_HOST_ACCEPTED", &format!("Host: {FOREIGN}"), shape, status_is(&[400, 403, 421]));
     run3(ID, b, p, n, m)
 }
 

@@ -242,8 +242,24 @@ impl HttpServer {
 
     /// `start` with extra environment variables for the child only.
     pub fn start_env(args: &[&str], env: &[(&str, &str)]) -> HttpServer {
+        HttpServer::launch(0, args, env)
+    }
+
+    /// `start` on a chosen port (for example `support::free_port()`), for a
+    /// test that must know the server's address before it starts.
+    pub fn start_on(port: u16, args: &[&str]) -> HttpServer {
+        let srv = HttpServer::launch(port, args, &[]);
+        assert_eq!(
+            srv.port, port,
+            "the server listens on the port it was given"
+        );
+        srv
+    }
+
+    fn launch(port: u16, args: &[&str], env: &[(&str, &str)]) -> HttpServer {
+        let port = port.to_string();
         let mut child = Command::new(BIN)
-            .args(["serve", "--transport", "http", "--port", "0"])
+            .args(["serve", "--transport", "http", "--port", &port])
             .args(args)
             .envs(env.iter().copied())
             .stdin(Stdio::null())

@@ -25,7 +25,10 @@ use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
 use mcpres::server::oauth::{Fixture, FixtureConfig, digest};
-use server_support::{HttpReply, HttpServer, LEGACY, exchange, initialize_params, post, request};
+use server_support::{
+    HttpReply, HttpServer, LEGACY, exchange, initialize_params, initialized_then_list_tools, post,
+    request,
+};
 
 /// Bound of every wait here; never reached by servers that behave.
 const T: Duration = Duration::from_secs(20);
@@ -410,25 +413,8 @@ fn a_client_discovers_authorizes_and_calls_the_protected_subject() {
         ("MCP-Protocol-Version", LEGACY),
         ("Authorization", auth.as_str()),
     ];
-    let note = post(
-        port,
-        br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
-        &h,
-        T,
-    );
-    assert_eq!(note.status, 202);
-    let list = post(
-        port,
-        request(2, "tools/list", json!({})).to_string().as_bytes(),
-        &h,
-        T,
-    );
-    assert_eq!(list.status, 200);
-    let tools = list.response_to(2)["result"]["tools"]
-        .as_array()
-        .unwrap()
-        .len();
-    assert!(tools > 0, "tools/list lists the tools");
+    let tools = initialized_then_list_tools(port, &h, T);
+    assert!(!tools.is_empty(), "tools/list lists the tools");
 
     // A well-formed token of the same issuer for another audience, and an
     // expired one for this resource: each refused for its own reason.

@@ -407,6 +407,34 @@ pub fn post(port: u16, body: &[u8], extra: &[(&str, &str)], timeout: Duration) -
     exchange(port, &req, timeout)
 }
 
+/// In an HTTP session opened by `initialize` (`headers` name the session,
+/// the protocol version and any credential): send `notifications/initialized`
+/// (202), then `tools/list` as request 2 (200); returns the listed tools.
+pub fn initialized_then_list_tools(
+    port: u16,
+    headers: &[(&str, &str)],
+    timeout: Duration,
+) -> Vec<Value> {
+    let note = post(
+        port,
+        br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+        headers,
+        timeout,
+    );
+    assert_eq!(note.status, 202);
+    let list = post(
+        port,
+        request(2, "tools/list", json!({})).to_string().as_bytes(),
+        headers,
+        timeout,
+    );
+    assert_eq!(list.status, 200);
+    list.response_to(2)["result"]["tools"]
+        .as_array()
+        .expect("a tools array")
+        .clone()
+}
+
 pub fn exchange(port: u16, req: &[u8], timeout: Duration) -> HttpReply {
     let mut s = TcpStream::connect(("127.0.0.1", port)).expect("connect");
     s.set_read_timeout(Some(timeout)).expect("timeout");

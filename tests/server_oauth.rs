@@ -202,25 +202,8 @@ fn a_valid_token_opens_a_session_and_is_never_logged_or_forwarded() {
         ("MCP-Protocol-Version", LEGACY),
         ("Authorization", auth.as_str()),
     ];
-    let note = post(
-        srv.port,
-        br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
-        &h,
-        T,
-    );
-    assert_eq!(note.status, 202);
-    let list = post(
-        srv.port,
-        request(2, "tools/list", json!({})).to_string().as_bytes(),
-        &h,
-        T,
-    );
-    assert_eq!(list.status, 200);
-    let tools = list.response_to(2)["result"]["tools"]
-        .as_array()
-        .unwrap()
-        .len();
-    assert!(tools > 0, "tools/list lists the tools");
+    let tools = initialized_then_list_tools(srv.port, &h, T);
+    assert!(!tools.is_empty(), "tools/list lists the tools");
     // Without the token, the session is no way in.
     let no_token = post(
         srv.port,

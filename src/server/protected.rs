@@ -28,7 +28,8 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
 use super::ServerError;
-use token::{Expectations, Jwk, TokenError};
+use super::oauth::jwt::PublicJwk;
+use token::{Expectations, TokenError};
 
 /// Time allowed for each request to the authorization server.
 const FETCH_TIMEOUT: Duration = Duration::from_secs(5);
@@ -340,7 +341,7 @@ fn metadata_path(issuer: &LoopbackUrl) -> String {
 
 /// What discovery found: the authorization server's signing keys.
 pub(crate) struct Discovered {
-    keys: Vec<Jwk>,
+    keys: Vec<PublicJwk>,
 }
 
 /// Fetch the authorization server's metadata and JWKS (before the listener
@@ -413,7 +414,7 @@ pub(crate) struct Protected {
     resource: String,
     metadata_url: String,
     scopes: Vec<String>,
-    keys: Vec<Jwk>,
+    keys: Vec<PublicJwk>,
     defects: Vec<AuthDefect>,
 }
 

@@ -242,8 +242,24 @@ impl HttpServer {
 
     /// `start` with extra environment variables for the child only.
     pub fn start_env(args: &[&str], env: &[(&str, &str)]) -> HttpServer {
+        HttpServer::launch(0, args, env)
+    }
+
+    /// `start` on a chosen port (for example `support::free_port()`), for a
+    /// test that must know the server's address before it starts.
+    pub fn start_on(port: u16, args: &[&str]) -> HttpServer {
+        let srv = HttpServer::launch(port, args, &[]);
+        assert_eq!(
+            srv.port, port,
+            "the server listens on the port it was given"
+        );
+        srv
+    }
+
+    fn launch(port: u16, args: &[&str], env: &[(&str, &str)]) -> HttpServer {
+        let port = port.to_string();
         let mut child = Command::new(BIN)
-            .args(["serve", "--transport", "http", "--port", "0"])
+            .args(["serve", "--transport", "http", "--port", &port])
             .args(args)
             .envs(env.iter().copied())
             .stdin(Stdio::null())
@@ -389,6 +405,34 @@ pub fn post(port: u16, body: &[u8], extra: &[(&str, &str)], timeout: Duration) -
     let mut req = head.into_bytes();
     req.extend_from_slice(body);
     exchange(port, &req, timeout)
+}
+
+/// In an HTTP session opened by `initialize` (`headers` name the session,
+/// the protocol version and any credential): send `notifications/initialized`
+/// (202), then `tools/list` as request 2 (200); returns the listed tools.
+pub fn initialized_then_list_tools(
+    port: u16,
+    headers: &[(&str, &str)],
+    timeout: Duration,
+) -> Vec<Value> {
+    let note = post(
+        port,
+        br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+        headers,
+        timeout,
+    );
+    assert_eq!(note.status, 202);
+    let list = post(
+        port,
+        request(2, "tools/list", json!({})).to_string().as_bytes(),
+        headers,
+        timeout,
+    );
+    assert_eq!(list.status, 200);
+    list.response_to(2)["result"]["tools"]
+        .as_array()
+        .expect("a tools array")
+        .clone()
 }
 
 pub fn exchange(port: u16, req: &[u8], timeout: Duration) -> HttpReply {

@@ -8,7 +8,7 @@ use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use ed25519_dalek::{Signature, Signer as _, SigningKey, Verifier as _, VerifyingKey};
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
 
 /// The only `alg` accepted and produced.
@@ -115,36 +115,9 @@ impl JwkSet {
             .ok_or(JwksError::NotASet)?;
         let mut out = Vec::new();
         for (index, k) in keys.iter().enumerate() {
-            let bad = |reason| JwksError::BadKey { index, reason };
-            if k.get("kty").and_then(Value::as_str) != Some("OKP")
-                || k.get("crv").and_then(Value::as_str) != Some("Ed25519")
-            {
-                continue;
+            if let Some(jwk) = ed25519_jwk(k) {
+                out.push(jwk.map_err(|reason| JwksError::BadKey { index, reason })?);
             }
-            if let Some(u) = k.get("use").and_then(Value::as_str)
-                && u != "sig"
-            {
-                continue;
-            }
-            let x = k
-                .get("x")
-                .and_then(Value::as_str)
-                .ok_or(bad("no `x` member"))?;
-            let bytes = URL_SAFE_NO_PAD
-                .decode(x)
-                .map_err(|_| bad("`x` is not base64url"))?;
-            let arr: [u8; 32] = bytes
-                .as_slice()
-                .try_into()
-                .map_err(|_| bad("`x` is not 32 bytes"))?;
-            let key =
-                VerifyingKey::from_bytes(&arr).map_err(|_| bad("`x` is not an Ed25519 point"))?;
-            let kid = k
-                .get("kid")
-                .and_then(Value::as_str)
-                .ok_or(bad("no `kid` member"))?
-                .to_string();
-            out.push(PublicJwk { kid, key });
         }
         Ok(JwkSet { keys: out })
     }
@@ -153,6 +126,40 @@ impl JwkSet {
     pub fn to_json(&self) -> Value {
         json!({ "keys": self.keys.iter().map(PublicJwk::to_json).collect::<Vec<_>>() })
     }
+}
+
+/// One member of a JWK Set read as an Ed25519 signature key: `None` when it
+/// is not one (another `kty` or `crv`, or a `use` other than `sig`), else the
+/// key, or the first reason it is malformed (no or a bad `x`, no `kid`).
+/// Shared by [`JwkSet::from_json`], which refuses a malformed key, and the
+/// protected resource's key discovery, which skips it.
+pub(crate) fn ed25519_jwk(k: &Value) -> Option<Result<PublicJwk, &'static str>> {
+    let s = |name: &str| k.get(name).and_then(Value::as_str);
+    if s("kty") != Some("OKP")
+        || s("crv") != Some("Ed25519")
+        || s("use").is_some_and(|u| u != "sig")
+    {
+        return None;
+    }
+    let parse = || {
+        let x = s("x").ok_or("no `x` member")?;
+        let arr: [u8; 32] = base64url_array(x, "`x` is not base64url", "`x` is not 32 bytes")?;
+        let key = VerifyingKey::from_bytes(&arr).map_err(|_| "`x` is not an Ed25519 point")?;
+        let kid = s("kid").ok_or("no `kid` member")?.to_string();
+        Ok(PublicJwk { kid, key })
+    };
+    Some(parse())
+}
+
+/// `text` decoded from unpadded base64url into exactly `N` bytes; else
+/// `not_base64url` or `wrong_length`.
+fn base64url_array<const N: usize>(
+    text: &str,
+    not_base64url: &'static str,
+    wrong_length: &'static str,
+) -> Result<[u8; N], &'static str> {
+    let bytes = URL_SAFE_NO_PAD.decode(text).map_err(|_| not_base64url)?;
+    bytes.as_slice().try_into().map_err(|_| wrong_length)
 }
 
 /// RFC 7638 JWK thumbprint (SHA-256, base64url) of an Ed25519 public key.
@@ -211,24 +218,56 @@ impl TokenSigner {
     }
 }
 
-fn decode_object(segment: &str, what: &'static str) -> Result<Value, TokenError> {
-    let bytes = URL_SAFE_NO_PAD
-        .decode(segment)
-        .map_err(|_| TokenError::Malformed(what))?;
-    let v: Value = serde_json::from_slice(&bytes).map_err(|_| TokenError::Malformed(what))?;
-    if v.is_object() {
-        Ok(v)
-    } else {
-        Err(TokenError::Malformed(what))
+fn decode_object(segment: &str) -> Option<Map<String, Value>> {
+    let bytes = URL_SAFE_NO_PAD.decode(segment).ok()?;
+    match serde_json::from_slice(&bytes) {
+        Ok(Value::Object(map)) => Some(map),
+        _ => None,
     }
 }
 
 /// The `aud` claim of a token, read WITHOUT verifying it (the fixture's
 /// introspection endpoint then verifies the token for that audience).
 pub(crate) fn unverified_audience(token: &str) -> Option<String> {
-    let payload = token.split('.').nth(1)?;
-    let v = decode_object(payload, "payload").ok()?;
-    v.get("aud").and_then(Value::as_str).map(String::from)
+    let payload = decode_object(token.split('.').nth(1)?)?;
+    payload.get("aud").and_then(Value::as_str).map(String::from)
+}
+
+/// A compact JWS taken apart, nothing about it checked yet.
+pub(crate) struct Compact<'a> {
+    pub header: Map<String, Value>,
+    pub payload: Map<String, Value>,
+    pub signature: Signature,
+    /// The first two segments as sent: what the signature covers.
+    pub signing_input: &'a str,
+}
+
+/// Splits `token` into a JSON header, a JSON payload and a 64-byte
+/// signature, or says what is malformed first (segments, header, payload,
+/// signature).
+pub(crate) fn split_compact(token: &str) -> Result<Compact<'_>, &'static str> {
+    let mut parts = token.split('.');
+    let (Some(h), Some(p), Some(s), None) =
+        (parts.next(), parts.next(), parts.next(), parts.next())
+    else {
+        return Err("not three dot-separated segments");
+    };
+    let header = decode_object(h).ok_or("header is not a base64url JSON object")?;
+    let payload = decode_object(p).ok_or("payload is not a base64url JSON object")?;
+    let sig_arr: [u8; 64] =
+        base64url_array(s, "signature is not base64url", "signature is not 64 bytes")?;
+    Ok(Compact {
+        header,
+        payload,
+        signature: Signature::from_bytes(&sig_arr),
+        signing_input: &token[..h.len() + 1 + p.len()],
+    })
+}
+
+/// Is `typ` the access-token type of RFC 9068 (`at+jwt`, or its full media
+/// type), compared without regard to case?
+pub(crate) fn is_access_token_type(typ: &str) -> bool {
+    typ.eq_ignore_ascii_case(TYP) || typ.eq_ignore_ascii_case("application/at+jwt")
 }
 
 /// Verifies an access token for a resource server whose resource identifier
@@ -242,31 +281,20 @@ pub fn verify_access_token(
     audience: &str,
     now: u64,
 ) -> Result<Claims, TokenError> {
-    let mut parts = token.split('.');
-    let (Some(h), Some(p), Some(s), None) =
-        (parts.next(), parts.next(), parts.next(), parts.next())
-    else {
-        return Err(TokenError::Malformed("not three dot-separated segments"));
-    };
-    let header = decode_object(h, "header is not a base64url JSON object")?;
-    let payload = decode_object(p, "payload is not a base64url JSON object")?;
-    let sig_bytes = URL_SAFE_NO_PAD
-        .decode(s)
-        .map_err(|_| TokenError::Malformed("signature is not base64url"))?;
-    let sig_arr: [u8; 64] = sig_bytes
-        .as_slice()
-        .try_into()
-        .map_err(|_| TokenError::Malformed("signature is not 64 bytes"))?;
-    let claims: Claims = serde_json::from_value(payload)
+    let Compact {
+        header,
+        payload,
+        signature,
+        signing_input,
+    } = split_compact(token).map_err(TokenError::Malformed)?;
+    let claims: Claims = serde_json::from_value(Value::Object(payload))
         .map_err(|_| TokenError::Malformed("claims missing or of the wrong type"))?;
 
     if header.get("alg").and_then(Value::as_str) != Some(ALG) {
         return Err(TokenError::UnsupportedHeader("alg is not EdDSA"));
     }
     let typ = header.get("typ").and_then(Value::as_str);
-    if !typ.is_some_and(|t| {
-        t.eq_ignore_ascii_case(TYP) || t.eq_ignore_ascii_case("application/at+jwt")
-    }) {
+    if !typ.is_some_and(is_access_token_type) {
         return Err(TokenError::UnsupportedHeader("typ is not at+jwt"));
     }
     let kid = header
@@ -278,9 +306,8 @@ pub fn verify_access_token(
         .iter()
         .find(|k| k.kid == kid)
         .ok_or(TokenError::UnknownKey)?;
-    let signing_input = &token[..h.len() + 1 + p.len()];
     jwk.key
-        .verify(signing_input.as_bytes(), &Signature::from_bytes(&sig_arr))
+        .verify(signing_input.as_bytes(), &signature)
         .map_err(|_| TokenError::BadSignature)?;
     if claims.iss != issuer {
         return Err(TokenError::WrongIssuer);
@@ -309,6 +336,34 @@ mod tests {
             exp: 400,
             jti: "j".into(),
         }
+    }
+
+    #[test]
+    fn a_jwk_set_skips_other_keys_and_refuses_a_malformed_ed25519_one() {
+        let s = TokenSigner::generate();
+        let good = s.jwks().to_json()["keys"][0].clone();
+        let mut enc = good.clone();
+        enc["use"] = json!("enc");
+        let rsa = json!({"kty": "RSA", "n": "AQAB", "e": "AQAB", "kid": "r"});
+        let set = JwkSet::from_json(&json!({"keys": [rsa, enc, good.clone()]})).unwrap();
+        assert_eq!(set.keys.len(), 1);
+        assert_eq!(set.keys[0].kid, s.kid());
+        for (member, value, reason) in [
+            ("x", json!("AAAA"), "`x` is not 32 bytes"),
+            ("x", json!("!!"), "`x` is not base64url"),
+            ("kid", Value::Null, "no `kid` member"),
+        ] {
+            let mut bad = good.clone();
+            bad[member] = value;
+            assert_eq!(
+                JwkSet::from_json(&json!({"keys": [good.clone(), bad]})),
+                Err(JwksError::BadKey { index: 1, reason })
+            );
+        }
+        assert_eq!(
+            JwkSet::from_json(&json!({"nokeys": []})),
+            Err(JwksError::NotASet)
+        );
     }
 
     #[test]

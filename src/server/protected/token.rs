@@ -10,21 +10,17 @@
 //!
 //! Nothing here keeps, prints or returns the token or any part of it: an
 //! error names the reason only.
+//!
+//! The token's structure and the key set are read with the fixture's token
+//! module (`server::oauth::jwt`); the checks are this resource's own (an
+//! `aud` array, `nbf`, strict signatures, the defect switches).
 
-use base64::Engine as _;
-use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use ed25519_dalek::{Signature, VerifyingKey};
 use serde_json::Value;
+
+use crate::server::oauth::jwt::{self, ALG, Compact, PublicJwk};
 
 /// Longest token considered, in bytes; a longer one is malformed.
 pub(crate) const MAX_TOKEN_BYTES: usize = 8 * 1024;
-
-/// One Ed25519 key of the authorization server's JWKS.
-#[derive(Debug, Clone)]
-pub(crate) struct Jwk {
-    pub kid: String,
-    pub key: VerifyingKey,
-}
 
 /// Why a token was refused. Each names one property; none carries token
 /// material.
@@ -85,21 +81,6 @@ pub(crate) struct Accepted {
     pub scopes: Vec<String>,
 }
 
-fn decode_json(segment: &str) -> Result<serde_json::Map<String, Value>, TokenError> {
-    let bytes = URL_SAFE_NO_PAD
-        .decode(segment)
-        .map_err(|_| TokenError::Malformed)?;
-    match serde_json::from_slice::<Value>(&bytes) {
-        Ok(Value::Object(map)) => Ok(map),
-        _ => Err(TokenError::Malformed),
-    }
-}
-
-fn is_access_token_type(typ: &str) -> bool {
-    let t = typ.to_ascii_lowercase();
-    t == "at+jwt" || t == "application/at+jwt"
-}
-
 /// A NumericDate claim: a non-negative JSON number, whole seconds taken.
 fn numeric_date(v: &Value) -> Option<u64> {
     if let Some(n) = v.as_u64() {
@@ -113,30 +94,18 @@ fn numeric_date(v: &Value) -> Option<u64> {
 /// Verify `token` against `keys` and `expect`.
 pub(crate) fn verify_access_token(
     token: &str,
-    keys: &[Jwk],
+    keys: &[PublicJwk],
     expect: &Expectations<'_>,
 ) -> Result<Accepted, TokenError> {
     if token.is_empty() || token.len() > MAX_TOKEN_BYTES {
         return Err(TokenError::Malformed);
     }
-    let mut segments = token.split('.');
-    let (Some(h), Some(p), Some(s), None) = (
-        segments.next(),
-        segments.next(),
-        segments.next(),
-        segments.next(),
-    ) else {
-        return Err(TokenError::Malformed);
-    };
-    let header = decode_json(h)?;
-    let claims = decode_json(p)?;
-    let signature = URL_SAFE_NO_PAD
-        .decode(s)
-        .map_err(|_| TokenError::Malformed)?;
-    let signature: [u8; 64] = signature
-        .as_slice()
-        .try_into()
-        .map_err(|_| TokenError::Malformed)?;
+    let Compact {
+        header,
+        payload: claims,
+        signature,
+        signing_input,
+    } = jwt::split_compact(token).map_err(|_| TokenError::Malformed)?;
     // Required members and their types, before any property is judged.
     let alg = header.get("alg").and_then(Value::as_str);
     let kid = header.get("kid").and_then(Value::as_str);
@@ -166,7 +135,7 @@ pub(crate) fn verify_access_token(
             .ok_or(TokenError::Malformed)?,
         _ => return Err(TokenError::Malformed),
     };
-    if alg != "EdDSA" || !is_access_token_type(typ) {
+    if alg != ALG || !jwt::is_access_token_type(typ) {
         return Err(TokenError::UnsupportedAlgorithm);
     }
     if !expect.skip_signature {
@@ -174,10 +143,8 @@ pub(crate) fn verify_access_token(
             .iter()
             .find(|k| k.kid == kid)
             .ok_or(TokenError::UnknownKey)?;
-        // The signing input is the first two segments as sent.
-        let signing_input = &token[..h.len() + 1 + p.len()];
         key.key
-            .verify_strict(signing_input.as_bytes(), &Signature::from_bytes(&signature))
+            .verify_strict(signing_input.as_bytes(), &signature)
             .map_err(|_| TokenError::BadSignature)?;
     }
     if iss != expect.issuer {
@@ -205,39 +172,26 @@ pub(crate) fn verify_access_token(
 /// on `Ed25519` with a `kid` and a 32-byte `x`; a key that names another
 /// `alg` than `EdDSA` or another `use` than `sig` is left out. Other keys
 /// are ignored; `None` when the document is not a JWKS.
-pub(crate) fn ed25519_keys(jwks: &Value) -> Option<Vec<Jwk>> {
+pub(crate) fn ed25519_keys(jwks: &Value) -> Option<Vec<PublicJwk>> {
     let keys = jwks.get("keys")?.as_array()?;
-    let mut out = Vec::new();
-    for k in keys {
-        let s = |name: &str| k.get(name).and_then(Value::as_str);
-        if s("kty") != Some("OKP") || s("crv") != Some("Ed25519") {
-            continue;
-        }
-        if s("alg").is_some_and(|a| a != "EdDSA") || s("use").is_some_and(|u| u != "sig") {
-            continue;
-        }
-        let (Some(kid), Some(x)) = (s("kid"), s("x")) else {
-            continue;
-        };
-        let Ok(raw) = URL_SAFE_NO_PAD.decode(x) else {
-            continue;
-        };
-        let Ok(raw) = <[u8; 32]>::try_from(raw.as_slice()) else {
-            continue;
-        };
-        if let Ok(key) = VerifyingKey::from_bytes(&raw) {
-            out.push(Jwk {
-                kid: kid.to_owned(),
-                key,
-            });
-        }
-    }
-    Some(out)
+    let declares_other_alg = |k: &Value| {
+        k.get("alg")
+            .and_then(Value::as_str)
+            .is_some_and(|a| a != ALG)
+    };
+    Some(
+        keys.iter()
+            .filter(|k| !declares_other_alg(k))
+            .filter_map(|k| jwt::ed25519_jwk(k)?.ok())
+            .collect(),
+    )
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use base64::Engine as _;
+    use base64::engine::general_purpose::URL_SAFE_NO_PAD;
     use ed25519_dalek::{Signer, SigningKey};
     use serde_json::json;
 
@@ -274,9 +228,9 @@ mod tests {
         }
     }
 
-    fn setup() -> (SigningKey, Vec<Jwk>) {
+    fn setup() -> (SigningKey, Vec<PublicJwk>) {
         let sk = SigningKey::from_bytes(&[7; 32]);
-        let keys = vec![Jwk {
+        let keys = vec![PublicJwk {
             kid: "k1".into(),
             key: sk.verifying_key(),
         }];

@@ -352,7 +352,6 @@ command = ["./no-such-server", "--stdio"]
     assert_eq!(codes, ["MCP_RES_FIELD_AGGREGATE_COLLAPSED"]);
 }
 
-
 #[test]
 fn an_interrupted_matrix_leaves_no_process_and_no_directory() {
     let tmp = tempfile::tempdir().unwrap();

@@ -185,7 +185,6 @@ fn every_recorded_byte_of_a_request_holds_the_raw_http_exchange() {
     assert!(run["checks"][0]["verdict"].is_string());
 }
 
-
 #[test]
 fn a_killed_http_run_leaves_no_server_no_listener_and_no_directory() {
     let tmp = tempfile::tempdir().unwrap();

@@ -191,7 +191,6 @@ fn the_reference_server_on_the_protocol_revision_profile() {
     }
 }
 
-
 #[test]
 fn an_interrupted_run_leaves_no_process_and_no_directory() {
     let tmp = tempfile::tempdir().unwrap();
@@ -215,7 +214,10 @@ fn an_interrupted_run_leaves_no_process_and_no_directory() {
     while support::marked_servers(&seed).is_empty() && Instant::now() < until {
         std::thread::sleep(Duration::from_millis(5));
     }
-    assert!(!support::marked_servers(&seed).is_empty(), "no subject started");
+    assert!(
+        !support::marked_servers(&seed).is_empty(),
+        "no subject started"
+    );
     std::thread::sleep(Duration::from_millis(300));
     rustix::process::kill_process(
         rustix::process::Pid::from_raw(child.id() as i32).unwrap(),

@@ -228,8 +228,7 @@ impl<'c, 'a> Bench<'c, 'a> {
     ) -> (Obs, Obs) {
         let ctx = self.ctx;
         let (id, msg) = ctx.live_request();
-        let classify =
-            |r: &Resp| refusal(r, Some(&id), &refused, refused_reason, accepted_reason);
+        let classify = |r: &Resp| refusal(r, Some(&id), &refused, refused_reason, accepted_reason);
         let n = self.observe(Reject, refused_reason, |rec, s| {
             let r = ctx.post_fresh(rec, &self.server, s, &msg, &shape);
             (classify(&r), format!("{what}: {}", r.label()), r.summary())
@@ -443,7 +442,13 @@ fn authenticated_loopback_http(ctx: &Ctx) -> CheckRun {
         no_auth: true,
         ..Shape::default()
     };
-    let (n, m) = b.shaped_control(REFUSED, ACCEPTED, "without a credential", shape, status_is(&[401]));
+    let (n, m) = b.shaped_control(
+        REFUSED,
+        ACCEPTED,
+        "without a credential",
+        shape,
+        status_is(&[401]),
+    );
     run3(ID, b, p, n, m)
 }
 
@@ -532,7 +537,13 @@ fn json_versus_sse_response(ctx: &Ctx) -> CheckRun {
         accept: Some("text/html".into()),
         ..Shape::default()
     };
-    let (n, m) = b.shaped_control(REFUSED, "MCP_RES_HTTP_UNACCEPTABLE_MEDIA_ACCEPTED", "Accept: text/html", shape, status_is(&[406]));
+    let (n, m) = b.shaped_control(
+        REFUSED,
+        "MCP_RES_HTTP_UNACCEPTABLE_MEDIA_ACCEPTED",
+        "Accept: text/html",
+        shape,
+        status_is(&[406]),
+    );
     run3(ID, b, p, n, m)
 }
 
@@ -658,7 +669,13 @@ fn buffering_detection(ctx: &Ctx) -> CheckRun {
         accept: Some("application/json".into()),
         ..Shape::default()
     };
-    let (n, m) = b.shaped_control(REFUSED, "MCP_RES_HTTP_EVENT_STREAM_NOT_ACCEPTED_ACCEPTED", "Accept: application/json", shape, status_is(&[406]));
+    let (n, m) = b.shaped_control(
+        REFUSED,
+        "MCP_RES_HTTP_EVENT_STREAM_NOT_ACCEPTED_ACCEPTED",
+        "Accept: application/json",
+        shape,
+        status_is(&[406]),
+    );
     run3(ID, b, p, n, m)
 }
 
@@ -823,7 +840,13 @@ fn status_code_consistency(ctx: &Ctx) -> CheckRun {
         method: Some("PUT".into()),
         ..Shape::default()
     };
-    let (n, m) = b.shaped_control(REFUSED, "MCP_RES_HTTP_PUT_ACCEPTED", "PUT", shape, status_is(&[405]));
+    let (n, m) = b.shaped_control(
+        REFUSED,
+        "MCP_RES_HTTP_PUT_ACCEPTED",
+        "PUT",
+        shape,
+        status_is(&[405]),
+    );
     run3(ID, b, p, n, m)
 }
 
@@ -849,7 +872,13 @@ fn content_type(ctx: &Ctx) -> CheckRun {
         content_type: Some("text/plain".into()),
         ..Shape::default()
     };
-    let (n, m) = b.shaped_control(REFUSED, "MCP_RES_HTTP_UNSUPPORTED_CONTENT_TYPE_ACCEPTED", "Content-Type: text/plain", shape, status_is(&[415]));
+    let (n, m) = b.shaped_control(
+        REFUSED,
+        "MCP_RES_HTTP_UNSUPPORTED_CONTENT_TYPE_ACCEPTED",
+        "Content-Type: text/plain",
+        shape,
+        status_is(&[415]),
+    );
     run3(ID, b, p, n, m)
 }
 
@@ -1569,7 +1598,13 @@ fn proxy_added_headers(ctx: &Ctx) -> CheckRun {
         host: Some(FOREIGN.into()),
         ..Shape::default()
     };
-    let (n, m) = b.shaped_control(REFUSED, "MCP_RES_HTTP_FOREIGN_HOST_ACCEPTED", &format!("Host: {FOREIGN}"), shape, status_is(&[400, 403, 421]));
+    let (n, m) = b.shaped_control(
+        REFUSED,
+        "MCP_RES_HTTP_FOREIGN_HOST_ACCEPTED",
+        &format!("Host: {FOREIGN}"),
+        shape,
+        status_is(&[400, 403, 421]),
+    );
     run3(ID, b, p, n, m)
 }
 

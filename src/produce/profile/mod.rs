@@ -474,10 +474,11 @@ pub fn run(options: &Options, report: Report<'_>) -> Result<Outcome, ProfileErro
     })
 }
 
-/// Removes a half-written evaluation directory.
-struct RemoveOnError {
-    path: PathBuf,
-    armed: bool,
+/// Removes a half-written output directory (an evaluation, a field
+/// matrix) unless disarmed.
+pub(crate) struct RemoveOnError {
+    pub(crate) path: PathBuf,
+    pub(crate) armed: bool,
 }
 
 impl Drop for RemoveOnError {

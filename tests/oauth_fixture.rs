@@ -644,24 +644,39 @@ fn a_metadata_document_redirect_is_not_followed() {
     );
 }
 
+/// True when `addr` still serves the fixture whose public key is `kid`.
+/// Tests in this binary run in parallel and bind port 0, so a freed port may
+/// be handed to another test's fixture at once; that one signs with its own
+/// key, so "gone" means refused, or answered by a fixture with another key.
+fn serves_kid(addr: std::net::SocketAddr, kid: &str) -> bool {
+    let Ok(mut s) = TcpStream::connect(addr) else {
+        return false;
+    };
+    s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+    let req = format!("GET /jwks HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n");
+    if s.write_all(req.as_bytes()).is_err() {
+        return false;
+    }
+    let mut raw = Vec::new();
+    let _ = s.read_to_end(&mut raw);
+    String::from_utf8_lossy(&raw).contains(kid)
+}
+
 #[test]
 fn stop_closes_the_listener_and_non_loopback_binds_are_refused() {
     let (f, _, _) = fixture();
     let addr = f.local_addr();
-    assert!(TcpStream::connect(addr).is_ok());
+    let kid = f.jwks().keys[0].kid.clone();
+    assert!(serves_kid(addr, &kid), "the fixture serves its own key");
     f.stop();
-    assert!(
-        TcpStream::connect(addr).is_err(),
-        "nothing listens after stop"
-    );
+    assert!(!serves_kid(addr, &kid), "nothing of it listens after stop");
 
     let g = Fixture::start(FixtureConfig::default()).unwrap();
     let addr = g.local_addr();
+    let kid = g.jwks().keys[0].kid.clone();
+    assert!(serves_kid(addr, &kid), "the fixture serves its own key");
     drop(g);
-    assert!(
-        TcpStream::connect(addr).is_err(),
-        "nothing listens after drop"
-    );
+    assert!(!serves_kid(addr, &kid), "nothing of it listens after drop");
 
     let e = Fixture::start(FixtureConfig {
         bind: "0.0.0.0".parse().unwrap(),
@@ -690,6 +705,7 @@ fn the_cli_prints_its_issuer_and_exits_zero_on_sigterm() {
     assert!(issuer.starts_with("http://127.0.0.1:"));
     let m = get(&issuer, "/.well-known/oauth-authorization-server").json();
     assert_eq!(m["issuer"], issuer);
+    let since = support::boot_ticks();
     rustix::process::kill_process(
         rustix::process::Pid::from_raw(child.id() as i32).unwrap(),
         rustix::process::Signal::TERM,
@@ -698,11 +714,8 @@ fn the_cli_prints_its_issuer_and_exits_zero_on_sigterm() {
     let out = support::output_within(child, Duration::from_secs(20), "mcpres oauth fixture");
     assert_eq!(out.status.code(), Some(0));
     assert!(out.stdout.is_empty(), "nothing on stdout");
-    let hostport = issuer.strip_prefix("http://").unwrap();
-    assert!(
-        TcpStream::connect(hostport).is_err(),
-        "the listener is closed"
-    );
+    let port = issuer.rsplit_once(':').unwrap().1.parse().unwrap();
+    support::assert_port_released(port, since, "the listener is closed");
 }
 
 #[test]

@@ -1,0 +1,465 @@
+//! The checks `mcpres oauth run` implements so far, each against a fresh
+//! subject: a positive, a reason-bound negative control and a wrong-reason
+//! mutant (a syntax-defective token that must be refused early and never
+//! credited with the negative's reason). NOTES-oauthrun.md lists the design
+//! of the others.
+
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use super::{EARLY, OauthCtx, Runner, Source, reason};
+use crate::model::vocab::ProbeOutcome;
+use crate::produce::profile::check::{CheckRun, Obs, mutant, obs};
+use crate::produce::profile::web::{Conn, Rec, Resp, Server, Session, Shape};
+
+/// The implemented checks, in manifest order, with their evidence source.
+pub const CHECKS: &[(&str, Source, Runner)] = &[
+    (
+        "protected-resource-metadata-discovery",
+        Source::RuntimeProbe,
+        metadata_discovery,
+    ),
+    (
+        "access-token-audience",
+        Source::RuntimeProbe,
+        access_token_audience,
+    ),
+    (
+        "token-passthrough-prohibited",
+        Source::RuntimeProbe,
+        token_passthrough,
+    ),
+];
+
+/// A refusal reason the subject named that is neither the check's own nor a
+/// syntax refusal.
+const OTHER: &str = "MCP_RES_OAUTH_OTHER_REFUSAL";
+const NO_ANSWER: &str = "MCP_RES_OAUTH_NO_ANSWER";
+/// The path the `token-passthrough` defect forwards to, on the issuer.
+const PASSTHROUGH_PATH: &str = "/passthrough-probe";
+/// A resource on loopback that is not the subject (port 1 serves nothing).
+const OTHER_RESOURCE: &str = "http://127.0.0.1:1/mcp";
+
+/// What the preflight learnt.
+pub struct Preflight {
+    pub name: String,
+    pub version: String,
+    pub resource: String,
+    pub artifact: Value,
+}
+
+/// The resource identifier of a server mcpres started (the reference
+/// server's default: `http://ADDR:PORT/mcp`).
+fn resource_of(server: &Server) -> String {
+    format!("http://{}/mcp", server.authority)
+}
+
+fn metadata_path() -> &'static str {
+    "/.well-known/oauth-protected-resource/mcp"
+}
+
+/// Start the subject once with a valid token: its name, version and resource.
+pub fn preflight(o: &OauthCtx) -> Preflight {
+    let unknown = |artifact: Value, resource: String| Preflight {
+        name: "unknown".into(),
+        version: "unknown".into(),
+        resource,
+        artifact,
+    };
+    let server = o.ctx.serve();
+    let resource = resource_of(&server);
+    if let Some(why) = server.failed.clone() {
+        let s = o.ctx.stop(server);
+        return unknown(json!({"startError": why, "server": s}), resource);
+    }
+    let token = o.mint(&resource, 300);
+    let rec = o.rec();
+    let (resp, _) = post_open(o, &rec, &server, Some(&token));
+    let info = resp
+        .answers()
+        .first()
+        .and_then(|a| a.pointer("/result/serverInfo"))
+        .cloned()
+        .unwrap_or(Value::Null);
+    let s = o.ctx.stop(server);
+    let artifact = json!({"open": resp.summary(), "transcript": rec.transcript(), "server": s});
+    let text = |k: &str| info.get(k).and_then(Value::as_str).map(str::to_string);
+    match (text("name"), text("version")) {
+        (Some(name), Some(version)) => Preflight {
+            name,
+            version,
+            resource,
+            artifact,
+        },
+        _ => unknown(artifact, resource),
+    }
+}
+
+/// GET a JSON document at a loopback `http://` URL (never followed, never
+/// resolved); `null` when refused or not JSON.
+pub fn fetch_json(o: &OauthCtx, url: &str) -> Value {
+    let Ok(addr) = o.guarded(url) else {
+        return Value::Null;
+    };
+    let path = url
+        .split_once("://")
+        .and_then(|(_, rest)| rest.find('/').map(|i| rest[i..].to_string()))
+        .unwrap_or_else(|| "/".into());
+    let rec = o.rec();
+    let Ok(mut conn) = Conn::open(&rec, addr) else {
+        return Value::Null;
+    };
+    let req = format!("GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n");
+    conn.write(req.as_bytes());
+    let resp = conn.response(Duration::from_secs(5));
+    if resp.status != Some(200) {
+        return Value::Null;
+    }
+    serde_json::from_slice(&resp.body).unwrap_or(Value::Null)
+}
+
+/// POST the opening request with `token` (none: no `Authorization`) on a
+/// fresh connection.
+fn post_open(o: &OauthCtx, rec: &Rec, server: &Server, token: Option<&str>) -> (Resp, Value) {
+    let (method, params) = o.ctx.open_request();
+    let id = o.ctx.id();
+    let msg = o.ctx.request(&id, method, params);
+    let mut shape = Shape::default();
+    if let Some(t) = token {
+        shape
+            .extra
+            .push(("Authorization".into(), format!("Bearer {t}")));
+    }
+    let resp = o
+        .ctx
+        .post_fresh(rec, server, &Session::default(), &msg, &shape);
+    (resp, id)
+}
+
+/// The `data.reason` of a refusal body.
+fn refusal_reason(resp: &Resp) -> Option<String> {
+    let body: Value = serde_json::from_slice(&resp.body).ok()?;
+    body.pointer("/error/data/reason")
+        .and_then(Value::as_str)
+        .map(str::to_string)
+}
+
+/// `MCP_RES_OAUTH_OTHER_REFUSAL_<REASON>` for a reason of the subject's own.
+fn other(why: &str) -> String {
+    let tail: String = why
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() {
+                c.to_ascii_uppercase()
+            } else {
+                '_'
+            }
+        })
+        .take(60)
+        .collect();
+    if tail.len() < 3 {
+        format!("{OTHER}_UNNAMED")
+    } else {
+        format!("{OTHER}_{tail}")
+    }
+}
+
+/// How an authenticated request came back: accepted (the check's ACCEPTED),
+/// refused as `malformed-token` (the early syntax rejection), refused for
+/// `own` (the check's REJECTED), or refused for another reason.
+fn classify(id: &str, resp: &Resp, answer_id: &Value, own: &str) -> (ProbeOutcome, String) {
+    match resp.status {
+        None => (ProbeOutcome::NotObserved, NO_ANSWER.into()),
+        Some(_) if resp.is_2xx() && resp.result_for(answer_id).is_some() => {
+            (ProbeOutcome::Accept, reason(id, "ACCEPTED"))
+        }
+        Some(401 | 403) => match refusal_reason(resp).as_deref() {
+            Some("malformed-token") => (ProbeOutcome::Reject, EARLY.into()),
+            Some(r) if r == own => (ProbeOutcome::Reject, reason(id, "REJECTED")),
+            Some(r) => (ProbeOutcome::Reject, other(r)),
+            None => (ProbeOutcome::Reject, other("unnamed")),
+        },
+        Some(s) => (ProbeOutcome::Reject, other(&format!("status {s}"))),
+    }
+}
+
+/// Reached the property: answered, and not stopped by the syntax guard.
+fn reached(observed: &(ProbeOutcome, String)) -> bool {
+    observed.0 != ProbeOutcome::NotObserved && observed.1 != EARLY
+}
+
+/// The token with its claims segment made non-base64url: well-formed in
+/// every other way, refused by syntax before any property is judged.
+fn break_claims(token: &str) -> String {
+    let mut parts: Vec<&str> = token.split('.').collect();
+    if parts.len() == 3 {
+        parts[1] = "%%%not-base64url%%%";
+    }
+    parts.join(".")
+}
+
+fn artifact(rec: &Rec, resp: &Resp, extra: Value) -> Value {
+    json!({"response": resp.summary(), "transcript": rec.transcript(), "observation": extra})
+}
+
+/// A started server, or the check not observed (with the server's transcript).
+fn serve_or_not(o: &OauthCtx, id: &'static str) -> Result<Server, CheckRun> {
+    let server = o.ctx.serve();
+    match server.failed.clone() {
+        None => Ok(server),
+        Some(why) => {
+            let mut c = CheckRun::not_observed(id, format!("the subject did not start: {why}"));
+            c.server = o.ctx.stop(server);
+            Err(c)
+        }
+    }
+}
+
+/// One token presented to the subject, classified for check `id`.
+fn present(
+    o: &OauthCtx,
+    server: &Server,
+    id: &str,
+    token: &str,
+    own: &str,
+) -> ((ProbeOutcome, String), String, Value) {
+    let rec = o.rec();
+    let (resp, answer_id) = post_open(o, &rec, server, Some(token));
+    let observed = classify(id, &resp, &answer_id, own);
+    let detail = format!("{} ({})", resp.label(), observed.1);
+    (observed.clone(), detail, artifact(&rec, &resp, json!({})))
+}
+
+/// `access-token-audience`: a token for this resource is accepted; a
+/// well-formed, correctly signed token for another resource is refused as
+/// `wrong-audience`; the same token with broken claims must be refused as
+/// malformed, never as a wrong audience.
+fn access_token_audience(o: &OauthCtx) -> CheckRun {
+    let id = "access-token-audience";
+    let server = match serve_or_not(o, id) {
+        Ok(s) => s,
+        Err(c) => return c,
+    };
+    let resource = resource_of(&server);
+    let good = o.mint(&resource, 300);
+    let foreign = o.mint(OTHER_RESOURCE, 300);
+    let broken = break_claims(&foreign);
+    o.remember(&broken);
+    let rejected = reason(id, "REJECTED");
+    let (p, pd, pa) = present(o, &server, id, &good, "wrong-audience");
+    let (n, nd, na) = present(o, &server, id, &foreign, "wrong-audience");
+    let (m, md, ma) = present(o, &server, id, &broken, "wrong-audience");
+    let positive = obs(
+        ProbeOutcome::Accept,
+        &reason(id, "ACCEPTED"),
+        p.clone(),
+        reached(&p),
+        pd,
+        pa,
+    );
+    let negative = obs(
+        ProbeOutcome::Reject,
+        &rejected,
+        n.clone(),
+        reached(&n),
+        nd,
+        na,
+    );
+    let mutant = mutant(&rejected, m, md, ma);
+    finish(o, id, server, positive, negative, mutant)
+}
+
+fn finish(
+    o: &OauthCtx,
+    id: &'static str,
+    server: Server,
+    positive: Obs,
+    negative: Obs,
+    mutant: Obs,
+) -> CheckRun {
+    CheckRun {
+        id,
+        positive: Some(positive),
+        negative: Some(negative),
+        mutant: Some(mutant),
+        not_observed: None,
+        server: o.ctx.stop(server),
+    }
+}
+
+/// The fixture events past `since` on the pass-through path.
+fn forwarded_since(o: &OauthCtx, since: usize) -> usize {
+    o.fixture
+        .events()
+        .iter()
+        .skip(since)
+        .filter(|e| e.path.starts_with(PASSTHROUGH_PATH))
+        .count()
+}
+
+/// `token-passthrough-prohibited`: an accepted token is not forwarded to
+/// anyone (the fixture's audit, which sees every request to the issuer,
+/// shows no pass-through); a refused token is refused and not forwarded
+/// either; a malformed token is refused early.
+fn token_passthrough(o: &OauthCtx) -> CheckRun {
+    let id = "token-passthrough-prohibited";
+    let server = match serve_or_not(o, id) {
+        Ok(s) => s,
+        Err(c) => return c,
+    };
+    let resource = resource_of(&server);
+    let good = o.mint(&resource, 300);
+    let foreign = o.mint(OTHER_RESOURCE, 300);
+    let broken = break_claims(&foreign);
+    o.remember(&broken);
+    let rejected = reason(id, "REJECTED");
+    let run = |token: &str| {
+        let since = o.fixture.events().len();
+        let (mut observed, detail, mut art) = present(o, &server, id, token, "wrong-audience");
+        let forwarded = forwarded_since(o, since);
+        art["observation"] = json!({"passThroughRequestsSeenByIssuer": forwarded});
+        if forwarded > 0 {
+            observed.1 = "MCP_RES_OAUTH_TOKEN_FORWARDED".into();
+        }
+        let detail = format!("{detail}; {forwarded} pass-through request(s) seen by the issuer");
+        (observed, detail, art)
+    };
+    let (p, pd, pa) = run(&good);
+    let (n, nd, na) = run(&foreign);
+    let (m, md, ma) = run(&broken);
+    let positive = obs(
+        ProbeOutcome::Accept,
+        &reason(id, "ACCEPTED"),
+        p.clone(),
+        reached(&p),
+        pd,
+        pa,
+    );
+    let negative = obs(
+        ProbeOutcome::Reject,
+        &rejected,
+        n.clone(),
+        reached(&n),
+        nd,
+        na,
+    );
+    let mutant = mutant(&rejected, m, md, ma);
+    finish(o, id, server, positive, negative, mutant)
+}
+
+/// `protected-resource-metadata-discovery`: the RFC 9728 metadata at the
+/// well-known location names this resource and the fixture's issuer
+/// (positive); a request without a token is refused with a challenge that
+/// points at that metadata (negative); a malformed token is refused early.
+fn metadata_discovery(o: &OauthCtx) -> CheckRun {
+    let id = "protected-resource-metadata-discovery";
+    let server = match serve_or_not(o, id) {
+        Ok(s) => s,
+        Err(c) => return c,
+    };
+    let resource = resource_of(&server);
+    let metadata_url = format!("http://{}{}", server.authority, metadata_path());
+    let issuer = o.fixture.issuer().to_string();
+    let accepted = reason(id, "ACCEPTED");
+    let rejected = reason(id, "REJECTED");
+
+    // Positive: the metadata document.
+    let rec = o.rec();
+    let resp = match Conn::open(&rec, server.addr) {
+        Ok(mut conn) => {
+            let req = format!(
+                "GET {} HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n\r\n",
+                metadata_path(),
+                server.authority
+            );
+            conn.write(req.as_bytes());
+            conn.response(o.ctx.answer)
+        }
+        Err(_) => Resp::default(),
+    };
+    let doc: Value = serde_json::from_slice(&resp.body).unwrap_or(Value::Null);
+    let names_resource = doc.get("resource").and_then(Value::as_str) == Some(resource.as_str());
+    let servers: Vec<&str> = doc
+        .get("authorization_servers")
+        .and_then(Value::as_array)
+        .map(|a| a.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    let only_issuer = servers == [issuer.as_str()];
+    let p = match resp.status {
+        None => (ProbeOutcome::NotObserved, NO_ANSWER.to_string()),
+        Some(200) if names_resource && only_issuer => (ProbeOutcome::Accept, accepted.clone()),
+        Some(200) if !names_resource => (ProbeOutcome::Reject, other("metadata-resource-mismatch")),
+        Some(200) => (
+            ProbeOutcome::Reject,
+            other("metadata-authorization-servers-not-the-issuer"),
+        ),
+        Some(s) => (ProbeOutcome::Reject, other(&format!("status {s}"))),
+    };
+    let positive = obs(
+        ProbeOutcome::Accept,
+        &accepted,
+        p.clone(),
+        p.0 != ProbeOutcome::NotObserved,
+        format!("{} ({})", resp.label(), p.1),
+        artifact(
+            &rec,
+            &resp,
+            json!({"namesResource": names_resource, "authorizationServers": servers}),
+        ),
+    );
+
+    // Negative: no token at all; the challenge must point at the metadata.
+    let rec = o.rec();
+    let (resp, answer_id) = post_open(o, &rec, &server, None);
+    let challenge = resp.header("www-authenticate").unwrap_or("").to_string();
+    let points = challenge.starts_with("Bearer ")
+        && challenge.contains(&format!("resource_metadata=\"{metadata_url}\""));
+    let n = match resp.status {
+        None => (ProbeOutcome::NotObserved, NO_ANSWER.to_string()),
+        Some(_) if resp.is_2xx() && resp.result_for(&answer_id).is_some() => (
+            ProbeOutcome::Accept,
+            other("unauthenticated-request-served"),
+        ),
+        Some(401) if points => (ProbeOutcome::Reject, rejected.clone()),
+        Some(401) => (
+            ProbeOutcome::Reject,
+            other("challenge-without-resource-metadata"),
+        ),
+        Some(s) => (ProbeOutcome::Reject, other(&format!("status {s}"))),
+    };
+    let negative = obs(
+        ProbeOutcome::Reject,
+        &rejected,
+        n.clone(),
+        n.0 != ProbeOutcome::NotObserved,
+        format!("{} ({})", resp.label(), n.1),
+        artifact(&rec, &resp, json!({"challengePointsAtMetadata": points})),
+    );
+
+    // Mutant: a bearer token that is not a JWT at all.
+    let junk = "not-a-jwt";
+    o.remember(junk);
+    let rec = o.rec();
+    let (resp, answer_id) = post_open(o, &rec, &server, Some(junk));
+    let m = match classify(id, &resp, &answer_id, "missing-token") {
+        (ProbeOutcome::Reject, r) if r == EARLY => (ProbeOutcome::Reject, r),
+        // A refusal carrying the pointer for any other reason would be
+        // credited as the negative's.
+        (ProbeOutcome::Reject, _)
+            if resp
+                .header("www-authenticate")
+                .is_some_and(|c| c.contains("resource_metadata=")) =>
+        {
+            (ProbeOutcome::Reject, rejected.clone())
+        }
+        x => x,
+    };
+    let mutant = mutant(
+        &rejected,
+        m.clone(),
+        format!("{} ({})", resp.label(), m.1),
+        artifact(&rec, &resp, json!({})),
+    );
+    finish(o, id, server, positive, negative, mutant)
+}

@@ -16,6 +16,7 @@ const IMPLEMENTED: &[&str] = &[
     "protected-resource-metadata-discovery",
     "access-token-audience",
     "token-passthrough-prohibited",
+    "token-storage-omission",
 ];
 
 /// Run `mcpres oauth run` on the reference subject with `defects`.
@@ -124,17 +125,26 @@ fn the_reference_subject_passes_every_implemented_check_and_only_coverage_is_mis
 #[test]
 fn each_subject_defect_fails_exactly_the_checks_it_concerns() {
     let cases: &[(&str, &[&str], &str)] = &[
-        // A wrong-audience token accepted: the audience check, and the
-        // pass-through check whose negative is the same token.
         (
             "accept-wrong-audience",
-            &["access-token-audience", "token-passthrough-prohibited"],
+            &["access-token-audience"],
             "/cases/1/negative/observedOutcome",
+        ),
+        // The negatives of pass-through and storage are expired tokens.
+        (
+            "accept-expired",
+            &["token-passthrough-prohibited", "token-storage-omission"],
+            "/cases/2/negative/observedOutcome",
         ),
         (
             "token-passthrough",
             &["token-passthrough-prohibited"],
             "/cases/2/positive/observedReasonCode",
+        ),
+        (
+            "log-token",
+            &["token-storage-omission"],
+            "/cases/3/positive/observedReasonCode",
         ),
         (
             "no-www-authenticate",

@@ -30,6 +30,11 @@ pub const CHECKS: &[(&str, Source, Runner)] = &[
         Source::RuntimeProbe,
         token_passthrough,
     ),
+    (
+        "token-storage-omission",
+        Source::RuntimeProbe,
+        token_storage,
+    ),
 ];
 
 /// A refusal reason the subject named that is neither the check's own nor a
@@ -300,8 +305,8 @@ fn forwarded_since(o: &OauthCtx, since: usize) -> usize {
 
 /// `token-passthrough-prohibited`: an accepted token is not forwarded to
 /// anyone (the fixture's audit, which sees every request to the issuer,
-/// shows no pass-through); a refused token is refused and not forwarded
-/// either; a malformed token is refused early.
+/// shows no pass-through); a refused (expired) token is refused and not
+/// forwarded either; a malformed token is refused early.
 fn token_passthrough(o: &OauthCtx) -> CheckRun {
     let id = "token-passthrough-prohibited";
     let server = match serve_or_not(o, id) {
@@ -310,13 +315,14 @@ fn token_passthrough(o: &OauthCtx) -> CheckRun {
     };
     let resource = resource_of(&server);
     let good = o.mint(&resource, 300);
-    let foreign = o.mint(OTHER_RESOURCE, 300);
+    // Refused as expired: a reason no audience defect touches.
+    let foreign = o.mint(&resource, -600);
     let broken = break_claims(&foreign);
     o.remember(&broken);
     let rejected = reason(id, "REJECTED");
     let run = |token: &str| {
         let since = o.fixture.events().len();
-        let (mut observed, detail, mut art) = present(o, &server, id, token, "wrong-audience");
+        let (mut observed, detail, mut art) = present(o, &server, id, token, "expired");
         let forwarded = forwarded_since(o, since);
         art["observation"] = json!({"passThroughRequestsSeenByIssuer": forwarded});
         if forwarded > 0 {
@@ -462,4 +468,99 @@ fn metadata_discovery(o: &OauthCtx) -> CheckRun {
         artifact(&rec, &resp, json!({})),
     );
     finish(o, id, server, positive, negative, mutant)
+}
+
+/// How often `secret` occurs in the strings of `value` (base64 fields
+/// decoded first).
+fn occurrences(value: &Value, secret: &str) -> usize {
+    use base64::Engine as _;
+    let count = |hay: &[u8]| {
+        hay.windows(secret.len())
+            .filter(|w| *w == secret.as_bytes())
+            .count()
+    };
+    match value {
+        Value::String(s) => count(s.as_bytes()),
+        Value::Array(items) => items.iter().map(|v| occurrences(v, secret)).sum(),
+        Value::Object(map) => map
+            .iter()
+            .map(|(k, v)| match (k.as_str(), v.as_str()) {
+                ("base64" | "headBase64", Some(text)) => base64::engine::general_purpose::STANDARD
+                    .decode(text)
+                    .map_or(0, |b| count(&b)),
+                _ => occurrences(v, secret),
+            })
+            .sum(),
+        _ => 0,
+    }
+}
+
+/// `token-storage-omission`: the subject keeps no presented token in what it
+/// writes (its stdout and stderr, read after it stopped): neither an
+/// accepted one (positive) nor a refused one (negative, refused as
+/// `expired`); a malformed one is refused early. Any occurrence of a
+/// token's bytes is `MCP_RES_OAUTH_TOKEN_STORED` (the count is recorded,
+/// never the bytes).
+fn token_storage(o: &OauthCtx) -> CheckRun {
+    let id = "token-storage-omission";
+    let server = match serve_or_not(o, id) {
+        Ok(s) => s,
+        Err(c) => return c,
+    };
+    let resource = resource_of(&server);
+    let good = o.mint(&resource, 300);
+    // Refused as expired: a reason no audience defect touches.
+    let foreign = o.mint(&resource, -600);
+    let broken = break_claims(&foreign);
+    o.remember(&broken);
+    let rejected = reason(id, "REJECTED");
+    let seen: Vec<_> = [&good, &foreign, &broken]
+        .into_iter()
+        .map(|t| present(o, &server, id, t, "expired"))
+        .collect();
+    // Read what the subject wrote only once it has stopped: nothing is
+    // still in flight.
+    let server_artifact = o.ctx.stop(server);
+    let stored = |t: &str| server_artifact.as_ref().map_or(0, |a| occurrences(a, t));
+    let mut judged = seen.into_iter().zip([&good, &foreign, &broken]).map(
+        |((mut observed, detail, mut art), token)| {
+            let n = stored(token);
+            art["observation"] = json!({"tokenOccurrencesInSubjectOutput": n});
+            if n > 0 {
+                observed.1 = "MCP_RES_OAUTH_TOKEN_STORED".into();
+            }
+            (
+                observed,
+                format!("{detail}; the token occurs {n} time(s) in the subject's output"),
+                art,
+            )
+        },
+    );
+    let (p, pd, pa) = judged.next().expect("three");
+    let (n, nd, na) = judged.next().expect("three");
+    let (m, md, ma) = judged.next().expect("three");
+    let positive = obs(
+        ProbeOutcome::Accept,
+        &reason(id, "ACCEPTED"),
+        p.clone(),
+        reached(&p),
+        pd,
+        pa,
+    );
+    let negative = obs(
+        ProbeOutcome::Reject,
+        &rejected,
+        n.clone(),
+        reached(&n),
+        nd,
+        na,
+    );
+    CheckRun {
+        id,
+        positive: Some(positive),
+        negative: Some(negative),
+        mutant: Some(mutant(&rejected, m, md, ma)),
+        not_observed: None,
+        server: server_artifact,
+    }
 }

@@ -14,20 +14,25 @@ use support::{mcpres, output_text, read_json, walk};
 
 const IMPLEMENTED: &[&str] = &[
     "protected-resource-metadata-discovery",
+    "token-request-resource",
     "access-token-audience",
+    "wrong-resource-token-rejection",
     "token-passthrough-prohibited",
     "token-storage-omission",
 ];
 
-/// Run `mcpres oauth run` on the reference subject with `defects`.
+/// Run `mcpres oauth run` on the reference subject with `defects` (subject
+/// defects by name; `fixture:NAME` for a fixture defect).
 fn run(out: &Path, defects: &[&str]) -> std::process::Output {
     let exe = support::exe();
     let exe = exe.to_str().expect("utf-8 path");
-    let mut args = vec![
-        "oauth",
-        "run",
-        "-o",
-        out.to_str().expect("utf-8 path"),
+    let mut args = vec!["oauth", "run", "-o", out.to_str().expect("utf-8 path")];
+    for d in defects {
+        if let Some(f) = d.strip_prefix("fixture:") {
+            args.extend_from_slice(&["--fixture-defect", f]);
+        }
+    }
+    args.extend_from_slice(&[
         "--",
         exe,
         "serve",
@@ -39,8 +44,8 @@ fn run(out: &Path, defects: &[&str]) -> std::process::Output {
         "loopback",
         "--auth-issuer",
         "{issuer}",
-    ];
-    for d in defects {
+    ]);
+    for d in defects.iter().filter(|d| !d.starts_with("fixture:")) {
         args.extend_from_slice(&["--auth-defect", d]);
     }
     mcpres(&args)
@@ -127,24 +132,29 @@ fn each_subject_defect_fails_exactly_the_checks_it_concerns() {
     let cases: &[(&str, &[&str], &str)] = &[
         (
             "accept-wrong-audience",
-            &["access-token-audience"],
-            "/cases/1/negative/observedOutcome",
+            &["access-token-audience", "wrong-resource-token-rejection"],
+            "/cases/2/negative/observedOutcome",
         ),
         // The negatives of pass-through and storage are expired tokens.
         (
             "accept-expired",
             &["token-passthrough-prohibited", "token-storage-omission"],
-            "/cases/2/negative/observedOutcome",
+            "/cases/4/negative/observedOutcome",
         ),
         (
             "token-passthrough",
             &["token-passthrough-prohibited"],
-            "/cases/2/positive/observedReasonCode",
+            "/cases/4/positive/observedReasonCode",
         ),
         (
             "log-token",
             &["token-storage-omission"],
-            "/cases/3/positive/observedReasonCode",
+            "/cases/5/positive/observedReasonCode",
+        ),
+        (
+            "fixture:issue-for-any-resource",
+            &["token-request-resource"],
+            "/cases/1/negative/observedOutcome",
         ),
         (
             "no-www-authenticate",

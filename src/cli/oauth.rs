@@ -34,6 +34,30 @@ pub enum OauthAction {
     Run(RunArgs),
 }
 
+/// A defect of the loopback authorization fixture (`server::oauth::Defects`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum FixtureDefect {
+    IssueForAnyResource,
+    AcceptPlainPkce,
+    PrefixRedirectUri,
+    WrongIssInResponse,
+    MetadataIssuerMismatch,
+}
+
+fn defects(names: &[FixtureDefect]) -> mcpres::server::oauth::Defects {
+    let mut d = mcpres::server::oauth::Defects::default();
+    for n in names {
+        match n {
+            FixtureDefect::IssueForAnyResource => d.issue_for_any_resource = true,
+            FixtureDefect::AcceptPlainPkce => d.accept_plain_pkce = true,
+            FixtureDefect::PrefixRedirectUri => d.prefix_redirect_uri = true,
+            FixtureDefect::WrongIssInResponse => d.wrong_iss_in_response = true,
+            FixtureDefect::MetadataIssuerMismatch => d.metadata_issuer_mismatch = true,
+        }
+    }
+    d
+}
+
 /// Arguments of `mcpres oauth run`.
 #[derive(Debug, Clone, Args)]
 pub struct RunArgs {
@@ -52,6 +76,10 @@ pub struct RunArgs {
     /// Environment variable for the subject, K=V (repeatable). Nothing else is passed.
     #[arg(long = "env", value_name = "K=V")]
     pub env: Vec<String>,
+    /// Switch on a deliberate defect of the in-process authorization fixture (repeatable), to
+    /// show that the runner notices it.
+    #[arg(long = "fixture-defect", value_enum, value_name = "NAME")]
+    pub fixture_defects: Vec<FixtureDefect>,
     /// The subject, started for each check: PROGRAM [ARGS...] after `--`; `{port}` and
     /// `{issuer}` in its arguments are replaced by its port and the fixture's issuer, e.g.
     /// `-- mcpres serve --transport http --port {port} --auth loopback --auth-issuer {issuer}`.
@@ -117,7 +145,7 @@ fn run(a: RunArgs) -> CliResult {
         out: a.output.clone(),
         startup: Duration::from_millis(a.startup_timeout_ms.max(1)),
         answer: Duration::from_millis(a.answer_timeout_ms.max(1)),
-        fixture_defects: Default::default(),
+        fixture_defects: defects(&a.fixture_defects),
     };
     super::profile_run::track_descendants(who);
     let outcome = runner::run(&options, &mut |row| {

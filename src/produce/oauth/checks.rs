@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
+use super::flow;
 use super::{EARLY, OauthCtx, Runner, Source, reason};
 use crate::model::vocab::ProbeOutcome;
 use crate::produce::profile::check::{CheckRun, Obs, mutant, obs};
@@ -21,9 +22,19 @@ pub const CHECKS: &[(&str, Source, Runner)] = &[
         metadata_discovery,
     ),
     (
+        "token-request-resource",
+        Source::TestFixture,
+        token_request_resource,
+    ),
+    (
         "access-token-audience",
         Source::RuntimeProbe,
         access_token_audience,
+    ),
+    (
+        "wrong-resource-token-rejection",
+        Source::RuntimeProbe,
+        wrong_resource_token,
     ),
     (
         "token-passthrough-prohibited",
@@ -562,5 +573,133 @@ fn token_storage(o: &OauthCtx) -> CheckRun {
         mutant: Some(mutant(&rejected, m, md, ma)),
         not_observed: None,
         server: server_artifact,
+    }
+}
+
+/// `wrong-resource-token-rejection`: a token obtained through a real grant
+/// for this resource is accepted; one obtained through a real grant for
+/// another resource is refused as `wrong-audience`; that token with broken
+/// claims is refused early.
+fn wrong_resource_token(o: &OauthCtx) -> CheckRun {
+    let id = "wrong-resource-token-rejection";
+    let server = match serve_or_not(o, id) {
+        Ok(s) => s,
+        Err(c) => return c,
+    };
+    let resource = resource_of(&server);
+    let (good, good_flow) = flow::obtain(o, &resource);
+    let (foreign, foreign_flow) = flow::obtain(o, OTHER_RESOURCE);
+    let (Some(good), Some(foreign)) = (good, foreign) else {
+        let mut c = CheckRun::not_observed(
+            id,
+            "the fixture did not issue the two tokens the check needs",
+        );
+        c.server = o.ctx.stop(server);
+        return c;
+    };
+    let broken = break_claims(&foreign);
+    o.remember(&broken);
+    let rejected = reason(id, "REJECTED");
+    let with_flow = |(observed, detail, mut art): ((ProbeOutcome, String), String, Value),
+                     flow: &Value| {
+        art["observation"] = json!({"grant": flow});
+        (observed, detail, art)
+    };
+    let (p, pd, pa) = with_flow(present(o, &server, id, &good, "wrong-audience"), &good_flow);
+    let (n, nd, na) = with_flow(
+        present(o, &server, id, &foreign, "wrong-audience"),
+        &foreign_flow,
+    );
+    let (m, md, ma) = present(o, &server, id, &broken, "wrong-audience");
+    let positive = obs(
+        ProbeOutcome::Accept,
+        &reason(id, "ACCEPTED"),
+        p.clone(),
+        reached(&p),
+        pd,
+        pa,
+    );
+    let negative = obs(
+        ProbeOutcome::Reject,
+        &rejected,
+        n.clone(),
+        reached(&n),
+        nd,
+        na,
+    );
+    let mutant = mutant(&rejected, m, md, ma);
+    finish(o, id, server, positive, negative, mutant)
+}
+
+/// `token-request-resource` (evidence from the fixture, not the subject):
+/// a code issued for resource R redeemed with `resource=R` gives a token for
+/// R; redeemed with another resource it is refused `invalid_target`; the
+/// same request without its `code` is refused early (`invalid_request`).
+fn token_request_resource(o: &OauthCtx) -> CheckRun {
+    let id = "token-request-resource";
+    let resource = "http://127.0.0.1:2/mcp";
+    let redirect = o.redirect_uri.clone();
+    let accepted = reason(id, "ACCEPTED");
+    let rejected = reason(id, "REJECTED");
+    let classify = |r: &flow::Redeemed, asked: &str| -> (ProbeOutcome, String) {
+        match (r.status, r.error.as_deref()) {
+            (None, _) => (ProbeOutcome::NotObserved, NO_ANSWER.into()),
+            (Some(200), _) if r.audience.as_deref() == Some(asked) => {
+                (ProbeOutcome::Accept, accepted.clone())
+            }
+            (Some(200), _) => (ProbeOutcome::Accept, other("token-for-another-audience")),
+            (_, Some("invalid_target")) => (ProbeOutcome::Reject, rejected.clone()),
+            (_, Some("invalid_request")) => (ProbeOutcome::Reject, EARLY.into()),
+            (_, Some(e)) => (ProbeOutcome::Reject, other(e)),
+            (Some(s), None) => (ProbeOutcome::Reject, other(&format!("status {s}"))),
+        }
+    };
+    let run = |redeem_for: &str, drop_code: bool| {
+        let (verifier, challenge) = flow::pkce(o);
+        let a = flow::authorize(o, resource, &challenge, &redirect);
+        let Some(code) = a.code.clone() else {
+            let detail = format!("no code: {:?}", a.error);
+            return (
+                (ProbeOutcome::NotObserved, other("no-authorization-code")),
+                detail,
+                json!([a.summary]),
+            );
+        };
+        let mut params = flow::code_grant(o, &code, &verifier, &redirect, redeem_for);
+        if drop_code {
+            params.retain(|(k, _)| *k != "code");
+        }
+        let r = flow::token_request(o, &params);
+        let observed = classify(&r, redeem_for);
+        let detail = format!(
+            "token request for {redeem_for} with a code for {resource}: {:?} {:?} ({})",
+            r.status, r.error, observed.1
+        );
+        (observed, detail, json!([a.summary, r.summary]))
+    };
+    let (p, pd, pa) = run(resource, false);
+    let (n, nd, na) = run(OTHER_RESOURCE, false);
+    let (m, md, ma) = run(OTHER_RESOURCE, true);
+    CheckRun {
+        id,
+        positive: Some(obs(
+            ProbeOutcome::Accept,
+            &accepted,
+            p.clone(),
+            reached(&p),
+            pd,
+            pa,
+        )),
+        negative: Some(obs(
+            ProbeOutcome::Reject,
+            &rejected,
+            n.clone(),
+            reached(&n),
+            nd,
+            na,
+        )),
+        mutant: Some(mutant(&rejected, m, md, ma)),
+        not_observed: None,
+        server: None,
     }
 }

@@ -11,6 +11,7 @@
 //! [`CheckRun::verdict`]. The evaluation lists only the checks observed.
 
 pub mod checks;
+pub mod flow;
 
 use std::collections::BTreeMap;
 use std::net::{IpAddr, SocketAddr, TcpListener};
@@ -116,6 +117,8 @@ pub struct OauthCtx<'a> {
     pub fixture: Fixture,
     /// The synthetic client's id (a CIMD URL on the fixture).
     pub client_id: String,
+    /// The redirect URI registered for it (the run's redirect listener).
+    pub redirect_uri: String,
     /// Every credential the run minted: redacted from every artifact.
     secrets: Arc<Mutex<Vec<zeroize::Zeroizing<String>>>>,
     pub network: Mutex<Network>,
@@ -150,18 +153,20 @@ impl OauthCtx<'_> {
     /// it is refused; a refusal is recorded and no socket is made.
     pub fn guarded(&self, url: &str) -> Result<SocketAddr, String> {
         let mut net = self.network.lock().expect("network lock");
+        // Recorded without its query, which may carry a state or a code.
+        let target = url.split(['?', '#']).next().unwrap_or_default();
         match web::parse_url(url) {
             Ok((ip, port, _)) if !url.contains("://localhost") => {
-                net.attempts.push((url.to_string(), true));
+                net.attempts.push((target.to_string(), true));
                 Ok(SocketAddr::new(ip, port))
             }
             Ok(_) => {
-                net.refused.push(url.to_string());
+                net.refused.push(target.to_string());
                 Err(format!("{url}: a host name is never resolved"))
             }
             Err(e) => {
-                net.refused.push(url.to_string());
-                Err(e)
+                net.refused.push(target.to_string());
+                Err(e.replace(url, target))
             }
         }
     }
@@ -341,6 +346,7 @@ pub fn run(options: &Options, report: &mut dyn FnMut(&Row)) -> Result<Outcome, O
         ctx,
         fixture,
         client_id: client_id.clone(),
+        redirect_uri: redirect_uri.clone(),
         secrets: Arc::default(),
         network: Mutex::default(),
     };

@@ -18,6 +18,8 @@ const IMPLEMENTED: &[&str] = &[
     "access-token-audience",
     "wrong-resource-token-rejection",
     "token-passthrough-prohibited",
+    "pkce-downgrade-refused",
+    "exact-redirect-uri",
     "token-storage-omission",
 ];
 
@@ -149,7 +151,17 @@ fn each_subject_defect_fails_exactly_the_checks_it_concerns() {
         (
             "log-token",
             &["token-storage-omission"],
-            "/cases/5/positive/observedReasonCode",
+            "/cases/7/positive/observedReasonCode",
+        ),
+        (
+            "fixture:accept-plain-pkce",
+            &["pkce-downgrade-refused"],
+            "/cases/5/negative/observedOutcome",
+        ),
+        (
+            "fixture:prefix-redirect-uri",
+            &["exact-redirect-uri"],
+            "/cases/6/negative/observedOutcome",
         ),
         (
             "fixture:issue-for-any-resource",

@@ -42,6 +42,12 @@ pub const CHECKS: &[(&str, Source, Runner)] = &[
         token_passthrough,
     ),
     (
+        "pkce-downgrade-refused",
+        Source::TestFixture,
+        pkce_downgrade,
+    ),
+    ("exact-redirect-uri", Source::TestFixture, exact_redirect),
+    (
         "token-storage-omission",
         Source::RuntimeProbe,
         token_storage,
@@ -702,4 +708,126 @@ fn token_request_resource(o: &OauthCtx) -> CheckRun {
         not_observed: None,
         server: None,
     }
+}
+
+/// An authorization request's answer classified for check `id`: granted
+/// (ACCEPTED), refused with the check's own description (REJECTED), refused
+/// because a parameter was repeated (the early syntax rejection), or
+/// refused otherwise.
+fn classify_authz(id: &str, a: &flow::AuthzAnswer, own: &str) -> (ProbeOutcome, String) {
+    match (a.status, a.description.as_deref()) {
+        (None, _) => (ProbeOutcome::NotObserved, NO_ANSWER.into()),
+        _ if a.granted => (ProbeOutcome::Accept, reason(id, "ACCEPTED")),
+        (_, Some(d)) if d == own => (ProbeOutcome::Reject, reason(id, "REJECTED")),
+        (_, Some(d)) if d.contains("given more than once") || d.contains("may be given once") => {
+            (ProbeOutcome::Reject, EARLY.into())
+        }
+        (_, _) => (
+            ProbeOutcome::Reject,
+            other(a.error.as_deref().unwrap_or("unnamed")),
+        ),
+    }
+}
+
+/// Positive, negative and mutant authorization requests: each a list of
+/// parameters; the check's own refusal is the description `own`.
+fn authz_check(
+    o: &OauthCtx,
+    id: &'static str,
+    own: &str,
+    requests: [Vec<(&'static str, String)>; 3],
+) -> CheckRun {
+    let accepted = reason(id, "ACCEPTED");
+    let rejected = reason(id, "REJECTED");
+    let mut seen = requests.into_iter().map(|params| {
+        let refs: Vec<(&str, &str)> = params.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        let a = flow::authorize_raw(o, &refs);
+        let observed = classify_authz(id, &a, own);
+        let detail = format!(
+            "{:?} {:?} {:?} ({})",
+            a.status, a.error, a.description, observed.1
+        );
+        (observed, detail, a.summary)
+    });
+    let (p, pd, pa) = seen.next().expect("three");
+    let (n, nd, na) = seen.next().expect("three");
+    let (m, md, ma) = seen.next().expect("three");
+    CheckRun {
+        id,
+        positive: Some(obs(
+            ProbeOutcome::Accept,
+            &accepted,
+            p.clone(),
+            reached(&p),
+            pd,
+            pa,
+        )),
+        negative: Some(obs(
+            ProbeOutcome::Reject,
+            &rejected,
+            n.clone(),
+            reached(&n),
+            nd,
+            na,
+        )),
+        mutant: Some(mutant(&rejected, m, md, ma)),
+        not_observed: None,
+        server: None,
+    }
+}
+
+/// `pkce-downgrade-refused` (fixture): S256 is granted; `plain` is refused
+/// for what it is; `plain` with the method given twice is refused early.
+fn pkce_downgrade(o: &OauthCtx) -> CheckRun {
+    let id = "pkce-downgrade-refused";
+    let resource = "http://127.0.0.1:2/mcp";
+    let (_, challenge) = flow::pkce(o);
+    let positive = flow::authz_params(o, resource, &challenge);
+    let plain = |params: &mut Vec<(&'static str, String)>| {
+        for (k, v) in params.iter_mut() {
+            if *k == "code_challenge_method" {
+                *v = "plain".into();
+            }
+        }
+    };
+    let mut negative = flow::authz_params(o, resource, &challenge);
+    plain(&mut negative);
+    let mut mutant = flow::authz_params(o, resource, &challenge);
+    plain(&mut mutant);
+    mutant.push(("code_challenge_method", "plain".into()));
+    authz_check(
+        o,
+        id,
+        "code_challenge_method plain is not supported; use S256",
+        [positive, negative, mutant],
+    )
+}
+
+/// `exact-redirect-uri` (fixture): the registered redirect URI is granted;
+/// the registered one with a path appended (a prefix match) is refused; that
+/// one given twice is refused early.
+fn exact_redirect(o: &OauthCtx) -> CheckRun {
+    let id = "exact-redirect-uri";
+    let resource = "http://127.0.0.1:2/mcp";
+    let (_, challenge) = flow::pkce(o);
+    let longer = format!("{}/elsewhere", o.redirect_uri);
+    let positive = flow::authz_params(o, resource, &challenge);
+    let with = |uri: &str| {
+        let mut p = flow::authz_params(o, resource, &challenge);
+        for (k, v) in p.iter_mut() {
+            if *k == "redirect_uri" {
+                *v = uri.to_string();
+            }
+        }
+        p
+    };
+    let negative = with(&longer);
+    let mut mutant = with(&longer);
+    mutant.push(("redirect_uri", longer.clone()));
+    authz_check(
+        o,
+        id,
+        "redirect_uri is not registered for this client",
+        [positive, negative, mutant],
+    )
 }

@@ -223,3 +223,79 @@ pub fn obtain(o: &OauthCtx, resource: &str) -> (Option<String>, Value) {
     let r = token_request(o, &code_grant(o, &code, &verifier, &redirect, resource));
     (r.access_token, json!([a.summary, r.summary]))
 }
+
+/// How an authorization request was answered, credential-free.
+pub struct AuthzAnswer {
+    pub status: Option<u16>,
+    /// A code was issued (the request was granted).
+    pub granted: bool,
+    pub error: Option<String>,
+    /// `error_description` of a redirected refusal, or the text of a 400
+    /// page's paragraph.
+    pub description: Option<String>,
+    pub summary: Value,
+}
+
+/// `GET /authorize` with exactly `params` (repeats allowed), for checks that
+/// vary one parameter. A code in the answer is remembered and never kept.
+pub fn authorize_raw(o: &OauthCtx, params: &[(&str, &str)]) -> AuthzAnswer {
+    let Some(resp) = send(o, "GET", &format!("/authorize?{}", form(params)), None) else {
+        return AuthzAnswer {
+            status: None,
+            granted: false,
+            error: None,
+            description: None,
+            summary: json!({"authorize": "no answer"}),
+        };
+    };
+    let location = resp.header("location").unwrap_or("").to_string();
+    let q = query(&location);
+    if let Some(c) = q.get("code") {
+        o.remember(c);
+    }
+    let page = String::from_utf8_lossy(&resp.body).into_owned();
+    let paragraph = page
+        .split_once("<p>")
+        .and_then(|(_, rest)| rest.split_once("</p>"))
+        .map(|(p, _)| p.to_string());
+    let description = q.get("error_description").cloned().or(paragraph);
+    let error = q.get("error").cloned().or_else(|| {
+        page.split_once("<h1>")
+            .and_then(|(_, rest)| rest.split_once("</h1>"))
+            .map(|(e, _)| e.to_string())
+    });
+    let summary = json!({
+        "authorize": {
+            "sent": params.iter().map(|(k, _)| *k).collect::<Vec<_>>(),
+            "status": resp.status,
+            "redirectsTo": (!location.is_empty()).then(|| location.split('?').next().unwrap_or("").to_string()),
+            "code": q.get("code").map(|c| digest(c)),
+            "error": error,
+            "errorDescription": description,
+        }
+    });
+    AuthzAnswer {
+        status: resp.status,
+        granted: q.contains_key("code"),
+        error,
+        description,
+        summary,
+    }
+}
+
+/// The parameters of a well-formed authorization request of the run's
+/// client for `resource`, with a fresh state and the given challenge.
+pub fn authz_params(o: &OauthCtx, resource: &str, challenge: &str) -> Vec<(&'static str, String)> {
+    let state = crate::produce::harness::random_hex(16);
+    o.remember(&state);
+    vec![
+        ("response_type", "code".into()),
+        ("client_id", o.client_id.clone()),
+        ("redirect_uri", o.redirect_uri.clone()),
+        ("state", state),
+        ("code_challenge", challenge.into()),
+        ("code_challenge_method", "S256".into()),
+        ("resource", resource.into()),
+        ("scope", SCOPE.into()),
+    ]
+}

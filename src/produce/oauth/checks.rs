@@ -226,14 +226,14 @@ fn artifact(rec: &Rec, resp: &Resp, extra: Value) -> Value {
 }
 
 /// A started server, or the check not observed (with the server's transcript).
-fn serve_or_not(o: &OauthCtx, id: &'static str) -> Result<Server, CheckRun> {
+fn serve_or_not(o: &OauthCtx, id: &'static str) -> Result<Server, Box<CheckRun>> {
     let server = o.ctx.serve();
     match server.failed.clone() {
         None => Ok(server),
         Some(why) => {
             let mut c = CheckRun::not_observed(id, format!("the subject did not start: {why}"));
             c.server = o.ctx.stop(server);
-            Err(c)
+            Err(Box::new(c))
         }
     }
 }
@@ -261,7 +261,7 @@ fn access_token_audience(o: &OauthCtx) -> CheckRun {
     let id = "access-token-audience";
     let server = match serve_or_not(o, id) {
         Ok(s) => s,
-        Err(c) => return c,
+        Err(c) => return *c,
     };
     let resource = resource_of(&server);
     let good = o.mint(&resource, 300);
@@ -328,7 +328,7 @@ fn token_passthrough(o: &OauthCtx) -> CheckRun {
     let id = "token-passthrough-prohibited";
     let server = match serve_or_not(o, id) {
         Ok(s) => s,
-        Err(c) => return c,
+        Err(c) => return *c,
     };
     let resource = resource_of(&server);
     let good = o.mint(&resource, 300);
@@ -379,7 +379,7 @@ fn metadata_discovery(o: &OauthCtx) -> CheckRun {
     let id = "protected-resource-metadata-discovery";
     let server = match serve_or_not(o, id) {
         Ok(s) => s,
-        Err(c) => return c,
+        Err(c) => return *c,
     };
     let resource = resource_of(&server);
     let metadata_url = format!("http://{}{}", server.authority, metadata_path());
@@ -522,7 +522,7 @@ fn token_storage(o: &OauthCtx) -> CheckRun {
     let id = "token-storage-omission";
     let server = match serve_or_not(o, id) {
         Ok(s) => s,
-        Err(c) => return c,
+        Err(c) => return *c,
     };
     let resource = resource_of(&server);
     let good = o.mint(&resource, 300);
@@ -590,7 +590,7 @@ fn wrong_resource_token(o: &OauthCtx) -> CheckRun {
     let id = "wrong-resource-token-rejection";
     let server = match serve_or_not(o, id) {
         Ok(s) => s,
-        Err(c) => return c,
+        Err(c) => return *c,
     };
     let resource = resource_of(&server);
     let (good, good_flow) = flow::obtain(o, &resource);

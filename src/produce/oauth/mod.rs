@@ -223,10 +223,8 @@ pub fn artifact_credential(value: &Value) -> Option<(String, &'static str)> {
     });
     fn neutral(v: &mut Value, re: &regex::Regex) {
         match v {
-            Value::String(s) => {
-                if re.is_match(s) {
-                    *s = re.replace_all(s, "challenge$1").into_owned();
-                }
+            Value::String(s) if re.is_match(s) => {
+                *s = re.replace_all(s, "challenge$1").into_owned();
             }
             Value::Array(items) => items.iter_mut().for_each(|x| neutral(x, re)),
             Value::Object(map) => map.values_mut().for_each(|x| neutral(x, re)),

@@ -503,6 +503,29 @@ fn the_issue_for_any_resource_defect_is_observable() {
 }
 
 #[test]
+fn the_unbound_code_defect_lets_another_client_redeem_a_code() {
+    for unbound in [false, true] {
+        let (f, client, redirect) = fixture_with(Defects {
+            unbound_code: unbound,
+            ..Defects::default()
+        });
+        let other = f.register_client("other", &[&redirect]).unwrap();
+        let (verifier, challenge) = pkce("b");
+        let code = code_for(&f, &client, &redirect, &challenge);
+        let r = exchange(&f, &other, &redirect, &code, &verifier);
+        if unbound {
+            assert_eq!(r.status, 200, "{unbound}");
+        } else {
+            assert_eq!(r.status, 400);
+            assert_eq!(
+                r.json()["error_description"],
+                "the authorization code was issued to another client"
+            );
+        }
+    }
+}
+
+#[test]
 fn a_reused_code_is_refused_and_its_tokens_revoked() {
     let (f, client, redirect) = fixture();
     let (verifier, challenge) = pkce("u");

@@ -20,6 +20,7 @@ const IMPLEMENTED: &[&str] = &[
     "token-passthrough-prohibited",
     "pkce-downgrade-refused",
     "exact-redirect-uri",
+    "authorization-code-binding",
     "token-storage-omission",
 ];
 
@@ -151,7 +152,7 @@ fn each_subject_defect_fails_exactly_the_checks_it_concerns() {
         (
             "log-token",
             &["token-storage-omission"],
-            "/cases/7/positive/observedReasonCode",
+            "/cases/8/positive/observedReasonCode",
         ),
         (
             "fixture:accept-plain-pkce",
@@ -162,6 +163,11 @@ fn each_subject_defect_fails_exactly_the_checks_it_concerns() {
             "fixture:prefix-redirect-uri",
             &["exact-redirect-uri"],
             "/cases/6/negative/observedOutcome",
+        ),
+        (
+            "fixture:unbound-code",
+            &["authorization-code-binding"],
+            "/cases/7/negative/observedOutcome",
         ),
         (
             "fixture:issue-for-any-resource",

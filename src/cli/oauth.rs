@@ -42,6 +42,7 @@ pub enum FixtureDefect {
     PrefixRedirectUri,
     WrongIssInResponse,
     MetadataIssuerMismatch,
+    UnboundCode,
 }
 
 fn defects(names: &[FixtureDefect]) -> mcpres::server::oauth::Defects {
@@ -53,6 +54,7 @@ fn defects(names: &[FixtureDefect]) -> mcpres::server::oauth::Defects {
             FixtureDefect::PrefixRedirectUri => d.prefix_redirect_uri = true,
             FixtureDefect::WrongIssInResponse => d.wrong_iss_in_response = true,
             FixtureDefect::MetadataIssuerMismatch => d.metadata_issuer_mismatch = true,
+            FixtureDefect::UnboundCode => d.unbound_code = true,
         }
     }
     d

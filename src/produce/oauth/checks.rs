@@ -48,6 +48,11 @@ pub const CHECKS: &[(&str, Source, Runner)] = &[
     ),
     ("exact-redirect-uri", Source::TestFixture, exact_redirect),
     (
+        "authorization-code-binding",
+        Source::TestFixture,
+        code_binding,
+    ),
+    (
         "token-storage-omission",
         Source::RuntimeProbe,
         token_storage,
@@ -830,4 +835,87 @@ fn exact_redirect(o: &OauthCtx) -> CheckRun {
         "redirect_uri is not registered for this client",
         [positive, negative, mutant],
     )
+}
+
+/// `authorization-code-binding` (fixture): a code redeemed by the client it
+/// was issued to is exchanged; the same kind of code redeemed under another
+/// registered client's id is refused as issued to another client; that
+/// request without its `code` is refused early (`invalid_request`).
+fn code_binding(o: &OauthCtx) -> CheckRun {
+    let id = "authorization-code-binding";
+    let resource = "http://127.0.0.1:2/mcp";
+    let redirect = o.redirect_uri.clone();
+    let accepted = reason(id, "ACCEPTED");
+    let rejected = reason(id, "REJECTED");
+    const OWN: &str = "the authorization code was issued to another client";
+    let run = |client: &str, drop_code: bool| {
+        let (verifier, challenge) = flow::pkce(o);
+        let a = flow::authorize(o, resource, &challenge, &redirect);
+        let Some(code) = a.code.clone() else {
+            return (
+                (ProbeOutcome::NotObserved, other("no-authorization-code")),
+                format!("no code: {:?}", a.error),
+                json!([a.summary]),
+            );
+        };
+        let mut params = flow::code_grant(o, &code, &verifier, &redirect, resource);
+        for (k, v) in params.iter_mut() {
+            if *k == "client_id" {
+                *v = client;
+            }
+        }
+        if drop_code {
+            params.retain(|(k, _)| *k != "code");
+        }
+        let r = flow::token_request(o, &params);
+        let observed = match (r.status, r.error.as_deref(), r.description.as_deref()) {
+            (None, _, _) => (ProbeOutcome::NotObserved, NO_ANSWER.to_string()),
+            (Some(200), _, _) if r.access_token.is_some() => {
+                (ProbeOutcome::Accept, accepted.clone())
+            }
+            (_, Some("invalid_grant"), Some(d)) if d == OWN => {
+                (ProbeOutcome::Reject, rejected.clone())
+            }
+            (_, Some("invalid_request"), _) => (ProbeOutcome::Reject, EARLY.to_string()),
+            (_, Some(e), _) => (ProbeOutcome::Reject, other(e)),
+            (s, None, _) => (ProbeOutcome::Reject, other(&format!("status {s:?}"))),
+        };
+        let detail = format!(
+            "token request as {}: {:?} {:?} ({})",
+            if client == o.client_id {
+                "the code's client"
+            } else {
+                "another client"
+            },
+            r.status,
+            r.error,
+            observed.1
+        );
+        (observed, detail, json!([a.summary, r.summary]))
+    };
+    let (p, pd, pa) = run(&o.client_id, false);
+    let (n, nd, na) = run(&o.other_client_id, false);
+    let (m, md, ma) = run(&o.other_client_id, true);
+    CheckRun {
+        id,
+        positive: Some(obs(
+            ProbeOutcome::Accept,
+            &accepted,
+            p.clone(),
+            reached(&p),
+            pd,
+            pa,
+        )),
+        negative: Some(obs(
+            ProbeOutcome::Reject,
+            &rejected,
+            n.clone(),
+            reached(&n),
+            nd,
+            na,
+        )),
+        mutant: Some(mutant(&rejected, m, md, ma)),
+        not_observed: None,
+        server: None,
+    }
 }

@@ -137,6 +137,8 @@ pub struct Redeemed {
     pub status: Option<u16>,
     pub access_token: Option<String>,
     pub error: Option<String>,
+    /// The fixed `error_description` of a refusal.
+    pub description: Option<String>,
     /// The access token's `aud` claim (read, not verified: the subject
     /// verifies).
     pub audience: Option<String>,
@@ -150,6 +152,7 @@ pub fn token_request(o: &OauthCtx, params: &[(&str, &str)]) -> Redeemed {
             status: None,
             access_token: None,
             error: Some("no-answer".into()),
+            description: None,
             audience: None,
             summary: json!({"token": "no answer"}),
         };
@@ -176,6 +179,10 @@ pub fn token_request(o: &OauthCtx, params: &[(&str, &str)]) -> Redeemed {
         .get("error")
         .and_then(Value::as_str)
         .map(str::to_string);
+    let description = body
+        .get("error_description")
+        .and_then(Value::as_str)
+        .map(str::to_string);
     let summary = json!({
         "token": {
             "status": resp.status,
@@ -183,12 +190,14 @@ pub fn token_request(o: &OauthCtx, params: &[(&str, &str)]) -> Redeemed {
             "accessToken": access.as_deref().map(digest),
             "audience": audience,
             "error": error,
+            "errorDescription": description,
         }
     });
     Redeemed {
         status: resp.status,
         access_token: access,
         error,
+        description,
         audience,
         summary,
     }

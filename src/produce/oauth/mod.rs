@@ -119,6 +119,8 @@ pub struct OauthCtx<'a> {
     pub client_id: String,
     /// The redirect URI registered for it (the run's redirect listener).
     pub redirect_uri: String,
+    /// A second registered client, for binding checks.
+    pub other_client_id: String,
     /// Every credential the run minted: redacted from every artifact.
     secrets: Arc<Mutex<Vec<zeroize::Zeroizing<String>>>>,
     pub network: Mutex<Network>,
@@ -324,6 +326,9 @@ pub fn run(options: &Options, report: &mut dyn FnMut(&Row)) -> Result<Outcome, O
     let client_id = fixture
         .register_client("mcpres-oauth-run", &[&redirect_uri])
         .map_err(|e| OauthRunError::Fixture(e.to_string()))?;
+    let other_client_id = fixture
+        .register_client("mcpres-oauth-run-other", &[&redirect_uri])
+        .map_err(|e| OauthRunError::Fixture(e.to_string()))?;
     let issuer = fixture.issuer().to_string();
     let launch = with_issuer(&options.launch, &issuer);
     let mut ctx = Ctx::new(
@@ -345,6 +350,7 @@ pub fn run(options: &Options, report: &mut dyn FnMut(&Row)) -> Result<Outcome, O
         fixture,
         client_id: client_id.clone(),
         redirect_uri: redirect_uri.clone(),
+        other_client_id,
         secrets: Arc::default(),
         network: Mutex::default(),
     };

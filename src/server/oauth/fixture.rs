@@ -68,6 +68,9 @@ pub struct Defects {
     pub wrong_iss_in_response: bool,
     /// The metadata document names an `issuer` other than the fixture's URL.
     pub metadata_issuer_mismatch: bool,
+    /// The token endpoint does not compare a code's client and redirect URI
+    /// with the token request's (the code is bound to neither).
+    pub unbound_code: bool,
 }
 
 /// What a [`Fixture`] runs with.
@@ -1238,14 +1241,15 @@ fn code_grant(inner: &Inner, p: &BTreeMap<String, String>, outcome: &mut Outcome
             "the authorization code has expired",
         );
     }
-    if &grant.client_id != client_id {
+    let unbound = inner.config.defects.unbound_code;
+    if !unbound && &grant.client_id != client_id {
         return token_error(
             outcome,
             "invalid_grant",
             "the authorization code was issued to another client",
         );
     }
-    if &grant.redirect_uri != redirect_uri {
+    if !unbound && &grant.redirect_uri != redirect_uri {
         return token_error(
             outcome,
             "invalid_grant",

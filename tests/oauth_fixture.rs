@@ -526,6 +526,35 @@ fn the_unbound_code_defect_lets_another_client_redeem_a_code() {
 }
 
 #[test]
+fn the_no_rotation_defect_keeps_a_used_refresh_token_valid() {
+    for no_rotation in [false, true] {
+        let (f, client, redirect) = fixture_with(Defects {
+            no_rotation,
+            ..Defects::default()
+        });
+        let (verifier, challenge) = pkce("r");
+        let code = code_for(&f, &client, &redirect, &challenge);
+        let first = exchange(&f, &client, &redirect, &code, &verifier).json();
+        let refresh = first["refresh_token"].as_str().unwrap().to_string();
+        let resource = RESOURCE.to_string();
+        let use_it = || {
+            post(
+                f.issuer(),
+                "/token",
+                &[
+                    ("grant_type", "refresh_token"),
+                    ("refresh_token", &refresh),
+                    ("client_id", &client),
+                    ("resource", &resource),
+                ],
+            )
+        };
+        assert_eq!(use_it().status, 200);
+        assert_eq!(use_it().status, if no_rotation { 200 } else { 400 });
+    }
+}
+
+#[test]
 fn a_reused_code_is_refused_and_its_tokens_revoked() {
     let (f, client, redirect) = fixture();
     let (verifier, challenge) = pkce("u");

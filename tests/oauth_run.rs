@@ -22,6 +22,7 @@ const IMPLEMENTED: &[&str] = &[
     "exact-redirect-uri",
     "authorization-code-binding",
     "token-storage-omission",
+    "refresh-token-rotation-when-claimed",
 ];
 
 /// Run `mcpres oauth run` on the reference subject with `defects` (subject
@@ -168,6 +169,11 @@ fn each_subject_defect_fails_exactly_the_checks_it_concerns() {
             "fixture:unbound-code",
             &["authorization-code-binding"],
             "/cases/7/negative/observedOutcome",
+        ),
+        (
+            "fixture:no-rotation",
+            &["refresh-token-rotation-when-claimed"],
+            "/cases/9/negative/observedOutcome",
         ),
         (
             "fixture:issue-for-any-resource",

@@ -43,6 +43,7 @@ pub enum FixtureDefect {
     WrongIssInResponse,
     MetadataIssuerMismatch,
     UnboundCode,
+    NoRotation,
 }
 
 fn defects(names: &[FixtureDefect]) -> mcpres::server::oauth::Defects {
@@ -55,6 +56,7 @@ fn defects(names: &[FixtureDefect]) -> mcpres::server::oauth::Defects {
             FixtureDefect::WrongIssInResponse => d.wrong_iss_in_response = true,
             FixtureDefect::MetadataIssuerMismatch => d.metadata_issuer_mismatch = true,
             FixtureDefect::UnboundCode => d.unbound_code = true,
+            FixtureDefect::NoRotation => d.no_rotation = true,
         }
     }
     d

@@ -57,6 +57,11 @@ pub const CHECKS: &[(&str, Source, Runner)] = &[
         Source::RuntimeProbe,
         token_storage,
     ),
+    (
+        "refresh-token-rotation-when-claimed",
+        Source::TestFixture,
+        refresh_rotation,
+    ),
 ];
 
 /// A refusal reason the subject named that is neither the check's own nor a
@@ -915,6 +920,99 @@ fn code_binding(o: &OauthCtx) -> CheckRun {
             na,
         )),
         mutant: Some(mutant(&rejected, m, md, ma)),
+        not_observed: None,
+        server: None,
+    }
+}
+
+/// `refresh-token-rotation-when-claimed` (fixture; it issues refresh
+/// tokens, so the condition holds): using a refresh token gives a new,
+/// different one; presenting the used one again is refused and revokes the
+/// family (the new refresh token is then inactive); a refresh request without
+/// its `refresh_token` is refused early (`invalid_request`).
+fn refresh_rotation(o: &OauthCtx) -> CheckRun {
+    let id = "refresh-token-rotation-when-claimed";
+    let resource = "http://127.0.0.1:2/mcp";
+    let accepted = reason(id, "ACCEPTED");
+    let rejected = reason(id, "REJECTED");
+    let (granted, grant_summary) = flow::grant(o, resource);
+    let Some(first) = granted.and_then(|g| g.refresh_token) else {
+        return CheckRun::not_observed(id, "the fixture issued no refresh token");
+    };
+    let refresh = |token: Option<&str>| {
+        let mut params = vec![
+            ("grant_type", "refresh_token"),
+            ("client_id", o.client_id.as_str()),
+            ("resource", resource),
+        ];
+        if let Some(t) = token {
+            params.push(("refresh_token", t));
+        }
+        flow::token_request(o, &params)
+    };
+    // Positive: a new refresh token, not the one presented.
+    let r = refresh(Some(&first));
+    let second = r.refresh_token.clone();
+    let p = match (r.status, &second) {
+        (None, _) => (ProbeOutcome::NotObserved, NO_ANSWER.to_string()),
+        (Some(200), Some(s)) if *s != first => (ProbeOutcome::Accept, accepted.clone()),
+        (Some(200), _) => (ProbeOutcome::Accept, other("refresh-token-not-rotated")),
+        (_, _) => (
+            ProbeOutcome::Reject,
+            other(r.error.as_deref().unwrap_or("unnamed")),
+        ),
+    };
+    let pd = format!("{:?} {:?} ({})", r.status, r.error, p.1);
+    let pa = json!({"grant": grant_summary, "refresh": r.summary});
+    // Negative: the used one again; refused, and the family revoked.
+    let n_resp = refresh(Some(&first));
+    let family_revoked = second
+        .as_deref()
+        .and_then(|s| flow::introspect(o, s))
+        .map(|active| !active);
+    let n = match (n_resp.status, n_resp.error.as_deref(), family_revoked) {
+        (None, _, _) => (ProbeOutcome::NotObserved, NO_ANSWER.to_string()),
+        (Some(200), _, _) => (ProbeOutcome::Accept, other("used-refresh-token-accepted")),
+        (_, Some("invalid_grant"), Some(true)) => (ProbeOutcome::Reject, rejected.clone()),
+        (_, Some("invalid_grant"), _) => (ProbeOutcome::Reject, other("reuse-not-detected")),
+        (_, Some("invalid_request"), _) => (ProbeOutcome::Reject, EARLY.to_string()),
+        (_, e, _) => (ProbeOutcome::Reject, other(e.unwrap_or("unnamed"))),
+    };
+    let nd = format!(
+        "{:?} {:?}; family revoked: {family_revoked:?} ({})",
+        n_resp.status, n_resp.error, n.1
+    );
+    let na =
+        json!({"replay": n_resp.summary, "newRefreshTokenInactiveAfterReplay": family_revoked});
+    // Mutant: the same request without the refresh token.
+    let m_resp = refresh(None);
+    let m = match (m_resp.status, m_resp.error.as_deref()) {
+        (None, _) => (ProbeOutcome::NotObserved, NO_ANSWER.to_string()),
+        (Some(200), _) => (ProbeOutcome::Accept, accepted.clone()),
+        (_, Some("invalid_request")) => (ProbeOutcome::Reject, EARLY.to_string()),
+        (_, Some("invalid_grant")) => (ProbeOutcome::Reject, rejected.clone()),
+        (_, e) => (ProbeOutcome::Reject, other(e.unwrap_or("unnamed"))),
+    };
+    let md = format!("{:?} {:?} ({})", m_resp.status, m_resp.error, m.1);
+    CheckRun {
+        id,
+        positive: Some(obs(
+            ProbeOutcome::Accept,
+            &accepted,
+            p.clone(),
+            reached(&p),
+            pd,
+            pa,
+        )),
+        negative: Some(obs(
+            ProbeOutcome::Reject,
+            &rejected,
+            n.clone(),
+            reached(&n),
+            nd,
+            na,
+        )),
+        mutant: Some(mutant(&rejected, m, md, m_resp.summary)),
         not_observed: None,
         server: None,
     }

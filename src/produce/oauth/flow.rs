@@ -136,6 +136,7 @@ pub fn authorize(o: &OauthCtx, resource: &str, challenge: &str, redirect_uri: &s
 pub struct Redeemed {
     pub status: Option<u16>,
     pub access_token: Option<String>,
+    pub refresh_token: Option<String>,
     pub error: Option<String>,
     /// The fixed `error_description` of a refusal.
     pub description: Option<String>,
@@ -151,6 +152,7 @@ pub fn token_request(o: &OauthCtx, params: &[(&str, &str)]) -> Redeemed {
         return Redeemed {
             status: None,
             access_token: None,
+            refresh_token: None,
             error: Some("no-answer".into()),
             description: None,
             audience: None,
@@ -188,6 +190,7 @@ pub fn token_request(o: &OauthCtx, params: &[(&str, &str)]) -> Redeemed {
             "status": resp.status,
             "sent": params.iter().map(|(k, _)| *k).collect::<Vec<_>>(),
             "accessToken": access.as_deref().map(digest),
+            "refreshToken": body.get("refresh_token").and_then(Value::as_str).map(digest),
             "audience": audience,
             "error": error,
             "errorDescription": description,
@@ -196,6 +199,10 @@ pub fn token_request(o: &OauthCtx, params: &[(&str, &str)]) -> Redeemed {
     Redeemed {
         status: resp.status,
         access_token: access,
+        refresh_token: body
+            .get("refresh_token")
+            .and_then(Value::as_str)
+            .map(str::to_string),
         error,
         description,
         audience,
@@ -223,6 +230,13 @@ pub fn code_grant<'a>(
 
 /// A whole grant for `resource`: authorize, then redeem for the same one.
 pub fn obtain(o: &OauthCtx, resource: &str) -> (Option<String>, Value) {
+    let (r, summary) = grant(o, resource);
+    (r.and_then(|r| r.access_token), summary)
+}
+
+/// A whole grant for `resource`, with everything the token endpoint
+/// answered.
+pub fn grant(o: &OauthCtx, resource: &str) -> (Option<Redeemed>, Value) {
     let (verifier, challenge) = pkce(o);
     let redirect = o.redirect_uri.clone();
     let a = authorize(o, resource, &challenge, &redirect);
@@ -230,7 +244,16 @@ pub fn obtain(o: &OauthCtx, resource: &str) -> (Option<String>, Value) {
         return (None, json!([a.summary]));
     };
     let r = token_request(o, &code_grant(o, &code, &verifier, &redirect, resource));
-    (r.access_token, json!([a.summary, r.summary]))
+    let summary = json!([a.summary, r.summary]);
+    (Some(r), summary)
+}
+
+/// Is `token` active for the fixture's introspection endpoint? `None` when
+/// it did not answer.
+pub fn introspect(o: &OauthCtx, token: &str) -> Option<bool> {
+    let resp = send(o, "POST", "/introspect", Some(&form(&[("token", token)])))?;
+    let body: Value = serde_json::from_slice(&resp.body).ok()?;
+    body.get("active").and_then(Value::as_bool)
 }
 
 /// How an authorization request was answered, credential-free.

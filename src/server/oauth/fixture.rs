@@ -71,6 +71,9 @@ pub struct Defects {
     /// The token endpoint does not compare a code's client and redirect URI
     /// with the token request's (the code is bound to neither).
     pub unbound_code: bool,
+    /// A refresh token stays valid after use: it is not rotated out (a new
+    /// one is still issued).
+    pub no_rotation: bool,
 }
 
 /// What a [`Fixture`] runs with.
@@ -1347,11 +1350,13 @@ fn refresh_grant(inner: &Inner, p: &BTreeMap<String, String>, outcome: &mut Outc
         }
         family.scope = asked.join(" ");
     }
-    store
-        .refresh
-        .get_mut(&key(refresh))
-        .expect("looked up above")
-        .rotated = true;
+    if !inner.config.defects.no_rotation {
+        store
+            .refresh
+            .get_mut(&key(refresh))
+            .expect("looked up above")
+            .rotated = true;
+    }
     issue(inner, store, family_id, outcome)
 }
 

@@ -555,6 +555,21 @@ fn the_no_rotation_defect_keeps_a_used_refresh_token_valid() {
 }
 
 #[test]
+fn the_ignore_verifier_defect_exchanges_a_code_for_any_verifier() {
+    for ignore_verifier in [false, true] {
+        let (f, client, redirect) = fixture_with(Defects {
+            ignore_verifier,
+            ..Defects::default()
+        });
+        let (_, challenge) = pkce("v");
+        let (other_verifier, _) = pkce("w");
+        let code = code_for(&f, &client, &redirect, &challenge);
+        let r = exchange(&f, &client, &redirect, &code, &other_verifier);
+        assert_eq!(r.status, if ignore_verifier { 200 } else { 400 });
+    }
+}
+
+#[test]
 fn a_reused_code_is_refused_and_its_tokens_revoked() {
     let (f, client, redirect) = fixture();
     let (verifier, challenge) = pkce("u");

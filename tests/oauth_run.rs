@@ -18,6 +18,7 @@ const IMPLEMENTED: &[&str] = &[
     "access-token-audience",
     "wrong-resource-token-rejection",
     "token-passthrough-prohibited",
+    "pkce-s256",
     "pkce-downgrade-refused",
     "exact-redirect-uri",
     "authorization-code-binding",
@@ -153,27 +154,32 @@ fn each_subject_defect_fails_exactly_the_checks_it_concerns() {
         (
             "log-token",
             &["token-storage-omission"],
-            "/cases/8/positive/observedReasonCode",
+            "/cases/9/positive/observedReasonCode",
+        ),
+        (
+            "fixture:ignore-verifier",
+            &["pkce-s256"],
+            "/cases/5/negative/observedOutcome",
         ),
         (
             "fixture:accept-plain-pkce",
             &["pkce-downgrade-refused"],
-            "/cases/5/negative/observedOutcome",
+            "/cases/6/negative/observedOutcome",
         ),
         (
             "fixture:prefix-redirect-uri",
             &["exact-redirect-uri"],
-            "/cases/6/negative/observedOutcome",
+            "/cases/7/negative/observedOutcome",
         ),
         (
             "fixture:unbound-code",
             &["authorization-code-binding"],
-            "/cases/7/negative/observedOutcome",
+            "/cases/8/negative/observedOutcome",
         ),
         (
             "fixture:no-rotation",
             &["refresh-token-rotation-when-claimed"],
-            "/cases/9/negative/observedOutcome",
+            "/cases/10/negative/observedOutcome",
         ),
         (
             "fixture:issue-for-any-resource",

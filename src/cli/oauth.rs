@@ -44,6 +44,7 @@ pub enum FixtureDefect {
     MetadataIssuerMismatch,
     UnboundCode,
     NoRotation,
+    IgnoreVerifier,
 }
 
 fn defects(names: &[FixtureDefect]) -> mcpres::server::oauth::Defects {
@@ -57,6 +58,7 @@ fn defects(names: &[FixtureDefect]) -> mcpres::server::oauth::Defects {
             FixtureDefect::MetadataIssuerMismatch => d.metadata_issuer_mismatch = true,
             FixtureDefect::UnboundCode => d.unbound_code = true,
             FixtureDefect::NoRotation => d.no_rotation = true,
+            FixtureDefect::IgnoreVerifier => d.ignore_verifier = true,
         }
     }
     d

@@ -41,6 +41,7 @@ pub const CHECKS: &[(&str, Source, Runner)] = &[
         Source::RuntimeProbe,
         token_passthrough,
     ),
+    ("pkce-s256", Source::TestFixture, pkce_s256),
     (
         "pkce-downgrade-refused",
         Source::TestFixture,
@@ -1013,6 +1014,85 @@ fn refresh_rotation(o: &OauthCtx) -> CheckRun {
             na,
         )),
         mutant: Some(mutant(&rejected, m, md, m_resp.summary)),
+        not_observed: None,
+        server: None,
+    }
+}
+
+/// `pkce-s256` (fixture): a code redeemed with its S256 verifier is
+/// exchanged; redeemed with another well-formed verifier it is refused as
+/// not matching the challenge; that request without `code_verifier` is
+/// refused early (`invalid_request`).
+fn pkce_s256(o: &OauthCtx) -> CheckRun {
+    let id = "pkce-s256";
+    let resource = "http://127.0.0.1:2/mcp";
+    let redirect = o.redirect_uri.clone();
+    let accepted = reason(id, "ACCEPTED");
+    let rejected = reason(id, "REJECTED");
+    const OWN: &str = "code_verifier does not match the code challenge";
+    #[derive(Clone, Copy)]
+    enum Verifier {
+        Right,
+        Other,
+        Missing,
+    }
+    let run = |which: Verifier| {
+        let (verifier, challenge) = flow::pkce(o);
+        let (wrong, _) = flow::pkce(o);
+        let a = flow::authorize(o, resource, &challenge, &redirect);
+        let Some(code) = a.code.clone() else {
+            return (
+                (ProbeOutcome::NotObserved, other("no-authorization-code")),
+                format!("no code: {:?}", a.error),
+                json!([a.summary]),
+            );
+        };
+        let presented = match which {
+            Verifier::Right => verifier.as_str(),
+            _ => wrong.as_str(),
+        };
+        let mut params = flow::code_grant(o, &code, presented, &redirect, resource);
+        if matches!(which, Verifier::Missing) {
+            params.retain(|(k, _)| *k != "code_verifier");
+        }
+        let r = flow::token_request(o, &params);
+        let observed = match (r.status, r.error.as_deref(), r.description.as_deref()) {
+            (None, _, _) => (ProbeOutcome::NotObserved, NO_ANSWER.to_string()),
+            (Some(200), _, _) if r.access_token.is_some() => {
+                (ProbeOutcome::Accept, accepted.clone())
+            }
+            (_, Some("invalid_grant"), Some(d)) if d == OWN => {
+                (ProbeOutcome::Reject, rejected.clone())
+            }
+            (_, Some("invalid_request"), _) => (ProbeOutcome::Reject, EARLY.to_string()),
+            (_, Some(e), _) => (ProbeOutcome::Reject, other(e)),
+            (s, None, _) => (ProbeOutcome::Reject, other(&format!("status {s:?}"))),
+        };
+        let detail = format!("{:?} {:?} ({})", r.status, r.error, observed.1);
+        (observed, detail, json!([a.summary, r.summary]))
+    };
+    let (p, pd, pa) = run(Verifier::Right);
+    let (n, nd, na) = run(Verifier::Other);
+    let (m, md, ma) = run(Verifier::Missing);
+    CheckRun {
+        id,
+        positive: Some(obs(
+            ProbeOutcome::Accept,
+            &accepted,
+            p.clone(),
+            reached(&p),
+            pd,
+            pa,
+        )),
+        negative: Some(obs(
+            ProbeOutcome::Reject,
+            &rejected,
+            n.clone(),
+            reached(&n),
+            nd,
+            na,
+        )),
+        mutant: Some(mutant(&rejected, m, md, ma)),
         not_observed: None,
         server: None,
     }

@@ -74,6 +74,9 @@ pub struct Defects {
     /// A refresh token stays valid after use: it is not rotated out (a new
     /// one is still issued).
     pub no_rotation: bool,
+    /// The token endpoint does not compare the code verifier with the code's
+    /// challenge (PKCE not enforced).
+    pub ignore_verifier: bool,
 }
 
 /// What a [`Fixture`] runs with.
@@ -1263,7 +1266,9 @@ fn code_grant(inner: &Inner, p: &BTreeMap<String, String>, outcome: &mut Outcome
         "plain" => verifier.clone(),
         _ => URL_SAFE_NO_PAD.encode(Sha256::digest(verifier.as_bytes())),
     };
-    if !is_pkce_value(verifier) || computed != grant.challenge {
+    if !inner.config.defects.ignore_verifier
+        && (!is_pkce_value(verifier) || computed != grant.challenge)
+    {
         return token_error(
             outcome,
             "invalid_grant",

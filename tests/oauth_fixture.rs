@@ -570,6 +570,30 @@ fn the_ignore_verifier_defect_exchanges_a_code_for_any_verifier() {
 }
 
 #[test]
+fn the_ignore_missing_resource_defect_grants_a_request_without_resource() {
+    for ignore_missing_resource in [false, true] {
+        let (f, client, redirect) = fixture_with(Defects {
+            ignore_missing_resource,
+            ..Defects::default()
+        });
+        let (_, challenge) = pkce("m");
+        let pairs = with(
+            &good_authorize(&client, &redirect, &challenge),
+            "resource",
+            None,
+        );
+        let r = authorize(&f, &pairs);
+        assert_eq!(r.status, 302);
+        let location = r.header("location").unwrap_or_default().to_string();
+        assert_eq!(
+            location.contains("code="),
+            ignore_missing_resource,
+            "{location}"
+        );
+    }
+}
+
+#[test]
 fn a_reused_code_is_refused_and_its_tokens_revoked() {
     let (f, client, redirect) = fixture();
     let (verifier, challenge) = pkce("u");

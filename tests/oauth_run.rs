@@ -14,6 +14,7 @@ use support::{mcpres, output_text, read_json, walk};
 
 const IMPLEMENTED: &[&str] = &[
     "protected-resource-metadata-discovery",
+    "authorization-request-resource",
     "token-request-resource",
     "access-token-audience",
     "wrong-resource-token-rejection",
@@ -138,53 +139,58 @@ fn each_subject_defect_fails_exactly_the_checks_it_concerns() {
         (
             "accept-wrong-audience",
             &["access-token-audience", "wrong-resource-token-rejection"],
-            "/cases/2/negative/observedOutcome",
+            "/cases/3/negative/observedOutcome",
         ),
         // The negatives of pass-through and storage are expired tokens.
         (
             "accept-expired",
             &["token-passthrough-prohibited", "token-storage-omission"],
-            "/cases/4/negative/observedOutcome",
+            "/cases/5/negative/observedOutcome",
         ),
         (
             "token-passthrough",
             &["token-passthrough-prohibited"],
-            "/cases/4/positive/observedReasonCode",
+            "/cases/5/positive/observedReasonCode",
         ),
         (
             "log-token",
             &["token-storage-omission"],
-            "/cases/9/positive/observedReasonCode",
+            "/cases/10/positive/observedReasonCode",
+        ),
+        (
+            "fixture:ignore-missing-resource",
+            &["authorization-request-resource"],
+            "/cases/1/negative/observedOutcome",
         ),
         (
             "fixture:ignore-verifier",
             &["pkce-s256"],
-            "/cases/5/negative/observedOutcome",
+            "/cases/6/negative/observedOutcome",
         ),
         (
             "fixture:accept-plain-pkce",
             &["pkce-downgrade-refused"],
-            "/cases/6/negative/observedOutcome",
+            "/cases/7/negative/observedOutcome",
         ),
         (
             "fixture:prefix-redirect-uri",
             &["exact-redirect-uri"],
-            "/cases/7/negative/observedOutcome",
+            "/cases/8/negative/observedOutcome",
         ),
         (
             "fixture:unbound-code",
             &["authorization-code-binding"],
-            "/cases/8/negative/observedOutcome",
+            "/cases/9/negative/observedOutcome",
         ),
         (
             "fixture:no-rotation",
             &["refresh-token-rotation-when-claimed"],
-            "/cases/10/negative/observedOutcome",
+            "/cases/11/negative/observedOutcome",
         ),
         (
             "fixture:issue-for-any-resource",
             &["token-request-resource"],
-            "/cases/1/negative/observedOutcome",
+            "/cases/2/negative/observedOutcome",
         ),
         (
             "no-www-authenticate",

@@ -45,6 +45,7 @@ pub enum FixtureDefect {
     UnboundCode,
     NoRotation,
     IgnoreVerifier,
+    IgnoreMissingResource,
 }
 
 fn defects(names: &[FixtureDefect]) -> mcpres::server::oauth::Defects {
@@ -59,6 +60,7 @@ fn defects(names: &[FixtureDefect]) -> mcpres::server::oauth::Defects {
             FixtureDefect::UnboundCode => d.unbound_code = true,
             FixtureDefect::NoRotation => d.no_rotation = true,
             FixtureDefect::IgnoreVerifier => d.ignore_verifier = true,
+            FixtureDefect::IgnoreMissingResource => d.ignore_missing_resource = true,
         }
     }
     d

@@ -22,6 +22,11 @@ pub const CHECKS: &[(&str, Source, Runner)] = &[
         metadata_discovery,
     ),
     (
+        "authorization-request-resource",
+        Source::TestFixture,
+        authorization_request_resource,
+    ),
+    (
         "token-request-resource",
         Source::TestFixture,
         token_request_resource,
@@ -1096,4 +1101,27 @@ fn pkce_s256(o: &OauthCtx) -> CheckRun {
         not_observed: None,
         server: None,
     }
+}
+
+/// `authorization-request-resource` (fixture): a request naming the
+/// resource is granted; the same request without `resource` is refused
+/// `invalid_target`; that request with its `state` given twice is refused
+/// early.
+fn authorization_request_resource(o: &OauthCtx) -> CheckRun {
+    let id = "authorization-request-resource";
+    let resource = "http://127.0.0.1:2/mcp";
+    let (_, challenge) = flow::pkce(o);
+    let positive = flow::authz_params(o, resource, &challenge);
+    let mut negative = flow::authz_params(o, resource, &challenge);
+    negative.retain(|(k, _)| *k != "resource");
+    let mut mutant = negative.clone();
+    if let Some((_, state)) = mutant.iter().find(|(k, _)| *k == "state").cloned() {
+        mutant.push(("state", state));
+    }
+    authz_check(
+        o,
+        id,
+        "resource is required: one absolute URI without a fragment",
+        [positive, negative, mutant],
+    )
 }

@@ -77,6 +77,9 @@ pub struct Defects {
     /// The token endpoint does not compare the code verifier with the code's
     /// challenge (PKCE not enforced).
     pub ignore_verifier: bool,
+    /// An authorization request without a usable `resource` is granted
+    /// anyway (the code is bound to an empty resource).
+    pub ignore_missing_resource: bool,
 }
 
 /// What a [`Fixture`] runs with.
@@ -1094,12 +1097,17 @@ async fn authorize(
             "code_challenge is required (43-128 unreserved characters)",
         );
     };
-    let Some(resource) = p.get("resource").filter(|r| is_resource(r)) else {
-        return fail(
-            outcome,
-            "invalid_target",
-            "resource is required: one absolute URI without a fragment",
-        );
+    let unbound = String::new();
+    let resource = match p.get("resource").filter(|r| is_resource(r)) {
+        Some(r) => r,
+        None if inner.config.defects.ignore_missing_resource => &unbound,
+        None => {
+            return fail(
+                outcome,
+                "invalid_target",
+                "resource is required: one absolute URI without a fragment",
+            );
+        }
     };
     let Some(scope) = grant_scope(inner, p.get("scope")) else {
         return fail(outcome, "invalid_scope", "a requested scope is not allowed");

@@ -124,6 +124,12 @@ fn the_reference_subject_passes_every_implemented_check_and_only_coverage_is_mis
     assert_eq!(doc["fixture"]["externalNetworkRequests"], 0);
     assert_eq!(doc["cleanup"]["listenerClosed"], true);
     assert_eq!(doc["cleanup"]["redirectListenerReleased"], true);
+    // Sanitized errors are observed, not asserted: refusals were seen and
+    // none echoed the token it refused.
+    assert_eq!(doc["privacy"]["authorizationErrorsSanitized"], true);
+    let cleanup = read_json(&out.join("artifacts/cleanup.json"));
+    assert!(cleanup["subjectRefusalsSeen"].as_u64().unwrap() > 0);
+    assert_eq!(cleanup["subjectRefusalsEchoingTheToken"], 0);
     for case in doc["cases"].as_array().unwrap() {
         assert_eq!(
             case["wrongReasonMutant"]["observedReasonCode"],

@@ -265,6 +265,9 @@ fn present(
     let rec = o.rec();
     let (resp, answer_id) = post_open(o, &rec, server, Some(token));
     let observed = classify(id, &resp, &answer_id, own);
+    if observed.0 == ProbeOutcome::Reject {
+        o.saw_refusal(&resp, token);
+    }
     let detail = format!("{} ({})", resp.label(), observed.1);
     (observed.clone(), detail, artifact(&rec, &resp, json!({})))
 }

@@ -124,6 +124,8 @@ pub struct OauthCtx<'a> {
     /// Every credential the run minted: redacted from every artifact.
     secrets: Arc<Mutex<Vec<zeroize::Zeroizing<String>>>>,
     pub network: Mutex<Network>,
+    /// (subject refusals seen, of which echoed the presented token).
+    pub refusals: Mutex<(usize, usize)>,
 }
 
 impl OauthCtx<'_> {
@@ -171,6 +173,16 @@ impl OauthCtx<'_> {
                 Err(e.replace(url, target))
             }
         }
+    }
+
+    /// Count a refusal of the subject, and whether its headers or body
+    /// echoed the token it refused (an unsanitized authorization error).
+    pub fn saw_refusal(&self, resp: &web::Resp, token: &str) {
+        let echoed = contains(&resp.body, token.as_bytes())
+            || resp.headers.iter().any(|(_, v)| v.contains(token));
+        let mut r = self.refusals.lock().expect("refusals lock");
+        r.0 += 1;
+        r.1 += usize::from(echoed);
     }
 
     /// Every string of `value` with each known credential replaced, and
@@ -353,6 +365,7 @@ pub fn run(options: &Options, report: &mut dyn FnMut(&Row)) -> Result<Outcome, O
         other_client_id,
         secrets: Arc::default(),
         network: Mutex::default(),
+        refusals: Mutex::default(),
     };
     let secrets = octx.secrets.clone();
     let io = |path: &Path, source| OauthRunError::Io {
@@ -472,8 +485,12 @@ pub fn run(options: &Options, report: &mut dyn FnMut(&Row)) -> Result<Outcome, O
         .filter(|e| e.method == "FETCH" && e.status != 0 && web::parse_url(&e.path).is_err())
         .count();
     let OauthCtx {
-        fixture, network, ..
+        fixture,
+        network,
+        refusals,
+        ..
     } = octx;
+    let (refusals_seen, refusals_echoing) = refusals.into_inner().expect("refusals lock");
     fixture.stop();
     drop(redirect);
     let listener_closed = !web::accepting(fixture_addr);
@@ -494,6 +511,8 @@ pub fn run(options: &Options, report: &mut dyn FnMut(&Row)) -> Result<Outcome, O
         "redirectListenerReleased": redirect_released,
         "runnerConnections": network.attempts.iter().map(|(t, c)| json!({"target": t, "connected": c})).collect::<Vec<_>>(),
         "refusedBeforeConnect": network.refused,
+        "subjectRefusalsSeen": refusals_seen,
+        "subjectRefusalsEchoingTheToken": refusals_echoing,
     });
     let cleanup_sha = write("artifacts/cleanup.json".into(), cleanup_doc)?;
     let identity = subject_identity(&options.launch, None);
@@ -544,7 +563,10 @@ pub fn run(options: &Options, report: &mut dyn FnMut(&Row)) -> Result<Outcome, O
         "privacy": {
             "tokenMaterialPersisted": false,
             "evidenceContainsCredentialMaterial": false,
-            "authorizationErrorsSanitized": true,
+            // Observed: no refusal of the subject echoed the token it refused
+            // (and at least one refusal was seen); the fixture's error
+            // descriptions are fixed texts.
+            "authorizationErrorsSanitized": refusals_seen > 0 && refusals_echoing == 0,
         },
         "cleanup": {
             "listenerClosed": listener_closed,

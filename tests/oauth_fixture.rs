@@ -594,6 +594,51 @@ fn the_ignore_missing_resource_defect_grants_a_request_without_resource() {
 }
 
 #[test]
+fn the_drop_state_defect_returns_no_state() {
+    for drop_state in [false, true] {
+        let (f, client, redirect) = fixture_with(Defects {
+            drop_state,
+            ..Defects::default()
+        });
+        let (_, challenge) = pkce("s");
+        let r = authorize(&f, &good_authorize(&client, &redirect, &challenge));
+        let p = r.location_params();
+        assert!(p.contains_key("code"));
+        assert_eq!(p.contains_key("state"), !drop_state);
+    }
+}
+
+#[test]
+fn an_impostor_document_identifies_no_one_unless_the_client_id_check_is_off() {
+    for ignore_cimd_client_id in [false, true] {
+        let (f, client, redirect) = fixture_with(Defects {
+            ignore_cimd_client_id,
+            ..Defects::default()
+        });
+        let impostor = f
+            .register_impostor("impostor", &[&redirect], &client)
+            .unwrap();
+        let (_, challenge) = pkce("i");
+        let r = authorize(&f, &good_authorize(&impostor, &redirect, &challenge));
+        if ignore_cimd_client_id {
+            assert_eq!(r.status, 302);
+            assert!(r.location_params().contains_key("code"));
+        } else {
+            assert_eq!(r.status, 400);
+            let fetch = f
+                .events()
+                .into_iter()
+                .rfind(|e| e.method == "FETCH")
+                .unwrap();
+            assert_eq!(
+                fetch.note.as_deref(),
+                Some("refused: client metadata document names another client_id")
+            );
+        }
+    }
+}
+
+#[test]
 fn a_reused_code_is_refused_and_its_tokens_revoked() {
     let (f, client, redirect) = fixture();
     let (verifier, challenge) = pkce("u");

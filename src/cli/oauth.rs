@@ -46,6 +46,8 @@ pub enum FixtureDefect {
     NoRotation,
     IgnoreVerifier,
     IgnoreMissingResource,
+    DropState,
+    IgnoreCimdClientId,
 }
 
 fn defects(names: &[FixtureDefect]) -> mcpres::server::oauth::Defects {
@@ -61,6 +63,8 @@ fn defects(names: &[FixtureDefect]) -> mcpres::server::oauth::Defects {
             FixtureDefect::NoRotation => d.no_rotation = true,
             FixtureDefect::IgnoreVerifier => d.ignore_verifier = true,
             FixtureDefect::IgnoreMissingResource => d.ignore_missing_resource = true,
+            FixtureDefect::DropState => d.drop_state = true,
+            FixtureDefect::IgnoreCimdClientId => d.ignore_cimd_client_id = true,
         }
     }
     d

@@ -53,11 +53,13 @@ pub const CHECKS: &[(&str, Source, Runner)] = &[
         pkce_downgrade,
     ),
     ("exact-redirect-uri", Source::TestFixture, exact_redirect),
+    ("state-binding", Source::TestFixture, state_binding),
     (
         "authorization-code-binding",
         Source::TestFixture,
         code_binding,
     ),
+    ("cimd-identity", Source::TestFixture, cimd_identity),
     (
         "token-storage-omission",
         Source::RuntimeProbe,
@@ -756,12 +758,27 @@ fn authz_check(
     own: &str,
     requests: [Vec<(&'static str, String)>; 3],
 ) -> CheckRun {
+    authz_check_state(o, id, own, requests, false)
+}
+
+/// [`authz_check`]; with `bind_state`, a grant that does not carry the
+/// request's `state` back is not the check's acceptance.
+fn authz_check_state(
+    o: &OauthCtx,
+    id: &'static str,
+    own: &str,
+    requests: [Vec<(&'static str, String)>; 3],
+    bind_state: bool,
+) -> CheckRun {
     let accepted = reason(id, "ACCEPTED");
     let rejected = reason(id, "REJECTED");
     let mut seen = requests.into_iter().map(|params| {
         let refs: Vec<(&str, &str)> = params.iter().map(|(k, v)| (*k, v.as_str())).collect();
         let a = flow::authorize_raw(o, &refs);
-        let observed = classify_authz(id, &a, own);
+        let mut observed = classify_authz(id, &a, own);
+        if bind_state && a.granted && a.state_returned != Some(true) {
+            observed.1 = other("state-not-returned");
+        }
         let detail = format!(
             "{:?} {:?} {:?} ({})",
             a.status, a.error, a.description, observed.1
@@ -1127,4 +1144,109 @@ fn authorization_request_resource(o: &OauthCtx) -> CheckRun {
         "resource is required: one absolute URI without a fragment",
         [positive, negative, mutant],
     )
+}
+
+/// `state-binding` (fixture): a granted request gets its `state` back byte
+/// for byte; the same request without `state` is refused ("state is
+/// required"); that request with `state` given twice is refused early.
+fn state_binding(o: &OauthCtx) -> CheckRun {
+    let id = "state-binding";
+    let resource = "http://127.0.0.1:2/mcp";
+    let (_, challenge) = flow::pkce(o);
+    let positive = flow::authz_params(o, resource, &challenge);
+    let mut negative = flow::authz_params(o, resource, &challenge);
+    let state = negative
+        .iter()
+        .find(|(k, _)| *k == "state")
+        .map(|(_, v)| v.clone())
+        .unwrap_or_default();
+    negative.retain(|(k, _)| *k != "state");
+    let mut mutant = flow::authz_params(o, resource, &challenge);
+    mutant.push(("state", state));
+    authz_check_state(
+        o,
+        id,
+        "state is required",
+        [positive, negative, mutant],
+        true,
+    )
+}
+
+/// The fixture's note on the client ID metadata document fetch of the
+/// authorization request made after event `since`.
+fn fetch_note_since(o: &OauthCtx, since: usize) -> Option<String> {
+    o.fixture
+        .events()
+        .into_iter()
+        .skip(since)
+        .rfind(|e| e.method == "FETCH")
+        .and_then(|e| e.note)
+}
+
+/// `cimd-identity` (fixture): the run's client, whose metadata document
+/// names its own URL, is granted; a client whose document (served at its
+/// URL) claims another client's id is refused, the fixture's audit naming
+/// the mismatch; a `client_id` that is not a URL is refused early, before
+/// any fetch.
+fn cimd_identity(o: &OauthCtx) -> CheckRun {
+    let id = "cimd-identity";
+    let resource = "http://127.0.0.1:2/mcp";
+    let accepted = reason(id, "ACCEPTED");
+    let rejected = reason(id, "REJECTED");
+    const OWN: &str = "refused: client metadata document names another client_id";
+    const NOT_A_URL: &str = "refused: client_id is not an absolute";
+    let run = |client: &str| {
+        let (_, challenge) = flow::pkce(o);
+        let mut params = flow::authz_params(o, resource, &challenge);
+        for (k, v) in params.iter_mut() {
+            if *k == "client_id" {
+                *v = client.to_string();
+            }
+        }
+        let refs: Vec<(&str, &str)> = params.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        let since = o.fixture.events().len();
+        let a = flow::authorize_raw(o, &refs);
+        let note = fetch_note_since(o, since);
+        let observed = match (a.status, note.as_deref()) {
+            (None, _) => (ProbeOutcome::NotObserved, NO_ANSWER.to_string()),
+            _ if a.granted => (ProbeOutcome::Accept, accepted.clone()),
+            (_, Some(n)) if n == OWN => (ProbeOutcome::Reject, rejected.clone()),
+            (_, Some(n)) if n.starts_with(NOT_A_URL) => (ProbeOutcome::Reject, EARLY.to_string()),
+            _ => (
+                ProbeOutcome::Reject,
+                other(a.error.as_deref().unwrap_or("unnamed")),
+            ),
+        };
+        let detail = format!(
+            "{:?} {:?}; fixture: {:?} ({})",
+            a.status, a.error, note, observed.1
+        );
+        let art = json!({"request": a.summary, "fixtureFetchNote": note});
+        (observed, detail, art)
+    };
+    let (p, pd, pa) = run(&o.client_id);
+    let (n, nd, na) = run(&o.impostor_client_id);
+    let (m, md, ma) = run("not-a-url");
+    CheckRun {
+        id,
+        positive: Some(obs(
+            ProbeOutcome::Accept,
+            &accepted,
+            p.clone(),
+            reached(&p),
+            pd,
+            pa,
+        )),
+        negative: Some(obs(
+            ProbeOutcome::Reject,
+            &rejected,
+            n.clone(),
+            reached(&n),
+            nd,
+            na,
+        )),
+        mutant: Some(mutant(&rejected, m, md, ma)),
+        not_observed: None,
+        server: None,
+    }
 }

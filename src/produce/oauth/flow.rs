@@ -265,6 +265,9 @@ pub struct AuthzAnswer {
     /// `error_description` of a redirected refusal, or the text of a 400
     /// page's paragraph.
     pub description: Option<String>,
+    /// The response carried back the (first) `state` of the request, byte
+    /// for byte; `None` when the request had none.
+    pub state_returned: Option<bool>,
     pub summary: Value,
 }
 
@@ -277,6 +280,7 @@ pub fn authorize_raw(o: &OauthCtx, params: &[(&str, &str)]) -> AuthzAnswer {
             granted: false,
             error: None,
             description: None,
+            state_returned: None,
             summary: json!({"authorize": "no answer"}),
         };
     };
@@ -296,9 +300,12 @@ pub fn authorize_raw(o: &OauthCtx, params: &[(&str, &str)]) -> AuthzAnswer {
             .and_then(|(_, rest)| rest.split_once("</h1>"))
             .map(|(e, _)| e.to_string())
     });
+    let sent_state = params.iter().find(|(k, _)| *k == "state").map(|(_, v)| *v);
+    let state_returned = sent_state.map(|s| q.get("state").map(String::as_str) == Some(s));
     let summary = json!({
         "authorize": {
             "sent": params.iter().map(|(k, _)| *k).collect::<Vec<_>>(),
+            "stateReturned": state_returned,
             "status": resp.status,
             "redirectsTo": (!location.is_empty()).then(|| location.split('?').next().unwrap_or("").to_string()),
             "code": q.get("code").map(|c| digest(c)),
@@ -311,6 +318,7 @@ pub fn authorize_raw(o: &OauthCtx, params: &[(&str, &str)]) -> AuthzAnswer {
         granted: q.contains_key("code"),
         error,
         description,
+        state_returned,
         summary,
     }
 }

@@ -121,6 +121,9 @@ pub struct OauthCtx<'a> {
     pub redirect_uri: String,
     /// A second registered client, for binding checks.
     pub other_client_id: String,
+    /// A third document on the fixture that claims to be `client_id` (an
+    /// impostor, for `cimd-identity`).
+    pub impostor_client_id: String,
     /// Every credential the run minted: redacted from every artifact.
     secrets: Arc<Mutex<Vec<zeroize::Zeroizing<String>>>>,
     pub network: Mutex<Network>,
@@ -341,6 +344,9 @@ pub fn run(options: &Options, report: &mut dyn FnMut(&Row)) -> Result<Outcome, O
     let other_client_id = fixture
         .register_client("mcpres-oauth-run-other", &[&redirect_uri])
         .map_err(|e| OauthRunError::Fixture(e.to_string()))?;
+    let impostor_client_id = fixture
+        .register_impostor("mcpres-oauth-run-impostor", &[&redirect_uri], &client_id)
+        .map_err(|e| OauthRunError::Fixture(e.to_string()))?;
     let issuer = fixture.issuer().to_string();
     let launch = with_issuer(&options.launch, &issuer);
     let mut ctx = Ctx::new(
@@ -363,6 +369,7 @@ pub fn run(options: &Options, report: &mut dyn FnMut(&Row)) -> Result<Outcome, O
         client_id: client_id.clone(),
         redirect_uri: redirect_uri.clone(),
         other_client_id,
+        impostor_client_id,
         secrets: Arc::default(),
         network: Mutex::default(),
         refusals: Mutex::default(),

@@ -80,6 +80,12 @@ pub struct Defects {
     /// An authorization request without a usable `resource` is granted
     /// anyway (the code is bound to an empty resource).
     pub ignore_missing_resource: bool,
+    /// The authorization response (a code or a redirected error) does not
+    /// carry the request's `state` back.
+    pub drop_state: bool,
+    /// The `client_id` a client ID metadata document names is not compared
+    /// with the URL it was fetched from (any document identifies anyone).
+    pub ignore_cimd_client_id: bool,
 }
 
 /// What a [`Fixture`] runs with.
@@ -206,6 +212,8 @@ struct RefreshRecord {
 #[derive(Default)]
 struct Store {
     clients: BTreeMap<String, Vec<String>>,
+    /// name -> the `client_id` its document claims, when not its own URL.
+    claimed: BTreeMap<String, String>,
     codes: HashMap<[u8; 32], CodeGrant>,
     families: HashMap<u64, Family>,
     next_family: u64,
@@ -333,11 +341,30 @@ impl Fixture {
         {
             return Err(FixtureError::BadClientName);
         }
-        self.inner.store().clients.insert(
+        let mut store = self.inner.store();
+        store.clients.insert(
             name.to_string(),
             redirect_uris.iter().map(|s| s.to_string()).collect(),
         );
+        store.claimed.remove(name);
         Ok(format!("{}/cimd/{name}", self.inner.issuer))
+    }
+
+    /// Like [`Fixture::register_client`], but the document served at
+    /// `<issuer>/cimd/<name>` claims `claimed_client_id` (an impostor's
+    /// document, for identity checks). Returns the URL it is served at.
+    pub fn register_impostor(
+        &self,
+        name: &str,
+        redirect_uris: &[&str],
+        claimed_client_id: &str,
+    ) -> Result<String, FixtureError> {
+        let url = self.register_client(name, redirect_uris)?;
+        self.inner
+            .store()
+            .claimed
+            .insert(name.to_string(), claimed_client_id.to_string());
+        Ok(url)
     }
 
     /// Signs an access token directly, without a grant (for resource-server
@@ -678,12 +705,18 @@ fn metadata(inner: &Inner) -> Value {
 }
 
 fn cimd(inner: &Inner, name: &str) -> Resp {
-    let uris = inner.store().clients.get(name).cloned();
+    let (uris, claimed) = {
+        let store = inner.store();
+        (
+            store.clients.get(name).cloned(),
+            store.claimed.get(name).cloned(),
+        )
+    };
     match uris {
         Some(uris) => json_resp(
             StatusCode::OK,
             &json!({
-                "client_id": format!("{}/cimd/{name}", inner.issuer),
+                "client_id": claimed.unwrap_or_else(|| format!("{}/cimd/{name}", inner.issuer)),
                 "client_name": name,
                 "redirect_uris": uris,
                 "grant_types": ["authorization_code", "refresh_token"],
@@ -745,7 +778,13 @@ fn redirect(inner: &Inner, redirect_uri: &str, pairs: &[(&str, &str)]) -> Resp {
     };
     let mut loc = redirect_uri.to_string();
     let mut sep = if loc.contains('?') { '&' } else { '?' };
-    for (k, v) in pairs.iter().copied().chain([("iss", iss.as_str())]) {
+    let drop_state = inner.config.defects.drop_state;
+    for (k, v) in pairs
+        .iter()
+        .copied()
+        .filter(|(k, _)| !(drop_state && *k == "state"))
+        .chain([("iss", iss.as_str())])
+    {
         loc.push(sep);
         sep = '&';
         loc.push_str(k);
@@ -890,7 +929,8 @@ async fn fetch_cimd(inner: &Inner, client_id: &str) -> Result<Vec<String>, CimdR
         note: None,
         issued: BTreeMap::new(),
     };
-    let result = fetch_cimd_inner(client_id, &mut event.status).await;
+    let check_id = !inner.config.defects.ignore_cimd_client_id;
+    let result = fetch_cimd_inner(client_id, check_id, &mut event.status).await;
     event.note = Some(match result {
         Ok(_) => "fetched under policy loopback-http-only, no-redirects".to_string(),
         Err(r) => format!("refused: {}", r.text()),
@@ -899,7 +939,11 @@ async fn fetch_cimd(inner: &Inner, client_id: &str) -> Result<Vec<String>, CimdR
     result
 }
 
-async fn fetch_cimd_inner(client_id: &str, status: &mut u16) -> Result<Vec<String>, CimdRefusal> {
+async fn fetch_cimd_inner(
+    client_id: &str,
+    check_id: bool,
+    status: &mut u16,
+) -> Result<Vec<String>, CimdRefusal> {
     let (https, host, port, path) = split_url(client_id).ok_or(CimdRefusal::NotAUrl)?;
     let ip = loopback_ip(&host).ok_or(CimdRefusal::NotLoopback)?;
     if https {
@@ -943,7 +987,7 @@ async fn fetch_cimd_inner(client_id: &str, status: &mut u16) -> Result<Vec<Strin
     if !doc.is_object() {
         return Err(CimdRefusal::NotJson);
     }
-    if doc.get("client_id").and_then(Value::as_str) != Some(client_id) {
+    if check_id && doc.get("client_id").and_then(Value::as_str) != Some(client_id) {
         return Err(CimdRefusal::ClientIdMismatch);
     }
     let uris: Vec<String> = doc

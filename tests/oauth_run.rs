@@ -14,6 +14,7 @@ use support::{mcpres, output_text, read_json, walk};
 
 const IMPLEMENTED: &[&str] = &[
     "protected-resource-metadata-discovery",
+    "issuer-binding",
     "authorization-request-resource",
     "token-request-resource",
     "access-token-audience",
@@ -218,6 +219,11 @@ fn each_subject_defect_fails_exactly_the_checks_it_concerns() {
             "fixture:ignore-cimd-client-id",
             &["cimd-identity"],
             ("cimd-identity", "/negative/observedOutcome"),
+        ),
+        (
+            "accept-wrong-issuer",
+            &["issuer-binding"],
+            ("issuer-binding", "/negative/observedOutcome"),
         ),
         (
             "no-www-authenticate",

@@ -21,6 +21,7 @@ pub const CHECKS: &[(&str, Source, Runner)] = &[
         Source::RuntimeProbe,
         metadata_discovery,
     ),
+    ("issuer-binding", Source::RuntimeProbe, issuer_binding),
     (
         "authorization-request-resource",
         Source::TestFixture,
@@ -78,6 +79,8 @@ const OTHER: &str = "MCP_RES_OAUTH_OTHER_REFUSAL";
 const NO_ANSWER: &str = "MCP_RES_OAUTH_NO_ANSWER";
 /// The path the `token-passthrough` defect forwards to, on the issuer.
 const PASSTHROUGH_PATH: &str = "/passthrough-probe";
+/// An issuer on loopback that is not the fixture (never contacted).
+const OTHER_ISSUER: &str = "http://127.0.0.1:1";
 /// A resource on loopback that is not the subject (port 1 serves nothing).
 const OTHER_RESOURCE: &str = "http://127.0.0.1:1/mcp";
 
@@ -293,6 +296,45 @@ fn access_token_audience(o: &OauthCtx) -> CheckRun {
     let (p, pd, pa) = present(o, &server, id, &good, "wrong-audience");
     let (n, nd, na) = present(o, &server, id, &foreign, "wrong-audience");
     let (m, md, ma) = present(o, &server, id, &broken, "wrong-audience");
+    let positive = obs(
+        ProbeOutcome::Accept,
+        &reason(id, "ACCEPTED"),
+        p.clone(),
+        reached(&p),
+        pd,
+        pa,
+    );
+    let negative = obs(
+        ProbeOutcome::Reject,
+        &rejected,
+        n.clone(),
+        reached(&n),
+        nd,
+        na,
+    );
+    let mutant = mutant(&rejected, m, md, ma);
+    finish(o, id, server, positive, negative, mutant)
+}
+
+/// `issuer-binding`: a token the fixture issued (its `iss`) is accepted; a
+/// token for this resource signed with the same key but naming another
+/// issuer is refused as `wrong-issuer`; that token with broken claims is
+/// refused as malformed, never as a wrong issuer.
+fn issuer_binding(o: &OauthCtx) -> CheckRun {
+    let id = "issuer-binding";
+    let server = match serve_or_not(o, id) {
+        Ok(s) => s,
+        Err(c) => return *c,
+    };
+    let resource = resource_of(&server);
+    let good = o.mint(&resource, 300);
+    let foreign = o.mint_as(OTHER_ISSUER, &resource, 300);
+    let broken = break_claims(&foreign);
+    o.remember(&broken);
+    let rejected = reason(id, "REJECTED");
+    let (p, pd, pa) = present(o, &server, id, &good, "wrong-issuer");
+    let (n, nd, na) = present(o, &server, id, &foreign, "wrong-issuer");
+    let (m, md, ma) = present(o, &server, id, &broken, "wrong-issuer");
     let positive = obs(
         ProbeOutcome::Accept,
         &reason(id, "ACCEPTED"),

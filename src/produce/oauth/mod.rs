@@ -141,6 +141,16 @@ impl OauthCtx<'_> {
         t
     }
 
+    /// Mint a token whose `iss` is `issuer`, signed with the fixture's key
+    /// (another issuer's token), remembered for redaction.
+    pub fn mint_as(&self, issuer: &str, audience: &str, expires_in: i64) -> String {
+        let t =
+            self.fixture
+                .mint_access_token_as(issuer, &self.client_id, audience, SCOPE, expires_in);
+        self.remember(&t);
+        t
+    }
+
     /// Remember a credential (or a damaged copy of one) for redaction.
     pub fn remember(&self, secret: &str) {
         self.secrets

@@ -378,9 +378,24 @@ impl Fixture {
         scope: &str,
         expires_in: i64,
     ) -> String {
+        let issuer = self.inner.issuer.clone();
+        self.mint_access_token_as(&issuer, client_id, audience, scope, expires_in)
+    }
+
+    /// [`Fixture::mint_access_token`] with `iss` set to `issuer` (another
+    /// issuer's token signed with this fixture's key, for issuer-binding
+    /// tests). Recorded as a `MINT` event naming that issuer.
+    pub fn mint_access_token_as(
+        &self,
+        issuer: &str,
+        client_id: &str,
+        audience: &str,
+        scope: &str,
+        expires_in: i64,
+    ) -> String {
         let now = unix_now();
         let claims = Claims {
-            iss: self.inner.issuer.clone(),
+            iss: issuer.to_string(),
             sub: SUBJECT.into(),
             aud: audience.to_string(),
             client_id: client_id.to_string(),
@@ -401,6 +416,7 @@ impl Fixture {
             params: BTreeMap::from([
                 ("aud".to_string(), query_digested(audience)),
                 ("client_id".to_string(), query_digested(client_id)),
+                ("iss".to_string(), query_digested(issuer)),
             ]),
             error: None,
             note: Some("signed directly, without a grant".into()),

@@ -382,16 +382,16 @@ mod tests {
         assert!(verify_access_token(&t, &keys, &e).is_ok());
         let mut c = claims();
         c["iss"] = json!("http://127.0.0.1:8");
-        let t = sign(&sk, &header(), &c);
+        let foreign = sign(&sk, &header(), &c);
         assert_eq!(
-            verify_access_token(&t, &keys, &expect()),
+            verify_access_token(&foreign, &keys, &expect()),
             Err(TokenError::WrongIssuer)
         );
-        let e = Expectations {
+        let skip_issuer = Expectations {
             skip_issuer: true,
             ..expect()
         };
-        assert!(verify_access_token(&t, &keys, &e).is_ok());
+        assert!(verify_access_token(&foreign, &keys, &skip_issuer).is_ok());
         assert_eq!(
             verify_access_token(
                 &t,

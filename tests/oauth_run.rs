@@ -14,6 +14,7 @@ use support::{mcpres, output_text, read_json, walk};
 
 const IMPLEMENTED: &[&str] = &[
     "protected-resource-metadata-discovery",
+    "authorization-server-metadata",
     "issuer-binding",
     "authorization-request-resource",
     "token-request-resource",
@@ -27,6 +28,7 @@ const IMPLEMENTED: &[&str] = &[
     "authorization-code-binding",
     "cimd-identity",
     "token-storage-omission",
+    "ssrf-resistant-metadata-resolution",
     "refresh-token-rotation-when-claimed",
 ];
 
@@ -224,6 +226,19 @@ fn each_subject_defect_fails_exactly_the_checks_it_concerns() {
             "accept-wrong-issuer",
             &["issuer-binding"],
             ("issuer-binding", "/negative/observedOutcome"),
+        ),
+        // The metadata names 192.0.2.1 first: the runner refuses it.
+        (
+            "off-origin-metadata",
+            &[
+                "protected-resource-metadata-discovery",
+                "authorization-server-metadata",
+                "ssrf-resistant-metadata-resolution",
+            ],
+            (
+                "ssrf-resistant-metadata-resolution",
+                "/positive/observedOutcome",
+            ),
         ),
         (
             "no-www-authenticate",

@@ -13,6 +13,7 @@ use super::{EARLY, OauthCtx, Runner, Source, reason};
 use crate::model::vocab::ProbeOutcome;
 use crate::produce::profile::check::{CheckRun, Obs, mutant, obs};
 use crate::produce::profile::web::{Conn, Rec, Resp, Server, Session, Shape};
+use crate::server::oauth::{Defects, Fixture, FixtureConfig};
 
 /// The implemented checks, in manifest order, with their evidence source.
 pub const CHECKS: &[(&str, Source, Runner)] = &[
@@ -20,6 +21,11 @@ pub const CHECKS: &[(&str, Source, Runner)] = &[
         "protected-resource-metadata-discovery",
         Source::RuntimeProbe,
         metadata_discovery,
+    ),
+    (
+        "authorization-server-metadata",
+        Source::TestFixture,
+        authorization_server_metadata,
     ),
     ("issuer-binding", Source::RuntimeProbe, issuer_binding),
     (
@@ -65,6 +71,11 @@ pub const CHECKS: &[(&str, Source, Runner)] = &[
         "token-storage-omission",
         Source::RuntimeProbe,
         token_storage,
+    ),
+    (
+        "ssrf-resistant-metadata-resolution",
+        Source::TestFixture,
+        ssrf_resistant_resolution,
     ),
     (
         "refresh-token-rotation-when-claimed",
@@ -1290,5 +1301,321 @@ fn cimd_identity(o: &OauthCtx) -> CheckRun {
         mutant: Some(mutant(&rejected, m, md, ma)),
         not_observed: None,
         server: None,
+    }
+}
+
+/// What an authorization server URL named by protected-resource metadata
+/// is, to the runner's resolution policy (no name is ever resolved).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Target {
+    /// `http://` with a loopback IP literal: the only kind connected to.
+    Loopback,
+    /// An IP literal off loopback: refused before a socket exists.
+    NotLoopback,
+    /// A host name (`localhost` included): refused, never resolved.
+    HostName,
+    /// Not an `http://HOST[:PORT][/PATH]` URL at all (a syntax refusal).
+    Malformed,
+}
+
+fn target_kind(url: &str) -> Target {
+    let Some(rest) = url.strip_prefix("http://") else {
+        return Target::Malformed;
+    };
+    if url.contains(['?', '#', '@']) || url.bytes().any(|b| b <= b' ' || b >= 0x7f) {
+        return Target::Malformed;
+    }
+    let authority = rest.split('/').next().unwrap_or_default();
+    let (host, port) = match authority.strip_prefix('[') {
+        Some(v6) => match v6.split_once(']') {
+            Some((h, "")) => (h, None),
+            Some((h, p)) => match p.strip_prefix(':') {
+                Some(p) => (h, Some(p)),
+                None => return Target::Malformed,
+            },
+            None => return Target::Malformed,
+        },
+        None => match authority.rsplit_once(':') {
+            Some((h, p)) => (h, Some(p)),
+            None => (authority, None),
+        },
+    };
+    if host.is_empty() || port.is_some_and(|p| p.parse::<u16>().is_err()) {
+        return Target::Malformed;
+    }
+    match host.parse::<std::net::IpAddr>() {
+        Ok(ip) if ip.is_loopback() => Target::Loopback,
+        Ok(_) => Target::NotLoopback,
+        Err(_) => Target::HostName,
+    }
+}
+
+/// The RFC 8414 metadata URL of `issuer` (the well-known segment inserted
+/// between the authority and the issuer's path).
+fn as_metadata_url(issuer: &str) -> String {
+    let rest = issuer.strip_prefix("http://").unwrap_or(issuer);
+    let (authority, path) = match rest.find('/') {
+        Some(i) => (&rest[..i], rest[i..].trim_end_matches('/')),
+        None => (rest, ""),
+    };
+    format!("http://{authority}/.well-known/oauth-authorization-server{path}")
+}
+
+/// The runner, as a client, resolving one authorization server URL: only a
+/// loopback IP literal is fetched, and its metadata must name it as
+/// `issuer`. `Err` names why it was refused; a refusal before connect is
+/// recorded in the run's network log.
+fn resolve_as(o: &OauthCtx, entry: &str) -> (Target, Result<(), &'static str>) {
+    let kind = target_kind(entry);
+    let refuse = |why: &'static str| {
+        o.network.lock().expect("network lock").refused.push(
+            entry
+                .split(['?', '#'])
+                .next()
+                .unwrap_or_default()
+                .to_string(),
+        );
+        (kind, Err(why))
+    };
+    match kind {
+        Target::Malformed => refuse("malformed-url"),
+        Target::HostName => refuse("host-name-not-resolved"),
+        Target::NotLoopback => refuse("not-loopback"),
+        Target::Loopback => {
+            let doc = fetch_json(o, &as_metadata_url(entry));
+            match doc.get("issuer").and_then(Value::as_str) {
+                _ if doc.is_null() => (kind, Err("metadata-unavailable")),
+                Some(i) if i.trim_end_matches('/') == entry.trim_end_matches('/') => (kind, Ok(())),
+                _ => (kind, Err("issuer-mismatch")),
+            }
+        }
+    }
+}
+
+/// The subject's protected-resource metadata and the runner's resolution
+/// of each authorization server it names (in order).
+fn subject_authorization_servers(
+    o: &OauthCtx,
+    server: &Server,
+) -> (
+    Option<Vec<String>>,
+    Vec<(String, Target, Result<(), &'static str>)>,
+) {
+    let url = format!("http://{}{}", server.authority, metadata_path());
+    let doc = fetch_json(o, &url);
+    let Some(entries) = doc.get("authorization_servers").and_then(Value::as_array) else {
+        return (None, Vec::new());
+    };
+    let entries: Vec<String> = entries
+        .iter()
+        .filter_map(Value::as_str)
+        .map(str::to_string)
+        .collect();
+    let resolved = entries
+        .iter()
+        .map(|e| {
+            let (k, r) = resolve_as(o, e);
+            (e.clone(), k, r)
+        })
+        .collect();
+    (Some(entries), resolved)
+}
+
+fn resolution_json(resolved: &[(String, Target, Result<(), &'static str>)]) -> Value {
+    json!(
+        resolved
+            .iter()
+            .map(|(e, k, r)| json!({
+                "authorizationServer": e,
+                "kind": format!("{k:?}"),
+                "refusedBecause": r.err(),
+            }))
+            .collect::<Vec<_>>()
+    )
+}
+
+/// One runner-side resolution as an observation of check `id`: refused for
+/// `own` is the check's REJECTED, a syntax refusal is the early one.
+fn runner_resolution(
+    o: &OauthCtx,
+    id: &str,
+    entry: &str,
+    own: &str,
+) -> ((ProbeOutcome, String), String, Value) {
+    let (kind, r) = resolve_as(o, entry);
+    let observed = match r {
+        Ok(()) => (ProbeOutcome::Accept, reason(id, "ACCEPTED")),
+        Err(w) if w == own => (ProbeOutcome::Reject, reason(id, "REJECTED")),
+        Err("malformed-url") => (ProbeOutcome::Reject, EARLY.to_string()),
+        Err(w) => (ProbeOutcome::Reject, other(w)),
+    };
+    let detail = format!(
+        "the runner resolving {entry:?}: {kind:?}, {:?} ({})",
+        r.err(),
+        observed.1
+    );
+    let art = json!({"runnerResolution": resolution_json(&[(entry.to_string(), kind, r)])});
+    (observed, detail, art)
+}
+
+/// The subject's named authorization servers as the positive of check
+/// `id`: accepted when there is at least one and each resolved.
+fn subject_servers_positive(
+    o: &OauthCtx,
+    id: &str,
+    server: &Server,
+) -> ((ProbeOutcome, String), String, Value) {
+    let (entries, resolved) = subject_authorization_servers(o, server);
+    let observed = match (&entries, resolved.iter().find_map(|(_, _, r)| r.err())) {
+        (None, _) => (ProbeOutcome::NotObserved, NO_ANSWER.to_string()),
+        (Some(e), _) if e.is_empty() => (ProbeOutcome::Reject, other("no-authorization-servers")),
+        (Some(_), None) => (ProbeOutcome::Accept, reason(id, "ACCEPTED")),
+        (Some(_), Some(w)) => (ProbeOutcome::Reject, other(w)),
+    };
+    let detail = format!(
+        "the subject's metadata names {:?}; resolution: {:?} ({})",
+        entries,
+        resolved.iter().map(|(_, _, r)| r.err()).collect::<Vec<_>>(),
+        observed.1
+    );
+    let art = json!({"subjectAuthorizationServers": entries, "runnerResolution": resolution_json(&resolved)});
+    (observed, detail, art)
+}
+
+fn three(
+    o: &OauthCtx,
+    id: &'static str,
+    server: Server,
+    p: ((ProbeOutcome, String), String, Value),
+    n: ((ProbeOutcome, String), String, Value),
+    m: ((ProbeOutcome, String), String, Value),
+) -> CheckRun {
+    let rejected = reason(id, "REJECTED");
+    let ((p, pd, pa), (n, nd, na), (m, md, ma)) = (p, n, m);
+    let positive = obs(
+        ProbeOutcome::Accept,
+        &reason(id, "ACCEPTED"),
+        p.clone(),
+        reached(&p),
+        pd,
+        pa,
+    );
+    let negative = obs(
+        ProbeOutcome::Reject,
+        &rejected,
+        n.clone(),
+        reached(&n),
+        nd,
+        na,
+    );
+    let mutant = mutant(&rejected, m, md, ma);
+    finish(o, id, server, positive, negative, mutant)
+}
+
+/// `authorization-server-metadata` (TEST_FIXTURE: the refusals are the
+/// runner's own, as the client; the subject only names the servers): every
+/// authorization server the subject's metadata names is a loopback URL
+/// whose RFC 8414 metadata names it as `issuer`; metadata whose `issuer` is
+/// not the URL it was fetched from (a second in-process fixture with
+/// `metadata_issuer_mismatch`) is refused; that server's URL with a port
+/// that is not a number is refused by syntax, before anything is fetched.
+fn authorization_server_metadata(o: &OauthCtx) -> CheckRun {
+    let id = "authorization-server-metadata";
+    let server = match serve_or_not(o, id) {
+        Ok(s) => s,
+        Err(c) => return *c,
+    };
+    let p = subject_servers_positive(o, id, &server);
+    let mismatched = match Fixture::start(FixtureConfig {
+        defects: Defects {
+            metadata_issuer_mismatch: true,
+            ..Defects::default()
+        },
+        ..FixtureConfig::default()
+    }) {
+        Ok(f) => f,
+        Err(e) => {
+            let mut c = CheckRun::not_observed(
+                id,
+                format!("the second (mismatched) fixture did not start: {e}"),
+            );
+            c.server = o.ctx.stop(server);
+            return c;
+        }
+    };
+    let other_issuer = mismatched.issuer().to_string();
+    let n = runner_resolution(o, id, &other_issuer, "issuer-mismatch");
+    mismatched.stop();
+    let broken = match other_issuer.rsplit_once(':') {
+        Some((head, _)) => format!("{head}:not-a-port"),
+        None => format!("{other_issuer}:not-a-port"),
+    };
+    let m = runner_resolution(o, id, &broken, "issuer-mismatch");
+    three(o, id, server, p, n, m)
+}
+
+/// `ssrf-resistant-metadata-resolution` (TEST_FIXTURE: the resolution
+/// policy is the runner's): every authorization server the subject names is
+/// a loopback IP literal, fetched; an authorization server off loopback
+/// (TEST-NET-1) is refused before any socket exists; that URL with a port
+/// that is not a number is refused by syntax.
+fn ssrf_resistant_resolution(o: &OauthCtx) -> CheckRun {
+    let id = "ssrf-resistant-metadata-resolution";
+    let server = match serve_or_not(o, id) {
+        Ok(s) => s,
+        Err(c) => return *c,
+    };
+    let p = subject_servers_positive(o, id, &server);
+    let off = crate::server::protected::OFF_ORIGIN_AUTHORIZATION_SERVER;
+    let connected_before = o.network.lock().expect("network lock").attempts.len();
+    let mut n = runner_resolution(o, id, off, "not-loopback");
+    let connected = o.network.lock().expect("network lock").attempts.len() - connected_before;
+    n.2["connectionAttempts"] = json!(connected);
+    if connected > 0 {
+        n.0 = (ProbeOutcome::Reject, other("connected-before-refusing"));
+    }
+    let m = runner_resolution(o, id, "http://192.0.2.1:not-a-port/", "not-loopback");
+    three(o, id, server, p, n, m)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn authorization_server_urls_are_classified_without_resolving_names() {
+        for (url, kind) in [
+            ("http://127.0.0.1:8080", Target::Loopback),
+            ("http://[::1]:9/tenant", Target::Loopback),
+            ("http://127.0.0.2/", Target::Loopback),
+            ("http://192.0.2.1/", Target::NotLoopback),
+            ("http://[2001:db8::1]:80/", Target::NotLoopback),
+            ("http://localhost:8080", Target::HostName),
+            ("http://as.example/", Target::HostName),
+            ("https://127.0.0.1:8080", Target::Malformed),
+            ("http://192.0.2.1:not-a-port/", Target::Malformed),
+            ("http://127.0.0.1:99999", Target::Malformed),
+            ("http://u@127.0.0.1:1/", Target::Malformed),
+            ("http://127.0.0.1:1/?x=1", Target::Malformed),
+            ("http://:80/", Target::Malformed),
+        ] {
+            assert_eq!(target_kind(url), kind, "{url}");
+        }
+    }
+
+    #[test]
+    fn the_metadata_url_inserts_the_well_known_segment_before_the_path() {
+        assert_eq!(
+            as_metadata_url("http://127.0.0.1:5"),
+            "http://127.0.0.1:5/.well-known/oauth-authorization-server"
+        );
+        assert_eq!(
+            as_metadata_url("http://127.0.0.1:5/"),
+            "http://127.0.0.1:5/.well-known/oauth-authorization-server"
+        );
+        assert_eq!(
+            as_metadata_url("http://127.0.0.1:5/tenant"),
+            "http://127.0.0.1:5/.well-known/oauth-authorization-server/tenant"
+        );
     }
 }

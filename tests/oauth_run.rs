@@ -25,6 +25,7 @@ const IMPLEMENTED: &[&str] = &[
     "pkce-downgrade-refused",
     "exact-redirect-uri",
     "state-binding",
+    "mix-up-resistance",
     "authorization-code-binding",
     "cimd-identity",
     "token-storage-omission",
@@ -239,6 +240,11 @@ fn each_subject_defect_fails_exactly_the_checks_it_concerns() {
                 "ssrf-resistant-metadata-resolution",
                 "/positive/observedOutcome",
             ),
+        ),
+        (
+            "fixture:wrong-iss-in-response",
+            &["mix-up-resistance"],
+            ("mix-up-resistance", "/positive/observedOutcome"),
         ),
         (
             "no-www-authenticate",

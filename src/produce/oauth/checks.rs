@@ -61,6 +61,7 @@ pub const CHECKS: &[(&str, Source, Runner)] = &[
     ),
     ("exact-redirect-uri", Source::TestFixture, exact_redirect),
     ("state-binding", Source::TestFixture, state_binding),
+    ("mix-up-resistance", Source::TestFixture, mix_up_resistance),
     (
         "authorization-code-binding",
         Source::TestFixture,
@@ -1576,6 +1577,111 @@ fn ssrf_resistant_resolution(o: &OauthCtx) -> CheckRun {
     }
     let m = runner_resolution(o, id, "http://192.0.2.1:not-a-port/", "not-loopback");
     three(o, id, server, p, n, m)
+}
+
+/// `mix-up-resistance` (TEST_FIXTURE: the comparison is the runner's, as
+/// the client): an authorization response whose `iss` (RFC 9207) is the
+/// issuer the request went to is accepted; a response from a second
+/// in-process fixture (`wrong_iss_in_response`) naming another issuer is
+/// refused; a request to it with `redirect_uri` repeated gets no
+/// authorization response to judge at all (a 400 page): refused early.
+fn mix_up_resistance(o: &OauthCtx) -> CheckRun {
+    let id = "mix-up-resistance";
+    let resource = "http://127.0.0.1:2/mcp";
+    let accepted = reason(id, "ACCEPTED");
+    let rejected = reason(id, "REJECTED");
+    let judge = |base: &str, params: Vec<(&'static str, String)>| {
+        let refs: Vec<(&str, &str)> = params.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        let a = flow::authorize_raw_at(o, base, &refs);
+        let observed = match (a.status, a.redirected, a.iss.as_deref()) {
+            (None, _, _) => (ProbeOutcome::NotObserved, NO_ANSWER.to_string()),
+            (_, false, _) => match a.description.as_deref() {
+                Some(d)
+                    if d.contains("given more than once") || d.contains("may be given once") =>
+                {
+                    (ProbeOutcome::Reject, EARLY.to_string())
+                }
+                _ => (
+                    ProbeOutcome::Reject,
+                    other(a.error.as_deref().unwrap_or("no-redirect")),
+                ),
+            },
+            (_, true, None) => (ProbeOutcome::Reject, other("iss-missing")),
+            (_, true, Some(i)) if i != base => (ProbeOutcome::Reject, rejected.clone()),
+            (_, true, Some(_)) if a.granted => (ProbeOutcome::Accept, accepted.clone()),
+            (_, true, Some(_)) => (
+                ProbeOutcome::Reject,
+                other(a.error.as_deref().unwrap_or("no-code")),
+            ),
+        };
+        let detail = format!(
+            "authorization response from {base}: {:?}, iss {:?} ({})",
+            a.status, a.iss, observed.1
+        );
+        let art = json!({"expectedIssuer": base, "response": a.summary});
+        (observed, detail, art)
+    };
+    let (_, challenge) = flow::pkce(o);
+    let (p, pd, pa) = judge(
+        o.fixture.issuer(),
+        flow::authz_params(o, resource, &challenge),
+    );
+    let second = Fixture::start(FixtureConfig {
+        allowed_scopes: vec![super::SCOPE.into()],
+        defects: Defects {
+            wrong_iss_in_response: true,
+            ..Defects::default()
+        },
+        ..FixtureConfig::default()
+    });
+    let registered = second.as_ref().ok().and_then(|f| {
+        f.register_client("mcpres-oauth-run", &[&o.redirect_uri])
+            .ok()
+            .map(|c| (f.issuer().to_string(), c))
+    });
+    let Some((base, client)) = registered else {
+        return CheckRun::not_observed(id, "the second (mix-up) fixture did not start");
+    };
+    let with_client = |mut params: Vec<(&'static str, String)>| {
+        for (k, v) in params.iter_mut() {
+            if *k == "client_id" {
+                *v = client.clone();
+            }
+        }
+        params
+    };
+    let (n, nd, na) = judge(
+        &base,
+        with_client(flow::authz_params(o, resource, &challenge)),
+    );
+    let mut mutant_params = with_client(flow::authz_params(o, resource, &challenge));
+    mutant_params.push(("redirect_uri", o.redirect_uri.clone()));
+    let (m, md, ma) = judge(&base, mutant_params);
+    if let Ok(f) = second {
+        f.stop();
+    }
+    CheckRun {
+        id,
+        positive: Some(obs(
+            ProbeOutcome::Accept,
+            &accepted,
+            p.clone(),
+            reached(&p),
+            pd,
+            pa,
+        )),
+        negative: Some(obs(
+            ProbeOutcome::Reject,
+            &rejected,
+            n.clone(),
+            reached(&n),
+            nd,
+            na,
+        )),
+        mutant: Some(mutant(&rejected, m, md, ma)),
+        not_observed: None,
+        server: None,
+    }
 }
 
 #[cfg(test)]

@@ -42,7 +42,18 @@ pub fn pkce(o: &OauthCtx) -> (String, String) {
 
 /// One request to the fixture (`GET path` or `POST path` with a form body).
 fn send(o: &OauthCtx, method: &str, path_and_query: &str, body: Option<&str>) -> Option<Resp> {
-    let url = format!("{}{path_and_query}", o.fixture.issuer());
+    send_at(o, o.fixture.issuer(), method, path_and_query, body)
+}
+
+/// [`send`] to the authorization server at `base` (a loopback issuer URL).
+fn send_at(
+    o: &OauthCtx,
+    base: &str,
+    method: &str,
+    path_and_query: &str,
+    body: Option<&str>,
+) -> Option<Resp> {
+    let url = format!("{base}{path_and_query}");
     let addr = o.guarded(&url).ok()?;
     let rec = o.rec();
     let mut conn = Conn::open(&rec, addr).ok()?;
@@ -268,19 +279,36 @@ pub struct AuthzAnswer {
     /// The response carried back the (first) `state` of the request, byte
     /// for byte; `None` when the request had none.
     pub state_returned: Option<bool>,
+    /// The response redirected (to the redirect URI).
+    pub redirected: bool,
+    /// The `iss` parameter of a redirected response (RFC 9207).
+    pub iss: Option<String>,
     pub summary: Value,
 }
 
 /// `GET /authorize` with exactly `params` (repeats allowed), for checks that
 /// vary one parameter. A code in the answer is remembered and never kept.
 pub fn authorize_raw(o: &OauthCtx, params: &[(&str, &str)]) -> AuthzAnswer {
-    let Some(resp) = send(o, "GET", &format!("/authorize?{}", form(params)), None) else {
+    authorize_raw_at(o, o.fixture.issuer(), params)
+}
+
+/// [`authorize_raw`] at the authorization server `base`.
+pub fn authorize_raw_at(o: &OauthCtx, base: &str, params: &[(&str, &str)]) -> AuthzAnswer {
+    let Some(resp) = send_at(
+        o,
+        base,
+        "GET",
+        &format!("/authorize?{}", form(params)),
+        None,
+    ) else {
         return AuthzAnswer {
             status: None,
             granted: false,
             error: None,
             description: None,
             state_returned: None,
+            redirected: false,
+            iss: None,
             summary: json!({"authorize": "no answer"}),
         };
     };
@@ -306,6 +334,7 @@ pub fn authorize_raw(o: &OauthCtx, params: &[(&str, &str)]) -> AuthzAnswer {
         "authorize": {
             "sent": params.iter().map(|(k, _)| *k).collect::<Vec<_>>(),
             "stateReturned": state_returned,
+            "iss": q.get("iss"),
             "status": resp.status,
             "redirectsTo": (!location.is_empty()).then(|| location.split('?').next().unwrap_or("").to_string()),
             "code": q.get("code").map(|c| digest(c)),
@@ -319,6 +348,8 @@ pub fn authorize_raw(o: &OauthCtx, params: &[(&str, &str)]) -> AuthzAnswer {
         error,
         description,
         state_returned,
+        redirected: !location.is_empty(),
+        iss: q.get("iss").cloned(),
         summary,
     }
 }

@@ -594,6 +594,19 @@ fn the_ignore_missing_resource_defect_grants_a_request_without_resource() {
 }
 
 #[test]
+fn the_off_origin_token_endpoint_defect_moves_only_the_token_endpoint() {
+    let (f, _, _) = fixture_with(Defects {
+        off_origin_token_endpoint: true,
+        ..Defects::default()
+    });
+    let iss = f.issuer().to_string();
+    let m = get(&iss, "/.well-known/oauth-authorization-server").json();
+    assert_eq!(m["token_endpoint"], "http://192.0.2.1/token");
+    assert_eq!(m["issuer"], iss);
+    assert_eq!(m["authorization_endpoint"], format!("{iss}/authorize"));
+}
+
+#[test]
 fn the_drop_state_defect_returns_no_state() {
     for drop_state in [false, true] {
         let (f, client, redirect) = fixture_with(Defects {

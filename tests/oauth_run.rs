@@ -27,6 +27,7 @@ const IMPLEMENTED: &[&str] = &[
     "state-binding",
     "mix-up-resistance",
     "authorization-code-binding",
+    "token-endpoint-identity",
     "cimd-identity",
     "token-storage-omission",
     "ssrf-resistant-metadata-resolution",
@@ -245,6 +246,11 @@ fn each_subject_defect_fails_exactly_the_checks_it_concerns() {
             "fixture:wrong-iss-in-response",
             &["mix-up-resistance"],
             ("mix-up-resistance", "/positive/observedOutcome"),
+        ),
+        (
+            "fixture:off-origin-token-endpoint",
+            &["token-endpoint-identity"],
+            ("token-endpoint-identity", "/positive/observedOutcome"),
         ),
         (
             "no-www-authenticate",

@@ -48,6 +48,7 @@ pub enum FixtureDefect {
     IgnoreMissingResource,
     DropState,
     IgnoreCimdClientId,
+    OffOriginTokenEndpoint,
 }
 
 fn defects(names: &[FixtureDefect]) -> mcpres::server::oauth::Defects {
@@ -65,6 +66,7 @@ fn defects(names: &[FixtureDefect]) -> mcpres::server::oauth::Defects {
             FixtureDefect::IgnoreMissingResource => d.ignore_missing_resource = true,
             FixtureDefect::DropState => d.drop_state = true,
             FixtureDefect::IgnoreCimdClientId => d.ignore_cimd_client_id = true,
+            FixtureDefect::OffOriginTokenEndpoint => d.off_origin_token_endpoint = true,
         }
     }
     d

@@ -67,6 +67,11 @@ pub const CHECKS: &[(&str, Source, Runner)] = &[
         Source::TestFixture,
         code_binding,
     ),
+    (
+        "token-endpoint-identity",
+        Source::TestFixture,
+        token_endpoint_identity,
+    ),
     ("cimd-identity", Source::TestFixture, cimd_identity),
     (
         "token-storage-omission",
@@ -1660,6 +1665,120 @@ fn mix_up_resistance(o: &OauthCtx) -> CheckRun {
     if let Ok(f) = second {
         f.stop();
     }
+    CheckRun {
+        id,
+        positive: Some(obs(
+            ProbeOutcome::Accept,
+            &accepted,
+            p.clone(),
+            reached(&p),
+            pd,
+            pa,
+        )),
+        negative: Some(obs(
+            ProbeOutcome::Reject,
+            &rejected,
+            n.clone(),
+            reached(&n),
+            nd,
+            na,
+        )),
+        mutant: Some(mutant(&rejected, m, md, ma)),
+        not_observed: None,
+        server: None,
+    }
+}
+
+/// `scheme://authority` of an http(s) URL.
+fn origin(url: &str) -> Option<&str> {
+    let scheme_end = url.find("://")? + 3;
+    let end = url[scheme_end..]
+        .find(['/', '?', '#'])
+        .map_or(url.len(), |e| scheme_end + e);
+    Some(&url[..end])
+}
+
+/// The runner, as a client, choosing the token endpoint of the
+/// authorization server `issuer`: only from its own metadata, and only on
+/// the issuer's origin (refused before any connection otherwise).
+fn runner_token_endpoint(
+    o: &OauthCtx,
+    id: &str,
+    issuer: &str,
+) -> ((ProbeOutcome, String), String, Value) {
+    let kind = target_kind(issuer);
+    let (endpoint, verdict): (Option<String>, Result<(), &str>) = match kind {
+        Target::Malformed => (None, Err("malformed-url")),
+        Target::HostName => (None, Err("host-name-not-resolved")),
+        Target::NotLoopback => (None, Err("not-loopback")),
+        Target::Loopback => {
+            let doc = fetch_json(o, &as_metadata_url(issuer));
+            match doc.get("token_endpoint").and_then(Value::as_str) {
+                _ if doc.is_null() => (None, Err("metadata-unavailable")),
+                None => (None, Err("no-token-endpoint")),
+                Some(t) if origin(t).is_some() && origin(t) == origin(issuer) => {
+                    (Some(t.to_string()), Ok(()))
+                }
+                Some(t) => (Some(t.to_string()), Err("token-endpoint-off-origin")),
+            }
+        }
+    };
+    if verdict.is_err() {
+        o.network.lock().expect("network lock").refused.push(
+            endpoint
+                .clone()
+                .unwrap_or_else(|| issuer.to_string())
+                .split(['?', '#'])
+                .next()
+                .unwrap_or_default()
+                .to_string(),
+        );
+    }
+    let observed = match verdict {
+        Ok(()) => (ProbeOutcome::Accept, reason(id, "ACCEPTED")),
+        Err("token-endpoint-off-origin") => (ProbeOutcome::Reject, reason(id, "REJECTED")),
+        Err("malformed-url") => (ProbeOutcome::Reject, EARLY.to_string()),
+        Err(w) => (ProbeOutcome::Reject, other(w)),
+    };
+    let detail = format!(
+        "the runner choosing the token endpoint of {issuer:?}: {endpoint:?} ({})",
+        observed.1
+    );
+    let art = json!({"issuer": issuer, "kind": format!("{kind:?}"), "tokenEndpoint": endpoint, "refusedBecause": verdict.err()});
+    (observed, detail, art)
+}
+
+/// `token-endpoint-identity` (TEST_FIXTURE: the choice is the runner's, as
+/// the client): the fixture's metadata names a token endpoint on its own
+/// origin, which the runner uses; metadata of a second in-process fixture
+/// (`off_origin_token_endpoint`) naming one elsewhere is refused before any
+/// connection; that server's URL with a port that is not a number is
+/// refused by syntax.
+fn token_endpoint_identity(o: &OauthCtx) -> CheckRun {
+    let id = "token-endpoint-identity";
+    let accepted = reason(id, "ACCEPTED");
+    let rejected = reason(id, "REJECTED");
+    let (p, pd, pa) = runner_token_endpoint(o, id, o.fixture.issuer());
+    let second = match Fixture::start(FixtureConfig {
+        defects: Defects {
+            off_origin_token_endpoint: true,
+            ..Defects::default()
+        },
+        ..FixtureConfig::default()
+    }) {
+        Ok(f) => f,
+        Err(e) => {
+            return CheckRun::not_observed(id, format!("the second fixture did not start: {e}"));
+        }
+    };
+    let base = second.issuer().to_string();
+    let (n, nd, na) = runner_token_endpoint(o, id, &base);
+    second.stop();
+    let broken = match base.rsplit_once(':') {
+        Some((head, _)) => format!("{head}:not-a-port"),
+        None => format!("{base}:not-a-port"),
+    };
+    let (m, md, ma) = runner_token_endpoint(o, id, &broken);
     CheckRun {
         id,
         positive: Some(obs(

@@ -86,6 +86,9 @@ pub struct Defects {
     /// The `client_id` a client ID metadata document names is not compared
     /// with the URL it was fetched from (any document identifies anyone).
     pub ignore_cimd_client_id: bool,
+    /// The metadata's `token_endpoint` is on another origin
+    /// (`http://192.0.2.1/token`, TEST-NET-1, never contacted).
+    pub off_origin_token_endpoint: bool,
 }
 
 /// What a [`Fixture`] runs with.
@@ -706,7 +709,11 @@ fn metadata(inner: &Inner) -> Value {
     json!({
         "issuer": issuer,
         "authorization_endpoint": format!("{i}/authorize"),
-        "token_endpoint": format!("{i}/token"),
+        "token_endpoint": if inner.config.defects.off_origin_token_endpoint {
+            "http://192.0.2.1/token".to_string()
+        } else {
+            format!("{i}/token")
+        },
         "jwks_uri": format!("{i}/jwks"),
         "introspection_endpoint": format!("{i}/introspect"),
         "response_types_supported": ["code"],

@@ -1398,15 +1398,15 @@ fn resolve_as(o: &OauthCtx, entry: &str) -> (Target, Result<(), &'static str>) {
     }
 }
 
+/// One authorization server URL, its kind, and why the runner refused it.
+type Resolved = (String, Target, Result<(), &'static str>);
+
 /// The subject's protected-resource metadata and the runner's resolution
 /// of each authorization server it names (in order).
 fn subject_authorization_servers(
     o: &OauthCtx,
     server: &Server,
-) -> (
-    Option<Vec<String>>,
-    Vec<(String, Target, Result<(), &'static str>)>,
-) {
+) -> (Option<Vec<String>>, Vec<Resolved>) {
     let url = format!("http://{}{}", server.authority, metadata_path());
     let doc = fetch_json(o, &url);
     let Some(entries) = doc.get("authorization_servers").and_then(Value::as_array) else {
@@ -1427,7 +1427,7 @@ fn subject_authorization_servers(
     (Some(entries), resolved)
 }
 
-fn resolution_json(resolved: &[(String, Target, Result<(), &'static str>)]) -> Value {
+fn resolution_json(resolved: &[Resolved]) -> Value {
     json!(
         resolved
             .iter()

@@ -27,8 +27,7 @@ use support::{mcpres, output_text, read_json, walk};
 /// The SDK's answer to every refused token (`RequireAuthMiddleware`).
 const SDK_REFUSAL_BODY: &str =
     r#"{"error": "invalid_token", "error_description": "Authentication required"}"#;
-const SDK_CHALLENGE: &str =
-    r#"Bearer error="invalid_token", error_description="Authentication required", resource_metadata=""#;
+const SDK_CHALLENGE: &str = r#"Bearer error="invalid_token", error_description="Authentication required", resource_metadata=""#;
 
 fn python() -> Option<PathBuf> {
     match std::env::var_os("MCPRES_PY_MCP_PYTHON") {
@@ -137,7 +136,10 @@ fn the_python_sdk_resource_server_accepts_every_positive_but_names_no_refusal_re
         serde_json::json!({"authorizationServers": [issuer], "namesResource": true})
     );
     let n = role(&out, id, "negative");
-    assert_eq!(n["transcript"]["observation"]["challengePointsAtMetadata"], true);
+    assert_eq!(
+        n["transcript"]["observation"]["challengePointsAtMetadata"],
+        true
+    );
     // ... but that challenge carries `error="invalid_token"` although the
     // request had no credential at all (RFC 6750 section 3.1 says a server
     // should include no error code then), and the body is the same as for a
@@ -215,7 +217,11 @@ fn the_python_sdk_resource_server_accepts_every_positive_but_names_no_refusal_re
             file.display()
         );
         let text = std::fs::read_to_string(&file).unwrap();
-        assert!(!text.contains("eyJ"), "a JWT-like string in {}", file.display());
+        assert!(
+            !text.contains("eyJ"),
+            "a JWT-like string in {}",
+            file.display()
+        );
     }
 
     match reference_python(&out.join("evaluation.json")) {

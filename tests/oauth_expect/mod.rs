@@ -41,8 +41,18 @@ pub const PYTHON_SDK: &[Row] = &[
     ("authorization-request-resource", "PASS", None, None),
     ("token-request-resource", "PASS", None, None),
     ("access-token-audience", "FAIL", Some(UNNAMED), WRONG_REASON),
-    ("wrong-resource-token-rejection", "FAIL", Some(UNNAMED), WRONG_REASON),
-    ("token-passthrough-prohibited", "FAIL", Some(UNNAMED), WRONG_REASON),
+    (
+        "wrong-resource-token-rejection",
+        "FAIL",
+        Some(UNNAMED),
+        WRONG_REASON,
+    ),
+    (
+        "token-passthrough-prohibited",
+        "FAIL",
+        Some(UNNAMED),
+        WRONG_REASON,
+    ),
     ("pkce-s256", "PASS", None, None),
     ("pkce-downgrade-refused", "PASS", None, None),
     ("exact-redirect-uri", "PASS", None, None),
@@ -51,7 +61,12 @@ pub const PYTHON_SDK: &[Row] = &[
     ("authorization-code-binding", "PASS", None, None),
     ("token-endpoint-identity", "PASS", None, None),
     ("cimd-identity", "PASS", None, None),
-    ("token-storage-omission", "FAIL", Some(UNNAMED), WRONG_REASON),
+    (
+        "token-storage-omission",
+        "FAIL",
+        Some(UNNAMED),
+        WRONG_REASON,
+    ),
     ("ssrf-resistant-metadata-resolution", "PASS", None, None),
     ("refresh-token-rotation-when-claimed", "PASS", None, None),
 ];
@@ -78,7 +93,10 @@ pub fn assert_verdicts(run: &Value, rows: &[Row], what: &str) {
     for (c, (id, verdict, reason, _)) in checks.iter().zip(rows) {
         let reason = reason.map_or_else(|| own(id, "ACCEPTED"), str::to_string);
         assert_eq!(
-            (c["verdict"].as_str().unwrap(), c["reason"].as_str().unwrap()),
+            (
+                c["verdict"].as_str().unwrap(),
+                c["reason"].as_str().unwrap()
+            ),
             (*verdict, reason.as_str()),
             "{what}: {id}: {}",
             c["detail"]

@@ -91,6 +91,10 @@ fn the_python_sdk_resource_server_accepts_every_positive_but_names_no_refusal_re
         "run".as_ref(),
         "-o".as_ref(),
         out.as_os_str(),
+        // The interpreter and the SDK take seconds to import on a busy
+        // machine; the default (10 s) is for a native subject.
+        "--startup-timeout-ms".as_ref(),
+        "60000".as_ref(),
         "--".as_ref(),
         python.as_os_str(),
         subject_script().as_os_str(),

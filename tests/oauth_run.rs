@@ -29,14 +29,22 @@ const IMPLEMENTED: &[&str] = &[
     "authorization-code-binding",
     "token-endpoint-identity",
     "cimd-identity",
+    "scope-minimization",
     "token-storage-omission",
+    "sanitized-authorization-errors",
     "ssrf-resistant-metadata-resolution",
     "refresh-token-rotation-when-claimed",
 ];
 
 /// Run `mcpres oauth run` on the reference subject with `defects` (subject
-/// defects by name; `fixture:NAME` for a fixture defect).
+/// defects by name; `fixture:NAME` for a fixture defect), started with the
+/// scope requirement the runner names (`--auth-scope {scope}`).
 fn run(out: &Path, defects: &[&str]) -> std::process::Output {
+    run_scoped(out, defects, true)
+}
+
+/// [`run`], with or without `--auth-scope {scope}` in the subject's command.
+fn run_scoped(out: &Path, defects: &[&str], scoped: bool) -> std::process::Output {
     let exe = support::exe();
     let exe = exe.to_str().expect("utf-8 path");
     let mut args = vec!["oauth", "run", "-o", out.to_str().expect("utf-8 path")];
@@ -58,6 +66,9 @@ fn run(out: &Path, defects: &[&str]) -> std::process::Output {
         "--auth-issuer",
         "{issuer}",
     ]);
+    if scoped {
+        args.extend_from_slice(&["--auth-scope", "{scope}"]);
+    }
     for d in defects.iter().filter(|d| !d.starts_with("fixture:")) {
         args.extend_from_slice(&["--auth-defect", d]);
     }

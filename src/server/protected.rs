@@ -608,8 +608,15 @@ impl Protected {
         };
         let echoed_client = echoed
             .and_then(unverified_claims)
-            .and_then(|c| c.get("client_id").and_then(Value::as_str).map(str::to_owned))
-            .filter(|c| c.bytes().all(|b| b.is_ascii_graphic() && b != b'"' && b != b'\\'));
+            .and_then(|c| {
+                c.get("client_id")
+                    .and_then(Value::as_str)
+                    .map(str::to_owned)
+            })
+            .filter(|c| {
+                c.bytes()
+                    .all(|b| b.is_ascii_graphic() && b != b'"' && b != b'\\')
+            });
         let mut challenge = format!("Bearer resource_metadata=\"{}\"", self.metadata_url);
         if let Some(error) = error {
             match &echoed_client {

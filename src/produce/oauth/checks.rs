@@ -768,7 +768,10 @@ fn scope_minimization(o: &OauthCtx) -> CheckRun {
     let requested = scope_set(super::SCOPE);
     let required_set = scope_set(&required);
     let (redeemed, grant) = flow::grant(o, &resource);
-    let (p, pd, pa) = match redeemed.as_ref().and_then(|r| Some((r, r.access_token.clone()?))) {
+    let (p, pd, pa) = match redeemed
+        .as_ref()
+        .and_then(|r| Some((r, r.access_token.clone()?)))
+    {
         None => (
             (ProbeOutcome::NotObserved, other("no-grant")),
             "the fixture issued no token for the required scope".to_string(),
@@ -855,7 +858,9 @@ fn scope_minimization(o: &OauthCtx) -> CheckRun {
 /// the value of its `sub`, `jti` or `client_id` claim, in the body or any
 /// header (`WWW-Authenticate` included), judged on the bytes as they arrived
 /// (the recorded transcript has the token redacted). Positive: an accepted
-/// request; negative: a wrong-audience token, refused `wrong-audience` and
+/// request; negative: a token for another audience that has also expired,
+/// refused as `wrong-audience` (or `expired`, by a subject that does not
+/// check audiences: this check is about what a refusal says, not why) and
 /// nothing more; mutant: that token with broken claims, refused early and
 /// nothing more. A leak in the mutant's refusal fails the negative too: the
 /// property is that no refusal leaks.
@@ -867,7 +872,7 @@ fn sanitized_errors(o: &OauthCtx) -> CheckRun {
     };
     let resource = resource_of(&server);
     let good = o.mint(&resource, 300);
-    let foreign = o.mint(OTHER_RESOURCE, 300);
+    let foreign = o.mint(OTHER_RESOURCE, -600);
     let broken = break_claims(&foreign);
     o.remember(&broken);
     let rejected = reason(id, "REJECTED");
@@ -875,6 +880,9 @@ fn sanitized_errors(o: &OauthCtx) -> CheckRun {
         let rec = o.rec();
         let (resp, answer_id) = post_open(o, &rec, &server, Some(token));
         let mut observed = classify(id, &resp, &answer_id, "wrong-audience");
+        if observed == (ProbeOutcome::Reject, other("expired")) {
+            observed.1 = rejected.clone();
+        }
         let leak = error_leak(&resp, token, claims_from);
         if observed.0 == ProbeOutcome::Reject {
             o.saw_refusal_of(&resp, token, claims_from);
@@ -2098,6 +2106,65 @@ mod tests {
         assert_eq!(
             as_metadata_url("http://127.0.0.1:5/tenant"),
             "http://127.0.0.1:5/.well-known/oauth-authorization-server/tenant"
+        );
+    }
+
+    #[test]
+    fn an_answer_leaks_the_token_its_segments_or_a_private_claim_value() {
+        use base64::Engine as _;
+        let b64 = |v: &Value| {
+            base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(v.to_string().as_bytes())
+        };
+        let claims = json!({
+            "sub": "synthetic-user", "jti": "jti-0123456789", "aud": "http://127.0.0.1:1/mcp",
+            "client_id": "http://127.0.0.1:9/cimd/run", "scope": "mcp",
+        });
+        let token = format!(
+            "{}.{}.{}",
+            b64(&json!({"alg": "EdDSA"})),
+            b64(&claims),
+            "c2lnbmF0dXJlLXNlZ21lbnQtb2YtdGhlLXRva2Vu"
+        );
+        let resp = |body: &str, challenge: &str| Resp {
+            status: Some(401),
+            headers: vec![("WWW-Authenticate".into(), challenge.into())],
+            body: body.as_bytes().to_vec(),
+            ..Resp::default()
+        };
+        let clean = r#"{"error":{"data":{"reason":"wrong-audience"}}}"#;
+        let challenge = r#"Bearer error="invalid_token", error_description="wrong-audience""#;
+        assert_eq!(error_leak(&resp(clean, challenge), &token, &token), None);
+        let echoed = format!(r#"{{"presentedToken":"{token}"}}"#);
+        assert_eq!(
+            error_leak(&resp(&echoed, challenge), &token, &token).as_deref(),
+            Some("token")
+        );
+        let signature = format!("{challenge}, x=\"{}\"", token.split('.').nth(2).unwrap());
+        assert_eq!(
+            error_leak(&resp(clean, &signature), &token, &token).as_deref(),
+            Some("token")
+        );
+        for (claim, value) in [
+            ("sub", "synthetic-user"),
+            ("jti", "jti-0123456789"),
+            ("client_id", "http://127.0.0.1:9/cimd/run"),
+        ] {
+            let body = format!(r#"{{"error":{{"message":"refused for {value}"}}}}"#);
+            assert_eq!(
+                error_leak(&resp(&body, challenge), &token, &token),
+                Some(format!("claim {claim}"))
+            );
+        }
+        // The audience is not private: naming this resource is no leak.
+        let aud = r#"{"error":{"message":"not for http://127.0.0.1:1/mcp"}}"#;
+        assert_eq!(error_leak(&resp(aud, challenge), &token, &token), None);
+        // A malformed token's claims are those of the token it was made from.
+        let broken = break_claims(&token);
+        let named = r#"Bearer error="invalid_token", error_description="malformed (client http://127.0.0.1:9/cimd/run)""#;
+        assert_eq!(error_leak(&resp(clean, named), &broken, &broken), None);
+        assert_eq!(
+            error_leak(&resp(clean, named), &broken, &token).as_deref(),
+            Some("claim client_id")
         );
     }
 }

@@ -537,9 +537,11 @@ pub fn run(options: &Options, report: &mut dyn FnMut(&Row)) -> Result<Outcome, O
     // and run.json says so.
     let (requested_scopes, authorized_scopes, scopes_from) =
         match grant_scopes.into_inner().expect("scopes lock") {
-            Some((requested, authorized)) if !requested.is_empty() && !authorized.is_empty() => {
-                (requested, authorized, "the grant scope-minimization observed")
-            }
+            Some((requested, authorized)) if !requested.is_empty() && !authorized.is_empty() => (
+                requested,
+                authorized,
+                "the grant scope-minimization observed",
+            ),
             _ => (
                 vec![SCOPE.to_string()],
                 vec![SCOPE.to_string()],

@@ -719,4 +719,27 @@ mod tests {
             Some("/1".to_string())
         );
     }
+
+    #[test]
+    fn scope_is_substituted_and_its_presence_known() {
+        let launch = Launch {
+            program: "subject".into(),
+            args: vec![
+                "--issuer={issuer}".into(),
+                "--scope".into(),
+                "{scope}".into(),
+            ],
+            env: BTreeMap::from([("SCOPES".to_string(), "a {scope}".to_string())]),
+        };
+        assert!(names_scope(&launch));
+        let l = with_issuer(&launch, "http://127.0.0.1:7");
+        assert_eq!(l.args, ["--issuer=http://127.0.0.1:7", "--scope", SCOPE]);
+        assert_eq!(l.env["SCOPES"], format!("a {SCOPE}"));
+        assert!(!names_scope(&l));
+        let unscoped = Launch {
+            env: BTreeMap::new(),
+            ..l
+        };
+        assert!(!names_scope(&unscoped));
+    }
 }

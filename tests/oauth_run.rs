@@ -29,14 +29,22 @@ const IMPLEMENTED: &[&str] = &[
     "authorization-code-binding",
     "token-endpoint-identity",
     "cimd-identity",
+    "scope-minimization",
     "token-storage-omission",
+    "sanitized-authorization-errors",
     "ssrf-resistant-metadata-resolution",
     "refresh-token-rotation-when-claimed",
 ];
 
 /// Run `mcpres oauth run` on the reference subject with `defects` (subject
-/// defects by name; `fixture:NAME` for a fixture defect).
+/// defects by name; `fixture:NAME` for a fixture defect), started with the
+/// scope requirement the runner names (`--auth-scope {scope}`).
 fn run(out: &Path, defects: &[&str]) -> std::process::Output {
+    run_scoped(out, defects, true)
+}
+
+/// [`run`], with or without `--auth-scope {scope}` in the subject's command.
+fn run_scoped(out: &Path, defects: &[&str], scoped: bool) -> std::process::Output {
     let exe = support::exe();
     let exe = exe.to_str().expect("utf-8 path");
     let mut args = vec!["oauth", "run", "-o", out.to_str().expect("utf-8 path")];
@@ -58,6 +66,9 @@ fn run(out: &Path, defects: &[&str]) -> std::process::Output {
         "--auth-issuer",
         "{issuer}",
     ]);
+    if scoped {
+        args.extend_from_slice(&["--auth-scope", "{scope}"]);
+    }
     for d in defects.iter().filter(|d| !d.starts_with("fixture:")) {
         args.extend_from_slice(&["--auth-defect", d]);
     }
@@ -137,6 +148,23 @@ fn the_reference_subject_passes_every_implemented_check_and_only_coverage_is_mis
     let cleanup = read_json(&out.join("artifacts/cleanup.json"));
     assert!(cleanup["subjectRefusalsSeen"].as_u64().unwrap() > 0);
     assert_eq!(cleanup["subjectRefusalsEchoingTheToken"], 0);
+    // The flow's scopes are what the observed grant asked for and was
+    // granted, not the run's configuration copied.
+    assert_eq!(doc["flow"]["requestedScopes"], serde_json::json!(["mcp"]));
+    assert_eq!(
+        doc["flow"]["authorizedScopes"],
+        doc["flow"]["requestedScopes"]
+    );
+    let run_doc = read_json(&out.join("run.json"));
+    assert_eq!(
+        run_doc["flowScopesFrom"],
+        "the grant scope-minimization observed"
+    );
+    let positive = read_json(&out.join("artifacts/scope-minimization/positive.json"));
+    assert_eq!(
+        positive["transcript"]["observation"]["authorizedScopes"],
+        serde_json::json!(["mcp"])
+    );
     for case in doc["cases"].as_array().unwrap() {
         assert_eq!(
             case["wrongReasonMutant"]["observedReasonCode"],
@@ -253,6 +281,21 @@ fn each_subject_defect_fails_exactly_the_checks_it_concerns() {
             ("token-endpoint-identity", "/positive/observedOutcome"),
         ),
         (
+            "ignore-scope",
+            &["scope-minimization"],
+            ("scope-minimization", "/negative/observedOutcome"),
+        ),
+        // Every refusal echoes the token; only the check of it fails (and
+        // `privacy.authorizationErrorsSanitized`, tested below).
+        (
+            "echo-token-in-error",
+            &["sanitized-authorization-errors"],
+            (
+                "sanitized-authorization-errors",
+                "/negative/observedReasonCode",
+            ),
+        ),
+        (
             "no-www-authenticate",
             &["protected-resource-metadata-discovery"],
             (
@@ -286,4 +329,67 @@ fn each_subject_defect_fails_exactly_the_checks_it_concerns() {
         );
         no_credential_material(&out);
     }
+}
+
+#[test]
+fn an_echoed_token_is_found_before_redaction_and_never_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("eval");
+    let o = run(&out, &["echo-token-in-error"]);
+    assert_eq!(o.status.code(), Some(1), "{}", output_text(&o));
+    let doc = read_json(&out.join("evaluation.json"));
+    assert_eq!(doc["privacy"]["authorizationErrorsSanitized"], false);
+    let f = findings(&out);
+    assert!(
+        f.contains(&(
+            "MCP_RES_OAUTH_UNSANITIZED_ERROR".to_string(),
+            "/privacy/authorizationErrorsSanitized".to_string()
+        )),
+        "{f:?}"
+    );
+    let cleanup = read_json(&out.join("artifacts/cleanup.json"));
+    assert!(cleanup["subjectRefusalsEchoingTheToken"].as_u64().unwrap() > 0);
+    let negative = read_json(&out.join("artifacts/sanitized-authorization-errors/negative.json"));
+    assert_eq!(
+        negative["observedReasonCode"],
+        "MCP_RES_OAUTH_ERROR_ECHOES_TOKEN"
+    );
+    assert_eq!(negative["transcript"]["observation"]["leaked"], "token");
+    // The subject's answer is recorded with the token replaced.
+    let text = negative["transcript"]["transcript"].to_string();
+    assert!(text.contains("presentedToken"), "{text}");
+    assert!(text.contains("<synthetic-bearer>"), "{text}");
+    no_credential_material(&out);
+}
+
+#[test]
+fn a_subject_without_a_scope_requirement_leaves_scope_minimization_not_observed() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("eval");
+    let o = run_scoped(&out, &[], false);
+    assert_eq!(o.status.code(), Some(1), "{}", output_text(&o));
+    for (id, verdict) in verdicts(&out) {
+        let expected = if id == "scope-minimization" {
+            "NOT_OBSERVED"
+        } else {
+            "PASS"
+        };
+        assert_eq!(verdict, expected, "{id}");
+    }
+    let doc = read_json(&out.join("evaluation.json"));
+    assert!(
+        doc["cases"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|c| c["id"] != "scope-minimization")
+    );
+    let run_doc = read_json(&out.join("run.json"));
+    assert!(
+        run_doc["flowScopesFrom"]
+            .as_str()
+            .unwrap()
+            .starts_with("no grant observed")
+    );
+    no_credential_material(&out);
 }

@@ -462,6 +462,73 @@ fn the_metadata_defects_change_only_what_they_name() {
 }
 
 #[test]
+fn the_scope_and_error_echo_defects_change_only_what_they_name() {
+    let issuer = TestIssuer::start(None);
+    let unrelated = |c: &mut Value| c["scope"] = json!("unrelated");
+    // ignore-scope: a valid token without the required scope is accepted;
+    // the token checks still hold.
+    let srv = start(&issuer, &["--auth-defect", "ignore-scope"]);
+    let port = srv.port;
+    assert_accepted(&initialize(
+        port,
+        Some(&token_with(&issuer, port, unrelated)),
+    ));
+    assert_invalid(
+        &initialize(port, Some(&token_with(&issuer, port, wrong_audience))),
+        port,
+        "wrong-audience",
+    );
+    drop(srv);
+    // Without it, the same token is refused 403 insufficient_scope.
+    let srv = start(&issuer, &[]);
+    let r = initialize(srv.port, Some(&token_with(&issuer, srv.port, unrelated)));
+    assert_eq!((r.status, reason(&r).as_str()), (403, "insufficient-scope"));
+    assert!(
+        r.header("www-authenticate")
+            .is_some_and(|c| c.contains("error=\"insufficient_scope\"")),
+        "{:?}",
+        r.header("www-authenticate")
+    );
+    drop(srv);
+
+    // echo-token-in-error: a refusal repeats the presented token in its
+    // body and the token's client_id in its challenge; the reason is kept.
+    let srv = start(&issuer, &["--auth-defect", "echo-token-in-error"]);
+    let port = srv.port;
+    let bad = token_with(&issuer, port, wrong_audience);
+    let r = initialize(port, Some(&bad));
+    assert_eq!((r.status, reason(&r).as_str()), (401, "wrong-audience"));
+    let body: Value = serde_json::from_slice(&r.body).unwrap();
+    assert_eq!(body["error"]["data"]["presentedToken"], json!(bad));
+    let challenge = r.header("www-authenticate").expect("a challenge");
+    assert!(
+        challenge.contains("error_description=\"wrong-audience (client synthetic-client)\""),
+        "{challenge}"
+    );
+    // A malformed token is echoed as it came; no token, nothing to echo.
+    let r = initialize(port, Some("not-a-jwt"));
+    assert_eq!((r.status, reason(&r).as_str()), (401, "malformed-token"));
+    let body: Value = serde_json::from_slice(&r.body).unwrap();
+    assert_eq!(body["error"]["data"]["presentedToken"], "not-a-jwt");
+    let r = initialize(port, None);
+    let body: Value = serde_json::from_slice(&r.body).unwrap();
+    assert!(
+        body["error"]["data"].get("presentedToken").is_none(),
+        "{body}"
+    );
+    let good = good_token(&issuer, port);
+    let r = initialize(port, Some(&good));
+    assert_accepted(&r);
+    assert!(!String::from_utf8_lossy(&r.body).contains(&good));
+    let (status, err) = srv.stop();
+    assert_eq!(status.code(), Some(0), "{err}");
+    assert!(
+        !err.contains(&bad),
+        "the echo is in the answer, not the log"
+    );
+}
+
+#[test]
 fn a_refused_request_never_reaches_the_fault_schedule() {
     let issuer = TestIssuer::start(None);
     let dir = tempfile::tempdir().unwrap();

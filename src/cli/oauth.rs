@@ -94,9 +94,11 @@ pub struct RunArgs {
     /// show that the runner notices it.
     #[arg(long = "fixture-defect", value_enum, value_name = "NAME")]
     pub fixture_defects: Vec<FixtureDefect>,
-    /// The subject, started for each check: PROGRAM [ARGS...] after `--`; `{port}` and
-    /// `{issuer}` in its arguments are replaced by its port and the fixture's issuer, e.g.
-    /// `-- mcpres serve --transport http --port {port} --auth loopback --auth-issuer {issuer}`.
+    /// The subject, started for each check: PROGRAM [ARGS...] after `--`; `{port}`, `{issuer}`
+    /// and `{scope}` in its arguments are replaced by its port, the fixture's issuer and the
+    /// scope it must require (without `{scope}`, scope-minimization is not observed), e.g.
+    /// `-- mcpres serve --transport http --port {port} --auth loopback --auth-issuer {issuer}
+    /// --auth-scope {scope}`.
     #[arg(last = true, value_name = "PROGRAM", required = true)]
     pub command: Vec<String>,
 }

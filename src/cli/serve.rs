@@ -46,6 +46,10 @@ pub enum AuthDefectArg {
     WrongIssuerMetadata,
     /// A token's `iss` is not compared with the configured issuer.
     AcceptWrongIssuer,
+    /// The required scopes (`--auth-scope`) are not checked.
+    IgnoreScope,
+    /// A refusal echoes the presented token (body) and its client_id claim (challenge).
+    EchoTokenInError,
 }
 
 impl From<AuthDefectArg> for AuthDefect {
@@ -60,6 +64,8 @@ impl From<AuthDefectArg> for AuthDefect {
             AuthDefectArg::NoWwwAuthenticate => AuthDefect::NoWwwAuthenticate,
             AuthDefectArg::WrongIssuerMetadata => AuthDefect::WrongIssuerMetadata,
             AuthDefectArg::AcceptWrongIssuer => AuthDefect::AcceptWrongIssuer,
+            AuthDefectArg::IgnoreScope => AuthDefect::IgnoreScope,
+            AuthDefectArg::EchoTokenInError => AuthDefect::EchoTokenInError,
         }
     }
 }

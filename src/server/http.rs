@@ -299,7 +299,7 @@ async fn fault_layer(State(state): State<Arc<HttpState>>, req: Request, next: Ne
     {
         auth.passthrough(&parts.headers).await;
         if let Err(refusal) = auth.check(&parts.headers) {
-            return closing(auth.refuse(refusal));
+            return closing(auth.refuse(refusal, &parts.headers));
         }
         // The token has done its work here: nothing past this point sees it.
         parts.headers.remove(header::AUTHORIZATION);

@@ -67,10 +67,17 @@ pub enum AuthDefect {
     WrongIssuerMetadata,
     /// The token's `iss` is not compared with the configured issuer.
     AcceptWrongIssuer,
+    /// The required scopes (`--auth-scope`) are not checked: a valid token
+    /// without them is accepted.
+    IgnoreScope,
+    /// A refusal of a request that presented a token echoes it: the token in
+    /// the JSON-RPC error's `data.presentedToken`, and its `client_id` claim
+    /// (when readable) in the challenge's `error_description`.
+    EchoTokenInError,
 }
 
 impl AuthDefect {
-    pub const ALL: [AuthDefect; 9] = [
+    pub const ALL: [AuthDefect; 11] = [
         AuthDefect::AcceptWrongAudience,
         AuthDefect::AcceptExpired,
         AuthDefect::SkipSignature,
@@ -80,6 +87,8 @@ impl AuthDefect {
         AuthDefect::NoWwwAuthenticate,
         AuthDefect::WrongIssuerMetadata,
         AuthDefect::AcceptWrongIssuer,
+        AuthDefect::IgnoreScope,
+        AuthDefect::EchoTokenInError,
     ];
 
     pub fn name(self) -> &'static str {
@@ -93,6 +102,8 @@ impl AuthDefect {
             AuthDefect::NoWwwAuthenticate => "no-www-authenticate",
             AuthDefect::WrongIssuerMetadata => "wrong-issuer-metadata",
             AuthDefect::AcceptWrongIssuer => "accept-wrong-issuer",
+            AuthDefect::IgnoreScope => "ignore-scope",
+            AuthDefect::EchoTokenInError => "echo-token-in-error",
         }
     }
 }
@@ -533,7 +544,9 @@ impl Protected {
         };
         let accepted =
             token::verify_access_token(token, &self.keys, &expect).map_err(Refusal::Invalid)?;
-        if self.scopes.iter().all(|s| accepted.scopes.contains(s)) {
+        if self.has(AuthDefect::IgnoreScope)
+            || self.scopes.iter().all(|s| accepted.scopes.contains(s))
+        {
             Ok(())
         } else {
             Err(Refusal::InsufficientScope)
@@ -562,7 +575,9 @@ impl Protected {
     /// The answer to a refused request: `401` (or `403` for scope) with a
     /// JSON-RPC error naming the reason, and a `WWW-Authenticate: Bearer`
     /// challenge pointing at the metadata (RFC 9728 §5.1, RFC 6750 §3).
-    pub fn refuse(&self, refusal: Refusal) -> Response {
+    /// `headers` are the refused request's; only the `echo-token-in-error`
+    /// defect reads them.
+    pub fn refuse(&self, refusal: Refusal, headers: &HeaderMap) -> Response {
         let scope = self.scopes.join(" ");
         let (status, error, reason, message) = match refusal {
             Refusal::Missing => (
@@ -584,11 +599,34 @@ impl Protected {
                 "Forbidden: the access token lacks a required scope",
             ),
         };
+        // The `echo-token-in-error` defect: the presented token, and its
+        // `client_id` claim when it can be read.
+        let echoed = if self.has(AuthDefect::EchoTokenInError) {
+            Self::bearer(headers).ok().flatten()
+        } else {
+            None
+        };
+        let echoed_client = echoed
+            .and_then(unverified_claims)
+            .and_then(|c| {
+                c.get("client_id")
+                    .and_then(Value::as_str)
+                    .map(str::to_owned)
+            })
+            .filter(|c| {
+                c.bytes()
+                    .all(|b| b.is_ascii_graphic() && b != b'"' && b != b'\\')
+            });
         let mut challenge = format!("Bearer resource_metadata=\"{}\"", self.metadata_url);
         if let Some(error) = error {
-            challenge.push_str(&format!(
-                ", error=\"{error}\", error_description=\"{reason}\""
-            ));
+            match &echoed_client {
+                Some(client) => challenge.push_str(&format!(
+                    ", error=\"{error}\", error_description=\"{reason} (client {client})\""
+                )),
+                None => challenge.push_str(&format!(
+                    ", error=\"{error}\", error_description=\"{reason}\""
+                )),
+            }
         }
         if !scope.is_empty() {
             challenge.push_str(&format!(", scope=\"{scope}\""));
@@ -597,7 +635,10 @@ impl Protected {
             &Value::Null,
             -32000,
             message,
-            Some(json!({"reason": reason})),
+            Some(match echoed {
+                Some(t) => json!({"reason": reason, "presentedToken": t}),
+                None => json!({"reason": reason}),
+            }),
         );
         let mut r = (
             status,
@@ -611,6 +652,17 @@ impl Protected {
         }
         r
     }
+}
+
+/// The claims segment of a compact JWT, decoded but not verified (only the
+/// `echo-token-in-error` defect reads it).
+fn unverified_claims(token: &str) -> Option<Value> {
+    use base64::Engine as _;
+    let claims = token.split('.').nth(1)?;
+    let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
+        .decode(claims)
+        .ok()?;
+    serde_json::from_slice(&bytes).ok()
 }
 
 #[cfg(test)]

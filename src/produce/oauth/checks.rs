@@ -74,9 +74,19 @@ pub const CHECKS: &[(&str, Source, Runner)] = &[
     ),
     ("cimd-identity", Source::TestFixture, cimd_identity),
     (
+        "scope-minimization",
+        Source::RuntimeProbe,
+        scope_minimization,
+    ),
+    (
         "token-storage-omission",
         Source::RuntimeProbe,
         token_storage,
+    ),
+    (
+        "sanitized-authorization-errors",
+        Source::RuntimeProbe,
+        sanitized_errors,
     ),
     (
         "ssrf-resistant-metadata-resolution",
@@ -660,6 +670,261 @@ fn token_storage(o: &OauthCtx) -> CheckRun {
         not_observed: None,
         server: server_artifact,
     }
+}
+
+/// A subject's answer that echoed the token it was given.
+pub const ECHOES_TOKEN: &str = "MCP_RES_OAUTH_ERROR_ECHOES_TOKEN";
+/// A subject's answer that echoed a claim value (`sub`, `jti`, `client_id`)
+/// of the token it was given.
+pub const ECHOES_CLAIM: &str = "MCP_RES_OAUTH_ERROR_ECHOES_CLAIM";
+/// The claims whose values an authorization error must not repeat.
+const PRIVATE_CLAIMS: [&str; 3] = ["sub", "jti", "client_id"];
+/// A scope the subject never requires (the scope-less token's).
+const UNRELATED_SCOPE: &str = "unrelated";
+
+/// The claims segment of a compact JWT, decoded and not verified.
+fn unverified_claims(token: &str) -> Option<Value> {
+    use base64::Engine as _;
+    let claims = token.split('.').nth(1)?;
+    let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
+        .decode(claims)
+        .ok()?;
+    serde_json::from_slice(&bytes).ok()
+}
+
+/// What an answer to `token` gives away, judged on the bytes as they arrived
+/// (before any redaction): `Some("token")` when its body or a header holds
+/// the token, or its claims or signature segment; `Some("claim NAME")` when
+/// it holds the value of a private claim (`sub`, `jti`, `client_id`) of
+/// `claims_from` (the token itself, or the well-formed token a malformed one
+/// was made from). Never the value itself.
+pub fn error_leak(resp: &Resp, token: &str, claims_from: &str) -> Option<String> {
+    let found = |needle: &str| {
+        !needle.is_empty()
+            && (super::contains(&resp.body, needle.as_bytes())
+                || resp.headers.iter().any(|(_, v)| v.contains(needle)))
+    };
+    let mut segments = token.split('.').skip(1).filter(|s| s.len() >= 16);
+    if found(token) || segments.any(found) {
+        return Some("token".into());
+    }
+    let claims = unverified_claims(claims_from)?;
+    PRIVATE_CLAIMS
+        .iter()
+        .find(|c| {
+            claims
+                .get(**c)
+                .and_then(Value::as_str)
+                .is_some_and(|v| v.len() >= 4 && found(v))
+        })
+        .map(|c| format!("claim {c}"))
+}
+
+/// The reason code of a leak [`error_leak`] found.
+fn leak_code(what: &str) -> &'static str {
+    if what == "token" {
+        ECHOES_TOKEN
+    } else {
+        ECHOES_CLAIM
+    }
+}
+
+/// The scopes of a space-separated scope string, as a set.
+fn scope_set(s: &str) -> std::collections::BTreeSet<String> {
+    s.split(' ')
+        .filter(|x| !x.is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
+/// `scope-minimization`: the subject requires the scope it was started
+/// with (`{scope}`). Positive: a token from a real grant that asked for
+/// exactly that scope, and was granted exactly what it asked (the token
+/// endpoint's `scope`, or its omission, which RFC 6749 §5.1 reads as the
+/// requested scope), is accepted. Negative: a valid token for this resource
+/// carrying another scope is refused `insufficient-scope` with `403` and an
+/// `error="insufficient_scope"` challenge (RFC 6750 §3.1). Mutant: that
+/// token with broken claims is refused early. A subject started without a
+/// scope requirement is not observed: nothing says which scope a token
+/// must lack.
+fn scope_minimization(o: &OauthCtx) -> CheckRun {
+    let id = "scope-minimization";
+    let Some(required) = o.required_scope.clone() else {
+        return CheckRun::not_observed(
+            id,
+            "the subject's command does not say {scope}: no scope requirement is known, so a token without it cannot be shown to be refused for it",
+        );
+    };
+    let server = match serve_or_not(o, id) {
+        Ok(s) => s,
+        Err(c) => return *c,
+    };
+    let resource = resource_of(&server);
+    let accepted = reason(id, "ACCEPTED");
+    let rejected = reason(id, "REJECTED");
+    let own = "insufficient-scope";
+
+    // Positive: a real grant for exactly the required scope.
+    let requested = scope_set(super::SCOPE);
+    let required_set = scope_set(&required);
+    let (redeemed, grant) = flow::grant(o, &resource);
+    let (p, pd, pa) = match redeemed
+        .as_ref()
+        .and_then(|r| Some((r, r.access_token.clone()?)))
+    {
+        None => (
+            (ProbeOutcome::NotObserved, other("no-grant")),
+            "the fixture issued no token for the required scope".to_string(),
+            json!({"observation": {"grant": grant}}),
+        ),
+        Some((r, token)) => {
+            let authorized = r.scope.as_deref().map_or(requested.clone(), scope_set);
+            *o.grant_scopes.lock().expect("scopes lock") = Some((
+                requested.iter().cloned().collect(),
+                authorized.iter().cloned().collect(),
+            ));
+            let (mut observed, detail, mut art) = present(o, &server, id, &token, own);
+            art["observation"] = json!({
+                "grant": grant,
+                "requiredScopes": required_set,
+                "requestedScopes": requested,
+                "authorizedScopes": authorized,
+                "scopeOmittedByTokenEndpoint": r.scope.is_none(),
+            });
+            if observed.0 == ProbeOutcome::Accept && requested != required_set {
+                observed.1 = other("requested-scopes-not-the-required");
+            } else if observed.0 == ProbeOutcome::Accept && authorized != requested {
+                observed.1 = other("authorized-scopes-not-the-requested");
+            }
+            let detail = format!(
+                "{detail}; requested {requested:?}, authorized {authorized:?}, required {required_set:?}"
+            );
+            (observed, detail, art)
+        }
+    };
+
+    // Negative: right audience, right issuer, another scope.
+    let scopeless = o
+        .fixture
+        .mint_access_token(&o.client_id, &resource, UNRELATED_SCOPE, 300);
+    o.remember(&scopeless);
+    let rec = o.rec();
+    let (resp, answer_id) = post_open(o, &rec, &server, Some(&scopeless));
+    let mut n = classify(id, &resp, &answer_id, own);
+    if n.0 == ProbeOutcome::Reject {
+        o.saw_refusal(&resp, &scopeless);
+    }
+    let challenge = resp.header("www-authenticate").unwrap_or("").to_string();
+    let rfc6750 = resp.status == Some(403) && challenge.contains("error=\"insufficient_scope\"");
+    if n.1 == rejected && !rfc6750 {
+        n = (
+            ProbeOutcome::Reject,
+            other("insufficient-scope-without-403-challenge"),
+        );
+    }
+    let nd = format!("{} ({})", resp.label(), n.1);
+    let na = artifact(
+        &rec,
+        &resp,
+        json!({"tokenScope": UNRELATED_SCOPE, "status403WithInsufficientScopeChallenge": rfc6750}),
+    );
+
+    // Mutant: the scope-less token with its claims broken.
+    let broken = break_claims(&scopeless);
+    o.remember(&broken);
+    let (m, md, ma) = present(o, &server, id, &broken, own);
+    let positive = obs(
+        ProbeOutcome::Accept,
+        &accepted,
+        p.clone(),
+        reached(&p),
+        pd,
+        pa,
+    );
+    let negative = obs(
+        ProbeOutcome::Reject,
+        &rejected,
+        n.clone(),
+        reached(&n),
+        nd,
+        na,
+    );
+    let mutant = mutant(&rejected, m, md, ma);
+    finish(o, id, server, positive, negative, mutant)
+}
+
+/// `sanitized-authorization-errors`: what the subject answers to a presented
+/// token holds neither the token (nor its claims or signature segment) nor
+/// the value of its `sub`, `jti` or `client_id` claim, in the body or any
+/// header (`WWW-Authenticate` included), judged on the bytes as they arrived
+/// (the recorded transcript has the token redacted). Positive: an accepted
+/// request; negative: a token for another audience that has also expired,
+/// refused as `wrong-audience` (or `expired`, by a subject that does not
+/// check audiences: this check is about what a refusal says, not why) and
+/// nothing more; mutant: that token with broken claims, refused early and
+/// nothing more. A leak in the mutant's refusal fails the negative too: the
+/// property is that no refusal leaks.
+fn sanitized_errors(o: &OauthCtx) -> CheckRun {
+    let id = "sanitized-authorization-errors";
+    let server = match serve_or_not(o, id) {
+        Ok(s) => s,
+        Err(c) => return *c,
+    };
+    let resource = resource_of(&server);
+    let good = o.mint(&resource, 300);
+    let foreign = o.mint(OTHER_RESOURCE, -600);
+    let broken = break_claims(&foreign);
+    o.remember(&broken);
+    let rejected = reason(id, "REJECTED");
+    let run = |token: &str, claims_from: &str| {
+        let rec = o.rec();
+        let (resp, answer_id) = post_open(o, &rec, &server, Some(token));
+        let mut observed = classify(id, &resp, &answer_id, "wrong-audience");
+        if observed == (ProbeOutcome::Reject, other("expired")) {
+            observed.1 = rejected.clone();
+        }
+        let leak = error_leak(&resp, token, claims_from);
+        if observed.0 == ProbeOutcome::Reject {
+            o.saw_refusal_of(&resp, token, claims_from);
+        }
+        if let Some(what) = &leak {
+            observed.1 = leak_code(what).into();
+        }
+        let detail = format!(
+            "{} ({}){}",
+            resp.label(),
+            observed.1,
+            leak.as_ref()
+                .map_or(String::new(), |w| format!("; the answer holds the {w}"))
+        );
+        let art = artifact(&rec, &resp, json!({"leaked": leak}));
+        (observed, detail, art, leak)
+    };
+    let (p, pd, pa, _) = run(&good, &good);
+    let (mut n, mut nd, na, n_leak) = run(&foreign, &foreign);
+    let (m, md, ma, m_leak) = run(&broken, &foreign);
+    if let (None, Some(what)) = (&n_leak, &m_leak) {
+        n.1 = leak_code(what).into();
+        nd = format!("{nd}; the malformed token's refusal holds the {what}");
+    }
+    let positive = obs(
+        ProbeOutcome::Accept,
+        &reason(id, "ACCEPTED"),
+        p.clone(),
+        reached(&p),
+        pd,
+        pa,
+    );
+    let negative = obs(
+        ProbeOutcome::Reject,
+        &rejected,
+        n.clone(),
+        reached(&n),
+        nd,
+        na,
+    );
+    let mutant = mutant(&rejected, m, md, ma);
+    finish(o, id, server, positive, negative, mutant)
 }
 
 /// `wrong-resource-token-rejection`: a token obtained through a real grant
@@ -1841,6 +2106,65 @@ mod tests {
         assert_eq!(
             as_metadata_url("http://127.0.0.1:5/tenant"),
             "http://127.0.0.1:5/.well-known/oauth-authorization-server/tenant"
+        );
+    }
+
+    #[test]
+    fn an_answer_leaks_the_token_its_segments_or_a_private_claim_value() {
+        use base64::Engine as _;
+        let b64 = |v: &Value| {
+            base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(v.to_string().as_bytes())
+        };
+        let claims = json!({
+            "sub": "synthetic-user", "jti": "jti-0123456789", "aud": "http://127.0.0.1:1/mcp",
+            "client_id": "http://127.0.0.1:9/cimd/run", "scope": "mcp",
+        });
+        let token = format!(
+            "{}.{}.{}",
+            b64(&json!({"alg": "EdDSA"})),
+            b64(&claims),
+            "c2lnbmF0dXJlLXNlZ21lbnQtb2YtdGhlLXRva2Vu"
+        );
+        let resp = |body: &str, challenge: &str| Resp {
+            status: Some(401),
+            headers: vec![("WWW-Authenticate".into(), challenge.into())],
+            body: body.as_bytes().to_vec(),
+            ..Resp::default()
+        };
+        let clean = r#"{"error":{"data":{"reason":"wrong-audience"}}}"#;
+        let challenge = r#"Bearer error="invalid_token", error_description="wrong-audience""#;
+        assert_eq!(error_leak(&resp(clean, challenge), &token, &token), None);
+        let echoed = format!(r#"{{"presentedToken":"{token}"}}"#);
+        assert_eq!(
+            error_leak(&resp(&echoed, challenge), &token, &token).as_deref(),
+            Some("token")
+        );
+        let signature = format!("{challenge}, x=\"{}\"", token.split('.').nth(2).unwrap());
+        assert_eq!(
+            error_leak(&resp(clean, &signature), &token, &token).as_deref(),
+            Some("token")
+        );
+        for (claim, value) in [
+            ("sub", "synthetic-user"),
+            ("jti", "jti-0123456789"),
+            ("client_id", "http://127.0.0.1:9/cimd/run"),
+        ] {
+            let body = format!(r#"{{"error":{{"message":"refused for {value}"}}}}"#);
+            assert_eq!(
+                error_leak(&resp(&body, challenge), &token, &token),
+                Some(format!("claim {claim}"))
+            );
+        }
+        // The audience is not private: naming this resource is no leak.
+        let aud = r#"{"error":{"message":"not for http://127.0.0.1:1/mcp"}}"#;
+        assert_eq!(error_leak(&resp(aud, challenge), &token, &token), None);
+        // A malformed token's claims are those of the token it was made from.
+        let broken = break_claims(&token);
+        let named = r#"Bearer error="invalid_token", error_description="malformed (client http://127.0.0.1:9/cimd/run)""#;
+        assert_eq!(error_leak(&resp(clean, named), &broken, &broken), None);
+        assert_eq!(
+            error_leak(&resp(clean, named), &broken, &token).as_deref(),
+            Some("claim client_id")
         );
     }
 }

@@ -154,6 +154,9 @@ pub struct Redeemed {
     /// The access token's `aud` claim (read, not verified: the subject
     /// verifies).
     pub audience: Option<String>,
+    /// The `scope` member of a token response (RFC 6749 §5.1: omitted when
+    /// it is the scope requested).
+    pub scope: Option<String>,
     pub summary: Value,
 }
 
@@ -167,6 +170,7 @@ pub fn token_request(o: &OauthCtx, params: &[(&str, &str)]) -> Redeemed {
             error: Some("no-answer".into()),
             description: None,
             audience: None,
+            scope: None,
             summary: json!({"token": "no answer"}),
         };
     };
@@ -196,6 +200,10 @@ pub fn token_request(o: &OauthCtx, params: &[(&str, &str)]) -> Redeemed {
         .get("error_description")
         .and_then(Value::as_str)
         .map(str::to_string);
+    let scope = body
+        .get("scope")
+        .and_then(Value::as_str)
+        .map(str::to_string);
     let summary = json!({
         "token": {
             "status": resp.status,
@@ -205,6 +213,7 @@ pub fn token_request(o: &OauthCtx, params: &[(&str, &str)]) -> Redeemed {
             "audience": audience,
             "error": error,
             "errorDescription": description,
+            "scope": scope,
         }
     });
     Redeemed {
@@ -217,6 +226,7 @@ pub fn token_request(o: &OauthCtx, params: &[(&str, &str)]) -> Redeemed {
         error,
         description,
         audience,
+        scope,
         summary,
     }
 }

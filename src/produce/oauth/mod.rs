@@ -43,9 +43,9 @@ pub const REDACTED: &str = "<synthetic-bearer>";
 /// What an OAuth run needs.
 #[derive(Debug, Clone)]
 pub struct Options {
-    /// The subject's command; `{port}` and `{issuer}` in its arguments and
-    /// environment are replaced by the port it must listen on and the
-    /// fixture's issuer.
+    /// The subject's command; `{port}`, `{issuer}` and `{scope}` in its
+    /// arguments and environment are replaced by the port it must listen on,
+    /// the fixture's issuer and the scope it must require ([`SCOPE`]).
     pub launch: Launch,
     pub revision: Revision,
     pub out: PathBuf,
@@ -127,8 +127,16 @@ pub struct OauthCtx<'a> {
     /// Every credential the run minted: redacted from every artifact.
     secrets: Arc<Mutex<Vec<zeroize::Zeroizing<String>>>>,
     pub network: Mutex<Network>,
-    /// (subject refusals seen, of which echoed the presented token).
+    /// (subject refusals seen, of which echoed the presented token or one
+    /// of its claim values).
     pub refusals: Mutex<(usize, usize)>,
+    /// The scope the subject was told to require (its command says
+    /// `{scope}`); `None`: no scope requirement is known.
+    pub required_scope: Option<String>,
+    /// (requested, authorized) scopes of the grant `scope-minimization`
+    /// observed: what the runner asked for and what the token endpoint
+    /// answered.
+    pub grant_scopes: Mutex<Option<(Vec<String>, Vec<String>)>>,
 }
 
 impl OauthCtx<'_> {
@@ -189,10 +197,17 @@ impl OauthCtx<'_> {
     }
 
     /// Count a refusal of the subject, and whether its headers or body
-    /// echoed the token it refused (an unsanitized authorization error).
+    /// echoed the token it refused or a claim value of it (an unsanitized
+    /// authorization error), judged on the bytes as they arrived, before
+    /// any redaction.
     pub fn saw_refusal(&self, resp: &web::Resp, token: &str) {
-        let echoed = contains(&resp.body, token.as_bytes())
-            || resp.headers.iter().any(|(_, v)| v.contains(token));
+        self.saw_refusal_of(resp, token, token);
+    }
+
+    /// [`OauthCtx::saw_refusal`] of `token`, whose claim values are those of
+    /// `claims_from` (a malformed token's source).
+    pub fn saw_refusal_of(&self, resp: &web::Resp, token: &str, claims_from: &str) {
+        let echoed = checks::error_leak(resp, token, claims_from).is_some();
         let mut r = self.refusals.lock().expect("refusals lock");
         r.0 += 1;
         r.1 += usize::from(echoed);
@@ -294,9 +309,16 @@ pub fn reason(id: &str, branch: &str) -> String {
 /// The early (syntax) rejection every mutant must meet.
 pub const EARLY: &str = crate::validate::codes::OAUTH_EARLY_SYNTAX_REJECTION;
 
-/// `launch` with `{issuer}` replaced.
+/// Does the subject's command say `{scope}` (in an argument or the
+/// environment)?
+pub fn names_scope(launch: &Launch) -> bool {
+    launch.args.iter().any(|a| a.contains("{scope}"))
+        || launch.env.iter().any(|(_, v)| v.contains("{scope}"))
+}
+
+/// `launch` with `{issuer}` and `{scope}` replaced.
 fn with_issuer(launch: &Launch, issuer: &str) -> Launch {
-    let sub = |s: &String| s.replace("{issuer}", issuer);
+    let sub = |s: &String| s.replace("{issuer}", issuer).replace("{scope}", SCOPE);
     Launch {
         program: launch.program.clone(),
         args: launch.args.iter().map(sub).collect(),
@@ -383,6 +405,8 @@ pub fn run(options: &Options, report: &mut dyn FnMut(&Row)) -> Result<Outcome, O
         secrets: Arc::default(),
         network: Mutex::default(),
         refusals: Mutex::default(),
+        required_scope: names_scope(&options.launch).then(|| SCOPE.to_string()),
+        grant_scopes: Mutex::default(),
     };
     let secrets = octx.secrets.clone();
     let io = |path: &Path, source| OauthRunError::Io {
@@ -505,8 +529,25 @@ pub fn run(options: &Options, report: &mut dyn FnMut(&Row)) -> Result<Outcome, O
         fixture,
         network,
         refusals,
+        grant_scopes,
         ..
     } = octx;
+    // The flow's scopes as the observed grant answered them; without one,
+    // the scope every authorization request of the run asked for (both),
+    // and run.json says so.
+    let (requested_scopes, authorized_scopes, scopes_from) =
+        match grant_scopes.into_inner().expect("scopes lock") {
+            Some((requested, authorized)) if !requested.is_empty() && !authorized.is_empty() => (
+                requested,
+                authorized,
+                "the grant scope-minimization observed",
+            ),
+            _ => (
+                vec![SCOPE.to_string()],
+                vec![SCOPE.to_string()],
+                "no grant observed: the scope every request of the run asked for",
+            ),
+        };
     let (refusals_seen, refusals_echoing) = refusals.into_inner().expect("refusals lock");
     fixture.stop();
     drop(redirect);
@@ -570,8 +611,8 @@ pub fn run(options: &Options, report: &mut dyn FnMut(&Row)) -> Result<Outcome, O
             "tokenEndpoint": format!("{issuer}/token"),
             "clientId": client_id,
             "redirectUri": redirect_uri,
-            "requestedScopes": [SCOPE],
-            "authorizedScopes": [SCOPE],
+            "requestedScopes": requested_scopes,
+            "authorizedScopes": authorized_scopes,
             "codeChallengeMethod": "S256",
             "cimdSha256": cimd_sha,
             "trustPolicyId": "loopback-http-only, no-redirects",
@@ -620,6 +661,7 @@ pub fn run(options: &Options, report: &mut dyn FnMut(&Row)) -> Result<Outcome, O
         "evaluationFileSha256": canonical::sha256_hex(&eval_bytes),
         "checks": run_checks,
         "notImplemented": not_implemented,
+        "flowScopesFrom": scopes_from,
         "artifacts": artifacts,
     });
     let run_bytes = canonical::to_vec(&run_doc).expect("plain JSON");
@@ -676,5 +718,28 @@ mod tests {
             artifact_credential(&both).map(|f| f.0),
             Some("/1".to_string())
         );
+    }
+
+    #[test]
+    fn scope_is_substituted_and_its_presence_known() {
+        let launch = Launch {
+            program: "subject".into(),
+            args: vec![
+                "--issuer={issuer}".into(),
+                "--scope".into(),
+                "{scope}".into(),
+            ],
+            env: BTreeMap::from([("SCOPES".to_string(), "a {scope}".to_string())]),
+        };
+        assert!(names_scope(&launch));
+        let l = with_issuer(&launch, "http://127.0.0.1:7");
+        assert_eq!(l.args, ["--issuer=http://127.0.0.1:7", "--scope", SCOPE]);
+        assert_eq!(l.env["SCOPES"], format!("a {SCOPE}"));
+        assert!(!names_scope(&l));
+        let unscoped = Launch {
+            env: BTreeMap::new(),
+            ..l
+        };
+        assert!(!names_scope(&unscoped));
     }
 }

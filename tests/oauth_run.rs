@@ -29,8 +29,12 @@ const IMPLEMENTED: &[&str] = &[
     "authorization-code-binding",
     "token-endpoint-identity",
     "cimd-identity",
+    "cimd-trust-policy-recorded",
     "token-storage-omission",
+    "bounded-redirects",
     "ssrf-resistant-metadata-resolution",
+    "loopback-redirect-collision",
+    "proxy-consent-client-binding",
     "refresh-token-rotation-when-claimed",
 ];
 
@@ -131,6 +135,11 @@ fn the_reference_subject_passes_every_implemented_check_and_only_coverage_is_mis
     assert_eq!(doc["fixture"]["externalNetworkRequests"], 0);
     assert_eq!(doc["cleanup"]["listenerClosed"], true);
     assert_eq!(doc["cleanup"]["redirectListenerReleased"], true);
+    // The trust policy is the one the fixture recorded for the run's client.
+    assert_eq!(
+        doc["flow"]["trustPolicyId"],
+        mcpres::server::oauth::fixture::CIMD_TRUST_POLICY
+    );
     // Sanitized errors are observed, not asserted: refusals were seen and
     // none echoed the token it refused.
     assert_eq!(doc["privacy"]["authorizationErrorsSanitized"], true);
@@ -251,6 +260,30 @@ fn each_subject_defect_fails_exactly_the_checks_it_concerns() {
             "fixture:off-origin-token-endpoint",
             &["token-endpoint-identity"],
             ("token-endpoint-identity", "/positive/observedOutcome"),
+        ),
+        // The fixture follows the client document's redirect: the
+        // negative's client is granted.
+        (
+            "fixture:follow-cimd-redirects",
+            &["bounded-redirects"],
+            ("bounded-redirects", "/negative/observedOutcome"),
+        ),
+        (
+            "fixture:unrecorded-cimd-policy",
+            &["cimd-trust-policy-recorded"],
+            ("cimd-trust-policy-recorded", "/positive/observedReasonCode"),
+        ),
+        // The response goes to the registered default port, not the
+        // runner's ephemeral listener.
+        (
+            "fixture:fixed-loopback-port",
+            &["loopback-redirect-collision"],
+            ("loopback-redirect-collision", "/positive/observedOutcome"),
+        ),
+        (
+            "fixture:consent-not-client-bound",
+            &["proxy-consent-client-binding"],
+            ("proxy-consent-client-binding", "/negative/observedOutcome"),
         ),
         (
             "no-www-authenticate",

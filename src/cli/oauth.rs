@@ -49,6 +49,10 @@ pub enum FixtureDefect {
     DropState,
     IgnoreCimdClientId,
     OffOriginTokenEndpoint,
+    FollowCimdRedirects,
+    UnrecordedCimdPolicy,
+    FixedLoopbackPort,
+    ConsentNotClientBound,
 }
 
 fn defects(names: &[FixtureDefect]) -> mcpres::server::oauth::Defects {
@@ -67,6 +71,10 @@ fn defects(names: &[FixtureDefect]) -> mcpres::server::oauth::Defects {
             FixtureDefect::DropState => d.drop_state = true,
             FixtureDefect::IgnoreCimdClientId => d.ignore_cimd_client_id = true,
             FixtureDefect::OffOriginTokenEndpoint => d.off_origin_token_endpoint = true,
+            FixtureDefect::FollowCimdRedirects => d.follow_cimd_redirects = true,
+            FixtureDefect::UnrecordedCimdPolicy => d.unrecorded_cimd_policy = true,
+            FixtureDefect::FixedLoopbackPort => d.fixed_loopback_port = true,
+            FixtureDefect::ConsentNotClientBound => d.consent_not_client_bound = true,
         }
     }
     d

@@ -394,7 +394,9 @@ pub fn consent(o: &OauthCtx, client_id: &str) -> (Option<String>, Value) {
         .and_then(Value::as_str)
         .map(str::to_string);
     if let Some(v) = &value {
+        // As sent in a query, too (`-` and `_` are percent-encoded there).
         o.remember(v);
+        o.remember(&enc(v));
     }
     let summary = json!({
         "consent": {

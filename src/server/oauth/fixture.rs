@@ -1348,10 +1348,13 @@ fn consent(inner: &Inner, p: &BTreeMap<String, String>, outcome: &mut Outcome) -
     )
 }
 
+/// (lower-cased host, port, everything after the authority) of a URI.
+type Authority<'a> = (String, Option<u16>, &'a str);
+
 /// The lower-cased host, port and the rest of an `http(s)` URI; `Some(Err)`
 /// when its authority is malformed (an empty host, a port that is not a
 /// number); `None` when it is not `http(s)` at all.
-fn http_authority(uri: &str) -> Option<Result<(String, Option<u16>, &str), ()>> {
+fn http_authority(uri: &str) -> Option<Result<Authority<'_>, ()>> {
     let rest = uri
         .strip_prefix("http://")
         .or_else(|| uri.strip_prefix("https://"))?;

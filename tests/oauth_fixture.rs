@@ -975,3 +975,211 @@ fn a_client_secret_or_unknown_grant_is_refused_without_echoing_it() {
     assert!(!String::from_utf8_lossy(&r.body).contains("password\""));
     assert_no_credentials(&f, &["synthetic-secret-value"]);
 }
+
+/// A loopback listener that answers one request with `response` (on a
+/// thread), returning its port and the thread handing back the listener.
+fn answer_once(response: String) -> (u16, std::thread::JoinHandle<TcpListener>) {
+    let server = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = server.local_addr().unwrap().port();
+    let served = std::thread::spawn(move || {
+        let (mut s, _) = server.accept().unwrap();
+        let mut line = String::new();
+        BufReader::new(s.try_clone().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        s.write_all(response.as_bytes()).unwrap();
+        server
+    });
+    (port, served)
+}
+
+#[test]
+fn the_follow_cimd_redirects_defect_trusts_the_document_a_redirect_points_at() {
+    let (f, _, redirect) = fixture_with(Defects {
+        follow_cimd_redirects: true,
+        ..Defects::default()
+    });
+    // The redirecting client_id, and the document at the redirect's target
+    // that claims to be it.
+    let front = TcpListener::bind("127.0.0.1:0").unwrap();
+    let client = format!(
+        "http://127.0.0.1:{}/client.json",
+        front.local_addr().unwrap().port()
+    );
+    let doc = serde_json::json!({"client_id": client, "redirect_uris": [redirect]}).to_string();
+    let (target_port, target) = answer_once(format!(
+        "HTTP/1.0 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{doc}",
+        doc.len()
+    ));
+    let fronted = std::thread::spawn(move || {
+        let (mut s, _) = front.accept().unwrap();
+        let mut line = String::new();
+        BufReader::new(s.try_clone().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        s.write_all(
+            format!(
+                "HTTP/1.0 302 Found\r\nLocation: http://127.0.0.1:{target_port}/elsewhere.json\r\nContent-Length: 0\r\n\r\n"
+            )
+            .as_bytes(),
+        )
+        .unwrap();
+    });
+    let (_, challenge) = pkce("follow");
+    let r = authorize(&f, &good_authorize(&client, &redirect, &challenge));
+    fronted.join().unwrap();
+    target.join().unwrap();
+    // Followed: the redirect's target identified the client, a code issued.
+    assert_eq!(r.status, 302);
+    assert!(r.location_params().contains_key("code"));
+    let fetch = f
+        .events()
+        .into_iter()
+        .find(|e| e.method == "FETCH")
+        .unwrap();
+    assert_eq!(fetch.status, 200);
+}
+
+#[test]
+fn the_trust_policy_is_noted_on_a_trusted_fetch_unless_the_defect_drops_it() {
+    let policy = format!(
+        "fetched under policy {}",
+        mcpres::server::oauth::fixture::CIMD_TRUST_POLICY
+    );
+    for (defect, note) in [(false, Some(policy.as_str())), (true, None)] {
+        let (f, client, redirect) = fixture_with(Defects {
+            unrecorded_cimd_policy: defect,
+            ..Defects::default()
+        });
+        let (_, challenge) = pkce("policy");
+        let r = authorize(&f, &good_authorize(&client, &redirect, &challenge));
+        assert_eq!(r.status, 302);
+        assert!(r.location_params().contains_key("code"));
+        // A refused client_id is still noted either way.
+        let off = "http://192.0.2.1/cimd/app";
+        assert_eq!(
+            authorize(&f, &good_authorize(off, &redirect, &challenge)).status,
+            400
+        );
+        let fetches: Vec<_> = f
+            .events()
+            .into_iter()
+            .filter(|e| e.method == "FETCH")
+            .collect();
+        assert_eq!(fetches[0].note.as_deref(), note, "defect {defect}");
+        assert_eq!(fetches[1].status, 0);
+        assert!(
+            fetches[1]
+                .note
+                .as_deref()
+                .unwrap()
+                .contains("not a loopback address")
+        );
+    }
+}
+
+#[test]
+fn a_portless_loopback_redirect_uri_is_answered_on_the_port_asked_unless_fixed() {
+    let (_, challenge) = pkce("loop");
+    for defect in [false, true] {
+        let f = Fixture::start(FixtureConfig {
+            defects: Defects {
+                fixed_loopback_port: defect,
+                ..Defects::default()
+            },
+            ..FixtureConfig::default()
+        })
+        .unwrap();
+        let client = f
+            .register_client("loop", &["http://127.0.0.1/callback"])
+            .unwrap();
+        let asked = "http://127.0.0.1:47003/callback";
+        let r = authorize(&f, &good_authorize(&client, asked, &challenge));
+        assert_eq!(r.status, 302);
+        let to = r.header("location").unwrap();
+        let expected = if defect {
+            "http://127.0.0.1/callback?"
+        } else {
+            "http://127.0.0.1:47003/callback?"
+        };
+        assert!(to.starts_with(expected), "defect {defect}: {to}");
+        // Only the port is free: another path is not registered, and a port
+        // that is not a number is not a URI.
+        let r = authorize(
+            &f,
+            &good_authorize(&client, "http://127.0.0.1:47003/other", &challenge),
+        );
+        assert_eq!(r.status, 400);
+        assert!(r.header("location").is_none());
+        let r = authorize(
+            &f,
+            &good_authorize(&client, "http://127.0.0.1:not-a-port/callback", &challenge),
+        );
+        assert_eq!(r.status, 400);
+        assert!(String::from_utf8_lossy(&r.body).contains("redirect_uri is not a valid URI"));
+    }
+}
+
+#[test]
+fn consent_is_bound_to_the_client_it_was_given_for_unless_the_defect_is_on() {
+    let (_, challenge) = pkce("consent");
+    for defect in [false, true] {
+        let f = Fixture::start(FixtureConfig {
+            defects: Defects {
+                consent_not_client_bound: defect,
+                ..Defects::default()
+            },
+            ..FixtureConfig::default()
+        })
+        .unwrap();
+        let redirect = "http://127.0.0.1:47001/cb";
+        let a = f.register_consent_client("proxy-a", &[redirect]).unwrap();
+        let b = f.register_consent_client("proxy-b", &[redirect]).unwrap();
+        let with_consent = |client: &str, consent: Option<&str>| {
+            authorize(
+                &f,
+                &with(
+                    &good_authorize(client, redirect, &challenge),
+                    "consent",
+                    consent,
+                ),
+            )
+        };
+        // No consent: required.
+        let r = with_consent(&a, None);
+        assert_eq!(r.location_params()["error"], "consent_required");
+        // A client without a consent step cannot get an approval.
+        let plain = f.register_client("plain", &[redirect]).unwrap();
+        assert_eq!(
+            post(f.issuer(), "/consent", &[("client_id", &plain)]).status,
+            400
+        );
+        let approval = post(f.issuer(), "/consent", &[("client_id", &a)]).json()["consent"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        assert!(
+            with_consent(&a, Some(&approval))
+                .location_params()
+                .contains_key("code")
+        );
+        let r = with_consent(&b, Some(&approval));
+        if defect {
+            assert!(r.location_params().contains_key("code"));
+        } else {
+            let p = r.location_params();
+            assert_eq!(p["error"], "consent_required");
+            assert_eq!(
+                p["error_description"],
+                "consent was given for another client"
+            );
+        }
+        let r = with_consent(&b, Some("not-a-consent-approval"));
+        assert_eq!(r.location_params()["error"], "invalid_request");
+        assert_eq!(
+            r.location_params()["error_description"],
+            "consent is malformed"
+        );
+        assert_no_credentials(&f, &[&approval]);
+    }
+}

@@ -28,9 +28,9 @@ pub enum OauthAction {
     /// Produce an OAuth-boundary evaluation (mcp-res/oauth-boundary/v1) from a real run against
     /// a protected MCP resource server, with the loopback authorization fixture in process.
     ///
-    /// PARTIAL: only the checks listed in NOTES-oauthrun.md are implemented; the evaluation lists
-    /// only the checks observed, so `mcpres validate` reports the coverage mismatch and this
-    /// command exits 1 until all 25 are.
+    /// Every check of the profile (24 required and the conditional refresh-token rotation) is
+    /// observed; exit 0 when the evaluation written is valid, 1 when `mcpres validate` finds
+    /// anything in it (a failed check shows as its case's finding), 2 when the run is unusable.
     Run(RunArgs),
 }
 
@@ -49,6 +49,10 @@ pub enum FixtureDefect {
     DropState,
     IgnoreCimdClientId,
     OffOriginTokenEndpoint,
+    FollowCimdRedirects,
+    UnrecordedCimdPolicy,
+    FixedLoopbackPort,
+    ConsentNotClientBound,
 }
 
 fn defects(names: &[FixtureDefect]) -> mcpres::server::oauth::Defects {
@@ -67,6 +71,10 @@ fn defects(names: &[FixtureDefect]) -> mcpres::server::oauth::Defects {
             FixtureDefect::DropState => d.drop_state = true,
             FixtureDefect::IgnoreCimdClientId => d.ignore_cimd_client_id = true,
             FixtureDefect::OffOriginTokenEndpoint => d.off_origin_token_endpoint = true,
+            FixtureDefect::FollowCimdRedirects => d.follow_cimd_redirects = true,
+            FixtureDefect::UnrecordedCimdPolicy => d.unrecorded_cimd_policy = true,
+            FixtureDefect::FixedLoopbackPort => d.fixed_loopback_port = true,
+            FixtureDefect::ConsentNotClientBound => d.consent_not_client_bound = true,
         }
     }
     d
@@ -184,11 +192,14 @@ fn run(a: RunArgs) -> CliResult {
     let primary = report
         .as_ref()
         .and_then(|r| r.findings.first().map(|f| f.code.as_str().to_string()));
+    let missing = match outcome.not_implemented.len() {
+        0 => String::new(),
+        n => format!(", {n} not implemented"),
+    };
     eprintln!(
-        "{who}: {}: {} check(s) observed, {} not implemented yet; evaluation.json sha256 {}; mcpres validate: {}",
+        "{who}: {}: {} check(s) observed{missing}; evaluation.json sha256 {}; mcpres validate: {}",
         a.output.display(),
         outcome.rows.len(),
-        outcome.not_implemented.len(),
         outcome.evaluation_sha256,
         primary.as_deref().unwrap_or("valid")
     );

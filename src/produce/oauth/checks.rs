@@ -12,7 +12,7 @@ use super::flow;
 use super::{EARLY, OauthCtx, Runner, Source, reason};
 use crate::model::vocab::ProbeOutcome;
 use crate::produce::profile::check::{CheckRun, Obs, mutant, obs};
-use crate::produce::profile::web::{Conn, Rec, Resp, Server, Session, Shape};
+use crate::produce::profile::web::{self, Conn, Rec, Resp, Server, Session, Shape};
 use crate::server::oauth::{Defects, Fixture, FixtureConfig};
 
 /// The implemented checks, in manifest order, with their evidence source.
@@ -74,6 +74,11 @@ pub const CHECKS: &[(&str, Source, Runner)] = &[
     ),
     ("cimd-identity", Source::TestFixture, cimd_identity),
     (
+        "cimd-trust-policy-recorded",
+        Source::TestFixture,
+        cimd_trust_policy,
+    ),
+    (
         "scope-minimization",
         Source::RuntimeProbe,
         scope_minimization,
@@ -88,10 +93,21 @@ pub const CHECKS: &[(&str, Source, Runner)] = &[
         Source::RuntimeProbe,
         sanitized_errors,
     ),
+    ("bounded-redirects", Source::TestFixture, bounded_redirects),
     (
         "ssrf-resistant-metadata-resolution",
         Source::TestFixture,
         ssrf_resistant_resolution,
+    ),
+    (
+        "loopback-redirect-collision",
+        Source::TestFixture,
+        loopback_redirect_collision,
+    ),
+    (
+        "proxy-consent-client-binding",
+        Source::TestFixture,
+        proxy_consent,
     ),
     (
         "refresh-token-rotation-when-claimed",
@@ -2066,6 +2082,501 @@ fn token_endpoint_identity(o: &OauthCtx) -> CheckRun {
         not_observed: None,
         server: None,
     }
+}
+
+/// A GET the runner makes as a client, never following a redirect: the
+/// response and its transcript.
+fn fetch_no_follow(o: &OauthCtx, url: &str) -> (Resp, Value) {
+    let Ok(addr) = o.guarded(url) else {
+        return (
+            Resp::default(),
+            json!({"refused": "not a loopback IP literal"}),
+        );
+    };
+    let path = url
+        .split_once("://")
+        .and_then(|(_, rest)| rest.find('/').map(|i| rest[i..].to_string()))
+        .unwrap_or_else(|| "/".into());
+    let rec = o.rec();
+    let resp = match Conn::open(&rec, addr) {
+        Ok(mut conn) => {
+            let req = format!("GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n");
+            conn.write(req.as_bytes());
+            conn.response(Duration::from_secs(5))
+        }
+        Err(_) => Resp::default(),
+    };
+    let art = json!({"response": resp.summary(), "transcript": rec.transcript()});
+    (resp, art)
+}
+
+/// How the runner, as a client, takes a metadata response: a document
+/// (`Ok`), or refused: a redirect is never followed (`redirect-not-followed`,
+/// its target recorded as refused), a redirect without a `Location` is not
+/// a redirect at all (`malformed-redirect`).
+fn runner_takes(o: &OauthCtx, resp: &Resp) -> Result<Value, &'static str> {
+    match resp.status {
+        None => Err("no-answer"),
+        Some(200) => serde_json::from_slice(&resp.body).map_err(|_| "not-json"),
+        Some(s) if (300..400).contains(&s) => match resp.header("location") {
+            Some(l) if !l.trim().is_empty() => {
+                let target = l.split(['?', '#']).next().unwrap_or_default().to_string();
+                o.network.lock().expect("network lock").refused.push(target);
+                Err("redirect-not-followed")
+            }
+            _ => Err("malformed-redirect"),
+        },
+        Some(_) => Err("status"),
+    }
+}
+
+/// The `FETCH` event of the fixture after event `since` (its status and
+/// note).
+fn fetch_event_since(o: &OauthCtx, since: usize) -> Option<(u16, Option<String>)> {
+    o.fixture
+        .events()
+        .into_iter()
+        .skip(since)
+        .rfind(|e| e.method == "FETCH")
+        .map(|e| (e.status, e.note))
+}
+
+/// An authorization request of the run's client with `client_id` (and
+/// extra parameters) replaced: the answer and the fixture's `FETCH` event.
+fn authorize_as(
+    o: &OauthCtx,
+    client_id: &str,
+    extra: &[(&'static str, String)],
+) -> (flow::AuthzAnswer, Option<(u16, Option<String>)>) {
+    let resource = "http://127.0.0.1:2/mcp";
+    let (_, challenge) = flow::pkce(o);
+    let mut params = flow::authz_params(o, resource, &challenge);
+    for (k, v) in params.iter_mut() {
+        if *k == "client_id" {
+            *v = client_id.to_string();
+        }
+    }
+    for (k, v) in extra {
+        params.retain(|(key, _)| key != k);
+        params.push((k, v.clone()));
+    }
+    let refs: Vec<(&str, &str)> = params.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let since = o.fixture.events().len();
+    let a = flow::authorize_raw(o, &refs);
+    let fetch = fetch_event_since(o, since);
+    (a, fetch)
+}
+
+type Seen = ((ProbeOutcome, String), String, Value);
+
+/// A check of fixture and runner behaviour, from its three observations.
+fn fixture_check(id: &'static str, p: Seen, n: Seen, m: Seen) -> CheckRun {
+    let ((p, pd, pa), (n, nd, na), (m, md, ma)) = (p, n, m);
+    let rejected = reason(id, "REJECTED");
+    CheckRun {
+        id,
+        positive: Some(obs(
+            ProbeOutcome::Accept,
+            &reason(id, "ACCEPTED"),
+            p.clone(),
+            reached(&p),
+            pd,
+            pa,
+        )),
+        negative: Some(obs(
+            ProbeOutcome::Reject,
+            &rejected,
+            n.clone(),
+            reached(&n),
+            nd,
+            na,
+        )),
+        mutant: Some(mutant(&rejected, m, md, ma)),
+        not_observed: None,
+        server: None,
+    }
+}
+
+/// `bounded-redirects` (TEST_FIXTURE: the fetches are the runner's and the
+/// fixture's): the fixture's metadata is fetched by the runner, and the run's
+/// client ID metadata document by the fixture, each directly (positive); a
+/// metadata URL and a client_id served by a loopback listener that answers
+/// `302` to a second listener are refused by both, and the second listener
+/// is never contacted (negative); a `302` without `Location` is refused by
+/// the runner as a malformed redirect, never as a redirect not followed.
+fn bounded_redirects(o: &OauthCtx) -> CheckRun {
+    use super::canned::{Canned, response};
+    use std::sync::{Arc, Mutex};
+    let id = "bounded-redirects";
+    let accepted = reason(id, "ACCEPTED");
+    let rejected = reason(id, "REJECTED");
+    // The redirect's target: a document any follower would take.
+    let claimed: Arc<Mutex<String>> = Arc::default();
+    let redirect_uri = o.redirect_uri.clone();
+    let doc_for = claimed.clone();
+    let target = Canned::start(Box::new(move |path: &str| {
+        let me = doc_for.lock().expect("claimed lock").clone();
+        let doc = if path.starts_with("/cimd/") {
+            json!({"client_id": format!("{me}/cimd/redirected"), "client_name": "redirected",
+                "redirect_uris": [redirect_uri], "token_endpoint_auth_method": "none"})
+        } else {
+            json!({"issuer": me})
+        };
+        response(
+            "200 OK",
+            &[("Content-Type", "application/json")],
+            doc.to_string().as_bytes(),
+        )
+    }));
+    let target = match target {
+        Ok(t) => t,
+        Err(e) => return CheckRun::not_observed(id, format!("no redirect target listener: {e}")),
+    };
+    let to = target.base();
+    let redirector = Canned::start(Box::new(move |path: &str| {
+        if path.starts_with("/no-location") {
+            response("302 Found", &[], b"")
+        } else {
+            response("302 Found", &[("Location", &format!("{to}{path}"))], b"")
+        }
+    }));
+    let redirector = match redirector {
+        Ok(r) => r,
+        Err(e) => return CheckRun::not_observed(id, format!("no redirecting listener: {e}")),
+    };
+    let from = redirector.base();
+    *claimed.lock().expect("claimed lock") = from.clone();
+
+    // Positive: direct fetches, by the runner and by the fixture.
+    let issuer = o.fixture.issuer().to_string();
+    let (resp, runner_art) = fetch_no_follow(o, &as_metadata_url(&issuer));
+    let runner = runner_takes(o, &resp);
+    let runner_ok = runner
+        .as_ref()
+        .is_ok_and(|d| d.get("issuer").and_then(Value::as_str) == Some(issuer.as_str()));
+    let (a, fetch) = authorize_as(o, &o.client_id, &[]);
+    let fixture_ok = a.granted && fetch.as_ref().is_some_and(|(s, _)| *s == 200);
+    let p = match (resp.status, a.status) {
+        (None, _) | (_, None) => (ProbeOutcome::NotObserved, NO_ANSWER.to_string()),
+        _ if runner_ok && fixture_ok => (ProbeOutcome::Accept, accepted.clone()),
+        _ if !runner_ok => (
+            ProbeOutcome::Reject,
+            other(runner.as_ref().err().copied().unwrap_or("issuer")),
+        ),
+        _ => (ProbeOutcome::Reject, other("client-document-not-fetched")),
+    };
+    let pd = format!(
+        "runner fetch of the issuer's metadata: {:?} ({:?}); fixture fetch of the run's client document: {fetch:?}, granted {} ({})",
+        resp.status,
+        runner.as_ref().err(),
+        a.granted,
+        p.1
+    );
+    let pa = json!({"runnerFetch": runner_art, "authorization": a.summary, "fixtureFetch": fetch.map(|(s, n)| json!({"status": s, "note": n}))});
+
+    // Negative: the same two fetches, answered with a redirect.
+    let (resp, runner_art) =
+        fetch_no_follow(o, &format!("{from}/.well-known/oauth-authorization-server"));
+    let runner = runner_takes(o, &resp);
+    let (a, fetch) = authorize_as(o, &format!("{from}/cimd/redirected"), &[]);
+    let target_hits = target.hits();
+    let fixture_refused = !a.granted && fetch.as_ref().is_some_and(|(s, _)| (300..400).contains(s));
+    let n = match (resp.status, a.status) {
+        (None, _) | (_, None) => (ProbeOutcome::NotObserved, NO_ANSWER.to_string()),
+        _ if !target_hits.is_empty() || a.granted || runner.is_ok() => {
+            (ProbeOutcome::Accept, other("redirect-followed"))
+        }
+        _ if runner == Err("redirect-not-followed") && fixture_refused => {
+            (ProbeOutcome::Reject, rejected.clone())
+        }
+        _ => (
+            ProbeOutcome::Reject,
+            other(runner.as_ref().err().copied().unwrap_or("refused")),
+        ),
+    };
+    let nd = format!(
+        "runner: {:?} ({:?}); fixture: {fetch:?}, granted {}; the redirect target was contacted {} time(s) ({})",
+        resp.status,
+        runner.as_ref().err(),
+        a.granted,
+        target_hits.len(),
+        n.1
+    );
+    let na = json!({"runnerFetch": runner_art, "runnerRefusal": runner.as_ref().err(),
+        "authorization": a.summary, "fixtureFetch": fetch.map(|(s, n)| json!({"status": s, "note": n})),
+        "redirectTargetRequests": target_hits.len()});
+
+    // Mutant: a 302 that names no target.
+    let (resp, runner_art) = fetch_no_follow(
+        o,
+        &format!("{from}/no-location/.well-known/oauth-authorization-server"),
+    );
+    let runner = runner_takes(o, &resp);
+    let m = match (resp.status, runner) {
+        (None, _) => (ProbeOutcome::NotObserved, NO_ANSWER.to_string()),
+        (_, Ok(_)) => (ProbeOutcome::Accept, accepted.clone()),
+        (_, Err("malformed-redirect")) => (ProbeOutcome::Reject, EARLY.to_string()),
+        (_, Err("redirect-not-followed")) => (ProbeOutcome::Reject, rejected.clone()),
+        (_, Err(w)) => (ProbeOutcome::Reject, other(w)),
+    };
+    let md = format!("runner: {:?} ({})", resp.status, m.1);
+    let ma = json!({"runnerFetch": runner_art});
+    redirector.stop();
+    target.stop();
+    fixture_check(id, (p, pd, pa), (n, nd, na), (m, md, ma))
+}
+
+/// `cimd-trust-policy-recorded` (TEST_FIXTURE): the fixture's fetch of the
+/// run's client document is recorded with the trust policy it was trusted
+/// under (and the evaluation's `flow.trustPolicyId` is that record); a
+/// client_id off loopback is refused by that policy without a connection
+/// (status 0), the refusal recorded; such a client_id whose port is not a
+/// number is refused as not a URL at all (early).
+fn cimd_trust_policy(o: &OauthCtx) -> CheckRun {
+    let id = "cimd-trust-policy-recorded";
+    let accepted = reason(id, "ACCEPTED");
+    let rejected = reason(id, "REJECTED");
+    let policy_note = format!(
+        "fetched under policy {}",
+        crate::server::oauth::fixture::CIMD_TRUST_POLICY
+    );
+    const OFF_LOOPBACK: &str =
+        "refused: client_id host is not a loopback address; refused without a connection";
+    const NOT_A_URL: &str = "refused: client_id is not an absolute";
+    let run = |client: &str| {
+        let (a, fetch) = authorize_as(o, client, &[]);
+        let observed = match (&fetch, a.status) {
+            (_, None) => (ProbeOutcome::NotObserved, NO_ANSWER.to_string()),
+            (None, _) => (ProbeOutcome::Reject, other("no-fetch-recorded")),
+            (Some((200, Some(n))), _) if a.granted && *n == policy_note => {
+                (ProbeOutcome::Accept, accepted.clone())
+            }
+            (Some(_), _) if a.granted => (ProbeOutcome::Accept, other("trust-policy-not-recorded")),
+            (Some((0, Some(n))), _) if n == OFF_LOOPBACK => {
+                (ProbeOutcome::Reject, rejected.clone())
+            }
+            (Some((_, Some(n))), _) if n.starts_with(NOT_A_URL) => {
+                (ProbeOutcome::Reject, EARLY.to_string())
+            }
+            (Some((s, _)), _) => (ProbeOutcome::Reject, other(&format!("fetch status {s}"))),
+        };
+        let detail = format!(
+            "{:?} granted {}; fixture FETCH {:?} ({})",
+            a.status, a.granted, fetch, observed.1
+        );
+        let art = json!({"authorization": a.summary,
+            "fixtureFetch": fetch.map(|(s, n)| json!({"status": s, "note": n}))});
+        (observed, detail, art)
+    };
+    let p = run(&o.client_id);
+    let n = run("http://192.0.2.1/cimd/mcpres-oauth-run");
+    let m = run("http://192.0.2.1:not-a-port/cimd/mcpres-oauth-run");
+    fixture_check(id, p, n, m)
+}
+
+/// The port a `http://IP:PORT/...` URL names (`None`: no port, or not such
+/// a URL).
+fn url_port(url: &str) -> Option<u16> {
+    let rest = url.strip_prefix("http://")?;
+    let authority = rest.split(['/', '?', '#']).next()?;
+    authority.rsplit_once(':')?.1.parse().ok()
+}
+
+/// `loopback-redirect-collision` (TEST_FIXTURE; RFC 8252 sections 7.3 and
+/// 8.3): for a client registered with a loopback IP redirect URI without a
+/// port, the runner binds its redirect listener on an ephemeral port at
+/// request time, the fixture answers to exactly that port, the listener
+/// receives the code and is released afterwards (positive); a request
+/// naming a loopback port the runner does not own (another listener holds
+/// it) gets a response the runner never delivers, and that listener
+/// receives nothing (negative); a redirect URI whose port is not a number
+/// is refused by the fixture as not a URI (early).
+fn loopback_redirect_collision(o: &OauthCtx) -> CheckRun {
+    use std::io::{Read, Write};
+    use std::net::{SocketAddr, TcpListener, TcpStream};
+    let id = "loopback-redirect-collision";
+    let accepted = reason(id, "ACCEPTED");
+    let rejected = reason(id, "REJECTED");
+    let loopback = std::net::IpAddr::from([127, 0, 0, 1]);
+    let client = match o
+        .fixture
+        .register_client("mcpres-oauth-run-loopback", &["http://127.0.0.1/callback"])
+    {
+        Ok(c) => c,
+        Err(e) => return CheckRun::not_observed(id, format!("no loopback client: {e}")),
+    };
+    // Another process's listener on a loopback port (the runner does not own it).
+    let squatter = match TcpListener::bind(SocketAddr::new(loopback, 0)) {
+        Ok(l) => l,
+        Err(e) => return CheckRun::not_observed(id, format!("no squatting listener: {e}")),
+    };
+    let _ = squatter.set_nonblocking(true);
+    let squat_port = squatter.local_addr().map(|a| a.port()).unwrap_or(0);
+
+    // Positive: an ephemeral listener of the runner's own.
+    let own = match TcpListener::bind(SocketAddr::new(loopback, 0)) {
+        Ok(l) => l,
+        Err(e) => return CheckRun::not_observed(id, format!("no redirect listener: {e}")),
+    };
+    let own_addr = own.local_addr().expect("a bound listener has an address");
+    let asked = format!("http://{own_addr}/callback");
+    let (a, _) = authorize_as(o, &client, &[("redirect_uri", asked.clone())]);
+    let location = a.location.clone().unwrap_or_default();
+    let to_port = url_port(&location);
+    // Deliver the response to the listener it names, only when the runner
+    // owns that listener; the listener reads the code it was sent.
+    let mut received = false;
+    if a.granted && to_port == Some(own_addr.port()) {
+        let path = location
+            .strip_prefix(&format!("http://{own_addr}"))
+            .unwrap_or("/")
+            .to_string();
+        if let Ok(mut s) = TcpStream::connect(own_addr) {
+            let _ = s.write_all(
+                format!("GET {path} HTTP/1.1\r\nHost: {own_addr}\r\nConnection: close\r\n\r\n")
+                    .as_bytes(),
+            );
+            if let Ok((mut got, _)) = own.accept() {
+                let _ = got.set_read_timeout(Some(Duration::from_secs(2)));
+                let mut head = vec![0u8; 8192];
+                let n = got.read(&mut head).unwrap_or(0);
+                let line = String::from_utf8_lossy(&head[..n]).into_owned();
+                received = line
+                    .split_whitespace()
+                    .nth(1)
+                    .is_some_and(|p| p == path && p.contains("code="));
+                let _ = got.write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n");
+            }
+        }
+    }
+    drop(own);
+    let released = !web::accepting(own_addr);
+    let p = match a.status {
+        None => (ProbeOutcome::NotObserved, NO_ANSWER.to_string()),
+        _ if !a.granted => (
+            ProbeOutcome::Reject,
+            other(a.error.as_deref().unwrap_or("not-granted")),
+        ),
+        _ if to_port != Some(own_addr.port()) => (
+            ProbeOutcome::Reject,
+            other("redirected-to-a-port-not-owned"),
+        ),
+        _ if !received => (ProbeOutcome::Reject, other("code-not-received")),
+        _ if !released => (ProbeOutcome::Reject, other("listener-not-released")),
+        _ => (ProbeOutcome::Accept, accepted.clone()),
+    };
+    let pd = format!(
+        "asked for port {}, answered to port {to_port:?}; received by the runner's listener: {received}; released: {released} ({})",
+        own_addr.port(),
+        p.1
+    );
+    let pa = json!({"authorization": a.summary, "redirectListener": own_addr.to_string(),
+        "respondedToPort": to_port, "codeReceived": received, "redirectListenerReleased": released});
+
+    // Negative: a port another listener holds; the response is never
+    // delivered there.
+    let asked = format!("http://127.0.0.1:{squat_port}/callback");
+    let (a, _) = authorize_as(o, &client, &[("redirect_uri", asked)]);
+    let to_port = url_port(a.location.as_deref().unwrap_or_default());
+    let squatter_got = squatter.accept().is_ok();
+    let n = match a.status {
+        None => (ProbeOutcome::NotObserved, NO_ANSWER.to_string()),
+        _ if squatter_got => (
+            ProbeOutcome::Accept,
+            other("code-delivered-to-another-listener"),
+        ),
+        // The runner owns no listener there: nothing is delivered.
+        _ if a.granted => (ProbeOutcome::Reject, rejected.clone()),
+        _ => (
+            ProbeOutcome::Reject,
+            other(a.error.as_deref().unwrap_or("not-granted")),
+        ),
+    };
+    let nd = format!(
+        "asked for port {squat_port} (held by another listener), answered to port {to_port:?}: not delivered; the other listener was contacted: {squatter_got} ({})",
+        n.1
+    );
+    let na = json!({"authorization": a.summary, "otherListenerPort": squat_port,
+        "respondedToPort": to_port, "delivered": false, "otherListenerContacted": squatter_got});
+    drop(squatter);
+
+    // Mutant: a redirect URI whose port is not a number.
+    let (a, _) = authorize_as(
+        o,
+        &client,
+        &[(
+            "redirect_uri",
+            "http://127.0.0.1:not-a-port/callback".into(),
+        )],
+    );
+    let m = match (a.status, a.description.as_deref()) {
+        (None, _) => (ProbeOutcome::NotObserved, NO_ANSWER.to_string()),
+        _ if a.granted => (ProbeOutcome::Accept, accepted.clone()),
+        (_, Some("redirect_uri is not a valid URI")) => (ProbeOutcome::Reject, EARLY.to_string()),
+        _ => (
+            ProbeOutcome::Reject,
+            other(a.error.as_deref().unwrap_or("unnamed")),
+        ),
+    };
+    let md = format!("{:?} {:?} ({})", a.status, a.description, m.1);
+    fixture_check(id, (p, pd, pa), (n, nd, na), (m, md, a.summary))
+}
+
+/// `proxy-consent-client-binding` (TEST_FIXTURE; the MCP security best
+/// practices on proxies with a static upstream client): for two clients
+/// behind the fixture's consent step, client A presenting the consent
+/// approval given for A gets a code (positive); client B presenting A's
+/// approval is refused, consent required (negative); client B presenting
+/// an approval that is not one by syntax is refused as malformed (early).
+fn proxy_consent(o: &OauthCtx) -> CheckRun {
+    let id = "proxy-consent-client-binding";
+    let accepted = reason(id, "ACCEPTED");
+    let rejected = reason(id, "REJECTED");
+    let uri = o.redirect_uri.clone();
+    let registered = o
+        .fixture
+        .register_consent_client("mcpres-oauth-run-proxy-a", &[&uri])
+        .and_then(|a| {
+            o.fixture
+                .register_consent_client("mcpres-oauth-run-proxy-b", &[&uri])
+                .map(|b| (a, b))
+        });
+    let (client_a, client_b) = match registered {
+        Ok(x) => x,
+        Err(e) => return CheckRun::not_observed(id, format!("no consent clients: {e}")),
+    };
+    let (approval, consent_summary) = flow::consent(o, &client_a);
+    let Some(approval) = approval else {
+        return CheckRun::not_observed(id, "the fixture gave no consent approval");
+    };
+    const OWN: &str = "consent was given for another client";
+    let run = |client: &str, consent: &str, who: &str| {
+        let (a, _) = authorize_as(o, client, &[("consent", consent.to_string())]);
+        let observed = match (a.status, a.description.as_deref()) {
+            (None, _) => (ProbeOutcome::NotObserved, NO_ANSWER.to_string()),
+            _ if a.granted => (ProbeOutcome::Accept, accepted.clone()),
+            (_, Some(OWN)) => (ProbeOutcome::Reject, rejected.clone()),
+            (_, Some("consent is malformed")) => (ProbeOutcome::Reject, EARLY.to_string()),
+            _ => (
+                ProbeOutcome::Reject,
+                other(a.error.as_deref().unwrap_or("unnamed")),
+            ),
+        };
+        let detail = format!(
+            "{who}: {:?} {:?} {:?} ({})",
+            a.status, a.error, a.description, observed.1
+        );
+        let art = json!({"consent": consent_summary, "authorization": a.summary});
+        (observed, detail, art)
+    };
+    let p = run(&client_a, &approval, "client A with A's consent");
+    let n = run(&client_b, &approval, "client B with A's consent");
+    let m = run(
+        &client_b,
+        "not-a-consent-approval",
+        "client B with a malformed consent",
+    );
+    fixture_check(id, p, n, m)
 }
 
 #[cfg(test)]

@@ -293,6 +293,9 @@ pub struct AuthzAnswer {
     pub redirected: bool,
     /// The `iss` parameter of a redirected response (RFC 9207).
     pub iss: Option<String>,
+    /// The whole `Location` (it may hold a code: remembered for redaction,
+    /// never kept in a summary).
+    pub location: Option<String>,
     pub summary: Value,
 }
 
@@ -319,6 +322,7 @@ pub fn authorize_raw_at(o: &OauthCtx, base: &str, params: &[(&str, &str)]) -> Au
             state_returned: None,
             redirected: false,
             iss: None,
+            location: None,
             summary: json!({"authorize": "no answer"}),
         };
     };
@@ -360,6 +364,7 @@ pub fn authorize_raw_at(o: &OauthCtx, base: &str, params: &[(&str, &str)]) -> Au
         state_returned,
         redirected: !location.is_empty(),
         iss: q.get("iss").cloned(),
+        location: (!location.is_empty()).then_some(location),
         summary,
     }
 }
@@ -379,4 +384,37 @@ pub fn authz_params(o: &OauthCtx, resource: &str, challenge: &str) -> Vec<(&'sta
         ("resource", resource.into()),
         ("scope", SCOPE.into()),
     ]
+}
+
+/// `POST /consent` for `client_id`: the fixture's synthetic user approves
+/// that client. The approval (remembered for redaction) and a
+/// credential-free summary.
+pub fn consent(o: &OauthCtx, client_id: &str) -> (Option<String>, Value) {
+    let Some(resp) = send(
+        o,
+        "POST",
+        "/consent",
+        Some(&form(&[("client_id", client_id)])),
+    ) else {
+        return (None, json!({"consent": "no answer"}));
+    };
+    let body: Value = serde_json::from_slice(&resp.body).unwrap_or(Value::Null);
+    let value = body
+        .get("consent")
+        .and_then(Value::as_str)
+        .map(str::to_string);
+    if let Some(v) = &value {
+        // As sent in a query, too (`-` and `_` are percent-encoded there).
+        o.remember(v);
+        o.remember(&enc(v));
+    }
+    let summary = json!({
+        "consent": {
+            "status": resp.status,
+            "forClient": body.get("client_id"),
+            "approval": value.as_deref().map(digest),
+            "error": body.get("error"),
+        }
+    });
+    (value, summary)
 }

@@ -10,6 +10,7 @@
 //! positive, negative control and wrong-reason mutant are judged by
 //! [`CheckRun::verdict`]. The evaluation lists only the checks observed.
 
+pub mod canned;
 pub mod checks;
 pub mod flow;
 
@@ -525,6 +526,13 @@ pub fn run(options: &Options, report: &mut dyn FnMut(&Row)) -> Result<Outcome, O
         .iter()
         .filter(|e| e.method == "FETCH" && e.status != 0 && web::parse_url(&e.path).is_err())
         .count();
+    // The trust policy the fixture recorded for the run's client's document.
+    let trust_policy = events
+        .iter()
+        .filter(|e| e.method == "FETCH" && e.path == client_id)
+        .find_map(|e| e.note.as_deref()?.strip_prefix("fetched under policy "))
+        .unwrap_or("none recorded")
+        .to_string();
     let OauthCtx {
         fixture,
         network,
@@ -615,7 +623,7 @@ pub fn run(options: &Options, report: &mut dyn FnMut(&Row)) -> Result<Outcome, O
             "authorizedScopes": authorized_scopes,
             "codeChallengeMethod": "S256",
             "cimdSha256": cimd_sha,
-            "trustPolicyId": "loopback-http-only, no-redirects",
+            "trustPolicyId": trust_policy,
         },
         "cases": cases,
         "privacy": {

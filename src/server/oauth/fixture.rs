@@ -38,8 +38,9 @@ const SUBJECT: &str = "synthetic-user";
 
 /// Parameter names whose values are credentials (or bind one) and therefore
 /// appear in events only as digests.
-pub const CREDENTIAL_PARAMS: [&str; 11] = [
+pub const CREDENTIAL_PARAMS: [&str; 12] = [
     "code",
+    "consent",
     "code_verifier",
     "access_token",
     "refresh_token",
@@ -89,7 +90,25 @@ pub struct Defects {
     /// The metadata's `token_endpoint` is on another origin
     /// (`http://192.0.2.1/token`, TEST-NET-1, never contacted).
     pub off_origin_token_endpoint: bool,
+    /// The client ID metadata document fetch follows one redirect (to a
+    /// loopback URL only) instead of refusing it.
+    pub follow_cimd_redirects: bool,
+    /// A client ID metadata document fetched and trusted leaves no trust
+    /// policy note in its `FETCH` audit event (refusals are still noted).
+    pub unrecorded_cimd_policy: bool,
+    /// For a client registered with a loopback redirect URI without a port,
+    /// the response goes to that registered URI (its default port) instead
+    /// of the port the request named.
+    pub fixed_loopback_port: bool,
+    /// A consent approval given for one client is honoured for any client
+    /// that requires consent.
+    pub consent_not_client_bound: bool,
 }
+
+/// The trust policy every client ID metadata document fetch runs under; a
+/// fetched and trusted document's `FETCH` event notes
+/// `fetched under policy <this>`.
+pub const CIMD_TRUST_POLICY: &str = "loopback-http-only, no-redirects";
 
 /// What a [`Fixture`] runs with.
 #[derive(Debug, Clone)]
@@ -217,6 +236,10 @@ struct Store {
     clients: BTreeMap<String, Vec<String>>,
     /// name -> the `client_id` its document claims, when not its own URL.
     claimed: BTreeMap<String, String>,
+    /// The client_ids whose authorization requests need a consent approval.
+    consent_clients: std::collections::BTreeSet<String>,
+    /// Digest key of a consent approval -> the client_id it was given for.
+    consents: HashMap<[u8; 32], String>,
     codes: HashMap<[u8; 32], CodeGrant>,
     families: HashMap<u64, Family>,
     next_family: u64,
@@ -351,6 +374,20 @@ impl Fixture {
         );
         store.claimed.remove(name);
         Ok(format!("{}/cimd/{name}", self.inner.issuer))
+    }
+
+    /// Like [`Fixture::register_client`], for a client behind a consent
+    /// step (a proxy with a static upstream client): each authorization
+    /// request must carry a `consent` approval obtained from `POST /consent`
+    /// for this very client_id.
+    pub fn register_consent_client(
+        &self,
+        name: &str,
+        redirect_uris: &[&str],
+    ) -> Result<String, FixtureError> {
+        let url = self.register_client(name, redirect_uris)?;
+        self.inner.store().consent_clients.insert(url.clone());
+        Ok(url)
     }
 
     /// Like [`Fixture::register_client`], but the document served at
@@ -687,6 +724,12 @@ async fn route(
             introspect(inner, params)
         }
         (&Method::GET, p) if p.starts_with("/cimd/") => cimd(inner, &p["/cimd/".len()..]),
+        (&Method::POST, "/consent") => {
+            if !is_form {
+                return token_error(outcome, "invalid_request", "body must be a form");
+            }
+            consent(inner, params, outcome)
+        }
         _ => {
             outcome.note = Some("no such endpoint".into());
             json_resp(StatusCode::NOT_FOUND, &json!({"error": "not_found"}))
@@ -953,11 +996,13 @@ async fn fetch_cimd(inner: &Inner, client_id: &str) -> Result<Vec<String>, CimdR
         issued: BTreeMap::new(),
     };
     let check_id = !inner.config.defects.ignore_cimd_client_id;
-    let result = fetch_cimd_inner(client_id, check_id, &mut event.status).await;
-    event.note = Some(match result {
-        Ok(_) => "fetched under policy loopback-http-only, no-redirects".to_string(),
-        Err(r) => format!("refused: {}", r.text()),
-    });
+    let follow = inner.config.defects.follow_cimd_redirects;
+    let result = fetch_cimd_inner(client_id, check_id, follow, &mut event.status).await;
+    event.note = match result {
+        Ok(_) if inner.config.defects.unrecorded_cimd_policy => None,
+        Ok(_) => Some(format!("fetched under policy {CIMD_TRUST_POLICY}")),
+        Err(r) => Some(format!("refused: {}", r.text())),
+    };
     inner.record(event);
     result
 }
@@ -965,6 +1010,7 @@ async fn fetch_cimd(inner: &Inner, client_id: &str) -> Result<Vec<String>, CimdR
 async fn fetch_cimd_inner(
     client_id: &str,
     check_id: bool,
+    follow: bool,
     status: &mut u16,
 ) -> Result<Vec<String>, CimdRefusal> {
     let (https, host, port, path) = split_url(client_id).ok_or(CimdRefusal::NotAUrl)?;
@@ -972,6 +1018,50 @@ async fn fetch_cimd_inner(
     if https {
         return Err(CimdRefusal::HttpsUnsupported);
     }
+    let (mut code, mut location, mut body) = fetch_once(ip, &host, port, &path).await?;
+    // The `follow_cimd_redirects` defect: one hop, loopback http only.
+    if follow
+        && (300..400).contains(&code)
+        && let Some((false, h, p, path)) = location.take().and_then(|l| split_url(&l))
+        && let Some(ip) = loopback_ip(&h)
+    {
+        (code, location, body) = fetch_once(ip, &h, p, &path).await?;
+    }
+    let _ = location;
+    *status = code;
+    if code != 200 {
+        return Err(CimdRefusal::Status);
+    }
+    let doc: Value = serde_json::from_slice(&body).map_err(|_| CimdRefusal::NotJson)?;
+    if !doc.is_object() {
+        return Err(CimdRefusal::NotJson);
+    }
+    if check_id && doc.get("client_id").and_then(Value::as_str) != Some(client_id) {
+        return Err(CimdRefusal::ClientIdMismatch);
+    }
+    let uris: Vec<String> = doc
+        .get("redirect_uris")
+        .and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(Value::as_str)
+                .map(String::from)
+                .collect()
+        })
+        .unwrap_or_default();
+    if uris.is_empty() {
+        return Err(CimdRefusal::NoRedirectUris);
+    }
+    Ok(uris)
+}
+
+/// One GET of a loopback document: (status, `Location`, body).
+async fn fetch_once(
+    ip: IpAddr,
+    host: &str,
+    port: u16,
+    path: &str,
+) -> Result<(u16, Option<String>, Vec<u8>), CimdRefusal> {
     let fetch = async {
         let mut s = tokio::net::TcpStream::connect(SocketAddr::new(ip, port))
             .await
@@ -1002,31 +1092,13 @@ async fn fetch_cimd_inner(
         .nth(1)
         .and_then(|c| c.parse().ok())
         .ok_or(CimdRefusal::Unreachable)?;
-    *status = code;
-    if code != 200 {
-        return Err(CimdRefusal::Status);
-    }
-    let doc: Value = serde_json::from_slice(&raw[split + 4..]).map_err(|_| CimdRefusal::NotJson)?;
-    if !doc.is_object() {
-        return Err(CimdRefusal::NotJson);
-    }
-    if check_id && doc.get("client_id").and_then(Value::as_str) != Some(client_id) {
-        return Err(CimdRefusal::ClientIdMismatch);
-    }
-    let uris: Vec<String> = doc
-        .get("redirect_uris")
-        .and_then(Value::as_array)
-        .map(|a| {
-            a.iter()
-                .filter_map(Value::as_str)
-                .map(String::from)
-                .collect()
-        })
-        .unwrap_or_default();
-    if uris.is_empty() {
-        return Err(CimdRefusal::NoRedirectUris);
-    }
-    Ok(uris)
+    let location = head.lines().skip(1).find_map(|l| {
+        let (k, v) = l.split_once(':')?;
+        k.trim()
+            .eq_ignore_ascii_case("location")
+            .then(|| v.trim().to_string())
+    });
+    Ok((code, location, raw[split + 4..].to_vec()))
 }
 
 fn is_pkce_value(s: &str) -> bool {
@@ -1110,11 +1182,22 @@ async fn authorize(
             "no redirect_uri".into(),
         );
     };
-    let registered = uris.iter().any(|u| {
+    if matches!(http_authority(redirect_uri), Some(Err(()))) {
+        return bad_client_page(
+            outcome,
+            "invalid_request",
+            "redirect_uri is not a valid URI",
+            "redirect_uri authority malformed".into(),
+        );
+    }
+    let exact = uris.iter().any(|u| {
         u == redirect_uri
             || (inner.config.defects.prefix_redirect_uri && redirect_uri.starts_with(u.as_str()))
     });
-    if !registered {
+    // RFC 8252 section 7.3: a loopback IP redirect URI registered without a
+    // port matches a request naming any port.
+    let any_port = uris.iter().find(|u| loopback_any_port(u, redirect_uri));
+    if !exact && any_port.is_none() {
         return bad_client_page(
             outcome,
             "invalid_request",
@@ -1122,9 +1205,15 @@ async fn authorize(
             "redirect_uri not an exact match of a registered one".into(),
         );
     }
+    // Where the response goes: the request's redirect URI (its port), or
+    // with the `fixed_loopback_port` defect the registered one.
+    let target = match any_port {
+        Some(u) if !exact && inner.config.defects.fixed_loopback_port => u.as_str(),
+        _ => redirect_uri.as_str(),
+    };
     let state = p.get("state").map(String::as_str);
     let fail = |outcome: &mut Outcome, error: &str, description: &str| {
-        redirect_error(inner, outcome, redirect_uri, state, error, description)
+        redirect_error(inner, outcome, target, state, error, description)
     };
     if let Some(r) = repeated.first() {
         return fail(outcome, "invalid_request", &repeated_msg(r));
@@ -1138,6 +1227,9 @@ async fn authorize(
     }
     if state.is_none_or(str::is_empty) {
         return fail(outcome, "invalid_request", "state is required");
+    }
+    if let Some((error, description)) = consent_refusal(inner, client_id, p.get("consent")) {
+        return fail(outcome, error, description);
     }
     let method = match p.get("code_challenge_method").map(String::as_str) {
         Some("S256") => "S256",
@@ -1197,9 +1289,115 @@ async fn authorize(
     );
     redirect(
         inner,
-        redirect_uri,
+        target,
         &[("code", code.as_str()), ("state", state.unwrap_or(""))],
     )
+}
+
+/// Why an authorization request of `client_id` lacks the consent its
+/// client requires (`None`: no consent step, or a consent given for it).
+fn consent_refusal(
+    inner: &Inner,
+    client_id: &str,
+    consent: Option<&String>,
+) -> Option<(&'static str, &'static str)> {
+    let store = inner.store();
+    if !store.consent_clients.contains(client_id) {
+        return None;
+    }
+    let Some(consent) = consent else {
+        return Some(("consent_required", "consent for this client is required"));
+    };
+    if consent.len() != 43
+        || !consent
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+    {
+        return Some(("invalid_request", "consent is malformed"));
+    }
+    match store.consents.get(&key(consent)) {
+        None => Some(("consent_required", "consent is not valid")),
+        Some(c) if c != client_id && !inner.config.defects.consent_not_client_bound => {
+            Some(("consent_required", "consent was given for another client"))
+        }
+        Some(_) => None,
+    }
+}
+
+/// `POST /consent` with `client_id`: the synthetic user approves that
+/// client; the answer is a consent approval bound to it.
+fn consent(inner: &Inner, p: &BTreeMap<String, String>, outcome: &mut Outcome) -> Resp {
+    let Some(client_id) = p.get("client_id") else {
+        return token_error(outcome, "invalid_request", "client_id is required");
+    };
+    let mut store = inner.store();
+    if !store.consent_clients.contains(client_id) {
+        return token_error(
+            outcome,
+            "invalid_request",
+            "this client has no consent step",
+        );
+    }
+    let value = zeroize::Zeroizing::new(random_token());
+    store.consents.insert(key(&value), client_id.clone());
+    outcome.issued.insert("consent".into(), digest(&value));
+    outcome.note = Some("consent approved for this client_id".into());
+    json_resp(
+        StatusCode::OK,
+        &json!({"consent": value.as_str(), "client_id": client_id}),
+    )
+}
+
+/// (lower-cased host, port, everything after the authority) of a URI.
+type Authority<'a> = (String, Option<u16>, &'a str);
+
+/// The lower-cased host, port and the rest of an `http(s)` URI; `Some(Err)`
+/// when its authority is malformed (an empty host, a port that is not a
+/// number); `None` when it is not `http(s)` at all.
+fn http_authority(uri: &str) -> Option<Result<Authority<'_>, ()>> {
+    let rest = uri
+        .strip_prefix("http://")
+        .or_else(|| uri.strip_prefix("https://"))?;
+    let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    let (authority, tail) = rest.split_at(end);
+    let authority = authority.rsplit_once('@').map_or(authority, |(_, a)| a);
+    let (host, port) = match authority.strip_prefix('[') {
+        Some(r) => match r.split_once(']') {
+            Some((h, "")) => (h, None),
+            Some((h, p)) => match p.strip_prefix(':') {
+                Some(p) => (h, Some(p)),
+                None => return Some(Err(())),
+            },
+            None => return Some(Err(())),
+        },
+        None => match authority.rsplit_once(':') {
+            Some((h, p)) => (h, Some(p)),
+            None => (authority, None),
+        },
+    };
+    let port = match port.map(str::parse::<u16>) {
+        None => None,
+        Some(Ok(n)) => Some(n),
+        Some(Err(_)) => return Some(Err(())),
+    };
+    if host.is_empty() {
+        return Some(Err(()));
+    }
+    Some(Ok((host.to_ascii_lowercase(), port, tail)))
+}
+
+/// `registered` is an `http` loopback IP literal URI without a port, and
+/// `requested` is the same URI with any port (RFC 8252 section 7.3).
+fn loopback_any_port(registered: &str, requested: &str) -> bool {
+    if !registered.starts_with("http://") || !requested.starts_with("http://") {
+        return false;
+    }
+    match (http_authority(registered), http_authority(requested)) {
+        (Some(Ok((h, None, tail))), Some(Ok((rh, Some(_), rtail)))) => {
+            h == rh && tail == rtail && h.parse::<IpAddr>().is_ok_and(|ip| ip.is_loopback())
+        }
+        _ => false,
+    }
 }
 
 fn token_error(outcome: &mut Outcome, error: &str, description: &str) -> Resp {
@@ -1516,6 +1714,30 @@ mod tests {
         assert!(loopback_ip("example.com").is_none());
         // A name that merely starts like a loopback address is not one.
         assert!(loopback_ip("127.0.0.1.example.com").is_none());
+    }
+
+    #[test]
+    fn a_portless_loopback_redirect_uri_matches_any_port_and_nothing_else() {
+        let reg = "http://127.0.0.1/callback";
+        assert!(loopback_any_port(reg, "http://127.0.0.1:49152/callback"));
+        assert!(loopback_any_port("http://[::1]/cb", "http://[::1]:5/cb"));
+        assert!(!loopback_any_port(reg, "http://127.0.0.1:49152/callback/x"));
+        assert!(!loopback_any_port(reg, "http://127.0.0.2:49152/callback"));
+        assert!(!loopback_any_port(reg, "https://127.0.0.1:49152/callback"));
+        assert!(!loopback_any_port(
+            "http://localhost/cb",
+            "http://localhost:5/cb"
+        ));
+        assert!(!loopback_any_port(
+            "http://127.0.0.1:80/cb",
+            "http://127.0.0.1:5/cb"
+        ));
+        assert_eq!(
+            http_authority("http://127.0.0.1:not-a-port/cb"),
+            Some(Err(()))
+        );
+        assert_eq!(http_authority("http:///cb"), Some(Err(())));
+        assert_eq!(http_authority("com.example.app:/cb"), None);
     }
 
     #[test]

@@ -226,6 +226,8 @@ fn the_reference_python_validator_agrees_on_a_fresh_reference_subject_evaluation
         "loopback".as_ref(),
         "--auth-issuer".as_ref(),
         "{issuer}".as_ref(),
+        "--auth-scope".as_ref(),
+        "{scope}".as_ref(),
     ]);
     assert!(out.join("evaluation.json").is_file(), "{}", output_text(&o));
     assert_agree(&out.join("evaluation.json"));

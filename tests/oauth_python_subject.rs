@@ -102,6 +102,8 @@ fn the_python_sdk_resource_server_accepts_every_positive_but_names_no_refusal_re
         "{port}".as_ref(),
         "--issuer".as_ref(),
         "{issuer}".as_ref(),
+        "--scope".as_ref(),
+        "{scope}".as_ref(),
     ]);
     // Written, and invalid: exit 1.
     assert_eq!(o.status.code(), Some(1), "{}", output_text(&o));

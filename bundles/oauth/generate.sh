@@ -28,8 +28,8 @@ run() { # NAME -- COMMAND...
   fi
   rm -f "$OUT/.$name.log"
 }
-run reference -- "$BIN" serve --transport http --port '{port}' --auth loopback --auth-issuer '{issuer}'
-run python-sdk -- "$MCPRES_PY_MCP_PYTHON" tests/subjects/py_oauth_subject.py --port '{port}' --issuer '{issuer}'
+run reference -- "$BIN" serve --transport http --port '{port}' --auth loopback --auth-issuer '{issuer}' --auth-scope '{scope}'
+run python-sdk -- "$MCPRES_PY_MCP_PYTHON" tests/subjects/py_oauth_subject.py --port '{port}' --issuer '{issuer}' --scope '{scope}'
 [ "$status" -eq 0 ] || exit "$status"
 for name in reference python-sdk; do
   "$BIN" validate "$OUT/$name/evaluation.json" >/dev/null 2>&1

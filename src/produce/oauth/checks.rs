@@ -2449,8 +2449,12 @@ fn loopback_redirect_collision(o: &OauthCtx) -> CheckRun {
             }
         }
     }
+    let inode = web::socket_inode(&own);
     drop(own);
-    let released = !web::accepting(own_addr);
+    let released = match inode {
+        Some(i) => !web::inode_listening(i),
+        None => !web::accepting(own_addr),
+    };
     let p = match a.status {
         None => (ProbeOutcome::NotObserved, NO_ANSWER.to_string()),
         _ if !a.granted => (

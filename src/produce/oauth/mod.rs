@@ -160,12 +160,20 @@ impl OauthCtx<'_> {
         t
     }
 
-    /// Remember a credential (or a damaged copy of one) for redaction.
+    /// Remember a credential (or a damaged copy of one) for redaction, as
+    /// it is and as it appears percent-encoded in a query or a `Location`
+    /// (every byte but letters and digits escaped, in upper- or lower-case
+    /// hex: `-` and `_` of a base64url value become `%2D`/`%5F`).
     pub fn remember(&self, secret: &str) {
-        self.secrets
-            .lock()
-            .expect("secrets lock")
-            .push(zeroize::Zeroizing::new(secret.to_string()));
+        let mut secrets = self.secrets.lock().expect("secrets lock");
+        for form in secret_forms(secret) {
+            if !secrets.iter().any(|s| s.as_str() == form.as_str()) {
+                secrets.push(form);
+            }
+        }
+        // Longest first, so a credential is never half-replaced by a
+        // shorter one it contains.
+        secrets.sort_by_key(|s| std::cmp::Reverse(s.len()));
     }
 
     /// A record that redacts every credential known so far.
@@ -219,6 +227,32 @@ impl OauthCtx<'_> {
     pub fn scrub(&self, value: &mut Value) {
         scrub(&self.secrets, value);
     }
+}
+
+/// `secret` and its percent-encoded spellings (distinct ones only).
+fn secret_forms(secret: &str) -> Vec<zeroize::Zeroizing<String>> {
+    let upper = percent_encoding::utf8_percent_encode(secret, percent_encoding::NON_ALPHANUMERIC)
+        .to_string();
+    let mut lower = String::with_capacity(upper.len());
+    let mut hex = 0;
+    for c in upper.chars() {
+        if c == '%' {
+            hex = 2;
+            lower.push(c);
+        } else if hex > 0 {
+            hex -= 1;
+            lower.push(c.to_ascii_lowercase());
+        } else {
+            lower.push(c);
+        }
+    }
+    let mut forms = vec![zeroize::Zeroizing::new(secret.to_string())];
+    for form in [upper, lower] {
+        if !forms.iter().any(|f| f.as_str() == form) {
+            forms.push(zeroize::Zeroizing::new(form));
+        }
+    }
+    forms
 }
 
 fn scrub(secrets: &Mutex<Vec<zeroize::Zeroizing<String>>>, value: &mut Value) {
@@ -557,10 +591,18 @@ pub fn run(options: &Options, report: &mut dyn FnMut(&Row)) -> Result<Outcome, O
             ),
         };
     let (refusals_seen, refusals_echoing) = refusals.into_inner().expect("refusals lock");
+    // Closed means that very socket is gone: its port may already serve
+    // another process's listener, which is not ours to count.
+    let fixture_inode = fixture.listener_inode();
+    let redirect_inode = web::socket_inode(&redirect);
     fixture.stop();
     drop(redirect);
-    let listener_closed = !web::accepting(fixture_addr);
-    let redirect_released = !web::accepting(redirect_addr);
+    let gone = |inode: Option<u64>, addr| match inode {
+        Some(i) => !web::inode_listening(i),
+        None => !web::accepting(addr),
+    };
+    let listener_closed = gone(fixture_inode, fixture_addr);
+    let redirect_released = gone(redirect_inode, redirect_addr);
     let network = network.into_inner().expect("network lock");
     let external = fixture_fetches_off_loopback;
     let listener_doc = json!({
@@ -701,6 +743,27 @@ fn observation(o: &Obs, sha: &str) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_secret_is_also_known_percent_encoded_in_either_hex_case() {
+        let forms: Vec<String> = secret_forms("a-b_c")
+            .iter()
+            .map(|f| f.to_string())
+            .collect();
+        assert_eq!(forms, ["a-b_c", "a%2Db%5Fc", "a%2db%5fc"]);
+        // Letters and digits only: nothing to escape, one form.
+        assert_eq!(secret_forms("abc123").len(), 1);
+        let mut v = json!({
+            "location": "http://127.0.0.1:9/cb?code=a%2db%5fc&state=x",
+            "query": "code=a%2Db%5Fc",
+        });
+        scrub_with(&mut v, &secret_forms("a-b_c"));
+        assert_eq!(
+            v["location"],
+            json!(format!("http://127.0.0.1:9/cb?code={REDACTED}&state=x"))
+        );
+        assert_eq!(v["query"], json!(format!("code={REDACTED}")));
+    }
 
     #[test]
     fn scrubbing_replaces_text_and_drops_base64_holding_a_secret() {

@@ -140,6 +140,28 @@ pub fn accepting(addr: SocketAddr) -> bool {
     TcpStream::connect_timeout(&addr, Duration::from_millis(200)).is_ok()
 }
 
+/// The inode of a socket, the number `/proc/net/tcp` lists it by: it names
+/// this very socket, where its port may be handed to another listener as
+/// soon as it is closed.
+pub fn socket_inode(socket: impl std::os::fd::AsFd) -> Option<u64> {
+    rustix::fs::fstat(socket).ok().map(|st| st.st_ino)
+}
+
+/// Whether the listening TCP socket with this inode still exists (in this
+/// network namespace). Closing a listener removes its row at once.
+pub fn inode_listening(inode: u64) -> bool {
+    ["/proc/net/tcp", "/proc/net/tcp6"].iter().any(|file| {
+        std::fs::read_to_string(file)
+            .unwrap_or_default()
+            .lines()
+            .skip(1)
+            .any(|line| {
+                let f: Vec<&str> = line.split_whitespace().collect();
+                f.len() > 9 && f[3] == "0A" && f[9].parse::<u64>().ok() == Some(inode)
+            })
+    })
+}
+
 /// One observation's record of every connection: opens, closes, and every
 /// chunk sent and received with its time (the credential redacted).
 pub struct Rec {
@@ -1029,4 +1051,22 @@ pub fn listener_owners(port: u16) -> Vec<u32> {
         }
     }
     owners
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_closed_listener_is_known_gone_by_its_inode() {
+        let l = TcpListener::bind("127.0.0.1:0").unwrap();
+        let inode = socket_inode(&l).expect("an inode");
+        assert!(inode_listening(inode));
+        // Another listener does not answer for this one.
+        let other = TcpListener::bind("127.0.0.1:0").unwrap();
+        assert_ne!(socket_inode(&other), Some(inode));
+        drop(l);
+        assert!(!inode_listening(inode));
+        assert!(inode_listening(socket_inode(&other).unwrap()));
+    }
 }

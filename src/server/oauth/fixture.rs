@@ -272,6 +272,9 @@ impl Inner {
 pub struct Fixture {
     inner: Arc<Inner>,
     addr: SocketAddr,
+    /// The listening socket's inode (`/proc/net/tcp`), to see that socket
+    /// itself gone after a stop, whoever binds the port next.
+    inode: Option<u64>,
     stop: Option<tokio::sync::oneshot::Sender<()>>,
     thread: Option<JoinHandle<()>>,
 }
@@ -299,6 +302,7 @@ impl Fixture {
         listener
             .set_nonblocking(true)
             .map_err(|source| FixtureError::Bind { addr, source })?;
+        let inode = rustix::fs::fstat(&listener).ok().map(|st| st.st_ino);
         let issuer = match addr.ip() {
             IpAddr::V4(ip) => format!("http://{ip}:{}", addr.port()),
             IpAddr::V6(ip) => format!("http://[{ip}]:{}", addr.port()),
@@ -325,6 +329,7 @@ impl Fixture {
         Ok(Fixture {
             inner,
             addr,
+            inode,
             stop: Some(stop_tx),
             thread: Some(thread),
         })
@@ -339,6 +344,12 @@ impl Fixture {
     /// The bound address.
     pub fn local_addr(&self) -> SocketAddr {
         self.addr
+    }
+
+    /// The inode of the listening socket (as `/proc/net/tcp` lists it), if
+    /// it could be read.
+    pub fn listener_inode(&self) -> Option<u64> {
+        self.inode
     }
 
     /// The fixture's public signing keys (what `GET /jwks` serves).

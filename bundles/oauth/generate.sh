@@ -7,9 +7,10 @@
 #
 #   MCPRES_PY_MCP_PYTHON=.../bin/python bundles/oauth/generate.sh [MCPRES_BIN]
 #
-# `mcpres oauth run` exits 1 for both while the evaluation is invalid (today by
-# MCP_RES_OAUTH_COVERAGE_MISMATCH at least); that is expected and not an error
-# here. Any other exit status (2: unusable input, a refused write) is.
+# `mcpres oauth run` exits 0 when the evaluation it wrote is valid (the
+# reference subject) and 1 when `mcpres validate` finds something in it (the
+# Python SDK subject, see README.md); neither is an error here. Any other exit
+# status (2: unusable input, a refused write) is.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 BIN="$(realpath "${1:-target/debug/mcpres}")"

@@ -61,13 +61,37 @@ pub const PYTHON_SDK: &[Row] = &[
     ("authorization-code-binding", "PASS", None, None),
     ("token-endpoint-identity", "PASS", None, None),
     ("cimd-identity", "PASS", None, None),
+    ("cimd-trust-policy-recorded", "PASS", None, None),
+    // The scope-less token is refused as RFC 6750 says (403,
+    // `error="insufficient_scope"`), which names the reason; but the
+    // malformed-token mutant gets the same 401 as every other bad token, so
+    // it cannot be shown refused early: the standard's wrong-reason control
+    // is missing and the runner does not claim the check.
+    (
+        "scope-minimization",
+        "NOT_OBSERVED",
+        Some("MCP_RES_OAUTH_WRONG_REASON_CONTROL_MISSING"),
+        Some((
+            "MCP_RES_OAUTH_WRONG_REASON_CONTROL_MISSING",
+            "wrongReasonMutant",
+        )),
+    ),
     (
         "token-storage-omission",
         "FAIL",
         Some(UNNAMED),
         WRONG_REASON,
     ),
+    (
+        "sanitized-authorization-errors",
+        "FAIL",
+        Some(UNNAMED),
+        WRONG_REASON,
+    ),
+    ("bounded-redirects", "PASS", None, None),
     ("ssrf-resistant-metadata-resolution", "PASS", None, None),
+    ("loopback-redirect-collision", "PASS", None, None),
+    ("proxy-consent-client-binding", "PASS", None, None),
     ("refresh-token-rotation-when-claimed", "PASS", None, None),
 ];
 

@@ -223,12 +223,25 @@ fn post_open(o: &OauthCtx, rec: &Rec, server: &Server, token: Option<&str>) -> (
     (resp, id)
 }
 
-/// The `data.reason` of a refusal body.
+/// Why a refusal says it refused: the `data.reason` of a JSON-RPC error body
+/// (the reference subject names every reason so), else the one reason RFC
+/// 6750 names unambiguously: a 403 whose challenge carries
+/// `error="insufficient_scope"` (§3.1). Its other codes do not tell the
+/// reasons of this profile apart (`invalid_token` covers a wrong audience,
+/// a wrong issuer, an expired and a malformed token alike), so they name
+/// none.
 fn refusal_reason(resp: &Resp) -> Option<String> {
-    let body: Value = serde_json::from_slice(&resp.body).ok()?;
-    body.pointer("/error/data/reason")
+    let body: Option<Value> = serde_json::from_slice(&resp.body).ok();
+    if let Some(r) = body
+        .as_ref()
+        .and_then(|b| b.pointer("/error/data/reason"))
         .and_then(Value::as_str)
-        .map(str::to_string)
+    {
+        return Some(r.to_string());
+    }
+    let challenge = resp.header("www-authenticate").unwrap_or("");
+    (resp.status == Some(403) && challenge.contains("error=\"insufficient_scope\""))
+        .then(|| "insufficient-scope".to_string())
 }
 
 /// `MCP_RES_OAUTH_OTHER_REFUSAL_<REASON>` for a reason of the subject's own.

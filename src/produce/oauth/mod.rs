@@ -695,6 +695,39 @@ pub fn run(options: &Options, report: &mut dyn FnMut(&Row)) -> Result<Outcome, O
         "PASS"
     });
     crate::validate::profile::seal(&mut evaluation);
+    // A check passes only when the standard's rules hold for its case too:
+    // the OAuth document asks more of a wrong-reason mutant than the
+    // verdict does (it must be seen refused early, not merely not credited
+    // with the negative's reason). A case the validator finds fault with is
+    // not claimed as passed in run.json or on the console.
+    let case_ids: Vec<&str> = cases.iter().filter_map(|c| c["id"].as_str()).collect();
+    for finding in crate::validate::oauth::validate_oauth_evaluation(&evaluation).findings {
+        let Some(index) = finding
+            .pointer
+            .strip_prefix("/cases/")
+            .and_then(|rest| rest.split('/').next())
+            .and_then(|i| i.parse::<usize>().ok())
+        else {
+            continue;
+        };
+        let Some(id) = case_ids.get(index) else {
+            continue;
+        };
+        if let Some(row) = rows
+            .iter_mut()
+            .find(|r| r.id == *id && r.verdict == Verdict::Pass)
+        {
+            row.verdict = Verdict::NotObserved;
+            row.reason = finding.code.as_str().to_string();
+            row.detail = format!("revised by the standard's rules: {}", finding.message);
+            report(row);
+            if let Some(c) = run_checks.iter_mut().find(|c| c["id"] == *id) {
+                c["verdict"] = json!(row.verdict.as_str());
+                c["reason"] = json!(row.reason);
+                c["detail"] = json!(truncate(&row.detail, 400));
+            }
+        }
+    }
     if let Some((pointer, what)) = credential_material(&evaluation, String::new()) {
         return Err(OauthRunError::CredentialMaterial {
             path: "evaluation.json".into(),

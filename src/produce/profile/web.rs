@@ -172,9 +172,23 @@ pub struct Rec {
 
 #[derive(Default)]
 struct RecInner {
-    events: Vec<Value>,
+    events: Vec<Entry>,
     kept: BTreeMap<&'static str, usize>,
     connections: usize,
+}
+
+/// A recorded event, or a chunk held raw until the transcript is made.
+enum Entry {
+    Done(Value),
+    /// With secrets to redact, a chunk is kept as it came: a credential may
+    /// straddle two reads, and only the whole stream of a connection's
+    /// direction shows it (memory only; never written so).
+    Raw {
+        at: u64,
+        conn: usize,
+        dir: &'static str,
+        bytes: zeroize::Zeroizing<Vec<u8>>,
+    },
 }
 
 impl Rec {
@@ -200,40 +214,82 @@ impl Rec {
         u64::try_from(self.start.elapsed().as_millis()).unwrap_or(u64::MAX)
     }
 
-    fn redact(&self, bytes: &[u8]) -> Vec<u8> {
-        if self.secrets.is_empty() {
-            return bytes.to_vec();
-        }
-        let mut out = Vec::with_capacity(bytes.len());
-        let mut i = 0;
-        while i < bytes.len() {
-            if let Some(secret) = self
-                .secrets
-                .iter()
-                .find(|s| bytes[i..].starts_with(s.as_slice()))
-            {
-                out.extend_from_slice(REDACTED);
-                i += secret.len();
-            } else {
-                out.push(bytes[i]);
-                i += 1;
-            }
-        }
-        out
+    /// The secret that starts at `bytes[i..]`, if any (longest first).
+    fn secret_at(&self, bytes: &[u8], i: usize) -> Option<usize> {
+        self.secrets
+            .iter()
+            .filter(|s| bytes[i..].starts_with(s.as_slice()))
+            .map(|s| s.len())
+            .max()
     }
 
     fn chunk(&self, conn: usize, dir: &'static str, bytes: &[u8]) {
         let at = self.now_ms();
-        let bytes = self.redact(bytes);
         let mut inner = self.inner.lock().expect("record lock");
-        let kept = inner.kept.entry(dir).or_default();
+        if !self.secrets.is_empty() {
+            inner.events.push(Entry::Raw {
+                at,
+                conn,
+                dir,
+                bytes: zeroize::Zeroizing::new(bytes.to_vec()),
+            });
+            return;
+        }
+        let v = Self::chunk_value(&mut inner.kept, at, conn, dir, bytes);
+        inner.events.push(Entry::Done(v));
+    }
+
+    fn chunk_value(
+        kept: &mut BTreeMap<&'static str, usize>,
+        at: u64,
+        conn: usize,
+        dir: &'static str,
+        bytes: &[u8],
+    ) -> Value {
+        let kept = kept.entry(dir).or_default();
         let elide = *kept + bytes.len() > TRANSCRIPT_KEEP_BYTES;
         if !elide {
             *kept += bytes.len();
         }
-        let mut v = chunk_record(at, dir, &bytes, elide);
+        let mut v = chunk_record(at, dir, bytes, elide);
         v["connection"] = json!(conn);
-        inner.events.push(v);
+        v
+    }
+
+    /// The raw chunks redacted, each stream (a connection's direction) as a
+    /// whole: a secret is replaced where it starts, and its bytes in later
+    /// chunks of the stream are dropped.
+    fn redacted_chunks(&self, events: &[Entry]) -> BTreeMap<usize, Vec<u8>> {
+        let mut streams: BTreeMap<(usize, &'static str), Vec<usize>> = BTreeMap::new();
+        for (k, e) in events.iter().enumerate() {
+            if let Entry::Raw { conn, dir, .. } = e {
+                streams.entry((*conn, *dir)).or_default().push(k);
+            }
+        }
+        let mut out = BTreeMap::new();
+        for members in streams.values() {
+            let mut whole = zeroize::Zeroizing::new(Vec::new());
+            let mut owner = Vec::new();
+            for &k in members {
+                if let Entry::Raw { bytes, .. } = &events[k] {
+                    whole.extend_from_slice(bytes);
+                    owner.extend(std::iter::repeat_n(k, bytes.len()));
+                }
+                out.insert(k, Vec::new());
+            }
+            let mut i = 0;
+            while i < whole.len() {
+                let chunk = out.get_mut(&owner[i]).expect("a member chunk");
+                if let Some(len) = self.secret_at(&whole, i) {
+                    chunk.extend_from_slice(REDACTED);
+                    i += len;
+                } else {
+                    chunk.push(whole[i]);
+                    i += 1;
+                }
+            }
+        }
+        out
     }
 
     /// Record a runner event (`what`, with `extra` fields).
@@ -247,7 +303,11 @@ impl Rec {
                 v[k] = x;
             }
         }
-        self.inner.lock().expect("record lock").events.push(v);
+        self.inner
+            .lock()
+            .expect("record lock")
+            .events
+            .push(Entry::Done(v));
     }
 
     fn next_conn(&self) -> usize {
@@ -259,7 +319,21 @@ impl Rec {
     /// The transcript: every event in order.
     pub fn transcript(&self) -> Value {
         let inner = self.inner.lock().expect("record lock");
-        json!({"connections": inner.connections, "events": inner.events})
+        let mut redacted = self.redacted_chunks(&inner.events);
+        let mut kept = inner.kept.clone();
+        let events: Vec<Value> = inner
+            .events
+            .iter()
+            .enumerate()
+            .map(|(k, e)| match e {
+                Entry::Done(v) => v.clone(),
+                Entry::Raw { at, conn, dir, .. } => {
+                    let bytes = redacted.remove(&k).unwrap_or_default();
+                    Self::chunk_value(&mut kept, *at, *conn, dir, &bytes)
+                }
+            })
+            .collect();
+        json!({"connections": inner.connections, "events": events})
     }
 }
 
@@ -1056,6 +1130,34 @@ pub fn listener_owners(port: u16) -> Vec<u32> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_secret_split_across_two_reads_is_redacted_where_it_starts() {
+        let rec = Rec::redacting(&["eyJsecret.token"]);
+        rec.chunk(1, "received", b"Authorization: Bearer eyJsec");
+        rec.chunk(2, "received", b"eyJsecret.token on another connection");
+        rec.chunk(1, "received", b"ret.token\r\nnext");
+        rec.chunk(1, "sent", b"eyJsecret.tok");
+        let t = rec.transcript();
+        let texts: Vec<&str> = t["events"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| e["text"].as_str().unwrap())
+            .collect();
+        assert_eq!(
+            texts,
+            [
+                "Authorization: Bearer <synthetic-bearer>",
+                "<synthetic-bearer> on another connection",
+                "\r\nnext",
+                // Another direction is another stream; a prefix alone is
+                // not the secret.
+                "eyJsecret.tok",
+            ]
+        );
+        assert!(!t.to_string().contains("ret.token"));
+    }
 
     #[test]
     fn a_closed_listener_is_known_gone_by_its_inode() {

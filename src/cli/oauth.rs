@@ -185,6 +185,15 @@ fn run(a: RunArgs) -> CliResult {
             })
         }
     };
+    // Usage errors are reported before the run isolates itself.
+    if launch
+        .as_ref()
+        .is_some_and(|l| !mcpres::produce::profile::web::names_port(l))
+    {
+        return Err(CliError::Unusable(format!(
+            "{who}: the subject's command must say where its port goes ({{port}})"
+        )));
+    }
     if std::fs::symlink_metadata(&a.output).is_ok() {
         return Err(CliError::Unusable(format!(
             "{who}: {} exists; mcpres never overwrites an evaluation",

@@ -11,7 +11,7 @@ use mcpres::server::oauth::{FixtureConfig, run_until_signal};
 
 use mcpres::produce::harness::parse_env;
 use mcpres::produce::harness::subject::resolve_program;
-use mcpres::produce::oauth::{self as runner, OauthRunError};
+use mcpres::produce::oauth::{self as runner, Event, OauthRunError, isolate};
 use mcpres::produce::profile::probe::Launch;
 
 use super::output::escaped;
@@ -102,12 +102,41 @@ pub struct RunArgs {
     /// show that the runner notices it.
     #[arg(long = "fixture-defect", value_enum, value_name = "NAME")]
     pub fixture_defects: Vec<FixtureDefect>,
+    /// Evaluate a subject mcpres does not start, at this loopback URL (`http://IP:PORT/mcp`).
+    /// Start it with the issuer printed on stderr (see --issuer-port); checks that need its
+    /// process are not observed. Needs --subject-artifact.
+    #[arg(
+        long,
+        value_name = "URL",
+        conflicts_with = "command",
+        requires = "subject_artifact"
+    )]
+    pub resource: Option<String>,
+    /// The artifact (file or directory) of the subject at --resource; its digest names the
+    /// subject in the evaluation.
+    #[arg(long, value_name = "PATH", requires = "resource")]
+    pub subject_artifact: Option<PathBuf>,
+    /// The loopback port of the in-process authorization fixture; 0 picks a free one. With
+    /// --resource, a fixed port lets the subject be told its issuer in advance.
+    #[arg(long, default_value_t = 0, value_name = "N")]
+    pub issuer_port: u16,
+    /// Run in a network namespace of its own whose only interface is loopback (`unshare -rn`);
+    /// exit 2 when that is not possible. Default: isolate when possible, else say so and go on.
+    #[arg(long, conflicts_with = "no_isolate_network")]
+    pub isolate_network: bool,
+    /// Do not isolate the run's network.
+    #[arg(long)]
+    pub no_isolate_network: bool,
     /// The subject, started for each check: PROGRAM [ARGS...] after `--`; `{port}`, `{issuer}`
     /// and `{scope}` in its arguments are replaced by its port, the fixture's issuer and the
     /// scope it must require (without `{scope}`, scope-minimization is not observed), e.g.
     /// `-- mcpres serve --transport http --port {port} --auth loopback --auth-issuer {issuer}
     /// --auth-scope {scope}`.
-    #[arg(last = true, value_name = "PROGRAM", required = true)]
+    #[arg(
+        last = true,
+        value_name = "PROGRAM",
+        required_unless_present = "resource"
+    )]
     pub command: Vec<String>,
 }
 
@@ -149,39 +178,89 @@ pub fn main(action: OauthAction) -> CliResult {
 fn run(a: RunArgs) -> CliResult {
     let who = "mcpres oauth run";
     let env = parse_env(&a.env).map_err(|e| CliError::Unusable(format!("{who}: {e}")))?;
-    let (program, rest) = a
-        .command
-        .split_first()
-        .ok_or_else(|| CliError::Unusable(format!("{who}: no PROGRAM after --")))?;
-    let resolved = resolve_program(program).ok_or_else(|| {
-        CliError::Unusable(format!(
-            "{who}: PROGRAM {} is not an existing file (bare names are looked up in PATH)",
-            escaped(program)
-        ))
-    })?;
+    let launch = match a.command.split_first() {
+        None if a.resource.is_some() => None,
+        None => return Err(CliError::Unusable(format!("{who}: no PROGRAM after --"))),
+        Some((program, rest)) => {
+            let resolved = resolve_program(program).ok_or_else(|| {
+                CliError::Unusable(format!(
+                    "{who}: PROGRAM {} is not an existing file (bare names are looked up in PATH)",
+                    escaped(program)
+                ))
+            })?;
+            Some(Launch {
+                program: resolved,
+                args: rest.to_vec(),
+                env,
+            })
+        }
+    };
+    // Usage errors are reported before the run isolates itself.
+    if launch
+        .as_ref()
+        .is_some_and(|l| !mcpres::produce::profile::web::names_port(l))
+    {
+        return Err(CliError::Unusable(format!(
+            "{who}: the subject's command must say where its port goes ({{port}})"
+        )));
+    }
+    if std::fs::symlink_metadata(&a.output).is_ok() {
+        return Err(CliError::Unusable(format!(
+            "{who}: {} exists; mcpres never overwrites an evaluation",
+            a.output.display()
+        )));
+    }
+    let network_namespace = isolation(who, &a)?;
     let options = runner::Options {
-        launch: Launch {
-            program: resolved,
-            args: rest.to_vec(),
-            env,
-        },
+        launch,
+        resource: a.resource.clone().map(|url| runner::Resource {
+            url,
+            artifact: a.subject_artifact.clone().unwrap_or_default(),
+        }),
+        issuer_port: a.issuer_port,
+        network_namespace,
+        cancel: std::sync::Arc::default(),
         revision: a.revision.into(),
         out: a.output.clone(),
         startup: Duration::from_millis(a.startup_timeout_ms.max(1)),
         answer: Duration::from_millis(a.answer_timeout_ms.max(1)),
         fixture_defects: defects(&a.fixture_defects),
     };
+    let cancel = options.cancel.clone();
+    let resource_mode = options.resource.is_some();
     super::profile_run::track_descendants(who);
-    let outcome = runner::run(&options, &mut |row| {
-        eprintln!(
-            "{who}: {} {} {} ({})",
-            row.id,
-            row.source.as_str(),
-            row.verdict.as_str(),
-            row.reason
-        );
-    })
-    .map_err(|e| match e {
+    let result = super::profile_run::run_cancellable(
+        who,
+        "no evaluation was written",
+        cancel,
+        &a.output,
+        move |tx| {
+            runner::run(&options, &mut |event| {
+                let _ = tx.send(event);
+            })
+        },
+        |event| match event {
+            Event::Started { issuer, redirect } => {
+                eprintln!(
+                    "{who}: fixture issuer {issuer}; redirect listener {redirect}; network namespace: {}",
+                    if network_namespace { "yes" } else { "no" }
+                );
+                if resource_mode {
+                    eprintln!(
+                        "{who}: start the subject with the issuer {issuer} (e.g. --auth-issuer {issuer}); waiting for it"
+                    );
+                }
+            }
+            Event::Check(row) => eprintln!(
+                "{who}: {} {} {} ({})",
+                row.id,
+                row.source.as_str(),
+                row.verdict.as_str(),
+                row.reason
+            ),
+        },
+    )?;
+    let outcome = result.map_err(|e| match e {
         OauthRunError::NothingObserved => CliError::Failing(format!("{who}: {e}")),
         _ => CliError::Unusable(format!("{who}: {e}")),
     })?;
@@ -208,4 +287,40 @@ fn run(a: RunArgs) -> CliResult {
     } else {
         Exit::Valid
     })
+}
+
+/// Decide the run's network isolation: `true` when this process already
+/// runs inside its own network namespace (re-executed, `lo` brought up and
+/// checked); otherwise, unless told not to, re-execute under `unshare -rn`
+/// (this call then does not return). When isolation is not possible: exit
+/// 2 if `--isolate-network` asked for it, else say so and go on without.
+fn isolation(who: &str, a: &RunArgs) -> Result<bool, CliError> {
+    if std::env::var_os(isolate::INSIDE_ENV).is_some() {
+        return isolate::enter()
+            .map(|_| true)
+            .map_err(|e| CliError::Unusable(format!("{who}: network namespace: {e}")));
+    }
+    if a.no_isolate_network {
+        return Ok(false);
+    }
+    let why = if a.resource.is_some() {
+        "a subject mcpres does not start (--resource) lives outside any namespace the run could make, so it would be unreachable".to_string()
+    } else {
+        match isolate::available() {
+            Ok(unshare) => {
+                let e = isolate::reexec(&unshare);
+                format!("cannot execute {}: {e}", unshare.display())
+            }
+            Err(why) => why,
+        }
+    };
+    if a.isolate_network {
+        return Err(CliError::Unusable(format!(
+            "{who}: --isolate-network: the run cannot be isolated: {why}"
+        )));
+    }
+    eprintln!(
+        "{who}: the network is not isolated ({why}); external requests are counted from records only"
+    );
+    Ok(false)
 }

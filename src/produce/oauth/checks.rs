@@ -220,6 +220,8 @@ fn post_open(o: &OauthCtx, rec: &Rec, server: &Server, token: Option<&str>) -> (
     let resp = o
         .ctx
         .post_fresh(rec, server, &Session::default(), &msg, &shape);
+    // After each exchange: did the subject open a connection off loopback?
+    o.sample_subject(server);
     (resp, id)
 }
 

@@ -13,19 +13,21 @@
 pub mod canned;
 pub mod checks;
 pub mod flow;
+pub mod isolate;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::net::{IpAddr, SocketAddr, TcpListener};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
 use super::profile::check::{CheckRun, Ctx, Obs, Verdict};
 use super::profile::probe::Launch;
 use super::profile::web::{self, Rec, Web};
-use super::profile::{RemoveOnError, subject_identity, truncate};
+use super::profile::{Identity, RemoveOnError, subject_identity, truncate};
 use crate::fsio::DirHandle;
 use crate::json::canonical;
 use crate::model::vocab::ProbeOutcome;
@@ -41,13 +43,37 @@ pub const SCOPE: &str = "mcp";
 /// What replaces a credential in every artifact.
 pub const REDACTED: &str = "<synthetic-bearer>";
 
+/// A subject mcpres does not start (`--resource URL`).
+#[derive(Debug, Clone)]
+pub struct Resource {
+    /// Its loopback URL, `http://IP:PORT/mcp`.
+    pub url: String,
+    /// Its artifact (file or directory), whose digest names the subject.
+    pub artifact: PathBuf,
+}
+
+/// The checks that read the subject's process (its stdout and stderr), not
+/// observed against a subject mcpres did not start.
+pub const NEEDS_PROCESS: &[&str] = &["token-storage-omission"];
+
 /// What an OAuth run needs.
 #[derive(Debug, Clone)]
 pub struct Options {
     /// The subject's command; `{port}`, `{issuer}` and `{scope}` in its
     /// arguments and environment are replaced by the port it must listen on,
     /// the fixture's issuer and the scope it must require ([`SCOPE`]).
-    pub launch: Launch,
+    /// `None` with [`Options::resource`].
+    pub launch: Option<Launch>,
+    /// A subject mcpres does not start (then `launch` is `None`).
+    pub resource: Option<Resource>,
+    /// The fixture's port; 0 picks an ephemeral one.
+    pub issuer_port: u16,
+    /// The run takes place in a network namespace of its own whose only
+    /// interface is loopback (checked by the caller, see [`isolate`]).
+    pub network_namespace: bool,
+    /// Set by a termination signal: no check starts any more, the run ends
+    /// with [`OauthRunError::Cancelled`] and nothing is kept.
+    pub cancel: Arc<AtomicBool>,
     pub revision: Revision,
     pub out: PathBuf,
     pub startup: Duration,
@@ -65,6 +91,14 @@ pub enum OauthRunError {
     Fixture(String),
     #[error("no check could be observed against this subject; nothing to evaluate")]
     NothingObserved,
+    #[error("the run was cancelled; nothing was kept")]
+    Cancelled,
+    #[error("nothing accepts connections at {0}: start the subject with the issuer printed above")]
+    ResourceUnreachable(String),
+    #[error(
+        "refusing to evaluate: the subject's protected-resource metadata names the authorization server(s) {named:?}, not (only) the run's fixture {issuer}"
+    )]
+    ForeignAuthorizationServer { named: Vec<String>, issuer: String },
     #[error(
         "refusing to write {path}: it holds credential material ({what} at {pointer}); nothing was kept"
     )]
@@ -110,6 +144,10 @@ pub struct Network {
     pub attempts: Vec<(String, bool)>,
     /// Non-loopback targets refused before connect.
     pub refused: Vec<String>,
+    /// How often the subject's sockets were sampled.
+    pub subject_samples: usize,
+    /// The remote addresses off loopback seen on the subject's sockets.
+    pub subject_external: BTreeSet<String>,
 }
 
 /// The run's context: the profile runner's [`Ctx`] and the fixture.
@@ -203,6 +241,21 @@ impl OauthCtx<'_> {
                 Err(e.replace(url, target))
             }
         }
+    }
+
+    /// Sample the sockets of the subject process of `server` (and its
+    /// descendants): each remote address off loopback is an external
+    /// request of the subject. Nothing is sampled for a subject mcpres did
+    /// not start.
+    pub fn sample_subject(&self, server: &web::Server) {
+        let Some(probe) = &server.probe else {
+            return;
+        };
+        let peers = isolate::external_peers(probe.pid());
+        let mut net = self.network.lock().expect("network lock");
+        net.subject_samples += 1;
+        net.subject_external
+            .extend(peers.iter().map(|a| a.to_string()));
     }
 
     /// Count a refusal of the subject, and whether its headers or body
@@ -317,6 +370,18 @@ fn contains(hay: &[u8], needle: &[u8]) -> bool {
     hay.windows(needle.len()).any(|w| w == needle)
 }
 
+/// What the run reports while it runs.
+#[derive(Debug, Clone)]
+pub enum Event {
+    /// The fixture is listening: the issuer a subject must be given.
+    Started {
+        issuer: String,
+        redirect: SocketAddr,
+    },
+    /// A check finished.
+    Check(Row),
+}
+
 /// One finished check, for the closing table.
 #[derive(Debug, Clone)]
 pub struct Row {
@@ -367,7 +432,7 @@ fn with_issuer(launch: &Launch, issuer: &str) -> Launch {
 
 /// Run the checks this runner implements and write the evaluation directory
 /// `options.out` (which must not exist).
-pub fn run(options: &Options, report: &mut dyn FnMut(&Row)) -> Result<Outcome, OauthRunError> {
+pub fn run(options: &Options, report: &mut dyn FnMut(Event)) -> Result<Outcome, OauthRunError> {
     let registry = Registry::builtin()
         .map_err(|e| OauthRunError::Usage(format!("the built-in registry is unusable: {e}")))?;
     let profile = registry
@@ -385,11 +450,37 @@ pub fn run(options: &Options, report: &mut dyn FnMut(&Row)) -> Result<Outcome, O
             options.out.display()
         )));
     }
-    if !web::names_port(&options.launch) {
-        return Err(OauthRunError::Usage(
-            "the subject's command must say where its port goes ({port})".into(),
-        ));
-    }
+    let (target_ip, target_port) = match (&options.launch, &options.resource) {
+        (Some(launch), None) => {
+            if !web::names_port(launch) {
+                return Err(OauthRunError::Usage(
+                    "the subject's command must say where its port goes ({port})".into(),
+                ));
+            }
+            (IpAddr::from([127, 0, 0, 1]), 0)
+        }
+        (None, Some(r)) => {
+            let (ip, port, path) = web::parse_url(&r.url)
+                .map_err(|e| OauthRunError::Usage(e.replace("--http", "--resource")))?;
+            if port == 0 || path != "/mcp" {
+                return Err(OauthRunError::Usage(format!(
+                    "--resource {}: the URL must name the subject's port and the path /mcp (the resource the runner's tokens are for)",
+                    r.url
+                )));
+            }
+            (ip, port)
+        }
+        _ => {
+            return Err(OauthRunError::Usage(
+                "give either the subject's command (after --) or --resource URL, not both".into(),
+            ));
+        }
+    };
+    let identity = match (&options.launch, &options.resource) {
+        (Some(launch), _) => subject_identity(launch, None),
+        (None, Some(r)) => resource_identity(r)?,
+        (None, None) => unreachable!("checked above"),
+    };
     let loopback = IpAddr::from([127, 0, 0, 1]);
     // The redirect listener: held for the run, released at its end.
     let redirect = TcpListener::bind(SocketAddr::new(loopback, 0))
@@ -399,6 +490,7 @@ pub fn run(options: &Options, report: &mut dyn FnMut(&Row)) -> Result<Outcome, O
         .map_err(|e| OauthRunError::Fixture(e.to_string()))?;
     let redirect_uri = format!("http://{redirect_addr}/callback");
     let fixture = Fixture::start(FixtureConfig {
+        port: options.issuer_port,
         allowed_scopes: vec![SCOPE.into()],
         defects: options.fixture_defects.clone(),
         ..FixtureConfig::default()
@@ -415,16 +507,21 @@ pub fn run(options: &Options, report: &mut dyn FnMut(&Row)) -> Result<Outcome, O
         .register_impostor("mcpres-oauth-run-impostor", &[&redirect_uri], &client_id)
         .map_err(|e| OauthRunError::Fixture(e.to_string()))?;
     let issuer = fixture.issuer().to_string();
-    let launch = with_issuer(&options.launch, &issuer);
+    report(Event::Started {
+        issuer: issuer.clone(),
+        redirect: redirect_addr,
+    });
+    let launch = options.launch.as_ref().map(|l| with_issuer(l, &issuer));
     let mut ctx = Ctx::new(
-        Some(&launch),
+        launch.as_ref(),
         options.revision,
         options.startup,
         options.answer,
     );
+    ctx.cancel = options.cancel.clone();
     ctx.web = Some(Web {
-        ip: loopback,
-        port: 0,
+        ip: target_ip,
+        port: target_port,
         path: "/mcp".into(),
         bearer: None,
         bearer_env: None,
@@ -440,7 +537,11 @@ pub fn run(options: &Options, report: &mut dyn FnMut(&Row)) -> Result<Outcome, O
         secrets: Arc::default(),
         network: Mutex::default(),
         refusals: Mutex::default(),
-        required_scope: names_scope(&options.launch).then(|| SCOPE.to_string()),
+        required_scope: options
+            .launch
+            .as_ref()
+            .is_some_and(names_scope)
+            .then(|| SCOPE.to_string()),
         grant_scopes: Mutex::default(),
     };
     let secrets = octx.secrets.clone();
@@ -448,6 +549,36 @@ pub fn run(options: &Options, report: &mut dyn FnMut(&Row)) -> Result<Outcome, O
         path: path.to_path_buf(),
         source,
     };
+    if options.resource.is_some() {
+        // The operator starts the subject with the issuer just reported; it
+        // has the startup timeout to accept connections.
+        let addr = SocketAddr::new(target_ip, target_port);
+        let until = Instant::now() + options.startup;
+        while !web::accepting(addr) {
+            if Instant::now() >= until || options.cancel.load(Ordering::SeqCst) {
+                return Err(OauthRunError::ResourceUnreachable(addr.to_string()));
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        // Only the run's fixture may be named: a token of any other
+        // authorization server would be a credential the run did not mint.
+        let prm = checks::fetch_json(
+            &octx,
+            &format!("http://{addr}/.well-known/oauth-protected-resource/mcp"),
+        );
+        if let Some(named) = prm.get("authorization_servers").and_then(Value::as_array) {
+            let named: Vec<String> = named
+                .iter()
+                .map(|v| v.as_str().unwrap_or("(not a string)").to_string())
+                .collect();
+            if named
+                .iter()
+                .any(|n| n.trim_end_matches('/') != issuer.trim_end_matches('/'))
+            {
+                return Err(OauthRunError::ForeignAuthorizationServer { named, issuer });
+            }
+        }
+    }
     let dir = DirHandle::create_new(&options.out).map_err(|e| io(&options.out, e))?;
     let mut guard = RemoveOnError {
         path: options.out.clone(),
@@ -486,7 +617,17 @@ pub fn run(options: &Options, report: &mut dyn FnMut(&Row)) -> Result<Outcome, O
         if !applicable.iter().any(|a| a == id) {
             continue;
         }
-        let c = runner(&octx);
+        if options.cancel.load(Ordering::SeqCst) {
+            return Err(OauthRunError::Cancelled);
+        }
+        let c = if options.launch.is_none() && NEEDS_PROCESS.contains(id) {
+            CheckRun::not_observed(
+                id,
+                "the subject was not started by mcpres: its stdout and stderr cannot be read",
+            )
+        } else {
+            runner(&octx)
+        };
         let (verdict, why, detail) = c.verdict();
         if let Some(server) = &c.server {
             write(format!("artifacts/{id}/server.json"), server.clone())?;
@@ -519,7 +660,7 @@ pub fn run(options: &Options, report: &mut dyn FnMut(&Row)) -> Result<Outcome, O
             reason: why.clone(),
             detail: detail.clone(),
         };
-        report(&row);
+        report(Event::Check(row.clone()));
         run_checks.push(json!({
             "id": id,
             "evidenceSource": source.as_str(),
@@ -543,6 +684,9 @@ pub fn run(options: &Options, report: &mut dyn FnMut(&Row)) -> Result<Outcome, O
             }));
         }
         rows.push(row);
+    }
+    if options.cancel.load(Ordering::SeqCst) {
+        return Err(OauthRunError::Cancelled);
     }
     if cases.is_empty() {
         return Err(OauthRunError::NothingObserved);
@@ -604,7 +748,18 @@ pub fn run(options: &Options, report: &mut dyn FnMut(&Row)) -> Result<Outcome, O
     let listener_closed = gone(fixture_inode, fixture_addr);
     let redirect_released = gone(redirect_inode, redirect_addr);
     let network = network.into_inner().expect("network lock");
-    let external = fixture_fetches_off_loopback;
+    // External requests, counted from records: the runner's own connections
+    // (loopback IP literals only, by `OauthCtx::guarded`: any other target
+    // is refused before a socket exists), the fixture's outbound fetches off
+    // loopback, and the distinct remote addresses off loopback sampled on
+    // the subject's sockets.
+    let runner_off_loopback = network
+        .attempts
+        .iter()
+        .filter(|(t, _)| web::parse_url(t).is_err())
+        .count();
+    let external =
+        runner_off_loopback + fixture_fetches_off_loopback + network.subject_external.len();
     let listener_doc = json!({
         "issuer": issuer,
         "address": fixture_addr.to_string(),
@@ -623,7 +778,6 @@ pub fn run(options: &Options, report: &mut dyn FnMut(&Row)) -> Result<Outcome, O
         "subjectRefusalsEchoingTheToken": refusals_echoing,
     });
     let cleanup_sha = write("artifacts/cleanup.json".into(), cleanup_doc)?;
-    let identity = subject_identity(&options.launch, None);
     let runtime = match identity.runtime_name {
         "node" => "node",
         "python" => "python",
@@ -720,7 +874,7 @@ pub fn run(options: &Options, report: &mut dyn FnMut(&Row)) -> Result<Outcome, O
             row.verdict = Verdict::NotObserved;
             row.reason = finding.code.as_str().to_string();
             row.detail = format!("revised by the standard's rules: {}", finding.message);
-            report(row);
+            report(Event::Check(row.clone()));
             if let Some(c) = run_checks.iter_mut().find(|c| c["id"] == *id) {
                 c["verdict"] = json!(row.verdict.as_str());
                 c["reason"] = json!(row.reason);
@@ -738,9 +892,36 @@ pub fn run(options: &Options, report: &mut dyn FnMut(&Row)) -> Result<Outcome, O
     let eval_bytes = canonical::to_vec(&evaluation).expect("plain JSON");
     dir.write_new(Path::new("evaluation.json"), &eval_bytes)
         .map_err(|e| io(&options.out.join("evaluation.json"), e))?;
+    let sampling = if options.launch.is_some() {
+        json!(
+            "the sockets of the subject and its descendants, read from /proc after each exchange with it; a connection opened and closed between two samples is missed"
+        )
+    } else {
+        json!("not observed: the subject was not started by mcpres, so its sockets cannot be read")
+    };
     let run_doc = json!({
         "schemaVersion": RUN_SCHEMA,
         "profile": {"id": profile.id, "protocolRevision": rev},
+        "subject": match &options.resource {
+            Some(r) => json!({"resource": r.url, "startedByMcpres": false}),
+            None => json!({"startedByMcpres": true}),
+        },
+        "networkNamespace": options.network_namespace,
+        "networkInterfaces": isolate::interfaces(),
+        "externalRequests": {
+            "total": external,
+            "runnerConnectionsOffLoopback": runner_off_loopback,
+            "runnerRefusedBeforeConnect": network.refused.len(),
+            "fixtureFetchesOffLoopback": fixture_fetches_off_loopback,
+            "subjectPeersOffLoopback": network.subject_external.iter().collect::<Vec<_>>(),
+            "subjectSocketSamples": network.subject_samples,
+            "subjectSocketSampling": sampling,
+            "how": if options.network_namespace {
+                "the run took place in a network namespace of its own whose only interface is loopback: a connection to any other address fails before it leaves the machine; the counts above are what was recorded besides"
+            } else {
+                "not isolated: the counts above are what was recorded; a subject connection the sampling missed would not be counted"
+            },
+        },
         "evaluationFileSha256": canonical::sha256_hex(&eval_bytes),
         "checks": run_checks,
         "notImplemented": not_implemented,
@@ -758,6 +939,21 @@ pub fn run(options: &Options, report: &mut dyn FnMut(&Row)) -> Result<Outcome, O
             .as_str()
             .unwrap_or_default()
             .to_string(),
+    })
+}
+
+/// The identity of a subject mcpres did not start: its artifact's digest.
+fn resource_identity(r: &Resource) -> Result<Identity, OauthRunError> {
+    let (sha, _) = crate::produce::harness::artifact_digest(&r.artifact).map_err(|e| {
+        OauthRunError::Usage(format!("--subject-artifact {}: {e}", r.artifact.display()))
+    })?;
+    let target = json!({"url": r.url, "artifactSha256": sha});
+    Ok(Identity {
+        language: "OTHER",
+        runtime_name: "other",
+        runtime_version: "unknown (not started by mcpres)".into(),
+        artifact_sha256: sha,
+        target_sha256: canonical::sha256_hex(&canonical::to_vec(&target).expect("plain JSON")),
     })
 }
 

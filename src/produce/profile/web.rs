@@ -1022,6 +1022,17 @@ impl Ctx<'_> {
 /// state as `/proc/net/tcp` writes it: `01` established, `08` close-wait,
 /// `0A` listen, ...).
 pub fn sockets_of(pids: &[u32]) -> Vec<(u16, u16, String)> {
+    socket_peers(pids)
+        .into_iter()
+        .map(|(local, remote, state)| (local, remote.port(), state))
+        .collect()
+}
+
+/// The TCP sockets the processes `pids` hold, with the remote address:
+/// (local port, remote address, state). A listener's remote address is the
+/// unspecified address with port 0. Read from `/proc/net/tcp{,6}` of the
+/// caller's network namespace.
+pub fn socket_peers(pids: &[u32]) -> Vec<(u16, SocketAddr, String)> {
     let mut inodes = std::collections::BTreeSet::new();
     for pid in pids {
         let Ok(fds) = std::fs::read_dir(format!("/proc/{pid}/fd")) else {
@@ -1038,12 +1049,6 @@ pub fn sockets_of(pids: &[u32]) -> Vec<(u16, u16, String)> {
             }
         }
     }
-    let port = |field: &str| {
-        field
-            .rsplit_once(':')
-            .and_then(|(_, p)| u16::from_str_radix(p, 16).ok())
-            .unwrap_or(0)
-    };
     let mut out = Vec::new();
     for file in ["/proc/net/tcp", "/proc/net/tcp6"] {
         let Ok(text) = std::fs::read_to_string(file) else {
@@ -1052,11 +1057,32 @@ pub fn sockets_of(pids: &[u32]) -> Vec<(u16, u16, String)> {
         for line in text.lines().skip(1) {
             let f: Vec<&str> = line.split_whitespace().collect();
             if f.len() > 9 && inodes.contains(f[9]) {
-                out.push((port(f[1]), port(f[2]), f[3].to_string()));
+                let local = proc_net_addr(f[1]).map_or(0, |a| a.port());
+                let remote = proc_net_addr(f[2])
+                    .unwrap_or_else(|| SocketAddr::new(IpAddr::from([0, 0, 0, 0]), 0));
+                out.push((local, remote, f[3].to_string()));
             }
         }
     }
     out
+}
+
+/// An address as `/proc/net/tcp{,6}` writes it: the address's bytes as
+/// 32-bit words in host byte order, in hex, then `:` and the port in hex.
+pub fn proc_net_addr(field: &str) -> Option<SocketAddr> {
+    let (addr, port) = field.rsplit_once(':')?;
+    let port = u16::from_str_radix(port, 16).ok()?;
+    let mut bytes = Vec::with_capacity(16);
+    for i in (0..addr.len()).step_by(8) {
+        let word = u32::from_str_radix(addr.get(i..i + 8)?, 16).ok()?;
+        bytes.extend_from_slice(&word.to_ne_bytes());
+    }
+    let ip = match bytes.len() {
+        4 => IpAddr::from(<[u8; 4]>::try_from(bytes).ok()?),
+        16 => IpAddr::from(<[u8; 16]>::try_from(bytes).ok()?),
+        _ => return None,
+    };
+    Some(SocketAddr::new(ip, port))
 }
 
 /// The subject process and its descendants right now.

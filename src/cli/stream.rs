@@ -270,7 +270,7 @@ pub fn run_validate(args: ValidateArgs, require_attested: bool) -> CliResult {
     }
     let limits = args.limits.json();
     let options = Arc::new(super::settings_from(&args, require_attested, &limits)?);
-    let sources = sources(&args, &format!("mcpres {command}"))?;
+    let sources = sources(&args, command)?;
     let workers = rayon::current_num_threads().max(1);
     let window = (workers * WINDOW_PER_WORKER).clamp(WINDOW_MIN, WINDOW_MAX);
 

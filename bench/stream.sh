@@ -32,8 +32,9 @@ trap 'rm -rf "$TMP"' EXIT
 cargo run "${PROFILE[@]}" --no-default-features --quiet --example gen_bench_inputs -- "$TMP" --batch "$MAX"
 echo "load before: $(cut -d' ' -f1-3 /proc/loadavg) (1/5/15 min), $(nproc) CPUs"
 printf '%-8s %-10s %10s %12s %14s %6s\n' inputs order "best s" "bundles/s" "peak RSS KiB" exit
+find "$TMP/batch" -name '*.json' | sort > "$TMP/all"
 for n in "${SIZES[@]}"; do
-  find "$TMP/batch" -name '*.json' | sort | head -n "$n" > "$TMP/list"
+  head -n "$n" "$TMP/all" > "$TMP/list"
   for order in ordered unordered; do
     flag=()
     [ "$order" = unordered ] && flag=(--unordered)

@@ -47,16 +47,18 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             std::fs::write(&p, &bytes).map(|()| p)
         })
         .collect::<Result<_, _>>()?;
-    let from_path =
-        |i: usize| mcpres::validate(&paths[i % files], &options).valid();
+    let from_path = |i: usize| mcpres::validate(&paths[i % files], &options).valid();
     let paths_serial = best_of_three(n, || (0..n).map(from_path).filter(|v| *v).count());
-    let paths_parallel =
-        best_of_three(n, || (0..n).into_par_iter().map(from_path).filter(|v| *v).count());
+    let paths_parallel = best_of_three(n, || {
+        (0..n).into_par_iter().map(from_path).filter(|v| *v).count()
+    });
 
     println!(
         "{n} bundles of {} bytes, {threads} threads; load {}",
         bytes.len(),
-        std::fs::read_to_string("/proc/loadavg").unwrap_or_default().trim()
+        std::fs::read_to_string("/proc/loadavg")
+            .unwrap_or_default()
+            .trim()
     );
     println!("bytes, 1 thread:        {serial:>9.0} bundles/s");
     println!("bytes, {threads} threads:       {parallel:>9.0} bundles/s");

@@ -290,7 +290,7 @@ fn a_mixture_of_arguments_lists_and_folders_keeps_the_exit_rules() {
     std::fs::copy(vector("valid-bundle.json"), folder.join("a.json")).unwrap();
     std::fs::copy(vector("valid-bundle.json"), folder.join("b.json")).unwrap();
     // Valid only: 0.
-    let list = list_file(tmp.path(), "valid", &[folder.clone()]);
+    let list = list_file(tmp.path(), "valid", std::slice::from_ref(&folder));
     let o = mcpres(&[
         "validate",
         "--format",

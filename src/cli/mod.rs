@@ -463,7 +463,7 @@ fn settings_from(
         None => None,
     };
     Ok(ValidateOptions {
-        limits: limits.clone(),
+        limits: *limits,
         dir_limits: args.limits.dir(),
         trust_policy,
         at: args.at,

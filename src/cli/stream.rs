@@ -250,6 +250,16 @@ impl Tally {
     }
 }
 
+/// One worker per core, or `RAYON_NUM_THREADS` (the variable that sized the
+/// thread pool batches used before they were streamed).
+fn worker_count() -> usize {
+    std::env::var("RAYON_NUM_THREADS")
+        .ok()
+        .and_then(|v| v.trim().parse::<usize>().ok())
+        .filter(|&n| n > 0)
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+}
+
 pub fn run_validate(args: ValidateArgs, require_attested: bool) -> CliResult {
     let command = if require_attested {
         "verify"
@@ -271,7 +281,7 @@ pub fn run_validate(args: ValidateArgs, require_attested: bool) -> CliResult {
     let limits = args.limits.json();
     let options = Arc::new(super::settings_from(&args, require_attested, &limits)?);
     let sources = sources(&args, command)?;
-    let workers = rayon::current_num_threads().max(1);
+    let workers = worker_count();
     let window = (workers * WINDOW_PER_WORKER).clamp(WINDOW_MIN, WINDOW_MAX);
 
     let (token_tx, token_rx) = mpsc::sync_channel::<()>(window);

@@ -3,8 +3,13 @@
 //!
 //! The validator path (`json`, `diag`, `schema`, `model`, `attest`, `bundle`, `validate`) needs no
 //! async runtime; the reference server sits behind the `server` feature.
+//!
+//! To check documents from your own program, start at [`api`]: [`validate()`],
+//! [`verify()`], [`canonicalize()`] and [`digest()`] return what the `mcpres`
+//! command prints.
 #![forbid(unsafe_code)]
 
+pub mod api;
 pub mod attest;
 pub mod bundle;
 pub mod diag;
@@ -19,3 +24,5 @@ pub mod validate;
 
 #[cfg(feature = "server")]
 pub mod server;
+
+pub use api::{canonicalize, digest, validate, verify};

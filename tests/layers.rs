@@ -23,6 +23,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("server", 4),
     ("validate", 5),
     ("produce", 6),
+    ("api", 6),
     ("cli", 7),
 ];
 

@@ -23,22 +23,19 @@ mod render;
 mod run;
 #[cfg(feature = "server")]
 mod serve;
+mod stream;
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use mcpres::attest::policy::VerifierPolicy;
 use mcpres::json::time::Timestamp;
 
 use clap::{Parser, Subcommand, ValueEnum};
-use rayon::prelude::*;
-use serde_json::Value;
 
+use mcpres::api::{self, ValidateOptions};
 use mcpres::bundle::{self, LoadError};
-use mcpres::diag::{Report, codes};
-use mcpres::json::{self, Limits, canonical};
+use mcpres::json::{Limits, canonical};
 use mcpres::produce::pack;
-use mcpres::validate;
 
 pub use render::Format;
 
@@ -199,9 +196,19 @@ struct MigrateArgs {
 
 #[derive(Debug, clap::Args)]
 struct ValidateArgs {
-    /// Files or bundle directories to validate (checked in parallel).
-    #[arg(required = true)]
+    /// Files or bundle directories to validate (checked in parallel). A bare
+    /// `-` reads a list of inputs from standard input, as `--files-from -`
+    /// does; a file named `-` is `./-`.
+    #[arg(required_unless_present = "files_from")]
     paths: Vec<PathBuf>,
+    /// Also validate the inputs listed in FILE, one path per line (after the
+    /// arguments); `-` reads the list from standard input.
+    #[arg(long, value_name = "FILE")]
+    files_from: Option<PathBuf>,
+    /// Write each result as soon as it is known, in completion order (the
+    /// default is input order).
+    #[arg(long)]
+    unordered: bool,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Human)]
     format: Format,
@@ -354,8 +361,8 @@ pub fn main() -> u8 {
 
 fn dispatch(command: Command) -> CliResult {
     match command {
-        Command::Validate(args) => run_validate(args, false),
-        Command::Verify(args) => run_validate(args, true),
+        Command::Validate(args) => stream::run_validate(args, false),
+        Command::Verify(args) => stream::run_validate(args, true),
         Command::Keygen(args) => attest::run_keygen(args.into_checked()?),
         Command::Sign(args) => attest::run_sign(args.into_checked()?),
         Command::TrustPolicy(command) => attest::run_trust_policy(command.into_checked()?),
@@ -422,138 +429,13 @@ pub fn expect_file(path: &Path, who: &str, what: &str) -> Result<(), CliError> {
     Ok(())
 }
 
-/// The result of checking one input.
-pub struct Outcome {
-    pub path: PathBuf,
-    pub result: Result<Checked, LoadError>,
-}
-
-/// A readable input and its report.
-pub struct Checked {
-    pub report: Report,
-    pub source: Option<Vec<u8>>,
-}
-
-impl Outcome {
-    pub fn exit(&self) -> Exit {
-        match &self.result {
-            Err(_) => Exit::Unusable,
-            Ok(c) if c.report.valid => Exit::Valid,
-            Ok(c)
-                if c.report
-                    .findings
-                    .iter()
-                    .any(|f| f.code == codes::INPUT_INVALID) =>
-            {
-                Exit::Unusable
-            }
-            Ok(_) => Exit::Failing,
-        }
-    }
-}
-
-/// Validate one loaded document, storage findings first.
-pub fn check_loaded(loaded: bundle::Loaded, options: &Settings) -> Checked {
-    if let (Some(dir), false) = (&loaded.field_dir, options.require_attested) {
-        return Checked {
-            report: validate::field_dir::validate_field_dir(dir),
-            source: None,
-        };
-    }
-    if let (Some(dir), false) = (&loaded.profile_dir, options.require_attested) {
-        let report = validate::profile_dir::validate_profile_dir(dir);
-        return Checked {
-            report,
-            source: None,
-        };
-    }
-    let Some(doc) = &loaded.doc else {
-        return Checked {
-            report: Report::from_findings(loaded.storage_findings, Vec::new(), None),
-            source: loaded.source,
-        };
-    };
-    let report = if options.require_attested {
-        // `verify` judges every input as an attested wrapper, as the reference
-        // attestation validators do; other documents fail its schema.
-        let mut report = validate::attested::validate_attested(doc, &options.validate);
-        let family = validate::family_of(doc);
-        if family != validate::Family::Attested
-            && doc.get("schemaVersion").is_some()
-            && let Some(first) = report.findings.first_mut()
-        {
-            first.message = format!(
-                "this is a {}, not an attested bundle (mcp-res.attested-conformance-bundle/0.2.0): {}",
-                family.name(),
-                first.message
-            );
-            first.hint =
-                "Use `mcpres validate` for other documents, or `mcpres sign` to attest a bundle."
-                    .to_owned();
-        }
-        report
-    } else if doc.get("schemaVersion").and_then(Value::as_str) == Some(TRUST_POLICY_VERSION) {
-        trust_policy_as_input()
-    } else {
-        validate::validate_document(doc, &options.validate)
-    };
-    let report = if loaded.storage_findings.is_empty() {
-        report
-    } else {
-        let mut findings = loaded.storage_findings;
-        findings.extend(report.findings);
-        let mut merged =
-            Report::from_findings(findings, report.schema_errors, report.evidence_class);
-        merged.extra = report.extra;
-        merged
-    };
-    Checked {
-        report,
-        source: loaded.source,
-    }
-}
-
-/// The `schemaVersion` of a trust policy.
-const TRUST_POLICY_VERSION: &str = "mcp-res.trust-policy/0.2.0";
-
-/// A trust policy given as a document to validate: it is no evidence, and
-/// judging it as a bundle would only list bundle findings. It is unusable
-/// input (exit 2), named for what it is.
-fn trust_policy_as_input() -> Report {
-    let mut finding = mcpres::diag::Finding::new(
-        codes::INPUT_INVALID,
-        "/schemaVersion",
-        "this is a trust policy (mcp-res.trust-policy/0.2.0), not a document to validate: pass it with --trust-policy",
-    );
-    finding.hint = "mcpres verify ATTESTED.json --trust-policy POLICY.json checks an attested bundle against it".to_owned();
-    Report::from_findings(vec![finding], Vec::new(), None)
-}
-
-/// Load and validate one path, with the JSON and directory-form limits.
-pub fn check_path_with(
-    path: &Path,
-    limits: &Limits,
-    dir_limits: &bundle::dir::DirLimits,
-    settings: &Settings,
-) -> Outcome {
-    Outcome {
-        path: path.to_path_buf(),
-        result: bundle::load_with(path, limits, dir_limits).map(|l| check_loaded(l, settings)),
-    }
-}
-
-/// What `validate` and `verify` pass to every document.
-pub struct Settings {
-    pub validate: validate::Options,
-    /// `verify`: anything but an attested bundle is unusable input.
-    pub require_attested: bool,
-}
-
+/// What `validate` and `verify` pass to every document: the library's
+/// options, read from the flags.
 fn settings_from(
     args: &ValidateArgs,
     require_attested: bool,
     limits: &Limits,
-) -> Result<Settings, CliError> {
+) -> Result<ValidateOptions, CliError> {
     let command = if require_attested {
         "mcpres verify"
     } else {
@@ -580,13 +462,12 @@ fn settings_from(
         }
         None => None,
     };
-    Ok(Settings {
-        validate: validate::Options {
-            trust_policy,
-            at: args.at,
-            original_result,
-        },
-        require_attested,
+    Ok(ValidateOptions {
+        limits: *limits,
+        dir_limits: args.limits.dir(),
+        trust_policy,
+        at: args.at,
+        original_result,
     })
 }
 
@@ -625,66 +506,6 @@ fn parse_at(text: &str) -> Result<Timestamp, String> {
     Timestamp::parse(text).ok_or_else(|| {
         format!("{text:?} is not an RFC 3339 date-time (for example 2026-11-30T12:00:00Z)")
     })
-}
-
-fn run_validate(args: ValidateArgs, require_attested: bool) -> CliResult {
-    // The global timeout guards directory validation and batches. One file is
-    // bounded by --max-bytes and never blocks (FIFOs and devices are refused),
-    // so it does not pay for the watchdog thread.
-    let watched = args.paths.len() > 1
-        || args
-            .paths
-            .iter()
-            .any(|p| std::fs::symlink_metadata(p).is_ok_and(|m| m.is_dir()));
-    if watched {
-        args.limits.start_timeout(if require_attested {
-            "verify"
-        } else {
-            "validate"
-        });
-    }
-    let limits = args.limits.json();
-    let dir_limits = args.limits.dir();
-    let settings = settings_from(&args, require_attested, &limits)?;
-    // A folder of bundles stands for the bundles it holds (see `folders`).
-    let expanded = folders::expand(&args.paths);
-    let paths = &expanded.inputs;
-    let total = paths.len();
-    let outcomes: Vec<Outcome> = if total == 1 {
-        vec![check_path_with(&paths[0], &limits, &dir_limits, &settings)]
-    } else {
-        paths
-            .par_iter()
-            .map(|p| check_path_with(p, &limits, &dir_limits, &settings))
-            .collect()
-    };
-    let stdout = std::io::stdout();
-    let mut out = std::io::BufWriter::new(stdout.lock());
-    render::render_all(&outcomes, args.format, args.quiet, &mut out)
-        .and_then(|()| out.flush())
-        .map_err(CliError::output)?;
-    drop(out);
-    let (mut valid, mut invalid, mut unreadable) = (0usize, 0usize, 0usize);
-    for o in &outcomes {
-        match o.exit() {
-            Exit::Valid => valid += 1,
-            Exit::Failing => invalid += 1,
-            Exit::Unusable => unreadable += 1,
-        }
-    }
-    if total > 1 || matches!(args.format, Format::Human) {
-        errln!(
-            "mcpres: checked {total} input{}: {valid} valid, {invalid} invalid, {unreadable} unreadable",
-            if total == 1 { "" } else { "s" }
-        );
-    }
-    let campaigns = folders::report_campaigns(&expanded.campaigns, &limits);
-    Ok(outcomes
-        .iter()
-        .map(Outcome::exit)
-        .max()
-        .unwrap_or(Exit::Valid)
-        .max(campaigns))
 }
 
 fn input_error(e: &LoadError) -> CliError {
@@ -742,10 +563,6 @@ pub fn check_new_file(path: &Path, who: &str) -> Result<(), CliError> {
     }
 }
 
-fn pick<'a>(doc: &'a Value, pointers: &[&str]) -> Option<&'a Value> {
-    pointers.iter().find_map(|p| doc.pointer(p))
-}
-
 fn run_digest(file: &Path, kind: DigestKind) -> CliResult {
     let limits = Limits::default();
     let doc = match bundle::load(file, &limits) {
@@ -758,69 +575,15 @@ fn run_digest(file: &Path, kind: DigestKind) -> CliResult {
         }
         Err(e) => return Err(input_error(&e)),
     };
-    let is_bundle = doc.get("evidence").is_some();
-    let result: Result<String, String> = match kind {
-        DigestKind::Observation => {
-            if doc.get("observationSha256").is_none()
-                && doc.get("schemaVersion").and_then(Value::as_str)
-                    != Some("mcp-res.observation/0.2.0")
-            {
-                Err("expected an observation object".into())
-            } else {
-                canonical::to_vec_without_key(&doc, "observationSha256")
-                    .map(|b| json::sha256_hex(&b))
-                    .map_err(|e| e.to_string())
-            }
-        }
-        DigestKind::Scenario => pick(
-            &doc,
-            &[
-                "/evidence/scenario/descriptor",
-                "/scenario/descriptor",
-                "/descriptor",
-            ],
-        )
-        .or(
-            if doc.get("evidence").is_none() && doc.get("scenario").is_none() {
-                Some(&doc)
-            } else {
-                None
-            },
-        )
-        .ok_or_else(|| "no scenario descriptor found".to_string())
-        .and_then(|d| json::digest(d).map_err(|e| e.to_string())),
-        DigestKind::Evidence => {
-            let target = if is_bundle {
-                doc.get("evidence")
-            } else {
-                Some(&doc)
-            };
-            target
-                .ok_or_else(|| "no evidence found".to_string())
-                .and_then(|d| json::digest(d).map_err(|e| e.to_string()))
-        }
-        DigestKind::Statement => {
-            let target = if doc.get("statement").is_some() {
-                doc.get("statement")
-            } else {
-                Some(&doc)
-            };
-            target
-                .ok_or_else(|| "no statement found".to_string())
-                .and_then(|d| json::digest(d).map_err(|e| e.to_string()))
-        }
-        DigestKind::Execution => match (
-            doc.get("evidence"),
-            doc.pointer("/statement/result").and_then(Value::as_str),
-        ) {
-            (Some(ev), Some(result)) => Ok(validate::core::execution_digest(ev, result)),
-            _ => Err("the execution digest needs a bundle (evidence and statement.result)".into()),
-        },
-        DigestKind::Bundle => pick(&doc, &["/integrity/artifacts", "/artifacts"])
-            .and_then(Value::as_array)
-            .map(|a| validate::core::bundle_digest(a))
-            .ok_or_else(|| "no integrity manifest artifacts found".to_string()),
+    let kind = match kind {
+        DigestKind::Observation => api::DigestKind::Observation,
+        DigestKind::Scenario => api::DigestKind::Scenario,
+        DigestKind::Evidence => api::DigestKind::Evidence,
+        DigestKind::Statement => api::DigestKind::Statement,
+        DigestKind::Execution => api::DigestKind::Execution,
+        DigestKind::Bundle => api::DigestKind::Bundle,
     };
+    let result = api::digest_value(&doc, kind);
     match result {
         Ok(d) => {
             outln!("{d}")?;

@@ -5,9 +5,9 @@ use std::io::Write;
 
 use clap::ValueEnum;
 use miette::{Diagnostic, GraphicalReportHandler, GraphicalTheme, LabeledSpan, NamedSource};
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
-use super::{Checked, Outcome};
+use mcpres::api::{Checked, Outcome, load_error_finding as load_finding};
 use mcpres::bundle::LoadError;
 use mcpres::diag::{Finding, codes};
 use mcpres::json::locate::locate;
@@ -23,31 +23,10 @@ pub enum Format {
     Sarif,
 }
 
-pub fn render_all(
-    outcomes: &[Outcome],
-    format: Format,
-    quiet: bool,
-    out: &mut impl Write,
-) -> std::io::Result<()> {
-    match format {
-        Format::Json => {
-            for o in outcomes {
-                serde_json::to_writer(&mut *out, &json_object(o))?;
-                out.write_all(b"\n")?;
-            }
-            Ok(())
-        }
-        Format::Sarif => {
-            serde_json::to_writer_pretty(&mut *out, &sarif(outcomes))?;
-            out.write_all(b"\n")
-        }
-        Format::Human => {
-            for o in outcomes {
-                human(o, quiet, out)?;
-            }
-            Ok(())
-        }
-    }
+/// One input's JSON line (`--format json`): the library's report object.
+pub fn json_line(o: &Outcome, out: &mut impl Write) -> std::io::Result<()> {
+    serde_json::to_writer(&mut *out, &o.to_json())?;
+    out.write_all(b"\n")
 }
 
 /// A load error for human output (control characters in the path escaped).
@@ -57,47 +36,6 @@ pub fn load_error_text(e: &LoadError) -> String {
         Some(detail) => format!("{}: {text} [{detail}]", e.code()),
         None => format!("{}: {text}", e.code()),
     }
-}
-
-/// The finding of an input that could not be loaded. A path that does not
-/// exist gets a hint about the path, not about writing JSON.
-fn load_finding(e: &LoadError) -> Finding {
-    let mut f = Finding::new(codes::INPUT_INVALID, "", e.to_string());
-    if let LoadError::Io { source, .. } = e
-        && source.kind() == std::io::ErrorKind::NotFound
-    {
-        f.hint =
-            "Nothing exists at this path: check its spelling and the directory mcpres runs in."
-                .to_owned();
-    }
-    f
-}
-
-fn json_object(o: &Outcome) -> Value {
-    let mut m = Map::new();
-    m.insert("file".into(), json!(o.path.display().to_string()));
-    match &o.result {
-        Err(e) => {
-            m.insert("valid".into(), json!(false));
-            m.insert("diagnostics".into(), json!([codes::INPUT_INVALID]));
-            m.insert("message".into(), json!(e.to_string()));
-            m.insert("schemaErrors".into(), json!([]));
-            let mut f = load_finding(e);
-            if let LoadError::Json { source, .. } = e {
-                f.message = format!(
-                    "{} (line {}, column {})",
-                    source.kind, source.line, source.column
-                );
-            }
-            m.insert("findings".into(), json!([f]));
-        }
-        Ok(Checked { report, .. }) => {
-            if let Value::Object(r) = serde_json::to_value(report).unwrap_or(Value::Null) {
-                m.extend(r);
-            }
-        }
-    }
-    Value::Object(m)
 }
 
 /// A finding with its source excerpt, for miette's graphical handler.
@@ -266,7 +204,8 @@ fn is_terminal() -> bool {
     std::io::stdout().is_terminal()
 }
 
-fn human(o: &Outcome, quiet: bool, out: &mut impl Write) -> std::io::Result<()> {
+/// One input in the human format.
+pub fn human(o: &Outcome, quiet: bool, out: &mut impl Write) -> std::io::Result<()> {
     let name = super::output::shown(&o.path);
     match &o.result {
         Err(e) => {
@@ -410,11 +349,18 @@ fn pointer_or_root(pointer: &str) -> &str {
     }
 }
 
-fn sarif(outcomes: &[Outcome]) -> Value {
-    let mut rules: Vec<Value> = Vec::new();
-    let mut seen = std::collections::BTreeSet::new();
-    let mut results = Vec::new();
-    for o in outcomes {
+/// A SARIF 2.1.0 log built one input at a time: each input's sources are
+/// dropped once its results are taken, so only the results are held.
+#[derive(Default)]
+pub struct Sarif {
+    rules: Vec<Value>,
+    seen: std::collections::BTreeSet<mcpres::diag::Code>,
+    results: Vec<Value>,
+}
+
+impl Sarif {
+    /// Add one input's results (and the rules they name).
+    pub fn add(&mut self, o: &Outcome) {
         let uri = o.path.display().to_string();
         let findings: Vec<(Finding, Option<(usize, usize)>)> = match &o.result {
             Err(e) => {
@@ -438,9 +384,9 @@ fn sarif(outcomes: &[Outcome]) -> Value {
                 .collect(),
         };
         for (i, (f, pos)) in findings.into_iter().enumerate() {
-            if seen.insert(f.code) {
+            if self.seen.insert(f.code) {
                 let e = f.code.explanation();
-                rules.push(json!({
+                self.rules.push(json!({
                     "id": f.code,
                     "name": e.title,
                     "shortDescription": {"text": e.title},
@@ -457,7 +403,7 @@ fn sarif(outcomes: &[Outcome]) -> Value {
                 location["physicalLocation"]["region"] =
                     json!({"startLine": line, "startColumn": column});
             }
-            results.push(json!({
+            self.results.push(json!({
                 "ruleId": f.code,
                 "level": "error",
                 "message": {"text": f.message},
@@ -466,18 +412,22 @@ fn sarif(outcomes: &[Outcome]) -> Value {
             }));
         }
     }
-    json!({
-        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
-        "version": "2.1.0",
-        "runs": [{
-            "tool": {"driver": {
-                "name": "mcpres",
-                "version": env!("CARGO_PKG_VERSION"),
-                "rules": rules,
-            }},
-            "results": results,
-        }],
-    })
+
+    /// The whole log.
+    pub fn finish(self) -> Value {
+        json!({
+            "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+            "version": "2.1.0",
+            "runs": [{
+                "tool": {"driver": {
+                    "name": "mcpres",
+                    "version": env!("CARGO_PKG_VERSION"),
+                    "rules": self.rules,
+                }},
+                "results": self.results,
+            }],
+        })
+    }
 }
 
 /// What a valid report says in human output: the evidence class, then the

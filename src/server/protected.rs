@@ -7,7 +7,7 @@
 //! (bounded in time and size, no redirect followed) and refuses to start when
 //! the metadata names another issuer than the configured one (mix-up
 //! defence). While serving, every request other than the metadata document
-//! must carry an access token that verifies (see [`token`]); the check runs
+//! must carry an access token that verifies (see the `token` module); the check runs
 //! right after the Host/Origin check and before the fault schedule. The token
 //! is never logged, put in the injection log or an error, or sent anywhere.
 //!

@@ -193,7 +193,9 @@ fn hostile_strings_are_escaped() {
     assert!(page.contains("id=\"verdict-0\">INVALID<"));
     assert_self_contained(&page);
     assert!(!page.contains("onerror=alert(1)>"));
-    assert!(page.contains("&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;&quot;&gt;&lt;img src=x"));
+    assert!(
+        page.contains("&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;&quot;&gt;&lt;img src=x")
+    );
     assert!(page.contains("&lt;b onmouseover=alert(2)&gt;evil.json"));
     assert!(!page.contains("<b onmouseover"));
     // Every finding carries its explanation.

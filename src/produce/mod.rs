@@ -10,7 +10,7 @@ pub mod harness;
 pub mod migrate;
 pub mod official;
 pub mod pack;
-pub mod report;
 #[cfg(feature = "server")]
 pub mod profile;
+pub mod report;
 pub mod sign;

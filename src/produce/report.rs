@@ -172,7 +172,9 @@ fn section(html: &mut String, index: usize, s: &Section<'_>) {
 
 fn findings(html: &mut String, report: &Report) {
     if report.findings.is_empty() {
-        html.push_str("<h3>Findings</h3><p>No finding: every rule of this document family holds.</p>\n");
+        html.push_str(
+            "<h3>Findings</h3><p>No finding: every rule of this document family holds.</p>\n",
+        );
         return;
     }
     let _ = writeln!(html, "<h3>Findings ({})</h3>", report.findings.len());
@@ -182,7 +184,11 @@ fn findings(html: &mut String, report: &Report) {
             html,
             "<div class=\"finding\"><p><b><code>{}</code></b> at <code>{}</code> ({})</p><p>{}</p>",
             escape(code),
-            escape(if f.pointer.is_empty() { "/" } else { &f.pointer }),
+            escape(if f.pointer.is_empty() {
+                "/"
+            } else {
+                &f.pointer
+            }),
             escape(f.rule),
             escape(&f.message)
         );
@@ -431,7 +437,11 @@ fn probe_cell(probe: Option<&Value>) -> String {
         "<td class=\"{class}\">{} (expected {}){}<br><code>{}</code></td>",
         shown(observed),
         shown(expected),
-        if reached { "" } else { " · property not reached" },
+        if reached {
+            ""
+        } else {
+            " · property not reached"
+        },
         shown(str_at(Some(p), "/observedReasonCode"))
     )
 }
@@ -469,7 +479,10 @@ fn check_grid(html: &mut String, evaluation: Option<&Value>, run: Option<&Value>
             .iter()
             .find(|r| id.is_some() && str_at(Some(r), "/id") == id);
         let verdict = str_at(r, "/verdict");
-        let mutant = match r.and_then(|r| r.get("mutantKilled")).and_then(Value::as_bool) {
+        let mutant = match r
+            .and_then(|r| r.get("mutantKilled"))
+            .and_then(Value::as_bool)
+        {
             Some(true) => "<td class=\"ok\">killed</td>".to_owned(),
             Some(false) => "<td class=\"bad\">survived</td>".to_owned(),
             None => "<td class=\"na\">—</td>".to_owned(),

@@ -100,6 +100,9 @@ fn genuine_runtime_bundle_page_shows_verdict_digests_surfaces_trials_and_control
     // The bundle digest is the one the page was made from, named as such.
     let bundle_digest = manifest["bundleDigest"].as_str().unwrap();
     assert!(page.contains(&format!("id=\"bundle-digest\">{bundle_digest}<")));
+    assert!(page.contains(&format!(
+        "<meta name=\"mcpres-bundle-digest\" content=\"{bundle_digest}\">"
+    )));
     for surface in SURFACES {
         assert!(
             page.contains(&format!("data-surface=\"{surface}\"")),
@@ -149,6 +152,18 @@ fn every_profile_evaluation_page_has_a_check_grid() {
         assert!(page.contains("Limits of this result"));
     }
     assert!(seen >= 10, "only {seen} profile evaluations found");
+}
+
+/// A folder of evaluations stands for the evaluations it holds, as for `validate`.
+#[test]
+fn a_folder_of_evaluations_gets_one_section_each() {
+    let (_, page) = report(&[&repo("bundles/profiles")]);
+    let dirs = fs::read_dir(repo("bundles/profiles"))
+        .unwrap()
+        .filter(|e| e.as_ref().unwrap().path().join("evaluation.json").is_file())
+        .count();
+    assert!(page.contains("<h2>Inputs</h2>"));
+    assert_eq!(page.matches("Profile checks (").count(), dirs);
 }
 
 #[test]

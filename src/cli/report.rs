@@ -44,8 +44,10 @@ pub fn run(args: ReportArgs) -> CliResult {
         validate: validate::Options::default(),
         require_attested: false,
     };
-    let judged: Vec<Judged> = args
-        .paths
+    // A folder of bundles stands for the bundles it holds, as for `validate`.
+    let expanded = super::folders::expand(&args.paths);
+    let judged: Vec<Judged> = expanded
+        .inputs
         .par_iter()
         .map(|path| match bundle::load_with(path, &limits, &dir_limits) {
             Ok(loaded) => {

@@ -70,6 +70,18 @@ pub fn render(sections: &[Section<'_>]) -> String {
     html.push_str("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">");
     // Forbid every fetch: the page is self-contained and stays so when opened.
     html.push_str("<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; img-src data:\">");
+    // The digests of the bundles the page was made from, for a later check of the page.
+    for digest in sections
+        .iter()
+        .filter_map(|s| bundle_of(s.doc))
+        .filter_map(recomputed_digest)
+    {
+        let _ = write!(
+            html,
+            "<meta name=\"mcpres-bundle-digest\" content=\"{}\">",
+            escape(&digest)
+        );
+    }
     html.push_str("<title>MCP-RES evidence report</title><style>");
     html.push_str(STYLE);
     html.push_str("</style></head><body>\n<h1>MCP-RES evidence report</h1>\n");
@@ -142,14 +154,7 @@ fn section(html: &mut String, index: usize, s: &Section<'_>) {
         return;
     };
     findings(html, report);
-    // An attested bundle carries the conformance bundle it signs.
-    let bundle = match s.doc {
-        Some(d) if d.get("evidence").is_some() && d.get("statement").is_some() => Some(d),
-        Some(d) => d
-            .get("bundle")
-            .filter(|b| b.get("evidence").is_some() && b.get("statement").is_some()),
-        None => None,
-    };
+    let bundle = bundle_of(s.doc);
     if let Some(auth) = s.doc.and_then(|d| d.get("authenticity")) {
         let _ = writeln!(
             html,
@@ -168,6 +173,25 @@ fn section(html: &mut String, index: usize, s: &Section<'_>) {
     }
     limits(html, Some(report), s);
     html.push_str("</section>\n");
+}
+
+/// The conformance bundle a document is or carries (an attested bundle carries the one it signs).
+fn bundle_of(doc: Option<&Value>) -> Option<&Value> {
+    let is_bundle = |b: &&Value| b.get("evidence").is_some() && b.get("statement").is_some();
+    let d = doc?;
+    if is_bundle(&d) {
+        Some(d)
+    } else {
+        d.get("bundle").filter(is_bundle)
+    }
+}
+
+/// The bundle digest recomputed from the integrity manifest's artifact list.
+fn recomputed_digest(bundle: &Value) -> Option<String> {
+    bundle
+        .pointer("/integrity/artifacts")
+        .and_then(Value::as_array)
+        .map(|a| digests::bundle_digest(a))
 }
 
 fn findings(html: &mut String, report: &Report) {
@@ -254,10 +278,7 @@ fn bundle_parts(html: &mut String, report: &Report, b: &Value) {
 fn digests_table(html: &mut String, b: &Value) {
     let statement = b.get("statement");
     let declared_bundle = str_at(b.get("integrity"), "/bundleDigest");
-    let computed = b
-        .pointer("/integrity/artifacts")
-        .and_then(Value::as_array)
-        .map(|a| digests::bundle_digest(a));
+    let computed = recomputed_digest(b);
     let _ = write!(
         html,
         "<h3>Digests</h3><table>\

@@ -115,6 +115,17 @@ fn genuine_runtime_bundle_page_shows_verdict_digests_surfaces_trials_and_control
     assert!(page.contains("TRUNCATED_FRAME"));
     assert!(page.contains("SINGLE_OBSERVATION"));
     assert!(page.contains("<svg"));
+    // The timeline draws every operation and every observation.
+    let evidence = read_json(&dir.join("evidence-envelope.json"));
+    assert!(page.contains("<h3>Timeline</h3>"));
+    assert_eq!(
+        page.matches("<rect class=\"op\"").count(),
+        evidence["operations"].as_array().unwrap().len()
+    );
+    assert_eq!(
+        page.matches("<rect class=\"obs\"").count(),
+        evidence["observations"].as_array().unwrap().len()
+    );
     assert!(page.contains("Limits of this result"));
 }
 

@@ -271,6 +271,7 @@ fn bundle_parts(html: &mut String, report: &Report, b: &Value) {
     );
     digests_table(html, b);
     coverage(html, evidence);
+    timeline(html, evidence);
     trials(html, evidence);
     negative_controls(html, evidence);
 }
@@ -350,6 +351,112 @@ fn coverage(html: &mut String, evidence: Option<&Value>) {
         );
     }
     html.push_str("</div>\n");
+}
+
+/// Operations on the run's monotonic clock (`startedOffsetMs`, `durationMs`), one lane per
+/// operation kind; negative controls and faulted operations marked; observations as ticks.
+fn timeline(html: &mut String, evidence: Option<&Value>) {
+    let list = |key: &str| -> &[Value] {
+        evidence
+            .and_then(|e| e.get(key))
+            .and_then(Value::as_array)
+            .map_or(&[], Vec::as_slice)
+    };
+    let (ops, obs) = (list("operations"), list("observations"));
+    if ops.is_empty() {
+        return;
+    }
+    let span = |v: &Value| {
+        let start = num(Some(v), "/startedOffsetMs").unwrap_or(0);
+        (
+            start,
+            start.saturating_add(num(Some(v), "/durationMs").unwrap_or(0)),
+        )
+    };
+    let end = ops
+        .iter()
+        .chain(obs)
+        .map(|v| span(v).1)
+        .max()
+        .unwrap_or(0)
+        .max(1);
+    let mut kinds: Vec<&str> = Vec::new();
+    for o in ops {
+        let kind = o.get("kind").and_then(Value::as_str).unwrap_or("?");
+        if !kinds.contains(&kind) {
+            kinds.push(kind);
+        }
+    }
+    let (left, width, lane) = (190u64, 600u64, 22u64);
+    let x = |t: u64| left + t.min(end) * width / end;
+    let height = (kinds.len() as u64 + 1) * lane + 20;
+    let _ = writeln!(
+        html,
+        "<h3>Timeline</h3><p class=\"muted\">{} operation{} and {} observation{} over {end} ms of the run's monotonic clock; red: negative control, orange outline: injected fault.</p>\
+<svg width=\"{}\" height=\"{height}\" role=\"img\" aria-label=\"timeline\">",
+        ops.len(),
+        if ops.len() == 1 { "" } else { "s" },
+        obs.len(),
+        if obs.len() == 1 { "" } else { "s" },
+        left + width + 10
+    );
+    for (i, kind) in kinds.iter().enumerate() {
+        let y = i as u64 * lane;
+        let _ = write!(
+            html,
+            "<text x=\"0\" y=\"{}\" font-size=\"11\">{}</text>",
+            y + 14,
+            escape(kind)
+        );
+    }
+    for o in ops {
+        let kind = o.get("kind").and_then(Value::as_str).unwrap_or("?");
+        let lane_index = kinds.iter().position(|k| *k == kind).unwrap_or(0) as u64;
+        let (start, stop) = span(o);
+        let fill = if kind == "NEGATIVE_CONTROL" {
+            "#c0392b"
+        } else {
+            "#4a7bb7"
+        };
+        let stroke = if o.get("faultId").is_some_and(|f| !f.is_null()) {
+            " stroke=\"#e67e22\" stroke-width=\"2\""
+        } else {
+            ""
+        };
+        let _ = write!(
+            html,
+            "<rect class=\"op\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"14\" fill=\"{fill}\"{stroke}><title>{} {} ({start}–{stop} ms)</title></rect>",
+            x(start),
+            lane_index * lane + 3,
+            (x(stop) - x(start)).max(2),
+            shown(o.get("operationId").and_then(Value::as_str)),
+            shown(o.get("outcome").and_then(Value::as_str))
+        );
+    }
+    let y = kinds.len() as u64 * lane;
+    let _ = write!(
+        html,
+        "<text x=\"0\" y=\"{}\" font-size=\"11\">observations</text>",
+        y + 14
+    );
+    for v in obs {
+        let (start, _) = span(v);
+        let _ = write!(
+            html,
+            "<rect class=\"obs\" x=\"{}\" y=\"{}\" width=\"2\" height=\"14\" fill=\"#333\"><title>{} {}</title></rect>",
+            x(start),
+            y + 3,
+            shown(v.get("id").and_then(Value::as_str)),
+            shown(v.get("type").and_then(Value::as_str))
+        );
+    }
+    let _ = writeln!(
+        html,
+        "<text x=\"{left}\" y=\"{}\" font-size=\"11\">0 ms</text><text x=\"{}\" y=\"{}\" font-size=\"11\" text-anchor=\"end\">{end} ms</text></svg>",
+        height - 4,
+        left + width,
+        height - 4
+    );
 }
 
 fn num(v: Option<&Value>, pointer: &str) -> Option<u64> {

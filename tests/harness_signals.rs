@@ -136,6 +136,7 @@ fn interrupt(signal: &str, expected: i32, http: bool, campaign: bool) {
     // Mid-run: the subject is alive, and a campaign's directory exists.
     assert!(left_over(&pids_in(&pidfile)).len() >= 2, "{what}");
     assert_eq!(out.exists(), campaign, "{what}");
+    let since = support::boot_ticks();
     let sent = std::process::Command::new("/bin/kill")
         .args([format!("-{signal}"), child.id().to_string()])
         .status()
@@ -154,10 +155,7 @@ fn interrupt(signal: &str, expected: i32, http: bool, campaign: bool) {
     let left = left_over(&pids);
     assert!(left.is_empty(), "{what}: left behind: {left:?}");
     if http {
-        assert!(
-            std::net::TcpStream::connect(("127.0.0.1", port)).is_err(),
-            "{what}: something still listens on port {port}"
-        );
+        support::assert_port_released(port, since, &what);
     }
     let scratch: Vec<_> = std::fs::read_dir(&scratch_root)
         .unwrap()

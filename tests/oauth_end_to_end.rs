@@ -331,13 +331,11 @@ impl Client {
     fn stop(self) {
         let fixture_port = self.fixture.local_addr().port();
         let (redirect_port, _) = split_url(&self.redirect_uri);
+        let since = support::boot_ticks();
         self.fixture.stop();
         drop(self.redirect);
         for port in [fixture_port, redirect_port] {
-            assert!(
-                TcpStream::connect(("127.0.0.1", port)).is_err(),
-                "port {port} still accepts connections"
-            );
+            support::assert_port_released(port, since, "after stop");
         }
     }
 }

@@ -503,6 +503,155 @@ fn the_issue_for_any_resource_defect_is_observable() {
 }
 
 #[test]
+fn the_unbound_code_defect_lets_another_client_redeem_a_code() {
+    for unbound in [false, true] {
+        let (f, client, redirect) = fixture_with(Defects {
+            unbound_code: unbound,
+            ..Defects::default()
+        });
+        let other = f.register_client("other", &[&redirect]).unwrap();
+        let (verifier, challenge) = pkce("b");
+        let code = code_for(&f, &client, &redirect, &challenge);
+        let r = exchange(&f, &other, &redirect, &code, &verifier);
+        if unbound {
+            assert_eq!(r.status, 200, "{unbound}");
+        } else {
+            assert_eq!(r.status, 400);
+            assert_eq!(
+                r.json()["error_description"],
+                "the authorization code was issued to another client"
+            );
+        }
+    }
+}
+
+#[test]
+fn the_no_rotation_defect_keeps_a_used_refresh_token_valid() {
+    for no_rotation in [false, true] {
+        let (f, client, redirect) = fixture_with(Defects {
+            no_rotation,
+            ..Defects::default()
+        });
+        let (verifier, challenge) = pkce("r");
+        let code = code_for(&f, &client, &redirect, &challenge);
+        let first = exchange(&f, &client, &redirect, &code, &verifier).json();
+        let refresh = first["refresh_token"].as_str().unwrap().to_string();
+        let resource = RESOURCE.to_string();
+        let use_it = || {
+            post(
+                f.issuer(),
+                "/token",
+                &[
+                    ("grant_type", "refresh_token"),
+                    ("refresh_token", &refresh),
+                    ("client_id", &client),
+                    ("resource", &resource),
+                ],
+            )
+        };
+        assert_eq!(use_it().status, 200);
+        assert_eq!(use_it().status, if no_rotation { 200 } else { 400 });
+    }
+}
+
+#[test]
+fn the_ignore_verifier_defect_exchanges_a_code_for_any_verifier() {
+    for ignore_verifier in [false, true] {
+        let (f, client, redirect) = fixture_with(Defects {
+            ignore_verifier,
+            ..Defects::default()
+        });
+        let (_, challenge) = pkce("v");
+        let (other_verifier, _) = pkce("w");
+        let code = code_for(&f, &client, &redirect, &challenge);
+        let r = exchange(&f, &client, &redirect, &code, &other_verifier);
+        assert_eq!(r.status, if ignore_verifier { 200 } else { 400 });
+    }
+}
+
+#[test]
+fn the_ignore_missing_resource_defect_grants_a_request_without_resource() {
+    for ignore_missing_resource in [false, true] {
+        let (f, client, redirect) = fixture_with(Defects {
+            ignore_missing_resource,
+            ..Defects::default()
+        });
+        let (_, challenge) = pkce("m");
+        let pairs = with(
+            &good_authorize(&client, &redirect, &challenge),
+            "resource",
+            None,
+        );
+        let r = authorize(&f, &pairs);
+        assert_eq!(r.status, 302);
+        let location = r.header("location").unwrap_or_default().to_string();
+        assert_eq!(
+            location.contains("code="),
+            ignore_missing_resource,
+            "{location}"
+        );
+    }
+}
+
+#[test]
+fn the_off_origin_token_endpoint_defect_moves_only_the_token_endpoint() {
+    let (f, _, _) = fixture_with(Defects {
+        off_origin_token_endpoint: true,
+        ..Defects::default()
+    });
+    let iss = f.issuer().to_string();
+    let m = get(&iss, "/.well-known/oauth-authorization-server").json();
+    assert_eq!(m["token_endpoint"], "http://192.0.2.1/token");
+    assert_eq!(m["issuer"], iss);
+    assert_eq!(m["authorization_endpoint"], format!("{iss}/authorize"));
+}
+
+#[test]
+fn the_drop_state_defect_returns_no_state() {
+    for drop_state in [false, true] {
+        let (f, client, redirect) = fixture_with(Defects {
+            drop_state,
+            ..Defects::default()
+        });
+        let (_, challenge) = pkce("s");
+        let r = authorize(&f, &good_authorize(&client, &redirect, &challenge));
+        let p = r.location_params();
+        assert!(p.contains_key("code"));
+        assert_eq!(p.contains_key("state"), !drop_state);
+    }
+}
+
+#[test]
+fn an_impostor_document_identifies_no_one_unless_the_client_id_check_is_off() {
+    for ignore_cimd_client_id in [false, true] {
+        let (f, client, redirect) = fixture_with(Defects {
+            ignore_cimd_client_id,
+            ..Defects::default()
+        });
+        let impostor = f
+            .register_impostor("impostor", &[&redirect], &client)
+            .unwrap();
+        let (_, challenge) = pkce("i");
+        let r = authorize(&f, &good_authorize(&impostor, &redirect, &challenge));
+        if ignore_cimd_client_id {
+            assert_eq!(r.status, 302);
+            assert!(r.location_params().contains_key("code"));
+        } else {
+            assert_eq!(r.status, 400);
+            let fetch = f
+                .events()
+                .into_iter()
+                .rfind(|e| e.method == "FETCH")
+                .unwrap();
+            assert_eq!(
+                fetch.note.as_deref(),
+                Some("refused: client metadata document names another client_id")
+            );
+        }
+    }
+}
+
+#[test]
 fn a_reused_code_is_refused_and_its_tokens_revoked() {
     let (f, client, redirect) = fixture();
     let (verifier, challenge) = pkce("u");
@@ -644,24 +793,39 @@ fn a_metadata_document_redirect_is_not_followed() {
     );
 }
 
+/// True when `addr` still serves the fixture whose public key is `kid`.
+/// Tests in this binary run in parallel and bind port 0, so a freed port may
+/// be handed to another test's fixture at once; that one signs with its own
+/// key, so "gone" means refused, or answered by a fixture with another key.
+fn serves_kid(addr: std::net::SocketAddr, kid: &str) -> bool {
+    let Ok(mut s) = TcpStream::connect(addr) else {
+        return false;
+    };
+    s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+    let req = format!("GET /jwks HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n");
+    if s.write_all(req.as_bytes()).is_err() {
+        return false;
+    }
+    let mut raw = Vec::new();
+    let _ = s.read_to_end(&mut raw);
+    String::from_utf8_lossy(&raw).contains(kid)
+}
+
 #[test]
 fn stop_closes_the_listener_and_non_loopback_binds_are_refused() {
     let (f, _, _) = fixture();
     let addr = f.local_addr();
-    assert!(TcpStream::connect(addr).is_ok());
+    let kid = f.jwks().keys[0].kid.clone();
+    assert!(serves_kid(addr, &kid), "the fixture serves its own key");
     f.stop();
-    assert!(
-        TcpStream::connect(addr).is_err(),
-        "nothing listens after stop"
-    );
+    assert!(!serves_kid(addr, &kid), "nothing of it listens after stop");
 
     let g = Fixture::start(FixtureConfig::default()).unwrap();
     let addr = g.local_addr();
+    let kid = g.jwks().keys[0].kid.clone();
+    assert!(serves_kid(addr, &kid), "the fixture serves its own key");
     drop(g);
-    assert!(
-        TcpStream::connect(addr).is_err(),
-        "nothing listens after drop"
-    );
+    assert!(!serves_kid(addr, &kid), "nothing of it listens after drop");
 
     let e = Fixture::start(FixtureConfig {
         bind: "0.0.0.0".parse().unwrap(),
@@ -690,6 +854,7 @@ fn the_cli_prints_its_issuer_and_exits_zero_on_sigterm() {
     assert!(issuer.starts_with("http://127.0.0.1:"));
     let m = get(&issuer, "/.well-known/oauth-authorization-server").json();
     assert_eq!(m["issuer"], issuer);
+    let since = support::boot_ticks();
     rustix::process::kill_process(
         rustix::process::Pid::from_raw(child.id() as i32).unwrap(),
         rustix::process::Signal::TERM,
@@ -698,11 +863,8 @@ fn the_cli_prints_its_issuer_and_exits_zero_on_sigterm() {
     let out = support::output_within(child, Duration::from_secs(20), "mcpres oauth fixture");
     assert_eq!(out.status.code(), Some(0));
     assert!(out.stdout.is_empty(), "nothing on stdout");
-    let hostport = issuer.strip_prefix("http://").unwrap();
-    assert!(
-        TcpStream::connect(hostport).is_err(),
-        "the listener is closed"
-    );
+    let port = issuer.rsplit_once(':').unwrap().1.parse().unwrap();
+    support::assert_port_released(port, since, "the listener is closed");
 }
 
 #[test]

@@ -224,6 +224,7 @@ fn a_killed_http_run_leaves_no_server_no_listener_and_no_directory() {
         .flat_map(|pid| listening_ports(*pid))
         .collect();
     std::thread::sleep(Duration::from_millis(200));
+    let since = support::boot_ticks();
     rustix::process::kill_process(
         rustix::process::Pid::from_raw(child.id() as i32).unwrap(),
         rustix::process::Signal::TERM,
@@ -245,10 +246,7 @@ fn a_killed_http_run_leaves_no_server_no_listener_and_no_directory() {
         "servers left running"
     );
     for port in ports {
-        assert!(
-            std::net::TcpStream::connect(("127.0.0.1", port)).is_err(),
-            "port {port} still accepts connections"
-        );
+        support::assert_port_released(port, since, "after SIGTERM");
     }
 }
 

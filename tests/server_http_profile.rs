@@ -9,6 +9,7 @@
 //! seconds of margin.
 
 mod server_support;
+mod support;
 
 use std::io::{Read, Write};
 use std::net::TcpStream;
@@ -853,6 +854,7 @@ fn sigterm_closes_idle_keep_alive_connections() {
         got.extend_from_slice(&buf[..n]);
     }
     let port = srv.port;
+    let since = support::boot_ticks();
     let (status, err) = srv.stop();
     assert_eq!(status.code(), Some(0), "{err}");
     assert_eq!(
@@ -860,5 +862,5 @@ fn sigterm_closes_idle_keep_alive_connections() {
         Some(Vec::new()),
         "the idle connection was left open"
     );
-    assert!(TcpStream::connect(("127.0.0.1", port)).is_err());
+    support::assert_port_released(port, since, "after stop");
 }

@@ -44,6 +44,8 @@ pub enum AuthDefectArg {
     NoWwwAuthenticate,
     /// The authorization server metadata's `issuer` is not compared at start.
     WrongIssuerMetadata,
+    /// A token's `iss` is not compared with the configured issuer.
+    AcceptWrongIssuer,
 }
 
 impl From<AuthDefectArg> for AuthDefect {
@@ -57,6 +59,7 @@ impl From<AuthDefectArg> for AuthDefect {
             AuthDefectArg::OffOriginMetadata => AuthDefect::OffOriginMetadata,
             AuthDefectArg::NoWwwAuthenticate => AuthDefect::NoWwwAuthenticate,
             AuthDefectArg::WrongIssuerMetadata => AuthDefect::WrongIssuerMetadata,
+            AuthDefectArg::AcceptWrongIssuer => AuthDefect::AcceptWrongIssuer,
         }
     }
 }

@@ -22,7 +22,7 @@ use serde_json::{Value, json};
 use super::harness::subject::resolve_program;
 use super::harness::vocab::Revision;
 use super::profile::probe::Launch;
-use super::profile::{self, HttpOptions, Options, ProfileError, Row};
+use super::profile::{self, HttpOptions, Options, ProfileError, RemoveOnError, Row};
 use crate::bundle::field_dir::{LEGS_DIR, MATRIX_FILE, MATRIX_SCHEMA_VERSION};
 use crate::bundle::profile_dir::{EVALUATION_FILE, RUN_FILE};
 use crate::json::canonical;
@@ -506,20 +506,6 @@ pub struct Outcome {
     pub legs: Vec<Value>,
     /// SHA-256 of matrix.json's bytes.
     pub matrix_file_sha256: String,
-}
-
-/// Removes a half-written matrix directory.
-struct RemoveOnError {
-    path: PathBuf,
-    armed: bool,
-}
-
-impl Drop for RemoveOnError {
-    fn drop(&mut self) {
-        if self.armed {
-            let _ = std::fs::remove_dir_all(&self.path);
-        }
-    }
 }
 
 /// The kernel release of this machine (`/proc/sys/kernel/osrelease`).

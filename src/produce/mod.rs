@@ -8,6 +8,8 @@ pub mod field;
 #[cfg(feature = "server")]
 pub mod harness;
 pub mod migrate;
+#[cfg(feature = "server")]
+pub mod oauth;
 pub mod official;
 pub mod pack;
 #[cfg(feature = "server")]

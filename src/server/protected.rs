@@ -65,10 +65,12 @@ pub enum AuthDefect {
     /// The `issuer` of the authorization server's metadata is not compared
     /// with the configured issuer at start.
     WrongIssuerMetadata,
+    /// The token's `iss` is not compared with the configured issuer.
+    AcceptWrongIssuer,
 }
 
 impl AuthDefect {
-    pub const ALL: [AuthDefect; 8] = [
+    pub const ALL: [AuthDefect; 9] = [
         AuthDefect::AcceptWrongAudience,
         AuthDefect::AcceptExpired,
         AuthDefect::SkipSignature,
@@ -77,6 +79,7 @@ impl AuthDefect {
         AuthDefect::OffOriginMetadata,
         AuthDefect::NoWwwAuthenticate,
         AuthDefect::WrongIssuerMetadata,
+        AuthDefect::AcceptWrongIssuer,
     ];
 
     pub fn name(self) -> &'static str {
@@ -89,6 +92,7 @@ impl AuthDefect {
             AuthDefect::OffOriginMetadata => "off-origin-metadata",
             AuthDefect::NoWwwAuthenticate => "no-www-authenticate",
             AuthDefect::WrongIssuerMetadata => "wrong-issuer-metadata",
+            AuthDefect::AcceptWrongIssuer => "accept-wrong-issuer",
         }
     }
 }
@@ -525,6 +529,7 @@ impl Protected {
             skip_signature: self.has(AuthDefect::SkipSignature),
             skip_audience: self.has(AuthDefect::AcceptWrongAudience),
             skip_expiry: self.has(AuthDefect::AcceptExpired),
+            skip_issuer: self.has(AuthDefect::AcceptWrongIssuer),
         };
         let accepted =
             token::verify_access_token(token, &self.keys, &expect).map_err(Refusal::Invalid)?;

@@ -266,3 +266,40 @@ pub fn marked_servers(marker: &str) -> Vec<u32> {
     }
     found
 }
+
+/// Clock ticks since boot now, in the unit of the start time in
+/// `/proc/PID/stat` (USER_HZ, 100 on Linux).
+pub fn boot_ticks() -> u64 {
+    let up = std::fs::read_to_string("/proc/uptime").unwrap();
+    let secs: f64 = up.split_whitespace().next().unwrap().parse().unwrap();
+    (secs * 100.0) as u64
+}
+
+fn start_ticks(pid: u32) -> Option<u64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The command name may hold spaces and parentheses: fields follow the
+    // last ')'; the start time is field 22, the 20th after it.
+    let rest = &stat[stat.rfind(')')? + 2..];
+    rest.split_whitespace().nth(19)?.parse().ok()
+}
+
+#[cfg(feature = "server")]
+/// Panics when something that already existed at `since` (a
+/// [`boot_ticks`] reading taken before the stop) still listens on `port`.
+/// Tests in one binary run in parallel and bind port 0, so a freed port can
+/// be handed at once to a listener of this test process or of a process
+/// started since; neither is a leak of the server that was stopped.
+pub fn assert_port_released(port: u16, since: u64, what: &str) {
+    if std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        return;
+    }
+    let me = std::process::id();
+    let old: Vec<u32> = mcpres::produce::profile::web::listener_owners(port)
+        .into_iter()
+        .filter(|&pid| pid != me && start_ticks(pid).is_some_and(|t| t < since))
+        .collect();
+    assert!(
+        old.is_empty(),
+        "{what}: port {port} still accepts connections, held by {old:?}"
+    );
+}

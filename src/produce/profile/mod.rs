@@ -474,10 +474,11 @@ pub fn run(options: &Options, report: Report<'_>) -> Result<Outcome, ProfileErro
     })
 }
 
-/// Removes a half-written evaluation directory.
-struct RemoveOnError {
-    path: PathBuf,
-    armed: bool,
+/// Removes a half-written output directory (an evaluation, a field
+/// matrix, an OAuth-boundary evaluation) unless disarmed.
+pub(crate) struct RemoveOnError {
+    pub(crate) path: PathBuf,
+    pub(crate) armed: bool,
 }
 
 impl Drop for RemoveOnError {
@@ -493,7 +494,7 @@ fn sorted(mut v: Vec<String>) -> Vec<String> {
     v
 }
 
-fn truncate(s: &str, max: usize) -> String {
+pub(crate) fn truncate(s: &str, max: usize) -> String {
     let s = if s.is_empty() { "unknown" } else { s };
     let mut out = String::new();
     for c in s.chars() {
@@ -551,19 +552,19 @@ fn preflight(ctx: &Ctx) -> ((String, String), Value) {
 }
 
 /// What the evaluation says about the subject it ran.
-struct Identity {
-    language: &'static str,
-    runtime_name: &'static str,
-    runtime_version: String,
-    artifact_sha256: String,
-    target_sha256: String,
+pub(crate) struct Identity {
+    pub(crate) language: &'static str,
+    pub(crate) runtime_name: &'static str,
+    pub(crate) runtime_version: String,
+    pub(crate) artifact_sha256: String,
+    pub(crate) target_sha256: String,
 }
 
 /// The subject's identity: the program and every argument that names an
 /// existing file, each by digest; its language and runtime from the
 /// program's name (node: TYPESCRIPT/node, python: PYTHON/python, otherwise
 /// OTHER/other).
-fn subject_identity(launch: &Launch, url: Option<&str>) -> Identity {
+pub(crate) fn subject_identity(launch: &Launch, url: Option<&str>) -> Identity {
     let digest = |p: &Path| {
         crate::produce::harness::artifact_digest(p)
             .ok()

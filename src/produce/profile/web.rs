@@ -144,7 +144,7 @@ pub fn accepting(addr: SocketAddr) -> bool {
 /// chunk sent and received with its time (the credential redacted).
 pub struct Rec {
     start: Instant,
-    secret: Option<Vec<u8>>,
+    secrets: Vec<zeroize::Zeroizing<Vec<u8>>>,
     inner: Mutex<RecInner>,
 }
 
@@ -157,9 +157,19 @@ struct RecInner {
 
 impl Rec {
     pub fn new(bearer: Option<&Bearer>) -> Rec {
+        Rec::redacting(bearer.map(Bearer::value).as_slice())
+    }
+
+    /// A record that replaces each of `secrets` (several credentials, e.g.
+    /// every access token of an OAuth observation) in every recorded byte.
+    pub fn redacting(secrets: &[&str]) -> Rec {
         Rec {
             start: Instant::now(),
-            secret: bearer.map(|b| b.value().as_bytes().to_vec()),
+            secrets: secrets
+                .iter()
+                .filter(|s| !s.is_empty())
+                .map(|s| zeroize::Zeroizing::new(s.as_bytes().to_vec()))
+                .collect(),
             inner: Mutex::default(),
         }
     }
@@ -169,13 +179,17 @@ impl Rec {
     }
 
     fn redact(&self, bytes: &[u8]) -> Vec<u8> {
-        let Some(secret) = self.secret.as_deref().filter(|s| !s.is_empty()) else {
+        if self.secrets.is_empty() {
             return bytes.to_vec();
-        };
+        }
         let mut out = Vec::with_capacity(bytes.len());
         let mut i = 0;
         while i < bytes.len() {
-            if bytes[i..].starts_with(secret) {
+            if let Some(secret) = self
+                .secrets
+                .iter()
+                .find(|s| bytes[i..].starts_with(s.as_slice()))
+            {
                 out.extend_from_slice(REDACTED);
                 i += secret.len();
             } else {

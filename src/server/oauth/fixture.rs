@@ -68,6 +68,27 @@ pub struct Defects {
     pub wrong_iss_in_response: bool,
     /// The metadata document names an `issuer` other than the fixture's URL.
     pub metadata_issuer_mismatch: bool,
+    /// The token endpoint does not compare a code's client and redirect URI
+    /// with the token request's (the code is bound to neither).
+    pub unbound_code: bool,
+    /// A refresh token stays valid after use: it is not rotated out (a new
+    /// one is still issued).
+    pub no_rotation: bool,
+    /// The token endpoint does not compare the code verifier with the code's
+    /// challenge (PKCE not enforced).
+    pub ignore_verifier: bool,
+    /// An authorization request without a usable `resource` is granted
+    /// anyway (the code is bound to an empty resource).
+    pub ignore_missing_resource: bool,
+    /// The authorization response (a code or a redirected error) does not
+    /// carry the request's `state` back.
+    pub drop_state: bool,
+    /// The `client_id` a client ID metadata document names is not compared
+    /// with the URL it was fetched from (any document identifies anyone).
+    pub ignore_cimd_client_id: bool,
+    /// The metadata's `token_endpoint` is on another origin
+    /// (`http://192.0.2.1/token`, TEST-NET-1, never contacted).
+    pub off_origin_token_endpoint: bool,
 }
 
 /// What a [`Fixture`] runs with.
@@ -194,6 +215,8 @@ struct RefreshRecord {
 #[derive(Default)]
 struct Store {
     clients: BTreeMap<String, Vec<String>>,
+    /// name -> the `client_id` its document claims, when not its own URL.
+    claimed: BTreeMap<String, String>,
     codes: HashMap<[u8; 32], CodeGrant>,
     families: HashMap<u64, Family>,
     next_family: u64,
@@ -321,11 +344,30 @@ impl Fixture {
         {
             return Err(FixtureError::BadClientName);
         }
-        self.inner.store().clients.insert(
+        let mut store = self.inner.store();
+        store.clients.insert(
             name.to_string(),
             redirect_uris.iter().map(|s| s.to_string()).collect(),
         );
+        store.claimed.remove(name);
         Ok(format!("{}/cimd/{name}", self.inner.issuer))
+    }
+
+    /// Like [`Fixture::register_client`], but the document served at
+    /// `<issuer>/cimd/<name>` claims `claimed_client_id` (an impostor's
+    /// document, for identity checks). Returns the URL it is served at.
+    pub fn register_impostor(
+        &self,
+        name: &str,
+        redirect_uris: &[&str],
+        claimed_client_id: &str,
+    ) -> Result<String, FixtureError> {
+        let url = self.register_client(name, redirect_uris)?;
+        self.inner
+            .store()
+            .claimed
+            .insert(name.to_string(), claimed_client_id.to_string());
+        Ok(url)
     }
 
     /// Signs an access token directly, without a grant (for resource-server
@@ -339,9 +381,24 @@ impl Fixture {
         scope: &str,
         expires_in: i64,
     ) -> String {
+        let issuer = self.inner.issuer.clone();
+        self.mint_access_token_as(&issuer, client_id, audience, scope, expires_in)
+    }
+
+    /// [`Fixture::mint_access_token`] with `iss` set to `issuer` (another
+    /// issuer's token signed with this fixture's key, for issuer-binding
+    /// tests). Recorded as a `MINT` event naming that issuer.
+    pub fn mint_access_token_as(
+        &self,
+        issuer: &str,
+        client_id: &str,
+        audience: &str,
+        scope: &str,
+        expires_in: i64,
+    ) -> String {
         let now = unix_now();
         let claims = Claims {
-            iss: self.inner.issuer.clone(),
+            iss: issuer.to_string(),
             sub: SUBJECT.into(),
             aud: audience.to_string(),
             client_id: client_id.to_string(),
@@ -362,6 +419,7 @@ impl Fixture {
             params: BTreeMap::from([
                 ("aud".to_string(), query_digested(audience)),
                 ("client_id".to_string(), query_digested(client_id)),
+                ("iss".to_string(), query_digested(issuer)),
             ]),
             error: None,
             note: Some("signed directly, without a grant".into()),
@@ -651,7 +709,11 @@ fn metadata(inner: &Inner) -> Value {
     json!({
         "issuer": issuer,
         "authorization_endpoint": format!("{i}/authorize"),
-        "token_endpoint": format!("{i}/token"),
+        "token_endpoint": if inner.config.defects.off_origin_token_endpoint {
+            "http://192.0.2.1/token".to_string()
+        } else {
+            format!("{i}/token")
+        },
         "jwks_uri": format!("{i}/jwks"),
         "introspection_endpoint": format!("{i}/introspect"),
         "response_types_supported": ["code"],
@@ -666,12 +728,18 @@ fn metadata(inner: &Inner) -> Value {
 }
 
 fn cimd(inner: &Inner, name: &str) -> Resp {
-    let uris = inner.store().clients.get(name).cloned();
+    let (uris, claimed) = {
+        let store = inner.store();
+        (
+            store.clients.get(name).cloned(),
+            store.claimed.get(name).cloned(),
+        )
+    };
     match uris {
         Some(uris) => json_resp(
             StatusCode::OK,
             &json!({
-                "client_id": format!("{}/cimd/{name}", inner.issuer),
+                "client_id": claimed.unwrap_or_else(|| format!("{}/cimd/{name}", inner.issuer)),
                 "client_name": name,
                 "redirect_uris": uris,
                 "grant_types": ["authorization_code", "refresh_token"],
@@ -733,7 +801,13 @@ fn redirect(inner: &Inner, redirect_uri: &str, pairs: &[(&str, &str)]) -> Resp {
     };
     let mut loc = redirect_uri.to_string();
     let mut sep = if loc.contains('?') { '&' } else { '?' };
-    for (k, v) in pairs.iter().copied().chain([("iss", iss.as_str())]) {
+    let drop_state = inner.config.defects.drop_state;
+    for (k, v) in pairs
+        .iter()
+        .copied()
+        .filter(|(k, _)| !(drop_state && *k == "state"))
+        .chain([("iss", iss.as_str())])
+    {
         loc.push(sep);
         sep = '&';
         loc.push_str(k);
@@ -878,7 +952,8 @@ async fn fetch_cimd(inner: &Inner, client_id: &str) -> Result<Vec<String>, CimdR
         note: None,
         issued: BTreeMap::new(),
     };
-    let result = fetch_cimd_inner(client_id, &mut event.status).await;
+    let check_id = !inner.config.defects.ignore_cimd_client_id;
+    let result = fetch_cimd_inner(client_id, check_id, &mut event.status).await;
     event.note = Some(match result {
         Ok(_) => "fetched under policy loopback-http-only, no-redirects".to_string(),
         Err(r) => format!("refused: {}", r.text()),
@@ -887,7 +962,11 @@ async fn fetch_cimd(inner: &Inner, client_id: &str) -> Result<Vec<String>, CimdR
     result
 }
 
-async fn fetch_cimd_inner(client_id: &str, status: &mut u16) -> Result<Vec<String>, CimdRefusal> {
+async fn fetch_cimd_inner(
+    client_id: &str,
+    check_id: bool,
+    status: &mut u16,
+) -> Result<Vec<String>, CimdRefusal> {
     let (https, host, port, path) = split_url(client_id).ok_or(CimdRefusal::NotAUrl)?;
     let ip = loopback_ip(&host).ok_or(CimdRefusal::NotLoopback)?;
     if https {
@@ -931,7 +1010,7 @@ async fn fetch_cimd_inner(client_id: &str, status: &mut u16) -> Result<Vec<Strin
     if !doc.is_object() {
         return Err(CimdRefusal::NotJson);
     }
-    if doc.get("client_id").and_then(Value::as_str) != Some(client_id) {
+    if check_id && doc.get("client_id").and_then(Value::as_str) != Some(client_id) {
         return Err(CimdRefusal::ClientIdMismatch);
     }
     let uris: Vec<String> = doc
@@ -1085,12 +1164,17 @@ async fn authorize(
             "code_challenge is required (43-128 unreserved characters)",
         );
     };
-    let Some(resource) = p.get("resource").filter(|r| is_resource(r)) else {
-        return fail(
-            outcome,
-            "invalid_target",
-            "resource is required: one absolute URI without a fragment",
-        );
+    let unbound = String::new();
+    let resource = match p.get("resource").filter(|r| is_resource(r)) {
+        Some(r) => r,
+        None if inner.config.defects.ignore_missing_resource => &unbound,
+        None => {
+            return fail(
+                outcome,
+                "invalid_target",
+                "resource is required: one absolute URI without a fragment",
+            );
+        }
     };
     let Some(scope) = grant_scope(inner, p.get("scope")) else {
         return fail(outcome, "invalid_scope", "a requested scope is not allowed");
@@ -1238,14 +1322,15 @@ fn code_grant(inner: &Inner, p: &BTreeMap<String, String>, outcome: &mut Outcome
             "the authorization code has expired",
         );
     }
-    if &grant.client_id != client_id {
+    let unbound = inner.config.defects.unbound_code;
+    if !unbound && &grant.client_id != client_id {
         return token_error(
             outcome,
             "invalid_grant",
             "the authorization code was issued to another client",
         );
     }
-    if &grant.redirect_uri != redirect_uri {
+    if !unbound && &grant.redirect_uri != redirect_uri {
         return token_error(
             outcome,
             "invalid_grant",
@@ -1256,7 +1341,9 @@ fn code_grant(inner: &Inner, p: &BTreeMap<String, String>, outcome: &mut Outcome
         "plain" => verifier.clone(),
         _ => URL_SAFE_NO_PAD.encode(Sha256::digest(verifier.as_bytes())),
     };
-    if !is_pkce_value(verifier) || computed != grant.challenge {
+    if !inner.config.defects.ignore_verifier
+        && (!is_pkce_value(verifier) || computed != grant.challenge)
+    {
         return token_error(
             outcome,
             "invalid_grant",
@@ -1343,11 +1430,13 @@ fn refresh_grant(inner: &Inner, p: &BTreeMap<String, String>, outcome: &mut Outc
         }
         family.scope = asked.join(" ");
     }
-    store
-        .refresh
-        .get_mut(&key(refresh))
-        .expect("looked up above")
-        .rotated = true;
+    if !inner.config.defects.no_rotation {
+        store
+            .refresh
+            .get_mut(&key(refresh))
+            .expect("looked up above")
+            .rotated = true;
+    }
     issue(inner, store, family_id, outcome)
 }
 

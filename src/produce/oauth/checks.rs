@@ -1,0 +1,1846 @@
+//! The checks `mcpres oauth run` implements so far, each against a fresh
+//! subject: a positive, a reason-bound negative control and a wrong-reason
+//! mutant (a syntax-defective token that must be refused early and never
+//! credited with the negative's reason). NOTES-oauthrun.md lists the design
+//! of the others.
+
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use super::flow;
+use super::{EARLY, OauthCtx, Runner, Source, reason};
+use crate::model::vocab::ProbeOutcome;
+use crate::produce::profile::check::{CheckRun, Obs, mutant, obs};
+use crate::produce::profile::web::{Conn, Rec, Resp, Server, Session, Shape};
+use crate::server::oauth::{Defects, Fixture, FixtureConfig};
+
+/// The implemented checks, in manifest order, with their evidence source.
+pub const CHECKS: &[(&str, Source, Runner)] = &[
+    (
+        "protected-resource-metadata-discovery",
+        Source::RuntimeProbe,
+        metadata_discovery,
+    ),
+    (
+        "authorization-server-metadata",
+        Source::TestFixture,
+        authorization_server_metadata,
+    ),
+    ("issuer-binding", Source::RuntimeProbe, issuer_binding),
+    (
+        "authorization-request-resource",
+        Source::TestFixture,
+        authorization_request_resource,
+    ),
+    (
+        "token-request-resource",
+        Source::TestFixture,
+        token_request_resource,
+    ),
+    (
+        "access-token-audience",
+        Source::RuntimeProbe,
+        access_token_audience,
+    ),
+    (
+        "wrong-resource-token-rejection",
+        Source::RuntimeProbe,
+        wrong_resource_token,
+    ),
+    (
+        "token-passthrough-prohibited",
+        Source::RuntimeProbe,
+        token_passthrough,
+    ),
+    ("pkce-s256", Source::TestFixture, pkce_s256),
+    (
+        "pkce-downgrade-refused",
+        Source::TestFixture,
+        pkce_downgrade,
+    ),
+    ("exact-redirect-uri", Source::TestFixture, exact_redirect),
+    ("state-binding", Source::TestFixture, state_binding),
+    ("mix-up-resistance", Source::TestFixture, mix_up_resistance),
+    (
+        "authorization-code-binding",
+        Source::TestFixture,
+        code_binding,
+    ),
+    (
+        "token-endpoint-identity",
+        Source::TestFixture,
+        token_endpoint_identity,
+    ),
+    ("cimd-identity", Source::TestFixture, cimd_identity),
+    (
+        "token-storage-omission",
+        Source::RuntimeProbe,
+        token_storage,
+    ),
+    (
+        "ssrf-resistant-metadata-resolution",
+        Source::TestFixture,
+        ssrf_resistant_resolution,
+    ),
+    (
+        "refresh-token-rotation-when-claimed",
+        Source::TestFixture,
+        refresh_rotation,
+    ),
+];
+
+/// A refusal reason the subject named that is neither the check's own nor a
+/// syntax refusal.
+const OTHER: &str = "MCP_RES_OAUTH_OTHER_REFUSAL";
+const NO_ANSWER: &str = "MCP_RES_OAUTH_NO_ANSWER";
+/// The path the `token-passthrough` defect forwards to, on the issuer.
+const PASSTHROUGH_PATH: &str = "/passthrough-probe";
+/// An issuer on loopback that is not the fixture (never contacted).
+const OTHER_ISSUER: &str = "http://127.0.0.1:1";
+/// A resource on loopback that is not the subject (port 1 serves nothing).
+const OTHER_RESOURCE: &str = "http://127.0.0.1:1/mcp";
+
+/// What the preflight learnt.
+pub struct Preflight {
+    pub name: String,
+    pub version: String,
+    pub resource: String,
+    pub artifact: Value,
+}
+
+/// The resource identifier of a server mcpres started (the reference
+/// server's default: `http://ADDR:PORT/mcp`).
+fn resource_of(server: &Server) -> String {
+    format!("http://{}/mcp", server.authority)
+}
+
+fn metadata_path() -> &'static str {
+    "/.well-known/oauth-protected-resource/mcp"
+}
+
+/// Start the subject once with a valid token: its name, version and resource.
+pub fn preflight(o: &OauthCtx) -> Preflight {
+    let unknown = |artifact: Value, resource: String| Preflight {
+        name: "unknown".into(),
+        version: "unknown".into(),
+        resource,
+        artifact,
+    };
+    let server = o.ctx.serve();
+    let resource = resource_of(&server);
+    if let Some(why) = server.failed.clone() {
+        let s = o.ctx.stop(server);
+        return unknown(json!({"startError": why, "server": s}), resource);
+    }
+    let token = o.mint(&resource, 300);
+    let rec = o.rec();
+    let (resp, _) = post_open(o, &rec, &server, Some(&token));
+    let info = resp
+        .answers()
+        .first()
+        .and_then(|a| a.pointer("/result/serverInfo"))
+        .cloned()
+        .unwrap_or(Value::Null);
+    let s = o.ctx.stop(server);
+    let artifact = json!({"open": resp.summary(), "transcript": rec.transcript(), "server": s});
+    let text = |k: &str| info.get(k).and_then(Value::as_str).map(str::to_string);
+    match (text("name"), text("version")) {
+        (Some(name), Some(version)) => Preflight {
+            name,
+            version,
+            resource,
+            artifact,
+        },
+        _ => unknown(artifact, resource),
+    }
+}
+
+/// GET a JSON document at a loopback `http://` URL (never followed, never
+/// resolved); `null` when refused or not JSON.
+pub fn fetch_json(o: &OauthCtx, url: &str) -> Value {
+    let Ok(addr) = o.guarded(url) else {
+        return Value::Null;
+    };
+    let path = url
+        .split_once("://")
+        .and_then(|(_, rest)| rest.find('/').map(|i| rest[i..].to_string()))
+        .unwrap_or_else(|| "/".into());
+    let rec = o.rec();
+    let Ok(mut conn) = Conn::open(&rec, addr) else {
+        return Value::Null;
+    };
+    let req = format!("GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n");
+    conn.write(req.as_bytes());
+    let resp = conn.response(Duration::from_secs(5));
+    if resp.status != Some(200) {
+        return Value::Null;
+    }
+    serde_json::from_slice(&resp.body).unwrap_or(Value::Null)
+}
+
+/// POST the opening request with `token` (none: no `Authorization`) on a
+/// fresh connection.
+fn post_open(o: &OauthCtx, rec: &Rec, server: &Server, token: Option<&str>) -> (Resp, Value) {
+    let (method, params) = o.ctx.open_request();
+    let id = o.ctx.id();
+    let msg = o.ctx.request(&id, method, params);
+    let mut shape = Shape::default();
+    if let Some(t) = token {
+        shape
+            .extra
+            .push(("Authorization".into(), format!("Bearer {t}")));
+    }
+    let resp = o
+        .ctx
+        .post_fresh(rec, server, &Session::default(), &msg, &shape);
+    (resp, id)
+}
+
+/// The `data.reason` of a refusal body.
+fn refusal_reason(resp: &Resp) -> Option<String> {
+    let body: Value = serde_json::from_slice(&resp.body).ok()?;
+    body.pointer("/error/data/reason")
+        .and_then(Value::as_str)
+        .map(str::to_string)
+}
+
+/// `MCP_RES_OAUTH_OTHER_REFUSAL_<REASON>` for a reason of the subject's own.
+fn other(why: &str) -> String {
+    let tail: String = why
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() {
+                c.to_ascii_uppercase()
+            } else {
+                '_'
+            }
+        })
+        .take(60)
+        .collect();
+    if tail.len() < 3 {
+        format!("{OTHER}_UNNAMED")
+    } else {
+        format!("{OTHER}_{tail}")
+    }
+}
+
+/// How an authenticated request came back: accepted (the check's ACCEPTED),
+/// refused as `malformed-token` (the early syntax rejection), refused for
+/// `own` (the check's REJECTED), or refused for another reason.
+fn classify(id: &str, resp: &Resp, answer_id: &Value, own: &str) -> (ProbeOutcome, String) {
+    match resp.status {
+        None => (ProbeOutcome::NotObserved, NO_ANSWER.into()),
+        Some(_) if resp.is_2xx() && resp.result_for(answer_id).is_some() => {
+            (ProbeOutcome::Accept, reason(id, "ACCEPTED"))
+        }
+        Some(401 | 403) => match refusal_reason(resp).as_deref() {
+            Some("malformed-token") => (ProbeOutcome::Reject, EARLY.into()),
+            Some(r) if r == own => (ProbeOutcome::Reject, reason(id, "REJECTED")),
+            Some(r) => (ProbeOutcome::Reject, other(r)),
+            None => (ProbeOutcome::Reject, other("unnamed")),
+        },
+        Some(s) => (ProbeOutcome::Reject, other(&format!("status {s}"))),
+    }
+}
+
+/// Reached the property: answered, and not stopped by the syntax guard.
+fn reached(observed: &(ProbeOutcome, String)) -> bool {
+    observed.0 != ProbeOutcome::NotObserved && observed.1 != EARLY
+}
+
+/// The token with its claims segment made non-base64url: well-formed in
+/// every other way, refused by syntax before any property is judged.
+fn break_claims(token: &str) -> String {
+    let mut parts: Vec<&str> = token.split('.').collect();
+    if parts.len() == 3 {
+        parts[1] = "%%%not-base64url%%%";
+    }
+    parts.join(".")
+}
+
+fn artifact(rec: &Rec, resp: &Resp, extra: Value) -> Value {
+    json!({"response": resp.summary(), "transcript": rec.transcript(), "observation": extra})
+}
+
+/// A started server, or the check not observed (with the server's transcript).
+fn serve_or_not(o: &OauthCtx, id: &'static str) -> Result<Server, Box<CheckRun>> {
+    let server = o.ctx.serve();
+    match server.failed.clone() {
+        None => Ok(server),
+        Some(why) => {
+            let mut c = CheckRun::not_observed(id, format!("the subject did not start: {why}"));
+            c.server = o.ctx.stop(server);
+            Err(Box::new(c))
+        }
+    }
+}
+
+/// One token presented to the subject, classified for check `id`.
+fn present(
+    o: &OauthCtx,
+    server: &Server,
+    id: &str,
+    token: &str,
+    own: &str,
+) -> ((ProbeOutcome, String), String, Value) {
+    let rec = o.rec();
+    let (resp, answer_id) = post_open(o, &rec, server, Some(token));
+    let observed = classify(id, &resp, &answer_id, own);
+    if observed.0 == ProbeOutcome::Reject {
+        o.saw_refusal(&resp, token);
+    }
+    let detail = format!("{} ({})", resp.label(), observed.1);
+    (observed.clone(), detail, artifact(&rec, &resp, json!({})))
+}
+
+/// `access-token-audience`: a token for this resource is accepted; a
+/// well-formed, correctly signed token for another resource is refused as
+/// `wrong-audience`; the same token with broken claims must be refused as
+/// malformed, never as a wrong audience.
+fn access_token_audience(o: &OauthCtx) -> CheckRun {
+    let id = "access-token-audience";
+    let server = match serve_or_not(o, id) {
+        Ok(s) => s,
+        Err(c) => return *c,
+    };
+    let resource = resource_of(&server);
+    let good = o.mint(&resource, 300);
+    let foreign = o.mint(OTHER_RESOURCE, 300);
+    let broken = break_claims(&foreign);
+    o.remember(&broken);
+    let rejected = reason(id, "REJECTED");
+    let (p, pd, pa) = present(o, &server, id, &good, "wrong-audience");
+    let (n, nd, na) = present(o, &server, id, &foreign, "wrong-audience");
+    let (m, md, ma) = present(o, &server, id, &broken, "wrong-audience");
+    let positive = obs(
+        ProbeOutcome::Accept,
+        &reason(id, "ACCEPTED"),
+        p.clone(),
+        reached(&p),
+        pd,
+        pa,
+    );
+    let negative = obs(
+        ProbeOutcome::Reject,
+        &rejected,
+        n.clone(),
+        reached(&n),
+        nd,
+        na,
+    );
+    let mutant = mutant(&rejected, m, md, ma);
+    finish(o, id, server, positive, negative, mutant)
+}
+
+/// `issuer-binding`: a token the fixture issued (its `iss`) is accepted; a
+/// token for this resource signed with the same key but naming another
+/// issuer is refused as `wrong-issuer`; that token with broken claims is
+/// refused as malformed, never as a wrong issuer.
+fn issuer_binding(o: &OauthCtx) -> CheckRun {
+    let id = "issuer-binding";
+    let server = match serve_or_not(o, id) {
+        Ok(s) => s,
+        Err(c) => return *c,
+    };
+    let resource = resource_of(&server);
+    let good = o.mint(&resource, 300);
+    let foreign = o.mint_as(OTHER_ISSUER, &resource, 300);
+    let broken = break_claims(&foreign);
+    o.remember(&broken);
+    let rejected = reason(id, "REJECTED");
+    let (p, pd, pa) = present(o, &server, id, &good, "wrong-issuer");
+    let (n, nd, na) = present(o, &server, id, &foreign, "wrong-issuer");
+    let (m, md, ma) = present(o, &server, id, &broken, "wrong-issuer");
+    let positive = obs(
+        ProbeOutcome::Accept,
+        &reason(id, "ACCEPTED"),
+        p.clone(),
+        reached(&p),
+        pd,
+        pa,
+    );
+    let negative = obs(
+        ProbeOutcome::Reject,
+        &rejected,
+        n.clone(),
+        reached(&n),
+        nd,
+        na,
+    );
+    let mutant = mutant(&rejected, m, md, ma);
+    finish(o, id, server, positive, negative, mutant)
+}
+
+fn finish(
+    o: &OauthCtx,
+    id: &'static str,
+    server: Server,
+    positive: Obs,
+    negative: Obs,
+    mutant: Obs,
+) -> CheckRun {
+    CheckRun {
+        id,
+        positive: Some(positive),
+        negative: Some(negative),
+        mutant: Some(mutant),
+        not_observed: None,
+        server: o.ctx.stop(server),
+    }
+}
+
+/// The fixture events past `since` on the pass-through path.
+fn forwarded_since(o: &OauthCtx, since: usize) -> usize {
+    o.fixture
+        .events()
+        .iter()
+        .skip(since)
+        .filter(|e| e.path.starts_with(PASSTHROUGH_PATH))
+        .count()
+}
+
+/// `token-passthrough-prohibited`: an accepted token is not forwarded to
+/// anyone (the fixture's audit, which sees every request to the issuer,
+/// shows no pass-through); a refused (expired) token is refused and not
+/// forwarded either; a malformed token is refused early.
+fn token_passthrough(o: &OauthCtx) -> CheckRun {
+    let id = "token-passthrough-prohibited";
+    let server = match serve_or_not(o, id) {
+        Ok(s) => s,
+        Err(c) => return *c,
+    };
+    let resource = resource_of(&server);
+    let good = o.mint(&resource, 300);
+    // Refused as expired: a reason no audience defect touches.
+    let foreign = o.mint(&resource, -600);
+    let broken = break_claims(&foreign);
+    o.remember(&broken);
+    let rejected = reason(id, "REJECTED");
+    let run = |token: &str| {
+        let since = o.fixture.events().len();
+        let (mut observed, detail, mut art) = present(o, &server, id, token, "expired");
+        let forwarded = forwarded_since(o, since);
+        art["observation"] = json!({"passThroughRequestsSeenByIssuer": forwarded});
+        if forwarded > 0 {
+            observed.1 = "MCP_RES_OAUTH_TOKEN_FORWARDED".into();
+        }
+        let detail = format!("{detail}; {forwarded} pass-through request(s) seen by the issuer");
+        (observed, detail, art)
+    };
+    let (p, pd, pa) = run(&good);
+    let (n, nd, na) = run(&foreign);
+    let (m, md, ma) = run(&broken);
+    let positive = obs(
+        ProbeOutcome::Accept,
+        &reason(id, "ACCEPTED"),
+        p.clone(),
+        reached(&p),
+        pd,
+        pa,
+    );
+    let negative = obs(
+        ProbeOutcome::Reject,
+        &rejected,
+        n.clone(),
+        reached(&n),
+        nd,
+        na,
+    );
+    let mutant = mutant(&rejected, m, md, ma);
+    finish(o, id, server, positive, negative, mutant)
+}
+
+/// `protected-resource-metadata-discovery`: the RFC 9728 metadata at the
+/// well-known location names this resource and the fixture's issuer
+/// (positive); a request without a token is refused with a challenge that
+/// points at that metadata (negative); a malformed token is refused early.
+fn metadata_discovery(o: &OauthCtx) -> CheckRun {
+    let id = "protected-resource-metadata-discovery";
+    let server = match serve_or_not(o, id) {
+        Ok(s) => s,
+        Err(c) => return *c,
+    };
+    let resource = resource_of(&server);
+    let metadata_url = format!("http://{}{}", server.authority, metadata_path());
+    let issuer = o.fixture.issuer().to_string();
+    let accepted = reason(id, "ACCEPTED");
+    let rejected = reason(id, "REJECTED");
+
+    // Positive: the metadata document.
+    let rec = o.rec();
+    let resp = match Conn::open(&rec, server.addr) {
+        Ok(mut conn) => {
+            let req = format!(
+                "GET {} HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n\r\n",
+                metadata_path(),
+                server.authority
+            );
+            conn.write(req.as_bytes());
+            conn.response(o.ctx.answer)
+        }
+        Err(_) => Resp::default(),
+    };
+    let doc: Value = serde_json::from_slice(&resp.body).unwrap_or(Value::Null);
+    let names_resource = doc.get("resource").and_then(Value::as_str) == Some(resource.as_str());
+    let servers: Vec<&str> = doc
+        .get("authorization_servers")
+        .and_then(Value::as_array)
+        .map(|a| a.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    let only_issuer = servers == [issuer.as_str()];
+    let p = match resp.status {
+        None => (ProbeOutcome::NotObserved, NO_ANSWER.to_string()),
+        Some(200) if names_resource && only_issuer => (ProbeOutcome::Accept, accepted.clone()),
+        Some(200) if !names_resource => (ProbeOutcome::Reject, other("metadata-resource-mismatch")),
+        Some(200) => (
+            ProbeOutcome::Reject,
+            other("metadata-authorization-servers-not-the-issuer"),
+        ),
+        Some(s) => (ProbeOutcome::Reject, other(&format!("status {s}"))),
+    };
+    let positive = obs(
+        ProbeOutcome::Accept,
+        &accepted,
+        p.clone(),
+        p.0 != ProbeOutcome::NotObserved,
+        format!("{} ({})", resp.label(), p.1),
+        artifact(
+            &rec,
+            &resp,
+            json!({"namesResource": names_resource, "authorizationServers": servers}),
+        ),
+    );
+
+    // Negative: no token at all; the challenge must point at the metadata.
+    let rec = o.rec();
+    let (resp, answer_id) = post_open(o, &rec, &server, None);
+    let challenge = resp.header("www-authenticate").unwrap_or("").to_string();
+    let points = challenge.starts_with("Bearer ")
+        && challenge.contains(&format!("resource_metadata=\"{metadata_url}\""));
+    let n = match resp.status {
+        None => (ProbeOutcome::NotObserved, NO_ANSWER.to_string()),
+        Some(_) if resp.is_2xx() && resp.result_for(&answer_id).is_some() => (
+            ProbeOutcome::Accept,
+            other("unauthenticated-request-served"),
+        ),
+        Some(401) if points => (ProbeOutcome::Reject, rejected.clone()),
+        Some(401) => (
+            ProbeOutcome::Reject,
+            other("challenge-without-resource-metadata"),
+        ),
+        Some(s) => (ProbeOutcome::Reject, other(&format!("status {s}"))),
+    };
+    let negative = obs(
+        ProbeOutcome::Reject,
+        &rejected,
+        n.clone(),
+        n.0 != ProbeOutcome::NotObserved,
+        format!("{} ({})", resp.label(), n.1),
+        artifact(&rec, &resp, json!({"challengePointsAtMetadata": points})),
+    );
+
+    // Mutant: a bearer token that is not a JWT at all.
+    let junk = "not-a-jwt";
+    o.remember(junk);
+    let rec = o.rec();
+    let (resp, answer_id) = post_open(o, &rec, &server, Some(junk));
+    let m = match classify(id, &resp, &answer_id, "missing-token") {
+        (ProbeOutcome::Reject, r) if r == EARLY => (ProbeOutcome::Reject, r),
+        // A refusal carrying the pointer for any other reason would be
+        // credited as the negative's.
+        (ProbeOutcome::Reject, _)
+            if resp
+                .header("www-authenticate")
+                .is_some_and(|c| c.contains("resource_metadata=")) =>
+        {
+            (ProbeOutcome::Reject, rejected.clone())
+        }
+        x => x,
+    };
+    let mutant = mutant(
+        &rejected,
+        m.clone(),
+        format!("{} ({})", resp.label(), m.1),
+        artifact(&rec, &resp, json!({})),
+    );
+    finish(o, id, server, positive, negative, mutant)
+}
+
+/// How often `secret` occurs in the strings of `value` (base64 fields
+/// decoded first).
+fn occurrences(value: &Value, secret: &str) -> usize {
+    use base64::Engine as _;
+    let count = |hay: &[u8]| {
+        hay.windows(secret.len())
+            .filter(|w| *w == secret.as_bytes())
+            .count()
+    };
+    match value {
+        Value::String(s) => count(s.as_bytes()),
+        Value::Array(items) => items.iter().map(|v| occurrences(v, secret)).sum(),
+        Value::Object(map) => map
+            .iter()
+            .map(|(k, v)| match (k.as_str(), v.as_str()) {
+                ("base64" | "headBase64", Some(text)) => base64::engine::general_purpose::STANDARD
+                    .decode(text)
+                    .map_or(0, |b| count(&b)),
+                _ => occurrences(v, secret),
+            })
+            .sum(),
+        _ => 0,
+    }
+}
+
+/// `token-storage-omission`: the subject keeps no presented token in what it
+/// writes (its stdout and stderr, read after it stopped): neither an
+/// accepted one (positive) nor a refused one (negative, refused as
+/// `expired`); a malformed one is refused early. Any occurrence of a
+/// token's bytes is `MCP_RES_OAUTH_TOKEN_STORED` (the count is recorded,
+/// never the bytes).
+fn token_storage(o: &OauthCtx) -> CheckRun {
+    let id = "token-storage-omission";
+    let server = match serve_or_not(o, id) {
+        Ok(s) => s,
+        Err(c) => return *c,
+    };
+    let resource = resource_of(&server);
+    let good = o.mint(&resource, 300);
+    // Refused as expired: a reason no audience defect touches.
+    let foreign = o.mint(&resource, -600);
+    let broken = break_claims(&foreign);
+    o.remember(&broken);
+    let rejected = reason(id, "REJECTED");
+    let seen: Vec<_> = [&good, &foreign, &broken]
+        .into_iter()
+        .map(|t| present(o, &server, id, t, "expired"))
+        .collect();
+    // Read what the subject wrote only once it has stopped: nothing is
+    // still in flight.
+    let server_artifact = o.ctx.stop(server);
+    let stored = |t: &str| server_artifact.as_ref().map_or(0, |a| occurrences(a, t));
+    let mut judged = seen.into_iter().zip([&good, &foreign, &broken]).map(
+        |((mut observed, detail, mut art), token)| {
+            let n = stored(token);
+            art["observation"] = json!({"tokenOccurrencesInSubjectOutput": n});
+            if n > 0 {
+                observed.1 = "MCP_RES_OAUTH_TOKEN_STORED".into();
+            }
+            (
+                observed,
+                format!("{detail}; the token occurs {n} time(s) in the subject's output"),
+                art,
+            )
+        },
+    );
+    let (p, pd, pa) = judged.next().expect("three");
+    let (n, nd, na) = judged.next().expect("three");
+    let (m, md, ma) = judged.next().expect("three");
+    let positive = obs(
+        ProbeOutcome::Accept,
+        &reason(id, "ACCEPTED"),
+        p.clone(),
+        reached(&p),
+        pd,
+        pa,
+    );
+    let negative = obs(
+        ProbeOutcome::Reject,
+        &rejected,
+        n.clone(),
+        reached(&n),
+        nd,
+        na,
+    );
+    CheckRun {
+        id,
+        positive: Some(positive),
+        negative: Some(negative),
+        mutant: Some(mutant(&rejected, m, md, ma)),
+        not_observed: None,
+        server: server_artifact,
+    }
+}
+
+/// `wrong-resource-token-rejection`: a token obtained through a real grant
+/// for this resource is accepted; one obtained through a real grant for
+/// another resource is refused as `wrong-audience`; that token with broken
+/// claims is refused early.
+fn wrong_resource_token(o: &OauthCtx) -> CheckRun {
+    let id = "wrong-resource-token-rejection";
+    let server = match serve_or_not(o, id) {
+        Ok(s) => s,
+        Err(c) => return *c,
+    };
+    let resource = resource_of(&server);
+    let (good, good_flow) = flow::obtain(o, &resource);
+    let (foreign, foreign_flow) = flow::obtain(o, OTHER_RESOURCE);
+    let (Some(good), Some(foreign)) = (good, foreign) else {
+        let mut c = CheckRun::not_observed(
+            id,
+            "the fixture did not issue the two tokens the check needs",
+        );
+        c.server = o.ctx.stop(server);
+        return c;
+    };
+    let broken = break_claims(&foreign);
+    o.remember(&broken);
+    let rejected = reason(id, "REJECTED");
+    let with_flow = |(observed, detail, mut art): ((ProbeOutcome, String), String, Value),
+                     flow: &Value| {
+        art["observation"] = json!({"grant": flow});
+        (observed, detail, art)
+    };
+    let (p, pd, pa) = with_flow(present(o, &server, id, &good, "wrong-audience"), &good_flow);
+    let (n, nd, na) = with_flow(
+        present(o, &server, id, &foreign, "wrong-audience"),
+        &foreign_flow,
+    );
+    let (m, md, ma) = present(o, &server, id, &broken, "wrong-audience");
+    let positive = obs(
+        ProbeOutcome::Accept,
+        &reason(id, "ACCEPTED"),
+        p.clone(),
+        reached(&p),
+        pd,
+        pa,
+    );
+    let negative = obs(
+        ProbeOutcome::Reject,
+        &rejected,
+        n.clone(),
+        reached(&n),
+        nd,
+        na,
+    );
+    let mutant = mutant(&rejected, m, md, ma);
+    finish(o, id, server, positive, negative, mutant)
+}
+
+/// `token-request-resource` (evidence from the fixture, not the subject):
+/// a code issued for resource R redeemed with `resource=R` gives a token for
+/// R; redeemed with another resource it is refused `invalid_target`; the
+/// same request without its `code` is refused early (`invalid_request`).
+fn token_request_resource(o: &OauthCtx) -> CheckRun {
+    let id = "token-request-resource";
+    let resource = "http://127.0.0.1:2/mcp";
+    let redirect = o.redirect_uri.clone();
+    let accepted = reason(id, "ACCEPTED");
+    let rejected = reason(id, "REJECTED");
+    let classify = |r: &flow::Redeemed, asked: &str| -> (ProbeOutcome, String) {
+        match (r.status, r.error.as_deref()) {
+            (None, _) => (ProbeOutcome::NotObserved, NO_ANSWER.into()),
+            (Some(200), _) if r.audience.as_deref() == Some(asked) => {
+                (ProbeOutcome::Accept, accepted.clone())
+            }
+            (Some(200), _) => (ProbeOutcome::Accept, other("token-for-another-audience")),
+            (_, Some("invalid_target")) => (ProbeOutcome::Reject, rejected.clone()),
+            (_, Some("invalid_request")) => (ProbeOutcome::Reject, EARLY.into()),
+            (_, Some(e)) => (ProbeOutcome::Reject, other(e)),
+            (Some(s), None) => (ProbeOutcome::Reject, other(&format!("status {s}"))),
+        }
+    };
+    let run = |redeem_for: &str, drop_code: bool| {
+        let (verifier, challenge) = flow::pkce(o);
+        let a = flow::authorize(o, resource, &challenge, &redirect);
+        let Some(code) = a.code.clone() else {
+            let detail = format!("no code: {:?}", a.error);
+            return (
+                (ProbeOutcome::NotObserved, other("no-authorization-code")),
+                detail,
+                json!([a.summary]),
+            );
+        };
+        let mut params = flow::code_grant(o, &code, &verifier, &redirect, redeem_for);
+        if drop_code {
+            params.retain(|(k, _)| *k != "code");
+        }
+        let r = flow::token_request(o, &params);
+        let observed = classify(&r, redeem_for);
+        let detail = format!(
+            "token request for {redeem_for} with a code for {resource}: {:?} {:?} ({})",
+            r.status, r.error, observed.1
+        );
+        (observed, detail, json!([a.summary, r.summary]))
+    };
+    let (p, pd, pa) = run(resource, false);
+    let (n, nd, na) = run(OTHER_RESOURCE, false);
+    let (m, md, ma) = run(OTHER_RESOURCE, true);
+    CheckRun {
+        id,
+        positive: Some(obs(
+            ProbeOutcome::Accept,
+            &accepted,
+            p.clone(),
+            reached(&p),
+            pd,
+            pa,
+        )),
+        negative: Some(obs(
+            ProbeOutcome::Reject,
+            &rejected,
+            n.clone(),
+            reached(&n),
+            nd,
+            na,
+        )),
+        mutant: Some(mutant(&rejected, m, md, ma)),
+        not_observed: None,
+        server: None,
+    }
+}
+
+/// An authorization request's answer classified for check `id`: granted
+/// (ACCEPTED), refused with the check's own description (REJECTED), refused
+/// because a parameter was repeated (the early syntax rejection), or
+/// refused otherwise.
+fn classify_authz(id: &str, a: &flow::AuthzAnswer, own: &str) -> (ProbeOutcome, String) {
+    match (a.status, a.description.as_deref()) {
+        (None, _) => (ProbeOutcome::NotObserved, NO_ANSWER.into()),
+        _ if a.granted => (ProbeOutcome::Accept, reason(id, "ACCEPTED")),
+        (_, Some(d)) if d == own => (ProbeOutcome::Reject, reason(id, "REJECTED")),
+        (_, Some(d)) if d.contains("given more than once") || d.contains("may be given once") => {
+            (ProbeOutcome::Reject, EARLY.into())
+        }
+        (_, _) => (
+            ProbeOutcome::Reject,
+            other(a.error.as_deref().unwrap_or("unnamed")),
+        ),
+    }
+}
+
+/// Positive, negative and mutant authorization requests: each a list of
+/// parameters; the check's own refusal is the description `own`.
+fn authz_check(
+    o: &OauthCtx,
+    id: &'static str,
+    own: &str,
+    requests: [Vec<(&'static str, String)>; 3],
+) -> CheckRun {
+    authz_check_state(o, id, own, requests, false)
+}
+
+/// [`authz_check`]; with `bind_state`, a grant that does not carry the
+/// request's `state` back is not the check's acceptance.
+fn authz_check_state(
+    o: &OauthCtx,
+    id: &'static str,
+    own: &str,
+    requests: [Vec<(&'static str, String)>; 3],
+    bind_state: bool,
+) -> CheckRun {
+    let accepted = reason(id, "ACCEPTED");
+    let rejected = reason(id, "REJECTED");
+    let mut seen = requests.into_iter().map(|params| {
+        let refs: Vec<(&str, &str)> = params.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        let a = flow::authorize_raw(o, &refs);
+        let mut observed = classify_authz(id, &a, own);
+        if bind_state && a.granted && a.state_returned != Some(true) {
+            observed.1 = other("state-not-returned");
+        }
+        let detail = format!(
+            "{:?} {:?} {:?} ({})",
+            a.status, a.error, a.description, observed.1
+        );
+        (observed, detail, a.summary)
+    });
+    let (p, pd, pa) = seen.next().expect("three");
+    let (n, nd, na) = seen.next().expect("three");
+    let (m, md, ma) = seen.next().expect("three");
+    CheckRun {
+        id,
+        positive: Some(obs(
+            ProbeOutcome::Accept,
+            &accepted,
+            p.clone(),
+            reached(&p),
+            pd,
+            pa,
+        )),
+        negative: Some(obs(
+            ProbeOutcome::Reject,
+            &rejected,
+            n.clone(),
+            reached(&n),
+            nd,
+            na,
+        )),
+        mutant: Some(mutant(&rejected, m, md, ma)),
+        not_observed: None,
+        server: None,
+    }
+}
+
+/// `pkce-downgrade-refused` (fixture): S256 is granted; `plain` is refused
+/// for what it is; `plain` with the method given twice is refused early.
+fn pkce_downgrade(o: &OauthCtx) -> CheckRun {
+    let id = "pkce-downgrade-refused";
+    let resource = "http://127.0.0.1:2/mcp";
+    let (_, challenge) = flow::pkce(o);
+    let positive = flow::authz_params(o, resource, &challenge);
+    let plain = |params: &mut Vec<(&'static str, String)>| {
+        for (k, v) in params.iter_mut() {
+            if *k == "code_challenge_method" {
+                *v = "plain".into();
+            }
+        }
+    };
+    let mut negative = flow::authz_params(o, resource, &challenge);
+    plain(&mut negative);
+    let mut mutant = flow::authz_params(o, resource, &challenge);
+    plain(&mut mutant);
+    mutant.push(("code_challenge_method", "plain".into()));
+    authz_check(
+        o,
+        id,
+        "code_challenge_method plain is not supported; use S256",
+        [positive, negative, mutant],
+    )
+}
+
+/// `exact-redirect-uri` (fixture): the registered redirect URI is granted;
+/// the registered one with a path appended (a prefix match) is refused; that
+/// one given twice is refused early.
+fn exact_redirect(o: &OauthCtx) -> CheckRun {
+    let id = "exact-redirect-uri";
+    let resource = "http://127.0.0.1:2/mcp";
+    let (_, challenge) = flow::pkce(o);
+    let longer = format!("{}/elsewhere", o.redirect_uri);
+    let positive = flow::authz_params(o, resource, &challenge);
+    let with = |uri: &str| {
+        let mut p = flow::authz_params(o, resource, &challenge);
+        for (k, v) in p.iter_mut() {
+            if *k == "redirect_uri" {
+                *v = uri.to_string();
+            }
+        }
+        p
+    };
+    let negative = with(&longer);
+    let mut mutant = with(&longer);
+    mutant.push(("redirect_uri", longer.clone()));
+    authz_check(
+        o,
+        id,
+        "redirect_uri is not registered for this client",
+        [positive, negative, mutant],
+    )
+}
+
+/// `authorization-code-binding` (fixture): a code redeemed by the client it
+/// was issued to is exchanged; the same kind of code redeemed under another
+/// registered client's id is refused as issued to another client; that
+/// request without its `code` is refused early (`invalid_request`).
+fn code_binding(o: &OauthCtx) -> CheckRun {
+    let id = "authorization-code-binding";
+    let resource = "http://127.0.0.1:2/mcp";
+    let redirect = o.redirect_uri.clone();
+    let accepted = reason(id, "ACCEPTED");
+    let rejected = reason(id, "REJECTED");
+    const OWN: &str = "the authorization code was issued to another client";
+    let run = |client: &str, drop_code: bool| {
+        let (verifier, challenge) = flow::pkce(o);
+        let a = flow::authorize(o, resource, &challenge, &redirect);
+        let Some(code) = a.code.clone() else {
+            return (
+                (ProbeOutcome::NotObserved, other("no-authorization-code")),
+                format!("no code: {:?}", a.error),
+                json!([a.summary]),
+            );
+        };
+        let mut params = flow::code_grant(o, &code, &verifier, &redirect, resource);
+        for (k, v) in params.iter_mut() {
+            if *k == "client_id" {
+                *v = client;
+            }
+        }
+        if drop_code {
+            params.retain(|(k, _)| *k != "code");
+        }
+        let r = flow::token_request(o, &params);
+        let observed = match (r.status, r.error.as_deref(), r.description.as_deref()) {
+            (None, _, _) => (ProbeOutcome::NotObserved, NO_ANSWER.to_string()),
+            (Some(200), _, _) if r.access_token.is_some() => {
+                (ProbeOutcome::Accept, accepted.clone())
+            }
+            (_, Some("invalid_grant"), Some(d)) if d == OWN => {
+                (ProbeOutcome::Reject, rejected.clone())
+            }
+            (_, Some("invalid_request"), _) => (ProbeOutcome::Reject, EARLY.to_string()),
+            (_, Some(e), _) => (ProbeOutcome::Reject, other(e)),
+            (s, None, _) => (ProbeOutcome::Reject, other(&format!("status {s:?}"))),
+        };
+        let detail = format!(
+            "token request as {}: {:?} {:?} ({})",
+            if client == o.client_id {
+                "the code's client"
+            } else {
+                "another client"
+            },
+            r.status,
+            r.error,
+            observed.1
+        );
+        (observed, detail, json!([a.summary, r.summary]))
+    };
+    let (p, pd, pa) = run(&o.client_id, false);
+    let (n, nd, na) = run(&o.other_client_id, false);
+    let (m, md, ma) = run(&o.other_client_id, true);
+    CheckRun {
+        id,
+        positive: Some(obs(
+            ProbeOutcome::Accept,
+            &accepted,
+            p.clone(),
+            reached(&p),
+            pd,
+            pa,
+        )),
+        negative: Some(obs(
+            ProbeOutcome::Reject,
+            &rejected,
+            n.clone(),
+            reached(&n),
+            nd,
+            na,
+        )),
+        mutant: Some(mutant(&rejected, m, md, ma)),
+        not_observed: None,
+        server: None,
+    }
+}
+
+/// `refresh-token-rotation-when-claimed` (fixture; it issues refresh
+/// tokens, so the condition holds): using a refresh token gives a new,
+/// different one; presenting the used one again is refused and revokes the
+/// family (the new refresh token is then inactive); a refresh request without
+/// its `refresh_token` is refused early (`invalid_request`).
+fn refresh_rotation(o: &OauthCtx) -> CheckRun {
+    let id = "refresh-token-rotation-when-claimed";
+    let resource = "http://127.0.0.1:2/mcp";
+    let accepted = reason(id, "ACCEPTED");
+    let rejected = reason(id, "REJECTED");
+    let (granted, grant_summary) = flow::grant(o, resource);
+    let Some(first) = granted.and_then(|g| g.refresh_token) else {
+        return CheckRun::not_observed(id, "the fixture issued no refresh token");
+    };
+    let refresh = |token: Option<&str>| {
+        let mut params = vec![
+            ("grant_type", "refresh_token"),
+            ("client_id", o.client_id.as_str()),
+            ("resource", resource),
+        ];
+        if let Some(t) = token {
+            params.push(("refresh_token", t));
+        }
+        flow::token_request(o, &params)
+    };
+    // Positive: a new refresh token, not the one presented.
+    let r = refresh(Some(&first));
+    let second = r.refresh_token.clone();
+    let p = match (r.status, &second) {
+        (None, _) => (ProbeOutcome::NotObserved, NO_ANSWER.to_string()),
+        (Some(200), Some(s)) if *s != first => (ProbeOutcome::Accept, accepted.clone()),
+        (Some(200), _) => (ProbeOutcome::Accept, other("refresh-token-not-rotated")),
+        (_, _) => (
+            ProbeOutcome::Reject,
+            other(r.error.as_deref().unwrap_or("unnamed")),
+        ),
+    };
+    let pd = format!("{:?} {:?} ({})", r.status, r.error, p.1);
+    let pa = json!({"grant": grant_summary, "refresh": r.summary});
+    // Negative: the used one again; refused, and the family revoked.
+    let n_resp = refresh(Some(&first));
+    let family_revoked = second
+        .as_deref()
+        .and_then(|s| flow::introspect(o, s))
+        .map(|active| !active);
+    let n = match (n_resp.status, n_resp.error.as_deref(), family_revoked) {
+        (None, _, _) => (ProbeOutcome::NotObserved, NO_ANSWER.to_string()),
+        (Some(200), _, _) => (ProbeOutcome::Accept, other("used-refresh-token-accepted")),
+        (_, Some("invalid_grant"), Some(true)) => (ProbeOutcome::Reject, rejected.clone()),
+        (_, Some("invalid_grant"), _) => (ProbeOutcome::Reject, other("reuse-not-detected")),
+        (_, Some("invalid_request"), _) => (ProbeOutcome::Reject, EARLY.to_string()),
+        (_, e, _) => (ProbeOutcome::Reject, other(e.unwrap_or("unnamed"))),
+    };
+    let nd = format!(
+        "{:?} {:?}; family revoked: {family_revoked:?} ({})",
+        n_resp.status, n_resp.error, n.1
+    );
+    let na =
+        json!({"replay": n_resp.summary, "newRefreshTokenInactiveAfterReplay": family_revoked});
+    // Mutant: the same request without the refresh token.
+    let m_resp = refresh(None);
+    let m = match (m_resp.status, m_resp.error.as_deref()) {
+        (None, _) => (ProbeOutcome::NotObserved, NO_ANSWER.to_string()),
+        (Some(200), _) => (ProbeOutcome::Accept, accepted.clone()),
+        (_, Some("invalid_request")) => (ProbeOutcome::Reject, EARLY.to_string()),
+        (_, Some("invalid_grant")) => (ProbeOutcome::Reject, rejected.clone()),
+        (_, e) => (ProbeOutcome::Reject, other(e.unwrap_or("unnamed"))),
+    };
+    let md = format!("{:?} {:?} ({})", m_resp.status, m_resp.error, m.1);
+    CheckRun {
+        id,
+        positive: Some(obs(
+            ProbeOutcome::Accept,
+            &accepted,
+            p.clone(),
+            reached(&p),
+            pd,
+            pa,
+        )),
+        negative: Some(obs(
+            ProbeOutcome::Reject,
+            &rejected,
+            n.clone(),
+            reached(&n),
+            nd,
+            na,
+        )),
+        mutant: Some(mutant(&rejected, m, md, m_resp.summary)),
+        not_observed: None,
+        server: None,
+    }
+}
+
+/// `pkce-s256` (fixture): a code redeemed with its S256 verifier is
+/// exchanged; redeemed with another well-formed verifier it is refused as
+/// not matching the challenge; that request without `code_verifier` is
+/// refused early (`invalid_request`).
+fn pkce_s256(o: &OauthCtx) -> CheckRun {
+    let id = "pkce-s256";
+    let resource = "http://127.0.0.1:2/mcp";
+    let redirect = o.redirect_uri.clone();
+    let accepted = reason(id, "ACCEPTED");
+    let rejected = reason(id, "REJECTED");
+    const OWN: &str = "code_verifier does not match the code challenge";
+    #[derive(Clone, Copy)]
+    enum Verifier {
+        Right,
+        Other,
+        Missing,
+    }
+    let run = |which: Verifier| {
+        let (verifier, challenge) = flow::pkce(o);
+        let (wrong, _) = flow::pkce(o);
+        let a = flow::authorize(o, resource, &challenge, &redirect);
+        let Some(code) = a.code.clone() else {
+            return (
+                (ProbeOutcome::NotObserved, other("no-authorization-code")),
+                format!("no code: {:?}", a.error),
+                json!([a.summary]),
+            );
+        };
+        let presented = match which {
+            Verifier::Right => verifier.as_str(),
+            _ => wrong.as_str(),
+        };
+        let mut params = flow::code_grant(o, &code, presented, &redirect, resource);
+        if matches!(which, Verifier::Missing) {
+            params.retain(|(k, _)| *k != "code_verifier");
+        }
+        let r = flow::token_request(o, &params);
+        let observed = match (r.status, r.error.as_deref(), r.description.as_deref()) {
+            (None, _, _) => (ProbeOutcome::NotObserved, NO_ANSWER.to_string()),
+            (Some(200), _, _) if r.access_token.is_some() => {
+                (ProbeOutcome::Accept, accepted.clone())
+            }
+            (_, Some("invalid_grant"), Some(d)) if d == OWN => {
+                (ProbeOutcome::Reject, rejected.clone())
+            }
+            (_, Some("invalid_request"), _) => (ProbeOutcome::Reject, EARLY.to_string()),
+            (_, Some(e), _) => (ProbeOutcome::Reject, other(e)),
+            (s, None, _) => (ProbeOutcome::Reject, other(&format!("status {s:?}"))),
+        };
+        let detail = format!("{:?} {:?} ({})", r.status, r.error, observed.1);
+        (observed, detail, json!([a.summary, r.summary]))
+    };
+    let (p, pd, pa) = run(Verifier::Right);
+    let (n, nd, na) = run(Verifier::Other);
+    let (m, md, ma) = run(Verifier::Missing);
+    CheckRun {
+        id,
+        positive: Some(obs(
+            ProbeOutcome::Accept,
+            &accepted,
+            p.clone(),
+            reached(&p),
+            pd,
+            pa,
+        )),
+        negative: Some(obs(
+            ProbeOutcome::Reject,
+            &rejected,
+            n.clone(),
+            reached(&n),
+            nd,
+            na,
+        )),
+        mutant: Some(mutant(&rejected, m, md, ma)),
+        not_observed: None,
+        server: None,
+    }
+}
+
+/// `authorization-request-resource` (fixture): a request naming the
+/// resource is granted; the same request without `resource` is refused
+/// `invalid_target`; that request with its `state` given twice is refused
+/// early.
+fn authorization_request_resource(o: &OauthCtx) -> CheckRun {
+    let id = "authorization-request-resource";
+    let resource = "http://127.0.0.1:2/mcp";
+    let (_, challenge) = flow::pkce(o);
+    let positive = flow::authz_params(o, resource, &challenge);
+    let mut negative = flow::authz_params(o, resource, &challenge);
+    negative.retain(|(k, _)| *k != "resource");
+    let mut mutant = negative.clone();
+    if let Some((_, state)) = mutant.iter().find(|(k, _)| *k == "state").cloned() {
+        mutant.push(("state", state));
+    }
+    authz_check(
+        o,
+        id,
+        "resource is required: one absolute URI without a fragment",
+        [positive, negative, mutant],
+    )
+}
+
+/// `state-binding` (fixture): a granted request gets its `state` back byte
+/// for byte; the same request without `state` is refused ("state is
+/// required"); that request with `state` given twice is refused early.
+fn state_binding(o: &OauthCtx) -> CheckRun {
+    let id = "state-binding";
+    let resource = "http://127.0.0.1:2/mcp";
+    let (_, challenge) = flow::pkce(o);
+    let positive = flow::authz_params(o, resource, &challenge);
+    let mut negative = flow::authz_params(o, resource, &challenge);
+    let state = negative
+        .iter()
+        .find(|(k, _)| *k == "state")
+        .map(|(_, v)| v.clone())
+        .unwrap_or_default();
+    negative.retain(|(k, _)| *k != "state");
+    let mut mutant = flow::authz_params(o, resource, &challenge);
+    mutant.push(("state", state));
+    authz_check_state(
+        o,
+        id,
+        "state is required",
+        [positive, negative, mutant],
+        true,
+    )
+}
+
+/// The fixture's note on the client ID metadata document fetch of the
+/// authorization request made after event `since`.
+fn fetch_note_since(o: &OauthCtx, since: usize) -> Option<String> {
+    o.fixture
+        .events()
+        .into_iter()
+        .skip(since)
+        .rfind(|e| e.method == "FETCH")
+        .and_then(|e| e.note)
+}
+
+/// `cimd-identity` (fixture): the run's client, whose metadata document
+/// names its own URL, is granted; a client whose document (served at its
+/// URL) claims another client's id is refused, the fixture's audit naming
+/// the mismatch; a `client_id` that is not a URL is refused early, before
+/// any fetch.
+fn cimd_identity(o: &OauthCtx) -> CheckRun {
+    let id = "cimd-identity";
+    let resource = "http://127.0.0.1:2/mcp";
+    let accepted = reason(id, "ACCEPTED");
+    let rejected = reason(id, "REJECTED");
+    const OWN: &str = "refused: client metadata document names another client_id";
+    const NOT_A_URL: &str = "refused: client_id is not an absolute";
+    let run = |client: &str| {
+        let (_, challenge) = flow::pkce(o);
+        let mut params = flow::authz_params(o, resource, &challenge);
+        for (k, v) in params.iter_mut() {
+            if *k == "client_id" {
+                *v = client.to_string();
+            }
+        }
+        let refs: Vec<(&str, &str)> = params.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        let since = o.fixture.events().len();
+        let a = flow::authorize_raw(o, &refs);
+        let note = fetch_note_since(o, since);
+        let observed = match (a.status, note.as_deref()) {
+            (None, _) => (ProbeOutcome::NotObserved, NO_ANSWER.to_string()),
+            _ if a.granted => (ProbeOutcome::Accept, accepted.clone()),
+            (_, Some(n)) if n == OWN => (ProbeOutcome::Reject, rejected.clone()),
+            (_, Some(n)) if n.starts_with(NOT_A_URL) => (ProbeOutcome::Reject, EARLY.to_string()),
+            _ => (
+                ProbeOutcome::Reject,
+                other(a.error.as_deref().unwrap_or("unnamed")),
+            ),
+        };
+        let detail = format!(
+            "{:?} {:?}; fixture: {:?} ({})",
+            a.status, a.error, note, observed.1
+        );
+        let art = json!({"request": a.summary, "fixtureFetchNote": note});
+        (observed, detail, art)
+    };
+    let (p, pd, pa) = run(&o.client_id);
+    let (n, nd, na) = run(&o.impostor_client_id);
+    let (m, md, ma) = run("not-a-url");
+    CheckRun {
+        id,
+        positive: Some(obs(
+            ProbeOutcome::Accept,
+            &accepted,
+            p.clone(),
+            reached(&p),
+            pd,
+            pa,
+        )),
+        negative: Some(obs(
+            ProbeOutcome::Reject,
+            &rejected,
+            n.clone(),
+            reached(&n),
+            nd,
+            na,
+        )),
+        mutant: Some(mutant(&rejected, m, md, ma)),
+        not_observed: None,
+        server: None,
+    }
+}
+
+/// What an authorization server URL named by protected-resource metadata
+/// is, to the runner's resolution policy (no name is ever resolved).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Target {
+    /// `http://` with a loopback IP literal: the only kind connected to.
+    Loopback,
+    /// An IP literal off loopback: refused before a socket exists.
+    NotLoopback,
+    /// A host name (`localhost` included): refused, never resolved.
+    HostName,
+    /// Not an `http://HOST[:PORT][/PATH]` URL at all (a syntax refusal).
+    Malformed,
+}
+
+fn target_kind(url: &str) -> Target {
+    let Some(rest) = url.strip_prefix("http://") else {
+        return Target::Malformed;
+    };
+    if url.contains(['?', '#', '@']) || url.bytes().any(|b| b <= b' ' || b >= 0x7f) {
+        return Target::Malformed;
+    }
+    let authority = rest.split('/').next().unwrap_or_default();
+    let (host, port) = match authority.strip_prefix('[') {
+        Some(v6) => match v6.split_once(']') {
+            Some((h, "")) => (h, None),
+            Some((h, p)) => match p.strip_prefix(':') {
+                Some(p) => (h, Some(p)),
+                None => return Target::Malformed,
+            },
+            None => return Target::Malformed,
+        },
+        None => match authority.rsplit_once(':') {
+            Some((h, p)) => (h, Some(p)),
+            None => (authority, None),
+        },
+    };
+    if host.is_empty() || port.is_some_and(|p| p.parse::<u16>().is_err()) {
+        return Target::Malformed;
+    }
+    match host.parse::<std::net::IpAddr>() {
+        Ok(ip) if ip.is_loopback() => Target::Loopback,
+        Ok(_) => Target::NotLoopback,
+        Err(_) => Target::HostName,
+    }
+}
+
+/// The RFC 8414 metadata URL of `issuer` (the well-known segment inserted
+/// between the authority and the issuer's path).
+fn as_metadata_url(issuer: &str) -> String {
+    let rest = issuer.strip_prefix("http://").unwrap_or(issuer);
+    let (authority, path) = match rest.find('/') {
+        Some(i) => (&rest[..i], rest[i..].trim_end_matches('/')),
+        None => (rest, ""),
+    };
+    format!("http://{authority}/.well-known/oauth-authorization-server{path}")
+}
+
+/// The runner, as a client, resolving one authorization server URL: only a
+/// loopback IP literal is fetched, and its metadata must name it as
+/// `issuer`. `Err` names why it was refused; a refusal before connect is
+/// recorded in the run's network log.
+fn resolve_as(o: &OauthCtx, entry: &str) -> (Target, Result<(), &'static str>) {
+    let kind = target_kind(entry);
+    let refuse = |why: &'static str| {
+        o.network.lock().expect("network lock").refused.push(
+            entry
+                .split(['?', '#'])
+                .next()
+                .unwrap_or_default()
+                .to_string(),
+        );
+        (kind, Err(why))
+    };
+    match kind {
+        Target::Malformed => refuse("malformed-url"),
+        Target::HostName => refuse("host-name-not-resolved"),
+        Target::NotLoopback => refuse("not-loopback"),
+        Target::Loopback => {
+            let doc = fetch_json(o, &as_metadata_url(entry));
+            match doc.get("issuer").and_then(Value::as_str) {
+                _ if doc.is_null() => (kind, Err("metadata-unavailable")),
+                Some(i) if i.trim_end_matches('/') == entry.trim_end_matches('/') => (kind, Ok(())),
+                _ => (kind, Err("issuer-mismatch")),
+            }
+        }
+    }
+}
+
+/// One authorization server URL, its kind, and why the runner refused it.
+type Resolved = (String, Target, Result<(), &'static str>);
+
+/// The subject's protected-resource metadata and the runner's resolution
+/// of each authorization server it names (in order).
+fn subject_authorization_servers(
+    o: &OauthCtx,
+    server: &Server,
+) -> (Option<Vec<String>>, Vec<Resolved>) {
+    let url = format!("http://{}{}", server.authority, metadata_path());
+    let doc = fetch_json(o, &url);
+    let Some(entries) = doc.get("authorization_servers").and_then(Value::as_array) else {
+        return (None, Vec::new());
+    };
+    let entries: Vec<String> = entries
+        .iter()
+        .filter_map(Value::as_str)
+        .map(str::to_string)
+        .collect();
+    let resolved = entries
+        .iter()
+        .map(|e| {
+            let (k, r) = resolve_as(o, e);
+            (e.clone(), k, r)
+        })
+        .collect();
+    (Some(entries), resolved)
+}
+
+fn resolution_json(resolved: &[Resolved]) -> Value {
+    json!(
+        resolved
+            .iter()
+            .map(|(e, k, r)| json!({
+                "authorizationServer": e,
+                "kind": format!("{k:?}"),
+                "refusedBecause": r.err(),
+            }))
+            .collect::<Vec<_>>()
+    )
+}
+
+/// One runner-side resolution as an observation of check `id`: refused for
+/// `own` is the check's REJECTED, a syntax refusal is the early one.
+fn runner_resolution(
+    o: &OauthCtx,
+    id: &str,
+    entry: &str,
+    own: &str,
+) -> ((ProbeOutcome, String), String, Value) {
+    let (kind, r) = resolve_as(o, entry);
+    let observed = match r {
+        Ok(()) => (ProbeOutcome::Accept, reason(id, "ACCEPTED")),
+        Err(w) if w == own => (ProbeOutcome::Reject, reason(id, "REJECTED")),
+        Err("malformed-url") => (ProbeOutcome::Reject, EARLY.to_string()),
+        Err(w) => (ProbeOutcome::Reject, other(w)),
+    };
+    let detail = format!(
+        "the runner resolving {entry:?}: {kind:?}, {:?} ({})",
+        r.err(),
+        observed.1
+    );
+    let art = json!({"runnerResolution": resolution_json(&[(entry.to_string(), kind, r)])});
+    (observed, detail, art)
+}
+
+/// The subject's named authorization servers as the positive of check
+/// `id`: accepted when there is at least one and each resolved.
+fn subject_servers_positive(
+    o: &OauthCtx,
+    id: &str,
+    server: &Server,
+) -> ((ProbeOutcome, String), String, Value) {
+    let (entries, resolved) = subject_authorization_servers(o, server);
+    let observed = match (&entries, resolved.iter().find_map(|(_, _, r)| r.err())) {
+        (None, _) => (ProbeOutcome::NotObserved, NO_ANSWER.to_string()),
+        (Some(e), _) if e.is_empty() => (ProbeOutcome::Reject, other("no-authorization-servers")),
+        (Some(_), None) => (ProbeOutcome::Accept, reason(id, "ACCEPTED")),
+        (Some(_), Some(w)) => (ProbeOutcome::Reject, other(w)),
+    };
+    let detail = format!(
+        "the subject's metadata names {:?}; resolution: {:?} ({})",
+        entries,
+        resolved.iter().map(|(_, _, r)| r.err()).collect::<Vec<_>>(),
+        observed.1
+    );
+    let art = json!({"subjectAuthorizationServers": entries, "runnerResolution": resolution_json(&resolved)});
+    (observed, detail, art)
+}
+
+fn three(
+    o: &OauthCtx,
+    id: &'static str,
+    server: Server,
+    p: ((ProbeOutcome, String), String, Value),
+    n: ((ProbeOutcome, String), String, Value),
+    m: ((ProbeOutcome, String), String, Value),
+) -> CheckRun {
+    let rejected = reason(id, "REJECTED");
+    let ((p, pd, pa), (n, nd, na), (m, md, ma)) = (p, n, m);
+    let positive = obs(
+        ProbeOutcome::Accept,
+        &reason(id, "ACCEPTED"),
+        p.clone(),
+        reached(&p),
+        pd,
+        pa,
+    );
+    let negative = obs(
+        ProbeOutcome::Reject,
+        &rejected,
+        n.clone(),
+        reached(&n),
+        nd,
+        na,
+    );
+    let mutant = mutant(&rejected, m, md, ma);
+    finish(o, id, server, positive, negative, mutant)
+}
+
+/// `authorization-server-metadata` (TEST_FIXTURE: the refusals are the
+/// runner's own, as the client; the subject only names the servers): every
+/// authorization server the subject's metadata names is a loopback URL
+/// whose RFC 8414 metadata names it as `issuer`; metadata whose `issuer` is
+/// not the URL it was fetched from (a second in-process fixture with
+/// `metadata_issuer_mismatch`) is refused; that server's URL with a port
+/// that is not a number is refused by syntax, before anything is fetched.
+fn authorization_server_metadata(o: &OauthCtx) -> CheckRun {
+    let id = "authorization-server-metadata";
+    let server = match serve_or_not(o, id) {
+        Ok(s) => s,
+        Err(c) => return *c,
+    };
+    let p = subject_servers_positive(o, id, &server);
+    let mismatched = match Fixture::start(FixtureConfig {
+        defects: Defects {
+            metadata_issuer_mismatch: true,
+            ..Defects::default()
+        },
+        ..FixtureConfig::default()
+    }) {
+        Ok(f) => f,
+        Err(e) => {
+            let mut c = CheckRun::not_observed(
+                id,
+                format!("the second (mismatched) fixture did not start: {e}"),
+            );
+            c.server = o.ctx.stop(server);
+            return c;
+        }
+    };
+    let other_issuer = mismatched.issuer().to_string();
+    let n = runner_resolution(o, id, &other_issuer, "issuer-mismatch");
+    mismatched.stop();
+    let broken = match other_issuer.rsplit_once(':') {
+        Some((head, _)) => format!("{head}:not-a-port"),
+        None => format!("{other_issuer}:not-a-port"),
+    };
+    let m = runner_resolution(o, id, &broken, "issuer-mismatch");
+    three(o, id, server, p, n, m)
+}
+
+/// `ssrf-resistant-metadata-resolution` (TEST_FIXTURE: the resolution
+/// policy is the runner's): every authorization server the subject names is
+/// a loopback IP literal, fetched; an authorization server off loopback
+/// (TEST-NET-1) is refused before any socket exists; that URL with a port
+/// that is not a number is refused by syntax.
+fn ssrf_resistant_resolution(o: &OauthCtx) -> CheckRun {
+    let id = "ssrf-resistant-metadata-resolution";
+    let server = match serve_or_not(o, id) {
+        Ok(s) => s,
+        Err(c) => return *c,
+    };
+    let p = subject_servers_positive(o, id, &server);
+    let off = crate::server::protected::OFF_ORIGIN_AUTHORIZATION_SERVER;
+    let connected_before = o.network.lock().expect("network lock").attempts.len();
+    let mut n = runner_resolution(o, id, off, "not-loopback");
+    let connected = o.network.lock().expect("network lock").attempts.len() - connected_before;
+    n.2["connectionAttempts"] = json!(connected);
+    if connected > 0 {
+        n.0 = (ProbeOutcome::Reject, other("connected-before-refusing"));
+    }
+    let m = runner_resolution(o, id, "http://192.0.2.1:not-a-port/", "not-loopback");
+    three(o, id, server, p, n, m)
+}
+
+/// `mix-up-resistance` (TEST_FIXTURE: the comparison is the runner's, as
+/// the client): an authorization response whose `iss` (RFC 9207) is the
+/// issuer the request went to is accepted; a response from a second
+/// in-process fixture (`wrong_iss_in_response`) naming another issuer is
+/// refused; a request to it with `redirect_uri` repeated gets no
+/// authorization response to judge at all (a 400 page): refused early.
+fn mix_up_resistance(o: &OauthCtx) -> CheckRun {
+    let id = "mix-up-resistance";
+    let resource = "http://127.0.0.1:2/mcp";
+    let accepted = reason(id, "ACCEPTED");
+    let rejected = reason(id, "REJECTED");
+    let judge = |base: &str, params: Vec<(&'static str, String)>| {
+        let refs: Vec<(&str, &str)> = params.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        let a = flow::authorize_raw_at(o, base, &refs);
+        let observed = match (a.status, a.redirected, a.iss.as_deref()) {
+            (None, _, _) => (ProbeOutcome::NotObserved, NO_ANSWER.to_string()),
+            (_, false, _) => match a.description.as_deref() {
+                Some(d)
+                    if d.contains("given more than once") || d.contains("may be given once") =>
+                {
+                    (ProbeOutcome::Reject, EARLY.to_string())
+                }
+                _ => (
+                    ProbeOutcome::Reject,
+                    other(a.error.as_deref().unwrap_or("no-redirect")),
+                ),
+            },
+            (_, true, None) => (ProbeOutcome::Reject, other("iss-missing")),
+            (_, true, Some(i)) if i != base => (ProbeOutcome::Reject, rejected.clone()),
+            (_, true, Some(_)) if a.granted => (ProbeOutcome::Accept, accepted.clone()),
+            (_, true, Some(_)) => (
+                ProbeOutcome::Reject,
+                other(a.error.as_deref().unwrap_or("no-code")),
+            ),
+        };
+        let detail = format!(
+            "authorization response from {base}: {:?}, iss {:?} ({})",
+            a.status, a.iss, observed.1
+        );
+        let art = json!({"expectedIssuer": base, "response": a.summary});
+        (observed, detail, art)
+    };
+    let (_, challenge) = flow::pkce(o);
+    let (p, pd, pa) = judge(
+        o.fixture.issuer(),
+        flow::authz_params(o, resource, &challenge),
+    );
+    let second = Fixture::start(FixtureConfig {
+        allowed_scopes: vec![super::SCOPE.into()],
+        defects: Defects {
+            wrong_iss_in_response: true,
+            ..Defects::default()
+        },
+        ..FixtureConfig::default()
+    });
+    let registered = second.as_ref().ok().and_then(|f| {
+        f.register_client("mcpres-oauth-run", &[&o.redirect_uri])
+            .ok()
+            .map(|c| (f.issuer().to_string(), c))
+    });
+    let Some((base, client)) = registered else {
+        return CheckRun::not_observed(id, "the second (mix-up) fixture did not start");
+    };
+    let with_client = |mut params: Vec<(&'static str, String)>| {
+        for (k, v) in params.iter_mut() {
+            if *k == "client_id" {
+                *v = client.clone();
+            }
+        }
+        params
+    };
+    let (n, nd, na) = judge(
+        &base,
+        with_client(flow::authz_params(o, resource, &challenge)),
+    );
+    let mut mutant_params = with_client(flow::authz_params(o, resource, &challenge));
+    mutant_params.push(("redirect_uri", o.redirect_uri.clone()));
+    let (m, md, ma) = judge(&base, mutant_params);
+    if let Ok(f) = second {
+        f.stop();
+    }
+    CheckRun {
+        id,
+        positive: Some(obs(
+            ProbeOutcome::Accept,
+            &accepted,
+            p.clone(),
+            reached(&p),
+            pd,
+            pa,
+        )),
+        negative: Some(obs(
+            ProbeOutcome::Reject,
+            &rejected,
+            n.clone(),
+            reached(&n),
+            nd,
+            na,
+        )),
+        mutant: Some(mutant(&rejected, m, md, ma)),
+        not_observed: None,
+        server: None,
+    }
+}
+
+/// `scheme://authority` of an http(s) URL.
+fn origin(url: &str) -> Option<&str> {
+    let scheme_end = url.find("://")? + 3;
+    let end = url[scheme_end..]
+        .find(['/', '?', '#'])
+        .map_or(url.len(), |e| scheme_end + e);
+    Some(&url[..end])
+}
+
+/// The runner, as a client, choosing the token endpoint of the
+/// authorization server `issuer`: only from its own metadata, and only on
+/// the issuer's origin (refused before any connection otherwise).
+fn runner_token_endpoint(
+    o: &OauthCtx,
+    id: &str,
+    issuer: &str,
+) -> ((ProbeOutcome, String), String, Value) {
+    let kind = target_kind(issuer);
+    let (endpoint, verdict): (Option<String>, Result<(), &str>) = match kind {
+        Target::Malformed => (None, Err("malformed-url")),
+        Target::HostName => (None, Err("host-name-not-resolved")),
+        Target::NotLoopback => (None, Err("not-loopback")),
+        Target::Loopback => {
+            let doc = fetch_json(o, &as_metadata_url(issuer));
+            match doc.get("token_endpoint").and_then(Value::as_str) {
+                _ if doc.is_null() => (None, Err("metadata-unavailable")),
+                None => (None, Err("no-token-endpoint")),
+                Some(t) if origin(t).is_some() && origin(t) == origin(issuer) => {
+                    (Some(t.to_string()), Ok(()))
+                }
+                Some(t) => (Some(t.to_string()), Err("token-endpoint-off-origin")),
+            }
+        }
+    };
+    if verdict.is_err() {
+        o.network.lock().expect("network lock").refused.push(
+            endpoint
+                .clone()
+                .unwrap_or_else(|| issuer.to_string())
+                .split(['?', '#'])
+                .next()
+                .unwrap_or_default()
+                .to_string(),
+        );
+    }
+    let observed = match verdict {
+        Ok(()) => (ProbeOutcome::Accept, reason(id, "ACCEPTED")),
+        Err("token-endpoint-off-origin") => (ProbeOutcome::Reject, reason(id, "REJECTED")),
+        Err("malformed-url") => (ProbeOutcome::Reject, EARLY.to_string()),
+        Err(w) => (ProbeOutcome::Reject, other(w)),
+    };
+    let detail = format!(
+        "the runner choosing the token endpoint of {issuer:?}: {endpoint:?} ({})",
+        observed.1
+    );
+    let art = json!({"issuer": issuer, "kind": format!("{kind:?}"), "tokenEndpoint": endpoint, "refusedBecause": verdict.err()});
+    (observed, detail, art)
+}
+
+/// `token-endpoint-identity` (TEST_FIXTURE: the choice is the runner's, as
+/// the client): the fixture's metadata names a token endpoint on its own
+/// origin, which the runner uses; metadata of a second in-process fixture
+/// (`off_origin_token_endpoint`) naming one elsewhere is refused before any
+/// connection; that server's URL with a port that is not a number is
+/// refused by syntax.
+fn token_endpoint_identity(o: &OauthCtx) -> CheckRun {
+    let id = "token-endpoint-identity";
+    let accepted = reason(id, "ACCEPTED");
+    let rejected = reason(id, "REJECTED");
+    let (p, pd, pa) = runner_token_endpoint(o, id, o.fixture.issuer());
+    let second = match Fixture::start(FixtureConfig {
+        defects: Defects {
+            off_origin_token_endpoint: true,
+            ..Defects::default()
+        },
+        ..FixtureConfig::default()
+    }) {
+        Ok(f) => f,
+        Err(e) => {
+            return CheckRun::not_observed(id, format!("the second fixture did not start: {e}"));
+        }
+    };
+    let base = second.issuer().to_string();
+    let (n, nd, na) = runner_token_endpoint(o, id, &base);
+    second.stop();
+    let broken = match base.rsplit_once(':') {
+        Some((head, _)) => format!("{head}:not-a-port"),
+        None => format!("{base}:not-a-port"),
+    };
+    let (m, md, ma) = runner_token_endpoint(o, id, &broken);
+    CheckRun {
+        id,
+        positive: Some(obs(
+            ProbeOutcome::Accept,
+            &accepted,
+            p.clone(),
+            reached(&p),
+            pd,
+            pa,
+        )),
+        negative: Some(obs(
+            ProbeOutcome::Reject,
+            &rejected,
+            n.clone(),
+            reached(&n),
+            nd,
+            na,
+        )),
+        mutant: Some(mutant(&rejected, m, md, ma)),
+        not_observed: None,
+        server: None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn authorization_server_urls_are_classified_without_resolving_names() {
+        for (url, kind) in [
+            ("http://127.0.0.1:8080", Target::Loopback),
+            ("http://[::1]:9/tenant", Target::Loopback),
+            ("http://127.0.0.2/", Target::Loopback),
+            ("http://192.0.2.1/", Target::NotLoopback),
+            ("http://[2001:db8::1]:80/", Target::NotLoopback),
+            ("http://localhost:8080", Target::HostName),
+            ("http://as.example/", Target::HostName),
+            ("https://127.0.0.1:8080", Target::Malformed),
+            ("http://192.0.2.1:not-a-port/", Target::Malformed),
+            ("http://127.0.0.1:99999", Target::Malformed),
+            ("http://u@127.0.0.1:1/", Target::Malformed),
+            ("http://127.0.0.1:1/?x=1", Target::Malformed),
+            ("http://:80/", Target::Malformed),
+        ] {
+            assert_eq!(target_kind(url), kind, "{url}");
+        }
+    }
+
+    #[test]
+    fn the_metadata_url_inserts_the_well_known_segment_before_the_path() {
+        assert_eq!(
+            as_metadata_url("http://127.0.0.1:5"),
+            "http://127.0.0.1:5/.well-known/oauth-authorization-server"
+        );
+        assert_eq!(
+            as_metadata_url("http://127.0.0.1:5/"),
+            "http://127.0.0.1:5/.well-known/oauth-authorization-server"
+        );
+        assert_eq!(
+            as_metadata_url("http://127.0.0.1:5/tenant"),
+            "http://127.0.0.1:5/.well-known/oauth-authorization-server/tenant"
+        );
+    }
+}

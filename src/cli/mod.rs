@@ -111,6 +111,8 @@ enum Command {
     },
     /// Write one self-contained HTML page (no network, no script) of what validation derives.
     Report(report::ReportArgs),
+    /// Write a small SVG badge of what validation derived for one valid bundle.
+    Badge(report::BadgeArgs),
     /// Explain a diagnostic code: what it means and how to fix it.
     Explain {
         /// A code such as MCP_RES_WRONG_STOP_REASON (the MCP_RES_ prefix may be left out);
@@ -387,6 +389,7 @@ fn dispatch(command: Command) -> CliResult {
         } => run_unpack(&file, &output, raw_from.as_deref(), &bounds.bounds()),
         Command::Explain { code, list } => run_explain(code.as_deref(), list),
         Command::Report(args) => report::run(args),
+        Command::Badge(args) => report::run_badge(args),
         Command::Profiles { action } => profiles::run(action),
         #[cfg(feature = "server")]
         Command::Profile {

@@ -17,12 +17,29 @@ use super::{CliError, CliResult, Exit, Outcome, Settings, check_loaded, limits, 
 
 #[derive(Debug, clap::Args)]
 pub struct ReportArgs {
-    /// Files or bundle directories to report on (one section each).
+    /// Files or bundle directories to report on (one section each); with --check, the
+    /// bundles the page is checked against.
     #[arg(required = true)]
     paths: Vec<PathBuf>,
     /// The new HTML file (must not exist).
-    #[arg(short, long, value_name = "REPORT.html")]
-    output: PathBuf,
+    #[arg(
+        short,
+        long,
+        value_name = "REPORT.html",
+        required_unless_present = "check",
+        conflicts_with = "check"
+    )]
+    output: Option<PathBuf>,
+    /// Do not write a page: tell whether this existing page was made from each given bundle
+    /// (exit 0 it was, 1 it was not or the bundle is invalid, 2 unreadable).
+    #[arg(long, value_name = "REPORT.html")]
+    check: Option<PathBuf>,
+    /// Trust policy (mcp-res.trust-policy/0.2.0) for attested bundles.
+    #[arg(long, value_name = "POLICY.json")]
+    trust_policy: Option<PathBuf>,
+    /// Evaluation time for attested bundles, RFC 3339 (default: now).
+    #[arg(long, value_name = "RFC3339", value_parser = super::parse_at)]
+    at: Option<mcpres::json::time::Timestamp>,
     /// Resource limits (spec/limits.md).
     #[command(flatten)]
     limits: limits::LimitArgs,
@@ -36,50 +53,12 @@ struct Judged {
 }
 
 pub fn run(args: ReportArgs) -> CliResult {
-    super::check_new_file(&args.output, "mcpres report: --output")?;
-    args.limits.start_timeout("report");
-    let limits = args.limits.json();
-    let dir_limits = args.limits.dir();
-    let settings = Settings {
-        validate: validate::Options::default(),
-        require_attested: false,
+    let Some(output) = args.output.clone() else {
+        return check(&args);
     };
-    // A folder of bundles stands for the bundles it holds, as for `validate`.
-    let expanded = super::folders::expand(&args.paths);
-    let judged: Vec<Judged> = expanded
-        .inputs
-        .par_iter()
-        .map(|path| match bundle::load_with(path, &limits, &dir_limits) {
-            Ok(loaded) => {
-                let (doc, run) = match &loaded.profile_dir {
-                    Some(dir) => (
-                        Some(dir.evaluation.clone()),
-                        match &dir.run {
-                            RunFile::Read(v) => Some(v.clone()),
-                            _ => None,
-                        },
-                    ),
-                    None => (loaded.doc.clone(), None),
-                };
-                Judged {
-                    outcome: Outcome {
-                        path: path.clone(),
-                        result: Ok(check_loaded(loaded, &settings)),
-                    },
-                    doc,
-                    run,
-                }
-            }
-            Err(e) => Judged {
-                outcome: Outcome {
-                    path: path.clone(),
-                    result: Err(e),
-                },
-                doc: None,
-                run: None,
-            },
-        })
-        .collect();
+    super::check_new_file(&output, "mcpres report: --output")?;
+    args.limits.start_timeout("report");
+    let judged = judge_all(&args)?;
     let labels: Vec<String> = judged
         .iter()
         .map(|j| j.outcome.path.display().to_string())
@@ -101,10 +80,10 @@ pub fn run(args: ReportArgs) -> CliResult {
         })
         .collect();
     let page = report::render(&sections);
-    mcpres::fsio::write_new_file(&args.output, page.as_bytes()).map_err(|e| {
+    mcpres::fsio::write_new_file(&output, page.as_bytes()).map_err(|e| {
         CliError::Unusable(format!(
             "mcpres report: cannot create {}: {e}",
-            output::shown(&args.output)
+            output::shown(&output)
         ))
     })?;
     let exit = judged
@@ -115,7 +94,7 @@ pub fn run(args: ReportArgs) -> CliResult {
     let count = |e: Exit| judged.iter().filter(|j| j.outcome.exit() == e).count();
     errln!(
         "mcpres: wrote {} ({} bytes) for {} input{}: {} valid, {} invalid, {} unreadable",
-        output::shown(&args.output),
+        output::shown(&output),
         page.len(),
         judged.len(),
         if judged.len() == 1 { "" } else { "s" },
@@ -124,4 +103,217 @@ pub fn run(args: ReportArgs) -> CliResult {
         count(Exit::Unusable)
     );
     Ok(exit)
+}
+
+/// Read and validate every input (folders expanded as for `validate`), in parallel.
+fn judge_all(args: &ReportArgs) -> Result<Vec<Judged>, CliError> {
+    let limits = args.limits.json();
+    let dir_limits = args.limits.dir();
+    let trust_policy = match &args.trust_policy {
+        Some(path) => Some(super::read_trust_policy(path, &limits, "mcpres report")?),
+        None => None,
+    };
+    let settings = Settings {
+        validate: validate::Options {
+            trust_policy,
+            at: args.at,
+            original_result: None,
+        },
+        require_attested: false,
+    };
+    // A folder of bundles stands for the bundles it holds, as for `validate`.
+    let expanded = super::folders::expand(&args.paths);
+    Ok(expanded
+        .inputs
+        .par_iter()
+        .map(|path| match bundle::load_with(path, &limits, &dir_limits) {
+            Ok(loaded) => {
+                let (doc, run) = match (&loaded.profile_dir, &loaded.field_dir) {
+                    (Some(dir), _) => (
+                        Some(dir.evaluation.clone()),
+                        match &dir.run {
+                            RunFile::Read(v) => Some(v.clone()),
+                            _ => None,
+                        },
+                    ),
+                    // A field matrix directory is shown through its matrix.json.
+                    (None, Some(field)) => (field.matrix.as_ref().ok().cloned(), None),
+                    (None, None) => (loaded.doc.clone(), None),
+                };
+                Judged {
+                    outcome: Outcome {
+                        path: path.clone(),
+                        result: Ok(check_loaded(loaded, &settings)),
+                    },
+                    doc,
+                    run,
+                }
+            }
+            Err(e) => Judged {
+                outcome: Outcome {
+                    path: path.clone(),
+                    result: Err(e),
+                },
+                doc: None,
+                run: None,
+            },
+        })
+        .collect())
+}
+
+/// `--check PAGE BUNDLE...`: does the page state each bundle's recomputed digest?
+fn check(args: &ReportArgs) -> CliResult {
+    let Some(page_path) = &args.check else {
+        return Err(CliError::Unusable(
+            "mcpres report: give --output or --check".to_owned(),
+        ));
+    };
+    args.limits.start_timeout("report");
+    let limits = args.limits.json();
+    let bytes = bundle::read_file(page_path, &limits).map_err(|e| {
+        CliError::Unusable(format!(
+            "mcpres report --check: page {}: {}",
+            output::shown(page_path),
+            render::load_error_text(&e)
+        ))
+    })?;
+    let page = String::from_utf8_lossy(&bytes);
+    let stated = report::page_digests(&page);
+    if stated.is_empty() {
+        return Err(CliError::Unusable(format!(
+            "mcpres report --check: {} states no bundle digest: it is not a page `mcpres report` made from a bundle",
+            output::shown(page_path)
+        )));
+    }
+    let judged = judge_all(args)?;
+    let mut exit = Exit::Valid;
+    for j in &judged {
+        let shown_path = output::shown(&j.outcome.path);
+        let checked = match &j.outcome.result {
+            Ok(c) => c,
+            Err(e) => {
+                errln!("{shown_path}: unreadable: {}", render::load_error_text(e));
+                exit = exit.max(Exit::Unusable);
+                continue;
+            }
+        };
+        let Some(digest) = j.doc.as_ref().and_then(report::bundle_digest) else {
+            errln!(
+                "{shown_path}: not a conformance bundle (no integrity manifest): no bundle digest to compare"
+            );
+            exit = exit.max(Exit::Unusable);
+            continue;
+        };
+        let belongs = stated.iter().any(|s| *s == digest);
+        let valid = checked.report.valid;
+        let verdict = match (belongs, valid) {
+            (true, true) => "belongs to",
+            (true, false) => "names the digest of, but the bundle is INVALID:",
+            (false, _) => "does NOT belong to",
+        };
+        outln!(
+            "{} {verdict} {shown_path} (bundle digest {digest})",
+            output::shown(page_path)
+        )?;
+        if !(belongs && valid) {
+            exit = exit.max(Exit::Failing);
+        }
+    }
+    if exit == Exit::Failing {
+        errln!("the page states: {}", stated.join(", "));
+    }
+    Ok(exit)
+}
+
+#[derive(Debug, clap::Args)]
+pub struct BadgeArgs {
+    /// The bundle (file or directory; an attested bundle's inner bundle is shown).
+    bundle: PathBuf,
+    /// The new SVG file (must not exist).
+    #[arg(short, long, value_name = "BADGE.svg")]
+    output: PathBuf,
+    /// Trust policy (mcp-res.trust-policy/0.2.0) for an attested bundle.
+    #[arg(long, value_name = "POLICY.json")]
+    trust_policy: Option<PathBuf>,
+    /// Evaluation time for an attested bundle, RFC 3339 (default: now).
+    #[arg(long, value_name = "RFC3339", value_parser = super::parse_at)]
+    at: Option<mcpres::json::time::Timestamp>,
+    /// Resource limits (spec/limits.md).
+    #[command(flatten)]
+    limits: limits::LimitArgs,
+}
+
+/// `mcpres badge BUNDLE -o badge.svg`: a badge of what validation derived; an invalid
+/// bundle gets none (exit 1), and neither does a document that is no bundle (exit 2).
+pub fn run_badge(args: BadgeArgs) -> CliResult {
+    super::check_new_file(&args.output, "mcpres badge: --output")?;
+    args.limits.start_timeout("badge");
+    let as_report = ReportArgs {
+        paths: vec![args.bundle.clone()],
+        output: None,
+        check: None,
+        trust_policy: args.trust_policy.clone(),
+        at: args.at,
+        limits: args.limits.clone(),
+    };
+    let judged = judge_all(&as_report)?;
+    let Some(j) = judged.first() else {
+        return Err(CliError::Unusable(format!(
+            "mcpres badge: {} holds no bundle",
+            output::shown(&args.bundle)
+        )));
+    };
+    let shown_path = output::shown(&j.outcome.path);
+    let checked = match &j.outcome.result {
+        Ok(c) => c,
+        Err(e) => {
+            return Err(CliError::Unusable(format!(
+                "mcpres badge: {shown_path}: {}",
+                render::load_error_text(e)
+            )));
+        }
+    };
+    let doc = j.doc.as_ref();
+    let inner = doc.map(|d| d.get("bundle").unwrap_or(d));
+    let (Some(digest), Some(inner)) = (doc.and_then(report::bundle_digest), inner) else {
+        return Err(CliError::Unusable(format!(
+            "mcpres badge: {shown_path} is no conformance bundle: a badge is made for bundles only"
+        )));
+    };
+    if !checked.report.valid {
+        errln!(
+            "mcpres badge: {shown_path} is INVALID ({}): no badge is made for an invalid bundle; `mcpres validate` says why",
+            checked.report.diagnostics.join(", ")
+        );
+        return Ok(Exit::Failing);
+    }
+    let (Some(class), Some(result)) = (
+        checked.report.evidence_class.as_deref(),
+        inner.pointer("/statement/result").and_then(Value::as_str),
+    ) else {
+        return Err(CliError::Unusable(format!(
+            "mcpres badge: {shown_path}: validation derived no evidence class"
+        )));
+    };
+    let badge = mcpres::produce::badge::Badge {
+        evidence_class: class,
+        result,
+        completed_trials: inner
+            .pointer("/evidence/trialSummary/completedTrials")
+            .and_then(Value::as_u64),
+        bundle_digest: &digest,
+    };
+    let svg = badge.render();
+    mcpres::fsio::write_new_file(&args.output, svg.as_bytes()).map_err(|e| {
+        CliError::Unusable(format!(
+            "mcpres badge: cannot create {}: {e}",
+            output::shown(&args.output)
+        ))
+    })?;
+    errln!(
+        "mcpres: wrote {}: MCP-RES · {} (bundle digest {digest})",
+        output::shown(&args.output),
+        badge.message()
+    );
+    Ok(Exit::Valid)
 }

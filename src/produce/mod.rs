@@ -2,6 +2,7 @@
 //! check what it reads or writes; nothing below this layer imports it (see
 //! `ARCHITECTURE.md`, "Layers").
 
+pub mod badge;
 pub mod builder;
 #[cfg(feature = "server")]
 pub mod field;

@@ -12,9 +12,13 @@
 //! This module renders only; loading and validating stay with the caller, so the page shows
 //! exactly what `mcpres validate` derived. It needs no async runtime.
 
+mod families;
+
 use std::fmt::Write as _;
 
+use base64::Engine as _;
 use serde_json::Value;
+use sha2::{Digest as _, Sha256};
 
 use crate::diag::Report;
 use crate::explain;
@@ -61,7 +65,8 @@ code,.digest{font-family:ui-monospace,monospace;font-size:.9em;word-break:break-
 .surfaces{display:grid;grid-template-columns:repeat(auto-fill,minmax(13em,1fr));gap:.4em}\
 .surface{padding:.4em;border-radius:.3em;font-size:.85em}.surface b{display:block;font-size:.95em}\
 .finding{border-left:4px solid #c33;padding:.3em .8em;margin:.6em 0;background:#fdf6f6}\
-.limits li{margin:.2em 0}.muted{color:#555}";
+.limits li{margin:.2em 0}.muted{color:#555}h4{font-size:.95em;margin-bottom:.2em}\
+.copy{margin-left:.5em;font-size:.75em;cursor:pointer}th.sort{cursor:pointer}.legend td{font-size:.85em}";
 
 /// The whole page for `sections`, in the order given.
 pub fn render(sections: &[Section<'_>]) -> String {
@@ -69,7 +74,12 @@ pub fn render(sections: &[Section<'_>]) -> String {
     html.push_str("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">");
     html.push_str("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">");
     // Forbid every fetch: the page is self-contained and stays so when opened.
-    html.push_str("<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; img-src data:\">");
+    // The one inline script is allowed by its hash, nothing else.
+    let _ = write!(
+        html,
+        "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; script-src '{}'\">",
+        script_hash()
+    );
     // The digests of the bundles the page was made from, for a later check of the page.
     for digest in sections
         .iter()
@@ -78,7 +88,7 @@ pub fn render(sections: &[Section<'_>]) -> String {
     {
         let _ = write!(
             html,
-            "<meta name=\"mcpres-bundle-digest\" content=\"{}\">",
+            "<meta name=\"{DIGEST_META}\" content=\"{}\">",
             escape(&digest)
         );
     }
@@ -108,8 +118,53 @@ pub fn render(sections: &[Section<'_>]) -> String {
     for (i, s) in sections.iter().enumerate() {
         section(&mut html, i, s);
     }
-    html.push_str("</body></html>\n");
+    html.push_str("<script>");
+    html.push_str(SCRIPT);
+    html.push_str("</script></body></html>\n");
     html
+}
+
+/// The page's only script: copy buttons beside digests and sortable tables. Optional: the
+/// page reads the same without it. Allowed by the CSP through its hash.
+const SCRIPT: &str = "(function(){\
+document.querySelectorAll('.digest').forEach(function(e){var v=e.textContent.trim();if(!/^[0-9a-f]{16,}$/.test(v))return;\
+var b=document.createElement('button');b.type='button';b.className='copy';b.textContent='copy';\
+b.addEventListener('click',function(){if(navigator.clipboard){navigator.clipboard.writeText(v).then(function(){b.textContent='copied';},function(){b.textContent='select and copy';});}});e.appendChild(b);});\
+document.querySelectorAll('table.sortable').forEach(function(t){var h=t.rows[0];if(!h)return;\
+Array.prototype.forEach.call(h.cells,function(th){th.className+=' sort';th.title='sort';th.addEventListener('click',function(){\
+var i=th.cellIndex,up=th.getAttribute('data-up')!=='1',rows=Array.prototype.slice.call(t.rows,1);th.setAttribute('data-up',up?'1':'0');\
+rows.sort(function(a,b){var x=a.cells[i]?a.cells[i].textContent:'',y=b.cells[i]?b.cells[i].textContent:'';var c=x.localeCompare(y,undefined,{numeric:true});return up?c:-c;});\
+rows.forEach(function(r){r.parentNode.appendChild(r);});});});});\
+document.documentElement.setAttribute('data-script','ran');})();";
+
+/// `'sha256-...'` of [`SCRIPT`], the CSP source that allows it and nothing else.
+fn script_hash() -> String {
+    format!(
+        "sha256-{}",
+        base64::engine::general_purpose::STANDARD.encode(Sha256::digest(SCRIPT.as_bytes()))
+    )
+}
+
+/// The name of the head's meta elements that carry the bundle digests a page was made from.
+pub const DIGEST_META: &str = "mcpres-bundle-digest";
+
+/// The bundle digests a page states it was made from (its `mcpres-bundle-digest` metas).
+/// Only the head is read: input text is escaped, so it can never open a `<meta` there.
+pub fn page_digests(page: &str) -> Vec<String> {
+    let head = page.split("</head>").next().unwrap_or("");
+    let open = format!("<meta name=\"{DIGEST_META}\" content=\"");
+    head.match_indices(&open)
+        .filter_map(|(at, _)| {
+            let rest = &head[at + open.len()..];
+            rest.find('"').map(|end| rest[..end].to_owned())
+        })
+        .collect()
+}
+
+/// The bundle digest of a document (a bundle, or the bundle an attested wrapper signs),
+/// recomputed from its integrity manifest: what a page records and `--check` compares.
+pub fn bundle_digest(doc: &Value) -> Option<String> {
+    bundle_of(Some(doc)).and_then(recomputed_digest)
 }
 
 fn verdict_of(s: &Section<'_>) -> (&'static str, &'static str) {
@@ -155,21 +210,27 @@ fn section(html: &mut String, index: usize, s: &Section<'_>) {
     };
     findings(html, report);
     let bundle = bundle_of(s.doc);
-    if let Some(auth) = s.doc.and_then(|d| d.get("authenticity")) {
-        let _ = writeln!(
-            html,
-            "<h3>Authenticity</h3><p>Claimed classification: <code>{}</code>; envelopes: {}. The validator's findings above say whether the signatures and the trust policy hold.</p>",
-            shown(auth.get("claimedClassification").and_then(Value::as_str)),
-            auth.get("envelopes")
-                .and_then(Value::as_array)
-                .map_or(0, Vec::len)
-        );
+    if let Some(d) = s.doc.filter(|d| d.get("authenticity").is_some()) {
+        families::signers(html, report, d);
     }
     if let Some(b) = bundle {
         bundle_parts(html, report, b);
     }
     if s.run.is_some() || family.is_some_and(|f| f.starts_with("mcp-res.profile-evaluation/")) {
         check_grid(html, s.doc, s.run);
+    }
+    if let Some(d) = s.doc {
+        match family.unwrap_or("") {
+            f if f.starts_with("mcp-res.oauth-boundary-evaluation/") => {
+                families::oauth_grid(html, d)
+            }
+            f if f.starts_with("mcp-res.official-conformance-attachment/") => {
+                families::official(html, report, d);
+            }
+            f if f.starts_with("mcp-res.migration-result/") => families::migration(html, report, d),
+            f if f.starts_with("mcpres.field-matrix/") => families::field_matrix(html, report, d),
+            _ => {}
+        }
     }
     limits(html, Some(report), s);
     html.push_str("</section>\n");
@@ -272,8 +333,9 @@ fn bundle_parts(html: &mut String, report: &Report, b: &Value) {
     digests_table(html, b);
     coverage(html, evidence);
     timeline(html, evidence);
+    timeline_legend(html, evidence);
     trials(html, evidence);
-    negative_controls(html, evidence);
+    negative_controls(html, b);
 }
 
 fn digests_table(html: &mut String, b: &Value) {
@@ -380,11 +442,20 @@ fn timeline(html: &mut String, evidence: Option<&Value>) {
         .max()
         .unwrap_or(0)
         .max(1);
-    let mut kinds: Vec<&str> = Vec::new();
-    for o in ops {
+    // One lane per operation kind; recovery attempts get a lane per recovery policy, so
+    // each policy's attempts sit together under its name.
+    let lane_of = |o: &Value| -> String {
         let kind = o.get("kind").and_then(Value::as_str).unwrap_or("?");
-        if !kinds.contains(&kind) {
-            kinds.push(kind);
+        match o.get("recoveryPolicyId").and_then(Value::as_str) {
+            Some(policy) if kind == "RECOVERY_ATTEMPT" => format!("{kind} · {policy}"),
+            _ => kind.to_owned(),
+        }
+    };
+    let mut kinds: Vec<String> = Vec::new();
+    for o in ops {
+        let lane = lane_of(o);
+        if !kinds.contains(&lane) {
+            kinds.push(lane);
         }
     }
     let (left, width, lane) = (190u64, 600u64, 22u64);
@@ -411,7 +482,8 @@ fn timeline(html: &mut String, evidence: Option<&Value>) {
     }
     for o in ops {
         let kind = o.get("kind").and_then(Value::as_str).unwrap_or("?");
-        let lane_index = kinds.iter().position(|k| *k == kind).unwrap_or(0) as u64;
+        let lane_name = lane_of(o);
+        let lane_index = kinds.iter().position(|k| *k == lane_name).unwrap_or(0) as u64;
         let (start, stop) = span(o);
         let fill = if kind == "NEGATIVE_CONTROL" {
             "#c0392b"
@@ -425,12 +497,24 @@ fn timeline(html: &mut String, evidence: Option<&Value>) {
         };
         let _ = write!(
             html,
-            "<rect class=\"op\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"14\" fill=\"{fill}\"{stroke}><title>{} {} ({start}–{stop} ms)</title></rect>",
+            "<rect class=\"op{}\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"14\" fill=\"{fill}\"{stroke}><title>{} {} ({start}–{stop} ms){}</title></rect>",
+            match kind {
+                "NEGATIVE_CONTROL" => " negative",
+                "RECOVERY_ATTEMPT" => " recovery",
+                _ => "",
+            },
             x(start),
             lane_index * lane + 3,
             (x(stop) - x(start)).max(2),
             shown(o.get("operationId").and_then(Value::as_str)),
-            shown(o.get("outcome").and_then(Value::as_str))
+            shown(o.get("outcome").and_then(Value::as_str)),
+            match (
+                o.get("parentOperationId").and_then(Value::as_str),
+                num(Some(o), "/attempt"),
+            ) {
+                (Some(parent), Some(n)) => format!(", attempt {n} after {}", escape(parent)),
+                _ => String::new(),
+            }
         );
     }
     let y = kinds.len() as u64 * lane;
@@ -457,6 +541,52 @@ fn timeline(html: &mut String, evidence: Option<&Value>) {
         left + width,
         height - 4
     );
+}
+
+/// The scenario's faults (the mutants negative controls apply) and recovery policies.
+fn descriptor_list<'v>(evidence: Option<&'v Value>, key: &str) -> &'v [Value] {
+    evidence
+        .and_then(|e| e.pointer(&format!("/scenario/descriptor/{key}")))
+        .and_then(Value::as_array)
+        .map_or(&[], Vec::as_slice)
+}
+
+/// A legend under the timeline: each fault and each recovery policy of the scenario.
+fn timeline_legend(html: &mut String, evidence: Option<&Value>) {
+    let faults = descriptor_list(evidence, "faults");
+    let policies = descriptor_list(evidence, "recoveryPolicies");
+    if faults.is_empty() && policies.is_empty() {
+        return;
+    }
+    html.push_str("<table class=\"legend\"><tr><th>Legend</th><th>Id</th><th>What</th></tr>\n");
+    for f in faults {
+        let f = Some(f);
+        let _ = writeln!(
+            html,
+            "<tr class=\"fault\"><td>fault</td><td><code>{}</code></td><td><code>{}</code> on <code>{}</code>, expected effect <code>{}</code></td></tr>",
+            shown(str_at(f, "/id")),
+            shown(str_at(f, "/method")),
+            shown(str_at(f, "/targetOperationClass")),
+            shown(str_at(f, "/expectedEffect"))
+        );
+    }
+    for p in policies {
+        let p = Some(p);
+        let _ = writeln!(
+            html,
+            "<tr class=\"policy\"><td>recovery policy</td><td><code>{}</code></td><td>at most {} retr{}, backoff up to {} ms, side effects <code>{}</code></td></tr>",
+            shown(str_at(p, "/id")),
+            num(p, "/retryLimit").map_or_else(|| "—".to_owned(), |n| n.to_string()),
+            if num(p, "/retryLimit") == Some(1) {
+                "y"
+            } else {
+                "ies"
+            },
+            num(p, "/maxBackoffMs").map_or_else(|| "—".to_owned(), |n| n.to_string()),
+            shown(str_at(p, "/sideEffectModel"))
+        );
+    }
+    html.push_str("</table>\n");
 }
 
 fn num(v: Option<&Value>, pointer: &str) -> Option<u64> {
@@ -507,7 +637,13 @@ fn trials(html: &mut String, evidence: Option<&Value>) {
     html.push_str("</svg>\n");
 }
 
-fn negative_controls(html: &mut String, evidence: Option<&Value>) {
+fn negative_controls(html: &mut String, b: &Value) {
+    let evidence = b.get("evidence");
+    let faults = descriptor_list(evidence, "faults");
+    let artifacts: &[Value] = b
+        .pointer("/integrity/artifacts")
+        .and_then(Value::as_array)
+        .map_or(&[], Vec::as_slice);
     let ops: Vec<&Value> = evidence
         .and_then(|e| e.get("operations"))
         .and_then(Value::as_array)
@@ -522,14 +658,15 @@ fn negative_controls(html: &mut String, evidence: Option<&Value>) {
         html.push_str("<p>None recorded.</p>\n");
         return;
     }
-    html.push_str("<table><tr><th>Operation</th><th>Fault</th><th>Property under test</th><th>Expected verdict</th><th>Observed verdict</th><th>Expected stop reason</th><th>Observed stop reason</th><th>Oracle</th></tr>\n");
+    html.push_str("<table><tr><th>Operation</th><th>Fault</th><th>Property under test</th><th>Expected verdict</th><th>Observed verdict</th><th>Expected stop reason</th><th>Observed stop reason</th></tr>\n");
     for o in ops {
         let n = o.get("negativeObservation");
         let verdict_ok = str_at(n, "/expectedVerdict") == str_at(n, "/observedVerdict");
         let reason_ok = str_at(n, "/expectedStopReason") == str_at(n, "/observedStopReason");
         let _ = writeln!(
             html,
-            "<tr><td><code>{}</code></td><td><code>{}</code></td><td>{}</td><td>{}</td><td class=\"{}\">{}</td><td>{}</td><td class=\"{}\">{}</td><td><code>{}</code></td></tr>",
+            "<tr><td><code>{}</code></td><td><code>{}</code></td><td>{}</td><td>{}</td><td class=\"{}\">{}</td><td>{}</td><td class=\"{}\">{}</td></tr>\
+<tr class=\"negative-detail\"><td></td><td colspan=\"6\">Mutant (the fault applied): {}<br>Oracle artifact: {}</td></tr>",
             shown(str_at(Some(o), "/operationId")),
             shown(str_at(Some(o), "/faultId")),
             shown(str_at(n, "/propertyUnderTest")),
@@ -539,10 +676,48 @@ fn negative_controls(html: &mut String, evidence: Option<&Value>) {
             shown(str_at(n, "/expectedStopReason")),
             if reason_ok { "ok" } else { "bad" },
             shown(str_at(n, "/observedStopReason")),
-            shown(str_at(n, "/oracleEvidenceRef"))
+            mutant_of(faults, str_at(Some(o), "/faultId")),
+            oracle_of(artifacts, str_at(n, "/oracleEvidenceRef"))
         );
     }
     html.push_str("</table>\n");
+}
+
+/// The fault a negative control applied, as the scenario describes it.
+fn mutant_of(faults: &[Value], id: Option<&str>) -> String {
+    let fault = faults
+        .iter()
+        .find(|f| id.is_some() && str_at(Some(f), "/id") == id);
+    match fault {
+        Some(f) => format!(
+            "<code>{}</code> {} · seed {} · reproducibility <span class=\"digest\">{}</span>",
+            shown(str_at(Some(f), "/method")),
+            shown(str_at(Some(f), "/version")),
+            num(Some(f), "/seed").map_or_else(|| "—".to_owned(), |n| n.to_string()),
+            shown(str_at(Some(f), "/reproducibilitySha256"))
+        ),
+        None => format!("<code>{}</code> (not in the scenario)", shown(id)),
+    }
+}
+
+/// The oracle artifact a negative control cites, with its digest from the integrity manifest.
+fn oracle_of(artifacts: &[Value], path: Option<&str>) -> String {
+    let artifact = artifacts
+        .iter()
+        .find(|a| path.is_some() && str_at(Some(a), "/path") == path);
+    match artifact {
+        Some(a) => format!(
+            "<code>{}</code> ({} bytes, <code>{}</code>)<br><span class=\"digest\">{}</span>",
+            shown(path),
+            num(Some(a), "/bytes").map_or_else(|| "—".to_owned(), |n| n.to_string()),
+            shown(str_at(Some(a), "/mediaType")),
+            shown(str_at(Some(a), "/sha256"))
+        ),
+        None => format!(
+            "<code>{}</code> (not in the integrity manifest)",
+            shown(path)
+        ),
+    }
 }
 
 /// One cell of the check grid: expected against observed.
@@ -600,7 +775,7 @@ fn check_grid(html: &mut String, evaluation: Option<&Value>, run: Option<&Value>
         shown(str_at(evaluation, "/evaluationSha256")),
         shown(str_at(run, "/evaluationFileSha256"))
     );
-    html.push_str("<table><tr><th>Check</th><th>Kind</th><th>Verdict</th><th>Positive</th><th>Negative</th><th>Mutant</th></tr>\n");
+    html.push_str("<table class=\"sortable check-grid\"><tr><th>Check</th><th>Kind</th><th>Verdict</th><th>Positive</th><th>Negative</th><th>Mutant</th></tr>\n");
     for c in checks {
         let id = str_at(Some(c), "/id");
         let r = run_checks
@@ -677,6 +852,21 @@ fn limits(html: &mut String, report: Option<&Report>, s: &Section<'_>) {
         items.push(
             "Surfaces that were not instrumented were not watched: what happened there is not in the evidence.".to_owned(),
         );
+    }
+    match str_at(s.doc, "/schemaVersion").unwrap_or("") {
+        f if f.starts_with("mcp-res.oauth-boundary-evaluation/") => items.push(
+            "The OAuth checks ran against a loopback fixture with synthetic credentials: they say how the server treats those tokens and redirects, not that any real authorization provider or deployment is secure.".to_owned(),
+        ),
+        f if f.starts_with("mcp-res.official-conformance-attachment/") => items.push(
+            "An imported official result is the official suite's own verdict, kept as it was: it is no MCP-RES evidence class and no official certification; checks the suite skipped or could not test are in the inventories, not passed.".to_owned(),
+        ),
+        f if f.starts_with("mcp-res.migration-result/") => items.push(
+            "A migrated v0.1 bundle keeps its old evidence as it was: legacy assertions are the old producer's word, and each unresolved requirement needs a fresh v0.2 run.".to_owned(),
+        ),
+        f if f.starts_with("mcpres.field-matrix/") => items.push(
+            "A field matrix covers only the legs it lists (subject, transport, revision, runtime, platform): another combination is not covered.".to_owned(),
+        ),
+        _ => {}
     }
     if s.doc.is_some_and(|d| d.get("authenticity").is_none()) {
         items.push(

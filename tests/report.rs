@@ -569,3 +569,46 @@ fn badge_refuses_an_invalid_bundle_and_a_non_bundle() {
     assert!(svg.is_none());
     assert!(text.contains("INVALID"));
 }
+
+/// The example pages committed in bundles/reports/ are what `mcpres report` writes today
+/// (bundles/reports/generate.sh makes them with these arguments).
+#[test]
+fn committed_example_reports_are_current() {
+    let root = repo("");
+    let tmp = tempfile::tempdir().unwrap();
+    let pages: [(&str, &[&str]); 6] = [
+        (
+            "example-genuine-runtime",
+            &["bundles/example-genuine-runtime"],
+        ),
+        ("example-fixture", &["bundles/example-fixture.json"]),
+        (
+            "example-attested",
+            &[
+                "--trust-policy",
+                "bundles/example-trust-policy.json",
+                "--at",
+                "2026-12-01T00:00:00Z",
+                "bundles/example-attested.json",
+            ],
+        ),
+        ("harness", &["bundles/harness"]),
+        ("profiles", &["bundles/profiles"]),
+        ("field", &["bundles/field/evidence"]),
+    ];
+    for (name, inputs) in pages {
+        let out = tmp.path().join(format!("{name}.html"));
+        let mut args: Vec<&std::ffi::OsStr> = vec!["report".as_ref()];
+        args.extend(inputs.iter().map(std::ffi::OsStr::new));
+        args.push("-o".as_ref());
+        args.push(out.as_os_str());
+        let o = support::mcpres_in(&root, &args);
+        let fresh = fs::read_to_string(&out)
+            .unwrap_or_else(|e| panic!("{name}: no page ({e}): {}", output_text(&o)));
+        let committed = fs::read_to_string(repo(&format!("bundles/reports/{name}.html"))).unwrap();
+        assert!(
+            fresh == committed,
+            "bundles/reports/{name}.html is stale: run bundles/reports/generate.sh"
+        );
+    }
+}

@@ -11,8 +11,8 @@
 #   - 1,000 small valid bundles (gen_bench_inputs --batch) as one folder input;
 #   - 1,000 copies of bundle-254.json as one folder input (the heaviest case).
 # `validate` of the same inputs is timed beside each, for scale. MCPRES_BIN=path uses that
-# binary (and a debug generator) instead of the release build; RUNS=n hyperfine runs for the
-# single bundle (default 50; the folders get 5).
+# binary (and a debug generator) instead of the release build, MCPRES_GEN=path that built
+# generator; RUNS=n hyperfine runs for the single bundle (default 50; the folders get 5).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 command -v hyperfine >/dev/null || { echo "hyperfine is required (apt-get install hyperfine)" >&2; exit 2; }
@@ -24,8 +24,12 @@ fi
 BIN="${MCPRES_BIN:-${CARGO_TARGET_DIR:-target}/release/mcpres}"
 TMP="$(mktemp -d)"
 trap 'rm -rf "$TMP"' EXIT
-cargo run "${GEN_PROFILE[@]}" --no-default-features --quiet --example gen_bench_inputs -- "$TMP"
-cargo run "${GEN_PROFILE[@]}" --no-default-features --quiet --example gen_bench_inputs -- "$TMP" --batch 1000
+gen() {
+  if [ -n "${MCPRES_GEN:-}" ]; then "$MCPRES_GEN" "$@"
+  else cargo run "${GEN_PROFILE[@]}" --no-default-features --quiet --example gen_bench_inputs -- "$@"; fi
+}
+gen "$TMP"
+gen "$TMP" --batch 1000
 mkdir -p "$TMP/large"
 for i in $(seq -w 1 1000); do cp "$TMP/bundle-254.json" "$TMP/large/$i.json"; done
 

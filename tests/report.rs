@@ -612,3 +612,57 @@ fn committed_example_reports_are_current() {
         );
     }
 }
+
+/// Markup in the strings of the other families (an OAuth case id, an official inventory
+/// entry, a legacy assertion, a signer identity) is shown as text, never as markup.
+#[test]
+fn hostile_strings_in_other_families_are_escaped() {
+    let hostile = "<script>alert(1)</script><img src=x onerror=alert(2)>";
+    let tmp = tempfile::tempdir().unwrap();
+    let edit = |rel: &str, name: &str, f: &dyn Fn(&mut Value)| {
+        let mut doc = read_json(&repo(rel));
+        f(&mut doc);
+        let path = tmp.path().join(name);
+        fs::write(&path, serde_json::to_vec(&doc).unwrap()).unwrap();
+        path
+    };
+    let inputs = [
+        edit(
+            "testdata/oauth/valid/pass-latest.json",
+            "oauth.json",
+            &|d| {
+                d["cases"][0]["id"] = Value::from(hostile);
+            },
+        ),
+        edit(
+            "testdata/official/vectors/valid/incomplete-absent-check.json",
+            "official.json",
+            &|d| d["inventories"]["declared"][0] = Value::from(hostile),
+        ),
+        edit(
+            "testdata/migration/migration/valid.json",
+            "migration.json",
+            &|d| {
+                d["target"]["legacyAssertions"][0]["name"] = Value::from(hostile);
+                d["report"]["unresolvedRequirements"][0] = Value::from(hostile);
+            },
+        ),
+        edit("bundles/example-attested.json", "attested.json", &|d| {
+            d["authenticity"]["envelopes"][0]["signatures"][0]["signerIdentity"] =
+                Value::from(hostile);
+        }),
+    ];
+    let refs: Vec<&Path> = inputs.iter().map(PathBuf::as_path).collect();
+    let (code, page) = report(&refs);
+    assert_eq!(code, 1);
+    assert_self_contained(&page);
+    assert!(!page.contains("<script>alert(1)"));
+    assert!(!page.contains("<img src=x"));
+    // Each family shows the string, escaped.
+    let escaped = "&lt;script&gt;alert(1)&lt;/script&gt;&lt;img src=x onerror=alert(2)&gt;";
+    assert!(
+        page.matches(escaped).count() >= 4,
+        "{}",
+        page.matches(escaped).count()
+    );
+}

@@ -892,6 +892,24 @@ mod tests {
     }
 
     #[test]
+    fn page_digests_cannot_be_forged_by_input_text() {
+        let forged = "<meta name=\"mcpres-bundle-digest\" content=\"forged\">";
+        let page = render(&[Section {
+            label: forged,
+            report: None,
+            unreadable: Some(forged),
+            doc: None,
+            run: None,
+        }]);
+        assert!(page_digests(&page).is_empty());
+        // A digest in the head is read back.
+        let head = format!(
+            "<html><head><meta name=\"{DIGEST_META}\" content=\"ab\"><meta name=\"{DIGEST_META}\" content=\"cd\"></head><body>{forged}</body>"
+        );
+        assert_eq!(page_digests(&head), ["ab", "cd"]);
+    }
+
+    #[test]
     fn unreadable_input_still_states_limits() {
         let page = render(&[Section {
             label: "<b>x</b>",

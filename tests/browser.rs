@@ -180,7 +180,10 @@ fn a_page_of_each_family_renders_fully_with_nothing_blocked_or_requested() {
 
     // A conformance bundle: verdict, timeline, surfaces, trials, copy buttons.
     let genuine = repo("bundles/example-genuine-runtime");
-    let opened = open(&browser, &make_page(t, "genuine", &[genuine.clone()], &[]));
+    let opened = open(
+        &browser,
+        &make_page(t, "genuine", std::slice::from_ref(&genuine), &[]),
+    );
     assert_clean("genuine", &opened);
     let evidence = read_json(&genuine.join("evidence-envelope.json"));
     let dom = &opened.dom;
@@ -225,7 +228,10 @@ fn a_page_of_each_family_renders_fully_with_nothing_blocked_or_requested() {
 
     // A profile evaluation directory: the check grid.
     let profile = repo("bundles/profiles/reference-stdio-transport-2025-11-25");
-    let opened = open(&browser, &make_page(t, "profile", &[profile.clone()], &[]));
+    let opened = open(
+        &browser,
+        &make_page(t, "profile", std::slice::from_ref(&profile), &[]),
+    );
     assert_clean("profile", &opened);
     let checks = read_json(&profile.join("evaluation.json"))["checks"]
         .as_array()
@@ -236,7 +242,10 @@ fn a_page_of_each_family_renders_fully_with_nothing_blocked_or_requested() {
 
     // An OAuth-boundary evaluation: its case grid.
     let oauth = repo("testdata/oauth/valid/pass-latest.json");
-    let opened = open(&browser, &make_page(t, "oauth", &[oauth.clone()], &[]));
+    let opened = open(
+        &browser,
+        &make_page(t, "oauth", std::slice::from_ref(&oauth), &[]),
+    );
     assert_clean("oauth", &opened);
     let cases = read_json(&oauth)["cases"].as_array().unwrap().len();
     assert!(
@@ -249,7 +258,7 @@ fn a_page_of_each_family_renders_fully_with_nothing_blocked_or_requested() {
     let official = repo("testdata/official/vectors/valid/incomplete-absent-check.json");
     let opened = open(
         &browser,
-        &make_page(t, "official", &[official.clone()], &[]),
+        &make_page(t, "official", std::slice::from_ref(&official), &[]),
     );
     assert_clean("official", &opened);
     let inventories = read_json(&official)["inventories"]
@@ -265,7 +274,7 @@ fn a_page_of_each_family_renders_fully_with_nothing_blocked_or_requested() {
     let migration = repo("testdata/migration/migration/valid.json");
     let opened = open(
         &browser,
-        &make_page(t, "migration", &[migration.clone()], &[]),
+        &make_page(t, "migration", std::slice::from_ref(&migration), &[]),
     );
     assert_clean("migration", &opened);
     let doc = read_json(&migration);
@@ -277,7 +286,10 @@ fn a_page_of_each_family_renders_fully_with_nothing_blocked_or_requested() {
 
     // A field matrix: its legs.
     let field = repo("bundles/field/evidence");
-    let opened = open(&browser, &make_page(t, "field", &[field.clone()], &[]));
+    let opened = open(
+        &browser,
+        &make_page(t, "field", std::slice::from_ref(&field), &[]),
+    );
     assert_clean("field", &opened);
     let legs = read_json(&field.join("matrix.json"))["legs"]
         .as_array()

@@ -260,7 +260,7 @@ fn the_script_is_allowed_by_its_hash_only() {
     let start = page.find("<script>").unwrap() + "<script>".len();
     let end = start + page[start..].find("</script>").unwrap();
     let hash = base64::engine::general_purpose::STANDARD
-        .encode(Sha256::digest(page[start..end].as_bytes()));
+        .encode(Sha256::digest(&page.as_bytes()[start..end]));
     assert!(page.contains(&format!(
         "content=\"default-src 'none'; style-src 'unsafe-inline'; script-src 'sha256-{hash}'\""
     )));

@@ -204,7 +204,7 @@ fn check(args: &ReportArgs) -> CliResult {
             exit = exit.max(Exit::Unusable);
             continue;
         };
-        let belongs = stated.iter().any(|s| *s == digest);
+        let belongs = stated.contains(&digest);
         let valid = checked.report.valid;
         let verdict = match (belongs, valid) {
             (true, true) => "belongs to",

@@ -58,14 +58,14 @@ impl Badge<'_> {
         let (label_e, message_e, digest_e) =
             (escape(label), escape(&message), escape(self.bundle_digest));
         let mut svg = String::with_capacity(1024);
-        let _ = write!(
+        let _ = writeln!(
             svg,
             "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{width}\" height=\"20\" role=\"img\" aria-label=\"{label_e}: {message_e}\">\
 <title>{label_e}: {message_e} (bundle digest {digest_e})</title>\
 <metadata><mcpres:badge xmlns:mcpres=\"urn:mcpres:badge\" bundle-digest=\"{digest_e}\" evidence-class=\"{}\" result=\"{}\"{}/></metadata>\
 <rect width=\"{lw}\" height=\"20\" fill=\"#555\"/><rect x=\"{lw}\" width=\"{mw}\" height=\"20\" fill=\"{color}\"/>\
 <g fill=\"#fff\" font-family=\"Verdana,DejaVu Sans,sans-serif\" font-size=\"11\" text-anchor=\"middle\">\
-<text x=\"{}\" y=\"14\">{label_e}</text><text x=\"{}\" y=\"14\">{message_e}</text></g></svg>\n",
+<text x=\"{}\" y=\"14\">{label_e}</text><text x=\"{}\" y=\"14\">{message_e}</text></g></svg>",
             escape(self.evidence_class),
             escape(self.result),
             self.completed_trials

@@ -58,46 +58,38 @@ pub fn run(args: ReportArgs) -> CliResult {
     };
     super::check_new_file(&output, "mcpres report: --output")?;
     args.limits.start_timeout("report");
-    let judged = judge_all(&args)?;
-    let labels: Vec<String> = judged
-        .iter()
-        .map(|j| j.outcome.path.display().to_string())
-        .collect();
-    let reasons: Vec<Option<String>> = judged
-        .iter()
-        .map(|j| j.outcome.result.as_ref().err().map(render::load_error_text))
-        .collect();
-    let sections: Vec<Section<'_>> = judged
-        .iter()
-        .zip(&labels)
-        .zip(&reasons)
-        .map(|((j, label), reason)| Section {
-            label,
+    // Each input is read, judged and rendered in parallel, and its documents dropped as soon
+    // as its section is written: only the sections are kept until the page is assembled.
+    let rendered: Vec<(report::Rendered, Exit)> = judge_each(&args, |index, j| {
+        let label = j.outcome.path.display().to_string();
+        let reason = j.outcome.result.as_ref().err().map(render::load_error_text);
+        let section = Section {
+            label: &label,
             report: j.outcome.result.as_ref().ok().map(|c| &c.report),
             unreadable: reason.as_deref(),
             doc: j.doc.as_ref(),
             run: j.run.as_ref(),
-        })
-        .collect();
-    let page = report::render(&sections);
+        };
+        (report::render_section(index, &section), j.outcome.exit())
+    })?;
+    let exits: Vec<Exit> = rendered.iter().map(|(_, e)| *e).collect();
+    let sections: Vec<report::Rendered> = rendered.into_iter().map(|(r, _)| r).collect();
+    let page = report::assemble(&sections);
+    drop(sections);
     mcpres::fsio::write_new_file(&output, page.as_bytes()).map_err(|e| {
         CliError::Unusable(format!(
             "mcpres report: cannot create {}: {e}",
             output::shown(&output)
         ))
     })?;
-    let exit = judged
-        .iter()
-        .map(|j| j.outcome.exit())
-        .max()
-        .unwrap_or(Exit::Valid);
-    let count = |e: Exit| judged.iter().filter(|j| j.outcome.exit() == e).count();
+    let exit = exits.iter().copied().max().unwrap_or(Exit::Valid);
+    let count = |e: Exit| exits.iter().filter(|x| **x == e).count();
     errln!(
         "mcpres: wrote {} ({} bytes) for {} input{}: {} valid, {} invalid, {} unreadable",
         output::shown(&output),
         page.len(),
-        judged.len(),
-        if judged.len() == 1 { "" } else { "s" },
+        exits.len(),
+        if exits.len() == 1 { "" } else { "s" },
         count(Exit::Valid),
         count(Exit::Failing),
         count(Exit::Unusable)
@@ -107,6 +99,15 @@ pub fn run(args: ReportArgs) -> CliResult {
 
 /// Read and validate every input (folders expanded as for `validate`), in parallel.
 fn judge_all(args: &ReportArgs) -> Result<Vec<Judged>, CliError> {
+    judge_each(args, |_, j| j)
+}
+
+/// Read and validate every input (folders expanded as for `validate`) in parallel, and hand
+/// each, with its index, to `then`; the results in input order.
+fn judge_each<T: Send>(
+    args: &ReportArgs,
+    then: impl Fn(usize, Judged) -> T + Sync,
+) -> Result<Vec<T>, CliError> {
     let limits = args.limits.json();
     let dir_limits = args.limits.dir();
     let trust_policy = match &args.trust_policy {
@@ -126,37 +127,41 @@ fn judge_all(args: &ReportArgs) -> Result<Vec<Judged>, CliError> {
     Ok(expanded
         .inputs
         .par_iter()
-        .map(|path| match bundle::load_with(path, &limits, &dir_limits) {
-            Ok(loaded) => {
-                let (doc, run) = match (&loaded.profile_dir, &loaded.field_dir) {
-                    (Some(dir), _) => (
-                        Some(dir.evaluation.clone()),
-                        match &dir.run {
-                            RunFile::Read(v) => Some(v.clone()),
-                            _ => None,
+        .enumerate()
+        .map(|(index, path)| {
+            let judged = match bundle::load_with(path, &limits, &dir_limits) {
+                Ok(loaded) => {
+                    let (doc, run) = match (&loaded.profile_dir, &loaded.field_dir) {
+                        (Some(dir), _) => (
+                            Some(dir.evaluation.clone()),
+                            match &dir.run {
+                                RunFile::Read(v) => Some(v.clone()),
+                                _ => None,
+                            },
+                        ),
+                        // A field matrix directory is shown through its matrix.json.
+                        (None, Some(field)) => (field.matrix.as_ref().ok().cloned(), None),
+                        (None, None) => (loaded.doc.clone(), None),
+                    };
+                    Judged {
+                        outcome: Outcome {
+                            path: path.clone(),
+                            result: Ok(check_loaded(loaded, &settings)),
                         },
-                    ),
-                    // A field matrix directory is shown through its matrix.json.
-                    (None, Some(field)) => (field.matrix.as_ref().ok().cloned(), None),
-                    (None, None) => (loaded.doc.clone(), None),
-                };
-                Judged {
+                        doc,
+                        run,
+                    }
+                }
+                Err(e) => Judged {
                     outcome: Outcome {
                         path: path.clone(),
-                        result: Ok(check_loaded(loaded, &settings)),
+                        result: Err(e),
                     },
-                    doc,
-                    run,
-                }
-            }
-            Err(e) => Judged {
-                outcome: Outcome {
-                    path: path.clone(),
-                    result: Err(e),
+                    doc: None,
+                    run: None,
                 },
-                doc: None,
-                run: None,
-            },
+            };
+            then(index, judged)
         })
         .collect())
 }

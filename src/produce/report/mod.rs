@@ -70,7 +70,44 @@ code,.digest{font-family:ui-monospace,monospace;font-size:.9em;word-break:break-
 
 /// The whole page for `sections`, in the order given.
 pub fn render(sections: &[Section<'_>]) -> String {
-    let mut html = String::with_capacity(16 * 1024);
+    let rendered: Vec<Rendered> = sections
+        .iter()
+        .enumerate()
+        .map(|(i, s)| render_section(i, s))
+        .collect();
+    assemble(&rendered)
+}
+
+/// One input's section, rendered on its own (so that a caller can render inputs in parallel
+/// and drop each document as soon as its section is written), with what the page's head
+/// and index need of it.
+pub struct Rendered {
+    /// The section's HTML.
+    html: String,
+    /// The input's name on the page, escaped.
+    label: String,
+    /// The verdict's style class and word.
+    verdict: (&'static str, &'static str),
+    /// The recomputed bundle digest, for a bundle.
+    digest: Option<String>,
+}
+
+/// Render the section of input number `index` (from 0).
+pub fn render_section(index: usize, s: &Section<'_>) -> Rendered {
+    let mut html = String::with_capacity(8 * 1024);
+    section(&mut html, index, s);
+    Rendered {
+        html,
+        label: escape(s.label),
+        verdict: verdict_of(s),
+        digest: bundle_of(s.doc).and_then(recomputed_digest),
+    }
+}
+
+/// The page around sections rendered by [`render_section`], in the order given.
+pub fn assemble(sections: &[Rendered]) -> String {
+    let body: usize = sections.iter().map(|s| s.html.len() + 200).sum();
+    let mut html = String::with_capacity(16 * 1024 + body);
     html.push_str("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">");
     html.push_str("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">");
     // Forbid every fetch: the page is self-contained and stays so when opened.
@@ -81,15 +118,11 @@ pub fn render(sections: &[Section<'_>]) -> String {
         script_hash()
     );
     // The digests of the bundles the page was made from, for a later check of the page.
-    for digest in sections
-        .iter()
-        .filter_map(|s| bundle_of(s.doc))
-        .filter_map(recomputed_digest)
-    {
+    for digest in sections.iter().filter_map(|s| s.digest.as_deref()) {
         let _ = write!(
             html,
             "<meta name=\"{DIGEST_META}\" content=\"{}\">",
-            escape(&digest)
+            escape(digest)
         );
     }
     html.push_str("<title>MCP-RES evidence report</title><style>");
@@ -105,18 +138,18 @@ pub fn render(sections: &[Section<'_>]) -> String {
     if sections.len() > 1 {
         html.push_str("<h2>Inputs</h2><table><tr><th>#</th><th>Input</th><th>Verdict</th></tr>\n");
         for (i, s) in sections.iter().enumerate() {
-            let (class, word) = verdict_of(s);
+            let (class, word) = s.verdict;
             let _ = writeln!(
                 html,
                 "<tr><td><a href=\"#input-{i}\">{}</a></td><td><code>{}</code></td><td><span class=\"verdict {class}\">{word}</span></td></tr>",
                 i + 1,
-                escape(s.label)
+                s.label
             );
         }
         html.push_str("</table>\n");
     }
-    for (i, s) in sections.iter().enumerate() {
-        section(&mut html, i, s);
+    for s in sections {
+        html.push_str(&s.html);
     }
     html.push_str("<script>");
     html.push_str(SCRIPT);

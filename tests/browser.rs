@@ -318,7 +318,8 @@ fn a_page_of_each_family_renders_fully_with_nothing_blocked_or_requested() {
 }
 
 /// The checks above would see a page that reaches out: a page with an image and a fetch
-/// elsewhere (and no CSP) is caught by both the net log and the console.
+/// elsewhere (and no CSP) is caught by the net log; a page whose script its CSP blocks is
+/// caught by the console and the missing mark.
 #[test]
 fn a_page_that_reaches_out_is_caught() {
     let Some(browser) = chromium_or_skip("browser") else {
@@ -340,7 +341,8 @@ fn a_page_that_reaches_out_is_caught() {
         "{:?}",
         opened.page_requests
     );
-    assert!(!opened.console.is_empty());
+    // (The failed fetch is logged to the console only when its promise settles, which may be
+    // after the DOM is dumped: the console check's own control is the page below.)
     // And a page whose script the CSP blocks is caught by the console and the missing mark.
     let good = fs::read_to_string(make_page(
         tmp.path(),

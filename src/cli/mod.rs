@@ -19,6 +19,7 @@ mod official_cmd;
 mod profile_run;
 mod profiles;
 mod render;
+mod report;
 #[cfg(feature = "server")]
 mod run;
 #[cfg(feature = "server")]
@@ -105,6 +106,10 @@ enum Command {
         #[command(flatten)]
         bounds: limits::UnpackLimitArgs,
     },
+    /// Write one self-contained HTML page (no network, no script) of what validation derives.
+    Report(report::ReportArgs),
+    /// Write a small SVG badge of what validation derived for one valid bundle.
+    Badge(report::BadgeArgs),
     /// Explain a diagnostic code: what it means and how to fix it.
     Explain {
         /// A code such as MCP_RES_WRONG_STOP_REASON (the MCP_RES_ prefix may be left out);
@@ -390,6 +395,8 @@ fn dispatch(command: Command) -> CliResult {
             bounds,
         } => run_unpack(&file, &output, raw_from.as_deref(), &bounds.bounds()),
         Command::Explain { code, list } => run_explain(code.as_deref(), list),
+        Command::Report(args) => report::run(args),
+        Command::Badge(args) => report::run_badge(args),
         Command::Profiles { action } => profiles::run(action),
         #[cfg(feature = "server")]
         Command::Profile {

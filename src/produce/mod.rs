@@ -2,6 +2,7 @@
 //! check what it reads or writes; nothing below this layer imports it (see
 //! `ARCHITECTURE.md`, "Layers").
 
+pub mod badge;
 pub mod builder;
 #[cfg(feature = "server")]
 pub mod field;
@@ -14,4 +15,5 @@ pub mod official;
 pub mod pack;
 #[cfg(feature = "server")]
 pub mod profile;
+pub mod report;
 pub mod sign;

@@ -13,7 +13,9 @@ use mcpres::bundle::{self, profile_dir::RunFile};
 use mcpres::produce::report::{self, Section};
 use mcpres::validate;
 
-use super::{CliError, CliResult, Exit, Outcome, Settings, check_loaded, limits, output, render};
+use mcpres::api::{Outcome, check_loaded};
+
+use super::{CliError, CliResult, Exit, limits, output, render};
 
 #[derive(Debug, clap::Args)]
 pub struct ReportArgs {
@@ -70,7 +72,10 @@ pub fn run(args: ReportArgs) -> CliResult {
             doc: j.doc.as_ref(),
             run: j.run.as_ref(),
         };
-        (report::render_section(index, &section), j.outcome.exit())
+        (
+            report::render_section(index, &section),
+            Exit::from(j.outcome.status()),
+        )
     })?;
     let exits: Vec<Exit> = rendered.iter().map(|(_, e)| *e).collect();
     let sections: Vec<report::Rendered> = rendered.into_iter().map(|(r, _)| r).collect();
@@ -114,13 +119,10 @@ fn judge_each<T: Send>(
         Some(path) => Some(super::read_trust_policy(path, &limits, "mcpres report")?),
         None => None,
     };
-    let settings = Settings {
-        validate: validate::Options {
-            trust_policy,
-            at: args.at,
-            original_result: None,
-        },
-        require_attested: false,
+    let rules = validate::Options {
+        trust_policy,
+        at: args.at,
+        original_result: None,
     };
     // A folder of bundles stands for the bundles it holds, as for `validate`.
     let expanded = super::folders::expand(&args.paths);
@@ -146,7 +148,7 @@ fn judge_each<T: Send>(
                     Judged {
                         outcome: Outcome {
                             path: path.clone(),
-                            result: Ok(check_loaded(loaded, &settings)),
+                            result: Ok(check_loaded(loaded, &rules, false)),
                         },
                         doc,
                         run,

@@ -1,8 +1,8 @@
-//! The checks `mcpres oauth run` implements so far, each against a fresh
+//! The 25 checks of `mcp-res/oauth-boundary/v1`, each against a fresh
 //! subject: a positive, a reason-bound negative control and a wrong-reason
-//! mutant (a syntax-defective token that must be refused early and never
-//! credited with the negative's reason). NOTES-oauthrun.md lists the design
-//! of the others.
+//! mutant (a syntax-defective input that must be refused early and never
+//! credited with the negative's reason). What each observes and the defect
+//! that fails it: spec/oauth-boundary.md.
 
 use std::time::Duration;
 

@@ -1,8 +1,7 @@
 //! `mcpres oauth run`: an OAuth authorization-boundary evaluation
 //! (`mcp-res.oauth-boundary-evaluation/0.2.0`) produced from a real run
 //! against an OAuth-protected MCP resource server, with the loopback
-//! authorization fixture started in process (spec/oauth-boundary.md,
-//! NOTES-oauthrun.md for the design and what is not done yet).
+//! authorization fixture started in process (spec/oauth-boundary.md).
 //!
 //! The pieces of `mcpres profile run` are reused: the subject is started per
 //! check by [`Ctx::serve`], every exchange is a raw connection recorded by a

@@ -27,7 +27,7 @@ for spec in "2025-11-25 isolated" "2026-07-28 isolated" "2025-11-25 not-isolated
   name="oauth-$1-$2"
   flags=(--revision "$1")
   [ "$2" = not-isolated ] && flags+=(--no-isolate-network)
-  args=(oauth run "${flags[@]}" -o "$OUT/$name" -- "$BIN" serve --seed "$SEED" --transport http --port '{port}' --auth loopback --auth-issuer '{issuer}')
+  args=(oauth run "${flags[@]}" -o "$OUT/$name" -- "$BIN" serve --seed "$SEED" --transport http --port '{port}' --auth loopback --auth-issuer '{issuer}' --auth-scope '{scope}')
   # Exit 1 is expected while the runner implements fewer than all 25
   # checks (the evaluation is written, coverage is incomplete): -i.
   hyperfine --style basic --runs "${RUNS:-5}" -N -i \

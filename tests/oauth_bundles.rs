@@ -232,3 +232,95 @@ fn the_reference_python_validator_agrees_on_a_fresh_reference_subject_evaluation
     assert!(out.join("evaluation.json").is_file(), "{}", output_text(&o));
     assert_agree(&out.join("evaluation.json"));
 }
+
+/// Copy the files of `from` into a new directory `to`.
+fn copy_tree(from: &Path, to: &Path) {
+    for file in walk(from) {
+        let rel = file.strip_prefix(from).unwrap();
+        let dest = to.join(rel);
+        std::fs::create_dir_all(dest.parent().unwrap()).unwrap();
+        std::fs::copy(&file, &dest).unwrap();
+    }
+}
+
+fn codes(report: &Value) -> Vec<String> {
+    oauth_expect::findings_of(report)
+        .into_iter()
+        .map(|(code, _)| code)
+        .collect()
+}
+
+#[test]
+fn an_oauth_evaluation_directory_validates_as_its_evaluation_plus_its_files() {
+    for name in ["reference", "python-sdk"] {
+        let dir = bundle(name);
+        let (file_code, file_report) = validate(&dir.join("evaluation.json"));
+        let (dir_code, dir_report) = validate(&dir);
+        assert_eq!(dir_code, file_code, "{name}: {dir_report}");
+        assert_eq!(
+            oauth_expect::findings_of(&dir_report),
+            oauth_expect::findings_of(&file_report),
+            "{name}"
+        );
+    }
+
+    let tmp = tempfile::tempdir().unwrap();
+    let fresh = |n: &str| {
+        let d = tmp.path().join(n);
+        copy_tree(&bundle("reference"), &d);
+        d
+    };
+    // A changed artifact byte.
+    let d = fresh("changed");
+    let run = read_json(&d.join("run.json"));
+    let first = run["artifacts"][0]["path"].as_str().unwrap().to_string();
+    let mut bytes = std::fs::read(d.join(&first)).unwrap();
+    let last = bytes.len() - 2;
+    bytes[last] ^= 1;
+    std::fs::write(d.join(&first), bytes).unwrap();
+    let (code, report) = validate(&d);
+    assert_eq!(code, 1, "{report}");
+    assert_eq!(
+        codes(&report),
+        ["MCP_RES_ARTIFACT_DIGEST_MISMATCH"],
+        "{report}"
+    );
+    // A file nothing lists.
+    let d = fresh("unlisted");
+    std::fs::write(d.join("artifacts/extra.json"), b"{}").unwrap();
+    let (code, report) = validate(&d);
+    assert_eq!(code, 1, "{report}");
+    assert_eq!(codes(&report), ["MCP_RES_ARTIFACT_UNLISTED"], "{report}");
+    // A cited artifact removed from the list and the disk.
+    let d = fresh("unresolved");
+    let mut run = read_json(&d.join("run.json"));
+    let cleanup_sha = read_json(&d.join("evaluation.json"))["cleanup"]["observationSha256"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let list = run["artifacts"].as_array_mut().unwrap();
+    let at = list
+        .iter()
+        .position(|a| a["sha256"] == cleanup_sha.as_str())
+        .expect("the cleanup artifact is listed");
+    let gone = list.remove(at);
+    std::fs::remove_file(d.join(gone["path"].as_str().unwrap())).unwrap();
+    std::fs::write(d.join("run.json"), serde_json::to_vec(&run).unwrap()).unwrap();
+    let (code, report) = validate(&d);
+    assert_eq!(code, 1, "{report}");
+    assert_eq!(
+        codes(&report),
+        ["MCP_RES_PROFILE_ARTIFACT_UNRESOLVED"],
+        "{report}"
+    );
+    assert_eq!(
+        oauth_expect::findings_of(&report)[0].1,
+        "/cleanup/observationSha256"
+    );
+    // A run record that is not an OAuth run record.
+    let d = fresh("record");
+    std::fs::write(d.join("run.json"), b"{\"schemaVersion\":\"x\"}").unwrap();
+    let (code, report) = validate(&d);
+    assert_eq!(code, 1, "{report}");
+    assert_eq!(codes(&report), ["MCP_RES_PROFILE_RUN_INVALID"], "{report}");
+}

@@ -576,7 +576,7 @@ fn badge_refuses_an_invalid_bundle_and_a_non_bundle() {
 fn committed_example_reports_are_current() {
     let root = repo("");
     let tmp = tempfile::tempdir().unwrap();
-    let pages: [(&str, &[&str]); 6] = [
+    let pages: [(&str, &[&str]); 7] = [
         (
             "example-genuine-runtime",
             &["bundles/example-genuine-runtime"],
@@ -595,6 +595,10 @@ fn committed_example_reports_are_current() {
         ("harness", &["bundles/harness"]),
         ("profiles", &["bundles/profiles"]),
         ("field", &["bundles/field/evidence"]),
+        (
+            "oauth",
+            &["bundles/oauth/reference", "bundles/oauth/python-sdk"],
+        ),
     ];
     for (name, inputs) in pages {
         let out = tmp.path().join(format!("{name}.html"));

@@ -19,6 +19,7 @@ page example-attested --trust-policy bundles/example-trust-policy.json --at 2026
 page harness bundles/harness
 page profiles bundles/profiles
 page field bundles/field/evidence
+page oauth bundles/oauth/reference bundles/oauth/python-sdk
 if command -v chromium >/dev/null 2>&1; then
   work="$(mktemp -d)"
   trap 'rm -rf "$work"' EXIT

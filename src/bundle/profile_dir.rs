@@ -93,6 +93,42 @@ pub struct ProfileDir {
 
 /// Load a profile evaluation directory. evaluation.json that cannot be read is
 /// unusable input, as for a single file; everything else is reported in the result.
+/// The `schemaVersion` of the run record `mcpres oauth run` writes beside an
+/// OAuth-boundary evaluation.
+pub const OAUTH_RUN_SCHEMA: &str = "mcpres.oauth-run/1";
+
+/// The most artifacts an OAuth run record may list.
+pub const OAUTH_RUN_MAX_ARTIFACTS: usize = 10_000;
+
+/// Whether an evaluation document is an OAuth-boundary evaluation (its
+/// directory then has an OAuth run record).
+pub fn is_oauth(evaluation: &Value) -> bool {
+    evaluation["schemaVersion"] == "mcp-res.oauth-boundary-evaluation/0.2.0"
+}
+
+/// The shape of an OAuth run record that the directory rules rely on: its
+/// `schemaVersion`, the evaluation file digest, and a bounded artifact list
+/// whose every entry has a path, a lower-case hex SHA-256 and a length.
+pub fn oauth_run_holds(run: &Value) -> bool {
+    let hex64 = |v: &Value| {
+        v.as_str().is_some_and(|s| {
+            s.len() == 64
+                && s.bytes()
+                    .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+        })
+    };
+    run["schemaVersion"] == OAUTH_RUN_SCHEMA
+        && hex64(&run["evaluationFileSha256"])
+        && run["artifacts"].as_array().is_some_and(|list| {
+            list.len() <= OAUTH_RUN_MAX_ARTIFACTS
+                && list.iter().all(|a| {
+                    a["path"].as_str().is_some_and(|p| !p.is_empty())
+                        && hex64(&a["sha256"])
+                        && a["bytes"].as_u64().is_some()
+                })
+        })
+}
+
 pub fn load(root: &Path, limits: &Limits, dir_limits: &DirLimits) -> Result<ProfileDir, LoadError> {
     let (evaluation, evaluation_bytes) = read_json(&root.join(EVALUATION_FILE), limits)?;
     let run_path = root.join(RUN_FILE);
@@ -119,7 +155,13 @@ pub fn load(root: &Path, limits: &Limits, dir_limits: &DirLimits) -> Result<Prof
     };
     // The files are looked at only for a run record that holds: its list is then
     // bounded by the schema and every entry has a path, a digest and a length.
-    if !schema::is_valid(SchemaKind::ProfileRun, run) {
+    // An OAuth-boundary evaluation's directory has `mcpres oauth run`'s record.
+    let holds = if is_oauth(&loaded.evaluation) {
+        oauth_run_holds(run)
+    } else {
+        schema::is_valid(SchemaKind::ProfileRun, run)
+    };
+    if !holds {
         return Ok(loaded);
     }
     loaded.run_schema_valid = true;

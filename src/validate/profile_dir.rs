@@ -23,8 +23,17 @@ use super::profile;
 /// Validate a loaded profile evaluation directory: the evaluation's own report, then
 /// the directory's findings.
 pub fn validate_profile_dir(dir: &ProfileDir) -> Report {
-    let evaluation = profile::validate_profile_evaluation(&dir.evaluation);
-    let directory = directory_findings(dir);
+    let (evaluation, directory) = if crate::bundle::profile_dir::is_oauth(&dir.evaluation) {
+        (
+            super::oauth::validate_oauth_evaluation(&dir.evaluation),
+            oauth_directory_findings(dir),
+        )
+    } else {
+        (
+            profile::validate_profile_evaluation(&dir.evaluation),
+            directory_findings(dir),
+        )
+    };
     if directory.is_empty() {
         return evaluation;
     }
@@ -162,6 +171,121 @@ pub fn directory_findings(dir: &ProfileDir) -> Vec<Finding> {
     // Rule 7: the run record agrees with the evaluation.
     findings.extend(consistency(&record, &ev, &by_path));
     findings
+}
+
+/// The findings of an OAuth-boundary evaluation directory (`mcpres oauth
+/// run`'s): the same rules as a profile evaluation directory, its run record
+/// being an `mcpres.oauth-run/1` (the per-check verdicts there are a report,
+/// not compared: the evaluation's own rules judge the cases).
+pub fn oauth_directory_findings(dir: &ProfileDir) -> Vec<Finding> {
+    use crate::bundle::profile_dir::OAUTH_RUN_SCHEMA;
+    let mut findings = Vec::new();
+    let run = match &dir.run {
+        RunFile::Missing => {
+            findings.push(Finding::new(
+                c::PROFILE_RUN_INVALID,
+                "",
+                format!("{RUN_FILE} is not in the OAuth-boundary evaluation directory"),
+            ));
+            return findings;
+        }
+        RunFile::Unreadable(why) => {
+            findings.push(Finding::new(
+                c::PROFILE_RUN_INVALID,
+                "",
+                format!("{RUN_FILE} cannot be read strictly: {why}"),
+            ));
+            return findings;
+        }
+        RunFile::Read(run) => run,
+    };
+    if !dir.run_schema_valid {
+        findings.push(Finding::new(
+            c::PROFILE_RUN_INVALID,
+            "",
+            format!(
+                "{RUN_FILE} is not an {OAUTH_RUN_SCHEMA} record (schemaVersion, evaluationFileSha256, and artifacts each with path, sha256 and bytes)"
+            ),
+        ));
+        return findings;
+    }
+    let recorded = run["evaluationFileSha256"].as_str().unwrap_or_default();
+    if recorded != dir.evaluation_file_sha256 {
+        findings.push(Finding::new(
+            c::PROFILE_RUN_INCONSISTENT,
+            "/evaluationFileSha256",
+            format!(
+                "{RUN_FILE} records evaluationFileSha256 {recorded}, but {EVALUATION_FILE} has sha256 {}",
+                dir.evaluation_file_sha256
+            ),
+        ));
+    }
+    findings.extend(file_findings(dir));
+    for (path, kind) in &dir.unlisted {
+        findings.push(Finding::new(
+            c::ARTIFACT_UNLISTED,
+            "/artifacts",
+            format!(
+                "{path}: {} in the OAuth-boundary evaluation directory that {RUN_FILE} does not list",
+                kind.what()
+            ),
+        ));
+    }
+    if !dir.walk_complete {
+        findings.push(Finding::new(
+            c::ARTIFACT_UNLISTED,
+            "/artifacts",
+            format!(
+                "the OAuth-boundary evaluation directory holds more than {} entries; the rest were not examined",
+                crate::bundle::dir::MAX_DIR_ENTRIES
+            ),
+        ));
+    }
+    // Every artifact digest the evaluation cites is a listed artifact's.
+    let listed: BTreeSet<&str> = dir.artifacts.iter().map(|a| a.sha256.as_str()).collect();
+    let mut cited = Vec::new();
+    cited_digests(&dir.evaluation, String::new(), &mut cited);
+    for (pointer, sha) in cited {
+        if !listed.contains(sha.as_str()) {
+            findings.push(Finding::new(
+                c::PROFILE_ARTIFACT_UNRESOLVED,
+                pointer.clone(),
+                format!(
+                    "{pointer} cites artifact sha256 {sha}, which no artifact {RUN_FILE} lists has"
+                ),
+            ));
+        }
+    }
+    findings
+}
+
+/// (JSON pointer, value) of every evidence digest `v` cites (the cases'
+/// `artifactSha256`, the cleanup's `observationSha256`, the fixture's
+/// `listenerSha256`, the flow's `cimdSha256`), in document order.
+fn cited_digests(v: &serde_json::Value, at: String, out: &mut Vec<(String, String)>) {
+    match v {
+        serde_json::Value::Object(map) => {
+            for (k, x) in map {
+                let here = format!("{at}/{}", k.replace('~', "~0").replace('/', "~1"));
+                // `/subject/artifactSha256` names the subject's own
+                // artifact, not evidence stored beside the evaluation.
+                let evidence = matches!(
+                    k.as_str(),
+                    "artifactSha256" | "observationSha256" | "listenerSha256" | "cimdSha256"
+                ) && at != "/subject";
+                match x.as_str() {
+                    Some(s) if evidence => out.push((here, s.to_string())),
+                    _ => cited_digests(x, here, out),
+                }
+            }
+        }
+        serde_json::Value::Array(items) => {
+            for (i, x) in items.iter().enumerate() {
+                cited_digests(x, format!("{at}/{i}"), out);
+            }
+        }
+        _ => {}
+    }
 }
 
 /// Rule 4, in the bundle-directory phase order.

@@ -47,24 +47,9 @@ pub fn validate_profile_dir(dir: &ProfileDir) -> Report {
 /// agrees with the evaluation.
 pub fn directory_findings(dir: &ProfileDir) -> Vec<Finding> {
     let mut findings = Vec::new();
-    let run = match &dir.run {
-        RunFile::Missing => {
-            findings.push(Finding::new(
-                c::PROFILE_RUN_INVALID,
-                "",
-                format!("{RUN_FILE} is not in the profile evaluation directory"),
-            ));
-            return findings;
-        }
-        RunFile::Unreadable(why) => {
-            findings.push(Finding::new(
-                c::PROFILE_RUN_INVALID,
-                "",
-                format!("{RUN_FILE} cannot be read strictly: {why}"),
-            ));
-            return findings;
-        }
-        RunFile::Read(run) => run,
+    let run = match run_record(dir, "profile evaluation") {
+        Ok(run) => run,
+        Err(f) => return vec![f],
     };
     let errors = schema::validate(SchemaKind::ProfileRun, run);
     if !errors.is_empty() || !dir.run_schema_valid {
@@ -103,26 +88,7 @@ pub fn directory_findings(dir: &ProfileDir) -> Vec<Finding> {
     findings.extend(file_findings(dir));
 
     // Rule 5: entries nothing lists.
-    for (path, kind) in &dir.unlisted {
-        findings.push(Finding::new(
-            c::ARTIFACT_UNLISTED,
-            "/artifacts",
-            format!(
-                "{path}: {} in the profile evaluation directory that {RUN_FILE} does not list",
-                kind.what()
-            ),
-        ));
-    }
-    if !dir.walk_complete {
-        findings.push(Finding::new(
-            c::ARTIFACT_UNLISTED,
-            "/artifacts",
-            format!(
-                "the profile evaluation directory holds more than {} entries; the rest were not examined",
-                crate::bundle::dir::MAX_DIR_ENTRIES
-            ),
-        ));
-    }
+    findings.extend(unlisted_findings(dir, "profile evaluation"));
 
     // Rules 6 and 7 need the evaluation's checks: when it is not a readable profile
     // evaluation, its own findings already say so.
@@ -180,24 +146,9 @@ pub fn directory_findings(dir: &ProfileDir) -> Vec<Finding> {
 pub fn oauth_directory_findings(dir: &ProfileDir) -> Vec<Finding> {
     use crate::bundle::profile_dir::OAUTH_RUN_SCHEMA;
     let mut findings = Vec::new();
-    let run = match &dir.run {
-        RunFile::Missing => {
-            findings.push(Finding::new(
-                c::PROFILE_RUN_INVALID,
-                "",
-                format!("{RUN_FILE} is not in the OAuth-boundary evaluation directory"),
-            ));
-            return findings;
-        }
-        RunFile::Unreadable(why) => {
-            findings.push(Finding::new(
-                c::PROFILE_RUN_INVALID,
-                "",
-                format!("{RUN_FILE} cannot be read strictly: {why}"),
-            ));
-            return findings;
-        }
-        RunFile::Read(run) => run,
+    let run = match run_record(dir, "OAuth-boundary evaluation") {
+        Ok(run) => run,
+        Err(f) => return vec![f],
     };
     if !dir.run_schema_valid {
         findings.push(Finding::new(
@@ -221,26 +172,7 @@ pub fn oauth_directory_findings(dir: &ProfileDir) -> Vec<Finding> {
         ));
     }
     findings.extend(file_findings(dir));
-    for (path, kind) in &dir.unlisted {
-        findings.push(Finding::new(
-            c::ARTIFACT_UNLISTED,
-            "/artifacts",
-            format!(
-                "{path}: {} in the OAuth-boundary evaluation directory that {RUN_FILE} does not list",
-                kind.what()
-            ),
-        ));
-    }
-    if !dir.walk_complete {
-        findings.push(Finding::new(
-            c::ARTIFACT_UNLISTED,
-            "/artifacts",
-            format!(
-                "the OAuth-boundary evaluation directory holds more than {} entries; the rest were not examined",
-                crate::bundle::dir::MAX_DIR_ENTRIES
-            ),
-        ));
-    }
+    findings.extend(unlisted_findings(dir, "OAuth-boundary evaluation"));
     // Every artifact digest the evaluation cites is a listed artifact's.
     let listed: BTreeSet<&str> = dir.artifacts.iter().map(|a| a.sha256.as_str()).collect();
     let mut cited = Vec::new();
@@ -286,6 +218,52 @@ fn cited_digests(v: &serde_json::Value, at: String, out: &mut Vec<(String, Strin
         }
         _ => {}
     }
+}
+
+/// run.json as read, or the one finding that says why it cannot be used.
+fn run_record<'a>(dir: &'a ProfileDir, what: &str) -> Result<&'a serde_json::Value, Finding> {
+    match &dir.run {
+        RunFile::Missing => Err(Finding::new(
+            c::PROFILE_RUN_INVALID,
+            "",
+            format!("{RUN_FILE} is not in the {what} directory"),
+        )),
+        RunFile::Unreadable(why) => Err(Finding::new(
+            c::PROFILE_RUN_INVALID,
+            "",
+            format!("{RUN_FILE} cannot be read strictly: {why}"),
+        )),
+        RunFile::Read(run) => Ok(run),
+    }
+}
+
+/// Entries of the directory nothing lists, and a walk cut short.
+fn unlisted_findings(dir: &ProfileDir, what: &str) -> Vec<Finding> {
+    let mut findings: Vec<Finding> = dir
+        .unlisted
+        .iter()
+        .map(|(path, kind)| {
+            Finding::new(
+                c::ARTIFACT_UNLISTED,
+                "/artifacts",
+                format!(
+                    "{path}: {} in the {what} directory that {RUN_FILE} does not list",
+                    kind.what()
+                ),
+            )
+        })
+        .collect();
+    if !dir.walk_complete {
+        findings.push(Finding::new(
+            c::ARTIFACT_UNLISTED,
+            "/artifacts",
+            format!(
+                "the {what} directory holds more than {} entries; the rest were not examined",
+                crate::bundle::dir::MAX_DIR_ENTRIES
+            ),
+        ));
+    }
+    findings
 }
 
 /// Rule 4, in the bundle-directory phase order.

@@ -1186,3 +1186,19 @@ fn consent_is_bound_to_the_client_it_was_given_for_unless_the_defect_is_on() {
         assert_no_credentials(&f, &[&approval]);
     }
 }
+
+/// The artifact scans of the OAuth tests (`support::jwt_like`) catch a
+/// token the fixture mints, and each of its halves, but not a random value
+/// that happens to hold "eyJ".
+#[test]
+fn a_minted_token_and_its_halves_are_jwt_like_and_a_random_eyj_is_not() {
+    let f = Fixture::start(FixtureConfig::default()).unwrap();
+    let t = f.mint_access_token("http://127.0.0.1:9/cimd/c", RESOURCE, "mcp", 60);
+    assert!(support::jwt_like(&t));
+    let dot = t.find('.').unwrap();
+    assert!(support::jwt_like(&t[..dot / 2 + 8]), "the header's start");
+    assert!(support::jwt_like(&t[dot + 1..]), "the claims onward");
+    assert!(!support::jwt_like(
+        "EZMEn2uMA85eyJkK0YoOW7umcOm44YZnwzvPI1zWW1W"
+    ));
+}

@@ -303,3 +303,17 @@ pub fn assert_port_released(port: u16, since: u64, what: &str) {
         "{what}: port {port} still accepts connections, held by {old:?}"
     );
 }
+
+/// Whether `text` holds a piece of a JWT the fixture signs: its header
+/// (`{"alg"...`, base64url `eyJhbGci`) or its claims (`{"iss"...`,
+/// `eyJpc3Mi`: `Claims` serializes `iss` first), or another common JWT
+/// header or claims start. Eight fixed characters: a random base64url value (a
+/// token id, a code) holds one by chance about once in 10^13, where "eyJ"
+/// alone turns up in about one of 6,000 random 43-character values.
+pub fn jwt_like(text: &str) -> bool {
+    [
+        "eyJhbGci", "eyJpc3Mi", "eyJ0eXAi", "eyJraWQi", "eyJzdWIi", "eyJhdWQi",
+    ]
+    .iter()
+    .any(|m| text.contains(m))
+}

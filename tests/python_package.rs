@@ -1,0 +1,82 @@
+//! The Python package (`python/`, PyO3 + maturin): its pytest suite run
+//! against this build's `mcpres` binary. The suite compares the package with
+//! the command on every committed vector, checks threads and the GIL, and
+//! runs the Dask example on a local two-worker cluster.
+//!
+//! The package must already be installed in a Python environment named by
+//! `MCPRES_PY_PACKAGE_PYTHON` (`.ci/run` builds the wheel from this checkout
+//! with maturin and installs it, with pytest and dask[distributed]). Without
+//! it the test prints why it skips, unless `MCPRES_REQUIRE_PY_PACKAGE` is set
+//! (CI), where its absence fails it.
+
+use std::path::Path;
+use std::process::Command;
+
+#[test]
+fn the_python_package_suite_passes_against_this_build() {
+    let Some(python) = std::env::var_os("MCPRES_PY_PACKAGE_PYTHON") else {
+        assert!(
+            std::env::var_os("MCPRES_REQUIRE_PY_PACKAGE").is_none(),
+            "MCPRES_REQUIRE_PY_PACKAGE is set but MCPRES_PY_PACKAGE_PYTHON is not: build and install the wheel (see README, Python package)"
+        );
+        eprintln!(
+            "skipped: MCPRES_PY_PACKAGE_PYTHON names no Python with the mcpres package installed (see README, Python package)"
+        );
+        return;
+    };
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    // The package must be importable and be the one built from this tree's
+    // crate version (python/Cargo.toml follows the root crate's).
+    let version = Command::new(&python)
+        .args(["-c", "import mcpres; print(mcpres.__version__)"])
+        .output()
+        .expect("run the package's Python");
+    assert!(
+        version.status.success(),
+        "cannot import mcpres: {}",
+        String::from_utf8_lossy(&version.stderr)
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&version.stdout).trim(),
+        env!("CARGO_PKG_VERSION"),
+        "the installed mcpres package is not this version: rebuild and reinstall the wheel"
+    );
+    let out = Command::new(&python)
+        .args([
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "python/tests",
+        ])
+        .current_dir(root)
+        .env("MCPRES_BIN", env!("CARGO_BIN_EXE_mcpres"))
+        .env("PYTHONDONTWRITEBYTECODE", "1")
+        .output()
+        .expect("run pytest");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    println!("{stdout}");
+    eprintln!("{stderr}");
+    assert!(
+        out.status.success(),
+        "pytest failed (exit {:?}); its output is above",
+        out.status.code()
+    );
+    // pytest's last line counts what ran: a suite that collected nothing or
+    // skipped its tests must not pass as a success.
+    let last = stdout
+        .lines()
+        .rev()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("");
+    assert!(
+        last.contains(" passed"),
+        "unexpected pytest summary: {last}"
+    );
+    assert!(
+        !last.contains("skipped") && !last.contains("deselected"),
+        "some of the package's tests did not run: {last}"
+    );
+}

@@ -16,6 +16,11 @@ use mcpres::api::{Input, ValidateOptions};
 use mcpres::produce::builder::{synthetic_bundle, to_file_bytes};
 use rayon::prelude::*;
 
+/// The allocator the `mcpres` binary and the Python package use: the library
+/// leaves the choice to the program, and this is the one we recommend.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn best_of_three(n: usize, mut run: impl FnMut() -> usize) -> f64 {
     let mut best = f64::INFINITY;
     for _ in 0..3 {

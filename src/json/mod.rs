@@ -3,6 +3,7 @@
 pub mod canonical;
 pub mod locate;
 pub mod reader;
+pub(crate) mod scan;
 pub mod time;
 
 pub use canonical::{CanonicalError, digest, sha256_hex};

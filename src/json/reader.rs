@@ -412,12 +412,8 @@ impl<'a> Parser<'a> {
         loop {
             // Fast path: copy a run of plain bytes.
             let run_start = self.pos;
-            while let Some(b) = self.peek() {
-                if b == b'"' || b == b'\\' || b < 0x20 {
-                    break;
-                }
-                self.pos += 1;
-            }
+            let rest = self.bytes.get(run_start..).unwrap_or_default();
+            self.pos += super::scan::plain_run(rest);
             if self.pos > run_start {
                 // The whole document is valid UTF-8 and a run starts and stops next to
                 // ASCII bytes, so both ends are character boundaries.
@@ -425,9 +421,19 @@ impl<'a> Parser<'a> {
                     .text
                     .get(run_start..self.pos)
                     .ok_or_else(|| self.err_at(run_start, ReadErrorKind::InvalidUtf8))?;
-                units += utf16_len(run);
+                units += if run.is_ascii() {
+                    run.len()
+                } else {
+                    utf16_len(run)
+                };
                 if units > limit {
                     return Err(self.err_at(open, ReadErrorKind::StringTooLong { limit }));
+                }
+                // Most strings are one run and their closing quote: one exact
+                // allocation instead of a growing buffer.
+                if out.is_empty() && self.peek() == Some(b'"') {
+                    self.pos += 1;
+                    return Ok(run.to_owned());
                 }
                 out.push_str(run);
             }

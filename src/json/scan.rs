@@ -1,0 +1,106 @@
+//! Finding the end of a run of plain string bytes, eight bytes at a time.
+//!
+//! Both the reader and the canonical writer spend most of their time in
+//! strings (digests, ids, paths), and almost every string byte is "plain": not
+//! a quote, not a backslash, not a control character. [`plain_run`] finds the
+//! first byte that is not, testing a whole `u64` word per step with the usual
+//! bit tricks (no `unsafe`, no SIMD intrinsics), then finishing byte by byte.
+
+const ONES: u64 = 0x0101_0101_0101_0101;
+const HIGHS: u64 = 0x8080_8080_8080_8080;
+
+/// A word whose high bit is set in each byte of `w` that is zero.
+#[inline]
+fn zero_bytes(w: u64) -> u64 {
+    w.wrapping_sub(ONES) & !w & HIGHS
+}
+
+/// A word whose high bit is set in each byte of `w` that is below `n` (n <= 128).
+#[inline]
+fn bytes_below(w: u64, n: u8) -> u64 {
+    w.wrapping_sub(ONES * u64::from(n)) & !w & HIGHS
+}
+
+/// Whether `b` ends a plain run: `"`, `\` or a control character (< 0x20).
+#[inline]
+pub fn is_special(b: u8) -> bool {
+    b == b'"' || b == b'\\' || b < 0x20
+}
+
+/// The length of the longest prefix of `bytes` with no `"`, `\` or byte below
+/// 0x20.
+pub fn plain_run(bytes: &[u8]) -> usize {
+    let mut chunks = bytes.chunks_exact(8);
+    let mut done = 0;
+    for chunk in &mut chunks {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(chunk);
+        let w = u64::from_le_bytes(word);
+        // The tests may flag a byte after a real hit (borrows), never miss
+        // one, and never flag a byte before the first hit: a flagged word is
+        // finished byte by byte below.
+        let hits = zero_bytes(w ^ (ONES * u64::from(b'"')))
+            | zero_bytes(w ^ (ONES * u64::from(b'\\')))
+            | bytes_below(w, 0x20);
+        if hits != 0 {
+            break;
+        }
+        done += 8;
+    }
+    done + bytes[done..]
+        .iter()
+        .position(|&b| is_special(b))
+        .unwrap_or(bytes.len() - done)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn naive(bytes: &[u8]) -> usize {
+        bytes
+            .iter()
+            .position(|&b| is_special(b))
+            .unwrap_or(bytes.len())
+    }
+
+    #[test]
+    fn every_special_byte_at_every_offset_is_found() {
+        for special in (0u8..0x20).chain([b'"', b'\\']) {
+            for len in 0..24 {
+                for at in 0..len {
+                    let mut v = vec![b'a'; len];
+                    v[at] = special;
+                    assert_eq!(plain_run(&v), at, "byte {special:#x} at {at} of {len}");
+                }
+            }
+        }
+        assert_eq!(plain_run(b""), 0);
+        assert_eq!(plain_run("é😀ab€".as_bytes()), "é😀ab€".len());
+        // Bytes just above the classes are plain: 0x20, 0x21, 0x23, 0x5b, 0x5d, 0x7f, 0xff.
+        let plain = [
+            0x20u8, 0x21, 0x23, 0x5b, 0x5d, 0x7f, 0x80, 0xa2, 0xdc, 0xff, 0x20, 0x21,
+        ];
+        assert_eq!(plain_run(&plain), plain.len());
+    }
+
+    proptest! {
+        #[test]
+        fn agrees_with_a_byte_by_byte_scan(bytes in proptest::collection::vec(any::<u8>(), 0..64)) {
+            prop_assert_eq!(plain_run(&bytes), naive(&bytes));
+        }
+
+        #[test]
+        fn agrees_on_mostly_plain_text(
+            prefix in "[ -~]{0,40}",
+            special in prop_oneof![Just(b'"'), Just(b'\\'), 0u8..0x20],
+            suffix in proptest::collection::vec(any::<u8>(), 0..16),
+        ) {
+            let mut bytes = prefix.into_bytes();
+            bytes.push(special);
+            bytes.extend(suffix);
+            prop_assert_eq!(plain_run(&bytes), naive(&bytes));
+        }
+    }
+}

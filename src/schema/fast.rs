@@ -76,46 +76,18 @@ struct Builder {
 }
 
 /// A pattern compiled on first use: most documents exercise only a few of them.
-///
-/// The digest patterns (`^[a-f0-9]{64}$`, `^[a-f0-9]{40}$`), which every
-/// artifact and observation carries, are decided by a direct byte check
-/// instead of the regex engine (`hex_len`); the result is the same.
 struct LazyRegex {
     source: String,
-    hex_len: Option<usize>,
     compiled: OnceLock<Option<Regex>>,
 }
 
 impl LazyRegex {
-    fn new(source: &str) -> Self {
-        LazyRegex {
-            source: source.to_owned(),
-            hex_len: lowercase_hex_pattern(source),
-            compiled: OnceLock::new(),
-        }
-    }
-
     fn is_match(&self, s: &str) -> bool {
-        if let Some(n) = self.hex_len {
-            return s.len() == n && s.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'));
-        }
         self.compiled
             .get_or_init(|| Regex::new(&self.source).ok())
             .as_ref()
             .is_some_and(|re| re.is_match(s))
     }
-}
-
-/// `N` when `source` is exactly `^[a-f0-9]{N}$` (or `^[0-9a-f]{N}$`).
-fn lowercase_hex_pattern(source: &str) -> Option<usize> {
-    let rest = source
-        .strip_prefix("^[a-f0-9]{")
-        .or_else(|| source.strip_prefix("^[0-9a-f]{"))?;
-    let digits = rest.strip_suffix("}$")?;
-    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
-    }
-    digits.parse().ok()
 }
 
 /// The parsed embedded schema of one file, parsed on first use.
@@ -230,7 +202,10 @@ impl Builder {
                     let idx = match self.pattern_index.get(p) {
                         Some(&i) => i,
                         None => {
-                            self.patterns.push(LazyRegex::new(p));
+                            self.patterns.push(LazyRegex {
+                                source: p.to_string(),
+                                compiled: OnceLock::new(),
+                            });
                             self.pattern_index
                                 .insert(p.to_string(), self.patterns.len() - 1);
                             self.patterns.len() - 1
@@ -508,38 +483,5 @@ mod tests {
             &serde_json::json!({"a": [1, {"b": null}]})
         ));
         assert!(!json_equal(&serde_json::json!("1"), &serde_json::json!(1)));
-    }
-
-    #[test]
-    fn digest_patterns_are_checked_directly_and_agree_with_the_regex() {
-        assert_eq!(lowercase_hex_pattern("^[a-f0-9]{64}$"), Some(64));
-        assert_eq!(lowercase_hex_pattern("^[0-9a-f]{40}$"), Some(40));
-        for other in [
-            "^[a-f0-9]{64}",
-            "^[A-F0-9]{64}$",
-            "^[a-f0-9]{}$",
-            "^[a-f0-9]{1,2}$",
-            "^[a-f0-9]+$",
-        ] {
-            assert_eq!(lowercase_hex_pattern(other), None, "{other}");
-        }
-        let fast = LazyRegex::new("^[a-f0-9]{64}$");
-        assert!(fast.hex_len.is_some());
-        let re = Regex::new("^[a-f0-9]{64}$").unwrap();
-        let good = "0123456789abcdef".repeat(4);
-        let cases = [
-            good.clone(),
-            good[1..].to_owned(),
-            format!("{good}0"),
-            good.replace('a', "A"),
-            good.replacen('0', "g", 1),
-            format!("{}\n", &good[..63]),
-            format!("{}é", &good[..62]),
-            String::new(),
-        ];
-        for case in &cases {
-            assert_eq!(fast.is_match(case), re.is_match(case), "{case:?}");
-        }
-        assert!(fast.is_match(&good));
     }
 }

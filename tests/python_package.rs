@@ -80,3 +80,60 @@ fn the_python_package_suite_passes_against_this_build() {
         "some of the package's tests did not run: {last}"
     );
 }
+
+/// The wheel is built once for CPython's stable ABI (`abi3`, 3.9 and later):
+/// the package's own and vector tests run under every interpreter listed in
+/// `MCPRES_PY_PACKAGE_ABI_PYTHONS` (colon-separated; `.ci/run` lists CPython
+/// 3.9 and 3.13 where the machine has them, each with that same wheel).
+#[test]
+fn the_same_abi3_wheel_passes_on_other_cpython_versions() {
+    let listed = std::env::var("MCPRES_PY_PACKAGE_ABI_PYTHONS").unwrap_or_default();
+    let pythons: Vec<&str> = listed.split(':').filter(|p| !p.is_empty()).collect();
+    if pythons.is_empty() {
+        eprintln!(
+            "skipped: MCPRES_PY_PACKAGE_ABI_PYTHONS lists no other CPython with the wheel installed"
+        );
+        return;
+    }
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    for python in pythons {
+        let version = Command::new(python)
+            .args(["-c", "import sys; print(sys.version.split()[0])"])
+            .output()
+            .expect("run the listed Python");
+        let out = Command::new(python)
+            .args([
+                "-m",
+                "pytest",
+                "-q",
+                "-p",
+                "no:cacheprovider",
+                "python/tests/test_package.py",
+                "python/tests/test_vectors.py",
+            ])
+            .current_dir(root)
+            .env("MCPRES_BIN", env!("CARGO_BIN_EXE_mcpres"))
+            .env("PYTHONDONTWRITEBYTECODE", "1")
+            .output()
+            .expect("run pytest");
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        println!(
+            "CPython {}:\n{stdout}",
+            String::from_utf8_lossy(&version.stdout).trim()
+        );
+        assert!(
+            out.status.success(),
+            "pytest failed under {python}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let last = stdout
+            .lines()
+            .rev()
+            .find(|l| !l.trim().is_empty())
+            .unwrap_or("");
+        assert!(
+            last.contains(" passed") && !last.contains("skipped"),
+            "unexpected pytest summary under {python}: {last}"
+        );
+    }
+}

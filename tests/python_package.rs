@@ -9,8 +9,21 @@
 //! it the test prints why it skips, unless `MCPRES_REQUIRE_PY_PACKAGE` is set
 //! (CI), where its absence fails it.
 
-use std::path::Path;
-use std::process::Command;
+use std::ffi::OsStr;
+use std::process::{Command, Output};
+
+/// pytest on `tests` (paths from the repository root) under `python`,
+/// compared with this build's `mcpres`; nothing written into the tree.
+fn pytest(python: &OsStr, tests: &[&str]) -> Output {
+    Command::new(python)
+        .args(["-m", "pytest", "-q", "-p", "no:cacheprovider"])
+        .args(tests)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("MCPRES_BIN", env!("CARGO_BIN_EXE_mcpres"))
+        .env("PYTHONDONTWRITEBYTECODE", "1")
+        .output()
+        .expect("run pytest")
+}
 
 #[test]
 fn the_python_package_suite_passes_against_this_build() {
@@ -24,7 +37,6 @@ fn the_python_package_suite_passes_against_this_build() {
         );
         return;
     };
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     // The package must be importable and be the one built from this tree's
     // crate version (python/Cargo.toml follows the root crate's).
     let version = Command::new(&python)
@@ -41,20 +53,7 @@ fn the_python_package_suite_passes_against_this_build() {
         env!("CARGO_PKG_VERSION"),
         "the installed mcpres package is not this version: rebuild and reinstall the wheel"
     );
-    let out = Command::new(&python)
-        .args([
-            "-m",
-            "pytest",
-            "-q",
-            "-p",
-            "no:cacheprovider",
-            "python/tests",
-        ])
-        .current_dir(root)
-        .env("MCPRES_BIN", env!("CARGO_BIN_EXE_mcpres"))
-        .env("PYTHONDONTWRITEBYTECODE", "1")
-        .output()
-        .expect("run pytest");
+    let out = pytest(&python, &["python/tests"]);
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
     println!("{stdout}");
@@ -95,27 +94,18 @@ fn the_same_abi3_wheel_passes_on_other_cpython_versions() {
         );
         return;
     }
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     for python in pythons {
         let version = Command::new(python)
             .args(["-c", "import sys; print(sys.version.split()[0])"])
             .output()
             .expect("run the listed Python");
-        let out = Command::new(python)
-            .args([
-                "-m",
-                "pytest",
-                "-q",
-                "-p",
-                "no:cacheprovider",
+        let out = pytest(
+            python.as_ref(),
+            &[
                 "python/tests/test_package.py",
                 "python/tests/test_vectors.py",
-            ])
-            .current_dir(root)
-            .env("MCPRES_BIN", env!("CARGO_BIN_EXE_mcpres"))
-            .env("PYTHONDONTWRITEBYTECODE", "1")
-            .output()
-            .expect("run pytest");
+            ],
+        );
         let stdout = String::from_utf8_lossy(&out.stdout);
         println!(
             "CPython {}:\n{stdout}",

@@ -157,6 +157,19 @@ fn check(owned: &Owned, opts: &ValidateOptions, verify: bool) -> Value {
     outcome.to_json()
 }
 
+/// One input judged without the GIL, returned as its dictionary.
+fn judge_one<'py>(
+    py: Python<'py>,
+    input: &Bound<'py, PyAny>,
+    name: Option<&str>,
+    opts: &ValidateOptions,
+    verify: bool,
+) -> PyResult<Bound<'py, PyAny>> {
+    let owned = owned(input, name)?;
+    let value = py.detach(|| check(&owned, opts, verify));
+    to_py(py, &value)
+}
+
 /// validate(input, /, *, name=None, trust_policy=None, at=None, original_result=None)
 /// --
 ///
@@ -182,10 +195,8 @@ fn validate<'py>(
     at: Option<&str>,
     original_result: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let owned = owned(input, name)?;
     let opts = options(trust_policy, at, original_result)?;
-    let value = py.detach(|| check(&owned, &opts, false));
-    to_py(py, &value)
+    judge_one(py, input, name, &opts, false)
 }
 
 /// verify(input, /, *, name=None, trust_policy=None, at=None)
@@ -205,10 +216,8 @@ fn verify<'py>(
     trust_policy: Option<PathBuf>,
     at: Option<&str>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let owned = owned(input, name)?;
     let opts = options(trust_policy, at, None)?;
-    let value = py.detach(|| check(&owned, &opts, true));
-    to_py(py, &value)
+    judge_one(py, input, name, &opts, true)
 }
 
 /// validate_batch(inputs, /, *, jobs=None, verify=False, trust_policy=None, at=None)

@@ -25,6 +25,28 @@ fn pytest(python: &OsStr, tests: &[&str]) -> Output {
         .expect("run pytest")
 }
 
+/// pytest succeeded and its last line counts only passed tests: a suite
+/// that collected nothing, or skipped or deselected tests, is no success.
+fn assert_all_passed(out: &Output, under: &str) {
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    println!("{stdout}");
+    eprintln!("{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "pytest failed under {under} (exit {:?}); its output is above",
+        out.status.code()
+    );
+    let last = stdout
+        .lines()
+        .rev()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("");
+    assert!(
+        last.contains(" passed") && !last.contains("skipped") && !last.contains("deselected"),
+        "not every test ran under {under}: {last}"
+    );
+}
+
 #[test]
 fn the_python_package_suite_passes_against_this_build() {
     let Some(python) = std::env::var_os("MCPRES_PY_PACKAGE_PYTHON") else {
@@ -54,30 +76,7 @@ fn the_python_package_suite_passes_against_this_build() {
         "the installed mcpres package is not this version: rebuild and reinstall the wheel"
     );
     let out = pytest(&python, &["python/tests"]);
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    println!("{stdout}");
-    eprintln!("{stderr}");
-    assert!(
-        out.status.success(),
-        "pytest failed (exit {:?}); its output is above",
-        out.status.code()
-    );
-    // pytest's last line counts what ran: a suite that collected nothing or
-    // skipped its tests must not pass as a success.
-    let last = stdout
-        .lines()
-        .rev()
-        .find(|l| !l.trim().is_empty())
-        .unwrap_or("");
-    assert!(
-        last.contains(" passed"),
-        "unexpected pytest summary: {last}"
-    );
-    assert!(
-        !last.contains("skipped") && !last.contains("deselected"),
-        "some of the package's tests did not run: {last}"
-    );
+    assert_all_passed(&out, "the package's Python");
 }
 
 /// The wheel is built once for CPython's stable ABI (`abi3`, 3.9 and later):
@@ -106,24 +105,10 @@ fn the_same_abi3_wheel_passes_on_other_cpython_versions() {
                 "python/tests/test_vectors.py",
             ],
         );
-        let stdout = String::from_utf8_lossy(&out.stdout);
         println!(
-            "CPython {}:\n{stdout}",
+            "CPython {}:",
             String::from_utf8_lossy(&version.stdout).trim()
         );
-        assert!(
-            out.status.success(),
-            "pytest failed under {python}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let last = stdout
-            .lines()
-            .rev()
-            .find(|l| !l.trim().is_empty())
-            .unwrap_or("");
-        assert!(
-            last.contains(" passed") && !last.contains("skipped"),
-            "unexpected pytest summary under {python}: {last}"
-        );
+        assert_all_passed(&out, python);
     }
 }

@@ -91,8 +91,6 @@ pub struct ProfileDir {
     pub walk_complete: bool,
 }
 
-/// Load a profile evaluation directory. evaluation.json that cannot be read is
-/// unusable input, as for a single file; everything else is reported in the result.
 /// The `schemaVersion` of the run record `mcpres oauth run` writes beside an
 /// OAuth-boundary evaluation.
 pub const OAUTH_RUN_SCHEMA: &str = "mcpres.oauth-run/1";
@@ -129,6 +127,8 @@ pub fn oauth_run_holds(run: &Value) -> bool {
         })
 }
 
+/// Load a profile evaluation directory. evaluation.json that cannot be read is
+/// unusable input, as for a single file; everything else is reported in the result.
 pub fn load(root: &Path, limits: &Limits, dir_limits: &DirLimits) -> Result<ProfileDir, LoadError> {
     let (evaluation, evaluation_bytes) = read_json(&root.join(EVALUATION_FILE), limits)?;
     let run_path = root.join(RUN_FILE);

@@ -111,39 +111,32 @@ fn write_number(n: &serde_json::Number, out: &mut Vec<u8>) -> Result<(), Canonic
 /// Write `s` as a JSON string the way `JSON.stringify` does.
 pub fn write_string(s: &str, out: &mut Vec<u8>) {
     out.push(b'"');
-    let bytes = s.as_bytes();
-    // Most strings need no escape: copy them whole.
-    if super::scan::plain_run(bytes) == bytes.len() {
-        out.extend_from_slice(bytes);
-        out.push(b'"');
-        return;
-    }
-    let mut start = 0;
-    for (i, &b) in bytes.iter().enumerate() {
-        let escape: &[u8] = match b {
-            b'"' => b"\\\"",
-            b'\\' => b"\\\\",
-            0x08 => b"\\b",
-            0x0C => b"\\f",
-            b'\n' => b"\\n",
-            b'\r' => b"\\r",
-            b'\t' => b"\\t",
-            0x00..=0x1F => {
-                out.extend_from_slice(&bytes[start..i]);
+    let mut rest = s.as_bytes();
+    // Plain runs are copied whole; only the byte that ends one is escaped.
+    loop {
+        let n = super::scan::plain_run(rest);
+        out.extend_from_slice(&rest[..n]);
+        let Some((&b, tail)) = rest[n..].split_first() else {
+            break;
+        };
+        match b {
+            b'"' => out.extend_from_slice(b"\\\""),
+            b'\\' => out.extend_from_slice(b"\\\\"),
+            0x08 => out.extend_from_slice(b"\\b"),
+            0x0C => out.extend_from_slice(b"\\f"),
+            b'\n' => out.extend_from_slice(b"\\n"),
+            b'\r' => out.extend_from_slice(b"\\r"),
+            b'\t' => out.extend_from_slice(b"\\t"),
+            _ => {
+                // Any other control character (plain_run stops only at these).
                 const HEX: &[u8; 16] = b"0123456789abcdef";
                 out.extend_from_slice(b"\\u00");
                 out.push(HEX[usize::from(b >> 4)]);
                 out.push(HEX[usize::from(b & 0xF)]);
-                start = i + 1;
-                continue;
             }
-            _ => continue,
-        };
-        out.extend_from_slice(&bytes[start..i]);
-        out.extend_from_slice(escape);
-        start = i + 1;
+        }
+        rest = tail;
     }
-    out.extend_from_slice(&bytes[start..]);
     out.push(b'"');
 }
 

@@ -421,11 +421,7 @@ impl<'a> Parser<'a> {
                     .text
                     .get(run_start..self.pos)
                     .ok_or_else(|| self.err_at(run_start, ReadErrorKind::InvalidUtf8))?;
-                units += if run.is_ascii() {
-                    run.len()
-                } else {
-                    utf16_len(run)
-                };
+                units += utf16_len(run);
                 if units > limit {
                     return Err(self.err_at(open, ReadErrorKind::StringTooLong { limit }));
                 }
@@ -510,6 +506,9 @@ impl<'a> Parser<'a> {
 /// Number of UTF-16 code units needed for `s`.
 #[inline]
 pub fn utf16_len(s: &str) -> usize {
+    if s.is_ascii() {
+        return s.len();
+    }
     // Every byte that starts a character counts one unit; four-byte sequences need two.
     s.bytes()
         .map(|b| {

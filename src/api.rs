@@ -412,6 +412,9 @@ pub enum ApiError {
     /// The document is not of the kind the digest needs.
     #[error("{0}")]
     Digest(String),
+    /// The path could not be read as a document or bundle directory.
+    #[error("{0}")]
+    Load(#[from] LoadError),
 }
 
 /// The canonical bytes of a JSON document (what `mcpres canonicalize`
@@ -424,6 +427,13 @@ pub enum ApiError {
 /// ```
 pub fn canonicalize(bytes: &[u8]) -> Result<Vec<u8>, ApiError> {
     let value = crate::json::parse(bytes, &Limits::default())?;
+    Ok(canonical::to_vec(&value)?)
+}
+
+/// [`canonicalize()`] of the JSON file at `path` (what `mcpres canonicalize
+/// FILE` writes), read with the default limits; symlinks are refused.
+pub fn canonicalize_path(path: &Path) -> Result<Vec<u8>, ApiError> {
+    let (value, _) = bundle::read_json(path, &Limits::default())?;
     Ok(canonical::to_vec(&value)?)
 }
 
@@ -458,6 +468,17 @@ pub enum DigestKind {
 pub fn digest(bytes: &[u8], kind: DigestKind) -> Result<String, ApiError> {
     let doc = crate::json::parse(bytes, &Limits::default())?;
     digest_value(&doc, kind)
+}
+
+/// [`digest()`] of the document at `path`: a JSON file, or a bundle
+/// directory reassembled as `mcpres digest` does.
+pub fn digest_path(path: &Path, kind: DigestKind) -> Result<String, ApiError> {
+    match bundle::load(path, &Limits::default())? {
+        bundle::Loaded { doc: Some(doc), .. } => digest_value(&doc, kind),
+        _ => Err(ApiError::Digest(
+            "the bundle directory's evidence or statement cannot be read".to_owned(),
+        )),
+    }
 }
 
 fn pick<'a>(doc: &'a Value, pointers: &[&str]) -> Option<&'a Value> {

@@ -271,24 +271,6 @@ fn validate_batch<'py>(
     Ok(list)
 }
 
-/// The document of `input`: bytes as given, or read from a path (a bundle
-/// directory is reassembled, as `mcpres digest` does).
-fn document(owned: &Owned) -> Result<Value, String> {
-    let limits = Limits::default();
-    match owned {
-        Owned::Bytes { bytes, .. } => mcpres::json::parse(bytes, &limits)
-            .map_err(|e| format!("not a readable JSON document: {e}")),
-        Owned::Path(p) => match bundle::load(p, &limits) {
-            Ok(bundle::Loaded { doc: Some(doc), .. }) => Ok(doc),
-            Ok(_) => Err(format!(
-                "{}: the bundle directory's evidence or statement cannot be read",
-                p.display()
-            )),
-            Err(e) => Err(e.to_string()),
-        },
-    }
-}
-
 /// canonicalize(input, /)
 /// --
 ///
@@ -299,18 +281,19 @@ fn document(owned: &Owned) -> Result<Value, String> {
 #[pyfunction]
 fn canonicalize<'py>(py: Python<'py>, input: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyBytes>> {
     let owned = owned(input, None)?;
-    let out = py.detach(|| match &owned {
+    py.detach(|| match &owned {
         Owned::Bytes { bytes, .. } => api::canonicalize(bytes).map_err(|e| e.to_string()),
-        Owned::Path(p) => bundle::read_json(p, &Limits::default())
-            .map_err(|e| e.to_string())
-            .and_then(|(v, _)| {
-                mcpres::json::canonical::to_vec(&v)
-                    .map_err(|e| format!("{}: no canonical form: {e}", p.display()))
-            }),
-    });
-    match out {
-        Ok(bytes) => Ok(PyBytes::new(py, &bytes)),
-        Err(e) => Err(McpresError::new_err(e)),
+        Owned::Path(p) => api::canonicalize_path(p).map_err(|e| path_error(p, e)),
+    })
+    .map(|bytes| PyBytes::new(py, &bytes))
+    .map_err(McpresError::new_err)
+}
+
+/// An error about a path, named with it (a load error names it already).
+fn path_error(path: &std::path::Path, e: api::ApiError) -> String {
+    match e {
+        api::ApiError::Load(e) => e.to_string(),
+        e => format!("{}: {e}", path.display()),
     }
 }
 
@@ -341,8 +324,9 @@ fn digest_kind(kind: &str) -> PyResult<DigestKind> {
 fn digest(py: Python<'_>, input: &Bound<'_, PyAny>, kind: &str) -> PyResult<String> {
     let kind = digest_kind(kind)?;
     let owned = owned(input, None)?;
-    py.detach(|| {
-        document(&owned).and_then(|doc| api::digest_value(&doc, kind).map_err(|e| e.to_string()))
+    py.detach(|| match &owned {
+        Owned::Bytes { bytes, .. } => api::digest(bytes, kind).map_err(|e| e.to_string()),
+        Owned::Path(p) => api::digest_path(p, kind).map_err(|e| path_error(p, e)),
     })
     .map_err(McpresError::new_err)
 }

@@ -35,7 +35,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 
 use mcpres::api::{self, ValidateOptions};
 use mcpres::bundle::{self, LoadError};
-use mcpres::json::{Limits, canonical};
+use mcpres::json::Limits;
 use mcpres::produce::pack;
 
 pub use render::Format;
@@ -520,14 +520,11 @@ fn input_error(e: &LoadError) -> CliError {
 }
 
 fn run_canonicalize(file: &Path, output: Option<&Path>) -> CliResult {
-    let limits = Limits::default();
     expect_file(file, "mcpres canonicalize:", "a JSON file")?;
     if let Some(path) = output {
         check_new_file(path, "mcpres canonicalize: --output")?;
     }
-    let (value, _) = bundle::read_json(file, &limits).map_err(|e| input_error(&e))?;
-    let bytes = canonical::to_vec(&value)
-        .map_err(|e| CliError::Unusable(format!("mcpres: {}: {e}", output::shown(file))))?;
+    let bytes = api::canonicalize_path(file).map_err(|e| api_error(file, e))?;
     match output {
         Some(path) => bundle::dir::write_new(path, &bytes).map_err(|e| {
             CliError::Unusable(format!(
@@ -571,17 +568,6 @@ pub fn check_new_file(path: &Path, who: &str) -> Result<(), CliError> {
 }
 
 fn run_digest(file: &Path, kind: DigestKind) -> CliResult {
-    let limits = Limits::default();
-    let doc = match bundle::load(file, &limits) {
-        Ok(bundle::Loaded { doc: Some(doc), .. }) => doc,
-        Ok(_) => {
-            return Err(CliError::Unusable(format!(
-                "mcpres: {}: the bundle directory's evidence or statement cannot be read",
-                output::shown(file)
-            )));
-        }
-        Err(e) => return Err(input_error(&e)),
-    };
     let kind = match kind {
         DigestKind::Observation => api::DigestKind::Observation,
         DigestKind::Scenario => api::DigestKind::Scenario,
@@ -590,16 +576,21 @@ fn run_digest(file: &Path, kind: DigestKind) -> CliResult {
         DigestKind::Execution => api::DigestKind::Execution,
         DigestKind::Bundle => api::DigestKind::Bundle,
     };
-    let result = api::digest_value(&doc, kind);
-    match result {
-        Ok(d) => {
-            outln!("{d}")?;
-            Ok(Exit::Valid)
+    let d = api::digest_path(file, kind).map_err(|e| api_error(file, e))?;
+    outln!("{d}")?;
+    Ok(Exit::Valid)
+}
+
+/// An [`api::ApiError`] about `file` as the command reports it: a load error
+/// with its code, anything else after the path.
+fn api_error(file: &Path, e: api::ApiError) -> CliError {
+    match e {
+        api::ApiError::Load(e) => input_error(&e),
+        // The canonical error alone, as before the API had this function.
+        api::ApiError::Canonical(e) => {
+            CliError::Unusable(format!("mcpres: {}: {e}", output::shown(file)))
         }
-        Err(e) => Err(CliError::Unusable(format!(
-            "mcpres: {}: {e}",
-            output::shown(file)
-        ))),
+        e => CliError::Unusable(format!("mcpres: {}: {e}", output::shown(file))),
     }
 }
 

@@ -4,7 +4,7 @@
 //! arrays in order; strings escaped as JavaScript's `JSON.stringify` does;
 //! numbers only safe integers in plain decimal.
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 
 use super::reader::MAX_SAFE_INTEGER;
@@ -54,36 +54,123 @@ pub fn write(value: &Value, out: &mut Vec<u8>) -> Result<(), CanonicalError> {
             }
             out.push(b']');
         }
-        Value::Object(map) => {
-            out.push(b'{');
-            // serde_json's map iterates in code point order. That equals UTF-16 order
-            // unless some key holds a character at or above U+E000 (lead byte >= 0xEE).
-            let needs_resort = map.keys().any(|k| k.bytes().any(|b| b >= 0xEE));
-            if needs_resort {
-                let mut entries: Vec<(&String, &Value)> = map.iter().collect();
-                entries.sort_by(|a, b| cmp_utf16(a.0, b.0));
-                for (i, (k, v)) in entries.into_iter().enumerate() {
-                    if i > 0 {
-                        out.push(b',');
-                    }
-                    write_string(k, out);
-                    out.push(b':');
-                    write(v, out)?;
-                }
-            } else {
-                for (i, (k, v)) in map.iter().enumerate() {
-                    if i > 0 {
-                        out.push(b',');
-                    }
-                    write_string(k, out);
-                    out.push(b':');
-                    write(v, out)?;
-                }
-            }
-            out.push(b'}');
-        }
+        Value::Object(map) => write_members(map, out, |_, v, out| write(v, out))?,
     }
     Ok(())
+}
+
+/// Write an object: `{`, its members in UTF-16 key order separated by commas,
+/// `}`. `value` writes each member's value (the key and colon are written
+/// before it is called).
+fn write_members<'v>(
+    map: &'v Map<String, Value>,
+    out: &mut Vec<u8>,
+    mut value: impl FnMut(&'v str, &'v Value, &mut Vec<u8>) -> Result<(), CanonicalError>,
+) -> Result<(), CanonicalError> {
+    out.push(b'{');
+    // serde_json's map iterates in code point order. That equals UTF-16 order
+    // unless some key holds a character at or above U+E000 (lead byte >= 0xEE).
+    let needs_resort = map.keys().any(|k| k.bytes().any(|b| b >= 0xEE));
+    let mut member = |i: usize, k: &'v String, v: &'v Value, out: &mut Vec<u8>| {
+        if i > 0 {
+            out.push(b',');
+        }
+        write_string(k, out);
+        out.push(b':');
+        value(k, v, out)
+    };
+    if needs_resort {
+        let mut entries: Vec<(&String, &Value)> = map.iter().collect();
+        entries.sort_by(|a, b| cmp_utf16(a.0, b.0));
+        for (i, (k, v)) in entries.into_iter().enumerate() {
+            member(i, k, v, out)?;
+        }
+    } else {
+        for (i, (k, v)) in map.iter().enumerate() {
+            member(i, k, v, out)?;
+        }
+    }
+    out.push(b'}');
+    Ok(())
+}
+
+/// A SHA-256 (lowercase hex) and the length of the bytes it was taken over.
+pub type DigestAndLen = (String, usize);
+
+/// Canonical bytes of `value` and, when it is an object whose `list` member is
+/// an array, the SHA-256 (hex) and length of each element's canonical bytes
+/// without its `skip` member: exactly what [`to_vec_without_key`] and
+/// [`sha256_hex`] give element by element, taken from the one serialization
+/// (the member and one neighbouring comma are left out of the hash).
+pub fn to_vec_with_element_digests(
+    value: &Value,
+    list: &str,
+    skip: &str,
+) -> Result<(Vec<u8>, Vec<DigestAndLen>), CanonicalError> {
+    let mut out = Vec::with_capacity(4096);
+    let mut digests = Vec::new();
+    let skip_key_len = {
+        let mut key = Vec::new();
+        write_string(skip, &mut key);
+        key.len() + 1
+    };
+    let Value::Object(map) = value else {
+        write(value, &mut out)?;
+        return Ok((out, digests));
+    };
+    write_members(map, &mut out, |k, v, out| {
+        let Value::Array(items) = v else {
+            return write(v, out);
+        };
+        if k != list {
+            return write(v, out);
+        }
+        out.push(b'[');
+        for (i, item) in items.iter().enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            let start = out.len();
+            let mut member: Option<(usize, usize)> = None;
+            match item {
+                Value::Object(fields) => write_members(fields, out, |k, v, out| {
+                    let value_start = out.len();
+                    write(v, out)?;
+                    if k == skip {
+                        // The member starts with its key and colon, just before its value.
+                        member = Some((value_start - skip_key_len, out.len()));
+                    }
+                    Ok(())
+                })?,
+                other => write(other, out)?,
+            }
+            let end = out.len();
+            let mut hasher = Sha256::new();
+            let len = match member {
+                Some((member_start, value_end)) => {
+                    // Leave out the member and the comma that joins it to a neighbour.
+                    let (cut_start, cut_end) = if out[member_start - 1] == b',' {
+                        (member_start - 1, value_end)
+                    } else if out[value_end] == b',' {
+                        (member_start, value_end + 1)
+                    } else {
+                        (member_start, value_end)
+                    };
+                    hasher.update(&out[start..cut_start]);
+                    hasher.update(&out[cut_end..end]);
+                    (end - start) - (cut_end - cut_start)
+                }
+                None => {
+                    hasher.update(&out[start..end]);
+                    end - start
+                }
+            };
+            digests.push((hex::encode(hasher.finalize()), len));
+        }
+        out.push(b']');
+        Ok(())
+    })?;
+    Ok((out, digests))
 }
 
 /// Order two strings by their UTF-16 code units (JavaScript's default string order).
@@ -221,6 +308,39 @@ mod tests {
         assert!(to_vec(&json!(1.5)).is_err());
         assert_eq!(canon(&json!(-0.0)), "0");
         assert_eq!(canon(&json!(2.0)), "2");
+    }
+
+    #[test]
+    fn element_digests_equal_the_per_element_serialization() {
+        let doc = json!({
+            "a": 1,
+            "obs": [
+                {"observationSha256": "x", "z": [1, {"k": "\u{ff61}"}], "b": true},
+                {"observationSha256": "only"},
+                {"a": 1, "observationSha256": "mid", "zz": null},
+                {"a": 1, "observationSha256": "last"},
+                {"\u{ff61}": 1, "\u{1f600}": 2, "observationSha256": "resorted"},
+                {"no": "key"},
+                {},
+                "scalar",
+                [1, 2]
+            ],
+            "z": {"obs": [{"observationSha256": "nested, not listed"}]}
+        });
+        let (bytes, digests) =
+            to_vec_with_element_digests(&doc, "obs", "observationSha256").unwrap();
+        assert_eq!(bytes, to_vec(&doc).unwrap());
+        let items = doc["obs"].as_array().unwrap();
+        assert_eq!(digests.len(), items.len());
+        for (item, (digest, len)) in items.iter().zip(&digests) {
+            let alone = to_vec_without_key(item, "observationSha256").unwrap();
+            assert_eq!((digest, *len), (&sha256_hex(&alone), alone.len()), "{item}");
+        }
+        let (_, none) = to_vec_with_element_digests(&json!({"obs": 1}), "obs", "k").unwrap();
+        assert!(none.is_empty());
+        let (scalar, none) = to_vec_with_element_digests(&json!("s"), "obs", "k").unwrap();
+        assert_eq!((scalar, none.len()), (b"\"s\"".to_vec(), 0));
+        assert!(to_vec_with_element_digests(&json!({"obs": [{"k": 0.5}]}), "obs", "k").is_err());
     }
 
     #[test]

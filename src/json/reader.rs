@@ -352,12 +352,20 @@ impl<'a> Parser<'a> {
 
     fn object(&mut self, depth: usize) -> Result<Value, ReadError> {
         self.pos += 1; // '{'
-        let mut map = Map::new();
         self.skip_ws();
         if self.peek() == Some(b'}') {
             self.pos += 1;
-            return Ok(Value::Object(map));
+            return Ok(Value::Object(Map::new()));
         }
+        // Members are gathered in document order and the map is built once at
+        // the end (sorting a small list and building the tree in bulk costs far
+        // less than searching the tree once per member). A duplicate is still
+        // refused where it stands, right after its value, as before: small
+        // objects look back over the list (lengths first), and an object that
+        // grows past `LOOK_BACK` members moves into the map and asks it.
+        const LOOK_BACK: usize = 32;
+        let mut entries: Vec<(String, Value)> = Vec::new();
+        let mut large: Option<Map<String, Value>> = None;
         loop {
             self.skip_ws();
             if self.peek() != Some(b'"') {
@@ -372,15 +380,35 @@ impl<'a> Parser<'a> {
             self.pos += 1;
             self.skip_ws();
             let value = self.value(depth + 1)?;
-            if map.contains_key(&key) {
-                return Err(self.err_at(key_start, ReadErrorKind::DuplicateKey(key)));
+            match &mut large {
+                Some(map) => {
+                    if map.contains_key(&key) {
+                        return Err(self.err_at(key_start, ReadErrorKind::DuplicateKey(key)));
+                    }
+                    map.insert(key, value);
+                }
+                None => {
+                    if entries
+                        .iter()
+                        .any(|(k, _)| k.len() == key.len() && *k == key)
+                    {
+                        return Err(self.err_at(key_start, ReadErrorKind::DuplicateKey(key)));
+                    }
+                    entries.push((key, value));
+                    if entries.len() > LOOK_BACK {
+                        large = Some(std::mem::take(&mut entries).into_iter().collect());
+                    }
+                }
             }
-            map.insert(key, value);
             self.skip_ws();
             match self.peek() {
                 Some(b',') => self.pos += 1,
                 Some(b'}') => {
                     self.pos += 1;
+                    let map = match large {
+                        Some(map) => map,
+                        None => entries.into_iter().collect(),
+                    };
                     return Ok(Value::Object(map));
                 }
                 _ => return Err(self.unexpected("',' or '}'")),

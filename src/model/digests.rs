@@ -1,60 +1,176 @@
 //! The digests a v0.2 bundle binds itself with, as pure functions of its documents.
 
-use serde_json::{Map, Value, json};
+use serde_json::Value;
 
 use super::vocab::{EVIDENCE_PATH, STATEMENT_PATH};
 use crate::json::canonical;
 
-fn sorted_artifacts_value(list: &[&Value]) -> Value {
-    let mut sorted: Vec<&Value> = list.to_vec();
-    sorted.sort_by(|a, b| {
+/// The digest of `{"artifacts": list}` with the list sorted by path (UTF-16
+/// order), written straight to canonical bytes (nothing cloned). Empty when an
+/// artifact has no canonical form.
+fn sorted_artifacts_digest(list: &mut [&Value]) -> String {
+    list.sort_by(|a, b| {
         let pa = a.get("path").and_then(Value::as_str).unwrap_or("");
         let pb = b.get("path").and_then(Value::as_str).unwrap_or("");
         canonical::cmp_utf16(pa, pb)
     });
-    let mut map = Map::new();
-    map.insert(
-        "artifacts".into(),
-        Value::Array(sorted.into_iter().cloned().collect()),
-    );
-    Value::Object(map)
+    let mut out = Vec::with_capacity(64 + 160 * list.len());
+    out.extend_from_slice(b"{\"artifacts\":[");
+    for (i, artifact) in list.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        if canonical::write(artifact, &mut out).is_err() {
+            return String::new();
+        }
+    }
+    out.extend_from_slice(b"]}");
+    canonical::sha256_hex(&out)
 }
 
 /// `supportingArtifactManifestDigest` over a manifest's artifact list.
 pub fn supporting_manifest_digest(artifacts: &[Value]) -> String {
-    let supporting: Vec<&Value> = artifacts
+    let mut supporting: Vec<&Value> = artifacts
         .iter()
         .filter(|a| {
             let p = a.get("path").and_then(Value::as_str);
             p != Some(EVIDENCE_PATH) && p != Some(STATEMENT_PATH)
         })
         .collect();
-    canonical::digest(&sorted_artifacts_value(&supporting)).unwrap_or_default()
+    sorted_artifacts_digest(&mut supporting)
 }
 
 /// `integrity.bundleDigest` over a manifest's artifact list.
 pub fn bundle_digest(artifacts: &[Value]) -> String {
-    let all: Vec<&Value> = artifacts.iter().collect();
-    canonical::digest(&sorted_artifacts_value(&all)).unwrap_or_default()
+    let mut all: Vec<&Value> = artifacts.iter().collect();
+    sorted_artifacts_digest(&mut all)
 }
 
-/// `statement.executionInstanceDigest` of an evidence document and an outcome.
+/// `statement.executionInstanceDigest` of an evidence document and an outcome:
+/// the digest of the object with members `actualOutcome`, `observationDigests`
+/// (each observation's `observationSha256`, `null` where absent), `run`,
+/// `scenarioFingerprint` and `supportingArtifactManifestDigest` (`null` where
+/// absent), written straight to canonical bytes in that (UTF-16) key order.
+/// Empty when a member has no canonical form.
 pub fn execution_digest(evidence: &Value, actual_outcome: &str) -> String {
-    let observation_digests: Vec<Value> = evidence
+    let null = Value::Null;
+    let observations: &[Value] = evidence
         .get("observations")
         .and_then(Value::as_array)
-        .map(|obs| {
-            obs.iter()
-                .map(|o| o.get("observationSha256").cloned().unwrap_or(Value::Null))
-                .collect()
-        })
-        .unwrap_or_default();
-    let material = json!({
-        "scenarioFingerprint": evidence.pointer("/scenario/fingerprint").cloned().unwrap_or(Value::Null),
-        "run": evidence.get("run").cloned().unwrap_or(Value::Null),
-        "observationDigests": observation_digests,
-        "actualOutcome": actual_outcome,
-        "supportingArtifactManifestDigest": evidence.get("supportingArtifactManifestDigest").cloned().unwrap_or(Value::Null),
-    });
-    canonical::digest(&material).unwrap_or_default()
+        .map_or(&[], Vec::as_slice);
+    let fingerprint = evidence
+        .get("scenario")
+        .and_then(|s| s.get("fingerprint"))
+        .unwrap_or(&null);
+    let mut out = Vec::with_capacity(256 + 72 * observations.len());
+    let mut write = || -> Result<(), canonical::CanonicalError> {
+        out.extend_from_slice(b"{\"actualOutcome\":");
+        canonical::write_string(actual_outcome, &mut out);
+        out.extend_from_slice(b",\"observationDigests\":[");
+        for (i, o) in observations.iter().enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            canonical::write(o.get("observationSha256").unwrap_or(&null), &mut out)?;
+        }
+        out.extend_from_slice(b"],\"run\":");
+        canonical::write(evidence.get("run").unwrap_or(&null), &mut out)?;
+        out.extend_from_slice(b",\"scenarioFingerprint\":");
+        canonical::write(fingerprint, &mut out)?;
+        out.extend_from_slice(b",\"supportingArtifactManifestDigest\":");
+        canonical::write(
+            evidence
+                .get("supportingArtifactManifestDigest")
+                .unwrap_or(&null),
+            &mut out,
+        )?;
+        out.push(b'}');
+        Ok(())
+    };
+    match write() {
+        Ok(()) => canonical::sha256_hex(&out),
+        Err(_) => String::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// The digests as the standard defines them: built as documents, then canonicalized.
+    fn by_document_execution(evidence: &Value, outcome: &str) -> String {
+        let digests: Vec<Value> = evidence["observations"]
+            .as_array()
+            .map(|o| {
+                o.iter()
+                    .map(|x| x.get("observationSha256").cloned().unwrap_or(Value::Null))
+                    .collect()
+            })
+            .unwrap_or_default();
+        canonical::digest(&json!({
+            "scenarioFingerprint": evidence.pointer("/scenario/fingerprint").cloned().unwrap_or(Value::Null),
+            "run": evidence.get("run").cloned().unwrap_or(Value::Null),
+            "observationDigests": digests,
+            "actualOutcome": outcome,
+            "supportingArtifactManifestDigest": evidence.get("supportingArtifactManifestDigest").cloned().unwrap_or(Value::Null),
+        }))
+        .unwrap()
+    }
+
+    fn by_document_artifacts(list: &[&Value]) -> String {
+        let mut sorted: Vec<Value> = list.iter().map(|v| (*v).clone()).collect();
+        sorted.sort_by(|a, b| {
+            canonical::cmp_utf16(
+                a["path"].as_str().unwrap_or(""),
+                b["path"].as_str().unwrap_or(""),
+            )
+        });
+        canonical::digest(&json!({ "artifacts": sorted })).unwrap()
+    }
+
+    #[test]
+    fn execution_digest_is_the_digest_of_its_material_document() {
+        let evidence = json!({
+            "run": {"runId": "r\u{ff61}1", "startedAt": "2026-01-01T00:00:00Z", "n": 3},
+            "scenario": {"fingerprint": "ab".repeat(32)},
+            "observations": [{"observationSha256": "00"}, {"other": 1}, {"observationSha256": "\"q"}],
+            "supportingArtifactManifestDigest": "cd".repeat(32)
+        });
+        for outcome in ["PASS", "FAIL", "\u{1f600}"] {
+            assert_eq!(
+                execution_digest(&evidence, outcome),
+                by_document_execution(&evidence, outcome)
+            );
+        }
+        let sparse = json!({"observations": "not a list"});
+        assert_eq!(
+            execution_digest(&sparse, "PASS"),
+            by_document_execution(&json!({}), "PASS")
+        );
+        assert_eq!(execution_digest(&json!({"run": 1.5}), "PASS"), "");
+    }
+
+    #[test]
+    fn manifest_digests_are_the_digests_of_their_documents() {
+        let artifacts = vec![
+            json!({"path": "z.json", "sha256": "1", "bytes": 2}),
+            json!({"path": EVIDENCE_PATH, "sha256": "3", "bytes": 4}),
+            json!({"path": "\u{ff61}", "sha256": "5", "bytes": 6}),
+            json!({"path": "\u{1f600}", "sha256": "7", "bytes": 8}),
+            json!({"path": STATEMENT_PATH, "sha256": "9", "bytes": 10}),
+        ];
+        let all: Vec<&Value> = artifacts.iter().collect();
+        assert_eq!(bundle_digest(&artifacts), by_document_artifacts(&all));
+        let supporting: Vec<&Value> = [0, 2, 3].iter().map(|&i| &artifacts[i]).collect();
+        assert_eq!(
+            supporting_manifest_digest(&artifacts),
+            by_document_artifacts(&supporting)
+        );
+        assert_eq!(
+            bundle_digest(&[]),
+            canonical::digest(&json!({"artifacts": []})).unwrap()
+        );
+        assert_eq!(bundle_digest(&[json!({"path": "a", "n": 0.5})]), "");
+    }
 }

@@ -18,6 +18,7 @@ use regex::Regex;
 use serde_json::Value;
 
 use super::SchemaKind;
+use super::simple::Simple;
 
 /// Keywords that only annotate; they never change a decision.
 const ANNOTATIONS: [&str; 6] = [
@@ -36,7 +37,12 @@ struct Node {
     constant: Option<Value>,
     enumeration: Option<Vec<Value>>,
     required: Vec<String>,
-    properties: HashMap<String, usize>,
+    /// Declared properties sorted by name: (name, node, whether `required` names it).
+    properties: Vec<(String, usize, bool)>,
+    /// How many `required` names are declared properties (counted during the member walk).
+    required_declared: usize,
+    /// The `required` names that are not declared properties (looked up directly).
+    required_undeclared: Vec<String>,
     closed: bool,
     additional: Option<usize>,
     items: Option<usize>,
@@ -75,14 +81,19 @@ struct Builder {
     pattern_index: HashMap<String, usize>,
 }
 
-/// A pattern compiled on first use: most documents exercise only a few of them.
+/// A pattern: matched by [`Simple`] when it has that plain shape, otherwise by
+/// a regex compiled on first use (most documents exercise only a few of them).
 struct LazyRegex {
     source: String,
+    simple: Option<Simple>,
     compiled: OnceLock<Option<Regex>>,
 }
 
 impl LazyRegex {
     fn is_match(&self, s: &str) -> bool {
+        if let Some(simple) = &self.simple {
+            return simple.is_match(s);
+        }
         self.compiled
             .get_or_init(|| Regex::new(&self.source).ok())
             .as_ref()
@@ -180,7 +191,7 @@ impl Builder {
                     for name in value.as_object()?.keys() {
                         let p = format!("{pointer}/properties");
                         let idx = self.child(file, &p, name)?;
-                        n.properties.insert(name.clone(), idx);
+                        n.properties.push((name.clone(), idx, false));
                     }
                 }
                 "additionalProperties" => match value {
@@ -204,6 +215,7 @@ impl Builder {
                         None => {
                             self.patterns.push(LazyRegex {
                                 source: p.to_string(),
+                                simple: Simple::parse(p),
                                 compiled: OnceLock::new(),
                             });
                             self.pattern_index
@@ -236,6 +248,17 @@ impl Builder {
                 }
                 // Anything else: decline, the caller uses the full engine.
                 _ => return None,
+            }
+        }
+        n.properties.sort_by(|a, b| a.0.cmp(&b.0));
+        for name in &n.required {
+            match n.properties.binary_search_by(|p| p.0.as_str().cmp(name)) {
+                Ok(i) if !n.properties[i].2 => {
+                    n.properties[i].2 = true;
+                    n.required_declared += 1;
+                }
+                Ok(_) => {}
+                Err(_) => n.required_undeclared.push(name.clone()),
             }
         }
         Some(n)
@@ -298,6 +321,18 @@ fn type_bit(v: &Value) -> u8 {
     }
 }
 
+/// Byte order of two short strings (property names), compared in line: a
+/// library `memcmp` call per comparison cost more than the comparison itself.
+#[inline]
+fn cmp_short(a: &[u8], b: &[u8]) -> std::cmp::Ordering {
+    for (x, y) in a.iter().zip(b) {
+        if x != y {
+            return x.cmp(y);
+        }
+    }
+    a.len().cmp(&b.len())
+}
+
 /// JSON Schema equality: numbers by value, objects regardless of key order.
 fn json_equal(a: &Value, b: &Value) -> bool {
     match (a, b) {
@@ -342,17 +377,23 @@ impl Engine {
         }
         match v {
             Value::Object(map) => {
-                if n.required.iter().any(|k| !map.contains_key(k)) {
+                if n.required_undeclared.iter().any(|k| !map.contains_key(k)) {
                     return false;
                 }
+                let mut required_seen = 0;
                 for (k, child) in map {
-                    match n.properties.get(k) {
-                        Some(&p) => {
+                    match n
+                        .properties
+                        .binary_search_by(|p| cmp_short(p.0.as_bytes(), k.as_bytes()))
+                    {
+                        Ok(i) => {
+                            let (_, p, required) = n.properties[i];
+                            required_seen += usize::from(required);
                             if !self.valid(p, child) {
                                 return false;
                             }
                         }
-                        None => {
+                        Err(_) => {
                             if n.closed {
                                 return false;
                             }
@@ -363,6 +404,11 @@ impl Engine {
                             }
                         }
                     }
+                }
+                // Member names are unique, so every declared required name was seen
+                // exactly when the count matches.
+                if required_seen != n.required_declared {
+                    return false;
                 }
             }
             Value::Array(items) => {
@@ -472,6 +518,29 @@ mod tests {
             "2026-08-27T12:00:00+010",
         ] {
             assert!(!is_date_time(bad), "{bad}");
+        }
+    }
+
+    #[test]
+    fn short_comparison_is_byte_order() {
+        for (a, b) in [
+            ("", ""),
+            ("a", ""),
+            ("ab", "abc"),
+            ("b", "abc"),
+            ("\u{e9}", "z"),
+            ("x", "x"),
+        ] {
+            assert_eq!(
+                cmp_short(a.as_bytes(), b.as_bytes()),
+                a.cmp(b),
+                "{a:?} {b:?}"
+            );
+            assert_eq!(
+                cmp_short(b.as_bytes(), a.as_bytes()),
+                b.cmp(a),
+                "{b:?} {a:?}"
+            );
         }
     }
 

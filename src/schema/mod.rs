@@ -469,6 +469,7 @@ fn quoted(name: &str) -> String {
 mod tests;
 
 pub mod fast;
+mod simple;
 pub mod v01;
 
 /// The `jsonschema` engine's own decision, bypassing the fast evaluator (for the

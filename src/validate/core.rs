@@ -318,6 +318,12 @@ struct Semantic<'a> {
     /// Manifest artifacts by path (the last entry wins on duplicates, as in the references).
     artifacts: HashMap<&'a str, &'a Artifact<'a>>,
     derived_class: EvidenceClass,
+    /// SHA-256 and length of the evidence document's canonical bytes (empty and
+    /// zero when it has none).
+    evidence_digest: (String, usize),
+    /// Each observation's digest and length, taken from the same serialization;
+    /// empty when the evidence has no canonical form (then computed one by one).
+    observation_digests: Vec<(String, usize)>,
 }
 
 fn obs_digest_and_len(raw: &Value) -> Option<(String, usize)> {
@@ -360,11 +366,20 @@ impl<'a> Semantic<'a> {
             b.integrity.artifacts.iter().map(|a| (a.path, a)).collect();
         let paths: HashSet<&str> = artifacts.keys().copied().collect();
         let derived_class = derive_class(&b.evidence, &paths);
+        let null = Value::Null;
+        let evidence = doc.get("evidence").unwrap_or(&null);
+        let (evidence_digest, observation_digests) =
+            canonical::to_vec_with_element_digests(evidence, "observations", "observationSha256")
+                .ok()
+                .map(|(bytes, each)| ((sha256_hex(&bytes), bytes.len()), each))
+                .unwrap_or_default();
         Semantic {
             doc,
             b,
             artifacts,
             derived_class,
+            evidence_digest,
+            observation_digests,
         }
     }
 
@@ -637,8 +652,13 @@ impl<'a> Semantic<'a> {
                 ));
                 continue;
             }
-            let raw = raw_observations.and_then(|list| list.get(i));
-            let (digest, len) = raw.and_then(obs_digest_and_len).unwrap_or_default();
+            let (digest, len) = match self.observation_digests.get(i) {
+                Some((digest, len)) => (digest.clone(), *len),
+                None => raw_observations
+                    .and_then(|list| list.get(i))
+                    .and_then(obs_digest_and_len)
+                    .unwrap_or_default(),
+            };
             if o.observation_sha256 != digest {
                 out.push(Finding::new(
                     c::OBSERVATION_HASH_MISMATCH,
@@ -998,7 +1018,7 @@ impl<'a> Semantic<'a> {
         let empty = Value::Null;
         let evidence = self.doc.get("evidence").unwrap_or(&empty);
         let statement = self.doc.get("statement").unwrap_or(&empty);
-        let (evidence_hash, evidence_len) = canonical::digest_and_len(evidence).unwrap_or_default();
+        let (evidence_hash, evidence_len) = self.evidence_digest.clone();
         let (statement_hash, statement_len) =
             canonical::digest_and_len(statement).unwrap_or_default();
         for (path, hash, len) in [

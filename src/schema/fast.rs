@@ -36,7 +36,6 @@ struct Node {
     refs: Vec<usize>,
     constant: Option<Value>,
     enumeration: Option<Vec<Value>>,
-    required: Vec<String>,
     /// Declared properties sorted by name: (name, node, whether `required` names it).
     properties: Vec<(String, usize, bool)>,
     /// How many `required` names are declared properties (counted during the member walk).
@@ -148,6 +147,8 @@ impl Builder {
     fn build(&mut self, file: &'static str, pointer: &str, schema: &Value) -> Option<Node> {
         let obj = schema.as_object()?;
         let mut n = Node::default();
+        // Only used here: folded into `properties` and `required_undeclared` below.
+        let mut required: Vec<String> = Vec::new();
         for (key, value) in obj {
             match key.as_str() {
                 k if ANNOTATIONS.contains(&k) => {}
@@ -181,7 +182,7 @@ impl Builder {
                 "const" => n.constant = Some(value.clone()),
                 "enum" => n.enumeration = Some(value.as_array()?.clone()),
                 "required" => {
-                    n.required = value
+                    required = value
                         .as_array()?
                         .iter()
                         .map(|v| v.as_str().map(str::to_string))
@@ -251,7 +252,7 @@ impl Builder {
             }
         }
         n.properties.sort_by(|a, b| a.0.cmp(&b.0));
-        for name in &n.required {
+        for name in &required {
             match n.properties.binary_search_by(|p| p.0.as_str().cmp(name)) {
                 Ok(i) if !n.properties[i].2 => {
                     n.properties[i].2 = true;

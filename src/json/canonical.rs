@@ -165,7 +165,7 @@ pub fn to_vec_with_element_digests(
                     end - start
                 }
             };
-            digests.push((hex::encode(hasher.finalize()), len));
+            digests.push((lower_hex(&hasher.finalize()), len));
         }
         out.push(b']');
         Ok(())
@@ -255,7 +255,20 @@ pub fn to_vec_without_key(value: &Value, skip: &str) -> Result<Vec<u8>, Canonica
 
 /// Lowercase hex SHA-256 of raw bytes.
 pub fn sha256_hex(bytes: &[u8]) -> String {
-    hex::encode(Sha256::digest(bytes))
+    lower_hex(&Sha256::digest(bytes))
+}
+
+/// Lowercase hex of bytes (what `hex::encode` gives, without its per-character
+/// iterator: a bundle check writes a few dozen digests).
+pub fn lower_hex(bytes: &[u8]) -> String {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let mut out = Vec::with_capacity(bytes.len() * 2);
+    for &b in bytes {
+        out.push(HEX[usize::from(b >> 4)]);
+        out.push(HEX[usize::from(b & 0xF)]);
+    }
+    // Only ASCII digits and letters were written.
+    String::from_utf8(out).unwrap_or_default()
 }
 
 /// `sha256(x)` of the standard: the digest of the canonical bytes of `value`
@@ -280,6 +293,17 @@ mod tests {
 
     fn canon(v: &Value) -> String {
         String::from_utf8(to_vec(v).unwrap()).unwrap()
+    }
+
+    #[test]
+    fn lower_hex_is_hex_encode() {
+        let all: Vec<u8> = (0..=255).collect();
+        assert_eq!(lower_hex(&all), hex::encode(&all));
+        assert_eq!(lower_hex(&[]), "");
+        assert_eq!(
+            sha256_hex(b"abc"),
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+        );
     }
 
     #[test]

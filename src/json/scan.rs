@@ -37,13 +37,14 @@ pub fn plain_run(bytes: &[u8]) -> usize {
         word.copy_from_slice(chunk);
         let w = u64::from_le_bytes(word);
         // The tests may flag a byte after a real hit (borrows), never miss
-        // one, and never flag a byte before the first hit: a flagged word is
-        // finished byte by byte below.
+        // one, and never flag a byte before the first hit: the lowest flagged
+        // byte of a word is its first special byte.
         let hits = zero_bytes(w ^ (ONES * u64::from(b'"')))
             | zero_bytes(w ^ (ONES * u64::from(b'\\')))
             | bytes_below(w, 0x20);
         if hits != 0 {
-            break;
+            // The lowest flagged byte is the first special one (see above).
+            return done + (hits.trailing_zeros() / 8) as usize;
         }
         done += 8;
     }

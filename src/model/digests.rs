@@ -1,6 +1,7 @@
 //! The digests a v0.2 bundle binds itself with, as pure functions of its documents.
 
 use serde_json::Value;
+use sha2::{Digest, Sha256};
 
 use super::vocab::{EVIDENCE_PATH, STATEMENT_PATH};
 use crate::json::canonical;
@@ -9,11 +10,7 @@ use crate::json::canonical;
 /// order), written straight to canonical bytes (nothing cloned). Empty when an
 /// artifact has no canonical form.
 fn sorted_artifacts_digest(list: &mut [&Value]) -> String {
-    list.sort_by(|a, b| {
-        let pa = a.get("path").and_then(Value::as_str).unwrap_or("");
-        let pb = b.get("path").and_then(Value::as_str).unwrap_or("");
-        canonical::cmp_utf16(pa, pb)
-    });
+    list.sort_by(|a, b| canonical::cmp_utf16(path_of(a), path_of(b)));
     let mut out = Vec::with_capacity(64 + 160 * list.len());
     out.extend_from_slice(b"{\"artifacts\":[");
     for (i, artifact) in list.iter().enumerate() {
@@ -44,6 +41,54 @@ pub fn supporting_manifest_digest(artifacts: &[Value]) -> String {
 pub fn bundle_digest(artifacts: &[Value]) -> String {
     let mut all: Vec<&Value> = artifacts.iter().collect();
     sorted_artifacts_digest(&mut all)
+}
+
+/// Both manifest digests of one artifact list, `(supportingArtifactManifestDigest,
+/// bundleDigest)`: what [`supporting_manifest_digest`] and [`bundle_digest`] give,
+/// from one sort of the list and one serialization of each artifact (the
+/// validator needs both). Each is empty exactly when the other functions give
+/// an empty digest: an artifact of its list has no canonical form.
+pub fn manifest_digests(artifacts: &[Value]) -> (String, String) {
+    let mut list: Vec<&Value> = artifacts.iter().collect();
+    // Stable: filtering the sorted list keeps the order sorting the filtered one gives.
+    list.sort_by(|a, b| canonical::cmp_utf16(path_of(a), path_of(b)));
+    let opening = b"{\"artifacts\":[";
+    let mut all = (Sha256::new(), true, true);
+    let mut supporting = (Sha256::new(), true, true);
+    all.0.update(opening);
+    supporting.0.update(opening);
+    let mut bytes = Vec::with_capacity(256);
+    for artifact in list {
+        let p = artifact.get("path").and_then(Value::as_str);
+        let is_supporting = p != Some(EVIDENCE_PATH) && p != Some(STATEMENT_PATH);
+        bytes.clear();
+        let written = canonical::write(artifact, &mut bytes).is_ok();
+        for (target, wanted) in [(&mut all, true), (&mut supporting, is_supporting)] {
+            if !wanted {
+                continue;
+            }
+            let (hasher, first, ok) = target;
+            *ok &= written;
+            if !*first {
+                hasher.update(b",");
+            }
+            hasher.update(&bytes);
+            *first = false;
+        }
+    }
+    let finish = |(mut hasher, _, ok): (Sha256, bool, bool)| {
+        if ok {
+            hasher.update(b"]}");
+            canonical::lower_hex(&hasher.finalize())
+        } else {
+            String::new()
+        }
+    };
+    (finish(supporting), finish(all))
+}
+
+fn path_of(artifact: &Value) -> &str {
+    artifact.get("path").and_then(Value::as_str).unwrap_or("")
 }
 
 /// `statement.executionInstanceDigest` of an evidence document and an outcome:
@@ -172,5 +217,40 @@ mod tests {
             canonical::digest(&json!({"artifacts": []})).unwrap()
         );
         assert_eq!(bundle_digest(&[json!({"path": "a", "n": 0.5})]), "");
+    }
+
+    #[test]
+    fn both_manifest_digests_at_once_equal_each_alone() {
+        let a = |path: &str, n: Value| json!({"path": path, "sha256": "ab", "bytes": n});
+        let lists = [
+            vec![],
+            vec![a(EVIDENCE_PATH, json!(1))],
+            vec![
+                a("z", json!(1)),
+                a("\u{1f600}", json!(2)),
+                a("\u{ff61}", json!(3)),
+            ],
+            vec![
+                a(STATEMENT_PATH, json!(1)),
+                a("b", json!(2)),
+                a(EVIDENCE_PATH, json!(3)),
+                a("b", json!(4)),
+                a("a", json!(5)),
+                json!({"sha256": "no path"}),
+                json!("not an object"),
+            ],
+            // No canonical form: in the evidence entry only the bundle digest is
+            // empty; in a supporting entry both are.
+            vec![a("x", json!(1)), a(EVIDENCE_PATH, json!(0.5))],
+            vec![a("x", json!(0.5)), a(EVIDENCE_PATH, json!(1))],
+        ];
+        for list in &lists {
+            let (supporting, bundle) = manifest_digests(list);
+            assert_eq!(supporting, supporting_manifest_digest(list), "{list:?}");
+            assert_eq!(bundle, bundle_digest(list), "{list:?}");
+        }
+        assert_eq!(manifest_digests(&lists[4]).1, "");
+        assert_ne!(manifest_digests(&lists[4]).0, "");
+        assert_eq!(manifest_digests(&lists[5]), (String::new(), String::new()));
     }
 }

@@ -280,13 +280,115 @@ fn engine(kind: SchemaKind) -> Option<&'static Engine> {
                 pattern_index: HashMap::new(),
             };
             let root = b.node(kind.file_name(), "")?;
+            let mut nodes = b.nodes;
+            let root = collapse_refs(&mut nodes, root);
             Some(Engine {
-                nodes: b.nodes,
+                nodes,
                 patterns: b.patterns,
                 root,
             })
         })
         .as_ref()
+}
+
+impl Node {
+    /// The node's one `$ref` when it asserts nothing else (`{"$ref": ...}`, with
+    /// annotations at most): validating against it is validating against the target.
+    fn only_ref(&self) -> Option<usize> {
+        // Every field by name: a field added later must be considered here.
+        let Node {
+            types,
+            refs,
+            constant,
+            enumeration,
+            properties,
+            required_declared,
+            required_undeclared,
+            closed,
+            additional,
+            items,
+            min_items,
+            max_items,
+            unique_items,
+            min_length,
+            max_length,
+            pattern,
+            format,
+            minimum,
+            maximum,
+            any_of,
+            one_of,
+            all_of,
+        } = self;
+        let nothing_else = types.is_none()
+            && constant.is_none()
+            && enumeration.is_none()
+            && properties.is_empty()
+            && *required_declared == 0
+            && required_undeclared.is_empty()
+            && !closed
+            && additional.is_none()
+            && items.is_none()
+            && min_items.is_none()
+            && max_items.is_none()
+            && !unique_items
+            && min_length.is_none()
+            && max_length.is_none()
+            && pattern.is_none()
+            && format.is_none()
+            && minimum.is_none()
+            && maximum.is_none()
+            && any_of.is_empty()
+            && one_of.is_empty()
+            && all_of.is_empty();
+        match refs.as_slice() {
+            [only] if nothing_else => Some(*only),
+            _ => None,
+        }
+    }
+}
+
+/// Point every reference to a node that is only a `$ref` at the node it names
+/// (followed through chains), so the evaluator takes one step per value where
+/// it took one per reference. A chain that loops is left as it is (the
+/// evaluator would not end on it either way, and no schema of ours has one).
+/// Returns the root's index after the same resolution.
+fn collapse_refs(nodes: &mut [Node], root: usize) -> usize {
+    let resolved: Vec<usize> = (0..nodes.len())
+        .map(|start| {
+            let mut at = start;
+            for _ in 0..nodes.len() {
+                match nodes[at].only_ref() {
+                    Some(next) => at = next,
+                    None => return at,
+                }
+            }
+            start
+        })
+        .collect();
+    for node in nodes.iter_mut() {
+        let lists = [
+            &mut node.refs,
+            &mut node.any_of,
+            &mut node.one_of,
+            &mut node.all_of,
+        ];
+        for list in lists {
+            for i in list.iter_mut() {
+                *i = resolved[*i];
+            }
+        }
+        for p in &mut node.properties {
+            p.1 = resolved[p.1];
+        }
+        for i in [&mut node.additional, &mut node.items]
+            .into_iter()
+            .flatten()
+        {
+            *i = resolved[*i];
+        }
+    }
+    resolved[root]
 }
 
 /// `format` assertions, with the semantics of the `jsonschema` crate's checks
@@ -381,20 +483,27 @@ impl Engine {
                 if n.required_undeclared.iter().any(|k| !map.contains_key(k)) {
                     return false;
                 }
+                // The members and the declared properties are both in byte order of
+                // their names: one merged walk finds each member's declaration.
+                let props = n.properties.as_slice();
+                let mut next = 0;
                 let mut required_seen = 0;
                 for (k, child) in map {
-                    match n
-                        .properties
-                        .binary_search_by(|p| cmp_short(p.0.as_bytes(), k.as_bytes()))
+                    let key = k.as_bytes();
+                    while next < props.len()
+                        && cmp_short(props[next].0.as_bytes(), key) == std::cmp::Ordering::Less
                     {
-                        Ok(i) => {
-                            let (_, p, required) = n.properties[i];
-                            required_seen += usize::from(required);
-                            if !self.valid(p, child) {
+                        next += 1;
+                    }
+                    match props.get(next) {
+                        Some((name, p, required)) if name.as_bytes() == key => {
+                            next += 1;
+                            required_seen += usize::from(*required);
+                            if !self.valid(*p, child) {
                                 return false;
                             }
                         }
-                        Err(_) => {
+                        _ => {
                             if n.closed {
                                 return false;
                             }
@@ -520,6 +629,42 @@ mod tests {
         ] {
             assert!(!is_date_time(bad), "{bad}");
         }
+    }
+
+    #[test]
+    fn reference_only_nodes_are_skipped_through_chains() {
+        let only_ref = |to: usize| Node {
+            refs: vec![to],
+            ..Node::default()
+        };
+        let mut nodes = vec![
+            Node {
+                properties: vec![("a".into(), 1, true)],
+                items: Some(4),
+                ..Node::default()
+            },
+            only_ref(2),
+            only_ref(3),
+            Node {
+                types: Some(T_STR),
+                refs: vec![6],
+                ..Node::default()
+            },
+            // A loop of references only: left alone.
+            only_ref(4),
+            Node {
+                min_length: Some(1),
+                ..Node::default()
+            },
+            only_ref(5),
+        ];
+        let root = collapse_refs(&mut nodes, 1);
+        assert_eq!(root, 3);
+        assert_eq!(nodes[0].properties[0].1, 3);
+        assert_eq!(nodes[0].items, Some(4));
+        // A node that asserts more than its reference keeps it, resolved.
+        assert_eq!(nodes[3].refs, vec![5]);
+        assert_eq!(nodes[4].refs, vec![4]);
     }
 
     #[test]

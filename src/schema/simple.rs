@@ -16,14 +16,24 @@
 struct Piece {
     /// Bit `b` set when ASCII byte `b` belongs to the class.
     set: u128,
+    /// The same set as a table indexed by byte (one load per byte when matching).
+    table: [bool; 256],
     min: usize,
     max: usize,
 }
 
 impl Piece {
-    #[inline]
-    fn has(&self, b: u8) -> bool {
-        b < 128 && self.set & (1u128 << b) != 0
+    fn new(set: u128, min: usize, max: usize) -> Piece {
+        let mut table = [false; 256];
+        for (b, slot) in table.iter_mut().enumerate().take(128) {
+            *slot = set & (1u128 << b) != 0;
+        }
+        Piece {
+            set,
+            table,
+            min,
+            max,
+        }
     }
 }
 
@@ -66,7 +76,7 @@ impl Simple {
             };
             let (min, max, next) = quantifier(bytes, i)?;
             i = next;
-            pieces.push(Piece { set, min, max });
+            pieces.push(Piece::new(set, min, max));
         }
         // Greedy matching is exact only when no piece can give characters back
         // to the next one.
@@ -93,13 +103,14 @@ impl Simple {
             } else {
                 bytes.len().min(at.saturating_add(piece.max))
             };
-            let start = at;
-            while at < limit && piece.has(bytes[at]) {
-                at += 1;
-            }
-            if at - start < piece.min {
+            let run = bytes[at..limit]
+                .iter()
+                .take_while(|&&b| piece.table[usize::from(b)])
+                .count();
+            if run < piece.min {
                 return false;
             }
+            at += run;
         }
         at == bytes.len()
     }

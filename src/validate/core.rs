@@ -1004,7 +1004,7 @@ impl<'a> Semantic<'a> {
                 ));
             }
         }
-        let supporting = supporting_manifest_digest(raw_artifacts);
+        let (supporting, bundle) = crate::model::digests::manifest_digests(raw_artifacts);
         if b.evidence.supporting_artifact_manifest_digest != supporting {
             out.push(Finding::new(
                 c::DIGEST_MISMATCH,
@@ -1050,7 +1050,6 @@ impl<'a> Semantic<'a> {
                 Some(_) => {}
             }
         }
-        let bundle = bundle_digest(raw_artifacts);
         if b.integrity.bundle_digest != bundle {
             out.push(Finding::new(
                 c::DIGEST_MISMATCH,

@@ -303,10 +303,11 @@ fn load_bytes(name: &str, bytes: &[u8], limits: &Limits) -> Result<bundle::Loade
             limit: limits.max_bytes,
         });
     }
-    match crate::json::parse(bytes, limits) {
-        Ok(doc) => Ok(bundle::Loaded {
+    match crate::json::reader::parse_with_layout(bytes, limits) {
+        Ok((doc, layout)) => Ok(bundle::Loaded {
             doc: Some(doc),
             source: Some(bytes.to_vec()),
+            layout,
             storage_findings: Vec::new(),
             profile_dir: None,
             field_dir: None,
@@ -369,7 +370,12 @@ pub fn check_loaded(
     } else if doc.get("schemaVersion").and_then(Value::as_str) == Some(TRUST_POLICY_VERSION) {
         trust_policy_as_input()
     } else {
-        crate::validate::validate_document(doc, rules)
+        let written = loaded
+            .source
+            .as_deref()
+            .zip(loaded.layout.as_ref())
+            .map(|(bytes, layout)| crate::json::reader::Written { bytes, layout });
+        crate::validate::validate_document_written(doc, written, rules)
     };
     let report = if loaded.storage_findings.is_empty() {
         report

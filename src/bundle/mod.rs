@@ -80,6 +80,9 @@ pub struct Loaded {
     pub doc: Option<Value>,
     /// The bytes of the single input file, for source spans (absent for directories).
     pub source: Option<Vec<u8>>,
+    /// The [`json::reader::Layout`] of `source` when the file is written in
+    /// canonical form: the validator then takes digests over it in place.
+    pub layout: Option<json::reader::Layout>,
     /// Findings about the stored directory form (empty for single files).
     pub storage_findings: Vec<Finding>,
     /// For a profile evaluation directory: what is on disk (`doc` is then its
@@ -209,6 +212,7 @@ pub fn load_with(
         return Ok(Loaded {
             doc: None,
             source: None,
+            layout: None,
             storage_findings: Vec::new(),
             profile_dir: None,
             field_dir: Some(Box::new(loaded)),
@@ -219,6 +223,7 @@ pub fn load_with(
         return Ok(Loaded {
             doc: Some(loaded.evaluation.clone()),
             source: None,
+            layout: None,
             storage_findings: Vec::new(),
             profile_dir: Some(Box::new(loaded)),
             field_dir: None,
@@ -229,15 +234,27 @@ pub fn load_with(
         return Ok(Loaded {
             doc,
             source: None,
+            layout: None,
             storage_findings,
             profile_dir: None,
             field_dir: None,
         });
     }
-    let (doc, bytes) = read_json(path, limits)?;
+    let bytes = read_file(path, limits)?;
+    let (doc, layout) = match json::reader::parse_with_layout(&bytes, limits) {
+        Ok(parsed) => parsed,
+        Err(source) => {
+            return Err(LoadError::Json {
+                path: path.to_path_buf(),
+                source,
+                bytes,
+            });
+        }
+    };
     Ok(Loaded {
         doc: Some(doc),
         source: Some(bytes),
+        layout,
         storage_findings: Vec::new(),
         profile_dir: None,
         field_dir: None,

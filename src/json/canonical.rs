@@ -7,7 +7,7 @@
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 
-use super::reader::MAX_SAFE_INTEGER;
+use super::reader::{Layout, MAX_SAFE_INTEGER};
 
 /// Name of the canonicalization algorithm, as bundles record it.
 pub const ALGORITHM: &str = "mcp-res-json-utf16-v1";
@@ -173,9 +173,67 @@ pub fn to_vec_with_element_digests(
     Ok((out, digests))
 }
 
+/// What [`to_vec_with_element_digests`] gives for the value at `index`, as a
+/// digest of its canonical bytes instead of the bytes, taken from the bytes
+/// of the document it was read from when they are canonical (`layout` is
+/// their [`Layout`]): nothing is written again. `list` and `skip` must be
+/// names that need no escape.
+pub fn element_digests_in_place(
+    bytes: &[u8],
+    layout: &Layout,
+    index: usize,
+    list: &str,
+    skip: &str,
+) -> (DigestAndLen, Vec<DigestAndLen>) {
+    let whole = &bytes[layout.span(index)];
+    let mut digests = Vec::new();
+    let items = layout
+        .member(bytes, index, list)
+        .filter(|&i| bytes[layout.span(i).start] == b'[');
+    for item in items.into_iter().flat_map(|i| layout.children(i)) {
+        let span = layout.span(item);
+        let member = (bytes[span.start] == b'{')
+            .then(|| layout.member(bytes, item, skip))
+            .flatten()
+            .and_then(|m| layout.member_span(m));
+        let mut hasher = Sha256::new();
+        let len = match member {
+            Some(m) => {
+                // As in the serialization: the comma before the member, else the one after.
+                let cut = if bytes[m.start - 1] == b',' {
+                    m.start - 1..m.end
+                } else if bytes[m.end] == b',' {
+                    m.start..m.end + 1
+                } else {
+                    m
+                };
+                hasher.update(&bytes[span.start..cut.start]);
+                hasher.update(&bytes[cut.end..span.end]);
+                span.len() - cut.len()
+            }
+            None => {
+                hasher.update(&bytes[span.clone()]);
+                span.len()
+            }
+        };
+        digests.push((lower_hex(&hasher.finalize()), len));
+    }
+    ((sha256_hex(whole), whole.len()), digests)
+}
+
 /// Order two strings by their UTF-16 code units (JavaScript's default string order).
 pub fn cmp_utf16(a: &str, b: &str) -> std::cmp::Ordering {
-    a.encode_utf16().cmp(b.encode_utf16())
+    let (x, y) = (a.as_bytes(), b.as_bytes());
+    match x.iter().zip(y).position(|(p, q)| p != q) {
+        None => x.len().cmp(&y.len()),
+        // UTF-8 bytes order strings by code point, and so does UTF-16 except
+        // that a supplementary character (a surrogate pair, 0xD800..) sorts
+        // before U+E000..U+FFFF. Where the first differing bytes are both below
+        // 0xEE, neither character is one of those, or both share a lead byte
+        // (then both are in the same range): byte order is the answer.
+        Some(i) if x[i] < 0xEE && y[i] < 0xEE => x[i].cmp(&y[i]),
+        Some(_) => a.encode_utf16().cmp(b.encode_utf16()),
+    }
 }
 
 fn write_number(n: &serde_json::Number, out: &mut Vec<u8>) -> Result<(), CanonicalError> {
@@ -296,6 +354,49 @@ mod tests {
     }
 
     #[test]
+    fn utf16_order_agrees_with_code_units() {
+        let words = [
+            "",
+            "a",
+            "ab",
+            "b",
+            "\u{7f}",
+            "\u{80}",
+            "\u{7ff}",
+            "\u{800}",
+            "\u{d7ff}",
+            "\u{e000}",
+            "\u{efff}",
+            "\u{f000}",
+            "\u{ff61}",
+            "\u{ffff}",
+            "\u{10000}",
+            "\u{1f600}",
+            "\u{10ffff}",
+            "a\u{ff61}",
+            "a\u{1f600}",
+            "\u{e9}x",
+            "\u{ea}",
+        ];
+        for a in words {
+            for b in words {
+                assert_eq!(
+                    cmp_utf16(a, b),
+                    a.encode_utf16().cmp(b.encode_utf16()),
+                    "{a:?} {b:?}"
+                );
+            }
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn utf16_order_agrees_on_any_strings(a in "\\PC{0,6}", b in "\\PC{0,6}") {
+            proptest::prop_assert_eq!(cmp_utf16(&a, &b), a.encode_utf16().cmp(b.encode_utf16()));
+        }
+    }
+
+    #[test]
     fn lower_hex_is_hex_encode() {
         let all: Vec<u8> = (0..=255).collect();
         assert_eq!(lower_hex(&all), hex::encode(&all));
@@ -365,6 +466,37 @@ mod tests {
         let (scalar, none) = to_vec_with_element_digests(&json!("s"), "obs", "k").unwrap();
         assert_eq!((scalar, none.len()), (b"\"s\"".to_vec(), 0));
         assert!(to_vec_with_element_digests(&json!({"obs": [{"k": 0.5}]}), "obs", "k").is_err());
+
+        // In place, over the canonical bytes of the document and of one nested in another.
+        let outer = json!({"before": [1, "x"], "doc": doc.clone(), "z": null});
+        for (whole, path) in [(&doc, &[][..]), (&outer, &["doc"][..])] {
+            let written = to_vec(whole).unwrap();
+            let (_, layout) =
+                crate::json::reader::parse_with_layout(&written, &Default::default()).unwrap();
+            let layout = layout.unwrap();
+            let mut at = Layout::ROOT;
+            for key in path {
+                at = layout.member(&written, at, key).unwrap();
+            }
+            let (own, each) =
+                element_digests_in_place(&written, &layout, at, "obs", "observationSha256");
+            assert_eq!(own, (sha256_hex(&bytes), bytes.len()));
+            assert_eq!(each, digests);
+        }
+        for other in [
+            json!({"obs": 1}),
+            json!("s"),
+            json!({"obs": []}),
+            json!([{"obs": [{}]}]),
+        ] {
+            let written = to_vec(&other).unwrap();
+            let (_, layout) =
+                crate::json::reader::parse_with_layout(&written, &Default::default()).unwrap();
+            let (own, each) =
+                element_digests_in_place(&written, &layout.unwrap(), Layout::ROOT, "obs", "k");
+            assert_eq!(own, (sha256_hex(&written), written.len()));
+            assert!(each.is_empty());
+        }
     }
 
     #[test]

@@ -150,6 +150,21 @@ pub fn line_column(bytes: &[u8], offset: usize) -> (usize, usize) {
 
 /// Parse one document strictly with the given limits.
 pub fn parse(bytes: &[u8], limits: &Limits) -> Result<Value, ReadError> {
+    read(bytes, limits, false).map(|(value, _)| value)
+}
+
+/// [`parse`], and also the [`Layout`] of the document when its value is
+/// written exactly in canonical form (`mcp-res-json-utf16-v1`): then the
+/// canonical bytes of every value in it are a span of `bytes`, and digests can
+/// be taken over the input as it stands instead of over a new serialization.
+pub fn parse_with_layout(
+    bytes: &[u8],
+    limits: &Limits,
+) -> Result<(Value, Option<Layout>), ReadError> {
+    read(bytes, limits, true)
+}
+
+fn read(bytes: &[u8], limits: &Limits, record: bool) -> Result<(Value, Option<Layout>), ReadError> {
     if bytes.len() > limits.max_bytes {
         return Err(ReadError::at(
             bytes,
@@ -179,6 +194,8 @@ pub fn parse(bytes: &[u8], limits: &Limits) -> Result<Value, ReadError> {
         pos: 0,
         nodes: 0,
         limits,
+        layout: record.then(Vec::new),
+        canonical: record,
     };
     parser.skip_ws();
     if parser.pos == bytes.len() {
@@ -189,7 +206,82 @@ pub fn parse(bytes: &[u8], limits: &Limits) -> Result<Value, ReadError> {
     if parser.pos != bytes.len() {
         return Err(parser.err(ReadErrorKind::TrailingData));
     }
-    Ok(value)
+    let layout = match parser.layout {
+        Some(entries) if parser.canonical => Some(Layout { entries }),
+        _ => None,
+    };
+    Ok((value, layout))
+}
+
+/// Where each value of a canonically written document stands in its bytes
+/// (see [`parse_with_layout`]): one entry per value, in document order, the
+/// document's own value first.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Layout {
+    entries: Vec<Entry>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Entry {
+    /// The value's bytes: `start..end`.
+    start: usize,
+    end: usize,
+    /// The index of the first entry after this value's descendants.
+    next: usize,
+    /// Where the member's key (its opening quote) starts, for object members.
+    key: Option<usize>,
+}
+
+/// A document's bytes and their [`Layout`], as read together by
+/// [`parse_with_layout`] (the layout describes exactly these bytes).
+#[derive(Debug, Clone, Copy)]
+pub struct Written<'a> {
+    pub bytes: &'a [u8],
+    pub layout: &'a Layout,
+}
+
+impl Layout {
+    /// The document's own value.
+    pub const ROOT: usize = 0;
+
+    /// The byte range of the value at `index`.
+    pub fn span(&self, index: usize) -> std::ops::Range<usize> {
+        let e = &self.entries[index];
+        e.start..e.end
+    }
+
+    /// The byte range of the member at `index` written whole (`"key":value`),
+    /// `None` if it is no object member.
+    pub fn member_span(&self, index: usize) -> Option<std::ops::Range<usize>> {
+        let e = &self.entries[index];
+        e.key.map(|k| k..e.end)
+    }
+
+    /// The members of an object or the elements of an array, in order.
+    pub fn children(&self, index: usize) -> impl Iterator<Item = usize> + '_ {
+        let end = self.entries[index].next;
+        let mut at = index + 1;
+        std::iter::from_fn(move || {
+            (at < end).then(|| {
+                let child = at;
+                at = self.entries[at].next;
+                child
+            })
+        })
+    }
+
+    /// The member of the object at `index` named `key` (a name that needs no
+    /// escape), looked up in `bytes`, the document the layout was read from.
+    pub fn member(&self, bytes: &[u8], index: usize, key: &str) -> Option<usize> {
+        self.children(index).find(|&c| {
+            let e = &self.entries[c];
+            // Canonically, `"key":` stands right before the value.
+            e.key.is_some_and(|k| {
+                e.start == k + key.len() + 3
+                    && bytes.get(k + 1..k + 1 + key.len()) == Some(key.as_bytes())
+            })
+        })
+    }
 }
 
 /// Parse with the default limits.
@@ -204,6 +296,11 @@ struct Parser<'a> {
     pos: usize,
     nodes: usize,
     limits: &'a Limits,
+    /// The layout being recorded (only for [`parse_with_layout`]).
+    layout: Option<Vec<Entry>>,
+    /// Whether everything read so far inside the value is in canonical form
+    /// (only tracked while recording).
+    canonical: bool,
 }
 
 impl<'a> Parser<'a> {
@@ -231,6 +328,16 @@ impl<'a> Parser<'a> {
         }
     }
 
+    /// Whitespace between the tokens of a value: none is canonical.
+    #[inline]
+    fn skip_ws_in(&mut self) {
+        let before = self.pos;
+        self.skip_ws();
+        if self.pos != before {
+            self.canonical = false;
+        }
+    }
+
     fn unexpected(&self, expected: &'static str) -> ReadError {
         match self.peek() {
             Some(found) => self.err(ReadErrorKind::UnexpectedByte { found, expected }),
@@ -255,7 +362,16 @@ impl<'a> Parser<'a> {
             }));
         }
         self.count_node()?;
-        match self.peek() {
+        let entry = self.layout.as_mut().map(|layout| {
+            layout.push(Entry {
+                start: self.pos,
+                end: self.pos,
+                next: 0,
+                key: None,
+            });
+            layout.len() - 1
+        });
+        let value = match self.peek() {
             Some(b'{') => self.object(depth),
             Some(b'[') => self.array(depth),
             Some(b'"') => Ok(Value::String(self.string()?)),
@@ -264,7 +380,14 @@ impl<'a> Parser<'a> {
             Some(b'n') => self.literal(b"null", Value::Null),
             Some(b'-' | b'0'..=b'9') => self.number(),
             _ => Err(self.unexpected("a JSON value")),
+        }?;
+        if let (Some(layout), Some(i)) = (self.layout.as_mut(), entry) {
+            let next = layout.len();
+            let e = &mut layout[i];
+            e.end = self.pos;
+            e.next = next;
         }
+        Ok(value)
     }
 
     fn literal(&mut self, word: &'static [u8], value: Value) -> Result<Value, ReadError> {
@@ -323,6 +446,10 @@ impl<'a> Parser<'a> {
         if magnitude > MAX_SAFE_INTEGER {
             return Err(self.err_at(start, ReadErrorKind::UnsafeInteger));
         }
+        if negative && magnitude == 0 {
+            // Canonically written as `0`.
+            self.canonical = false;
+        }
         let n = if negative { -magnitude } else { magnitude };
         Ok(Value::Number(Number::from(n)))
     }
@@ -330,15 +457,15 @@ impl<'a> Parser<'a> {
     fn array(&mut self, depth: usize) -> Result<Value, ReadError> {
         self.pos += 1; // '['
         let mut items = Vec::new();
-        self.skip_ws();
+        self.skip_ws_in();
         if self.peek() == Some(b']') {
             self.pos += 1;
             return Ok(Value::Array(items));
         }
         loop {
-            self.skip_ws();
+            self.skip_ws_in();
             items.push(self.value(depth + 1)?);
-            self.skip_ws();
+            self.skip_ws_in();
             match self.peek() {
                 Some(b',') => self.pos += 1,
                 Some(b']') => {
@@ -352,7 +479,7 @@ impl<'a> Parser<'a> {
 
     fn object(&mut self, depth: usize) -> Result<Value, ReadError> {
         self.pos += 1; // '{'
-        self.skip_ws();
+        self.skip_ws_in();
         if self.peek() == Some(b'}') {
             self.pos += 1;
             return Ok(Value::Object(Map::new()));
@@ -366,20 +493,39 @@ impl<'a> Parser<'a> {
         const LOOK_BACK: usize = 32;
         let mut entries: Vec<(String, Value)> = Vec::new();
         let mut large: Option<Map<String, Value>> = None;
+        // The previous member's name, while recording: canonically, names ascend
+        // in UTF-16 order.
+        let mut previous: Option<String> = None;
         loop {
-            self.skip_ws();
+            self.skip_ws_in();
             if self.peek() != Some(b'"') {
                 return Err(self.unexpected("a string key"));
             }
             let key_start = self.pos;
             let key = self.string()?;
-            self.skip_ws();
+            self.skip_ws_in();
             if self.peek() != Some(b':') {
                 return Err(self.unexpected("':'"));
             }
             self.pos += 1;
-            self.skip_ws();
+            self.skip_ws_in();
+            let entry = self.layout.as_ref().map(Vec::len);
             let value = self.value(depth + 1)?;
+            if let (Some(layout), Some(i)) = (self.layout.as_mut(), entry) {
+                layout[i].key = Some(key_start);
+                if self.canonical {
+                    let last = match &large {
+                        Some(_) => previous.as_deref(),
+                        None => entries.last().map(|(k, _)| k.as_str()),
+                    };
+                    if last.is_some_and(|p| super::canonical::cmp_utf16(p, &key).is_ge()) {
+                        self.canonical = false;
+                    }
+                    if large.is_some() {
+                        previous = Some(key.clone());
+                    }
+                }
+            }
             match &mut large {
                 Some(map) => {
                     if map.contains_key(&key) {
@@ -396,11 +542,14 @@ impl<'a> Parser<'a> {
                     }
                     entries.push((key, value));
                     if entries.len() > LOOK_BACK {
+                        if self.layout.is_some() {
+                            previous = entries.last().map(|(k, _)| k.clone());
+                        }
                         large = Some(std::mem::take(&mut entries).into_iter().collect());
                     }
                 }
             }
-            self.skip_ws();
+            self.skip_ws_in();
             match self.peek() {
                 Some(b',') => self.pos += 1,
                 Some(b'}') => {
@@ -519,6 +668,11 @@ impl<'a> Parser<'a> {
                         _ => return Err(self.err_at(escape_start, ReadErrorKind::InvalidEscape)),
                     };
                     self.pos += 1;
+                    if self.canonical
+                        && !is_canonical_escape(c, &self.bytes[escape_start..self.pos])
+                    {
+                        self.canonical = false;
+                    }
                     units += c.len_utf16();
                     if units > limit {
                         return Err(self.err_at(open, ReadErrorKind::StringTooLong { limit }));
@@ -529,6 +683,17 @@ impl<'a> Parser<'a> {
             }
         }
     }
+}
+
+/// Whether `written` (an escape sequence standing for `c`) is how the canonical
+/// writer writes `c`: it escapes only `"`, `\\` and control characters, each one way.
+fn is_canonical_escape(c: char, written: &[u8]) -> bool {
+    let mut text = [0u8; 4];
+    let mut canonical = Vec::with_capacity(8);
+    super::canonical::write_string(c.encode_utf8(&mut text), &mut canonical);
+    // `canonical` is the quoted string; an escape is wanted when it is longer
+    // than the character and its quotes.
+    canonical.len() > c.len_utf8() + 2 && canonical[1..canonical.len() - 1] == *written
 }
 
 /// Number of UTF-16 code units needed for `s`.
@@ -554,6 +719,143 @@ pub fn utf16_len(s: &str) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::json::canonical;
+    use proptest::prelude::*;
+
+    /// Every value's span holds its canonical bytes, every member's span its
+    /// `"key":value`, and the children are the value's members or elements.
+    fn assert_layout(bytes: &[u8], layout: &Layout, index: usize, value: &Value) {
+        let span = layout.span(index);
+        assert_eq!(bytes[span.clone()], canonical::to_vec(value).unwrap()[..]);
+        let children: Vec<usize> = layout.children(index).collect();
+        match value {
+            Value::Object(map) => {
+                assert_eq!(children.len(), map.len());
+                for c in children {
+                    let member = layout.member_span(c).expect("a member");
+                    let key_text = &bytes[member.start..layout.span(c).start - 1];
+                    assert_eq!(bytes[layout.span(c).start - 1], b':');
+                    let key: String = serde_json::from_slice(key_text).unwrap();
+                    if !key.contains(['"', '\\']) && !key.chars().any(char::is_control) {
+                        assert_eq!(layout.member(bytes, index, &key), Some(c));
+                    }
+                    assert_layout(bytes, layout, c, &map[&key]);
+                }
+                assert_eq!(layout.member(bytes, index, "not a member name"), None);
+            }
+            Value::Array(items) => {
+                assert_eq!(children.len(), items.len());
+                for (c, item) in children.into_iter().zip(items) {
+                    assert_eq!(layout.member_span(c), None);
+                    assert_layout(bytes, layout, c, item);
+                }
+            }
+            _ => assert!(children.is_empty()),
+        }
+    }
+
+    fn any_value() -> impl Strategy<Value = Value> {
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::Bool),
+            (-MAX_SAFE_INTEGER..=MAX_SAFE_INTEGER).prop_map(Value::from),
+            "(\\PC|[\\x00-\\x1f\"\\\\\u{e000}\u{ff61}\u{1f600}]){0,8}".prop_map(Value::String),
+        ];
+        leaf.prop_recursive(4, 40, 6, |inner| {
+            prop_oneof![
+                proptest::collection::vec(inner.clone(), 0..6).prop_map(Value::Array),
+                proptest::collection::btree_map(
+                    "(\\PC|[\\x00-\\x1f\"\\\\\u{e000}\u{ff61}\u{1f600}]){0,4}",
+                    inner,
+                    0..6
+                )
+                .prop_map(|m| Value::Object(m.into_iter().collect())),
+            ]
+        })
+    }
+
+    proptest! {
+        #[test]
+        fn canonical_bytes_have_a_layout_of_every_value(value in any_value()) {
+            let bytes = canonical::to_vec(&value).unwrap();
+            let (read, layout) = parse_with_layout(&bytes, &Limits::default()).unwrap();
+            prop_assert_eq!(&read, &value);
+            let layout = layout.expect("canonical bytes have a layout");
+            assert_layout(&bytes, &layout, Layout::ROOT, &value);
+            // Whitespace around the value changes nothing.
+            let padded = [b" \n".as_slice(), &bytes, b"\n"].concat();
+            let (_, around) = parse_with_layout(&padded, &Limits::default()).unwrap();
+            let around = around.expect("outer whitespace is outside the value");
+            prop_assert_eq!(&padded[around.span(Layout::ROOT)], &bytes[..]);
+        }
+
+        #[test]
+        fn pretty_bytes_have_a_layout_only_when_nothing_was_spaced(value in any_value()) {
+            let pretty = serde_json::to_vec_pretty(&value).unwrap();
+            let (read, layout) = parse_with_layout(&pretty, &Limits::default()).unwrap();
+            prop_assert_eq!(&read, &value);
+            let canonical_bytes = canonical::to_vec(&value).unwrap();
+            prop_assert_eq!(layout.is_some(), pretty == canonical_bytes);
+        }
+    }
+
+    #[test]
+    fn written_forms_other_than_the_canonical_one_have_no_layout() {
+        for text in [
+            "{\"b\":1,\"a\":2}",
+            "{\"a\": 1}",
+            "[1, 2]",
+            "[ ]",
+            "-0",
+            "[-0]",
+            "\"\\/\"",
+            "\"\\u0041\"",
+            "\"\\u00e9\"",
+            "\"\\u001F\"",
+            "\"\\u0008\"",
+            "\"\\u000a\"",
+            "\"\\ud83d\\ude00\"",
+            // U+FF61 after U+1F600 is UTF-16 order; the reverse is code point order.
+            "{\"\u{ff61}\":1,\"\u{1f600}\":2}",
+        ] {
+            let (_, layout) = parse_with_layout(text.as_bytes(), &Limits::default()).unwrap();
+            assert_eq!(layout, None, "{text}");
+        }
+        for text in [
+            "{\"a\":[1,-2,\"\\b\\f\\n\\r\\t\\u001f\\\"\\\\\"]}",
+            "{\"\u{1f600}\":2,\"\u{ff61}\":1}",
+            "\"\u{7f}\u{2028}\"",
+            "0",
+        ] {
+            let (_, layout) = parse_with_layout(text.as_bytes(), &Limits::default()).unwrap();
+            assert!(layout.is_some(), "{text}");
+        }
+        // Objects past the look-back size keep their order check.
+        let members = |order: &[usize]| {
+            let inner: Vec<String> = order.iter().map(|i| format!("\"k{i:02}\":{i}")).collect();
+            format!("{{{}}}", inner.join(","))
+        };
+        let sorted: Vec<usize> = (0..40).collect();
+        let mut swapped = sorted.clone();
+        swapped.swap(36, 37);
+        assert!(
+            parse_with_layout(members(&sorted).as_bytes(), &Limits::default())
+                .unwrap()
+                .1
+                .is_some()
+        );
+        assert!(
+            parse_with_layout(members(&swapped).as_bytes(), &Limits::default())
+                .unwrap()
+                .1
+                .is_none()
+        );
+        // Without recording, nothing is kept.
+        assert_eq!(
+            read(b"{\"a\":1}", &Limits::default(), false).unwrap().1,
+            None
+        );
+    }
 
     fn kind(input: &[u8]) -> ReadErrorKind {
         parse_default(input).unwrap_err().kind

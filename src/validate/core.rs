@@ -9,8 +9,9 @@ use serde_json::Value;
 
 use crate::diag::codes as c;
 use crate::diag::{Finding, Report};
-use crate::json::canonical::{self, sha256_hex};
+use crate::json::canonical::{self, DigestAndLen, sha256_hex};
 use crate::json::locate::escape_token;
+use crate::json::reader::{Layout, Written};
 use crate::json::time::rfc3339_micros;
 use crate::model::{Artifact, Bundle, Evidence, Observation, Operation};
 use crate::schema::{self, SchemaKind};
@@ -41,6 +42,13 @@ pub use crate::model::vocab::{
 
 /// Validate a v0.2 conformance bundle document with every core rule.
 pub fn validate_bundle(doc: &Value) -> Report {
+    validate_bundle_written(doc, None)
+}
+
+/// [`validate_bundle`] of a document read from canonically written bytes
+/// (`written`): the evidence, observation and statement digests are taken over
+/// those bytes in place instead of over a new serialization. Same report.
+pub fn validate_bundle_written(doc: &Value, written: Option<Written<'_>>) -> Report {
     let mut findings = pre_schema(doc);
     let schema_errors = schema::validate(SchemaKind::ConformanceBundle, doc);
     for e in &schema_errors {
@@ -54,7 +62,7 @@ pub fn validate_bundle(doc: &Value) -> Report {
     if schema_errors.is_empty() {
         match Bundle::view(doc) {
             Ok(bundle) => {
-                let mut ctx = Semantic::new(doc, &bundle);
+                let mut ctx = Semantic::new(doc, &bundle, written);
                 ctx.run(&mut findings);
                 evidence_class = Some(ctx.derived_class.to_string());
             }
@@ -324,6 +332,11 @@ struct Semantic<'a> {
     /// Each observation's digest and length, taken from the same serialization;
     /// empty when the evidence has no canonical form (then computed one by one).
     observation_digests: Vec<(String, usize)>,
+    /// SHA-256 and length of the statement's canonical bytes (empty and zero
+    /// when it has none).
+    statement_digest: DigestAndLen,
+    /// The scenario descriptor's digest, when taken over the input in place.
+    descriptor_digest: Option<String>,
 }
 
 fn obs_digest_and_len(raw: &Value) -> Option<(String, usize)> {
@@ -361,18 +374,52 @@ pub fn derive_class(evidence: &Evidence<'_>, manifest_paths: &HashSet<&str>) -> 
 }
 
 impl<'a> Semantic<'a> {
-    fn new(doc: &'a Value, b: &'a Bundle<'a>) -> Self {
+    fn new(doc: &'a Value, b: &'a Bundle<'a>, written: Option<Written<'_>>) -> Self {
         let artifacts: HashMap<&str, &Artifact> =
             b.integrity.artifacts.iter().map(|a| (a.path, a)).collect();
         let paths: HashSet<&str> = artifacts.keys().copied().collect();
         let derived_class = derive_class(&b.evidence, &paths);
         let null = Value::Null;
         let evidence = doc.get("evidence").unwrap_or(&null);
-        let (evidence_digest, observation_digests) =
-            canonical::to_vec_with_element_digests(evidence, "observations", "observationSha256")
-                .ok()
-                .map(|(bytes, each)| ((sha256_hex(&bytes), bytes.len()), each))
-                .unwrap_or_default();
+        // The scenario descriptor's digest (it is an object after the schema).
+        let descriptor_digest = written.and_then(|w| {
+            let mut at = Layout::ROOT;
+            for key in ["evidence", "scenario", "descriptor"] {
+                at = w.layout.member(w.bytes, at, key)?;
+            }
+            let bytes = &w.bytes[w.layout.span(at)];
+            (bytes.first() == Some(&b'{')).then(|| sha256_hex(bytes))
+        });
+        let in_place = written.and_then(|w| {
+            let at = w.layout.member(w.bytes, Layout::ROOT, "evidence")?;
+            let statement = w.layout.member(w.bytes, Layout::ROOT, "statement")?;
+            let statement = &w.bytes[w.layout.span(statement)];
+            let (evidence, each) = canonical::element_digests_in_place(
+                w.bytes,
+                w.layout,
+                at,
+                "observations",
+                "observationSha256",
+            );
+            Some((evidence, each, (sha256_hex(statement), statement.len())))
+        });
+        let (evidence_digest, observation_digests, statement_digest) = match in_place {
+            Some(digests) => digests,
+            None => {
+                let (evidence_digest, observation_digests) =
+                    canonical::to_vec_with_element_digests(
+                        evidence,
+                        "observations",
+                        "observationSha256",
+                    )
+                    .ok()
+                    .map(|(bytes, each)| ((sha256_hex(&bytes), bytes.len()), each))
+                    .unwrap_or_default();
+                let statement = doc.get("statement").unwrap_or(&null);
+                let statement_digest = canonical::digest_and_len(statement).unwrap_or_default();
+                (evidence_digest, observation_digests, statement_digest)
+            }
+        };
         Semantic {
             doc,
             b,
@@ -380,6 +427,8 @@ impl<'a> Semantic<'a> {
             derived_class,
             evidence_digest,
             observation_digests,
+            statement_digest,
+            descriptor_digest,
         }
     }
 
@@ -448,10 +497,14 @@ impl<'a> Semantic<'a> {
                 ));
             }
         }
-        let descriptor = self.doc.pointer("/evidence/scenario/descriptor");
-        let expected = descriptor
-            .and_then(|d| canonical::digest(d).ok())
-            .unwrap_or_default();
+        let expected = match &self.descriptor_digest {
+            Some(digest) => digest.clone(),
+            None => self
+                .doc
+                .pointer("/evidence/scenario/descriptor")
+                .and_then(|d| canonical::digest(d).ok())
+                .unwrap_or_default(),
+        };
         if ev.scenario.fingerprint != expected {
             out.push(Finding::new(
                 c::SCENARIO_FINGERPRINT_MISMATCH,
@@ -1017,10 +1070,8 @@ impl<'a> Semantic<'a> {
         }
         let empty = Value::Null;
         let evidence = self.doc.get("evidence").unwrap_or(&empty);
-        let statement = self.doc.get("statement").unwrap_or(&empty);
         let (evidence_hash, evidence_len) = self.evidence_digest.clone();
-        let (statement_hash, statement_len) =
-            canonical::digest_and_len(statement).unwrap_or_default();
+        let (statement_hash, statement_len) = self.statement_digest.clone();
         for (path, hash, len) in [
             (EVIDENCE_PATH, &evidence_hash, evidence_len),
             (STATEMENT_PATH, &statement_hash, statement_len),
@@ -1468,6 +1519,81 @@ mod tests {
     fn untouched_pass_bundle_stays_valid() {
         let doc = resealed(|_| {});
         assert!(validate_bundle(&doc).valid);
+    }
+
+    /// The report of a document read from its canonical bytes, digests taken in
+    /// place, next to the report of the document alone.
+    fn in_place_and_alone(doc: &Value) -> (Value, Value) {
+        let bytes = canonical::to_vec(doc).unwrap();
+        let (read, layout) =
+            crate::json::reader::parse_with_layout(&bytes, &Default::default()).unwrap();
+        let layout = layout.expect("canonical bytes");
+        let written = Written {
+            bytes: &bytes,
+            layout: &layout,
+        };
+        let report = |r: Report| serde_json::to_value(r).unwrap();
+        (
+            report(validate_bundle_written(&read, Some(written))),
+            report(validate_bundle(doc)),
+        )
+    }
+
+    #[test]
+    fn digests_in_place_give_the_same_report() {
+        let sealed = resealed(|_| {});
+        type Edit = Box<dyn Fn(&mut Value)>;
+        let tamper: Vec<(&str, Edit)> = vec![
+            ("untouched", Box::new(|_| {})),
+            (
+                "observation field",
+                Box::new(|d| d["evidence"]["observations"][2]["durationMs"] = json!(7)),
+            ),
+            (
+                "observation digest",
+                Box::new(|d| {
+                    d["evidence"]["observations"][0]["observationSha256"] = json!("0".repeat(64))
+                }),
+            ),
+            (
+                "observation without digest",
+                Box::new(|d| {
+                    d["evidence"]["observations"][1]
+                        .as_object_mut()
+                        .unwrap()
+                        .remove("observationSha256");
+                }),
+            ),
+            (
+                "statement",
+                Box::new(|d| d["statement"]["subjectVersion"] = json!("9.9.9")),
+            ),
+            (
+                "descriptor",
+                Box::new(|d| {
+                    d["evidence"]["scenario"]["descriptor"]["profileVersion"] = json!("0.0.9")
+                }),
+            ),
+            (
+                "evidence",
+                Box::new(|d| d["evidence"]["run"]["runId"] = json!("run-\u{1f600}-\u{ff61}")),
+            ),
+            (
+                "not a bundle",
+                Box::new(|d| *d = json!({"evidence": [], "statement": 1})),
+            ),
+        ];
+        for (name, edit) in &tamper {
+            let mut doc = sealed.clone();
+            edit(&mut doc);
+            let (in_place, alone) = in_place_and_alone(&doc);
+            assert_eq!(in_place, alone, "{name}");
+            if *name == "untouched" {
+                assert_eq!(in_place["valid"], json!(true));
+            } else {
+                assert_eq!(in_place["valid"], json!(false), "{name}");
+            }
+        }
     }
 
     #[test]

@@ -87,8 +87,19 @@ pub struct Options {
 
 /// Validate one parsed document with the rules of its family.
 pub fn validate_document(doc: &serde_json::Value, options: &Options) -> Report {
+    validate_document_written(doc, None, options)
+}
+
+/// [`validate_document`] of a document read from canonically written bytes
+/// (`written`, when they are): digests are taken over those bytes in place.
+/// The report is the same either way.
+pub fn validate_document_written(
+    doc: &serde_json::Value,
+    written: Option<crate::json::reader::Written<'_>>,
+    options: &Options,
+) -> Report {
     match family_of(doc) {
-        Family::CoreBundle => core::validate_bundle(doc),
+        Family::CoreBundle => core::validate_bundle_written(doc, written),
         Family::Attested => attested::validate_attested(doc, options),
         Family::Profile => profile::validate_profile_evaluation(doc),
         Family::OAuth => oauth::validate_oauth_evaluation(doc),

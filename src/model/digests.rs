@@ -49,30 +49,53 @@ pub fn bundle_digest(artifacts: &[Value]) -> String {
 /// validator needs both). Each is empty exactly when the other functions give
 /// an empty digest: an artifact of its list has no canonical form.
 pub fn manifest_digests(artifacts: &[Value]) -> (String, String) {
-    let mut list: Vec<&Value> = artifacts.iter().collect();
+    manifest_digests_of(artifacts, None)
+}
+
+/// [`manifest_digests`] of artifacts read from canonically written bytes:
+/// `written[i]` is the canonical form of `artifacts[i]`, as it stands in the
+/// input (nothing is serialized again). Falls back to serializing when the
+/// two lists differ in length.
+pub fn manifest_digests_written(artifacts: &[Value], written: &[&[u8]]) -> (String, String) {
+    manifest_digests_of(
+        artifacts,
+        (written.len() == artifacts.len()).then_some(written),
+    )
+}
+
+fn manifest_digests_of(artifacts: &[Value], written: Option<&[&[u8]]>) -> (String, String) {
+    let mut list: Vec<(usize, &Value)> = artifacts.iter().enumerate().collect();
     // Stable: filtering the sorted list keeps the order sorting the filtered one gives.
-    list.sort_by(|a, b| canonical::cmp_utf16(path_of(a), path_of(b)));
+    list.sort_by(|a, b| canonical::cmp_utf16(path_of(a.1), path_of(b.1)));
     let opening = b"{\"artifacts\":[";
     let mut all = (Sha256::new(), true, true);
     let mut supporting = (Sha256::new(), true, true);
     all.0.update(opening);
     supporting.0.update(opening);
     let mut bytes = Vec::with_capacity(256);
-    for artifact in list {
+    for (index, artifact) in list {
         let p = artifact.get("path").and_then(Value::as_str);
         let is_supporting = p != Some(EVIDENCE_PATH) && p != Some(STATEMENT_PATH);
-        bytes.clear();
-        let written = canonical::write(artifact, &mut bytes).is_ok();
+        let (ok, bytes) = match written {
+            Some(w) => (true, w[index]),
+            None => {
+                bytes.clear();
+                (
+                    canonical::write(artifact, &mut bytes).is_ok(),
+                    bytes.as_slice(),
+                )
+            }
+        };
         for (target, wanted) in [(&mut all, true), (&mut supporting, is_supporting)] {
             if !wanted {
                 continue;
             }
-            let (hasher, first, ok) = target;
-            *ok &= written;
+            let (hasher, first, all_ok) = target;
+            *all_ok &= ok;
             if !*first {
                 hasher.update(b",");
             }
-            hasher.update(&bytes);
+            hasher.update(bytes);
             *first = false;
         }
     }
@@ -248,6 +271,22 @@ mod tests {
             let (supporting, bundle) = manifest_digests(list);
             assert_eq!(supporting, supporting_manifest_digest(list), "{list:?}");
             assert_eq!(bundle, bundle_digest(list), "{list:?}");
+            // From the canonical bytes of each artifact, where they have them.
+            if let Ok(bytes) = list
+                .iter()
+                .map(canonical::to_vec)
+                .collect::<Result<Vec<_>, _>>()
+            {
+                let written: Vec<&[u8]> = bytes.iter().map(Vec::as_slice).collect();
+                assert_eq!(
+                    manifest_digests_written(list, &written),
+                    (supporting, bundle)
+                );
+                assert_eq!(
+                    manifest_digests_written(list, &written[..written.len().saturating_sub(1)]),
+                    manifest_digests(list)
+                );
+            }
         }
         assert_eq!(manifest_digests(&lists[4]).1, "");
         assert_ne!(manifest_digests(&lists[4]).0, "");

@@ -83,10 +83,14 @@ pub fn validate_bundle_written(doc: &Value, written: Option<Written<'_>>) -> Rep
 fn find_key_anywhere(value: &Value, names: &[&str], path: &mut String) -> Option<String> {
     // Look first without building paths: almost every document has none of the keys.
     fn contains(value: &Value, names: &[&str]) -> bool {
+        // Lengths and first bytes first: almost no member name is one of `names`.
+        let named = |k: &str| {
+            names.iter().any(|n| {
+                n.len() == k.len() && n.as_bytes().first() == k.as_bytes().first() && *n == k
+            })
+        };
         match value {
-            Value::Object(map) => map
-                .iter()
-                .any(|(k, v)| names.contains(&k.as_str()) || contains(v, names)),
+            Value::Object(map) => map.iter().any(|(k, v)| named(k) || contains(v, names)),
             Value::Array(items) => items.iter().any(|v| contains(v, names)),
             _ => false,
         }
@@ -337,6 +341,8 @@ struct Semantic<'a> {
     statement_digest: DigestAndLen,
     /// The scenario descriptor's digest, when taken over the input in place.
     descriptor_digest: Option<String>,
+    /// The canonically written input the document was read from, if it was.
+    written: Option<Written<'a>>,
 }
 
 fn obs_digest_and_len(raw: &Value) -> Option<(String, usize)> {
@@ -374,7 +380,7 @@ pub fn derive_class(evidence: &Evidence<'_>, manifest_paths: &HashSet<&str>) -> 
 }
 
 impl<'a> Semantic<'a> {
-    fn new(doc: &'a Value, b: &'a Bundle<'a>, written: Option<Written<'_>>) -> Self {
+    fn new(doc: &'a Value, b: &'a Bundle<'a>, written: Option<Written<'a>>) -> Self {
         let artifacts: HashMap<&str, &Artifact> =
             b.integrity.artifacts.iter().map(|a| (a.path, a)).collect();
         let paths: HashSet<&str> = artifacts.keys().copied().collect();
@@ -429,6 +435,7 @@ impl<'a> Semantic<'a> {
             observation_digests,
             statement_digest,
             descriptor_digest,
+            written,
         }
     }
 
@@ -1057,7 +1064,24 @@ impl<'a> Semantic<'a> {
                 ));
             }
         }
-        let (supporting, bundle) = crate::model::digests::manifest_digests(raw_artifacts);
+        let in_place: Option<Vec<&[u8]>> = self.written.and_then(|w| {
+            let mut at = Layout::ROOT;
+            for key in ["integrity", "artifacts"] {
+                at = w.layout.member(w.bytes, at, key)?;
+            }
+            Some(
+                w.layout
+                    .children(at)
+                    .map(|i| &w.bytes[w.layout.span(i)])
+                    .collect(),
+            )
+        });
+        let (supporting, bundle) = match &in_place {
+            Some(written) => {
+                crate::model::digests::manifest_digests_written(raw_artifacts, written)
+            }
+            None => crate::model::digests::manifest_digests(raw_artifacts),
+        };
         if b.evidence.supporting_artifact_manifest_digest != supporting {
             out.push(Finding::new(
                 c::DIGEST_MISMATCH,
@@ -1579,6 +1603,19 @@ mod tests {
                 Box::new(|d| d["evidence"]["run"]["runId"] = json!("run-\u{1f600}-\u{ff61}")),
             ),
             (
+                "artifact",
+                Box::new(|d| d["integrity"]["artifacts"][3]["bytes"] = json!(1)),
+            ),
+            (
+                "artifact order",
+                Box::new(|d| {
+                    d["integrity"]["artifacts"]
+                        .as_array_mut()
+                        .unwrap()
+                        .swap(0, 4)
+                }),
+            ),
+            (
                 "not a bundle",
                 Box::new(|d| *d = json!({"evidence": [], "statement": 1})),
             ),
@@ -1588,7 +1625,8 @@ mod tests {
             edit(&mut doc);
             let (in_place, alone) = in_place_and_alone(&doc);
             assert_eq!(in_place, alone, "{name}");
-            if *name == "untouched" {
+            // The manifest digests sort the artifacts by path: their order is free.
+            if ["untouched", "artifact order"].contains(name) {
                 assert_eq!(in_place["valid"], json!(true));
             } else {
                 assert_eq!(in_place["valid"], json!(false), "{name}");

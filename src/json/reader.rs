@@ -188,14 +188,16 @@ fn read(bytes: &[u8], limits: &Limits, record: bool) -> Result<(Value, Option<La
             ));
         }
     };
+    // Offsets are kept as `u32` (see [`narrow`]).
+    let recording = record && bytes.len() < u32::MAX as usize;
     let mut parser = Parser {
         text,
         bytes,
         pos: 0,
         nodes: 0,
         limits,
-        layout: record.then(Vec::new),
-        canonical: record,
+        layout: recording.then(Vec::new),
+        canonical: recording,
     };
     parser.skip_ws();
     if parser.pos == bytes.len() {
@@ -224,12 +226,29 @@ pub struct Layout {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Entry {
     /// The value's bytes: `start..end`.
-    start: usize,
-    end: usize,
+    start: u32,
+    end: u32,
     /// The index of the first entry after this value's descendants.
-    next: usize,
-    /// Where the member's key (its opening quote) starts, for object members.
-    key: Option<usize>,
+    next: u32,
+    /// Where the member's key (its opening quote) starts, for object members;
+    /// [`NO_KEY`] for other values.
+    key: u32,
+}
+
+/// [`Entry::key`] of a value that is no object member.
+const NO_KEY: u32 = u32::MAX;
+
+/// A byte offset or entry index as stored in an [`Entry`]: a layout is
+/// recorded only for documents shorter than `u32::MAX` bytes, and a document
+/// has fewer values than bytes, so every offset and index fits.
+fn narrow(n: usize) -> u32 {
+    u32::try_from(n).unwrap_or(NO_KEY)
+}
+
+impl Entry {
+    fn key(&self) -> Option<usize> {
+        (self.key != NO_KEY).then_some(self.key as usize)
+    }
 }
 
 /// A document's bytes and their [`Layout`], as read together by
@@ -247,24 +266,24 @@ impl Layout {
     /// The byte range of the value at `index`.
     pub fn span(&self, index: usize) -> std::ops::Range<usize> {
         let e = &self.entries[index];
-        e.start..e.end
+        e.start as usize..e.end as usize
     }
 
     /// The byte range of the member at `index` written whole (`"key":value`),
     /// `None` if it is no object member.
     pub fn member_span(&self, index: usize) -> Option<std::ops::Range<usize>> {
         let e = &self.entries[index];
-        e.key.map(|k| k..e.end)
+        e.key().map(|k| k..e.end as usize)
     }
 
     /// The members of an object or the elements of an array, in order.
     pub fn children(&self, index: usize) -> impl Iterator<Item = usize> + '_ {
-        let end = self.entries[index].next;
+        let end = self.entries[index].next as usize;
         let mut at = index + 1;
         std::iter::from_fn(move || {
             (at < end).then(|| {
                 let child = at;
-                at = self.entries[at].next;
+                at = self.entries[at].next as usize;
                 child
             })
         })
@@ -276,8 +295,8 @@ impl Layout {
         self.children(index).find(|&c| {
             let e = &self.entries[c];
             // Canonically, `"key":` stands right before the value.
-            e.key.is_some_and(|k| {
-                e.start == k + key.len() + 3
+            e.key().is_some_and(|k| {
+                e.start as usize == k + key.len() + 3
                     && bytes.get(k + 1..k + 1 + key.len()) == Some(key.as_bytes())
             })
         })
@@ -364,10 +383,10 @@ impl<'a> Parser<'a> {
         self.count_node()?;
         let entry = self.layout.as_mut().map(|layout| {
             layout.push(Entry {
-                start: self.pos,
-                end: self.pos,
+                start: narrow(self.pos),
+                end: narrow(self.pos),
                 next: 0,
-                key: None,
+                key: NO_KEY,
             });
             layout.len() - 1
         });
@@ -382,9 +401,9 @@ impl<'a> Parser<'a> {
             _ => Err(self.unexpected("a JSON value")),
         }?;
         if let (Some(layout), Some(i)) = (self.layout.as_mut(), entry) {
-            let next = layout.len();
+            let next = narrow(layout.len());
             let e = &mut layout[i];
-            e.end = self.pos;
+            e.end = narrow(self.pos);
             e.next = next;
         }
         Ok(value)
@@ -512,7 +531,7 @@ impl<'a> Parser<'a> {
             let entry = self.layout.as_ref().map(Vec::len);
             let value = self.value(depth + 1)?;
             if let (Some(layout), Some(i)) = (self.layout.as_mut(), entry) {
-                layout[i].key = Some(key_start);
+                layout[i].key = narrow(key_start);
                 if self.canonical {
                     let last = match &large {
                         Some(_) => previous.as_deref(),

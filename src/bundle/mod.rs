@@ -81,7 +81,8 @@ pub struct Loaded {
     /// The bytes of the single input file, for source spans (absent for directories).
     pub source: Option<Vec<u8>>,
     /// The [`json::reader::Layout`] of `source` when the file is written in
-    /// canonical form: the validator then takes digests over it in place.
+    /// canonical form: the validator then takes digests over it in place, so
+    /// `doc`, `source` and `layout` must stay as they were read together.
     pub layout: Option<json::reader::Layout>,
     /// Findings about the stored directory form (empty for single files).
     pub storage_findings: Vec<Finding>,

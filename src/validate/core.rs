@@ -46,8 +46,10 @@ pub fn validate_bundle(doc: &Value) -> Report {
 }
 
 /// [`validate_bundle`] of a document read from canonically written bytes
-/// (`written`): the evidence, observation and statement digests are taken over
-/// those bytes in place instead of over a new serialization. Same report.
+/// (`written`, as [`crate::json::reader::parse_with_layout`] gives them with
+/// `doc`): the evidence, observation, statement, descriptor and manifest
+/// digests are taken over those bytes in place instead of over a new
+/// serialization. Same report, as long as `doc` is what was read from them.
 pub fn validate_bundle_written(doc: &Value, written: Option<Written<'_>>) -> Report {
     let mut findings = pre_schema(doc);
     let schema_errors = schema::validate(SchemaKind::ConformanceBundle, doc);

@@ -144,33 +144,34 @@ pub fn to_vec_with_element_digests(
                 })?,
                 other => write(other, out)?,
             }
-            let end = out.len();
-            let mut hasher = Sha256::new();
-            let len = match member {
-                Some((member_start, value_end)) => {
-                    // Leave out the member and the comma that joins it to a neighbour.
-                    let (cut_start, cut_end) = if out[member_start - 1] == b',' {
-                        (member_start - 1, value_end)
-                    } else if out[value_end] == b',' {
-                        (member_start, value_end + 1)
-                    } else {
-                        (member_start, value_end)
-                    };
-                    hasher.update(&out[start..cut_start]);
-                    hasher.update(&out[cut_end..end]);
-                    (end - start) - (cut_end - cut_start)
-                }
-                None => {
-                    hasher.update(&out[start..end]);
-                    end - start
-                }
-            };
-            digests.push((lower_hex(&hasher.finalize()), len));
+            let member = member.map(|(from, to)| from - start..to - start);
+            digests.push(digest_without_member(&out[start..], member));
         }
         out.push(b']');
         Ok(())
     })?;
     Ok((out, digests))
+}
+
+/// The digest and length of the canonical bytes of an object, `object`, with
+/// the member at `member` (`"key":value`, relative to `object`) left out
+/// together with the comma that joins it to a neighbour (the one before it,
+/// else the one after); the whole object when `member` is `None`.
+fn digest_without_member(object: &[u8], member: Option<std::ops::Range<usize>>) -> DigestAndLen {
+    let Some(m) = member else {
+        return (sha256_hex(object), object.len());
+    };
+    let mut hasher = Sha256::new();
+    let cut = if object[m.start - 1] == b',' {
+        m.start - 1..m.end
+    } else if object[m.end] == b',' {
+        m.start..m.end + 1
+    } else {
+        m
+    };
+    hasher.update(&object[..cut.start]);
+    hasher.update(&object[cut.end..]);
+    (lower_hex(&hasher.finalize()), object.len() - cut.len())
 }
 
 /// What [`to_vec_with_element_digests`] gives for the value at `index`, as a
@@ -196,27 +197,8 @@ pub fn element_digests_in_place(
             .then(|| layout.member(bytes, item, skip))
             .flatten()
             .and_then(|m| layout.member_span(m));
-        let mut hasher = Sha256::new();
-        let len = match member {
-            Some(m) => {
-                // As in the serialization: the comma before the member, else the one after.
-                let cut = if bytes[m.start - 1] == b',' {
-                    m.start - 1..m.end
-                } else if bytes[m.end] == b',' {
-                    m.start..m.end + 1
-                } else {
-                    m
-                };
-                hasher.update(&bytes[span.start..cut.start]);
-                hasher.update(&bytes[cut.end..span.end]);
-                span.len() - cut.len()
-            }
-            None => {
-                hasher.update(&bytes[span.clone()]);
-                span.len()
-            }
-        };
-        digests.push((lower_hex(&hasher.finalize()), len));
+        let member = member.map(|m| m.start - span.start..m.end - span.start);
+        digests.push(digest_without_member(&bytes[span], member));
     }
     ((sha256_hex(whole), whole.len()), digests)
 }
@@ -474,10 +456,7 @@ mod tests {
             let (_, layout) =
                 crate::json::reader::parse_with_layout(&written, &Default::default()).unwrap();
             let layout = layout.unwrap();
-            let mut at = Layout::ROOT;
-            for key in path {
-                at = layout.member(&written, at, key).unwrap();
-            }
+            let at = layout.at(&written, path).unwrap();
             let (own, each) =
                 element_digests_in_place(&written, &layout, at, "obs", "observationSha256");
             assert_eq!(own, (sha256_hex(&bytes), bytes.len()));

@@ -289,6 +289,13 @@ impl Layout {
         })
     }
 
+    /// The value reached from the document's own value through the members
+    /// named by `path` (names that need no escape), in `bytes`.
+    pub fn at(&self, bytes: &[u8], path: &[&str]) -> Option<usize> {
+        path.iter()
+            .try_fold(Self::ROOT, |at, key| self.member(bytes, at, key))
+    }
+
     /// The member of the object at `index` named `key` (a name that needs no
     /// escape), looked up in `bytes`, the document the layout was read from.
     pub fn member(&self, bytes: &[u8], index: usize, key: &str) -> Option<usize> {

@@ -11,7 +11,7 @@ use crate::diag::codes as c;
 use crate::diag::{Finding, Report};
 use crate::json::canonical::{self, DigestAndLen, sha256_hex};
 use crate::json::locate::escape_token;
-use crate::json::reader::{Layout, Written};
+use crate::json::reader::Written;
 use crate::json::time::rfc3339_micros;
 use crate::model::{Artifact, Bundle, Evidence, Observation, Operation};
 use crate::schema::{self, SchemaKind};
@@ -391,16 +391,15 @@ impl<'a> Semantic<'a> {
         let evidence = doc.get("evidence").unwrap_or(&null);
         // The scenario descriptor's digest (it is an object after the schema).
         let descriptor_digest = written.and_then(|w| {
-            let mut at = Layout::ROOT;
-            for key in ["evidence", "scenario", "descriptor"] {
-                at = w.layout.member(w.bytes, at, key)?;
-            }
+            let at = w
+                .layout
+                .at(w.bytes, &["evidence", "scenario", "descriptor"])?;
             let bytes = &w.bytes[w.layout.span(at)];
             (bytes.first() == Some(&b'{')).then(|| sha256_hex(bytes))
         });
         let in_place = written.and_then(|w| {
-            let at = w.layout.member(w.bytes, Layout::ROOT, "evidence")?;
-            let statement = w.layout.member(w.bytes, Layout::ROOT, "statement")?;
+            let at = w.layout.at(w.bytes, &["evidence"])?;
+            let statement = w.layout.at(w.bytes, &["statement"])?;
             let statement = &w.bytes[w.layout.span(statement)];
             let (evidence, each) = canonical::element_digests_in_place(
                 w.bytes,
@@ -1067,10 +1066,7 @@ impl<'a> Semantic<'a> {
             }
         }
         let in_place: Option<Vec<&[u8]>> = self.written.and_then(|w| {
-            let mut at = Layout::ROOT;
-            for key in ["integrity", "artifacts"] {
-                at = w.layout.member(w.bytes, at, key)?;
-            }
+            let at = w.layout.at(w.bytes, &["integrity", "artifacts"])?;
             Some(
                 w.layout
                     .children(at)

@@ -185,8 +185,18 @@ pub(crate) fn check_same_file(
 
 /// Read and strictly parse one JSON file.
 pub fn read_json(path: &Path, limits: &Limits) -> Result<(Value, Vec<u8>), LoadError> {
+    read_json_with(path, limits, json::parse)
+}
+
+/// Read one file and parse it with `parse` (the strict reader, with or
+/// without its layout); a refusal names the file and keeps its bytes.
+fn read_json_with<T>(
+    path: &Path,
+    limits: &Limits,
+    parse: impl FnOnce(&[u8], &Limits) -> Result<T, json::ReadError>,
+) -> Result<(T, Vec<u8>), LoadError> {
     let bytes = read_file(path, limits)?;
-    match json::parse(&bytes, limits) {
+    match parse(&bytes, limits) {
         Ok(v) => Ok((v, bytes)),
         Err(source) => Err(LoadError::Json {
             path: path.to_path_buf(),
@@ -241,17 +251,7 @@ pub fn load_with(
             field_dir: None,
         });
     }
-    let bytes = read_file(path, limits)?;
-    let (doc, layout) = match json::reader::parse_with_layout(&bytes, limits) {
-        Ok(parsed) => parsed,
-        Err(source) => {
-            return Err(LoadError::Json {
-                path: path.to_path_buf(),
-                source,
-                bytes,
-            });
-        }
-    };
+    let ((doc, layout), bytes) = read_json_with(path, limits, json::reader::parse_with_layout)?;
     Ok(Loaded {
         doc: Some(doc),
         source: Some(bytes),

@@ -283,19 +283,61 @@ fn check(input: Input<'_>, options: &ValidateOptions, require_attested: bool) ->
     match input {
         Input::Path(path) => Outcome {
             path: path.to_path_buf(),
-            result: bundle::load_with(path, &options.limits, &options.dir_limits)
-                .map(|l| check_loaded(l, &rules, require_attested)),
+            result: match bundle::read_if_file(path, &options.limits) {
+                Ok(Some(bytes)) => {
+                    check_bytes(path, &bytes, &options.limits, &rules, require_attested)
+                }
+                Ok(None) => bundle::load_with(path, &options.limits, &options.dir_limits)
+                    .map(|l| check_loaded(l, &rules, require_attested)),
+                Err(e) => Err(e),
+            },
         },
         Input::Bytes { name, bytes } => Outcome {
             path: PathBuf::from(name),
-            result: load_bytes(name, bytes, &options.limits)
-                .map(|l| check_loaded(l, &rules, require_attested)),
+            result: check_bytes(
+                Path::new(name),
+                bytes,
+                &options.limits,
+                &rules,
+                require_attested,
+            ),
         },
     }
 }
 
+/// The `schemaVersion` of a v0.2 conformance bundle.
+const BUNDLE_VERSION: &str = "mcp-res.conformance-bundle/0.2.0";
+
+/// Check one single-file document. A v0.2 conformance bundle (the common
+/// case) is read as a [`crate::json::Doc`] and judged by the core rules as it
+/// stands; anything else, or anything the reader refuses, is read again as a
+/// `Value` and goes the general way ([`check_loaded`]), which gives the
+/// refusal or the report of its family. The reports are the same either way.
+fn check_bytes(
+    path: &Path,
+    bytes: &[u8],
+    limits: &Limits,
+    rules: &crate::validate::Options,
+    require_attested: bool,
+) -> Result<Checked, LoadError> {
+    if !require_attested
+        && bytes.len() <= limits.max_bytes
+        && let Ok((doc, layout)) = crate::json::reader::parse_doc_with_layout(bytes, limits)
+        && doc.get("schemaVersion").and_then(crate::json::Doc::as_str) == Some(BUNDLE_VERSION)
+    {
+        let written = layout
+            .as_ref()
+            .map(|layout| crate::json::reader::Written { bytes, layout });
+        return Ok(Checked {
+            report: crate::validate::core::validate_bundle_doc(&doc, written),
+            source: Some(bytes.to_vec()),
+        });
+    }
+    load_bytes(path, bytes, limits).map(|l| check_loaded(l, rules, require_attested))
+}
+
 /// The bytes of one document, read as a file with the same limits is.
-fn load_bytes(name: &str, bytes: &[u8], limits: &Limits) -> Result<bundle::Loaded, LoadError> {
+fn load_bytes(name: &Path, bytes: &[u8], limits: &Limits) -> Result<bundle::Loaded, LoadError> {
     if bytes.len() > limits.max_bytes {
         return Err(LoadError::TooLarge {
             path: PathBuf::from(name),

@@ -110,7 +110,22 @@ fn lstat_refusing_symlinks(path: &Path) -> Result<fs::Metadata, LoadError> {
 
 /// Read a file strictly: no symlink, regular file only, size limit before reading.
 pub fn read_file(path: &Path, limits: &Limits) -> Result<Vec<u8>, LoadError> {
+    read_file_with(path, lstat_refusing_symlinks(path)?, limits)
+}
+
+/// The bytes of the input at `path` when it is no directory (read as
+/// [`read_file`] reads them), `None` for a directory: what [`load_with`]
+/// would parse as a single-file document, before it is parsed.
+pub fn read_if_file(path: &Path, limits: &Limits) -> Result<Option<Vec<u8>>, LoadError> {
     let meta = lstat_refusing_symlinks(path)?;
+    if meta.is_dir() {
+        return Ok(None);
+    }
+    read_file_with(path, meta, limits).map(Some)
+}
+
+/// [`read_file`] with the path's metadata already taken (without following a symlink).
+fn read_file_with(path: &Path, meta: fs::Metadata, limits: &Limits) -> Result<Vec<u8>, LoadError> {
     if !meta.is_file() {
         return Err(LoadError::NotRegular {
             path: path.to_path_buf(),

@@ -6,8 +6,12 @@
 //! Size, depth, node and string-length limits bound the work it can be made
 //! to do. It never panics; every refusal carries a reason and a position.
 
-use serde_json::{Map, Number, Value};
+use serde_json::{Number, Value};
+use std::borrow::Cow;
+use std::collections::HashSet;
 use std::fmt;
+
+pub use super::doc::Doc;
 
 /// The largest integer magnitude MCP-RES admits (JavaScript's `Number.MAX_SAFE_INTEGER`).
 pub const MAX_SAFE_INTEGER: i64 = 9_007_199_254_740_991;
@@ -150,7 +154,21 @@ pub fn line_column(bytes: &[u8], offset: usize) -> (usize, usize) {
 
 /// Parse one document strictly with the given limits.
 pub fn parse(bytes: &[u8], limits: &Limits) -> Result<Value, ReadError> {
-    read(bytes, limits, false).map(|(value, _)| value)
+    read(bytes, limits, false).map(|(doc, _)| doc.into_value())
+}
+
+/// [`parse`] into a [`Doc`] (strings borrowed from `bytes` where they need no
+/// unescaping): the same checks, the same refusals.
+pub fn parse_doc<'a>(bytes: &'a [u8], limits: &Limits) -> Result<Doc<'a>, ReadError> {
+    read(bytes, limits, false).map(|(doc, _)| doc)
+}
+
+/// [`parse_with_layout`] into a [`Doc`].
+pub fn parse_doc_with_layout<'a>(
+    bytes: &'a [u8],
+    limits: &Limits,
+) -> Result<(Doc<'a>, Option<Layout>), ReadError> {
+    read(bytes, limits, true)
 }
 
 /// [`parse`], and also the [`Layout`] of the document when its value is
@@ -161,10 +179,14 @@ pub fn parse_with_layout(
     bytes: &[u8],
     limits: &Limits,
 ) -> Result<(Value, Option<Layout>), ReadError> {
-    read(bytes, limits, true)
+    read(bytes, limits, true).map(|(doc, layout)| (doc.into_value(), layout))
 }
 
-fn read(bytes: &[u8], limits: &Limits, record: bool) -> Result<(Value, Option<Layout>), ReadError> {
+fn read<'a>(
+    bytes: &'a [u8],
+    limits: &Limits,
+    record: bool,
+) -> Result<(Doc<'a>, Option<Layout>), ReadError> {
     if bytes.len() > limits.max_bytes {
         return Err(ReadError::at(
             bytes,
@@ -198,15 +220,17 @@ fn read(bytes: &[u8], limits: &Limits, record: bool) -> Result<(Value, Option<La
         limits,
         layout: recording.then(Vec::new),
         canonical: recording,
+        items: Vec::new(),
+        members: Vec::new(),
     };
     parser.skip_ws();
     if parser.pos == bytes.len() {
         return Err(ReadError::at(bytes, 0, ReadErrorKind::Empty));
     }
-    let value = parser.value(0)?;
+    let value = parser.value(0).map_err(|e| *e)?;
     parser.skip_ws();
     if parser.pos != bytes.len() {
-        return Err(parser.err(ReadErrorKind::TrailingData));
+        return Err(*parser.err(ReadErrorKind::TrailingData));
     }
     let layout = match parser.layout {
         Some(entries) if parser.canonical => Some(Layout { entries }),
@@ -315,27 +339,37 @@ pub fn parse_default(bytes: &[u8]) -> Result<Value, ReadError> {
     parse(bytes, &Limits::default())
 }
 
-struct Parser<'a> {
+struct Parser<'a, 'l> {
     /// The whole document, already checked to be UTF-8 (`bytes` is its byte view).
     text: &'a str,
     bytes: &'a [u8],
     pos: usize,
     nodes: usize,
-    limits: &'a Limits,
+    limits: &'l Limits,
     /// The layout being recorded (only for [`parse_with_layout`]).
     layout: Option<Vec<Entry>>,
     /// Whether everything read so far inside the value is in canonical form
     /// (only tracked while recording).
     canonical: bool,
+    /// The elements of the arrays being read, innermost last: an array takes
+    /// its own off the top when it closes (one allocation per array).
+    items: Vec<Doc<'a>>,
+    /// The same for the members of the objects being read.
+    members: Vec<(Cow<'a, str>, Doc<'a>)>,
 }
 
-impl<'a> Parser<'a> {
-    fn err(&self, kind: ReadErrorKind) -> ReadError {
-        ReadError::at(self.bytes, self.pos, kind)
+impl<'a> Parser<'a, '_> {
+    // Errors are boxed inside the parser: every value is returned through a
+    // `Result`, and a small error keeps that `Result` the size of a `Value`
+    // (fewer bytes moved per value; measured, issue 21).
+    #[cold]
+    fn err(&self, kind: ReadErrorKind) -> Box<ReadError> {
+        Box::new(ReadError::at(self.bytes, self.pos, kind))
     }
 
-    fn err_at(&self, offset: usize, kind: ReadErrorKind) -> ReadError {
-        ReadError::at(self.bytes, offset, kind)
+    #[cold]
+    fn err_at(&self, offset: usize, kind: ReadErrorKind) -> Box<ReadError> {
+        Box::new(ReadError::at(self.bytes, offset, kind))
     }
 
     #[inline]
@@ -364,14 +398,15 @@ impl<'a> Parser<'a> {
         }
     }
 
-    fn unexpected(&self, expected: &'static str) -> ReadError {
+    #[cold]
+    fn unexpected(&self, expected: &'static str) -> Box<ReadError> {
         match self.peek() {
             Some(found) => self.err(ReadErrorKind::UnexpectedByte { found, expected }),
             None => self.err(ReadErrorKind::UnexpectedEnd { expected }),
         }
     }
 
-    fn count_node(&mut self) -> Result<(), ReadError> {
+    fn count_node(&mut self) -> Result<(), Box<ReadError>> {
         self.nodes += 1;
         if self.nodes > self.limits.max_nodes {
             return Err(self.err(ReadErrorKind::TooManyNodes {
@@ -381,7 +416,7 @@ impl<'a> Parser<'a> {
         Ok(())
     }
 
-    fn value(&mut self, depth: usize) -> Result<Value, ReadError> {
+    fn value(&mut self, depth: usize) -> Result<Doc<'a>, Box<ReadError>> {
         if depth > self.limits.max_depth {
             return Err(self.err(ReadErrorKind::TooDeep {
                 limit: self.limits.max_depth,
@@ -400,10 +435,10 @@ impl<'a> Parser<'a> {
         let value = match self.peek() {
             Some(b'{') => self.object(depth),
             Some(b'[') => self.array(depth),
-            Some(b'"') => Ok(Value::String(self.string()?)),
-            Some(b't') => self.literal(b"true", Value::Bool(true)),
-            Some(b'f') => self.literal(b"false", Value::Bool(false)),
-            Some(b'n') => self.literal(b"null", Value::Null),
+            Some(b'"') => Ok(Doc::Str(self.string()?)),
+            Some(b't') => self.literal(b"true", Doc::Bool(true)),
+            Some(b'f') => self.literal(b"false", Doc::Bool(false)),
+            Some(b'n') => self.literal(b"null", Doc::Null),
             Some(b'-' | b'0'..=b'9') => self.number(),
             _ => Err(self.unexpected("a JSON value")),
         }?;
@@ -416,7 +451,7 @@ impl<'a> Parser<'a> {
         Ok(value)
     }
 
-    fn literal(&mut self, word: &'static [u8], value: Value) -> Result<Value, ReadError> {
+    fn literal(&mut self, word: &'static [u8], value: Doc<'a>) -> Result<Doc<'a>, Box<ReadError>> {
         if self.bytes[self.pos..].starts_with(word) {
             self.pos += word.len();
             Ok(value)
@@ -435,7 +470,7 @@ impl<'a> Parser<'a> {
         }
     }
 
-    fn number(&mut self) -> Result<Value, ReadError> {
+    fn number(&mut self) -> Result<Doc<'a>, Box<ReadError>> {
         let start = self.pos;
         let negative = self.peek() == Some(b'-');
         if negative {
@@ -477,51 +512,50 @@ impl<'a> Parser<'a> {
             self.canonical = false;
         }
         let n = if negative { -magnitude } else { magnitude };
-        Ok(Value::Number(Number::from(n)))
+        Ok(Doc::Num(Number::from(n)))
     }
 
-    fn array(&mut self, depth: usize) -> Result<Value, ReadError> {
+    fn array(&mut self, depth: usize) -> Result<Doc<'a>, Box<ReadError>> {
         self.pos += 1; // '['
-        let mut items = Vec::new();
         self.skip_ws_in();
         if self.peek() == Some(b']') {
             self.pos += 1;
-            return Ok(Value::Array(items));
+            return Ok(Doc::Arr(Vec::new()));
         }
+        let base = self.items.len();
         loop {
             self.skip_ws_in();
-            items.push(self.value(depth + 1)?);
+            let item = self.value(depth + 1)?;
+            self.items.push(item);
             self.skip_ws_in();
             match self.peek() {
                 Some(b',') => self.pos += 1,
                 Some(b']') => {
                     self.pos += 1;
-                    return Ok(Value::Array(items));
+                    return Ok(Doc::Arr(self.items.drain(base..).collect()));
                 }
                 _ => return Err(self.unexpected("',' or ']'")),
             }
         }
     }
 
-    fn object(&mut self, depth: usize) -> Result<Value, ReadError> {
+    fn object(&mut self, depth: usize) -> Result<Doc<'a>, Box<ReadError>> {
         self.pos += 1; // '{'
         self.skip_ws_in();
         if self.peek() == Some(b'}') {
             self.pos += 1;
-            return Ok(Value::Object(Map::new()));
+            return Ok(Doc::Obj(Vec::new()));
         }
-        // Members are gathered in document order and the map is built once at
-        // the end (sorting a small list and building the tree in bulk costs far
-        // less than searching the tree once per member). A duplicate is still
-        // refused where it stands, right after its value, as before: small
-        // objects look back over the list (lengths first), and an object that
-        // grows past `LOOK_BACK` members moves into the map and asks it.
+        // Members gather on `self.members` above `base` in document order. A
+        // duplicate is refused where it stands, right after its value: small
+        // objects look back over their members (lengths first), and an object
+        // that grows past `LOOK_BACK` members also keeps a set of its names.
         const LOOK_BACK: usize = 32;
-        let mut entries: Vec<(String, Value)> = Vec::new();
-        let mut large: Option<Map<String, Value>> = None;
-        // The previous member's name, while recording: canonically, names ascend
-        // in UTF-16 order.
-        let mut previous: Option<String> = None;
+        let base = self.members.len();
+        let mut large: Option<HashSet<Cow<'a, str>>> = None;
+        // Whether the names so far ascend in byte order (the order a `Doc`
+        // keeps them in; otherwise they are sorted when the object closes).
+        let mut ascending = true;
         loop {
             self.skip_ws_in();
             if self.peek() != Some(b'"') {
@@ -537,61 +571,53 @@ impl<'a> Parser<'a> {
             self.skip_ws_in();
             let entry = self.layout.as_ref().map(Vec::len);
             let value = self.value(depth + 1)?;
+            let own = &self.members[base..];
+            let last = own.last().map(|(k, _)| k.as_ref());
             if let (Some(layout), Some(i)) = (self.layout.as_mut(), entry) {
                 layout[i].key = narrow(key_start);
-                if self.canonical {
-                    let last = match &large {
-                        Some(_) => previous.as_deref(),
-                        None => entries.last().map(|(k, _)| k.as_str()),
-                    };
-                    if last.is_some_and(|p| super::canonical::cmp_utf16(p, &key).is_ge()) {
-                        self.canonical = false;
-                    }
-                    if large.is_some() {
-                        previous = Some(key.clone());
-                    }
+                // Canonically, names ascend in UTF-16 order.
+                if self.canonical
+                    && last.is_some_and(|p| super::canonical::cmp_utf16(p, &key).is_ge())
+                {
+                    self.canonical = false;
                 }
             }
-            match &mut large {
-                Some(map) => {
-                    if map.contains_key(&key) {
-                        return Err(self.err_at(key_start, ReadErrorKind::DuplicateKey(key)));
-                    }
-                    map.insert(key, value);
-                }
-                None => {
-                    if entries
+            if ascending && last.is_some_and(|p| p.as_bytes() >= key.as_bytes()) {
+                ascending = false;
+            }
+            let duplicate = match &mut large {
+                Some(names) => !names.insert(key.clone()),
+                None => own.iter().any(|(k, _)| k.len() == key.len() && *k == key),
+            };
+            if duplicate {
+                return Err(self.err_at(key_start, ReadErrorKind::DuplicateKey(key.into_owned())));
+            }
+            self.members.push((key, value));
+            if large.is_none() && self.members.len() - base > LOOK_BACK {
+                large = Some(
+                    self.members[base..]
                         .iter()
-                        .any(|(k, _)| k.len() == key.len() && *k == key)
-                    {
-                        return Err(self.err_at(key_start, ReadErrorKind::DuplicateKey(key)));
-                    }
-                    entries.push((key, value));
-                    if entries.len() > LOOK_BACK {
-                        if self.layout.is_some() {
-                            previous = entries.last().map(|(k, _)| k.clone());
-                        }
-                        large = Some(std::mem::take(&mut entries).into_iter().collect());
-                    }
-                }
+                        .map(|(k, _)| k.clone())
+                        .collect(),
+                );
             }
             self.skip_ws_in();
             match self.peek() {
                 Some(b',') => self.pos += 1,
                 Some(b'}') => {
                     self.pos += 1;
-                    let map = match large {
-                        Some(map) => map,
-                        None => entries.into_iter().collect(),
-                    };
-                    return Ok(Value::Object(map));
+                    let mut members: Vec<_> = self.members.drain(base..).collect();
+                    if !ascending {
+                        members.sort_unstable_by(|(a, _), (b, _)| a.as_bytes().cmp(b.as_bytes()));
+                    }
+                    return Ok(Doc::Obj(members));
                 }
                 _ => return Err(self.unexpected("',' or '}'")),
             }
         }
     }
 
-    fn hex4(&mut self) -> Result<u16, ReadError> {
+    fn hex4(&mut self) -> Result<u16, Box<ReadError>> {
         let mut v: u16 = 0;
         for _ in 0..4 {
             let d = match self.peek() {
@@ -606,7 +632,7 @@ impl<'a> Parser<'a> {
         Ok(v)
     }
 
-    fn string(&mut self) -> Result<String, ReadError> {
+    fn string(&mut self) -> Result<Cow<'a, str>, Box<ReadError>> {
         let open = self.pos;
         self.pos += 1; // opening quote
         let mut out = String::new();
@@ -632,7 +658,7 @@ impl<'a> Parser<'a> {
                 // allocation instead of a growing buffer.
                 if out.is_empty() && self.peek() == Some(b'"') {
                     self.pos += 1;
-                    return Ok(run.to_owned());
+                    return Ok(Cow::Borrowed(run));
                 }
                 out.push_str(run);
             }
@@ -640,7 +666,7 @@ impl<'a> Parser<'a> {
                 None => return Err(self.err(ReadErrorKind::UnexpectedEnd { expected: "'\"'" })),
                 Some(b'"') => {
                     self.pos += 1;
-                    return Ok(out);
+                    return Ok(Cow::Owned(out));
                 }
                 Some(b'\\') => {
                     let escape_start = self.pos;

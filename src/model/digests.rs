@@ -5,6 +5,7 @@ use sha2::{Digest, Sha256};
 
 use super::vocab::{EVIDENCE_PATH, STATEMENT_PATH};
 use crate::json::canonical;
+use crate::json::reader::Written;
 
 /// The digest of `{"artifacts": list}` with the list sorted by path (UTF-16
 /// order), written straight to canonical bytes (nothing cloned). Empty when an
@@ -49,43 +50,46 @@ pub fn bundle_digest(artifacts: &[Value]) -> String {
 /// validator needs both). Each is empty exactly when the other functions give
 /// an empty digest: an artifact of its list has no canonical form.
 pub fn manifest_digests(artifacts: &[Value]) -> (String, String) {
-    manifest_digests_of(artifacts, None)
+    let paths: Vec<&str> = artifacts.iter().map(path_of).collect();
+    manifest_digests_of(&paths, |index, out| {
+        canonical::write(&artifacts[index], out).is_ok()
+    })
 }
 
 /// [`manifest_digests`] of artifacts read from canonically written bytes:
-/// `written[i]` is the canonical form of `artifacts[i]`, as it stands in the
-/// input (nothing is serialized again). Falls back to serializing when the
-/// two lists differ in length.
-pub fn manifest_digests_written(artifacts: &[Value], written: &[&[u8]]) -> (String, String) {
-    manifest_digests_of(
-        artifacts,
-        (written.len() == artifacts.len()).then_some(written),
-    )
+/// `written[i]` is the canonical form of the artifact whose `path` is
+/// `paths[i]`, as it stands in the input (nothing is serialized again). Both
+/// digests are empty when the two lists differ in length.
+pub fn manifest_digests_written(paths: &[&str], written: &[&[u8]]) -> (String, String) {
+    if paths.len() != written.len() {
+        return (String::new(), String::new());
+    }
+    manifest_digests_of(paths, |index, out| {
+        out.extend_from_slice(written[index]);
+        true
+    })
 }
 
-fn manifest_digests_of(artifacts: &[Value], written: Option<&[&[u8]]>) -> (String, String) {
-    let mut list: Vec<(usize, &Value)> = artifacts.iter().enumerate().collect();
+/// Both digests of the artifacts whose paths are `paths`; `write(i, out)`
+/// appends the canonical form of artifact `i` to `out` (`false`: it has none).
+fn manifest_digests_of(
+    paths: &[&str],
+    mut write: impl FnMut(usize, &mut Vec<u8>) -> bool,
+) -> (String, String) {
+    let mut list: Vec<usize> = (0..paths.len()).collect();
     // Stable: filtering the sorted list keeps the order sorting the filtered one gives.
-    list.sort_by(|a, b| canonical::cmp_utf16(path_of(a.1), path_of(b.1)));
+    list.sort_by(|&a, &b| canonical::cmp_utf16(paths[a], paths[b]));
     let opening = b"{\"artifacts\":[";
     let mut all = (Sha256::new(), true, true);
     let mut supporting = (Sha256::new(), true, true);
     all.0.update(opening);
     supporting.0.update(opening);
     let mut bytes = Vec::with_capacity(256);
-    for (index, artifact) in list {
-        let p = artifact.get("path").and_then(Value::as_str);
-        let is_supporting = p != Some(EVIDENCE_PATH) && p != Some(STATEMENT_PATH);
-        let (ok, bytes) = match written {
-            Some(w) => (true, w[index]),
-            None => {
-                bytes.clear();
-                (
-                    canonical::write(artifact, &mut bytes).is_ok(),
-                    bytes.as_slice(),
-                )
-            }
-        };
+    for index in list {
+        let p = paths[index];
+        let is_supporting = p != EVIDENCE_PATH && p != STATEMENT_PATH;
+        bytes.clear();
+        let ok = write(index, &mut bytes);
         for (target, wanted) in [(&mut all, true), (&mut supporting, is_supporting)] {
             if !wanted {
                 continue;
@@ -95,7 +99,7 @@ fn manifest_digests_of(artifacts: &[Value], written: Option<&[&[u8]]>) -> (Strin
             if !*first {
                 hasher.update(b",");
             }
-            hasher.update(bytes);
+            hasher.update(&bytes);
             *first = false;
         }
     }
@@ -161,6 +165,46 @@ pub fn execution_digest(evidence: &Value, actual_outcome: &str) -> String {
     }
 }
 
+/// [`execution_digest`] of a bundle read from canonically written bytes: the
+/// members are taken from the input as they stand (the evidence's `run`,
+/// `scenario.fingerprint`, each observation's `observationSha256` and
+/// `supportingArtifactManifestDigest`), nothing is serialized again.
+pub fn execution_digest_written(w: Written<'_>, actual_outcome: &str) -> String {
+    let (bytes, layout) = (w.bytes, w.layout);
+    let evidence = layout.at(bytes, &["evidence"]);
+    let member = |path: &[&str]| {
+        let at =
+            evidence.and_then(|e| path.iter().try_fold(e, |at, k| layout.member(bytes, at, k)));
+        at.map_or(&b"null"[..], |i| &bytes[layout.span(i)])
+    };
+    let observations = evidence
+        .and_then(|e| layout.member(bytes, e, "observations"))
+        .filter(|&i| bytes.get(layout.span(i).start) == Some(&b'['));
+    let mut out = Vec::with_capacity(512);
+    out.extend_from_slice(b"{\"actualOutcome\":");
+    canonical::write_string(actual_outcome, &mut out);
+    out.extend_from_slice(b",\"observationDigests\":[");
+    for (n, o) in observations
+        .into_iter()
+        .flat_map(|i| layout.children(i))
+        .enumerate()
+    {
+        if n > 0 {
+            out.push(b',');
+        }
+        let digest = layout.member(bytes, o, "observationSha256");
+        out.extend_from_slice(digest.map_or(&b"null"[..], |i| &bytes[layout.span(i)]));
+    }
+    out.extend_from_slice(b"],\"run\":");
+    out.extend_from_slice(member(&["run"]));
+    out.extend_from_slice(b",\"scenarioFingerprint\":");
+    out.extend_from_slice(member(&["scenario", "fingerprint"]));
+    out.extend_from_slice(b",\"supportingArtifactManifestDigest\":");
+    out.extend_from_slice(member(&["supportingArtifactManifestDigest"]));
+    out.push(b'}');
+    canonical::sha256_hex(&out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -205,9 +249,21 @@ mod tests {
             "observations": [{"observationSha256": "00"}, {"other": 1}, {"observationSha256": "\"q"}],
             "supportingArtifactManifestDigest": "cd".repeat(32)
         });
+        let bundle = json!({ "evidence": evidence });
+        let bytes = canonical::to_vec(&bundle).unwrap();
+        let (_, layout) =
+            crate::json::reader::parse_with_layout(&bytes, &Default::default()).unwrap();
+        let written = Written {
+            bytes: &bytes,
+            layout: layout.as_ref().unwrap(),
+        };
         for outcome in ["PASS", "FAIL", "\u{1f600}"] {
             assert_eq!(
                 execution_digest(&evidence, outcome),
+                by_document_execution(&evidence, outcome)
+            );
+            assert_eq!(
+                execution_digest_written(written, outcome),
                 by_document_execution(&evidence, outcome)
             );
         }
@@ -216,6 +272,25 @@ mod tests {
             execution_digest(&sparse, "PASS"),
             by_document_execution(&json!({}), "PASS")
         );
+        for sparse in [
+            json!({"observations": "not a list"}),
+            json!({"observations": {"observationSha256": "x"}}),
+            json!({"observations": [1, [], {"a": 1}], "scenario": []}),
+            json!({}),
+        ] {
+            let bytes = canonical::to_vec(&json!({ "evidence": sparse })).unwrap();
+            let (_, layout) =
+                crate::json::reader::parse_with_layout(&bytes, &Default::default()).unwrap();
+            let written = Written {
+                bytes: &bytes,
+                layout: layout.as_ref().unwrap(),
+            };
+            assert_eq!(
+                execution_digest_written(written, "PASS"),
+                execution_digest(&sparse, "PASS"),
+                "{sparse}"
+            );
+        }
         assert_eq!(execution_digest(&json!({"run": 1.5}), "PASS"), "");
     }
 
@@ -278,14 +353,17 @@ mod tests {
                 .collect::<Result<Vec<_>, _>>()
             {
                 let written: Vec<&[u8]> = bytes.iter().map(Vec::as_slice).collect();
+                let paths: Vec<&str> = list.iter().map(path_of).collect();
                 assert_eq!(
-                    manifest_digests_written(list, &written),
+                    manifest_digests_written(&paths, &written),
                     (supporting, bundle)
                 );
-                assert_eq!(
-                    manifest_digests_written(list, &written[..written.len().saturating_sub(1)]),
-                    manifest_digests(list)
-                );
+                if !written.is_empty() {
+                    assert_eq!(
+                        manifest_digests_written(&paths, &written[..written.len() - 1]),
+                        (String::new(), String::new())
+                    );
+                }
             }
         }
         assert_eq!(manifest_digests(&lists[4]).1, "");

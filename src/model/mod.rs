@@ -23,7 +23,6 @@ pub mod profile;
 pub mod vocab;
 
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 
 use vocab::{
     CoverageStatus, EvidenceClass, ObservationOutcome, ObservationType, OperationKind,
@@ -341,7 +340,7 @@ pub struct Artifact<'a> {
 
 impl<'a> Bundle<'a> {
     /// Borrow a typed view of a schema-valid bundle document.
-    pub fn view(doc: &'a Value) -> Result<Bundle<'a>, serde_json::Error> {
+    pub fn view<'d: 'a>(doc: &'a crate::json::Doc<'d>) -> Result<Bundle<'a>, serde_json::Error> {
         Bundle::deserialize(doc)
     }
 }

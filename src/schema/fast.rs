@@ -17,6 +17,8 @@ use std::sync::OnceLock;
 use regex::Regex;
 use serde_json::Value;
 
+use crate::json::Doc;
+
 use super::SchemaKind;
 use super::simple::Simple;
 
@@ -34,8 +36,8 @@ const ANNOTATIONS: [&str; 6] = [
 struct Node {
     types: Option<u8>,
     refs: Vec<usize>,
-    constant: Option<Value>,
-    enumeration: Option<Vec<Value>>,
+    constant: Option<Doc<'static>>,
+    enumeration: Option<Vec<Doc<'static>>>,
     /// Declared properties sorted by name: (name, node, whether `required` names it).
     properties: Vec<(String, usize, bool)>,
     /// How many `required` names are declared properties (counted during the member walk).
@@ -144,7 +146,7 @@ impl Builder {
         let escaped = token.replace('~', "~0").replace('/', "~1");
         self.node(file, &format!("{pointer}/{escaped}"))
     }
-    fn build(&mut self, file: &'static str, pointer: &str, schema: &Value) -> Option<Node> {
+    fn build(&mut self, file: &'static str, pointer: &str, schema: &'static Value) -> Option<Node> {
         let obj = schema.as_object()?;
         let mut n = Node::default();
         // Only used here: folded into `properties` and `required_undeclared` below.
@@ -179,8 +181,10 @@ impl Builder {
                     let target_file = if base.is_empty() { file } else { file_of(base) };
                     n.refs.push(self.node(target_file, fragment)?);
                 }
-                "const" => n.constant = Some(value.clone()),
-                "enum" => n.enumeration = Some(value.as_array()?.clone()),
+                "const" => n.constant = Some(Doc::from_value(value)),
+                "enum" => {
+                    n.enumeration = Some(value.as_array()?.iter().map(Doc::from_value).collect());
+                }
                 "required" => {
                     required = value
                         .as_array()?
@@ -407,20 +411,20 @@ pub fn is_date_time(s: &str) -> bool {
     crate::json::time::is_date_time(s)
 }
 
-fn type_bit(v: &Value) -> u8 {
+fn type_bit(v: &Doc<'_>) -> u8 {
     match v {
-        Value::Null => T_NULL,
-        Value::Bool(_) => T_BOOL,
-        Value::Number(n) => {
+        Doc::Null => T_NULL,
+        Doc::Bool(_) => T_BOOL,
+        Doc::Num(n) => {
             if n.is_i64() || n.is_u64() || n.as_f64().is_some_and(|f| f.fract() == 0.0) {
                 T_INT | T_NUM
             } else {
                 T_NUM
             }
         }
-        Value::String(_) => T_STR,
-        Value::Array(_) => T_ARR,
-        Value::Object(_) => T_OBJ,
+        Doc::Str(_) => T_STR,
+        Doc::Arr(_) => T_ARR,
+        Doc::Obj(_) => T_OBJ,
     }
 }
 
@@ -436,27 +440,30 @@ fn cmp_short(a: &[u8], b: &[u8]) -> std::cmp::Ordering {
     a.len().cmp(&b.len())
 }
 
-/// JSON Schema equality: numbers by value, objects regardless of key order.
-fn json_equal(a: &Value, b: &Value) -> bool {
+/// JSON Schema equality: numbers by value, objects regardless of key order
+/// (a [`Doc`] keeps members in byte order of their names, so equal objects
+/// list them alike).
+fn json_equal(a: &Doc<'_>, b: &Doc<'_>) -> bool {
     match (a, b) {
-        (Value::Number(x), Value::Number(y)) => match (x.as_i64(), y.as_i64()) {
+        (Doc::Num(x), Doc::Num(y)) => match (x.as_i64(), y.as_i64()) {
             (Some(i), Some(j)) => i == j,
             _ => x.as_f64() == y.as_f64(),
         },
-        (Value::Array(x), Value::Array(y)) => {
+        (Doc::Arr(x), Doc::Arr(y)) => {
             x.len() == y.len() && x.iter().zip(y).all(|(p, q)| json_equal(p, q))
         }
-        (Value::Object(x), Value::Object(y)) => {
+        (Doc::Obj(x), Doc::Obj(y)) => {
             x.len() == y.len()
                 && x.iter()
-                    .all(|(k, v)| y.get(k).is_some_and(|w| json_equal(v, w)))
+                    .zip(y)
+                    .all(|((k, v), (l, w))| k == l && json_equal(v, w))
         }
         _ => a == b,
     }
 }
 
 impl Engine {
-    fn valid(&self, node: usize, v: &Value) -> bool {
+    fn valid(&self, node: usize, v: &Doc<'_>) -> bool {
         let n = &self.nodes[node];
         if let Some(mask) = n.types
             && mask & type_bit(v) == 0
@@ -479,8 +486,8 @@ impl Engine {
             }
         }
         match v {
-            Value::Object(map) => {
-                if n.required_undeclared.iter().any(|k| !map.contains_key(k)) {
+            Doc::Obj(map) => {
+                if n.required_undeclared.iter().any(|k| v.get(k).is_none()) {
                     return false;
                 }
                 // The members and the declared properties are both in byte order of
@@ -488,7 +495,7 @@ impl Engine {
                 let props = n.properties.as_slice();
                 let mut next = 0;
                 let mut required_seen = 0;
-                for (k, child) in map {
+                for (k, child) in map.iter() {
                     let key = k.as_bytes();
                     while next < props.len()
                         && cmp_short(props[next].0.as_bytes(), key) == std::cmp::Ordering::Less
@@ -521,7 +528,7 @@ impl Engine {
                     return false;
                 }
             }
-            Value::Array(items) => {
+            Doc::Arr(items) => {
                 if n.min_items.is_some_and(|m| items.len() < m)
                     || n.max_items.is_some_and(|m| items.len() > m)
                 {
@@ -540,7 +547,7 @@ impl Engine {
                     }
                 }
             }
-            Value::String(s) => {
+            Doc::Str(s) => {
                 if n.min_length.is_some() || n.max_length.is_some() {
                     let len = s.chars().count();
                     if n.min_length.is_some_and(|m| len < m)
@@ -560,7 +567,7 @@ impl Engine {
                     return false;
                 }
             }
-            Value::Number(num) => {
+            Doc::Num(num) => {
                 let x = num.as_f64().unwrap_or(f64::NAN);
                 if n.minimum.is_some_and(|m| x < m) || n.maximum.is_some_and(|m| x > m) {
                     return false;
@@ -584,8 +591,13 @@ impl Engine {
 /// Accept/reject decision for `value` against `kind`, or `None` if the fast
 /// evaluator cannot express the schemas (the caller then uses `jsonschema`).
 pub fn is_valid(kind: SchemaKind, value: &Value) -> Option<bool> {
+    is_valid_doc(kind, &Doc::from_value(value))
+}
+
+/// [`is_valid`] of a [`Doc`].
+pub fn is_valid_doc(kind: SchemaKind, doc: &Doc<'_>) -> Option<bool> {
     let e = engine(kind)?;
-    Some(e.valid(e.root, value))
+    Some(e.valid(e.root, doc))
 }
 
 #[cfg(test)]
@@ -690,13 +702,37 @@ mod tests {
         }
     }
 
+    fn d(value: Value) -> Doc<'static> {
+        Doc::from_value(&value).into_owned()
+    }
+
+    #[test]
+    fn objects_compare_regardless_of_order() {
+        let a = d(serde_json::json!({"b": 1, "a": [1, 2]}));
+        let b = Doc::Obj(vec![
+            (
+                "a".into(),
+                Doc::Arr(vec![d(serde_json::json!(1)), d(serde_json::json!(2.0))]),
+            ),
+            ("b".into(), d(serde_json::json!(1))),
+        ]);
+        assert!(json_equal(&a, &b));
+        assert!(!json_equal(&a, &d(serde_json::json!({"b": 1}))));
+    }
+
     #[test]
     fn numbers_compare_by_value() {
-        assert!(json_equal(&serde_json::json!(1), &serde_json::json!(1.0)));
         assert!(json_equal(
-            &serde_json::json!({"a": [1, {"b": null}]}),
-            &serde_json::json!({"a": [1, {"b": null}]})
+            &d(serde_json::json!(1)),
+            &d(serde_json::json!(1.0))
         ));
-        assert!(!json_equal(&serde_json::json!("1"), &serde_json::json!(1)));
+        assert!(json_equal(
+            &d(serde_json::json!({"a": [1, {"b": null}]})),
+            &d(serde_json::json!({"a": [1, {"b": null}]}))
+        ));
+        assert!(!json_equal(
+            &d(serde_json::json!("1")),
+            &d(serde_json::json!(1))
+        ));
     }
 }

@@ -322,6 +322,16 @@ pub fn validate(kind: SchemaKind, value: &Value) -> Vec<SchemaError> {
     errors
 }
 
+/// [`validate`] of a [`crate::json::Doc`]: the fast evaluator reads it as it
+/// stands; only a document it does not accept is converted for the
+/// `jsonschema` engine, which then lists the errors.
+pub fn validate_doc(kind: SchemaKind, doc: &crate::json::Doc<'_>) -> Vec<SchemaError> {
+    if fast::is_valid_doc(kind, doc) == Some(true) {
+        return Vec::new();
+    }
+    validate(kind, &doc.to_value())
+}
+
 /// `true` when `value` is valid against the schema of `kind` (no error collection).
 /// Decided by the fast evaluator; the `jsonschema` engine only when it declines.
 pub fn is_valid(kind: SchemaKind, value: &Value) -> bool {

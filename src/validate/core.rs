@@ -9,6 +9,7 @@ use serde_json::Value;
 
 use crate::diag::codes as c;
 use crate::diag::{Finding, Report};
+use crate::json::Doc;
 use crate::json::canonical::{self, DigestAndLen, sha256_hex};
 use crate::json::locate::escape_token;
 use crate::json::reader::Written;
@@ -51,8 +52,25 @@ pub fn validate_bundle(doc: &Value) -> Report {
 /// digests are taken over those bytes in place instead of over a new
 /// serialization. Same report, as long as `doc` is what was read from them.
 pub fn validate_bundle_written(doc: &Value, written: Option<Written<'_>>) -> Report {
+    judge(&Doc::from_value(doc), written, Some(doc))
+}
+
+/// [`validate_bundle_written`] of a document read as a [`Doc`]
+/// ([`crate::json::reader::parse_doc_with_layout`] gives both): the rules read
+/// the `Doc`; a `Value` is built only when the input was not written
+/// canonically and its digests must be taken over a new serialization.
+pub fn validate_bundle_doc(doc: &Doc<'_>, written: Option<Written<'_>>) -> Report {
+    match written {
+        Some(_) => judge(doc, written, None),
+        None => judge(doc, None, Some(&doc.to_value())),
+    }
+}
+
+/// The rules over `doc`; digests over `written` when the input was written
+/// canonically, otherwise over `value`, the same document as a [`Value`].
+fn judge(doc: &Doc<'_>, written: Option<Written<'_>>, value: Option<&Value>) -> Report {
     let mut findings = pre_schema(doc);
-    let schema_errors = schema::validate(SchemaKind::ConformanceBundle, doc);
+    let schema_errors = schema::validate_doc(SchemaKind::ConformanceBundle, doc);
     for e in &schema_errors {
         findings.push(Finding::new(
             c::SCHEMA_INVALID,
@@ -64,7 +82,7 @@ pub fn validate_bundle_written(doc: &Value, written: Option<Written<'_>>) -> Rep
     if schema_errors.is_empty() {
         match Bundle::view(doc) {
             Ok(bundle) => {
-                let mut ctx = Semantic::new(doc, &bundle, written);
+                let mut ctx = Semantic::new(&bundle, written, value);
                 ctx.run(&mut findings);
                 evidence_class = Some(ctx.derived_class.to_string());
             }
@@ -82,9 +100,9 @@ pub fn validate_bundle_written(doc: &Value, written: Option<Written<'_>>) -> Rep
 // Pre-schema rules: run on whatever shape the document has, never fail on it.
 // ---------------------------------------------------------------------------
 
-fn find_key_anywhere(value: &Value, names: &[&str], path: &mut String) -> Option<String> {
+fn find_key_anywhere(value: &Doc<'_>, names: &[&str], path: &mut String) -> Option<String> {
     // Look first without building paths: almost every document has none of the keys.
-    fn contains(value: &Value, names: &[&str]) -> bool {
+    fn contains(value: &Doc<'_>, names: &[&str]) -> bool {
         // Lengths and first bytes first: almost no member name is one of `names`.
         let named = |k: &str| {
             names.iter().any(|n| {
@@ -92,8 +110,8 @@ fn find_key_anywhere(value: &Value, names: &[&str], path: &mut String) -> Option
             })
         };
         match value {
-            Value::Object(map) => map.iter().any(|(k, v)| named(k) || contains(v, names)),
-            Value::Array(items) => items.iter().any(|v| contains(v, names)),
+            Doc::Obj(map) => map.iter().any(|(k, v)| named(k) || contains(v, names)),
+            Doc::Arr(items) => items.iter().any(|v| contains(v, names)),
             _ => false,
         }
     }
@@ -101,12 +119,12 @@ fn find_key_anywhere(value: &Value, names: &[&str], path: &mut String) -> Option
         return None;
     }
     match value {
-        Value::Object(map) => {
+        Doc::Obj(map) => {
             for (k, v) in map {
                 let len = path.len();
                 path.push('/');
                 path.push_str(&escape_token(k));
-                if names.contains(&k.as_str()) {
+                if names.contains(&k.as_ref()) {
                     let found = path.clone();
                     path.truncate(len);
                     return Some(found);
@@ -119,7 +137,7 @@ fn find_key_anywhere(value: &Value, names: &[&str], path: &mut String) -> Option
             }
             None
         }
-        Value::Array(items) => {
+        Doc::Arr(items) => {
             for (i, v) in items.iter().enumerate() {
                 let len = path.len();
                 path.push('/');
@@ -137,33 +155,33 @@ fn find_key_anywhere(value: &Value, names: &[&str], path: &mut String) -> Option
 }
 
 /// JavaScript truthiness of an optional JSON value (`undefined` when absent).
-fn truthy(value: Option<&Value>) -> bool {
+fn truthy(value: Option<&Doc<'_>>) -> bool {
     match value {
-        None | Some(Value::Null) | Some(Value::Bool(false)) => false,
-        Some(Value::Number(n)) => n.as_f64().is_some_and(|f| f != 0.0),
-        Some(Value::String(s)) => !s.is_empty(),
+        None | Some(Doc::Null) | Some(Doc::Bool(false)) => false,
+        Some(Doc::Num(n)) => n.as_f64().is_some_and(|f| f != 0.0),
+        Some(Doc::Str(s)) => !s.is_empty(),
         Some(_) => true,
     }
 }
 
 /// JavaScript strict equality (`===`) of two optional JSON values: primitives by
 /// value, `undefined` equal only to `undefined`, containers never equal.
-fn strict_equal(a: Option<&Value>, b: Option<&Value>) -> bool {
+fn strict_equal(a: Option<&Doc<'_>>, b: Option<&Doc<'_>>) -> bool {
     match (a, b) {
         (None, None) => true,
-        (Some(Value::Null), Some(Value::Null)) => true,
-        (Some(Value::Bool(x)), Some(Value::Bool(y))) => x == y,
-        (Some(Value::Number(x)), Some(Value::Number(y))) => x.as_f64() == y.as_f64(),
-        (Some(Value::String(x)), Some(Value::String(y))) => x == y,
+        (Some(Doc::Null), Some(Doc::Null)) => true,
+        (Some(Doc::Bool(x)), Some(Doc::Bool(y))) => x == y,
+        (Some(Doc::Num(x)), Some(Doc::Num(y))) => x.as_f64() == y.as_f64(),
+        (Some(Doc::Str(x)), Some(Doc::Str(y))) => x == y,
         _ => false,
     }
 }
 
-fn describe(value: Option<&Value>) -> String {
+fn describe(value: Option<&Doc<'_>>) -> String {
     match value {
         None => "absent".to_string(),
         Some(v) => {
-            let s = v.to_string();
+            let s = v.to_value().to_string();
             if s.len() > 80 {
                 format!("{}…", &s[..s.floor_char_boundary(80)])
             } else {
@@ -173,7 +191,7 @@ fn describe(value: Option<&Value>) -> String {
     }
 }
 
-fn pre_schema(doc: &Value) -> Vec<Finding> {
+fn pre_schema(doc: &Doc<'_>) -> Vec<Finding> {
     let mut out = Vec::new();
     let evidence = doc.get("evidence");
 
@@ -189,9 +207,9 @@ fn pre_schema(doc: &Value) -> Vec<Finding> {
                 ),
             ));
         }
-        if let Some(exec) = ev.get("execution").and_then(Value::as_object) {
+        if let Some(exec) = ev.get("execution").filter(|e| e.as_object().is_some()) {
             for key in SELF_ASSERTED_EXECUTION_KEYS {
-                if exec.contains_key(key) && !SELF_ASSERTED_KEYS.contains(&key) {
+                if exec.get(key).is_some() && !SELF_ASSERTED_KEYS.contains(&key) {
                     out.push(Finding::new(
                         c::SELF_ASSERTED_CLAIM,
                         format!("/evidence/execution/{key}"),
@@ -202,8 +220,7 @@ fn pre_schema(doc: &Value) -> Vec<Finding> {
         }
         if ev
             .get("privacy")
-            .and_then(Value::as_object)
-            .is_some_and(|m| m.contains_key("scanPassed"))
+            .is_some_and(|m| m.get("scanPassed").is_some())
         {
             out.push(Finding::new(
                 c::SELF_ASSERTED_CLAIM,
@@ -213,8 +230,7 @@ fn pre_schema(doc: &Value) -> Vec<Finding> {
         }
         if ev
             .get("cleanup")
-            .and_then(Value::as_object)
-            .is_some_and(|m| m.contains_key("complete"))
+            .is_some_and(|m| m.get("complete").is_some())
         {
             out.push(Finding::new(
                 c::SELF_ASSERTED_CLAIM,
@@ -227,14 +243,12 @@ fn pre_schema(doc: &Value) -> Vec<Finding> {
     // Reason-bound negative controls.
     let operations = evidence
         .and_then(|e| e.get("operations"))
-        .and_then(Value::as_array);
-    let negatives: Vec<(usize, &Value)> = operations
+        .and_then(Doc::as_array);
+    let negatives: Vec<(usize, &Doc)> = operations
         .map(|ops| {
             ops.iter()
                 .enumerate()
-                .filter(|(_, op)| {
-                    op.get("kind").and_then(Value::as_str) == Some("NEGATIVE_CONTROL")
-                })
+                .filter(|(_, op)| op.get("kind").and_then(Doc::as_str) == Some("NEGATIVE_CONTROL"))
                 .collect()
         })
         .unwrap_or_default();
@@ -262,7 +276,7 @@ fn pre_schema(doc: &Value) -> Vec<Finding> {
         let field = |name: &str| reason.and_then(|r| r.get(name));
         let prerequisites = field("prerequisitesReached");
         let has_prerequisites = prerequisites
-            .and_then(Value::as_array)
+            .and_then(Doc::as_array)
             .is_some_and(|a| !a.is_empty());
         if !has_prerequisites {
             out.push(Finding::new(
@@ -274,7 +288,7 @@ fn pre_schema(doc: &Value) -> Vec<Finding> {
                 ),
             ));
         }
-        if field("propertyReached") != Some(&Value::Bool(true)) {
+        if field("propertyReached").and_then(Doc::as_bool) != Some(true) {
             out.push(Finding::new(
                 c::PROPERTY_NOT_REACHED,
                 format!("{rp}/propertyReached"),
@@ -306,7 +320,7 @@ fn pre_schema(doc: &Value) -> Vec<Finding> {
                 ),
             ));
         }
-        if truthy(field("mutantId")) && field("mutantKilled") != Some(&Value::Bool(true)) {
+        if truthy(field("mutantId")) && field("mutantKilled").and_then(Doc::as_bool) != Some(true) {
             out.push(Finding::new(
                 c::NEGATIVE_MUTANT_SURVIVED,
                 format!("{rp}/mutantKilled"),
@@ -327,8 +341,10 @@ fn pre_schema(doc: &Value) -> Vec<Finding> {
 
 /// Everything computed once per bundle and reused by several rules.
 struct Semantic<'a> {
-    doc: &'a Value,
     b: &'a Bundle<'a>,
+    /// The document as a `Value`, when its digests are taken over a new
+    /// serialization (`written` is `None`).
+    value: Option<&'a Value>,
     /// Manifest artifacts by path (the last entry wins on duplicates, as in the references).
     artifacts: HashMap<&'a str, &'a Artifact<'a>>,
     derived_class: EvidenceClass,
@@ -382,13 +398,12 @@ pub fn derive_class(evidence: &Evidence<'_>, manifest_paths: &HashSet<&str>) -> 
 }
 
 impl<'a> Semantic<'a> {
-    fn new(doc: &'a Value, b: &'a Bundle<'a>, written: Option<Written<'a>>) -> Self {
+    fn new(b: &'a Bundle<'a>, written: Option<Written<'a>>, value: Option<&'a Value>) -> Self {
         let artifacts: HashMap<&str, &Artifact> =
             b.integrity.artifacts.iter().map(|a| (a.path, a)).collect();
         let paths: HashSet<&str> = artifacts.keys().copied().collect();
         let derived_class = derive_class(&b.evidence, &paths);
         let null = Value::Null;
-        let evidence = doc.get("evidence").unwrap_or(&null);
         // The scenario descriptor's digest (it is an object after the schema).
         let descriptor_digest = written.and_then(|w| {
             let at = w
@@ -410,9 +425,11 @@ impl<'a> Semantic<'a> {
             );
             Some((evidence, each, (sha256_hex(statement), statement.len())))
         });
-        let (evidence_digest, observation_digests, statement_digest) = match in_place {
-            Some(digests) => digests,
-            None => {
+        let (evidence_digest, observation_digests, statement_digest) = match (in_place, value) {
+            (Some(digests), _) => digests,
+            (None, None) => Default::default(),
+            (None, Some(doc)) => {
+                let evidence = doc.get("evidence").unwrap_or(&null);
                 let (evidence_digest, observation_digests) =
                     canonical::to_vec_with_element_digests(
                         evidence,
@@ -428,8 +445,8 @@ impl<'a> Semantic<'a> {
             }
         };
         Semantic {
-            doc,
             b,
+            value,
             artifacts,
             derived_class,
             evidence_digest,
@@ -508,8 +525,8 @@ impl<'a> Semantic<'a> {
         let expected = match &self.descriptor_digest {
             Some(digest) => digest.clone(),
             None => self
-                .doc
-                .pointer("/evidence/scenario/descriptor")
+                .value
+                .and_then(|v| v.pointer("/evidence/scenario/descriptor"))
                 .and_then(|d| canonical::digest(d).ok())
                 .unwrap_or_default(),
         };
@@ -681,8 +698,8 @@ impl<'a> Semantic<'a> {
         let ev = self.ev();
         let operation_ids: HashSet<&str> = ev.operations.iter().map(|o| o.operation_id).collect();
         let raw_observations = self
-            .doc
-            .pointer("/evidence/observations")
+            .value
+            .and_then(|v| v.pointer("/evidence/observations"))
             .and_then(Value::as_array);
         let mut ids: HashSet<&str> = HashSet::new();
         for (i, o) in ev.observations.iter().enumerate() {
@@ -1050,8 +1067,8 @@ impl<'a> Semantic<'a> {
     fn integrity(&self, out: &mut Vec<Finding>) {
         let b = self.b;
         let raw_artifacts: &[Value] = self
-            .doc
-            .pointer("/integrity/artifacts")
+            .value
+            .and_then(|v| v.pointer("/integrity/artifacts"))
             .and_then(Value::as_array)
             .map(Vec::as_slice)
             .unwrap_or(&[]);
@@ -1076,7 +1093,8 @@ impl<'a> Semantic<'a> {
         });
         let (supporting, bundle) = match &in_place {
             Some(written) => {
-                crate::model::digests::manifest_digests_written(raw_artifacts, written)
+                let paths: Vec<&str> = b.integrity.artifacts.iter().map(|a| a.path).collect();
+                crate::model::digests::manifest_digests_written(&paths, written)
             }
             None => crate::model::digests::manifest_digests(raw_artifacts),
         };
@@ -1090,8 +1108,6 @@ impl<'a> Semantic<'a> {
                 ),
             ));
         }
-        let empty = Value::Null;
-        let evidence = self.doc.get("evidence").unwrap_or(&empty);
         let (evidence_hash, evidence_len) = self.evidence_digest.clone();
         let (statement_hash, statement_len) = self.statement_digest.clone();
         for (path, hash, len) in [
@@ -1133,7 +1149,12 @@ impl<'a> Semantic<'a> {
                 ),
             ));
         }
-        let execution = execution_digest(evidence, b.statement.result.as_str());
+        let outcome = b.statement.result.as_str();
+        let execution = match (self.written, self.value) {
+            (Some(w), _) => crate::model::digests::execution_digest_written(w, outcome),
+            (None, Some(v)) => execution_digest(v.get("evidence").unwrap_or(&Value::Null), outcome),
+            (None, None) => String::new(),
+        };
         if b.statement.execution_instance_digest != execution {
             out.push(Finding::new(
                 c::EXECUTION_DIGEST_MISMATCH,
@@ -1187,13 +1208,25 @@ impl<'a> Semantic<'a> {
                 ));
             }
         }
-        let validator = self.doc.pointer("/statement/validator");
-        let policy = self
-            .doc
-            .pointer("/evidence/scenario/descriptor/validatorPolicy");
-        let same = match (validator, policy) {
-            (Some(a), Some(b)) => canonical::to_vec(a).ok() == canonical::to_vec(b).ok(),
-            _ => false,
+        const VALIDATOR: [&str; 2] = ["statement", "validator"];
+        const POLICY: [&str; 4] = ["evidence", "scenario", "descriptor", "validatorPolicy"];
+        let same = match (self.written, self.value) {
+            // Canonically written, equal canonical forms are equal spans.
+            (Some(w), _) => match (
+                w.layout.at(w.bytes, &VALIDATOR),
+                w.layout.at(w.bytes, &POLICY),
+            ) {
+                (Some(a), Some(b)) => w.bytes[w.layout.span(a)] == w.bytes[w.layout.span(b)],
+                _ => false,
+            },
+            (None, Some(v)) => {
+                let at = |path: &[&str]| path.iter().try_fold(v, |v, k| v.get(k));
+                match (at(&VALIDATOR), at(&POLICY)) {
+                    (Some(a), Some(b)) => canonical::to_vec(a).ok() == canonical::to_vec(b).ok(),
+                    _ => false,
+                }
+            }
+            (None, None) => false,
         };
         if !same {
             out.push(Finding::new(
@@ -1427,22 +1460,26 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    fn d(value: Value) -> Doc<'static> {
+        Doc::from_value(&value).into_owned()
+    }
+
     #[test]
     fn truthiness_follows_javascript() {
         assert!(!truthy(None));
-        assert!(!truthy(Some(&json!(""))));
-        assert!(!truthy(Some(&json!(0))));
-        assert!(truthy(Some(&json!({}))));
-        assert!(truthy(Some(&json!([]))));
-        assert!(truthy(Some(&json!("m"))));
+        assert!(!truthy(Some(&d(json!("")))));
+        assert!(!truthy(Some(&d(json!(0)))));
+        assert!(truthy(Some(&d(json!({})))));
+        assert!(truthy(Some(&d(json!([])))));
+        assert!(truthy(Some(&d(json!("m")))));
     }
 
     #[test]
     fn strict_equality_follows_javascript() {
         assert!(strict_equal(None, None));
-        assert!(!strict_equal(None, Some(&Value::Null)));
-        assert!(strict_equal(Some(&json!("A")), Some(&json!("A"))));
-        assert!(!strict_equal(Some(&json!({})), Some(&json!({}))));
+        assert!(!strict_equal(None, Some(&Doc::Null)));
+        assert!(strict_equal(Some(&d(json!("A"))), Some(&d(json!("A")))));
+        assert!(!strict_equal(Some(&d(json!({}))), Some(&d(json!({})))));
     }
 
     #[test]
@@ -1455,14 +1492,17 @@ mod tests {
             json!({"evidence": {"operations": {"kind": "NEGATIVE_CONTROL"}}}),
             json!({"evidence": {"operations": [null, 1, "x"]}}),
         ] {
-            let f = pre_schema(&doc);
+            let f = pre_schema(&Doc::from_value(&doc));
             assert_eq!(f[0].code, c::VACUOUS_NEGATIVE_CONTROL, "{doc}");
         }
         let doc = json!({"evidence": {"operations": [{"kind": "NEGATIVE_CONTROL",
             "negativeObservation": {"prerequisitesReached": "x", "propertyReached": true}}]}});
-        assert_eq!(pre_schema(&doc)[0].code, c::NEGATIVE_PREREQUISITE_MISSING);
+        assert_eq!(
+            pre_schema(&Doc::from_value(&doc))[0].code,
+            c::NEGATIVE_PREREQUISITE_MISSING
+        );
         let doc = json!({"evidence": {"deep": [{"cleanupCompleted": false}]}});
-        let f = pre_schema(&doc);
+        let f = pre_schema(&Doc::from_value(&doc));
         assert_eq!(f[0].code, c::SELF_ASSERTED_CLAIM);
         assert_eq!(f[0].pointer, "/evidence/deep/0/cleanupCompleted");
     }
@@ -1545,8 +1585,26 @@ mod tests {
 
     /// The report of a document read from its canonical bytes, digests taken in
     /// place, next to the report of the document alone.
+    /// The report of `doc` every way the validator takes: from its canonical
+    /// bytes as a `Value` and as a `Doc` (digests in place), from pretty
+    /// printed bytes as a `Doc` (digests over a new serialization), and from
+    /// the `Value` alone.
     fn in_place_and_alone(doc: &Value) -> (Value, Value) {
+        let report = |r: Report| serde_json::to_value(r).unwrap();
+        let alone = report(validate_bundle(doc));
+        let limits = Default::default();
         let bytes = canonical::to_vec(doc).unwrap();
+        let (read, layout) = crate::json::reader::parse_doc_with_layout(&bytes, &limits).unwrap();
+        let written = layout.as_ref().map(|layout| Written {
+            bytes: &bytes,
+            layout,
+        });
+        assert!(written.is_some());
+        assert_eq!(report(validate_bundle_doc(&read, written)), alone);
+        let pretty = serde_json::to_vec_pretty(doc).unwrap();
+        let (read, layout) = crate::json::reader::parse_doc_with_layout(&pretty, &limits).unwrap();
+        assert!(layout.is_none());
+        assert_eq!(report(validate_bundle_doc(&read, None)), alone);
         let (read, layout) =
             crate::json::reader::parse_with_layout(&bytes, &Default::default()).unwrap();
         let layout = layout.expect("canonical bytes");
@@ -1554,11 +1612,7 @@ mod tests {
             bytes: &bytes,
             layout: &layout,
         };
-        let report = |r: Report| serde_json::to_value(r).unwrap();
-        (
-            report(validate_bundle_written(&read, Some(written))),
-            report(validate_bundle(doc)),
-        )
+        (report(validate_bundle_written(&read, Some(written))), alone)
     }
 
     #[test]

@@ -582,7 +582,10 @@ impl<'a> Parser<'a, '_> {
                     self.canonical = false;
                 }
             }
-            if ascending && last.is_some_and(|p| p.as_bytes() >= key.as_bytes()) {
+            if ascending
+                && last
+                    .is_some_and(|p| super::scan::cmp_short(p.as_bytes(), key.as_bytes()).is_ge())
+            {
                 ascending = false;
             }
             let duplicate = match &mut large {
@@ -911,6 +914,49 @@ mod tests {
 
     fn kind(input: &[u8]) -> ReadErrorKind {
         parse_default(input).unwrap_err().kind
+    }
+
+    /// Every object of a `Doc` lists its members in byte order of their names,
+    /// whatever order they were written in (lookups search them by halves).
+    fn assert_sorted(doc: &Doc<'_>) {
+        match doc {
+            Doc::Obj(members) => {
+                assert!(
+                    members
+                        .windows(2)
+                        .all(|w| w[0].0.as_bytes() < w[1].0.as_bytes()),
+                    "{members:?}"
+                );
+                for (k, v) in members {
+                    assert_eq!(doc.get(k), Some(v));
+                    assert_sorted(v);
+                }
+            }
+            Doc::Arr(items) => items.iter().for_each(assert_sorted),
+            _ => {}
+        }
+    }
+
+    #[test]
+    fn doc_members_are_in_byte_order_whatever_the_written_order() {
+        let many: Vec<String> = (0..40).rev().map(|i| format!("\"k{i:02}\":{i}")).collect();
+        let input = format!(
+            r#"{{"b":1,"a":{{"d":[{{"z":1,"y":2}}],"c":2}},"\ue000":1,"\ud800\udc00":2,"\uff61":3,"m":{{{}}}}}"#,
+            many.join(",")
+        );
+        let doc = parse_doc(input.as_bytes(), &Limits::default()).unwrap();
+        assert_sorted(&doc);
+        assert_eq!(doc.at(&["m", "k07"]).and_then(Doc::as_i64), Some(7));
+        assert_eq!(doc.at(&["a", "c"]).and_then(Doc::as_i64), Some(2));
+        assert_eq!(doc.get("\u{10000}").and_then(Doc::as_i64), Some(2));
+        assert_eq!(doc.get("x"), None);
+        assert_eq!(
+            doc.into_value(),
+            parse(input.as_bytes(), &Limits::default()).unwrap()
+        );
+        // Duplicates are refused in objects past the look-back size too.
+        let dup = format!("{{{},\"k05\":1}}", many.join(","));
+        assert!(matches!(kind(dup.as_bytes()), ReadErrorKind::DuplicateKey(k) if k == "k05"));
     }
 
     #[test]

@@ -54,6 +54,18 @@ pub fn plain_run(bytes: &[u8]) -> usize {
         .unwrap_or(bytes.len() - done)
 }
 
+/// Byte order of two short strings (member names), compared in line: a
+/// library `memcmp` call per comparison cost more than the comparison itself.
+#[inline]
+pub fn cmp_short(a: &[u8], b: &[u8]) -> std::cmp::Ordering {
+    for (x, y) in a.iter().zip(b) {
+        if x != y {
+            return x.cmp(y);
+        }
+    }
+    a.len().cmp(&b.len())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -18,6 +18,7 @@ use regex::Regex;
 use serde_json::Value;
 
 use crate::json::Doc;
+use crate::json::scan::cmp_short;
 
 use super::SchemaKind;
 use super::simple::Simple;
@@ -426,18 +427,6 @@ fn type_bit(v: &Doc<'_>) -> u8 {
         Doc::Arr(_) => T_ARR,
         Doc::Obj(_) => T_OBJ,
     }
-}
-
-/// Byte order of two short strings (property names), compared in line: a
-/// library `memcmp` call per comparison cost more than the comparison itself.
-#[inline]
-fn cmp_short(a: &[u8], b: &[u8]) -> std::cmp::Ordering {
-    for (x, y) in a.iter().zip(b) {
-        if x != y {
-            return x.cmp(y);
-        }
-    }
-    a.len().cmp(&b.len())
 }
 
 /// JSON Schema equality: numbers by value, objects regardless of key order

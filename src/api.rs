@@ -308,11 +308,10 @@ fn check(input: Input<'_>, options: &ValidateOptions, require_attested: bool) ->
 /// The `schemaVersion` of a v0.2 conformance bundle.
 const BUNDLE_VERSION: &str = "mcp-res.conformance-bundle/0.2.0";
 
-/// Check one single-file document. A v0.2 conformance bundle (the common
-/// case) is read as a [`crate::json::Doc`] and judged by the core rules as it
-/// stands; anything else, or anything the reader refuses, is read again as a
-/// `Value` and goes the general way ([`check_loaded`]), which gives the
-/// refusal or the report of its family. The reports are the same either way.
+/// Check one single-file document, read once as a [`crate::json::Doc`]. A
+/// v0.2 conformance bundle (the common case) is judged by the core rules on
+/// the `Doc` itself; any other document becomes a `Value` and goes the general
+/// way ([`check_loaded`]). A refusal is the strict reader's either way.
 fn check_bytes(
     path: &Path,
     bytes: &[u8],
@@ -320,9 +319,24 @@ fn check_bytes(
     rules: &crate::validate::Options,
     require_attested: bool,
 ) -> Result<Checked, LoadError> {
+    if bytes.len() > limits.max_bytes {
+        return Err(LoadError::TooLarge {
+            path: path.to_path_buf(),
+            bytes: bytes.len() as u64,
+            limit: limits.max_bytes,
+        });
+    }
+    let (doc, layout) = match crate::json::reader::parse_doc_with_layout(bytes, limits) {
+        Ok(read) => read,
+        Err(source) => {
+            return Err(LoadError::Json {
+                path: path.to_path_buf(),
+                source,
+                bytes: bytes.to_vec(),
+            });
+        }
+    };
     if !require_attested
-        && bytes.len() <= limits.max_bytes
-        && let Ok((doc, layout)) = crate::json::reader::parse_doc_with_layout(bytes, limits)
         && doc.get("schemaVersion").and_then(crate::json::Doc::as_str) == Some(BUNDLE_VERSION)
     {
         let written = layout
@@ -333,33 +347,15 @@ fn check_bytes(
             source: Some(bytes.to_vec()),
         });
     }
-    load_bytes(path, bytes, limits).map(|l| check_loaded(l, rules, require_attested))
-}
-
-/// The bytes of one document, read as a file with the same limits is.
-fn load_bytes(name: &Path, bytes: &[u8], limits: &Limits) -> Result<bundle::Loaded, LoadError> {
-    if bytes.len() > limits.max_bytes {
-        return Err(LoadError::TooLarge {
-            path: PathBuf::from(name),
-            bytes: bytes.len() as u64,
-            limit: limits.max_bytes,
-        });
-    }
-    match crate::json::reader::parse_with_layout(bytes, limits) {
-        Ok((doc, layout)) => Ok(bundle::Loaded {
-            doc: Some(doc),
-            source: Some(bytes.to_vec()),
-            layout,
-            storage_findings: Vec::new(),
-            profile_dir: None,
-            field_dir: None,
-        }),
-        Err(source) => Err(LoadError::Json {
-            path: PathBuf::from(name),
-            source,
-            bytes: bytes.to_vec(),
-        }),
-    }
+    let loaded = bundle::Loaded {
+        doc: Some(doc.into_value()),
+        source: Some(bytes.to_vec()),
+        layout,
+        storage_findings: Vec::new(),
+        profile_dir: None,
+        field_dir: None,
+    };
+    Ok(check_loaded(loaded, rules, require_attested))
 }
 
 /// The `schemaVersion` of a trust policy.

@@ -126,43 +126,27 @@ fn path_of(artifact: &Value) -> &str {
 /// Empty when a member has no canonical form.
 pub fn execution_digest(evidence: &Value, actual_outcome: &str) -> String {
     let null = Value::Null;
+    let member = |path: &[&str]| {
+        path.iter()
+            .try_fold(evidence, |v, k| v.get(k))
+            .unwrap_or(&null)
+    };
     let observations: &[Value] = evidence
         .get("observations")
         .and_then(Value::as_array)
         .map_or(&[], Vec::as_slice);
-    let fingerprint = evidence
-        .get("scenario")
-        .and_then(|s| s.get("fingerprint"))
-        .unwrap_or(&null);
-    let mut out = Vec::with_capacity(256 + 72 * observations.len());
-    let mut write = || -> Result<(), canonical::CanonicalError> {
-        out.extend_from_slice(b"{\"actualOutcome\":");
-        canonical::write_string(actual_outcome, &mut out);
-        out.extend_from_slice(b",\"observationDigests\":[");
-        for (i, o) in observations.iter().enumerate() {
-            if i > 0 {
-                out.push(b',');
-            }
-            canonical::write(o.get("observationSha256").unwrap_or(&null), &mut out)?;
-        }
-        out.extend_from_slice(b"],\"run\":");
-        canonical::write(evidence.get("run").unwrap_or(&null), &mut out)?;
-        out.extend_from_slice(b",\"scenarioFingerprint\":");
-        canonical::write(fingerprint, &mut out)?;
-        out.extend_from_slice(b",\"supportingArtifactManifestDigest\":");
-        canonical::write(
-            evidence
-                .get("supportingArtifactManifestDigest")
-                .unwrap_or(&null),
-            &mut out,
-        )?;
-        out.push(b'}');
-        Ok(())
-    };
-    match write() {
-        Ok(()) => canonical::sha256_hex(&out),
-        Err(_) => String::new(),
-    }
+    execution_material(
+        actual_outcome,
+        observations
+            .iter()
+            .map(|o| o.get("observationSha256").unwrap_or(&null)),
+        [
+            member(&["run"]),
+            member(&["scenario", "fingerprint"]),
+            member(&["supportingArtifactManifestDigest"]),
+        ],
+        |value, out| canonical::write(value, out).is_ok(),
+    )
 }
 
 /// [`execution_digest`] of a bundle read from canonically written bytes: the
@@ -171,38 +155,77 @@ pub fn execution_digest(evidence: &Value, actual_outcome: &str) -> String {
 /// `supportingArtifactManifestDigest`), nothing is serialized again.
 pub fn execution_digest_written(w: Written<'_>, actual_outcome: &str) -> String {
     let (bytes, layout) = (w.bytes, w.layout);
+    let null = &b"null"[..];
     let evidence = layout.at(bytes, &["evidence"]);
     let member = |path: &[&str]| {
         let at =
             evidence.and_then(|e| path.iter().try_fold(e, |at, k| layout.member(bytes, at, k)));
-        at.map_or(&b"null"[..], |i| &bytes[layout.span(i)])
+        at.map_or(null, |i| &bytes[layout.span(i)])
     };
     let observations = evidence
         .and_then(|e| layout.member(bytes, e, "observations"))
         .filter(|&i| bytes.get(layout.span(i).start) == Some(&b'['));
+    execution_material(
+        actual_outcome,
+        observations
+            .into_iter()
+            .flat_map(|i| layout.children(i))
+            .map(|o| {
+                layout
+                    .member(bytes, o, "observationSha256")
+                    .map_or(null, |i| &bytes[layout.span(i)])
+            }),
+        [
+            member(&["run"]),
+            member(&["scenario", "fingerprint"]),
+            member(&["supportingArtifactManifestDigest"]),
+        ],
+        |written, out| {
+            out.extend_from_slice(written);
+            true
+        },
+    )
+}
+
+/// The digest of the execution material, written straight to canonical bytes
+/// in UTF-16 key order: `actualOutcome`, `observationDigests` (the
+/// `observations`), then `run`, `scenarioFingerprint` and
+/// `supportingArtifactManifestDigest` (`members`, in that order). `write`
+/// appends a part's canonical form (`false`: it has none; then the digest is
+/// empty).
+fn execution_material<T>(
+    actual_outcome: &str,
+    observations: impl Iterator<Item = T>,
+    members: [T; 3],
+    mut write: impl FnMut(T, &mut Vec<u8>) -> bool,
+) -> String {
     let mut out = Vec::with_capacity(512);
     out.extend_from_slice(b"{\"actualOutcome\":");
     canonical::write_string(actual_outcome, &mut out);
     out.extend_from_slice(b",\"observationDigests\":[");
-    for (n, o) in observations
-        .into_iter()
-        .flat_map(|i| layout.children(i))
-        .enumerate()
-    {
-        if n > 0 {
+    let mut ok = true;
+    for (i, digest) in observations.enumerate() {
+        if i > 0 {
             out.push(b',');
         }
-        let digest = layout.member(bytes, o, "observationSha256");
-        out.extend_from_slice(digest.map_or(&b"null"[..], |i| &bytes[layout.span(i)]));
+        ok &= write(digest, &mut out);
     }
-    out.extend_from_slice(b"],\"run\":");
-    out.extend_from_slice(member(&["run"]));
-    out.extend_from_slice(b",\"scenarioFingerprint\":");
-    out.extend_from_slice(member(&["scenario", "fingerprint"]));
-    out.extend_from_slice(b",\"supportingArtifactManifestDigest\":");
-    out.extend_from_slice(member(&["supportingArtifactManifestDigest"]));
+    out.push(b']');
+    let names: [&[u8]; 3] = [
+        b",\"run\":",
+        b",\"scenarioFingerprint\":",
+        b",\"supportingArtifactManifestDigest\":",
+    ];
+    for (name, member) in names.into_iter().zip(members) {
+        out.extend_from_slice(name);
+        ok &= write(member, &mut out);
+    }
     out.push(b'}');
-    canonical::sha256_hex(&out)
+    if ok {
+        canonical::sha256_hex(&out)
+    } else {
+        String::new()
+    }
 }
 
 #[cfg(test)]

@@ -301,6 +301,12 @@ pub fn validate(kind: SchemaKind, value: &Value) -> Vec<SchemaError> {
     if fast::is_valid(kind, value) == Some(true) {
         return Vec::new();
     }
+    engine_errors(kind, value)
+}
+
+/// The `jsonschema` engine's errors for `value` (empty when it accepts it):
+/// [`validate`] after the fast evaluator did not accept the document.
+fn engine_errors(kind: SchemaKind, value: &Value) -> Vec<SchemaError> {
     let validator = match validator(kind) {
         Ok(validator) => validator,
         Err(message) => {
@@ -329,7 +335,7 @@ pub fn validate_doc(kind: SchemaKind, doc: &crate::json::Doc<'_>) -> Vec<SchemaE
     if fast::is_valid_doc(kind, doc) == Some(true) {
         return Vec::new();
     }
-    validate(kind, &doc.to_value())
+    engine_errors(kind, &doc.to_value())
 }
 
 /// `true` when `value` is valid against the schema of `kind` (no error collection).

@@ -52,7 +52,8 @@ pub fn validate_bundle(doc: &Value) -> Report {
 /// digests are taken over those bytes in place instead of over a new
 /// serialization. Same report, as long as `doc` is what was read from them.
 pub fn validate_bundle_written(doc: &Value, written: Option<Written<'_>>) -> Report {
-    judge(&Doc::from_value(doc), written, Some(doc))
+    let source = written.map_or(Source::Value(doc), Source::Written);
+    judge(&Doc::from_value(doc), source)
 }
 
 /// [`validate_bundle_written`] of a document read as a [`Doc`]
@@ -61,14 +62,22 @@ pub fn validate_bundle_written(doc: &Value, written: Option<Written<'_>>) -> Rep
 /// canonically and its digests must be taken over a new serialization.
 pub fn validate_bundle_doc(doc: &Doc<'_>, written: Option<Written<'_>>) -> Report {
     match written {
-        Some(_) => judge(doc, written, None),
-        None => judge(doc, None, Some(&doc.to_value())),
+        Some(written) => judge(doc, Source::Written(written)),
+        None => judge(doc, Source::Value(&doc.to_value())),
     }
 }
 
-/// The rules over `doc`; digests over `written` when the input was written
-/// canonically, otherwise over `value`, the same document as a [`Value`].
-fn judge(doc: &Doc<'_>, written: Option<Written<'_>>, value: Option<&Value>) -> Report {
+/// Where a bundle's digests are taken from: the same document as the one the
+/// rules read, either as the canonically written bytes it was read from
+/// (digests in place) or as a [`Value`] (digests over a new serialization).
+#[derive(Clone, Copy)]
+enum Source<'a> {
+    Written(Written<'a>),
+    Value(&'a Value),
+}
+
+/// The rules over `doc`, digests over `source`.
+fn judge(doc: &Doc<'_>, source: Source<'_>) -> Report {
     let mut findings = pre_schema(doc);
     let schema_errors = schema::validate_doc(SchemaKind::ConformanceBundle, doc);
     for e in &schema_errors {
@@ -82,7 +91,7 @@ fn judge(doc: &Doc<'_>, written: Option<Written<'_>>, value: Option<&Value>) -> 
     if schema_errors.is_empty() {
         match Bundle::view(doc) {
             Ok(bundle) => {
-                let mut ctx = Semantic::new(&bundle, written, value);
+                let mut ctx = Semantic::new(&bundle, source);
                 ctx.run(&mut findings);
                 evidence_class = Some(ctx.derived_class.to_string());
             }
@@ -342,9 +351,8 @@ fn pre_schema(doc: &Doc<'_>) -> Vec<Finding> {
 /// Everything computed once per bundle and reused by several rules.
 struct Semantic<'a> {
     b: &'a Bundle<'a>,
-    /// The document as a `Value`, when its digests are taken over a new
-    /// serialization (`written` is `None`).
-    value: Option<&'a Value>,
+    /// What the digests are taken over.
+    source: Source<'a>,
     /// Manifest artifacts by path (the last entry wins on duplicates, as in the references).
     artifacts: HashMap<&'a str, &'a Artifact<'a>>,
     derived_class: EvidenceClass,
@@ -357,10 +365,6 @@ struct Semantic<'a> {
     /// SHA-256 and length of the statement's canonical bytes (empty and zero
     /// when it has none).
     statement_digest: DigestAndLen,
-    /// The scenario descriptor's digest, when taken over the input in place.
-    descriptor_digest: Option<String>,
-    /// The canonically written input the document was read from, if it was.
-    written: Option<Written<'a>>,
 }
 
 fn obs_digest_and_len(raw: &Value) -> Option<(String, usize)> {
@@ -398,37 +402,30 @@ pub fn derive_class(evidence: &Evidence<'_>, manifest_paths: &HashSet<&str>) -> 
 }
 
 impl<'a> Semantic<'a> {
-    fn new(b: &'a Bundle<'a>, written: Option<Written<'a>>, value: Option<&'a Value>) -> Self {
+    fn new(b: &'a Bundle<'a>, source: Source<'a>) -> Self {
         let artifacts: HashMap<&str, &Artifact> =
             b.integrity.artifacts.iter().map(|a| (a.path, a)).collect();
         let paths: HashSet<&str> = artifacts.keys().copied().collect();
         let derived_class = derive_class(&b.evidence, &paths);
-        let null = Value::Null;
-        // The scenario descriptor's digest (it is an object after the schema).
-        let descriptor_digest = written.and_then(|w| {
-            let at = w
-                .layout
-                .at(w.bytes, &["evidence", "scenario", "descriptor"])?;
-            let bytes = &w.bytes[w.layout.span(at)];
-            (bytes.first() == Some(&b'{')).then(|| sha256_hex(bytes))
-        });
-        let in_place = written.and_then(|w| {
-            let at = w.layout.at(w.bytes, &["evidence"])?;
-            let statement = w.layout.at(w.bytes, &["statement"])?;
-            let statement = &w.bytes[w.layout.span(statement)];
-            let (evidence, each) = canonical::element_digests_in_place(
-                w.bytes,
-                w.layout,
-                at,
-                "observations",
-                "observationSha256",
-            );
-            Some((evidence, each, (sha256_hex(statement), statement.len())))
-        });
-        let (evidence_digest, observation_digests, statement_digest) = match (in_place, value) {
-            (Some(digests), _) => digests,
-            (None, None) => Default::default(),
-            (None, Some(doc)) => {
+        let (evidence_digest, observation_digests, statement_digest) = match source {
+            Source::Written(w) => {
+                let in_place = || {
+                    let at = w.layout.at(w.bytes, &["evidence"])?;
+                    let statement = w.layout.at(w.bytes, &["statement"])?;
+                    let statement = &w.bytes[w.layout.span(statement)];
+                    let (evidence, each) = canonical::element_digests_in_place(
+                        w.bytes,
+                        w.layout,
+                        at,
+                        "observations",
+                        "observationSha256",
+                    );
+                    Some((evidence, each, (sha256_hex(statement), statement.len())))
+                };
+                in_place().unwrap_or_default()
+            }
+            Source::Value(doc) => {
+                let null = Value::Null;
                 let evidence = doc.get("evidence").unwrap_or(&null);
                 let (evidence_digest, observation_digests) =
                     canonical::to_vec_with_element_digests(
@@ -446,14 +443,12 @@ impl<'a> Semantic<'a> {
         };
         Semantic {
             b,
-            value,
+            source,
             artifacts,
             derived_class,
             evidence_digest,
             observation_digests,
             statement_digest,
-            descriptor_digest,
-            written,
         }
     }
 
@@ -522,14 +517,21 @@ impl<'a> Semantic<'a> {
                 ));
             }
         }
-        let expected = match &self.descriptor_digest {
-            Some(digest) => digest.clone(),
-            None => self
-                .value
-                .and_then(|v| v.pointer("/evidence/scenario/descriptor"))
-                .and_then(|d| canonical::digest(d).ok())
-                .unwrap_or_default(),
-        };
+        const DESCRIPTOR: [&str; 3] = ["evidence", "scenario", "descriptor"];
+        let expected = match self.source {
+            // An object after the schema; its canonical bytes as they stand.
+            Source::Written(w) => w
+                .layout
+                .at(w.bytes, &DESCRIPTOR)
+                .map(|at| &w.bytes[w.layout.span(at)])
+                .filter(|bytes| bytes.first() == Some(&b'{'))
+                .map(sha256_hex),
+            Source::Value(v) => DESCRIPTOR
+                .iter()
+                .try_fold(v, |v, k| v.get(k))
+                .and_then(|d| canonical::digest(d).ok()),
+        }
+        .unwrap_or_default();
         if ev.scenario.fingerprint != expected {
             out.push(Finding::new(
                 c::SCENARIO_FINGERPRINT_MISMATCH,
@@ -697,10 +699,12 @@ impl<'a> Semantic<'a> {
     fn observations(&self, out: &mut Vec<Finding>) {
         let ev = self.ev();
         let operation_ids: HashSet<&str> = ev.operations.iter().map(|o| o.operation_id).collect();
-        let raw_observations = self
-            .value
-            .and_then(|v| v.pointer("/evidence/observations"))
-            .and_then(Value::as_array);
+        let raw_observations = match self.source {
+            Source::Value(v) => v
+                .pointer("/evidence/observations")
+                .and_then(Value::as_array),
+            Source::Written(_) => None,
+        };
         let mut ids: HashSet<&str> = HashSet::new();
         for (i, o) in ev.observations.iter().enumerate() {
             let p = format!("/evidence/observations/{i}");
@@ -1066,12 +1070,6 @@ impl<'a> Semantic<'a> {
 
     fn integrity(&self, out: &mut Vec<Finding>) {
         let b = self.b;
-        let raw_artifacts: &[Value] = self
-            .value
-            .and_then(|v| v.pointer("/integrity/artifacts"))
-            .and_then(Value::as_array)
-            .map(Vec::as_slice)
-            .unwrap_or(&[]);
         let mut paths: HashSet<&str> = HashSet::new();
         for (i, a) in b.integrity.artifacts.iter().enumerate() {
             if !paths.insert(a.path) {
@@ -1082,21 +1080,25 @@ impl<'a> Semantic<'a> {
                 ));
             }
         }
-        let in_place: Option<Vec<&[u8]>> = self.written.and_then(|w| {
-            let at = w.layout.at(w.bytes, &["integrity", "artifacts"])?;
-            Some(
-                w.layout
-                    .children(at)
-                    .map(|i| &w.bytes[w.layout.span(i)])
-                    .collect(),
-            )
-        });
-        let (supporting, bundle) = match &in_place {
-            Some(written) => {
+        let (supporting, bundle) = match self.source {
+            Source::Written(w) => {
+                let written: Vec<&[u8]> = w
+                    .layout
+                    .at(w.bytes, &["integrity", "artifacts"])
+                    .map(|at| {
+                        w.layout
+                            .children(at)
+                            .map(|i| &w.bytes[w.layout.span(i)])
+                            .collect()
+                    })
+                    .unwrap_or_default();
                 let paths: Vec<&str> = b.integrity.artifacts.iter().map(|a| a.path).collect();
-                crate::model::digests::manifest_digests_written(&paths, written)
+                crate::model::digests::manifest_digests_written(&paths, &written)
             }
-            None => crate::model::digests::manifest_digests(raw_artifacts),
+            Source::Value(v) => {
+                let raw = v.pointer("/integrity/artifacts").and_then(Value::as_array);
+                crate::model::digests::manifest_digests(raw.map_or(&[], Vec::as_slice))
+            }
         };
         if b.evidence.supporting_artifact_manifest_digest != supporting {
             out.push(Finding::new(
@@ -1150,10 +1152,11 @@ impl<'a> Semantic<'a> {
             ));
         }
         let outcome = b.statement.result.as_str();
-        let execution = match (self.written, self.value) {
-            (Some(w), _) => crate::model::digests::execution_digest_written(w, outcome),
-            (None, Some(v)) => execution_digest(v.get("evidence").unwrap_or(&Value::Null), outcome),
-            (None, None) => String::new(),
+        let execution = match self.source {
+            Source::Written(w) => crate::model::digests::execution_digest_written(w, outcome),
+            Source::Value(v) => {
+                execution_digest(v.get("evidence").unwrap_or(&Value::Null), outcome)
+            }
         };
         if b.statement.execution_instance_digest != execution {
             out.push(Finding::new(
@@ -1210,23 +1213,22 @@ impl<'a> Semantic<'a> {
         }
         const VALIDATOR: [&str; 2] = ["statement", "validator"];
         const POLICY: [&str; 4] = ["evidence", "scenario", "descriptor", "validatorPolicy"];
-        let same = match (self.written, self.value) {
+        let same = match self.source {
             // Canonically written, equal canonical forms are equal spans.
-            (Some(w), _) => match (
+            Source::Written(w) => match (
                 w.layout.at(w.bytes, &VALIDATOR),
                 w.layout.at(w.bytes, &POLICY),
             ) {
                 (Some(a), Some(b)) => w.bytes[w.layout.span(a)] == w.bytes[w.layout.span(b)],
                 _ => false,
             },
-            (None, Some(v)) => {
+            Source::Value(v) => {
                 let at = |path: &[&str]| path.iter().try_fold(v, |v, k| v.get(k));
                 match (at(&VALIDATOR), at(&POLICY)) {
                     (Some(a), Some(b)) => canonical::to_vec(a).ok() == canonical::to_vec(b).ok(),
                     _ => false,
                 }
             }
-            (None, None) => false,
         };
         if !same {
             out.push(Finding::new(
@@ -1583,8 +1585,6 @@ mod tests {
         assert!(validate_bundle(&doc).valid);
     }
 
-    /// The report of a document read from its canonical bytes, digests taken in
-    /// place, next to the report of the document alone.
     /// The report of `doc` every way the validator takes: from its canonical
     /// bytes as a `Value` and as a `Doc` (digests in place), from pretty
     /// printed bytes as a `Doc` (digests over a new serialization), and from

@@ -8,6 +8,7 @@
 
 use serde_json::{Number, Value};
 use std::borrow::Cow;
+use std::cmp::Ordering;
 use std::collections::HashSet;
 use std::fmt;
 
@@ -532,7 +533,7 @@ impl<'a> Parser<'a, '_> {
                 Some(b',') => self.pos += 1,
                 Some(b']') => {
                     self.pos += 1;
-                    return Ok(Doc::Arr(self.items.drain(base..).collect()));
+                    return Ok(Doc::Arr(self.items.split_off(base)));
                 }
                 _ => return Err(self.unexpected("',' or ']'")),
             }
@@ -572,44 +573,47 @@ impl<'a> Parser<'a, '_> {
             let entry = self.layout.as_ref().map(Vec::len);
             let value = self.value(depth + 1)?;
             let own = &self.members[base..];
-            let last = own.last().map(|(k, _)| k.as_ref());
+            // The name's byte order and UTF-16 order after the one before it.
+            let (after_bytes, after_units) = own
+                .last()
+                .map_or((Ordering::Less, Ordering::Less), |(p, _)| {
+                    name_orders(p, &key)
+                });
             if let (Some(layout), Some(i)) = (self.layout.as_mut(), entry) {
                 layout[i].key = narrow(key_start);
                 // Canonically, names ascend in UTF-16 order.
-                if self.canonical
-                    && last.is_some_and(|p| super::canonical::cmp_utf16(p, &key).is_ge())
-                {
+                if after_units.is_ge() {
                     self.canonical = false;
                 }
             }
-            if ascending
-                && last
-                    .is_some_and(|p| super::scan::cmp_short(p.as_bytes(), key.as_bytes()).is_ge())
-            {
+            if after_bytes.is_ge() {
                 ascending = false;
             }
-            let duplicate = match &mut large {
-                Some(names) => !names.insert(key.clone()),
-                None => own.iter().any(|(k, _)| k.len() == key.len() && *k == key),
-            };
+            // Names that strictly ascend so far are all different: only from the
+            // first one out of order on does a name need looking for among the
+            // others (over a set once the object has more than `LOOK_BACK`).
+            let duplicate = !ascending
+                && match &mut large {
+                    Some(names) => !names.insert(key.clone()),
+                    None if own.len() >= LOOK_BACK => {
+                        let mut names: HashSet<Cow<'a, str>> =
+                            own.iter().map(|(k, _)| k.clone()).collect();
+                        let fresh = names.insert(key.clone());
+                        large = Some(names);
+                        !fresh
+                    }
+                    None => own.iter().any(|(k, _)| k.len() == key.len() && *k == key),
+                };
             if duplicate {
                 return Err(self.err_at(key_start, ReadErrorKind::DuplicateKey(key.into_owned())));
             }
             self.members.push((key, value));
-            if large.is_none() && self.members.len() - base > LOOK_BACK {
-                large = Some(
-                    self.members[base..]
-                        .iter()
-                        .map(|(k, _)| k.clone())
-                        .collect(),
-                );
-            }
             self.skip_ws_in();
             match self.peek() {
                 Some(b',') => self.pos += 1,
                 Some(b'}') => {
                     self.pos += 1;
-                    let mut members: Vec<_> = self.members.drain(base..).collect();
+                    let mut members = self.members.split_off(base);
                     if !ascending {
                         members.sort_unstable_by(|(a, _), (b, _)| a.as_bytes().cmp(b.as_bytes()));
                     }
@@ -635,7 +639,27 @@ impl<'a> Parser<'a, '_> {
         Ok(v)
     }
 
+    /// A string, the opening quote at `self.pos`. Most strings are one plain
+    /// run and their closing quote: they are taken here, in line, borrowed
+    /// from the input (a run has no more UTF-16 units than bytes, so a short
+    /// one needs no counting); the rest go to [`Self::string_escaped`].
+    #[inline(always)]
     fn string(&mut self) -> Result<Cow<'a, str>, Box<ReadError>> {
+        let start = self.pos + 1;
+        let end = start + super::scan::plain_run(self.bytes.get(start..).unwrap_or_default());
+        if self.bytes.get(end) == Some(&b'"')
+            && end - start <= self.limits.max_string_units
+            && let Some(run) = self.text.get(start..end)
+        {
+            self.pos = end + 1;
+            return Ok(Cow::Borrowed(run));
+        }
+        self.string_escaped()
+    }
+
+    /// A string with escapes (or a long one, or one that does not close).
+    #[inline(never)]
+    fn string_escaped(&mut self) -> Result<Cow<'a, str>, Box<ReadError>> {
         let open = self.pos;
         self.pos += 1; // opening quote
         let mut out = String::new();
@@ -657,8 +681,7 @@ impl<'a> Parser<'a, '_> {
                 if units > limit {
                     return Err(self.err_at(open, ReadErrorKind::StringTooLong { limit }));
                 }
-                // Most strings are one run and their closing quote: one exact
-                // allocation instead of a growing buffer.
+                // A long string of one run (within the limit) is borrowed too.
                 if out.is_empty() && self.peek() == Some(b'"') {
                     self.pos += 1;
                     return Ok(Cow::Borrowed(run));
@@ -738,6 +761,25 @@ impl<'a> Parser<'a, '_> {
             }
         }
     }
+}
+
+/// The byte order and the UTF-16 order of two member names, from one pass:
+/// they differ only where the first differing bytes start a supplementary
+/// character and one of U+E000..U+FFFF (see [`super::canonical::cmp_utf16`]).
+#[inline]
+fn name_orders(a: &str, b: &str) -> (Ordering, Ordering) {
+    let (x, y) = (a.as_bytes(), b.as_bytes());
+    for (p, q) in x.iter().zip(y) {
+        if p != q {
+            let bytes = p.cmp(q);
+            if *p < 0xEE && *q < 0xEE {
+                return (bytes, bytes);
+            }
+            return (bytes, super::canonical::cmp_utf16(a, b));
+        }
+    }
+    let by_length = x.len().cmp(&y.len());
+    (by_length, by_length)
 }
 
 /// Whether `written` (an escape sequence standing for `c`) is how the canonical
@@ -851,6 +893,87 @@ mod tests {
             prop_assert_eq!(&read, &value);
             let canonical_bytes = canonical::to_vec(&value).unwrap();
             prop_assert_eq!(layout.is_some(), pretty == canonical_bytes);
+        }
+    }
+
+    /// Names drawn from a few characters (ASCII, U+E000+, U+FF61, astral), so
+    /// that objects repeat names and mix byte order with UTF-16 order. Some
+    /// lists are put in UTF-16 order without repeats, then perhaps get one
+    /// repeat or one swap somewhere (often past the reader's look-back size).
+    fn any_names() -> impl Strategy<Value = Vec<String>> {
+        let name = proptest::collection::vec(
+            prop_oneof![
+                Just('a'),
+                Just('b'),
+                Just('\u{e000}'),
+                Just('\u{ff61}'),
+                Just('\u{1f600}')
+            ],
+            0..5,
+        )
+        .prop_map(|chars| chars.into_iter().collect::<String>());
+        (
+            proptest::collection::vec(name, 0..80),
+            0u8..4,
+            any::<proptest::sample::Index>(),
+            any::<proptest::sample::Index>(),
+        )
+            .prop_map(|(mut names, shape, a, b)| {
+                if shape > 0 {
+                    names.sort_by(|x, y| canonical::cmp_utf16(x, y));
+                    names.dedup();
+                }
+                if shape > 1 && names.len() > 1 {
+                    let (i, j) = (a.index(names.len()), b.index(names.len()));
+                    if shape == 2 {
+                        let repeated = names[i].clone();
+                        names.insert(j, repeated);
+                    } else {
+                        names.swap(i, j);
+                    }
+                }
+                names
+            })
+    }
+
+    proptest! {
+        // A name is refused exactly when it repeats an earlier one, at the first
+        // such name; otherwise the object reads with its members byte-ordered,
+        // and has a layout exactly when its names ascend in UTF-16 order. This
+        // holds however long the object is (look-back, then a set) and wherever
+        // its names first fall out of order.
+        #[test]
+        fn duplicates_and_member_order_agree_with_a_plain_model(names in any_names()) {
+            let members: Vec<String> = names
+                .iter()
+                .enumerate()
+                .map(|(i, n)| format!("{}:{i}", serde_json::to_string(n).unwrap()))
+                .collect();
+            let text = format!("{{{}}}", members.join(","));
+            let first_repeat = names
+                .iter()
+                .enumerate()
+                .find(|(i, n)| names[..*i].contains(n))
+                .map(|(_, n)| n.clone());
+            match (read(text.as_bytes(), &Limits::default(), true), first_repeat) {
+                (Err(e), Some(repeated)) => {
+                    prop_assert_eq!(e.kind, ReadErrorKind::DuplicateKey(repeated));
+                }
+                (Ok((doc, layout)), None) => {
+                    let utf16_ascending = names
+                        .windows(2)
+                        .all(|w| canonical::cmp_utf16(&w[0], &w[1]).is_lt());
+                    prop_assert_eq!(layout.is_some(), utf16_ascending);
+                    let Doc::Obj(read) = doc else { panic!("not an object") };
+                    let mut sorted = names.clone();
+                    sorted.sort();
+                    let read: Vec<&str> = read.iter().map(|(k, _)| k.as_ref()).collect();
+                    prop_assert_eq!(read, sorted.iter().map(String::as_str).collect::<Vec<_>>());
+                }
+                (got, expected) => {
+                    prop_assert!(false, "read {:?}, expected a repeat of {:?}", got.map(|_| ()), expected);
+                }
+            }
         }
     }
 

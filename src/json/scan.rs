@@ -54,16 +54,43 @@ pub fn plain_run(bytes: &[u8]) -> usize {
         .unwrap_or(bytes.len() - done)
 }
 
-/// Byte order of two short strings (member names), compared in line: a
-/// library `memcmp` call per comparison cost more than the comparison itself.
+/// Byte order of two short strings (member names, enumerated words),
+/// compared in line, eight bytes at a time: a library `memcmp` call per
+/// comparison cost more than the comparison itself.
 #[inline]
 pub fn cmp_short(a: &[u8], b: &[u8]) -> std::cmp::Ordering {
-    for (x, y) in a.iter().zip(b) {
+    let n = a.len().min(b.len());
+    let mut i = 0;
+    while i + 8 <= n {
+        // Big-endian words compare as their bytes do, first byte first.
+        let x = u64::from_be_bytes(word_at(a, i));
+        let y = u64::from_be_bytes(word_at(b, i));
+        if x != y {
+            return x.cmp(&y);
+        }
+        i += 8;
+    }
+    for (x, y) in a[i..n].iter().zip(&b[i..n]) {
         if x != y {
             return x.cmp(y);
         }
     }
     a.len().cmp(&b.len())
+}
+
+/// Whether two short strings are the same bytes, compared as
+/// [`cmp_short`] compares them.
+#[inline]
+pub fn eq_short(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && cmp_short(a, b).is_eq()
+}
+
+/// The eight bytes of `bytes` at `i..i + 8` (the caller has checked the length).
+#[inline]
+fn word_at(bytes: &[u8], i: usize) -> [u8; 8] {
+    let mut word = [0u8; 8];
+    word.copy_from_slice(&bytes[i..i + 8]);
+    word
 }
 
 #[cfg(test)]
@@ -99,6 +126,23 @@ mod tests {
     }
 
     proptest! {
+        #[test]
+        fn short_comparisons_agree_with_slice_order(
+            a in proptest::collection::vec(prop_oneof![Just(0u8), Just(b'a'), Just(b'b'), Just(0xff)], 0..20),
+            b in proptest::collection::vec(prop_oneof![Just(0u8), Just(b'a'), Just(b'b'), Just(0xff)], 0..20),
+            shared in proptest::collection::vec(any::<u8>(), 0..20),
+        ) {
+            // A shared prefix of any length puts the first difference anywhere
+            // in or after a word.
+            let a = [shared.as_slice(), &a].concat();
+            let b = [shared.as_slice(), &b].concat();
+            prop_assert_eq!(cmp_short(&a, &b), a.cmp(&b));
+            prop_assert_eq!(cmp_short(&b, &a), b.cmp(&a));
+            prop_assert_eq!(eq_short(&a, &b), a == b);
+            prop_assert!(eq_short(&a, &a.clone()));
+            prop_assert_eq!(cmp_short(&a, &a.clone()), std::cmp::Ordering::Equal);
+        }
+
         #[test]
         fn agrees_with_a_byte_by_byte_scan(bytes in proptest::collection::vec(any::<u8>(), 0..64)) {
             prop_assert_eq!(plain_run(&bytes), naive(&bytes));

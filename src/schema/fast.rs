@@ -18,7 +18,7 @@ use regex::Regex;
 use serde_json::Value;
 
 use crate::json::Doc;
-use crate::json::scan::cmp_short;
+use crate::json::scan::{cmp_short, eq_short};
 
 use super::SchemaKind;
 use super::simple::Simple;
@@ -443,10 +443,11 @@ fn json_equal(a: &Doc<'_>, b: &Doc<'_>) -> bool {
         }
         (Doc::Obj(x), Doc::Obj(y)) => {
             x.len() == y.len()
-                && x.iter()
-                    .zip(y)
-                    .all(|((k, v), (l, w))| k == l && json_equal(v, w))
+                && x.iter().zip(y).all(|((k, v), (l, w))| {
+                    eq_short(k.as_bytes(), l.as_bytes()) && json_equal(v, w)
+                })
         }
+        (Doc::Str(x), Doc::Str(y)) => eq_short(x.as_bytes(), y.as_bytes()),
         _ => a == b,
     }
 }
@@ -486,13 +487,19 @@ impl Engine {
                 let mut required_seen = 0;
                 for (k, child) in map.iter() {
                     let key = k.as_bytes();
-                    while next < props.len()
-                        && cmp_short(props[next].0.as_bytes(), key) == std::cmp::Ordering::Less
-                    {
-                        next += 1;
-                    }
-                    match props.get(next) {
-                        Some((name, p, required)) if name.as_bytes() == key => {
+                    // The member's declaration, with one comparison per name passed.
+                    let declared = loop {
+                        match props.get(next) {
+                            Some(prop) => match cmp_short(prop.0.as_bytes(), key) {
+                                std::cmp::Ordering::Less => next += 1,
+                                std::cmp::Ordering::Equal => break Some(prop),
+                                std::cmp::Ordering::Greater => break None,
+                            },
+                            None => break None,
+                        }
+                    };
+                    match declared {
+                        Some((_, p, required)) => {
                             next += 1;
                             required_seen += usize::from(*required);
                             if !self.valid(*p, child) {

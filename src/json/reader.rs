@@ -417,6 +417,10 @@ impl<'a> Parser<'a, '_> {
         Ok(())
     }
 
+    /// A value. Taken in line where it is read (the top level, each element,
+    /// each member), so a string, number or literal is built where it is
+    /// stored; only arrays and objects go through a call ([`Self::container`]).
+    #[inline(always)]
     fn value(&mut self, depth: usize) -> Result<Doc<'a>, Box<ReadError>> {
         if depth > self.limits.max_depth {
             return Err(self.err(ReadErrorKind::TooDeep {
@@ -434,8 +438,7 @@ impl<'a> Parser<'a, '_> {
             layout.len() - 1
         });
         let value = match self.peek() {
-            Some(b'{') => self.object(depth),
-            Some(b'[') => self.array(depth),
+            Some(b'{' | b'[') => self.container(depth),
             Some(b'"') => Ok(Doc::Str(self.string()?)),
             Some(b't') => self.literal(b"true", Doc::Bool(true)),
             Some(b'f') => self.literal(b"false", Doc::Bool(false)),
@@ -514,6 +517,16 @@ impl<'a> Parser<'a, '_> {
         }
         let n = if negative { -magnitude } else { magnitude };
         Ok(Doc::Num(Number::from(n)))
+    }
+
+    /// An array or an object (the recursion goes through here).
+    #[inline(never)]
+    fn container(&mut self, depth: usize) -> Result<Doc<'a>, Box<ReadError>> {
+        if self.peek() == Some(b'{') {
+            self.object(depth)
+        } else {
+            self.array(depth)
+        }
     }
 
     fn array(&mut self, depth: usize) -> Result<Doc<'a>, Box<ReadError>> {

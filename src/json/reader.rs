@@ -228,7 +228,8 @@ fn read<'a>(
     if parser.pos == bytes.len() {
         return Err(ReadError::at(bytes, 0, ReadErrorKind::Empty));
     }
-    let value = parser.value(0).map_err(|e| *e)?;
+    let mut value = Doc::Null;
+    parser.value_into(0, |_, doc| value = doc).map_err(|e| *e)?;
     parser.skip_ws();
     if parser.pos != bytes.len() {
         return Err(*parser.err(ReadErrorKind::TrailingData));
@@ -417,11 +418,16 @@ impl<'a> Parser<'a, '_> {
         Ok(())
     }
 
-    /// A value. Taken in line where it is read (the top level, each element,
-    /// each member), so a string, number or literal is built where it is
-    /// stored; only arrays and objects go through a call ([`Self::container`]).
+    /// A value, handed to `put` where it is built. Taken in line where it is
+    /// read (the top level, each element, each member), so a string, number or
+    /// literal goes straight to its place; only arrays and objects go through
+    /// a call ([`Self::container`]).
     #[inline(always)]
-    fn value(&mut self, depth: usize) -> Result<Doc<'a>, Box<ReadError>> {
+    fn value_into(
+        &mut self,
+        depth: usize,
+        put: impl FnOnce(&mut Self, Doc<'a>),
+    ) -> Result<(), Box<ReadError>> {
         if depth > self.limits.max_depth {
             return Err(self.err(ReadErrorKind::TooDeep {
                 limit: self.limits.max_depth,
@@ -437,28 +443,47 @@ impl<'a> Parser<'a, '_> {
             });
             layout.len() - 1
         });
-        let value = match self.peek() {
-            Some(b'{' | b'[') => self.container(depth),
-            Some(b'"') => Ok(Doc::Str(self.string()?)),
-            Some(b't') => self.literal(b"true", Doc::Bool(true)),
-            Some(b'f') => self.literal(b"false", Doc::Bool(false)),
-            Some(b'n') => self.literal(b"null", Doc::Null),
-            Some(b'-' | b'0'..=b'9') => self.number(),
-            _ => Err(self.unexpected("a JSON value")),
-        }?;
+        match self.peek() {
+            Some(b'{' | b'[') => {
+                let doc = self.container(depth)?;
+                put(self, doc);
+            }
+            Some(b'"') => {
+                let text = self.string()?;
+                put(self, Doc::Str(text));
+            }
+            Some(b't') => {
+                self.literal(b"true")?;
+                put(self, Doc::Bool(true));
+            }
+            Some(b'f') => {
+                self.literal(b"false")?;
+                put(self, Doc::Bool(false));
+            }
+            Some(b'n') => {
+                self.literal(b"null")?;
+                put(self, Doc::Null);
+            }
+            Some(b'-' | b'0'..=b'9') => {
+                let n = self.number()?;
+                put(self, Doc::Num(Number::from(n)));
+            }
+            _ => return Err(self.unexpected("a JSON value")),
+        }
         if let (Some(layout), Some(i)) = (self.layout.as_mut(), entry) {
             let next = narrow(layout.len());
             let e = &mut layout[i];
             e.end = narrow(self.pos);
             e.next = next;
         }
-        Ok(value)
+        Ok(())
     }
 
-    fn literal(&mut self, word: &'static [u8], value: Doc<'a>) -> Result<Doc<'a>, Box<ReadError>> {
+    #[inline(always)]
+    fn literal(&mut self, word: &'static [u8]) -> Result<(), Box<ReadError>> {
         if self.bytes[self.pos..].starts_with(word) {
             self.pos += word.len();
-            Ok(value)
+            Ok(())
         } else {
             // Find the first differing byte for a precise position.
             let mut i = 0;
@@ -474,7 +499,9 @@ impl<'a> Parser<'a, '_> {
         }
     }
 
-    fn number(&mut self) -> Result<Doc<'a>, Box<ReadError>> {
+    /// An integer (the only numbers the reader takes).
+    #[inline(always)]
+    fn number(&mut self) -> Result<i64, Box<ReadError>> {
         let start = self.pos;
         let negative = self.peek() == Some(b'-');
         if negative {
@@ -515,8 +542,7 @@ impl<'a> Parser<'a, '_> {
             // Canonically written as `0`.
             self.canonical = false;
         }
-        let n = if negative { -magnitude } else { magnitude };
-        Ok(Doc::Num(Number::from(n)))
+        Ok(if negative { -magnitude } else { magnitude })
     }
 
     /// An array or an object (the recursion goes through here).
@@ -539,8 +565,7 @@ impl<'a> Parser<'a, '_> {
         let base = self.items.len();
         loop {
             self.skip_ws_in();
-            let item = self.value(depth + 1)?;
-            self.items.push(item);
+            self.value_into(depth + 1, |p, item| p.items.push(item))?;
             self.skip_ws_in();
             match self.peek() {
                 Some(b',') => self.pos += 1,
@@ -584,13 +609,14 @@ impl<'a> Parser<'a, '_> {
             self.pos += 1;
             self.skip_ws_in();
             let entry = self.layout.as_ref().map(Vec::len);
-            let value = self.value(depth + 1)?;
-            let own = &self.members[base..];
+            self.value_into(depth + 1, move |p, value| p.members.push((key, value)))?;
+            let (own, member) = self.members[base..].split_at(self.members.len() - base - 1);
+            let key = &member[0].0;
             // The name's byte order and UTF-16 order after the one before it.
             let (after_bytes, after_units) = own
                 .last()
                 .map_or((Ordering::Less, Ordering::Less), |(p, _)| {
-                    name_orders(p, &key)
+                    name_orders(p, key)
                 });
             if let (Some(layout), Some(i)) = (self.layout.as_mut(), entry) {
                 layout[i].key = narrow(key_start);
@@ -615,12 +641,12 @@ impl<'a> Parser<'a, '_> {
                         large = Some(names);
                         !fresh
                     }
-                    None => own.iter().any(|(k, _)| k.len() == key.len() && *k == key),
+                    None => own.iter().any(|(k, _)| k.len() == key.len() && k == key),
                 };
             if duplicate {
-                return Err(self.err_at(key_start, ReadErrorKind::DuplicateKey(key.into_owned())));
+                let key = key.to_string();
+                return Err(self.err_at(key_start, ReadErrorKind::DuplicateKey(key)));
             }
-            self.members.push((key, value));
             self.skip_ws_in();
             match self.peek() {
                 Some(b',') => self.pos += 1,

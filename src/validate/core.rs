@@ -111,20 +111,21 @@ fn judge(doc: &Doc<'_>, source: Source<'_>) -> Report {
 
 fn find_key_anywhere(value: &Doc<'_>, names: &[&str], path: &mut String) -> Option<String> {
     // Look first without building paths: almost every document has none of the keys.
-    fn contains(value: &Doc<'_>, names: &[&str]) -> bool {
-        // Lengths and first bytes first: almost no member name is one of `names`.
-        let named = |k: &str| {
-            names.iter().any(|n| {
-                n.len() == k.len() && n.as_bytes().first() == k.as_bytes().first() && *n == k
-            })
-        };
+    // Bit `n` of `lengths` is set when a name is `n` bytes long (bit 63: 63 or
+    // more): one test sets almost every member name aside.
+    fn contains(value: &Doc<'_>, names: &[&str], lengths: u64) -> bool {
+        let named =
+            |k: &str| lengths & (1 << k.len().min(63)) != 0 && names.iter().any(|n| *n == k);
         match value {
-            Doc::Obj(map) => map.iter().any(|(k, v)| named(k) || contains(v, names)),
-            Doc::Arr(items) => items.iter().any(|v| contains(v, names)),
+            Doc::Obj(map) => map
+                .iter()
+                .any(|(k, v)| named(k) || contains(v, names, lengths)),
+            Doc::Arr(items) => items.iter().any(|v| contains(v, names, lengths)),
             _ => false,
         }
     }
-    if !contains(value, names) {
+    let lengths = names.iter().fold(0u64, |m, n| m | 1 << n.len().min(63));
+    if !contains(value, names, lengths) {
         return None;
     }
     match value {
@@ -1464,6 +1465,34 @@ mod tests {
 
     fn d(value: Value) -> Doc<'static> {
         Doc::from_value(&value).into_owned()
+    }
+
+    #[test]
+    fn keys_are_found_at_any_depth_by_exact_name() {
+        let long = "k".repeat(70);
+        let names = ["actualRuntime", "cleanupCompleted", long.as_str()];
+        let find = |value: Value| find_key_anywhere(&d(value), &names, &mut String::new());
+        assert_eq!(find(json!({"a": 1, "b": [1, {"c": {}}]})), None);
+        // Same lengths, other names; a name as a value is no member.
+        assert_eq!(
+            find(json!({"actualRuntimE": 1, "x": "actualRuntime"})),
+            None
+        );
+        assert_eq!(find(json!({"k": "k".repeat(71)})), None);
+        assert_eq!(
+            find(json!({"a": [0, {"b": {"cleanupCompleted": false}}]})),
+            Some("/a/1/b/cleanupCompleted".into())
+        );
+        assert_eq!(
+            find(json!({"z": {"actualRuntime": true}})),
+            Some("/z/actualRuntime".into())
+        );
+        assert_eq!(
+            find(json!([{ "k~/": { (long.clone()): 1 } }])),
+            Some(format!("/0/k~0~1/{long}"))
+        );
+        // A name of 71 bytes shares the long names' length class and is told apart.
+        assert_eq!(find(json!({ ("k".repeat(71)): 1 })), None);
     }
 
     #[test]

@@ -114,8 +114,7 @@ fn find_key_anywhere(value: &Doc<'_>, names: &[&str], path: &mut String) -> Opti
     // Bit `n` of `lengths` is set when a name is `n` bytes long (bit 63: 63 or
     // more): one test sets almost every member name aside.
     fn contains(value: &Doc<'_>, names: &[&str], lengths: u64) -> bool {
-        let named =
-            |k: &str| lengths & (1 << k.len().min(63)) != 0 && names.iter().any(|n| *n == k);
+        let named = |k: &str| lengths & (1 << k.len().min(63)) != 0 && names.contains(&k);
         match value {
             Doc::Obj(map) => map
                 .iter()

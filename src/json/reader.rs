@@ -586,9 +586,10 @@ impl<'a> Parser<'a, '_> {
             return Ok(Doc::Obj(Vec::new()));
         }
         // Members gather on `self.members` above `base` in document order. A
-        // duplicate is refused where it stands, right after its value: small
-        // objects look back over their members (lengths first), and an object
-        // that grows past `LOOK_BACK` members also keeps a set of its names.
+        // duplicate is refused where it stands, right after its value. While
+        // the names strictly ascend there can be none; from the first name out
+        // of order on, each name is looked for among the object's others (lengths
+        // first), over a set of them once there are more than `LOOK_BACK`.
         const LOOK_BACK: usize = 32;
         let base = self.members.len();
         let mut large: Option<HashSet<Cow<'a, str>>> = None;

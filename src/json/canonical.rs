@@ -205,17 +205,39 @@ pub fn element_digests_in_place(
 
 /// Order two strings by their UTF-16 code units (JavaScript's default string order).
 pub fn cmp_utf16(a: &str, b: &str) -> std::cmp::Ordering {
+    byte_and_utf16_order(a, b).1
+}
+
+/// The byte order (code point order) and the UTF-16 order of two strings, from
+/// one pass over their bytes.
+#[inline]
+pub fn byte_and_utf16_order(a: &str, b: &str) -> (std::cmp::Ordering, std::cmp::Ordering) {
     let (x, y) = (a.as_bytes(), b.as_bytes());
-    match x.iter().zip(y).position(|(p, q)| p != q) {
-        None => x.len().cmp(&y.len()),
-        // UTF-8 bytes order strings by code point, and so does UTF-16 except
-        // that a supplementary character (a surrogate pair, 0xD800..) sorts
-        // before U+E000..U+FFFF. Where the first differing bytes are both below
-        // 0xEE, neither character is one of those, or both share a lead byte
-        // (then both are in the same range): byte order is the answer.
-        Some(i) if x[i] < 0xEE && y[i] < 0xEE => x[i].cmp(&y[i]),
-        Some(_) => a.encode_utf16().cmp(b.encode_utf16()),
+    for (p, q) in x.iter().zip(y) {
+        if p != q {
+            let by_bytes = p.cmp(q);
+            // UTF-8 bytes order strings by code point, and so does UTF-16
+            // except that a supplementary character (a surrogate pair,
+            // 0xD800..) sorts before U+E000..U+FFFF. Where the first differing
+            // bytes are both below 0xEE, neither character is one of those, or
+            // both share a lead byte (then both are in the same range): byte
+            // order is the answer.
+            if *p < 0xEE && *q < 0xEE {
+                return (by_bytes, by_bytes);
+            }
+            return (by_bytes, cmp_utf16_units(a, b));
+        }
     }
+    let by_length = x.len().cmp(&y.len());
+    (by_length, by_length)
+}
+
+/// UTF-16 order unit by unit: rare (names with characters from U+E000 up),
+/// kept out of line so the common case stays small where it is inlined.
+#[cold]
+#[inline(never)]
+fn cmp_utf16_units(a: &str, b: &str) -> std::cmp::Ordering {
+    a.encode_utf16().cmp(b.encode_utf16())
 }
 
 fn write_number(n: &serde_json::Number, out: &mut Vec<u8>) -> Result<(), CanonicalError> {
@@ -367,6 +389,11 @@ mod tests {
                     a.encode_utf16().cmp(b.encode_utf16()),
                     "{a:?} {b:?}"
                 );
+                assert_eq!(
+                    byte_and_utf16_order(a, b),
+                    (a.cmp(b), a.encode_utf16().cmp(b.encode_utf16())),
+                    "{a:?} {b:?}"
+                );
             }
         }
     }
@@ -375,6 +402,7 @@ mod tests {
         #[test]
         fn utf16_order_agrees_on_any_strings(a in "\\PC{0,6}", b in "\\PC{0,6}") {
             proptest::prop_assert_eq!(cmp_utf16(&a, &b), a.encode_utf16().cmp(b.encode_utf16()));
+            proptest::prop_assert_eq!(byte_and_utf16_order(&a, &b).0, a.cmp(&b));
         }
     }
 

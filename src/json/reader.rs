@@ -617,7 +617,7 @@ impl<'a> Parser<'a, '_> {
             let (after_bytes, after_units) = own
                 .last()
                 .map_or((Ordering::Less, Ordering::Less), |(p, _)| {
-                    name_orders(p, key)
+                    super::canonical::byte_and_utf16_order(p, key)
                 });
             if let (Some(layout), Some(i)) = (self.layout.as_mut(), entry) {
                 layout[i].key = narrow(key_start);
@@ -801,25 +801,6 @@ impl<'a> Parser<'a, '_> {
             }
         }
     }
-}
-
-/// The byte order and the UTF-16 order of two member names, from one pass:
-/// they differ only where the first differing bytes start a supplementary
-/// character and one of U+E000..U+FFFF (see [`super::canonical::cmp_utf16`]).
-#[inline]
-fn name_orders(a: &str, b: &str) -> (Ordering, Ordering) {
-    let (x, y) = (a.as_bytes(), b.as_bytes());
-    for (p, q) in x.iter().zip(y) {
-        if p != q {
-            let bytes = p.cmp(q);
-            if *p < 0xEE && *q < 0xEE {
-                return (bytes, bytes);
-            }
-            return (bytes, super::canonical::cmp_utf16(a, b));
-        }
-    }
-    let by_length = x.len().cmp(&y.len());
-    (by_length, by_length)
 }
 
 /// Whether `written` (an escape sequence standing for `c`) is how the canonical

@@ -15,7 +15,6 @@ const LAYERS: &[(&str, u8)] = &[
     ("diag", 1),
     ("explain", 2),
     ("schema", 2),
-    ("corpus", 2),
     ("model", 3),
     ("profiles", 3),
     ("attest", 4),

@@ -7,7 +7,7 @@
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 
-use super::reader::{Layout, MAX_SAFE_INTEGER};
+use super::layout::{Layout, MAX_SAFE_INTEGER};
 
 /// Name of the canonicalization algorithm, as bundles record it.
 pub const ALGORITHM: &str = "mcp-res-json-utf16-v1";

@@ -2,6 +2,7 @@
 
 pub mod canonical;
 pub mod doc;
+pub mod layout;
 pub mod locate;
 pub mod reader;
 pub(crate) mod scan;

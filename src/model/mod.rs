@@ -17,6 +17,7 @@
 
 pub mod digests;
 pub mod legacy;
+pub mod mcp;
 pub mod oauth;
 pub mod official;
 pub mod profile;

@@ -20,12 +20,12 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::harness::subject::resolve_program;
-use super::harness::vocab::Revision;
 use super::profile::probe::Launch;
 use super::profile::{self, HttpOptions, Options, ProfileError, RemoveOnError, Row};
 use crate::bundle::field_dir::{LEGS_DIR, MATRIX_FILE, MATRIX_SCHEMA_VERSION};
 use crate::bundle::profile_dir::{EVALUATION_FILE, RUN_FILE};
 use crate::json::canonical;
+use crate::model::mcp::Revision;
 use crate::profiles::Registry;
 use crate::validate::field_dir::{aggregate, declaration_mismatches, derived_items, leg_result};
 

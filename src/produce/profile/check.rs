@@ -10,10 +10,10 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use super::probe::{Ended, Launch, Probe, Reply, split_lines, trim_cr};
-use crate::model::vocab::ProbeOutcome;
-use crate::produce::harness::vocab::{
+use crate::model::mcp::{
     META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_PROTOCOL_VERSION, Revision,
 };
+use crate::model::vocab::ProbeOutcome;
 
 /// The reason every classifier gives to an input a subject refused with a
 /// JSON-RPC parse error: it failed the syntax guard, before any property.

@@ -12,6 +12,7 @@
 pub mod check;
 pub mod probe;
 pub mod revision;
+pub mod serve;
 pub mod stdio;
 pub mod streamable;
 pub mod web;
@@ -26,8 +27,8 @@ use self::check::{CheckEntry, CheckRun, Ctx, Obs, Runner, Verdict};
 use self::probe::{Launch, Reply};
 use crate::fsio::DirHandle;
 use crate::json::canonical;
+use crate::model::mcp::Revision;
 use crate::model::vocab::ObservationSource;
-use crate::produce::harness::vocab::Revision;
 use crate::profiles::Registry;
 
 /// The `schemaVersion` of `run.json`.
@@ -731,7 +732,7 @@ fn preflight_http(ctx: &Ctx) -> ((String, String), Value) {
 fn server_info(ctx: &Ctx, m: &Value) -> (String, String) {
     let info = if ctx.modern() {
         m.pointer("/result/_meta")
-            .and_then(|meta| meta.get(crate::produce::harness::vocab::META_SERVER_INFO))
+            .and_then(|meta| meta.get(crate::model::mcp::META_SERVER_INFO))
             .cloned()
     } else {
         m.pointer("/result/serverInfo").cloned()

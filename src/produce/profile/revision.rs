@@ -10,8 +10,8 @@ use super::check::{
 };
 use super::probe::Reply;
 use super::stdio::{check, line_control, opened, refused_line};
+use crate::model::mcp::{META_CLIENT_INFO, META_PROTOCOL_VERSION, META_SERVER_INFO};
 use crate::model::vocab::ProbeOutcome::{self, Accept, NoEffect, Reject, Terminate};
-use crate::produce::harness::vocab::{META_CLIENT_INFO, META_PROTOCOL_VERSION, META_SERVER_INFO};
 
 pub const CHECKS: &[CheckEntry] = &[
     ("explicit-protocol-revision", explicit_protocol_revision),

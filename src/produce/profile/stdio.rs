@@ -13,8 +13,8 @@ use super::check::{
     json_line, mutant, obs, open_failed, stdout_is_protocol_only, syntax_defect,
 };
 use super::probe::{Probe, Reply, TERM_GRACE, split_lines, trim_cr};
+use crate::model::mcp::META_CLIENT_INFO;
 use crate::model::vocab::ProbeOutcome::{self, Accept, NoEffect, Reject, Terminate};
-use crate::produce::harness::vocab::META_CLIENT_INFO;
 
 /// The check ids, in manifest order, with their runners.
 pub const CHECKS: &[CheckEntry] = &[

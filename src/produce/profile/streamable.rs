@@ -1122,8 +1122,7 @@ fn retry(ctx: &Ctx) -> CheckRun {
     let n = b.observe(Reject, REFUSED, |rec, s| {
         let (shape, msg, what) = if ctx.modern() {
             let mut m = msg.clone();
-            m["params"]["_meta"][crate::produce::harness::vocab::META_PROTOCOL_VERSION] =
-                json!("1999-01-01");
+            m["params"]["_meta"][crate::model::mcp::META_PROTOCOL_VERSION] = json!("1999-01-01");
             (
                 Shape {
                     extra: vec![("MCP-Protocol-Version".into(), "1999-01-01".into())],

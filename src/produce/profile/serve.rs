@@ -1,0 +1,301 @@
+//! The Streamable HTTP side of a check's context: start the subject's server
+//! for one check (or take the one at the URL), post to it, and stop it. Apart
+//! from `web` (the raw client) and `check` (the context), so neither of those
+//! files imports the other.
+
+use std::net::SocketAddr;
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use super::check::Ctx;
+use super::web::*;
+use crate::model::mcp::Revision;
+
+impl Ctx<'_> {
+    /// The run's Streamable HTTP target.
+    pub fn web(&self) -> &Web {
+        self.web
+            .as_ref()
+            .expect("an HTTP check runs with an HTTP target")
+    }
+
+    /// Start the subject's server for one check (or take the one at the URL)
+    /// and wait until it accepts connections.
+    pub fn serve(&self) -> Server {
+        let web = self.web();
+        let Some(launch) = self.launch else {
+            let addr = SocketAddr::new(web.ip, web.port);
+            return Server {
+                probe: None,
+                addr,
+                authority: web.authority(web.port),
+                failed: (!accepting(addr))
+                    .then(|| format!("nothing accepts connections at {addr}")),
+            };
+        };
+        let port = if web.port == 0 {
+            match free_port(web.ip) {
+                Ok(p) => p,
+                Err(e) => {
+                    return Server {
+                        probe: None,
+                        addr: SocketAddr::new(web.ip, 0),
+                        authority: String::new(),
+                        failed: Some(format!("no free port: {e}")),
+                    };
+                }
+            }
+        } else {
+            web.port
+        };
+        let addr = SocketAddr::new(web.ip, port);
+        let mut launch = with_port(launch, port);
+        if let (Some(name), Some(b)) = (&web.bearer_env, &web.bearer) {
+            launch.env.insert(name.clone(), b.value().to_string());
+        }
+        let mut server = Server {
+            probe: None,
+            addr,
+            authority: web.authority(port),
+            failed: None,
+        };
+        let mut probe = match self.start_with(&launch) {
+            Ok(p) => p,
+            Err(why) => {
+                server.failed = Some(why);
+                return server;
+            }
+        };
+        let until = Instant::now() + self.startup;
+        loop {
+            if accepting(addr) {
+                break;
+            }
+            if probe.try_exit().is_some() {
+                server.failed = Some("the server exited before it accepted connections".into());
+                break;
+            }
+            if Instant::now() >= until || self.cancelled() {
+                server.failed = Some(format!(
+                    "the server did not accept connections at {addr} within {} ms",
+                    self.startup.as_millis()
+                ));
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        probe.note(&format!("listening checked at {addr}"));
+        server.probe = Some(probe);
+        server
+    }
+
+    /// Stop a check's server: SIGTERM, then (by [`Ctx::finish`]) the group;
+    /// a listener still accepting afterwards counts against cleanup. The
+    /// server's transcript, or `None` when mcpres did not start it.
+    pub fn stop(&self, server: Server) -> Option<Value> {
+        let mut probe = server.probe?;
+        probe.signal(rustix::process::Signal::TERM, "SIGTERM (end of check)");
+        let exited = probe.wait_exit(super::probe::TERM_GRACE).is_some();
+        let listening_after_sigterm = accepting(server.addr);
+        let pid = probe.pid();
+        let mut artifact = self.finish(
+            probe,
+            json!({"addr": server.addr.to_string(), "exitedOnSigterm": exited, "listenerLeftOpen": listening_after_sigterm}),
+        );
+        // Once the group and every adopted descendant are gone, a listener
+        // still on the port that is not another check's live server was
+        // left behind by this one.
+        if accepting(server.addr) {
+            let owners = listener_owners(server.addr.port());
+            let foreign = owners
+                .iter()
+                .all(|p| crate::produce::harness::tree::is_own_child(*p));
+            artifact["observation"]["listenerAfterCleanup"] = json!(owners);
+            if !foreign || owners.is_empty() {
+                self.tally.lock().expect("tally lock").leaky.push(format!(
+                    "a listener at {} still accepted connections after the server with pid {pid} and its group were stopped (held by {owners:?})",
+                    server.addr
+                ));
+            }
+        }
+        Some(artifact)
+    }
+
+    /// The headers and body of a POST of `msg` shaped by `shape`.
+    pub fn http_request(
+        &self,
+        server: &Server,
+        session: &Session,
+        msg: &Value,
+        shape: &Shape,
+    ) -> Vec<u8> {
+        let web = self.web();
+        let body = shape
+            .body
+            .clone()
+            .unwrap_or_else(|| serde_json::to_vec(msg).expect("serializes"));
+        let mut headers: Vec<(String, String)> = vec![
+            (
+                "Host".into(),
+                shape
+                    .host
+                    .clone()
+                    .unwrap_or_else(|| server.authority.clone()),
+            ),
+            (
+                "Content-Type".into(),
+                shape
+                    .content_type
+                    .clone()
+                    .unwrap_or_else(|| "application/json".into()),
+            ),
+            (
+                "Accept".into(),
+                shape
+                    .accept
+                    .clone()
+                    .unwrap_or_else(|| "application/json, text/event-stream".into()),
+            ),
+        ];
+        let method = msg.get("method").and_then(Value::as_str);
+        let opening = method == Some("initialize");
+        if self.modern() || !opening {
+            headers.push(("MCP-Protocol-Version".into(), self.revision.as_str().into()));
+        }
+        if !self.modern()
+            && !shape.no_session
+            && let Some(id) = &session.id
+        {
+            headers.push(("Mcp-Session-Id".into(), id.clone()));
+        }
+        if self.modern()
+            && let Some(m) = method
+        {
+            headers.push(("Mcp-Method".into(), m.into()));
+            if m == "tools/call"
+                && let Some(n) = msg.pointer("/params/name").and_then(Value::as_str)
+            {
+                headers.push(("Mcp-Name".into(), n.into()));
+            }
+        }
+        if !shape.no_auth
+            && let Some(b) = &web.bearer
+        {
+            headers.push(("Authorization".into(), format!("Bearer {}", b.value())));
+        }
+        for (k, v) in &shape.extra {
+            headers.retain(|(h, _)| !h.eq_ignore_ascii_case(k));
+            headers.push((k.clone(), v.clone()));
+        }
+        let mut out = format!(
+            "{} {} HTTP/1.1\r\n",
+            shape.method.as_deref().unwrap_or("POST"),
+            web.path
+        )
+        .into_bytes();
+        for (k, v) in &headers {
+            out.extend_from_slice(format!("{k}: {v}\r\n").as_bytes());
+        }
+        match &shape.chunks {
+            Some(parts) => {
+                out.extend_from_slice(b"Transfer-Encoding: chunked\r\n\r\n");
+                for p in parts {
+                    out.extend_from_slice(format!("{:x}\r\n", p.len()).as_bytes());
+                    out.extend_from_slice(p);
+                    out.extend_from_slice(b"\r\n");
+                }
+                out.extend_from_slice(b"0\r\n\r\n");
+            }
+            None => {
+                out.extend_from_slice(format!("Content-Length: {}\r\n\r\n", body.len()).as_bytes());
+                out.extend_from_slice(&body);
+            }
+        }
+        out
+    }
+
+    /// POST `msg` on `conn` and read its response.
+    pub fn post(
+        &self,
+        conn: &mut Conn<'_>,
+        server: &Server,
+        session: &Session,
+        msg: &Value,
+        shape: &Shape,
+    ) -> Resp {
+        let bytes = self.http_request(server, session, msg, shape);
+        if !conn.write(&bytes) {
+            return Resp {
+                eof: true,
+                ..Resp::default()
+            };
+        }
+        conn.response(self.answer)
+    }
+
+    /// POST `msg` on a fresh connection (closed afterwards).
+    pub fn post_fresh(
+        &self,
+        rec: &Rec,
+        server: &Server,
+        session: &Session,
+        msg: &Value,
+        shape: &Shape,
+    ) -> Resp {
+        match Conn::open(rec, server.addr) {
+            Ok(mut c) => self.post(&mut c, server, session, msg, shape),
+            Err(_) => Resp::default(),
+        }
+    }
+
+    /// Open a conversation: `initialize` then `notifications/initialized`
+    /// (2025-11-25, keeping the session id) or `server/discover` (2026-07-28).
+    pub fn http_open(&self, rec: &Rec, server: &Server) -> Result<Session, String> {
+        let (method, params) = self.open_request();
+        let id = self.id();
+        let msg = self.request(&id, method, params);
+        let mut session = Session::default();
+        let resp = self.post_fresh(rec, server, &session, &msg, &Shape::default());
+        let Some(answer) = resp.answer(&id).cloned() else {
+            return Err(format!("the opening was not answered: {}", resp.label()));
+        };
+        if answer.get("result").is_none() {
+            return Err(format!(
+                "the opening was refused: {}",
+                answer.get("error").cloned().unwrap_or(Value::Null)
+            ));
+        }
+        if self.revision == Revision::V2025_11_25 {
+            session.id = resp.header("mcp-session-id").map(str::to_string);
+            let note = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+            let r = self.post_fresh(rec, server, &session, &note, &Shape::default());
+            rec.event(
+                None,
+                "initialized-notification",
+                json!({"status": r.status}),
+            );
+        }
+        session.open = Some(answer);
+        Ok(session)
+    }
+
+    /// A request that any serving subject answers: `ping` (2025-11-25) or
+    /// `tools/list` (2026-07-28).
+    pub fn live_request(&self) -> (Value, Value) {
+        let id = self.id();
+        let msg = if self.modern() {
+            self.request(&id, "tools/list", json!({}))
+        } else {
+            self.request(&id, "ping", json!({}))
+        };
+        (id, msg)
+    }
+
+    /// Is the subject still serving (a fresh connection's request answered)?
+    pub fn serving(&self, rec: &Rec, server: &Server, session: &Session) -> bool {
+        let (id, msg) = self.live_request();
+        let r = self.post_fresh(rec, server, session, &msg, &Shape::default());
+        r.answer(&id).is_some()
+    }
+}

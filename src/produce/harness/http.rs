@@ -18,11 +18,11 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 use tokio::sync::mpsc;
 
 use super::record::{Frame, Pumped, Recording};
+use crate::produce::drive::http::{Body, Request, ResponseParser, nonblocking};
 
 /// Longest a single HTTP exchange may take before the harness gives up on it.
 const EXCHANGE_LIMIT: Duration = Duration::from_secs(60);
@@ -223,331 +223,6 @@ fn decode_proc_addr(hex: &str, v6: bool) -> String {
     } else {
         hex.to_string()
     }
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum BodyMode {
-    Length(usize),
-    Chunked,
-    UntilEof,
-}
-
-/// The final head of a response (interim 1xx heads are skipped).
-#[derive(Debug, Clone)]
-struct Head {
-    status: u16,
-    /// `HTTP/1.1` (persistent unless it says otherwise) rather than `HTTP/1.0`.
-    http11: bool,
-    headers: Vec<(String, String)>,
-    mode: BodyMode,
-}
-
-/// An incremental decoder of one HTTP/1.1 response: status, headers, the
-/// body (Content-Length, chunked, or up to the connection's close), where the
-/// response ends, and the JSON-RPC frames in it.
-#[derive(Debug, Default)]
-pub struct ResponseParser {
-    /// The response's bytes from its final head on.
-    buf: Vec<u8>,
-    head: Option<Head>,
-    /// Offset in `buf` of the body (length-delimited) or of the next chunk-size line.
-    raw_cursor: usize,
-    body: Vec<u8>,
-    body_done: bool,
-    /// Offset in `buf` just past the response's last byte, once known.
-    end: Option<usize>,
-    /// The chunked coding could not be decoded.
-    malformed: bool,
-    closed: bool,
-    event_cursor: usize,
-    json_emitted: bool,
-}
-
-impl ResponseParser {
-    pub fn status(&self) -> Option<u16> {
-        self.head.as_ref().map(|h| h.status)
-    }
-
-    pub fn header(&self, name: &str) -> Option<&str> {
-        self.head.as_ref().and_then(|h| {
-            h.headers
-                .iter()
-                .find(|(k, _)| k.eq_ignore_ascii_case(name))
-                .map(|(_, v)| v.as_str())
-        })
-    }
-
-    /// The media type of the body, lowercased, without parameters.
-    pub fn media_type(&self) -> Option<String> {
-        self.header("content-type").map(media_type)
-    }
-
-    fn is_sse(&self) -> bool {
-        self.media_type().as_deref() == Some("text/event-stream")
-    }
-
-    fn is_json(&self) -> bool {
-        self.media_type()
-            .is_some_and(|m| m == "application/json" || m.ends_with("+json"))
-    }
-
-    /// The body is complete (every frame it holds has been emitted).
-    pub fn done(&self) -> bool {
-        self.body_done
-    }
-
-    /// The whole response message has been read: its end is known.
-    pub fn complete(&self) -> bool {
-        self.end.is_some()
-            || (self.closed
-                && matches!(
-                    self.head,
-                    Some(Head {
-                        mode: BodyMode::UntilEof,
-                        ..
-                    })
-                ))
-    }
-
-    /// The response's header fields, in order.
-    pub fn headers(&self) -> &[(String, String)] {
-        self.head.as_ref().map_or(&[], |h| h.headers.as_slice())
-    }
-
-    /// The decoded body so far.
-    pub fn body(&self) -> &[u8] {
-        &self.body
-    }
-
-    /// Bytes read after the end of this response (a pipelined next one).
-    pub fn leftover(&self) -> &[u8] {
-        self.end.map_or(&[], |e| &self.buf[e.min(self.buf.len())..])
-    }
-
-    /// Decoded body bytes so far.
-    pub fn body_len(&self) -> usize {
-        self.body.len()
-    }
-
-    /// May the connection carry another exchange after this response? `None`
-    /// when it may; otherwise why not.
-    pub fn reuse_refusal(&self) -> Option<&'static str> {
-        let head = self.head.as_ref()?;
-        let close = self
-            .header("connection")
-            .is_some_and(|v| v.split(',').any(|t| t.trim().eq_ignore_ascii_case("close")));
-        if !head.http11 {
-            Some("not an HTTP/1.1 response")
-        } else if close {
-            Some("the server sent Connection: close")
-        } else if self.malformed {
-            Some("the chunked body could not be decoded")
-        } else if head.mode == BodyMode::UntilEof {
-            Some("the body is delimited by the connection's close")
-        } else if self.end.is_some_and(|e| self.buf.len() > e) {
-            Some("bytes followed the end of the response")
-        } else if self.end.is_none() {
-            Some("the response is incomplete")
-        } else {
-            None
-        }
-    }
-
-    /// Feed bytes; returns the JSON-RPC frames that became complete.
-    pub fn feed(&mut self, data: &[u8]) -> Vec<Vec<u8>> {
-        self.buf.extend_from_slice(data);
-        while self.head.is_none() {
-            let Some(end) = find(&self.buf, b"\r\n\r\n") else {
-                return Vec::new();
-            };
-            let text = String::from_utf8_lossy(&self.buf[..end]).into_owned();
-            let mut lines = text.split("\r\n");
-            let mut status_line = lines.next().unwrap_or("").split_whitespace();
-            let version = status_line.next().unwrap_or("");
-            let status: u16 = status_line.next().and_then(|s| s.parse().ok()).unwrap_or(0);
-            if (100..200).contains(&status) && status != 101 {
-                // An interim response: the final one follows on the same connection.
-                self.buf.drain(..end + 4);
-                continue;
-            }
-            let headers: Vec<(String, String)> = lines
-                .filter_map(|l| l.split_once(':'))
-                .map(|(k, v)| (k.trim().to_string(), v.trim().to_string()))
-                .collect();
-            let get = |n: &str| {
-                headers
-                    .iter()
-                    .find(|(k, _)| k.eq_ignore_ascii_case(n))
-                    .map(|(_, v)| v.clone())
-            };
-            let chunked = get("transfer-encoding").is_some_and(|v| {
-                v.rsplit(',')
-                    .next()
-                    .is_some_and(|c| c.trim().eq_ignore_ascii_case("chunked"))
-            });
-            let mode = if chunked {
-                BodyMode::Chunked
-            } else if let Some(n) = get("content-length").and_then(|v| v.trim().parse().ok()) {
-                BodyMode::Length(n)
-            } else if status == 204 || status == 304 {
-                BodyMode::Length(0)
-            } else {
-                BodyMode::UntilEof
-            };
-            self.raw_cursor = end + 4;
-            self.head = Some(Head {
-                status,
-                http11: version.eq_ignore_ascii_case("HTTP/1.1"),
-                headers,
-                mode,
-            });
-        }
-        self.decode_body();
-        self.frames(false)
-    }
-
-    /// The connection closed: whatever is complete now.
-    pub fn finish(&mut self) -> Vec<Vec<u8>> {
-        self.closed = true;
-        if let Some(Head {
-            mode: BodyMode::UntilEof,
-            ..
-        }) = self.head
-        {
-            self.body_done = true;
-        }
-        self.frames(true)
-    }
-
-    fn decode_body(&mut self) {
-        let Some(mode) = self.head.as_ref().map(|h| h.mode) else {
-            return;
-        };
-        match mode {
-            BodyMode::Length(n) => {
-                let upto = (self.raw_cursor + n).min(self.buf.len());
-                let from = self.raw_cursor + self.body.len();
-                if from < upto {
-                    self.body.extend_from_slice(&self.buf[from..upto]);
-                }
-                if self.body.len() == n {
-                    self.body_done = true;
-                    self.end = Some(self.raw_cursor + n);
-                }
-            }
-            BodyMode::UntilEof => {
-                let from = self.raw_cursor + self.body.len();
-                if from < self.buf.len() {
-                    self.body.extend_from_slice(&self.buf[from..]);
-                }
-            }
-            BodyMode::Chunked => {
-                while self.end.is_none() && !self.malformed {
-                    let rest = &self.buf[self.raw_cursor..];
-                    if self.body_done {
-                        // The trailer section: header lines up to an empty line.
-                        if rest.starts_with(b"\r\n") {
-                            self.end = Some(self.raw_cursor + 2);
-                        } else if let Some(p) = find(rest, b"\r\n\r\n") {
-                            self.end = Some(self.raw_cursor + p + 4);
-                        }
-                        return;
-                    }
-                    let Some(eol) = find(rest, b"\r\n") else {
-                        return;
-                    };
-                    let line = String::from_utf8_lossy(&rest[..eol]).into_owned();
-                    let size_text = line.split(';').next().unwrap_or("").trim();
-                    let Ok(size) = usize::from_str_radix(size_text, 16) else {
-                        // Not chunked coding after all: stop decoding.
-                        self.malformed = true;
-                        self.body_done = true;
-                        return;
-                    };
-                    let data_start = self.raw_cursor + eol + 2;
-                    if size == 0 {
-                        self.body_done = true;
-                        self.raw_cursor = data_start;
-                        continue;
-                    }
-                    if self.buf.len() < data_start + size + 2 {
-                        return;
-                    }
-                    self.body
-                        .extend_from_slice(&self.buf[data_start..data_start + size]);
-                    self.raw_cursor = data_start + size + 2;
-                }
-            }
-        }
-    }
-
-    /// Frames: the events of an event stream, or the one body of a JSON
-    /// response. A body of any other media type is no frame (it stays in the
-    /// raw capture, and the status check judges the exchange).
-    fn frames(&mut self, closed: bool) -> Vec<Vec<u8>> {
-        let mut out = Vec::new();
-        if self.head.is_none() {
-            return out;
-        }
-        if self.is_sse() {
-            loop {
-                let rest = &self.body[self.event_cursor..];
-                let (end, sep) = match (find(rest, b"\n\n"), find(rest, b"\r\n\r\n")) {
-                    (Some(a), Some(b)) if b < a => (b, 4),
-                    (Some(a), _) => (a, 2),
-                    (None, Some(b)) => (b, 4),
-                    (None, None) => break,
-                };
-                // Bytes, not text: a frame with invalid UTF-8 must reach the
-                // oracle as it is, never repaired by a lossy decode.
-                let event = rest[..end].to_vec();
-                self.event_cursor += end + sep;
-                let mut data: Vec<u8> = Vec::new();
-                let mut any = false;
-                for line in event.split(|b| *b == b'\n') {
-                    let line = line.strip_suffix(b"\r").unwrap_or(line);
-                    let Some(d) = line.strip_prefix(b"data:") else {
-                        continue;
-                    };
-                    let d = d.strip_prefix(b" ").unwrap_or(d);
-                    if any {
-                        data.push(b'\n');
-                    }
-                    data.extend_from_slice(d);
-                    any = true;
-                }
-                // An event whose data is empty is not dispatched (SSE rules):
-                // servers send such priming events carrying only an id.
-                if !data.is_empty() {
-                    out.push(data);
-                }
-            }
-        } else if self.is_json() && (self.body_done || closed) && !self.json_emitted {
-            self.json_emitted = true;
-            let mut body = self.body.clone();
-            while body.last().is_some_and(|b| *b == b'\n' || *b == b'\r') {
-                body.pop();
-            }
-            if !body.is_empty() {
-                out.push(body);
-            }
-        }
-        out
-    }
-}
-
-/// `Application/JSON; charset=utf-8` -> `application/json`.
-pub fn media_type(content_type: &str) -> String {
-    content_type
-        .split(';')
-        .next()
-        .unwrap_or("")
-        .trim()
-        .to_ascii_lowercase()
-}
-
-fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
-    hay.windows(needle.len()).position(|w| w == needle)
 }
 
 /// What a POST carries, as the status rules of Streamable HTTP see it.
@@ -788,39 +463,31 @@ impl Client {
                 s.stateless,
             )
         };
-        let mut request = format!(
-            "{} {} HTTP/1.1\r\nHost: {}\r\nAccept: application/json, text/event-stream\r\nUser-Agent: mcpres-harness/{}\r\n",
-            out.method,
-            self.target.path,
-            self.target.authority,
-            env!("CARGO_PKG_VERSION")
-        );
+        let mut request = Request::to(out.method, &self.target.path, &self.target.authority)
+            .header("Accept", "application/json, text/event-stream")
+            .header(
+                "User-Agent",
+                concat!("mcpres-harness/", env!("CARGO_PKG_VERSION")),
+            );
         if let Some(sid) = sid.filter(|_| !stateless) {
-            request.push_str(&format!("Mcp-Session-Id: {sid}\r\n"));
+            request.push("Mcp-Session-Id", &sid);
         }
         if let Some(v) = &version {
-            request.push_str(&format!("MCP-Protocol-Version: {v}\r\n"));
+            request.push("MCP-Protocol-Version", v);
         }
         if stateless {
             if let Some(m) = out.rpc_method.as_deref().filter(|m| header_safe(m)) {
-                request.push_str(&format!("Mcp-Method: {m}\r\n"));
+                request.push("Mcp-Method", m);
             }
             if let Some(n) = out.rpc_name.as_deref().filter(|n| header_safe(n)) {
-                request.push_str(&format!("Mcp-Name: {n}\r\n"));
+                request.push("Mcp-Name", n);
             }
         }
         if let Some(b) = &out.body {
-            request.push_str(&format!(
-                "Content-Type: application/json\r\nContent-Length: {}\r\n",
-                b.len()
-            ));
+            request.push("Content-Type", "application/json");
+            request.body = Body::Sized(b.clone());
         }
-        request.push_str("\r\n");
-        let mut bytes = request.into_bytes();
-        if let Some(b) = &out.body {
-            bytes.extend_from_slice(b);
-        }
-        bytes
+        request.to_bytes()
     }
 
     fn closed(&self, conn: &Conn, by: &str, reason: &str) {
@@ -1003,11 +670,7 @@ impl Client {
         index: usize,
         answer_id: Option<&Value>,
     ) -> std::io::Result<Ending> {
-        let mut written = conn.stream.write_all(bytes).await;
-        if written.is_ok() {
-            written = conn.stream.flush().await;
-        }
-        match written {
+        match nonblocking::send(&mut conn.stream, bytes).await {
             Err(e) if stale_error(&e) => return Ok(Ending::Unsent),
             Err(e) => return Err(e),
             Ok(()) => {}
@@ -1019,21 +682,13 @@ impl Client {
         let mut answered = false;
         let mut grace: Option<Instant> = None;
         loop {
-            let read = match grace {
-                None => conn.stream.read(&mut buf).await,
-                Some(until) => {
-                    match tokio::time::timeout_at(until.into(), conn.stream.read(&mut buf)).await {
-                        Ok(r) => r,
-                        Err(_) => {
-                            self.state().exchanges[index].body_bytes = parser.body_len();
-                            return Ok(Ending::Closed {
-                                answered,
-                                by: "client",
-                                reason: "the event stream stayed open after the answer",
-                            });
-                        }
-                    }
-                }
+            let Some(read) = nonblocking::receive(&mut conn.stream, &mut buf, grace).await else {
+                self.state().exchanges[index].body_bytes = parser.body_len();
+                return Ok(Ending::Closed {
+                    answered,
+                    by: "client",
+                    reason: "the event stream stayed open after the answer",
+                });
             };
             let n = match read {
                 Ok(n) => n,
@@ -1150,6 +805,7 @@ impl Client {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
     /// A client for a scripted local server at `addr`, path `/mcp`, with its
     /// recorder and the receiving end of its frame channel.
@@ -1237,103 +893,50 @@ mod tests {
     }
 
     #[test]
-    fn json_chunked_and_sse_bodies_are_decoded() {
-        let mut p = ResponseParser::default();
-        let frames =
-            p.feed(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 7\r\n\r\n{\"a\":1}");
-        assert_eq!(frames, vec![b"{\"a\":1}".to_vec()]);
-        assert!(p.done());
-
-        let mut p = ResponseParser::default();
-        let mut frames = p.feed(b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\nmcp-session-id: s1\r\nTransfer-Encoding: chunked\r\n\r\n");
-        frames.extend(p.feed(b"11\r\nevent: message\nda\r\n"));
-        frames.extend(p.feed(b"d\r\nta: {\"x\":2}\n\n\r\n0\r\n\r\n"));
-        assert_eq!(p.header("Mcp-Session-Id"), Some("s1"));
-        assert_eq!(frames, vec![b"{\"x\":2}".to_vec()]);
-        assert!(p.done());
-
-        // A priming event without data is no frame; invalid UTF-8 passes through unrepaired.
-        let mut p = ResponseParser::default();
-        let frames = p.feed(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n\r\ndata: \nid: 0\n\ndata: {\"t\":\"\xC3\x28\"}\r\n\r\n");
-        assert_eq!(frames, vec![b"{\"t\":\"\xC3\x28\"}".to_vec()]);
-
-        let mut p = ResponseParser::default();
-        assert!(
-            p.feed(b"HTTP/1.1 202 Accepted\r\nContent-Length: 0\r\n\r\n")
-                .is_empty()
+    fn requests_are_written_byte_for_byte_as_before() {
+        let (client, _rec, _rx) = test_client(SocketAddr::from(([127, 0, 0, 1], 9)));
+        let msg = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "echo"}});
+        let body = serde_json::to_vec(&msg).unwrap();
+        let head = format!(
+            "Host: 127.0.0.1:9\r\nAccept: application/json, text/event-stream\r\nUser-Agent: mcpres-harness/{}\r\n",
+            env!("CARGO_PKG_VERSION")
         );
-        assert!(p.done());
-        assert_eq!(p.status(), Some(202));
-    }
-
-    #[test]
-    fn where_a_response_ends_decides_whether_the_connection_is_reused() {
-        // Content-Length: complete at the last body byte; HTTP/1.1 persists.
-        let mut p = ResponseParser::default();
-        p.feed(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{");
-        assert!(!p.complete());
-        assert_eq!(p.feed(b"}"), vec![b"{}".to_vec()]);
-        assert!(p.complete());
-        assert_eq!(p.reuse_refusal(), None);
-
-        // Chunked: complete only after the terminal chunk and its trailers.
-        let mut p = ResponseParser::default();
-        p.feed(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n");
-        p.feed(b"e\r\ndata: {\"a\":1}\n\n\r\n0\r\n");
-        assert!(p.done() && !p.complete(), "trailer section still open");
-        p.feed(b"X-Trailer: 1\r\n\r\n");
-        assert!(p.complete());
-        assert_eq!(p.reuse_refusal(), None);
-        assert_eq!(p.body_len(), 14);
-
-        // Bytes past the end, Connection: close, HTTP/1.0, a close-delimited body.
-        let mut p = ResponseParser::default();
-        p.feed(b"HTTP/1.1 202 Accepted\r\nContent-Length: 0\r\n\r\nHTTP/1.1");
-        assert!(p.complete());
+        let posted = |extra: &str| {
+            [
+                format!(
+                    "POST /mcp HTTP/1.1\r\n{head}{extra}Content-Type: application/json\r\nContent-Length: {}\r\n\r\n",
+                    body.len()
+                )
+                .as_bytes(),
+                &body,
+            ]
+            .concat()
+        };
+        // The opening POST: no session, no revision yet.
         assert_eq!(
-            p.reuse_refusal(),
-            Some("bytes followed the end of the response")
+            client.request_bytes(&Outgoing::post(body.clone(), &msg)),
+            posted("")
         );
-        let mut p = ResponseParser::default();
-        p.feed(b"HTTP/1.1 202 Accepted\r\nConnection: close\r\nContent-Length: 0\r\n\r\n");
-        assert_eq!(p.reuse_refusal(), Some("the server sent Connection: close"));
-        let mut p = ResponseParser::default();
-        p.feed(b"HTTP/1.0 202 Accepted\r\nContent-Length: 0\r\n\r\n");
-        assert_eq!(p.reuse_refusal(), Some("not an HTTP/1.1 response"));
-        let mut p = ResponseParser::default();
-        p.feed(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n\r\n{\"b\":2}");
-        assert!(
-            !p.complete(),
-            "a close-delimited body ends only at the close"
+        {
+            let mut s = client.state();
+            s.session_id = Some("s-1".into());
+            s.protocol_version = Some("2025-11-25".into());
+        }
+        let with_session = "Mcp-Session-Id: s-1\r\nMCP-Protocol-Version: 2025-11-25\r\n";
+        assert_eq!(
+            client.request_bytes(&Outgoing::post(body.clone(), &msg)),
+            posted(with_session)
         );
-        assert_eq!(p.finish(), vec![b"{\"b\":2}".to_vec()]);
-        assert!(p.complete());
-        assert!(p.reuse_refusal().is_some());
-        // An undecodable chunk size: never reused.
-        let mut p = ResponseParser::default();
-        p.feed(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n");
-        assert!(p.done());
-        assert!(p.reuse_refusal().is_some());
-    }
-
-    #[test]
-    fn interim_heads_are_skipped_and_other_media_types_are_no_frames() {
-        let mut p = ResponseParser::default();
-        let frames = p.feed(
-            b"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: 2\r\n\r\n{}",
+        assert_eq!(
+            client.request_bytes(&Outgoing::delete()),
+            format!("DELETE /mcp HTTP/1.1\r\n{head}{with_session}\r\n").into_bytes()
         );
-        assert_eq!(p.status(), Some(200));
-        assert_eq!(p.media_type().as_deref(), Some("application/json"));
-        assert_eq!(frames, vec![b"{}".to_vec()]);
-        // An HTML error page is recorded raw, never handed to the oracle as a frame.
-        let mut p = ResponseParser::default();
-        let frames = p.feed(
-            b"HTTP/1.1 500 Internal Server Error\r\nContent-Type: text/html\r\nContent-Length: 9\r\n\r\n<b>no</b>",
+        // Stateless: no session id; the method and name headers.
+        client.set_stateless("2026-07-28");
+        assert_eq!(
+            client.request_bytes(&Outgoing::post(body.clone(), &msg)),
+            posted("MCP-Protocol-Version: 2026-07-28\r\nMcp-Method: tools/call\r\nMcp-Name: echo\r\n")
         );
-        assert!(frames.is_empty());
-        assert!(p.complete());
-        assert_eq!(p.status(), Some(500));
-        assert_eq!(media_type("Text/Event-Stream ; x=1"), "text/event-stream");
     }
 
     #[test]
@@ -1360,7 +963,7 @@ mod tests {
     async fn read_request(s: &mut TcpStream, pending: &mut Vec<u8>) -> Option<String> {
         let mut buf = [0u8; 4096];
         loop {
-            if let Some(end) = find(pending, b"\r\n\r\n") {
+            if let Some(end) = pending.windows(4).position(|w| w == b"\r\n\r\n") {
                 let head = String::from_utf8_lossy(&pending[..end]).into_owned();
                 let len: usize = head
                     .lines()

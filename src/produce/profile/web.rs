@@ -8,15 +8,15 @@
 //! short or a connection closed early is seen as it happened.
 
 use std::collections::BTreeMap;
-use std::io::{Read, Write};
-use std::net::{IpAddr, Shutdown, SocketAddr, TcpListener, TcpStream};
+use std::net::{IpAddr, SocketAddr, TcpListener, TcpStream};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
 use super::probe::{Launch, Probe, TRANSCRIPT_KEEP_BYTES, chunk_record};
-use crate::produce::harness::http::ResponseParser;
+pub use crate::produce::drive::http::Reading;
+use crate::produce::drive::http::{Blocking, Response, Tap};
 
 /// What replaces the synthetic credential in every recorded byte.
 pub const REDACTED: &[u8] = b"<synthetic-bearer>";
@@ -335,165 +335,76 @@ impl Rec {
     }
 }
 
-/// One raw TCP connection to the subject.
+/// One raw TCP connection to the subject: the blocking face of the one
+/// HTTP client, recording into a [`Rec`] under its connection number.
 pub struct Conn<'r> {
     pub id: usize,
-    stream: TcpStream,
+    io: Blocking<Tapped<'r>>,
+}
+
+/// A connection's tap: every byte and event into the record, under the
+/// connection's number.
+struct Tapped<'r> {
     rec: &'r Rec,
-    /// Bytes read past the last response (a pipelined next one).
-    pending: Vec<u8>,
-    /// The subject closed its side.
-    pub eof: bool,
-    closed: bool,
+    id: usize,
+}
+
+impl Tap for Tapped<'_> {
+    fn sent(&self, bytes: &[u8]) {
+        self.rec.chunk(self.id, "sent", bytes);
+    }
+
+    fn received(&self, bytes: &[u8]) {
+        self.rec.chunk(self.id, "received", bytes);
+    }
+
+    fn event(&self, what: &str, detail: Value) {
+        self.rec.event(Some(self.id), what, detail);
+    }
+
+    fn now_ms(&self) -> u64 {
+        self.rec.now_ms()
+    }
 }
 
 impl<'r> Conn<'r> {
     pub fn open(rec: &'r Rec, addr: SocketAddr) -> std::io::Result<Conn<'r>> {
         let id = rec.next_conn();
-        match TcpStream::connect_timeout(&addr, Duration::from_secs(2)) {
-            Ok(stream) => {
-                let _ = stream.set_nodelay(true);
-                let local = stream.local_addr().map(|a| a.port()).unwrap_or(0);
-                rec.event(Some(id), "connected", json!({"localPort": local}));
-                Ok(Conn {
-                    id,
-                    stream,
-                    rec,
-                    pending: Vec::new(),
-                    eof: false,
-                    closed: false,
-                })
-            }
-            Err(e) => {
-                rec.event(Some(id), "connect-failed", json!({"error": e.to_string()}));
-                Err(e)
-            }
-        }
+        let io = Blocking::connect(addr, Duration::from_secs(2), Tapped { rec, id })?;
+        Ok(Conn { id, io })
     }
 
     /// Write `bytes` (recorded first); false when the write failed.
     pub fn write(&mut self, bytes: &[u8]) -> bool {
-        self.rec.chunk(self.id, "sent", bytes);
-        match self.stream.write_all(bytes) {
-            Ok(()) => true,
-            Err(e) => {
-                self.rec.event(
-                    Some(self.id),
-                    "write-failed",
-                    json!({"error": e.to_string()}),
-                );
-                false
-            }
-        }
+        self.io.write(bytes)
     }
 
     /// This end's port.
     pub fn local_port(&self) -> u16 {
-        self.stream.local_addr().map(|a| a.port()).unwrap_or(0)
+        self.io.local_port()
     }
 
     /// Write `bytes` from another thread while reading the response, so a
     /// subject that answers (and stops reading) before the whole body is
     /// written is still heard. The connection is closed afterwards.
     pub fn write_then_read(&mut self, bytes: &[u8], limit: Duration) -> Resp {
-        self.rec.chunk(self.id, "sent", bytes);
-        let writer = self.stream.try_clone();
-        let id = self.id;
-        let rec = self.rec;
-        std::thread::scope(|sc| {
-            let handle = writer
-                .ok()
-                .map(|mut w| sc.spawn(move || w.write_all(bytes)));
-            let r = self.response(limit);
-            self.closed = true;
-            let _ = self.stream.shutdown(Shutdown::Both);
-            if let Some(h) = handle {
-                let outcome = match h.join() {
-                    Ok(Ok(())) => "the whole body was written".to_string(),
-                    Ok(Err(e)) => format!("the body was cut short: {e}"),
-                    Err(_) => "the writer failed".to_string(),
-                };
-                rec.event(Some(id), "body-written", json!({"outcome": outcome}));
-            }
-            rec.event(
-                Some(id),
-                "client-closed",
-                json!({"why": "after the response"}),
-            );
-            r
-        })
+        Resp::from(self.io.write_then_read(bytes, limit))
     }
 
     /// Stop writing (a FIN to the subject); reading goes on.
     pub fn shutdown_write(&mut self) {
-        let _ = self.stream.shutdown(Shutdown::Write);
-        self.rec
-            .event(Some(self.id), "client-stopped-writing", json!({}));
+        self.io.shutdown_write();
     }
 
     /// Close the connection from the client side.
-    pub fn close(mut self, why: &str) {
-        self.closed = true;
-        let _ = self.stream.shutdown(Shutdown::Both);
-        self.rec
-            .event(Some(self.id), "client-closed", json!({"why": why}));
-    }
-
-    /// Read what arrives within `limit` (at most `max` bytes per read);
-    /// recorded; empty at EOF or when nothing came.
-    fn read_chunk(&mut self, limit: Duration, max: usize) -> Option<Vec<u8>> {
-        if self.eof {
-            return None;
-        }
-        let _ = self
-            .stream
-            .set_read_timeout(Some(limit.max(Duration::from_millis(1))));
-        let mut buf = vec![0u8; max];
-        match self.stream.read(&mut buf) {
-            Ok(0) => {
-                self.eof = true;
-                self.rec.event(Some(self.id), "subject-closed", json!({}));
-                None
-            }
-            Ok(n) => {
-                buf.truncate(n);
-                self.rec.chunk(self.id, "received", &buf);
-                Some(buf)
-            }
-            Err(e)
-                if matches!(
-                    e.kind(),
-                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
-                ) =>
-            {
-                Some(Vec::new())
-            }
-            Err(e) => {
-                self.eof = true;
-                self.rec.event(
-                    Some(self.id),
-                    "read-failed",
-                    json!({"error": e.to_string()}),
-                );
-                None
-            }
-        }
+    pub fn close(self, why: &str) {
+        self.io.close(why);
     }
 
     /// Wait at most `limit` for the subject to close the connection; bytes
     /// that arrive meanwhile are recorded. True when it closed.
     pub fn wait_closed(&mut self, limit: Duration) -> bool {
-        let until = Instant::now() + limit;
-        while !self.eof {
-            let left = until.saturating_duration_since(Instant::now());
-            if left.is_zero() {
-                return false;
-            }
-            if let Some(bytes) = self.read_chunk(left.min(Duration::from_millis(50)), 64 << 10) {
-                self.pending.extend_from_slice(&bytes);
-            }
-        }
-        true
+        self.io.wait_closed(limit)
     }
 
     /// Read one response, for at most `limit`.
@@ -503,87 +414,7 @@ impl<'r> Conn<'r> {
 
     /// Read one response as `how` says.
     pub fn response_with(&mut self, limit: Duration, how: &Reading) -> Resp {
-        let started = self.rec.now_ms();
-        let until = Instant::now() + limit;
-        let mut parser = ResponseParser::default();
-        let mut resp = Resp::default();
-        let take = |parser: &mut ResponseParser, bytes: &[u8], resp: &mut Resp, at: u64| {
-            if resp.first_byte_ms.is_none() && !bytes.is_empty() {
-                resp.first_byte_ms = Some(at);
-            }
-            for f in parser.feed(bytes) {
-                resp.push_frame(at, &f);
-            }
-        };
-        let pending = std::mem::take(&mut self.pending);
-        if !pending.is_empty() {
-            let at = self.rec.now_ms().saturating_sub(started);
-            take(&mut parser, &pending, &mut resp, at);
-        }
-        loop {
-            if parser.complete() || how.stop(&resp) {
-                break;
-            }
-            let left = until.saturating_duration_since(Instant::now());
-            if left.is_zero() {
-                resp.timed_out = true;
-                break;
-            }
-            let wait = left.min(Duration::from_millis(50));
-            match self.read_chunk(wait, how.read_size.unwrap_or(64 << 10)) {
-                Some(bytes) => {
-                    if !bytes.is_empty() {
-                        let at = self.rec.now_ms().saturating_sub(started);
-                        take(&mut parser, &bytes, &mut resp, at);
-                        if let Some(pause) = how.pause {
-                            std::thread::sleep(pause);
-                        }
-                    }
-                }
-                None => {
-                    let at = self.rec.now_ms().saturating_sub(started);
-                    for f in parser.finish() {
-                        resp.push_frame(at, &f);
-                    }
-                    break;
-                }
-            }
-        }
-        resp.eof = self.eof;
-        resp.complete = parser.complete();
-        resp.status = parser.status();
-        resp.headers = parser.headers().to_vec();
-        resp.media = parser.media_type();
-        resp.body = parser.body().to_vec();
-        self.pending = parser.leftover().to_vec();
-        resp
-    }
-}
-
-impl Drop for Conn<'_> {
-    fn drop(&mut self) {
-        if !self.closed {
-            let _ = self.stream.shutdown(Shutdown::Both);
-            self.rec
-                .event(Some(self.id), "client-closed", json!({"why": "done"}));
-        }
-    }
-}
-
-/// How a response is read.
-#[derive(Default)]
-pub struct Reading {
-    /// Read at most this many bytes at a time.
-    pub read_size: Option<usize>,
-    /// Sleep this long after every read (a slow consumer).
-    pub pause: Option<Duration>,
-    /// Stop once this many frames have arrived.
-    pub stop_after_frames: Option<usize>,
-}
-
-impl Reading {
-    fn stop(&self, r: &Resp) -> bool {
-        self.stop_after_frames.is_some_and(|n| r.frames.len() >= n)
+        Resp::from(self.io.response(limit, how))
     }
 }
 
@@ -604,14 +435,32 @@ pub struct Resp {
     pub timed_out: bool,
 }
 
-impl Resp {
-    fn push_frame(&mut self, at: u64, bytes: &[u8]) {
-        match serde_json::from_slice::<Value>(bytes) {
-            Ok(v) => self.frames.push((at, v)),
-            Err(_) => self.bad_frames += 1,
+impl From<Response> for Resp {
+    /// The frames that are JSON kept as values, the others counted.
+    fn from(r: Response) -> Resp {
+        let mut resp = Resp {
+            status: r.status,
+            headers: r.headers,
+            media: r.media,
+            frames: Vec::new(),
+            bad_frames: 0,
+            body: r.body,
+            first_byte_ms: r.first_byte_ms,
+            complete: r.complete,
+            eof: r.eof,
+            timed_out: r.timed_out,
+        };
+        for (at, bytes) in r.frames {
+            match serde_json::from_slice::<Value>(&bytes) {
+                Ok(v) => resp.frames.push((at, v)),
+                Err(_) => resp.bad_frames += 1,
+            }
         }
+        resp
     }
+}
 
+impl Resp {
     pub fn header(&self, name: &str) -> Option<&str> {
         self.headers
             .iter()

@@ -369,7 +369,11 @@ impl ResponseParser {
                     .is_some_and(|c| c.trim().eq_ignore_ascii_case("chunked"))
             });
             let length = get("content-length");
-            if !chunked && length.as_ref().is_some_and(|v| v.trim().parse::<usize>().is_err()) {
+            if !chunked
+                && length
+                    .as_ref()
+                    .is_some_and(|v| v.trim().parse::<usize>().is_err())
+            {
                 self.head_defects.push(Defect::ContentLength);
             }
             let mode = if chunked {
@@ -864,7 +868,10 @@ mod tests {
             b"POST /mcp HTTP/1.1\r\nHost: h\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}"
         );
         let empty = Request::new("POST", "/").with_body(Body::Sized(Vec::new()));
-        assert_eq!(empty.to_bytes(), b"POST / HTTP/1.1\r\nContent-Length: 0\r\n\r\n");
+        assert_eq!(
+            empty.to_bytes(),
+            b"POST / HTTP/1.1\r\nContent-Length: 0\r\n\r\n"
+        );
     }
 
     #[test]
@@ -880,8 +887,13 @@ mod tests {
             b"POST /mcp HTTP/1.1\r\nAccept: application/json\r\nHOST: evil.example\r\n\r\n"
         );
         // Odd values go out as they are: the writer judges nothing.
-        let odd = Request::new("GET", "*").header("Origin", "null").header("X", "");
-        assert_eq!(odd.to_bytes(), b"GET * HTTP/1.1\r\nOrigin: null\r\nX: \r\n\r\n");
+        let odd = Request::new("GET", "*")
+            .header("Origin", "null")
+            .header("X", "");
+        assert_eq!(
+            odd.to_bytes(),
+            b"GET * HTTP/1.1\r\nOrigin: null\r\nX: \r\n\r\n"
+        );
     }
 
     #[test]
@@ -894,13 +906,14 @@ mod tests {
         );
         // A part of 17 bytes is sized in lowercase hex; an empty part is
         // written where it stands (an early terminal chunk).
-        let r = Request::new("POST", "/")
-            .with_body(Body::Chunked(vec![vec![b'x'; 17], Vec::new()]));
+        let r =
+            Request::new("POST", "/").with_body(Body::Chunked(vec![vec![b'x'; 17], Vec::new()]));
         let mut want = b"POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n11\r\n".to_vec();
         want.extend_from_slice(&[b'x'; 17]);
         want.extend_from_slice(b"\r\n0\r\n\r\n0\r\n\r\n");
         assert_eq!(r.to_bytes(), want);
-        let r = Request::new("POST", "/").with_body(Body::ChunkedRaw(b"zz\r\n{}\r\n0\r\n\r\n".to_vec()));
+        let r = Request::new("POST", "/")
+            .with_body(Body::ChunkedRaw(b"zz\r\n{}\r\n0\r\n\r\n".to_vec()));
         assert_eq!(
             r.to_bytes(),
             b"POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n"
@@ -909,13 +922,18 @@ mod tests {
         assert_eq!(r.to_bytes(), b"POST /mcp HTTP/1.1\r\nHost: h\r\n");
         assert_eq!(
             split_head(&post_bytes()),
-            (b"POST / HTTP/1.1\r\nContent-Length: 2\r\n\r\n".to_vec(), b"{}".to_vec())
+            (
+                b"POST / HTTP/1.1\r\nContent-Length: 2\r\n\r\n".to_vec(),
+                b"{}".to_vec()
+            )
         );
         assert_eq!(split_head(b"GET / HTTP/1.1\r\n").1, b"");
     }
 
     fn post_bytes() -> Vec<u8> {
-        Request::new("POST", "/").with_body(Body::Sized(b"{}".to_vec())).to_bytes()
+        Request::new("POST", "/")
+            .with_body(Body::Sized(b"{}".to_vec()))
+            .to_bytes()
     }
 
     #[test]
@@ -1175,8 +1193,9 @@ mod tests {
 
     #[test]
     fn the_blocking_face_reports_a_close_before_the_end() {
-        let (addr, server) =
-            serve_once(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 99\r\n\r\n{}");
+        let (addr, server) = serve_once(
+            b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 99\r\n\r\n{}",
+        );
         let kept = Kept::default();
         let mut conn = Blocking::connect(addr, Duration::from_secs(2), &kept).unwrap();
         assert!(conn.write(b"GET / HTTP/1.1\r\n\r\n"));
@@ -1188,7 +1207,12 @@ mod tests {
         // What came is handed on as it is, for the caller to find it no JSON.
         assert_eq!(r.frames.len(), 1);
         assert_eq!(r.frames[0].1, b"{}");
-        assert!(kept.events.lock().unwrap().contains(&"subject-closed".to_string()));
+        assert!(
+            kept.events
+                .lock()
+                .unwrap()
+                .contains(&"subject-closed".to_string())
+        );
     }
 
     #[tokio::test]

@@ -895,7 +895,8 @@ mod tests {
     #[test]
     fn requests_are_written_byte_for_byte_as_before() {
         let (client, _rec, _rx) = test_client(SocketAddr::from(([127, 0, 0, 1], 9)));
-        let msg = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "echo"}});
+        let msg =
+            json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "echo"}});
         let body = serde_json::to_vec(&msg).unwrap();
         let head = format!(
             "Host: 127.0.0.1:9\r\nAccept: application/json, text/event-stream\r\nUser-Agent: mcpres-harness/{}\r\n",
@@ -935,7 +936,9 @@ mod tests {
         client.set_stateless("2026-07-28");
         assert_eq!(
             client.request_bytes(&Outgoing::post(body.clone(), &msg)),
-            posted("MCP-Protocol-Version: 2026-07-28\r\nMcp-Method: tools/call\r\nMcp-Name: echo\r\n")
+            posted(
+                "MCP-Protocol-Version: 2026-07-28\r\nMcp-Method: tools/call\r\nMcp-Name: echo\r\n"
+            )
         );
     }
 

@@ -6,10 +6,10 @@
 use serde_json::{Value, json};
 
 use super::http::{HttpExchange, Posted};
-use crate::produce::drive::http::media_type;
 use super::record::Frame;
 use super::vocab::{ACCEPT, COMPLETED, META_SERVER_INFO, Mutant, REJECT, Revision};
 use crate::json::canonical;
+use crate::produce::drive::http::media_type;
 
 /// What an oracle concluded about one exchange.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -128,8 +128,8 @@ mod tests {
         }))
         .unwrap();
         let mut s = std::net::TcpStream::connect(c.addr()).unwrap();
-        s.write_all(b"GET /a?secret=1 HTTP/1.1\r\nHost: x\r\n\r\n")
-            .unwrap();
+        let request = crate::produce::drive::http::Request::to("GET", "/a?secret=1", "x");
+        s.write_all(&request.to_bytes()).unwrap();
         let mut got = String::new();
         s.read_to_string(&mut got).unwrap();
         assert!(got.starts_with("HTTP/1.1 200 OK\r\n"), "{got}");

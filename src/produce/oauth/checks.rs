@@ -11,6 +11,7 @@ use serde_json::{Value, json};
 use super::flow;
 use super::{EARLY, OauthCtx, Runner, Source, reason};
 use crate::model::vocab::ProbeOutcome;
+use crate::produce::drive::http::Request;
 use crate::produce::profile::check::{CheckRun, Obs, mutant, obs};
 use crate::produce::profile::web::{self, Conn, Rec, Resp, Server, Session, Shape};
 use crate::server::oauth::{Defects, Fixture, FixtureConfig};
@@ -196,8 +197,8 @@ pub fn fetch_json(o: &OauthCtx, url: &str) -> Value {
     let Ok(mut conn) = Conn::open(&rec, addr) else {
         return Value::Null;
     };
-    let req = format!("GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n");
-    conn.write(req.as_bytes());
+    let req = Request::to("GET", &path, &addr.to_string()).header("Connection", "close");
+    conn.write(&req.to_bytes());
     let resp = conn.response(Duration::from_secs(5));
     if resp.status != Some(200) {
         return Value::Null;
@@ -512,12 +513,9 @@ fn metadata_discovery(o: &OauthCtx) -> CheckRun {
     let rec = o.rec();
     let resp = match Conn::open(&rec, server.addr) {
         Ok(mut conn) => {
-            let req = format!(
-                "GET {} HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n\r\n",
-                metadata_path(),
-                server.authority
-            );
-            conn.write(req.as_bytes());
+            let req = Request::to("GET", metadata_path(), &server.authority)
+                .header("Connection", "close");
+            conn.write(&req.to_bytes());
             conn.response(o.ctx.answer)
         }
         Err(_) => Resp::default(),
@@ -2115,8 +2113,8 @@ fn fetch_no_follow(o: &OauthCtx, url: &str) -> (Resp, Value) {
     let rec = o.rec();
     let resp = match Conn::open(&rec, addr) {
         Ok(mut conn) => {
-            let req = format!("GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n");
-            conn.write(req.as_bytes());
+            let req = Request::to("GET", &path, &addr.to_string()).header("Connection", "close");
+            conn.write(&req.to_bytes());
             conn.response(Duration::from_secs(5))
         }
         Err(_) => Resp::default(),
@@ -2447,10 +2445,9 @@ fn loopback_redirect_collision(o: &OauthCtx) -> CheckRun {
             .unwrap_or("/")
             .to_string();
         if let Ok(mut s) = TcpStream::connect(own_addr) {
-            let _ = s.write_all(
-                format!("GET {path} HTTP/1.1\r\nHost: {own_addr}\r\nConnection: close\r\n\r\n")
-                    .as_bytes(),
-            );
+            let req =
+                Request::to("GET", &path, &own_addr.to_string()).header("Connection", "close");
+            let _ = s.write_all(&req.to_bytes());
             if let Ok((mut got, _)) = own.accept() {
                 let _ = got.set_read_timeout(Some(Duration::from_secs(2)));
                 let mut head = vec![0u8; 8192];

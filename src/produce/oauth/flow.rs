@@ -5,6 +5,7 @@
 //! them only by `fixture::digest`.
 
 use std::collections::BTreeMap;
+use std::net::SocketAddr;
 use std::time::Duration;
 
 use base64::Engine as _;
@@ -13,6 +14,7 @@ use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
 use super::{OauthCtx, SCOPE};
+use crate::produce::drive::http::{Body, Request};
 use crate::produce::profile::web::{Conn, Resp};
 use crate::server::oauth::fixture::digest;
 
@@ -57,20 +59,20 @@ fn send_at(
     let addr = o.guarded(&url).ok()?;
     let rec = o.rec();
     let mut conn = Conn::open(&rec, addr).ok()?;
-    let mut req =
-        format!("{method} {path_and_query} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n");
-    if let Some(b) = body {
-        req.push_str(&format!(
-            "Content-Type: application/x-www-form-urlencoded\r\nContent-Length: {}\r\n",
-            b.len()
-        ));
-    }
-    req.push_str("\r\n");
-    if let Some(b) = body {
-        req.push_str(b);
-    }
-    conn.write(req.as_bytes());
+    conn.write(&request(method, path_and_query, addr, body).to_bytes());
     Some(conn.response(LIMIT))
+}
+
+/// A request to the fixture at `addr`, closing the connection after its
+/// answer; a body is a form.
+fn request(method: &str, path_and_query: &str, addr: SocketAddr, body: Option<&str>) -> Request {
+    let mut request =
+        Request::to(method, path_and_query, &addr.to_string()).header("Connection", "close");
+    if let Some(b) = body {
+        request.push("Content-Type", "application/x-www-form-urlencoded");
+        request.body = Body::Sized(b.as_bytes().to_vec());
+    }
+    request
 }
 
 /// The query parameters of a URL.
@@ -417,4 +419,27 @@ pub fn consent(o: &OauthCtx, client_id: &str) -> (Option<String>, Value) {
         }
     });
     (value, summary)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn requests_to_the_fixture_are_written_byte_for_byte_as_before() {
+        let addr = SocketAddr::from(([127, 0, 0, 1], 4321));
+        assert_eq!(
+            request("GET", "/authorize?a=1&b=%2F", addr, None).to_bytes(),
+            b"GET /authorize?a=1&b=%2F HTTP/1.1\r\nHost: 127.0.0.1:4321\r\nConnection: close\r\n\r\n"
+        );
+        let form = form(&[("grant_type", "authorization_code"), ("code", "a b")]);
+        assert_eq!(
+            request("POST", "/token", addr, Some(&form)).to_bytes(),
+            format!(
+                "POST /token HTTP/1.1\r\nHost: 127.0.0.1:4321\r\nConnection: close\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: {}\r\n\r\n{form}",
+                form.len()
+            )
+            .into_bytes()
+        );
+    }
 }

@@ -11,6 +11,7 @@ use serde_json::{Value, json};
 use super::check::Ctx;
 use super::web::*;
 use crate::model::mcp::Revision;
+use crate::produce::drive::http::{Body, Request};
 
 impl Ctx<'_> {
     /// The run's Streamable HTTP target.
@@ -130,89 +131,26 @@ impl Ctx<'_> {
         msg: &Value,
         shape: &Shape,
     ) -> Vec<u8> {
+        self.http_post(server, session, msg, shape).to_bytes()
+    }
+
+    /// The POST of `msg` shaped by `shape`, before it is written.
+    pub fn http_post(
+        &self,
+        server: &Server,
+        session: &Session,
+        msg: &Value,
+        shape: &Shape,
+    ) -> Request {
         let web = self.web();
-        let body = shape
-            .body
-            .clone()
-            .unwrap_or_else(|| serde_json::to_vec(msg).expect("serializes"));
-        let mut headers: Vec<(String, String)> = vec![
-            (
-                "Host".into(),
-                shape
-                    .host
-                    .clone()
-                    .unwrap_or_else(|| server.authority.clone()),
-            ),
-            (
-                "Content-Type".into(),
-                shape
-                    .content_type
-                    .clone()
-                    .unwrap_or_else(|| "application/json".into()),
-            ),
-            (
-                "Accept".into(),
-                shape
-                    .accept
-                    .clone()
-                    .unwrap_or_else(|| "application/json, text/event-stream".into()),
-            ),
-        ];
-        let method = msg.get("method").and_then(Value::as_str);
-        let opening = method == Some("initialize");
-        if self.modern() || !opening {
-            headers.push(("MCP-Protocol-Version".into(), self.revision.as_str().into()));
-        }
-        if !self.modern()
-            && !shape.no_session
-            && let Some(id) = &session.id
-        {
-            headers.push(("Mcp-Session-Id".into(), id.clone()));
-        }
-        if self.modern()
-            && let Some(m) = method
-        {
-            headers.push(("Mcp-Method".into(), m.into()));
-            if m == "tools/call"
-                && let Some(n) = msg.pointer("/params/name").and_then(Value::as_str)
-            {
-                headers.push(("Mcp-Name".into(), n.into()));
-            }
-        }
-        if !shape.no_auth
-            && let Some(b) = &web.bearer
-        {
-            headers.push(("Authorization".into(), format!("Bearer {}", b.value())));
-        }
-        for (k, v) in &shape.extra {
-            headers.retain(|(h, _)| !h.eq_ignore_ascii_case(k));
-            headers.push((k.clone(), v.clone()));
-        }
-        let mut out = format!(
-            "{} {} HTTP/1.1\r\n",
-            shape.method.as_deref().unwrap_or("POST"),
-            web.path
-        )
-        .into_bytes();
-        for (k, v) in &headers {
-            out.extend_from_slice(format!("{k}: {v}\r\n").as_bytes());
-        }
-        match &shape.chunks {
-            Some(parts) => {
-                out.extend_from_slice(b"Transfer-Encoding: chunked\r\n\r\n");
-                for p in parts {
-                    out.extend_from_slice(format!("{:x}\r\n", p.len()).as_bytes());
-                    out.extend_from_slice(p);
-                    out.extend_from_slice(b"\r\n");
-                }
-                out.extend_from_slice(b"0\r\n\r\n");
-            }
-            None => {
-                out.extend_from_slice(format!("Content-Length: {}\r\n\r\n", body.len()).as_bytes());
-                out.extend_from_slice(&body);
-            }
-        }
-        out
+        let to = PostTo {
+            path: &web.path,
+            authority: &server.authority,
+            revision: self.revision,
+            session: session.id.as_deref(),
+            bearer: web.bearer.as_ref().map(Bearer::value),
+        };
+        post_request(&to, msg, shape)
     }
 
     /// POST `msg` on `conn` and read its response.
@@ -297,5 +235,268 @@ impl Ctx<'_> {
         let (id, msg) = self.live_request();
         let r = self.post_fresh(rec, server, session, &msg, &Shape::default());
         r.answer(&id).is_some()
+    }
+}
+
+/// Where a POST goes and what it carries besides its message.
+struct PostTo<'a> {
+    path: &'a str,
+    /// `Host` unless the shape says otherwise.
+    authority: &'a str,
+    revision: Revision,
+    /// The session id (2025-11-25).
+    session: Option<&'a str>,
+    bearer: Option<&'a str>,
+}
+
+/// The POST of `msg` shaped by `shape`: `Host`, `Content-Type`, `Accept`,
+/// the protocol headers of the revision and the credential, each replaced by
+/// a shape's extra header of the same name; the body sized, or chunked in
+/// the shape's parts.
+fn post_request(to: &PostTo, msg: &Value, shape: &Shape) -> Request {
+    let modern = to.revision.is_stateless();
+    let body = shape
+        .body
+        .clone()
+        .unwrap_or_else(|| serde_json::to_vec(msg).expect("serializes"));
+    let mut request = Request::new(shape.method.as_deref().unwrap_or("POST"), to.path)
+        .header("Host", shape.host.as_deref().unwrap_or(to.authority))
+        .header(
+            "Content-Type",
+            shape.content_type.as_deref().unwrap_or("application/json"),
+        )
+        .header(
+            "Accept",
+            shape
+                .accept
+                .as_deref()
+                .unwrap_or("application/json, text/event-stream"),
+        );
+    let method = msg.get("method").and_then(Value::as_str);
+    let opening = method == Some("initialize");
+    if modern || !opening {
+        request.push("MCP-Protocol-Version", to.revision.as_str());
+    }
+    if !modern
+        && !shape.no_session
+        && let Some(id) = to.session
+    {
+        request.push("Mcp-Session-Id", id);
+    }
+    if modern && let Some(m) = method {
+        request.push("Mcp-Method", m);
+        if m == "tools/call"
+            && let Some(n) = msg.pointer("/params/name").and_then(Value::as_str)
+        {
+            request.push("Mcp-Name", n);
+        }
+    }
+    if !shape.no_auth
+        && let Some(b) = to.bearer
+    {
+        request.push("Authorization", &format!("Bearer {b}"));
+    }
+    for (k, v) in &shape.extra {
+        request.set(k, v);
+    }
+    request.body = match &shape.chunks {
+        Some(parts) => Body::Chunked(parts.clone()),
+        None => Body::Sized(body),
+    };
+    request
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::produce::drive::http::split_head;
+
+    /// The bytes the hand-written POST wrote before the one writer.
+    fn written_before(to: &PostTo, msg: &Value, shape: &Shape) -> Vec<u8> {
+        let body = shape
+            .body
+            .clone()
+            .unwrap_or_else(|| serde_json::to_vec(msg).unwrap());
+        let modern = to.revision.is_stateless();
+        let mut headers: Vec<(String, String)> = vec![
+            (
+                "Host".into(),
+                shape.host.clone().unwrap_or_else(|| to.authority.into()),
+            ),
+            (
+                "Content-Type".into(),
+                shape
+                    .content_type
+                    .clone()
+                    .unwrap_or_else(|| "application/json".into()),
+            ),
+            (
+                "Accept".into(),
+                shape
+                    .accept
+                    .clone()
+                    .unwrap_or_else(|| "application/json, text/event-stream".into()),
+            ),
+        ];
+        let method = msg.get("method").and_then(Value::as_str);
+        if modern || method != Some("initialize") {
+            headers.push(("MCP-Protocol-Version".into(), to.revision.as_str().into()));
+        }
+        if !modern
+            && !shape.no_session
+            && let Some(id) = to.session
+        {
+            headers.push(("Mcp-Session-Id".into(), id.into()));
+        }
+        if modern && let Some(m) = method {
+            headers.push(("Mcp-Method".into(), m.into()));
+            if m == "tools/call"
+                && let Some(n) = msg.pointer("/params/name").and_then(Value::as_str)
+            {
+                headers.push(("Mcp-Name".into(), n.into()));
+            }
+        }
+        if !shape.no_auth
+            && let Some(b) = to.bearer
+        {
+            headers.push(("Authorization".into(), format!("Bearer {b}")));
+        }
+        for (k, v) in &shape.extra {
+            headers.retain(|(h, _)| !h.eq_ignore_ascii_case(k));
+            headers.push((k.clone(), v.clone()));
+        }
+        let mut out = format!(
+            "{} {} HTTP/1.1\r\n",
+            shape.method.as_deref().unwrap_or("POST"),
+            to.path
+        )
+        .into_bytes();
+        for (k, v) in &headers {
+            out.extend_from_slice(format!("{k}: {v}\r\n").as_bytes());
+        }
+        match &shape.chunks {
+            Some(parts) => {
+                out.extend_from_slice(b"Transfer-Encoding: chunked\r\n\r\n");
+                for p in parts {
+                    out.extend_from_slice(format!("{:x}\r\n", p.len()).as_bytes());
+                    out.extend_from_slice(p);
+                    out.extend_from_slice(b"\r\n");
+                }
+                out.extend_from_slice(b"0\r\n\r\n");
+            }
+            None => {
+                out.extend_from_slice(format!("Content-Length: {}\r\n\r\n", body.len()).as_bytes());
+                out.extend_from_slice(&body);
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn every_shape_of_post_is_written_byte_for_byte_as_before() {
+        let open = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {}});
+        let call = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "echo", "arguments": {}}});
+        let note = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+        let shapes = [
+            Shape::default(),
+            Shape {
+                body: Some(b"{not json".to_vec()),
+                accept: Some("text/html".into()),
+                content_type: Some("text/plain".into()),
+                host: Some("evil.example:80".into()),
+                method: Some("PUT".into()),
+                ..Shape::default()
+            },
+            Shape {
+                no_auth: true,
+                no_session: true,
+                extra: vec![
+                    ("Origin".into(), "http://evil.example".into()),
+                    (
+                        "content-type".into(),
+                        "application/json; charset=utf-8".into(),
+                    ),
+                    ("Authorization".into(), "Bearer other".into()),
+                ],
+                ..Shape::default()
+            },
+            Shape {
+                chunks: Some(vec![b"{\"jsonrpc\":".to_vec(), Vec::new(), vec![b' '; 300]]),
+                ..Shape::default()
+            },
+        ];
+        let mut compared = 0;
+        for revision in [Revision::V2025_11_25, Revision::V2026_07_28] {
+            for session in [None, Some("s-1")] {
+                for bearer in [None, Some("tok")] {
+                    let to = PostTo {
+                        path: "/mcp",
+                        authority: "127.0.0.1:8080",
+                        revision,
+                        session,
+                        bearer,
+                    };
+                    for msg in [&open, &call, &note] {
+                        for shape in &shapes {
+                            assert_eq!(
+                                post_request(&to, msg, shape).to_bytes(),
+                                written_before(&to, msg, shape),
+                                "{revision:?} {session:?} {bearer:?} {msg}"
+                            );
+                            compared += 1;
+                        }
+                    }
+                }
+            }
+        }
+        assert_eq!(compared, 2 * 2 * 2 * 3 * 4);
+        // The malformed-chunk probe: the chunked head, then a size line that
+        // is no hex number (it spliced its bytes into the chunked head).
+        for to in [
+            PostTo {
+                path: "/mcp",
+                authority: "h:1",
+                revision: Revision::V2025_11_25,
+                session: Some("s"),
+                bearer: Some("b"),
+            },
+            PostTo {
+                path: "/mcp",
+                authority: "h:1",
+                revision: Revision::V2026_07_28,
+                session: None,
+                bearer: None,
+            },
+        ] {
+            let body = serde_json::to_vec(&call).unwrap();
+            let chunked = Shape {
+                chunks: Some(vec![body.clone()]),
+                ..Shape::default()
+            };
+            let (head, _) = split_head(&written_before(&to, &call, &chunked));
+            let mut before = head;
+            before.extend_from_slice(b"zz\r\n");
+            before.extend_from_slice(&body);
+            before.extend_from_slice(b"\r\n0\r\n\r\n");
+            let mut request = post_request(&to, &call, &Shape::default());
+            request.body = Body::ChunkedRaw([&b"zz\r\n"[..], &body, b"\r\n0\r\n\r\n"].concat());
+            assert_eq!(request.to_bytes(), before);
+        }
+        // And one spelled out.
+        let to = PostTo {
+            path: "/mcp",
+            authority: "h:1",
+            revision: Revision::V2025_11_25,
+            session: Some("s"),
+            bearer: Some("b"),
+        };
+        assert_eq!(
+            post_request(&to, &note, &Shape::default()).to_bytes(),
+            [
+                &b"POST /mcp HTTP/1.1\r\nHost: h:1\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2025-11-25\r\nMcp-Session-Id: s\r\nAuthorization: Bearer b\r\nContent-Length: 54\r\n\r\n"[..],
+                &serde_json::to_vec(&note).unwrap(),
+            ]
+            .concat()
+        );
     }
 }

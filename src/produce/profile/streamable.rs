@@ -20,6 +20,7 @@ use super::check::{
 use super::probe::Probe;
 use super::web::{Conn, Reading, Rec, Resp, Server, Session, Shape, process_tree, sockets_of};
 use crate::model::vocab::ProbeOutcome::{self, Accept, NoEffect, Reject, Terminate};
+use crate::produce::drive::http::{Body, Request, split_head};
 
 pub const CHECKS: &[CheckEntry] = &[
     ("authenticated-loopback-http", authenticated_loopback_http),
@@ -882,15 +883,6 @@ fn content_type(ctx: &Ctx) -> CheckRun {
     run3(ID, b, p, n, m)
 }
 
-/// The request's head and body, split where the body begins.
-fn split_head(bytes: &[u8]) -> (Vec<u8>, Vec<u8>) {
-    let at = bytes
-        .windows(4)
-        .position(|w| w == b"\r\n\r\n")
-        .map_or(bytes.len(), |p| p + 4);
-    (bytes[..at].to_vec(), bytes[at..].to_vec())
-}
-
 fn interrupted_body(ctx: &Ctx) -> CheckRun {
     const ID: &str = "interrupted-body";
     const HELD: &str = "MCP_RES_HTTP_SPLIT_BODY_ASSEMBLED";
@@ -1061,7 +1053,8 @@ fn timeout(ctx: &Ctx) -> CheckRun {
             return ((Terminate, SUBJECT_EXITED.into()), "could not connect".into(), json!({}));
         };
         let started = Instant::now();
-        conn.write(format!("POST {} HTTP/1.1\r\nHost: {}\r\n", ctx.web().path, b.server.authority).as_bytes());
+        let head = Request::to("POST", &ctx.web().path, &b.server.authority).with_body(Body::Unended);
+        conn.write(&head.to_bytes());
         let closed = conn.wait_closed(idle);
         let after = started.elapsed().as_millis() as u64;
         let r = conn.response(Duration::from_millis(10));
@@ -1315,17 +1308,11 @@ fn malformed_chunk(ctx: &Ctx) -> CheckRun {
         }
     };
     let n = b.observe(Reject, REFUSED, |rec, s| {
+        // One chunk whose size line is no hex number.
         let body = serde_json::to_vec(&msg).expect("serializes");
-        let shape = Shape {
-            chunks: Some(vec![body.clone()]),
-            ..Shape::default()
-        };
-        let wire = ctx.http_request(&b.server, s, &msg, &shape);
-        let (head, _) = split_head(&wire);
-        let mut bad = head;
-        bad.extend_from_slice(b"zz\r\n");
-        bad.extend_from_slice(&body);
-        bad.extend_from_slice(b"\r\n0\r\n\r\n");
+        let mut request = ctx.http_post(&b.server, s, &msg, &Shape::default());
+        request.body = Body::ChunkedRaw([&b"zz\r\n"[..], &body, b"\r\n0\r\n\r\n"].concat());
+        let bad = request.to_bytes();
         let r = match Conn::open(rec, b.server.addr) {
             Ok(mut c) => {
                 c.write(&bad);

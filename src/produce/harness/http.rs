@@ -1,4 +1,6 @@
-//! Streamable HTTP subjects: the harness's own minimal HTTP/1.1 client.
+//! Streamable HTTP subjects: the harness's sessions over the async face of
+//! the one raw HTTP/1.1 client (`drive::http`: its request writer and
+//! response parser).
 //!
 //! Like the stdio path, this records before it parses: every request's bytes
 //! are appended to the session's raw request capture before they are written

@@ -2,9 +2,19 @@
 //! profile, OAuth and field runners, and the runners still to come) stands on
 //! to start, watch, talk to and end a subject, and to store what it saw.
 //!
+//! - `spawn`: the one place a subject process is started (a launch, its
+//!   own process group, exactly its environment), blocking or async.
+//! - `end`: the one group kill, the one termination sequence (TERM, grace,
+//!   KILL of the group, the group measured), the subreaper and the one sweep
+//!   of adopted orphans.
 //! - `proc`: the one reader of `/proc` (a process's state, parent and group,
-//!   the process tree, listening sockets).
+//!   the process tree, the registry of the subjects started here, TCP
+//!   sockets and who holds them).
+//! - `ident`: a subject artifact's digest, fresh random names.
 //! - `redact`: the one redactor every stored byte passes through.
 
+pub mod end;
+pub mod ident;
 pub mod proc;
 pub mod redact;
+pub mod spawn;

@@ -225,7 +225,10 @@ fn stdout_protocol_purity(ctx: &Ctx) -> CheckRun {
             json!({"reply": reply.label(), "nonProtocolLines": bad}),
         )
     });
-    let method = format!("mcpres/probe-{}", crate::produce::harness::random_hex(8));
+    let method = format!(
+        "mcpres/probe-{}",
+        crate::produce::drive::ident::random_hex(8)
+    );
     let pair = refused_line(
         ctx,
         REFUSED,
@@ -432,7 +435,7 @@ fn shell_free_argument_boundaries(ctx: &Ctx) -> CheckRun {
     // absence, which says nothing about shell splitting.
     let absent = std::env::temp_dir().join(format!(
         "mcpres-absent-{}",
-        crate::produce::harness::random_hex(8)
+        crate::produce::drive::ident::random_hex(8)
     ));
     let (c, detail, artifact) = attempt(absent);
     let m = mutant(REFUSED, c, detail, artifact);
@@ -957,13 +960,13 @@ fn child_tree_cleanup(ctx: &Ctx) -> CheckRun {
             }
             let status = probe.wait_exit(Duration::from_secs(5));
             std::thread::sleep(Duration::from_millis(100));
-            let procs = crate::produce::harness::tree::snapshot();
+            let procs = crate::produce::drive::proc::snapshot();
             let left: Vec<u32> = tree
                 .iter()
                 .copied()
                 .filter(|p| procs.get(p).is_some_and(|p| !p.zombie()))
                 .collect();
-            let orphans = crate::produce::harness::tree::adopted(&procs).len();
+            let orphans = crate::produce::drive::proc::adopted(&procs).len();
             let c = if status.is_none() {
                 (NoEffect, "MCP_RES_SUBJECT_DID_NOT_EXIT".to_string())
             } else if left.is_empty() && orphans == 0 {
@@ -1375,7 +1378,7 @@ fn file_sha256_changed(path: &std::path::Path, change: bool) -> Option<String> {
 }
 
 fn file_sha256(path: &std::path::Path) -> Option<String> {
-    crate::produce::harness::artifact_digest(path)
+    crate::produce::drive::ident::artifact_digest(path)
         .ok()
         .map(|(sha, _)| sha)
 }

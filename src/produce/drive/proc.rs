@@ -6,7 +6,7 @@
 //! Also the registry of the subject processes this process started and has
 //! not reaped yet (their owners reap them: they are never waited on here),
 //! and whether this process adopts orphaned descendants (see
-//! [`super::end::track_descendants`]): together they say which children of
+//! `end::track_descendants`): together they say which children of
 //! this process are adopted orphans.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -22,7 +22,7 @@ static TRACKING: AtomicBool = AtomicBool::new(false);
 /// The pids of the subject processes started here and not reaped yet.
 static OWN_CHILDREN: Mutex<BTreeSet<u32>> = Mutex::new(BTreeSet::new());
 
-/// This process became a child subreaper (see [`super::end::track_descendants`]).
+/// This process became a child subreaper (see `end::track_descendants`).
 pub(super) fn set_tracking() {
     TRACKING.store(true, Ordering::SeqCst);
 }
@@ -238,6 +238,24 @@ pub fn group_members(pgid: i32) -> (usize, usize) {
     (members.len() - zombies, zombies)
 }
 
+/// The executable process `pid` runs (`/proc/PID/exe`).
+pub fn exe(pid: u32) -> Option<std::path::PathBuf> {
+    std::fs::read_link(format!("/proc/{pid}/exe")).ok()
+}
+
+/// The argument vector of process `pid` (`/proc/PID/cmdline`; empty
+/// arguments left out).
+pub fn cmdline(pid: u32) -> Vec<String> {
+    std::fs::read(format!("/proc/{pid}/cmdline"))
+        .map(|b| {
+            b.split(|&c| c == 0)
+                .filter(|s| !s.is_empty())
+                .map(|s| String::from_utf8_lossy(s).into_owned())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 /// The targets of the file descriptors process `pid` holds open.
 fn fd_targets(pid: u32) -> Vec<std::path::PathBuf> {
     let Ok(fds) = std::fs::read_dir(format!("/proc/{pid}/fd")) else {
@@ -295,6 +313,18 @@ fn socket_inodes(pid: u32) -> BTreeSet<u64> {
 /// soon as it is closed.
 pub fn socket_inode(socket: impl std::os::fd::AsFd) -> Option<u64> {
     rustix::fs::fstat(socket).ok().map(|st| st.st_ino)
+}
+
+/// The network interfaces of the calling process's network namespace, from
+/// `/proc/self/net/dev`.
+pub fn interfaces() -> Vec<String> {
+    std::fs::read_to_string("/proc/self/net/dev")
+        .unwrap_or_default()
+        .lines()
+        .skip(2)
+        .filter_map(|l| l.split_once(':').map(|(name, _)| name.trim().to_string()))
+        .filter(|n| !n.is_empty())
+        .collect()
 }
 
 /// The `/proc/net/tcp` state of a listening socket.
@@ -457,6 +487,8 @@ mod tests {
         assert!(alive(me));
         assert!(snapshot().contains_key(&me));
         assert!(group(p.pgid).iter().any(|q| q.pid == me));
+        assert_eq!(exe(me), std::env::current_exe().ok());
+        assert!(!cmdline(me).is_empty());
     }
 
     fn mk(pid: u32, ppid: u32, pgid: i32) -> Proc {

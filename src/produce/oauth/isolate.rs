@@ -24,17 +24,8 @@ use crate::produce::drive::proc;
 /// namespace; never passed to a subject (subjects get only `--env`).
 pub const INSIDE_ENV: &str = "MCPRES_OAUTH_NETNS";
 
-/// The network interfaces of the calling process's network namespace, from
-/// `/proc/self/net/dev`.
-pub fn interfaces() -> Vec<String> {
-    std::fs::read_to_string("/proc/self/net/dev")
-        .unwrap_or_default()
-        .lines()
-        .skip(2)
-        .filter_map(|l| l.split_once(':').map(|(name, _)| name.trim().to_string()))
-        .filter(|n| !n.is_empty())
-        .collect()
-}
+/// The network interfaces of the calling process's network namespace.
+pub use crate::produce::drive::proc::interfaces;
 
 /// `name` as an executable file: in `PATH`, else in the system directories
 /// (`ip` lives in `/usr/sbin`, often not in an unprivileged user's `PATH`).

@@ -348,27 +348,12 @@ const SHELLS: &[&str] = &[
     "sh", "bash", "dash", "zsh", "ksh", "mksh", "busybox", "fish", "csh", "tcsh",
 ];
 
-fn exe_of(pid: u32) -> Option<std::path::PathBuf> {
-    std::fs::read_link(format!("/proc/{pid}/exe")).ok()
-}
-
-fn cmdline_of(pid: u32) -> Vec<String> {
-    std::fs::read(format!("/proc/{pid}/cmdline"))
-        .map(|b| {
-            b.split(|&c| c == 0)
-                .filter(|s| !s.is_empty())
-                .map(|s| String::from_utf8_lossy(s).into_owned())
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
 fn shell_free_argument_boundaries(ctx: &Ctx) -> CheckRun {
     const HELD: &str = "MCP_RES_ARGV_PASSED_VERBATIM";
     const REFUSED: &str = "MCP_RES_LAUNCH_NOT_SHELL_SPLIT";
     let positive = opened(ctx, Accept, HELD, |probe, _open| {
-        let exe = exe_of(probe.pid());
-        let argv = cmdline_of(probe.pid());
+        let exe = crate::produce::drive::proc::exe(probe.pid());
+        let argv = crate::produce::drive::proc::cmdline(probe.pid());
         let shell = exe
             .as_ref()
             .and_then(|e| e.file_name())
@@ -461,7 +446,8 @@ fn executable_identity(ctx: &Ctx) -> CheckRun {
         .unwrap_or(ctx.stdio_launch().program.clone());
     let digest = file_sha256(&program);
     let positive = opened(ctx, Accept, HELD, |probe, _open| {
-        let exe = exe_of(probe.pid()).and_then(|e| std::fs::canonicalize(e).ok());
+        let exe = crate::produce::drive::proc::exe(probe.pid())
+            .and_then(|e| std::fs::canonicalize(e).ok());
         let interpreter = shebang_interpreter(&program);
         let c = if exe.as_ref() == Some(&program) || (exe.is_some() && exe == interpreter) {
             (Accept, HELD.to_string())

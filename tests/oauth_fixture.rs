@@ -818,9 +818,9 @@ fn stop_closes_the_listener_and_non_loopback_binds_are_refused() {
     let kid = f.jwks().keys[0].kid.clone();
     assert!(serves_kid(addr, &kid), "the fixture serves its own key");
     let inode = f.listener_inode().expect("the listener's inode");
-    assert!(mcpres::produce::profile::web::inode_listening(inode));
+    assert!(mcpres::produce::drive::proc::inode_listening(inode));
     f.stop();
-    assert!(!mcpres::produce::profile::web::inode_listening(inode));
+    assert!(!mcpres::produce::drive::proc::inode_listening(inode));
     assert!(!serves_kid(addr, &kid), "nothing of it listens after stop");
 
     let g = Fixture::start(FixtureConfig::default()).unwrap();

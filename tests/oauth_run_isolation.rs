@@ -424,7 +424,7 @@ fn interrupted(
         let pids = marked_servers(marker);
         let listening: Vec<u16> = pids
             .iter()
-            .flat_map(|pid| mcpres::produce::profile::web::sockets_of(&[*pid]))
+            .flat_map(|pid| mcpres::produce::drive::proc::sockets_of(&[*pid]))
             .filter(|(_, _, state)| state == "0A")
             .map(|(port, _, _)| port)
             .collect();

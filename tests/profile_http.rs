@@ -127,7 +127,7 @@ fn a_server_mcpres_did_not_start_is_evaluated_without_its_process_checks() {
         serde_json::json!(["json-versus-sse-response", "keepalive"])
     );
     // The subject is what --subject-artifact names.
-    let (sha, _) = mcpres::produce::harness::artifact_digest(&artifact).unwrap();
+    let (sha, _) = mcpres::produce::drive::ident::artifact_digest(&artifact).unwrap();
     assert_eq!(evaluation["subject"]["artifactSha256"], Value::from(sha));
     validate(&out, 0);
     // The server the test started is untouched and still serving.
@@ -252,7 +252,7 @@ fn a_killed_http_run_leaves_no_server_no_listener_and_no_directory() {
 
 /// The TCP ports process `pid` listens on.
 fn listening_ports(pid: u32) -> Vec<u16> {
-    mcpres::produce::profile::web::sockets_of(&[pid])
+    mcpres::produce::drive::proc::sockets_of(&[pid])
         .into_iter()
         .filter(|(_, _, state)| state == "0A")
         .map(|(port, _, _)| port)

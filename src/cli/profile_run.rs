@@ -11,9 +11,10 @@ use super::output::escaped;
 use super::run::RevisionArg;
 use super::{CliError, CliResult, Exit};
 
+use mcpres::produce::drive::end;
+use mcpres::produce::harness::parse_env;
 use mcpres::produce::harness::progress::{Progress, stderr_line};
 use mcpres::produce::harness::subject::resolve_program;
-use mcpres::produce::harness::{parse_env, tree};
 use mcpres::produce::profile::probe::Launch;
 use mcpres::produce::profile::{self, Options, ProfileError, Row};
 
@@ -247,7 +248,7 @@ pub fn main(args: ProfileRunArgs) -> CliResult {
 /// Become a child subreaper, so that descendants that leave a subject's
 /// process group are still tracked (a warning when that is refused).
 pub(super) fn track_descendants(who: &str) {
-    if let Err(e) = tree::track_descendants() {
+    if let Err(e) = end::track_descendants() {
         stderr_line(format!(
             "{who}: cannot become a child subreaper ({e}): descendants that leave a subject's process group are tracked only while their parent lives"
         ));
@@ -292,7 +293,7 @@ where
                     // Stop starting subjects, end the running ones, and let
                     // the work remove what it wrote before anything else.
                     cancel.store(true, std::sync::atomic::Ordering::SeqCst);
-                    tree::kill_own_groups();
+                    end::kill_own_groups();
                     let _ = tokio::time::timeout(Duration::from_secs(20), &mut task).await;
                     return Err(CliError::Signalled {
                         message: format!("{who}: stopped by {}; {not_written}", sig.name()),
@@ -311,8 +312,8 @@ where
     });
     if result.is_err() {
         // Interrupted: kill and reap what is left, then remove the output.
-        let left = tree::kill_and_reap_own(Duration::from_secs(2));
-        let _ = mcpres::produce::profile::probe::sweep_adopted();
+        let left = end::kill_and_reap_own(Duration::from_secs(2));
+        let _ = end::sweep();
         let _ = std::fs::remove_dir_all(out);
         if !left.is_empty() {
             stderr_line(format!(

@@ -11,6 +11,7 @@ use serde_json::{Value, json};
 
 use super::output::shown;
 use super::{CliError, CliResult, Exit};
+use mcpres::produce::drive::ident::random_hex;
 use mcpres::produce::harness::progress::Progress;
 use mcpres::produce::harness::scenario::builtins;
 use mcpres::produce::harness::vocab::{
@@ -18,7 +19,7 @@ use mcpres::produce::harness::vocab::{
 };
 use mcpres::produce::harness::{
     CampaignSummary, HarnessError, RunOptions, RunOutcome, RunSummary, campaign, demo_outputs,
-    parse_env, random_hex, run_blocking, scenario_file, sign_and_verify,
+    parse_env, run_blocking, scenario_file, sign_and_verify,
 };
 
 /// Arguments of `mcpres run`.

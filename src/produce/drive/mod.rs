@@ -4,10 +4,20 @@
 //!
 //! - `http`: the one raw HTTP/1.1 client (request writer, response parser,
 //!   a blocking and an async face) that never repairs bytes.
+//! - `spawn`: the one place a subject process is started (a launch, its
+//!   own process group, exactly its environment), blocking or async.
+//! - `end`: the one group kill, the one termination sequence (TERM, grace,
+//!   KILL of the group, the group measured), the subreaper and the one sweep
+//!   of adopted orphans.
 //! - `proc`: the one reader of `/proc` (a process's state, parent and group,
-//!   the process tree, listening sockets).
+//!   the process tree, the registry of the subjects started here, TCP
+//!   sockets and who holds them).
+//! - `ident`: a subject artifact's digest, fresh random names.
 //! - `redact`: the one redactor every stored byte passes through.
 
+pub mod end;
 pub mod http;
+pub mod ident;
 pub mod proc;
 pub mod redact;
+pub mod spawn;

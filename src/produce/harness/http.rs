@@ -178,55 +178,6 @@ pub async fn listening(addr: SocketAddr) -> bool {
     )
 }
 
-/// The local addresses with a listening TCP socket on `port`, from
-/// `/proc/net/tcp` and `/proc/net/tcp6` (Linux): shows whether a subject bound
-/// loopback only or every interface.
-pub fn listening_addresses(port: u16) -> Vec<String> {
-    let mut out = Vec::new();
-    for (file, v6) in [("/proc/net/tcp", false), ("/proc/net/tcp6", true)] {
-        let Ok(text) = std::fs::read_to_string(file) else {
-            continue;
-        };
-        for line in text.lines().skip(1) {
-            let fields: Vec<&str> = line.split_whitespace().collect();
-            // sl local_address rem_address st ...; state 0A is LISTEN.
-            if fields.len() < 4 || fields[3] != "0A" {
-                continue;
-            }
-            let Some((addr, p)) = fields[1].split_once(':') else {
-                continue;
-            };
-            if u16::from_str_radix(p, 16).ok() != Some(port) {
-                continue;
-            }
-            out.push(decode_proc_addr(addr, v6));
-        }
-    }
-    out.sort();
-    out.dedup();
-    out
-}
-
-/// `/proc/net/tcp*` addresses are hex words in host (little-endian) order.
-fn decode_proc_addr(hex: &str, v6: bool) -> String {
-    let words: Vec<u32> = (0..hex.len() / 8)
-        .filter_map(|i| u32::from_str_radix(&hex[i * 8..i * 8 + 8], 16).ok())
-        .collect();
-    let bytes: Vec<u8> = words
-        .iter()
-        .flat_map(|w| w.swap_bytes().to_be_bytes())
-        .collect();
-    if v6 && bytes.len() == 16 {
-        let mut a = [0u8; 16];
-        a.copy_from_slice(&bytes);
-        std::net::Ipv6Addr::from(a).to_string()
-    } else if bytes.len() == 4 {
-        std::net::Ipv4Addr::new(bytes[0], bytes[1], bytes[2], bytes[3]).to_string()
-    } else {
-        hex.to_string()
-    }
-}
-
 /// What a POST carries, as the status rules of Streamable HTTP see it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Posted {
@@ -877,20 +828,6 @@ mod tests {
         assert_eq!(
             v["allowlistSha256"],
             crate::json::canonical::sha256_hex(&std::fs::read(&list).unwrap())
-        );
-    }
-
-    #[test]
-    fn proc_net_addresses_decode() {
-        assert_eq!(decode_proc_addr("0100007F", false), "127.0.0.1");
-        assert_eq!(decode_proc_addr("00000000", false), "0.0.0.0");
-        assert_eq!(
-            decode_proc_addr("00000000000000000000000001000000", true),
-            "::1"
-        );
-        assert_eq!(
-            decode_proc_addr("00000000000000000000000000000000", true),
-            "::"
         );
     }
 

@@ -21,7 +21,6 @@ pub mod recovery;
 pub mod scenario;
 pub mod scenario_file;
 pub mod subject;
-pub mod tree;
 pub mod vocab;
 pub mod wire;
 
@@ -32,8 +31,9 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use crate::json::canonical;
 use crate::json::time::{format_rfc3339_millis, now_millis};
+use crate::produce::drive::ident::{artifact_digest, random_hex};
+use crate::produce::drive::{end, proc};
 use campaign::{PartEntry, Stats, TrialStat};
 use evidence::{
     ClientRecord, NegativeRecord, RecoveryRecord, RunFacts, SessionRecord, TrialRecord,
@@ -181,13 +181,6 @@ pub fn parse_env(pairs: &[String]) -> Result<BTreeMap<String, String>, HarnessEr
     Ok(env)
 }
 
-/// `bytes` random bytes from the OS, as lowercase hex.
-pub fn random_hex(bytes: usize) -> String {
-    let mut buf = vec![0u8; bytes];
-    getrandom::fill(&mut buf).expect("the OS random source works");
-    hex::encode(buf)
-}
-
 /// A termination signal the harness handles (see [`run_blocking`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Termination {
@@ -241,16 +234,17 @@ pub fn termination() -> std::io::Result<impl std::future::Future<Output = Termin
 /// the signal the run's future is dropped, which kills every subject's process
 /// group (their guards), removes the scratch directory and an unfinished
 /// campaign directory; then every subject still unreaped is killed and reaped
-/// here, and so is every escaped descendant (see [`tree::sweep`]). The result
+/// here, and so is every escaped descendant (see [`end::sweep`]). The result
 /// is then [`HarnessError::Interrupted`], and nothing is left in `-o DIR`.
 ///
-/// The calling process becomes a child subreaper first (see [`tree`]): call
-/// this only from a process that starts no children of its own besides the
-/// subjects (the `mcpres run` and `mcpres demo` commands), because every
-/// other child it has is taken for an escaped descendant of a subject.
+/// The calling process becomes a child subreaper first (see
+/// [`end::track_descendants`]): call this only from a process that starts no
+/// children of its own besides the subjects (the `mcpres run` and `mcpres
+/// demo` commands), because every other child it has is taken for an escaped
+/// descendant of a subject.
 pub fn run_blocking(args: RunOptions, reporter: &mut Progress) -> Result<RunOutcome, HarnessError> {
     if !args.command.is_empty()
-        && let Err(e) = tree::track_descendants()
+        && let Err(e) = end::track_descendants()
     {
         progress::stderr_line(format!(
             "cannot become a child subreaper ({e}): descendants that leave a subject's process group are tracked only while their parent lives"
@@ -273,7 +267,7 @@ pub fn run_blocking(args: RunOptions, reporter: &mut Progress) -> Result<RunOutc
     // signal the dropped subjects are not reaped yet (tokio reaps them only
     // while its runtime runs): kill their groups again and reap them.
     if matches!(outcome, Err(HarnessError::Interrupted(_))) {
-        let left = tree::kill_and_reap_own(Duration::from_secs(2));
+        let left = end::kill_and_reap_own(Duration::from_secs(2));
         if !left.is_empty() {
             progress::stderr_line(format!(
                 "{} subject process(es) could not be reaped: {left:?}",
@@ -284,7 +278,7 @@ pub fn run_blocking(args: RunOptions, reporter: &mut Progress) -> Result<RunOutc
     // After an error or a signal, descendants that escaped their group are
     // still the harness's adopted children: kill and reap them before exiting,
     // since they would otherwise be handed to init and outlive the run.
-    let swept = rt.block_on(tree::sweep());
+    let swept = end::sweep();
     if !swept.killed.is_empty() {
         progress::stderr_line(format!(
             "killed {} descendant(s) of a subject that had left its process group",
@@ -890,7 +884,7 @@ async fn run_part(
             Some((t, s, pgid))
         })
         .map(|(t, s, pgid)| {
-            let (live, zombies) = subject::group_members(pgid);
+            let (live, zombies) = proc::group_members(pgid);
             json!({"trial": t, "session": s.role, "liveAfterKill": s.ended.live_in_group, "liveNow": live, "zombiesNow": zombies})
         })
         .collect();
@@ -973,7 +967,7 @@ async fn run_part(
         && !subject_files_left
         && !workdir_new;
     let cleanup_end = ms();
-    let tracking = program.is_some() && tree::tracking();
+    let tracking = program.is_some() && proc::tracking();
     let cleanup_reason = cleanup_reason(&CleanupChecks {
         started: program.is_some(),
         tree_tracked: tracking,
@@ -1417,55 +1411,6 @@ fn scrub(scanner: &PrivacyScanner, s: &str) -> String {
     let mut bytes = s.as_bytes().to_vec();
     scanner.redact(&mut bytes);
     String::from_utf8_lossy(&bytes).into_owned()
-}
-
-/// SHA-256 and length of the subject artifact. A file is hashed as is; a
-/// directory is hashed as the canonical JSON list of its regular files
-/// (relative path, length, SHA-256), sorted by path; symlinks are refused.
-pub fn artifact_digest(path: &Path) -> std::io::Result<(String, u64)> {
-    let meta = std::fs::symlink_metadata(path)?;
-    if meta.is_file() {
-        let bytes = std::fs::read(path)?;
-        return Ok((canonical::sha256_hex(&bytes), bytes.len() as u64));
-    }
-    if !meta.is_dir() {
-        return Err(std::io::Error::other("not a regular file or directory"));
-    }
-    let mut files = Vec::new();
-    let mut stack = vec![path.to_path_buf()];
-    let mut total = 0u64;
-    while let Some(dir) = stack.pop() {
-        for entry in std::fs::read_dir(&dir)? {
-            let entry = entry?;
-            let kind = entry.file_type()?;
-            let p = entry.path();
-            if kind.is_dir() {
-                stack.push(p);
-            } else if kind.is_file() {
-                let bytes = std::fs::read(&p)?;
-                total += bytes.len() as u64;
-                let rel = p
-                    .strip_prefix(path)
-                    .unwrap_or(&p)
-                    .to_string_lossy()
-                    .into_owned();
-                files.push(json!({"path": rel, "bytes": bytes.len(), "sha256": canonical::sha256_hex(&bytes)}));
-            } else {
-                return Err(std::io::Error::other(format!(
-                    "{} is neither a file nor a directory",
-                    p.display()
-                )));
-            }
-        }
-    }
-    files.sort_by(|a, b| {
-        canonical::cmp_utf16(
-            a["path"].as_str().unwrap_or(""),
-            b["path"].as_str().unwrap_or(""),
-        )
-    });
-    let digest = canonical::digest(&Value::Array(files)).map_err(std::io::Error::other)?;
-    Ok((digest, total))
 }
 
 fn truncate(s: &str, max: usize) -> String {
@@ -1922,9 +1867,8 @@ mod tests {
     use super::*;
 
     /// The harness's files, lowest first (spec/harness.md, "Source layout").
-    const LAYERS: [(&str, &str); 16] = [
+    const LAYERS: [(&str, &str); 15] = [
         ("files", include_str!("files.rs")),
-        ("tree", include_str!("tree.rs")),
         ("privacy", include_str!("privacy.rs")),
         ("progress", include_str!("progress.rs")),
         ("vocab", include_str!("vocab.rs")),
@@ -1981,29 +1925,6 @@ mod tests {
                 .filter(|f| f != "mod.rs")
                 .count();
         assert_eq!(on_disk, LAYERS.len());
-    }
-
-    #[test]
-    fn artifact_digest_of_files_and_directories() {
-        let tmp = tempfile::tempdir().unwrap();
-        let dir = tmp.path().join("pkg");
-        std::fs::create_dir_all(dir.join("bin")).unwrap();
-        std::fs::write(dir.join("bin/server"), b"#!server").unwrap();
-        std::fs::write(dir.join("README"), b"hello").unwrap();
-        let (file_sha, file_len) = artifact_digest(&dir.join("README")).unwrap();
-        assert_eq!(file_sha, canonical::sha256_hex(b"hello"));
-        assert_eq!(file_len, 5);
-        let (a, len) = artifact_digest(&dir).unwrap();
-        assert_eq!(len, 13);
-        let listing = json!([
-            {"path": "README", "bytes": 5, "sha256": canonical::sha256_hex(b"hello")},
-            {"path": "bin/server", "bytes": 8, "sha256": canonical::sha256_hex(b"#!server")},
-        ]);
-        assert_eq!(a, canonical::digest(&listing).unwrap());
-        std::fs::write(dir.join("bin/server"), b"#!server2").unwrap();
-        assert_ne!(artifact_digest(&dir).unwrap().0, a);
-        std::os::unix::fs::symlink(dir.join("README"), dir.join("link")).unwrap();
-        assert!(artifact_digest(&dir).is_err());
     }
 
     #[test]

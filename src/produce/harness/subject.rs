@@ -10,7 +10,6 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -23,6 +22,9 @@ use super::http::HttpTarget;
 use super::record::*;
 use super::vocab::Revision;
 use crate::json::canonical;
+use crate::produce::drive::end::{self, Ending, Leader, Step};
+use crate::produce::drive::proc;
+use crate::produce::drive::spawn::{self, StdinMode};
 
 /// Why a subject could not be driven.
 #[derive(Debug, thiserror::Error)]
@@ -64,7 +66,7 @@ pub struct Ended {
     pub zombies_in_group: usize,
     /// Descendants that had left the group and were still alive after the
     /// group kill (adopted by the harness, then killed and reaped by it):
-    /// `pid`, `command`, `processGroup`, `sessionId`, ... (see `tree::Proc`).
+    /// `pid`, `command`, `processGroup`, `sessionId`, ... (see `proc::Proc`).
     pub escaped: Vec<Value>,
     /// Every entry left in the session's private temporary directory
     /// (`path` relative to it, `kind`, `bytes`, `sha256`).
@@ -89,104 +91,16 @@ impl GroupGuard {
 
     /// Send SIGKILL to the whole group; `Ok(false)` when no process was left.
     pub fn kill(&self) -> std::io::Result<bool> {
-        kill_group(self.pgid)
+        end::kill_group(self.pgid)
     }
 }
 
 impl Drop for GroupGuard {
     fn drop(&mut self) {
         if self.armed {
-            let _ = kill_group(self.pgid);
+            let _ = end::kill_group(self.pgid);
         }
     }
-}
-
-fn kill_group(pgid: i32) -> std::io::Result<bool> {
-    let Some(pid) = rustix::process::Pid::from_raw(pgid) else {
-        return Ok(false);
-    };
-    match rustix::process::kill_process_group(pid, rustix::process::Signal::KILL) {
-        Ok(()) => Ok(true),
-        Err(e) if e == rustix::io::Errno::SRCH => Ok(false),
-        Err(e) => Err(e.into()),
-    }
-}
-
-/// Processes whose process group is `pgid`, read from `/proc`: (live, zombies).
-pub fn group_members(pgid: i32) -> (usize, usize) {
-    let members = group_pids(pgid);
-    let zombies = members.iter().filter(|(_, zombie)| *zombie).count();
-    (members.len() - zombies, zombies)
-}
-
-/// The processes of group `pgid`, each with whether it is a zombie.
-fn group_pids(pgid: i32) -> Vec<(u32, bool)> {
-    let mut out = Vec::new();
-    if pgid <= 0 {
-        return out;
-    }
-    let Ok(entries) = std::fs::read_dir("/proc") else {
-        return out;
-    };
-    for entry in entries.flatten() {
-        let name = entry.file_name();
-        let Some(name) = name.to_str() else { continue };
-        if !name.bytes().all(|b| b.is_ascii_digit()) {
-            continue;
-        }
-        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
-            continue;
-        };
-        // pid (comm) state ppid pgrp ...; comm may hold spaces and parentheses.
-        let Some(close) = stat.rfind(')') else {
-            continue;
-        };
-        let mut fields = stat[close + 1..].split_whitespace();
-        let state = fields.next().unwrap_or("");
-        let _ppid = fields.next();
-        let pgrp: Option<i32> = fields.next().and_then(|f| f.parse().ok());
-        if pgrp == Some(pgid)
-            && let Ok(pid) = name.parse::<u32>()
-        {
-            out.push((pid, state == "Z"));
-        }
-    }
-    out
-}
-
-/// The regular files the live processes of group `pgid` hold open, read from
-/// `/proc/PID/fd` (sorted, without duplicates): absolute paths that still
-/// exist, outside `/dev` (except `/dev/shm`), `/proc` and `/sys`. An unlinked
-/// file (`(deleted)`)
-/// cannot be left behind and is not listed.
-pub fn open_files(pgid: i32) -> Vec<String> {
-    let mut files = std::collections::BTreeSet::new();
-    for (pid, zombie) in group_pids(pgid) {
-        if zombie {
-            continue;
-        }
-        let Ok(fds) = std::fs::read_dir(format!("/proc/{pid}/fd")) else {
-            continue;
-        };
-        for fd in fds.flatten() {
-            let Ok(target) = std::fs::read_link(fd.path()) else {
-                continue;
-            };
-            let Some(t) = target.to_str() else { continue };
-            if !t.starts_with('/')
-                || t.ends_with(" (deleted)")
-                || (t.starts_with("/dev/") && !t.starts_with("/dev/shm/"))
-                || t.starts_with("/proc/")
-                || t.starts_with("/sys/")
-            {
-                continue;
-            }
-            if std::fs::metadata(&target).is_ok_and(|m| m.is_file()) {
-                files.insert(t.to_string());
-            }
-        }
-    }
-    files.into_iter().collect()
 }
 
 /// The variables that name a session's private temporary directory; the
@@ -350,26 +264,22 @@ impl Session {
                 }
             }
         }
-        let mut cmd = tokio::process::Command::new(program);
-        cmd.args(args)
-            .env_clear()
-            .envs(&full_env)
-            .stdin(if http.is_some() {
-                Stdio::null()
+        let cmd = spawn::command(
+            program,
+            args,
+            &full_env,
+            if http.is_some() {
+                StdinMode::Null
             } else {
-                Stdio::piped()
-            })
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .process_group(0)
-            .kill_on_drop(true);
-        let mut child = cmd.spawn().map_err(|source| SubjectError::Spawn {
+                StdinMode::Piped
+            },
+        );
+        let mut child = spawn::spawn_async(cmd).map_err(|source| SubjectError::Spawn {
             program: program.display().to_string(),
             source,
         })?;
         let spawned_ms = ms_since(epoch);
         let pid = child.id().unwrap_or(0);
-        super::tree::register_child(pid);
         let guard = GroupGuard {
             pgid: i32::try_from(pid).unwrap_or(0),
             armed: true,
@@ -669,7 +579,7 @@ impl Session {
         self.event(json!({
             "event": if ready { "listening" } else { "not-listening" }, "offsetMs": at,
             "port": addr.port(),
-            "boundAddresses": super::http::listening_addresses(addr.port()),
+            "boundAddresses": proc::listening_addresses(addr.port()),
         }));
     }
 
@@ -871,7 +781,7 @@ impl Session {
             return;
         }
         self.open_files_recorded = true;
-        let files = open_files(self.pgid());
+        let files = proc::open_files(self.pgid());
         let at = self.now_ms();
         self.event(json!({"event": "open-files", "offsetMs": at, "files": files}));
         self.record_tree("session-end");
@@ -879,17 +789,18 @@ impl Session {
 
     /// Record the subject's process tree now (lifecycle event `process-tree`).
     fn record_tree(&self, phase: &str) {
-        let tree = super::tree::subject_tree(self.pid, self.pgid());
-        let at = self.now_ms();
-        self.event(json!({
-            "event": "process-tree", "offsetMs": at, "phase": phase,
-            "adoptsOrphans": super::tree::tracking(), "descendants": tree,
-        }));
+        record_tree(
+            &self.rec,
+            &self.name,
+            self.epoch,
+            self.pid,
+            self.pgid(),
+            phase,
+        );
     }
 
-    fn event(&self, mut event: Value) {
-        event["session"] = json!(self.name);
-        self.rec.lock().expect("recorder lock").events.push(event);
+    fn event(&self, event: Value) {
+        push_event(&self.rec, &self.name, event);
     }
 
     /// The next frame, or EOF, or the deadline.
@@ -923,7 +834,7 @@ impl Session {
             }
             None => grace,
         };
-        let (Some(mut child), Some(mut guard)) = (self.child.take(), self.guard.take()) else {
+        let (Some(child), Some(mut guard)) = (self.child.take(), self.guard.take()) else {
             // An external server: its session is closed; nothing to signal.
             let end_ms = self.now_ms();
             self.event(json!({"event": "session-ended", "offsetMs": end_ms}));
@@ -942,37 +853,43 @@ impl Session {
                 },
             );
         };
-        let waited = tokio::time::timeout(grace, child.wait()).await;
-        let exited_on_its_own = matches!(waited, Ok(Ok(_)));
-        // Before the kill: descendants outside the group are recorded even if
-        // they exit before the sweep below.
-        self.record_tree("before-group-kill");
-        let killed = guard.kill();
-        let at = self.now_ms();
-        self.event(json!({
-            "event": "group-sigkill", "offsetMs": at, "processGroup": guard.pgid(),
-            "result": match &killed { Ok(true) => "signalled".to_string(), Ok(false) => "no process left".to_string(), Err(e) => format!("error: {e}") },
-        }));
-        let status = match waited {
-            Ok(Ok(status)) => Some(status),
-            _ => child.wait().await.ok(),
+        // The termination sequence runs on a blocking thread: up to `grace`
+        // for the process to exit on its own; the tree recorded; SIGKILL to
+        // the whole process group (always, to catch descendants); the leader
+        // reaped; the group killed again until it is empty (descendants may
+        // need a moment to die and be reaped by their reaper), and measured.
+        let pgid = guard.pgid();
+        let mut leader = SessionLeader {
+            child,
+            status: None,
+            pid: self.pid,
+            pgid,
+            name: self.name.clone(),
+            epoch: self.epoch,
+            rec: Arc::clone(&self.rec),
         };
-        if status.is_some() {
-            super::tree::unregister_child(self.pid);
-        }
+        let ending = Ending {
+            own_grace: grace,
+            term_grace: None,
+            kill_always: true,
+            reap_limit: REAP_LIMIT,
+            settle_limit: Duration::from_secs(2),
+        };
+        let (leader, group) = tokio::task::spawn_blocking(move || {
+            let group = end::end_group(&mut leader, pgid, ending);
+            (leader, group)
+        })
+        .await
+        .expect("the termination sequence does not panic");
+        let exited_on_its_own = group.exited_on_its_own;
+        let status = leader.status;
+        drop(leader);
         use std::os::unix::process::ExitStatusExt;
         let exit_code = status.and_then(|s| s.code());
         let signal = status.and_then(|s| s.signal());
         let at = self.now_ms();
         self.event(json!({"event": "reaped", "offsetMs": at, "exitCode": exit_code, "signal": signal, "exitedOnItsOwn": exited_on_its_own}));
-        // Descendants may need a moment to die and be reaped by their reaper.
-        let mut members = group_members(guard.pgid());
-        let settle = Instant::now() + Duration::from_secs(2);
-        while members.0 > 0 && Instant::now() < settle {
-            let _ = guard.kill();
-            tokio::time::sleep(Duration::from_millis(20)).await;
-            members = group_members(guard.pgid());
-        }
+        let members = group.members;
         for pump in self.pumps.drain(..) {
             let _ = tokio::time::timeout(Duration::from_secs(2), pump).await;
         }
@@ -983,10 +900,10 @@ impl Session {
         self.event(json!({"event": "group-measured", "offsetMs": at, "liveProcesses": members.0, "zombies": members.1}));
         // Descendants that left the group survive its kill; the harness has
         // adopted them (child subreaper): record, kill and reap them.
-        let swept = super::tree::sweep().await;
+        let swept = end::sweep_async().await;
         let at = self.now_ms();
         self.event(json!({
-            "event": "escaped-processes", "offsetMs": at, "adoptsOrphans": super::tree::tracking(),
+            "event": "escaped-processes", "offsetMs": at, "adoptsOrphans": proc::tracking(),
             "killed": swept.killed, "exitedBeforeSweep": swept.exited, "remaining": swept.remaining,
         }));
         let mut escaped = swept.killed;
@@ -1018,5 +935,95 @@ impl Session {
                 end_ms,
             },
         )
+    }
+}
+
+/// How long the leader may take to be reaped after the group kill.
+const REAP_LIMIT: Duration = Duration::from_secs(10);
+
+fn push_event(rec: &Mutex<Recording>, session: &str, mut event: Value) {
+    event["session"] = json!(session);
+    rec.lock().expect("recorder lock").events.push(event);
+}
+
+/// Record the subject's process tree now (lifecycle event `process-tree`).
+fn record_tree(
+    rec: &Mutex<Recording>,
+    session: &str,
+    epoch: Instant,
+    pid: u32,
+    pgid: i32,
+    phase: &str,
+) {
+    let tree = proc::subject_tree(pid, pgid);
+    let at = ms_since(epoch);
+    push_event(
+        rec,
+        session,
+        json!({
+            "event": "process-tree", "offsetMs": at, "phase": phase,
+            "adoptsOrphans": proc::tracking(), "descendants": tree,
+        }),
+    );
+}
+
+/// A session's subject as the leader of the termination sequence: waited
+/// for by polling (the sequence runs on a blocking thread); the tree is
+/// recorded before the group kill, and the kill's result after it.
+struct SessionLeader {
+    child: Child,
+    status: Option<std::process::ExitStatus>,
+    pid: u32,
+    pgid: i32,
+    name: String,
+    epoch: Instant,
+    rec: Arc<Mutex<Recording>>,
+}
+
+impl Leader for SessionLeader {
+    fn pid(&self) -> u32 {
+        self.pid
+    }
+
+    fn wait_exit(&mut self, limit: Duration) -> bool {
+        let until = Instant::now() + limit;
+        loop {
+            if self.status.is_some() {
+                return true;
+            }
+            if let Ok(Some(status)) = self.child.try_wait() {
+                self.status = Some(status);
+                proc::unregister_child(self.pid);
+                return true;
+            }
+            if Instant::now() >= until {
+                return false;
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    }
+
+    fn step(&mut self, step: Step<'_>) {
+        match step {
+            Step::Term => {}
+            // Before the kill: descendants outside the group are recorded
+            // even if they exit before the sweep.
+            Step::Kill => record_tree(
+                &self.rec,
+                &self.name,
+                self.epoch,
+                self.pid,
+                self.pgid,
+                "before-group-kill",
+            ),
+            Step::Killed(killed) => push_event(
+                &self.rec,
+                &self.name,
+                json!({
+                    "event": "group-sigkill", "offsetMs": ms_since(self.epoch), "processGroup": self.pgid,
+                    "result": match killed { Ok(true) => "signalled".to_string(), Ok(false) => "no process left".to_string(), Err(e) => format!("error: {e}") },
+                }),
+            ),
+        }
     }
 }

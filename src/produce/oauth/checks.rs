@@ -12,6 +12,7 @@ use super::flow;
 use super::{EARLY, OauthCtx, Runner, Source, reason};
 use crate::model::vocab::ProbeOutcome;
 use crate::produce::drive::http::Request;
+use crate::produce::drive::proc;
 use crate::produce::profile::check::{CheckRun, Obs, mutant, obs};
 use crate::produce::profile::web::{self, Conn, Rec, Resp, Server, Session, Shape};
 use crate::server::oauth::{Defects, Fixture, FixtureConfig};
@@ -2461,10 +2462,10 @@ fn loopback_redirect_collision(o: &OauthCtx) -> CheckRun {
             }
         }
     }
-    let inode = web::socket_inode(&own);
+    let inode = proc::socket_inode(&own);
     drop(own);
     let released = match inode {
-        Some(i) => !web::inode_listening(i),
+        Some(i) => !proc::inode_listening(i),
         None => !web::accepting(own_addr),
     };
     let p = match a.status {

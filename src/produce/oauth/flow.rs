@@ -34,7 +34,7 @@ fn form(params: &[(&str, &str)]) -> String {
 
 /// A fresh PKCE pair (verifier, S256 challenge), both remembered.
 pub fn pkce(o: &OauthCtx) -> (String, String) {
-    let verifier = crate::produce::harness::random_hex(32);
+    let verifier = crate::produce::drive::ident::random_hex(32);
     let challenge = base64::engine::general_purpose::URL_SAFE_NO_PAD
         .encode(Sha256::digest(verifier.as_bytes()));
     o.remember(&verifier);
@@ -104,7 +104,7 @@ pub struct Authorized {
 
 /// `GET /authorize` for `resource` with the run's client and a fresh state.
 pub fn authorize(o: &OauthCtx, resource: &str, challenge: &str, redirect_uri: &str) -> Authorized {
-    let state = crate::produce::harness::random_hex(16);
+    let state = crate::produce::drive::ident::random_hex(16);
     o.remember(&state);
     let q = form(&[
         ("response_type", "code"),
@@ -374,7 +374,7 @@ pub fn authorize_raw_at(o: &OauthCtx, base: &str, params: &[(&str, &str)]) -> Au
 /// The parameters of a well-formed authorization request of the run's
 /// client for `resource`, with a fresh state and the given challenge.
 pub fn authz_params(o: &OauthCtx, resource: &str, challenge: &str) -> Vec<(&'static str, String)> {
-    let state = crate::produce::harness::random_hex(16);
+    let state = crate::produce::drive::ident::random_hex(16);
     o.remember(&state);
     vec![
         ("response_type", "code".into()),

@@ -18,23 +18,14 @@ use std::os::unix::process::CommandExt as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use crate::produce::profile::web;
+use crate::produce::drive::proc;
 
 /// Set (to `1`) in the environment of the runner re-executed inside the
 /// namespace; never passed to a subject (subjects get only `--env`).
 pub const INSIDE_ENV: &str = "MCPRES_OAUTH_NETNS";
 
-/// The network interfaces of the calling process's network namespace, from
-/// `/proc/self/net/dev`.
-pub fn interfaces() -> Vec<String> {
-    std::fs::read_to_string("/proc/self/net/dev")
-        .unwrap_or_default()
-        .lines()
-        .skip(2)
-        .filter_map(|l| l.split_once(':').map(|(name, _)| name.trim().to_string()))
-        .filter(|n| !n.is_empty())
-        .collect()
-}
+/// The network interfaces of the calling process's network namespace.
+pub use crate::produce::drive::proc::interfaces;
 
 /// `name` as an executable file: in `PATH`, else in the system directories
 /// (`ip` lives in `/usr/sbin`, often not in an unprivileged user's `PATH`).
@@ -131,7 +122,7 @@ pub fn is_external(addr: &SocketAddr) -> bool {
 /// The remote addresses off loopback of the TCP sockets held by process
 /// `pid` and its descendants, right now.
 pub fn external_peers(pid: u32) -> Vec<SocketAddr> {
-    web::socket_peers(&web::process_tree(pid))
+    proc::socket_peers(&proc::process_tree(pid))
         .into_iter()
         .map(|(_, remote, _)| remote)
         .filter(is_external)
@@ -152,26 +143,26 @@ mod tests {
 
     #[test]
     fn proc_net_addresses_decode_and_only_off_loopback_peers_are_external() {
-        let lo = web::proc_net_addr(&field(&[127, 0, 0, 1], 8080)).unwrap();
+        let lo = proc::decode_addr(&field(&[127, 0, 0, 1], 8080)).unwrap();
         assert_eq!(lo, "127.0.0.1:8080".parse().unwrap());
         assert!(!is_external(&lo));
-        let net = web::proc_net_addr(&field(&[192, 0, 2, 1], 80)).unwrap();
+        let net = proc::decode_addr(&field(&[192, 0, 2, 1], 80)).unwrap();
         assert_eq!(net, "192.0.2.1:80".parse().unwrap());
         assert!(is_external(&net));
-        let listener = web::proc_net_addr(&field(&[0, 0, 0, 0], 0)).unwrap();
+        let listener = proc::decode_addr(&field(&[0, 0, 0, 0], 0)).unwrap();
         assert!(!is_external(&listener));
         let mut mapped = [0u8; 16];
         mapped[10] = 0xff;
         mapped[11] = 0xff;
         mapped[12..].copy_from_slice(&[127, 0, 0, 1]);
-        let v6 = web::proc_net_addr(&field(&mapped, 443)).unwrap();
+        let v6 = proc::decode_addr(&field(&mapped, 443)).unwrap();
         assert_eq!(v6, "[::ffff:127.0.0.1]:443".parse().unwrap());
         assert!(!is_external(&v6));
         let mut doc = [0u8; 16];
         doc[..4].copy_from_slice(&[0x20, 0x01, 0x0d, 0xb8]);
-        assert!(is_external(&web::proc_net_addr(&field(&doc, 443)).unwrap()));
-        assert_eq!(web::proc_net_addr("0100007F"), None);
-        assert_eq!(web::proc_net_addr("XYZ:0050"), None);
+        assert!(is_external(&proc::decode_addr(&field(&doc, 443)).unwrap()));
+        assert_eq!(proc::decode_addr("0100007F"), None);
+        assert_eq!(proc::decode_addr("XYZ:0050"), None);
     }
 
     #[test]

@@ -737,11 +737,11 @@ pub fn run(options: &Options, report: &mut dyn FnMut(Event)) -> Result<Outcome, 
     // Closed means that very socket is gone: its port may already serve
     // another process's listener, which is not ours to count.
     let fixture_inode = fixture.listener_inode();
-    let redirect_inode = web::socket_inode(&redirect);
+    let redirect_inode = crate::produce::drive::proc::socket_inode(&redirect);
     fixture.stop();
     drop(redirect);
     let gone = |inode: Option<u64>, addr| match inode {
-        Some(i) => !web::inode_listening(i),
+        Some(i) => !crate::produce::drive::proc::inode_listening(i),
         None => !web::accepting(addr),
     };
     let listener_closed = gone(fixture_inode, fixture_addr);
@@ -943,7 +943,7 @@ pub fn run(options: &Options, report: &mut dyn FnMut(Event)) -> Result<Outcome, 
 
 /// The identity of a subject mcpres did not start: its artifact's digest.
 fn resource_identity(r: &Resource) -> Result<Identity, OauthRunError> {
-    let (sha, _) = crate::produce::harness::artifact_digest(&r.artifact).map_err(|e| {
+    let (sha, _) = crate::produce::drive::ident::artifact_digest(&r.artifact).map_err(|e| {
         OauthRunError::Usage(format!("--subject-artifact {}: {e}", r.artifact.display()))
     })?;
     let target = json!({"url": r.url, "artifactSha256": sha});

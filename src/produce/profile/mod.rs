@@ -382,7 +382,7 @@ pub fn run(options: &Options, report: Report<'_>) -> Result<Outcome, ProfileErro
     }
     // Cleanup: every probe ended with nothing of its tree left, and nothing
     // adopted is left now.
-    let swept = probe::sweep_adopted();
+    let swept = crate::produce::drive::end::sweep().killed;
     let tally = ctx.tally.lock().expect("tally lock").clone();
     let cleanup_observed = tally.leaky.is_empty() && swept.is_empty();
     let cleanup = json!({
@@ -567,7 +567,7 @@ pub(crate) struct Identity {
 /// OTHER/other).
 pub(crate) fn subject_identity(launch: &Launch, url: Option<&str>) -> Identity {
     let digest = |p: &Path| {
-        crate::produce::harness::artifact_digest(p)
+        crate::produce::drive::ident::artifact_digest(p)
             .ok()
             .map(|(sha, _)| sha)
     };
@@ -593,22 +593,7 @@ pub(crate) fn subject_identity(launch: &Launch, url: Option<&str>) -> Identity {
     let runtime_version = if runtime_name == "other" {
         format!("native ({name})")
     } else {
-        std::process::Command::new(&program)
-            .arg("--version")
-            .env_clear()
-            .stdin(std::process::Stdio::null())
-            .output()
-            .ok()
-            .map(|o| {
-                let text = if o.stdout.is_empty() {
-                    o.stderr
-                } else {
-                    o.stdout
-                };
-                String::from_utf8_lossy(&text).trim().to_string()
-            })
-            .filter(|s| !s.is_empty())
-            .unwrap_or_else(|| "unknown".into())
+        crate::produce::drive::spawn::runtime_version(&program)
     };
     let artifact = json!({"program": digest(&program), "files": files});
     let target = json!({
@@ -695,7 +680,7 @@ fn web_target(h: &HttpOptions, launch: Option<&Launch>) -> Result<web::Web, Prof
 /// The identity of a server mcpres did not start: its artifact's digest.
 fn artifact_identity(h: &HttpOptions) -> Result<Identity, ProfileError> {
     let path = h.subject_artifact.as_ref().expect("checked in web_target");
-    let (sha, _) = crate::produce::harness::artifact_digest(path)
+    let (sha, _) = crate::produce::drive::ident::artifact_digest(path)
         .map_err(|e| ProfileError::Usage(format!("--subject-artifact {}: {e}", path.display())))?;
     let target = json!({"url": h.url, "artifactSha256": sha});
     Ok(Identity {

@@ -6,11 +6,10 @@
 //! Every byte written and read is kept, with its offset in milliseconds from
 //! the probe's start, and becomes the observation's artifact.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::io::{Read, Write};
-use std::os::unix::process::CommandExt;
-use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
+use std::path::Path;
+use std::process::{Child, ChildStdin, ExitStatus};
 use std::sync::mpsc;
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
@@ -19,7 +18,10 @@ use base64::Engine as _;
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
-use crate::produce::harness::tree;
+use crate::produce::drive::end::{self, Ending, Leader, Step};
+use crate::produce::drive::proc;
+pub use crate::produce::drive::spawn::Launch;
+use crate::produce::drive::spawn::{self, StdinMode};
 
 /// How much of the subject's stdout one probe keeps (more is counted, not kept).
 pub const STDOUT_KEEP_BYTES: usize = 32 << 20;
@@ -35,20 +37,6 @@ pub const TRANSCRIPT_KEEP_BYTES: usize = 128 << 10;
 const ELIDED_HEAD_BYTES: usize = 256;
 /// How long a subject has to exit after SIGTERM before the group is killed.
 pub const TERM_GRACE: Duration = Duration::from_secs(2);
-
-/// Held while a subject is started and registered, and while adopted
-/// orphans are swept: a subject another thread has just started is never
-/// taken for an orphan.
-static SPAWN_LOCK: Mutex<()> = Mutex::new(());
-
-/// What starts the subject: a resolved program, its arguments and exactly this
-/// environment (nothing is inherited).
-#[derive(Debug, Clone)]
-pub struct Launch {
-    pub program: PathBuf,
-    pub args: Vec<String>,
-    pub env: BTreeMap<String, String>,
-}
 
 /// Which stream a recorded chunk travelled on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -183,22 +171,10 @@ impl Probe {
 
     /// Start `program` (instead of the launch's) with the launch's arguments and environment.
     pub fn start_program(launch: &Launch, program: &Path) -> std::io::Result<Probe> {
-        let mut cmd = Command::new(program);
-        cmd.args(&launch.args)
-            .env_clear()
-            .envs(&launch.env)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .process_group(0);
+        let cmd = spawn::command(program, &launch.args, &launch.env, StdinMode::Piped);
         let started = Instant::now();
-        let spawning = SPAWN_LOCK
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        let mut child = cmd.spawn()?;
+        let mut child = spawn::spawn(cmd)?;
         let pid = child.id();
-        tree::register_child(pid);
-        drop(spawning);
         let shared: Shared = Arc::new((Mutex::new(Io::default()), Condvar::new()));
         let mut threads = Vec::new();
         if let Some(mut out) = child.stdout.take() {
@@ -405,7 +381,7 @@ impl Probe {
             && let Ok(Some(s)) = self.child.try_wait()
         {
             self.status = Some(s);
-            tree::unregister_child(self.pid);
+            proc::unregister_child(self.pid);
             let at = now_ms(self.started);
             self.shared
                 .0
@@ -449,8 +425,8 @@ impl Probe {
         if self.status.is_some() {
             return;
         }
-        let procs = tree::snapshot();
-        for p in tree::descendants(&procs, &[self.pid]) {
+        let procs = proc::snapshot();
+        for p in proc::descendants(&procs, &[self.pid]) {
             self.descendants.entry(p.pid).or_insert(p.comm.clone());
         }
     }
@@ -464,55 +440,56 @@ impl Probe {
     /// group; reap, sweep adopted descendants and count what is left.
     pub fn finish(mut self) -> (Ended, Value) {
         self.sample_tree();
+        let already = self.try_exit().is_some();
+        let roots: Vec<u32> = self.descendants.keys().copied().collect();
+        if !already {
+            self.close_stdin();
+        }
+        let pgid = self.pid as i32;
+        let group = end::end_group(
+            &mut self,
+            pgid,
+            Ending {
+                own_grace: if already {
+                    Duration::ZERO
+                } else {
+                    Duration::from_millis(500)
+                },
+                term_grace: Some(TERM_GRACE),
+                kill_always: false,
+                reap_limit: TERM_GRACE,
+                settle_limit: Duration::ZERO,
+            },
+        );
         let mut ended = Ended {
             status: None,
-            exited_by_itself: self.try_exit().is_some(),
-            terminated: false,
-            killed: false,
+            exited_by_itself: group.exited_on_its_own,
+            terminated: group.terminated,
+            killed: group.killed.is_some(),
             left_behind: 0,
             left_behind_processes: Vec::new(),
         };
-        let roots: Vec<u32> = self.descendants.keys().copied().collect();
-        if self.status.is_none() {
-            self.close_stdin();
-            if self.wait_exit(Duration::from_millis(500)).is_none() {
-                self.signal(rustix::process::Signal::TERM, "SIGTERM (end of probe)");
-                if self.wait_exit(TERM_GRACE).is_some() {
-                    ended.terminated = true;
-                }
-            } else {
-                ended.exited_by_itself = true;
-            }
-        }
-        let pgid = self.pid as i32;
-        if self.status.is_none() {
-            self.note("SIGKILL to the process group (end of probe)");
-            kill_group(pgid);
-            ended.killed = true;
-            let _ = self.wait_exit(TERM_GRACE);
-        }
-        // Whatever is still in the group, or was seen below the subject, is left
-        // behind: it is counted, recorded, then killed. A subject another
-        // probe started and still owns is never one of ours (its number may
-        // repeat ours once ours is reaped).
-        let procs = tree::snapshot();
-        let mine = |p: &tree::Proc| !p.zombie() && !tree::is_own_child(p.pid);
-        let mut leftovers: BTreeMap<u32, Value> = procs
-            .values()
-            .filter(|p| p.pgid == pgid && mine(p))
+        // Whatever was still in the group once the subject ended (killed with
+        // the group since), or was seen below the subject, is left behind: it
+        // is counted, recorded, then killed. A subject another probe started
+        // and still owns is never one of ours (its number may repeat ours
+        // once ours is reaped).
+        let mut leftovers: BTreeMap<u32, Value> = group
+            .left_in_group
+            .iter()
             .map(|p| (p.pid, p.to_json()))
             .collect();
+        let procs = proc::snapshot();
         for pid in &roots {
-            if let Some(p) = procs.get(pid).filter(|p| mine(p)) {
+            if let Some(p) = procs
+                .get(pid)
+                .filter(|p| !p.zombie() && !proc::is_own_child(p.pid))
+            {
                 leftovers.insert(*pid, p.to_json());
+                end::signal(*pid, rustix::process::Signal::KILL);
             }
         }
-        for pid in leftovers.keys() {
-            if let Some(raw) = rustix::process::Pid::from_raw(*pid as i32) {
-                let _ = rustix::process::kill_process(raw, rustix::process::Signal::KILL);
-            }
-        }
-        let swept = sweep_adopted();
+        let swept = end::sweep().killed;
         for p in &swept {
             if let Some(pid) = p.get("pid").and_then(Value::as_u64) {
                 leftovers.insert(pid as u32, p.clone());
@@ -572,13 +549,36 @@ impl Probe {
     }
 }
 
+/// The probe's subject as the leader of the termination sequence: each
+/// step is noted in the transcript.
+impl Leader for Probe {
+    fn pid(&self) -> u32 {
+        self.pid
+    }
+
+    fn wait_exit(&mut self, limit: Duration) -> bool {
+        Probe::wait_exit(self, limit).is_some()
+    }
+
+    fn step(&mut self, step: Step<'_>) {
+        match step {
+            Step::Term => {
+                self.sample_tree();
+                self.note("sent SIGTERM (end of probe)");
+            }
+            Step::Kill => self.note("SIGKILL to the process group (end of probe)"),
+            Step::Killed(_) => {}
+        }
+    }
+}
+
 impl Drop for Probe {
     fn drop(&mut self) {
         if self.status.is_none() {
-            kill_group(self.pid as i32);
+            let _ = end::kill_group(self.pid as i32);
             let _ = self.child.kill();
             let _ = self.child.wait();
-            tree::unregister_child(self.pid);
+            proc::unregister_child(self.pid);
         }
     }
 }
@@ -619,48 +619,6 @@ fn writer(mut stdin: ChildStdin, rx: mpsc::Receiver<WriterMsg>, shared: Shared, 
     io.pending_writes = 0;
     drop(io);
     notify(&shared);
-}
-
-fn kill_group(pgid: i32) {
-    if let Some(p) = rustix::process::Pid::from_raw(pgid) {
-        let _ = rustix::process::kill_process_group(p, rustix::process::Signal::KILL);
-    }
-}
-
-/// Kill and reap every descendant adopted by this process (it is a child
-/// subreaper while a profile runs), each recorded; at most two seconds.
-pub fn sweep_adopted() -> Vec<Value> {
-    let mut seen = BTreeSet::new();
-    let mut out = Vec::new();
-    let until = Instant::now() + Duration::from_secs(2);
-    loop {
-        let _spawning = SPAWN_LOCK
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        let procs = tree::snapshot();
-        let orphans = tree::adopted(&procs);
-        if orphans.is_empty() || Instant::now() >= until {
-            break;
-        }
-        let roots: Vec<u32> = orphans.iter().map(|p| p.pid).collect();
-        for p in orphans
-            .iter()
-            .chain(tree::descendants(&procs, &roots).iter())
-        {
-            if seen.insert(p.pid) && !p.zombie() {
-                out.push(p.to_json());
-            }
-            if let Some(pid) = rustix::process::Pid::from_raw(p.pid as i32) {
-                if !p.zombie() {
-                    let _ = rustix::process::kill_process(pid, rustix::process::Signal::KILL);
-                }
-                let _ = rustix::process::waitpid(Some(pid), rustix::process::WaitOptions::NOHANG);
-            }
-        }
-        drop(_spawning);
-        std::thread::sleep(Duration::from_millis(10));
-    }
-    out
 }
 
 pub fn status_text(s: &ExitStatus) -> String {

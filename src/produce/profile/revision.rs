@@ -397,7 +397,10 @@ fn request_identity_metadata(ctx: &Ctx) -> CheckRun {
     const HELD: &str = "MCP_RES_REQUEST_ID_ECHOED";
     const REFUSED: &str = "MCP_RES_NULL_ID_REFUSED";
     let positive = opened(ctx, Accept, HELD, |probe, _open| {
-        let text_id = json!(format!("mcpres-{}", crate::produce::harness::random_hex(6)));
+        let text_id = json!(format!(
+            "mcpres-{}",
+            crate::produce::drive::ident::random_hex(6)
+        ));
         let int_id = ctx.id();
         let mut replies = Vec::new();
         for id in [&text_id, &int_id] {
@@ -1005,7 +1008,10 @@ fn required_result_type(ctx: &Ctx) -> CheckRun {
                 .is_some_and(Value::is_string)
         },
     );
-    let method = format!("mcpres/probe-{}", crate::produce::harness::random_hex(8));
+    let method = format!(
+        "mcpres/probe-{}",
+        crate::produce::drive::ident::random_hex(8)
+    );
     let pair = line_control(
         ctx,
         true,

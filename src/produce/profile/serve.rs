@@ -12,6 +12,7 @@ use super::check::Ctx;
 use super::web::*;
 use crate::model::mcp::Revision;
 use crate::produce::drive::http::{Body, Request};
+use crate::produce::drive::proc;
 
 impl Ctx<'_> {
     /// The run's Streamable HTTP target.
@@ -108,10 +109,8 @@ impl Ctx<'_> {
         // still on the port that is not another check's live server was
         // left behind by this one.
         if accepting(server.addr) {
-            let owners = listener_owners(server.addr.port());
-            let foreign = owners
-                .iter()
-                .all(|p| crate::produce::harness::tree::is_own_child(*p));
+            let owners = proc::listener_owners(server.addr.port());
+            let foreign = owners.iter().all(|p| proc::is_own_child(*p));
             artifact["observation"]["listenerAfterCleanup"] = json!(owners);
             if !foreign || owners.is_empty() {
                 self.tally.lock().expect("tally lock").leaky.push(format!(

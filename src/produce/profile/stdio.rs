@@ -225,7 +225,10 @@ fn stdout_protocol_purity(ctx: &Ctx) -> CheckRun {
             json!({"reply": reply.label(), "nonProtocolLines": bad}),
         )
     });
-    let method = format!("mcpres/probe-{}", crate::produce::harness::random_hex(8));
+    let method = format!(
+        "mcpres/probe-{}",
+        crate::produce::drive::ident::random_hex(8)
+    );
     let pair = refused_line(
         ctx,
         REFUSED,
@@ -345,27 +348,12 @@ const SHELLS: &[&str] = &[
     "sh", "bash", "dash", "zsh", "ksh", "mksh", "busybox", "fish", "csh", "tcsh",
 ];
 
-fn exe_of(pid: u32) -> Option<std::path::PathBuf> {
-    std::fs::read_link(format!("/proc/{pid}/exe")).ok()
-}
-
-fn cmdline_of(pid: u32) -> Vec<String> {
-    std::fs::read(format!("/proc/{pid}/cmdline"))
-        .map(|b| {
-            b.split(|&c| c == 0)
-                .filter(|s| !s.is_empty())
-                .map(|s| String::from_utf8_lossy(s).into_owned())
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
 fn shell_free_argument_boundaries(ctx: &Ctx) -> CheckRun {
     const HELD: &str = "MCP_RES_ARGV_PASSED_VERBATIM";
     const REFUSED: &str = "MCP_RES_LAUNCH_NOT_SHELL_SPLIT";
     let positive = opened(ctx, Accept, HELD, |probe, _open| {
-        let exe = exe_of(probe.pid());
-        let argv = cmdline_of(probe.pid());
+        let exe = crate::produce::drive::proc::exe(probe.pid());
+        let argv = crate::produce::drive::proc::cmdline(probe.pid());
         let shell = exe
             .as_ref()
             .and_then(|e| e.file_name())
@@ -432,7 +420,7 @@ fn shell_free_argument_boundaries(ctx: &Ctx) -> CheckRun {
     // absence, which says nothing about shell splitting.
     let absent = std::env::temp_dir().join(format!(
         "mcpres-absent-{}",
-        crate::produce::harness::random_hex(8)
+        crate::produce::drive::ident::random_hex(8)
     ));
     let (c, detail, artifact) = attempt(absent);
     let m = mutant(REFUSED, c, detail, artifact);
@@ -458,7 +446,8 @@ fn executable_identity(ctx: &Ctx) -> CheckRun {
         .unwrap_or(ctx.stdio_launch().program.clone());
     let digest = file_sha256(&program);
     let positive = opened(ctx, Accept, HELD, |probe, _open| {
-        let exe = exe_of(probe.pid()).and_then(|e| std::fs::canonicalize(e).ok());
+        let exe = crate::produce::drive::proc::exe(probe.pid())
+            .and_then(|e| std::fs::canonicalize(e).ok());
         let interpreter = shebang_interpreter(&program);
         let c = if exe.as_ref() == Some(&program) || (exe.is_some() && exe == interpreter) {
             (Accept, HELD.to_string())
@@ -957,13 +946,13 @@ fn child_tree_cleanup(ctx: &Ctx) -> CheckRun {
             }
             let status = probe.wait_exit(Duration::from_secs(5));
             std::thread::sleep(Duration::from_millis(100));
-            let procs = crate::produce::harness::tree::snapshot();
+            let procs = crate::produce::drive::proc::snapshot();
             let left: Vec<u32> = tree
                 .iter()
                 .copied()
                 .filter(|p| procs.get(p).is_some_and(|p| !p.zombie()))
                 .collect();
-            let orphans = crate::produce::harness::tree::adopted(&procs).len();
+            let orphans = crate::produce::drive::proc::adopted(&procs).len();
             let c = if status.is_none() {
                 (NoEffect, "MCP_RES_SUBJECT_DID_NOT_EXIT".to_string())
             } else if left.is_empty() && orphans == 0 {
@@ -1375,7 +1364,7 @@ fn file_sha256_changed(path: &std::path::Path, change: bool) -> Option<String> {
 }
 
 fn file_sha256(path: &std::path::Path) -> Option<String> {
-    crate::produce::harness::artifact_digest(path)
+    crate::produce::drive::ident::artifact_digest(path)
         .ok()
         .map(|(sha, _)| sha)
 }

@@ -18,9 +18,10 @@ use super::check::{
     open_failed, syntax_defect,
 };
 use super::probe::Probe;
-use super::web::{Conn, Reading, Rec, Resp, Server, Session, Shape, process_tree, sockets_of};
+use super::web::{Conn, Reading, Rec, Resp, Server, Session, Shape};
 use crate::model::vocab::ProbeOutcome::{self, Accept, NoEffect, Reject, Terminate};
 use crate::produce::drive::http::{Body, Request, split_head};
+use crate::produce::drive::proc::{process_tree, sockets_of};
 
 pub const CHECKS: &[CheckEntry] = &[
     ("authenticated-loopback-http", authenticated_loopback_http),
@@ -421,7 +422,7 @@ fn authenticated_loopback_http(ctx: &Ctx) -> CheckRun {
     let p = b.observe(Accept, HELD, |rec, s| {
         let (id, msg) = ctx.live_request();
         let r = ctx.post_fresh(rec, &b.server, s, &msg, &Shape::default());
-        let bound = crate::produce::harness::http::listening_addresses(port);
+        let bound = crate::produce::drive::proc::listening_addresses(port);
         let loopback = bound.iter().all(|a| {
             a.parse::<IpAddr>()
                 .is_ok_and(|ip| ip.to_canonical().is_loopback())
@@ -981,7 +982,7 @@ fn absorbed(
     let alive = server
         .probe
         .as_ref()
-        .is_none_or(|p| super::web::alive(p.pid()));
+        .is_none_or(|p| crate::produce::drive::proc::alive(p.pid()));
     let c = if serving {
         (NoEffect, reason.to_string())
     } else if alive {
@@ -1129,7 +1130,10 @@ fn retry(ctx: &Ctx) -> CheckRun {
                 Shape {
                     extra: vec![(
                         "Mcp-Session-Id".into(),
-                        format!("mcpres-unknown-{}", crate::produce::harness::random_hex(8)),
+                        format!(
+                            "mcpres-unknown-{}",
+                            crate::produce::drive::ident::random_hex(8)
+                        ),
                     )],
                     ..Shape::default()
                 },
@@ -1346,7 +1350,7 @@ fn echo_call(ctx: &Ctx, tools: &Tools, id: &Value, text: &str) -> Value {
 
 /// `n` bytes of printable text that differs from run to run.
 fn filler(n: usize) -> String {
-    let seed = crate::produce::harness::random_hex(8);
+    let seed = crate::produce::drive::ident::random_hex(8);
     let mut s = String::with_capacity(n);
     while s.len() < n {
         s.push_str(&seed);
@@ -1711,7 +1715,7 @@ fn listener_cleanup(ctx: &Ctx) -> CheckRun {
             observe_on(ctx, server, Accept, HELD, |rec, s| {
                 let (id, msg) = ctx.live_request();
                 let r = ctx.post_fresh(rec, server, s, &msg, &Shape::default());
-                let bound = crate::produce::harness::http::listening_addresses(server.addr.port());
+                let bound = crate::produce::drive::proc::listening_addresses(server.addr.port());
                 let loopback = !bound.is_empty()
                     && bound.iter().all(|a| {
                         a.parse::<IpAddr>()

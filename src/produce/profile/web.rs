@@ -34,7 +34,7 @@ impl Bearer {
     /// A fresh random credential (32 random bytes, hex).
     pub fn fresh() -> Bearer {
         Bearer(zeroize::Zeroizing::new(
-            crate::produce::harness::random_hex(32),
+            crate::produce::drive::ident::random_hex(32),
         ))
     }
 
@@ -136,28 +136,6 @@ pub fn names_port(launch: &Launch) -> bool {
 /// Does something accept connections at `addr` right now?
 pub fn accepting(addr: SocketAddr) -> bool {
     TcpStream::connect_timeout(&addr, Duration::from_millis(200)).is_ok()
-}
-
-/// The inode of a socket, the number `/proc/net/tcp` lists it by: it names
-/// this very socket, where its port may be handed to another listener as
-/// soon as it is closed.
-pub fn socket_inode(socket: impl std::os::fd::AsFd) -> Option<u64> {
-    rustix::fs::fstat(socket).ok().map(|st| st.st_ino)
-}
-
-/// Whether the listening TCP socket with this inode still exists (in this
-/// network namespace). Closing a listener removes its row at once.
-pub fn inode_listening(inode: u64) -> bool {
-    ["/proc/net/tcp", "/proc/net/tcp6"].iter().any(|file| {
-        std::fs::read_to_string(file)
-            .unwrap_or_default()
-            .lines()
-            .skip(1)
-            .any(|line| {
-                let f: Vec<&str> = line.split_whitespace().collect();
-                f.len() > 9 && f[3] == "0A" && f[9].parse::<u64>().ok() == Some(inode)
-            })
-    })
 }
 
 /// One observation's record of every connection: opens, closes, and every
@@ -577,141 +555,6 @@ pub struct Server {
     pub failed: Option<String>,
 }
 
-/// The TCP sockets the processes `pids` hold: (local port, remote port,
-/// state as `/proc/net/tcp` writes it: `01` established, `08` close-wait,
-/// `0A` listen, ...).
-pub fn sockets_of(pids: &[u32]) -> Vec<(u16, u16, String)> {
-    socket_peers(pids)
-        .into_iter()
-        .map(|(local, remote, state)| (local, remote.port(), state))
-        .collect()
-}
-
-/// The TCP sockets the processes `pids` hold, with the remote address:
-/// (local port, remote address, state). A listener's remote address is the
-/// unspecified address with port 0. Read from `/proc/net/tcp{,6}` of the
-/// caller's network namespace.
-pub fn socket_peers(pids: &[u32]) -> Vec<(u16, SocketAddr, String)> {
-    let mut inodes = std::collections::BTreeSet::new();
-    for pid in pids {
-        let Ok(fds) = std::fs::read_dir(format!("/proc/{pid}/fd")) else {
-            continue;
-        };
-        for fd in fds.flatten() {
-            if let Ok(target) = std::fs::read_link(fd.path())
-                && let Some(n) = target
-                    .to_str()
-                    .and_then(|t| t.strip_prefix("socket:["))
-                    .and_then(|t| t.strip_suffix(']'))
-            {
-                inodes.insert(n.to_string());
-            }
-        }
-    }
-    let mut out = Vec::new();
-    for file in ["/proc/net/tcp", "/proc/net/tcp6"] {
-        let Ok(text) = std::fs::read_to_string(file) else {
-            continue;
-        };
-        for line in text.lines().skip(1) {
-            let f: Vec<&str> = line.split_whitespace().collect();
-            if f.len() > 9 && inodes.contains(f[9]) {
-                let local = proc_net_addr(f[1]).map_or(0, |a| a.port());
-                let remote = proc_net_addr(f[2])
-                    .unwrap_or_else(|| SocketAddr::new(IpAddr::from([0, 0, 0, 0]), 0));
-                out.push((local, remote, f[3].to_string()));
-            }
-        }
-    }
-    out
-}
-
-/// An address as `/proc/net/tcp{,6}` writes it: the address's bytes as
-/// 32-bit words in host byte order, in hex, then `:` and the port in hex.
-pub fn proc_net_addr(field: &str) -> Option<SocketAddr> {
-    let (addr, port) = field.rsplit_once(':')?;
-    let port = u16::from_str_radix(port, 16).ok()?;
-    let mut bytes = Vec::with_capacity(16);
-    for i in (0..addr.len()).step_by(8) {
-        let word = u32::from_str_radix(addr.get(i..i + 8)?, 16).ok()?;
-        bytes.extend_from_slice(&word.to_ne_bytes());
-    }
-    let ip = match bytes.len() {
-        4 => IpAddr::from(<[u8; 4]>::try_from(bytes).ok()?),
-        16 => IpAddr::from(<[u8; 16]>::try_from(bytes).ok()?),
-        _ => return None,
-    };
-    Some(SocketAddr::new(ip, port))
-}
-
-/// The subject process and its descendants right now.
-pub fn process_tree(pid: u32) -> Vec<u32> {
-    let procs = crate::produce::harness::tree::snapshot();
-    let mut pids = vec![pid];
-    pids.extend(
-        crate::produce::harness::tree::descendants(&procs, &[pid])
-            .iter()
-            .map(|p| p.pid),
-    );
-    pids
-}
-
-/// Is process `pid` running (not gone, not a zombie)?
-pub fn alive(pid: u32) -> bool {
-    std::fs::read_to_string(format!("/proc/{pid}/stat"))
-        .ok()
-        .and_then(|stat| {
-            stat.rsplit_once(')')
-                .and_then(|(_, rest)| rest.split_whitespace().next().map(|s| s != "Z"))
-        })
-        .unwrap_or(false)
-}
-
-/// The processes that hold a listening TCP socket on `port`.
-pub fn listener_owners(port: u16) -> Vec<u32> {
-    let mut inodes = std::collections::BTreeSet::new();
-    for file in ["/proc/net/tcp", "/proc/net/tcp6"] {
-        for line in std::fs::read_to_string(file)
-            .unwrap_or_default()
-            .lines()
-            .skip(1)
-        {
-            let f: Vec<&str> = line.split_whitespace().collect();
-            let on_port = f
-                .get(1)
-                .and_then(|a| a.rsplit_once(':'))
-                .and_then(|(_, p)| u16::from_str_radix(p, 16).ok())
-                == Some(port);
-            if f.len() > 9 && f[3] == "0A" && on_port {
-                inodes.insert(format!("socket:[{}]", f[9]));
-            }
-        }
-    }
-    let mut owners = Vec::new();
-    let Ok(procs) = std::fs::read_dir("/proc") else {
-        return owners;
-    };
-    for entry in procs.flatten() {
-        let Some(pid) = entry
-            .file_name()
-            .to_str()
-            .and_then(|n| n.parse::<u32>().ok())
-        else {
-            continue;
-        };
-        let Ok(fds) = std::fs::read_dir(entry.path().join("fd")) else {
-            continue;
-        };
-        if fds.flatten().any(|fd| {
-            std::fs::read_link(fd.path())
-                .is_ok_and(|t| t.to_str().is_some_and(|t| inodes.contains(t)))
-        }) {
-            owners.push(pid);
-        }
-    }
-    owners
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -742,18 +585,5 @@ mod tests {
             ]
         );
         assert!(!t.to_string().contains("ret.token"));
-    }
-
-    #[test]
-    fn a_closed_listener_is_known_gone_by_its_inode() {
-        let l = TcpListener::bind("127.0.0.1:0").unwrap();
-        let inode = socket_inode(&l).expect("an inode");
-        assert!(inode_listening(inode));
-        // Another listener does not answer for this one.
-        let other = TcpListener::bind("127.0.0.1:0").unwrap();
-        assert_ne!(socket_inode(&other), Some(inode));
-        drop(l);
-        assert!(!inode_listening(inode));
-        assert!(inode_listening(socket_inode(&other).unwrap()));
     }
 }

@@ -389,3 +389,33 @@ fn carried_words_go_to_the_detail() {
         with_words(OAUTH_OTHER_REFUSAL, "unnamed")
     );
 }
+
+/// An observation never records carried words as its reason: `obs` and `mutant` (every
+/// producer's observations go through them) move them to the detail.
+#[cfg(feature = "server")]
+#[test]
+fn observations_record_the_code_alone() {
+    use crate::model::vocab::ProbeOutcome;
+    use crate::produce::profile::check::{mutant, obs};
+    let said = with_words(OAUTH_OTHER_REFUSAL, "subject says: hunter2");
+    let o = obs(
+        ProbeOutcome::Reject,
+        OAUTH_ISSUER_BINDING_REJECTED,
+        (ProbeOutcome::Reject, said.clone()),
+        true,
+        "401",
+        serde_json::Value::Null,
+    );
+    assert_eq!(o.observed_reason, OAUTH_OTHER_REFUSAL);
+    assert_eq!(o.detail, "401; the reason given: subject says: hunter2");
+    assert!(!o.held());
+    let m = mutant(
+        OAUTH_ISSUER_BINDING_REJECTED,
+        (ProbeOutcome::Reject, said),
+        "",
+        serde_json::Value::Null,
+    );
+    assert_eq!(m.observed_reason, OAUTH_OTHER_REFUSAL);
+    assert!(!m.reached);
+    assert_eq!(m.detail, "the reason given: subject says: hunter2");
+}

@@ -564,13 +564,14 @@ pub fn obs(
     detail: impl Into<String>,
     artifact: Value,
 ) -> Obs {
+    let (observed_reason, detail) = reasons::into_code_and_detail(observed.1, detail.into());
     Obs {
         expected,
         expected_reason: expected_reason.into(),
         observed: observed.0,
-        observed_reason: observed.1,
+        observed_reason,
         reached,
-        detail: detail.into(),
+        detail,
         artifact,
     }
 }

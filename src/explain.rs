@@ -31,9 +31,8 @@ pub fn reasons() -> impl Iterator<Item = &'static Reason> {
 /// (`MCP_RES_HTTP_STATUS_503`), or a family named by its template (`MCP_RES_HTTP_STATUS_{n}`,
 /// in any case).
 pub fn lookup_reason(code: &str) -> Option<&'static Reason> {
-    Reason::parse(code).or_else(|| {
-        reasons().find(|r| r.is_generated() && r.code.eq_ignore_ascii_case(code))
-    })
+    Reason::parse(code)
+        .or_else(|| reasons().find(|r| r.is_generated() && r.code.eq_ignore_ascii_case(code)))
 }
 
 #[cfg(test)]

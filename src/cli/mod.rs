@@ -728,7 +728,9 @@ fn run_explain(code: Option<&str>, list: bool) -> CliResult {
             .map(|r| r.family.as_str().len())
             .max()
             .unwrap_or(0);
-        outln!("\nReason codes (written by the producers into their observations; spec/reasons.md):")?;
+        outln!(
+            "\nReason codes (written by the producers into their observations; spec/reasons.md):"
+        )?;
         for r in reasons {
             outln!(
                 "{:<code_width$} {:<family_width$} {}",

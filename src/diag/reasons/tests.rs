@@ -54,7 +54,10 @@ fn constants_are_named_after_their_codes() {
             assert_eq!(Some(*konst), code.strip_prefix("MCP_RES_"), "{code}");
         }
     }
-    assert_eq!(FRAMING_NEWLINE_DELIMITED, "MCP_RES_FRAMING_NEWLINE_DELIMITED");
+    assert_eq!(
+        FRAMING_NEWLINE_DELIMITED,
+        "MCP_RES_FRAMING_NEWLINE_DELIMITED"
+    );
     assert_eq!(OAUTH_OTHER_REFUSAL, "MCP_RES_OAUTH_OTHER_REFUSAL");
 }
 
@@ -150,7 +153,10 @@ fn oauth_pairs_are_the_manifest_checks() {
         for branch in [Branch::Accepted, Branch::Rejected] {
             let code = oauth_case(id, branch).unwrap_or_else(|| panic!("{id} {branch:?}"));
             assert_eq!(code, derive_oauth_case(id, branch.as_str()));
-            assert_eq!(code, crate::validate::oauth::reason_code(id, branch.as_str()));
+            assert_eq!(
+                code,
+                crate::validate::oauth::reason_code(id, branch.as_str())
+            );
             let r = Reason::parse(code).expect("in the table");
             let kind = match branch {
                 Branch::Accepted => ReasonKind::Holds,
@@ -242,7 +248,11 @@ fn producers_write_only_codes_of_the_tables() {
     let mut count = 0;
     for path in &files {
         let text = std::fs::read_to_string(path).expect("a source file");
-        let name = path.strip_prefix(root()).unwrap_or(path).display().to_string();
+        let name = path
+            .strip_prefix(root())
+            .unwrap_or(path)
+            .display()
+            .to_string();
         for (line, code, complete) in literals(&text) {
             count += 1;
             let known = Reason::parse(&code).is_some() || Code::parse(&code).is_some();
@@ -308,7 +318,12 @@ fn spec_text() -> String {
             }
             ReasonKind::NotObserved => "nothing could be judged",
         };
-        let _ = writeln!(s, "- `{}`: {}; {what}.", kind.as_str(), kind.title().to_lowercase());
+        let _ = writeln!(
+            s,
+            "- `{}`: {}; {what}.",
+            kind.as_str(),
+            kind.title().to_lowercase()
+        );
     }
     s.push_str(
         "\nA code ending in `{n}` is a generated family: `{n}` stands for one to ten decimal \

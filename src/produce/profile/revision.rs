@@ -1020,9 +1020,7 @@ fn required_result_type(ctx: &Ctx) -> CheckRun {
             Reply::Error(code, m) if *code != -32700 && m.get("result").is_none() => {
                 (Reject, REFUSED.into())
             }
-            Reply::Error(code, _) if *code != -32700 => {
-                (Reject, reasons::ERROR_WITH_RESULT.into())
-            }
+            Reply::Error(code, _) if *code != -32700 => (Reject, reasons::ERROR_WITH_RESULT.into()),
             _ => ev.refusal(REFUSED, reasons::UNKNOWN_METHOD_ACCEPTED, false),
         },
     );

@@ -913,9 +913,7 @@ fn process_exit(ctx: &Ctx) -> CheckRun {
             let c = match (&status, signal) {
                 (Some(_), Signal::TERM) => (Terminate, TERMINATED.to_string()),
                 (Some(_), _) => (Terminate, reasons::EXIT_ON_UNRELATED_SIGNAL.to_string()),
-                (None, Signal::TERM) => {
-                    (NoEffect, reasons::TERMINATION_NEEDED_SIGKILL.to_string())
-                }
+                (None, Signal::TERM) => (NoEffect, reasons::TERMINATION_NEEDED_SIGKILL.to_string()),
                 (None, _) => (NoEffect, reasons::NO_TERMINATION_REQUESTED.to_string()),
             };
             let s = status.as_ref().map(super::probe::status_text);

@@ -347,10 +347,7 @@ fn refusal(
         return (Accept, accepted_reason.into());
     }
     if let Some(code) = r.error_codes().first() {
-        return (
-            Reject,
-            reasons::jsonrpc_error(code.unsigned_abs()),
-        );
+        return (Reject, reasons::jsonrpc_error(code.unsigned_abs()));
     }
     match r.status {
         Some(s) if !(200..300).contains(&s) => (Reject, reasons::http_status(s)),
@@ -1732,13 +1729,7 @@ fn listener_cleanup(ctx: &Ctx) -> CheckRun {
                             .is_ok_and(|ip| ip.to_canonical().is_loopback())
                     });
                 (
-                    answered(
-                        &r,
-                        &id,
-                        loopback,
-                        HELD,
-                        reasons::HTTP_LISTENER_NOT_LOOPBACK,
-                    ),
+                    answered(&r, &id, loopback, HELD, reasons::HTTP_LISTENER_NOT_LOOPBACK),
                     format!("listening on {bound:?}"),
                     json!({"boundAddresses": bound}),
                 )

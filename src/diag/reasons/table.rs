@@ -64,19 +64,19 @@ reasons! {
         LAUNCH_FAILED "MCP_RES_LAUNCH_FAILED" Wrong
             "The launch failed for another reason than a missing program.";
         EXECUTABLE_IDENTIFIED "MCP_RES_EXECUTABLE_IDENTIFIED" Holds
-            "The running program is the executable whose digest was recorded.";
+            "The running executable is the program, or its #! interpreter.";
         EXECUTABLE_DIGEST_CHANGED "MCP_RES_EXECUTABLE_DIGEST_CHANGED" Refused
-            "After the executable was changed on disk, its recorded digest changed with it.";
+            "The recorded digest told the program's bytes apart from the same bytes with one byte changed.";
         EXECUTABLE_MISMATCH "MCP_RES_EXECUTABLE_MISMATCH" Wrong
             "The running program is not the executable whose digest was recorded.";
         EXECUTABLE_UNCHANGED "MCP_RES_EXECUTABLE_UNCHANGED" Wrong
-            "The executable was changed on disk but its digest stayed the same.";
+            "With one byte of the program changed, the recorded digest stayed the same.";
         EXECUTABLE_UNREADABLE "MCP_RES_EXECUTABLE_UNREADABLE" NotObserved
             "The executable could not be read, so no digest could be compared.";
         STARTUP_WITHIN_BOUND "MCP_RES_STARTUP_WITHIN_BOUND" Holds
             "The subject opened a conversation within the startup bound.";
         STARTUP_TIMEOUT_ENFORCED "MCP_RES_STARTUP_TIMEOUT_ENFORCED" Refused
-            "A subject that never opened was stopped at the startup bound with one TERM, and went.";
+            "Sent nothing, the subject was ended by TERM at the startup bound, within 2 s.";
         STARTUP_TIMEOUT "MCP_RES_STARTUP_TIMEOUT" Wrong
             "The subject stayed silent past the startup bound.";
         OPEN_REFUSED "MCP_RES_OPEN_REFUSED" Wrong
@@ -86,39 +86,39 @@ reasons! {
         SUBJECT_ANSWERS "MCP_RES_SUBJECT_ANSWERS" Holds
             "The subject answered the request it was sent.";
         SILENT_UNTIL_ASKED "MCP_RES_SILENT_UNTIL_ASKED" Refused
-            "Started and sent nothing, the subject wrote nothing to stdout.";
+            "Sent nothing for 300 ms, the subject wrote nothing to stdout.";
         UNSOLICITED_OUTPUT "MCP_RES_UNSOLICITED_OUTPUT" Wrong
             "The subject wrote to stdout before it was asked anything.";
         OUTPUT_WELL_FORMED "MCP_RES_OUTPUT_WELL_FORMED" Holds
             "Everything the subject wrote to stdout was valid UTF-8 JSON-RPC.";
         INVALID_UTF8_REFUSED "MCP_RES_INVALID_UTF8_REFUSED" Refused
-            "A line that is not valid UTF-8 was refused and not served as a request.";
+            "A request with a raw 0xFF byte inside a string was refused.";
         OUTPUT_MALFORMED "MCP_RES_OUTPUT_MALFORMED" Wrong
             "The subject's stdout held bytes that are not valid UTF-8, or not JSON-RPC.";
         INVALID_UTF8_ACCEPTED "MCP_RES_INVALID_UTF8_ACCEPTED" Wrong
-            "A line that is not valid UTF-8 was served as a request.";
+            "A request with a raw 0xFF byte inside a string was served.";
         PARTIAL_LINE_REASSEMBLED "MCP_RES_PARTIAL_LINE_REASSEMBLED" Holds
-            "A request written in two pieces was answered once, after its second piece arrived.";
+            "A request written in several chunks was answered once.";
         PARTIAL_LINE_NOT_DISPATCHED "MCP_RES_PARTIAL_LINE_NOT_DISPATCHED" Refused
-            "A request without its line end was not dispatched while the line was still open.";
+            "A request without its LF was not dispatched within 300 ms, and was after the LF.";
         PARTIAL_LINE_ANSWERED_TWICE "MCP_RES_PARTIAL_LINE_ANSWERED_TWICE" Wrong
             "A request written in two pieces was answered more than once.";
         UNTERMINATED_LINE_DISPATCHED "MCP_RES_UNTERMINATED_LINE_DISPATCHED" Wrong
             "A request was dispatched before its line end arrived.";
         LARGE_LINE_HANDLED "MCP_RES_LARGE_LINE_HANDLED" Holds
-            "A large request within the line bound was answered.";
+            "A 256 KiB request was answered.";
         OVERSIZED_LINE_BOUNDED "MCP_RES_OVERSIZED_LINE_BOUNDED" Refused
-            "A line above the bound was refused with an error, and the subject kept serving.";
+            "A valid 16 MiB request line was refused with an error while the subject stayed live, or ended in a clean exit.";
         LARGE_LINE_REFUSED "MCP_RES_LARGE_LINE_REFUSED" Wrong
-            "A large request within the line bound was refused.";
+            "A 256 KiB request was refused.";
         OVERSIZED_LINE_ACCEPTED "MCP_RES_OVERSIZED_LINE_ACCEPTED" Wrong
-            "A line above the bound was served as a request.";
+            "A valid 16 MiB request line was served.";
         OVERSIZED_LINE_DROPPED_SILENTLY "MCP_RES_OVERSIZED_LINE_DROPPED_SILENTLY" Wrong
-            "A line above the bound was dropped with no error.";
+            "A valid 16 MiB request line was dropped with no error.";
         EXIT_ON_STDIN_CLOSE "MCP_RES_EXIT_ON_STDIN_CLOSE" Holds
-            "The subject exited when its stdin was closed.";
+            "At stdin EOF the subject exited by itself within 5 s.";
         EXIT_ON_SIGTERM "MCP_RES_EXIT_ON_SIGTERM" Refused
-            "The subject exited on TERM.";
+            "The subject exited within 2 s of TERM.";
         RUNS_AFTER_STDIN_CLOSE "MCP_RES_RUNS_AFTER_STDIN_CLOSE" Wrong
             "The subject kept running after its stdin was closed.";
         EXIT_ON_UNRELATED_SIGNAL "MCP_RES_EXIT_ON_UNRELATED_SIGNAL" Wrong
@@ -126,9 +126,9 @@ reasons! {
         NO_TERMINATION_REQUESTED "MCP_RES_NO_TERMINATION_REQUESTED" NotObserved
             "No termination was requested, and the subject kept running.";
         CHILD_TREE_EMPTY_AFTER_EXIT "MCP_RES_CHILD_TREE_EMPTY_AFTER_EXIT" Holds
-            "After the subject exited, none of its children was left running.";
+            "With a child seen, nothing of the subject's process tree was left after stdin EOF.";
         CHILD_TREE_TERMINATED "MCP_RES_CHILD_TREE_TERMINATED" Refused
-            "Terminated, the subject took its whole process tree with it.";
+            "TERM to the subject alone took its children too.";
         SUBJECT_DID_NOT_EXIT "MCP_RES_SUBJECT_DID_NOT_EXIT" Wrong
             "The subject did not exit, so its process tree could not be judged.";
         CHILD_LEFT_BEHIND "MCP_RES_CHILD_LEFT_BEHIND" Wrong
@@ -136,54 +136,54 @@ reasons! {
         CHILDREN_KILLED_BY_RUNNER "MCP_RES_CHILDREN_KILLED_BY_RUNNER" Wrong
             "The subject's children went only because the runner killed its process group.";
         BACKPRESSURE_NO_LOSS "MCP_RES_BACKPRESSURE_NO_LOSS" Holds
-            "With its output read slowly, the subject lost no response.";
+            "300 requests written while stdout was unread for 300 ms were all answered once.";
         BLOCKED_WRITER_TERMINATES "MCP_RES_BLOCKED_WRITER_TERMINATES" Refused
-            "Blocked writing to an unread stdout, the subject still exited on TERM.";
+            "Blocked on a full stdout, the subject exited within 2 s of TERM.";
         BACKPRESSURE_LOST_RESPONSES "MCP_RES_BACKPRESSURE_LOST_RESPONSES" Wrong
-            "With its output read slowly, the subject lost responses.";
+            "Of the requests written while stdout was unread, some were not answered.";
         EXIT_ON_SIGTERM_UNBLOCKED "MCP_RES_EXIT_ON_SIGTERM_UNBLOCKED" Wrong
             "The subject exited on TERM only after its output was read again, not while it was blocked.";
         CONCURRENT_ANSWERED_BY_ID "MCP_RES_CONCURRENT_ANSWERED_BY_ID" Holds
-            "Requests sent without waiting were each answered once, matched by id.";
+            "Five requests in one write were all answered, matched by id.";
         BATCH_REFUSED "MCP_RES_BATCH_REFUSED" Refused
-            "A JSON-RPC batch (an array of requests) was refused.";
+            "A JSON-RPC batch (an array of requests) was refused, with no results.";
         CONCURRENT_REQUEST_LOST "MCP_RES_CONCURRENT_REQUEST_LOST" Wrong
-            "One of the requests sent without waiting was not answered.";
+            "One of the requests written together was not answered.";
         BATCH_ACCEPTED "MCP_RES_BATCH_ACCEPTED" Wrong
             "A JSON-RPC batch was served.";
         INTERRUPT_HONOURED "MCP_RES_INTERRUPT_HONOURED" Holds
-            "The subject exited on INT.";
+            "Idle, the subject exited within 2 s of INT.";
         INTERRUPT_WITH_INFLIGHT_CLEAN "MCP_RES_INTERRUPT_WITH_INFLIGHT_CLEAN" Refused
-            "Interrupted with a request in flight, the subject exited without a torn frame on stdout.";
+            "With 50 requests in flight, the subject exited within 2 s of INT, with no torn last line.";
         INTERRUPT_TORN_FRAME "MCP_RES_INTERRUPT_TORN_FRAME" Wrong
-            "Interrupted with a request in flight, the subject left a partial frame on stdout.";
+            "Interrupted with requests in flight, the subject left a torn last line on stdout.";
         INTERRUPT_IGNORED "MCP_RES_INTERRUPT_IGNORED" Wrong
             "The subject did not exit on INT.";
         NO_INTERRUPT_REQUESTED "MCP_RES_NO_INTERRUPT_REQUESTED" NotObserved
             "No interrupt was requested, and the subject kept running.";
         CONVERSATION_BOUND_TO_MESSAGES "MCP_RES_CONVERSATION_BOUND_TO_MESSAGES" Holds
-            "The conversation was carried by its messages, not by the process.";
+            "Two requests (on 2026-07-28 from two self-described clients) were both answered.";
         RESTART_IS_NEW_CONVERSATION "MCP_RES_RESTART_IS_NEW_CONVERSATION" Refused
-            "A restarted subject treated the next request as a new conversation, holding nothing of the old one.";
+            "A fresh process asked for tools/list with no conversation (no initialize; on 2026-07-28 no _meta) refused it.";
         SECOND_CLIENT_REFUSED "MCP_RES_SECOND_CLIENT_REFUSED" Wrong
-            "A second conversation on the same process was refused.";
+            "The second of two requests (on 2026-07-28 from another self-described client) was not served.";
         ERA_OPENING_ANSWERED "MCP_RES_ERA_OPENING_ANSWERED" Holds
             "The opening of the revision's era (discovery or legacy initialize) was answered with the revision asked.";
         NOTIFICATION_NOT_ANSWERED "MCP_RES_NOTIFICATION_NOT_ANSWERED" Refused
-            "A notification got no answer.";
+            "server/discover sent as a notification got no response.";
         ERA_OPENING_WRONG_VERSION "MCP_RES_ERA_OPENING_WRONG_VERSION" Wrong
             "The era's opening was answered with another protocol version than the one asked.";
         ERA_OPENING_REFUSED "MCP_RES_ERA_OPENING_REFUSED" Wrong
             "The era's opening was refused with an error.";
         NOTIFICATION_ANSWERED "MCP_RES_NOTIFICATION_ANSWERED" Wrong
-            "A notification was answered as if it were a request.";
+            "server/discover sent as a notification got a response.";
     }
     /// `mcp-res/protocol-revision/v1`.
     ProtocolRevision {
         REQUEST_REFUSED "MCP_RES_REQUEST_REFUSED" Wrong
             "A request the property allows was refused with an error.";
         REVISION_EXPLICIT "MCP_RES_REVISION_EXPLICIT" Holds
-            "A request naming its protocol revision was served under that revision.";
+            "On 2025-11-25 initialize echoed the revision; on 2026-07-28 requests naming it were served.";
         REVISION_MISSING_REFUSED "MCP_RES_REVISION_MISSING_REFUSED" Refused
             "A request without a protocol revision was refused.";
         REVISION_NOT_HONOURED "MCP_RES_REVISION_NOT_HONOURED" Wrong
@@ -199,23 +199,23 @@ reasons! {
         SUPPORTED_VERSIONS_NOT_ADVERTISED "MCP_RES_SUPPORTED_VERSIONS_NOT_ADVERTISED" Wrong
             "An unsupported version was refused without naming the versions the subject supports.";
         VERSIONS_ADVERTISED "MCP_RES_VERSIONS_ADVERTISED" Holds
-            "The subject advertised the protocol versions it supports.";
+            "A released revision was answered (2025-11-25), or discover listed 2026-07-28.";
         SUPPORTED_VERSION_ADVERTISED "MCP_RES_SUPPORTED_VERSION_ADVERTISED" Refused
-            "Refusing an unsupported version, the subject named a version it supports.";
+            "A request for version 1999-01-01 was met with a released revision counter-offered, or with -32022 and data.supported.";
         VERSIONS_NOT_ADVERTISED "MCP_RES_VERSIONS_NOT_ADVERTISED" Wrong
             "The subject did not advertise the protocol versions it supports.";
         SUPPORTED_VERSION_SERVED "MCP_RES_SUPPORTED_VERSION_SERVED" Holds
-            "A request for a supported version was served under it.";
+            "The evaluated revision was served.";
         UNSUPPORTED_VERSION_REFUSED "MCP_RES_UNSUPPORTED_VERSION_REFUSED" Refused
-            "A request for an unsupported version was refused with the unsupported-version error.";
+            "Version 1999-01-01 was not echoed (2025-11-25), or got exactly -32022 (2026-07-28).";
         SUPPORTED_VERSION_NOT_SERVED "MCP_RES_SUPPORTED_VERSION_NOT_SERVED" Wrong
             "A request for a supported version was not served under it.";
         UNSUPPORTED_VERSION_WRONG_ERROR "MCP_RES_UNSUPPORTED_VERSION_WRONG_ERROR" Wrong
             "An unsupported version was refused, but with another error than the unsupported-version one.";
         ERA_PROBE_ANSWERED "MCP_RES_ERA_PROBE_ANSWERED" Holds
-            "The client's era probe (modern or legacy opening, chosen automatically) was answered.";
+            "A dual-era probe: server/discover was answered (2026-07-28), or answered or refused with -32601 and initialize then worked (2025-11-25).";
         ERA_PROBE_VERSION_REFUSED "MCP_RES_ERA_PROBE_VERSION_REFUSED" Refused
-            "An era probe naming a version the subject does not support was refused for its version.";
+            "server/discover naming a bogus version was refused.";
         ERA_PROBE_REFUSED "MCP_RES_ERA_PROBE_REFUSED" Wrong
             "The era probe was refused with an error that names no version.";
         LEGACY_FALLBACK_REFUSED "MCP_RES_LEGACY_FALLBACK_REFUSED" Wrong
@@ -223,7 +223,7 @@ reasons! {
         ERA_PROBE_BOGUS_VERSION_ACCEPTED "MCP_RES_ERA_PROBE_BOGUS_VERSION_ACCEPTED" Wrong
             "An era probe naming a version that does not exist was served.";
         STDIO_LEGACY_INITIALIZE_SERVED "MCP_RES_STDIO_LEGACY_INITIALIZE_SERVED" Holds
-            "A legacy initialize over stdio was served with the version asked.";
+            "initialize for 2025-11-25 on a fresh process was served.";
         REINITIALIZE_REFUSED "MCP_RES_REINITIALIZE_REFUSED" Refused
             "A second initialize on the same conversation was refused.";
         STDIO_LEGACY_VERSION_CHANGED "MCP_RES_STDIO_LEGACY_VERSION_CHANGED" Wrong
@@ -231,65 +231,65 @@ reasons! {
         REINITIALIZE_ACCEPTED "MCP_RES_REINITIALIZE_ACCEPTED" Wrong
             "A second initialize on the same conversation was served.";
         REQUEST_ID_ECHOED "MCP_RES_REQUEST_ID_ECHOED" Holds
-            "The answer carried the request's id unchanged.";
+            "String and integer ids were answered under the same id.";
         NULL_ID_REFUSED "MCP_RES_NULL_ID_REFUSED" Refused
-            "A request with a null id was refused.";
+            "A request with id null was refused or ignored.";
         REQUEST_ID_NOT_ECHOED "MCP_RES_REQUEST_ID_NOT_ECHOED" Wrong
             "The answer did not carry the request's id unchanged.";
         NULL_ID_ACCEPTED "MCP_RES_NULL_ID_ACCEPTED" Wrong
             "A request with a null id was served.";
         RESULT_ID_TYPED "MCP_RES_RESULT_ID_TYPED" Holds
-            "The answer's id kept the type of the request's id (string or number).";
+            "An integer id and the same digits as a string were each answered under their own id, type kept.";
         INVALID_ID_TYPE_REFUSED "MCP_RES_INVALID_ID_TYPE_REFUSED" Refused
-            "A request whose id is neither a string nor a number was refused.";
+            "A request with an object id was refused.";
         RESULT_ID_RETYPED "MCP_RES_RESULT_ID_RETYPED" Wrong
             "The answer's id changed type (a number came back as a string, or the reverse).";
         INVALID_ID_TYPE_ACCEPTED "MCP_RES_INVALID_ID_TYPE_ACCEPTED" Wrong
-            "A request whose id is neither a string nor a number was served.";
+            "A request with an object id was served.";
         CAPABILITIES_DECLARED "MCP_RES_CAPABILITIES_DECLARED" Holds
-            "The subject declared its capabilities.";
+            "A capabilities object was declared.";
         UNDECLARED_CAPABILITY_REFUSED "MCP_RES_UNDECLARED_CAPABILITY_REFUSED" Refused
-            "A request for a capability the subject did not declare was refused.";
+            "The list method of a capability the subject did not declare was refused.";
         CAPABILITIES_MISSING "MCP_RES_CAPABILITIES_MISSING" Wrong
             "The subject declared no capabilities.";
         UNDECLARED_CAPABILITY_SERVED "MCP_RES_UNDECLARED_CAPABILITY_SERVED" Wrong
-            "A request for a capability the subject did not declare was served.";
+            "The list method of a capability the subject did not declare was served.";
         EXTENSIONS_WELL_DECLARED "MCP_RES_EXTENSIONS_WELL_DECLARED" Holds
-            "The subject's extension declarations are well formed.";
+            "experimental and extensions, where present, map names to objects.";
         UNDECLARED_EXTENSION_REFUSED "MCP_RES_UNDECLARED_EXTENSION_REFUSED" Refused
-            "A request using an extension the subject did not declare was refused.";
+            "A request for the unregistered extension method io.mcpres.unregistered/probe was refused.";
         EXTENSIONS_MALFORMED "MCP_RES_EXTENSIONS_MALFORMED" Wrong
-            "The subject's extension declarations are malformed.";
+            "experimental or extensions does not map names to objects.";
         UNDECLARED_EXTENSION_SERVED "MCP_RES_UNDECLARED_EXTENSION_SERVED" Wrong
-            "A request using an extension the subject did not declare was served.";
+            "A request for the unregistered extension method io.mcpres.unregistered/probe was served.";
         SCHEMA_DIALECT_IDENTIFIED "MCP_RES_SCHEMA_DIALECT_IDENTIFIED" Holds
-            "The subject's JSON Schemas name a dialect it knows.";
+            "Every tool's inputSchema is an object schema, and its $schema a known dialect.";
         SCHEMA_VIOLATION_REFUSED "MCP_RES_SCHEMA_VIOLATION_REFUSED" Refused
-            "Arguments that violate the tool's input schema were refused.";
+            "A call with a wrongly typed required argument was refused (an error or isError).";
         SCHEMA_DIALECT_UNKNOWN "MCP_RES_SCHEMA_DIALECT_UNKNOWN" Wrong
-            "A JSON Schema of the subject names no dialect, or one that is not known.";
+            "A tool's inputSchema is not an object schema, or its $schema is not a known dialect.";
         SCHEMA_VIOLATION_ACCEPTED "MCP_RES_SCHEMA_VIOLATION_ACCEPTED" Wrong
-            "Arguments that violate the tool's input schema were served.";
+            "A call with a wrongly typed required argument was served.";
         SAFE_INTEGER_PRESERVED "MCP_RES_SAFE_INTEGER_PRESERVED" Holds
-            "A safe integer (at most 2^53-1) came back unchanged.";
+            "Id 2^53-1 was answered under itself.";
         UNSAFE_INTEGER_NOT_CORRUPTED "MCP_RES_UNSAFE_INTEGER_NOT_CORRUPTED" Refused
-            "An integer above 2^53-1 was refused or kept exactly; it was not rounded.";
+            "Id 2^53+1 was never answered under a rounded neighbour.";
         NOT_AN_UNSAFE_INTEGER "MCP_RES_NOT_AN_UNSAFE_INTEGER" NotObserved
             "The probe could not send an integer above 2^53-1, so no corruption could be observed.";
         UNSAFE_INTEGER_CORRUPTED "MCP_RES_UNSAFE_INTEGER_CORRUPTED" Wrong
-            "An integer above 2^53-1 came back rounded to a nearby value.";
+            "Id 2^53+1 was answered under a rounded neighbour.";
         INTERLEAVED_MATCHED_BY_ID "MCP_RES_INTERLEAVED_MATCHED_BY_ID" Holds
-            "Interleaved unrelated requests were each answered, matched by id.";
+            "Two requests in one write were answered, matched by id.";
         STRAY_RESPONSE_IGNORED "MCP_RES_STRAY_RESPONSE_IGNORED" Refused
-            "A response to a request the subject never sent was ignored.";
+            "A stray response between requests got no reply.";
         INTERLEAVED_LOST "MCP_RES_INTERLEAVED_LOST" Wrong
             "One of the interleaved requests was not answered.";
         STRAY_RESPONSE_ANSWERED "MCP_RES_STRAY_RESPONSE_ANSWERED" Wrong
-            "A response to a request the subject never sent was answered.";
+            "A stray response between requests got a reply.";
         EACH_CONNECTION_OPENS_ITS_OWN "MCP_RES_EACH_CONNECTION_OPENS_ITS_OWN" Holds
             "Two processes, each opened on its own, each served.";
         NO_STATE_ACROSS_CONVERSATIONS "MCP_RES_NO_STATE_ACROSS_CONVERSATIONS" Refused
-            "A conversation did not inherit the protocol version of an earlier one.";
+            "On 2025-11-25, ping before initialize on a fresh process was refused; on 2026-07-28, after a valid request, one naming a bogus version got -32022.";
         CONNECTION_NOT_SERVED "MCP_RES_CONNECTION_NOT_SERVED" Wrong
             "A process opened on its own did not serve.";
         VERSION_REFUSED_WRONG_ERROR "MCP_RES_VERSION_REFUSED_WRONG_ERROR" Wrong
@@ -297,33 +297,33 @@ reasons! {
         EARLIER_VERSION_CARRIED_OVER "MCP_RES_EARLIER_VERSION_CARRIED_OVER" Wrong
             "A conversation was served under the protocol version of an earlier one.";
         REQUEST_METADATA_HONOURED "MCP_RES_REQUEST_METADATA_HONOURED" Holds
-            "A request carrying its own metadata (revision, client info and capabilities) was served without an opening.";
+            "A request carrying its protocol version and client capabilities in _meta was served.";
         REQUEST_METADATA_REQUIRED "MCP_RES_REQUEST_METADATA_REQUIRED" Refused
-            "A request with incomplete metadata was refused.";
+            "A request whose _meta lacks the client capabilities was refused.";
         REQUEST_METADATA_INCOMPLETE_ACCEPTED "MCP_RES_REQUEST_METADATA_INCOMPLETE_ACCEPTED" Wrong
-            "A request with incomplete metadata was served.";
+            "A request whose _meta lacks the client capabilities was served.";
         DISCOVER_COMPLETE "MCP_RES_DISCOVER_COMPLETE" Holds
-            "The server discovery answer holds every field the revision requires.";
+            "The discover result had supportedVersions, capabilities and the server info in _meta.";
         DISCOVER_INVALID_PARAMS_REFUSED "MCP_RES_DISCOVER_INVALID_PARAMS_REFUSED" Refused
-            "A discovery request with invalid parameters was refused.";
+            "server/discover with params 5 was refused.";
         DISCOVER_INCOMPLETE "MCP_RES_DISCOVER_INCOMPLETE" Wrong
             "The server discovery answer lacks a field the revision requires.";
         DISCOVER_INVALID_PARAMS_ACCEPTED "MCP_RES_DISCOVER_INVALID_PARAMS_ACCEPTED" Wrong
-            "A discovery request with invalid parameters was served.";
+            "server/discover with params 5 was served.";
         SESSIONLESS_SERVED "MCP_RES_SESSIONLESS_SERVED" Holds
-            "A request without a session id was served.";
+            "A request as the first message, with no discover, was served.";
         SESSION_ID_NOT_REQUIRED "MCP_RES_SESSION_ID_NOT_REQUIRED" Refused
-            "A session id the subject never issued was ignored, not required.";
+            "A request carrying an unknown session id in _meta was served as usual.";
         SESSION_ID_ASSUMED "MCP_RES_SESSION_ID_ASSUMED" Wrong
-            "The subject refused a request for its session id: it assumed a session.";
+            "A request carrying an unknown session id was refused: the subject assumed sessions.";
         RESULT_TYPE_PRESENT "MCP_RES_RESULT_TYPE_PRESENT" Holds
-            "The result carried the type the revision requires.";
+            "Results carried resultType.";
         ERROR_CARRIES_NO_RESULT "MCP_RES_ERROR_CARRIES_NO_RESULT" Refused
-            "An error answer carried no result.";
+            "An unknown method's error carried no result.";
         RESULT_TYPE_MISSING "MCP_RES_RESULT_TYPE_MISSING" Wrong
-            "The result lacked the type the revision requires.";
+            "A result lacked resultType.";
         ERROR_WITH_RESULT "MCP_RES_ERROR_WITH_RESULT" Wrong
-            "An answer carried an error and a result at once, or an error where the probe expected none.";
+            "An unknown method's error answer carried a result.";
     }
     /// `mcp-res/streamable-http/v1`.
     StreamableHttp {
@@ -336,51 +336,51 @@ reasons! {
         HTTP_CLOSED_WITHOUT_RESPONSE "MCP_RES_HTTP_CLOSED_WITHOUT_RESPONSE" Wrong
             "The subject closed the connection without an HTTP response.";
         HTTP_AUTHENTICATED "MCP_RES_HTTP_AUTHENTICATED" Holds
-            "An authenticated request on loopback was served.";
+            "With the run's synthetic bearer credential a request was answered, and a subject mcpres started listened on loopback only.";
         HTTP_UNAUTHENTICATED_REFUSED "MCP_RES_HTTP_UNAUTHENTICATED_REFUSED" Refused
-            "A request without credentials was refused.";
+            "The same request without Authorization got 401.";
         HTTP_UNAUTHENTICATED_ACCEPTED "MCP_RES_HTTP_UNAUTHENTICATED_ACCEPTED" Wrong
             "A request without credentials was served.";
         HTTP_LISTENER_NOT_LOOPBACK "MCP_RES_HTTP_LISTENER_NOT_LOOPBACK" Wrong
             "The subject listened on an address that is not loopback.";
         HTTP_RESPONSE_BOUND "MCP_RES_HTTP_RESPONSE_BOUND" Holds
-            "The response answered the request it was sent for, matched by id.";
+            "Two requests sent at once on two connections: each response carried exactly the answer to its own id.";
         HTTP_UNBINDABLE_ID_REFUSED "MCP_RES_HTTP_UNBINDABLE_ID_REFUSED" Refused
-            "A request whose id cannot be bound to a response was refused.";
+            "A request with id null was refused: 400, or a -32600 error.";
         HTTP_RESPONSE_MISBOUND "MCP_RES_HTTP_RESPONSE_MISBOUND" Wrong
             "The response did not answer the request it was sent for.";
         HTTP_UNBINDABLE_ID_ACCEPTED "MCP_RES_HTTP_UNBINDABLE_ID_ACCEPTED" Wrong
-            "A request whose id cannot be bound to a response was served.";
+            "A request with id null was served.";
         HTTP_MEDIA_TYPE_MATCHES_BODY "MCP_RES_HTTP_MEDIA_TYPE_MATCHES_BODY" Holds
-            "The response's Content-Type (JSON or an event stream) matched its body.";
+            "The answer's media type was application/json or text/event-stream and its body decoded as that type.";
         HTTP_UNACCEPTABLE_MEDIA_REFUSED "MCP_RES_HTTP_UNACCEPTABLE_MEDIA_REFUSED" Refused
-            "A request whose Accept allows neither JSON nor an event stream was refused.";
+            "Accept: text/html got 406.";
         HTTP_MEDIA_TYPE_MISMATCH "MCP_RES_HTTP_MEDIA_TYPE_MISMATCH" Wrong
             "The response's Content-Type did not match its body.";
         HTTP_UNACCEPTABLE_MEDIA_ACCEPTED "MCP_RES_HTTP_UNACCEPTABLE_MEDIA_ACCEPTED" Wrong
-            "A request whose Accept allows neither JSON nor an event stream was served.";
+            "A request with Accept: text/html was served.";
         HTTP_STREAM_CARRIED_TO_RESULT "MCP_RES_HTTP_STREAM_CARRIED_TO_RESULT" Holds
-            "A long-lived response stream stayed open until it carried the result.";
+            "A streaming tool call was answered on one event stream carrying its progress and then its result.";
         HTTP_STREAM_ENDED_WITH_ERROR "MCP_RES_HTTP_STREAM_ENDED_WITH_ERROR" Refused
-            "A streamed call with invalid arguments ended its stream with an error.";
+            "The streaming tool called with a wrongly typed argument ended with an error answering its id (a JSON-RPC error or isError).";
         HTTP_NOT_STREAMED "MCP_RES_HTTP_NOT_STREAMED" Wrong
             "A call that should stream was answered without a stream.";
         HTTP_STREAM_ENDED_EARLY "MCP_RES_HTTP_STREAM_ENDED_EARLY" Wrong
             "The response stream ended before it carried the result.";
         HTTP_INVALID_ARGUMENTS_ACCEPTED "MCP_RES_HTTP_INVALID_ARGUMENTS_ACCEPTED" Wrong
-            "A streamed call with invalid arguments was served.";
+            "The streaming tool called with a wrongly typed argument was served.";
         HTTP_EVENTS_FLUSHED_INCREMENTALLY "MCP_RES_HTTP_EVENTS_FLUSHED_INCREMENTALLY" Holds
-            "Stream events arrived one by one as they were produced, not buffered to the end.";
+            "The streaming tool's first progress event arrived at least 200 ms before its result.";
         HTTP_EVENT_STREAM_NOT_ACCEPTED_REFUSED "MCP_RES_HTTP_EVENT_STREAM_NOT_ACCEPTED_REFUSED" Refused
-            "A request whose Accept does not allow an event stream was refused.";
+            "Accept: application/json alone got 406.";
         HTTP_EVENTS_BUFFERED "MCP_RES_HTTP_EVENTS_BUFFERED" Wrong
-            "Stream events were held back and delivered together.";
+            "The streaming tool's progress events were held back and delivered with its result.";
         HTTP_EVENT_STREAM_NOT_ACCEPTED_ACCEPTED "MCP_RES_HTTP_EVENT_STREAM_NOT_ACCEPTED_ACCEPTED" Wrong
-            "A request whose Accept does not allow an event stream was served with one.";
+            "A request with Accept: application/json alone was served.";
         HTTP_CONNECTION_KEPT_ALIVE "MCP_RES_HTTP_CONNECTION_KEPT_ALIVE" Holds
-            "A second request on the same connection was served.";
+            "Two requests in turn on one connection were both answered on it.";
         HTTP_CLOSE_HONOURED "MCP_RES_HTTP_CLOSE_HONOURED" Refused
-            "After a request with Connection: close, the subject closed the connection.";
+            "A request with Connection: close was answered, and the subject then closed the connection within 1 s.";
         HTTP_CONNECTION_NOT_REUSED "MCP_RES_HTTP_CONNECTION_NOT_REUSED" Wrong
             "A second request on the same connection was not served.";
         HTTP_CLOSE_IGNORED "MCP_RES_HTTP_CLOSE_IGNORED" Wrong
@@ -388,123 +388,123 @@ reasons! {
         HTTP_HEADERS_AGREE_WITH_BODY "MCP_RES_HTTP_HEADERS_AGREE_WITH_BODY" Holds
             "The response's headers agreed with its body.";
         HTTP_HEADER_BODY_MISMATCH_REFUSED "MCP_RES_HTTP_HEADER_BODY_MISMATCH_REFUSED" Refused
-            "A request whose headers disagree with its body was refused.";
+            "A request whose headers disagree with its body (2026-07-28: Mcp-Method naming another method; 2025-11-25: the session id in _meta only) was refused with 400.";
         HTTP_HEADER_BODY_MISMATCH_ACCEPTED "MCP_RES_HTTP_HEADER_BODY_MISMATCH_ACCEPTED" Wrong
             "A request whose headers disagree with its body was served.";
         HTTP_NOTIFICATION_202 "MCP_RES_HTTP_NOTIFICATION_202" Holds
             "A notification was accepted with 202 and no body.";
         HTTP_METHOD_NOT_ALLOWED_REFUSED "MCP_RES_HTTP_METHOD_NOT_ALLOWED_REFUSED" Refused
-            "A request with an HTTP method the endpoint does not allow (PUT) was refused with 405.";
+            "A PUT to the endpoint got 405.";
         HTTP_NOTIFICATION_STATUS_WRONG "MCP_RES_HTTP_NOTIFICATION_STATUS_WRONG" Wrong
             "A notification was accepted with another status than 202.";
         HTTP_PUT_ACCEPTED "MCP_RES_HTTP_PUT_ACCEPTED" Wrong
             "A PUT to the endpoint was served.";
         HTTP_CONTENT_TYPE_DECLARED "MCP_RES_HTTP_CONTENT_TYPE_DECLARED" Holds
-            "The response declared its Content-Type.";
+            "Every answer declared application/json or text/event-stream.";
         HTTP_UNSUPPORTED_CONTENT_TYPE_REFUSED "MCP_RES_HTTP_UNSUPPORTED_CONTENT_TYPE_REFUSED" Refused
-            "A request with an unsupported Content-Type was refused.";
+            "Content-Type: text/plain got 415.";
         HTTP_CONTENT_TYPE_MISSING "MCP_RES_HTTP_CONTENT_TYPE_MISSING" Wrong
-            "The response declared no Content-Type.";
+            "An answer declared neither application/json nor text/event-stream.";
         HTTP_UNSUPPORTED_CONTENT_TYPE_ACCEPTED "MCP_RES_HTTP_UNSUPPORTED_CONTENT_TYPE_ACCEPTED" Wrong
-            "A request with an unsupported Content-Type was served.";
+            "A request with Content-Type: text/plain was served.";
         HTTP_SPLIT_BODY_ASSEMBLED "MCP_RES_HTTP_SPLIT_BODY_ASSEMBLED" Holds
-            "A request body sent in pieces was assembled and served once.";
+            "A body written in two parts 200 ms apart was answered once.";
         HTTP_INTERRUPTED_BODY_DISCARDED "MCP_RES_HTTP_INTERRUPTED_BODY_DISCARDED" Refused
-            "A request whose body was cut short by the client was discarded, not executed.";
+            "After half its declared Content-Length the client stopped writing: no answer to that id (or a 400, a 408 or the close), and the subject served afterwards.";
         HTTP_INTERRUPTED_BODY_EXECUTED "MCP_RES_HTTP_INTERRUPTED_BODY_EXECUTED" Wrong
             "A request whose body was cut short by the client was executed.";
         HTTP_STOPPED_SERVING "MCP_RES_HTTP_STOPPED_SERVING" Wrong
             "After the fault, the subject was still running but no longer served requests.";
         HTTP_ANSWER_READ_TO_END "MCP_RES_HTTP_ANSWER_READ_TO_END" Holds
-            "The answer was complete when read to its end.";
+            "A call that takes a moment, read to its end, was answered.";
         HTTP_EARLY_CLOSE_ABSORBED "MCP_RES_HTTP_EARLY_CLOSE_ABSORBED" Refused
-            "A client that closed before reading its answer left the subject serving others.";
+            "The same call, its connection closed by the client once the request was written: the subject kept serving.";
         HTTP_ANSWER_INCOMPLETE "MCP_RES_HTTP_ANSWER_INCOMPLETE" Wrong
             "The answer ended before it was complete.";
         HTTP_ANSWERED_WITHIN_BOUND "MCP_RES_HTTP_ANSWERED_WITHIN_BOUND" Holds
-            "The request was answered within the answer bound.";
+            "A request written at once was answered within the answer bound.";
         HTTP_STALLED_REQUEST_TIMED_OUT "MCP_RES_HTTP_STALLED_REQUEST_TIMED_OUT" Refused
-            "A request that stalled mid-send was timed out by the subject.";
+            "A request line and one header, then nothing: the subject closed the connection or answered 408 within the idle bound.";
         HTTP_STALLED_REQUEST_HELD "MCP_RES_HTTP_STALLED_REQUEST_HELD" Wrong
             "A request that stalled mid-send was held open with no time-out.";
         HTTP_RETRY_ANSWERED "MCP_RES_HTTP_RETRY_ANSWERED" Holds
-            "A retried request was answered.";
+            "A request abandoned by the client and sent again with a new id on a new connection was answered.";
         HTTP_STALE_RETRY_REFUSED "MCP_RES_HTTP_STALE_RETRY_REFUSED" Refused
-            "A stale retry (a request already answered, sent again) was refused.";
+            "A retry naming an unknown session id got 404 (2025-11-25), or one naming revision 1999-01-01 got 400 (2026-07-28).";
         HTTP_STALE_RETRY_ACCEPTED "MCP_RES_HTTP_STALE_RETRY_ACCEPTED" Wrong
-            "A stale retry was executed again.";
+            "A retry naming an unknown session id or an unknown revision was served.";
         HTTP_ANSWERED_ONCE "MCP_RES_HTTP_ANSWERED_ONCE" Holds
-            "The request was answered exactly once.";
+            "One request got exactly one answer frame.";
         HTTP_STRAY_RESPONSE_NOT_ANSWERED "MCP_RES_HTTP_STRAY_RESPONSE_NOT_ANSWERED" Refused
-            "A JSON-RPC response the subject never asked for was not answered.";
+            "A JSON-RPC response the subject never asked for, delivered twice, got no answer frame, and the subject kept serving.";
         HTTP_ANSWERED_TWICE "MCP_RES_HTTP_ANSWERED_TWICE" Wrong
             "The request was answered more than once.";
         HTTP_STRAY_RESPONSE_ANSWERED "MCP_RES_HTTP_STRAY_RESPONSE_ANSWERED" Wrong
             "A JSON-RPC response the subject never asked for was answered.";
         HTTP_STREAM_COMPLETED "MCP_RES_HTTP_STREAM_COMPLETED" Holds
-            "The response stream ran to completion.";
+            "A streaming call read to its end was answered.";
         HTTP_STREAM_CLOSE_ABSORBED "MCP_RES_HTTP_STREAM_CLOSE_ABSORBED" Refused
-            "A client that closed its stream mid-call (a cancellation) left the subject serving others.";
+            "The same call, its stream closed by the client after the first event: the subject kept serving.";
         HTTP_STREAM_FAILED "MCP_RES_HTTP_STREAM_FAILED" Wrong
             "The response stream failed before completion.";
         HTTP_CHUNKED_BODY_ASSEMBLED "MCP_RES_HTTP_CHUNKED_BODY_ASSEMBLED" Holds
-            "A chunked request body was assembled and served.";
+            "A chunked request body of three chunks was answered.";
         HTTP_MALFORMED_CHUNK_REFUSED "MCP_RES_HTTP_MALFORMED_CHUNK_REFUSED" Refused
-            "A request with a malformed chunk was refused.";
+            "A chunk-size line that is not hex got 400 or the close, and no answer.";
         HTTP_MALFORMED_CHUNK_EXECUTED "MCP_RES_HTTP_MALFORMED_CHUNK_EXECUTED" Wrong
-            "A request with a malformed chunk was executed.";
+            "A request with a chunk-size line that is not hex was answered.";
         HTTP_LARGE_EVENT_DELIVERED "MCP_RES_HTTP_LARGE_EVENT_DELIVERED" Holds
-            "A large event was delivered intact.";
+            "The echo tool's 256 KiB of fresh text arrived intact in one answer.";
         HTTP_OVERSIZED_BODY_REFUSED "MCP_RES_HTTP_OVERSIZED_BODY_REFUSED" Refused
-            "A request body above the bound was refused.";
+            "A valid 16 MiB request got 413 or a -32600 error.";
         HTTP_LARGE_EVENT_CORRUPTED "MCP_RES_HTTP_LARGE_EVENT_CORRUPTED" Wrong
             "A large event arrived changed or cut.";
         HTTP_OVERSIZED_BODY_ACCEPTED "MCP_RES_HTTP_OVERSIZED_BODY_ACCEPTED" Wrong
-            "A request body above the bound was served.";
+            "A valid 16 MiB request was served.";
         HTTP_SLOW_READ_COMPLETE "MCP_RES_HTTP_SLOW_READ_COMPLETE" Holds
-            "An answer read slowly arrived complete.";
+            "1 MiB from the echo tool, read 16 KiB at a time 10 ms apart, arrived intact.";
         HTTP_OTHERS_SERVED_DURING_STALL "MCP_RES_HTTP_OTHERS_SERVED_DURING_STALL" Refused
-            "While one client stalled reading, the subject served others.";
+            "While a 1 MiB answer stayed unread for 1 s, a request on another connection was answered.";
         HTTP_SLOW_READ_CORRUPTED "MCP_RES_HTTP_SLOW_READ_CORRUPTED" Wrong
             "An answer read slowly arrived changed or cut.";
         HTTP_STALL_BLOCKED_OTHERS "MCP_RES_HTTP_STALL_BLOCKED_OTHERS" Wrong
             "While one client stalled reading, the subject served no one else.";
         HTTP_CONCURRENT_ANSWERED "MCP_RES_HTTP_CONCURRENT_ANSWERED" Holds
-            "Concurrent requests were each answered.";
+            "Eight requests at once on eight connections were all answered.";
         HTTP_PIPELINE_ORDERED "MCP_RES_HTTP_PIPELINE_ORDERED" Refused
-            "Pipelined requests on one connection were answered in order.";
+            "Two requests pipelined on one connection were answered in order, or the second was refused or dropped with the close; never interleaved.";
         HTTP_CONCURRENT_LOST "MCP_RES_HTTP_CONCURRENT_LOST" Wrong
             "One of the concurrent requests was not answered.";
         HTTP_PIPELINE_REORDERED "MCP_RES_HTTP_PIPELINE_REORDERED" Wrong
             "Pipelined requests on one connection were answered out of order.";
         HTTP_PROXY_HEADERS_INERT "MCP_RES_HTTP_PROXY_HEADERS_INERT" Holds
-            "Headers a proxy adds (Forwarded, X-Forwarded-*) changed nothing.";
+            "A request with Forwarded, X-Forwarded-For, X-Forwarded-Host, X-Forwarded-Proto and Via was answered as usual, with no redirect.";
         HTTP_FOREIGN_HOST_REFUSED "MCP_RES_HTTP_FOREIGN_HOST_REFUSED" Refused
-            "A request naming a foreign Host was refused.";
+            "Host: mcpres-probe.invalid was refused (400, 403 or 421).";
         HTTP_REDIRECTED "MCP_RES_HTTP_REDIRECTED" Wrong
             "The subject answered with a redirect.";
         HTTP_PROXY_HEADERS_REFUSED "MCP_RES_HTTP_PROXY_HEADERS_REFUSED" Wrong
             "A request was refused because of headers a proxy adds.";
         HTTP_FOREIGN_HOST_ACCEPTED "MCP_RES_HTTP_FOREIGN_HOST_ACCEPTED" Wrong
-            "A request naming a foreign Host was served.";
+            "A request with Host: mcpres-probe.invalid was served.";
         HTTP_NO_REDIRECT "MCP_RES_HTTP_NO_REDIRECT" Holds
-            "The subject served the request without redirecting it.";
+            "No answer was a redirect.";
         HTTP_FOREIGN_ORIGIN_REFUSED "MCP_RES_HTTP_FOREIGN_ORIGIN_REFUSED" Refused
-            "A request from a foreign Origin was refused.";
+            "Origin: http://mcpres-probe.invalid got 403 with no Location.";
         HTTP_FOREIGN_ORIGIN_ACCEPTED "MCP_RES_HTTP_FOREIGN_ORIGIN_ACCEPTED" Wrong
-            "A request from a foreign Origin was served.";
+            "A request with Origin: http://mcpres-probe.invalid was served.";
         HTTP_LISTENER_LOOPBACK_ONLY "MCP_RES_HTTP_LISTENER_LOOPBACK_ONLY" Holds
-            "The subject listened on loopback only.";
+            "While serving, every listening socket of the subject was on a loopback address.";
         HTTP_LISTENER_CLOSED_ON_STOP "MCP_RES_HTTP_LISTENER_CLOSED_ON_STOP" Refused
-            "Stopped with TERM, the subject closed its listener.";
+            "Within 2 s of TERM the process had exited and nothing accepted connections on the port.";
         HTTP_LISTENER_LEFT_OPEN "MCP_RES_HTTP_LISTENER_LEFT_OPEN" Wrong
             "After the subject stopped, its listener was still open.";
         HTTP_SIGNAL_IGNORED "MCP_RES_HTTP_SIGNAL_IGNORED" Wrong
             "The subject did not stop on TERM.";
         HTTP_SOCKETS_RELEASED "MCP_RES_HTTP_SOCKETS_RELEASED" Holds
-            "After the clients closed, the subject released their sockets.";
+            "Five connections closed by the client left no established socket in the subject within 1 s.";
         HTTP_SOCKETS_CLOSED_ON_STOP "MCP_RES_HTTP_SOCKETS_CLOSED_ON_STOP" Refused
-            "Stopped with TERM, the subject closed every socket.";
+            "TERM with an idle connection open: the process exited within 2 s and the connection was closed.";
         HTTP_SOCKET_LEFT_OPEN "MCP_RES_HTTP_SOCKET_LEFT_OPEN" Wrong
             "After the subject stopped, one of its sockets was still open.";
         HTTP_SOCKETS_HELD "MCP_RES_HTTP_SOCKETS_HELD" Wrong

@@ -2590,7 +2590,8 @@ fn explain_list_columns_are_aligned() {
     let tmp = tempfile::tempdir().unwrap();
     let r = mcpres_str(tmp.path(), &["explain", "--list"]);
     assert_eq!(r.code, 0);
-    let lines: Vec<&str> = r.stdout.lines().collect();
+    // The diagnostics, up to the blank line before the reason codes' section.
+    let lines: Vec<&str> = r.stdout.lines().take_while(|l| !l.is_empty()).collect();
     assert!(lines.len() > 10);
     // Each title starts at the same column: the rule column is padded to its
     // widest entry, so the title column starts where the widest rule ends + 1.
@@ -2605,6 +2606,19 @@ fn explain_list_columns_are_aligned() {
         })
         .collect();
     assert!(titles.iter().all(|c| *c == titles[0]), "{titles:?}");
+    // Then every reason code, one a line: code, family and kind, in aligned columns.
+    let reasons: Vec<&str> = r.stdout.lines().skip(lines.len() + 2).collect();
+    assert_eq!(reasons.len(), mcpres::explain::reasons().count());
+    let kinds: Vec<usize> = reasons
+        .iter()
+        .zip(mcpres::explain::reasons())
+        .map(|(l, reason)| {
+            assert!(l.starts_with(reason.code), "{l}");
+            assert!(l.ends_with(reason.kind.as_str()), "{l}");
+            column(l, reason.kind.as_str().len())
+        })
+        .collect();
+    assert!(kinds.iter().all(|c| *c == kinds[0]), "{kinds:?}");
 }
 
 #[test]

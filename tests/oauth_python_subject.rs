@@ -178,7 +178,7 @@ fn the_python_sdk_resource_server_accepts_every_positive_but_names_no_refusal_re
             let a = role(&out, id, r);
             assert_eq!(a["observedOutcome"], "REJECT", "{id} {r}");
             assert_eq!(
-                a["observedReasonCode"], "MCP_RES_OAUTH_OTHER_REFUSAL_UNNAMED",
+                a["observedReasonCode"], "MCP_RES_OAUTH_OTHER_REFUSAL",
                 "{id} {r}"
             );
             let text = received(&a);

@@ -110,10 +110,10 @@ enum Command {
     Report(report::ReportArgs),
     /// Write a small SVG badge of what validation derived for one valid bundle.
     Badge(report::BadgeArgs),
-    /// Explain a diagnostic code: what it means and how to fix it.
+    /// Explain a diagnostic code (what it means and how to fix it) or a reason code.
     Explain {
-        /// A code such as MCP_RES_WRONG_STOP_REASON (the MCP_RES_ prefix may be left out);
-        /// `--list` prints every code.
+        /// A code such as MCP_RES_WRONG_STOP_REASON or MCP_RES_SYNTAX_GUARD (the MCP_RES_
+        /// prefix may be left out); `--list` prints every code.
         code: Option<String>,
         /// List every known code.
         #[arg(long)]
@@ -716,6 +716,29 @@ fn run_explain(code: Option<&str>, list: bool) -> CliResult {
                 e.title
             )?;
         }
+        // Then the reason codes, in a section of their own: code, family, kind.
+        let reasons: Vec<_> = explain::reasons().collect();
+        let code_width = reasons
+            .iter()
+            .map(|r| r.code.chars().count())
+            .max()
+            .unwrap_or(0);
+        let family_width = reasons
+            .iter()
+            .map(|r| r.family.as_str().len())
+            .max()
+            .unwrap_or(0);
+        outln!(
+            "\nReason codes (written by the producers into their observations; spec/reasons.md):"
+        )?;
+        for r in reasons {
+            outln!(
+                "{:<code_width$} {:<family_width$} {}",
+                r.code,
+                r.family.as_str(),
+                r.kind.as_str()
+            )?;
+        }
         return Ok(Exit::Valid);
     }
     let raw = code.unwrap_or_default().trim().to_ascii_uppercase();
@@ -755,16 +778,29 @@ fn run_explain(code: Option<&str>, list: bool) -> CliResult {
     } else {
         format!("MCP_RES_{raw}")
     };
-    match explain::lookup(&full) {
-        Some(e) => {
-            outln!("{} ({})\n{}\n", e.code, e.rule, e.title)?;
-            outln!("What it means:\n  {}\n", e.meaning)?;
-            outln!("Example:\n  {}\n", e.example)?;
-            outln!("How to fix it:\n  {}", e.fix)?;
+    if let Some(e) = explain::lookup(&full) {
+        outln!("{} ({})\n{}\n", e.code, e.rule, e.title)?;
+        outln!("What it means:\n  {}\n", e.meaning)?;
+        outln!("Example:\n  {}\n", e.example)?;
+        outln!("How to fix it:\n  {}", e.fix)?;
+        return Ok(Exit::Valid);
+    }
+    match explain::lookup_reason(&full) {
+        Some(r) => {
+            // A code of a generated family names its family; the family's template, itself.
+            let member = r.is_generated() && r.matches(&full);
+            let family = if member {
+                format!("{}; one of {}", r.family, r.code)
+            } else {
+                r.family.to_string()
+            };
+            let code = if member { full.as_str() } else { r.code };
+            outln!("{code} (reason code, {family})\n{}\n", r.kind.title())?;
+            outln!("What it means:\n  {}", r.meaning)?;
             Ok(Exit::Valid)
         }
         None => Err(CliError::Unusable(format!(
-            "mcpres: unknown diagnostic code {}; `mcpres explain --list` prints every code",
+            "mcpres: unknown diagnostic or reason code {}; `mcpres explain --list` prints every code",
             output::escaped(&full)
         ))),
     }

@@ -7,6 +7,9 @@
 //! and the check of `spec/diagnostics.md` are all generated from or read that table, so a code
 //! without an explanation does not compile.
 //!
+//! The reason codes producers write into their observations have their own table, in
+//! [`reasons`] (`spec/reasons.md`); no code is in both.
+//!
 //! This module sits right above `json` in the layer order: it imports nothing of the crate.
 
 use std::fmt;
@@ -128,6 +131,8 @@ macro_rules! diagnostics {
 }
 
 mod table;
+
+pub mod reasons;
 
 pub use table::{Code, CodeFamily, code_names, codes};
 

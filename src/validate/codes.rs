@@ -55,8 +55,9 @@ pub const ATTESTATION: [&str; 13] = [
 /// The codes a profile evaluation can fail with, in rule order (the table's `Profile` family).
 pub const PROFILE: &[&str] = CodeFamily::Profile.names();
 
-/// The reason code an early-syntax (wrong-reason) mutant observes; not a diagnostic.
-pub const OAUTH_EARLY_SYNTAX_REJECTION: &str = "MCP_RES_OAUTH_EARLY_SYNTAX_REJECTION";
+/// The reason code an early-syntax (wrong-reason) mutant observes; not a diagnostic (it is
+/// defined in the reason table, [`crate::diag::reasons`]).
+pub const OAUTH_EARLY_SYNTAX_REJECTION: &str = crate::diag::reasons::OAUTH_EARLY_SYNTAX_REJECTION;
 
 /// The codes an OAuth-boundary evaluation can fail with, in rule order (the table's `OAuth`
 /// family).

@@ -30,12 +30,10 @@ pub fn validate_oauth_evaluation(doc: &Value) -> Report {
 }
 
 /// The reason code a case's `branch` (`ACCEPTED` or `REJECTED`) must carry: derived from the
-/// check id, upper-cased with `-` turned into `_`.
+/// check id, upper-cased with `-` turned into `_` (the reason table lists the pair of every
+/// check of the manifest; the derivation also names one of a check it does not know).
 pub fn reason_code(check_id: &str, branch: &str) -> String {
-    format!(
-        "MCP_RES_OAUTH_{}_{branch}",
-        check_id.replace('-', "_").to_uppercase()
-    )
+    crate::diag::reasons::derive_oauth_case(check_id, branch)
 }
 
 /// Validate an OAuth-boundary evaluation against a given registry.

@@ -20,7 +20,7 @@ pub type Row = (
     Option<CaseFinding>,
 );
 
-const UNNAMED: &str = "MCP_RES_OAUTH_OTHER_REFUSAL_UNNAMED";
+const UNNAMED: &str = "MCP_RES_OAUTH_OTHER_REFUSAL";
 /// Every refusal of a presented token is the SDK's one 401: the negative
 /// control's reason cannot be told from any other.
 const WRONG_REASON: Option<CaseFinding> =

@@ -10,6 +10,7 @@ use serde_json::{Value, json};
 
 use super::flow;
 use super::{EARLY, OauthCtx, Runner, Source, reason};
+use crate::diag::reasons;
 use crate::model::vocab::ProbeOutcome;
 use crate::produce::drive::http::Request;
 use crate::produce::drive::proc;
@@ -120,8 +121,8 @@ pub const CHECKS: &[(&str, Source, Runner)] = &[
 
 /// A refusal reason the subject named that is neither the check's own nor a
 /// syntax refusal.
-const OTHER: &str = "MCP_RES_OAUTH_OTHER_REFUSAL";
-const NO_ANSWER: &str = "MCP_RES_OAUTH_NO_ANSWER";
+const OTHER: &str = reasons::OAUTH_OTHER_REFUSAL;
+const NO_ANSWER: &str = reasons::OAUTH_NO_ANSWER;
 /// The path the `token-passthrough` defect forwards to, on the issuer.
 const PASSTHROUGH_PATH: &str = "/passthrough-probe";
 /// An issuer on loopback that is not the fixture (never contacted).
@@ -248,24 +249,12 @@ fn refusal_reason(resp: &Resp) -> Option<String> {
         .then(|| "insufficient-scope".to_string())
 }
 
-/// `MCP_RES_OAUTH_OTHER_REFUSAL_<REASON>` for a reason of the subject's own.
+/// `MCP_RES_OAUTH_OTHER_REFUSAL` for a reason that is neither the check's own
+/// nor a syntax refusal, carrying the reason given (the subject's own words,
+/// or the runner's); the observation keeps the code as its reason and the
+/// words in its detail, so the subject's text never enters a code.
 fn other(why: &str) -> String {
-    let tail: String = why
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() {
-                c.to_ascii_uppercase()
-            } else {
-                '_'
-            }
-        })
-        .take(60)
-        .collect();
-    if tail.len() < 3 {
-        format!("{OTHER}_UNNAMED")
-    } else {
-        format!("{OTHER}_{tail}")
-    }
+    reasons::with_words(OTHER, why)
 }
 
 /// How an authenticated request came back: accepted (the check's ACCEPTED),
@@ -466,7 +455,7 @@ fn token_passthrough(o: &OauthCtx) -> CheckRun {
         let forwarded = forwarded_since(o, since);
         art["observation"] = json!({"passThroughRequestsSeenByIssuer": forwarded});
         if forwarded > 0 {
-            observed.1 = "MCP_RES_OAUTH_TOKEN_FORWARDED".into();
+            observed.1 = reasons::OAUTH_TOKEN_FORWARDED.into();
         }
         let detail = format!("{detail}; {forwarded} pass-through request(s) seen by the issuer");
         (observed, detail, art)
@@ -664,7 +653,7 @@ fn token_storage(o: &OauthCtx) -> CheckRun {
             let n = stored(token);
             art["observation"] = json!({"tokenOccurrencesInSubjectOutput": n});
             if n > 0 {
-                observed.1 = "MCP_RES_OAUTH_TOKEN_STORED".into();
+                observed.1 = reasons::OAUTH_TOKEN_STORED.into();
             }
             (
                 observed,
@@ -703,10 +692,10 @@ fn token_storage(o: &OauthCtx) -> CheckRun {
 }
 
 /// A subject's answer that echoed the token it was given.
-pub const ECHOES_TOKEN: &str = "MCP_RES_OAUTH_ERROR_ECHOES_TOKEN";
+pub const ECHOES_TOKEN: &str = reasons::OAUTH_ERROR_ECHOES_TOKEN;
 /// A subject's answer that echoed a claim value (`sub`, `jti`, `client_id`)
 /// of the token it was given.
-pub const ECHOES_CLAIM: &str = "MCP_RES_OAUTH_ERROR_ECHOES_CLAIM";
+pub const ECHOES_CLAIM: &str = reasons::OAUTH_ERROR_ECHOES_CLAIM;
 /// The claims whose values an authorization error must not repeat.
 const PRIVATE_CLAIMS: [&str; 3] = ["sub", "jti", "client_id"];
 /// A scope the subject never requires (the scope-less token's).

@@ -27,6 +27,7 @@ use super::profile::check::{CheckRun, Ctx, Obs, Verdict};
 use super::profile::probe::Launch;
 use super::profile::web::{self, Rec, Web};
 use super::profile::{Identity, RemoveOnError, subject_identity, truncate};
+use crate::diag::reasons::{self, Branch};
 use crate::fsio::DirHandle;
 use crate::json::canonical;
 use crate::model::mcp::Revision;
@@ -400,13 +401,19 @@ pub struct Outcome {
     pub evaluation_sha256: String,
 }
 
-/// The reason code of a case's branch.
+/// The reason code of a case's branch (`ACCEPTED` or `REJECTED`), from the reason table
+/// (which lists both for every check of `checks::CHECKS`; a test holds them equal).
 pub fn reason(id: &str, branch: &str) -> String {
-    crate::validate::oauth::reason_code(id, branch)
+    [Branch::Accepted, Branch::Rejected]
+        .into_iter()
+        .find(|b| b.as_str() == branch)
+        .and_then(|b| reasons::oauth_case(id, b))
+        .unwrap_or_else(|| panic!("the reason table has no {branch} code for check {id}"))
+        .to_string()
 }
 
 /// The early (syntax) rejection every mutant must meet.
-pub const EARLY: &str = crate::validate::codes::OAUTH_EARLY_SYNTAX_REJECTION;
+pub const EARLY: &str = reasons::OAUTH_EARLY_SYNTAX_REJECTION;
 
 /// Does the subject's command say `{scope}` (in an argument or the
 /// environment)?

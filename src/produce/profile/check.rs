@@ -10,6 +10,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use super::probe::{Ended, Launch, Probe, Reply, split_lines, trim_cr};
+use crate::diag::reasons;
 use crate::model::mcp::{
     META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_PROTOCOL_VERSION, Revision,
 };
@@ -17,13 +18,13 @@ use crate::model::vocab::ProbeOutcome;
 
 /// The reason every classifier gives to an input a subject refused with a
 /// JSON-RPC parse error: it failed the syntax guard, before any property.
-pub const SYNTAX_GUARD: &str = "MCP_RES_SYNTAX_GUARD";
+pub const SYNTAX_GUARD: &str = reasons::SYNTAX_GUARD;
 /// The subject exited (or closed stdout) instead of answering.
-pub const SUBJECT_EXITED: &str = "MCP_RES_SUBJECT_EXITED";
+pub const SUBJECT_EXITED: &str = reasons::SUBJECT_EXITED;
 /// Nothing came back in time.
-pub const NO_ANSWER: &str = "MCP_RES_NO_ANSWER";
+pub const NO_ANSWER: &str = reasons::NO_ANSWER;
 /// The subject could not be started or did not open a conversation.
-pub const OPEN_FAILED: &str = "MCP_RES_OPEN_FAILED";
+pub const OPEN_FAILED: &str = reasons::OPEN_FAILED;
 
 /// Everything a check needs: how to start the subject, the revision it
 /// speaks, bounds, fresh request ids, and the cleanup tally of every probe.
@@ -475,7 +476,7 @@ pub type Runner = fn(&Ctx) -> CheckRun;
 pub type CheckEntry = (&'static str, Runner);
 
 /// The reason a surviving mutant gives a check.
-pub const MUTANT_SURVIVED: &str = "MCP_RES_WRONG_REASON_MUTANT_SURVIVED";
+pub const MUTANT_SURVIVED: &str = reasons::WRONG_REASON_MUTANT_SURVIVED;
 
 impl CheckRun {
     pub fn not_observed(id: &'static str, why: impl Into<String>) -> Self {
@@ -502,7 +503,7 @@ impl CheckRun {
         if let Some(why) = &self.not_observed {
             return (
                 Verdict::NotObserved,
-                "MCP_RES_CHECK_NOT_OBSERVED".into(),
+                reasons::CHECK_NOT_OBSERVED.into(),
                 why.clone(),
             );
         }
@@ -563,13 +564,14 @@ pub fn obs(
     detail: impl Into<String>,
     artifact: Value,
 ) -> Obs {
+    let (observed_reason, detail) = reasons::into_code_and_detail(observed.1, detail.into());
     Obs {
         expected,
         expected_reason: expected_reason.into(),
         observed: observed.0,
-        observed_reason: observed.1,
+        observed_reason,
         reached,
-        detail: detail.into(),
+        detail,
         artifact,
     }
 }
@@ -600,13 +602,14 @@ pub fn mutant(
     artifact: Value,
 ) -> Obs {
     let reached = observed.1 == negative_reason;
+    let (observed_reason, detail) = reasons::into_code_and_detail(observed.1, detail.into());
     Obs {
         expected: ProbeOutcome::Reject,
         expected_reason: SYNTAX_GUARD.into(),
         observed: observed.0,
-        observed_reason: observed.1,
+        observed_reason,
         reached,
-        detail: detail.into(),
+        detail,
         artifact,
     }
 }

@@ -10,6 +10,7 @@ use super::check::{
 };
 use super::probe::Reply;
 use super::stdio::{check, line_control, opened, refused_line};
+use crate::diag::reasons;
 use crate::model::mcp::{META_CLIENT_INFO, META_PROTOCOL_VERSION, META_SERVER_INFO};
 use crate::model::vocab::ProbeOutcome::{self, Accept, NoEffect, Reject, Terminate};
 
@@ -59,7 +60,7 @@ fn answered(reply: &Reply, ok: bool, held: &str, wrong: &str) -> (ProbeOutcome, 
     match reply {
         Reply::Result(_) if ok => (Accept, held.into()),
         Reply::Result(_) => (Accept, wrong.into()),
-        Reply::Error(..) => (Reject, "MCP_RES_REQUEST_REFUSED".into()),
+        Reply::Error(..) => (Reject, reasons::REQUEST_REFUSED.into()),
         Reply::Silent => (ProbeOutcome::NotObserved, NO_ANSWER.into()),
         Reply::Closed => (Terminate, SUBJECT_EXITED.into()),
     }
@@ -131,15 +132,15 @@ fn revision_positive(ctx: &Ctx, held: &'static str, wrong: &'static str) -> Obs 
 }
 
 fn explicit_protocol_revision(ctx: &Ctx) -> CheckRun {
-    const HELD: &str = "MCP_RES_REVISION_EXPLICIT";
-    const REFUSED: &str = "MCP_RES_REVISION_MISSING_REFUSED";
-    let positive = revision_positive(ctx, HELD, "MCP_RES_REVISION_NOT_HONOURED");
+    const HELD: &str = reasons::REVISION_EXPLICIT;
+    const REFUSED: &str = reasons::REVISION_MISSING_REFUSED;
+    let positive = revision_positive(ctx, HELD, reasons::REVISION_NOT_HONOURED);
     // The control: a request that names no revision at all.
     let pair = if ctx.modern() {
         refused_line(
             ctx,
             REFUSED,
-            "MCP_RES_REVISION_MISSING_ACCEPTED",
+            reasons::REVISION_MISSING_ACCEPTED,
             false,
             |ctx| {
                 let id = ctx.id();
@@ -166,7 +167,7 @@ fn explicit_protocol_revision(ctx: &Ctx) -> CheckRun {
                 );
                 (Some(id), line)
             },
-            |ev, _| ev.refusal(REFUSED, "MCP_RES_REVISION_MISSING_ACCEPTED", false),
+            |ev, _| ev.refusal(REFUSED, reasons::REVISION_MISSING_ACCEPTED, false),
         )
     };
     check("explicit-protocol-revision", positive, pair)
@@ -177,10 +178,10 @@ fn explicit_protocol_revision(ctx: &Ctx) -> CheckRun {
 fn bogus_answer(ev: &Evidence, advertised: &str) -> (ProbeOutcome, String) {
     match &*ev.reply {
         Reply::Result(m) => match m.pointer("/result/protocolVersion").and_then(Value::as_str) {
-            Some(BOGUS) => (Accept, "MCP_RES_UNSUPPORTED_VERSION_ECHOED".into()),
+            Some(BOGUS) => (Accept, reasons::UNSUPPORTED_VERSION_ECHOED.into()),
             Some(v) if RELEASED.contains(&v) => (Reject, advertised.into()),
-            Some(_) => (Reject, "MCP_RES_UNKNOWN_VERSION_ADVERTISED".into()),
-            None => (Accept, "MCP_RES_UNSUPPORTED_VERSION_ACCEPTED".into()),
+            Some(_) => (Reject, reasons::UNKNOWN_VERSION_ADVERTISED.into()),
+            None => (Accept, reasons::UNSUPPORTED_VERSION_ACCEPTED.into()),
         },
         Reply::Error(-32700, _) => (Reject, SYNTAX_GUARD.into()),
         Reply::Error(_, m) => {
@@ -195,12 +196,12 @@ fn bogus_answer(ev: &Evidence, advertised: &str) -> (ProbeOutcome, String) {
             if supported {
                 (Reject, advertised.into())
             } else {
-                (Reject, "MCP_RES_SUPPORTED_VERSIONS_NOT_ADVERTISED".into())
+                (Reject, reasons::SUPPORTED_VERSIONS_NOT_ADVERTISED.into())
             }
         }
         _ => ev.refusal(
-            "MCP_RES_SUPPORTED_VERSIONS_NOT_ADVERTISED",
-            "MCP_RES_UNSUPPORTED_VERSION_ACCEPTED",
+            reasons::SUPPORTED_VERSIONS_NOT_ADVERTISED,
+            reasons::UNSUPPORTED_VERSION_ACCEPTED,
             false,
         ),
     }
@@ -244,11 +245,11 @@ fn bogus_control(
 }
 
 fn supported_version_advertisement(ctx: &Ctx) -> CheckRun {
-    const HELD: &str = "MCP_RES_VERSIONS_ADVERTISED";
-    const REFUSED: &str = "MCP_RES_SUPPORTED_VERSION_ADVERTISED";
+    const HELD: &str = reasons::VERSIONS_ADVERTISED;
+    const REFUSED: &str = reasons::SUPPORTED_VERSION_ADVERTISED;
     let rev = ctx.revision.as_str();
     let modern = ctx.modern();
-    let positive = open_positive(ctx, HELD, "MCP_RES_VERSIONS_NOT_ADVERTISED", |m| {
+    let positive = open_positive(ctx, HELD, reasons::VERSIONS_NOT_ADVERTISED, |m| {
         if modern {
             m.pointer("/result/supportedVersions")
                 .and_then(Value::as_array)
@@ -264,29 +265,29 @@ fn supported_version_advertisement(ctx: &Ctx) -> CheckRun {
 }
 
 fn unsupported_version_failure(ctx: &Ctx) -> CheckRun {
-    const HELD: &str = "MCP_RES_SUPPORTED_VERSION_SERVED";
-    const REFUSED: &str = "MCP_RES_UNSUPPORTED_VERSION_REFUSED";
-    let positive = revision_positive(ctx, HELD, "MCP_RES_SUPPORTED_VERSION_NOT_SERVED");
+    const HELD: &str = reasons::SUPPORTED_VERSION_SERVED;
+    const REFUSED: &str = reasons::UNSUPPORTED_VERSION_REFUSED;
+    let positive = revision_positive(ctx, HELD, reasons::SUPPORTED_VERSION_NOT_SERVED);
     let modern = ctx.modern();
     let pair = bogus_control(ctx, REFUSED, move |ev, _| match &*ev.reply {
         Reply::Result(m) if !modern => {
             match m.pointer("/result/protocolVersion").and_then(Value::as_str) {
-                Some(BOGUS) | None => (Accept, "MCP_RES_UNSUPPORTED_VERSION_ACCEPTED".into()),
+                Some(BOGUS) | None => (Accept, reasons::UNSUPPORTED_VERSION_ACCEPTED.into()),
                 Some(_) => (Reject, REFUSED.into()),
             }
         }
         Reply::Error(UNSUPPORTED_VERSION, _) if modern => (Reject, REFUSED.into()),
         Reply::Error(code, _) if modern && *code != -32700 => {
-            (Reject, "MCP_RES_UNSUPPORTED_VERSION_WRONG_ERROR".into())
+            (Reject, reasons::UNSUPPORTED_VERSION_WRONG_ERROR.into())
         }
-        _ => ev.refusal(REFUSED, "MCP_RES_UNSUPPORTED_VERSION_ACCEPTED", false),
+        _ => ev.refusal(REFUSED, reasons::UNSUPPORTED_VERSION_ACCEPTED, false),
     });
     check("unsupported-version-failure", positive, pair)
 }
 
 fn modern_legacy_auto_behavior(ctx: &Ctx) -> CheckRun {
-    const HELD: &str = "MCP_RES_ERA_PROBE_ANSWERED";
-    const REFUSED: &str = "MCP_RES_ERA_PROBE_VERSION_REFUSED";
+    const HELD: &str = reasons::ERA_PROBE_ANSWERED;
+    const REFUSED: &str = reasons::ERA_PROBE_VERSION_REFUSED;
     let modern = ctx.modern();
     // The probe a dual-era client sends first; a legacy server answers
     // -32601 and the client falls back to initialize.
@@ -308,9 +309,9 @@ fn modern_legacy_auto_behavior(ctx: &Ctx) -> CheckRun {
                 (Reply::Result(_) | Reply::Error(-32601, _), Some(Reply::Result(_))) => {
                     (Accept, HELD.to_string())
                 }
-                (Reply::Error(..), None) => (Reject, "MCP_RES_ERA_PROBE_REFUSED".to_string()),
+                (Reply::Error(..), None) => (Reject, reasons::ERA_PROBE_REFUSED.to_string()),
                 (_, Some(Reply::Error(..))) => {
-                    (Reject, "MCP_RES_LEGACY_FALLBACK_REFUSED".to_string())
+                    (Reject, reasons::LEGACY_FALLBACK_REFUSED.to_string())
                 }
                 (Reply::Silent, _) | (_, Some(Reply::Silent)) => {
                     (ProbeOutcome::NotObserved, NO_ANSWER.to_string())
@@ -338,14 +339,14 @@ fn modern_legacy_auto_behavior(ctx: &Ctx) -> CheckRun {
                 raw(&id, "server/discover", meta_with(BOGUS)),
             )
         },
-        |ev, _| ev.refusal(REFUSED, "MCP_RES_ERA_PROBE_BOGUS_VERSION_ACCEPTED", false),
+        |ev, _| ev.refusal(REFUSED, reasons::ERA_PROBE_BOGUS_VERSION_ACCEPTED, false),
     );
     check("modern-legacy-auto-behavior", positive, pair)
 }
 
 fn stdio_backward_compatibility(ctx: &Ctx) -> CheckRun {
-    const HELD: &str = "MCP_RES_STDIO_LEGACY_INITIALIZE_SERVED";
-    const REFUSED: &str = "MCP_RES_REINITIALIZE_REFUSED";
+    const HELD: &str = reasons::STDIO_LEGACY_INITIALIZE_SERVED;
+    const REFUSED: &str = reasons::REINITIALIZE_REFUSED;
     let legacy = |ctx: &Ctx| -> (Value, Vec<u8>) {
         let id = ctx.id();
         (
@@ -360,7 +361,7 @@ fn stdio_backward_compatibility(ctx: &Ctx) -> CheckRun {
             probe.send(line);
             let reply = probe.reply(&id, ctx.startup);
             let ok = matches!(&reply, Reply::Result(m) if m.pointer("/result/protocolVersion") == Some(&json!("2025-11-25")));
-            let c = answered(&reply, ok, HELD, "MCP_RES_STDIO_LEGACY_VERSION_CHANGED");
+            let c = answered(&reply, ok, HELD, reasons::STDIO_LEGACY_VERSION_CHANGED);
             let detail = format!(
                 "initialize 2025-11-25 on a fresh process: {}",
                 reply.label()
@@ -386,7 +387,7 @@ fn stdio_backward_compatibility(ctx: &Ctx) -> CheckRun {
             first.extend_from_slice(&second);
             (Some(id), first)
         },
-        |ev, _| ev.refusal(REFUSED, "MCP_RES_REINITIALIZE_ACCEPTED", false),
+        |ev, _| ev.refusal(REFUSED, reasons::REINITIALIZE_ACCEPTED, false),
     );
     // The mutant above breaks the last brace, which belongs to the second
     // initialize: only that request is defective.
@@ -394,8 +395,8 @@ fn stdio_backward_compatibility(ctx: &Ctx) -> CheckRun {
 }
 
 fn request_identity_metadata(ctx: &Ctx) -> CheckRun {
-    const HELD: &str = "MCP_RES_REQUEST_ID_ECHOED";
-    const REFUSED: &str = "MCP_RES_NULL_ID_REFUSED";
+    const HELD: &str = reasons::REQUEST_ID_ECHOED;
+    const REFUSED: &str = reasons::NULL_ID_REFUSED;
     let positive = opened(ctx, Accept, HELD, |probe, _open| {
         let text_id = json!(format!(
             "mcpres-{}",
@@ -409,7 +410,7 @@ fn request_identity_metadata(ctx: &Ctx) -> CheckRun {
         }
         let ok = replies.iter().all(|r| matches!(r, Reply::Result(_)));
         (
-            answered(&replies[1], ok, HELD, "MCP_RES_REQUEST_ID_NOT_ECHOED"),
+            answered(&replies[1], ok, HELD, reasons::REQUEST_ID_NOT_ECHOED),
             format!(
                 "string id: {}; integer id: {}",
                 replies[0].label(),
@@ -418,7 +419,7 @@ fn request_identity_metadata(ctx: &Ctx) -> CheckRun {
             json!({"replies": replies.iter().map(Reply::label).collect::<Vec<_>>()}),
         )
     });
-    let pair = refused_line(ctx, REFUSED, "MCP_RES_NULL_ID_ACCEPTED", true, |ctx| {
+    let pair = refused_line(ctx, REFUSED, reasons::NULL_ID_ACCEPTED, true, |ctx| {
         (
             Some(Value::Null),
             json_line(&ctx.request(&Value::Null, "tools/list", json!({}))),
@@ -428,8 +429,8 @@ fn request_identity_metadata(ctx: &Ctx) -> CheckRun {
 }
 
 fn result_identity_metadata(ctx: &Ctx) -> CheckRun {
-    const HELD: &str = "MCP_RES_RESULT_ID_TYPED";
-    const REFUSED: &str = "MCP_RES_INVALID_ID_TYPE_REFUSED";
+    const HELD: &str = reasons::RESULT_ID_TYPED;
+    const REFUSED: &str = reasons::INVALID_ID_TYPE_REFUSED;
     let positive = opened(ctx, Accept, HELD, |probe, _open| {
         let int_id = ctx.id();
         let text_id = json!(int_id.to_string());
@@ -449,7 +450,7 @@ fn result_identity_metadata(ctx: &Ctx) -> CheckRun {
         let c = if same {
             (Accept, HELD.to_string())
         } else {
-            (Accept, "MCP_RES_RESULT_ID_RETYPED".to_string())
+            (Accept, reasons::RESULT_ID_RETYPED.to_string())
         };
         let _ = reply;
         (
@@ -464,7 +465,7 @@ fn result_identity_metadata(ctx: &Ctx) -> CheckRun {
     let pair = refused_line(
         ctx,
         REFUSED,
-        "MCP_RES_INVALID_ID_TYPE_ACCEPTED",
+        reasons::INVALID_ID_TYPE_ACCEPTED,
         true,
         |ctx| {
             let id = json!({"mcpres": 1});
@@ -502,8 +503,8 @@ fn capability_params(method: &str) -> Value {
 }
 
 fn capability_declaration(ctx: &Ctx) -> CheckRun {
-    const HELD: &str = "MCP_RES_CAPABILITIES_DECLARED";
-    const REFUSED: &str = "MCP_RES_UNDECLARED_CAPABILITY_REFUSED";
+    const HELD: &str = reasons::CAPABILITIES_DECLARED;
+    const REFUSED: &str = reasons::UNDECLARED_CAPABILITY_REFUSED;
     let mut undeclared: Option<&str> = None;
     let positive = opened(ctx, Accept, HELD, |_probe, open| {
         let caps = capabilities_of(open);
@@ -516,7 +517,7 @@ fn capability_declaration(ctx: &Ctx) -> CheckRun {
         let c = if caps.is_some() {
             (Accept, HELD.to_string())
         } else {
-            (Accept, "MCP_RES_CAPABILITIES_MISSING".to_string())
+            (Accept, reasons::CAPABILITIES_MISSING.to_string())
         };
         (
             c,
@@ -546,7 +547,7 @@ fn capability_declaration(ctx: &Ctx) -> CheckRun {
     let pair = refused_line(
         ctx,
         REFUSED,
-        "MCP_RES_UNDECLARED_CAPABILITY_SERVED",
+        reasons::UNDECLARED_CAPABILITY_SERVED,
         false,
         |ctx| {
             let (id, line) = ctx.line(method, capability_params(method));
@@ -557,8 +558,8 @@ fn capability_declaration(ctx: &Ctx) -> CheckRun {
 }
 
 fn extension_declaration(ctx: &Ctx) -> CheckRun {
-    const HELD: &str = "MCP_RES_EXTENSIONS_WELL_DECLARED";
-    const REFUSED: &str = "MCP_RES_UNDECLARED_EXTENSION_REFUSED";
+    const HELD: &str = reasons::EXTENSIONS_WELL_DECLARED;
+    const REFUSED: &str = reasons::UNDECLARED_EXTENSION_REFUSED;
     let positive = opened(ctx, Accept, HELD, |_probe, open| {
         let caps = capabilities_of(open);
         let well = |key: &str| {
@@ -571,7 +572,7 @@ fn extension_declaration(ctx: &Ctx) -> CheckRun {
         let c = if ok {
             (Accept, HELD.to_string())
         } else {
-            (Accept, "MCP_RES_EXTENSIONS_MALFORMED".to_string())
+            (Accept, reasons::EXTENSIONS_MALFORMED.to_string())
         };
         (
             c,
@@ -586,7 +587,7 @@ fn extension_declaration(ctx: &Ctx) -> CheckRun {
     let pair = refused_line(
         ctx,
         REFUSED,
-        "MCP_RES_UNDECLARED_EXTENSION_SERVED",
+        reasons::UNDECLARED_EXTENSION_SERVED,
         false,
         |ctx| {
             let (id, line) = ctx.line("io.mcpres.unregistered/probe", json!({}));
@@ -649,8 +650,8 @@ fn ill_typed_call(tools: &[Value]) -> Option<(String, Value)> {
 }
 
 fn json_schema_dialect_identity(ctx: &Ctx) -> CheckRun {
-    const HELD: &str = "MCP_RES_SCHEMA_DIALECT_IDENTIFIED";
-    const REFUSED: &str = "MCP_RES_SCHEMA_VIOLATION_REFUSED";
+    const HELD: &str = reasons::SCHEMA_DIALECT_IDENTIFIED;
+    const REFUSED: &str = reasons::SCHEMA_VIOLATION_REFUSED;
     let mut call: Option<(String, Value)> = None;
     let positive = opened(ctx, Accept, HELD, |probe, _open| {
         let (id, line) = ctx.line("tools/list", json!({}));
@@ -671,7 +672,7 @@ fn json_schema_dialect_identity(ctx: &Ctx) -> CheckRun {
             });
         call = ill_typed_call(&tools);
         (
-            answered(&reply, ok, HELD, "MCP_RES_SCHEMA_DIALECT_UNKNOWN"),
+            answered(&reply, ok, HELD, reasons::SCHEMA_DIALECT_UNKNOWN),
             format!(
                 "{} tool(s), every inputSchema an object schema of a known dialect: {ok}",
                 tools.len()
@@ -708,7 +709,7 @@ fn json_schema_dialect_identity(ctx: &Ctx) -> CheckRun {
             if ev.reply.result().and_then(|r| r.get("isError")) == Some(&json!(true)) {
                 (Reject, REFUSED.into())
             } else {
-                ev.refusal(REFUSED, "MCP_RES_SCHEMA_VIOLATION_ACCEPTED", false)
+                ev.refusal(REFUSED, reasons::SCHEMA_VIOLATION_ACCEPTED, false)
             }
         },
     );
@@ -716,8 +717,8 @@ fn json_schema_dialect_identity(ctx: &Ctx) -> CheckRun {
 }
 
 fn safe_integer_constraints(ctx: &Ctx) -> CheckRun {
-    const HELD: &str = "MCP_RES_SAFE_INTEGER_PRESERVED";
-    const KEPT: &str = "MCP_RES_UNSAFE_INTEGER_NOT_CORRUPTED";
+    const HELD: &str = reasons::SAFE_INTEGER_PRESERVED;
+    const KEPT: &str = reasons::UNSAFE_INTEGER_NOT_CORRUPTED;
     const MAX_SAFE: u64 = 9_007_199_254_740_991;
     let positive = request_positive_with_id(ctx, HELD, json!(MAX_SAFE));
     // The control: an id past 2^53; it may be refused or echoed exactly, but
@@ -735,10 +736,10 @@ fn safe_integer_constraints(ctx: &Ctx) -> CheckRun {
                 })
         });
         if !sent_number {
-            return (NoEffect, "MCP_RES_NOT_AN_UNSAFE_INTEGER".into());
+            return (NoEffect, reasons::NOT_AN_UNSAFE_INTEGER.into());
         }
         if near {
-            (Accept, "MCP_RES_UNSAFE_INTEGER_CORRUPTED".into())
+            (Accept, reasons::UNSAFE_INTEGER_CORRUPTED.into())
         } else if !ev.alive {
             (Terminate, SUBJECT_EXITED.into())
         } else {
@@ -777,8 +778,8 @@ fn request_positive_with_id(ctx: &Ctx, held: &'static str, id: Value) -> Obs {
 }
 
 fn interleaved_unrelated_requests(ctx: &Ctx) -> CheckRun {
-    const HELD: &str = "MCP_RES_INTERLEAVED_MATCHED_BY_ID";
-    const IGNORED: &str = "MCP_RES_STRAY_RESPONSE_IGNORED";
+    const HELD: &str = reasons::INTERLEAVED_MATCHED_BY_ID;
+    const IGNORED: &str = reasons::STRAY_RESPONSE_IGNORED;
     let positive = opened(ctx, Accept, HELD, |probe, _open| {
         let (a, la) = ctx.line("tools/list", json!({}));
         let (b, lb) = ctx.live_line();
@@ -788,7 +789,7 @@ fn interleaved_unrelated_requests(ctx: &Ctx) -> CheckRun {
         let ok = !matches!(ra, Reply::Silent | Reply::Closed)
             && !matches!(rb, Reply::Silent | Reply::Closed);
         (
-            answered(&ra, ok, HELD, "MCP_RES_INTERLEAVED_LOST"),
+            answered(&ra, ok, HELD, reasons::INTERLEAVED_LOST),
             format!("first: {}; second: {}", ra.label(), rb.label()),
             json!({"first": ra.label(), "second": rb.label()}),
         )
@@ -813,7 +814,7 @@ fn interleaved_unrelated_requests(ctx: &Ctx) -> CheckRun {
             } else if ev.parse_errors > 0 {
                 (Reject, SYNTAX_GUARD.to_string())
             } else if answered_stray {
-                (Accept, "MCP_RES_STRAY_RESPONSE_ANSWERED".to_string())
+                (Accept, reasons::STRAY_RESPONSE_ANSWERED.to_string())
             } else if matches!(ra, Reply::Result(_) | Reply::Error(..)) {
                 (NoEffect, IGNORED.to_string())
             } else {
@@ -836,13 +837,13 @@ fn interleaved_unrelated_requests(ctx: &Ctx) -> CheckRun {
 }
 
 fn no_connection_as_conversation(ctx: &Ctx) -> CheckRun {
-    const HELD: &str = "MCP_RES_EACH_CONNECTION_OPENS_ITS_OWN";
-    const REFUSED: &str = "MCP_RES_NO_STATE_ACROSS_CONVERSATIONS";
+    const HELD: &str = reasons::EACH_CONNECTION_OPENS_ITS_OWN;
+    const REFUSED: &str = reasons::NO_STATE_ACROSS_CONVERSATIONS;
     // Two processes, each opened on its own, each serving.
     let first = request_positive(
         ctx,
         HELD,
-        "MCP_RES_CONNECTION_NOT_SERVED",
+        reasons::CONNECTION_NOT_SERVED,
         "tools/list",
         json!({}),
         |_| true,
@@ -851,7 +852,7 @@ fn no_connection_as_conversation(ctx: &Ctx) -> CheckRun {
         request_positive(
             ctx,
             HELD,
-            "MCP_RES_CONNECTION_NOT_SERVED",
+            reasons::CONNECTION_NOT_SERVED,
             "tools/list",
             json!({}),
             |_| true,
@@ -876,8 +877,8 @@ fn no_connection_as_conversation(ctx: &Ctx) -> CheckRun {
             |ev, _| match &*ev.reply {
                 Reply::Error(UNSUPPORTED_VERSION, _) => (Reject, REFUSED.into()),
                 _ => ev.refusal(
-                    "MCP_RES_VERSION_REFUSED_WRONG_ERROR",
-                    "MCP_RES_EARLIER_VERSION_CARRIED_OVER",
+                    reasons::VERSION_REFUSED_WRONG_ERROR,
+                    reasons::EARLIER_VERSION_CARRIED_OVER,
                     false,
                 ),
             },
@@ -893,15 +894,15 @@ fn no_connection_as_conversation(ctx: &Ctx) -> CheckRun {
                 let id = ctx.id();
                 (Some(id.clone()), raw(&id, "tools/list", json!({})))
             },
-            |ev, _| ev.refusal(REFUSED, "MCP_RES_CONVERSATION_ASSUMED", true),
+            |ev, _| ev.refusal(REFUSED, reasons::CONVERSATION_ASSUMED, true),
         )
     };
     check("no-connection-as-conversation", positive, pair)
 }
 
 fn stateless_request_metadata(ctx: &Ctx) -> CheckRun {
-    const HELD: &str = "MCP_RES_REQUEST_METADATA_HONOURED";
-    const REFUSED: &str = "MCP_RES_REQUEST_METADATA_REQUIRED";
+    const HELD: &str = reasons::REQUEST_METADATA_HONOURED;
+    const REFUSED: &str = reasons::REQUEST_METADATA_REQUIRED;
     let positive = request_positive(
         ctx,
         HELD,
@@ -913,7 +914,7 @@ fn stateless_request_metadata(ctx: &Ctx) -> CheckRun {
     let pair = refused_line(
         ctx,
         REFUSED,
-        "MCP_RES_REQUEST_METADATA_INCOMPLETE_ACCEPTED",
+        reasons::REQUEST_METADATA_INCOMPLETE_ACCEPTED,
         false,
         |ctx| {
             let id = ctx.id();
@@ -929,9 +930,9 @@ fn stateless_request_metadata(ctx: &Ctx) -> CheckRun {
 }
 
 fn server_discover(ctx: &Ctx) -> CheckRun {
-    const HELD: &str = "MCP_RES_DISCOVER_COMPLETE";
-    const REFUSED: &str = "MCP_RES_DISCOVER_INVALID_PARAMS_REFUSED";
-    let positive = open_positive(ctx, HELD, "MCP_RES_DISCOVER_INCOMPLETE", |m| {
+    const HELD: &str = reasons::DISCOVER_COMPLETE;
+    const REFUSED: &str = reasons::DISCOVER_INVALID_PARAMS_REFUSED;
+    let positive = open_positive(ctx, HELD, reasons::DISCOVER_INCOMPLETE, |m| {
         let r = m.get("result");
         r.and_then(|r| r.get("supportedVersions"))
             .is_some_and(Value::is_array)
@@ -951,14 +952,14 @@ fn server_discover(ctx: &Ctx) -> CheckRun {
             let id = ctx.id();
             (Some(id.clone()), raw(&id, "server/discover", json!(5)))
         },
-        |ev, _| ev.refusal(REFUSED, "MCP_RES_DISCOVER_INVALID_PARAMS_ACCEPTED", false),
+        |ev, _| ev.refusal(REFUSED, reasons::DISCOVER_INVALID_PARAMS_ACCEPTED, false),
     );
     check("server-discover", positive, pair)
 }
 
 fn no_session_id_assumption(ctx: &Ctx) -> CheckRun {
-    const HELD: &str = "MCP_RES_SESSIONLESS_SERVED";
-    const IGNORED: &str = "MCP_RES_SESSION_ID_NOT_REQUIRED";
+    const HELD: &str = reasons::SESSIONLESS_SERVED;
+    const IGNORED: &str = reasons::SESSION_ID_NOT_REQUIRED;
     // No discover, no session: a request straight away.
     let positive = match ctx.start() {
         Err(why) => open_failed(Accept, HELD, why.clone(), json!({"startError": why})),
@@ -987,20 +988,20 @@ fn no_session_id_assumption(ctx: &Ctx) -> CheckRun {
         |ev, _| match &*ev.reply {
             Reply::Result(_) => (NoEffect, IGNORED.into()),
             Reply::Error(-32700, _) => (Reject, SYNTAX_GUARD.into()),
-            Reply::Error(..) => (Reject, "MCP_RES_SESSION_ID_ASSUMED".into()),
-            _ => ev.refusal("MCP_RES_SESSION_ID_ASSUMED", IGNORED, false),
+            Reply::Error(..) => (Reject, reasons::SESSION_ID_ASSUMED.into()),
+            _ => ev.refusal(reasons::SESSION_ID_ASSUMED, IGNORED, false),
         },
     );
     check("no-session-id-assumption", positive, pair)
 }
 
 fn required_result_type(ctx: &Ctx) -> CheckRun {
-    const HELD: &str = "MCP_RES_RESULT_TYPE_PRESENT";
-    const REFUSED: &str = "MCP_RES_ERROR_CARRIES_NO_RESULT";
+    const HELD: &str = reasons::RESULT_TYPE_PRESENT;
+    const REFUSED: &str = reasons::ERROR_CARRIES_NO_RESULT;
     let positive = request_positive(
         ctx,
         HELD,
-        "MCP_RES_RESULT_TYPE_MISSING",
+        reasons::RESULT_TYPE_MISSING,
         "tools/list",
         json!({}),
         |m| {
@@ -1025,10 +1026,8 @@ fn required_result_type(ctx: &Ctx) -> CheckRun {
             Reply::Error(code, m) if *code != -32700 && m.get("result").is_none() => {
                 (Reject, REFUSED.into())
             }
-            Reply::Error(code, _) if *code != -32700 => {
-                (Reject, "MCP_RES_ERROR_WITH_RESULT".into())
-            }
-            _ => ev.refusal(REFUSED, "MCP_RES_UNKNOWN_METHOD_ACCEPTED", false),
+            Reply::Error(code, _) if *code != -32700 => (Reject, reasons::ERROR_WITH_RESULT.into()),
+            _ => ev.refusal(REFUSED, reasons::UNKNOWN_METHOD_ACCEPTED, false),
         },
     );
     check("required-result-type", positive, pair)

@@ -13,6 +13,7 @@ use super::check::{
     json_line, mutant, obs, open_failed, stdout_is_protocol_only, syntax_defect,
 };
 use super::probe::{Probe, Reply, TERM_GRACE, split_lines, trim_cr};
+use crate::diag::reasons;
 use crate::model::mcp::META_CLIENT_INFO;
 use crate::model::vocab::ProbeOutcome::{self, Accept, NoEffect, Reject, Terminate};
 
@@ -145,8 +146,8 @@ pub(super) fn check(id: &'static str, positive: Obs, pair: (Obs, Obs)) -> CheckR
 /// The answer to `tools/list` (or the opening) as one LF-terminated line
 /// holding one JSON object.
 fn released_message_framing(ctx: &Ctx) -> CheckRun {
-    const HELD: &str = "MCP_RES_FRAMING_NEWLINE_DELIMITED";
-    const REFUSED: &str = "MCP_RES_FRAMING_EMBEDDED_NEWLINE_REFUSED";
+    const HELD: &str = reasons::FRAMING_NEWLINE_DELIMITED;
+    const REFUSED: &str = reasons::FRAMING_EMBEDDED_NEWLINE_REFUSED;
     let positive = opened(ctx, Accept, HELD, |probe, _open| {
         let (id, line) = ctx.line("tools/list", json!({}));
         probe.send(line);
@@ -155,7 +156,7 @@ fn released_message_framing(ctx: &Ctx) -> CheckRun {
         let single = lines
             .iter()
             .all(|l| serde_json::from_slice::<Value>(trim_cr(l)).is_ok_and(|v| v.is_object()));
-        let c = answered_as(&reply, single && !tail, HELD, "MCP_RES_FRAMING_VIOLATED");
+        let c = answered_as(&reply, single && !tail, HELD, reasons::FRAMING_VIOLATED);
         (
             c,
             format!(
@@ -176,7 +177,7 @@ fn released_message_framing(ctx: &Ctx) -> CheckRun {
     let pair = refused_line(
         ctx,
         REFUSED,
-        "MCP_RES_FRAMING_MULTILINE_ACCEPTED",
+        reasons::FRAMING_MULTILINE_ACCEPTED,
         true,
         pretty,
     );
@@ -198,7 +199,7 @@ fn released_message_framing(ctx: &Ctx) -> CheckRun {
     let m = refused_line(
         ctx,
         REFUSED,
-        "MCP_RES_FRAMING_MULTILINE_ACCEPTED",
+        reasons::FRAMING_MULTILINE_ACCEPTED,
         true,
         |ctx| {
             let (id, text) = pretty(ctx);
@@ -211,14 +212,14 @@ fn released_message_framing(ctx: &Ctx) -> CheckRun {
 }
 
 fn stdout_protocol_purity(ctx: &Ctx) -> CheckRun {
-    const HELD: &str = "MCP_RES_STDOUT_PROTOCOL_ONLY";
-    const REFUSED: &str = "MCP_RES_STDOUT_ERROR_AS_PROTOCOL";
+    const HELD: &str = reasons::STDOUT_PROTOCOL_ONLY;
+    const REFUSED: &str = reasons::STDOUT_ERROR_AS_PROTOCOL;
     let positive = opened(ctx, Accept, HELD, |probe, _open| {
         let (id, line) = ctx.line("tools/list", json!({}));
         probe.send(line);
         let reply = probe.reply(&id, ctx.answer);
         let (pure, bad) = stdout_is_protocol_only(probe);
-        let c = answered_as(&reply, pure, HELD, "MCP_RES_STDOUT_POLLUTED");
+        let c = answered_as(&reply, pure, HELD, reasons::STDOUT_POLLUTED);
         (
             c,
             format!("{bad} stdout line(s) are not JSON-RPC"),
@@ -232,7 +233,7 @@ fn stdout_protocol_purity(ctx: &Ctx) -> CheckRun {
     let pair = refused_line(
         ctx,
         REFUSED,
-        "MCP_RES_UNKNOWN_METHOD_ACCEPTED",
+        reasons::UNKNOWN_METHOD_ACCEPTED,
         false,
         |ctx| {
             let (id, line) = ctx.line(&method, json!({}));
@@ -249,9 +250,9 @@ fn polluted_is_wrong(o: Obs) -> Obs {
     let bad = o.artifact["observation"]["nonJsonStdoutLines"]
         .as_u64()
         .unwrap_or(0);
-    if bad > 0 && o.observed_reason == "MCP_RES_STDOUT_ERROR_AS_PROTOCOL" {
+    if bad > 0 && o.observed_reason == reasons::STDOUT_ERROR_AS_PROTOCOL {
         Obs {
-            observed_reason: "MCP_RES_STDOUT_POLLUTED".into(),
+            observed_reason: reasons::STDOUT_POLLUTED.into(),
             ..o
         }
     } else {
@@ -268,11 +269,11 @@ fn stderr_has_protocol(stderr: &[u8]) -> bool {
 }
 
 /// A line met with no diagnostic anywhere.
-const LINE_IGNORED: &str = "MCP_RES_LINE_IGNORED";
+const LINE_IGNORED: &str = reasons::LINE_IGNORED;
 
 fn stderr_diagnostics(ctx: &Ctx) -> CheckRun {
-    const HELD: &str = "MCP_RES_STDERR_DIAGNOSTICS_ONLY";
-    const REFUSED: &str = "MCP_RES_STDERR_PARSE_FAILURE_ON_PROTOCOL_CHANNEL";
+    const HELD: &str = reasons::STDERR_DIAGNOSTICS_ONLY;
+    const REFUSED: &str = reasons::STDERR_PARSE_FAILURE_ON_PROTOCOL_CHANNEL;
     let positive = opened(ctx, Accept, HELD, |probe, _open| {
         let (id, line) = ctx.line("tools/list", json!({}));
         probe.send(line);
@@ -281,7 +282,7 @@ fn stderr_diagnostics(ctx: &Ctx) -> CheckRun {
         let c = match (&reply, on_stderr) {
             (Reply::Result(_) | Reply::Error(..), false) => (Accept, HELD.to_string()),
             (Reply::Result(_) | Reply::Error(..), true) => {
-                (Accept, "MCP_RES_STDERR_CARRIES_PROTOCOL".into())
+                (Accept, reasons::STDERR_CARRIES_PROTOCOL.into())
             }
             (Reply::Silent, _) => (ProbeOutcome::NotObserved, NO_ANSWER.into()),
             (Reply::Closed, _) => (Terminate, SUBJECT_EXITED.into()),
@@ -307,9 +308,9 @@ fn stderr_diagnostics(ctx: &Ctx) -> CheckRun {
             let c = if !ev.alive {
                 (Terminate, SUBJECT_EXITED.to_string())
             } else if on_stderr {
-                (Reject, "MCP_RES_STDERR_CARRIES_PROTOCOL".into())
+                (Reject, reasons::STDERR_CARRIES_PROTOCOL.into())
             } else if ev.non_json_lines > 0 {
-                (Reject, "MCP_RES_STDOUT_POLLUTED".into())
+                (Reject, reasons::STDOUT_POLLUTED.into())
             } else if ev.parse_errors > 0 || diagnosed {
                 // A -32700 on stdout, or a diagnostic on stderr only: the
                 // protocol channel stayed clean.
@@ -349,8 +350,8 @@ const SHELLS: &[&str] = &[
 ];
 
 fn shell_free_argument_boundaries(ctx: &Ctx) -> CheckRun {
-    const HELD: &str = "MCP_RES_ARGV_PASSED_VERBATIM";
-    const REFUSED: &str = "MCP_RES_LAUNCH_NOT_SHELL_SPLIT";
+    const HELD: &str = reasons::ARGV_PASSED_VERBATIM;
+    const REFUSED: &str = reasons::LAUNCH_NOT_SHELL_SPLIT;
     let positive = opened(ctx, Accept, HELD, |probe, _open| {
         let exe = crate::produce::drive::proc::exe(probe.pid());
         let argv = crate::produce::drive::proc::cmdline(probe.pid());
@@ -361,9 +362,9 @@ fn shell_free_argument_boundaries(ctx: &Ctx) -> CheckRun {
             .is_some_and(|n| SHELLS.contains(&n));
         let tail_ok = argv.ends_with(&ctx.stdio_launch().args);
         let c = if shell {
-            (Accept, "MCP_RES_SHELL_INTERMEDIARY".to_string())
+            (Accept, reasons::SHELL_INTERMEDIARY.to_string())
         } else if !tail_ok {
-            (Accept, "MCP_RES_ARGV_CHANGED".to_string())
+            (Accept, reasons::ARGV_CHANGED.to_string())
         } else {
             (Accept, HELD.to_string())
         };
@@ -386,7 +387,7 @@ fn shell_free_argument_boundaries(ctx: &Ctx) -> CheckRun {
             Ok(p) => {
                 let (_ended, _a) = p.finish();
                 (
-                    (Accept, "MCP_RES_LAUNCH_SHELL_SPLIT".to_string()),
+                    (Accept, reasons::LAUNCH_SHELL_SPLIT.to_string()),
                     "the launcher started it".to_string(),
                 )
             }
@@ -394,12 +395,12 @@ fn shell_free_argument_boundaries(ctx: &Ctx) -> CheckRun {
                 let reason = if program.to_string_lossy().contains(' ') {
                     REFUSED
                 } else {
-                    "MCP_RES_PROGRAM_ABSENT"
+                    reasons::PROGRAM_ABSENT
                 };
                 ((Reject, reason.to_string()), format!("refused: {e}"))
             }
             Err(e) => (
-                (Reject, "MCP_RES_LAUNCH_FAILED".to_string()),
+                (Reject, reasons::LAUNCH_FAILED.to_string()),
                 format!("refused: {e}"),
             ),
         };
@@ -440,8 +441,8 @@ fn shebang_interpreter(program: &std::path::Path) -> Option<std::path::PathBuf> 
 }
 
 fn executable_identity(ctx: &Ctx) -> CheckRun {
-    const HELD: &str = "MCP_RES_EXECUTABLE_IDENTIFIED";
-    const REFUSED: &str = "MCP_RES_EXECUTABLE_DIGEST_CHANGED";
+    const HELD: &str = reasons::EXECUTABLE_IDENTIFIED;
+    const REFUSED: &str = reasons::EXECUTABLE_DIGEST_CHANGED;
     let program = std::fs::canonicalize(&ctx.stdio_launch().program)
         .unwrap_or(ctx.stdio_launch().program.clone());
     let digest = file_sha256(&program);
@@ -452,7 +453,7 @@ fn executable_identity(ctx: &Ctx) -> CheckRun {
         let c = if exe.as_ref() == Some(&program) || (exe.is_some() && exe == interpreter) {
             (Accept, HELD.to_string())
         } else {
-            (Accept, "MCP_RES_EXECUTABLE_MISMATCH".to_string())
+            (Accept, reasons::EXECUTABLE_MISMATCH.to_string())
         };
         (
             c,
@@ -473,10 +474,10 @@ fn executable_identity(ctx: &Ctx) -> CheckRun {
         let after = file_sha256_changed(&program, change);
         let c = match (&digest, &after) {
             (Some(a), Some(b)) if a != b => (Reject, REFUSED.to_string()),
-            (Some(_), Some(_)) => (NoEffect, "MCP_RES_EXECUTABLE_UNCHANGED".to_string()),
+            (Some(_), Some(_)) => (NoEffect, reasons::EXECUTABLE_UNCHANGED.to_string()),
             _ => (
                 ProbeOutcome::NotObserved,
-                "MCP_RES_EXECUTABLE_UNREADABLE".to_string(),
+                reasons::EXECUTABLE_UNREADABLE.to_string(),
             ),
         };
         let detail = format!(
@@ -495,8 +496,8 @@ fn executable_identity(ctx: &Ctx) -> CheckRun {
 }
 
 fn startup_timeout(ctx: &Ctx) -> CheckRun {
-    const HELD: &str = "MCP_RES_STARTUP_WITHIN_BOUND";
-    const REFUSED: &str = "MCP_RES_STARTUP_TIMEOUT_ENFORCED";
+    const HELD: &str = reasons::STARTUP_WITHIN_BOUND;
+    const REFUSED: &str = reasons::STARTUP_TIMEOUT_ENFORCED;
     let positive = match ctx.start() {
         Err(why) => open_failed(Accept, HELD, why.clone(), json!({"startError": why})),
         Ok(mut probe) => {
@@ -504,8 +505,8 @@ fn startup_timeout(ctx: &Ctx) -> CheckRun {
             let ms = probe.elapsed_ms();
             let c = match open {
                 Reply::Result(_) => (Accept, HELD.to_string()),
-                Reply::Silent => (Terminate, "MCP_RES_STARTUP_TIMEOUT".to_string()),
-                Reply::Error(..) => (Reject, "MCP_RES_OPEN_REFUSED".to_string()),
+                Reply::Silent => (Terminate, reasons::STARTUP_TIMEOUT.to_string()),
+                Reply::Error(..) => (Reject, reasons::OPEN_REFUSED.to_string()),
                 Reply::Closed => (Terminate, SUBJECT_EXITED.to_string()),
             };
             let bound = ctx.startup.as_millis() as u64;
@@ -548,7 +549,7 @@ fn startup_timeout(ctx: &Ctx) -> CheckRun {
                 probe.signal(Signal::TERM, "SIGTERM (startup bound passed)");
                 match probe.wait_exit(TERM_GRACE) {
                     Some(_) => (Terminate, REFUSED.to_string()),
-                    None => (Terminate, "MCP_RES_TERMINATION_NEEDED_SIGKILL".to_string()),
+                    None => (Terminate, reasons::TERMINATION_NEEDED_SIGKILL.to_string()),
                 }
             };
             let detail = format!("before the bound: {}; then {}", answered.label(), c.1);
@@ -566,8 +567,8 @@ fn startup_timeout(ctx: &Ctx) -> CheckRun {
 }
 
 fn silent_process(ctx: &Ctx) -> CheckRun {
-    const HELD: &str = "MCP_RES_SUBJECT_ANSWERS";
-    const QUIET: &str = "MCP_RES_SILENT_UNTIL_ASKED";
+    const HELD: &str = reasons::SUBJECT_ANSWERS;
+    const QUIET: &str = reasons::SILENT_UNTIL_ASKED;
     let positive = opened(ctx, Accept, HELD, |probe, _open| {
         let (id, line) = ctx.line("tools/list", json!({}));
         probe.send(line);
@@ -607,7 +608,7 @@ fn silent_process(ctx: &Ctx) -> CheckRun {
             } else if parse_errors > 0 {
                 (Reject, SYNTAX_GUARD.to_string())
             } else {
-                (Accept, "MCP_RES_UNSOLICITED_OUTPUT".to_string())
+                (Accept, reasons::UNSOLICITED_OUTPUT.to_string())
             };
             let detail = format!("{} stdout byte(s) before any request", out.len());
             let artifact = ctx.finish(probe, json!({"stdoutBytesUnasked": out.len()}));
@@ -621,8 +622,8 @@ fn silent_process(ctx: &Ctx) -> CheckRun {
 }
 
 fn malformed_output(ctx: &Ctx) -> CheckRun {
-    const HELD: &str = "MCP_RES_OUTPUT_WELL_FORMED";
-    const REFUSED: &str = "MCP_RES_INVALID_UTF8_REFUSED";
+    const HELD: &str = reasons::OUTPUT_WELL_FORMED;
+    const REFUSED: &str = reasons::INVALID_UTF8_REFUSED;
     let positive = opened(ctx, Accept, HELD, |probe, _open| {
         let (id, line) = ctx.line("tools/list", json!({}));
         probe.send(line);
@@ -630,7 +631,7 @@ fn malformed_output(ctx: &Ctx) -> CheckRun {
         let out = probe.stdout_bytes();
         let utf8 = std::str::from_utf8(&out).is_ok();
         let (pure, bad) = stdout_is_protocol_only(probe);
-        let c = answered_as(&reply, utf8 && pure, HELD, "MCP_RES_OUTPUT_MALFORMED");
+        let c = answered_as(&reply, utf8 && pure, HELD, reasons::OUTPUT_MALFORMED);
         (
             c,
             format!("stdout valid UTF-8: {utf8}; lines that are not JSON-RPC: {bad}"),
@@ -655,7 +656,7 @@ fn malformed_output(ctx: &Ctx) -> CheckRun {
         }
         (Some(id), bytes)
     };
-    let negative = refused_line(ctx, REFUSED, "MCP_RES_INVALID_UTF8_ACCEPTED", true, |ctx| {
+    let negative = refused_line(ctx, REFUSED, reasons::INVALID_UTF8_ACCEPTED, true, |ctx| {
         with_ff(ctx, true)
     })
     .0;
@@ -667,7 +668,7 @@ fn malformed_output(ctx: &Ctx) -> CheckRun {
     } else {
         negative
     };
-    let m = refused_line(ctx, REFUSED, "MCP_RES_INVALID_UTF8_ACCEPTED", true, |ctx| {
+    let m = refused_line(ctx, REFUSED, reasons::INVALID_UTF8_ACCEPTED, true, |ctx| {
         with_ff(ctx, false)
     })
     .0;
@@ -676,8 +677,8 @@ fn malformed_output(ctx: &Ctx) -> CheckRun {
 }
 
 fn partial_line(ctx: &Ctx) -> CheckRun {
-    const HELD: &str = "MCP_RES_PARTIAL_LINE_REASSEMBLED";
-    const WAITED: &str = "MCP_RES_PARTIAL_LINE_NOT_DISPATCHED";
+    const HELD: &str = reasons::PARTIAL_LINE_REASSEMBLED;
+    const WAITED: &str = reasons::PARTIAL_LINE_NOT_DISPATCHED;
     let positive = opened(ctx, Accept, HELD, |probe, _open| {
         let (id, line) = ctx.line("tools/list", json!({}));
         let third = line.len() / 3;
@@ -699,7 +700,7 @@ fn partial_line(ctx: &Ctx) -> CheckRun {
         let c = match (&reply, answers) {
             (Reply::Result(_) | Reply::Error(..), 1) => (Accept, HELD.to_string()),
             (Reply::Result(_) | Reply::Error(..), _) => {
-                (Accept, "MCP_RES_PARTIAL_LINE_ANSWERED_TWICE".into())
+                (Accept, reasons::PARTIAL_LINE_ANSWERED_TWICE.into())
             }
             (Reply::Silent, _) => (ProbeOutcome::NotObserved, NO_ANSWER.into()),
             (Reply::Closed, _) => (Terminate, SUBJECT_EXITED.into()),
@@ -741,10 +742,10 @@ fn partial_line(ctx: &Ctx) -> CheckRun {
             });
             let c = match (&early, &late) {
                 (Reply::Result(_) | Reply::Error(..), _) => {
-                    (Accept, "MCP_RES_UNTERMINATED_LINE_DISPATCHED".to_string())
+                    (Accept, reasons::UNTERMINATED_LINE_DISPATCHED.to_string())
                 }
                 _ if early_parse_error => {
-                    (Accept, "MCP_RES_UNTERMINATED_LINE_DISPATCHED".to_string())
+                    (Accept, reasons::UNTERMINATED_LINE_DISPATCHED.to_string())
                 }
                 (Reply::Silent, Reply::Result(_) | Reply::Error(..)) => {
                     (NoEffect, WAITED.to_string())
@@ -788,15 +789,15 @@ fn padded(ctx: &Ctx, size: usize) -> (Value, Vec<u8>) {
 }
 
 fn oversized_line(ctx: &Ctx) -> CheckRun {
-    const HELD: &str = "MCP_RES_LARGE_LINE_HANDLED";
-    const BOUNDED: &str = "MCP_RES_OVERSIZED_LINE_BOUNDED";
+    const HELD: &str = reasons::LARGE_LINE_HANDLED;
+    const BOUNDED: &str = reasons::OVERSIZED_LINE_BOUNDED;
     let positive = opened(ctx, Accept, HELD, |probe, _open| {
         let (id, line) = padded(ctx, LARGE_LINE_BYTES);
         probe.send(line);
         let reply = probe.reply(&id, ctx.answer * 2);
         let c = match reply {
             Reply::Result(_) => (Accept, HELD.to_string()),
-            Reply::Error(..) => (Reject, "MCP_RES_LARGE_LINE_REFUSED".to_string()),
+            Reply::Error(..) => (Reject, reasons::LARGE_LINE_REFUSED.to_string()),
             Reply::Silent => (ProbeOutcome::NotObserved, NO_ANSWER.to_string()),
             Reply::Closed => (Terminate, SUBJECT_EXITED.to_string()),
         };
@@ -820,7 +821,7 @@ fn oversized_line(ctx: &Ctx) -> CheckRun {
             };
             let ev: Evidence = ctx.exchange(probe, line, Some(&id));
             let c = match &*ev.reply {
-                Reply::Result(_) => (Accept, "MCP_RES_OVERSIZED_LINE_ACCEPTED".to_string()),
+                Reply::Result(_) => (Accept, reasons::OVERSIZED_LINE_ACCEPTED.to_string()),
                 Reply::Error(-32700, _) if defect => (Reject, SYNTAX_GUARD.to_string()),
                 Reply::Error(..) if ev.alive => (Reject, BOUNDED.to_string()),
                 Reply::Silent if ev.parse_errors > 0 && defect => {
@@ -831,7 +832,7 @@ fn oversized_line(ctx: &Ctx) -> CheckRun {
                     if ev.parse_errors + ev.null_id_errors > 0 {
                         BOUNDED.to_string()
                     } else {
-                        "MCP_RES_OVERSIZED_LINE_DROPPED_SILENTLY".to_string()
+                        reasons::OVERSIZED_LINE_DROPPED_SILENTLY.to_string()
                     },
                 ),
                 _ => {
@@ -870,14 +871,14 @@ fn oversized_line(ctx: &Ctx) -> CheckRun {
 }
 
 fn process_exit(ctx: &Ctx) -> CheckRun {
-    const HELD: &str = "MCP_RES_EXIT_ON_STDIN_CLOSE";
-    const TERMINATED: &str = "MCP_RES_EXIT_ON_SIGTERM";
+    const HELD: &str = reasons::EXIT_ON_STDIN_CLOSE;
+    const TERMINATED: &str = reasons::EXIT_ON_SIGTERM;
     let positive = opened(ctx, Terminate, HELD, |probe, _open| {
         probe.close_stdin();
         let status = probe.wait_exit(Duration::from_secs(5));
         let c = match &status {
             Some(_) => (Terminate, HELD.to_string()),
-            None => (NoEffect, "MCP_RES_RUNS_AFTER_STDIN_CLOSE".to_string()),
+            None => (NoEffect, reasons::RUNS_AFTER_STDIN_CLOSE.to_string()),
         };
         let s = status.as_ref().map(super::probe::status_text);
         (
@@ -900,11 +901,9 @@ fn process_exit(ctx: &Ctx) -> CheckRun {
             });
             let c = match (&status, signal) {
                 (Some(_), Signal::TERM) => (Terminate, TERMINATED.to_string()),
-                (Some(_), _) => (Terminate, "MCP_RES_EXIT_ON_UNRELATED_SIGNAL".to_string()),
-                (None, Signal::TERM) => {
-                    (NoEffect, "MCP_RES_TERMINATION_NEEDED_SIGKILL".to_string())
-                }
-                (None, _) => (NoEffect, "MCP_RES_NO_TERMINATION_REQUESTED".to_string()),
+                (Some(_), _) => (Terminate, reasons::EXIT_ON_UNRELATED_SIGNAL.to_string()),
+                (None, Signal::TERM) => (NoEffect, reasons::TERMINATION_NEEDED_SIGKILL.to_string()),
+                (None, _) => (NoEffect, reasons::NO_TERMINATION_REQUESTED.to_string()),
             };
             let s = status.as_ref().map(super::probe::status_text);
             (
@@ -925,8 +924,8 @@ fn process_exit(ctx: &Ctx) -> CheckRun {
 }
 
 fn child_tree_cleanup(ctx: &Ctx) -> CheckRun {
-    const HELD: &str = "MCP_RES_CHILD_TREE_EMPTY_AFTER_EXIT";
-    const TERMINATED: &str = "MCP_RES_CHILD_TREE_TERMINATED";
+    const HELD: &str = reasons::CHILD_TREE_EMPTY_AFTER_EXIT;
+    const TERMINATED: &str = reasons::CHILD_TREE_TERMINATED;
     // Each probe: open, look for descendants, end the subject (stdin EOF for
     // the positive, SIGTERM to the subject alone for the control), then count
     // what of its tree is left.
@@ -954,11 +953,11 @@ fn child_tree_cleanup(ctx: &Ctx) -> CheckRun {
                 .collect();
             let orphans = crate::produce::drive::proc::adopted(&procs).len();
             let c = if status.is_none() {
-                (NoEffect, "MCP_RES_SUBJECT_DID_NOT_EXIT".to_string())
+                (NoEffect, reasons::SUBJECT_DID_NOT_EXIT.to_string())
             } else if left.is_empty() && orphans == 0 {
                 (expected, reason.to_string())
             } else {
-                (expected, "MCP_RES_CHILD_LEFT_BEHIND".to_string())
+                (expected, reasons::CHILD_LEFT_BEHIND.to_string())
             };
             (
                 c,
@@ -995,7 +994,7 @@ fn child_tree_cleanup(ctx: &Ctx) -> CheckRun {
             }
         }
         (
-            (Terminate, "MCP_RES_CHILDREN_KILLED_BY_RUNNER".to_string()),
+            (Terminate, reasons::CHILDREN_KILLED_BY_RUNNER.to_string()),
             format!("the runner killed {} descendant(s) itself", tree.len()),
             json!({"killedByRunner": tree}),
         )
@@ -1005,8 +1004,8 @@ fn child_tree_cleanup(ctx: &Ctx) -> CheckRun {
 }
 
 fn backpressure(ctx: &Ctx) -> CheckRun {
-    const HELD: &str = "MCP_RES_BACKPRESSURE_NO_LOSS";
-    const TERMINATED: &str = "MCP_RES_BLOCKED_WRITER_TERMINATES";
+    const HELD: &str = reasons::BACKPRESSURE_NO_LOSS;
+    const TERMINATED: &str = reasons::BLOCKED_WRITER_TERMINATES;
     const COUNT: usize = 300;
     let burst = |ctx: &Ctx| {
         let mut ids = Vec::new();
@@ -1046,7 +1045,7 @@ fn backpressure(ctx: &Ctx) -> CheckRun {
         } else if probe.try_exit().is_some() {
             (Terminate, SUBJECT_EXITED.to_string())
         } else {
-            (Accept, "MCP_RES_BACKPRESSURE_LOST_RESPONSES".to_string())
+            (Accept, reasons::BACKPRESSURE_LOST_RESPONSES.to_string())
         };
         (
             c,
@@ -1073,8 +1072,8 @@ fn backpressure(ctx: &Ctx) -> CheckRun {
             probe.pause_stdout(false);
             let c = match (&status, blocked) {
                 (Some(_), true) => (Terminate, TERMINATED.to_string()),
-                (Some(_), false) => (Terminate, "MCP_RES_EXIT_ON_SIGTERM_UNBLOCKED".to_string()),
-                (None, _) => (NoEffect, "MCP_RES_TERMINATION_NEEDED_SIGKILL".to_string()),
+                (Some(_), false) => (Terminate, reasons::EXIT_ON_SIGTERM_UNBLOCKED.to_string()),
+                (None, _) => (NoEffect, reasons::TERMINATION_NEEDED_SIGKILL.to_string()),
             };
             (
                 c,
@@ -1096,8 +1095,8 @@ fn backpressure(ctx: &Ctx) -> CheckRun {
 }
 
 fn concurrent_requests(ctx: &Ctx) -> CheckRun {
-    const HELD: &str = "MCP_RES_CONCURRENT_ANSWERED_BY_ID";
-    const REFUSED: &str = "MCP_RES_BATCH_REFUSED";
+    const HELD: &str = reasons::CONCURRENT_ANSWERED_BY_ID;
+    const REFUSED: &str = reasons::BATCH_REFUSED;
     let positive = opened(ctx, Accept, HELD, |probe, _open| {
         let mut ids = Vec::new();
         let mut bytes = Vec::new();
@@ -1115,7 +1114,7 @@ fn concurrent_requests(ctx: &Ctx) -> CheckRun {
         let c = if answered == ids.len() {
             (Accept, HELD.to_string())
         } else {
-            (Accept, "MCP_RES_CONCURRENT_REQUEST_LOST".to_string())
+            (Accept, reasons::CONCURRENT_REQUEST_LOST.to_string())
         };
         (
             c,
@@ -1143,9 +1142,9 @@ fn concurrent_requests(ctx: &Ctx) -> CheckRun {
         // A batch answered as an array of results is accepted.
         |ev, _| {
             if ev.batch_results > 0 {
-                (Accept, "MCP_RES_BATCH_ACCEPTED".into())
+                (Accept, reasons::BATCH_ACCEPTED.into())
             } else {
-                ev.refusal(REFUSED, "MCP_RES_BATCH_ACCEPTED", true)
+                ev.refusal(REFUSED, reasons::BATCH_ACCEPTED, true)
             }
         },
     );
@@ -1153,8 +1152,8 @@ fn concurrent_requests(ctx: &Ctx) -> CheckRun {
 }
 
 fn interruption(ctx: &Ctx) -> CheckRun {
-    const HELD: &str = "MCP_RES_INTERRUPT_HONOURED";
-    const INFLIGHT: &str = "MCP_RES_INTERRUPT_WITH_INFLIGHT_CLEAN";
+    const HELD: &str = reasons::INTERRUPT_HONOURED;
+    const INFLIGHT: &str = reasons::INTERRUPT_WITH_INFLIGHT_CLEAN;
     let run = |requests: usize, signal: Signal, name: &'static str, expected: &'static str| {
         opened(ctx, Terminate, expected, |probe, _open| {
             let mut bytes = Vec::new();
@@ -1175,12 +1174,12 @@ fn interruption(ctx: &Ctx) -> CheckRun {
             let (_, torn) = probe.stdout_lines();
             let c = match (&status, signal) {
                 (Some(_), Signal::INT) if torn => {
-                    (Terminate, "MCP_RES_INTERRUPT_TORN_FRAME".to_string())
+                    (Terminate, reasons::INTERRUPT_TORN_FRAME.to_string())
                 }
                 (Some(_), Signal::INT) => (Terminate, expected.to_string()),
-                (Some(_), _) => (Terminate, "MCP_RES_EXIT_ON_UNRELATED_SIGNAL".to_string()),
-                (None, Signal::INT) => (NoEffect, "MCP_RES_INTERRUPT_IGNORED".to_string()),
-                (None, _) => (NoEffect, "MCP_RES_NO_INTERRUPT_REQUESTED".to_string()),
+                (Some(_), _) => (Terminate, reasons::EXIT_ON_UNRELATED_SIGNAL.to_string()),
+                (None, Signal::INT) => (NoEffect, reasons::INTERRUPT_IGNORED.to_string()),
+                (None, _) => (NoEffect, reasons::NO_INTERRUPT_REQUESTED.to_string()),
             };
             (
                 c,
@@ -1203,8 +1202,8 @@ fn interruption(ctx: &Ctx) -> CheckRun {
 }
 
 fn no_process_as_conversation(ctx: &Ctx) -> CheckRun {
-    const HELD: &str = "MCP_RES_CONVERSATION_BOUND_TO_MESSAGES";
-    const REFUSED: &str = "MCP_RES_RESTART_IS_NEW_CONVERSATION";
+    const HELD: &str = reasons::CONVERSATION_BOUND_TO_MESSAGES;
+    const REFUSED: &str = reasons::RESTART_IS_NEW_CONVERSATION;
     let positive = opened(ctx, Accept, HELD, |probe, _open| {
         // Two requests on one process: on 2026-07-28 from two different
         // clients (each self-described), on 2025-11-25 on the one session.
@@ -1221,7 +1220,7 @@ fn no_process_as_conversation(ctx: &Ctx) -> CheckRun {
         let c = if ok {
             (Accept, HELD.to_string())
         } else {
-            (Accept, "MCP_RES_SECOND_CLIENT_REFUSED".to_string())
+            (Accept, reasons::SECOND_CLIENT_REFUSED.to_string())
         };
         (
             c,
@@ -1257,7 +1256,7 @@ fn no_process_as_conversation(ctx: &Ctx) -> CheckRun {
             );
             let before = 0;
             let ev = ctx.gather(&mut probe, before, reply, true, None);
-            let c = ev.refusal(REFUSED, "MCP_RES_CONVERSATION_ASSUMED", true);
+            let c = ev.refusal(REFUSED, reasons::CONVERSATION_ASSUMED, true);
             let detail = format!("tools/list with no conversation: {}", ev.reply.label());
             let artifact = ctx.finish(probe, ev.summary());
             obs(Reject, REFUSED, c, true, detail, artifact)
@@ -1270,8 +1269,8 @@ fn no_process_as_conversation(ctx: &Ctx) -> CheckRun {
 }
 
 fn discovery_versus_legacy_initialization(ctx: &Ctx) -> CheckRun {
-    const HELD: &str = "MCP_RES_ERA_OPENING_ANSWERED";
-    const SILENT: &str = "MCP_RES_NOTIFICATION_NOT_ANSWERED";
+    const HELD: &str = reasons::ERA_OPENING_ANSWERED;
+    const SILENT: &str = reasons::NOTIFICATION_NOT_ANSWERED;
     let positive = match ctx.start() {
         Err(why) => open_failed(Accept, HELD, why.clone(), json!({"startError": why})),
         Ok(mut probe) => {
@@ -1288,9 +1287,9 @@ fn discovery_versus_legacy_initialization(ctx: &Ctx) -> CheckRun {
             let c = match (&open, ok) {
                 (_, true) => (Accept, HELD.to_string()),
                 (Reply::Result(_), false) => {
-                    (Accept, "MCP_RES_ERA_OPENING_WRONG_VERSION".to_string())
+                    (Accept, reasons::ERA_OPENING_WRONG_VERSION.to_string())
                 }
-                (Reply::Error(..), _) => (Reject, "MCP_RES_ERA_OPENING_REFUSED".to_string()),
+                (Reply::Error(..), _) => (Reject, reasons::ERA_OPENING_REFUSED.to_string()),
                 (Reply::Silent, _) => (ProbeOutcome::NotObserved, NO_ANSWER.to_string()),
                 (Reply::Closed, _) => (Terminate, SUBJECT_EXITED.to_string()),
             };
@@ -1316,7 +1315,7 @@ fn discovery_versus_legacy_initialization(ctx: &Ctx) -> CheckRun {
             } else if ev.parse_errors > 0 {
                 (Reject, SYNTAX_GUARD.to_string())
             } else if !ev.other_responses.is_empty() {
-                (Accept, "MCP_RES_NOTIFICATION_ANSWERED".to_string())
+                (Accept, reasons::NOTIFICATION_ANSWERED.to_string())
             } else {
                 (NoEffect, SILENT.to_string())
             };

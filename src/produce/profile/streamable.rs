@@ -19,6 +19,7 @@ use super::check::{
 };
 use super::probe::Probe;
 use super::web::{Conn, Reading, Rec, Resp, Server, Session, Shape};
+use crate::diag::reasons;
 use crate::model::vocab::ProbeOutcome::{self, Accept, NoEffect, Reject, Terminate};
 use crate::produce::drive::http::{Body, Request, split_head};
 use crate::produce::drive::proc::{process_tree, sockets_of};
@@ -348,15 +349,12 @@ fn refusal(
         return (Accept, accepted_reason.into());
     }
     if let Some(code) = r.error_codes().first() {
-        return (
-            Reject,
-            format!("MCP_RES_JSONRPC_ERROR_{}", code.unsigned_abs()),
-        );
+        return (Reject, reasons::jsonrpc_error(code.unsigned_abs()));
     }
     match r.status {
-        Some(s) if !(200..300).contains(&s) => (Reject, format!("MCP_RES_HTTP_STATUS_{s}")),
-        Some(_) => (NoEffect, "MCP_RES_HTTP_NO_ANSWER_FRAME".into()),
-        None if r.eof => (Reject, "MCP_RES_HTTP_CLOSED_WITHOUT_RESPONSE".into()),
+        Some(s) if !(200..300).contains(&s) => (Reject, reasons::http_status(s)),
+        Some(_) => (NoEffect, reasons::HTTP_NO_ANSWER_FRAME.into()),
+        None if r.eof => (Reject, reasons::HTTP_CLOSED_WITHOUT_RESPONSE.into()),
         None => (NoEffect, NO_ANSWER.into()),
     }
 }
@@ -366,7 +364,7 @@ fn answered(r: &Resp, id: &Value, ok: bool, held: &str, wrong: &str) -> (ProbeOu
     match r.answer(id) {
         Some(_) if ok => (Accept, held.into()),
         Some(_) => (Accept, wrong.into()),
-        None if r.status == Some(401) => (Reject, "MCP_RES_HTTP_STATUS_401".into()),
+        None if r.status == Some(401) => (Reject, reasons::http_status(401)),
         None if r.eof && r.status.is_none() => (Terminate, SUBJECT_EXITED.into()),
         None => (ProbeOutcome::NotObserved, NO_ANSWER.into()),
     }
@@ -407,9 +405,9 @@ fn is_tool_error(r: &Resp, id: &Value) -> bool {
 
 fn authenticated_loopback_http(ctx: &Ctx) -> CheckRun {
     const ID: &str = "authenticated-loopback-http";
-    const HELD: &str = "MCP_RES_HTTP_AUTHENTICATED";
-    const REFUSED: &str = "MCP_RES_HTTP_UNAUTHENTICATED_REFUSED";
-    const ACCEPTED: &str = "MCP_RES_HTTP_UNAUTHENTICATED_ACCEPTED";
+    const HELD: &str = reasons::HTTP_AUTHENTICATED;
+    const REFUSED: &str = reasons::HTTP_UNAUTHENTICATED_REFUSED;
+    const ACCEPTED: &str = reasons::HTTP_UNAUTHENTICATED_ACCEPTED;
     if ctx.web().bearer.is_none() {
         return CheckRun::not_observed(
             ID,
@@ -432,7 +430,7 @@ fn authenticated_loopback_http(ctx: &Ctx) -> CheckRun {
             &id,
             !launched || loopback,
             HELD,
-            "MCP_RES_HTTP_LISTENER_NOT_LOOPBACK",
+            reasons::HTTP_LISTENER_NOT_LOOPBACK,
         );
         (
             c,
@@ -456,8 +454,8 @@ fn authenticated_loopback_http(ctx: &Ctx) -> CheckRun {
 
 fn request_response_binding(ctx: &Ctx) -> CheckRun {
     const ID: &str = "request-response-binding";
-    const HELD: &str = "MCP_RES_HTTP_RESPONSE_BOUND";
-    const REFUSED: &str = "MCP_RES_HTTP_UNBINDABLE_ID_REFUSED";
+    const HELD: &str = reasons::HTTP_RESPONSE_BOUND;
+    const REFUSED: &str = reasons::HTTP_UNBINDABLE_ID_REFUSED;
     let b = Bench::start(ctx);
     let p = b.observe(Accept, HELD, |rec, s| {
         let (id1, m1) = ctx.live_request();
@@ -483,7 +481,7 @@ fn request_response_binding(ctx: &Ctx) -> CheckRun {
             (None, _) | (_, None) if r1.answers().is_empty() && r2.answers().is_empty() => {
                 (ProbeOutcome::NotObserved, NO_ANSWER.to_string())
             }
-            _ => (Accept, "MCP_RES_HTTP_RESPONSE_MISBOUND".to_string()),
+            _ => (Accept, reasons::HTTP_RESPONSE_MISBOUND.to_string()),
         };
         (
             c,
@@ -499,13 +497,13 @@ fn request_response_binding(ctx: &Ctx) -> CheckRun {
             None,
             |r| r.status == Some(400) || r.error_codes().contains(&-32600),
             REFUSED,
-            "MCP_RES_HTTP_UNBINDABLE_ID_ACCEPTED",
+            reasons::HTTP_UNBINDABLE_ID_ACCEPTED,
         )
     };
     let n = b.observe(Reject, REFUSED, |rec, s| {
         let r = ctx.post_fresh(rec, &b.server, s, &msg, &Shape::default());
         let c = if r.frames.iter().any(|(_, f)| f.get("result").is_some()) {
-            (Accept, "MCP_RES_HTTP_UNBINDABLE_ID_ACCEPTED".to_string())
+            (Accept, reasons::HTTP_UNBINDABLE_ID_ACCEPTED.to_string())
         } else {
             classify(&r)
         };
@@ -517,8 +515,8 @@ fn request_response_binding(ctx: &Ctx) -> CheckRun {
 
 fn json_versus_sse_response(ctx: &Ctx) -> CheckRun {
     const ID: &str = "json-versus-sse-response";
-    const HELD: &str = "MCP_RES_HTTP_MEDIA_TYPE_MATCHES_BODY";
-    const REFUSED: &str = "MCP_RES_HTTP_UNACCEPTABLE_MEDIA_REFUSED";
+    const HELD: &str = reasons::HTTP_MEDIA_TYPE_MATCHES_BODY;
+    const REFUSED: &str = reasons::HTTP_UNACCEPTABLE_MEDIA_REFUSED;
     let b = Bench::start(ctx);
     let p = b.observe(Accept, HELD, |rec, s| {
         let (id, msg) = ctx.live_request();
@@ -527,9 +525,9 @@ fn json_versus_sse_response(ctx: &Ctx) -> CheckRun {
         let ok = (media == "application/json" || media == "text/event-stream")
             && r.bad_frames == 0
             && r.answer(&id).is_some();
-        let c = answered(&r, &id, ok, HELD, "MCP_RES_HTTP_MEDIA_TYPE_MISMATCH");
+        let c = answered(&r, &id, ok, HELD, reasons::HTTP_MEDIA_TYPE_MISMATCH);
         let c = if r.answer(&id).is_none() && r.bad_frames > 0 {
-            (Accept, "MCP_RES_HTTP_MEDIA_TYPE_MISMATCH".into())
+            (Accept, reasons::HTTP_MEDIA_TYPE_MISMATCH.into())
         } else {
             c
         };
@@ -541,7 +539,7 @@ fn json_versus_sse_response(ctx: &Ctx) -> CheckRun {
     };
     let (n, m) = b.shaped_control(
         REFUSED,
-        "MCP_RES_HTTP_UNACCEPTABLE_MEDIA_ACCEPTED",
+        reasons::HTTP_UNACCEPTABLE_MEDIA_ACCEPTED,
         "Accept: text/html",
         shape,
         status_is(&[406]),
@@ -551,8 +549,8 @@ fn json_versus_sse_response(ctx: &Ctx) -> CheckRun {
 
 fn long_lived_response_stream(ctx: &Ctx) -> CheckRun {
     const ID: &str = "long-lived-response-stream";
-    const HELD: &str = "MCP_RES_HTTP_STREAM_CARRIED_TO_RESULT";
-    const REFUSED: &str = "MCP_RES_HTTP_STREAM_ENDED_WITH_ERROR";
+    const HELD: &str = reasons::HTTP_STREAM_CARRIED_TO_RESULT;
+    const REFUSED: &str = reasons::HTTP_STREAM_ENDED_WITH_ERROR;
     let b = Bench::start(ctx);
     if let Some(run) = b.lacks(ID, b.tools.streaming.is_none(), "streaming tool") {
         return b.end(run);
@@ -578,8 +576,8 @@ fn long_lived_response_stream(ctx: &Ctx) -> CheckRun {
             Some(_) if streamed && progress > 0 && r.result_for(&id).is_some() => {
                 (Accept, HELD.to_string())
             }
-            Some(_) => (Accept, "MCP_RES_HTTP_NOT_STREAMED".to_string()),
-            None if r.complete || r.eof => (Accept, "MCP_RES_HTTP_STREAM_ENDED_EARLY".to_string()),
+            Some(_) => (Accept, reasons::HTTP_NOT_STREAMED.to_string()),
+            None if r.complete || r.eof => (Accept, reasons::HTTP_STREAM_ENDED_EARLY.to_string()),
             None => (ProbeOutcome::NotObserved, NO_ANSWER.to_string()),
         };
         (
@@ -605,7 +603,7 @@ fn long_lived_response_stream(ctx: &Ctx) -> CheckRun {
             Some(&id),
             |r| is_tool_error(r, &id),
             REFUSED,
-            "MCP_RES_HTTP_INVALID_ARGUMENTS_ACCEPTED",
+            reasons::HTTP_INVALID_ARGUMENTS_ACCEPTED,
         )
     };
     let n = b.observe(Reject, REFUSED, |rec, s| {
@@ -622,8 +620,8 @@ fn long_lived_response_stream(ctx: &Ctx) -> CheckRun {
 
 fn buffering_detection(ctx: &Ctx) -> CheckRun {
     const ID: &str = "buffering-detection";
-    const HELD: &str = "MCP_RES_HTTP_EVENTS_FLUSHED_INCREMENTALLY";
-    const REFUSED: &str = "MCP_RES_HTTP_EVENT_STREAM_NOT_ACCEPTED_REFUSED";
+    const HELD: &str = reasons::HTTP_EVENTS_FLUSHED_INCREMENTALLY;
+    const REFUSED: &str = reasons::HTTP_EVENT_STREAM_NOT_ACCEPTED_REFUSED;
     let b = Bench::start(ctx);
     if let Some(run) = b.lacks(ID, b.tools.streaming.is_none(), "streaming tool") {
         return b.end(run);
@@ -657,7 +655,7 @@ fn buffering_detection(ctx: &Ctx) -> CheckRun {
             &id,
             first.is_some() && gap >= 200,
             HELD,
-            "MCP_RES_HTTP_EVENTS_BUFFERED",
+            reasons::HTTP_EVENTS_BUFFERED,
         );
         (
             c,
@@ -673,7 +671,7 @@ fn buffering_detection(ctx: &Ctx) -> CheckRun {
     };
     let (n, m) = b.shaped_control(
         REFUSED,
-        "MCP_RES_HTTP_EVENT_STREAM_NOT_ACCEPTED_ACCEPTED",
+        reasons::HTTP_EVENT_STREAM_NOT_ACCEPTED_ACCEPTED,
         "Accept: application/json",
         shape,
         status_is(&[406]),
@@ -690,8 +688,8 @@ fn close_shape() -> Shape {
 
 fn keepalive(ctx: &Ctx) -> CheckRun {
     const ID: &str = "keepalive";
-    const HELD: &str = "MCP_RES_HTTP_CONNECTION_KEPT_ALIVE";
-    const HONOURED: &str = "MCP_RES_HTTP_CLOSE_HONOURED";
+    const HELD: &str = reasons::HTTP_CONNECTION_KEPT_ALIVE;
+    const HONOURED: &str = reasons::HTTP_CLOSE_HONOURED;
     let b = Bench::start(ctx);
     let p = b.observe(Accept, HELD, |rec, s| {
         let Ok(mut conn) = Conn::open(rec, b.server.addr) else {
@@ -709,10 +707,10 @@ fn keepalive(ctx: &Ctx) -> CheckRun {
         let c = if r1.answer(&id1).is_none() {
             answered(&r1, &id1, false, HELD, "")
         } else {
-            answered(&r2, &id2, ok, HELD, "MCP_RES_HTTP_CONNECTION_NOT_REUSED")
+            answered(&r2, &id2, ok, HELD, reasons::HTTP_CONNECTION_NOT_REUSED)
         };
         let c = if r1.answer(&id1).is_some() && r2.answer(&id2).is_none() {
-            (Accept, "MCP_RES_HTTP_CONNECTION_NOT_REUSED".to_string())
+            (Accept, reasons::HTTP_CONNECTION_NOT_REUSED.to_string())
         } else {
             c
         };
@@ -741,7 +739,7 @@ fn keepalive(ctx: &Ctx) -> CheckRun {
             if closed {
                 (Accept, HONOURED.to_string())
             } else {
-                (Accept, "MCP_RES_HTTP_CLOSE_IGNORED".to_string())
+                (Accept, reasons::HTTP_CLOSE_IGNORED.to_string())
             }
         } else {
             refusal(&r, Some(&id), |_| false, HONOURED, HONOURED)
@@ -763,8 +761,8 @@ fn keepalive(ctx: &Ctx) -> CheckRun {
 
 fn header_body_separation(ctx: &Ctx) -> CheckRun {
     const ID: &str = "transport-header-message-metadata-separation";
-    const HELD: &str = "MCP_RES_HTTP_HEADERS_AGREE_WITH_BODY";
-    const REFUSED: &str = "MCP_RES_HTTP_HEADER_BODY_MISMATCH_REFUSED";
+    const HELD: &str = reasons::HTTP_HEADERS_AGREE_WITH_BODY;
+    const REFUSED: &str = reasons::HTTP_HEADER_BODY_MISMATCH_REFUSED;
     let b = Bench::start(ctx);
     let p = b.observe(Accept, HELD, |rec, s| {
         let (id, msg) = ctx.live_request();
@@ -782,7 +780,7 @@ fn header_body_separation(ctx: &Ctx) -> CheckRun {
             Some(&id),
             status_is(&[400]),
             REFUSED,
-            "MCP_RES_HTTP_HEADER_BODY_MISMATCH_ACCEPTED",
+            reasons::HTTP_HEADER_BODY_MISMATCH_ACCEPTED,
         )
     };
     let n = b.observe(Reject, REFUSED, |rec, s| {
@@ -816,8 +814,8 @@ fn header_body_separation(ctx: &Ctx) -> CheckRun {
 
 fn status_code_consistency(ctx: &Ctx) -> CheckRun {
     const ID: &str = "status-code-consistency";
-    const HELD: &str = "MCP_RES_HTTP_NOTIFICATION_202";
-    const REFUSED: &str = "MCP_RES_HTTP_METHOD_NOT_ALLOWED_REFUSED";
+    const HELD: &str = reasons::HTTP_NOTIFICATION_202;
+    const REFUSED: &str = reasons::HTTP_METHOD_NOT_ALLOWED_REFUSED;
     let b = Bench::start(ctx);
     let p = b.observe(Accept, HELD, |rec, s| {
         let note = json!({
@@ -828,7 +826,7 @@ fn status_code_consistency(ctx: &Ctx) -> CheckRun {
         let r = ctx.post_fresh(rec, &b.server, s, &note, &Shape::default());
         let c = match r.status {
             Some(202) if r.body.is_empty() => (Accept, HELD.to_string()),
-            Some(_) => (Accept, "MCP_RES_HTTP_NOTIFICATION_STATUS_WRONG".to_string()),
+            Some(_) => (Accept, reasons::HTTP_NOTIFICATION_STATUS_WRONG.to_string()),
             None if r.eof => (Terminate, SUBJECT_EXITED.to_string()),
             None => (ProbeOutcome::NotObserved, NO_ANSWER.to_string()),
         };
@@ -844,7 +842,7 @@ fn status_code_consistency(ctx: &Ctx) -> CheckRun {
     };
     let (n, m) = b.shaped_control(
         REFUSED,
-        "MCP_RES_HTTP_PUT_ACCEPTED",
+        reasons::HTTP_PUT_ACCEPTED,
         "PUT",
         shape,
         status_is(&[405]),
@@ -854,8 +852,8 @@ fn status_code_consistency(ctx: &Ctx) -> CheckRun {
 
 fn content_type(ctx: &Ctx) -> CheckRun {
     const ID: &str = "content-type";
-    const HELD: &str = "MCP_RES_HTTP_CONTENT_TYPE_DECLARED";
-    const REFUSED: &str = "MCP_RES_HTTP_UNSUPPORTED_CONTENT_TYPE_REFUSED";
+    const HELD: &str = reasons::HTTP_CONTENT_TYPE_DECLARED;
+    const REFUSED: &str = reasons::HTTP_UNSUPPORTED_CONTENT_TYPE_REFUSED;
     let b = Bench::start(ctx);
     let p = b.observe(Accept, HELD, |rec, s| {
         let (id, msg) = ctx.live_request();
@@ -865,7 +863,7 @@ fn content_type(ctx: &Ctx) -> CheckRun {
             Some("application/json" | "text/event-stream")
         );
         (
-            answered(&r, &id, ok, HELD, "MCP_RES_HTTP_CONTENT_TYPE_MISSING"),
+            answered(&r, &id, ok, HELD, reasons::HTTP_CONTENT_TYPE_MISSING),
             format!("answer: {}", r.label()),
             r.summary(),
         )
@@ -876,7 +874,7 @@ fn content_type(ctx: &Ctx) -> CheckRun {
     };
     let (n, m) = b.shaped_control(
         REFUSED,
-        "MCP_RES_HTTP_UNSUPPORTED_CONTENT_TYPE_ACCEPTED",
+        reasons::HTTP_UNSUPPORTED_CONTENT_TYPE_ACCEPTED,
         "Content-Type: text/plain",
         shape,
         status_is(&[415]),
@@ -886,8 +884,8 @@ fn content_type(ctx: &Ctx) -> CheckRun {
 
 fn interrupted_body(ctx: &Ctx) -> CheckRun {
     const ID: &str = "interrupted-body";
-    const HELD: &str = "MCP_RES_HTTP_SPLIT_BODY_ASSEMBLED";
-    const REFUSED: &str = "MCP_RES_HTTP_INTERRUPTED_BODY_DISCARDED";
+    const HELD: &str = reasons::HTTP_SPLIT_BODY_ASSEMBLED;
+    const REFUSED: &str = reasons::HTTP_INTERRUPTED_BODY_DISCARDED;
     let b = Bench::start(ctx);
     let p = b.observe(Accept, HELD, |rec, s| {
         let (id, msg) = ctx.live_request();
@@ -926,7 +924,7 @@ fn interrupted_body(ctx: &Ctx) -> CheckRun {
         drop(conn);
         let serving = ctx.serving(rec, &b.server, s);
         let c = if r.result_for(&id).is_some() {
-            (Accept, "MCP_RES_HTTP_INTERRUPTED_BODY_EXECUTED".to_string())
+            (Accept, reasons::HTTP_INTERRUPTED_BODY_EXECUTED.to_string())
         } else if r.parse_error() {
             (Reject, SYNTAX_GUARD.to_string())
         } else if !serving {
@@ -947,7 +945,7 @@ fn interrupted_body(ctx: &Ctx) -> CheckRun {
         if r.parse_error() {
             (Reject, SYNTAX_GUARD.into())
         } else if r.result_for(&id).is_some() {
-            (Accept, "MCP_RES_HTTP_INTERRUPTED_BODY_EXECUTED".into())
+            (Accept, reasons::HTTP_INTERRUPTED_BODY_EXECUTED.into())
         } else {
             (Reject, REFUSED.into())
         }
@@ -986,7 +984,7 @@ fn absorbed(
     let c = if serving {
         (NoEffect, reason.to_string())
     } else if alive {
-        (Reject, "MCP_RES_HTTP_STOPPED_SERVING".to_string())
+        (Reject, reasons::HTTP_STOPPED_SERVING.to_string())
     } else {
         (Terminate, SUBJECT_EXITED.to_string())
     };
@@ -1003,15 +1001,15 @@ fn syntax_or(r: &Resp, otherwise: &str) -> (ProbeOutcome, String) {
 
 fn early_close(ctx: &Ctx) -> CheckRun {
     const ID: &str = "early-close";
-    const HELD: &str = "MCP_RES_HTTP_ANSWER_READ_TO_END";
-    const ABSORBED: &str = "MCP_RES_HTTP_EARLY_CLOSE_ABSORBED";
+    const HELD: &str = reasons::HTTP_ANSWER_READ_TO_END;
+    const ABSORBED: &str = reasons::HTTP_EARLY_CLOSE_ABSORBED;
     let b = Bench::start(ctx);
     let p = b.observe(Accept, HELD, |rec, s| {
         let id = ctx.id();
         let msg = moment(ctx, &b.tools, &id);
         let r = ctx.post_fresh(rec, &b.server, s, &msg, &Shape::default());
         (
-            answered(&r, &id, r.complete, HELD, "MCP_RES_HTTP_ANSWER_INCOMPLETE"),
+            answered(&r, &id, r.complete, HELD, reasons::HTTP_ANSWER_INCOMPLETE),
             format!("answer: {}", r.label()),
             r.summary(),
         )
@@ -1036,8 +1034,8 @@ fn early_close(ctx: &Ctx) -> CheckRun {
 
 fn timeout(ctx: &Ctx) -> CheckRun {
     const ID: &str = "timeout";
-    const HELD: &str = "MCP_RES_HTTP_ANSWERED_WITHIN_BOUND";
-    const REFUSED: &str = "MCP_RES_HTTP_STALLED_REQUEST_TIMED_OUT";
+    const HELD: &str = reasons::HTTP_ANSWERED_WITHIN_BOUND;
+    const REFUSED: &str = reasons::HTTP_STALLED_REQUEST_TIMED_OUT;
     let b = Bench::start(ctx);
     let p = b.observe(Accept, HELD, |rec, s| {
         let (id, msg) = ctx.live_request();
@@ -1062,7 +1060,7 @@ fn timeout(ctx: &Ctx) -> CheckRun {
         let c = if closed || r.status == Some(408) {
             (Reject, REFUSED.to_string())
         } else {
-            (NoEffect, "MCP_RES_HTTP_STALLED_REQUEST_HELD".to_string())
+            (NoEffect, reasons::HTTP_STALLED_REQUEST_HELD.to_string())
         };
         (
             c,
@@ -1085,8 +1083,8 @@ fn timeout(ctx: &Ctx) -> CheckRun {
 
 fn retry(ctx: &Ctx) -> CheckRun {
     const ID: &str = "retry";
-    const HELD: &str = "MCP_RES_HTTP_RETRY_ANSWERED";
-    const REFUSED: &str = "MCP_RES_HTTP_STALE_RETRY_REFUSED";
+    const HELD: &str = reasons::HTTP_RETRY_ANSWERED;
+    const REFUSED: &str = reasons::HTTP_STALE_RETRY_REFUSED;
     let b = Bench::start(ctx);
     let p = b.observe(Accept, HELD, |rec, s| {
         let (_, first) = ctx.live_request();
@@ -1110,7 +1108,7 @@ fn retry(ctx: &Ctx) -> CheckRun {
             Some(&id),
             status_is(codes),
             REFUSED,
-            "MCP_RES_HTTP_STALE_RETRY_ACCEPTED",
+            reasons::HTTP_STALE_RETRY_ACCEPTED,
         )
     };
     let n = b.observe(Reject, REFUSED, |rec, s| {
@@ -1150,8 +1148,8 @@ fn retry(ctx: &Ctx) -> CheckRun {
 
 fn duplicate_delivery(ctx: &Ctx) -> CheckRun {
     const ID: &str = "duplicate-delivery";
-    const HELD: &str = "MCP_RES_HTTP_ANSWERED_ONCE";
-    const NOT_ANSWERED: &str = "MCP_RES_HTTP_STRAY_RESPONSE_NOT_ANSWERED";
+    const HELD: &str = reasons::HTTP_ANSWERED_ONCE;
+    const NOT_ANSWERED: &str = reasons::HTTP_STRAY_RESPONSE_NOT_ANSWERED;
     let b = Bench::start(ctx);
     let p = b.observe(Accept, HELD, |rec, s| {
         let (id, msg) = ctx.live_request();
@@ -1162,7 +1160,7 @@ fn duplicate_delivery(ctx: &Ctx) -> CheckRun {
             .filter(|(_, f)| f.get("id") == Some(&id))
             .count();
         (
-            answered(&r, &id, n == 1, HELD, "MCP_RES_HTTP_ANSWERED_TWICE"),
+            answered(&r, &id, n == 1, HELD, reasons::HTTP_ANSWERED_TWICE),
             format!("{n} answer frame(s)"),
             r.summary(),
         )
@@ -1173,7 +1171,7 @@ fn duplicate_delivery(ctx: &Ctx) -> CheckRun {
         if r.parse_error() {
             (Reject, SYNTAX_GUARD.to_string())
         } else if r.answer(&stray_id).is_some() {
-            (Accept, "MCP_RES_HTTP_STRAY_RESPONSE_ANSWERED".to_string())
+            (Accept, reasons::HTTP_STRAY_RESPONSE_ANSWERED.to_string())
         } else {
             (NoEffect, NOT_ANSWERED.to_string())
         }
@@ -1204,8 +1202,8 @@ fn duplicate_delivery(ctx: &Ctx) -> CheckRun {
 
 fn cancellation_by_stream_close(ctx: &Ctx) -> CheckRun {
     const ID: &str = "cancellation-by-stream-close";
-    const HELD: &str = "MCP_RES_HTTP_STREAM_COMPLETED";
-    const ABSORBED: &str = "MCP_RES_HTTP_STREAM_CLOSE_ABSORBED";
+    const HELD: &str = reasons::HTTP_STREAM_COMPLETED;
+    const ABSORBED: &str = reasons::HTTP_STREAM_CLOSE_ABSORBED;
     let b = Bench::start(ctx);
     if let Some(run) = b.lacks(ID, b.tools.streaming.is_none(), "streaming tool") {
         return b.end(run);
@@ -1231,7 +1229,7 @@ fn cancellation_by_stream_close(ctx: &Ctx) -> CheckRun {
                 &id,
                 r.result_for(&id).is_some(),
                 HELD,
-                "MCP_RES_HTTP_STREAM_FAILED",
+                reasons::HTTP_STREAM_FAILED,
             ),
             format!("answer: {}", r.label()),
             r.summary(),
@@ -1277,8 +1275,8 @@ fn thirds(body: &[u8]) -> Vec<Vec<u8>> {
 
 fn malformed_chunk(ctx: &Ctx) -> CheckRun {
     const ID: &str = "malformed-chunk";
-    const HELD: &str = "MCP_RES_HTTP_CHUNKED_BODY_ASSEMBLED";
-    const REFUSED: &str = "MCP_RES_HTTP_MALFORMED_CHUNK_REFUSED";
+    const HELD: &str = reasons::HTTP_CHUNKED_BODY_ASSEMBLED;
+    const REFUSED: &str = reasons::HTTP_MALFORMED_CHUNK_REFUSED;
     let b = Bench::start(ctx);
     let p = b.observe(Accept, HELD, |rec, s| {
         let (id, msg) = ctx.live_request();
@@ -1298,7 +1296,7 @@ fn malformed_chunk(ctx: &Ctx) -> CheckRun {
         if r.parse_error() {
             (Reject, SYNTAX_GUARD.to_string())
         } else if r.result_for(&id).is_some() {
-            (Accept, "MCP_RES_HTTP_MALFORMED_CHUNK_EXECUTED".to_string())
+            (Accept, reasons::HTTP_MALFORMED_CHUNK_EXECUTED.to_string())
         } else if r.status == Some(400) || (r.status.is_none() && r.eof) {
             (Reject, REFUSED.to_string())
         } else {
@@ -1307,7 +1305,7 @@ fn malformed_chunk(ctx: &Ctx) -> CheckRun {
                 Some(&id),
                 |_| false,
                 REFUSED,
-                "MCP_RES_HTTP_MALFORMED_CHUNK_EXECUTED",
+                reasons::HTTP_MALFORMED_CHUNK_EXECUTED,
             )
         }
     };
@@ -1361,8 +1359,8 @@ fn filler(n: usize) -> String {
 
 fn oversized_event(ctx: &Ctx) -> CheckRun {
     const ID: &str = "oversized-event";
-    const HELD: &str = "MCP_RES_HTTP_LARGE_EVENT_DELIVERED";
-    const REFUSED: &str = "MCP_RES_HTTP_OVERSIZED_BODY_REFUSED";
+    const HELD: &str = reasons::HTTP_LARGE_EVENT_DELIVERED;
+    const REFUSED: &str = reasons::HTTP_OVERSIZED_BODY_REFUSED;
     let b = Bench::start(ctx);
     if let Some(run) = b.lacks(ID, b.tools.echo.is_none(), "echo tool") {
         return b.end(run);
@@ -1374,7 +1372,7 @@ fn oversized_event(ctx: &Ctx) -> CheckRun {
         let r = ctx.post_fresh(rec, &b.server, s, &msg, &Shape::default());
         let intact = result_text(&r, &id).is_some_and(|t| t.contains(text.as_str()));
         (
-            answered(&r, &id, intact, HELD, "MCP_RES_HTTP_LARGE_EVENT_CORRUPTED"),
+            answered(&r, &id, intact, HELD, reasons::HTTP_LARGE_EVENT_CORRUPTED),
             format!("256 KiB echoed: {}; intact: {intact}", r.label()),
             r.summary(),
         )
@@ -1387,7 +1385,7 @@ fn oversized_event(ctx: &Ctx) -> CheckRun {
             Some(&id),
             |r| r.status == Some(413) || r.error_codes().contains(&-32600),
             REFUSED,
-            "MCP_RES_HTTP_OVERSIZED_BODY_ACCEPTED",
+            reasons::HTTP_OVERSIZED_BODY_ACCEPTED,
         )
     };
     let n = b.observe(Reject, REFUSED, |rec, s| {
@@ -1409,8 +1407,8 @@ fn oversized_event(ctx: &Ctx) -> CheckRun {
 
 fn slow_consumer(ctx: &Ctx) -> CheckRun {
     const ID: &str = "slow-consumer";
-    const HELD: &str = "MCP_RES_HTTP_SLOW_READ_COMPLETE";
-    const SERVED: &str = "MCP_RES_HTTP_OTHERS_SERVED_DURING_STALL";
+    const HELD: &str = reasons::HTTP_SLOW_READ_COMPLETE;
+    const SERVED: &str = reasons::HTTP_OTHERS_SERVED_DURING_STALL;
     let b = Bench::start(ctx);
     if let Some(run) = b.lacks(ID, b.tools.echo.is_none(), "echo tool") {
         return b.end(run);
@@ -1433,7 +1431,7 @@ fn slow_consumer(ctx: &Ctx) -> CheckRun {
         };
         let intact = result_text(&r, &id).is_some_and(|t| t.contains(text.as_str()));
         (
-            answered(&r, &id, intact, HELD, "MCP_RES_HTTP_SLOW_READ_CORRUPTED"),
+            answered(&r, &id, intact, HELD, reasons::HTTP_SLOW_READ_CORRUPTED),
             format!(
                 "1 MiB read 16 KiB at a time: {}; intact: {intact}",
                 r.label()
@@ -1465,7 +1463,7 @@ fn slow_consumer(ctx: &Ctx) -> CheckRun {
         let c = if r.answer(&id).is_some() {
             (Accept, SERVED.to_string())
         } else {
-            (NoEffect, "MCP_RES_HTTP_STALL_BLOCKED_OTHERS".to_string())
+            (NoEffect, reasons::HTTP_STALL_BLOCKED_OTHERS.to_string())
         };
         (
             c,
@@ -1481,8 +1479,8 @@ fn slow_consumer(ctx: &Ctx) -> CheckRun {
 
 fn backpressure(ctx: &Ctx) -> CheckRun {
     const ID: &str = "backpressure";
-    const HELD: &str = "MCP_RES_HTTP_CONCURRENT_ANSWERED";
-    const ORDERED: &str = "MCP_RES_HTTP_PIPELINE_ORDERED";
+    const HELD: &str = reasons::HTTP_CONCURRENT_ANSWERED;
+    const ORDERED: &str = reasons::HTTP_PIPELINE_ORDERED;
     let b = Bench::start(ctx);
     let p = b.observe(Accept, HELD, |rec, s| {
         let mut conns = Vec::new();
@@ -1501,7 +1499,7 @@ fn backpressure(ctx: &Ctx) -> CheckRun {
         let c = match answered_n {
             8 => (Accept, HELD.to_string()),
             0 => (ProbeOutcome::NotObserved, NO_ANSWER.to_string()),
-            _ => (Accept, "MCP_RES_HTTP_CONCURRENT_LOST".to_string()),
+            _ => (Accept, reasons::HTTP_CONCURRENT_LOST.to_string()),
         };
         (
             c,
@@ -1531,7 +1529,7 @@ fn backpressure(ctx: &Ctx) -> CheckRun {
         };
         let c =
             if r1.answer(&id2).is_some() || (r1.answer(&id1).is_some() && r1.answers().len() > 1) {
-                (Accept, "MCP_RES_HTTP_PIPELINE_REORDERED".to_string())
+                (Accept, reasons::HTTP_PIPELINE_REORDERED.to_string())
             } else if r1.answer(&id1).is_some()
                 && (r2.answer(&id2).is_some() || r2.answers().is_empty())
             {
@@ -1539,7 +1537,7 @@ fn backpressure(ctx: &Ctx) -> CheckRun {
             } else if r1.answer(&id1).is_none() {
                 refusal(&r1, Some(&id1), |_| false, ORDERED, ORDERED)
             } else {
-                (Accept, "MCP_RES_HTTP_PIPELINE_REORDERED".to_string())
+                (Accept, reasons::HTTP_PIPELINE_REORDERED.to_string())
             };
         (
             c,
@@ -1555,8 +1553,8 @@ fn backpressure(ctx: &Ctx) -> CheckRun {
 
 fn proxy_added_headers(ctx: &Ctx) -> CheckRun {
     const ID: &str = "proxy-added-headers";
-    const HELD: &str = "MCP_RES_HTTP_PROXY_HEADERS_INERT";
-    const REFUSED: &str = "MCP_RES_HTTP_FOREIGN_HOST_REFUSED";
+    const HELD: &str = reasons::HTTP_PROXY_HEADERS_INERT;
+    const REFUSED: &str = reasons::HTTP_FOREIGN_HOST_REFUSED;
     let b = Bench::start(ctx);
     let p = b.observe(Accept, HELD, |rec, s| {
         let (id, msg) = ctx.live_request();
@@ -1576,9 +1574,9 @@ fn proxy_added_headers(ctx: &Ctx) -> CheckRun {
         let r = ctx.post_fresh(rec, &b.server, s, &msg, &shape);
         let redirected = r.status.is_some_and(|s| (300..400).contains(&s));
         let c = if redirected {
-            (Accept, "MCP_RES_HTTP_REDIRECTED".to_string())
+            (Accept, reasons::HTTP_REDIRECTED.to_string())
         } else if r.answer(&id).is_none() && r.status.is_some_and(|s| s >= 400) {
-            (Reject, "MCP_RES_HTTP_PROXY_HEADERS_REFUSED".to_string())
+            (Reject, reasons::HTTP_PROXY_HEADERS_REFUSED.to_string())
         } else {
             answered(&r, &id, true, HELD, HELD)
         };
@@ -1590,7 +1588,7 @@ fn proxy_added_headers(ctx: &Ctx) -> CheckRun {
     };
     let (n, m) = b.shaped_control(
         REFUSED,
-        "MCP_RES_HTTP_FOREIGN_HOST_ACCEPTED",
+        reasons::HTTP_FOREIGN_HOST_ACCEPTED,
         &format!("Host: {FOREIGN}"),
         shape,
         status_is(&[400, 403, 421]),
@@ -1600,8 +1598,8 @@ fn proxy_added_headers(ctx: &Ctx) -> CheckRun {
 
 fn no_unauthorized_redirect(ctx: &Ctx) -> CheckRun {
     const ID: &str = "no-unauthorized-redirect";
-    const HELD: &str = "MCP_RES_HTTP_NO_REDIRECT";
-    const REFUSED: &str = "MCP_RES_HTTP_FOREIGN_ORIGIN_REFUSED";
+    const HELD: &str = reasons::HTTP_NO_REDIRECT;
+    const REFUSED: &str = reasons::HTTP_FOREIGN_ORIGIN_REFUSED;
     let b = Bench::start(ctx);
     let p = b.observe(Accept, HELD, |rec, s| {
         let (id, msg) = ctx.live_request();
@@ -1609,7 +1607,7 @@ fn no_unauthorized_redirect(ctx: &Ctx) -> CheckRun {
         let redirect =
             r.status.is_some_and(|s| (300..400).contains(&s)) || r.header("location").is_some();
         let c = if redirect {
-            (Accept, "MCP_RES_HTTP_REDIRECTED".to_string())
+            (Accept, reasons::HTTP_REDIRECTED.to_string())
         } else {
             answered(&r, &id, true, HELD, HELD)
         };
@@ -1618,14 +1616,14 @@ fn no_unauthorized_redirect(ctx: &Ctx) -> CheckRun {
     let (id, msg) = ctx.live_request();
     let classify = |r: &Resp| {
         if r.status.is_some_and(|s| (300..400).contains(&s)) || r.header("location").is_some() {
-            (Accept, "MCP_RES_HTTP_REDIRECTED".to_string())
+            (Accept, reasons::HTTP_REDIRECTED.to_string())
         } else {
             refusal(
                 r,
                 Some(&id),
                 status_is(&[403]),
                 REFUSED,
-                "MCP_RES_HTTP_FOREIGN_ORIGIN_ACCEPTED",
+                reasons::HTTP_FOREIGN_ORIGIN_ACCEPTED,
             )
         }
     };
@@ -1697,15 +1695,15 @@ fn signalled(
 
 fn listener_cleanup(ctx: &Ctx) -> CheckRun {
     const ID: &str = "listener-cleanup";
-    const HELD: &str = "MCP_RES_HTTP_LISTENER_LOOPBACK_ONLY";
-    const CLOSED: &str = "MCP_RES_HTTP_LISTENER_CLOSED_ON_STOP";
+    const HELD: &str = reasons::HTTP_LISTENER_LOOPBACK_ONLY;
+    const CLOSED: &str = reasons::HTTP_LISTENER_CLOSED_ON_STOP;
     let read = |exited: bool, accepting: bool| {
         if exited && !accepting {
             (Terminate, CLOSED.to_string())
         } else if exited {
-            (Terminate, "MCP_RES_HTTP_LISTENER_LEFT_OPEN".to_string())
+            (Terminate, reasons::HTTP_LISTENER_LEFT_OPEN.to_string())
         } else {
-            (NoEffect, "MCP_RES_HTTP_SIGNAL_IGNORED".to_string())
+            (NoEffect, reasons::HTTP_SIGNAL_IGNORED.to_string())
         }
     };
     per_observation(
@@ -1722,13 +1720,7 @@ fn listener_cleanup(ctx: &Ctx) -> CheckRun {
                             .is_ok_and(|ip| ip.to_canonical().is_loopback())
                     });
                 (
-                    answered(
-                        &r,
-                        &id,
-                        loopback,
-                        HELD,
-                        "MCP_RES_HTTP_LISTENER_NOT_LOOPBACK",
-                    ),
+                    answered(&r, &id, loopback, HELD, reasons::HTTP_LISTENER_NOT_LOOPBACK),
                     format!("listening on {bound:?}"),
                     json!({"boundAddresses": bound}),
                 )
@@ -1775,15 +1767,15 @@ fn listener_cleanup(ctx: &Ctx) -> CheckRun {
 
 fn socket_cleanup(ctx: &Ctx) -> CheckRun {
     const ID: &str = "socket-cleanup";
-    const HELD: &str = "MCP_RES_HTTP_SOCKETS_RELEASED";
-    const CLOSED: &str = "MCP_RES_HTTP_SOCKETS_CLOSED_ON_STOP";
+    const HELD: &str = reasons::HTTP_SOCKETS_RELEASED;
+    const CLOSED: &str = reasons::HTTP_SOCKETS_CLOSED_ON_STOP;
     let stopped = |exited: bool, closed: bool| {
         if exited && closed {
             (Terminate, CLOSED.to_string())
         } else if exited {
-            (Terminate, "MCP_RES_HTTP_SOCKET_LEFT_OPEN".to_string())
+            (Terminate, reasons::HTTP_SOCKET_LEFT_OPEN.to_string())
         } else {
-            (NoEffect, "MCP_RES_HTTP_SIGNAL_IGNORED".to_string())
+            (NoEffect, reasons::HTTP_SIGNAL_IGNORED.to_string())
         }
     };
     let with_idle = |server: &mut Server,
@@ -1853,7 +1845,7 @@ fn socket_cleanup(ctx: &Ctx) -> CheckRun {
                 } else if held.is_empty() {
                     (Accept, HELD.to_string())
                 } else {
-                    (Accept, "MCP_RES_HTTP_SOCKETS_HELD".to_string())
+                    (Accept, reasons::HTTP_SOCKETS_HELD.to_string())
                 };
                 (
                     c,

@@ -1,0 +1,631 @@
+//! The reason table: one entry per reason code (see the parent module). Each entry is the
+//! constant name (`_` for a generated family), the code, its kind and what it means. Families
+//! follow the order of `spec/reasons.md`; within a family, codes follow the checks of the
+//! profile, and within a check: holds, refused, then the other reasons.
+
+use super::{Reason, ReasonFamily, ReasonKind};
+
+reasons! {
+    /// Written by every profile runner.
+    Shared {
+        SYNTAX_GUARD "MCP_RES_SYNTAX_GUARD" Wrong
+            "The subject refused the input with a JSON-RPC parse error (or dropped it as unparseable), before any property was judged. It is the reason every wrong-reason mutant must meet.";
+        SUBJECT_EXITED "MCP_RES_SUBJECT_EXITED" NotObserved
+            "The subject exited, or closed its output, instead of answering.";
+        NO_ANSWER "MCP_RES_NO_ANSWER" NotObserved
+            "Nothing came back within the answer bound, or an observation the verdict needs is missing.";
+        OPEN_FAILED "MCP_RES_OPEN_FAILED" NotObserved
+            "The subject could not be started, or it did not open a conversation, so the probe could not be made.";
+        WRONG_REASON_MUTANT_SURVIVED "MCP_RES_WRONG_REASON_MUTANT_SURVIVED" NotObserved
+            "The wrong-reason mutant (a syntax-defective input) was met exactly as the negative control was, so the control's reason cannot be bound to the property: the check is not observed, never a PASS.";
+        CHECK_NOT_OBSERVED "MCP_RES_CHECK_NOT_OBSERVED" NotObserved
+            "The check could not be exercised against this subject (for example a subject mcpres did not start, whose output it cannot read); the detail says why.";
+        UNKNOWN_METHOD_ACCEPTED "MCP_RES_UNKNOWN_METHOD_ACCEPTED" Wrong
+            "A request for a method the subject does not have was answered with a result instead of an error.";
+        CONVERSATION_ASSUMED "MCP_RES_CONVERSATION_ASSUMED" Wrong
+            "A request made without opening a conversation first was served as if an earlier conversation (or this process) still held.";
+    }
+    /// `mcp-res/stdio-transport/v1`.
+    StdioTransport {
+        FRAMING_NEWLINE_DELIMITED "MCP_RES_FRAMING_NEWLINE_DELIMITED" Holds
+            "The request was answered as one LF-terminated line holding one JSON object.";
+        FRAMING_EMBEDDED_NEWLINE_REFUSED "MCP_RES_FRAMING_EMBEDDED_NEWLINE_REFUSED" Refused
+            "A request pretty-printed over several lines was not answered as a request.";
+        FRAMING_VIOLATED "MCP_RES_FRAMING_VIOLATED" Wrong
+            "The answer was not one LF-terminated line of one JSON object (split over lines, or with trailing bytes).";
+        FRAMING_MULTILINE_ACCEPTED "MCP_RES_FRAMING_MULTILINE_ACCEPTED" Wrong
+            "A request spread over several lines was answered as if it were one message.";
+        STDOUT_PROTOCOL_ONLY "MCP_RES_STDOUT_PROTOCOL_ONLY" Holds
+            "Everything the subject wrote to stdout was JSON-RPC.";
+        STDOUT_ERROR_AS_PROTOCOL "MCP_RES_STDOUT_ERROR_AS_PROTOCOL" Refused
+            "A request for an unknown method was refused with a JSON-RPC error on stdout, and stdout stayed protocol only.";
+        STDOUT_POLLUTED "MCP_RES_STDOUT_POLLUTED" Wrong
+            "The subject wrote something to stdout that is not a JSON-RPC message.";
+        LINE_IGNORED "MCP_RES_LINE_IGNORED" Wrong
+            "A line that is not JSON was met with no diagnostic anywhere: no parse error on stdout, nothing on stderr.";
+        STDERR_DIAGNOSTICS_ONLY "MCP_RES_STDERR_DIAGNOSTICS_ONLY" Holds
+            "The subject served the request and wrote no JSON-RPC message to stderr.";
+        STDERR_PARSE_FAILURE_ON_PROTOCOL_CHANNEL "MCP_RES_STDERR_PARSE_FAILURE_ON_PROTOCOL_CHANNEL" Refused
+            "A line that is not JSON was refused on the protocol channel (a parse error on stdout, or a diagnostic on stderr only) and the subject kept serving.";
+        STDERR_CARRIES_PROTOCOL "MCP_RES_STDERR_CARRIES_PROTOCOL" Wrong
+            "The subject wrote a JSON-RPC message to stderr.";
+        ARGV_PASSED_VERBATIM "MCP_RES_ARGV_PASSED_VERBATIM" Holds
+            "The subject received its arguments exactly as given, with no shell in between.";
+        LAUNCH_NOT_SHELL_SPLIT "MCP_RES_LAUNCH_NOT_SHELL_SPLIT" Refused
+            "A program name holding a space was looked up as one name and not found: the launch was not split by a shell.";
+        SHELL_INTERMEDIARY "MCP_RES_SHELL_INTERMEDIARY" Wrong
+            "A shell stood between the launcher and the subject.";
+        ARGV_CHANGED "MCP_RES_ARGV_CHANGED" Wrong
+            "The arguments the subject received differ from the ones given.";
+        LAUNCH_SHELL_SPLIT "MCP_RES_LAUNCH_SHELL_SPLIT" Wrong
+            "A program name holding a space was split by a shell and started.";
+        PROGRAM_ABSENT "MCP_RES_PROGRAM_ABSENT" Wrong
+            "The program to launch was not found, and its name holds no space, so the refusal says nothing about shell splitting.";
+        LAUNCH_FAILED "MCP_RES_LAUNCH_FAILED" Wrong
+            "The launch failed for another reason than a missing program.";
+        EXECUTABLE_IDENTIFIED "MCP_RES_EXECUTABLE_IDENTIFIED" Holds
+            "The running executable is the program, or its #! interpreter.";
+        EXECUTABLE_DIGEST_CHANGED "MCP_RES_EXECUTABLE_DIGEST_CHANGED" Refused
+            "The recorded digest told the program's bytes apart from the same bytes with one byte changed.";
+        EXECUTABLE_MISMATCH "MCP_RES_EXECUTABLE_MISMATCH" Wrong
+            "The running program is not the executable whose digest was recorded.";
+        EXECUTABLE_UNCHANGED "MCP_RES_EXECUTABLE_UNCHANGED" Wrong
+            "With one byte of the program changed, the recorded digest stayed the same.";
+        EXECUTABLE_UNREADABLE "MCP_RES_EXECUTABLE_UNREADABLE" NotObserved
+            "The executable could not be read, so no digest could be compared.";
+        STARTUP_WITHIN_BOUND "MCP_RES_STARTUP_WITHIN_BOUND" Holds
+            "The subject opened a conversation within the startup bound.";
+        STARTUP_TIMEOUT_ENFORCED "MCP_RES_STARTUP_TIMEOUT_ENFORCED" Refused
+            "Sent nothing, the subject was ended by TERM at the startup bound, within 2 s.";
+        STARTUP_TIMEOUT "MCP_RES_STARTUP_TIMEOUT" Wrong
+            "The subject stayed silent past the startup bound.";
+        OPEN_REFUSED "MCP_RES_OPEN_REFUSED" Wrong
+            "The subject refused the opening request with an error.";
+        TERMINATION_NEEDED_SIGKILL "MCP_RES_TERMINATION_NEEDED_SIGKILL" Wrong
+            "The subject did not exit on TERM within the grace period and had to be killed.";
+        SUBJECT_ANSWERS "MCP_RES_SUBJECT_ANSWERS" Holds
+            "The subject answered the request it was sent.";
+        SILENT_UNTIL_ASKED "MCP_RES_SILENT_UNTIL_ASKED" Refused
+            "Sent nothing for 300 ms, the subject wrote nothing to stdout.";
+        UNSOLICITED_OUTPUT "MCP_RES_UNSOLICITED_OUTPUT" Wrong
+            "The subject wrote to stdout before it was asked anything.";
+        OUTPUT_WELL_FORMED "MCP_RES_OUTPUT_WELL_FORMED" Holds
+            "Everything the subject wrote to stdout was valid UTF-8 JSON-RPC.";
+        INVALID_UTF8_REFUSED "MCP_RES_INVALID_UTF8_REFUSED" Refused
+            "A request with a raw 0xFF byte inside a string was refused.";
+        OUTPUT_MALFORMED "MCP_RES_OUTPUT_MALFORMED" Wrong
+            "The subject's stdout held bytes that are not valid UTF-8, or not JSON-RPC.";
+        INVALID_UTF8_ACCEPTED "MCP_RES_INVALID_UTF8_ACCEPTED" Wrong
+            "A request with a raw 0xFF byte inside a string was served.";
+        PARTIAL_LINE_REASSEMBLED "MCP_RES_PARTIAL_LINE_REASSEMBLED" Holds
+            "A request written in several chunks was answered once.";
+        PARTIAL_LINE_NOT_DISPATCHED "MCP_RES_PARTIAL_LINE_NOT_DISPATCHED" Refused
+            "A request without its LF was not dispatched within 300 ms, and was after the LF.";
+        PARTIAL_LINE_ANSWERED_TWICE "MCP_RES_PARTIAL_LINE_ANSWERED_TWICE" Wrong
+            "A request written in two pieces was answered more than once.";
+        UNTERMINATED_LINE_DISPATCHED "MCP_RES_UNTERMINATED_LINE_DISPATCHED" Wrong
+            "A request was dispatched before its line end arrived.";
+        LARGE_LINE_HANDLED "MCP_RES_LARGE_LINE_HANDLED" Holds
+            "A 256 KiB request was answered.";
+        OVERSIZED_LINE_BOUNDED "MCP_RES_OVERSIZED_LINE_BOUNDED" Refused
+            "A valid 16 MiB request line was refused with an error while the subject stayed live, or ended in a clean exit.";
+        LARGE_LINE_REFUSED "MCP_RES_LARGE_LINE_REFUSED" Wrong
+            "A 256 KiB request was refused.";
+        OVERSIZED_LINE_ACCEPTED "MCP_RES_OVERSIZED_LINE_ACCEPTED" Wrong
+            "A valid 16 MiB request line was served.";
+        OVERSIZED_LINE_DROPPED_SILENTLY "MCP_RES_OVERSIZED_LINE_DROPPED_SILENTLY" Wrong
+            "A valid 16 MiB request line was dropped with no error.";
+        EXIT_ON_STDIN_CLOSE "MCP_RES_EXIT_ON_STDIN_CLOSE" Holds
+            "At stdin EOF the subject exited by itself within 5 s.";
+        EXIT_ON_SIGTERM "MCP_RES_EXIT_ON_SIGTERM" Refused
+            "The subject exited within 2 s of TERM.";
+        RUNS_AFTER_STDIN_CLOSE "MCP_RES_RUNS_AFTER_STDIN_CLOSE" Wrong
+            "The subject kept running after its stdin was closed.";
+        EXIT_ON_UNRELATED_SIGNAL "MCP_RES_EXIT_ON_UNRELATED_SIGNAL" Wrong
+            "The subject exited on a signal other than the one the probe is about.";
+        NO_TERMINATION_REQUESTED "MCP_RES_NO_TERMINATION_REQUESTED" NotObserved
+            "No termination was requested, and the subject kept running.";
+        CHILD_TREE_EMPTY_AFTER_EXIT "MCP_RES_CHILD_TREE_EMPTY_AFTER_EXIT" Holds
+            "With a child seen, nothing of the subject's process tree was left after stdin EOF.";
+        CHILD_TREE_TERMINATED "MCP_RES_CHILD_TREE_TERMINATED" Refused
+            "TERM to the subject alone took its children too.";
+        SUBJECT_DID_NOT_EXIT "MCP_RES_SUBJECT_DID_NOT_EXIT" Wrong
+            "The subject did not exit, so its process tree could not be judged.";
+        CHILD_LEFT_BEHIND "MCP_RES_CHILD_LEFT_BEHIND" Wrong
+            "A child of the subject was still running, or was adopted as an orphan, after the subject exited.";
+        CHILDREN_KILLED_BY_RUNNER "MCP_RES_CHILDREN_KILLED_BY_RUNNER" Wrong
+            "The subject's children went only because the runner killed its process group.";
+        BACKPRESSURE_NO_LOSS "MCP_RES_BACKPRESSURE_NO_LOSS" Holds
+            "300 requests written while stdout was unread for 300 ms were all answered once.";
+        BLOCKED_WRITER_TERMINATES "MCP_RES_BLOCKED_WRITER_TERMINATES" Refused
+            "Blocked on a full stdout, the subject exited within 2 s of TERM.";
+        BACKPRESSURE_LOST_RESPONSES "MCP_RES_BACKPRESSURE_LOST_RESPONSES" Wrong
+            "Of the requests written while stdout was unread, some were not answered.";
+        EXIT_ON_SIGTERM_UNBLOCKED "MCP_RES_EXIT_ON_SIGTERM_UNBLOCKED" Wrong
+            "The subject exited on TERM only after its output was read again, not while it was blocked.";
+        CONCURRENT_ANSWERED_BY_ID "MCP_RES_CONCURRENT_ANSWERED_BY_ID" Holds
+            "Five requests in one write were all answered, matched by id.";
+        BATCH_REFUSED "MCP_RES_BATCH_REFUSED" Refused
+            "A JSON-RPC batch (an array of requests) was refused, with no results.";
+        CONCURRENT_REQUEST_LOST "MCP_RES_CONCURRENT_REQUEST_LOST" Wrong
+            "One of the requests written together was not answered.";
+        BATCH_ACCEPTED "MCP_RES_BATCH_ACCEPTED" Wrong
+            "A JSON-RPC batch was served.";
+        INTERRUPT_HONOURED "MCP_RES_INTERRUPT_HONOURED" Holds
+            "Idle, the subject exited within 2 s of INT.";
+        INTERRUPT_WITH_INFLIGHT_CLEAN "MCP_RES_INTERRUPT_WITH_INFLIGHT_CLEAN" Refused
+            "With 50 requests in flight, the subject exited within 2 s of INT, with no torn last line.";
+        INTERRUPT_TORN_FRAME "MCP_RES_INTERRUPT_TORN_FRAME" Wrong
+            "Interrupted with requests in flight, the subject left a torn last line on stdout.";
+        INTERRUPT_IGNORED "MCP_RES_INTERRUPT_IGNORED" Wrong
+            "The subject did not exit on INT.";
+        NO_INTERRUPT_REQUESTED "MCP_RES_NO_INTERRUPT_REQUESTED" NotObserved
+            "No interrupt was requested, and the subject kept running.";
+        CONVERSATION_BOUND_TO_MESSAGES "MCP_RES_CONVERSATION_BOUND_TO_MESSAGES" Holds
+            "Two requests (on 2026-07-28 from two self-described clients) were both answered.";
+        RESTART_IS_NEW_CONVERSATION "MCP_RES_RESTART_IS_NEW_CONVERSATION" Refused
+            "A fresh process asked for tools/list with no conversation (no initialize; on 2026-07-28 no _meta) refused it.";
+        SECOND_CLIENT_REFUSED "MCP_RES_SECOND_CLIENT_REFUSED" Wrong
+            "The second of two requests (on 2026-07-28 from another self-described client) was not served.";
+        ERA_OPENING_ANSWERED "MCP_RES_ERA_OPENING_ANSWERED" Holds
+            "The opening of the revision's era (discovery or legacy initialize) was answered with the revision asked.";
+        NOTIFICATION_NOT_ANSWERED "MCP_RES_NOTIFICATION_NOT_ANSWERED" Refused
+            "server/discover sent as a notification got no response.";
+        ERA_OPENING_WRONG_VERSION "MCP_RES_ERA_OPENING_WRONG_VERSION" Wrong
+            "The era's opening was answered with another protocol version than the one asked.";
+        ERA_OPENING_REFUSED "MCP_RES_ERA_OPENING_REFUSED" Wrong
+            "The era's opening was refused with an error.";
+        NOTIFICATION_ANSWERED "MCP_RES_NOTIFICATION_ANSWERED" Wrong
+            "server/discover sent as a notification got a response.";
+    }
+    /// `mcp-res/protocol-revision/v1`.
+    ProtocolRevision {
+        REQUEST_REFUSED "MCP_RES_REQUEST_REFUSED" Wrong
+            "A request the property allows was refused with an error.";
+        REVISION_EXPLICIT "MCP_RES_REVISION_EXPLICIT" Holds
+            "On 2025-11-25 initialize echoed the revision; on 2026-07-28 requests naming it were served.";
+        REVISION_MISSING_REFUSED "MCP_RES_REVISION_MISSING_REFUSED" Refused
+            "A request without a protocol revision was refused.";
+        REVISION_NOT_HONOURED "MCP_RES_REVISION_NOT_HONOURED" Wrong
+            "A request naming its protocol revision was served under another one.";
+        REVISION_MISSING_ACCEPTED "MCP_RES_REVISION_MISSING_ACCEPTED" Wrong
+            "A request without a protocol revision was served.";
+        UNSUPPORTED_VERSION_ECHOED "MCP_RES_UNSUPPORTED_VERSION_ECHOED" Wrong
+            "A request for an unsupported protocol version was answered with that same version, as if supported.";
+        UNKNOWN_VERSION_ADVERTISED "MCP_RES_UNKNOWN_VERSION_ADVERTISED" Wrong
+            "The answer to an unsupported version named a version that is not a known revision.";
+        UNSUPPORTED_VERSION_ACCEPTED "MCP_RES_UNSUPPORTED_VERSION_ACCEPTED" Wrong
+            "A request for an unsupported protocol version was served.";
+        SUPPORTED_VERSIONS_NOT_ADVERTISED "MCP_RES_SUPPORTED_VERSIONS_NOT_ADVERTISED" Wrong
+            "An unsupported version was refused without naming the versions the subject supports.";
+        VERSIONS_ADVERTISED "MCP_RES_VERSIONS_ADVERTISED" Holds
+            "A released revision was answered (2025-11-25), or discover listed 2026-07-28.";
+        SUPPORTED_VERSION_ADVERTISED "MCP_RES_SUPPORTED_VERSION_ADVERTISED" Refused
+            "A request for version 1999-01-01 was met with a released revision counter-offered, or with -32022 and data.supported.";
+        VERSIONS_NOT_ADVERTISED "MCP_RES_VERSIONS_NOT_ADVERTISED" Wrong
+            "The subject did not advertise the protocol versions it supports.";
+        SUPPORTED_VERSION_SERVED "MCP_RES_SUPPORTED_VERSION_SERVED" Holds
+            "The evaluated revision was served.";
+        UNSUPPORTED_VERSION_REFUSED "MCP_RES_UNSUPPORTED_VERSION_REFUSED" Refused
+            "Version 1999-01-01 was not echoed (2025-11-25), or got exactly -32022 (2026-07-28).";
+        SUPPORTED_VERSION_NOT_SERVED "MCP_RES_SUPPORTED_VERSION_NOT_SERVED" Wrong
+            "A request for a supported version was not served under it.";
+        UNSUPPORTED_VERSION_WRONG_ERROR "MCP_RES_UNSUPPORTED_VERSION_WRONG_ERROR" Wrong
+            "An unsupported version was refused, but with another error than the unsupported-version one.";
+        ERA_PROBE_ANSWERED "MCP_RES_ERA_PROBE_ANSWERED" Holds
+            "A dual-era probe: server/discover was answered (2026-07-28), or answered or refused with -32601 and initialize then worked (2025-11-25).";
+        ERA_PROBE_VERSION_REFUSED "MCP_RES_ERA_PROBE_VERSION_REFUSED" Refused
+            "server/discover naming a bogus version was refused.";
+        ERA_PROBE_REFUSED "MCP_RES_ERA_PROBE_REFUSED" Wrong
+            "The era probe was refused with an error that names no version.";
+        LEGACY_FALLBACK_REFUSED "MCP_RES_LEGACY_FALLBACK_REFUSED" Wrong
+            "After the modern opening was refused, the legacy fallback was refused too.";
+        ERA_PROBE_BOGUS_VERSION_ACCEPTED "MCP_RES_ERA_PROBE_BOGUS_VERSION_ACCEPTED" Wrong
+            "An era probe naming a version that does not exist was served.";
+        STDIO_LEGACY_INITIALIZE_SERVED "MCP_RES_STDIO_LEGACY_INITIALIZE_SERVED" Holds
+            "initialize for 2025-11-25 on a fresh process was served.";
+        REINITIALIZE_REFUSED "MCP_RES_REINITIALIZE_REFUSED" Refused
+            "A second initialize on the same conversation was refused.";
+        STDIO_LEGACY_VERSION_CHANGED "MCP_RES_STDIO_LEGACY_VERSION_CHANGED" Wrong
+            "A legacy initialize over stdio was answered with another version than the one asked.";
+        REINITIALIZE_ACCEPTED "MCP_RES_REINITIALIZE_ACCEPTED" Wrong
+            "A second initialize on the same conversation was served.";
+        REQUEST_ID_ECHOED "MCP_RES_REQUEST_ID_ECHOED" Holds
+            "String and integer ids were answered under the same id.";
+        NULL_ID_REFUSED "MCP_RES_NULL_ID_REFUSED" Refused
+            "A request with id null was refused or ignored.";
+        REQUEST_ID_NOT_ECHOED "MCP_RES_REQUEST_ID_NOT_ECHOED" Wrong
+            "The answer did not carry the request's id unchanged.";
+        NULL_ID_ACCEPTED "MCP_RES_NULL_ID_ACCEPTED" Wrong
+            "A request with a null id was served.";
+        RESULT_ID_TYPED "MCP_RES_RESULT_ID_TYPED" Holds
+            "An integer id and the same digits as a string were each answered under their own id, type kept.";
+        INVALID_ID_TYPE_REFUSED "MCP_RES_INVALID_ID_TYPE_REFUSED" Refused
+            "A request with an object id was refused.";
+        RESULT_ID_RETYPED "MCP_RES_RESULT_ID_RETYPED" Wrong
+            "The answer's id changed type (a number came back as a string, or the reverse).";
+        INVALID_ID_TYPE_ACCEPTED "MCP_RES_INVALID_ID_TYPE_ACCEPTED" Wrong
+            "A request with an object id was served.";
+        CAPABILITIES_DECLARED "MCP_RES_CAPABILITIES_DECLARED" Holds
+            "A capabilities object was declared.";
+        UNDECLARED_CAPABILITY_REFUSED "MCP_RES_UNDECLARED_CAPABILITY_REFUSED" Refused
+            "The list method of a capability the subject did not declare was refused.";
+        CAPABILITIES_MISSING "MCP_RES_CAPABILITIES_MISSING" Wrong
+            "The subject declared no capabilities.";
+        UNDECLARED_CAPABILITY_SERVED "MCP_RES_UNDECLARED_CAPABILITY_SERVED" Wrong
+            "The list method of a capability the subject did not declare was served.";
+        EXTENSIONS_WELL_DECLARED "MCP_RES_EXTENSIONS_WELL_DECLARED" Holds
+            "experimental and extensions, where present, map names to objects.";
+        UNDECLARED_EXTENSION_REFUSED "MCP_RES_UNDECLARED_EXTENSION_REFUSED" Refused
+            "A request for the unregistered extension method io.mcpres.unregistered/probe was refused.";
+        EXTENSIONS_MALFORMED "MCP_RES_EXTENSIONS_MALFORMED" Wrong
+            "experimental or extensions does not map names to objects.";
+        UNDECLARED_EXTENSION_SERVED "MCP_RES_UNDECLARED_EXTENSION_SERVED" Wrong
+            "A request for the unregistered extension method io.mcpres.unregistered/probe was served.";
+        SCHEMA_DIALECT_IDENTIFIED "MCP_RES_SCHEMA_DIALECT_IDENTIFIED" Holds
+            "Every tool's inputSchema is an object schema, and its $schema a known dialect.";
+        SCHEMA_VIOLATION_REFUSED "MCP_RES_SCHEMA_VIOLATION_REFUSED" Refused
+            "A call with a wrongly typed required argument was refused (an error or isError).";
+        SCHEMA_DIALECT_UNKNOWN "MCP_RES_SCHEMA_DIALECT_UNKNOWN" Wrong
+            "A tool's inputSchema is not an object schema, or its $schema is not a known dialect.";
+        SCHEMA_VIOLATION_ACCEPTED "MCP_RES_SCHEMA_VIOLATION_ACCEPTED" Wrong
+            "A call with a wrongly typed required argument was served.";
+        SAFE_INTEGER_PRESERVED "MCP_RES_SAFE_INTEGER_PRESERVED" Holds
+            "Id 2^53-1 was answered under itself.";
+        UNSAFE_INTEGER_NOT_CORRUPTED "MCP_RES_UNSAFE_INTEGER_NOT_CORRUPTED" Refused
+            "Id 2^53+1 was never answered under a rounded neighbour.";
+        NOT_AN_UNSAFE_INTEGER "MCP_RES_NOT_AN_UNSAFE_INTEGER" NotObserved
+            "The probe could not send an integer above 2^53-1, so no corruption could be observed.";
+        UNSAFE_INTEGER_CORRUPTED "MCP_RES_UNSAFE_INTEGER_CORRUPTED" Wrong
+            "Id 2^53+1 was answered under a rounded neighbour.";
+        INTERLEAVED_MATCHED_BY_ID "MCP_RES_INTERLEAVED_MATCHED_BY_ID" Holds
+            "Two requests in one write were answered, matched by id.";
+        STRAY_RESPONSE_IGNORED "MCP_RES_STRAY_RESPONSE_IGNORED" Refused
+            "A stray response between requests got no reply.";
+        INTERLEAVED_LOST "MCP_RES_INTERLEAVED_LOST" Wrong
+            "One of the interleaved requests was not answered.";
+        STRAY_RESPONSE_ANSWERED "MCP_RES_STRAY_RESPONSE_ANSWERED" Wrong
+            "A stray response between requests got a reply.";
+        EACH_CONNECTION_OPENS_ITS_OWN "MCP_RES_EACH_CONNECTION_OPENS_ITS_OWN" Holds
+            "Two processes, each opened on its own, each served.";
+        NO_STATE_ACROSS_CONVERSATIONS "MCP_RES_NO_STATE_ACROSS_CONVERSATIONS" Refused
+            "On 2025-11-25, ping before initialize on a fresh process was refused; on 2026-07-28, after a valid request, one naming a bogus version got -32022.";
+        CONNECTION_NOT_SERVED "MCP_RES_CONNECTION_NOT_SERVED" Wrong
+            "A process opened on its own did not serve.";
+        VERSION_REFUSED_WRONG_ERROR "MCP_RES_VERSION_REFUSED_WRONG_ERROR" Wrong
+            "A version was refused with another error than the unsupported-version one.";
+        EARLIER_VERSION_CARRIED_OVER "MCP_RES_EARLIER_VERSION_CARRIED_OVER" Wrong
+            "A conversation was served under the protocol version of an earlier one.";
+        REQUEST_METADATA_HONOURED "MCP_RES_REQUEST_METADATA_HONOURED" Holds
+            "A request carrying its protocol version and client capabilities in _meta was served.";
+        REQUEST_METADATA_REQUIRED "MCP_RES_REQUEST_METADATA_REQUIRED" Refused
+            "A request whose _meta lacks the client capabilities was refused.";
+        REQUEST_METADATA_INCOMPLETE_ACCEPTED "MCP_RES_REQUEST_METADATA_INCOMPLETE_ACCEPTED" Wrong
+            "A request whose _meta lacks the client capabilities was served.";
+        DISCOVER_COMPLETE "MCP_RES_DISCOVER_COMPLETE" Holds
+            "The discover result had supportedVersions, capabilities and the server info in _meta.";
+        DISCOVER_INVALID_PARAMS_REFUSED "MCP_RES_DISCOVER_INVALID_PARAMS_REFUSED" Refused
+            "server/discover with params 5 was refused.";
+        DISCOVER_INCOMPLETE "MCP_RES_DISCOVER_INCOMPLETE" Wrong
+            "The server discovery answer lacks a field the revision requires.";
+        DISCOVER_INVALID_PARAMS_ACCEPTED "MCP_RES_DISCOVER_INVALID_PARAMS_ACCEPTED" Wrong
+            "server/discover with params 5 was served.";
+        SESSIONLESS_SERVED "MCP_RES_SESSIONLESS_SERVED" Holds
+            "A request as the first message, with no discover, was served.";
+        SESSION_ID_NOT_REQUIRED "MCP_RES_SESSION_ID_NOT_REQUIRED" Refused
+            "A request carrying an unknown session id in _meta was served as usual.";
+        SESSION_ID_ASSUMED "MCP_RES_SESSION_ID_ASSUMED" Wrong
+            "A request carrying an unknown session id was refused: the subject assumed sessions.";
+        RESULT_TYPE_PRESENT "MCP_RES_RESULT_TYPE_PRESENT" Holds
+            "Results carried resultType.";
+        ERROR_CARRIES_NO_RESULT "MCP_RES_ERROR_CARRIES_NO_RESULT" Refused
+            "An unknown method's error carried no result.";
+        RESULT_TYPE_MISSING "MCP_RES_RESULT_TYPE_MISSING" Wrong
+            "A result lacked resultType.";
+        ERROR_WITH_RESULT "MCP_RES_ERROR_WITH_RESULT" Wrong
+            "An unknown method's error answer carried a result.";
+    }
+    /// `mcp-res/streamable-http/v1`.
+    StreamableHttp {
+        _ "MCP_RES_JSONRPC_ERROR_{n}" Wrong
+            "The subject answered with a JSON-RPC error of code -n (n is the code's magnitude), which is not the reason the probe expects.";
+        _ "MCP_RES_HTTP_STATUS_{n}" Wrong
+            "The subject answered with HTTP status n (not 2xx) and no JSON-RPC answer, which is not the reason the probe expects.";
+        HTTP_NO_ANSWER_FRAME "MCP_RES_HTTP_NO_ANSWER_FRAME" NotObserved
+            "A 2xx HTTP answer carried no JSON-RPC answer to the request.";
+        HTTP_CLOSED_WITHOUT_RESPONSE "MCP_RES_HTTP_CLOSED_WITHOUT_RESPONSE" Wrong
+            "The subject closed the connection without an HTTP response.";
+        HTTP_AUTHENTICATED "MCP_RES_HTTP_AUTHENTICATED" Holds
+            "With the run's synthetic bearer credential a request was answered, and a subject mcpres started listened on loopback only.";
+        HTTP_UNAUTHENTICATED_REFUSED "MCP_RES_HTTP_UNAUTHENTICATED_REFUSED" Refused
+            "The same request without Authorization got 401.";
+        HTTP_UNAUTHENTICATED_ACCEPTED "MCP_RES_HTTP_UNAUTHENTICATED_ACCEPTED" Wrong
+            "A request without credentials was served.";
+        HTTP_LISTENER_NOT_LOOPBACK "MCP_RES_HTTP_LISTENER_NOT_LOOPBACK" Wrong
+            "The subject listened on an address that is not loopback.";
+        HTTP_RESPONSE_BOUND "MCP_RES_HTTP_RESPONSE_BOUND" Holds
+            "Two requests sent at once on two connections: each response carried exactly the answer to its own id.";
+        HTTP_UNBINDABLE_ID_REFUSED "MCP_RES_HTTP_UNBINDABLE_ID_REFUSED" Refused
+            "A request with id null was refused: 400, or a -32600 error.";
+        HTTP_RESPONSE_MISBOUND "MCP_RES_HTTP_RESPONSE_MISBOUND" Wrong
+            "The response did not answer the request it was sent for.";
+        HTTP_UNBINDABLE_ID_ACCEPTED "MCP_RES_HTTP_UNBINDABLE_ID_ACCEPTED" Wrong
+            "A request with id null was served.";
+        HTTP_MEDIA_TYPE_MATCHES_BODY "MCP_RES_HTTP_MEDIA_TYPE_MATCHES_BODY" Holds
+            "The answer's media type was application/json or text/event-stream and its body decoded as that type.";
+        HTTP_UNACCEPTABLE_MEDIA_REFUSED "MCP_RES_HTTP_UNACCEPTABLE_MEDIA_REFUSED" Refused
+            "Accept: text/html got 406.";
+        HTTP_MEDIA_TYPE_MISMATCH "MCP_RES_HTTP_MEDIA_TYPE_MISMATCH" Wrong
+            "The response's Content-Type did not match its body.";
+        HTTP_UNACCEPTABLE_MEDIA_ACCEPTED "MCP_RES_HTTP_UNACCEPTABLE_MEDIA_ACCEPTED" Wrong
+            "A request with Accept: text/html was served.";
+        HTTP_STREAM_CARRIED_TO_RESULT "MCP_RES_HTTP_STREAM_CARRIED_TO_RESULT" Holds
+            "A streaming tool call was answered on one event stream carrying its progress and then its result.";
+        HTTP_STREAM_ENDED_WITH_ERROR "MCP_RES_HTTP_STREAM_ENDED_WITH_ERROR" Refused
+            "The streaming tool called with a wrongly typed argument ended with an error answering its id (a JSON-RPC error or isError).";
+        HTTP_NOT_STREAMED "MCP_RES_HTTP_NOT_STREAMED" Wrong
+            "A call that should stream was answered without a stream.";
+        HTTP_STREAM_ENDED_EARLY "MCP_RES_HTTP_STREAM_ENDED_EARLY" Wrong
+            "The response stream ended before it carried the result.";
+        HTTP_INVALID_ARGUMENTS_ACCEPTED "MCP_RES_HTTP_INVALID_ARGUMENTS_ACCEPTED" Wrong
+            "The streaming tool called with a wrongly typed argument was served.";
+        HTTP_EVENTS_FLUSHED_INCREMENTALLY "MCP_RES_HTTP_EVENTS_FLUSHED_INCREMENTALLY" Holds
+            "The streaming tool's first progress event arrived at least 200 ms before its result.";
+        HTTP_EVENT_STREAM_NOT_ACCEPTED_REFUSED "MCP_RES_HTTP_EVENT_STREAM_NOT_ACCEPTED_REFUSED" Refused
+            "Accept: application/json alone got 406.";
+        HTTP_EVENTS_BUFFERED "MCP_RES_HTTP_EVENTS_BUFFERED" Wrong
+            "The streaming tool's progress events were held back and delivered with its result.";
+        HTTP_EVENT_STREAM_NOT_ACCEPTED_ACCEPTED "MCP_RES_HTTP_EVENT_STREAM_NOT_ACCEPTED_ACCEPTED" Wrong
+            "A request with Accept: application/json alone was served.";
+        HTTP_CONNECTION_KEPT_ALIVE "MCP_RES_HTTP_CONNECTION_KEPT_ALIVE" Holds
+            "Two requests in turn on one connection were both answered on it.";
+        HTTP_CLOSE_HONOURED "MCP_RES_HTTP_CLOSE_HONOURED" Refused
+            "A request with Connection: close was answered, and the subject then closed the connection within 1 s.";
+        HTTP_CONNECTION_NOT_REUSED "MCP_RES_HTTP_CONNECTION_NOT_REUSED" Wrong
+            "A second request on the same connection was not served.";
+        HTTP_CLOSE_IGNORED "MCP_RES_HTTP_CLOSE_IGNORED" Wrong
+            "After a request with Connection: close, the connection stayed open.";
+        HTTP_HEADERS_AGREE_WITH_BODY "MCP_RES_HTTP_HEADERS_AGREE_WITH_BODY" Holds
+            "The response's headers agreed with its body.";
+        HTTP_HEADER_BODY_MISMATCH_REFUSED "MCP_RES_HTTP_HEADER_BODY_MISMATCH_REFUSED" Refused
+            "A request whose headers disagree with its body (2026-07-28: Mcp-Method naming another method; 2025-11-25: the session id in _meta only) was refused with 400.";
+        HTTP_HEADER_BODY_MISMATCH_ACCEPTED "MCP_RES_HTTP_HEADER_BODY_MISMATCH_ACCEPTED" Wrong
+            "A request whose headers disagree with its body was served.";
+        HTTP_NOTIFICATION_202 "MCP_RES_HTTP_NOTIFICATION_202" Holds
+            "A notification was accepted with 202 and no body.";
+        HTTP_METHOD_NOT_ALLOWED_REFUSED "MCP_RES_HTTP_METHOD_NOT_ALLOWED_REFUSED" Refused
+            "A PUT to the endpoint got 405.";
+        HTTP_NOTIFICATION_STATUS_WRONG "MCP_RES_HTTP_NOTIFICATION_STATUS_WRONG" Wrong
+            "A notification was accepted with another status than 202.";
+        HTTP_PUT_ACCEPTED "MCP_RES_HTTP_PUT_ACCEPTED" Wrong
+            "A PUT to the endpoint was served.";
+        HTTP_CONTENT_TYPE_DECLARED "MCP_RES_HTTP_CONTENT_TYPE_DECLARED" Holds
+            "Every answer declared application/json or text/event-stream.";
+        HTTP_UNSUPPORTED_CONTENT_TYPE_REFUSED "MCP_RES_HTTP_UNSUPPORTED_CONTENT_TYPE_REFUSED" Refused
+            "Content-Type: text/plain got 415.";
+        HTTP_CONTENT_TYPE_MISSING "MCP_RES_HTTP_CONTENT_TYPE_MISSING" Wrong
+            "An answer declared neither application/json nor text/event-stream.";
+        HTTP_UNSUPPORTED_CONTENT_TYPE_ACCEPTED "MCP_RES_HTTP_UNSUPPORTED_CONTENT_TYPE_ACCEPTED" Wrong
+            "A request with Content-Type: text/plain was served.";
+        HTTP_SPLIT_BODY_ASSEMBLED "MCP_RES_HTTP_SPLIT_BODY_ASSEMBLED" Holds
+            "A body written in two parts 200 ms apart was answered once.";
+        HTTP_INTERRUPTED_BODY_DISCARDED "MCP_RES_HTTP_INTERRUPTED_BODY_DISCARDED" Refused
+            "After half its declared Content-Length the client stopped writing: no answer to that id (or a 400, a 408 or the close), and the subject served afterwards.";
+        HTTP_INTERRUPTED_BODY_EXECUTED "MCP_RES_HTTP_INTERRUPTED_BODY_EXECUTED" Wrong
+            "A request whose body was cut short by the client was executed.";
+        HTTP_STOPPED_SERVING "MCP_RES_HTTP_STOPPED_SERVING" Wrong
+            "After the fault, the subject was still running but no longer served requests.";
+        HTTP_ANSWER_READ_TO_END "MCP_RES_HTTP_ANSWER_READ_TO_END" Holds
+            "A call that takes a moment, read to its end, was answered.";
+        HTTP_EARLY_CLOSE_ABSORBED "MCP_RES_HTTP_EARLY_CLOSE_ABSORBED" Refused
+            "The same call, its connection closed by the client once the request was written: the subject kept serving.";
+        HTTP_ANSWER_INCOMPLETE "MCP_RES_HTTP_ANSWER_INCOMPLETE" Wrong
+            "The answer ended before it was complete.";
+        HTTP_ANSWERED_WITHIN_BOUND "MCP_RES_HTTP_ANSWERED_WITHIN_BOUND" Holds
+            "A request written at once was answered within the answer bound.";
+        HTTP_STALLED_REQUEST_TIMED_OUT "MCP_RES_HTTP_STALLED_REQUEST_TIMED_OUT" Refused
+            "A request line and one header, then nothing: the subject closed the connection or answered 408 within the idle bound.";
+        HTTP_STALLED_REQUEST_HELD "MCP_RES_HTTP_STALLED_REQUEST_HELD" Wrong
+            "A request that stalled mid-send was held open with no time-out.";
+        HTTP_RETRY_ANSWERED "MCP_RES_HTTP_RETRY_ANSWERED" Holds
+            "A request abandoned by the client and sent again with a new id on a new connection was answered.";
+        HTTP_STALE_RETRY_REFUSED "MCP_RES_HTTP_STALE_RETRY_REFUSED" Refused
+            "A retry naming an unknown session id got 404 (2025-11-25), or one naming revision 1999-01-01 got 400 (2026-07-28).";
+        HTTP_STALE_RETRY_ACCEPTED "MCP_RES_HTTP_STALE_RETRY_ACCEPTED" Wrong
+            "A retry naming an unknown session id or an unknown revision was served.";
+        HTTP_ANSWERED_ONCE "MCP_RES_HTTP_ANSWERED_ONCE" Holds
+            "One request got exactly one answer frame.";
+        HTTP_STRAY_RESPONSE_NOT_ANSWERED "MCP_RES_HTTP_STRAY_RESPONSE_NOT_ANSWERED" Refused
+            "A JSON-RPC response the subject never asked for, delivered twice, got no answer frame, and the subject kept serving.";
+        HTTP_ANSWERED_TWICE "MCP_RES_HTTP_ANSWERED_TWICE" Wrong
+            "The request was answered more than once.";
+        HTTP_STRAY_RESPONSE_ANSWERED "MCP_RES_HTTP_STRAY_RESPONSE_ANSWERED" Wrong
+            "A JSON-RPC response the subject never asked for was answered.";
+        HTTP_STREAM_COMPLETED "MCP_RES_HTTP_STREAM_COMPLETED" Holds
+            "A streaming call read to its end was answered.";
+        HTTP_STREAM_CLOSE_ABSORBED "MCP_RES_HTTP_STREAM_CLOSE_ABSORBED" Refused
+            "The same call, its stream closed by the client after the first event: the subject kept serving.";
+        HTTP_STREAM_FAILED "MCP_RES_HTTP_STREAM_FAILED" Wrong
+            "The response stream failed before completion.";
+        HTTP_CHUNKED_BODY_ASSEMBLED "MCP_RES_HTTP_CHUNKED_BODY_ASSEMBLED" Holds
+            "A chunked request body of three chunks was answered.";
+        HTTP_MALFORMED_CHUNK_REFUSED "MCP_RES_HTTP_MALFORMED_CHUNK_REFUSED" Refused
+            "A chunk-size line that is not hex got 400 or the close, and no answer.";
+        HTTP_MALFORMED_CHUNK_EXECUTED "MCP_RES_HTTP_MALFORMED_CHUNK_EXECUTED" Wrong
+            "A request with a chunk-size line that is not hex was answered.";
+        HTTP_LARGE_EVENT_DELIVERED "MCP_RES_HTTP_LARGE_EVENT_DELIVERED" Holds
+            "The echo tool's 256 KiB of fresh text arrived intact in one answer.";
+        HTTP_OVERSIZED_BODY_REFUSED "MCP_RES_HTTP_OVERSIZED_BODY_REFUSED" Refused
+            "A valid 16 MiB request got 413 or a -32600 error.";
+        HTTP_LARGE_EVENT_CORRUPTED "MCP_RES_HTTP_LARGE_EVENT_CORRUPTED" Wrong
+            "A large event arrived changed or cut.";
+        HTTP_OVERSIZED_BODY_ACCEPTED "MCP_RES_HTTP_OVERSIZED_BODY_ACCEPTED" Wrong
+            "A valid 16 MiB request was served.";
+        HTTP_SLOW_READ_COMPLETE "MCP_RES_HTTP_SLOW_READ_COMPLETE" Holds
+            "1 MiB from the echo tool, read 16 KiB at a time 10 ms apart, arrived intact.";
+        HTTP_OTHERS_SERVED_DURING_STALL "MCP_RES_HTTP_OTHERS_SERVED_DURING_STALL" Refused
+            "While a 1 MiB answer stayed unread for 1 s, a request on another connection was answered.";
+        HTTP_SLOW_READ_CORRUPTED "MCP_RES_HTTP_SLOW_READ_CORRUPTED" Wrong
+            "An answer read slowly arrived changed or cut.";
+        HTTP_STALL_BLOCKED_OTHERS "MCP_RES_HTTP_STALL_BLOCKED_OTHERS" Wrong
+            "While one client stalled reading, the subject served no one else.";
+        HTTP_CONCURRENT_ANSWERED "MCP_RES_HTTP_CONCURRENT_ANSWERED" Holds
+            "Eight requests at once on eight connections were all answered.";
+        HTTP_PIPELINE_ORDERED "MCP_RES_HTTP_PIPELINE_ORDERED" Refused
+            "Two requests pipelined on one connection were answered in order, or the second was refused or dropped with the close; never interleaved.";
+        HTTP_CONCURRENT_LOST "MCP_RES_HTTP_CONCURRENT_LOST" Wrong
+            "One of the concurrent requests was not answered.";
+        HTTP_PIPELINE_REORDERED "MCP_RES_HTTP_PIPELINE_REORDERED" Wrong
+            "Pipelined requests on one connection were answered out of order.";
+        HTTP_PROXY_HEADERS_INERT "MCP_RES_HTTP_PROXY_HEADERS_INERT" Holds
+            "A request with Forwarded, X-Forwarded-For, X-Forwarded-Host, X-Forwarded-Proto and Via was answered as usual, with no redirect.";
+        HTTP_FOREIGN_HOST_REFUSED "MCP_RES_HTTP_FOREIGN_HOST_REFUSED" Refused
+            "Host: mcpres-probe.invalid was refused (400, 403 or 421).";
+        HTTP_REDIRECTED "MCP_RES_HTTP_REDIRECTED" Wrong
+            "The subject answered with a redirect.";
+        HTTP_PROXY_HEADERS_REFUSED "MCP_RES_HTTP_PROXY_HEADERS_REFUSED" Wrong
+            "A request was refused because of headers a proxy adds.";
+        HTTP_FOREIGN_HOST_ACCEPTED "MCP_RES_HTTP_FOREIGN_HOST_ACCEPTED" Wrong
+            "A request with Host: mcpres-probe.invalid was served.";
+        HTTP_NO_REDIRECT "MCP_RES_HTTP_NO_REDIRECT" Holds
+            "No answer was a redirect.";
+        HTTP_FOREIGN_ORIGIN_REFUSED "MCP_RES_HTTP_FOREIGN_ORIGIN_REFUSED" Refused
+            "Origin: http://mcpres-probe.invalid got 403 with no Location.";
+        HTTP_FOREIGN_ORIGIN_ACCEPTED "MCP_RES_HTTP_FOREIGN_ORIGIN_ACCEPTED" Wrong
+            "A request with Origin: http://mcpres-probe.invalid was served.";
+        HTTP_LISTENER_LOOPBACK_ONLY "MCP_RES_HTTP_LISTENER_LOOPBACK_ONLY" Holds
+            "While serving, every listening socket of the subject was on a loopback address.";
+        HTTP_LISTENER_CLOSED_ON_STOP "MCP_RES_HTTP_LISTENER_CLOSED_ON_STOP" Refused
+            "Within 2 s of TERM the process had exited and nothing accepted connections on the port.";
+        HTTP_LISTENER_LEFT_OPEN "MCP_RES_HTTP_LISTENER_LEFT_OPEN" Wrong
+            "After the subject stopped, its listener was still open.";
+        HTTP_SIGNAL_IGNORED "MCP_RES_HTTP_SIGNAL_IGNORED" Wrong
+            "The subject did not stop on TERM.";
+        HTTP_SOCKETS_RELEASED "MCP_RES_HTTP_SOCKETS_RELEASED" Holds
+            "Five connections closed by the client left no established socket in the subject within 1 s.";
+        HTTP_SOCKETS_CLOSED_ON_STOP "MCP_RES_HTTP_SOCKETS_CLOSED_ON_STOP" Refused
+            "TERM with an idle connection open: the process exited within 2 s and the connection was closed.";
+        HTTP_SOCKET_LEFT_OPEN "MCP_RES_HTTP_SOCKET_LEFT_OPEN" Wrong
+            "After the subject stopped, one of its sockets was still open.";
+        HTTP_SOCKETS_HELD "MCP_RES_HTTP_SOCKETS_HELD" Wrong
+            "After the clients closed, the subject still held their sockets.";
+    }
+    /// `mcp-res/oauth-boundary/v1`: the runner's own codes, then per check its ACCEPTED and
+    /// REJECTED pair (`MCP_RES_OAUTH_<CHECK>_<BRANCH>`, in manifest order).
+    OauthBoundary {
+        OAUTH_EARLY_SYNTAX_REJECTION "MCP_RES_OAUTH_EARLY_SYNTAX_REJECTION" Wrong
+            "The request was refused as malformed (a malformed token, URL or request) before the property was judged. It is the reason every OAuth wrong-reason mutant must meet.";
+        OAUTH_OTHER_REFUSAL "MCP_RES_OAUTH_OTHER_REFUSAL" Wrong
+            "The subject (or the fixture, or the runner) answered or refused for a reason that is neither the check's own nor the syntax guard; the observation's detail names the reason given.";
+        OAUTH_NO_ANSWER "MCP_RES_OAUTH_NO_ANSWER" NotObserved
+            "Nothing came back: no HTTP answer, or no flow to judge.";
+        OAUTH_TOKEN_FORWARDED "MCP_RES_OAUTH_TOKEN_FORWARDED" Wrong
+            "The subject forwarded the client's token to another server (the fixture's audit shows the passthrough request).";
+        OAUTH_TOKEN_STORED "MCP_RES_OAUTH_TOKEN_STORED" Wrong
+            "The subject's stdout or stderr held the bytes of a token it was given.";
+        OAUTH_ERROR_ECHOES_TOKEN "MCP_RES_OAUTH_ERROR_ECHOES_TOKEN" Wrong
+            "An authorization error answer held the presented token.";
+        OAUTH_ERROR_ECHOES_CLAIM "MCP_RES_OAUTH_ERROR_ECHOES_CLAIM" Wrong
+            "An authorization error answer held a claim of the presented token.";
+        OAUTH_PROTECTED_RESOURCE_METADATA_DISCOVERY_ACCEPTED "MCP_RES_OAUTH_PROTECTED_RESOURCE_METADATA_DISCOVERY_ACCEPTED" Holds
+            "The protected resource metadata named the resource and only the run's issuer.";
+        OAUTH_PROTECTED_RESOURCE_METADATA_DISCOVERY_REJECTED "MCP_RES_OAUTH_PROTECTED_RESOURCE_METADATA_DISCOVERY_REJECTED" Refused
+            "A request without a token was refused with 401 and a challenge whose resource_metadata points at the metadata.";
+        OAUTH_AUTHORIZATION_SERVER_METADATA_ACCEPTED "MCP_RES_OAUTH_AUTHORIZATION_SERVER_METADATA_ACCEPTED" Holds
+            "Every authorization server the metadata names is a loopback address whose own metadata names it as issuer.";
+        OAUTH_AUTHORIZATION_SERVER_METADATA_REJECTED "MCP_RES_OAUTH_AUTHORIZATION_SERVER_METADATA_REJECTED" Refused
+            "Authorization server metadata whose issuer is another server was refused.";
+        OAUTH_ISSUER_BINDING_ACCEPTED "MCP_RES_OAUTH_ISSUER_BINDING_ACCEPTED" Holds
+            "A token from the run's issuer was accepted.";
+        OAUTH_ISSUER_BINDING_REJECTED "MCP_RES_OAUTH_ISSUER_BINDING_REJECTED" Refused
+            "A token naming another issuer was refused as wrong-issuer.";
+        OAUTH_AUTHORIZATION_REQUEST_RESOURCE_ACCEPTED "MCP_RES_OAUTH_AUTHORIZATION_REQUEST_RESOURCE_ACCEPTED" Holds
+            "An authorization request naming the resource was granted.";
+        OAUTH_AUTHORIZATION_REQUEST_RESOURCE_REJECTED "MCP_RES_OAUTH_AUTHORIZATION_REQUEST_RESOURCE_REJECTED" Refused
+            "An authorization request without a resource was refused (invalid_target).";
+        OAUTH_TOKEN_REQUEST_RESOURCE_ACCEPTED "MCP_RES_OAUTH_TOKEN_REQUEST_RESOURCE_ACCEPTED" Holds
+            "A code redeemed for its resource gave a token for that audience.";
+        OAUTH_TOKEN_REQUEST_RESOURCE_REJECTED "MCP_RES_OAUTH_TOKEN_REQUEST_RESOURCE_REJECTED" Refused
+            "A code redeemed for another resource was refused (invalid_target).";
+        OAUTH_ACCESS_TOKEN_AUDIENCE_ACCEPTED "MCP_RES_OAUTH_ACCESS_TOKEN_AUDIENCE_ACCEPTED" Holds
+            "A token for the subject's audience was accepted.";
+        OAUTH_ACCESS_TOKEN_AUDIENCE_REJECTED "MCP_RES_OAUTH_ACCESS_TOKEN_AUDIENCE_REJECTED" Refused
+            "A token for another audience was refused as wrong-audience.";
+        OAUTH_WRONG_RESOURCE_TOKEN_REJECTION_ACCEPTED "MCP_RES_OAUTH_WRONG_RESOURCE_TOKEN_REJECTION_ACCEPTED" Holds
+            "A token from a real grant for the subject was accepted.";
+        OAUTH_WRONG_RESOURCE_TOKEN_REJECTION_REJECTED "MCP_RES_OAUTH_WRONG_RESOURCE_TOKEN_REJECTION_REJECTED" Refused
+            "A token from a real grant for another resource was refused as wrong-audience.";
+        OAUTH_TOKEN_PASSTHROUGH_PROHIBITED_ACCEPTED "MCP_RES_OAUTH_TOKEN_PASSTHROUGH_PROHIBITED_ACCEPTED" Holds
+            "A valid token was accepted and not forwarded to any other server.";
+        OAUTH_TOKEN_PASSTHROUGH_PROHIBITED_REJECTED "MCP_RES_OAUTH_TOKEN_PASSTHROUGH_PROHIBITED_REJECTED" Refused
+            "An expired token was refused as expired and not forwarded.";
+        OAUTH_PKCE_S256_ACCEPTED "MCP_RES_OAUTH_PKCE_S256_ACCEPTED" Holds
+            "A code was redeemed with its S256 verifier.";
+        OAUTH_PKCE_S256_REJECTED "MCP_RES_OAUTH_PKCE_S256_REJECTED" Refused
+            "A code redeemed with another verifier was refused (invalid_grant).";
+        OAUTH_PKCE_DOWNGRADE_REFUSED_ACCEPTED "MCP_RES_OAUTH_PKCE_DOWNGRADE_REFUSED_ACCEPTED" Holds
+            "An authorization request with PKCE method S256 was granted.";
+        OAUTH_PKCE_DOWNGRADE_REFUSED_REJECTED "MCP_RES_OAUTH_PKCE_DOWNGRADE_REFUSED_REJECTED" Refused
+            "An authorization request with PKCE method plain was refused.";
+        OAUTH_EXACT_REDIRECT_URI_ACCEPTED "MCP_RES_OAUTH_EXACT_REDIRECT_URI_ACCEPTED" Holds
+            "An authorization request with the registered redirect URI was granted.";
+        OAUTH_EXACT_REDIRECT_URI_REJECTED "MCP_RES_OAUTH_EXACT_REDIRECT_URI_REJECTED" Refused
+            "An authorization request with a redirect URI that only starts with the registered one was refused.";
+        OAUTH_STATE_BINDING_ACCEPTED "MCP_RES_OAUTH_STATE_BINDING_ACCEPTED" Holds
+            "A granted request got its state back byte for byte.";
+        OAUTH_STATE_BINDING_REJECTED "MCP_RES_OAUTH_STATE_BINDING_REJECTED" Refused
+            "An authorization request without state was refused.";
+        OAUTH_MIX_UP_RESISTANCE_ACCEPTED "MCP_RES_OAUTH_MIX_UP_RESISTANCE_ACCEPTED" Holds
+            "The authorization response named the issuer that was asked, with a code.";
+        OAUTH_MIX_UP_RESISTANCE_REJECTED "MCP_RES_OAUTH_MIX_UP_RESISTANCE_REJECTED" Refused
+            "An authorization response naming another issuer was refused.";
+        OAUTH_AUTHORIZATION_CODE_BINDING_ACCEPTED "MCP_RES_OAUTH_AUTHORIZATION_CODE_BINDING_ACCEPTED" Holds
+            "A code was redeemed by the client it was issued to.";
+        OAUTH_AUTHORIZATION_CODE_BINDING_REJECTED "MCP_RES_OAUTH_AUTHORIZATION_CODE_BINDING_REJECTED" Refused
+            "A code redeemed under another client's id was refused (invalid_grant).";
+        OAUTH_TOKEN_ENDPOINT_IDENTITY_ACCEPTED "MCP_RES_OAUTH_TOKEN_ENDPOINT_IDENTITY_ACCEPTED" Holds
+            "The token endpoint is on the issuer's origin.";
+        OAUTH_TOKEN_ENDPOINT_IDENTITY_REJECTED "MCP_RES_OAUTH_TOKEN_ENDPOINT_IDENTITY_REJECTED" Refused
+            "A token endpoint off the issuer's origin was refused before any connection.";
+        OAUTH_CIMD_IDENTITY_ACCEPTED "MCP_RES_OAUTH_CIMD_IDENTITY_ACCEPTED" Holds
+            "The run's client, identified by its client ID metadata document, was granted.";
+        OAUTH_CIMD_IDENTITY_REJECTED "MCP_RES_OAUTH_CIMD_IDENTITY_REJECTED" Refused
+            "A client whose metadata document names another client id was refused.";
+        OAUTH_CIMD_TRUST_POLICY_RECORDED_ACCEPTED "MCP_RES_OAUTH_CIMD_TRUST_POLICY_RECORDED_ACCEPTED" Holds
+            "The client's metadata document was fetched and the trust policy applied to it was recorded.";
+        OAUTH_CIMD_TRUST_POLICY_RECORDED_REJECTED "MCP_RES_OAUTH_CIMD_TRUST_POLICY_RECORDED_REJECTED" Refused
+            "A client the trust policy does not admit was refused, and the refusal recorded.";
+        OAUTH_SCOPE_MINIMIZATION_ACCEPTED "MCP_RES_OAUTH_SCOPE_MINIMIZATION_ACCEPTED" Holds
+            "A grant asked for exactly the required scope, got exactly it, and its token was accepted.";
+        OAUTH_SCOPE_MINIMIZATION_REJECTED "MCP_RES_OAUTH_SCOPE_MINIMIZATION_REJECTED" Refused
+            "A token carrying another scope was refused with 403 and an insufficient_scope challenge.";
+        OAUTH_TOKEN_STORAGE_OMISSION_ACCEPTED "MCP_RES_OAUTH_TOKEN_STORAGE_OMISSION_ACCEPTED" Holds
+            "A token was accepted and the subject's output holds none of its bytes.";
+        OAUTH_TOKEN_STORAGE_OMISSION_REJECTED "MCP_RES_OAUTH_TOKEN_STORAGE_OMISSION_REJECTED" Refused
+            "An expired token was refused and the subject's output holds none of its bytes.";
+        OAUTH_SANITIZED_AUTHORIZATION_ERRORS_ACCEPTED "MCP_RES_OAUTH_SANITIZED_AUTHORIZATION_ERRORS_ACCEPTED" Holds
+            "A valid token was accepted.";
+        OAUTH_SANITIZED_AUTHORIZATION_ERRORS_REJECTED "MCP_RES_OAUTH_SANITIZED_AUTHORIZATION_ERRORS_REJECTED" Refused
+            "A token for another audience was refused with an error that holds neither the token nor its claims.";
+        OAUTH_BOUNDED_REDIRECTS_ACCEPTED "MCP_RES_OAUTH_BOUNDED_REDIRECTS_ACCEPTED" Holds
+            "The metadata was fetched without following a redirect.";
+        OAUTH_BOUNDED_REDIRECTS_REJECTED "MCP_RES_OAUTH_BOUNDED_REDIRECTS_REJECTED" Refused
+            "A redirect while fetching metadata was refused, not followed.";
+        OAUTH_SSRF_RESISTANT_METADATA_RESOLUTION_ACCEPTED "MCP_RES_OAUTH_SSRF_RESISTANT_METADATA_RESOLUTION_ACCEPTED" Holds
+            "Every authorization server in the metadata is on loopback and was fetched.";
+        OAUTH_SSRF_RESISTANT_METADATA_RESOLUTION_REJECTED "MCP_RES_OAUTH_SSRF_RESISTANT_METADATA_RESOLUTION_REJECTED" Refused
+            "A metadata URL off loopback was refused with no connection attempt.";
+        OAUTH_LOOPBACK_REDIRECT_COLLISION_ACCEPTED "MCP_RES_OAUTH_LOOPBACK_REDIRECT_COLLISION_ACCEPTED" Holds
+            "The code was delivered to the client's own loopback listener, which was released afterwards.";
+        OAUTH_LOOPBACK_REDIRECT_COLLISION_REJECTED "MCP_RES_OAUTH_LOOPBACK_REDIRECT_COLLISION_REJECTED" Refused
+            "A redirect to a loopback port the client does not own was refused.";
+        OAUTH_PROXY_CONSENT_CLIENT_BINDING_ACCEPTED "MCP_RES_OAUTH_PROXY_CONSENT_CLIENT_BINDING_ACCEPTED" Holds
+            "A consent given for this client was honoured.";
+        OAUTH_PROXY_CONSENT_CLIENT_BINDING_REJECTED "MCP_RES_OAUTH_PROXY_CONSENT_CLIENT_BINDING_REJECTED" Refused
+            "A consent given for another client was not reused for this one.";
+        OAUTH_REFRESH_TOKEN_ROTATION_WHEN_CLAIMED_ACCEPTED "MCP_RES_OAUTH_REFRESH_TOKEN_ROTATION_WHEN_CLAIMED_ACCEPTED" Holds
+            "A refresh gave a new, different refresh token.";
+        OAUTH_REFRESH_TOKEN_ROTATION_WHEN_CLAIMED_REJECTED "MCP_RES_OAUTH_REFRESH_TOKEN_ROTATION_WHEN_CLAIMED_REJECTED" Refused
+            "A used refresh token was refused (invalid_grant) and its successor revoked with it.";
+    }
+}

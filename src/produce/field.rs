@@ -631,6 +631,9 @@ pub fn run(
     let kernel = kernel_release();
     let total = matrix.legs.len();
     let mut entries = Vec::new();
+    // Every leg's `--env` values, for the matrix's own redaction (each leg's
+    // directory is redacted by its profile run).
+    let mut leg_env: BTreeMap<String, String> = BTreeMap::new();
     for (i, leg) in matrix.legs.iter().enumerate() {
         if options.cancel.load(std::sync::atomic::Ordering::SeqCst) {
             return Err(FieldError::Cancelled);
@@ -643,6 +646,13 @@ pub fn run(
         let entry = match resolve(leg, &matrix.base, &options.exe) {
             Err(why) => not_run(leg, registry, &kernel, &why),
             Ok((launch, http)) => {
+                for (k, v) in launch.iter().flat_map(|l| &l.env) {
+                    let mut name = k.clone();
+                    while leg_env.get(&name).is_some_and(|x| x != v) {
+                        name.push('#');
+                    }
+                    leg_env.insert(name, v.clone());
+                }
                 let leg_out = legs_dir.join(&leg.id);
                 let opts = Options {
                     profile: leg.profile.clone(),
@@ -687,7 +697,7 @@ pub fn run(
         return Err(FieldError::Cancelled);
     }
     let (result, summary) = aggregate(entries.iter().map(|e| e["result"].as_str().unwrap_or("")));
-    let doc = json!({
+    let mut doc = json!({
         "schemaVersion": MATRIX_SCHEMA_VERSION,
         "generator": {"name": "mcpres", "version": env!("CARGO_PKG_VERSION")},
         "matrixFileSha256": matrix.sha256,
@@ -695,6 +705,7 @@ pub fn run(
         "summary": summary,
         "legs": entries,
     });
+    crate::produce::drive::redact::Redactor::for_runner(&leg_env).redact_value(&mut doc);
     let bytes = canonical::to_vec(&doc).expect("plain JSON");
     let path = out.join(MATRIX_FILE);
     crate::fsio::write_new_file(&path, &bytes).map_err(|e| io(&path, e))?;

@@ -26,6 +26,7 @@ use serde_json::{Value, json};
 use self::check::{CheckEntry, CheckRun, Ctx, Obs, Runner, Verdict};
 use self::probe::{Launch, Reply};
 use crate::fsio::DirHandle;
+use crate::produce::drive::redact::Redactor;
 use crate::json::canonical;
 use crate::model::mcp::Revision;
 use crate::model::vocab::ObservationSource;
@@ -233,6 +234,9 @@ pub fn run(options: &Options, report: Report<'_>) -> Result<Outcome, ProfileErro
     );
     ctx.web = web;
     ctx.cancel = options.cancel.clone();
+    // The one redactor: every artifact, and every field derived from what
+    // the subject said, passes it before it is stored.
+    let redactor = redactor_for(options, &ctx);
     // Preflight: open once, for the subject's name and version. A subject
     // that does not open is still evaluated: every check then fails on its
     // own evidence (nothing is skipped, nothing is passed).
@@ -252,7 +256,9 @@ pub fn run(options: &Options, report: Report<'_>) -> Result<Outcome, ProfileErro
     };
     let mut artifacts: Vec<Value> = Vec::new();
     let mut write = |rel: String, value: &Value| -> Result<String, ProfileError> {
-        let bytes = canonical::to_vec(value).expect("artifacts are plain JSON");
+        let mut value = value.clone();
+        redactor.redact_value(&mut value);
+        let bytes = canonical::to_vec(&value).expect("artifacts are plain JSON");
         dir.write_new(Path::new(&rel), &bytes)
             .map_err(|e| io(&options.out.join(&rel), e))?;
         let sha = canonical::sha256_hex(&bytes);
@@ -268,6 +274,7 @@ pub fn run(options: &Options, report: Report<'_>) -> Result<Outcome, ProfileErro
     let mut handle = |i: usize, c: CheckRun| -> Result<(), ProfileError> {
         let (id, _, required) = planned[i];
         let (verdict, reason, detail) = c.verdict();
+        let (reason, detail) = (redactor.redact_str(&reason), redactor.redact_str(&detail));
         let mut paths: BTreeMap<&str, (String, String)> = BTreeMap::new();
         if let Some(server) = &c.server {
             write(format!("artifacts/{id}/server.json"), server)?;
@@ -411,9 +418,9 @@ pub fn run(options: &Options, report: Report<'_>) -> Result<Outcome, ProfileErro
     let mut evaluation = json!({
         "schemaVersion": crate::model::profile::PROFILE_EVALUATION_SCHEMA,
         "subject": {
-            "name": truncate(&server_info.0, 128),
+            "name": truncate(&redactor.redact_str(&server_info.0), 128),
             "implementationLanguage": identity.language,
-            "version": truncate(&server_info.1, 64),
+            "version": truncate(&redactor.redact_str(&server_info.1), 64),
             "artifactSha256": identity.artifact_sha256,
         },
         "environment": {
@@ -439,6 +446,7 @@ pub fn run(options: &Options, report: Report<'_>) -> Result<Outcome, ProfileErro
         "result": if failed { "FAIL" } else { "PASS" },
         "evaluationSha256": "",
     });
+    redactor.redact_value(&mut evaluation);
     crate::validate::profile::seal(&mut evaluation);
     let eval_bytes = canonical::to_vec(&evaluation).expect("plain JSON");
     dir.write_new(Path::new("evaluation.json"), &eval_bytes)
@@ -459,6 +467,8 @@ pub fn run(options: &Options, report: Report<'_>) -> Result<Outcome, ProfileErro
         "checks": run_checks,
         "artifacts": artifacts,
     });
+    let mut run_doc = run_doc;
+    redactor.redact_value(&mut run_doc);
     let run_bytes = canonical::to_vec(&run_doc).expect("plain JSON");
     dir.write_new(Path::new("run.json"), &run_bytes)
         .map_err(|e| io(&options.out.join("run.json"), e))?;
@@ -473,6 +483,22 @@ pub fn run(options: &Options, report: Report<'_>) -> Result<Outcome, ProfileErro
             .to_string(),
         cleanup_observed,
     })
+}
+
+/// The run's redactor: the operator's `--env` values (those of the launch,
+/// before any `{port}` is filled in), mcpres's own secret-named values,
+/// credential shapes, and the run's synthetic bearer credential.
+fn redactor_for(options: &Options, ctx: &Ctx) -> Redactor {
+    let env = options
+        .launch
+        .as_ref()
+        .map(|l| l.env.clone())
+        .unwrap_or_default();
+    let mut redactor = Redactor::for_runner(&env);
+    if let Some(bearer) = ctx.web.as_ref().and_then(|w| w.bearer.as_ref()) {
+        redactor.add_synthetic(bearer.value());
+    }
+    redactor
 }
 
 /// Removes a half-written output directory (an evaluation, a field

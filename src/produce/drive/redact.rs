@@ -725,11 +725,12 @@ fn rule(kind: &str, re: Regex) -> Rule {
     }
 }
 
-/// The forms of a value that are searched: the value, its JSON-escaped form
-/// when that differs (a value with `"`, `\` or a control character), and,
-/// for a plain value, its percent-encoded spellings (every byte but letters
-/// and digits escaped, upper- or lower-case hex) and, from `PLAIN_MIN` bytes
-/// on, its base64 forms.
+/// The literal forms of a value that are searched: the value, its
+/// JSON-escaped form when that differs (a value with `"`, `\` or a control
+/// character), and, for a plain value, its fully percent-encoded spellings
+/// (every byte but letters and digits escaped, upper- or lower-case hex;
+/// `percent_pattern` finds the partly encoded ones) and, from `PLAIN_MIN`
+/// bytes on, its base64 forms.
 pub fn secret_forms(value: &str, plain: bool) -> BTreeSet<String> {
     let mut forms = BTreeSet::from([value.to_string()]);
     let escaped = serde_json::to_string(value).unwrap_or_default();
@@ -792,34 +793,80 @@ fn base64_forms(secret: &[u8]) -> Vec<String> {
     out
 }
 
-/// A value's forms as one pattern, the longest first (a value which is a
-/// prefix of its escaped form, `ab\` and `ab\\`, is never matched short).
+/// A value's forms as one pattern: the percent-encoded family first (see
+/// `percent_pattern`), then the literal forms, the longest first (a value
+/// which is a prefix of its escaped form, `ab\` and `ab\\`, is never
+/// matched short).
 fn value_regex(value: &str, m: Match) -> Regex {
+    let word = |c: Option<char>| c.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_');
+    let literal = |f: &str| {
+        let (pre, post) = match m {
+            Match::Plain => ("", ""),
+            Match::Token => (
+                if word(f.chars().next()) {
+                    r"(?-u:\b)"
+                } else {
+                    ""
+                },
+                if word(f.chars().last()) {
+                    r"(?-u:\b)"
+                } else {
+                    ""
+                },
+            ),
+        };
+        format!("{pre}{}{post}", regex::escape(f))
+    };
     let mut forms: Vec<String> = secret_forms(value, m == Match::Plain).into_iter().collect();
     forms.sort_by_key(|f| std::cmp::Reverse(f.len()));
-    let alternatives: Vec<String> = forms
-        .into_iter()
-        .map(|f| {
-            let word = |c: Option<char>| c.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_');
-            let (pre, post) = match m {
-                Match::Plain => ("", ""),
-                Match::Token => (
-                    if word(f.chars().next()) {
-                        r"(?-u:\b)"
-                    } else {
-                        ""
-                    },
-                    if word(f.chars().last()) {
-                        r"(?-u:\b)"
-                    } else {
-                        ""
-                    },
-                ),
-            };
-            format!("{pre}{}{post}", regex::escape(&f))
-        })
-        .collect();
+    // The JSON-escaped form comes before the percent family, which matches
+    // the value's own bytes and so a prefix of that form.
+    let escaped = serde_json::to_string(value).unwrap_or_default();
+    let escaped = escaped
+        .strip_prefix('"')
+        .and_then(|e| e.strip_suffix('"'))
+        .filter(|e| *e != value);
+    let mut alternatives: Vec<String> = Vec::new();
+    if let Some(e) = escaped {
+        forms.retain(|f| f != e);
+        alternatives.push(literal(e));
+    }
+    if m == Match::Plain {
+        alternatives.extend(percent_pattern(value));
+    }
+    alternatives.extend(forms.iter().map(|f| literal(f)));
     Regex::new(&alternatives.join("|")).expect("escaped literal")
+}
+
+/// The value with each byte that is not an ASCII letter or digit matched
+/// as itself or percent-encoded in either hex case (`a-b` as `a-b`,
+/// `a%2Db`, `a%2db`): a URL, a query or a log line that encodes some
+/// characters and not others is found. `None` for a value of letters and
+/// digits only (its raw form covers it).
+fn percent_pattern(value: &str) -> Option<String> {
+    if value.bytes().all(|b| b.is_ascii_alphanumeric()) {
+        return None;
+    }
+    let mut p = String::from("(?-u:");
+    for b in value.bytes() {
+        if b.is_ascii_alphanumeric() {
+            p.push(b as char);
+        } else {
+            let hex = format!("{b:02X}");
+            let class = |c: char| {
+                if c.is_ascii_alphabetic() {
+                    format!("[{}{}]", c, c.to_ascii_lowercase())
+                } else {
+                    c.to_string()
+                }
+            };
+            let mut chars = hex.chars();
+            let (hi, lo) = (chars.next().expect("two"), chars.next().expect("two"));
+            p.push_str(&format!(r"(?:\x{hex}|%{}{})", class(hi), class(lo)));
+        }
+    }
+    p.push(')');
+    Some(p)
 }
 
 /// The spans (`"` to `"`, both included) of the JSON string literals in
@@ -974,6 +1021,21 @@ mod tests {
         // The harness keeps redacting both.
         let h = Redactor::with_environment(&BTreeMap::new(), &BTreeMap::new(), None, true);
         assert_eq!(h.count(challenge).total(), 1);
+    }
+
+    #[test]
+    fn a_partly_percent_encoded_value_and_an_escaped_one_are_found_whole() {
+        let r = runner(&[("API_TOKEN", "ab-cd_ef.gh\\ij")]);
+        for form in [
+            "ab%2Dcd_ef%2egh%5Cij",
+            "ab-cd%5Fef.gh%5cij",
+            r"ab-cd_ef.gh\\ij",
+        ] {
+            let mut bytes = format!("x {form} y").into_bytes();
+            let (done, left) = r.redact_fully(&mut bytes);
+            assert_eq!((done.total(), left.total()), (1, 0), "{form}");
+            assert_eq!(bytes, b"x [REDACTED:environment-value] y", "{form}");
+        }
     }
 
     #[test]

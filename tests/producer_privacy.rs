@@ -343,3 +343,139 @@ env = {{ API_TOKEN = "{tok}" }}
     let v = validate(&out);
     assert_eq!(v.status.code(), Some(0), "{}", support::output_text(&v));
 }
+
+/// A resource server that logs every bearer token it is given on stderr,
+/// in two writes, and then its base64: `mcpres serve --auth-defect
+/// log-token` behind a filter that rewrites each of its `bearer token: T`
+/// lines so. Signals are forwarded to the server.
+const SPLITTING_LOGGER: &str = r#"
+import base64, signal, subprocess, sys, time
+child = subprocess.Popen(sys.argv[1:], stderr=subprocess.PIPE)
+for s in (signal.SIGTERM, signal.SIGINT):
+    signal.signal(s, lambda sig, frame: child.send_signal(sig))
+err = sys.stderr.buffer
+marker = b"bearer token: "
+for line in child.stderr:
+    if marker in line:
+        tok = line.split(marker, 1)[1].strip()
+        half = len(tok) // 2
+        err.write(b"token " + tok[:half])
+        err.flush()
+        time.sleep(0.02)
+        err.write(tok[half:] + b"\n")
+        err.write(b"b64 " + base64.b64encode(tok) + b"\n")
+        err.flush()
+    else:
+        err.write(line)
+        err.flush()
+sys.exit(child.wait())
+"#;
+
+/// `mcpres oauth run` on the reference subject behind the logger, with
+/// `--auth-defect log-token` or without.
+fn oauth_run(dir: &Path, log_token: bool) -> (PathBuf, Output) {
+    let logger = dir.join("logger.py");
+    std::fs::write(&logger, SPLITTING_LOGGER).unwrap();
+    let out = dir.join(if log_token { "logging" } else { "twin" });
+    let mut cmd = support::command();
+    cmd.args(["oauth", "run", "-o"])
+        .arg(&out)
+        .arg("--")
+        .arg(python3())
+        .arg(&logger)
+        .arg(support::exe())
+        .args([
+            "serve",
+            "--transport",
+            "http",
+            "--port",
+            "{port}",
+            "--auth",
+            "loopback",
+            "--auth-issuer",
+            "{issuer}",
+            "--auth-scope",
+            "{scope}",
+        ]);
+    if log_token {
+        cmd.args(["--auth-defect", "log-token"]);
+    }
+    let child = cmd
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start mcpres oauth run");
+    let o = support::output_within(child, WATCHDOG, "mcpres oauth run");
+    (out, o)
+}
+
+/// The base64 of a JWT's usual first bytes (`eyJhbGci`, `{"alg"` encoded),
+/// at every alignment: a base64-encoded token.
+fn base64_jwt_like(text: &str) -> bool {
+    let marker = b"eyJhbGciOi";
+    (0..3usize).any(|shift| {
+        let mut bytes = vec![b'x'; shift];
+        bytes.extend_from_slice(marker);
+        let first = (8 * shift).div_ceil(6);
+        let last = 8 * (shift + marker.len()) / 6;
+        let core = &base64::engine::general_purpose::STANDARD_NO_PAD.encode(&bytes)[first..last];
+        text.contains(core)
+    })
+}
+
+#[test]
+fn an_oauth_run_whose_subject_logs_tokens_split_and_in_base64_stores_none_and_fails_storage() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (twin, o) = oauth_run(tmp.path(), false);
+    assert_eq!(o.status.code(), Some(0), "{}", support::output_text(&o));
+    let (out, o) = oauth_run(tmp.path(), true);
+    assert_ne!(o.status.code(), Some(0), "{}", support::output_text(&o));
+    // Only the storage check fails; the rest is the twin's.
+    let (got, want) = (verdicts(&out), verdicts(&twin));
+    assert_eq!(got.len(), want.len());
+    for ((id, v), (twin_id, twin_v)) in got.iter().zip(&want) {
+        assert_eq!(id, twin_id);
+        if id == "token-storage-omission" {
+            assert_eq!((v.as_str(), twin_v.as_str()), ("FAIL", "PASS"));
+        } else {
+            assert_eq!(v, twin_v, "{id}");
+        }
+    }
+    let positive = support::read_json(&out.join("artifacts/token-storage-omission/positive.json"));
+    assert_eq!(
+        positive["observedReasonCode"], "MCP_RES_OAUTH_TOKEN_STORED",
+        "{positive}"
+    );
+    // Nothing of a token is stored, in any form, and the evaluation says so
+    // from a scan of what was stored.
+    for dir in [&out, &twin] {
+        for (path, bytes) in files(dir) {
+            let text = String::from_utf8_lossy(&bytes);
+            assert!(!support::jwt_like(&text), "{}", path.display());
+            assert!(!base64_jwt_like(&text), "{}", path.display());
+            let doc: Value = serde_json::from_slice(&bytes).unwrap();
+            assert_eq!(
+                mcpres::produce::oauth::artifact_credential(&doc),
+                None,
+                "{}",
+                path.display()
+            );
+        }
+        let e = support::read_json(&dir.join("evaluation.json"));
+        assert_eq!(e["privacy"]["tokenMaterialPersisted"], false);
+        assert_eq!(e["privacy"]["evidenceContainsCredentialMaterial"], false);
+    }
+    // Where the subject logged, each token is one mark: the two halves of a
+    // split write and the base64 line.
+    let stderr = stored_stderr(&out);
+    let split: Vec<&str> = stderr.lines().filter(|l| l.starts_with("token ")).collect();
+    assert!(!split.is_empty(), "{stderr}");
+    assert!(split.iter().all(|l| *l == "token <synthetic-bearer>"), "{split:?}");
+    let b64: Vec<&str> = stderr.lines().filter(|l| l.starts_with("b64 ")).collect();
+    assert_eq!(b64.len(), split.len());
+    assert!(
+        b64.iter().all(|l| l.contains("<synthetic-bearer>") && l.len() < 32),
+        "{b64:?}"
+    );
+}

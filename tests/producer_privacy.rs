@@ -96,7 +96,11 @@ fn token() -> String {
 /// each half of the split, base64 in both alphabets at every alignment (the
 /// characters that depend on the token alone), and percent-encoded.
 fn forbidden(tok: &str) -> Vec<String> {
-    let mut out = vec![tok.to_string(), tok[..11].to_string(), tok[11..].to_string()];
+    let mut out = vec![
+        tok.to_string(),
+        tok[..11].to_string(),
+        tok[11..].to_string(),
+    ];
     for shift in 0..3usize {
         let mut bytes = vec![b'x'; shift];
         bytes.extend_from_slice(tok.as_bytes());
@@ -471,11 +475,15 @@ fn an_oauth_run_whose_subject_logs_tokens_split_and_in_base64_stores_none_and_fa
     let stderr = stored_stderr(&out);
     let split: Vec<&str> = stderr.lines().filter(|l| l.starts_with("token ")).collect();
     assert!(!split.is_empty(), "{stderr}");
-    assert!(split.iter().all(|l| *l == "token <synthetic-bearer>"), "{split:?}");
+    assert!(
+        split.iter().all(|l| *l == "token <synthetic-bearer>"),
+        "{split:?}"
+    );
     let b64: Vec<&str> = stderr.lines().filter(|l| l.starts_with("b64 ")).collect();
     assert_eq!(b64.len(), split.len());
     assert!(
-        b64.iter().all(|l| l.contains("<synthetic-bearer>") && l.len() < 32),
+        b64.iter()
+            .all(|l| l.contains("<synthetic-bearer>") && l.len() < 32),
         "{b64:?}"
     );
 }

@@ -388,6 +388,12 @@ impl Redactor {
     /// Redact until a rescan of both forms is clean, or `PASSES` passes;
     /// returns what was redacted and what remains.
     pub fn redact_fully(&self, bytes: &mut Vec<u8>) -> (Tally, Tally) {
+        let done = self.redact_passes(bytes);
+        (done, self.count(bytes))
+    }
+
+    /// Redact until a pass finds nothing, or `PASSES` passes.
+    fn redact_passes(&self, bytes: &mut Vec<u8>) -> Tally {
         let mut done = Tally::default();
         for _ in 0..PASSES {
             let pass = self.redact(bytes);
@@ -396,7 +402,7 @@ impl Redactor {
             }
             done.absorb(pass);
         }
-        (done, self.count(bytes))
+        done
     }
 
     /// The matches in both forms of `bytes`, without changing them.
@@ -409,7 +415,7 @@ impl Redactor {
     /// `text` redacted fully.
     pub fn redact_str(&self, text: &str) -> String {
         let mut bytes = text.as_bytes().to_vec();
-        let (done, _) = self.redact_fully(&mut bytes);
+        let done = self.redact_passes(&mut bytes);
         if done.total() == 0 {
             return text.to_string();
         }
@@ -495,13 +501,9 @@ impl Redactor {
                 if items.iter().any(is_chunk) {
                     self.redact_chunk_array(items, tally);
                 }
-                items
-                    .iter_mut()
-                    .for_each(|v| self.redact_streams(v, tally));
+                items.iter_mut().for_each(|v| self.redact_streams(v, tally));
             }
-            Value::Object(map) => map
-                .values_mut()
-                .for_each(|v| self.redact_streams(v, tally)),
+            Value::Object(map) => map.values_mut().for_each(|v| self.redact_streams(v, tally)),
             _ => {}
         }
     }
@@ -512,7 +514,9 @@ impl Redactor {
             if is_chunk(v) {
                 let key = (
                     v["stream"].as_str().unwrap_or_default().to_string(),
-                    v.get("connection").map(Value::to_string).unwrap_or_default(),
+                    v.get("connection")
+                        .map(Value::to_string)
+                        .unwrap_or_default(),
                 );
                 streams.entry(key).or_default().push(k);
             }
@@ -537,22 +541,20 @@ impl Redactor {
         match value {
             Value::String(s) => {
                 let mut bytes = s.as_bytes().to_vec();
-                let (done, _) = self.redact_fully(&mut bytes);
+                let done = self.redact_passes(&mut bytes);
                 if done.total() > 0 {
                     tally.absorb(done);
                     *s = String::from_utf8_lossy(&bytes).into_owned();
                 }
             }
-            Value::Array(items) => items
-                .iter_mut()
-                .for_each(|v| self.redact_strings(v, tally)),
+            Value::Array(items) => items.iter_mut().for_each(|v| self.redact_strings(v, tally)),
             Value::Object(map) => {
                 let keys: Vec<String> = map.keys().cloned().collect();
                 for key in keys {
                     let mut v = map.remove(&key).expect("a key of the map");
                     let mut new_key = key.clone();
                     let mut bytes = key.as_bytes().to_vec();
-                    let (done, _) = self.redact_fully(&mut bytes);
+                    let done = self.redact_passes(&mut bytes);
                     if done.total() > 0 {
                         tally.absorb(done);
                         new_key = String::from_utf8_lossy(&bytes).into_owned();
@@ -565,7 +567,7 @@ impl Redactor {
                     };
                     match decoded {
                         Some(mut raw) => {
-                            let (done, _) = self.redact_fully(&mut raw);
+                            let done = self.redact_passes(&mut raw);
                             if done.total() > 0 {
                                 tally.absorb(done);
                                 v = Value::String(
@@ -589,7 +591,13 @@ impl Redactor {
     /// earlier rule's match wins over a later one it overlaps), then every
     /// JSON string literal with an escape that no match touches, decoded
     /// and redacted (down to `depth`), re-encoded whole when it changed.
-    fn edits(&self, bytes: &[u8], depth: usize, form: &'static str, tally: &mut Tally) -> Vec<Edit> {
+    fn edits(
+        &self,
+        bytes: &[u8],
+        depth: usize,
+        form: &'static str,
+        tally: &mut Tally,
+    ) -> Vec<Edit> {
         let mut edits: Vec<Edit> = Vec::new();
         for r in self.all_rules() {
             let mut n = 0;
@@ -932,7 +940,9 @@ mod tests {
 
     #[test]
     fn a_secret_is_found_in_every_encoding_at_every_alignment() {
-        use base64::engine::general_purpose::{STANDARD, STANDARD_NO_PAD, URL_SAFE, URL_SAFE_NO_PAD};
+        use base64::engine::general_purpose::{
+            STANDARD, STANDARD_NO_PAD, URL_SAFE, URL_SAFE_NO_PAD,
+        };
         let r = runner(&[("API_TOKEN", TOKEN)]);
         for prefix in ["", "a", "ab", "abc", "abcd"] {
             let plain = format!("{prefix}{TOKEN}?x");
@@ -961,7 +971,10 @@ mod tests {
         let escaped = r#"{"name":"\u0074ok_9f8e7d6c5b4a39281706"}"#;
         assert_eq!(r.count(escaped.as_bytes()).by_form(), (0, 1));
         // Nothing of it: nothing found.
-        assert_eq!(r.count(b"tok_ 9f8e7d6c5b4a3928 aGVsbG8gd29ybGQ=").total(), 0);
+        assert_eq!(
+            r.count(b"tok_ 9f8e7d6c5b4a3928 aGVsbG8gd29ybGQ=").total(),
+            0
+        );
     }
 
     #[test]
@@ -1003,10 +1016,16 @@ mod tests {
         r.redact_value(&mut v);
         assert_eq!(r.scan_value(&v).total(), 0);
         let text = v.to_string();
-        assert!(!text.contains(&TOKEN[5..]) && !text.contains(&TOKEN[..10]), "{text}");
+        assert!(
+            !text.contains(&TOKEN[5..]) && !text.contains(&TOKEN[..10]),
+            "{text}"
+        );
         assert_eq!(v["chunks"][0]["text"], "got <synthetic-bearer>");
         assert_eq!(v["chunks"][1]["text"], "{}");
-        assert_eq!(v["events"][1]["text"], "Authorization: Bearer <synthetic-bearer>\r\n");
+        assert_eq!(
+            v["events"][1]["text"],
+            "Authorization: Bearer <synthetic-bearer>\r\n"
+        );
         assert_eq!(v["detail"], "name <synthetic-bearer>");
     }
 
@@ -1017,7 +1036,11 @@ mod tests {
         assert_eq!(r.count(challenge).total(), 0);
         let raw = b"WWW-Authenticate: Bearer error=\"invalid_token\"\r\n";
         assert_eq!(r.count(raw).total(), 0);
-        assert_eq!(r.count(b"Authorization: Bearer abcdefgh12345678\r\n").total(), 1);
+        assert_eq!(
+            r.count(b"Authorization: Bearer abcdefgh12345678\r\n")
+                .total(),
+            1
+        );
         // The harness keeps redacting both.
         let h = Redactor::with_environment(&BTreeMap::new(), &BTreeMap::new(), None, true);
         assert_eq!(h.count(challenge).total(), 1);

@@ -16,8 +16,8 @@ use std::collections::BTreeMap;
 
 use serde_json::{Value, json};
 
-use crate::produce::drive::redact::{FIXED_KINDS, Redactor};
 pub use crate::produce::drive::redact::{DECODED, NotRedacted, RAW, Tally, secret_name};
+use crate::produce::drive::redact::{FIXED_KINDS, Redactor};
 
 /// One privacy finding (never the matched value itself).
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -27,11 +27,11 @@ use super::profile::check::{CheckRun, Ctx, Obs, Verdict};
 use super::profile::probe::Launch;
 use super::profile::web::{self, Rec, Web};
 use super::profile::{Identity, RemoveOnError, subject_identity, truncate};
-use crate::produce::drive::redact::Redactor;
 use crate::fsio::DirHandle;
 use crate::json::canonical;
 use crate::model::mcp::Revision;
 use crate::model::vocab::ProbeOutcome;
+use crate::produce::drive::redact::Redactor;
 use crate::profiles::{OAUTH_BOUNDARY_ID, Registry};
 use crate::server::oauth::{Defects, Fixture, FixtureConfig};
 use crate::validate::oauth::credential_material;
@@ -581,10 +581,7 @@ pub fn run(options: &Options, report: &mut dyn FnMut(Event)) -> Result<Outcome, 
             runner(&octx)
         };
         let (verdict, why, detail) = c.verdict();
-        let detail = redactor
-            .lock()
-            .expect("redactor lock")
-            .redact_str(&detail);
+        let detail = redactor.lock().expect("redactor lock").redact_str(&detail);
         if let Some(server) = &c.server {
             write(format!("artifacts/{id}/server.json"), server.clone())?;
         }

@@ -26,10 +26,10 @@ use serde_json::{Value, json};
 use self::check::{CheckEntry, CheckRun, Ctx, Obs, Runner, Verdict};
 use self::probe::{Launch, Reply};
 use crate::fsio::DirHandle;
-use crate::produce::drive::redact::Redactor;
 use crate::json::canonical;
 use crate::model::mcp::Revision;
 use crate::model::vocab::ObservationSource;
+use crate::produce::drive::redact::Redactor;
 use crate::profiles::Registry;
 
 /// The `schemaVersion` of `run.json`.

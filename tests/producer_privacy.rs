@@ -23,7 +23,7 @@ use base64::Engine as _;
 use serde_json::Value;
 
 const WATCHDOG: Duration = Duration::from_secs(180);
-const CHECKS: &str = "released-message-framing,stderr-diagnostics";
+const CHECKS: &str = "released-message-framing,stdout-protocol-purity";
 const REVISION: &str = "2025-11-25";
 
 /// The wrapper: `leaky.py MODE SUBJECT ARGS...`. MODE `none` echoes
@@ -31,7 +31,8 @@ const REVISION: &str = "2025-11-25";
 /// `split` writes it on stderr in two writes; `encoded` writes its base64
 /// (standard, padded, at offset 0; URL-safe, unpadded, at offset 2) and
 /// percent-encoded (every byte, upper-case hex; some bytes, lower-case)
-/// forms; `all` does all of these.
+/// forms; `all` does all of these, and writes the synthetic bearer it was
+/// given (`MCPRES_TEST_TOKEN`, Streamable HTTP) split and in base64.
 const WRAPPER: &str = r#"
 import base64, os, sys, time
 mode, subject = sys.argv[1], sys.argv[2]
@@ -51,9 +52,16 @@ if mode in ("encoded", "all"):
     say("b64url " + base64.urlsafe_b64encode(("xy" + tok).encode()).decode().rstrip("=") + "\n")
     say("pct " + "".join(c if c.isalnum() else "%%%02X" % ord(c) for c in tok) + "\n")
     say("pct " + tok.replace("-", "%2d").replace(".", "%2e") + "\n")
+bearer = os.environ.get("MCPRES_TEST_TOKEN", "")
+if bearer and mode == "all":
+    say("bearer-leak " + bearer[:10])
+    time.sleep(0.05)
+    say(bearer[10:] + "\n")
+    say("bearer-b64 " + base64.b64encode(bearer.encode()).decode() + "\n")
 source = open(subject).read()
 if mode in ("name", "all"):
-    source = source.replace('"mcpres-profile-subject"', repr("leaky-" + tok))
+    for name in ('"mcpres-profile-subject"', '"mcpres-http-subject"'):
+        source = source.replace(name, repr("leaky-" + tok))
 sys.argv = [subject] + sys.argv[3:]
 exec(compile(source, subject, "exec"), {"__name__": "__main__", "__file__": subject})
 "#;
@@ -306,7 +314,7 @@ profile = "stdio-transport"
 revision = "{REVISION}"
 transport = "stdio"
 command = ["{}", "{}", "{mode}", "{}"]
-checks = ["released-message-framing", "stderr-diagnostics"]
+checks = ["released-message-framing", "stdout-protocol-purity"]
 env = {{ API_TOKEN = "{tok}" }}
 "#,
             python3(),
@@ -484,6 +492,84 @@ fn an_oauth_run_whose_subject_logs_tokens_split_and_in_base64_stores_none_and_fa
     assert!(
         b64.iter()
             .all(|l| l.contains("<synthetic-bearer>") && l.len() < 32),
+        "{b64:?}"
+    );
+}
+
+#[test]
+fn a_streamable_http_run_stores_no_form_of_an_echoed_env_value_or_bearer() {
+    let tmp = tempfile::tempdir().unwrap();
+    let tok = token();
+    let wrapper = write_wrapper(tmp.path());
+    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/subjects/http_subject.py");
+    let run = |mode: &str| {
+        let out = tmp.path().join(format!("http-{mode}"));
+        let child = support::command()
+            .args(["profile", "run", "streamable-http", "-o"])
+            .arg(&out)
+            .args([
+                "--revision",
+                REVISION,
+                "--http",
+                "http://127.0.0.1:0/mcp",
+                "--bearer-env",
+                "MCPRES_TEST_TOKEN",
+                "--checks",
+                "authenticated-loopback-http,request-response-binding",
+            ])
+            .arg("--env")
+            .arg(format!("API_TOKEN={tok}"))
+            .arg("--")
+            .arg(python3())
+            .arg(&wrapper)
+            .arg(mode)
+            .arg(&script)
+            .args(["--port", "{port}", "--bearer-env", "MCPRES_TEST_TOKEN"])
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("start mcpres profile run");
+        let o = support::output_within(child, WATCHDOG, "mcpres profile run streamable-http");
+        assert_eq!(
+            o.status.code(),
+            Some(0),
+            "{mode}: {}",
+            support::output_text(&o)
+        );
+        out
+    };
+    let twin = run("none");
+    let out = run("all");
+    assert_eq!(verdicts(&out), verdicts(&twin));
+    assert!(verdicts(&twin).iter().all(|(_, v)| v == "PASS"));
+    for dir in [&out, &twin] {
+        assert!(assert_nowhere(dir, &tok) > 3);
+        let v = validate(dir);
+        assert_eq!(v.status.code(), Some(0), "{}", support::output_text(&v));
+    }
+    let e = support::read_json(&out.join("evaluation.json"));
+    assert_eq!(e["subject"]["name"], "leaky-[REDACTED:environment-value]");
+    // The synthetic bearer, written in two pieces and in base64, is one
+    // mark each time.
+    let stderr = stored_stderr(&out);
+    let split: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.starts_with("bearer-leak "))
+        .collect();
+    assert!(!split.is_empty(), "{stderr}");
+    assert!(
+        split.iter().all(|l| *l == "bearer-leak <synthetic-bearer>"),
+        "{split:?}"
+    );
+    let b64: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.starts_with("bearer-b64 "))
+        .collect();
+    assert_eq!(b64.len(), split.len());
+    assert!(
+        b64.iter()
+            .all(|l| l.contains("<synthetic-bearer>") && l.len() < 40),
         "{b64:?}"
     );
 }

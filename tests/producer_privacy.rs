@@ -189,6 +189,9 @@ fn profile_run(dir: &Path, mode: &str, tok: &str) -> (PathBuf, Output) {
         .args(["--revision", REVISION, "--checks", CHECKS])
         .arg("--env")
         .arg(format!("API_TOKEN={tok}"))
+        // A short ordinary value, redacted as a whole word: in what was
+        // recorded, never in a check's name.
+        .args(["--env", "MODE=framing"])
         .arg("--")
         .arg(python3())
         .arg(&wrapper)
@@ -264,6 +267,12 @@ fn a_profile_run_stores_no_form_of_an_echoed_env_value_and_its_twin_is_unchanged
     assert!(assert_nowhere(&twin, &tok) > 3);
     let twin_eval = support::read_json(&twin.join("evaluation.json"));
     assert_eq!(twin_eval["subject"]["name"], "mcpres-profile-subject");
+    let v = validate(&twin);
+    assert_eq!(v.status.code(), Some(0), "{}", support::output_text(&v));
+    assert_eq!(
+        support::read_json(&twin.join("artifacts/released-message-framing/positive.json"))["check"],
+        "released-message-framing"
+    );
 
     for mode in ["name", "split", "encoded"] {
         let (out, o) = profile_run(tmp.path(), mode, &tok);

@@ -696,8 +696,16 @@ pub fn run(
     if options.cancel.load(std::sync::atomic::Ordering::SeqCst) {
         return Err(FieldError::Cancelled);
     }
+    // A leg's own fields come from its directory, already redacted; a
+    // reason a leg did not run passes the redactor.
+    let redactor = crate::produce::drive::redact::Redactor::for_runner(&leg_env);
+    for e in &mut entries {
+        if let Some(Value::String(why)) = e.get_mut("notRunReason") {
+            *why = redactor.redact_str(why);
+        }
+    }
     let (result, summary) = aggregate(entries.iter().map(|e| e["result"].as_str().unwrap_or("")));
-    let mut doc = json!({
+    let doc = json!({
         "schemaVersion": MATRIX_SCHEMA_VERSION,
         "generator": {"name": "mcpres", "version": env!("CARGO_PKG_VERSION")},
         "matrixFileSha256": matrix.sha256,
@@ -705,7 +713,6 @@ pub fn run(
         "summary": summary,
         "legs": entries,
     });
-    crate::produce::drive::redact::Redactor::for_runner(&leg_env).redact_value(&mut doc);
     let bytes = canonical::to_vec(&doc).expect("plain JSON");
     let path = out.join(MATRIX_FILE);
     crate::fsio::write_new_file(&path, &bytes).map_err(|e| io(&path, e))?;

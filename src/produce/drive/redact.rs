@@ -147,6 +147,8 @@ struct Rule {
     /// A match that is a `WWW-Authenticate` auth-param (`Bearer name="`) is
     /// not a credential.
     skip_challenges: bool,
+    /// A short value matched as a whole word only (see `env_policy`).
+    whole_word: bool,
 }
 
 /// An `--env` variable whose value is not redacted (too short, not
@@ -330,7 +332,9 @@ impl Redactor {
         for (k, v) in extra_env {
             match env_policy(k, v) {
                 Ok(Some(m)) => {
-                    rules.push(rule(&format!("environment-value:{k}"), value_regex(v, m)));
+                    let mut r = rule(&format!("environment-value:{k}"), value_regex(v, m));
+                    r.whole_word = m == Match::Token;
+                    rules.push(r);
                 }
                 Ok(None) => {}
                 Err(reason) => not_redacted.push(NotRedacted {
@@ -361,6 +365,7 @@ impl Redactor {
             label: SYNTHETIC.as_bytes().to_vec(),
             re,
             skip_challenges: false,
+            whole_word: false,
         });
         // Longest first, so a credential is never half-replaced by a
         // shorter one it contains.
@@ -465,6 +470,25 @@ impl Redactor {
         (out, done)
     }
 
+    /// An artifact document redacted: a check's observation document
+    /// (`{"check", "role", ...}`) in what it recorded (its `detail` and
+    /// `transcript`), its own fields (the check, the role, reason codes)
+    /// left as they are, so that a short `--env` value matched as a whole
+    /// word (`MODE=framing`) never renames a check; any other artifact (a
+    /// server's or a preflight's transcript, a cleanup record) whole.
+    pub fn redact_artifact(&self, value: &mut Value) -> Tally {
+        if value.get("check").is_some() && value.get("role").is_some() {
+            let mut tally = Tally::default();
+            for key in ["detail", "transcript"] {
+                if let Some(v) = value.get_mut(key) {
+                    tally.absorb(self.redact_value(v));
+                }
+            }
+            return tally;
+        }
+        self.redact_value(value)
+    }
+
     /// Every string of `value` redacted: first each recorded stream (an
     /// array of chunk records, `{"stream": ..., "text" | "base64": ...}`,
     /// grouped by stream and connection) as a whole, then every string and
@@ -553,11 +577,12 @@ impl Redactor {
                 for key in keys {
                     let mut v = map.remove(&key).expect("a key of the map");
                     let mut new_key = key.clone();
-                    let mut bytes = key.as_bytes().to_vec();
-                    let done = self.redact_passes(&mut bytes);
-                    if done.total() > 0 {
+                    let mut done = Tally::default();
+                    let edits = self.edits_of(key.as_bytes(), DECODE_DEPTH, RAW, &mut done, true);
+                    if !edits.is_empty() {
                         tally.absorb(done);
-                        new_key = String::from_utf8_lossy(&bytes).into_owned();
+                        new_key =
+                            String::from_utf8_lossy(&apply(key.as_bytes(), &edits)).into_owned();
                     }
                     let decoded = match (key.as_str(), v.as_str()) {
                         ("base64" | "headBase64", Some(text)) => {
@@ -598,8 +623,21 @@ impl Redactor {
         form: &'static str,
         tally: &mut Tally,
     ) -> Vec<Edit> {
+        self.edits_of(bytes, depth, form, tally, false)
+    }
+
+    /// [`Redactor::edits`], without the whole-word rules when `keys` (an
+    /// object key: a name mcpres chose, or the subject's).
+    fn edits_of(
+        &self,
+        bytes: &[u8],
+        depth: usize,
+        form: &'static str,
+        tally: &mut Tally,
+        keys: bool,
+    ) -> Vec<Edit> {
         let mut edits: Vec<Edit> = Vec::new();
-        for r in self.all_rules() {
+        for r in self.all_rules().filter(|r| !(keys && r.whole_word)) {
             let mut n = 0;
             for m in r.re.find_iter(bytes) {
                 if m.start() == m.end()
@@ -627,7 +665,7 @@ impl Redactor {
                 let Ok(text) = serde_json::from_slice::<String>(&bytes[start..end]) else {
                     continue;
                 };
-                let inner = self.edits(text.as_bytes(), depth - 1, DECODED, tally);
+                let inner = self.edits_of(text.as_bytes(), depth - 1, DECODED, tally, keys);
                 if inner.is_empty() {
                     continue;
                 }
@@ -730,6 +768,7 @@ fn rule(kind: &str, re: Regex) -> Rule {
         label: label.into_bytes(),
         re,
         skip_challenges: false,
+        whole_word: false,
     }
 }
 
@@ -1059,6 +1098,30 @@ mod tests {
             assert_eq!((done.total(), left.total()), (1, 0), "{form}");
             assert_eq!(bytes, b"x [REDACTED:environment-value] y", "{form}");
         }
+    }
+
+    #[test]
+    fn an_observation_keeps_its_own_fields_and_a_short_value_never_renames_a_key() {
+        let r = runner(&[("MODE", "framing"), ("API_TOKEN", TOKEN)]);
+        let mut doc = json!({
+            "check": "released-message-framing",
+            "role": "positive",
+            "observedReasonCode": "MCP_RES_FRAMING_OK",
+            "detail": "framing held",
+            "transcript": {"chunks": [{"stream": "stderr", "text": format!("framing {TOKEN}")}],
+                           "framing": 1, TOKEN: 2},
+        });
+        r.redact_artifact(&mut doc);
+        assert_eq!(doc["check"], "released-message-framing");
+        assert_eq!(doc["detail"], "[REDACTED:environment-value] held");
+        let t = &doc["transcript"];
+        assert_eq!(
+            t["chunks"][0]["text"],
+            "[REDACTED:environment-value] [REDACTED:environment-value]"
+        );
+        assert_eq!(t["framing"], 1);
+        assert_eq!(t["[REDACTED:environment-value]"], 2);
+        assert!(!doc.to_string().contains(TOKEN));
     }
 
     #[test]

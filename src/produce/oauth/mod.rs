@@ -537,7 +537,7 @@ pub fn run(options: &Options, report: &mut dyn FnMut(Event)) -> Result<Outcome, 
         redactor
             .lock()
             .expect("redactor lock")
-            .redact_value(&mut value);
+            .redact_artifact(&mut value);
         if let Some((pointer, what)) = artifact_credential(&value) {
             return Err(OauthRunError::CredentialMaterial {
                 path: rel,
@@ -772,7 +772,7 @@ pub fn run(options: &Options, report: &mut dyn FnMut(Event)) -> Result<Outcome, 
             "listenerSha256": listener_sha,
         },
         "flow": {
-            "resourceUri": pre.resource,
+            "resourceUri": redactor.redact_str(&pre.resource),
             "authorizationServerIssuer": issuer,
             "authorizationEndpoint": format!("{issuer}/authorize"),
             "tokenEndpoint": format!("{issuer}/token"),
@@ -801,8 +801,6 @@ pub fn run(options: &Options, report: &mut dyn FnMut(Event)) -> Result<Outcome, 
         "result": "PASS",
         "evaluationSha256": "",
     });
-    // Derived fields (the subject's name, the resource) pass the redactor too.
-    redactor.redact_value(&mut evaluation);
     // The standard derives the result from the evidence sources alone
     // (spec/oauth-boundary.md): a failed case is not a `FAIL` result but a
     // per-case finding that makes the document invalid. So the derived value
@@ -893,8 +891,6 @@ pub fn run(options: &Options, report: &mut dyn FnMut(Event)) -> Result<Outcome, 
         "flowScopesFrom": scopes_from,
         "artifacts": artifacts,
     });
-    let mut run_doc = run_doc;
-    redactor.redact_value(&mut run_doc);
     let run_bytes = canonical::to_vec(&run_doc).expect("plain JSON");
     dir.write_new(Path::new("run.json"), &run_bytes)
         .map_err(|e| io(&options.out.join("run.json"), e))?;

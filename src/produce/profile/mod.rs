@@ -235,7 +235,8 @@ pub fn run(options: &Options, report: Report<'_>) -> Result<Outcome, ProfileErro
     ctx.web = web;
     ctx.cancel = options.cancel.clone();
     // The one redactor: every artifact, and every field derived from what
-    // the subject said, passes it before it is stored.
+    // the subject said (its name and version, each check's reason and
+    // detail), passes it before it is stored.
     let redactor = redactor_for(options, &ctx);
     // Preflight: open once, for the subject's name and version. A subject
     // that does not open is still evaluated: every check then fails on its
@@ -257,7 +258,7 @@ pub fn run(options: &Options, report: Report<'_>) -> Result<Outcome, ProfileErro
     let mut artifacts: Vec<Value> = Vec::new();
     let mut write = |rel: String, value: &Value| -> Result<String, ProfileError> {
         let mut value = value.clone();
-        redactor.redact_value(&mut value);
+        redactor.redact_artifact(&mut value);
         let bytes = canonical::to_vec(&value).expect("artifacts are plain JSON");
         dir.write_new(Path::new(&rel), &bytes)
             .map_err(|e| io(&options.out.join(&rel), e))?;
@@ -446,7 +447,6 @@ pub fn run(options: &Options, report: Report<'_>) -> Result<Outcome, ProfileErro
         "result": if failed { "FAIL" } else { "PASS" },
         "evaluationSha256": "",
     });
-    redactor.redact_value(&mut evaluation);
     crate::validate::profile::seal(&mut evaluation);
     let eval_bytes = canonical::to_vec(&evaluation).expect("plain JSON");
     dir.write_new(Path::new("evaluation.json"), &eval_bytes)
@@ -467,8 +467,6 @@ pub fn run(options: &Options, report: Report<'_>) -> Result<Outcome, ProfileErro
         "checks": run_checks,
         "artifacts": artifacts,
     });
-    let mut run_doc = run_doc;
-    redactor.redact_value(&mut run_doc);
     let run_bytes = canonical::to_vec(&run_doc).expect("plain JSON");
     dir.write_new(Path::new("run.json"), &run_bytes)
         .map_err(|e| io(&options.out.join("run.json"), e))?;

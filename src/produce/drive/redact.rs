@@ -509,6 +509,29 @@ impl Redactor {
         self.redact_value(&mut copy)
     }
 
+    /// What [`Redactor::redact_artifact`] would still find in `value`.
+    pub fn scan_artifact(&self, value: &Value) -> Tally {
+        let mut copy = value.clone();
+        self.redact_artifact(&mut copy)
+    }
+
+    /// Of a [`Tally`], the matches that are credentials: a credential the
+    /// run made or learned, a credential shape, or the value of a
+    /// secret-named variable (an ordinary `--env` value or a path is not).
+    pub fn credential_matches(tally: &Tally) -> usize {
+        tally
+            .matches
+            .iter()
+            .filter(
+                |((kind, _), _)| match kind.strip_prefix("environment-value:") {
+                    Some(name) => secret_name(name),
+                    None => !matches!(kind.as_str(), "home-path" | "working-directory"),
+                },
+            )
+            .map(|(_, n)| n)
+            .sum()
+    }
+
     /// Of a [`Tally`], the matches of credentials the run made or learned.
     pub fn synthetic_matches(tally: &Tally) -> usize {
         tally
@@ -1122,6 +1145,19 @@ mod tests {
         assert_eq!(t["framing"], 1);
         assert_eq!(t["[REDACTED:environment-value]"], 2);
         assert!(!doc.to_string().contains(TOKEN));
+    }
+
+    #[test]
+    fn only_credentials_count_as_credential_material() {
+        let mut r = runner(&[("MODE", "framing"), ("API_TOKEN", TOKEN)]);
+        r.add_synthetic("synthetic-credential-value");
+        let t = r.count(b"framing");
+        assert_eq!((t.total(), Redactor::credential_matches(&t)), (1, 0));
+        let t = r.count(
+            format!("{TOKEN} synthetic-credential-value ghp_0123456789abcdefghijABCD").as_bytes(),
+        );
+        assert_eq!(Redactor::credential_matches(&t), 3);
+        assert_eq!(Redactor::synthetic_matches(&t), 1);
     }
 
     #[test]

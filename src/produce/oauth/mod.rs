@@ -736,7 +736,7 @@ pub fn run(options: &Options, report: &mut dyn FnMut(Event)) -> Result<Outcome, 
     let redactor = redactor.lock().expect("redactor lock").clone();
     let mut left = crate::produce::drive::redact::Tally::default();
     for v in &stored {
-        for (k, n) in redactor.scan_value(v).matches {
+        for (k, n) in redactor.scan_artifact(v).matches {
             *left.matches.entry(k).or_default() += n;
         }
     }
@@ -787,7 +787,7 @@ pub fn run(options: &Options, report: &mut dyn FnMut(Event)) -> Result<Outcome, 
         "cases": cases,
         "privacy": {
             "tokenMaterialPersisted": tokens_left > 0,
-            "evidenceContainsCredentialMaterial": left.total() > 0,
+            "evidenceContainsCredentialMaterial": Redactor::credential_matches(&left) > 0,
             // Observed: no refusal of the subject echoed the token it refused
             // (and at least one refusal was seen); the fixture's error
             // descriptions are fixed texts.

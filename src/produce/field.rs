@@ -631,6 +631,9 @@ pub fn run(
     let kernel = kernel_release();
     let total = matrix.legs.len();
     let mut entries = Vec::new();
+    // Every leg's `--env` values, for the matrix's own redaction (each leg's
+    // directory is redacted by its profile run).
+    let mut leg_env: BTreeMap<String, String> = BTreeMap::new();
     for (i, leg) in matrix.legs.iter().enumerate() {
         if options.cancel.load(std::sync::atomic::Ordering::SeqCst) {
             return Err(FieldError::Cancelled);
@@ -643,6 +646,13 @@ pub fn run(
         let entry = match resolve(leg, &matrix.base, &options.exe) {
             Err(why) => not_run(leg, registry, &kernel, &why),
             Ok((launch, http)) => {
+                for (k, v) in launch.iter().flat_map(|l| &l.env) {
+                    let mut name = k.clone();
+                    while leg_env.get(&name).is_some_and(|x| x != v) {
+                        name.push('#');
+                    }
+                    leg_env.insert(name, v.clone());
+                }
                 let leg_out = legs_dir.join(&leg.id);
                 let opts = Options {
                     profile: leg.profile.clone(),
@@ -685,6 +695,14 @@ pub fn run(
     }
     if options.cancel.load(std::sync::atomic::Ordering::SeqCst) {
         return Err(FieldError::Cancelled);
+    }
+    // A leg's own fields come from its directory, already redacted; a
+    // reason a leg did not run passes the redactor.
+    let redactor = crate::produce::drive::redact::Redactor::for_runner(&leg_env);
+    for e in &mut entries {
+        if let Some(Value::String(why)) = e.get_mut("notRunReason") {
+            *why = redactor.redact_str(why);
+        }
     }
     let (result, summary) = aggregate(entries.iter().map(|e| e["result"].as_str().unwrap_or("")));
     let doc = json!({

@@ -9,65 +9,15 @@
 //! whole literal by the JSON encoding of its redacted text. Both forms are then
 //! scanned again, and the scan passes only when neither holds a match. The
 //! report names paths, kinds, forms and counts, never a matched value. See the
-//! PRIVACY_SCAN paragraph of spec/harness.md.
+//! PRIVACY_SCAN paragraph of spec/harness.md. The rules and their matching
+//! are the one redactor's (`drive::redact`); this is the harness's report.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
-use regex::bytes::Regex;
 use serde_json::{Value, json};
 
-/// The two forms every artifact is scanned in.
-pub const RAW: &str = "raw";
-pub const DECODED: &str = "json-decoded";
-
-/// How deep JSON string literals inside decoded literals are decoded again (a
-/// tool result whose text is itself JSON is decoded twice).
-const DECODE_DEPTH: usize = 3;
-
-/// Redaction passes per artifact before whatever is left counts as remaining.
-const PASSES: usize = 3;
-
-/// An `--env` value of at least this many bytes is redacted as a plain
-/// substring, whatever its name.
-const PLAIN_MIN: usize = 8;
-
-/// A secret-named value of at least this many bytes is redacted as a plain
-/// substring; a shorter one only as a whole token.
-const SECRET_PLAIN_MIN: usize = 4;
-
-/// A value that is not secret-named is redacted (as a whole token) from this
-/// many bytes on; a shorter one is not redacted and the report names it.
-const PUBLIC_MIN: usize = 4;
-
-/// Rule kinds the report lists (environment rules are named per variable).
-const FIXED_KINDS: [&str; 9] = [
-    "bearer-token",
-    "github-token",
-    "api-key",
-    "aws-access-key",
-    "slack-token",
-    "private-key",
-    "home-path",
-    "working-directory",
-    "environment-value:<name>",
-];
-
-/// Name fragments that make a variable secret-named (case-insensitive).
-const SECRET_FRAGMENTS: [&str; 13] = [
-    "TOKEN",
-    "SECRET",
-    "PASS",
-    "PW",
-    "KEY",
-    "CRED",
-    "AUTH",
-    "COOKIE",
-    "PRIVATE",
-    "SESSION",
-    "SIGNATURE",
-    "SALT",
-    "DSN",
-];
+pub use crate::produce::drive::redact::{DECODED, NotRedacted, RAW, Tally, secret_name};
+use crate::produce::drive::redact::{FIXED_KINDS, Redactor};
 
 /// One privacy finding (never the matched value itself).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -79,350 +29,62 @@ pub struct PrivacyFinding {
     pub count: usize,
 }
 
-/// What one redaction found: matches per (kind, form), and how many JSON
-/// string literals were re-encoded.
-#[derive(Debug, Default, Clone, PartialEq, Eq)]
-pub struct Tally {
-    pub matches: BTreeMap<(String, &'static str), usize>,
-    pub literals_rewritten: usize,
-}
-
-impl Tally {
-    fn add(&mut self, kind: &str, form: &'static str, n: usize) {
-        *self.matches.entry((kind.to_string(), form)).or_default() += n;
-    }
-
-    /// Matches in the raw form, and in the decoded form.
-    pub fn by_form(&self) -> (usize, usize) {
-        let mut raw = 0;
-        let mut decoded = 0;
-        for ((_, form), n) in &self.matches {
-            if *form == RAW {
-                raw += n;
-            } else {
-                decoded += n;
-            }
-        }
-        (raw, decoded)
-    }
-
-    pub fn total(&self) -> usize {
-        let (raw, decoded) = self.by_form();
-        raw + decoded
-    }
-}
-
-struct Rule {
-    kind: String,
-    label: Vec<u8>,
-    re: Regex,
-}
-
-/// An `--env` variable whose value is not redacted (too short, not
-/// secret-named), named in the report.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct NotRedacted {
-    pub name: String,
-    pub reason: &'static str,
-}
-
-/// Patterns the scan looks for, with the label that replaces each match.
-pub struct PrivacyScanner {
-    rules: Vec<Rule>,
-    not_redacted: Vec<NotRedacted>,
-}
-
-/// Whether a variable name marks its value as a secret (TOKEN, SECRET, PASS,
-/// PW, KEY, CRED, AUTH, COOKIE, PRIVATE, SESSION, SIGNATURE, SALT, DSN
-/// anywhere in the name, any case).
-pub fn secret_name(name: &str) -> bool {
-    let upper = name.to_ascii_uppercase();
-    SECRET_FRAGMENTS.iter().any(|k| upper.contains(k))
-}
-
-/// How an environment value is matched.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Match {
-    /// Anywhere, as a substring.
-    Plain,
-    /// Only where it is not part of a longer run of ASCII letters, digits or `_`.
-    Token,
-}
-
-/// Why a value passed with `--env` is not redacted.
-const TOO_SHORT: &str = "SHORTER_THAN_4_BYTES_AND_NOT_SECRET_NAMED";
-const JSON_SCALAR: &str = "JSON_NUMBER_OR_KEYWORD_UNDER_8_BYTES_AND_NOT_SECRET_NAMED";
-
-/// The matching policy for a value passed with `--env`: every value is
-/// redacted, except a short one whose name is not secret-named and which would
-/// erase ordinary evidence: under 4 bytes (`DEBUG=1` would erase every `1`),
-/// or under 8 bytes and a JSON number or keyword (`PORT=45123` would corrupt
-/// every JSON document that records the port; `true`, `false`, `null`).
-fn env_policy(name: &str, value: &str) -> Result<Option<Match>, &'static str> {
-    let secret = secret_name(name);
-    let scalar = !value.is_empty()
-        && (value.bytes().all(|b| b.is_ascii_digit())
-            || ["true", "false", "null"].contains(&value));
-    Ok(Some(match value.len() {
-        0 => return Ok(None),
-        n if n >= PLAIN_MIN => Match::Plain,
-        n if secret && n >= SECRET_PLAIN_MIN => Match::Plain,
-        _ if secret => Match::Token,
-        n if n < PUBLIC_MIN => return Err(TOO_SHORT),
-        _ if scalar => return Err(JSON_SCALAR),
-        _ => Match::Token,
-    }))
-}
+/// The harness's face of the one redactor (`drive::redact`): its rules are
+/// the credential shapes, home paths, the working directory and the
+/// environment values; this module turns what it finds into the privacy
+/// report.
+pub struct PrivacyScanner(Redactor);
 
 impl PrivacyScanner {
     /// Credential shapes, PEM private key blocks, home-directory paths
     /// (`$HOME` and `/home/NAME`, `/Users/NAME`), the harness's working
-    /// directory, the values (8 bytes or more) of secret-named variables of the
-    /// harness's own environment, and every value passed with `--env` (see
-    /// `env_policy`).
+    /// directory, the values (8 bytes or more) of secret-named variables of
+    /// the harness's own environment, and every value passed with `--env`
+    /// (short harmless values aside), each in its encoded forms too.
     pub fn new(extra_env: &BTreeMap<String, String>) -> Self {
-        let harness_env: BTreeMap<String, String> = std::env::vars_os()
-            .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
-            .collect();
-        let cwd = std::env::current_dir()
-            .ok()
-            .and_then(|d| d.into_os_string().into_string().ok());
-        Self::with_environment(extra_env, &harness_env, cwd.as_deref())
+        PrivacyScanner(Redactor::for_harness(extra_env))
     }
 
     /// `new` with the harness's environment and working directory given.
+    #[cfg(test)]
     fn with_environment(
         extra_env: &BTreeMap<String, String>,
         harness_env: &BTreeMap<String, String>,
         cwd: Option<&str>,
     ) -> Self {
-        let mut rules: Vec<Rule> = Vec::new();
-        let fixed = [
-            ("bearer-token", r"(?i)bearer\s+[A-Za-z0-9._~+/=-]{8,}"),
-            ("github-token", r"gh[pousr]_[A-Za-z0-9]{20,}"),
-            ("api-key", r"sk-[A-Za-z0-9_-]{20,}"),
-            ("aws-access-key", r"AKIA[0-9A-Z]{16}"),
-            ("slack-token", r"xox[abprs]-[A-Za-z0-9-]{10,}"),
-            // The whole block, BEGIN to END, whether its line breaks are real
-            // or JSON-escaped (a PEM block holds no `"`); a block cut off before
-            // its END line loses its BEGIN line and the base64 that follows.
-            (
-                "private-key",
-                r"-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY-----(?:(?-u:[^\x22])*?-----END [A-Z0-9 ]{0,40}PRIVATE KEY-----|(?:[A-Za-z0-9+/=\r\n]|\\[rn])*)",
-            ),
-            ("home-path", r"/(?:home|Users)/[A-Za-z0-9._-]+"),
-        ];
-        for (kind, pattern) in fixed {
-            rules.push(rule(kind, Regex::new(pattern).expect("fixed pattern")));
-        }
-        // The harness's working directory: absolute subject paths below it
-        // (a checkout, a virtualenv) say where this machine keeps things.
-        if let Some(cwd) = cwd.filter(|c| c.len() > 1) {
-            rules.push(rule("working-directory", value_regex(cwd, Match::Plain)));
-        }
-        if let Some(home) = harness_env.get("HOME").filter(|h| h.len() > 1) {
-            rules.push(rule("home-path", value_regex(home, Match::Plain)));
-        }
-        // The harness's own environment never reaches a subject; a
-        // secret-named value is still looked for in case the subject learns it
-        // some other way. Long values only: its names are not the operator's
-        // choice (`XDG_SESSION_CLASS=user`).
-        for (k, v) in harness_env {
-            if !extra_env.contains_key(k) && secret_name(k) && v.len() >= PLAIN_MIN {
-                rules.push(rule(
-                    &format!("environment-value:{k}"),
-                    value_regex(v, Match::Plain),
-                ));
-            }
-        }
-        let mut not_redacted = Vec::new();
-        for (k, v) in extra_env {
-            match env_policy(k, v) {
-                Ok(Some(m)) => {
-                    rules.push(rule(&format!("environment-value:{k}"), value_regex(v, m)));
-                }
-                Ok(None) => {}
-                Err(reason) => not_redacted.push(NotRedacted {
-                    name: k.clone(),
-                    reason,
-                }),
-            }
-        }
-        PrivacyScanner {
-            rules,
-            not_redacted,
-        }
+        PrivacyScanner(Redactor::with_environment(
+            extra_env,
+            harness_env,
+            cwd,
+            true,
+        ))
+    }
+
+    /// The redactor itself.
+    pub fn redactor(&self) -> &Redactor {
+        &self.0
     }
 
     /// The `--env` variables whose values are not redacted.
     pub fn not_redacted(&self) -> &[NotRedacted] {
-        &self.not_redacted
+        self.0.not_redacted()
     }
 
-    /// One redaction pass over both forms of `bytes`: the raw rules, then
-    /// every JSON string literal with an escape is decoded and scanned (and
-    /// literals inside it, down to `DECODE_DEPTH`); a literal whose decoded
-    /// text matched is replaced by the JSON encoding of its redacted text.
+    /// One redaction pass over both forms of `bytes`.
     pub fn redact(&self, bytes: &mut Vec<u8>) -> Tally {
-        let mut tally = Tally::default();
-        *bytes = self.redact_level(bytes, DECODE_DEPTH, RAW, &mut tally);
-        tally
+        self.0.redact(bytes)
     }
 
-    /// Redact until a rescan of both forms is clean, or `PASSES` passes;
+    /// Redact until a rescan of both forms is clean, or a few passes;
     /// returns what was redacted and what remains.
     pub fn redact_fully(&self, bytes: &mut Vec<u8>) -> (Tally, Tally) {
-        let mut done = Tally::default();
-        for _ in 0..PASSES {
-            let pass = self.redact(bytes);
-            if pass.total() == 0 {
-                break;
-            }
-            for ((kind, form), n) in pass.matches {
-                done.add(&kind, form, n);
-            }
-            done.literals_rewritten += pass.literals_rewritten;
-        }
-        (done, self.count(bytes))
+        self.0.redact_fully(bytes)
     }
 
     /// The matches in both forms of `bytes`, without changing them.
     pub fn count(&self, bytes: &[u8]) -> Tally {
-        let mut copy = bytes.to_vec();
-        self.redact(&mut copy)
+        self.0.count(bytes)
     }
-
-    fn redact_level(
-        &self,
-        bytes: &[u8],
-        depth: usize,
-        form: &'static str,
-        tally: &mut Tally,
-    ) -> Vec<u8> {
-        let mut out = bytes.to_vec();
-        for r in &self.rules {
-            let n = r.re.find_iter(&out).count();
-            if n > 0 {
-                tally.add(&r.kind, form, n);
-                out = r.re.replace_all(&out, r.label.as_slice()).into_owned();
-            }
-        }
-        if depth == 0 {
-            return out;
-        }
-        let mut result = Vec::with_capacity(out.len());
-        let mut last = 0;
-        for (start, end) in escaped_literals(&out) {
-            let Ok(text) = serde_json::from_slice::<String>(&out[start..end]) else {
-                continue;
-            };
-            let redacted = self.redact_level(text.as_bytes(), depth - 1, DECODED, tally);
-            if redacted != text.as_bytes() {
-                result.extend_from_slice(&out[last..start]);
-                let text = String::from_utf8_lossy(&redacted);
-                result.extend(serde_json::to_vec(&text).unwrap_or_default());
-                last = end;
-                tally.literals_rewritten += 1;
-            }
-        }
-        if last == 0 {
-            return out;
-        }
-        result.extend_from_slice(&out[last..]);
-        result
-    }
-}
-
-fn rule(kind: &str, re: Regex) -> Rule {
-    let label = format!("[REDACTED:{}]", kind.split(':').next().unwrap_or("secret"));
-    Rule {
-        kind: kind.to_string(),
-        label: label.into_bytes(),
-        re,
-    }
-}
-
-/// A value, and its JSON-escaped form when that differs (a value with `"`,
-/// `\` or a control character), as one pattern.
-fn value_regex(value: &str, m: Match) -> Regex {
-    let escaped = serde_json::to_string(value).unwrap_or_default();
-    let escaped = escaped
-        .strip_prefix('"')
-        .and_then(|e| e.strip_suffix('"'))
-        .unwrap_or(value);
-    // The longer form first, so that a value which is a prefix of its
-    // escaped form (`ab\` and `ab\\`) is never matched short.
-    let mut forms: Vec<&str> = [value, escaped]
-        .into_iter()
-        .collect::<BTreeSet<_>>()
-        .into_iter()
-        .collect();
-    forms.sort_by_key(|f| std::cmp::Reverse(f.len()));
-    let alternatives: Vec<String> = forms
-        .into_iter()
-        .map(|f| {
-            let word = |c: Option<char>| c.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_');
-            let (pre, post) = match m {
-                Match::Plain => ("", ""),
-                Match::Token => (
-                    if word(f.chars().next()) {
-                        r"(?-u:\b)"
-                    } else {
-                        ""
-                    },
-                    if word(f.chars().last()) {
-                        r"(?-u:\b)"
-                    } else {
-                        ""
-                    },
-                ),
-            };
-            format!("{pre}{}{post}", regex::escape(f))
-        })
-        .collect();
-    Regex::new(&alternatives.join("|")).expect("escaped literal")
-}
-
-/// The spans (`"` to `"`, both included) of the JSON string literals in
-/// `bytes` that contain an escape; a literal without one decodes to its own
-/// bytes, which the raw scan already covered. A quote with no closing quote
-/// before the next control byte (a line break) starts no literal.
-fn escaped_literals(bytes: &[u8]) -> Vec<(usize, usize)> {
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] != b'"' {
-            i += 1;
-            continue;
-        }
-        let mut j = i + 1;
-        let mut escaped = false;
-        let mut closed = None;
-        while j < bytes.len() {
-            match bytes[j] {
-                c if c < 0x20 => break,
-                b'\\' => {
-                    escaped = true;
-                    j += 2;
-                }
-                b'"' => {
-                    closed = Some(j);
-                    break;
-                }
-                _ => j += 1,
-            }
-        }
-        match closed {
-            Some(end) => {
-                if escaped {
-                    out.push((i, end + 1));
-                }
-                i = end + 1;
-            }
-            None => i = j.max(i + 1),
-        }
-    }
-    out
 }
 
 /// What the scan of a bundle's artifacts found and left.
@@ -509,6 +171,7 @@ pub fn scan_artifacts(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::produce::drive::redact::{JSON_SCALAR, TOO_SHORT};
 
     /// A scanner with the given `--env`, no harness environment and no
     /// working directory, so that the tests see only their own rules.
@@ -773,7 +436,7 @@ mod tests {
     fn literal_spans_survive_stray_quotes() {
         let b = br#"say "it\"s" and 5" long
 {"a":"x\ty"}"#;
-        let spans = escaped_literals(b);
+        let spans = crate::produce::drive::redact::escaped_literals(b);
         let got: Vec<&[u8]> = spans.iter().map(|(s, e)| &b[*s..*e]).collect();
         assert_eq!(got, vec![&br#""it\"s""#[..], &br#""x\ty""#[..]]);
     }

@@ -596,29 +596,14 @@ fn metadata_discovery(o: &OauthCtx) -> CheckRun {
     finish(o, id, server, positive, negative, mutant)
 }
 
-/// How often `secret` occurs in the strings of `value` (base64 fields
-/// decoded first).
+/// How often `secret` occurs in `value`, in any form the one redactor
+/// knows (raw, JSON-escaped, percent-encoded, base64 at any alignment),
+/// each recorded stream read as a whole (a token written in two pieces is
+/// one occurrence), base64 fields decoded.
 fn occurrences(value: &Value, secret: &str) -> usize {
-    use base64::Engine as _;
-    let count = |hay: &[u8]| {
-        hay.windows(secret.len())
-            .filter(|w| *w == secret.as_bytes())
-            .count()
-    };
-    match value {
-        Value::String(s) => count(s.as_bytes()),
-        Value::Array(items) => items.iter().map(|v| occurrences(v, secret)).sum(),
-        Value::Object(map) => map
-            .iter()
-            .map(|(k, v)| match (k.as_str(), v.as_str()) {
-                ("base64" | "headBase64", Some(text)) => base64::engine::general_purpose::STANDARD
-                    .decode(text)
-                    .map_or(0, |b| count(&b)),
-                _ => occurrences(v, secret),
-            })
-            .sum(),
-        _ => 0,
-    }
+    crate::produce::drive::redact::Redactor::synthetic(&[secret])
+        .scan_value(value)
+        .total()
 }
 
 /// `token-storage-omission`: the subject keeps no presented token in what it

@@ -32,6 +32,7 @@ use crate::fsio::DirHandle;
 use crate::json::canonical;
 use crate::model::mcp::Revision;
 use crate::model::vocab::ProbeOutcome;
+use crate::produce::drive::redact::Redactor;
 use crate::profiles::{OAUTH_BOUNDARY_ID, Registry};
 use crate::server::oauth::{Defects, Fixture, FixtureConfig};
 use crate::validate::oauth::credential_material;
@@ -163,8 +164,10 @@ pub struct OauthCtx<'a> {
     /// A third document on the fixture that claims to be `client_id` (an
     /// impostor, for `cimd-identity`).
     pub impostor_client_id: String,
-    /// Every credential the run minted: redacted from every artifact.
-    secrets: Arc<Mutex<Vec<zeroize::Zeroizing<String>>>>,
+    /// The one redactor (`drive::redact`): the operator's `--env` values,
+    /// mcpres's own secrets, credential shapes, and every credential the run
+    /// minted or learned, redacted from every artifact.
+    redactor: Arc<Mutex<Redactor>>,
     pub network: Mutex<Network>,
     /// (subject refusals seen, of which echoed the presented token or one
     /// of its claim values).
@@ -198,27 +201,20 @@ impl OauthCtx<'_> {
         t
     }
 
-    /// Remember a credential (or a damaged copy of one) for redaction, as
-    /// it is and as it appears percent-encoded in a query or a `Location`
-    /// (every byte but letters and digits escaped, in upper- or lower-case
-    /// hex: `-` and `_` of a base64url value become `%2D`/`%5F`).
+    /// Remember a credential (or a damaged copy of one) for redaction, in
+    /// every form the redactor knows: as it is, JSON-escaped, as it appears
+    /// percent-encoded in a query or a `Location` (`-` and `_` of a
+    /// base64url value become `%2D`/`%5F` or `%2d`/`%5f`), and in base64.
     pub fn remember(&self, secret: &str) {
-        let mut secrets = self.secrets.lock().expect("secrets lock");
-        for form in secret_forms(secret) {
-            if !secrets.iter().any(|s| s.as_str() == form.as_str()) {
-                secrets.push(form);
-            }
-        }
-        // Longest first, so a credential is never half-replaced by a
-        // shorter one it contains.
-        secrets.sort_by_key(|s| std::cmp::Reverse(s.len()));
+        self.redactor
+            .lock()
+            .expect("redactor lock")
+            .add_synthetic(secret);
     }
 
     /// A record that redacts every credential known so far.
     pub fn rec(&self) -> Rec {
-        let secrets = self.secrets.lock().expect("secrets lock");
-        let refs: Vec<&str> = secrets.iter().map(|s| s.as_str()).collect();
-        Rec::redacting(&refs)
+        Rec::with_redactor(self.redactor.lock().expect("redactor lock").clone())
     }
 
     /// The loopback socket address of `url` (`http://IP:PORT/...`), or why
@@ -275,71 +271,13 @@ impl OauthCtx<'_> {
         r.1 += usize::from(echoed);
     }
 
-    /// Every string of `value` with each known credential replaced, and
-    /// every base64 field that decodes to bytes holding one dropped.
+    /// Every string of `value` redacted (each recorded stream as a whole),
+    /// and every base64 field decoded, redacted and encoded again.
     pub fn scrub(&self, value: &mut Value) {
-        scrub(&self.secrets, value);
-    }
-}
-
-/// `secret` and its percent-encoded spellings (distinct ones only).
-fn secret_forms(secret: &str) -> Vec<zeroize::Zeroizing<String>> {
-    let upper = percent_encoding::utf8_percent_encode(secret, percent_encoding::NON_ALPHANUMERIC)
-        .to_string();
-    let mut lower = String::with_capacity(upper.len());
-    let mut hex = 0;
-    for c in upper.chars() {
-        if c == '%' {
-            hex = 2;
-            lower.push(c);
-        } else if hex > 0 {
-            hex -= 1;
-            lower.push(c.to_ascii_lowercase());
-        } else {
-            lower.push(c);
-        }
-    }
-    let mut forms = vec![zeroize::Zeroizing::new(secret.to_string())];
-    for form in [upper, lower] {
-        if !forms.iter().any(|f| f.as_str() == form) {
-            forms.push(zeroize::Zeroizing::new(form));
-        }
-    }
-    forms
-}
-
-fn scrub(secrets: &Mutex<Vec<zeroize::Zeroizing<String>>>, value: &mut Value) {
-    let secrets = secrets.lock().expect("secrets lock");
-    scrub_with(value, &secrets);
-}
-
-fn scrub_with(value: &mut Value, secrets: &[zeroize::Zeroizing<String>]) {
-    use base64::Engine as _;
-    match value {
-        Value::String(s) => {
-            for secret in secrets.iter().filter(|x| !x.is_empty()) {
-                if s.contains(secret.as_str()) {
-                    *s = s.replace(secret.as_str(), REDACTED);
-                }
-            }
-        }
-        Value::Array(items) => items.iter_mut().for_each(|v| scrub_with(v, secrets)),
-        Value::Object(map) => {
-            for (k, v) in map.iter_mut() {
-                if (k == "base64" || k == "headBase64")
-                    && let Some(text) = v.as_str()
-                    && let Ok(bytes) = base64::engine::general_purpose::STANDARD.decode(text)
-                    && secrets
-                        .iter()
-                        .any(|x| !x.is_empty() && contains(&bytes, x.as_bytes()))
-                {
-                    *v = json!("<dropped: held a synthetic credential>");
-                } else {
-                    scrub_with(v, secrets);
-                }
-            }
-        }
-        _ => {}
+        self.redactor
+            .lock()
+            .expect("redactor lock")
+            .redact_value(value);
     }
 }
 
@@ -540,7 +478,15 @@ pub fn run(options: &Options, report: &mut dyn FnMut(Event)) -> Result<Outcome, 
         redirect_uri: redirect_uri.clone(),
         other_client_id,
         impostor_client_id,
-        secrets: Arc::default(),
+        // The operator's values as given: a value that names `{issuer}` or
+        // `{port}` is a template, not a secret.
+        redactor: Arc::new(Mutex::new(Redactor::for_runner(
+            &options
+                .launch
+                .as_ref()
+                .map(|l| l.env.clone())
+                .unwrap_or_default(),
+        ))),
         network: Mutex::default(),
         refusals: Mutex::default(),
         required_scope: options
@@ -550,7 +496,7 @@ pub fn run(options: &Options, report: &mut dyn FnMut(Event)) -> Result<Outcome, 
             .then(|| SCOPE.to_string()),
         grant_scopes: Mutex::default(),
     };
-    let secrets = octx.secrets.clone();
+    let redactor = octx.redactor.clone();
     let io = |path: &Path, source| OauthRunError::Io {
         path: path.to_path_buf(),
         source,
@@ -591,8 +537,14 @@ pub fn run(options: &Options, report: &mut dyn FnMut(Event)) -> Result<Outcome, 
         armed: true,
     };
     let mut artifacts: Vec<Value> = Vec::new();
+    // What was stored, kept to be scanned again with every credential the
+    // run knows at its end (the privacy flags).
+    let mut stored: Vec<Value> = Vec::new();
     let mut write = |rel: String, mut value: Value| -> Result<String, OauthRunError> {
-        scrub(&secrets, &mut value);
+        redactor
+            .lock()
+            .expect("redactor lock")
+            .redact_artifact(&mut value);
         if let Some((pointer, what)) = artifact_credential(&value) {
             return Err(OauthRunError::CredentialMaterial {
                 path: rel,
@@ -605,6 +557,7 @@ pub fn run(options: &Options, report: &mut dyn FnMut(Event)) -> Result<Outcome, 
             .map_err(|e| io(&options.out.join(&rel), e))?;
         let sha = canonical::sha256_hex(&bytes);
         artifacts.push(json!({"path": rel, "sha256": sha, "bytes": bytes.len()}));
+        stored.push(value);
         Ok(sha)
     };
     // Preflight: the subject's name, version and resource identifier.
@@ -635,6 +588,7 @@ pub fn run(options: &Options, report: &mut dyn FnMut(Event)) -> Result<Outcome, 
             runner(&octx)
         };
         let (verdict, why, detail) = c.verdict();
+        let detail = redactor.lock().expect("redactor lock").redact_str(&detail);
         if let Some(server) = &c.server {
             write(format!("artifacts/{id}/server.json"), server.clone())?;
         }
@@ -784,6 +738,16 @@ pub fn run(options: &Options, report: &mut dyn FnMut(Event)) -> Result<Outcome, 
         "subjectRefusalsEchoingTheToken": refusals_echoing,
     });
     let cleanup_sha = write("artifacts/cleanup.json".into(), cleanup_doc)?;
+    // The privacy flags: the stored evidence scanned again, after
+    // redaction, for every credential form the run knows at its end.
+    let redactor = redactor.lock().expect("redactor lock").clone();
+    let mut left = crate::produce::drive::redact::Tally::default();
+    for v in &stored {
+        for (k, n) in redactor.scan_artifact(v).matches {
+            *left.matches.entry(k).or_default() += n;
+        }
+    }
+    let tokens_left = Redactor::synthetic_matches(&left);
     let runtime = match identity.runtime_name {
         "node" => "node",
         "python" => "python",
@@ -792,8 +756,8 @@ pub fn run(options: &Options, report: &mut dyn FnMut(Event)) -> Result<Outcome, 
     let mut evaluation = json!({
         "schemaVersion": "mcp-res.oauth-boundary-evaluation/0.2.0",
         "subject": {
-            "name": truncate(&pre.name, 128),
-            "version": truncate(&pre.version, 64),
+            "name": truncate(&redactor.redact_str(&pre.name), 128),
+            "version": truncate(&redactor.redact_str(&pre.version), 64),
             "artifactSha256": identity.artifact_sha256,
         },
         "environment": {
@@ -815,7 +779,7 @@ pub fn run(options: &Options, report: &mut dyn FnMut(Event)) -> Result<Outcome, 
             "listenerSha256": listener_sha,
         },
         "flow": {
-            "resourceUri": pre.resource,
+            "resourceUri": redactor.redact_str(&pre.resource),
             "authorizationServerIssuer": issuer,
             "authorizationEndpoint": format!("{issuer}/authorize"),
             "tokenEndpoint": format!("{issuer}/token"),
@@ -829,8 +793,8 @@ pub fn run(options: &Options, report: &mut dyn FnMut(Event)) -> Result<Outcome, 
         },
         "cases": cases,
         "privacy": {
-            "tokenMaterialPersisted": false,
-            "evidenceContainsCredentialMaterial": false,
+            "tokenMaterialPersisted": tokens_left > 0,
+            "evidenceContainsCredentialMaterial": Redactor::credential_matches(&left) > 0,
             // Observed: no refusal of the subject echoed the token it refused
             // (and at least one refusal was seen); the fixture's error
             // descriptions are fixed texts.
@@ -981,18 +945,20 @@ mod tests {
 
     #[test]
     fn a_secret_is_also_known_percent_encoded_in_either_hex_case() {
-        let forms: Vec<String> = secret_forms("a-b_c")
-            .iter()
-            .map(|f| f.to_string())
+        let forms: Vec<String> = crate::produce::drive::redact::secret_forms("a-b_c", true)
+            .into_iter()
             .collect();
-        assert_eq!(forms, ["a-b_c", "a%2Db%5Fc", "a%2db%5fc"]);
+        assert_eq!(forms, ["a%2Db%5Fc", "a%2db%5fc", "a-b_c"]);
         // Letters and digits only: nothing to escape, one form.
-        assert_eq!(secret_forms("abc123").len(), 1);
+        assert_eq!(
+            crate::produce::drive::redact::secret_forms("abc123", true).len(),
+            1
+        );
         let mut v = json!({
             "location": "http://127.0.0.1:9/cb?code=a%2db%5fc&state=x",
             "query": "code=a%2Db%5Fc",
         });
-        scrub_with(&mut v, &secret_forms("a-b_c"));
+        Redactor::synthetic(&["a-b_c"]).redact_value(&mut v);
         assert_eq!(
             v["location"],
             json!(format!("http://127.0.0.1:9/cb?code={REDACTED}&state=x"))
@@ -1001,14 +967,17 @@ mod tests {
     }
 
     #[test]
-    fn scrubbing_replaces_text_and_drops_base64_holding_a_secret() {
+    fn scrubbing_replaces_text_and_redacts_base64_holding_a_secret() {
         use base64::Engine as _;
-        let secret = zeroize::Zeroizing::new("eyJabc.eyJdef.sig".to_string());
+        let secret = "eyJabc.eyJdef.sig";
         let b64 = base64::engine::general_purpose::STANDARD.encode(b"x Bearer eyJabc.eyJdef.sig y");
         let mut v = json!({"a": ["Bearer eyJabc.eyJdef.sig"], "base64": b64, "headBase64": "AAAA"});
-        scrub_with(&mut v, std::slice::from_ref(&secret));
+        Redactor::synthetic(&[secret]).redact_value(&mut v);
         assert_eq!(v["a"][0], json!(format!("Bearer {REDACTED}")));
-        assert_eq!(v["base64"], json!("<dropped: held a synthetic credential>"));
+        let kept = base64::engine::general_purpose::STANDARD
+            .decode(v["base64"].as_str().unwrap())
+            .unwrap();
+        assert_eq!(kept, format!("x Bearer {REDACTED} y").as_bytes());
         assert_eq!(v["headBase64"], json!("AAAA"));
         assert!(credential_material(&v, String::new()).is_none());
     }

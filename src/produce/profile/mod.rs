@@ -29,6 +29,7 @@ use crate::fsio::DirHandle;
 use crate::json::canonical;
 use crate::model::mcp::Revision;
 use crate::model::vocab::ObservationSource;
+use crate::produce::drive::redact::Redactor;
 use crate::profiles::Registry;
 
 /// The `schemaVersion` of `run.json`.
@@ -233,6 +234,10 @@ pub fn run(options: &Options, report: Report<'_>) -> Result<Outcome, ProfileErro
     );
     ctx.web = web;
     ctx.cancel = options.cancel.clone();
+    // The one redactor: every artifact, and every field derived from what
+    // the subject said (its name and version, each check's reason and
+    // detail), passes it before it is stored.
+    let redactor = redactor_for(options, &ctx);
     // Preflight: open once, for the subject's name and version. A subject
     // that does not open is still evaluated: every check then fails on its
     // own evidence (nothing is skipped, nothing is passed).
@@ -252,7 +257,9 @@ pub fn run(options: &Options, report: Report<'_>) -> Result<Outcome, ProfileErro
     };
     let mut artifacts: Vec<Value> = Vec::new();
     let mut write = |rel: String, value: &Value| -> Result<String, ProfileError> {
-        let bytes = canonical::to_vec(value).expect("artifacts are plain JSON");
+        let mut value = value.clone();
+        redactor.redact_artifact(&mut value);
+        let bytes = canonical::to_vec(&value).expect("artifacts are plain JSON");
         dir.write_new(Path::new(&rel), &bytes)
             .map_err(|e| io(&options.out.join(&rel), e))?;
         let sha = canonical::sha256_hex(&bytes);
@@ -268,6 +275,7 @@ pub fn run(options: &Options, report: Report<'_>) -> Result<Outcome, ProfileErro
     let mut handle = |i: usize, c: CheckRun| -> Result<(), ProfileError> {
         let (id, _, required) = planned[i];
         let (verdict, reason, detail) = c.verdict();
+        let (reason, detail) = (redactor.redact_str(&reason), redactor.redact_str(&detail));
         let mut paths: BTreeMap<&str, (String, String)> = BTreeMap::new();
         if let Some(server) = &c.server {
             write(format!("artifacts/{id}/server.json"), server)?;
@@ -411,9 +419,9 @@ pub fn run(options: &Options, report: Report<'_>) -> Result<Outcome, ProfileErro
     let mut evaluation = json!({
         "schemaVersion": crate::model::profile::PROFILE_EVALUATION_SCHEMA,
         "subject": {
-            "name": truncate(&server_info.0, 128),
+            "name": truncate(&redactor.redact_str(&server_info.0), 128),
             "implementationLanguage": identity.language,
-            "version": truncate(&server_info.1, 64),
+            "version": truncate(&redactor.redact_str(&server_info.1), 64),
             "artifactSha256": identity.artifact_sha256,
         },
         "environment": {
@@ -473,6 +481,22 @@ pub fn run(options: &Options, report: Report<'_>) -> Result<Outcome, ProfileErro
             .to_string(),
         cleanup_observed,
     })
+}
+
+/// The run's redactor: the operator's `--env` values (those of the launch,
+/// before any `{port}` is filled in), mcpres's own secret-named values,
+/// credential shapes, and the run's synthetic bearer credential.
+fn redactor_for(options: &Options, ctx: &Ctx) -> Redactor {
+    let env = options
+        .launch
+        .as_ref()
+        .map(|l| l.env.clone())
+        .unwrap_or_default();
+    let mut redactor = Redactor::for_runner(&env);
+    if let Some(bearer) = ctx.web.as_ref().and_then(|w| w.bearer.as_ref()) {
+        redactor.add_synthetic(bearer.value());
+    }
+    redactor
 }
 
 /// Removes a half-written output directory (an evaluation, a field

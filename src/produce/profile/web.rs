@@ -17,9 +17,10 @@ use serde_json::{Value, json};
 use super::probe::{Launch, Probe, TRANSCRIPT_KEEP_BYTES, chunk_record};
 pub use crate::produce::drive::http::Reading;
 use crate::produce::drive::http::{Blocking, Response, Tap};
+use crate::produce::drive::redact::Redactor;
 
 /// What replaces the synthetic credential in every recorded byte.
-pub const REDACTED: &[u8] = b"<synthetic-bearer>";
+pub const REDACTED: &[u8] = crate::produce::drive::redact::SYNTHETIC.as_bytes();
 
 /// A synthetic bearer credential, made for one run and never written anywhere.
 pub struct Bearer(zeroize::Zeroizing<String>);
@@ -142,7 +143,8 @@ pub fn accepting(addr: SocketAddr) -> bool {
 /// chunk sent and received with its time (the credential redacted).
 pub struct Rec {
     start: Instant,
-    secrets: Vec<zeroize::Zeroizing<Vec<u8>>>,
+    /// The one redactor (`drive::redact`), when there is something to redact.
+    redactor: Option<Redactor>,
     inner: Mutex<RecInner>,
 }
 
@@ -175,13 +177,19 @@ impl Rec {
     /// A record that replaces each of `secrets` (several credentials, e.g.
     /// every access token of an OAuth observation) in every recorded byte.
     pub fn redacting(secrets: &[&str]) -> Rec {
+        let secrets: Vec<&str> = secrets.iter().copied().filter(|s| !s.is_empty()).collect();
         Rec {
             start: Instant::now(),
-            secrets: secrets
-                .iter()
-                .filter(|s| !s.is_empty())
-                .map(|s| zeroize::Zeroizing::new(s.as_bytes().to_vec()))
-                .collect(),
+            redactor: (!secrets.is_empty()).then(|| Redactor::synthetic(&secrets)),
+            inner: Mutex::default(),
+        }
+    }
+
+    /// A record that redacts with `redactor` (every stream as a whole).
+    pub fn with_redactor(redactor: Redactor) -> Rec {
+        Rec {
+            start: Instant::now(),
+            redactor: Some(redactor),
             inner: Mutex::default(),
         }
     }
@@ -190,19 +198,10 @@ impl Rec {
         u64::try_from(self.start.elapsed().as_millis()).unwrap_or(u64::MAX)
     }
 
-    /// The secret that starts at `bytes[i..]`, if any (longest first).
-    fn secret_at(&self, bytes: &[u8], i: usize) -> Option<usize> {
-        self.secrets
-            .iter()
-            .filter(|s| bytes[i..].starts_with(s.as_slice()))
-            .map(|s| s.len())
-            .max()
-    }
-
     fn chunk(&self, conn: usize, dir: &'static str, bytes: &[u8]) {
         let at = self.now_ms();
         let mut inner = self.inner.lock().expect("record lock");
-        if !self.secrets.is_empty() {
+        if self.redactor.is_some() {
             inner.events.push(Entry::Raw {
                 at,
                 conn,
@@ -233,9 +232,12 @@ impl Rec {
     }
 
     /// The raw chunks redacted, each stream (a connection's direction) as a
-    /// whole: a secret is replaced where it starts, and its bytes in later
-    /// chunks of the stream are dropped.
+    /// whole by the one redactor: a secret is replaced where it starts, and
+    /// its bytes in later chunks of the stream are dropped.
     fn redacted_chunks(&self, events: &[Entry]) -> BTreeMap<usize, Vec<u8>> {
+        let Some(redactor) = &self.redactor else {
+            return BTreeMap::new();
+        };
         let mut streams: BTreeMap<(usize, &'static str), Vec<usize>> = BTreeMap::new();
         for (k, e) in events.iter().enumerate() {
             if let Entry::Raw { conn, dir, .. } = e {
@@ -244,26 +246,15 @@ impl Rec {
         }
         let mut out = BTreeMap::new();
         for members in streams.values() {
-            let mut whole = zeroize::Zeroizing::new(Vec::new());
-            let mut owner = Vec::new();
-            for &k in members {
-                if let Entry::Raw { bytes, .. } = &events[k] {
-                    whole.extend_from_slice(bytes);
-                    owner.extend(std::iter::repeat_n(k, bytes.len()));
-                }
-                out.insert(k, Vec::new());
-            }
-            let mut i = 0;
-            while i < whole.len() {
-                let chunk = out.get_mut(&owner[i]).expect("a member chunk");
-                if let Some(len) = self.secret_at(&whole, i) {
-                    chunk.extend_from_slice(REDACTED);
-                    i += len;
-                } else {
-                    chunk.push(whole[i]);
-                    i += 1;
-                }
-            }
+            let chunks: Vec<&[u8]> = members
+                .iter()
+                .map(|&k| match &events[k] {
+                    Entry::Raw { bytes, .. } => bytes.as_slice(),
+                    Entry::Done(_) => &[],
+                })
+                .collect();
+            let (redacted, _) = redactor.redact_stream(&chunks);
+            out.extend(members.iter().copied().zip(redacted));
         }
         out
     }

@@ -242,3 +242,91 @@ fn the_reference_server_never_imports_the_validator() {
         );
     }
 }
+
+/// The non-test text of every `.rs` file below `src/<dir>`, by path relative to `src/`.
+fn sources_below(dir: &str) -> Vec<(String, String)> {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    rust_files(&src.join(dir), &mut files);
+    files
+        .into_iter()
+        .map(|p| {
+            let rel = p
+                .strip_prefix(&src)
+                .unwrap()
+                .to_string_lossy()
+                .replace('\\', "/");
+            let text = fs::read_to_string(&p).unwrap();
+            (rel, non_test_part(&text).to_owned())
+        })
+        .collect()
+}
+
+/// The producers' rooms (ARCHITECTURE.md, "The producer floor"): the driver
+/// (`produce/drive`) stands below every runner and imports none of them; the
+/// profile, OAuth and field runners stand on the driver, not on the harness.
+#[test]
+fn the_producer_floor_stands_below_the_runners() {
+    let runners = ["harness", "profile", "oauth", "field", "report", "official"];
+    let mut wrong = Vec::new();
+    for (rel, text) in sources_below("produce/drive") {
+        for runner in runners {
+            for form in [
+                format!("produce::{runner}"),
+                format!("super::super::{runner}"),
+            ] {
+                if text.contains(&form) {
+                    wrong.push(format!("src/{rel} imports the runner {runner}"));
+                }
+            }
+        }
+    }
+    let mut off_floor = sources_below("produce/profile");
+    off_floor.extend(sources_below("produce/oauth"));
+    off_floor.extend(
+        sources_below("produce")
+            .into_iter()
+            .filter(|(rel, _)| rel == "produce/field.rs"),
+    );
+    for (rel, text) in off_floor {
+        if text.contains("produce::harness") || text.contains("super::harness") {
+            wrong.push(format!("src/{rel} imports the harness"));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+/// Subjects are started in one file (the driver's spawn) and one re-exec into
+/// a network namespace of its own (OAuth isolation); HTTP/1.1 requests are
+/// written by one request writer. The reference server is not a producer.
+#[test]
+fn subjects_are_spawned_and_requests_written_in_one_place() {
+    let mut spawns = BTreeSet::new();
+    let mut request_writers = BTreeSet::new();
+    for (rel, text) in sources_below("") {
+        let rel = rel.trim_start_matches('/').to_owned();
+        if rel.starts_with("server/") {
+            continue;
+        }
+        let code: Vec<&str> = text
+            .lines()
+            .filter(|l| !l.trim_start().starts_with("//"))
+            .collect();
+        if code.iter().any(|l| l.contains("Command::new(")) {
+            spawns.insert(rel.clone());
+        }
+        // A request line ends `... HTTP/1.1\r\n`; a status line starts with it.
+        if code.iter().any(|l| l.contains(" HTTP/1.1\\r\\n")) {
+            request_writers.insert(rel);
+        }
+    }
+    let expected_spawns: BTreeSet<String> = ["produce/drive/spawn.rs", "produce/oauth/isolate.rs"]
+        .into_iter()
+        .map(str::to_owned)
+        .collect();
+    assert_eq!(spawns, expected_spawns);
+    assert_eq!(
+        request_writers,
+        BTreeSet::from(["produce/drive/http.rs".to_owned()])
+    );
+}

@@ -12,7 +12,7 @@ use super::profile_run::{run_cancellable, track_descendants};
 use super::{CliError, CliResult, Exit};
 
 use mcpres::produce::field::{self, Event, FieldError, RunOptions};
-use mcpres::produce::harness::progress::Progress;
+use mcpres::produce::progress::Progress;
 
 /// `mcpres field ...`.
 #[derive(Debug, Subcommand)]

@@ -9,8 +9,8 @@ use clap::{Args, Subcommand};
 
 use mcpres::server::oauth::{FixtureConfig, run_until_signal};
 
+use mcpres::produce::drive::spawn::resolve_program;
 use mcpres::produce::harness::parse_env;
-use mcpres::produce::harness::subject::resolve_program;
 use mcpres::produce::oauth::{self as runner, Event, OauthRunError, isolate};
 use mcpres::produce::profile::probe::Launch;
 

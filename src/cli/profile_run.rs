@@ -12,11 +12,11 @@ use super::run::RevisionArg;
 use super::{CliError, CliResult, Exit};
 
 use mcpres::produce::drive::end;
+use mcpres::produce::drive::spawn::resolve_program;
 use mcpres::produce::harness::parse_env;
-use mcpres::produce::harness::progress::{Progress, stderr_line};
-use mcpres::produce::harness::subject::resolve_program;
 use mcpres::produce::profile::probe::Launch;
 use mcpres::produce::profile::{self, Options, ProfileError, Row};
+use mcpres::produce::progress::{Progress, stderr_line};
 
 #[derive(Debug, Args)]
 pub struct ProfileRunArgs {

@@ -12,7 +12,6 @@ use serde_json::{Value, json};
 use super::output::shown;
 use super::{CliError, CliResult, Exit};
 use mcpres::produce::drive::ident::random_hex;
-use mcpres::produce::harness::progress::Progress;
 use mcpres::produce::harness::scenario::builtins;
 use mcpres::produce::harness::vocab::{
     DEFAULT_SCENARIO, DEFAULT_THIRD_PARTY_SCENARIO, Revision, Scenario,
@@ -21,6 +20,7 @@ use mcpres::produce::harness::{
     CampaignSummary, HarnessError, RunOptions, RunOutcome, RunSummary, campaign, demo_outputs,
     parse_env, run_blocking, scenario_file, sign_and_verify,
 };
+use mcpres::produce::progress::Progress;
 
 /// Arguments of `mcpres run`.
 #[derive(Debug, Clone, Args)]

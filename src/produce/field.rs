@@ -19,7 +19,7 @@ use std::time::Duration;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::harness::subject::resolve_program;
+use super::drive::spawn::resolve_program;
 use super::profile::probe::Launch;
 use super::profile::{self, HttpOptions, Options, ProfileError, RemoveOnError, Row};
 use crate::bundle::field_dir::{LEGS_DIR, MATRIX_FILE, MATRIX_SCHEMA_VERSION};

@@ -17,5 +17,6 @@ pub mod official;
 pub mod pack;
 #[cfg(feature = "server")]
 pub mod profile;
+pub mod progress;
 pub mod report;
 pub mod sign;

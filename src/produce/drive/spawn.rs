@@ -110,6 +110,24 @@ pub fn runtime_version(program: &Path) -> String {
         .unwrap_or_else(|| "unknown".into())
 }
 
+/// Resolve PROGRAM the way a subject is started: a name with a `/` is a
+/// path; a bare name is looked up in the harness's own `PATH`. The result is
+/// absolute, so the subject never needs a `PATH` to be started. Symlinks are
+/// kept, not resolved: a virtualenv's `bin/python` only works under its own name.
+pub fn resolve_program(program: &str) -> Option<PathBuf> {
+    let candidate = |p: &Path| {
+        std::fs::metadata(p)
+            .ok()
+            .filter(|m| m.is_file())
+            .map(|_| std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf()))
+    };
+    if program.contains('/') {
+        return candidate(Path::new(program));
+    }
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path).find_map(|dir| candidate(&dir.join(program)))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

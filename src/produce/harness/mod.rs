@@ -15,7 +15,6 @@ pub mod files;
 pub mod http;
 pub mod oracle;
 pub mod privacy;
-pub mod progress;
 pub mod record;
 pub mod recovery;
 pub mod scenario;
@@ -34,12 +33,12 @@ use serde_json::{Value, json};
 use crate::json::time::{format_rfc3339_millis, now_millis};
 use crate::produce::drive::ident::{artifact_digest, random_hex};
 use crate::produce::drive::{end, proc};
+use crate::produce::progress::{self, Progress};
 use campaign::{PartEntry, Stats, TrialStat};
 use evidence::{
     ClientRecord, NegativeRecord, RecoveryRecord, RunFacts, SessionRecord, TrialRecord,
 };
 use privacy::PrivacyScanner;
-use progress::Progress;
 use subject::Session;
 use vocab::Scenario;
 
@@ -1867,10 +1866,9 @@ mod tests {
     use super::*;
 
     /// The harness's files, lowest first (spec/harness.md, "Source layout").
-    const LAYERS: [(&str, &str); 15] = [
+    const LAYERS: [(&str, &str); 14] = [
         ("files", include_str!("files.rs")),
         ("privacy", include_str!("privacy.rs")),
-        ("progress", include_str!("progress.rs")),
         ("vocab", include_str!("vocab.rs")),
         ("record", include_str!("record.rs")),
         ("http", include_str!("http.rs")),

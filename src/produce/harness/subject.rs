@@ -121,23 +121,7 @@ pub fn temp_roots() -> Vec<PathBuf> {
     roots
 }
 
-/// Resolve PROGRAM the way the harness executes it: a name with a `/` is a
-/// path; a bare name is looked up in the harness's own `PATH`. The result is
-/// absolute, so the subject never needs a `PATH` to be started. Symlinks are
-/// kept, not resolved: a virtualenv's `bin/python` only works under its own name.
-pub fn resolve_program(program: &str) -> Option<PathBuf> {
-    let candidate = |p: &Path| {
-        std::fs::metadata(p)
-            .ok()
-            .filter(|m| m.is_file())
-            .map(|_| std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf()))
-    };
-    if program.contains('/') {
-        return candidate(Path::new(program));
-    }
-    let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path).find_map(|dir| candidate(&dir.join(program)))
-}
+pub use crate::produce::drive::spawn::resolve_program;
 
 /// How every session of a run starts: a fresh subject process (PROGRAM with
 /// its arguments and exactly `env`), or, with no program, a session on the

@@ -1246,14 +1246,10 @@ fn no_process_as_conversation(ctx: &Ctx) -> CheckRun {
                 line = syntax_defect(&line);
             }
             probe.send(line);
-            let reply = probe.reply(
-                &id,
-                if defect {
-                    Duration::from_millis(300)
-                } else {
-                    ctx.startup
-                },
-            );
+            // The first line a fresh process reads: its answer (or silence)
+            // is judged after the start-up bound, the defective line's too,
+            // never after a fixed window a loaded machine can outlast.
+            let reply = probe.reply(&id, ctx.startup);
             let before = 0;
             let ev = ctx.gather(&mut probe, before, reply, true, None);
             let c = ev.refusal(REFUSED, reasons::CONVERSATION_ASSUMED, true);

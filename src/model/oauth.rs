@@ -1,7 +1,7 @@
 //! An OAuth authorization-boundary evaluation (`mcp-res.oauth-boundary-evaluation/0.2.0`),
-//! typed. The validator reads a borrowed view of a schema-valid document; a producer (the
-//! OAuth-boundary runner) builds one, serializes it and seals `evaluationSha256` (written as
-//! `""` until then). The credential scan runs over the document as written, not over this view.
+//! typed. The validator reads a borrowed view of a schema-valid document. The OAuth-boundary
+//! runner does not build this type yet: it assembles the document as JSON, seals
+//! `evaluationSha256` (written as `""` until then) and validates what it wrote. The credential scan runs over the document as written, not over this view.
 
 use serde::{Deserialize, Serialize};
 

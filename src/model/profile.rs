@@ -1,6 +1,7 @@
 //! A protocol-profile evaluation (`mcp-res.profile-evaluation/0.2.0`), typed. The validator
-//! reads a borrowed view of a schema-valid document; a producer (the profile runner) builds
-//! one, serializes it and seals `evaluationSha256` (written as `""` until then).
+//! reads a borrowed view of a schema-valid document. The profile runner does not build this
+//! type yet: it assembles the document as JSON, seals `evaluationSha256` (written as `""` until
+//! then) and checks what it wrote with the validator, which reads it through this view.
 
 use serde::{Deserialize, Serialize};
 

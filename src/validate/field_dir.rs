@@ -51,7 +51,13 @@ fn evaluation_problems(dir: &crate::bundle::profile_dir::ProfileDir) -> Vec<Find
         .into_iter()
         .filter(|f| !EVIDENCE_CODES.contains(&f.code))
         .collect();
-    problems.extend(directory_findings(dir));
+    // A verdict the leg's artifacts do not give is reported at the leg
+    // (the directory still resolves: its record is intact).
+    problems.extend(
+        directory_findings(dir)
+            .into_iter()
+            .filter(|f| f.code != c::VERDICT_NOT_FROM_RECORD),
+    );
     problems
 }
 
@@ -92,6 +98,7 @@ pub fn validate_field_dir(dir: &FieldDir) -> Report {
     }
     let legs = matrix["legs"].as_array().cloned().unwrap_or_default();
     let mut results: Vec<String> = Vec::new();
+    let mut judged: Vec<String> = Vec::new();
     for (i, leg) in legs.iter().enumerate() {
         let claimed = leg["result"].as_str().unwrap_or("").to_string();
         let derived = if claimed == "NOT_RUN" {
@@ -100,23 +107,96 @@ pub fn validate_field_dir(dir: &FieldDir) -> Report {
         } else {
             leg_findings(dir, i, leg, &mut findings)
         };
-        results.push(derived.unwrap_or(claimed));
+        let (recorded, rejudged) = derived.unwrap_or((claimed.clone(), claimed));
+        results.push(recorded);
+        judged.push(rejudged);
     }
     findings.extend(aggregate_findings(dir, matrix, &legs, &results));
-    let (overall, _) = aggregate(results.iter().map(String::as_str));
+    // The aggregate over the legs as their artifacts judge them.
+    let (recorded_overall, recorded_summary) = aggregate(results.iter().map(String::as_str));
+    let (overall, summary) = aggregate(judged.iter().map(String::as_str));
+    for (key, recorded, rejudged) in [
+        ("summary", json!(recorded_summary), summary),
+        ("result", json!(recorded_overall), json!(overall)),
+    ] {
+        if matrix[key] == recorded && recorded != rejudged {
+            findings.push(Finding::new(
+                c::VERDICT_NOT_FROM_RECORD,
+                format!("/{key}"),
+                format!(
+                    "the matrix's {key} is {}, but the legs as their artifacts judge them give {rejudged}",
+                    matrix[key]
+                ),
+            ));
+        }
+    }
     Report::from_findings(findings, Vec::new(), None)
         .with_extra("fieldMatrixResult", json!(overall))
 }
 
+/// The matrix as its legs' artifacts judge it: every leg that ran with the
+/// items and result its re-judged evaluation directory gives, and the
+/// summary and overall result over those legs (what `mcpres report` shows).
+/// `None` when matrix.json is not a readable matrix.
+pub fn judged_matrix(dir: &FieldDir) -> Option<Value> {
+    let mut matrix = dir.matrix.as_ref().ok()?.clone();
+    if !schema::is_valid(SchemaKind::FieldMatrix, &matrix) {
+        return Some(matrix);
+    }
+    let mut results = Vec::new();
+    for leg in matrix["legs"].as_array_mut().into_iter().flatten() {
+        if let Some((j, run_result)) = judged_leg(dir, leg) {
+            let mismatches = declaration_mismatches(&leg["declared"], &j);
+            let result = leg_result(&run_result, mismatches.len()).to_string();
+            for (k, v) in j {
+                if k == "platform" {
+                    leg["os"]["platform"] = v;
+                } else if k == "checkSet" {
+                    leg["checkSet"]["claim"] = v["claim"].clone();
+                    leg["checkSet"]["claimedCheckIds"] = v["claimedCheckIds"].clone();
+                } else {
+                    leg[k.as_str()] = v;
+                }
+            }
+            leg["declarationMismatches"] = json!(mismatches);
+            leg["result"] = json!(result);
+        }
+        results.push(leg["result"].as_str().unwrap_or_default().to_string());
+    }
+    let (overall, summary) = aggregate(results.iter().map(String::as_str));
+    matrix["result"] = json!(overall);
+    matrix["summary"] = summary;
+    Some(matrix)
+}
+
+/// The items of a leg that ran, from its re-judged evaluation directory, and
+/// the judged run result; `None` when its directory is not there or cannot
+/// be judged.
+fn judged_leg(dir: &FieldDir, leg: &Value) -> Option<(serde_json::Map<String, Value>, String)> {
+    let directory = leg["directory"].as_str()?;
+    let name = directory.strip_prefix(LEGS_DIR)?.strip_prefix('/')?;
+    let Some(LegEntry::Evaluation { dir: profile_dir, .. }) = dir.legs.get(name) else {
+        return None;
+    };
+    let judged = super::profile_dir::judge(profile_dir)?;
+    let items = derived_items(
+        &judged.evaluation,
+        &judged.run,
+        leg["transport"].as_str().unwrap_or(""),
+    );
+    let run_result = judged.run["result"].as_str().unwrap_or_default().to_owned();
+    Some((items, run_result))
+}
+
 /// A leg that ran: its directory resolves, then its items agree with it.
-/// Returns the leg's result as its evaluation shows it (`None` when the
-/// directory does not resolve).
+/// Returns the leg's result as its evaluation records it and as its
+/// artifacts judge it (`None` when the directory does not resolve).
 fn leg_findings(
     dir: &FieldDir,
     i: usize,
     leg: &Value,
     findings: &mut Vec<Finding>,
-) -> Option<String> {
+) -> Option<(String, String)> {
     let id = leg["id"].as_str().unwrap_or("");
     let directory = leg["directory"].as_str().unwrap_or("");
     let name = directory
@@ -243,7 +323,42 @@ fn leg_findings(
             ),
         );
     }
-    Some(result)
+    // The leg as its artifacts judge it: what the leg's directory records
+    // that its artifacts do not give, then every item and the result.
+    let mut not_from_record = |field: String, message: String| {
+        findings.push(Finding::new(
+            c::VERDICT_NOT_FROM_RECORD,
+            at(&field),
+            format!("leg {id}: {message}"),
+        ));
+    };
+    let Some(judged) = super::profile_dir::judge(profile_dir) else {
+        return Some((result.clone(), result));
+    };
+    for d in &judged.disagreements {
+        not_from_record("directory".into(), format!("{directory}/{}", d.message()));
+    }
+    let rejudged = derived_items(&judged.evaluation, &judged.run, transport);
+    for (key, want) in &rejudged {
+        if derived.get(key) != Some(want) {
+            not_from_record(
+                key.clone(),
+                format!("{key} is {} as {directory} records it, but its artifacts give {want}", derived[key]),
+            );
+        }
+    }
+    let judged_mismatches = declaration_mismatches(&leg["declared"], &rejudged);
+    let judged_run = judged.run["result"].as_str().unwrap_or("");
+    let judged_result = leg_result(judged_run, judged_mismatches.len()).to_string();
+    if judged_result != result {
+        not_from_record(
+            "result".into(),
+            format!(
+                "the leg's result is {result} as {directory} records it, but its artifacts give {judged_result} (judged run result {judged_run})"
+            ),
+        );
+    }
+    Some((result, judged_result))
 }
 
 /// A leg that did not run names a registered profile by its version and

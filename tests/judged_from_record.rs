@@ -532,3 +532,50 @@ fn a_field_leg_relabelled_from_incomplete_to_pass_is_refused() {
         .unwrap();
     assert!(row.contains(">INCOMPLETE</td>"), "{row}");
 }
+
+#[test]
+fn a_mutant_relabelled_as_met_by_the_syntax_guard_is_refused_from_its_bytes() {
+    // released-message-framing's mutant met the control's reason: its stored
+    // stdout holds no -32700 error and no null-id answer. Relabel the mutant
+    // itself as refused by the syntax guard (so the labels give a killed
+    // mutant and a PASS), and the check and both results with it.
+    let (_tmp, dir) = copy_of("bundles/profiles/python-sdk-stdio-transport-2025-11-25");
+    let id = "released-message-framing";
+    let path = dir.join(format!("artifacts/{id}/mutant.json"));
+    let mut mutant = read(&path);
+    assert_eq!(mutant["propertyReached"], true);
+    mutant["observedReasonCode"] = json!("MCP_RES_SYNTAX_GUARD");
+    mutant["propertyReached"] = json!(false);
+    write(&path, &mutant);
+    let mut r = Relabel::open(&dir);
+    r.pass(id);
+    r.save();
+    let (code, report) = validate(&dir);
+    assert_eq!(code, 1);
+    let i = r.index(id);
+    let p = pointers(&report);
+    // The labels agree with each other now...
+    assert!(!p.contains(&format!("/checks/{i}/verdict")), "{p:?}");
+    // ...but not with the transcript's bytes.
+    let raw: Vec<&str> = findings_of(&report, CODE)
+        .iter()
+        .filter_map(|f| f["message"].as_str())
+        .filter(|m| m.starts_with(&format!("artifacts/{id}/mutant.json /observedReasonCode")))
+        .collect();
+    assert_eq!(raw.len(), 1, "{report:#}");
+    assert!(raw[0].contains("the syntax guard did not fire"), "{}", raw[0]);
+    // A mutant that reached the property cannot be relabelled as one that did not.
+    let (_tmp, dir) = copy_of("bundles/profiles/python-sdk-stdio-transport-2025-11-25");
+    let path = dir.join(format!("artifacts/{id}/mutant.json"));
+    let mut mutant = read(&path);
+    mutant["propertyReached"] = json!(false);
+    write(&path, &mutant);
+    Relabel::open(&dir).save();
+    let (_, report) = validate(&dir);
+    assert!(
+        report.to_string().contains(&format!(
+            "artifacts/{id}/mutant.json /propertyReached: recorded false"
+        )),
+        "{report:#}"
+    );
+}

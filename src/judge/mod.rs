@@ -11,11 +11,14 @@
 //! - [`profile`]: one check's verdict from its positive, negative-control
 //!   and mutant observations; the run and evaluation results, the claim and
 //!   the cleanup; a whole profile evaluation directory re-judged.
+//! - [`stdio`]: what a stdio probe's raw stdout chunks show (the syntax
+//!   guard firing), read from the transcript bytes an artifact stores.
 //! - [`field`]: a field matrix leg's items and result from its (re-judged)
 //!   evaluation directory, and the matrix's overall result.
 
 pub mod field;
 pub mod profile;
+pub mod stdio;
 
 /// A recorded field the judge does not give: where it is, what is recorded
 /// there, and what the record gives instead.

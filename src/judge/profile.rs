@@ -20,6 +20,9 @@ use crate::model::vocab::{ObservationSource, ProbeOutcome};
 
 /// The reason of a check that could not be exercised against the subject.
 pub const CHECK_NOT_OBSERVED: &str = "MCP_RES_CHECK_NOT_OBSERVED";
+/// The reason every classifier gives an input the subject refused as
+/// malformed JSON: it failed the syntax guard, before any property.
+pub const SYNTAX_GUARD: &str = "MCP_RES_SYNTAX_GUARD";
 /// The reason of a missing observation.
 pub const NO_ANSWER: &str = "MCP_RES_NO_ANSWER";
 /// The reason a surviving mutant gives a check.
@@ -331,6 +334,44 @@ pub fn judge_dir(
                     Ok(o) => obs[k] = Some(o),
                     Err(why) => unjudged = Some(format!("{path}: {why}")),
                 },
+            }
+        }
+        // What the stored bytes show beside the recorded labels.
+        for (k, role) in ROLES.iter().enumerate() {
+            let (Some(o), Some(Ok(doc))) = (&obs[k], stored.get(&artifact_path(id, role)))
+            else {
+                continue;
+            };
+            let file = artifact_path(id, role);
+            if o.observed_reason == SYNTAX_GUARD
+                && super::stdio::syntax_guard_seen(&doc["transcript"]) == Some(false)
+            {
+                out.push(Disagreement {
+                    file: file.clone(),
+                    pointer: "/observedReasonCode".into(),
+                    recorded: json!(o.observed_reason),
+                    judged: Value::Null,
+                    why: format!(
+                        "check {id}: its stdout transcript holds no -32700 error and no response with a null id, so the syntax guard did not fire"
+                    ),
+                });
+            }
+            // A mutant reached the property exactly when the subject met it
+            // with the negative control's reason.
+            if *role == "mutant"
+                && let Some(n) = &obs[1]
+            {
+                let reached = o.observed_reason == n.expected_reason;
+                differ(
+                    &mut out,
+                    &file,
+                    "/propertyReached".into(),
+                    &json!(o.reached),
+                    json!(reached),
+                    format!(
+                        "check {id}: a mutant reaches the property when its observed reason is the negative control's expected reason"
+                    ),
+                );
             }
         }
         if let Some(why) = unjudged {

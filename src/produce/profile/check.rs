@@ -605,6 +605,7 @@ mod tests {
     #[test]
     fn the_reasons_are_the_judges() {
         assert_eq!(NO_ANSWER, judge::NO_ANSWER);
+        assert_eq!(SYNTAX_GUARD, judge::SYNTAX_GUARD);
         assert_eq!(MUTANT_SURVIVED, judge::MUTANT_SURVIVED);
     }
 

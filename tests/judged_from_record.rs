@@ -150,7 +150,8 @@ impl Relabel {
                 "artifactSha256": file_sha(&self.dir.join(path)),
             })
         };
-        let entry = json!({"id": id, "positive": held("positive"), "negativeControl": held("negative")});
+        let entry =
+            json!({"id": id, "positive": held("positive"), "negativeControl": held("negative")});
         // The evaluated checks stay in run order.
         let order: Vec<Value> = self.run["checks"]
             .as_array()
@@ -187,8 +188,11 @@ impl Relabel {
             .copied()
             .eq(profile.applicable_check_ids(rev).iter().map(String::as_str));
         self.evaluation["scope"]["claimedCheckIds"] = json!(claimed);
-        self.evaluation["scope"]["claim"] =
-            json!(if full { "FULL_PROFILE" } else { "BOUNDED_CHECK_SET" });
+        self.evaluation["scope"]["claim"] = json!(if full {
+            "FULL_PROFILE"
+        } else {
+            "BOUNDED_CHECK_SET"
+        });
         let verdicts: Vec<&str> = self.run["checks"]
             .as_array()
             .unwrap()
@@ -197,13 +201,15 @@ impl Relabel {
             .collect();
         let failed = verdicts.contains(&"FAIL");
         self.evaluation["result"] = json!(if failed { "FAIL" } else { "PASS" });
-        self.run["result"] = json!(if failed || self.evaluation["cleanup"]["observed"] != true {
-            "FAIL"
-        } else if verdicts.contains(&"NOT_OBSERVED") {
-            "INCOMPLETE"
-        } else {
-            "PASS"
-        });
+        self.run["result"] = json!(
+            if failed || self.evaluation["cleanup"]["observed"] != true {
+                "FAIL"
+            } else if verdicts.contains(&"NOT_OBSERVED") {
+                "INCOMPLETE"
+            } else {
+                "PASS"
+            }
+        );
     }
 
     /// Write both documents with every digest recomputed.
@@ -269,14 +275,16 @@ fn every_committed_evaluation_re_judges_to_its_recorded_fields() {
         );
         // And through the binary: no finding of the new code.
         let (_, report) = validate(path);
-        assert_eq!(pointers(&report), Vec::<String>::new(), "{}", path.display());
+        assert_eq!(
+            pointers(&report),
+            Vec::<String>::new(),
+            "{}",
+            path.display()
+        );
     }
     // The committed matrix: judged from its legs, it is what it records.
-    let field = mcpres::bundle::field_dir::load(
-        &repo("bundles/field/evidence"),
-        &limits,
-        &dir_limits,
-    );
+    let field =
+        mcpres::bundle::field_dir::load(&repo("bundles/field/evidence"), &limits, &dir_limits);
     let judged = mcpres::validate::field_dir::judged_matrix(&field).unwrap();
     assert_eq!(Some(&judged), field.matrix.as_ref().ok());
 }
@@ -345,7 +353,10 @@ fn a_single_check_relabelled_pass_is_refused_at_that_check() {
     let i = r.index("discovery-versus-legacy-initialization");
     let p = pointers(&report);
     for field in ["verdict", "reason", "detail", "mutantKilled"] {
-        assert!(p.contains(&format!("/checks/{i}/{field}")), "{field}: {p:?}");
+        assert!(
+            p.contains(&format!("/checks/{i}/{field}")),
+            "{field}: {p:?}"
+        );
     }
     // The relabelled check is not one the evaluation may evaluate.
     assert!(p.contains(&"/checks".to_owned()), "{p:?}");
@@ -361,7 +372,10 @@ fn a_changed_reason_is_refused() {
     only_not_from_record(code, &report);
     assert_eq!(pointers(&report), ["/checks/3/reason"]);
     let message = findings_of(&report, CODE)[0]["message"].as_str().unwrap();
-    assert!(message.starts_with("run.json /checks/3/reason: recorded \"MCP_RES_SOME_OTHER_REASON\""), "{message}");
+    assert!(
+        message.starts_with("run.json /checks/3/reason: recorded \"MCP_RES_SOME_OTHER_REASON\""),
+        "{message}"
+    );
 }
 
 #[test]
@@ -427,7 +441,10 @@ fn rebind_leg(matrix_dir: &Path, i: usize) {
     });
     let items = derived_items(&evaluation, &run, leg["transport"].as_str().unwrap());
     let mismatches = declaration_mismatches(&leg["declared"], &items);
-    leg["result"] = json!(leg_result(run["result"].as_str().unwrap(), mismatches.len()));
+    leg["result"] = json!(leg_result(
+        run["result"].as_str().unwrap(),
+        mismatches.len()
+    ));
     leg["declarationMismatches"] = json!(mismatches);
     for (k, v) in items {
         match k.as_str() {
@@ -485,9 +502,18 @@ fn a_field_leg_relabelled_from_incomplete_to_pass_is_refused() {
     };
     fs::create_dir_all(leg.join(format!("artifacts/{id}"))).unwrap();
     for (role, doc) in [
-        ("positive", observation("positive", true, "MCP_RES_CHILD_TREE_CLEANED")),
-        ("negative", observation("negative", true, "MCP_RES_CHILD_TREE_TERMINATED")),
-        ("mutant", observation("mutant", true, "MCP_RES_CHILD_TREE_TERMINATED")),
+        (
+            "positive",
+            observation("positive", true, "MCP_RES_CHILD_TREE_CLEANED"),
+        ),
+        (
+            "negative",
+            observation("negative", true, "MCP_RES_CHILD_TREE_TERMINATED"),
+        ),
+        (
+            "mutant",
+            observation("mutant", true, "MCP_RES_CHILD_TREE_TERMINATED"),
+        ),
     ] {
         let rel = format!("artifacts/{id}/{role}.json");
         write(&leg.join(&rel), &doc);
@@ -563,7 +589,11 @@ fn a_mutant_relabelled_as_met_by_the_syntax_guard_is_refused_from_its_bytes() {
         .filter(|m| m.starts_with(&format!("artifacts/{id}/mutant.json /observedReasonCode")))
         .collect();
     assert_eq!(raw.len(), 1, "{report:#}");
-    assert!(raw[0].contains("the syntax guard did not fire"), "{}", raw[0]);
+    assert!(
+        raw[0].contains("the syntax guard did not fire"),
+        "{}",
+        raw[0]
+    );
     // A mutant that reached the property cannot be relabelled as one that did not.
     let (_tmp, dir) = copy_of("bundles/profiles/python-sdk-stdio-transport-2025-11-25");
     let path = dir.join(format!("artifacts/{id}/mutant.json"));

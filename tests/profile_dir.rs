@@ -254,7 +254,11 @@ fn evaluation_findings_come_first_and_a_claimed_fail_adds_no_result_mismatch() {
         "observedReasonCode",
         json!(other),
     );
-    let negative = f.files.iter().find(|(p, _)| p.ends_with("negative.json")).unwrap();
+    let negative = f
+        .files
+        .iter()
+        .find(|(p, _)| p.ends_with("negative.json"))
+        .unwrap();
     f.evaluation["checks"][0]["negativeControl"]["artifactSha256"] = json!(sha(&negative.1));
     f.evaluation["checks"][0]["negativeControl"]["observedReasonCode"] = json!(other);
     f.evaluation["result"] = json!("FAIL");
@@ -494,7 +498,11 @@ fn a_run_result_of_pass_beside_a_failing_check_is_inconsistent() {
     // fields are not what the record gives.
     let report = expect_codes(
         &dir,
-        &["MCP_RES_PROFILE_RUN_INCONSISTENT", "MCP_RES_VERDICT_NOT_FROM_RECORD", "MCP_RES_VERDICT_NOT_FROM_RECORD"],
+        &[
+            "MCP_RES_PROFILE_RUN_INCONSISTENT",
+            "MCP_RES_VERDICT_NOT_FROM_RECORD",
+            "MCP_RES_VERDICT_NOT_FROM_RECORD",
+        ],
     );
     assert_eq!(report["findings"][0]["pointer"], "/result");
 }
@@ -504,7 +512,13 @@ fn a_passing_check_needs_its_mutant_killed() {
     let mut f = Fixture::valid();
     f.run["checks"][1]["mutantKilled"] = json!(false);
     let (_tmp, dir) = f.written();
-    let report = expect_codes(&dir, &["MCP_RES_PROFILE_RUN_INCONSISTENT", "MCP_RES_VERDICT_NOT_FROM_RECORD"]);
+    let report = expect_codes(
+        &dir,
+        &[
+            "MCP_RES_PROFILE_RUN_INCONSISTENT",
+            "MCP_RES_VERDICT_NOT_FROM_RECORD",
+        ],
+    );
     assert_eq!(report["findings"][0]["pointer"], "/checks/1/mutantKilled");
 }
 

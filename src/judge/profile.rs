@@ -238,7 +238,11 @@ pub fn evaluation_result(verdicts: &[Verdict]) -> &'static str {
 pub fn claim(claimed: &[&str], applicable: &[String]) -> &'static str {
     let mut sorted: Vec<&str> = claimed.to_vec();
     sorted.sort_by(|a, b| canonical::cmp_utf16(a, b));
-    if sorted.iter().copied().eq(applicable.iter().map(String::as_str)) {
+    if sorted
+        .iter()
+        .copied()
+        .eq(applicable.iter().map(String::as_str))
+    {
         "FULL_PROFILE"
     } else {
         "BOUNDED_CHECK_SET"
@@ -276,10 +280,7 @@ pub fn reads(path: &str) -> bool {
     path == CLEANUP_PATH
         || path.strip_prefix("artifacts/").is_some_and(|rest| {
             rest.split_once('/').is_some_and(|(check, file)| {
-                !check.is_empty()
-                    && ROLES
-                        .iter()
-                        .any(|r| file.strip_suffix(".json") == Some(*r))
+                !check.is_empty() && ROLES.iter().any(|r| file.strip_suffix(".json") == Some(*r))
             })
         })
 }
@@ -338,8 +339,7 @@ pub fn judge_dir(
         }
         // What the stored bytes show beside the recorded labels.
         for (k, role) in ROLES.iter().enumerate() {
-            let (Some(o), Some(Ok(doc))) = (&obs[k], stored.get(&artifact_path(id, role)))
-            else {
+            let (Some(o), Some(Ok(doc))) = (&obs[k], stored.get(&artifact_path(id, role))) else {
                 continue;
             };
             let file = artifact_path(id, role);
@@ -392,7 +392,14 @@ pub fn judge_dir(
         let why = |what: &str| format!("check {id}: {what}");
         let judged_check = &mut judged_run["checks"][i];
         let mut set = |field: &str, value: Value, what: String| {
-            differ(&mut out, "run.json", at(field), &check[field], value.clone(), what);
+            differ(
+                &mut out,
+                "run.json",
+                at(field),
+                &check[field],
+                value.clone(),
+                what,
+            );
             judged_check[field] = value;
         };
         set(
@@ -413,7 +420,9 @@ pub fn judge_dir(
         set(
             "mutantKilled",
             json!(v.mutant_killed),
-            why("killed when the mutant was not credited with the negative control's expected reason"),
+            why(
+                "killed when the mutant was not credited with the negative control's expected reason",
+            ),
         );
         for (k, role) in ROLES.iter().enumerate() {
             let path = obs[k].as_ref().map(|_| artifact_path(id, role));
@@ -503,7 +512,7 @@ pub fn judge_dir(
                 for branch in ["positive", "negativeControl"] {
                     for (field, value) in jud[branch].as_object().into_iter().flatten() {
                         differ(
-                &mut out,
+                            &mut out,
                             "evaluation.json",
                             format!("/checks/{i}/{branch}/{field}"),
                             &rec[branch][field],
@@ -520,7 +529,7 @@ pub fn judge_dir(
         judged_eval["checks"] = json!(evaluated);
         let claimed_refs: Vec<&str> = claimed.iter().map(String::as_str).collect();
         differ(
-                &mut out,
+            &mut out,
             "evaluation.json",
             "/scope/claimedCheckIds".into(),
             &evaluation["scope"]["claimedCheckIds"],
@@ -541,7 +550,7 @@ pub fn judge_dir(
             judged_eval["scope"]["claim"] = json!(c);
         }
         differ(
-                &mut out,
+            &mut out,
             "evaluation.json",
             "/cleanup/observed".into(),
             &evaluation["cleanup"]["observed"],
@@ -551,7 +560,7 @@ pub fn judge_dir(
         judged_eval["cleanup"]["observed"] = json!(cleanup);
         let result = evaluation_result(&verdicts);
         differ(
-                &mut out,
+            &mut out,
             "evaluation.json",
             "/result".into(),
             &evaluation["result"],
@@ -651,9 +660,8 @@ mod tests {
     #[test]
     fn a_check_passes_only_with_both_observations_and_a_killed_mutant() {
         let (p, n) = (o(true, ""), o(true, ""));
-        let v = |m: Option<&Observation>, n: Option<&Observation>| {
-            check_verdict(Some(&p), n, m, None)
-        };
+        let v =
+            |m: Option<&Observation>, n: Option<&Observation>| check_verdict(Some(&p), n, m, None);
         let killed = mutant("MCP_RES_SYNTAX_GUARD");
         assert_eq!(v(Some(&killed), Some(&n)).verdict, Verdict::Pass);
         assert_eq!(v(Some(&killed), Some(&n)).mutant_killed, Some(true));
@@ -663,7 +671,10 @@ mod tests {
         assert_eq!(v(None, Some(&n)).verdict, Verdict::Fail);
         let other = o(false, "OTHER");
         assert_eq!(v(Some(&killed), Some(&other)).reason, "OTHER");
-        assert_eq!(v(Some(&killed), None).detail, "no negative control observation");
+        assert_eq!(
+            v(Some(&killed), None).detail,
+            "no negative control observation"
+        );
         assert_eq!(
             check_verdict(None, None, None, None).verdict,
             Verdict::NotObserved
@@ -684,7 +695,7 @@ mod tests {
         assert!(reads(CLEANUP_PATH));
         assert!(!reads("artifacts/x/server.json"));
         assert!(!reads("artifacts/preflight.json"));
-        assert_eq!(truncate("", 4), "unknown");
+        assert_eq!(truncate("", 16), "unknown");
         assert_eq!(truncate("aé", 2), "a");
     }
 }

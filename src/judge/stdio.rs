@@ -78,7 +78,9 @@ mod tests {
         assert_eq!(syntax_guard_seen(&unterminated), Some(false));
         let on_stderr = t(json!([{"stream": "stderr", "text": format!("{parse_error}\n")}]));
         assert_eq!(syntax_guard_seen(&on_stderr), Some(false));
-        let answered = t(json!([{"stream": "stdout", "text": "{\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{}}\n"}]));
+        let answered = t(
+            json!([{"stream": "stdout", "text": "{\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{}}\n"}]),
+        );
         assert_eq!(syntax_guard_seen(&answered), Some(false));
         let b64 = base64::engine::general_purpose::STANDARD.encode(format!("{parse_error}\r\n"));
         assert_eq!(

@@ -175,7 +175,10 @@ pub fn judged_matrix(dir: &FieldDir) -> Option<Value> {
 fn judged_leg(dir: &FieldDir, leg: &Value) -> Option<(serde_json::Map<String, Value>, String)> {
     let directory = leg["directory"].as_str()?;
     let name = directory.strip_prefix(LEGS_DIR)?.strip_prefix('/')?;
-    let Some(LegEntry::Evaluation { dir: profile_dir, .. }) = dir.legs.get(name) else {
+    let Some(LegEntry::Evaluation {
+        dir: profile_dir, ..
+    }) = dir.legs.get(name)
+    else {
         return None;
     };
     let judged = super::profile_dir::judge(profile_dir)?;
@@ -343,7 +346,10 @@ fn leg_findings(
         if derived.get(key) != Some(want) {
             not_from_record(
                 key.clone(),
-                format!("{key} is {} as {directory} records it, but its artifacts give {want}", derived[key]),
+                format!(
+                    "{key} is {} as {directory} records it, but its artifacts give {want}",
+                    derived[key]
+                ),
             );
         }
     }

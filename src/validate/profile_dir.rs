@@ -180,9 +180,7 @@ pub fn judge(dir: &ProfileDir) -> Option<crate::judge::profile::Judged> {
         run,
         &dir.stored,
         &digests,
-        profile
-            .as_ref()
-            .map(|(a, r)| (a.as_slice(), r.as_slice())),
+        profile.as_ref().map(|(a, r)| (a.as_slice(), r.as_slice())),
     ))
 }
 

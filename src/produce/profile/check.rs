@@ -10,10 +10,10 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use super::probe::{Ended, Launch, Probe, Reply, split_lines, trim_cr};
+use crate::judge::profile as judge;
 use crate::model::mcp::{
     META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_PROTOCOL_VERSION, Revision,
 };
-use crate::judge::profile as judge;
 use crate::model::vocab::ProbeOutcome;
 
 /// The reason every classifier gives to an input a subject refused with a
@@ -499,8 +499,8 @@ impl CheckRun {
     /// or a missing mutant, fails the check; a surviving mutant leaves it
     /// not observed.
     pub fn verdict(&self) -> (Verdict, String, String) {
-        let [p, n, m] = [&self.positive, &self.negative, &self.mutant]
-            .map(|o| o.as_ref().map(Obs::record));
+        let [p, n, m] =
+            [&self.positive, &self.negative, &self.mutant].map(|o| o.as_ref().map(Obs::record));
         let v = judge::check_verdict(
             p.as_ref(),
             n.as_ref(),

@@ -408,10 +408,8 @@ pub fn run(options: &Options, report: Report<'_>) -> Result<Outcome, ProfileErro
         "adoptedAfterRun": swept,
     });
     let list = |k: &str| cleanup[k].as_array().cloned().unwrap_or_default();
-    let cleanup_observed = judge::cleanup_observed(
-        &list("probesThatLeftProcesses"),
-        &list("adoptedAfterRun"),
-    );
+    let cleanup_observed =
+        judge::cleanup_observed(&list("probesThatLeftProcesses"), &list("adoptedAfterRun"));
     cleanup["observed"] = json!(cleanup_observed);
     let cleanup_sha = write(judge::CLEANUP_PATH.into(), &cleanup)?;
     let verdicts: Vec<Verdict> = rows.iter().map(|r| r.verdict).collect();

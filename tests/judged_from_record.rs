@@ -609,3 +609,71 @@ fn a_mutant_relabelled_as_met_by_the_syntax_guard_is_refused_from_its_bytes() {
         "{report:#}"
     );
 }
+
+/// `mcpres profile run` of stdout-protocol-purity against the profile test
+/// subject run by `sh -c SCRIPT` (`{subject}` in it names the subject).
+fn run_purity(out: &Path, script: &str) -> std::process::Output {
+    let subject = repo("tests/subjects/profile_subject.py");
+    let script = script.replace("{subject}", &subject.display().to_string());
+    mcpres(&[
+        "profile",
+        "run",
+        "mcp-res/stdio-transport/v1",
+        "--revision",
+        "2025-11-25",
+        "--checks",
+        "stdout-protocol-purity",
+        "-o",
+        out.to_str().unwrap(),
+        "--",
+        "/bin/sh",
+        "-c",
+        &script,
+    ])
+}
+
+#[test]
+fn stdout_written_as_the_subject_exits_is_judged_from_the_whole_transcript() {
+    let tmp = tempfile::tempdir().unwrap();
+    // The twin: the subject alone passes.
+    let twin = tmp.path().join("twin");
+    let out = run_purity(&twin, "exec python3 {subject}");
+    assert_eq!(out.status.code(), Some(0), "{}", output_text(&out));
+    let run = read(&twin.join("run.json"));
+    assert_eq!(run["checks"][0]["verdict"], "PASS", "{run:#}");
+    assert_eq!(validate(&twin).0, 0);
+    // The adversary prints a line on stdout once the subject has exited: the
+    // stored positive ends with it, and the check fails on it.
+    let adversary = tmp.path().join("adversary");
+    let out = run_purity(&adversary, "python3 {subject}; echo server stopped");
+    assert_eq!(out.status.code(), Some(1), "{}", output_text(&out));
+    let run = read(&adversary.join("run.json"));
+    assert_eq!(run["checks"][0]["verdict"], "FAIL", "{run:#}");
+    assert_eq!(run["checks"][0]["reason"], "MCP_RES_STDOUT_POLLUTED");
+    let positive = read(&adversary.join("artifacts/stdout-protocol-purity/positive.json"));
+    assert_eq!(positive["observedReasonCode"], "MCP_RES_STDOUT_POLLUTED");
+    assert!(positive.to_string().contains("server stopped"));
+    // What the runner wrote is what the judge gives.
+    let (_, report) = validate(&adversary);
+    assert_eq!(pointers(&report), Vec::<String>::new(), "{report:#}");
+    // Relabelled as held (and the check PASS, digests recomputed), the
+    // positive's own bytes refuse it.
+    let path = adversary.join("artifacts/stdout-protocol-purity/positive.json");
+    let mut doc = read(&path);
+    doc["observedReasonCode"] = json!("MCP_RES_STDOUT_PROTOCOL_ONLY");
+    write(&path, &doc);
+    let mut r = Relabel::open(&adversary);
+    r.pass("stdout-protocol-purity");
+    r.save();
+    let (code, report) = validate(&adversary);
+    only_not_from_record(code, &report);
+    let text = report.to_string();
+    assert!(
+        text.contains("artifacts/stdout-protocol-purity/positive.json /observedReasonCode"),
+        "{text}"
+    );
+    assert!(
+        pointers(&report).contains(&"/checks/0/verdict".to_owned()),
+        "{report:#}"
+    );
+}

@@ -117,6 +117,53 @@ impl Observation {
     }
 }
 
+impl Observation {
+    /// Write its labels into the artifact document `doc`.
+    pub fn label(&self, doc: &mut Value) {
+        doc["expectedOutcome"] = json!(self.expected);
+        doc["observedOutcome"] = json!(self.observed);
+        doc["expectedReasonCode"] = json!(self.expected_reason);
+        doc["observedReasonCode"] = json!(self.observed_reason);
+        doc["propertyReached"] = json!(self.reached);
+    }
+}
+
+/// The stdout-protocol-purity check's reading of a positive whose stdout
+/// is not protocol only.
+pub const STDOUT_POLLUTED: &str = "MCP_RES_STDOUT_POLLUTED";
+
+/// What the stored bytes of the observation `o` (check `id`, `role`, its
+/// artifact's `transcript`) give where they give something else than its
+/// labels: the observation as they give it and why. The verdict is judged on
+/// that observation, and the runner stores its labels.
+///
+/// - stdout-protocol-purity, positive: held only when no complete stdout
+///   line of the whole transcript (which ends after the process did) is
+///   other than a JSON-RPC 2.0 object; otherwise `MCP_RES_STDOUT_POLLUTED`.
+pub fn rederive(
+    id: &str,
+    role: &str,
+    o: &Observation,
+    transcript: &Value,
+) -> Option<(Observation, String)> {
+    if id == "stdout-protocol-purity" && role == "positive" && o.observed_reason != STDOUT_POLLUTED
+    {
+        let bad = super::stdio::non_protocol_lines(transcript)?;
+        if bad > 0 && o.observed_reason == o.expected_reason {
+            return Some((
+                Observation {
+                    observed_reason: STDOUT_POLLUTED.into(),
+                    ..o.clone()
+                },
+                format!(
+                    "check {id}: {bad} complete stdout line(s) of its stored transcript are not JSON-RPC"
+                ),
+            ));
+        }
+    }
+    None
+}
+
 /// Killed: the mutant's input was not credited with the negative control's
 /// reason. `None` without a mutant or a negative control.
 pub fn mutant_killed(mutant: Option<&Observation>, negative: Option<&Observation>) -> Option<bool> {
@@ -332,7 +379,22 @@ pub fn judge_dir(
                 None => {}
                 Some(Err(why)) => unjudged = Some(format!("{path}: {why}")),
                 Some(Ok(doc)) => match Observation::from_artifact(doc, id, role) {
-                    Ok(o) => obs[k] = Some(o),
+                    Ok(o) => {
+                        obs[k] = Some(match rederive(id, role, &o, &doc["transcript"]) {
+                            Some((judged, why)) => {
+                                differ(
+                                    &mut out,
+                                    &path,
+                                    "/observedReasonCode".into(),
+                                    &json!(o.observed_reason),
+                                    json!(judged.observed_reason),
+                                    why,
+                                );
+                                judged
+                            }
+                            None => o,
+                        })
+                    }
                     Err(why) => unjudged = Some(format!("{path}: {why}")),
                 },
             }

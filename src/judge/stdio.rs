@@ -9,7 +9,10 @@
 //! answer to a line whose id the subject could not read). Every classifier
 //! of the stdio runners credits an observation with the syntax guard only on
 //! such an answer, so an observation credited with it whose transcript holds
-//! none is not what its bytes give.
+//! none is not what its bytes give. And it counts the complete stdout lines
+//! that are not JSON-RPC: stdout-protocol-purity's positive holds only when
+//! there is none in the whole stored transcript, which ends after the process
+//! did (a subject that writes on stdout as it exits pollutes it too).
 
 use base64::Engine;
 use serde_json::Value;
@@ -59,6 +62,25 @@ pub fn syntax_guard_seen(transcript: &Value) -> Option<bool> {
     }))
 }
 
+/// How many complete stdout lines of the transcript are not JSON-RPC 2.0
+/// objects; `None` when its stdout bytes are not all stored.
+pub fn non_protocol_lines(transcript: &Value) -> Option<usize> {
+    let stdout = stdout_bytes(transcript)?;
+    let mut lines: Vec<&[u8]> = stdout.split(|&b| b == b'\n').collect();
+    lines.pop();
+    Some(
+        lines
+            .into_iter()
+            .filter(|l| {
+                let l = l.strip_suffix(b"\r").unwrap_or(l);
+                serde_json::from_slice::<Value>(l)
+                    .ok()
+                    .is_none_or(|v| v.get("jsonrpc") != Some(&Value::from("2.0")))
+            })
+            .count(),
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -87,6 +109,12 @@ mod tests {
             syntax_guard_seen(&t(json!([{"stream": "stdout", "base64": b64}]))),
             Some(true)
         );
+        let stopped = t(json!([
+            {"stream": "stdout", "text": "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n"},
+            {"stream": "stdout", "text": "server stopped\n"},
+        ]));
+        assert_eq!(non_protocol_lines(&stopped), Some(1));
+        assert_eq!(non_protocol_lines(&answered), Some(0));
         let elided = t(json!([{"stream": "stdout", "elided": {"sha256": "00"}}]));
         assert_eq!(syntax_guard_seen(&elided), None);
         assert_eq!(syntax_guard_seen(&json!({"startError": "x"})), None);

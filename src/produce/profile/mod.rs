@@ -180,7 +180,7 @@ pub fn plan(
     Ok(planned)
 }
 
-fn outcome_label(o: Option<&Obs>) -> String {
+fn outcome_label(o: Option<&judge::Observation>) -> String {
     o.map_or("-".into(), |o| {
         if o.held() {
             format!("{} ok", o.observed)
@@ -284,12 +284,18 @@ pub fn run(options: &Options, report: Report<'_>) -> Result<Outcome, ProfileErro
         {
             if let Some(o) = o {
                 let rel = judge::artifact_path(id, role);
-                let doc = artifact_doc(id, role, o);
+                let mut doc = artifact_doc(id, role, o);
+                let mut judged = judge::Observation::from_artifact(&doc, id, role)
+                    .expect("an artifact the runner writes is an observation");
+                // Where the stored bytes give another reading than the
+                // classifier's, the artifact is labelled as they give it.
+                if let Some((rederived, _)) = judge::rederive(id, role, &judged, &doc["transcript"])
+                {
+                    rederived.label(&mut doc);
+                    judged = rederived;
+                }
                 let sha = write(rel.clone(), &doc)?;
-                stored[k] = Some(
-                    judge::Observation::from_artifact(&doc, id, role)
-                        .expect("an artifact the runner writes is an observation"),
-                );
+                stored[k] = Some(judged);
                 paths.insert(role, (rel, sha));
             }
         }
@@ -302,8 +308,8 @@ pub fn run(options: &Options, report: Report<'_>) -> Result<Outcome, ProfileErro
         let (verdict, reason, detail) = (judged.verdict, judged.reason, judged.detail);
         let row = Row {
             id,
-            positive: outcome_label(c.positive.as_ref()),
-            negative: outcome_label(c.negative.as_ref()),
+            positive: outcome_label(stored[0].as_ref()),
+            negative: outcome_label(stored[1].as_ref()),
             mutant: match judged.mutant_killed {
                 Some(true) => "killed".into(),
                 Some(false) => "survived".into(),

@@ -677,3 +677,48 @@ fn stdout_written_as_the_subject_exits_is_judged_from_the_whole_transcript() {
         "{report:#}"
     );
 }
+
+#[test]
+fn oauth_evaluations_are_judged_from_their_record_too() {
+    let (limits, dir_limits) = (Limits::default(), DirLimits::default());
+    for name in ["reference", "python-sdk"] {
+        let path = repo(&format!("bundles/oauth/{name}"));
+        let dir = mcpres::bundle::profile_dir::load(&path, &limits, &dir_limits).unwrap();
+        let mcpres::bundle::profile_dir::RunFile::Read(run) = &dir.run else {
+            panic!("{name} has a run.json");
+        };
+        assert!(!dir.stored.is_empty(), "{name}");
+        assert_eq!(
+            mcpres::validate::profile_dir::judge_oauth(&dir, run),
+            [],
+            "{name}"
+        );
+        let (_, report) = validate(&path);
+        assert_eq!(pointers(&report), Vec::<String>::new(), "{name}");
+    }
+    // A check that failed (its refusal named no OAuth reason), relabelled PASS.
+    let (_tmp, dir) = copy_of("bundles/oauth/python-sdk");
+    let mut run = read(&dir.join("run.json"));
+    let i = run["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .position(|c| c["id"] == "issuer-binding")
+        .unwrap();
+    assert_eq!(run["checks"][i]["verdict"], "FAIL");
+    run["checks"][i]["verdict"] = json!("PASS");
+    write(&dir.join("run.json"), &run);
+    let (code, report) = validate(&dir);
+    assert_eq!(code, 1);
+    assert_eq!(pointers(&report), [format!("/checks/{i}/verdict")]);
+    // A passing check's mutant relabelled as having survived: the committed
+    // reference evaluation is valid, its relabelled copy is not.
+    let (_tmp, dir) = copy_of("bundles/oauth/reference");
+    assert_eq!(validate(&dir).0, 0);
+    let mut run = read(&dir.join("run.json"));
+    run["checks"][0]["mutantKilled"] = json!(false);
+    write(&dir.join("run.json"), &run);
+    let (code, report) = validate(&dir);
+    only_not_from_record(code, &report);
+    assert_eq!(pointers(&report), ["/checks/0/mutantKilled"]);
+}

@@ -13,10 +13,13 @@
 //!   the cleanup; a whole profile evaluation directory re-judged.
 //! - [`stdio`]: what a stdio probe's raw stdout chunks show (the syntax
 //!   guard firing), read from the transcript bytes an artifact stores.
+//! - [`oauth`]: an OAuth-boundary evaluation's check verdicts and cases
+//!   from its stored observations.
 //! - [`field`]: a field matrix leg's items and result from its (re-judged)
 //!   evaluation directory, and the matrix's overall result.
 
 pub mod field;
+pub mod oauth;
 pub mod profile;
 pub mod stdio;
 

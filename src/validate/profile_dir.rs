@@ -221,7 +221,9 @@ pub fn oauth_directory_findings(dir: &ProfileDir) -> Vec<Finding> {
             ),
         ));
     }
-    findings.extend(file_findings(dir));
+    let files = file_findings(dir);
+    let intact = files.is_empty();
+    findings.extend(files);
     findings.extend(unlisted_findings(dir, "OAuth-boundary evaluation"));
     // Every artifact digest the evaluation cites is a listed artifact's.
     let listed: BTreeSet<&str> = dir.artifacts.iter().map(|a| a.sha256.as_str()).collect();
@@ -238,7 +240,38 @@ pub fn oauth_directory_findings(dir: &ProfileDir) -> Vec<Finding> {
             ));
         }
     }
+    // Last: the verdicts and cases as the stored observations give them.
+    if intact {
+        findings.extend(judge_oauth(dir, run).iter().map(not_from_record));
+    }
     findings
+}
+
+/// An OAuth-boundary directory judged from its stored observations (what its
+/// run.json and evaluation.json record that they do not give), with the
+/// evaluation's own rules revising the verdicts of its cases as the runner's do.
+pub fn judge_oauth(dir: &ProfileDir, run: &serde_json::Value) -> Vec<crate::judge::Disagreement> {
+    let case_findings: Vec<crate::judge::oauth::CaseFinding> =
+        super::oauth::validate_oauth_evaluation(&dir.evaluation)
+            .findings
+            .into_iter()
+            .filter_map(|f| {
+                let index = f
+                    .pointer
+                    .strip_prefix("/cases/")?
+                    .split('/')
+                    .next()?
+                    .parse::<usize>()
+                    .ok()?;
+                Some((index, f.code.as_str().to_owned(), f.message))
+            })
+            .collect();
+    let digests: BTreeMap<String, String> = dir
+        .artifacts
+        .iter()
+        .map(|a| (a.path.clone(), a.sha256.clone()))
+        .collect();
+    crate::judge::oauth::judge_dir(&dir.evaluation, run, &dir.stored, &digests, &case_findings)
 }
 
 /// (JSON pointer, value) of every evidence digest `v` cites (the cases'

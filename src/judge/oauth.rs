@@ -96,8 +96,8 @@ pub fn judge_dir(
         let mut v = check_verdict(p.as_ref(), n.as_ref(), m.as_ref(), None);
         let case_index = cases.iter().position(|c| c["id"] == id);
         if v.verdict == Verdict::Pass
-            && let Some((_, code, message)) = case_index
-                .and_then(|at| case_findings.iter().find(|(index, _, _)| *index == at))
+            && let Some((_, code, message)) =
+                case_index.and_then(|at| case_findings.iter().find(|(index, _, _)| *index == at))
         {
             v.verdict = Verdict::NotObserved;
             v.reason = code.clone();
@@ -110,7 +110,9 @@ pub fn judge_dir(
             at("verdict"),
             &check["verdict"],
             json!(v.verdict.as_str()),
-            why("as its stored observations give it, revised by the evaluation's rules on its case"),
+            why(
+                "as its stored observations give it, revised by the evaluation's rules on its case",
+            ),
         );
         push(
             "run.json",
@@ -133,7 +135,9 @@ pub fn judge_dir(
             at("mutantKilled"),
             &check["mutantKilled"],
             json!(v.mutant_killed),
-            why("killed when the mutant was not credited with the negative control's expected reason"),
+            why(
+                "killed when the mutant was not credited with the negative control's expected reason",
+            ),
         );
         if let (Some(p), Some(n), Some(m)) = (p, n, m) {
             let sha = |role: &str| {

@@ -16,6 +16,7 @@ pub mod diag;
 pub mod explain;
 pub mod fsio;
 pub mod json;
+pub mod judge;
 pub mod model;
 pub mod produce;
 pub mod profiles;

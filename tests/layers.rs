@@ -17,6 +17,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("schema", 2),
     ("model", 3),
     ("profiles", 3),
+    ("judge", 4),
     ("attest", 4),
     ("bundle", 4),
     ("server", 4),

@@ -49,24 +49,48 @@ impl Fixture {
         };
         for check in evaluation["checks"].as_array_mut().unwrap() {
             let id = check["id"].as_str().unwrap().to_owned();
+            let detail = format!("The {id} check saw the expected outcome.");
+            // Each artifact is an observation as the runner stores it: what
+            // `validate` judges the verdicts from again.
             for (branch, file) in [("positive", "positive"), ("negativeControl", "negative")] {
+                let o = &check[branch];
                 let digest = artifact(
                     format!("artifacts/{id}/{file}.json"),
-                    json!({"check": id, "probe": file, "observedOutcome": check[branch]["observedOutcome"]}),
+                    json!({
+                        "check": id,
+                        "role": file,
+                        "expectedOutcome": o["expectedOutcome"],
+                        "observedOutcome": o["observedOutcome"],
+                        "expectedReasonCode": o["expectedReasonCode"],
+                        "observedReasonCode": o["observedReasonCode"],
+                        "propertyReached": o["propertyReached"],
+                        "detail": detail,
+                        "transcript": {},
+                    }),
                 );
                 check[branch]["source"] = json!("RUNTIME_PROBE");
                 check[branch]["artifactSha256"] = json!(digest);
             }
             artifact(
                 format!("artifacts/{id}/mutant.json"),
-                json!({"check": id, "probe": "mutant", "killed": true}),
+                json!({
+                    "check": id,
+                    "role": "mutant",
+                    "expectedOutcome": "REJECT",
+                    "observedOutcome": "REJECT",
+                    "expectedReasonCode": "MCP_RES_SYNTAX_GUARD",
+                    "observedReasonCode": "MCP_RES_SYNTAX_GUARD",
+                    "propertyReached": false,
+                    "detail": "the syntax-defective input was refused as such",
+                    "transcript": {},
+                }),
             );
             run_checks.push(json!({
                 "id": id,
                 "kind": "REQUIRED",
                 "verdict": "PASS",
-                "reason": check["positive"]["observedReasonCode"],
-                "detail": format!("The {id} check saw the expected outcome and its mutant was killed."),
+                "reason": check["positive"]["expectedReasonCode"],
+                "detail": detail,
                 "positive": format!("artifacts/{id}/positive.json"),
                 "negative": format!("artifacts/{id}/negative.json"),
                 "mutant": format!("artifacts/{id}/mutant.json"),
@@ -75,7 +99,7 @@ impl Fixture {
         }
         let cleanup = artifact(
             "artifacts/cleanup.json".into(),
-            json!({"cleanup": "observed", "leftover": []}),
+            json!({"probes": 9, "probesThatLeftProcesses": [], "adoptedAfterRun": [], "observed": true}),
         );
         evaluation["cleanup"]["observationSha256"] = json!(cleanup);
         evaluation["result"] = json!("PASS");
@@ -84,8 +108,8 @@ impl Fixture {
             "id": "oversized-line",
             "kind": "REQUIRED",
             "verdict": "NOT_OBSERVED",
-            "reason": "NOT_SELECTED",
-            "detail": "The check was not selected for this run.",
+            "reason": "MCP_RES_CHECK_NOT_OBSERVED",
+            "detail": "The check could not be exercised against this subject.",
             "positive": null,
             "negative": null,
             "mutant": null,
@@ -119,6 +143,15 @@ impl Fixture {
             .iter()
             .map(|(path, bytes)| json!({"path": path, "sha256": sha(bytes), "bytes": bytes.len()}))
             .collect();
+    }
+
+    /// Set `key` of the stored artifact at `path` to `value` and list its new bytes.
+    fn edit_artifact(&mut self, path: &str, key: &str, value: Value) {
+        let (_, bytes) = self.files.iter_mut().find(|(p, _)| p == path).unwrap();
+        let mut doc: Value = serde_json::from_slice(bytes).unwrap();
+        doc[key] = value;
+        *bytes = canonical_bytes(&doc);
+        self.relist();
     }
 
     /// Reseal the evaluation after an edit and record its new file digest.
@@ -214,11 +247,30 @@ fn evaluation_findings_come_first_and_a_claimed_fail_adds_no_result_mismatch() {
     let mut f = Fixture::valid();
     // The runner saw the first check's negative control rejected for another reason:
     // it records the real reason, result FAIL, and the check FAILs in run.json.
-    f.evaluation["checks"][0]["negativeControl"]["observedReasonCode"] =
-        json!("MCP_RES_EARLY_PARSE_REJECTION");
+    let id = "released-message-framing";
+    let other = "MCP_RES_EARLY_PARSE_REJECTION";
+    f.edit_artifact(
+        &format!("artifacts/{id}/negative.json"),
+        "observedReasonCode",
+        json!(other),
+    );
+    let negative = f
+        .files
+        .iter()
+        .find(|(p, _)| p.ends_with("negative.json"))
+        .unwrap();
+    f.evaluation["checks"][0]["negativeControl"]["artifactSha256"] = json!(sha(&negative.1));
+    f.evaluation["checks"][0]["negativeControl"]["observedReasonCode"] = json!(other);
     f.evaluation["result"] = json!("FAIL");
     f.reseal();
+    let expected = f.evaluation["checks"][0]["negativeControl"]["expectedReasonCode"].clone();
+    let detail = f.run["checks"][0]["detail"].as_str().unwrap().to_owned();
     f.run["checks"][0]["verdict"] = json!("FAIL");
+    f.run["checks"][0]["reason"] = json!(other);
+    f.run["checks"][0]["detail"] = json!(format!(
+        "negative control: expected REJECT ({}), observed REJECT ({other}): {detail}",
+        expected.as_str().unwrap()
+    ));
     f.run["result"] = json!("FAIL");
     let (_tmp, dir) = f.written();
     let report = expect_codes(&dir, &["MCP_RES_PROFILE_WRONG_REASON"]);
@@ -245,9 +297,16 @@ fn a_passing_check_with_a_failing_observation_is_inconsistent() {
         &[
             "MCP_RES_PROFILE_OUTCOME_MISMATCH",
             "MCP_RES_PROFILE_RUN_INCONSISTENT",
+            // The stored positive still records ACCEPT, and the result follows it.
+            "MCP_RES_VERDICT_NOT_FROM_RECORD",
+            "MCP_RES_VERDICT_NOT_FROM_RECORD",
         ],
     );
     assert_eq!(report["findings"][1]["pointer"], "/checks/1/verdict");
+    assert_eq!(
+        report["findings"][2]["pointer"],
+        "/checks/1/positive/observedOutcome"
+    );
 }
 
 #[test]
@@ -380,6 +439,8 @@ fn a_cited_digest_no_artifact_has_is_unresolved() {
             "MCP_RES_PROFILE_ARTIFACT_UNRESOLVED",
             // run.json's positive path now names an artifact the evaluation does not cite.
             "MCP_RES_PROFILE_RUN_INCONSISTENT",
+            // The stored positive has another digest than the one cited.
+            "MCP_RES_VERDICT_NOT_FROM_RECORD",
         ],
     );
     assert_eq!(
@@ -412,6 +473,8 @@ fn a_not_observed_check_that_was_evaluated_is_inconsistent() {
         &[
             "MCP_RES_PROFILE_RUN_INCONSISTENT",
             "MCP_RES_PROFILE_RUN_INCONSISTENT",
+            // Its stored observations give PASS.
+            "MCP_RES_VERDICT_NOT_FROM_RECORD",
         ],
     );
     let text = report.to_string();
@@ -431,7 +494,16 @@ fn a_run_result_of_pass_beside_a_failing_check_is_inconsistent() {
     f.run["checks"][2]["verdict"] = json!("FAIL");
     f.run["checks"][2]["mutantKilled"] = json!(false);
     let (_tmp, dir) = f.written();
-    let report = expect_codes(&dir, &["MCP_RES_PROFILE_RUN_INCONSISTENT"]);
+    // The stored mutant was killed and the check passes: both relabelled
+    // fields are not what the record gives.
+    let report = expect_codes(
+        &dir,
+        &[
+            "MCP_RES_PROFILE_RUN_INCONSISTENT",
+            "MCP_RES_VERDICT_NOT_FROM_RECORD",
+            "MCP_RES_VERDICT_NOT_FROM_RECORD",
+        ],
+    );
     assert_eq!(report["findings"][0]["pointer"], "/result");
 }
 
@@ -440,7 +512,13 @@ fn a_passing_check_needs_its_mutant_killed() {
     let mut f = Fixture::valid();
     f.run["checks"][1]["mutantKilled"] = json!(false);
     let (_tmp, dir) = f.written();
-    let report = expect_codes(&dir, &["MCP_RES_PROFILE_RUN_INCONSISTENT"]);
+    let report = expect_codes(
+        &dir,
+        &[
+            "MCP_RES_PROFILE_RUN_INCONSISTENT",
+            "MCP_RES_VERDICT_NOT_FROM_RECORD",
+        ],
+    );
     assert_eq!(report["findings"][0]["pointer"], "/checks/1/mutantKilled");
 }
 
@@ -455,6 +533,9 @@ fn a_check_path_must_name_a_listed_artifact() {
         &[
             "MCP_RES_PROFILE_RUN_INCONSISTENT",
             "MCP_RES_PROFILE_RUN_INCONSISTENT",
+            // The paths are not where the check's observations are stored.
+            "MCP_RES_VERDICT_NOT_FROM_RECORD",
+            "MCP_RES_VERDICT_NOT_FROM_RECORD",
         ],
     );
     assert_eq!(report["findings"][0]["pointer"], "/checks/0/negative");

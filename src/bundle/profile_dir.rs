@@ -89,6 +89,10 @@ pub struct ProfileDir {
     pub unlisted: Vec<(String, OnDisk)>,
     /// `false` when the directory held more than [`dir::MAX_DIR_ENTRIES`] entries and the rest were not examined.
     pub walk_complete: bool,
+    /// The listed artifacts the judge reads ([`crate::judge::profile::reads`]) whose
+    /// bytes are the listed ones, parsed by the strict reader (or why they could not be):
+    /// what `validate` re-judges the verdicts from.
+    pub stored: BTreeMap<String, crate::judge::profile::Stored>,
 }
 
 /// The `schemaVersion` of the run record `mcpres oauth run` writes beside an
@@ -149,6 +153,7 @@ pub fn load(root: &Path, limits: &Limits, dir_limits: &DirLimits) -> Result<Prof
         artifacts: Vec::new(),
         unlisted: Vec::new(),
         walk_complete: true,
+        stored: BTreeMap::new(),
     };
     let RunFile::Read(run) = &loaded.run else {
         return Ok(loaded);
@@ -214,6 +219,24 @@ pub fn load(root: &Path, limits: &Limits, dir_limits: &DirLimits) -> Result<Prof
                 bytes,
                 state,
             }
+        })
+        .collect();
+    loaded.stored = loaded
+        .artifacts
+        .par_iter()
+        .filter(|a| {
+            crate::judge::profile::reads(&a.path)
+                && matches!(&a.state, FileState::Read { bytes, sha256 } if *bytes == a.bytes && *sha256 == a.sha256)
+        })
+        .map(|a| {
+            // Read again and bound to the listed digest: the document judged is
+            // the one whose bytes were hashed.
+            let doc = match read_json(&root.join(&a.path), limits) {
+                Ok((value, bytes)) if json::sha256_hex(&bytes) == a.sha256 => Ok(value),
+                Ok(_) => Err("its bytes changed while the directory was read".to_owned()),
+                Err(e) => Err(e.to_string()),
+            };
+            (a.path.clone(), doc)
         })
         .collect();
     let mut tree = BTreeMap::new();

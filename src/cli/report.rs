@@ -9,7 +9,10 @@ use std::path::PathBuf;
 use rayon::prelude::*;
 use serde_json::Value;
 
-use mcpres::bundle::{self, profile_dir::RunFile};
+use mcpres::bundle::{
+    self,
+    profile_dir::{RunFile, is_oauth},
+};
 use mcpres::produce::report::{self, Section};
 use mcpres::validate;
 
@@ -133,16 +136,31 @@ fn judge_each<T: Send>(
         .map(|(index, path)| {
             let judged = match bundle::load_with(path, &limits, &dir_limits) {
                 Ok(loaded) => {
+                    // A profile or field directory is shown as its artifacts judge it:
+                    // the verdicts, flags and results the judge gives, never one that
+                    // only run.json or matrix.json says.
                     let (doc, run) = match (&loaded.profile_dir, &loaded.field_dir) {
-                        (Some(dir), _) => (
-                            Some(dir.evaluation.clone()),
-                            match &dir.run {
-                                RunFile::Read(v) => Some(v.clone()),
-                                _ => None,
-                            },
-                        ),
+                        (Some(dir), _) => match validate::profile_dir::judge(dir) {
+                            Some(judged) => (Some(judged.evaluation), Some(judged.run)),
+                            // Nothing to judge from (no usable run record, or an
+                            // OAuth-boundary evaluation, whose cases its own rules judge):
+                            // no run verdict is shown.
+                            None => (
+                                Some(dir.evaluation.clone()),
+                                match &dir.run {
+                                    RunFile::Read(v) if is_oauth(&dir.evaluation) => {
+                                        Some(v.clone())
+                                    }
+                                    _ => None,
+                                },
+                            ),
+                        },
                         // A field matrix directory is shown through its matrix.json.
-                        (None, Some(field)) => (field.matrix.as_ref().ok().cloned(), None),
+                        (None, Some(field)) => (
+                            validate::field_dir::judged_matrix(field)
+                                .or_else(|| field.matrix.as_ref().ok().cloned()),
+                            None,
+                        ),
                         (None, None) => (loaded.doc.clone(), None),
                     };
                     Judged {

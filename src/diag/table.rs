@@ -631,6 +631,13 @@ diagnostics! {
             example: "A check whose negativeControl.artifactSha256 names bytes that no file under artifacts/ has.",
             fix: "Keep every artifact the run wrote; an evaluation must cite only observations stored beside it.",
         }
+        VerdictNotFromRecord VERDICT_NOT_FROM_RECORD "MCP_RES_VERDICT_NOT_FROM_RECORD" {
+            rule: "MCPRES-PROFILE-DIR-003",
+            title: "Verdict not what the record gives",
+            meaning: "mcpres validate judges a profile evaluation directory again from its digest-bound artifacts (artifacts/<check>/positive.json, negative.json and mutant.json, artifacts/cleanup.json) with the runner's own judge, and a recorded field is not what the judge gives: in run.json a check's verdict, reason, detail, kind, mutantKilled or artifact paths, or the result; in evaluation.json the evaluated checks, an observation's fields, the claimed checks, the claim, cleanup.observed or the result; the observed flag of artifacts/cleanup.json; in an OAuth-boundary evaluation directory, a check's verdict, reason, detail or mutantKilled in run.json or a case in evaluation.json; or, in a field matrix, a leg's evidence items or result, or the overall result, judged over its re-judged evaluation directory. Beside the artifacts' labels, a mutant's propertyReached, an observation credited MCP_RES_SYNTAX_GUARD without a -32700 or null-id answer in its stored stdout, and a stdout-protocol-purity positive held although its stored stdout has a line that is not JSON-RPC are reported too. An artifact the judge must read that is not a readable observation of its check and role is reported too.",
+            example: "A check relabelled from NOT_OBSERVED to PASS with mutantKilled true in run.json and evaluation.json, digests recomputed, while its mutant.json shows the mutant met with the negative control's reason.",
+            fix: "Do not relabel verdicts: a verdict is what the stored observations give. Run mcpres profile run (or field run) again to get a new evaluation.",
+        }
     }
     /// Field evidence matrix directory: mcpres's own codes (spec/field.md).
     FieldMatrix {

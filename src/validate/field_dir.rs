@@ -16,12 +16,16 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
 use crate::bundle::field_dir::{FieldDir, LEGS_DIR, LegEntry, MATRIX_FILE, MAX_LEGS};
 use crate::diag::codes as c;
 use crate::diag::{Finding, Report};
 use crate::schema::{self, SchemaKind};
+
+pub use crate::judge::field::{
+    aggregate, declaration_mismatches, derived_items, interruption_checks, leg_result,
+};
 
 use super::profile::validate_profile_evaluation;
 use super::profile_dir::directory_findings;
@@ -47,197 +51,14 @@ fn evaluation_problems(dir: &crate::bundle::profile_dir::ProfileDir) -> Vec<Find
         .into_iter()
         .filter(|f| !EVIDENCE_CODES.contains(&f.code))
         .collect();
-    problems.extend(directory_findings(dir));
+    // A verdict the leg's artifacts do not give is reported at the leg
+    // (the directory still resolves: its record is intact).
+    problems.extend(
+        directory_findings(dir)
+            .into_iter()
+            .filter(|f| f.code != c::VERDICT_NOT_FROM_RECORD),
+    );
     problems
-}
-
-/// The checks whose verdicts tell a leg's interruption behaviour, by transport.
-pub fn interruption_checks(transport: &str) -> &'static [&'static str] {
-    match transport {
-        "stdio" => &["interruption", "process-exit"],
-        "streamable-http" => &[
-            "early-close",
-            "cancellation-by-stream-close",
-            "interrupted-body",
-        ],
-        _ => &[],
-    }
-}
-
-fn str_at<'a>(v: &'a Value, pointer: &str) -> &'a str {
-    v.pointer(pointer).and_then(Value::as_str).unwrap_or("")
-}
-
-/// An observation held: the property was reached and the observed outcome
-/// and reason code are the expected ones.
-fn held(o: &Value) -> bool {
-    o["propertyReached"] == json!(true)
-        && o["observedOutcome"] != json!("NOT_OBSERVED")
-        && o["observedOutcome"] == o["expectedOutcome"]
-        && o["observedReasonCode"] == o["expectedReasonCode"]
-}
-
-/// The field evidence items a leg takes from its evaluation directory:
-/// `platform` (the leg's `os.platform`), `runtime`, `language`, `subject`,
-/// `protocolRevision`, `profile`, `checkSet` (claim and claimed ids),
-/// `cleanPath`, `expectedFailure`, `wrongReasonControl`, `interruption`,
-/// `cleanup`, `failedChecks` and `notObservedChecks`. `evaluation` and `run`
-/// are the leg's evaluation.json and run.json, `transport` the leg's.
-pub fn derived_items(evaluation: &Value, run: &Value, transport: &str) -> Map<String, Value> {
-    let checks = evaluation["checks"].as_array().cloned().unwrap_or_default();
-    let ratio = |branch: &str| {
-        json!({
-            "held": checks.iter().filter(|c| held(&c[branch])).count(),
-            "total": checks.len(),
-        })
-    };
-    let run_checks = run["checks"].as_array().cloned().unwrap_or_default();
-    let mutants: Vec<(&str, bool)> = run_checks
-        .iter()
-        .filter_map(|c| Some((c["id"].as_str()?, c["mutantKilled"].as_bool()?)))
-        .collect();
-    let with_verdict = |verdict: &str| -> Vec<Value> {
-        run_checks
-            .iter()
-            .filter(|c| c["verdict"] == verdict)
-            .map(|c| json!({"id": c["id"], "reason": c["reason"]}))
-            .collect()
-    };
-    let interruption: Vec<Value> = interruption_checks(transport)
-        .iter()
-        .map(|id| {
-            let verdict = run_checks
-                .iter()
-                .find(|c| c["id"] == *id)
-                .and_then(|c| c["verdict"].as_str())
-                .unwrap_or("NOT_EVALUATED");
-            json!({"id": id, "verdict": verdict})
-        })
-        .collect();
-    let evaluated = interruption
-        .iter()
-        .any(|c| c["verdict"] == "PASS" || c["verdict"] == "FAIL");
-    let mut items = Map::new();
-    let mut put = |k: &str, v: Value| {
-        items.insert(k.to_string(), v);
-    };
-    put(
-        "platform",
-        json!(str_at(evaluation, "/environment/platform")),
-    );
-    put(
-        "runtime",
-        json!({
-            "name": str_at(evaluation, "/environment/runtimeName"),
-            "version": str_at(evaluation, "/environment/runtimeVersion"),
-        }),
-    );
-    put(
-        "language",
-        json!(str_at(evaluation, "/subject/implementationLanguage")),
-    );
-    put(
-        "subject",
-        json!({
-            "name": str_at(evaluation, "/subject/name"),
-            "version": str_at(evaluation, "/subject/version"),
-            "artifactSha256": str_at(evaluation, "/subject/artifactSha256"),
-        }),
-    );
-    put(
-        "protocolRevision",
-        json!(str_at(evaluation, "/profile/protocolRevision")),
-    );
-    put(
-        "profile",
-        json!({
-            "id": str_at(evaluation, "/profile/id"),
-            "version": str_at(evaluation, "/profile/version"),
-            "manifestSha256": str_at(evaluation, "/profile/manifestSha256"),
-        }),
-    );
-    put(
-        "checkSet",
-        json!({
-            "claim": str_at(evaluation, "/scope/claim"),
-            "claimedCheckIds": evaluation["scope"]["claimedCheckIds"],
-        }),
-    );
-    put("cleanPath", ratio("positive"));
-    put("expectedFailure", ratio("negativeControl"));
-    put(
-        "wrongReasonControl",
-        json!({
-            "killed": mutants.iter().filter(|(_, k)| *k).count(),
-            "total": mutants.len(),
-            "surviving": mutants.iter().filter(|(_, k)| !k).map(|(id, _)| *id).collect::<Vec<_>>(),
-        }),
-    );
-    put(
-        "interruption",
-        json!({"evaluated": evaluated, "checks": interruption}),
-    );
-    put(
-        "cleanup",
-        json!({"observed": evaluation["cleanup"]["observed"]}),
-    );
-    put("failedChecks", json!(with_verdict("FAIL")));
-    put("notObservedChecks", json!(with_verdict("NOT_OBSERVED")));
-    items
-}
-
-/// The declared items of a leg (`declared`: language, runtime, subjectSha256,
-/// each a string or null) that differ from what its evaluation shows.
-pub fn declaration_mismatches(declared: &Value, derived: &Map<String, Value>) -> Vec<Value> {
-    let observed = |field: &str| -> &str {
-        match field {
-            "language" => derived["language"].as_str().unwrap_or(""),
-            "runtime" => derived["runtime"]["name"].as_str().unwrap_or(""),
-            _ => derived["subject"]["artifactSha256"].as_str().unwrap_or(""),
-        }
-    };
-    ["language", "runtime", "subjectSha256"]
-        .into_iter()
-        .filter_map(|field| {
-            let want = declared[field].as_str()?;
-            let got = observed(field);
-            (want != got).then(|| json!({"field": field, "declared": want, "observed": got}))
-        })
-        .collect()
-}
-
-/// A leg's result: FAIL when a declared item is not what the run observed,
-/// otherwise the result of its run record (PASS, FAIL or INCOMPLETE).
-pub fn leg_result(run_result: &str, mismatches: usize) -> &str {
-    if mismatches > 0 { "FAIL" } else { run_result }
-}
-
-/// The overall result and the summary of a matrix whose legs have `results`
-/// (PASS, FAIL, INCOMPLETE or NOT_RUN): PASS only when every leg is PASS,
-/// FAIL when any leg is FAIL, INCOMPLETE otherwise.
-pub fn aggregate<'a>(results: impl IntoIterator<Item = &'a str>) -> (&'static str, Value) {
-    let mut count: BTreeMap<&str, usize> = BTreeMap::new();
-    let mut legs = 0;
-    for r in results {
-        legs += 1;
-        *count.entry(r).or_default() += 1;
-    }
-    let n = |k: &str| count.get(k).copied().unwrap_or(0);
-    let overall = if n("FAIL") > 0 {
-        "FAIL"
-    } else if legs > 0 && n("PASS") == legs {
-        "PASS"
-    } else {
-        "INCOMPLETE"
-    };
-    let summary = json!({
-        "legs": legs,
-        "pass": n("PASS"),
-        "fail": n("FAIL"),
-        "incomplete": n("INCOMPLETE"),
-        "notRun": n("NOT_RUN"),
-    });
-    (overall, summary)
 }
 
 /// Validate a loaded field matrix directory.
@@ -277,6 +98,7 @@ pub fn validate_field_dir(dir: &FieldDir) -> Report {
     }
     let legs = matrix["legs"].as_array().cloned().unwrap_or_default();
     let mut results: Vec<String> = Vec::new();
+    let mut judged: Vec<String> = Vec::new();
     for (i, leg) in legs.iter().enumerate() {
         let claimed = leg["result"].as_str().unwrap_or("").to_string();
         let derived = if claimed == "NOT_RUN" {
@@ -285,23 +107,99 @@ pub fn validate_field_dir(dir: &FieldDir) -> Report {
         } else {
             leg_findings(dir, i, leg, &mut findings)
         };
-        results.push(derived.unwrap_or(claimed));
+        let (recorded, rejudged) = derived.unwrap_or((claimed.clone(), claimed));
+        results.push(recorded);
+        judged.push(rejudged);
     }
     findings.extend(aggregate_findings(dir, matrix, &legs, &results));
-    let (overall, _) = aggregate(results.iter().map(String::as_str));
+    // The aggregate over the legs as their artifacts judge them.
+    let (recorded_overall, recorded_summary) = aggregate(results.iter().map(String::as_str));
+    let (overall, summary) = aggregate(judged.iter().map(String::as_str));
+    for (key, recorded, rejudged) in [
+        ("summary", json!(recorded_summary), summary),
+        ("result", json!(recorded_overall), json!(overall)),
+    ] {
+        if matrix[key] == recorded && recorded != rejudged {
+            findings.push(Finding::new(
+                c::VERDICT_NOT_FROM_RECORD,
+                format!("/{key}"),
+                format!(
+                    "the matrix's {key} is {}, but the legs as their artifacts judge them give {rejudged}",
+                    matrix[key]
+                ),
+            ));
+        }
+    }
     Report::from_findings(findings, Vec::new(), None)
         .with_extra("fieldMatrixResult", json!(overall))
 }
 
+/// The matrix as its legs' artifacts judge it: every leg that ran with the
+/// items and result its re-judged evaluation directory gives, and the
+/// summary and overall result over those legs (what `mcpres report` shows).
+/// `None` when matrix.json is not a readable matrix.
+pub fn judged_matrix(dir: &FieldDir) -> Option<Value> {
+    let mut matrix = dir.matrix.as_ref().ok()?.clone();
+    if !schema::is_valid(SchemaKind::FieldMatrix, &matrix) {
+        return Some(matrix);
+    }
+    let mut results = Vec::new();
+    for leg in matrix["legs"].as_array_mut().into_iter().flatten() {
+        if let Some((j, run_result)) = judged_leg(dir, leg) {
+            let mismatches = declaration_mismatches(&leg["declared"], &j);
+            let result = leg_result(&run_result, mismatches.len()).to_string();
+            for (k, v) in j {
+                if k == "platform" {
+                    leg["os"]["platform"] = v;
+                } else if k == "checkSet" {
+                    leg["checkSet"]["claim"] = v["claim"].clone();
+                    leg["checkSet"]["claimedCheckIds"] = v["claimedCheckIds"].clone();
+                } else {
+                    leg[k.as_str()] = v;
+                }
+            }
+            leg["declarationMismatches"] = json!(mismatches);
+            leg["result"] = json!(result);
+        }
+        results.push(leg["result"].as_str().unwrap_or_default().to_string());
+    }
+    let (overall, summary) = aggregate(results.iter().map(String::as_str));
+    matrix["result"] = json!(overall);
+    matrix["summary"] = summary;
+    Some(matrix)
+}
+
+/// The items of a leg that ran, from its re-judged evaluation directory, and
+/// the judged run result; `None` when its directory is not there or cannot
+/// be judged.
+fn judged_leg(dir: &FieldDir, leg: &Value) -> Option<(serde_json::Map<String, Value>, String)> {
+    let directory = leg["directory"].as_str()?;
+    let name = directory.strip_prefix(LEGS_DIR)?.strip_prefix('/')?;
+    let Some(LegEntry::Evaluation {
+        dir: profile_dir, ..
+    }) = dir.legs.get(name)
+    else {
+        return None;
+    };
+    let judged = super::profile_dir::judge(profile_dir)?;
+    let items = derived_items(
+        &judged.evaluation,
+        &judged.run,
+        leg["transport"].as_str().unwrap_or(""),
+    );
+    let run_result = judged.run["result"].as_str().unwrap_or_default().to_owned();
+    Some((items, run_result))
+}
+
 /// A leg that ran: its directory resolves, then its items agree with it.
-/// Returns the leg's result as its evaluation shows it (`None` when the
-/// directory does not resolve).
+/// Returns the leg's result as its evaluation records it and as its
+/// artifacts judge it (`None` when the directory does not resolve).
 fn leg_findings(
     dir: &FieldDir,
     i: usize,
     leg: &Value,
     findings: &mut Vec<Finding>,
-) -> Option<String> {
+) -> Option<(String, String)> {
     let id = leg["id"].as_str().unwrap_or("");
     let directory = leg["directory"].as_str().unwrap_or("");
     let name = directory
@@ -428,7 +326,45 @@ fn leg_findings(
             ),
         );
     }
-    Some(result)
+    // The leg as its artifacts judge it: what the leg's directory records
+    // that its artifacts do not give, then every item and the result.
+    let mut not_from_record = |field: String, message: String| {
+        findings.push(Finding::new(
+            c::VERDICT_NOT_FROM_RECORD,
+            at(&field),
+            format!("leg {id}: {message}"),
+        ));
+    };
+    let Some(judged) = super::profile_dir::judge(profile_dir) else {
+        return Some((result.clone(), result));
+    };
+    for d in &judged.disagreements {
+        not_from_record("directory".into(), format!("{directory}/{}", d.message()));
+    }
+    let rejudged = derived_items(&judged.evaluation, &judged.run, transport);
+    for (key, want) in &rejudged {
+        if derived.get(key) != Some(want) {
+            not_from_record(
+                key.clone(),
+                format!(
+                    "{key} is {} as {directory} records it, but its artifacts give {want}",
+                    derived[key]
+                ),
+            );
+        }
+    }
+    let judged_mismatches = declaration_mismatches(&leg["declared"], &rejudged);
+    let judged_run = judged.run["result"].as_str().unwrap_or("");
+    let judged_result = leg_result(judged_run, judged_mismatches.len()).to_string();
+    if judged_result != result {
+        not_from_record(
+            "result".into(),
+            format!(
+                "the leg's result is {result} as {directory} records it, but its artifacts give {judged_result} (judged run result {judged_run})"
+            ),
+        );
+    }
+    Some((result, judged_result))
 }
 
 /// A leg that did not run names a registered profile by its version and

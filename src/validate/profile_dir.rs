@@ -6,7 +6,9 @@
 //! strictly readable and schema-valid (otherwise nothing else is compared with it); the
 //! evaluation file digest run.json records; each listed artifact's path, collision,
 //! presence and bytes; unlisted entries; the digests evaluation.json cites that no listed
-//! artifact has; run.json against evaluation.json.
+//! artifact has; run.json against evaluation.json; last, when every listed file is
+//! intact, the verdicts judged again from the digest-bound artifacts
+//! ([`crate::judge::profile`]) against everything both documents record.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -85,7 +87,9 @@ pub fn directory_findings(dir: &ProfileDir) -> Vec<Finding> {
 
     // Rule 4: the listed files, phase by phase (path rule, collision, presence, bytes),
     // as in a bundle directory.
-    findings.extend(file_findings(dir));
+    let files = file_findings(dir);
+    let intact = files.is_empty();
+    findings.extend(files);
 
     // Rule 5: entries nothing lists.
     findings.extend(unlisted_findings(dir, "profile evaluation"));
@@ -136,7 +140,53 @@ pub fn directory_findings(dir: &ProfileDir) -> Vec<Finding> {
 
     // Rule 7: the run record agrees with the evaluation.
     findings.extend(consistency(&record, &ev, &by_path));
+
+    // Rule 8: every verdict, reason, flag and result is what the stored artifacts give.
+    if intact && let Some(judged) = judge(dir) {
+        findings.extend(judged.disagreements.iter().map(not_from_record));
+    }
     findings
+}
+
+/// The directory judged again from its stored artifacts: `None` unless its
+/// run.json is a schema-valid profile run record and evaluation.json a
+/// schema-valid profile evaluation (whether the artifacts are intact is
+/// the caller's question: a file not read is judged as absent).
+pub fn judge(dir: &ProfileDir) -> Option<crate::judge::profile::Judged> {
+    let RunFile::Read(run) = &dir.run else {
+        return None;
+    };
+    if !dir.run_schema_valid
+        || crate::bundle::profile_dir::is_oauth(&dir.evaluation)
+        || !schema::is_valid(SchemaKind::ProfileEvaluation, &dir.evaluation)
+    {
+        return None;
+    }
+    let digests: BTreeMap<String, String> = dir
+        .artifacts
+        .iter()
+        .map(|a| (a.path.clone(), a.sha256.clone()))
+        .collect();
+    let profile = crate::profiles::Registry::builtin().ok().and_then(|r| {
+        r.get(dir.evaluation["profile"]["id"].as_str()?).map(|p| {
+            let rev = dir.evaluation["profile"]["protocolRevision"]
+                .as_str()
+                .unwrap_or_default();
+            (p.applicable_check_ids(rev), p.required_checks.clone())
+        })
+    });
+    Some(crate::judge::profile::judge_dir(
+        &dir.evaluation,
+        run,
+        &dir.stored,
+        &digests,
+        profile.as_ref().map(|(a, r)| (a.as_slice(), r.as_slice())),
+    ))
+}
+
+/// A recorded field the judge does not give, as a finding.
+pub fn not_from_record(d: &crate::judge::Disagreement) -> Finding {
+    Finding::new(c::VERDICT_NOT_FROM_RECORD, d.pointer.clone(), d.message())
 }
 
 /// The findings of an OAuth-boundary evaluation directory (`mcpres oauth
@@ -171,7 +221,9 @@ pub fn oauth_directory_findings(dir: &ProfileDir) -> Vec<Finding> {
             ),
         ));
     }
-    findings.extend(file_findings(dir));
+    let files = file_findings(dir);
+    let intact = files.is_empty();
+    findings.extend(files);
     findings.extend(unlisted_findings(dir, "OAuth-boundary evaluation"));
     // Every artifact digest the evaluation cites is a listed artifact's.
     let listed: BTreeSet<&str> = dir.artifacts.iter().map(|a| a.sha256.as_str()).collect();
@@ -188,7 +240,38 @@ pub fn oauth_directory_findings(dir: &ProfileDir) -> Vec<Finding> {
             ));
         }
     }
+    // Last: the verdicts and cases as the stored observations give them.
+    if intact {
+        findings.extend(judge_oauth(dir, run).iter().map(not_from_record));
+    }
     findings
+}
+
+/// An OAuth-boundary directory judged from its stored observations (what its
+/// run.json and evaluation.json record that they do not give), with the
+/// evaluation's own rules revising the verdicts of its cases as the runner's do.
+pub fn judge_oauth(dir: &ProfileDir, run: &serde_json::Value) -> Vec<crate::judge::Disagreement> {
+    let case_findings: Vec<crate::judge::oauth::CaseFinding> =
+        super::oauth::validate_oauth_evaluation(&dir.evaluation)
+            .findings
+            .into_iter()
+            .filter_map(|f| {
+                let index = f
+                    .pointer
+                    .strip_prefix("/cases/")?
+                    .split('/')
+                    .next()?
+                    .parse::<usize>()
+                    .ok()?;
+                Some((index, f.code.as_str().to_owned(), f.message))
+            })
+            .collect();
+    let digests: BTreeMap<String, String> = dir
+        .artifacts
+        .iter()
+        .map(|a| (a.path.clone(), a.sha256.clone()))
+        .collect();
+    crate::judge::oauth::judge_dir(&dir.evaluation, run, &dir.stored, &digests, &case_findings)
 }
 
 /// (JSON pointer, value) of every evidence digest `v` cites (the cases'

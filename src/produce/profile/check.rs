@@ -11,6 +11,7 @@ use serde_json::{Value, json};
 
 use super::probe::{Ended, Launch, Probe, Reply, split_lines, trim_cr};
 use crate::diag::reasons;
+use crate::judge::profile as judge;
 use crate::model::mcp::{
     META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_PROTOCOL_VERSION, Revision,
 };
@@ -429,12 +430,22 @@ impl Obs {
         )
     }
 
-    /// Did it come out exactly as expected (outcome and reason)?
+    /// Did it come out exactly as expected (outcome and reason)? The judge's
+    /// reading ([`judge::Observation::held`]).
     pub fn held(&self) -> bool {
-        self.reached
-            && self.observed != ProbeOutcome::NotObserved
-            && self.observed == self.expected
-            && self.observed_reason == self.expected_reason
+        self.record().held()
+    }
+
+    /// The observation as its artifact records it, for the judge.
+    pub fn record(&self) -> judge::Observation {
+        judge::Observation {
+            expected: self.expected,
+            expected_reason: self.expected_reason.clone(),
+            observed: self.observed,
+            observed_reason: self.observed_reason.clone(),
+            reached: self.reached,
+            detail: self.detail.clone(),
+        }
     }
 }
 
@@ -452,23 +463,8 @@ pub struct CheckRun {
     pub server: Option<Value>,
 }
 
-/// A check's verdict.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Verdict {
-    Pass,
-    Fail,
-    NotObserved,
-}
-
-impl Verdict {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Verdict::Pass => "PASS",
-            Verdict::Fail => "FAIL",
-            Verdict::NotObserved => "NOT_OBSERVED",
-        }
-    }
-}
+/// A check's verdict (the judge's, [`crate::judge::profile::Verdict`]).
+pub use crate::judge::profile::Verdict;
 
 /// A check's runner.
 pub type Runner = fn(&Ctx) -> CheckRun;
@@ -491,66 +487,28 @@ impl CheckRun {
     }
 
     /// Killed: the mutant's input was not credited with the negative
-    /// control's reason.
+    /// control's reason (the judge's [`judge::mutant_killed`]).
     pub fn mutant_killed(&self) -> Option<bool> {
-        let (m, n) = (self.mutant.as_ref()?, self.negative.as_ref()?);
-        Some(!m.reached && m.observed_reason != n.expected_reason)
+        judge::mutant_killed(
+            self.mutant.as_ref().map(Obs::record).as_ref(),
+            self.negative.as_ref().map(Obs::record).as_ref(),
+        )
     }
 
-    /// The verdict and its reason code: the first observation that did not
-    /// hold, or a surviving mutant, fails the check.
+    /// The verdict and its reason code and detail, as the judge gives them
+    /// ([`judge::check_verdict`]): the first observation that did not hold,
+    /// or a missing mutant, fails the check; a surviving mutant leaves it
+    /// not observed.
     pub fn verdict(&self) -> (Verdict, String, String) {
-        if let Some(why) = &self.not_observed {
-            return (
-                Verdict::NotObserved,
-                reasons::CHECK_NOT_OBSERVED.into(),
-                why.clone(),
-            );
-        }
-        for (role, o) in [
-            ("positive", &self.positive),
-            ("negative control", &self.negative),
-        ] {
-            let Some(o) = o else {
-                return (
-                    Verdict::Fail,
-                    NO_ANSWER.into(),
-                    format!("no {role} observation"),
-                );
-            };
-            if !o.held() {
-                return (
-                    Verdict::Fail,
-                    o.observed_reason.clone(),
-                    format!(
-                        "{role}: expected {} ({}), observed {} ({}): {}",
-                        o.expected, o.expected_reason, o.observed, o.observed_reason, o.detail
-                    ),
-                );
-            }
-        }
-        match self.mutant_killed() {
-            Some(true) => {
-                let p = self.positive.as_ref().expect("checked above");
-                (Verdict::Pass, p.expected_reason.clone(), p.detail.clone())
-            }
-            // The subject met the syntax-defective input exactly as it met
-            // the control, so the control's reason cannot be bound to the
-            // property: the check was not observed (never a PASS).
-            Some(false) => (
-                Verdict::NotObserved,
-                MUTANT_SURVIVED.into(),
-                format!(
-                    "the wrong-reason mutant (a syntax-defective input) was met exactly as the negative control was, so the control's reason cannot be bound to the property: {}",
-                    self.mutant.as_ref().map_or("", |m| m.detail.as_str())
-                ),
-            ),
-            None => (
-                Verdict::Fail,
-                NO_ANSWER.into(),
-                "no wrong-reason mutant observation".into(),
-            ),
-        }
+        let [p, n, m] =
+            [&self.positive, &self.negative, &self.mutant].map(|o| o.as_ref().map(Obs::record));
+        let v = judge::check_verdict(
+            p.as_ref(),
+            n.as_ref(),
+            m.as_ref(),
+            self.not_observed.as_deref(),
+        );
+        (v.verdict, v.reason, v.detail)
     }
 }
 
@@ -645,6 +603,13 @@ mod tests {
                 .1,
             "REFUSED"
         );
+    }
+
+    #[test]
+    fn the_reasons_are_the_judges() {
+        assert_eq!(NO_ANSWER, judge::NO_ANSWER);
+        assert_eq!(SYNTAX_GUARD, judge::SYNTAX_GUARD);
+        assert_eq!(MUTANT_SURVIVED, judge::MUTANT_SURVIVED);
     }
 
     #[test]

@@ -27,8 +27,8 @@ use self::check::{CheckEntry, CheckRun, Ctx, Obs, Runner, Verdict};
 use self::probe::{Launch, Reply};
 use crate::fsio::DirHandle;
 use crate::json::canonical;
+use crate::judge::profile as judge;
 use crate::model::mcp::Revision;
-use crate::model::vocab::ObservationSource;
 use crate::produce::drive::redact::Redactor;
 use crate::profiles::Registry;
 
@@ -181,7 +181,7 @@ pub fn plan(
     Ok(planned)
 }
 
-fn outcome_label(o: Option<&Obs>) -> String {
+fn outcome_label(o: Option<&judge::Observation>) -> String {
     o.map_or("-".into(), |o| {
         if o.held() {
             format!("{} ok", o.observed)
@@ -274,29 +274,56 @@ pub fn run(options: &Options, report: Report<'_>) -> Result<Outcome, ProfileErro
     let mut done = 0usize;
     let mut handle = |i: usize, c: CheckRun| -> Result<(), ProfileError> {
         let (id, _, required) = planned[i];
-        let (verdict, reason, detail) = c.verdict();
-        let (reason, detail) = (redactor.redact_str(&reason), redactor.redact_str(&detail));
         let mut paths: BTreeMap<&str, (String, String)> = BTreeMap::new();
         if let Some(server) = &c.server {
             write(format!("artifacts/{id}/server.json"), server)?;
         }
-        for (role, o) in [
+        // The verdict is the judge's over the artifacts as written: what
+        // `validate` re-judges the directory from.
+        let mut stored: [Option<judge::Observation>; 3] = [None, None, None];
+        for (k, (role, o)) in [
             ("positive", &c.positive),
             ("negative", &c.negative),
             ("mutant", &c.mutant),
-        ] {
+        ]
+        .into_iter()
+        .enumerate()
+        {
             if let Some(o) = o {
-                let rel = format!("artifacts/{id}/{role}.json");
-                let doc = artifact_doc(id, role, o);
+                let rel = judge::artifact_path(id, role);
+                let mut doc = artifact_doc(id, role, o);
+                // Judged as stored: redacted first.
+                redactor.redact_artifact(&mut doc);
+                let mut judged = judge::Observation::from_artifact(&doc, id, role)
+                    .expect("an artifact the runner writes is an observation");
+                // Where the stored bytes give another reading than the
+                // classifier's, the artifact is labelled as they give it.
+                if let Some((rederived, _)) = judge::rederive(id, role, &judged, &doc["transcript"])
+                {
+                    rederived.label(&mut doc);
+                    judged = rederived;
+                }
                 let sha = write(rel.clone(), &doc)?;
+                stored[k] = Some(judged);
                 paths.insert(role, (rel, sha));
             }
         }
+        let judged = judge::check_verdict(
+            stored[0].as_ref(),
+            stored[1].as_ref(),
+            stored[2].as_ref(),
+            c.not_observed.as_deref(),
+        );
+        let (verdict, reason, detail) = (
+            judged.verdict,
+            redactor.redact_str(&judged.reason),
+            redactor.redact_str(&judged.detail),
+        );
         let row = Row {
             id,
-            positive: outcome_label(c.positive.as_ref()),
-            negative: outcome_label(c.negative.as_ref()),
-            mutant: match c.mutant_killed() {
+            positive: outcome_label(stored[0].as_ref()),
+            negative: outcome_label(stored[1].as_ref()),
+            mutant: match judged.mutant_killed {
                 Some(true) => "killed".into(),
                 Some(false) => "survived".into(),
                 None => "-".into(),
@@ -318,18 +345,18 @@ pub fn run(options: &Options, report: Report<'_>) -> Result<Outcome, ProfileErro
             "kind": if required { "REQUIRED" } else { "CONDITIONAL" },
             "verdict": verdict.as_str(),
             "reason": reason,
-            "detail": truncate(&detail, 400),
+            "detail": judge::truncate(&detail, judge::DETAIL_MAX),
             "positive": path_of("positive"),
             "negative": path_of("negative"),
             "mutant": path_of("mutant"),
-            "mutantKilled": c.mutant_killed(),
+            "mutantKilled": judged.mutant_killed,
         });
         let evaluated = (verdict != Verdict::NotObserved).then(|| {
             let sha = |role: &str| paths.get(role).map(|(_, s)| s.clone()).unwrap_or_default();
             json!({
                 "id": id,
-                "positive": observation(c.positive.as_ref(), &sha("positive")),
-                "negativeControl": observation(c.negative.as_ref(), &sha("negative")),
+                "positive": observation(stored[0].as_ref(), &sha("positive")),
+                "negativeControl": observation(stored[1].as_ref(), &sha("negative")),
             })
         });
         slots[i] = Some((row, run_check, evaluated));
@@ -392,25 +419,25 @@ pub fn run(options: &Options, report: Report<'_>) -> Result<Outcome, ProfileErro
     // adopted is left now.
     let swept = crate::produce::drive::end::sweep().killed;
     let tally = ctx.tally.lock().expect("tally lock").clone();
-    let cleanup_observed = tally.leaky.is_empty() && swept.is_empty();
-    let cleanup = json!({
+    let mut cleanup = json!({
         "probes": tally.probes,
         "probesThatLeftProcesses": tally.leaky,
         "probesEndedBySigkill": tally.killed,
         "descendantsSeen": tally.descendants_seen,
         "adoptedAfterRun": swept,
-        "observed": cleanup_observed,
     });
-    let cleanup_sha = write("artifacts/cleanup.json".into(), &cleanup)?;
-    let failed = rows.iter().any(|r| r.verdict == Verdict::Fail);
-    let not_observed = rows.iter().any(|r| r.verdict == Verdict::NotObserved);
+    let list = |k: &str| cleanup[k].as_array().cloned().unwrap_or_default();
+    let cleanup_observed =
+        judge::cleanup_observed(&list("probesThatLeftProcesses"), &list("adoptedAfterRun"));
+    cleanup["observed"] = json!(cleanup_observed);
+    let cleanup_sha = write(judge::CLEANUP_PATH.into(), &cleanup)?;
+    let verdicts: Vec<Verdict> = rows.iter().map(|r| r.verdict).collect();
     let claimed: Vec<&str> = evaluated
         .iter()
         .map(|c| c["id"].as_str().expect("ids are strings"))
         .collect();
     let rev = options.revision.as_str();
-    let full = sorted(claimed.iter().map(|s| s.to_string()).collect())
-        == profile.applicable_check_ids(rev);
+    let claim = judge::claim(&claimed, &profile.applicable_check_ids(rev));
     let identity = match (&options.launch, &options.http) {
         (Some(launch), h) => subject_identity(launch, h.as_ref().map(|h| h.url.as_str())),
         (None, Some(h)) => artifact_identity(h)?,
@@ -436,7 +463,7 @@ pub fn run(options: &Options, report: Report<'_>) -> Result<Outcome, ProfileErro
             "protocolRevision": rev,
         },
         "scope": {
-            "claim": if full { "FULL_PROFILE" } else { "BOUNDED_CHECK_SET" },
+            "claim": claim,
             "claimedCheckIds": claimed,
             "targetKind": if http { "LOOPBACK_HTTP" } else { "LOCAL_STDIO" },
             "targetSha256": identity.target_sha256,
@@ -444,20 +471,14 @@ pub fn run(options: &Options, report: Report<'_>) -> Result<Outcome, ProfileErro
         },
         "checks": evaluated,
         "cleanup": {"required": true, "observed": cleanup_observed, "observationSha256": cleanup_sha},
-        "result": if failed { "FAIL" } else { "PASS" },
+        "result": judge::evaluation_result(&verdicts),
         "evaluationSha256": "",
     });
     crate::validate::profile::seal(&mut evaluation);
     let eval_bytes = canonical::to_vec(&evaluation).expect("plain JSON");
     dir.write_new(Path::new("evaluation.json"), &eval_bytes)
         .map_err(|e| io(&options.out.join("evaluation.json"), e))?;
-    let result = if failed || !cleanup_observed {
-        "FAIL"
-    } else if not_observed {
-        "INCOMPLETE"
-    } else {
-        "PASS"
-    };
+    let result = judge::run_result(&verdicts, cleanup_observed);
     let run_doc = json!({
         "schemaVersion": RUN_SCHEMA,
         "profile": {"id": profile.id, "protocolRevision": rev},
@@ -514,35 +535,14 @@ impl Drop for RemoveOnError {
     }
 }
 
-fn sorted(mut v: Vec<String>) -> Vec<String> {
-    v.sort_by(|a, b| canonical::cmp_utf16(a, b));
-    v
-}
-
 pub(crate) fn truncate(s: &str, max: usize) -> String {
-    let s = if s.is_empty() { "unknown" } else { s };
-    let mut out = String::new();
-    for c in s.chars() {
-        if out.len() + c.len_utf8() > max {
-            break;
-        }
-        out.push(c);
-    }
-    out
+    judge::truncate(s, max)
 }
 
-/// The observation as the evaluation records it.
-fn observation(o: Option<&Obs>, sha: &str) -> Value {
-    let o = o.expect("an observed check has both observations");
-    json!({
-        "source": ObservationSource::RuntimeProbe,
-        "propertyReached": o.reached,
-        "expectedOutcome": o.expected,
-        "observedOutcome": o.observed,
-        "expectedReasonCode": o.expected_reason,
-        "observedReasonCode": o.observed_reason,
-        "artifactSha256": sha,
-    })
+/// The observation as the evaluation records it (the judge's record).
+fn observation(o: Option<&judge::Observation>, sha: &str) -> Value {
+    o.expect("an observed check has both observations")
+        .record(sha)
 }
 
 fn artifact_doc(id: &str, role: &str, o: &Obs) -> Value {

@@ -34,9 +34,12 @@ pub struct Section<'a> {
     /// Why the input could not be read (when `report` is `None`).
     pub unreadable: Option<&'a str>,
     /// The document (for a bundle directory, the reassembled bundle; for a profile
-    /// evaluation directory, its evaluation.json).
+    /// evaluation directory, its evaluation.json and for a field matrix directory its
+    /// matrix.json, each as the judge gives it from the stored artifacts,
+    /// `crate::judge`).
     pub doc: Option<&'a Value>,
-    /// A profile evaluation directory's run.json.
+    /// A profile evaluation directory's run.json as the judge gives it (an OAuth-boundary
+    /// evaluation's as recorded).
     pub run: Option<&'a Value>,
 }
 

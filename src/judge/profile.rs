@@ -1,0 +1,763 @@
+//! Profile evaluations judged from their artifacts (spec/profiles.md,
+//! "Producing an evaluation" and "The evaluation directory").
+//!
+//! A check's verdict follows from its three observations, each stored as
+//! `artifacts/<check>/<role>.json` (`role`: `positive`, `negative`,
+//! `mutant`): the first of the positive and the negative control that did
+//! not hold fails it; a mutant met with the control's reason leaves it not
+//! observed; otherwise it passes with the positive's expected reason. A
+//! check with no observation at all could not be exercised (not observed).
+//! The run's result, the evaluation's result, the claim and the cleanup
+//! follow from the verdicts and `artifacts/cleanup.json`.
+
+use std::collections::BTreeMap;
+
+use serde_json::{Value, json};
+
+use super::Disagreement;
+use crate::json::canonical;
+use crate::model::vocab::{ObservationSource, ProbeOutcome};
+
+/// The reason of a check that could not be exercised against the subject.
+pub const CHECK_NOT_OBSERVED: &str = "MCP_RES_CHECK_NOT_OBSERVED";
+/// The reason every classifier gives an input the subject refused as
+/// malformed JSON: it failed the syntax guard, before any property.
+pub const SYNTAX_GUARD: &str = "MCP_RES_SYNTAX_GUARD";
+/// The reason of a missing observation.
+pub const NO_ANSWER: &str = "MCP_RES_NO_ANSWER";
+/// The reason a surviving mutant gives a check.
+pub const MUTANT_SURVIVED: &str = "MCP_RES_WRONG_REASON_MUTANT_SURVIVED";
+/// The longest `detail` run.json keeps of a check.
+pub const DETAIL_MAX: usize = 400;
+
+/// The three observations of a check, in the order their files are named.
+pub const ROLES: [&str; 3] = ["positive", "negative", "mutant"];
+
+/// A check's verdict.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verdict {
+    Pass,
+    Fail,
+    NotObserved,
+}
+
+impl Verdict {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Pass => "PASS",
+            Verdict::Fail => "FAIL",
+            Verdict::NotObserved => "NOT_OBSERVED",
+        }
+    }
+}
+
+/// One observation as its artifact records it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Observation {
+    pub expected: ProbeOutcome,
+    pub expected_reason: String,
+    pub observed: ProbeOutcome,
+    pub observed_reason: String,
+    pub reached: bool,
+    pub detail: String,
+}
+
+impl Observation {
+    /// Did it come out exactly as expected (outcome and reason)?
+    pub fn held(&self) -> bool {
+        self.reached
+            && self.observed != ProbeOutcome::NotObserved
+            && self.observed == self.expected
+            && self.observed_reason == self.expected_reason
+    }
+
+    /// The observation of the artifact `doc` of check `id` in `role`, or why
+    /// it is none.
+    pub fn from_artifact(doc: &Value, id: &str, role: &str) -> Result<Observation, String> {
+        if doc["check"] != id || doc["role"] != role {
+            return Err(format!(
+                "it is the {} artifact of check {}, not the {role} artifact of {id}",
+                doc["role"], doc["check"]
+            ));
+        }
+        let outcome = |k: &str| {
+            serde_json::from_value::<ProbeOutcome>(doc[k].clone())
+                .map_err(|_| format!("its {k} is {}, not a probe outcome", doc[k]))
+        };
+        let text = |k: &str| {
+            doc[k]
+                .as_str()
+                .map(str::to_owned)
+                .ok_or_else(|| format!("its {k} is {}, not a string", doc[k]))
+        };
+        Ok(Observation {
+            expected: outcome("expectedOutcome")?,
+            expected_reason: text("expectedReasonCode")?,
+            observed: outcome("observedOutcome")?,
+            observed_reason: text("observedReasonCode")?,
+            reached: doc["propertyReached"]
+                .as_bool()
+                .ok_or_else(|| "its propertyReached is not a boolean".to_string())?,
+            detail: text("detail")?,
+        })
+    }
+
+    /// The observation as the evaluation records it, citing the artifact
+    /// with digest `sha`.
+    pub fn record(&self, sha: &str) -> Value {
+        json!({
+            "source": ObservationSource::RuntimeProbe,
+            "propertyReached": self.reached,
+            "expectedOutcome": self.expected,
+            "observedOutcome": self.observed,
+            "expectedReasonCode": self.expected_reason,
+            "observedReasonCode": self.observed_reason,
+            "artifactSha256": sha,
+        })
+    }
+}
+
+impl Observation {
+    /// Write its labels into the artifact document `doc`.
+    pub fn label(&self, doc: &mut Value) {
+        doc["expectedOutcome"] = json!(self.expected);
+        doc["observedOutcome"] = json!(self.observed);
+        doc["expectedReasonCode"] = json!(self.expected_reason);
+        doc["observedReasonCode"] = json!(self.observed_reason);
+        doc["propertyReached"] = json!(self.reached);
+    }
+}
+
+/// The stdout-protocol-purity check's reading of a positive whose stdout
+/// is not protocol only.
+pub const STDOUT_POLLUTED: &str = "MCP_RES_STDOUT_POLLUTED";
+
+/// What the stored bytes of the observation `o` (check `id`, `role`, its
+/// artifact's `transcript`) give where they give something else than its
+/// labels: the observation as they give it and why. The verdict is judged on
+/// that observation, and the runner stores its labels.
+///
+/// - stdout-protocol-purity, positive: held only when no complete stdout
+///   line of the whole transcript (which ends after the process did) is
+///   other than a JSON-RPC 2.0 object; otherwise `MCP_RES_STDOUT_POLLUTED`.
+pub fn rederive(
+    id: &str,
+    role: &str,
+    o: &Observation,
+    transcript: &Value,
+) -> Option<(Observation, String)> {
+    if id == "stdout-protocol-purity" && role == "positive" && o.observed_reason != STDOUT_POLLUTED
+    {
+        let bad = super::stdio::non_protocol_lines(transcript)?;
+        if bad > 0 && o.observed_reason == o.expected_reason {
+            return Some((
+                Observation {
+                    observed_reason: STDOUT_POLLUTED.into(),
+                    ..o.clone()
+                },
+                format!(
+                    "check {id}: {bad} complete stdout line(s) of its stored transcript are not JSON-RPC"
+                ),
+            ));
+        }
+    }
+    None
+}
+
+/// Killed: the mutant's input was not credited with the negative control's
+/// reason. `None` without a mutant or a negative control.
+pub fn mutant_killed(mutant: Option<&Observation>, negative: Option<&Observation>) -> Option<bool> {
+    let (m, n) = (mutant?, negative?);
+    Some(!m.reached && m.observed_reason != n.expected_reason)
+}
+
+/// A check's verdict, its reason code and detail, and whether its mutant was
+/// killed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CheckVerdict {
+    pub verdict: Verdict,
+    pub reason: String,
+    pub detail: String,
+    pub mutant_killed: Option<bool>,
+}
+
+/// The verdict of a check from its observations. `not_observed` is why the
+/// check could not be exercised (then it has no observation; the reason is
+/// not stored in any artifact, so a re-judged check without observations
+/// gets `None` and an empty detail).
+pub fn check_verdict(
+    positive: Option<&Observation>,
+    negative: Option<&Observation>,
+    mutant: Option<&Observation>,
+    not_observed: Option<&str>,
+) -> CheckVerdict {
+    let killed = mutant_killed(mutant, negative);
+    let verdict = |verdict, reason: &str, detail: String| CheckVerdict {
+        verdict,
+        reason: reason.to_owned(),
+        detail,
+        mutant_killed: killed,
+    };
+    if not_observed.is_some() || (positive.is_none() && negative.is_none() && mutant.is_none()) {
+        return verdict(
+            Verdict::NotObserved,
+            CHECK_NOT_OBSERVED,
+            not_observed.unwrap_or_default().to_owned(),
+        );
+    }
+    for (role, o) in [("positive", positive), ("negative control", negative)] {
+        let Some(o) = o else {
+            return verdict(Verdict::Fail, NO_ANSWER, format!("no {role} observation"));
+        };
+        if !o.held() {
+            return verdict(
+                Verdict::Fail,
+                &o.observed_reason,
+                format!(
+                    "{role}: expected {} ({}), observed {} ({}): {}",
+                    o.expected, o.expected_reason, o.observed, o.observed_reason, o.detail
+                ),
+            );
+        }
+    }
+    match killed {
+        Some(true) => {
+            let p = positive.expect("checked above");
+            verdict(Verdict::Pass, &p.expected_reason, p.detail.clone())
+        }
+        // The subject met the syntax-defective input exactly as it met the
+        // control, so the control's reason cannot be bound to the property:
+        // the check was not observed (never a PASS).
+        Some(false) => verdict(
+            Verdict::NotObserved,
+            MUTANT_SURVIVED,
+            format!(
+                "the wrong-reason mutant (a syntax-defective input) was met exactly as the negative control was, so the control's reason cannot be bound to the property: {}",
+                mutant.map_or("", |m| m.detail.as_str())
+            ),
+        ),
+        None => verdict(
+            Verdict::Fail,
+            NO_ANSWER,
+            "no wrong-reason mutant observation".into(),
+        ),
+    }
+}
+
+/// `s` cut to at most `max` bytes at a character boundary (`unknown` when
+/// empty), as run.json and evaluation.json keep free text.
+pub fn truncate(s: &str, max: usize) -> String {
+    let s = if s.is_empty() { "unknown" } else { s };
+    let mut out = String::new();
+    for c in s.chars() {
+        if out.len() + c.len_utf8() > max {
+            break;
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// The run's result: FAIL when a check failed or cleanup was not observed,
+/// else INCOMPLETE when a check was not observed, else PASS.
+pub fn run_result(verdicts: &[Verdict], cleanup_observed: bool) -> &'static str {
+    if verdicts.contains(&Verdict::Fail) || !cleanup_observed {
+        "FAIL"
+    } else if verdicts.contains(&Verdict::NotObserved) {
+        "INCOMPLETE"
+    } else {
+        "PASS"
+    }
+}
+
+/// The evaluation's result: FAIL when a check failed, else PASS (the checks
+/// not observed are not claimed).
+pub fn evaluation_result(verdicts: &[Verdict]) -> &'static str {
+    if verdicts.contains(&Verdict::Fail) {
+        "FAIL"
+    } else {
+        "PASS"
+    }
+}
+
+/// The claim over `claimed` checks: FULL_PROFILE when they are exactly the
+/// `applicable` ones (sorted), else BOUNDED_CHECK_SET.
+pub fn claim(claimed: &[&str], applicable: &[String]) -> &'static str {
+    let mut sorted: Vec<&str> = claimed.to_vec();
+    sorted.sort_by(|a, b| canonical::cmp_utf16(a, b));
+    if sorted
+        .iter()
+        .copied()
+        .eq(applicable.iter().map(String::as_str))
+    {
+        "FULL_PROFILE"
+    } else {
+        "BOUNDED_CHECK_SET"
+    }
+}
+
+/// Cleanup observed: no probe left a process of its tree behind and nothing
+/// adopted was left after the run (`artifacts/cleanup.json`).
+pub fn cleanup_observed(left_by_probes: &[Value], adopted_after_run: &[Value]) -> bool {
+    left_by_probes.is_empty() && adopted_after_run.is_empty()
+}
+
+/// The cleanup artifact's lists as stored, or why they are not readable.
+fn cleanup_from(doc: &Value) -> Result<bool, String> {
+    match (
+        doc["probesThatLeftProcesses"].as_array(),
+        doc["adoptedAfterRun"].as_array(),
+    ) {
+        (Some(left), Some(adopted)) => Ok(cleanup_observed(left, adopted)),
+        _ => Err("it has no probesThatLeftProcesses and adoptedAfterRun lists".into()),
+    }
+}
+
+/// The stored path of a check's artifact in `role`.
+pub fn artifact_path(id: &str, role: &str) -> String {
+    format!("artifacts/{id}/{role}.json")
+}
+
+/// The stored path of the cleanup artifact.
+pub const CLEANUP_PATH: &str = "artifacts/cleanup.json";
+
+/// Whether the judge reads the stored artifact at `path` (a check's
+/// observation or the cleanup).
+pub fn reads(path: &str) -> bool {
+    path == CLEANUP_PATH
+        || path.strip_prefix("artifacts/").is_some_and(|rest| {
+            rest.split_once('/').is_some_and(|(check, file)| {
+                !check.is_empty() && ROLES.iter().any(|r| file.strip_suffix(".json") == Some(*r))
+            })
+        })
+}
+
+/// A stored artifact as the judge gets it: parsed, or why it could not be.
+pub type Stored = Result<Value, String>;
+
+/// A profile evaluation directory judged from its artifacts.
+#[derive(Debug, Clone)]
+pub struct Judged {
+    /// evaluation.json with every field the judge derives replaced by what
+    /// it derives (its `evaluationSha256` is left as recorded).
+    pub evaluation: Value,
+    /// run.json likewise.
+    pub run: Value,
+    /// The recorded fields the judge does not give, and the checks it could
+    /// not judge.
+    pub disagreements: Vec<Disagreement>,
+}
+
+/// Judge the directory whose evaluation.json is `evaluation`, whose run.json
+/// is `run`, and whose listed artifacts are `stored` (path -> document, for
+/// every path [`reads`] accepts) with their digests `digests` (path ->
+/// sha256 as listed). `applicable` is the profile's applicable check ids at
+/// the evaluated revision and `required` its required ones (`None` when the
+/// profile is not registered: the claim and kinds are then not judged).
+pub fn judge_dir(
+    evaluation: &Value,
+    run: &Value,
+    stored: &BTreeMap<String, Stored>,
+    digests: &BTreeMap<String, String>,
+    profile: Option<(&[String], &[String])>,
+) -> Judged {
+    let mut judged_run = run.clone();
+    let mut judged_eval = evaluation.clone();
+    let mut out: Vec<Disagreement> = Vec::new();
+    let run_checks = run["checks"].as_array().cloned().unwrap_or_default();
+    let mut verdicts = Vec::new();
+    let mut evaluated: Vec<Value> = Vec::new();
+    let mut claimed: Vec<String> = Vec::new();
+    let mut complete = true;
+    for (i, check) in run_checks.iter().enumerate() {
+        let id = check["id"].as_str().unwrap_or_default();
+        let mut obs: [Option<Observation>; 3] = [None, None, None];
+        let mut unjudged = None;
+        for (k, role) in ROLES.iter().enumerate() {
+            let path = artifact_path(id, role);
+            match stored.get(&path) {
+                None => {}
+                Some(Err(why)) => unjudged = Some(format!("{path}: {why}")),
+                Some(Ok(doc)) => match Observation::from_artifact(doc, id, role) {
+                    Ok(o) => {
+                        obs[k] = Some(match rederive(id, role, &o, &doc["transcript"]) {
+                            Some((judged, why)) => {
+                                differ(
+                                    &mut out,
+                                    &path,
+                                    "/observedReasonCode".into(),
+                                    &json!(o.observed_reason),
+                                    json!(judged.observed_reason),
+                                    why,
+                                );
+                                judged
+                            }
+                            None => o,
+                        })
+                    }
+                    Err(why) => unjudged = Some(format!("{path}: {why}")),
+                },
+            }
+        }
+        // What the stored bytes show beside the recorded labels.
+        for (k, role) in ROLES.iter().enumerate() {
+            let (Some(o), Some(Ok(doc))) = (&obs[k], stored.get(&artifact_path(id, role))) else {
+                continue;
+            };
+            let file = artifact_path(id, role);
+            if o.observed_reason == SYNTAX_GUARD
+                && super::stdio::syntax_guard_seen(&doc["transcript"]) == Some(false)
+            {
+                out.push(Disagreement {
+                    file: file.clone(),
+                    pointer: "/observedReasonCode".into(),
+                    recorded: json!(o.observed_reason),
+                    judged: Value::Null,
+                    why: format!(
+                        "check {id}: its stdout transcript holds no -32700 error and no response with a null id, so the syntax guard did not fire"
+                    ),
+                });
+            }
+            // A mutant reached the property exactly when the subject met it
+            // with the negative control's reason.
+            if *role == "mutant"
+                && let Some(n) = &obs[1]
+            {
+                let reached = o.observed_reason == n.expected_reason;
+                differ(
+                    &mut out,
+                    &file,
+                    "/propertyReached".into(),
+                    &json!(o.reached),
+                    json!(reached),
+                    format!(
+                        "check {id}: a mutant reaches the property when its observed reason is the negative control's expected reason"
+                    ),
+                );
+            }
+        }
+        if let Some(why) = unjudged {
+            complete = false;
+            out.push(Disagreement {
+                file: "run.json".into(),
+                pointer: format!("/checks/{i}"),
+                recorded: check["verdict"].clone(),
+                judged: Value::Null,
+                why: format!("check {id} cannot be judged from its artifacts: {why}"),
+            });
+            continue;
+        }
+        let [p, n, m] = &obs;
+        let v = check_verdict(p.as_ref(), n.as_ref(), m.as_ref(), None);
+        verdicts.push(v.verdict);
+        let at = |field: &str| format!("/checks/{i}/{field}");
+        let why = |what: &str| format!("check {id}: {what}");
+        let judged_check = &mut judged_run["checks"][i];
+        let mut set = |field: &str, value: Value, what: String| {
+            differ(
+                &mut out,
+                "run.json",
+                at(field),
+                &check[field],
+                value.clone(),
+                what,
+            );
+            judged_check[field] = value;
+        };
+        set(
+            "verdict",
+            json!(v.verdict.as_str()),
+            why(&verdict_why(&v, p.as_ref(), n.as_ref())),
+        );
+        set("reason", json!(v.reason), why("the verdict's reason"));
+        if v.verdict != Verdict::NotObserved || v.reason != CHECK_NOT_OBSERVED {
+            // The reason a check could not be exercised is not stored in any
+            // artifact; every other detail is.
+            set(
+                "detail",
+                json!(truncate(&v.detail, DETAIL_MAX)),
+                why("the verdict's detail"),
+            );
+        }
+        set(
+            "mutantKilled",
+            json!(v.mutant_killed),
+            why(
+                "killed when the mutant was not credited with the negative control's expected reason",
+            ),
+        );
+        for (k, role) in ROLES.iter().enumerate() {
+            let path = obs[k].as_ref().map(|_| artifact_path(id, role));
+            set(role, json!(path), why("the stored artifact of that role"));
+        }
+        if let Some((_, required)) = profile {
+            let kind = if required.iter().any(|r| r == id) {
+                "REQUIRED"
+            } else {
+                "CONDITIONAL"
+            };
+            set("kind", json!(kind), why("the profile's kind of the check"));
+        }
+        if v.verdict != Verdict::NotObserved {
+            let sha = |role: &str| {
+                digests
+                    .get(&artifact_path(id, role))
+                    .cloned()
+                    .unwrap_or_default()
+            };
+            let record = |o: &Option<Observation>, role: &str| {
+                o.as_ref().map_or(Value::Null, |o| o.record(&sha(role)))
+            };
+            evaluated.push(json!({
+                "id": id,
+                "positive": record(p, "positive"),
+                "negativeControl": record(n, "negative"),
+            }));
+            claimed.push(id.to_owned());
+        }
+    }
+    let cleanup = match stored.get(CLEANUP_PATH) {
+        Some(Ok(doc)) => match cleanup_from(doc) {
+            Ok(observed) => {
+                differ(
+                &mut out,
+                    CLEANUP_PATH,
+                    "/observed".into(),
+                    &doc["observed"],
+                    json!(observed),
+                    "observed when no probe left a process behind and nothing adopted was left after the run".into(),
+                );
+                Some(observed)
+            }
+            Err(why) => {
+                out.push(cannot(CLEANUP_PATH, why));
+                None
+            }
+        },
+        Some(Err(why)) => {
+            out.push(cannot(CLEANUP_PATH, why.clone()));
+            None
+        }
+        None => {
+            out.push(cannot(CLEANUP_PATH, "it is not stored".into()));
+            None
+        }
+    };
+    // The results and the evaluation's checks need every check judged.
+    if complete && let Some(cleanup) = cleanup {
+        let result = run_result(&verdicts, cleanup);
+        differ(
+                &mut out,
+            "run.json",
+            "/result".into(),
+            &run["result"],
+            json!(result),
+            "FAIL when a check fails or cleanup was not observed, else INCOMPLETE when one was not observed, else PASS".into(),
+        );
+        judged_run["result"] = json!(result);
+        // evaluation.json: the observed checks in run order, their
+        // observations, the claim, the cleanup and the result.
+        let recorded_checks = evaluation["checks"].as_array().cloned().unwrap_or_default();
+        let ids: Vec<Value> = recorded_checks.iter().map(|c| c["id"].clone()).collect();
+        let judged_ids: Vec<Value> = claimed.iter().map(|c| json!(c)).collect();
+        if ids != judged_ids {
+            differ(
+                &mut out,
+                "evaluation.json",
+                "/checks".into(),
+                &json!(ids),
+                json!(judged_ids),
+                "the evaluated checks are those not judged NOT_OBSERVED, in run order".into(),
+            );
+        } else {
+            for (i, (rec, jud)) in recorded_checks.iter().zip(&evaluated).enumerate() {
+                for branch in ["positive", "negativeControl"] {
+                    for (field, value) in jud[branch].as_object().into_iter().flatten() {
+                        differ(
+                            &mut out,
+                            "evaluation.json",
+                            format!("/checks/{i}/{branch}/{field}"),
+                            &rec[branch][field],
+                            value.clone(),
+                            format!(
+                                "check {}: as its stored artifact records it",
+                                jud["id"].as_str().unwrap_or_default()
+                            ),
+                        );
+                    }
+                }
+            }
+        }
+        judged_eval["checks"] = json!(evaluated);
+        let claimed_refs: Vec<&str> = claimed.iter().map(String::as_str).collect();
+        differ(
+            &mut out,
+            "evaluation.json",
+            "/scope/claimedCheckIds".into(),
+            &evaluation["scope"]["claimedCheckIds"],
+            json!(claimed_refs),
+            "the checks not judged NOT_OBSERVED".into(),
+        );
+        judged_eval["scope"]["claimedCheckIds"] = json!(claimed_refs);
+        if let Some((applicable, _)) = profile {
+            let c = claim(&claimed_refs, applicable);
+            differ(
+                &mut out,
+                "evaluation.json",
+                "/scope/claim".into(),
+                &evaluation["scope"]["claim"],
+                json!(c),
+                "FULL_PROFILE only when the claimed checks are every applicable check".into(),
+            );
+            judged_eval["scope"]["claim"] = json!(c);
+        }
+        differ(
+            &mut out,
+            "evaluation.json",
+            "/cleanup/observed".into(),
+            &evaluation["cleanup"]["observed"],
+            json!(cleanup),
+            format!("as {CLEANUP_PATH} gives it"),
+        );
+        judged_eval["cleanup"]["observed"] = json!(cleanup);
+        let result = evaluation_result(&verdicts);
+        differ(
+            &mut out,
+            "evaluation.json",
+            "/result".into(),
+            &evaluation["result"],
+            json!(result),
+            "FAIL when a claimed check fails, else PASS".into(),
+        );
+        judged_eval["result"] = json!(result);
+    }
+    Judged {
+        evaluation: judged_eval,
+        run: judged_run,
+        disagreements: out,
+    }
+}
+
+/// Record a disagreement when `recorded` is not `judged`.
+fn differ(
+    out: &mut Vec<Disagreement>,
+    file: &str,
+    pointer: String,
+    recorded: &Value,
+    judged: Value,
+    why: String,
+) {
+    if *recorded != judged {
+        out.push(Disagreement {
+            file: file.to_owned(),
+            pointer,
+            recorded: recorded.clone(),
+            judged,
+            why,
+        });
+    }
+}
+
+fn cannot(path: &str, why: String) -> Disagreement {
+    Disagreement {
+        file: path.to_owned(),
+        pointer: String::new(),
+        recorded: Value::Null,
+        judged: Value::Null,
+        why: format!("{path} cannot be judged: {why}"),
+    }
+}
+
+/// Why a check got its verdict, in a few words.
+fn verdict_why(v: &CheckVerdict, p: Option<&Observation>, n: Option<&Observation>) -> String {
+    match (v.verdict, v.reason.as_str()) {
+        (Verdict::NotObserved, CHECK_NOT_OBSERVED) => "no observation of it is stored".into(),
+        (Verdict::NotObserved, _) => {
+            "its mutant.json shows the mutant met with the negative control's reason".into()
+        }
+        (Verdict::Pass, _) => {
+            "both observations held as stored and the mutant was not credited with the control's reason"
+                .into()
+        }
+        (Verdict::Fail, _) => match (p, n) {
+            (Some(p), _) if !p.held() => format!(
+                "its positive.json records {} ({}) where {} ({}) was expected",
+                p.observed, p.observed_reason, p.expected, p.expected_reason
+            ),
+            (_, Some(n)) if !n.held() => format!(
+                "its negative.json records {} ({}) where {} ({}) was expected",
+                n.observed, n.observed_reason, n.expected, n.expected_reason
+            ),
+            _ => "an observation is missing".into(),
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn o(held: bool, reason: &str) -> Observation {
+        Observation {
+            expected: ProbeOutcome::Reject,
+            expected_reason: "R".into(),
+            observed: ProbeOutcome::Reject,
+            observed_reason: if held { "R".into() } else { reason.into() },
+            reached: true,
+            detail: String::new(),
+        }
+    }
+
+    fn mutant(reason: &str) -> Observation {
+        Observation {
+            expected: ProbeOutcome::Reject,
+            expected_reason: "MCP_RES_SYNTAX_GUARD".into(),
+            observed: ProbeOutcome::Reject,
+            observed_reason: reason.into(),
+            reached: reason == "R",
+            detail: String::new(),
+        }
+    }
+
+    #[test]
+    fn a_check_passes_only_with_both_observations_and_a_killed_mutant() {
+        let (p, n) = (o(true, ""), o(true, ""));
+        let v =
+            |m: Option<&Observation>, n: Option<&Observation>| check_verdict(Some(&p), n, m, None);
+        let killed = mutant("MCP_RES_SYNTAX_GUARD");
+        assert_eq!(v(Some(&killed), Some(&n)).verdict, Verdict::Pass);
+        assert_eq!(v(Some(&killed), Some(&n)).mutant_killed, Some(true));
+        let survived = mutant("R");
+        assert_eq!(v(Some(&survived), Some(&n)).verdict, Verdict::NotObserved);
+        assert_eq!(v(Some(&survived), Some(&n)).reason, MUTANT_SURVIVED);
+        assert_eq!(v(None, Some(&n)).verdict, Verdict::Fail);
+        let other = o(false, "OTHER");
+        assert_eq!(v(Some(&killed), Some(&other)).reason, "OTHER");
+        assert_eq!(
+            v(Some(&killed), None).detail,
+            "no negative control observation"
+        );
+        assert_eq!(
+            check_verdict(None, None, None, None).verdict,
+            Verdict::NotObserved
+        );
+    }
+
+    #[test]
+    fn results_claim_and_paths() {
+        use Verdict::*;
+        assert_eq!(run_result(&[Pass, NotObserved], true), "INCOMPLETE");
+        assert_eq!(run_result(&[Pass], false), "FAIL");
+        assert_eq!(run_result(&[Pass, Fail], true), "FAIL");
+        assert_eq!(evaluation_result(&[Pass, NotObserved]), "PASS");
+        let applicable = vec!["a".to_string(), "b".to_string()];
+        assert_eq!(claim(&["b", "a"], &applicable), "FULL_PROFILE");
+        assert_eq!(claim(&["a"], &applicable), "BOUNDED_CHECK_SET");
+        assert!(reads("artifacts/x/mutant.json"));
+        assert!(reads(CLEANUP_PATH));
+        assert!(!reads("artifacts/x/server.json"));
+        assert!(!reads("artifacts/preflight.json"));
+        assert_eq!(truncate("", 16), "unknown");
+        assert_eq!(truncate("aé", 2), "a");
+    }
+}

@@ -1,0 +1,122 @@
+//! What a stdio probe's raw transcript shows, read from its recorded chunks
+//! (`transcript.chunks`: `stream` `stdin`, `stdout` or `stderr`, the bytes as
+//! `text` or `base64`, or only a digest and head when `elided`).
+//!
+//! The stdout bytes are joined in order and split into LF-terminated lines;
+//! a complete line that parses as a JSON object is a message. From the
+//! messages the judge reads whether the subject's syntax guard visibly fired:
+//! a JSON-RPC error with code -32700, or a response with a null id (the
+//! answer to a line whose id the subject could not read). Every classifier
+//! of the stdio runners credits an observation with the syntax guard only on
+//! such an answer, so an observation credited with it whose transcript holds
+//! none is not what its bytes give. And it counts the complete stdout lines
+//! that are not JSON-RPC: stdout-protocol-purity's positive holds only when
+//! there is none in the whole stored transcript, which ends after the process
+//! did (a subject that writes on stdout as it exits pollutes it too).
+
+use base64::Engine;
+use serde_json::Value;
+
+/// The stdout bytes of a stdio probe's transcript, in order: `None` when the
+/// transcript records no chunks (not a stdio probe, or the subject never
+/// started) or a stdout chunk is elided (its bytes are not stored).
+pub fn stdout_bytes(transcript: &Value) -> Option<Vec<u8>> {
+    let chunks = transcript.get("chunks")?.as_array()?;
+    let mut out = Vec::new();
+    for c in chunks.iter().filter(|c| c["stream"] == "stdout") {
+        if let Some(text) = c["text"].as_str() {
+            out.extend_from_slice(text.as_bytes());
+        } else if let Some(b64) = c["base64"].as_str() {
+            out.extend(base64::engine::general_purpose::STANDARD.decode(b64).ok()?);
+        } else {
+            return None;
+        }
+    }
+    Some(out)
+}
+
+/// The JSON objects among the complete stdout lines (CR before LF ignored).
+pub fn messages(stdout: &[u8]) -> Vec<Value> {
+    let mut lines: Vec<&[u8]> = stdout.split(|&b| b == b'\n').collect();
+    // What follows the last LF is no complete line.
+    lines.pop();
+    lines
+        .into_iter()
+        .filter_map(|l| {
+            let l = l.strip_suffix(b"\r").unwrap_or(l);
+            serde_json::from_slice::<Value>(l)
+                .ok()
+                .filter(Value::is_object)
+        })
+        .collect()
+}
+
+/// Whether the transcript shows the syntax guard firing (a -32700 error or
+/// a response with a null id on stdout); `None` when its stdout bytes are not
+/// all stored.
+pub fn syntax_guard_seen(transcript: &Value) -> Option<bool> {
+    let stdout = stdout_bytes(transcript)?;
+    Some(messages(&stdout).iter().any(|m| {
+        m.pointer("/error/code").and_then(Value::as_i64) == Some(-32700)
+            || (m.get("id") == Some(&Value::Null) && m.get("method").is_none())
+    }))
+}
+
+/// How many complete stdout lines of the transcript are not JSON-RPC 2.0
+/// objects; `None` when its stdout bytes are not all stored.
+pub fn non_protocol_lines(transcript: &Value) -> Option<usize> {
+    let stdout = stdout_bytes(transcript)?;
+    let mut lines: Vec<&[u8]> = stdout.split(|&b| b == b'\n').collect();
+    lines.pop();
+    Some(
+        lines
+            .into_iter()
+            .filter(|l| {
+                let l = l.strip_suffix(b"\r").unwrap_or(l);
+                serde_json::from_slice::<Value>(l)
+                    .ok()
+                    .is_none_or(|v| v.get("jsonrpc") != Some(&Value::from("2.0")))
+            })
+            .count(),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn the_guard_is_seen_only_in_complete_stdout_lines() {
+        let t = |chunks: Value| json!({ "chunks": chunks });
+        let parse_error = r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"x"}}"#;
+        let split = t(json!([
+            {"stream": "stdout", "text": &parse_error[..20]},
+            {"stream": "stdin", "text": "{}\n"},
+            {"stream": "stdout", "text": format!("{}\n", &parse_error[20..])},
+        ]));
+        assert_eq!(syntax_guard_seen(&split), Some(true));
+        let unterminated = t(json!([{"stream": "stdout", "text": parse_error}]));
+        assert_eq!(syntax_guard_seen(&unterminated), Some(false));
+        let on_stderr = t(json!([{"stream": "stderr", "text": format!("{parse_error}\n")}]));
+        assert_eq!(syntax_guard_seen(&on_stderr), Some(false));
+        let answered = t(
+            json!([{"stream": "stdout", "text": "{\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{}}\n"}]),
+        );
+        assert_eq!(syntax_guard_seen(&answered), Some(false));
+        let b64 = base64::engine::general_purpose::STANDARD.encode(format!("{parse_error}\r\n"));
+        assert_eq!(
+            syntax_guard_seen(&t(json!([{"stream": "stdout", "base64": b64}]))),
+            Some(true)
+        );
+        let stopped = t(json!([
+            {"stream": "stdout", "text": "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n"},
+            {"stream": "stdout", "text": "server stopped\n"},
+        ]));
+        assert_eq!(non_protocol_lines(&stopped), Some(1));
+        assert_eq!(non_protocol_lines(&answered), Some(0));
+        let elided = t(json!([{"stream": "stdout", "elided": {"sha256": "00"}}]));
+        assert_eq!(syntax_guard_seen(&elided), None);
+        assert_eq!(syntax_guard_seen(&json!({"startError": "x"})), None);
+    }
+}

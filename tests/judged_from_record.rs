@@ -1,0 +1,724 @@
+//! Verdicts judged from the record (issue 32, items 1 and 2): `mcpres validate`
+//! judges a profile evaluation directory and a field matrix again from their
+//! digest-bound artifacts and refuses a verdict, reason, flag or result the
+//! artifacts do not give (`MCP_RES_VERDICT_NOT_FROM_RECORD`), even when every
+//! digest was recomputed after the relabelling; `mcpres report` shows the
+//! judged verdicts. Every committed evaluation re-judges to exactly what it
+//! records.
+
+mod support;
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use mcpres::bundle::dir::DirLimits;
+use mcpres::json::{Limits, canonical};
+use mcpres::validate::field_dir::{aggregate, declaration_mismatches, derived_items, leg_result};
+use mcpres::validate::profile::seal;
+use serde_json::{Value, json};
+
+use support::{mcpres, output_text};
+
+const CODE: &str = "MCP_RES_VERDICT_NOT_FROM_RECORD";
+
+fn repo(rel: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join(rel)
+}
+
+fn read(path: &Path) -> Value {
+    serde_json::from_slice(&fs::read(path).unwrap()).unwrap()
+}
+
+/// Write `value` in canonical form (as the runners store every JSON file).
+fn write(path: &Path, value: &Value) {
+    fs::write(path, canonical::to_vec(value).unwrap()).unwrap();
+}
+
+fn file_sha(path: &Path) -> String {
+    canonical::sha256_hex(&fs::read(path).unwrap())
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    fs::create_dir_all(to).unwrap();
+    for entry in fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
+
+/// A copy of a committed directory in a temporary directory.
+fn copy_of(rel: &str) -> (tempfile::TempDir, PathBuf) {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("copy");
+    copy_dir(&repo(rel), &dir);
+    (tmp, dir)
+}
+
+/// `mcpres validate --format json DIR`: the exit code and the report.
+fn validate(dir: &Path) -> (i32, Value) {
+    let out = mcpres(&[
+        "validate".as_ref(),
+        "--format".as_ref(),
+        "json".as_ref(),
+        dir.as_os_str(),
+    ]);
+    let report: Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("report is JSON ({e}): {}", output_text(&out)));
+    (out.status.code().unwrap(), report)
+}
+
+fn findings_of<'r>(report: &'r Value, code: &str) -> Vec<&'r Value> {
+    report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["code"] == code)
+        .collect()
+}
+
+/// Every finding of `report` has the new code (the relabelled directory
+/// passes every other rule), there is at least one, and the exit is 1.
+fn only_not_from_record(code: i32, report: &Value) {
+    let all = report["findings"].as_array().unwrap();
+    assert!(!all.is_empty(), "{report:#}");
+    assert!(all.iter().all(|f| f["code"] == CODE), "{report:#}");
+    assert_eq!(report["diagnostics"], json!([CODE]), "{report:#}");
+    assert_eq!(code, 1, "{report:#}");
+}
+
+/// A profile evaluation directory being relabelled: every change is
+/// followed by the digests the directory format binds (the evaluation's
+/// seal, run.json's evaluation file digest and artifact list).
+struct Relabel {
+    dir: PathBuf,
+    evaluation: Value,
+    run: Value,
+}
+
+impl Relabel {
+    fn open(dir: &Path) -> Relabel {
+        Relabel {
+            dir: dir.to_path_buf(),
+            evaluation: read(&dir.join("evaluation.json")),
+            run: read(&dir.join("run.json")),
+        }
+    }
+
+    fn index(&self, id: &str) -> usize {
+        self.run["checks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .position(|c| c["id"] == id)
+            .unwrap_or_else(|| panic!("no check {id}"))
+    }
+
+    fn artifact(&self, id: &str, role: &str) -> Value {
+        read(&self.dir.join(format!("artifacts/{id}/{role}.json")))
+    }
+
+    /// Claim check `id` as a PASS in both documents: its observations as
+    /// held (the expected outcome and reason, the property reached), its
+    /// mutant killed, its reason and detail those of a PASS; then the
+    /// evaluated checks, the claim and both results as the labels give them.
+    fn pass(&mut self, id: &str) {
+        let i = self.index(id);
+        let positive = self.artifact(id, "positive");
+        let check = &mut self.run["checks"][i];
+        check["verdict"] = json!("PASS");
+        check["reason"] = positive["expectedReasonCode"].clone();
+        check["detail"] = json!(mcpres::judge::profile::truncate(
+            positive["detail"].as_str().unwrap(),
+            400
+        ));
+        check["mutantKilled"] = json!(true);
+        let held = |role: &str| {
+            let a = self.artifact(id, role);
+            let path = format!("artifacts/{id}/{role}.json");
+            json!({
+                "source": "RUNTIME_PROBE",
+                "propertyReached": true,
+                "expectedOutcome": a["expectedOutcome"],
+                "observedOutcome": a["expectedOutcome"],
+                "expectedReasonCode": a["expectedReasonCode"],
+                "observedReasonCode": a["expectedReasonCode"],
+                "artifactSha256": file_sha(&self.dir.join(path)),
+            })
+        };
+        let entry =
+            json!({"id": id, "positive": held("positive"), "negativeControl": held("negative")});
+        // The evaluated checks stay in run order.
+        let order: Vec<Value> = self.run["checks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c["id"].clone())
+            .collect();
+        let checks = self.evaluation["checks"].as_array_mut().unwrap();
+        checks.retain(|c| c["id"] != id);
+        checks.push(entry);
+        checks.sort_by_key(|c| order.iter().position(|o| *o == c["id"]));
+        self.relabel_results();
+    }
+
+    /// The evaluated checks, claim and results as the labels give them.
+    fn relabel_results(&mut self) {
+        let claimed: Vec<Value> = self.evaluation["checks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c["id"].clone())
+            .collect();
+        let profile = mcpres::profiles::Registry::builtin()
+            .unwrap()
+            .get(self.evaluation["profile"]["id"].as_str().unwrap())
+            .unwrap();
+        let rev = self.evaluation["profile"]["protocolRevision"]
+            .as_str()
+            .unwrap();
+        let mut sorted: Vec<&str> = claimed.iter().map(|c| c.as_str().unwrap()).collect();
+        sorted.sort_by(|a, b| canonical::cmp_utf16(a, b));
+        let full = sorted
+            .iter()
+            .copied()
+            .eq(profile.applicable_check_ids(rev).iter().map(String::as_str));
+        self.evaluation["scope"]["claimedCheckIds"] = json!(claimed);
+        self.evaluation["scope"]["claim"] = json!(if full {
+            "FULL_PROFILE"
+        } else {
+            "BOUNDED_CHECK_SET"
+        });
+        let verdicts: Vec<&str> = self.run["checks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c["verdict"].as_str().unwrap())
+            .collect();
+        let failed = verdicts.contains(&"FAIL");
+        self.evaluation["result"] = json!(if failed { "FAIL" } else { "PASS" });
+        self.run["result"] = json!(
+            if failed || self.evaluation["cleanup"]["observed"] != true {
+                "FAIL"
+            } else if verdicts.contains(&"NOT_OBSERVED") {
+                "INCOMPLETE"
+            } else {
+                "PASS"
+            }
+        );
+    }
+
+    /// Write both documents with every digest recomputed.
+    fn save(&mut self) {
+        seal(&mut self.evaluation);
+        write(&self.dir.join("evaluation.json"), &self.evaluation);
+        self.run["evaluationFileSha256"] = json!(file_sha(&self.dir.join("evaluation.json")));
+        for a in self.run["artifacts"].as_array_mut().unwrap() {
+            let path = self.dir.join(a["path"].as_str().unwrap());
+            a["sha256"] = json!(file_sha(&path));
+            a["bytes"] = json!(fs::metadata(&path).unwrap().len());
+        }
+        write(&self.dir.join("run.json"), &self.run);
+    }
+}
+
+/// The pointers (into run.json and evaluation.json) of the new code's findings.
+fn pointers(report: &Value) -> Vec<String> {
+    findings_of(report, CODE)
+        .iter()
+        .map(|f| f["pointer"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+#[test]
+fn every_committed_evaluation_re_judges_to_its_recorded_fields() {
+    let mut dirs: Vec<PathBuf> = Vec::new();
+    for parent in ["bundles/profiles", "bundles/field/evidence/legs"] {
+        for entry in fs::read_dir(repo(parent)).unwrap() {
+            let path = entry.unwrap().path();
+            if path.join("evaluation.json").is_file() {
+                dirs.push(path);
+            }
+        }
+    }
+    dirs.sort();
+    assert!(dirs.len() >= 20, "{dirs:?}");
+    let (limits, dir_limits) = (Limits::default(), DirLimits::default());
+    for path in &dirs {
+        let dir = mcpres::bundle::profile_dir::load(path, &limits, &dir_limits).unwrap();
+        let judged = mcpres::validate::profile_dir::judge(&dir)
+            .unwrap_or_else(|| panic!("{} is judged", path.display()));
+        assert_eq!(judged.disagreements, [], "{}", path.display());
+        // The judge gives every derived field exactly as recorded.
+        let run = match &dir.run {
+            mcpres::bundle::profile_dir::RunFile::Read(v) => v,
+            _ => panic!("{} has a run.json", path.display()),
+        };
+        assert_eq!(&judged.run, run, "{}", path.display());
+        assert_eq!(judged.evaluation, dir.evaluation, "{}", path.display());
+        // Every check's observations were read from the stored artifacts.
+        let with_artifacts = run["checks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|c| !c["positive"].is_null())
+            .count();
+        assert!(
+            dir.stored.len() > with_artifacts,
+            "{}: {} stored documents",
+            path.display(),
+            dir.stored.len()
+        );
+        // And through the binary: no finding of the new code.
+        let (_, report) = validate(path);
+        assert_eq!(
+            pointers(&report),
+            Vec::<String>::new(),
+            "{}",
+            path.display()
+        );
+    }
+    // The committed matrix: judged from its legs, it is what it records.
+    let field =
+        mcpres::bundle::field_dir::load(&repo("bundles/field/evidence"), &limits, &dir_limits);
+    let judged = mcpres::validate::field_dir::judged_matrix(&field).unwrap();
+    assert_eq!(Some(&judged), field.matrix.as_ref().ok());
+}
+
+#[test]
+fn untouched_copies_validate() {
+    let (_tmp, dir) = copy_of("bundles/profiles/reference-stdio-transport-2025-11-25");
+    let (code, report) = validate(&dir);
+    assert_eq!(code, 0, "{report:#}");
+    // Saved again with every digest recomputed, nothing changes.
+    Relabel::open(&dir).save();
+    assert_eq!(validate(&dir).0, 0);
+}
+
+#[test]
+fn checks_relabelled_pass_are_refused_although_every_other_rule_holds() {
+    // Three kinds of check that did not pass: NOT_OBSERVED because the
+    // mutant met the control's reason, FAIL on the positive observation
+    // (malformed-output's subject accepted invalid UTF-8), FAIL although the
+    // mutant was killed (oversized-line).
+    let (_tmp, dir) = copy_of("bundles/profiles/python-sdk-stdio-transport-2025-11-25");
+    let (code, untouched) = validate(&dir);
+    assert_eq!(code, 1, "the committed evaluation has failing checks");
+    assert_eq!(pointers(&untouched), Vec::<String>::new());
+    let mut r = Relabel::open(&dir);
+    let relabelled: Vec<String> = r.run["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["verdict"] != "PASS" && !c["positive"].is_null())
+        .map(|c| c["id"].as_str().unwrap().to_owned())
+        .collect();
+    assert!(relabelled.len() >= 8, "{relabelled:?}");
+    for id in &relabelled {
+        r.pass(id);
+    }
+    r.save();
+    // Every digest agrees, the evaluation alone is valid, run.json agrees
+    // with it: only the judge refuses it.
+    let (code, report) = validate(&dir);
+    only_not_from_record(code, &report);
+    let text = report.to_string();
+    for id in &relabelled {
+        let i = r.index(id);
+        assert!(
+            pointers(&report).contains(&format!("/checks/{i}/verdict")),
+            "{id}: {report:#}"
+        );
+    }
+    assert!(text.contains("check released-message-framing: its mutant.json shows the mutant met with the negative control's reason"), "{text}");
+    assert!(text.contains("check malformed-output: its"), "{text}");
+    // The surviving mutant is not shown killed, nor the result PASS.
+    let i = r.index("startup-timeout");
+    assert!(pointers(&report).contains(&format!("/checks/{i}/mutantKilled")));
+    assert!(pointers(&report).contains(&"/result".to_owned()));
+}
+
+#[test]
+fn a_single_check_relabelled_pass_is_refused_at_that_check() {
+    let (_tmp, dir) = copy_of("bundles/profiles/everything-stdio-transport-2025-11-25");
+    let mut r = Relabel::open(&dir);
+    r.pass("discovery-versus-legacy-initialization");
+    r.save();
+    let (code, report) = validate(&dir);
+    assert_eq!(code, 1);
+    let i = r.index("discovery-versus-legacy-initialization");
+    let p = pointers(&report);
+    for field in ["verdict", "reason", "detail", "mutantKilled"] {
+        assert!(
+            p.contains(&format!("/checks/{i}/{field}")),
+            "{field}: {p:?}"
+        );
+    }
+    // The relabelled check is not one the evaluation may evaluate.
+    assert!(p.contains(&"/checks".to_owned()), "{p:?}");
+}
+
+#[test]
+fn a_changed_reason_is_refused() {
+    let (_tmp, dir) = copy_of("bundles/profiles/reference-stdio-transport-2025-11-25");
+    let mut r = Relabel::open(&dir);
+    r.run["checks"][3]["reason"] = json!("MCP_RES_SOME_OTHER_REASON");
+    r.save();
+    let (code, report) = validate(&dir);
+    only_not_from_record(code, &report);
+    assert_eq!(pointers(&report), ["/checks/3/reason"]);
+    let message = findings_of(&report, CODE)[0]["message"].as_str().unwrap();
+    assert!(
+        message.starts_with("run.json /checks/3/reason: recorded \"MCP_RES_SOME_OTHER_REASON\""),
+        "{message}"
+    );
+}
+
+#[test]
+fn a_flipped_flag_is_refused() {
+    let (_tmp, dir) = copy_of("bundles/profiles/reference-stdio-transport-2025-11-25");
+    let mut r = Relabel::open(&dir);
+    // The check that could not be exercised has no mutant: its flag is null.
+    let i = r.index("child-tree-cleanup");
+    assert_eq!(r.run["checks"][i]["mutantKilled"], Value::Null);
+    r.run["checks"][i]["mutantKilled"] = json!(false);
+    r.save();
+    let (code, report) = validate(&dir);
+    only_not_from_record(code, &report);
+    assert_eq!(pointers(&report), [format!("/checks/{i}/mutantKilled")]);
+    // A kind flipped from REQUIRED to CONDITIONAL.
+    let (_tmp, dir) = copy_of("bundles/profiles/reference-stdio-transport-2025-11-25");
+    let mut r = Relabel::open(&dir);
+    r.run["checks"][0]["kind"] = json!("CONDITIONAL");
+    r.save();
+    let (code, report) = validate(&dir);
+    only_not_from_record(code, &report);
+    assert_eq!(pointers(&report), ["/checks/0/kind"]);
+}
+
+#[test]
+fn a_verdict_the_artifacts_do_not_give_is_never_shown_by_report() {
+    let (tmp, dir) = copy_of("bundles/profiles/python-sdk-stdio-transport-2025-11-25");
+    let mut r = Relabel::open(&dir);
+    r.pass("startup-timeout");
+    r.save();
+    let page = tmp.path().join("page.html");
+    let out = mcpres(&[
+        "report".as_ref(),
+        dir.as_os_str(),
+        "-o".as_ref(),
+        page.as_os_str(),
+    ]);
+    assert_eq!(out.status.code(), Some(1), "{}", output_text(&out));
+    let html = fs::read_to_string(&page).unwrap();
+    // The check grid lists the checks the artifacts give as evaluated: the
+    // relabelled one is not among them, and no run verdict is PASS for it.
+    assert!(html.contains("<code>malformed-output</code>"), "{html}");
+    assert!(!html.contains("<code>startup-timeout</code>"), "{html}");
+    assert!(html.contains("run result <code>FAIL</code>"), "{html}");
+}
+
+/// The matrix entry of leg `i` recomputed from its directory (digests,
+/// items, result) and the summary and overall result, as `mcpres field
+/// run` writes them.
+fn rebind_leg(matrix_dir: &Path, i: usize) {
+    let path = matrix_dir.join("matrix.json");
+    let mut matrix = read(&path);
+    let leg = &mut matrix["legs"][i];
+    let dir = matrix_dir.join(leg["directory"].as_str().unwrap());
+    let (evaluation, run) = (
+        read(&dir.join("evaluation.json")),
+        read(&dir.join("run.json")),
+    );
+    leg["evaluation"] = json!({
+        "evaluationSha256": evaluation["evaluationSha256"],
+        "evaluationFileSha256": file_sha(&dir.join("evaluation.json")),
+        "runFileSha256": file_sha(&dir.join("run.json")),
+    });
+    let items = derived_items(&evaluation, &run, leg["transport"].as_str().unwrap());
+    let mismatches = declaration_mismatches(&leg["declared"], &items);
+    leg["result"] = json!(leg_result(
+        run["result"].as_str().unwrap(),
+        mismatches.len()
+    ));
+    leg["declarationMismatches"] = json!(mismatches);
+    for (k, v) in items {
+        match k.as_str() {
+            "platform" => leg["os"]["platform"] = v,
+            "checkSet" => {
+                leg["checkSet"]["claim"] = v["claim"].clone();
+                leg["checkSet"]["claimedCheckIds"] = v["claimedCheckIds"].clone();
+            }
+            _ => leg[k.as_str()] = v,
+        }
+    }
+    let results: Vec<String> = matrix["legs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l["result"].as_str().unwrap().to_owned())
+        .collect();
+    let (overall, summary) = aggregate(results.iter().map(String::as_str));
+    matrix["result"] = json!(overall);
+    matrix["summary"] = summary;
+    write(&path, &matrix);
+}
+
+#[test]
+fn a_field_leg_relabelled_from_incomplete_to_pass_is_refused() {
+    let (_tmp, root) = copy_of("bundles/field/evidence");
+    let (code, report) = validate(&root);
+    assert_eq!(code, 0, "{report:#}");
+    let matrix = read(&root.join("matrix.json"));
+    let i = matrix["legs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .position(|l| l["id"] == "reference-stdio-2025-11-25")
+        .unwrap();
+    assert_eq!(matrix["legs"][i]["result"], "INCOMPLETE");
+    // Its one check not observed (child-tree-cleanup) stored nothing. Store
+    // observations for it whose mutant met the control's reason (so the
+    // record gives NOT_OBSERVED again), then label it PASS everywhere.
+    let leg = root.join("legs/reference-stdio-2025-11-25");
+    let id = "child-tree-cleanup";
+    let mut r = Relabel::open(&leg);
+    let observation = |role: &str, reached: bool, reason: &str| {
+        json!({
+            "check": id,
+            "role": role,
+            "expectedOutcome": "TERMINATE",
+            "observedOutcome": "TERMINATE",
+            "expectedReasonCode": if role == "mutant" { "MCP_RES_SYNTAX_GUARD" } else { reason },
+            "observedReasonCode": reason,
+            "propertyReached": reached,
+            "detail": format!("the {role} probe"),
+            "transcript": {},
+        })
+    };
+    fs::create_dir_all(leg.join(format!("artifacts/{id}"))).unwrap();
+    for (role, doc) in [
+        (
+            "positive",
+            observation("positive", true, "MCP_RES_CHILD_TREE_CLEANED"),
+        ),
+        (
+            "negative",
+            observation("negative", true, "MCP_RES_CHILD_TREE_TERMINATED"),
+        ),
+        (
+            "mutant",
+            observation("mutant", true, "MCP_RES_CHILD_TREE_TERMINATED"),
+        ),
+    ] {
+        let rel = format!("artifacts/{id}/{role}.json");
+        write(&leg.join(&rel), &doc);
+        r.run["artifacts"]
+            .as_array_mut()
+            .unwrap()
+            .push(json!({"path": rel, "sha256": "", "bytes": 0}));
+        let at = r.index(id);
+        r.run["checks"][at][role] = json!(rel);
+    }
+    r.pass(id);
+    assert_eq!(r.run["result"], "PASS");
+    r.save();
+    rebind_leg(&root, i);
+    let matrix = read(&root.join("matrix.json"));
+    assert_eq!(matrix["legs"][i]["result"], "PASS");
+    let (code, report) = validate(&root);
+    only_not_from_record(code, &report);
+    let p = pointers(&report);
+    assert!(p.contains(&format!("/legs/{i}/directory")), "{p:?}");
+    assert!(p.contains(&format!("/legs/{i}/result")), "{p:?}");
+    assert!(p.contains(&format!("/legs/{i}/notObservedChecks")), "{p:?}");
+    assert!(p.contains(&"/summary".to_owned()), "{p:?}");
+    let text = report.to_string();
+    assert!(
+        text.contains("legs/reference-stdio-2025-11-25/run.json /checks/11/verdict"),
+        "{text}"
+    );
+    // The report shows the leg as its artifacts judge it.
+    let page = root.parent().unwrap().join("field.html");
+    let out = mcpres(&[
+        "report".as_ref(),
+        root.as_os_str(),
+        "-o".as_ref(),
+        page.as_os_str(),
+    ]);
+    assert_eq!(out.status.code(), Some(1), "{}", output_text(&out));
+    let html = fs::read_to_string(&page).unwrap();
+    let row = html
+        .split("<tr class=\"leg\">")
+        .find(|r| r.contains("<code>reference-stdio-2025-11-25</code>"))
+        .unwrap();
+    assert!(row.contains(">INCOMPLETE</td>"), "{row}");
+}
+
+#[test]
+fn a_mutant_relabelled_as_met_by_the_syntax_guard_is_refused_from_its_bytes() {
+    // released-message-framing's mutant met the control's reason: its stored
+    // stdout holds no -32700 error and no null-id answer. Relabel the mutant
+    // itself as refused by the syntax guard (so the labels give a killed
+    // mutant and a PASS), and the check and both results with it.
+    let (_tmp, dir) = copy_of("bundles/profiles/python-sdk-stdio-transport-2025-11-25");
+    let id = "released-message-framing";
+    let path = dir.join(format!("artifacts/{id}/mutant.json"));
+    let mut mutant = read(&path);
+    assert_eq!(mutant["propertyReached"], true);
+    mutant["observedReasonCode"] = json!("MCP_RES_SYNTAX_GUARD");
+    mutant["propertyReached"] = json!(false);
+    write(&path, &mutant);
+    let mut r = Relabel::open(&dir);
+    r.pass(id);
+    r.save();
+    let (code, report) = validate(&dir);
+    assert_eq!(code, 1);
+    let i = r.index(id);
+    let p = pointers(&report);
+    // The labels agree with each other now...
+    assert!(!p.contains(&format!("/checks/{i}/verdict")), "{p:?}");
+    // ...but not with the transcript's bytes.
+    let raw: Vec<&str> = findings_of(&report, CODE)
+        .iter()
+        .filter_map(|f| f["message"].as_str())
+        .filter(|m| m.starts_with(&format!("artifacts/{id}/mutant.json /observedReasonCode")))
+        .collect();
+    assert_eq!(raw.len(), 1, "{report:#}");
+    assert!(
+        raw[0].contains("the syntax guard did not fire"),
+        "{}",
+        raw[0]
+    );
+    // A mutant that reached the property cannot be relabelled as one that did not.
+    let (_tmp, dir) = copy_of("bundles/profiles/python-sdk-stdio-transport-2025-11-25");
+    let path = dir.join(format!("artifacts/{id}/mutant.json"));
+    let mut mutant = read(&path);
+    mutant["propertyReached"] = json!(false);
+    write(&path, &mutant);
+    Relabel::open(&dir).save();
+    let (_, report) = validate(&dir);
+    assert!(
+        report.to_string().contains(&format!(
+            "artifacts/{id}/mutant.json /propertyReached: recorded false"
+        )),
+        "{report:#}"
+    );
+}
+
+/// `mcpres profile run` of stdout-protocol-purity against the profile test
+/// subject run by `sh -c SCRIPT` (`{subject}` in it names the subject).
+fn run_purity(out: &Path, script: &str) -> std::process::Output {
+    let subject = repo("tests/subjects/profile_subject.py");
+    let script = script.replace("{subject}", &subject.display().to_string());
+    mcpres(&[
+        "profile",
+        "run",
+        "mcp-res/stdio-transport/v1",
+        "--revision",
+        "2025-11-25",
+        "--checks",
+        "stdout-protocol-purity",
+        "-o",
+        out.to_str().unwrap(),
+        "--",
+        "/bin/sh",
+        "-c",
+        &script,
+    ])
+}
+
+#[test]
+fn stdout_written_as_the_subject_exits_is_judged_from_the_whole_transcript() {
+    let tmp = tempfile::tempdir().unwrap();
+    // The twin: the subject alone passes.
+    let twin = tmp.path().join("twin");
+    let out = run_purity(&twin, "exec python3 {subject}");
+    assert_eq!(out.status.code(), Some(0), "{}", output_text(&out));
+    let run = read(&twin.join("run.json"));
+    assert_eq!(run["checks"][0]["verdict"], "PASS", "{run:#}");
+    assert_eq!(validate(&twin).0, 0);
+    // The adversary prints a line on stdout once the subject has exited: the
+    // stored positive ends with it, and the check fails on it.
+    let adversary = tmp.path().join("adversary");
+    let out = run_purity(&adversary, "python3 {subject}; echo server stopped");
+    assert_eq!(out.status.code(), Some(1), "{}", output_text(&out));
+    let run = read(&adversary.join("run.json"));
+    assert_eq!(run["checks"][0]["verdict"], "FAIL", "{run:#}");
+    assert_eq!(run["checks"][0]["reason"], "MCP_RES_STDOUT_POLLUTED");
+    let positive = read(&adversary.join("artifacts/stdout-protocol-purity/positive.json"));
+    assert_eq!(positive["observedReasonCode"], "MCP_RES_STDOUT_POLLUTED");
+    assert!(positive.to_string().contains("server stopped"));
+    // What the runner wrote is what the judge gives.
+    let (_, report) = validate(&adversary);
+    assert_eq!(pointers(&report), Vec::<String>::new(), "{report:#}");
+    // Relabelled as held (and the check PASS, digests recomputed), the
+    // positive's own bytes refuse it.
+    let path = adversary.join("artifacts/stdout-protocol-purity/positive.json");
+    let mut doc = read(&path);
+    doc["observedReasonCode"] = json!("MCP_RES_STDOUT_PROTOCOL_ONLY");
+    write(&path, &doc);
+    let mut r = Relabel::open(&adversary);
+    r.pass("stdout-protocol-purity");
+    r.save();
+    let (code, report) = validate(&adversary);
+    only_not_from_record(code, &report);
+    let text = report.to_string();
+    assert!(
+        text.contains("artifacts/stdout-protocol-purity/positive.json /observedReasonCode"),
+        "{text}"
+    );
+    assert!(
+        pointers(&report).contains(&"/checks/0/verdict".to_owned()),
+        "{report:#}"
+    );
+}
+
+#[test]
+fn oauth_evaluations_are_judged_from_their_record_too() {
+    let (limits, dir_limits) = (Limits::default(), DirLimits::default());
+    for name in ["reference", "python-sdk"] {
+        let path = repo(&format!("bundles/oauth/{name}"));
+        let dir = mcpres::bundle::profile_dir::load(&path, &limits, &dir_limits).unwrap();
+        let mcpres::bundle::profile_dir::RunFile::Read(run) = &dir.run else {
+            panic!("{name} has a run.json");
+        };
+        assert!(!dir.stored.is_empty(), "{name}");
+        assert_eq!(
+            mcpres::validate::profile_dir::judge_oauth(&dir, run),
+            [],
+            "{name}"
+        );
+        let (_, report) = validate(&path);
+        assert_eq!(pointers(&report), Vec::<String>::new(), "{name}");
+    }
+    // A check that failed (its refusal named no OAuth reason), relabelled PASS.
+    let (_tmp, dir) = copy_of("bundles/oauth/python-sdk");
+    let mut run = read(&dir.join("run.json"));
+    let i = run["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .position(|c| c["id"] == "issuer-binding")
+        .unwrap();
+    assert_eq!(run["checks"][i]["verdict"], "FAIL");
+    run["checks"][i]["verdict"] = json!("PASS");
+    write(&dir.join("run.json"), &run);
+    let (code, report) = validate(&dir);
+    assert_eq!(code, 1);
+    assert_eq!(pointers(&report), [format!("/checks/{i}/verdict")]);
+    // A passing check's mutant relabelled as having survived: the committed
+    // reference evaluation is valid, its relabelled copy is not.
+    let (_tmp, dir) = copy_of("bundles/oauth/reference");
+    assert_eq!(validate(&dir).0, 0);
+    let mut run = read(&dir.join("run.json"));
+    run["checks"][0]["mutantKilled"] = json!(false);
+    write(&dir.join("run.json"), &run);
+    let (code, report) = validate(&dir);
+    only_not_from_record(code, &report);
+    assert_eq!(pointers(&report), ["/checks/0/mutantKilled"]);
+}

@@ -201,13 +201,13 @@ reasons! {
         VERSIONS_ADVERTISED "MCP_RES_VERSIONS_ADVERTISED" Holds
             "A released revision was answered (2025-11-25), or discover listed 2026-07-28.";
         SUPPORTED_VERSION_ADVERTISED "MCP_RES_SUPPORTED_VERSION_ADVERTISED" Refused
-            "A request for version 1999-01-01 was met with a released revision counter-offered, or with -32022 and data.supported.";
+            "A request for an unsupported version (a date before 2000, drawn per run) was met with a released revision counter-offered, or with -32022 and data.supported.";
         VERSIONS_NOT_ADVERTISED "MCP_RES_VERSIONS_NOT_ADVERTISED" Wrong
             "The subject did not advertise the protocol versions it supports.";
         SUPPORTED_VERSION_SERVED "MCP_RES_SUPPORTED_VERSION_SERVED" Holds
             "The evaluated revision was served.";
         UNSUPPORTED_VERSION_REFUSED "MCP_RES_UNSUPPORTED_VERSION_REFUSED" Refused
-            "Version 1999-01-01 was not echoed (2025-11-25), or got exactly -32022 (2026-07-28).";
+            "An unsupported version (a date before 2000, drawn per run) was not echoed (2025-11-25), or got exactly -32022 (2026-07-28).";
         SUPPORTED_VERSION_NOT_SERVED "MCP_RES_SUPPORTED_VERSION_NOT_SERVED" Wrong
             "A request for a supported version was not served under it.";
         UNSUPPORTED_VERSION_WRONG_ERROR "MCP_RES_UNSUPPORTED_VERSION_WRONG_ERROR" Wrong
@@ -430,7 +430,7 @@ reasons! {
         HTTP_RETRY_ANSWERED "MCP_RES_HTTP_RETRY_ANSWERED" Holds
             "A request abandoned by the client and sent again with a new id on a new connection was answered.";
         HTTP_STALE_RETRY_REFUSED "MCP_RES_HTTP_STALE_RETRY_REFUSED" Refused
-            "A retry naming an unknown session id got 404 (2025-11-25), or one naming revision 1999-01-01 got 400 (2026-07-28).";
+            "A retry naming an unknown session id got 404 (2025-11-25), or one naming an unsupported revision drawn per run got 400 (2026-07-28).";
         HTTP_STALE_RETRY_ACCEPTED "MCP_RES_HTTP_STALE_RETRY_ACCEPTED" Wrong
             "A retry naming an unknown session id or an unknown revision was served.";
         HTTP_ANSWERED_ONCE "MCP_RES_HTTP_ANSWERED_ONCE" Holds

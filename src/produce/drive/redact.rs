@@ -1129,7 +1129,7 @@ mod tests {
         let mut doc = json!({
             "check": "released-message-framing",
             "role": "positive",
-            "observedReasonCode": "MCP_RES_FRAMING_OK",
+            "observedReasonCode": "MCP_RES_FRAMING_NEWLINE_DELIMITED",
             "detail": "framing held",
             "transcript": {"chunks": [{"stream": "stderr", "text": format!("framing {TOKEN}")}],
                            "framing": 1, TOKEN: 2},

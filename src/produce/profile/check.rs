@@ -363,6 +363,35 @@ impl Evidence {
     }
 }
 
+/// The unsupported protocol version this run asks for: a date before 2000
+/// drawn once per run (no released revision is that old), so that a subject
+/// cannot pass by refusing one constant and serving every other unknown one.
+pub fn unsupported_version() -> &'static str {
+    static VERSION: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    VERSION.get_or_init(|| {
+        let hex = crate::produce::drive::ident::random_hex(4);
+        let n = u32::from_str_radix(&hex, 16).unwrap_or(0);
+        format!(
+            "19{:02}-{:02}-{:02}",
+            n % 100,
+            (n / 100) % 12 + 1,
+            (n / 1200) % 28 + 1
+        )
+    })
+}
+
+/// A host name that can never resolve (RFC 6761), drawn once per run, for
+/// the foreign Host and Origin probes.
+pub fn foreign_host() -> &'static str {
+    static HOST: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    HOST.get_or_init(|| {
+        format!(
+            "mcpres-{}.invalid",
+            crate::produce::drive::ident::random_hex(6)
+        )
+    })
+}
+
 /// A positive observation's reading of an answer: any answer is the
 /// exchange completing, `held` when `ok` says the property held and `wrong`
 /// otherwise; no answer is not observed; a closed stdout is the subject

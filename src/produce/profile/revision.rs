@@ -6,7 +6,7 @@ use serde_json::{Value, json};
 
 use super::check::{
     CheckEntry, CheckRun, Ctx, Evidence, NO_ANSWER, Obs, SUBJECT_EXITED, SYNTAX_GUARD, json_line,
-    obs, open_failed,
+    obs, open_failed, unsupported_version,
 };
 use super::probe::Reply;
 use super::stdio::{check, line_control, opened, refused_line};
@@ -52,7 +52,6 @@ const RELEASED: &[&str] = &[
     "2026-07-28",
 ];
 /// A version no revision has.
-const BOGUS: &str = "1999-01-01";
 /// `UnsupportedProtocolVersionError` (2026-07-28).
 const UNSUPPORTED_VERSION: i64 = -32022;
 
@@ -178,7 +177,9 @@ fn explicit_protocol_revision(ctx: &Ctx) -> CheckRun {
 fn bogus_answer(ev: &Evidence, advertised: &str) -> (ProbeOutcome, String) {
     match &*ev.reply {
         Reply::Result(m) => match m.pointer("/result/protocolVersion").and_then(Value::as_str) {
-            Some(BOGUS) => (Accept, reasons::UNSUPPORTED_VERSION_ECHOED.into()),
+            Some(v) if v == unsupported_version() => {
+                (Accept, reasons::UNSUPPORTED_VERSION_ECHOED.into())
+            }
             Some(v) if RELEASED.contains(&v) => (Reject, advertised.into()),
             Some(_) => (Reject, reasons::UNKNOWN_VERSION_ADVERTISED.into()),
             None => (Accept, reasons::UNSUPPORTED_VERSION_ACCEPTED.into()),
@@ -222,7 +223,10 @@ fn bogus_control(
             reason,
             |ctx| {
                 let id = ctx.id();
-                (Some(id.clone()), raw(&id, "tools/list", meta_with(BOGUS)))
+                (
+                    Some(id.clone()),
+                    raw(&id, "tools/list", meta_with(unsupported_version())),
+                )
             },
             classify,
         )
@@ -236,7 +240,11 @@ fn bogus_control(
                 let id = ctx.id();
                 (
                     Some(id.clone()),
-                    raw(&id, "initialize", ctx.initialize_params(BOGUS)),
+                    raw(
+                        &id,
+                        "initialize",
+                        ctx.initialize_params(unsupported_version()),
+                    ),
                 )
             },
             classify,
@@ -272,7 +280,10 @@ fn unsupported_version_failure(ctx: &Ctx) -> CheckRun {
     let pair = bogus_control(ctx, REFUSED, move |ev, _| match &*ev.reply {
         Reply::Result(m) if !modern => {
             match m.pointer("/result/protocolVersion").and_then(Value::as_str) {
-                Some(BOGUS) | None => (Accept, reasons::UNSUPPORTED_VERSION_ACCEPTED.into()),
+                Some(v) if v == unsupported_version() => {
+                    (Accept, reasons::UNSUPPORTED_VERSION_ACCEPTED.into())
+                }
+                None => (Accept, reasons::UNSUPPORTED_VERSION_ACCEPTED.into()),
                 Some(_) => (Reject, REFUSED.into()),
             }
         }
@@ -336,7 +347,7 @@ fn modern_legacy_auto_behavior(ctx: &Ctx) -> CheckRun {
             let id = ctx.id();
             (
                 Some(id.clone()),
-                raw(&id, "server/discover", meta_with(BOGUS)),
+                raw(&id, "server/discover", meta_with(unsupported_version())),
             )
         },
         |ev, _| ev.refusal(REFUSED, reasons::ERA_PROBE_BOGUS_VERSION_ACCEPTED, false),
@@ -871,7 +882,7 @@ fn no_connection_as_conversation(ctx: &Ctx) -> CheckRun {
             |ctx| {
                 let (_, mut lines) = ctx.line("tools/list", json!({}));
                 let id = ctx.id();
-                lines.extend_from_slice(&raw(&id, "tools/list", meta_with(BOGUS)));
+                lines.extend_from_slice(&raw(&id, "tools/list", meta_with(unsupported_version())));
                 (Some(id), lines)
             },
             |ev, _| match &*ev.reply {

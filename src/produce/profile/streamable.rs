@@ -53,8 +53,6 @@ pub const CHECKS: &[CheckEntry] = &[
     ("socket-cleanup", socket_cleanup),
 ];
 
-/// A host name that can never resolve (RFC 6761), for foreign Host/Origin.
-const FOREIGN: &str = "mcpres-probe.invalid";
 /// The size of the oversized-event control's request body (16 MiB).
 pub const OVERSIZED_BODY_BYTES: usize = 16 << 20;
 /// The large answer of oversized-event's positive (256 KiB).
@@ -1114,14 +1112,15 @@ fn retry(ctx: &Ctx) -> CheckRun {
     let n = b.observe(Reject, REFUSED, |rec, s| {
         let (shape, msg, what) = if ctx.modern() {
             let mut m = msg.clone();
-            m["params"]["_meta"][crate::model::mcp::META_PROTOCOL_VERSION] = json!("1999-01-01");
+            let version = super::check::unsupported_version();
+            m["params"]["_meta"][crate::model::mcp::META_PROTOCOL_VERSION] = json!(version);
             (
                 Shape {
-                    extra: vec![("MCP-Protocol-Version".into(), "1999-01-01".into())],
+                    extra: vec![("MCP-Protocol-Version".into(), version.into())],
                     ..Shape::default()
                 },
                 m,
-                "a retry naming revision 1999-01-01",
+                "a retry naming an unsupported revision",
             )
         } else {
             (
@@ -1556,16 +1555,21 @@ fn proxy_added_headers(ctx: &Ctx) -> CheckRun {
     const HELD: &str = reasons::HTTP_PROXY_HEADERS_INERT;
     const REFUSED: &str = reasons::HTTP_FOREIGN_HOST_REFUSED;
     let b = Bench::start(ctx);
+    // A foreign name drawn for this run, with the server's own port: a
+    // subject that checks only the port is not taken for one that checks
+    // the host.
+    let foreign_name = super::check::foreign_host();
+    let foreign = format!("{foreign_name}:{}", b.server.addr.port());
     let p = b.observe(Accept, HELD, |rec, s| {
         let (id, msg) = ctx.live_request();
         let shape = Shape {
             extra: vec![
                 (
                     "Forwarded".into(),
-                    format!("for=192.0.2.1;host={FOREIGN};proto=https"),
+                    format!("for=192.0.2.1;host=\"{foreign}\";proto=https"),
                 ),
                 ("X-Forwarded-For".into(), "192.0.2.1".into()),
-                ("X-Forwarded-Host".into(), FOREIGN.into()),
+                ("X-Forwarded-Host".into(), foreign.clone()),
                 ("X-Forwarded-Proto".into(), "https".into()),
                 ("Via".into(), "1.1 mcpres-probe".into()),
             ],
@@ -1583,13 +1587,13 @@ fn proxy_added_headers(ctx: &Ctx) -> CheckRun {
         (c, format!("with proxy headers: {}", r.label()), r.summary())
     });
     let shape = Shape {
-        host: Some(FOREIGN.into()),
+        host: Some(foreign.clone()),
         ..Shape::default()
     };
     let (n, m) = b.shaped_control(
         REFUSED,
         reasons::HTTP_FOREIGN_HOST_ACCEPTED,
-        &format!("Host: {FOREIGN}"),
+        &format!("Host: {foreign}"),
         shape,
         status_is(&[400, 403, 421]),
     );
@@ -1601,6 +1605,7 @@ fn no_unauthorized_redirect(ctx: &Ctx) -> CheckRun {
     const HELD: &str = reasons::HTTP_NO_REDIRECT;
     const REFUSED: &str = reasons::HTTP_FOREIGN_ORIGIN_REFUSED;
     let b = Bench::start(ctx);
+    let foreign = format!("{}:{}", super::check::foreign_host(), b.server.addr.port());
     let p = b.observe(Accept, HELD, |rec, s| {
         let (id, msg) = ctx.live_request();
         let r = ctx.post_fresh(rec, &b.server, s, &msg, &Shape::default());
@@ -1629,13 +1634,13 @@ fn no_unauthorized_redirect(ctx: &Ctx) -> CheckRun {
     };
     let n = b.observe(Reject, REFUSED, |rec, s| {
         let shape = Shape {
-            extra: vec![("Origin".into(), format!("http://{FOREIGN}"))],
+            extra: vec![("Origin".into(), format!("http://{foreign}"))],
             ..Shape::default()
         };
         let r = ctx.post_fresh(rec, &b.server, s, &msg, &shape);
         (
             classify(&r),
-            format!("Origin: http://{FOREIGN}: {}", r.label()),
+            format!("Origin: http://{foreign}: {}", r.label()),
             r.summary(),
         )
     });

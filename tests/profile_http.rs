@@ -384,6 +384,65 @@ breaks! {
     broken_socket_cleanup: "socket-cleanup" => "MCP_RES_HTTP_SOCKETS_HELD",
 }
 
+/// A subject that checks only the Host's port (and so serves a foreign name
+/// given with its own port) is not credited with checking the host: the
+/// foreign Host probe carries a name drawn per run and the server's port. Its
+/// honest twin is the unbroken subject, which passes the check in
+/// `an_honest_subject_passes_the_host_checks` below.
+#[test]
+fn a_subject_that_checks_only_the_hosts_port_fails_proxy_added_headers() {
+    let tmp = tempfile::tempdir().unwrap();
+    for revision in ["2025-11-25", "2026-07-28"] {
+        let out = tmp.path().join(revision);
+        let o = subject_run(
+            &out,
+            revision,
+            Some("proxy-added-headers"),
+            Some("host-port-only"),
+        );
+        assert_eq!(
+            o.status.code(),
+            Some(1),
+            "{revision}: {}",
+            support::output_text(&o)
+        );
+        let run = support::read_json(&out.join("run.json"));
+        let (id, verdict, reason) = verdicts(&run).remove(0);
+        assert_eq!(id, "proxy-added-headers");
+        assert_eq!(
+            (verdict.as_str(), reason.as_str()),
+            ("FAIL", "MCP_RES_HTTP_FOREIGN_HOST_ACCEPTED"),
+            "{revision}: {}",
+            run["checks"][0]["detail"]
+        );
+    }
+}
+
+#[test]
+fn an_honest_subject_passes_the_host_checks() {
+    let tmp = tempfile::tempdir().unwrap();
+    for revision in ["2025-11-25", "2026-07-28"] {
+        let out = tmp.path().join(revision);
+        let o = subject_run(
+            &out,
+            revision,
+            Some("proxy-added-headers,no-unauthorized-redirect"),
+            None,
+        );
+        assert_eq!(
+            o.status.code(),
+            Some(0),
+            "{revision}: {}",
+            support::output_text(&o)
+        );
+        let run = support::read_json(&out.join("run.json"));
+        for (id, verdict, reason) in verdicts(&run) {
+            assert_eq!(verdict, "PASS", "{revision} {id}: {reason}");
+        }
+        validate(&out, 0);
+    }
+}
+
 #[test]
 fn the_reference_server_passes_every_check_on_both_revisions() {
     let tmp = tempfile::tempdir().unwrap();

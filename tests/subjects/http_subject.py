@@ -79,6 +79,8 @@ Options:
   slow-consumer                one connection at a time on a single thread
   backpressure                 of two pipelined requests, the second is answered first
   proxy-added-headers          any Host is accepted
+  host-port-only               only the Host's port is checked: any name with the
+                               server's own port is accepted
   no-unauthorized-redirect     a foreign Origin gets 307 with
                                `Location: http://mcpres-probe.invalid/mcp`
   listener-cleanup             binds 0.0.0.0 and ignores SIGTERM
@@ -197,6 +199,7 @@ BREAKS = {
     "slow-consumer": "one connection at a time",
     "backpressure": "the second pipelined request is answered first",
     "proxy-added-headers": "any Host is accepted",
+    "host-port-only": "only the Host's port is checked",
     "no-unauthorized-redirect": "a foreign Origin is redirected",
     "listener-cleanup": "binds 0.0.0.0 and ignores SIGTERM",
     "socket-cleanup": "accepted sockets are never closed; SIGTERM ignored",
@@ -715,7 +718,11 @@ class Subject:
 
     def route(self, conn, req, close):
         host = req.header("host")
-        if not self.broken("proxy-added-headers") and not host_is_loopback(host):
+        if self.broken("host-port-only"):
+            allowed = host is not None and host.strip().rpartition(":")[2] == str(self.port)
+        else:
+            allowed = self.broken("proxy-added-headers") or host_is_loopback(host)
+        if not allowed:
             self.respond_json(conn, 403, rpc_error(None, INVALID_REQUEST,
                               "Forbidden: Host must name a loopback address"), close)
             return None

@@ -60,6 +60,8 @@ INVALID_REQUEST = -32600
 METHOD_NOT_FOUND = -32601
 INVALID_PARAMS = -32602
 UNSUPPORTED_VERSION = -32022
+# The unsupported version an older mcpres always asked for (refuse-known-probe).
+LEARNT_PROBE = "1999-01-01"
 
 DIALECT = "https://json-schema.org/draft/2020-12/schema"
 TOOLS = [
@@ -109,6 +111,7 @@ BREAKS = {
     "revision-optional": "explicit-protocol-revision: a missing protocol version is accepted",
     "advertise-unknown": "supported-version-advertisement: counter-offer 2099-01-01, -32022 without data.supported",
     "echo-version": "unsupported-version-failure: accept any version (echo it)",
+    "refuse-known-probe": "unsupported-version-failure: refuse only 1999-01-01 (a fixed probe learnt), serve any other unknown version",
     "discover-hang": "modern-legacy-auto-behavior: never answer server/discover",
     "reinit-accepted": "stdio-backward-compatibility: a second initialize is answered",
     "null-id-accepted": "request-identity-metadata: a request with id null is answered",
@@ -482,7 +485,11 @@ class Subject:
             raise Refusal(INVALID_PARAMS, "_meta has no " + PV)
         if not isinstance(version, str):
             raise Refusal(INVALID_PARAMS, PV + " must be a string")
-        lenient = self.broken("echo-version") or (self.broken("sticky-version") and self.version_seen)
+        lenient = (
+            self.broken("echo-version")
+            or (self.broken("sticky-version") and self.version_seen)
+            or (self.broken("refuse-known-probe") and version != LEARNT_PROBE)
+        )
         if version not in SUPPORTED and not lenient:
             data = {"requested": version}
             if not self.broken("advertise-unknown"):
@@ -510,7 +517,8 @@ class Subject:
             raise Refusal(INVALID_PARAMS, "protocolVersion must be a string")
         if not isinstance(params.get("capabilities", {}), dict):
             raise Refusal(INVALID_PARAMS, "capabilities must be an object")
-        if self.broken("echo-version") or asked == REV_2025:
+        learnt = self.broken("refuse-known-probe") and asked not in SUPPORTED and asked != LEARNT_PROBE
+        if self.broken("echo-version") or learnt or asked == REV_2025:
             version = asked
         elif self.broken("advertise-unknown"):
             version = "2099-01-01"

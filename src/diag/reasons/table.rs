@@ -480,19 +480,19 @@ reasons! {
         HTTP_PROXY_HEADERS_INERT "MCP_RES_HTTP_PROXY_HEADERS_INERT" Holds
             "A request with Forwarded, X-Forwarded-For, X-Forwarded-Host, X-Forwarded-Proto and Via was answered as usual, with no redirect.";
         HTTP_FOREIGN_HOST_REFUSED "MCP_RES_HTTP_FOREIGN_HOST_REFUSED" Refused
-            "Host: mcpres-probe.invalid was refused (400, 403 or 421).";
+            "A foreign Host (a name drawn per run under .invalid, with the server's own port) was refused (400, 403 or 421).";
         HTTP_REDIRECTED "MCP_RES_HTTP_REDIRECTED" Wrong
             "The subject answered with a redirect.";
         HTTP_PROXY_HEADERS_REFUSED "MCP_RES_HTTP_PROXY_HEADERS_REFUSED" Wrong
             "A request was refused because of headers a proxy adds.";
         HTTP_FOREIGN_HOST_ACCEPTED "MCP_RES_HTTP_FOREIGN_HOST_ACCEPTED" Wrong
-            "A request with Host: mcpres-probe.invalid was served.";
+            "A request with a foreign Host (a name drawn per run, with the server's own port) was served.";
         HTTP_NO_REDIRECT "MCP_RES_HTTP_NO_REDIRECT" Holds
             "No answer was a redirect.";
         HTTP_FOREIGN_ORIGIN_REFUSED "MCP_RES_HTTP_FOREIGN_ORIGIN_REFUSED" Refused
-            "Origin: http://mcpres-probe.invalid got 403 with no Location.";
+            "A foreign Origin (a name drawn per run, with the server's own port) got 403 with no Location.";
         HTTP_FOREIGN_ORIGIN_ACCEPTED "MCP_RES_HTTP_FOREIGN_ORIGIN_ACCEPTED" Wrong
-            "A request with Origin: http://mcpres-probe.invalid was served.";
+            "A request with a foreign Origin (a name drawn per run, with the server's own port) was served.";
         HTTP_LISTENER_LOOPBACK_ONLY "MCP_RES_HTTP_LISTENER_LOOPBACK_ONLY" Holds
             "While serving, every listening socket of the subject was on a loopback address.";
         HTTP_LISTENER_CLOSED_ON_STOP "MCP_RES_HTTP_LISTENER_CLOSED_ON_STOP" Refused

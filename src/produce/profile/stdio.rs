@@ -300,7 +300,11 @@ fn stderr_diagnostics(ctx: &Ctx) -> CheckRun {
     // protocol channel (a -32700 on stdout, or silence) and keep serving.
     let run = |line: Vec<u8>| {
         opened(ctx, Reject, REFUSED, |probe, _open| {
-            let stderr_before = probe.stderr_bytes().len();
+            // What the subject wrote on stderr before the line (a start-up
+            // banner the reader may still be taking in on a loaded machine)
+            // is not a diagnostic of the line: wait until stderr has been
+            // still for a while (bounded by the answer bound) before counting.
+            let stderr_before = stderr_settled(probe, ctx.answer);
             let ev = ctx.exchange(probe, line, None);
             let stderr = probe.stderr_bytes();
             let on_stderr = stderr_has_protocol(&stderr);
@@ -343,6 +347,25 @@ fn stderr_diagnostics(ctx: &Ctx) -> CheckRun {
     let m = run(b"\n".to_vec());
     let mutant = m.into_mutant(REFUSED);
     check("stderr-diagnostics", positive, (negative, mutant))
+}
+
+/// The length of the subject's stderr once it has not grown for 300 ms (or
+/// when `limit` has passed).
+fn stderr_settled(probe: &Probe, limit: Duration) -> usize {
+    let until = Instant::now() + limit;
+    let mut len = probe.stderr_bytes().len();
+    let mut still_since = Instant::now();
+    while Instant::now() < until {
+        std::thread::sleep(Duration::from_millis(50));
+        let now = probe.stderr_bytes().len();
+        if now != len {
+            len = now;
+            still_since = Instant::now();
+        } else if still_since.elapsed() >= Duration::from_millis(300) {
+            break;
+        }
+    }
+    len
 }
 
 const SHELLS: &[&str] = &[

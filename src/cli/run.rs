@@ -69,6 +69,16 @@ pub struct RunArgs {
     /// cleanup, part-written, run-finished) instead of the summary table.
     #[arg(long)]
     pub json: bool,
+    /// The tool the `generic` clean control calls, instead of `echo` or a
+    /// tool whose annotations declare it read-only (`readOnlyHint: true`,
+    /// not destructive or open-world) without required arguments. You vouch
+    /// that calling it is safe; the descriptor's side-effect model is then
+    /// UNKNOWN.
+    #[arg(long, value_name = "NAME")]
+    pub tool: Option<String>,
+    /// The arguments of the `--tool` call: a JSON object (default `{}`).
+    #[arg(long, value_name = "JSON", requires = "tool")]
+    pub tool_args: Option<String>,
     /// The bundle directory to create (must not exist); a campaign directory
     /// when --trials exceeds what one bundle holds.
     #[arg(short, long, value_name = "DIR")]
@@ -115,6 +125,8 @@ impl RunArgs {
             revision: self.revision.map(Revision::from),
             output: self.output,
             command: self.command,
+            tool: self.tool,
+            tool_args: self.tool_args,
         })
     }
 }
@@ -516,6 +528,8 @@ pub fn main_demo(args: DemoArgs) -> CliResult {
             "--transport".into(),
             "stdio".into(),
         ],
+        tool: None,
+        tool_args: None,
     };
     let mut reporter = Progress::new(false);
     let outcome = run_blocking(options, &mut reporter);

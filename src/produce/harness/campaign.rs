@@ -195,10 +195,18 @@ pub struct CampaignFacts {
     pub tool: Value,
 }
 
-/// Overall result: PASS only when every part passed and is valid.
+/// Overall result: PASS only when every part passed and is valid;
+/// INCOMPLETE when every part is valid and PASS or INCOMPLETE (a generic
+/// run that could call no tool safely), else FAIL.
 pub fn result(parts: &[PartEntry]) -> &'static str {
     if !parts.is_empty() && parts.iter().all(PartEntry::passed) {
         "PASS"
+    } else if !parts.is_empty()
+        && parts
+            .iter()
+            .all(|p| p.valid && (p.result == "PASS" || p.result == "INCOMPLETE"))
+    {
+        "INCOMPLETE"
     } else {
         "FAIL"
     }
@@ -324,6 +332,15 @@ mod tests {
             result(&[entry(1, "PASS", true), entry(2, "PASS", false)]),
             "FAIL"
         );
+        assert_eq!(
+            result(&[entry(1, "PASS", true), entry(2, "INCOMPLETE", true)]),
+            "INCOMPLETE"
+        );
+        assert_eq!(
+            result(&[entry(1, "INCOMPLETE", true), entry(2, "FAIL", true)]),
+            "FAIL"
+        );
+        assert_eq!(result(&[entry(1, "INCOMPLETE", false)]), "FAIL");
         assert_eq!(result(&[]), "FAIL");
         assert_eq!(part_dir_name(12), "part-012");
         let facts = CampaignFacts {

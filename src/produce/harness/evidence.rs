@@ -162,6 +162,17 @@ impl TrialRecord {
             && self.client.as_ref().is_none_or(|c| c.outcome.passed())
             && self.groups_gone()
     }
+    /// Incomplete: everything the trial did behaved, but its clean control
+    /// could call no tool safely (generic), so the tool call the scenario
+    /// claims was not shown. Counted neither as a success nor as a failure.
+    pub fn incomplete(&self) -> bool {
+        self.clean.incomplete()
+            && self.negatives.iter().all(NegativeRecord::behaved)
+            && self.self_checks.iter().all(SelfCheckRecord::behaved)
+            && self.recoveries.iter().all(RecoveryRecord::behaved)
+            && self.client.as_ref().is_none_or(|c| c.outcome.passed())
+            && self.groups_gone()
+    }
     /// Digest of what the trial concluded and of what the subject returned:
     /// verdicts and stop reasons, and a digest of every answer the subject
     /// gave in the clean and negative controls (results without `_meta`,
@@ -437,7 +448,9 @@ pub fn assemble(
             fault_id: None,
             recovery_policy_id: None,
             attempt: 0,
-            outcome: pass_or_fail(t.clean.passed),
+            // Incomplete: every step it made was accepted; the tool call it
+            // did not make is the clean oracle's NOT_OBSERVED below.
+            outcome: pass_or_fail(t.clean.passed || t.clean.incomplete()),
             started_offset_ms: ms(clean_span.0),
             duration_ms: ms(clean_span.1 - clean_span.0),
             negative_observation: None,
@@ -508,6 +521,15 @@ pub fn assemble(
             },
             vec![clean_oracle],
         )?);
+        if t.clean.incomplete()
+            && let Some(o) = observations.last_mut()
+        {
+            // No tool could be called safely: the clean control's claim (a
+            // tool call) was not observed, which is neither a pass nor a
+            // failure of the subject.
+            o["outcome"] = json!(ObservationOutcome::NotObserved.as_str());
+            o["reasonCode"] = json!(super::wire::NO_SAFE_TOOL_CALL);
+        }
 
         for n in &t.negatives {
             let c = &n.control;
@@ -1004,6 +1026,7 @@ pub fn assemble(
 
     // Trial summary from the runs.
     let success = trials.iter().filter(|t| t.success()).count();
+    let incomplete = trials.iter().filter(|t| t.incomplete()).count();
     let mut hashes: Vec<String> = trials.iter().map(TrialRecord::outcome_hash).collect();
     hashes.sort();
     hashes.dedup();
@@ -1022,6 +1045,10 @@ pub fn assemble(
         Stability::Flaky
     } else if success == trials.len() {
         Stability::RepeatedStable
+    } else if success + incomplete == trials.len() {
+        // Every trial behaved, but (some of) their clean controls could call
+        // no tool safely.
+        Stability::Incomplete
     } else {
         // Repeated, identical failures: not stable success, not flaky.
         Stability::EnvironmentDependent
@@ -1052,8 +1079,8 @@ pub fn assemble(
         ),
         counts: TrialCounts {
             success: count(success),
-            failure: count(trials.len() - success),
-            incomplete: 0,
+            failure: count(trials.len() - success - incomplete),
+            incomplete: count(incomplete),
         },
         distinct_outcome_hashes: hashes,
         duration_ms: Some(TrialDurations {
@@ -1068,13 +1095,15 @@ pub fn assemble(
 
     // A file the harness executed that changed during the run means the
     // trials did not all run the same subject: nothing they showed is a PASS.
-    let result = if all_run
-        && success == trials.len()
-        && privacy_ok
-        && facts.cleanup_passed
-        && !facts.executed_changed
-    {
+    // Trials whose clean control could call no tool safely (and that
+    // otherwise behaved) make the result INCOMPLETE, not FAIL: nothing the
+    // subject did was wrong, but the tool call the scenario claims was not
+    // shown.
+    let run_ok = all_run && privacy_ok && facts.cleanup_passed && !facts.executed_changed;
+    let result = if run_ok && success == trials.len() {
         Outcome::Pass
+    } else if run_ok && success + incomplete == trials.len() {
+        Outcome::Incomplete
     } else {
         Outcome::Fail
     };
@@ -1172,6 +1201,9 @@ pub fn assemble(
     // then it had side effects, whatever was declared.
     let side_effect_model = if facts.subject_wrote_files {
         "SIDE_EFFECTING"
+    } else if scenario.named_tool.is_some() {
+        // A tool the operator named: the harness does not know its effects.
+        "UNKNOWN"
     } else if scenario.recoveries.is_empty() {
         "READ_ONLY"
     } else {
@@ -1186,12 +1218,17 @@ pub fn assemble(
     // The configuration: the checked scenario document itself, plus the
     // run's shape (trials, environment names, transport). Nothing machine-
     // or run-specific.
-    let configuration = json!({
+    let mut configuration = json!({
         "scenario": scenario.document,
         "cleanControl": super::vocab::clean_steps_for(&scenario.clean_steps, facts.revision),
         "trials": facts.planned_trials, "environmentKeys": facts.env_keys,
         "transport": if facts.http { "streamable-http" } else { "stdio" },
     });
+    // The tool the operator named (`--tool`, `--tool-args`): only its digest
+    // is written, inside the configuration digest.
+    if let Some(named) = &scenario.named_tool {
+        configuration["toolCall"] = json!({"name": named.name, "arguments": named.arguments});
+    }
     let descriptor = json!({
         "standardVersion": "0.2.0", "profileId": profile_id, "profileVersion": "2.0.0",
         "protocolRevision": facts.revision.as_str(), "subjectIdentityDigest": subject_digest,

@@ -204,6 +204,24 @@ impl CleanOutcome {
         answers_digest(&answers, &self.volatile)
     }
 
+    /// Incomplete (generic): every step the control made was accepted, but
+    /// no tool could be called safely, so the tool call it claims was not
+    /// shown. Neither passed nor failed.
+    pub fn incomplete(&self) -> bool {
+        !self.passed && self.stop_reason == super::wire::NO_SAFE_TOOL_CALL
+    }
+
+    /// `PASS`, `INCOMPLETE` or `FAIL`, for progress lines and summaries.
+    pub fn word(&self) -> &'static str {
+        if self.passed {
+            "PASS"
+        } else if self.incomplete() {
+            "INCOMPLETE"
+        } else {
+            "FAIL"
+        }
+    }
+
     /// A `tools/call` was made and accepted.
     pub fn tool_called(&self) -> bool {
         self.steps

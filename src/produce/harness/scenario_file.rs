@@ -501,7 +501,7 @@ fn build(file: File, document: Value, origin: &str) -> Result<Scenario, String> 
             "initialize",
             "notifications/initialized",
             "tools/list",
-            "tools/call echo (when listed)",
+            "tools/call echo (when listed), else a tool annotated read-only without required arguments, or the tool named with --tool",
             "tools/call get-env (when listed)",
             "stdin EOF",
         ]
@@ -535,6 +535,7 @@ fn build(file: File, document: Value, origin: &str) -> Result<Scenario, String> 
         recoveries,
         client_faults,
         document,
+        named_tool: None,
     })
 }
 

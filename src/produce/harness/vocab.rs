@@ -238,6 +238,18 @@ pub struct Scenario {
     pub client_faults: Vec<ClientFault>,
     /// The checked scenario document: what the scenario descriptor records.
     pub document: Value,
+    /// The tool the operator named for the generic clean control's tool call
+    /// (`mcpres run --tool NAME --tool-args JSON`), instead of the harness's
+    /// own choice (`echo`, else a tool annotated read-only).
+    pub named_tool: Option<NamedTool>,
+}
+
+/// A tool the operator names for the generic clean control, with its arguments.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NamedTool {
+    pub name: String,
+    /// A JSON object: the call's `arguments`.
+    pub arguments: Value,
 }
 
 /// Trigger used for every negative control's fault: only the `add` tool call is

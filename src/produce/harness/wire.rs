@@ -442,10 +442,39 @@ pub async fn run_clean_generic(
         .unwrap_or_default();
     let find = |name: &str| tools.iter().find(|t| t["name"] == name).cloned();
 
-    // tools/call echo, when the server lists one with a single string argument.
+    // One tool call: the tool the operator named (--tool), else echo when
+    // listed with a single string argument, else a tool whose annotations
+    // declare it read-only and that takes no required argument. When none
+    // can be called safely, the step says why and no tool is called.
     let mut calls: Vec<(i64, Value, Box<super::oracle::ResultCheck>)> = Vec::new();
-    match find("echo").map(|t| (echo_argument(&t), t)) {
-        Some((Some(arg), _)) => calls.push((
+    let mut picked: Option<i64> = None;
+    let echo = find("echo").map(|t| echo_argument(&t));
+    match (&scenario.named_tool, echo) {
+        (Some(named), _) => match find(&named.name) {
+            Some(_) => calls.push((
+                base + 3,
+                rpc(
+                    revision,
+                    base + 3,
+                    "tools/call",
+                    json!({"name": named.name, "arguments": named.arguments}),
+                ),
+                Box::new(check_call_shape),
+            )),
+            None => {
+                out.steps.push(skipped(
+                    "tools/call",
+                    base + 3,
+                    "NAMED_TOOL_NOT_LISTED",
+                    format!(
+                        "the tool named with --tool ({:?}) is not listed; no tool was called",
+                        named.name
+                    ),
+                    session.now_ms(),
+                ));
+            }
+        },
+        (None, Some(Some(arg))) => calls.push((
             base + 3,
             rpc(
                 revision,
@@ -455,20 +484,37 @@ pub async fn run_clean_generic(
             ),
             Box::new(check_echo(probe.to_string())),
         )),
-        Some((None, _)) => out.steps.push(skipped(
-            "tools/call",
-            base + 3,
-            "ECHO_ARGUMENT_UNKNOWN",
-            "echo is listed but takes no single string argument; not called".into(),
-            session.now_ms(),
-        )),
-        None => out.steps.push(skipped(
-            "tools/call",
-            base + 3,
-            "NO_ECHO_TOOL",
-            "the server lists no echo tool; no tool was called".into(),
-            session.now_ms(),
-        )),
+        (None, echo) => match read_only_tool(&tools) {
+            Some(name) => {
+                picked = Some(base + 3);
+                calls.push((
+                    base + 3,
+                    rpc(
+                        revision,
+                        base + 3,
+                        "tools/call",
+                        json!({"name": name, "arguments": {}}),
+                    ),
+                    Box::new(check_call_shape),
+                ));
+            }
+            None => {
+                out.steps.push(skipped(
+                    "tools/call",
+                    base + 3,
+                    "NO_SAFE_TOOL",
+                    format!(
+                        "{}, and no listed tool declares readOnlyHint: true (without destructiveHint or openWorldHint true) and takes no required argument; no tool was called (name one with --tool NAME --tool-args JSON)",
+                        if echo.is_some() {
+                            "echo is listed but takes no single string argument"
+                        } else {
+                            "the server lists no echo tool"
+                        }
+                    ),
+                    session.now_ms(),
+                ));
+            }
+        },
     }
     // tools/call get-env, when listed without required arguments: the
     // environment the subject reports must be exactly the --env keys.
@@ -506,6 +552,13 @@ pub async fn run_clean_generic(
         };
         let (stop, ok) = (step.judgement.stop_reason, step.judgement.accepted());
         out.steps.push(step);
+        // A tool the harness picked and called without arguments may answer
+        // with a tool error (`isError: true`): MCP allows it, and the
+        // arguments were the harness's guess. The step keeps the rejection,
+        // but the control is not failed for it: no tool call was shown.
+        if !ok && stop == "TOOL_ERROR" && picked == Some(id) {
+            continue;
+        }
         if !ok {
             finish(&mut out, stop);
             return out;
@@ -514,14 +567,47 @@ pub async fn run_clean_generic(
     let step = shutdown_step(session, scenario).await;
     let stop = step.judgement.stop_reason;
     out.steps.push(step);
-    // The scenario claims a tool call: a run in which no tool could be
-    // called (no tools listed, none callable) has not shown one.
+    // The scenario claims a tool call. When no tool could be called safely
+    // (none listed, none annotated read-only, a named tool not listed), the
+    // control is not failed: it is incomplete, and says why (the skipped
+    // step). A server with tools that all failed is another matter: those
+    // steps stopped the control above.
     if stop == COMPLETED && !out.tool_called() {
-        finish(&mut out, "NO_TOOL_CALL_MADE");
+        finish(&mut out, NO_SAFE_TOOL_CALL);
         return out;
     }
     finish(&mut out, stop);
     out
+}
+
+/// The stop reason of a generic clean control that completed every step it
+/// made but could call no tool safely: incomplete, not failed.
+pub const NO_SAFE_TOOL_CALL: &str = "NO_SAFE_TOOL_CALL";
+
+/// A tool the harness may call on its own: one whose annotations declare it
+/// read-only (`readOnlyHint: true`), that does not declare itself
+/// destructive or open-world (`destructiveHint`, `openWorldHint` not
+/// `true`), and that takes no required argument (it is called with `{}`).
+/// Tools that declare `openWorldHint: false` come first; then the order of
+/// the list.
+fn read_only_tool(tools: &[Value]) -> Option<String> {
+    let safe = |t: &&Value| {
+        let a = &t["annotations"];
+        a["readOnlyHint"] == true
+            && a["destructiveHint"] != true
+            && a["openWorldHint"] != true
+            && t["name"].is_string()
+            && t.pointer("/inputSchema/required")
+                .and_then(Value::as_array)
+                .is_none_or(Vec::is_empty)
+    };
+    let candidates: Vec<&Value> = tools.iter().filter(safe).collect();
+    candidates
+        .iter()
+        .find(|t| t["annotations"]["openWorldHint"] == false)
+        .or(candidates.first())
+        .and_then(|t| t["name"].as_str())
+        .map(String::from)
 }
 
 fn result_of(frames: &[Frame], id: i64) -> Option<Value> {

@@ -334,10 +334,15 @@ fn digest(py: Python<'_>, input: &Bound<'_, PyAny>, kind: &str) -> PyResult<Stri
 /// explain(code, /)
 /// --
 ///
-/// What a diagnostic code means and how to fix it, as `mcpres explain CODE`
-/// prints it: a dictionary with `code`, `rule`, `title`, `meaning`,
-/// `example` and `fix`. The `MCP_RES_` prefix may be left out and case does
-/// not matter. Raises `KeyError` for an unknown code.
+/// What a code means, as `mcpres explain CODE` prints it. A diagnostic code
+/// gives a dictionary with `code`, `rule`, `title`, `meaning`, `example` and
+/// `fix`. A reason code (one a producer writes into its observations, see
+/// `reasons()`) gives `code`, `family` (the producer), `kind` (`holds`,
+/// `refused`, `wrong-reason` or `not-observed`), `title` and `meaning`, plus
+/// `template` when the code is a member of a generated family
+/// (`MCP_RES_HTTP_STATUS_503` of `MCP_RES_HTTP_STATUS_{n}`). The `MCP_RES_`
+/// prefix may be left out and case does not matter. Raises `KeyError` for an
+/// unknown code.
 #[pyfunction]
 fn explain<'py>(py: Python<'py>, code: &str) -> PyResult<Bound<'py, PyDict>> {
     let raw = code.trim().to_ascii_uppercase();
@@ -346,15 +351,28 @@ fn explain<'py>(py: Python<'py>, code: &str) -> PyResult<Bound<'py, PyDict>> {
     } else {
         format!("MCP_RES_{raw}")
     };
-    let e = mcpres::explain::lookup(&full)
-        .ok_or_else(|| PyKeyError::new_err(format!("unknown diagnostic code {full}")))?;
     let d = PyDict::new(py);
-    d.set_item("code", e.code)?;
-    d.set_item("rule", e.rule)?;
-    d.set_item("title", e.title)?;
-    d.set_item("meaning", e.meaning)?;
-    d.set_item("example", e.example)?;
-    d.set_item("fix", e.fix)?;
+    if let Some(e) = mcpres::explain::lookup(&full) {
+        d.set_item("code", e.code)?;
+        d.set_item("rule", e.rule)?;
+        d.set_item("title", e.title)?;
+        d.set_item("meaning", e.meaning)?;
+        d.set_item("example", e.example)?;
+        d.set_item("fix", e.fix)?;
+        return Ok(d);
+    }
+    // The reason table, looked up as the command looks it up.
+    let r = mcpres::explain::lookup_reason(&full)
+        .ok_or_else(|| PyKeyError::new_err(format!("unknown diagnostic or reason code {full}")))?;
+    let member = r.is_generated() && r.matches(&full);
+    d.set_item("code", if member { full.as_str() } else { r.code })?;
+    d.set_item("family", r.family.as_str())?;
+    d.set_item("kind", r.kind.as_str())?;
+    d.set_item("title", r.kind.title())?;
+    d.set_item("meaning", r.meaning)?;
+    if member {
+        d.set_item("template", r.code)?;
+    }
     Ok(d)
 }
 
@@ -367,6 +385,16 @@ fn codes() -> Vec<&'static str> {
     mcpres::explain::explanations().map(|e| e.code).collect()
 }
 
+/// reasons()
+/// --
+///
+/// Every reason code (a generated family by its template, `..._{n}`), in the
+/// order of the reason section of `mcpres explain --list`.
+#[pyfunction]
+fn reasons() -> Vec<&'static str> {
+    mcpres::explain::reasons().map(|r| r.code).collect()
+}
+
 #[pymodule]
 fn _mcpres(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(validate, m)?)?;
@@ -376,6 +404,7 @@ fn _mcpres(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(digest, m)?)?;
     m.add_function(wrap_pyfunction!(explain, m)?)?;
     m.add_function(wrap_pyfunction!(codes, m)?)?;
+    m.add_function(wrap_pyfunction!(reasons, m)?)?;
     m.add("McpresError", m.py().get_type::<McpresError>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())

@@ -40,6 +40,33 @@ def test_every_code_is_explained_like_the_command():
         mcpres.explain("MCP_RES_NO_SUCH_CODE")
 
 
+def test_every_reason_code_is_explained_like_the_command():
+    reasons = mcpres.reasons()
+    assert len(reasons) == len(set(reasons)) > 50
+    assert not set(reasons) & set(mcpres.codes())
+    for c in reasons:
+        e = mcpres.explain(c)
+        assert e["code"] == c
+        assert set(e) == {"code", "family", "kind", "title", "meaning"}
+        assert e["kind"] in {"holds", "refused", "wrong-reason", "not-observed"}
+        assert all(isinstance(v, str) and v for v in e.values())
+    e = mcpres.explain("framing_newline_delimited")
+    assert e["code"] == "MCP_RES_FRAMING_NEWLINE_DELIMITED"
+    assert (e["family"], e["kind"]) == ("stdio-transport", "holds")
+    text = subprocess.run(
+        [mcpres_bin(), "explain", "MCP_RES_FRAMING_NEWLINE_DELIMITED"],
+        capture_output=True,
+        check=True,
+    ).stdout.decode()
+    for key in ("family", "kind", "title", "meaning"):
+        assert e[key] in text
+    # A member of a generated family names its template.
+    e = mcpres.explain("MCP_RES_HTTP_STATUS_503")
+    assert e["code"] == "MCP_RES_HTTP_STATUS_503"
+    assert e["template"] == "MCP_RES_HTTP_STATUS_{n}"
+    assert "MCP_RES_HTTP_STATUS_{n}" in reasons
+
+
 def test_a_path_may_be_a_pathlike_and_bytes_take_a_name():
     by_str = mcpres.validate(VALID)
     by_path = mcpres.validate(ROOT / VALID)

@@ -14,6 +14,8 @@ threads itself. Nothing here reaches the network.
 b'{"a":"x","b":[1,2]}'
 >>> mcpres.explain("WRONG_STOP_REASON")["rule"]
 'MCPRES-NEG-002'
+>>> mcpres.explain("FRAMING_NEWLINE_DELIMITED")["kind"]
+'holds'
 """
 
 from ._mcpres import (
@@ -23,6 +25,7 @@ from ._mcpres import (
     codes,
     digest,
     explain,
+    reasons,
     validate,
     validate_batch,
     verify,
@@ -36,6 +39,7 @@ __all__ = [
     "digest",
     "exit_code",
     "explain",
+    "reasons",
     "validate",
     "validate_batch",
     "verify",

@@ -289,7 +289,7 @@ reasons! {
         EACH_CONNECTION_OPENS_ITS_OWN "MCP_RES_EACH_CONNECTION_OPENS_ITS_OWN" Holds
             "Two processes, each opened on its own, each served.";
         NO_STATE_ACROSS_CONVERSATIONS "MCP_RES_NO_STATE_ACROSS_CONVERSATIONS" Refused
-            "On 2025-11-25, ping before initialize on a fresh process was refused; on 2026-07-28, after a valid request, one naming a bogus version got -32022.";
+            "On 2025-11-25, tools/list before initialize on a fresh process was refused; on 2026-07-28, after a valid request, one naming a bogus version got -32022.";
         CONNECTION_NOT_SERVED "MCP_RES_CONNECTION_NOT_SERVED" Wrong
             "A process opened on its own did not serve.";
         VERSION_REFUSED_WRONG_ERROR "MCP_RES_VERSION_REFUSED_WRONG_ERROR" Wrong

@@ -180,12 +180,19 @@ impl std::fmt::Debug for Redactor {
     }
 }
 
+/// Names that hold a fragment but are not secrets: the shell's working
+/// directories (`PWD`, `OLDPWD`, set by `cd`), whose `PW` is not a password.
+/// A name that only ends in `PWD` still is one (`DB_PWD`, `MYSQL_PWD`).
+const NOT_SECRET_NAMES: [&str; 2] = ["PWD", "OLDPWD"];
+
 /// Whether a variable name marks its value as a secret (TOKEN, SECRET, PASS,
 /// PW, KEY, CRED, AUTH, COOKIE, PRIVATE, SESSION, SIGNATURE, SALT, DSN
-/// anywhere in the name, any case).
+/// anywhere in the name, any case), except the working-directory names
+/// `PWD` and `OLDPWD`.
 pub fn secret_name(name: &str) -> bool {
     let upper = name.to_ascii_uppercase();
-    SECRET_FRAGMENTS.iter().any(|k| upper.contains(k))
+    !NOT_SECRET_NAMES.contains(&upper.as_str())
+        && SECRET_FRAGMENTS.iter().any(|k| upper.contains(k))
 }
 
 /// How an environment value is matched.
@@ -998,6 +1005,37 @@ mod tests {
 
     fn b64(engine: &impl base64::Engine, bytes: &[u8]) -> String {
         engine.encode(bytes)
+    }
+
+    #[test]
+    fn working_directory_names_are_not_secret_named_but_passwords_are() {
+        for name in ["PWD", "OLDPWD", "pwd", "OldPwd"] {
+            assert!(!secret_name(name), "{name}");
+        }
+        for name in [
+            "DB_PWD",
+            "MYSQL_PWD",
+            "PW",
+            "ADMIN_PW",
+            "PASSWORD",
+            "DB_PASSWD",
+            "PWD_FILE",
+            "OLDPWD_TOKEN",
+        ] {
+            assert!(secret_name(name), "{name}");
+        }
+        assert!(!secret_name("LANG") && !secret_name("HOME"));
+        // mcpres's own OLDPWD (a path) is not redacted as a secret; a
+        // secret-named variable of the same value is.
+        let own: BTreeMap<String, String> = [
+            ("OLDPWD".to_string(), "/srv/some/previous/dir".to_string()),
+            ("DB_PWD".to_string(), "hunter2-hunter2".to_string()),
+        ]
+        .into();
+        let r = Redactor::with_environment(&BTreeMap::new(), &own, None, false);
+        let text = r.redact_str("cd /srv/some/previous/dir; login hunter2-hunter2");
+        assert!(text.contains("/srv/some/previous/dir"), "{text}");
+        assert!(!text.contains("hunter2-hunter2"), "{text}");
     }
 
     #[test]

@@ -677,6 +677,38 @@ mod tests {
     }
 
     #[test]
+    fn only_a_tool_annotated_read_only_without_required_arguments_is_picked() {
+        let tool = |name: &str, annotations: Value, required: &[&str]| json!({"name": name, "inputSchema": {"type": "object", "required": required}, "annotations": annotations});
+        let unsafe_tools = vec![
+            json!({"name": "plain", "inputSchema": {"type": "object"}}),
+            tool(
+                "destructive",
+                json!({"readOnlyHint": true, "destructiveHint": true}),
+                &[],
+            ),
+            tool(
+                "open",
+                json!({"readOnlyHint": true, "openWorldHint": true}),
+                &[],
+            ),
+            tool("writer", json!({"readOnlyHint": false}), &[]),
+            tool("needs", json!({"readOnlyHint": true}), &["id"]),
+            tool("stringly", json!({"readOnlyHint": "true"}), &[]),
+        ];
+        assert_eq!(read_only_tool(&unsafe_tools), None);
+        let mut tools = unsafe_tools.clone();
+        tools.push(tool("maybe-open", json!({"readOnlyHint": true}), &[]));
+        assert_eq!(read_only_tool(&tools).as_deref(), Some("maybe-open"));
+        // One that declares itself closed-world comes first.
+        tools.push(tool(
+            "closed",
+            json!({"readOnlyHint": true, "openWorldHint": false}),
+            &[],
+        ));
+        assert_eq!(read_only_tool(&tools).as_deref(), Some("closed"));
+    }
+
+    #[test]
     fn echo_argument_and_env_checks() {
         let t = json!({"name": "echo", "inputSchema": {"properties": {"message": {"type": "string"}}, "required": ["message"]}});
         assert_eq!(echo_argument(&t).as_deref(), Some("message"));

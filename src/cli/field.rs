@@ -180,7 +180,8 @@ pub fn main(action: FieldAction) -> CliResult {
                 FieldError::Matrix(_)
                 | FieldError::Usage(_)
                 | FieldError::Cancelled
-                | FieldError::Io { .. } => CliError::Unusable(message),
+                | FieldError::Io { .. }
+                | FieldError::Store(_) => CliError::Unusable(message),
             });
         }
     };

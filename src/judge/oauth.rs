@@ -21,6 +21,7 @@ use super::profile::{
     CHECK_NOT_OBSERVED, DETAIL_MAX, Observation, ROLES, Stored, Verdict, artifact_path,
     check_verdict, truncate,
 };
+use crate::model::oauth::{Probe, WrongReasonMutant};
 use crate::model::vocab::ProbeOutcome;
 
 /// A finding of the evaluation's own rules on one of its cases: the case's
@@ -30,16 +31,18 @@ pub type CaseFinding = (usize, String, String);
 /// The diagnostic a case's wrong-reason mutant names.
 pub const EXPECTED_DIAGNOSTIC: &str = "MCP_RES_OAUTH_WRONG_REASON";
 
-/// The observation of a case as the evaluation records it.
+/// The observation of a case as the evaluation records it (the model's
+/// [`Probe`], as the runner writes it).
 pub fn case_observation(o: &Observation, sha: &str) -> Value {
-    json!({
-        "propertyReached": o.reached,
-        "expectedOutcome": o.expected,
-        "observedOutcome": o.observed,
-        "expectedReasonCode": o.expected_reason,
-        "observedReasonCode": o.observed_reason,
-        "artifactSha256": sha,
+    serde_json::to_value(Probe {
+        property_reached: o.reached,
+        expected_outcome: o.expected,
+        observed_outcome: o.observed,
+        expected_reason_code: &o.expected_reason,
+        observed_reason_code: &o.observed_reason,
+        artifact_sha256: sha,
     })
+    .expect("plain JSON")
 }
 
 /// Judge an OAuth-boundary directory: `case_findings` are the findings the
@@ -150,11 +153,11 @@ pub fn judge_dir(
                 "id": id,
                 "positive": case_observation(p, &sha("positive")),
                 "negative": case_observation(n, &sha("negative")),
-                "wrongReasonMutant": {
-                    "propertyReached": m.observed != ProbeOutcome::NotObserved,
-                    "observedReasonCode": m.observed_reason,
-                    "expectedDiagnostic": EXPECTED_DIAGNOSTIC,
-                    "artifactSha256": sha("mutant"),
+                "wrongReasonMutant": WrongReasonMutant {
+                    property_reached: m.observed != ProbeOutcome::NotObserved,
+                    observed_reason_code: &m.observed_reason,
+                    expected_diagnostic: EXPECTED_DIAGNOSTIC,
+                    artifact_sha256: &sha("mutant"),
                 },
             }));
         }

@@ -105,15 +105,23 @@ impl Observation {
     /// The observation as the evaluation records it, citing the artifact
     /// with digest `sha`.
     pub fn record(&self, sha: &str) -> Value {
-        json!({
-            "source": ObservationSource::RuntimeProbe,
-            "propertyReached": self.reached,
-            "expectedOutcome": self.expected,
-            "observedOutcome": self.observed,
-            "expectedReasonCode": self.expected_reason,
-            "observedReasonCode": self.observed_reason,
-            "artifactSha256": sha,
-        })
+        serde_json::to_value(self.check_observation(sha)).expect("plain JSON")
+    }
+
+    /// [`Observation::record`], typed: what the runner writes.
+    pub fn check_observation<'a>(
+        &'a self,
+        sha: &'a str,
+    ) -> crate::model::profile::CheckObservation<'a> {
+        crate::model::profile::CheckObservation {
+            source: ObservationSource::RuntimeProbe,
+            property_reached: self.reached,
+            expected_outcome: self.expected,
+            observed_outcome: self.observed,
+            expected_reason_code: &self.expected_reason,
+            observed_reason_code: &self.observed_reason,
+            artifact_sha256: sha,
+        }
     }
 }
 

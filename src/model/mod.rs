@@ -355,6 +355,44 @@ pub(crate) mod testing {
 
     use crate::schema::{self, SchemaKind};
 
+    /// Assert that every `evaluation.json` and `run.json` below the repository folders `roots`
+    /// that `round_trip` (given the file's name) reads into its type reads back to a document
+    /// with the same canonical bytes. Returns how many files were compared.
+    pub fn assert_bundle_files_round_trip(
+        roots: &[&str],
+        round_trip: impl Fn(&str, &Value) -> Option<Value>,
+    ) -> usize {
+        let mut seen = 0;
+        for root in roots {
+            let mut stack = vec![PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(root)];
+            while let Some(path) = stack.pop() {
+                if path.is_dir() {
+                    stack.extend(std::fs::read_dir(&path).unwrap().map(|e| e.unwrap().path()));
+                    continue;
+                }
+                let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+                if name != "evaluation.json" && name != "run.json" {
+                    continue;
+                }
+                let bytes = std::fs::read(&path).unwrap();
+                let doc: Value = serde_json::from_slice(&bytes).unwrap();
+                let Some(typed) = round_trip(name, &doc) else {
+                    continue;
+                };
+                let before = crate::json::canonical::to_vec(&doc).unwrap();
+                let after = crate::json::canonical::to_vec(&typed).unwrap();
+                assert_eq!(
+                    String::from_utf8_lossy(&after),
+                    String::from_utf8_lossy(&before),
+                    "{}",
+                    path.display()
+                );
+                seen += 1;
+            }
+        }
+        seen
+    }
+
     /// Assert that every committed document under `testdata/<under>` (recursively) whose
     /// `schemaVersion` is `version` and that passes the `kind` schema reads into its type and
     /// serializes back to the identical document (`round_trip` does both); at least one must.

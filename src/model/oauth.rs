@@ -1,7 +1,8 @@
 //! An OAuth authorization-boundary evaluation (`mcp-res.oauth-boundary-evaluation/0.2.0`),
-//! typed. The validator reads a borrowed view of a schema-valid document. The OAuth-boundary
-//! runner does not build this type yet: it assembles the document as JSON, seals
-//! `evaluationSha256` (written as `""` until then) and validates what it wrote. The credential scan runs over the document as written, not over this view.
+//! typed. The validator reads a borrowed view of a schema-valid document; the OAuth-boundary
+//! runner builds the same type from its own values and serializes it, seals
+//! `evaluationSha256` (written as `""` until then) and validates what it wrote. The credential
+//! scan runs over the document as written, not over this view.
 
 use serde::{Deserialize, Serialize};
 
@@ -192,6 +193,22 @@ impl<'a> OauthEvaluation<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every committed OAuth-boundary evaluation reads into its type and serializes back to the
+    /// identical canonical bytes.
+    #[test]
+    fn committed_bundles_round_trip_to_identical_bytes() {
+        let seen = super::super::testing::assert_bundle_files_round_trip(
+            &["bundles/oauth"],
+            |name, doc| match name {
+                "evaluation.json" => {
+                    Some(serde_json::to_value(OauthEvaluation::view(doc).unwrap()).unwrap())
+                }
+                _ => None,
+            },
+        );
+        assert!(seen >= 2, "{seen} documents");
+    }
 
     /// Every schema-valid committed OAuth vector reads as a typed evaluation and serializes
     /// back to the same document.

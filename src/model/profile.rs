@@ -1,7 +1,8 @@
-//! A protocol-profile evaluation (`mcp-res.profile-evaluation/0.2.0`), typed. The validator
-//! reads a borrowed view of a schema-valid document. The profile runner does not build this
-//! type yet: it assembles the document as JSON, seals `evaluationSha256` (written as `""` until
-//! then) and checks what it wrote with the validator, which reads it through this view.
+//! A protocol-profile evaluation (`mcp-res.profile-evaluation/0.2.0`) and the profile
+//! runner's record of a run (`run.json`, `mcpres.profile-run/1`), typed. The validator reads a
+//! borrowed view of a schema-valid document; the profile runner builds the same types from its
+//! own values and serializes them, seals `evaluationSha256` (written as `""` until then) and
+//! checks what it wrote with the validator, which reads it through this view.
 
 use serde::{Deserialize, Serialize};
 
@@ -121,6 +122,75 @@ pub struct Cleanup<'a> {
     pub observation_sha256: Text<'a>,
 }
 
+/// The schema version of a profile run record (`run.json`).
+pub const PROFILE_RUN_SCHEMA: &str = "mcpres.profile-run/1";
+
+/// A profile run's record (`run.json`, an mcpres extension beside the evaluation): every
+/// check's verdict with its artifacts, and the manifest of every artifact stored.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ProfileRun<'a> {
+    #[serde(borrow)]
+    pub schema_version: Text<'a>,
+    #[serde(borrow)]
+    pub profile: RunProfile<'a>,
+    #[serde(borrow)]
+    pub evaluation_file_sha256: Text<'a>,
+    /// `PASS`, `FAIL` or `INCOMPLETE` over the checks the run was asked for.
+    pub result: Outcome,
+    #[serde(borrow)]
+    pub preflight_sha256: Text<'a>,
+    #[serde(borrow)]
+    pub checks: Vec<RunCheck<'a>>,
+    #[serde(borrow)]
+    pub artifacts: Vec<RunArtifact<'a>>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RunProfile<'a> {
+    #[serde(borrow)]
+    pub id: Text<'a>,
+    pub protocol_revision: ProtocolRevision,
+}
+
+/// One check of a run: its verdict and the artifacts of its observations (`null` for an
+/// observation not made).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RunCheck<'a> {
+    #[serde(borrow)]
+    pub id: Text<'a>,
+    /// `REQUIRED` or `CONDITIONAL`.
+    #[serde(borrow)]
+    pub kind: Text<'a>,
+    /// `PASS`, `FAIL` or `NOT_OBSERVED`.
+    #[serde(borrow)]
+    pub verdict: Text<'a>,
+    #[serde(borrow)]
+    pub reason: Text<'a>,
+    #[serde(borrow)]
+    pub detail: Text<'a>,
+    #[serde(borrow)]
+    pub positive: Option<Text<'a>>,
+    #[serde(borrow)]
+    pub negative: Option<Text<'a>>,
+    #[serde(borrow)]
+    pub mutant: Option<Text<'a>>,
+    pub mutant_killed: Option<bool>,
+}
+
+/// A stored artifact: its path below the run directory, digest and length.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RunArtifact<'a> {
+    #[serde(borrow)]
+    pub path: Text<'a>,
+    #[serde(borrow)]
+    pub sha256: Text<'a>,
+    pub bytes: u64,
+}
+
 impl<'a> ProfileEvaluation<'a> {
     /// Borrow a typed view of a document that passed the profile-evaluation schema.
     pub fn view(doc: &'a serde_json::Value) -> Result<Self, serde_json::Error> {
@@ -145,6 +215,25 @@ impl<'a> ProfileEvaluation<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every committed profile evaluation and run record (the profile bundles and the field
+    /// matrix's legs) read into its type and serialize back to the identical canonical bytes.
+    #[test]
+    fn committed_bundles_round_trip_to_identical_bytes() {
+        let seen = super::super::testing::assert_bundle_files_round_trip(
+            &["bundles/profiles", "bundles/field/evidence/legs"],
+            |name, doc| match name {
+                "evaluation.json" => {
+                    Some(serde_json::to_value(ProfileEvaluation::view(doc).unwrap()).unwrap())
+                }
+                "run.json" => {
+                    Some(serde_json::to_value(ProfileRun::deserialize(doc).unwrap()).unwrap())
+                }
+                _ => None,
+            },
+        );
+        assert!(seen >= 20, "{seen} documents");
+    }
 
     /// Every schema-valid committed profile vector reads as a typed evaluation and serializes
     /// back to the same document (no field lost, none invented).

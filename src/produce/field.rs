@@ -21,7 +21,8 @@ use serde_json::{Value, json};
 
 use super::drive::spawn::resolve_program;
 use super::profile::probe::Launch;
-use super::profile::{self, HttpOptions, Options, ProfileError, RemoveOnError, Row};
+use super::profile::{self, HttpOptions, Options, ProfileError, Row};
+use super::store::{Store, StoreError};
 use crate::bundle::field_dir::{LEGS_DIR, MATRIX_FILE, MATRIX_SCHEMA_VERSION};
 use crate::bundle::profile_dir::{EVALUATION_FILE, RUN_FILE};
 use crate::json::canonical;
@@ -52,6 +53,10 @@ pub enum FieldError {
         path: PathBuf,
         source: std::io::Error,
     },
+    /// The store refused a file (a credential left in it) or could not
+    /// write it; nothing was kept.
+    #[error(transparent)]
+    Store(#[from] StoreError),
 }
 
 /// The transport of a leg.
@@ -621,11 +626,15 @@ pub fn run(
         path: path.to_path_buf(),
         source,
     };
-    std::fs::create_dir(out).map_err(|e| io(out, e))?;
-    let mut guard = RemoveOnError {
-        path: out.clone(),
-        armed: true,
-    };
+    // The matrix's store: its own record is redacted with every leg's
+    // `--env` values, known once the legs have run (each leg's directory is
+    // a profile run's, stored by its own store).
+    let mut store = Store::create(
+        out,
+        std::sync::Arc::new(std::sync::Mutex::new(
+            crate::produce::drive::redact::Redactor::for_runner(&BTreeMap::new()),
+        )),
+    )?;
     let legs_dir = out.join(LEGS_DIR);
     std::fs::create_dir(&legs_dir).map_err(|e| io(&legs_dir, e))?;
     let kernel = kernel_release();
@@ -680,6 +689,7 @@ pub fn run(
                     Err(ProfileError::Io { path, source }) => {
                         return Err(FieldError::Io { path, source });
                     }
+                    Err(ProfileError::Store(e)) => return Err(FieldError::Store(e)),
                     Err(e @ (ProfileError::Usage(_) | ProfileError::NothingObserved)) => {
                         not_run(leg, registry, &kernel, &e.to_string())
                     }
@@ -698,10 +708,10 @@ pub fn run(
     }
     // A leg's own fields come from its directory, already redacted; a
     // reason a leg did not run passes the redactor.
-    let redactor = crate::produce::drive::redact::Redactor::for_runner(&leg_env);
+    *store.redactor() = crate::produce::drive::redact::Redactor::for_runner(&leg_env);
     for e in &mut entries {
         if let Some(Value::String(why)) = e.get_mut("notRunReason") {
-            *why = redactor.redact_str(why);
+            *why = store.redact_str(why);
         }
     }
     let (result, summary) = aggregate(entries.iter().map(|e| e["result"].as_str().unwrap_or("")));
@@ -713,15 +723,13 @@ pub fn run(
         "summary": summary,
         "legs": entries,
     });
-    let bytes = canonical::to_vec(&doc).expect("plain JSON");
-    let path = out.join(MATRIX_FILE);
-    crate::fsio::write_new_file(&path, &bytes).map_err(|e| io(&path, e))?;
-    guard.armed = false;
+    let written = store.put_record(MATRIX_FILE, &doc)?;
+    store.finish();
     Ok(Outcome {
         result,
         summary,
         legs: doc["legs"].as_array().cloned().unwrap_or_default(),
-        matrix_file_sha256: canonical::sha256_hex(&bytes),
+        matrix_file_sha256: written.sha256,
     })
 }
 

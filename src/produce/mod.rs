@@ -20,3 +20,5 @@ pub mod profile;
 pub mod progress;
 pub mod report;
 pub mod sign;
+#[cfg(feature = "server")]
+pub mod store;

@@ -112,7 +112,8 @@ impl Tally {
         *self.matches.entry((kind.to_string(), form)).or_default() += n;
     }
 
-    fn absorb(&mut self, other: Tally) {
+    /// Add `other`'s matches and rewritten literals to these.
+    pub fn absorb(&mut self, other: Tally) {
         for ((kind, form), n) in other.matches {
             self.add(&kind, form, n);
         }
@@ -529,14 +530,19 @@ impl Redactor {
         tally
             .matches
             .iter()
-            .filter(
-                |((kind, _), _)| match kind.strip_prefix("environment-value:") {
-                    Some(name) => secret_name(name),
-                    None => !matches!(kind.as_str(), "home-path" | "working-directory"),
-                },
-            )
+            .filter(|((kind, _), _)| Self::is_credential_kind(kind))
             .map(|(_, n)| n)
             .sum()
+    }
+
+    /// Whether a rule kind of a [`Tally`] is a credential: a credential the
+    /// run made or learned, a credential shape, or the value of a
+    /// secret-named variable (an ordinary `--env` value or a path is not).
+    pub fn is_credential_kind(kind: &str) -> bool {
+        match kind.strip_prefix("environment-value:") {
+            Some(name) => secret_name(name),
+            None => !matches!(kind, "home-path" | "working-directory"),
+        }
     }
 
     /// Of a [`Tally`], the matches of credentials the run made or learned.

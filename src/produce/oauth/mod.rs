@@ -16,7 +16,7 @@ pub mod isolate;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::net::{IpAddr, SocketAddr, TcpListener};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -26,13 +26,18 @@ use serde_json::{Value, json};
 use super::profile::check::{CheckRun, Ctx, Obs, Verdict};
 use super::profile::probe::Launch;
 use super::profile::web::{self, Rec, Web};
-use super::profile::{Identity, RemoveOnError, subject_identity, truncate};
+use super::profile::{Identity, subject_identity, truncate};
 use crate::diag::reasons::{self, Branch};
-use crate::fsio::DirHandle;
 use crate::json::canonical;
 use crate::model::mcp::Revision;
-use crate::model::vocab::ProbeOutcome;
+use crate::model::oauth::{
+    Case, Fixture as FixtureRecord, Flow, ListenerCleanup, OauthEnvironment, OauthEvaluation,
+    OauthProfile, OauthSubject, Privacy, Probe, WrongReasonMutant,
+};
+use crate::model::vocab::{ObservationSource, Outcome as ResultWord, Platform, ProbeOutcome};
+use crate::model::vocab::{ProtocolRevision, RuntimeName};
 use crate::produce::drive::redact::Redactor;
+use crate::produce::store::{Store, StoreError};
 use crate::profiles::{OAUTH_BOUNDARY_ID, Registry};
 use crate::server::oauth::{Defects, Fixture, FixtureConfig};
 use crate::validate::oauth::credential_material;
@@ -100,19 +105,15 @@ pub enum OauthRunError {
         "refusing to evaluate: the subject's protected-resource metadata names the authorization server(s) {named:?}, not (only) the run's fixture {issuer}"
     )]
     ForeignAuthorizationServer { named: Vec<String>, issuer: String },
-    #[error(
-        "refusing to write {path}: it holds credential material ({what} at {pointer}); nothing was kept"
-    )]
-    CredentialMaterial {
-        path: String,
-        pointer: String,
-        what: &'static str,
-    },
     #[error("cannot write {path}: {source}")]
     Io {
         path: PathBuf,
         source: std::io::Error,
     },
+    /// The store refused a file (a credential left in it) or could not
+    /// write it; nothing was kept.
+    #[error(transparent)]
+    Store(#[from] StoreError),
 }
 
 /// Where a case's evidence comes from (the schema's `evidenceSource`).
@@ -126,9 +127,14 @@ pub enum Source {
 
 impl Source {
     pub fn as_str(self) -> &'static str {
+        self.vocabulary().as_str()
+    }
+
+    /// The evidence source as the model's vocabulary names it.
+    pub fn vocabulary(self) -> ObservationSource {
         match self {
-            Source::RuntimeProbe => "RUNTIME_PROBE",
-            Source::TestFixture => "TEST_FIXTURE",
+            Source::RuntimeProbe => ObservationSource::RuntimeProbe,
+            Source::TestFixture => ObservationSource::TestFixture,
         }
     }
 }
@@ -497,10 +503,6 @@ pub fn run(options: &Options, report: &mut dyn FnMut(Event)) -> Result<Outcome, 
         grant_scopes: Mutex::default(),
     };
     let redactor = octx.redactor.clone();
-    let io = |path: &Path, source| OauthRunError::Io {
-        path: path.to_path_buf(),
-        source,
-    };
     if options.resource.is_some() {
         // The operator starts the subject with the issuer just reported; it
         // has the startup timeout to accept connections.
@@ -531,42 +533,17 @@ pub fn run(options: &Options, report: &mut dyn FnMut(Event)) -> Result<Outcome, 
             }
         }
     }
-    let dir = DirHandle::create_new(&options.out).map_err(|e| io(&options.out, e))?;
-    let mut guard = RemoveOnError {
-        path: options.out.clone(),
-        armed: true,
-    };
-    let mut artifacts: Vec<Value> = Vec::new();
-    // What was stored, kept to be scanned again with every credential the
-    // run knows at its end (the privacy flags).
-    let mut stored: Vec<Value> = Vec::new();
-    let mut write = |rel: String, mut value: Value| -> Result<String, OauthRunError> {
-        redactor
-            .lock()
-            .expect("redactor lock")
-            .redact_artifact(&mut value);
-        if let Some((pointer, what)) = artifact_credential(&value) {
-            return Err(OauthRunError::CredentialMaterial {
-                path: rel,
-                pointer,
-                what,
-            });
-        }
-        let bytes = canonical::to_vec(&value).expect("artifacts are plain JSON");
-        dir.write_new(Path::new(&rel), &bytes)
-            .map_err(|e| io(&options.out.join(&rel), e))?;
-        let sha = canonical::sha256_hex(&bytes);
-        artifacts.push(json!({"path": rel, "sha256": sha, "bytes": bytes.len()}));
-        stored.push(value);
-        Ok(sha)
-    };
+    // The one store: every file redacted with every credential the run
+    // knows, then refused if a credential or credential material (a JSON
+    // web token, a URI with a code, ...) is left in it.
+    let mut store = Store::create(&options.out, redactor.clone())?.with_gate(artifact_credential);
     // Preflight: the subject's name, version and resource identifier.
     let pre = checks::preflight(&octx);
-    write("artifacts/preflight.json".into(), pre.artifact.clone())?;
+    store.put("artifacts/preflight.json", &pre.artifact)?;
     // The client ID metadata document, fetched over loopback as the
     // fixture serves it: its digest is the flow's cimdSha256.
     let cimd = checks::fetch_json(&octx, &client_id);
-    let cimd_sha = write("artifacts/cimd.json".into(), cimd.clone())?;
+    let cimd_sha = store.put("artifacts/cimd.json", &cimd)?.sha256;
 
     let applicable = profile.applicable_check_ids(rev);
     let mut rows = Vec::new();
@@ -588,9 +565,9 @@ pub fn run(options: &Options, report: &mut dyn FnMut(Event)) -> Result<Outcome, 
             runner(&octx)
         };
         let (verdict, why, detail) = c.verdict();
-        let detail = redactor.lock().expect("redactor lock").redact_str(&detail);
+        let detail = store.redact_str(&detail);
         if let Some(server) = &c.server {
-            write(format!("artifacts/{id}/server.json"), server.clone())?;
+            store.put(&format!("artifacts/{id}/server.json"), server)?;
         }
         let mut shas: BTreeMap<&str, String> = BTreeMap::new();
         for (role, o) in [
@@ -610,7 +587,12 @@ pub fn run(options: &Options, report: &mut dyn FnMut(Event)) -> Result<Outcome, 
                     "detail": o.detail,
                     "transcript": o.artifact,
                 });
-                shas.insert(role, write(format!("artifacts/{id}/{role}.json"), doc)?);
+                shas.insert(
+                    role,
+                    store
+                        .put(&format!("artifacts/{id}/{role}.json"), &doc)?
+                        .sha256,
+                );
             }
         }
         let row = Row {
@@ -630,18 +612,15 @@ pub fn run(options: &Options, report: &mut dyn FnMut(Event)) -> Result<Outcome, 
             "mutantKilled": c.mutant_killed(),
         }));
         if let (Some(p), Some(n), Some(m)) = (&c.positive, &c.negative, &c.mutant) {
-            cases.push(json!({
-                "id": id,
-                "evidenceSource": source.as_str(),
-                "positive": observation(p, &shas["positive"]),
-                "negative": observation(n, &shas["negative"]),
-                "wrongReasonMutant": {
-                    "propertyReached": m.observed != ProbeOutcome::NotObserved,
-                    "observedReasonCode": m.observed_reason,
-                    "expectedDiagnostic": crate::diag::codes::OAUTH_WRONG_REASON.as_str(),
-                    "artifactSha256": shas["mutant"],
-                },
-            }));
+            cases.push(CaseLine {
+                id,
+                source: *source,
+                positive: ProbeLine::of(p, &shas["positive"]),
+                negative: ProbeLine::of(n, &shas["negative"]),
+                mutant_reached: m.observed != ProbeOutcome::NotObserved,
+                mutant_reason: m.observed_reason.clone(),
+                mutant_sha: shas["mutant"].clone(),
+            });
         }
         rows.push(row);
     }
@@ -726,7 +705,7 @@ pub fn run(options: &Options, report: &mut dyn FnMut(Event)) -> Result<Outcome, 
         "defects": format!("{:?}", options.fixture_defects),
         "events": serde_json::to_value(&events).expect("events serialize"),
     });
-    let listener_sha = write("artifacts/fixture.json".into(), listener_doc)?;
+    let listener_sha = store.put("artifacts/fixture.json", &listener_doc)?.sha256;
     let cleanup_doc = json!({
         "fixtureListener": fixture_addr.to_string(),
         "fixtureListenerClosed": listener_closed,
@@ -737,94 +716,100 @@ pub fn run(options: &Options, report: &mut dyn FnMut(Event)) -> Result<Outcome, 
         "subjectRefusalsSeen": refusals_seen,
         "subjectRefusalsEchoingTheToken": refusals_echoing,
     });
-    let cleanup_sha = write("artifacts/cleanup.json".into(), cleanup_doc)?;
-    // The privacy flags: the stored evidence scanned again, after
-    // redaction, for every credential form the run knows at its end.
-    let redactor = redactor.lock().expect("redactor lock").clone();
-    let mut left = crate::produce::drive::redact::Tally::default();
-    for v in &stored {
-        for (k, n) in redactor.scan_artifact(v).matches {
-            *left.matches.entry(k).or_default() += n;
-        }
-    }
+    let cleanup_sha = store.put("artifacts/cleanup.json", &cleanup_doc)?.sha256;
+    // The privacy flags: the store's scan of the artifacts as they were
+    // written, with every credential form the run knows at its end.
+    let left = store.residue();
     let tokens_left = Redactor::synthetic_matches(&left);
     let runtime = match identity.runtime_name {
-        "node" => "node",
-        "python" => "python",
-        _ => "other",
+        "node" => RuntimeName::Node,
+        "python" => RuntimeName::Python,
+        _ => RuntimeName::Other,
     };
-    let mut evaluation = json!({
-        "schemaVersion": "mcp-res.oauth-boundary-evaluation/0.2.0",
-        "subject": {
-            "name": truncate(&redactor.redact_str(&pre.name), 128),
-            "version": truncate(&redactor.redact_str(&pre.version), 64),
-            "artifactSha256": identity.artifact_sha256,
-        },
-        "environment": {
-            "platform": "linux",
-            "runtime": runtime,
-            "runtimeVersion": truncate(&identity.runtime_version, 64),
-        },
-        "profile": {
-            "id": profile.id,
-            "version": profile.version,
-            "manifestSha256": profile.manifest_sha256,
-            "protocolRevision": rev,
-        },
-        "fixture": {
-            "loopbackOnly": external == 0,
-            "syntheticCredentials": true,
-            "realAuthorizationProvidersContacted": 0,
-            "externalNetworkRequests": external,
-            "listenerSha256": listener_sha,
-        },
-        "flow": {
-            "resourceUri": redactor.redact_str(&pre.resource),
-            "authorizationServerIssuer": issuer,
-            "authorizationEndpoint": format!("{issuer}/authorize"),
-            "tokenEndpoint": format!("{issuer}/token"),
-            "clientId": client_id,
-            "redirectUri": redirect_uri,
-            "requestedScopes": requested_scopes,
-            "authorizedScopes": authorized_scopes,
-            "codeChallengeMethod": "S256",
-            "cimdSha256": cimd_sha,
-            "trustPolicyId": trust_policy,
-        },
-        "cases": cases,
-        "privacy": {
-            "tokenMaterialPersisted": tokens_left > 0,
-            "evidenceContainsCredentialMaterial": Redactor::credential_matches(&left) > 0,
-            // Observed: no refusal of the subject echoed the token it refused
-            // (and at least one refusal was seen); the fixture's error
-            // descriptions are fixed texts.
-            "authorizationErrorsSanitized": refusals_seen > 0 && refusals_echoing == 0,
-        },
-        "cleanup": {
-            "listenerClosed": listener_closed,
-            "redirectListenerReleased": redirect_released,
-            "observationSha256": cleanup_sha,
-        },
-        "result": "PASS",
-        "evaluationSha256": "",
-    });
+    let protocol_revision = ProtocolRevision::parse(rev).ok_or_else(|| {
+        OauthRunError::Usage(format!(
+            "revision {rev} is not a word of the evaluation's vocabulary"
+        ))
+    })?;
+    // Derived from what the subject said: through the one redactor.
+    let subject_name = truncate(&store.redact_str(&pre.name), 128);
+    let subject_version = truncate(&store.redact_str(&pre.version), 64);
+    let resource_uri = store.redact_str(&pre.resource);
+    let runtime_version = truncate(&identity.runtime_version, 64);
+    let authorization_endpoint = format!("{issuer}/authorize");
+    let token_endpoint = format!("{issuer}/token");
     // The standard derives the result from the evidence sources alone
     // (spec/oauth-boundary.md): a failed case is not a `FAIL` result but a
     // per-case finding that makes the document invalid. So the derived value
     // is written, and the verdicts live in run.json and the exit code.
     let fixture_evidence = rows.iter().any(|r| r.source == Source::TestFixture);
-    evaluation["result"] = json!(if fixture_evidence {
-        "INCOMPLETE"
-    } else {
-        "PASS"
-    });
+    let evaluation = OauthEvaluation {
+        schema_version: crate::model::oauth::OAUTH_EVALUATION_SCHEMA,
+        subject: OauthSubject {
+            name: &subject_name,
+            version: &subject_version,
+            artifact_sha256: &identity.artifact_sha256,
+        },
+        environment: OauthEnvironment {
+            platform: Platform::Linux,
+            runtime,
+            runtime_version: &runtime_version,
+        },
+        profile: OauthProfile {
+            id: &profile.id,
+            version: &profile.version,
+            manifest_sha256: &profile.manifest_sha256,
+            protocol_revision,
+        },
+        fixture: FixtureRecord {
+            loopback_only: external == 0,
+            synthetic_credentials: true,
+            real_authorization_providers_contacted: 0,
+            external_network_requests: external as u64,
+            listener_sha256: &listener_sha,
+        },
+        flow: Flow {
+            resource_uri: &resource_uri,
+            authorization_server_issuer: &issuer,
+            authorization_endpoint: &authorization_endpoint,
+            token_endpoint: &token_endpoint,
+            client_id: &client_id,
+            redirect_uri: &redirect_uri,
+            requested_scopes: requested_scopes.iter().map(String::as_str).collect(),
+            authorized_scopes: authorized_scopes.iter().map(String::as_str).collect(),
+            code_challenge_method: "S256",
+            cimd_sha256: &cimd_sha,
+            trust_policy_id: &trust_policy,
+        },
+        cases: cases.iter().map(CaseLine::typed).collect(),
+        privacy: Privacy {
+            token_material_persisted: tokens_left > 0,
+            evidence_contains_credential_material: Redactor::credential_matches(&left) > 0,
+            // Observed: no refusal of the subject echoed the token it refused
+            // (and at least one refusal was seen); the fixture's error
+            // descriptions are fixed texts.
+            authorization_errors_sanitized: refusals_seen > 0 && refusals_echoing == 0,
+        },
+        cleanup: ListenerCleanup {
+            listener_closed,
+            redirect_listener_released: redirect_released,
+            observation_sha256: &cleanup_sha,
+        },
+        result: if fixture_evidence {
+            ResultWord::Incomplete
+        } else {
+            ResultWord::Pass
+        },
+        evaluation_sha256: "",
+    };
+    let mut evaluation = serde_json::to_value(&evaluation).expect("plain JSON");
     crate::validate::profile::seal(&mut evaluation);
     // A check passes only when the standard's rules hold for its case too:
     // the OAuth document asks more of a wrong-reason mutant than the
     // verdict does (it must be seen refused early, not merely not credited
     // with the negative's reason). A case the validator finds fault with is
     // not claimed as passed in run.json or on the console.
-    let case_ids: Vec<&str> = cases.iter().filter_map(|c| c["id"].as_str()).collect();
+    let case_ids: Vec<&str> = cases.iter().map(|c| c.id).collect();
     for finding in crate::validate::oauth::validate_oauth_evaluation(&evaluation).findings {
         let Some(index) = finding
             .pointer
@@ -852,16 +837,8 @@ pub fn run(options: &Options, report: &mut dyn FnMut(Event)) -> Result<Outcome, 
             }
         }
     }
-    if let Some((pointer, what)) = credential_material(&evaluation, String::new()) {
-        return Err(OauthRunError::CredentialMaterial {
-            path: "evaluation.json".into(),
-            pointer,
-            what,
-        });
-    }
-    let eval_bytes = canonical::to_vec(&evaluation).expect("plain JSON");
-    dir.write_new(Path::new("evaluation.json"), &eval_bytes)
-        .map_err(|e| io(&options.out.join("evaluation.json"), e))?;
+    // The store refuses it if it holds credential material.
+    let eval_file = store.put_record("evaluation.json", &evaluation)?;
     let sampling = if options.launch.is_some() {
         json!(
             "the sockets of the subject and its descendants, read from /proc after each exchange with it; a connection opened and closed between two samples is missed"
@@ -892,16 +869,14 @@ pub fn run(options: &Options, report: &mut dyn FnMut(Event)) -> Result<Outcome, 
                 "not isolated: the counts above are what was recorded; a subject connection the sampling missed would not be counted"
             },
         },
-        "evaluationFileSha256": canonical::sha256_hex(&eval_bytes),
+        "evaluationFileSha256": eval_file.sha256,
         "checks": run_checks,
         "notImplemented": not_implemented,
         "flowScopesFrom": scopes_from,
-        "artifacts": artifacts,
+        "artifacts": store.rows(),
     });
-    let run_bytes = canonical::to_vec(&run_doc).expect("plain JSON");
-    dir.write_new(Path::new("run.json"), &run_bytes)
-        .map_err(|e| io(&options.out.join("run.json"), e))?;
-    guard.armed = false;
+    store.put_record("run.json", &run_doc)?;
+    store.finish();
     Ok(Outcome {
         rows,
         not_implemented,
@@ -927,16 +902,67 @@ fn resource_identity(r: &Resource) -> Result<Identity, OauthRunError> {
     })
 }
 
-/// An observation as the OAuth evaluation records it.
-fn observation(o: &Obs, sha: &str) -> Value {
-    json!({
-        "propertyReached": o.reached,
-        "expectedOutcome": o.expected,
-        "observedOutcome": o.observed,
-        "expectedReasonCode": o.expected_reason,
-        "observedReasonCode": o.observed_reason,
-        "artifactSha256": sha,
-    })
+/// A case of the evaluation, kept until it is written.
+struct CaseLine {
+    id: &'static str,
+    source: Source,
+    positive: ProbeLine,
+    negative: ProbeLine,
+    mutant_reached: bool,
+    mutant_reason: String,
+    mutant_sha: String,
+}
+
+impl CaseLine {
+    fn typed(&self) -> Case<'_> {
+        Case {
+            id: self.id,
+            evidence_source: self.source.vocabulary(),
+            positive: self.positive.typed(),
+            negative: self.negative.typed(),
+            wrong_reason_mutant: WrongReasonMutant {
+                property_reached: self.mutant_reached,
+                observed_reason_code: &self.mutant_reason,
+                expected_diagnostic: crate::diag::codes::OAUTH_WRONG_REASON.as_str(),
+                artifact_sha256: &self.mutant_sha,
+            },
+        }
+    }
+}
+
+/// An observation as the OAuth evaluation records it, with its artifact's
+/// digest.
+struct ProbeLine {
+    reached: bool,
+    expected: ProbeOutcome,
+    observed: ProbeOutcome,
+    expected_reason: String,
+    observed_reason: String,
+    sha: String,
+}
+
+impl ProbeLine {
+    fn of(o: &Obs, sha: &str) -> ProbeLine {
+        ProbeLine {
+            reached: o.reached,
+            expected: o.expected,
+            observed: o.observed,
+            expected_reason: o.expected_reason.clone(),
+            observed_reason: o.observed_reason.clone(),
+            sha: sha.to_string(),
+        }
+    }
+
+    fn typed(&self) -> Probe<'_> {
+        Probe {
+            property_reached: self.reached,
+            expected_outcome: self.expected,
+            observed_outcome: self.observed,
+            expected_reason_code: &self.expected_reason,
+            observed_reason_code: &self.observed_reason,
+            artifact_sha256: &self.sha,
+        }
+    }
 }
 
 #[cfg(test)]

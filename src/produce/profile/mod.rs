@@ -25,15 +25,23 @@ use serde_json::{Value, json};
 
 use self::check::{CheckEntry, CheckRun, Ctx, Obs, Runner, Verdict};
 use self::probe::{Launch, Reply};
-use crate::fsio::DirHandle;
 use crate::json::canonical;
 use crate::judge::profile as judge;
 use crate::model::mcp::Revision;
+use crate::model::profile::{
+    Check, Cleanup, Environment, EvaluatedSubject, ProfileEvaluation, ProfileReference, ProfileRun,
+    RunArtifact, RunCheck, RunProfile, Scope,
+};
+use crate::model::vocab::{
+    ClaimScope, ImplementationLanguage, Outcome as ResultWord, Platform, ProtocolRevision,
+    RuntimeName, TargetKind,
+};
 use crate::produce::drive::redact::Redactor;
+use crate::produce::store::{Store, StoreError};
 use crate::profiles::Registry;
 
 /// The `schemaVersion` of `run.json`.
-pub const RUN_SCHEMA: &str = "mcpres.profile-run/1";
+pub const RUN_SCHEMA: &str = crate::model::profile::PROFILE_RUN_SCHEMA;
 
 /// The profiles this runner can produce, with their checks.
 pub fn runnable(profile: &str) -> Option<&'static [CheckEntry]> {
@@ -108,6 +116,8 @@ pub enum ProfileError {
         path: PathBuf,
         source: std::io::Error,
     },
+    #[error(transparent)]
+    Store(#[from] StoreError),
 }
 
 /// One finished check, for the closing table.
@@ -246,37 +256,21 @@ pub fn run(options: &Options, report: Report<'_>) -> Result<Outcome, ProfileErro
     } else {
         preflight(&ctx)
     };
-    let io = |path: &Path, source| ProfileError::Io {
-        path: path.to_path_buf(),
-        source,
-    };
-    let dir = DirHandle::create_new(&options.out).map_err(|e| io(&options.out, e))?;
-    let guard = RemoveOnError {
-        path: options.out.clone(),
-        armed: true,
-    };
-    let mut artifacts: Vec<Value> = Vec::new();
-    let mut write = |rel: String, value: &Value| -> Result<String, ProfileError> {
-        let mut value = value.clone();
-        redactor.redact_artifact(&mut value);
-        let bytes = canonical::to_vec(&value).expect("artifacts are plain JSON");
-        dir.write_new(Path::new(&rel), &bytes)
-            .map_err(|e| io(&options.out.join(&rel), e))?;
-        let sha = canonical::sha256_hex(&bytes);
-        artifacts.push(json!({"path": rel, "sha256": sha, "bytes": bytes.len()}));
-        Ok(sha)
-    };
-    let preflight_sha = write("artifacts/preflight.json".into(), &preflight)?;
+    let mut store = Store::create(
+        &options.out,
+        std::sync::Arc::new(std::sync::Mutex::new(redactor)),
+    )?;
+    let preflight_sha = store.put("artifacts/preflight.json", &preflight)?.sha256;
     let total = planned.len();
     // One slot per planned check, filled as checks finish (in any order);
     // the records are assembled in manifest order afterwards.
-    let mut slots: Vec<Option<(Row, Value, Option<Value>)>> = vec![None; total];
+    let mut slots: Vec<Option<(Row, RunLine, Option<Claimed>)>> = vec![None; total];
     let mut done = 0usize;
     let mut handle = |i: usize, c: CheckRun| -> Result<(), ProfileError> {
         let (id, _, required) = planned[i];
         let mut paths: BTreeMap<&str, (String, String)> = BTreeMap::new();
         if let Some(server) = &c.server {
-            write(format!("artifacts/{id}/server.json"), server)?;
+            store.put(&format!("artifacts/{id}/server.json"), server)?;
         }
         // The verdict is the judge's over the artifacts as written: what
         // `validate` re-judges the directory from.
@@ -293,7 +287,7 @@ pub fn run(options: &Options, report: Report<'_>) -> Result<Outcome, ProfileErro
                 let rel = judge::artifact_path(id, role);
                 let mut doc = artifact_doc(id, role, o);
                 // Judged as stored: redacted first.
-                redactor.redact_artifact(&mut doc);
+                store.redactor().redact_artifact(&mut doc);
                 let mut judged = judge::Observation::from_artifact(&doc, id, role)
                     .expect("an artifact the runner writes is an observation");
                 // Where the stored bytes give another reading than the
@@ -303,7 +297,7 @@ pub fn run(options: &Options, report: Report<'_>) -> Result<Outcome, ProfileErro
                     rederived.label(&mut doc);
                     judged = rederived;
                 }
-                let sha = write(rel.clone(), &doc)?;
+                let sha = store.put(&rel, &doc)?.sha256;
                 stored[k] = Some(judged);
                 paths.insert(role, (rel, sha));
             }
@@ -316,8 +310,8 @@ pub fn run(options: &Options, report: Report<'_>) -> Result<Outcome, ProfileErro
         );
         let (verdict, reason, detail) = (
             judged.verdict,
-            redactor.redact_str(&judged.reason),
-            redactor.redact_str(&judged.detail),
+            store.redact_str(&judged.reason),
+            store.redact_str(&judged.detail),
         );
         let row = Row {
             id,
@@ -334,30 +328,26 @@ pub fn run(options: &Options, report: Report<'_>) -> Result<Outcome, ProfileErro
         };
         done += 1;
         report(done, total, &row);
-        let path_of = |role: &str| {
-            paths
-                .get(role)
-                .map(|(p, _)| json!(p))
-                .unwrap_or(Value::Null)
+        let path_of = |role: &str| paths.get(role).map(|(p, _)| p.clone());
+        let run_check = RunLine {
+            id,
+            kind: if required { "REQUIRED" } else { "CONDITIONAL" },
+            verdict: verdict.as_str(),
+            reason,
+            detail: judge::truncate(&detail, judge::DETAIL_MAX),
+            positive: path_of("positive"),
+            negative: path_of("negative"),
+            mutant: path_of("mutant"),
+            mutant_killed: judged.mutant_killed,
         };
-        let run_check = json!({
-            "id": id,
-            "kind": if required { "REQUIRED" } else { "CONDITIONAL" },
-            "verdict": verdict.as_str(),
-            "reason": reason,
-            "detail": judge::truncate(&detail, judge::DETAIL_MAX),
-            "positive": path_of("positive"),
-            "negative": path_of("negative"),
-            "mutant": path_of("mutant"),
-            "mutantKilled": judged.mutant_killed,
-        });
         let evaluated = (verdict != Verdict::NotObserved).then(|| {
             let sha = |role: &str| paths.get(role).map(|(_, s)| s.clone()).unwrap_or_default();
-            json!({
-                "id": id,
-                "positive": observation(stored[0].as_ref(), &sha("positive")),
-                "negativeControl": observation(stored[1].as_ref(), &sha("negative")),
-            })
+            let [positive, negative, _] = stored;
+            Claimed {
+                id,
+                positive: (observation(positive), sha("positive")),
+                negative: (observation(negative), sha("negative")),
+            }
         });
         slots[i] = Some((row, run_check, evaluated));
         Ok(())
@@ -430,12 +420,9 @@ pub fn run(options: &Options, report: Report<'_>) -> Result<Outcome, ProfileErro
     let cleanup_observed =
         judge::cleanup_observed(&list("probesThatLeftProcesses"), &list("adoptedAfterRun"));
     cleanup["observed"] = json!(cleanup_observed);
-    let cleanup_sha = write(judge::CLEANUP_PATH.into(), &cleanup)?;
+    let cleanup_sha = store.put(judge::CLEANUP_PATH, &cleanup)?.sha256;
     let verdicts: Vec<Verdict> = rows.iter().map(|r| r.verdict).collect();
-    let claimed: Vec<&str> = evaluated
-        .iter()
-        .map(|c| c["id"].as_str().expect("ids are strings"))
-        .collect();
+    let claimed: Vec<&str> = evaluated.iter().map(|c| c.id).collect();
     let rev = options.revision.as_str();
     let claim = judge::claim(&claimed, &profile.applicable_check_ids(rev));
     let identity = match (&options.launch, &options.http) {
@@ -443,56 +430,86 @@ pub fn run(options: &Options, report: Report<'_>) -> Result<Outcome, ProfileErro
         (None, Some(h)) => artifact_identity(h)?,
         (None, None) => unreachable!("checked above"),
     };
-    let mut evaluation = json!({
-        "schemaVersion": crate::model::profile::PROFILE_EVALUATION_SCHEMA,
-        "subject": {
-            "name": truncate(&redactor.redact_str(&server_info.0), 128),
-            "implementationLanguage": identity.language,
-            "version": truncate(&redactor.redact_str(&server_info.1), 64),
-            "artifactSha256": identity.artifact_sha256,
+    let vocabulary = |what: &str, value: &str| {
+        ProfileError::Usage(format!(
+            "{what} {value} is not a word of the evaluation's vocabulary"
+        ))
+    };
+    let protocol_revision =
+        ProtocolRevision::parse(rev).ok_or_else(|| vocabulary("revision", rev))?;
+    // Derived from what the subject said: through the one redactor.
+    let subject_name = truncate(&store.redact_str(&server_info.0), 128);
+    let subject_version = truncate(&store.redact_str(&server_info.1), 64);
+    let runtime_version = truncate(&identity.runtime_version, 64);
+    let evaluation = ProfileEvaluation {
+        schema_version: crate::model::profile::PROFILE_EVALUATION_SCHEMA,
+        subject: EvaluatedSubject {
+            name: &subject_name,
+            implementation_language: ImplementationLanguage::parse(identity.language)
+                .ok_or_else(|| vocabulary("language", identity.language))?,
+            version: &subject_version,
+            artifact_sha256: &identity.artifact_sha256,
         },
-        "environment": {
-            "platform": "linux",
-            "runtimeName": identity.runtime_name,
-            "runtimeVersion": truncate(&identity.runtime_version, 64),
+        environment: Environment {
+            platform: Platform::Linux,
+            runtime_name: RuntimeName::parse(identity.runtime_name)
+                .ok_or_else(|| vocabulary("runtime", identity.runtime_name))?,
+            runtime_version: &runtime_version,
         },
-        "profile": {
-            "id": profile.id,
-            "version": profile.version,
-            "manifestSha256": profile.manifest_sha256,
-            "protocolRevision": rev,
+        profile: ProfileReference {
+            id: &profile.id,
+            version: &profile.version,
+            manifest_sha256: &profile.manifest_sha256,
+            protocol_revision,
         },
-        "scope": {
-            "claim": claim,
-            "claimedCheckIds": claimed,
-            "targetKind": if http { "LOOPBACK_HTTP" } else { "LOCAL_STDIO" },
-            "targetSha256": identity.target_sha256,
-            "remoteOptIn": false,
+        scope: Scope {
+            claim: ClaimScope::parse(claim).ok_or_else(|| vocabulary("claim", claim))?,
+            claimed_check_ids: claimed.clone(),
+            target_kind: if http {
+                TargetKind::LoopbackHttp
+            } else {
+                TargetKind::LocalStdio
+            },
+            target_sha256: &identity.target_sha256,
+            remote_opt_in: false,
+            allowlist_sha256: None,
+            reviewed_target_sha256: None,
         },
-        "checks": evaluated,
-        "cleanup": {"required": true, "observed": cleanup_observed, "observationSha256": cleanup_sha},
-        "result": judge::evaluation_result(&verdicts),
-        "evaluationSha256": "",
-    });
+        checks: evaluated.iter().map(Claimed::typed).collect(),
+        cleanup: Cleanup {
+            required: true,
+            observed: cleanup_observed,
+            observation_sha256: &cleanup_sha,
+        },
+        result: result_word(judge::evaluation_result(&verdicts))?,
+        evaluation_sha256: "",
+    };
+    let mut evaluation = serde_json::to_value(&evaluation).expect("plain JSON");
     crate::validate::profile::seal(&mut evaluation);
-    let eval_bytes = canonical::to_vec(&evaluation).expect("plain JSON");
-    dir.write_new(Path::new("evaluation.json"), &eval_bytes)
-        .map_err(|e| io(&options.out.join("evaluation.json"), e))?;
+    let eval_file = store.put_record("evaluation.json", &evaluation)?;
     let result = judge::run_result(&verdicts, cleanup_observed);
-    let run_doc = json!({
-        "schemaVersion": RUN_SCHEMA,
-        "profile": {"id": profile.id, "protocolRevision": rev},
-        "evaluationFileSha256": canonical::sha256_hex(&eval_bytes),
-        "result": result,
-        "preflightSha256": preflight_sha,
-        "checks": run_checks,
-        "artifacts": artifacts,
-    });
-    let run_bytes = canonical::to_vec(&run_doc).expect("plain JSON");
-    dir.write_new(Path::new("run.json"), &run_bytes)
-        .map_err(|e| io(&options.out.join("run.json"), e))?;
-    let mut guard = guard;
-    guard.armed = false;
+    let manifest = store.rows().to_vec();
+    let run_doc = ProfileRun {
+        schema_version: RUN_SCHEMA,
+        profile: RunProfile {
+            id: &profile.id,
+            protocol_revision,
+        },
+        evaluation_file_sha256: &eval_file.sha256,
+        result: result_word(result)?,
+        preflight_sha256: &preflight_sha,
+        checks: run_checks.iter().map(RunLine::typed).collect(),
+        artifacts: manifest
+            .iter()
+            .map(|r| RunArtifact {
+                path: &r.path,
+                sha256: &r.sha256,
+                bytes: r.bytes as u64,
+            })
+            .collect(),
+    };
+    store.put_record("run.json", &run_doc)?;
+    store.finish();
     Ok(Outcome {
         rows,
         result,
@@ -502,6 +519,62 @@ pub fn run(options: &Options, report: Report<'_>) -> Result<Outcome, ProfileErro
             .to_string(),
         cleanup_observed,
     })
+}
+
+/// A result word (`PASS`, `FAIL`, `INCOMPLETE`) as the vocabulary's.
+fn result_word(word: &str) -> Result<ResultWord, ProfileError> {
+    ResultWord::parse(word).ok_or_else(|| {
+        ProfileError::Usage(format!("result {word} is not a word of the vocabulary"))
+    })
+}
+
+/// A check's line of run.json, kept until the record is written.
+#[derive(Debug, Clone)]
+struct RunLine {
+    id: &'static str,
+    kind: &'static str,
+    verdict: &'static str,
+    reason: String,
+    detail: String,
+    positive: Option<String>,
+    negative: Option<String>,
+    mutant: Option<String>,
+    mutant_killed: Option<bool>,
+}
+
+impl RunLine {
+    fn typed(&self) -> RunCheck<'_> {
+        RunCheck {
+            id: self.id,
+            kind: self.kind,
+            verdict: self.verdict,
+            reason: &self.reason,
+            detail: &self.detail,
+            positive: self.positive.as_deref(),
+            negative: self.negative.as_deref(),
+            mutant: self.mutant.as_deref(),
+            mutant_killed: self.mutant_killed,
+        }
+    }
+}
+
+/// An observed check as the evaluation records it: its positive and
+/// negative control with their artifacts' digests.
+#[derive(Debug, Clone)]
+struct Claimed {
+    id: &'static str,
+    positive: (judge::Observation, String),
+    negative: (judge::Observation, String),
+}
+
+impl Claimed {
+    fn typed(&self) -> Check<'_> {
+        Check {
+            id: self.id,
+            positive: self.positive.0.check_observation(&self.positive.1),
+            negative_control: self.negative.0.check_observation(&self.negative.1),
+        }
+    }
 }
 
 /// The run's redactor: the operator's `--env` values (those of the launch,
@@ -520,29 +593,13 @@ fn redactor_for(options: &Options, ctx: &Ctx) -> Redactor {
     redactor
 }
 
-/// Removes a half-written output directory (an evaluation, a field
-/// matrix, an OAuth-boundary evaluation) unless disarmed.
-pub(crate) struct RemoveOnError {
-    pub(crate) path: PathBuf,
-    pub(crate) armed: bool,
-}
-
-impl Drop for RemoveOnError {
-    fn drop(&mut self) {
-        if self.armed {
-            let _ = std::fs::remove_dir_all(&self.path);
-        }
-    }
-}
-
 pub(crate) fn truncate(s: &str, max: usize) -> String {
     judge::truncate(s, max)
 }
 
-/// The observation as the evaluation records it (the judge's record).
-fn observation(o: Option<&judge::Observation>, sha: &str) -> Value {
+/// An observation of an observed check (it has both).
+fn observation(o: Option<judge::Observation>) -> judge::Observation {
     o.expect("an observed check has both observations")
-        .record(sha)
 }
 
 fn artifact_doc(id: &str, role: &str, o: &Obs) -> Value {

@@ -492,3 +492,37 @@ fn the_reference_server_passes_every_check_on_both_revisions() {
         validate(&out, 0);
     }
 }
+
+/// The specification asks for "an HTTP error status (e.g., 400)" for input a
+/// server cannot accept: a subject that answers `Content-Type: text/plain`
+/// with 400 instead of 415 passes content-type, as the honest subject (415)
+/// does; the subject that serves it still fails (`broken_content_type`).
+#[test]
+fn an_unsupported_content_type_refused_with_400_passes() {
+    let tmp = tempfile::tempdir().unwrap();
+    for revision in ["2025-11-25", "2026-07-28"] {
+        let out = tmp.path().join(revision);
+        let o = subject_run(
+            &out,
+            revision,
+            Some("content-type"),
+            Some("content-type-400"),
+        );
+        assert_eq!(
+            o.status.code(),
+            Some(0),
+            "{revision}: {}",
+            support::output_text(&o)
+        );
+        let run = support::read_json(&out.join("run.json"));
+        let (id, verdict, reason) = verdicts(&run).remove(0);
+        assert_eq!(id, "content-type");
+        assert_eq!(
+            (verdict.as_str(), reason.as_str()),
+            ("PASS", "MCP_RES_HTTP_CONTENT_TYPE_DECLARED"),
+            "{revision}: {}",
+            run["checks"][0]["detail"]
+        );
+        validate(&out, 0);
+    }
+}

@@ -563,10 +563,10 @@ class Subject:
             version = asked
         elif self.broken("advertise-unknown"):
             version = "2099-01-01"
-        if self.broken("legacy-version-changed"):
-            version = "2024-11-05"
         else:
             version = REV_2025
+        if self.broken("legacy-version-changed"):
+            version = "2024-11-05"
         self.initialized = True
         self.opened()
         return {

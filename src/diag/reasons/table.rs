@@ -408,7 +408,7 @@ reasons! {
         HTTP_CONTENT_TYPE_DECLARED "MCP_RES_HTTP_CONTENT_TYPE_DECLARED" Holds
             "Every answer declared application/json or text/event-stream.";
         HTTP_UNSUPPORTED_CONTENT_TYPE_REFUSED "MCP_RES_HTTP_UNSUPPORTED_CONTENT_TYPE_REFUSED" Refused
-            "Content-Type: text/plain got 415.";
+            "Content-Type: text/plain got an HTTP error status for input the server cannot accept (415, 400, 406 or 422).";
         HTTP_CONTENT_TYPE_MISSING "MCP_RES_HTTP_CONTENT_TYPE_MISSING" Wrong
             "An answer declared neither application/json nor text/event-stream.";
         HTTP_UNSUPPORTED_CONTENT_TYPE_ACCEPTED "MCP_RES_HTTP_UNSUPPORTED_CONTENT_TYPE_ACCEPTED" Wrong

@@ -108,6 +108,9 @@ fn open_positive(
     }
 }
 
+/// A control line's maker: the request's id (if any) and its bytes.
+type LineMaker<'a> = &'a dyn Fn(&Ctx) -> (Option<Value>, Vec<u8>);
+
 /// How a control's mutant is made: the control's line with a JSON syntax
 /// defect, or (where the property has its own error code) a request that is
 /// invalid in another field, read by the same classifier; `expected` is the
@@ -115,7 +118,7 @@ fn open_positive(
 enum Mutation<'a> {
     Syntax,
     OtherField {
-        make: &'a dyn Fn(&Ctx) -> (Option<Value>, Vec<u8>),
+        make: LineMaker<'a>,
         expected: &'static str,
     },
 }

@@ -875,7 +875,11 @@ fn content_type(ctx: &Ctx) -> CheckRun {
         reasons::HTTP_UNSUPPORTED_CONTENT_TYPE_ACCEPTED,
         "Content-Type: text/plain",
         shape,
-        status_is(&[415]),
+        // The specification asks for an HTTP error status "(e.g., 400)"
+        // for input the server cannot accept: 415 and 400 are both that
+        // refusal (406 and 422 too); an authentication or routing status is
+        // not.
+        status_is(&[400, 406, 415, 422]),
     );
     run3(ID, b, p, n, m)
 }

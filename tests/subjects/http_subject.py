@@ -198,7 +198,7 @@ BREAKS = {
     "oversized-event": "no body size limit",
     "slow-consumer": "one connection at a time",
     "backpressure": "the second pipelined request is answered first",
-    "proxy-added-headers": "any Host is accepted",
+    "proxy-added-headers": "any Host is accepted (left open: NOT_OBSERVED)",
     "host-port-only": "only the Host's port is checked",
     "no-unauthorized-redirect": "a foreign Origin is redirected",
     "listener-cleanup": "binds 0.0.0.0 and ignores SIGTERM",

@@ -1601,6 +1601,17 @@ fn proxy_added_headers(ctx: &Ctx) -> CheckRun {
         shape,
         status_is(&[400, 403, 421]),
     );
+    // MCP makes validating Origin a MUST, not Host: a foreign Host served
+    // is left open (not observed, never a FAIL); refused, it holds.
+    let n = if n.observed_reason == reasons::HTTP_FOREIGN_HOST_ACCEPTED {
+        Obs {
+            observed: ProbeOutcome::NotObserved,
+            observed_reason: reasons::BEHAVIOUR_LEFT_OPEN.into(),
+            ..n
+        }
+    } else {
+        n
+    };
     run3(ID, b, p, n, m)
 }
 

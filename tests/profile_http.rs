@@ -370,7 +370,6 @@ breaks! {
     broken_content_type: "content-type" => "MCP_RES_HTTP_UNSUPPORTED_CONTENT_TYPE_ACCEPTED",
     broken_interrupted_body: "interrupted-body" => "MCP_RES_HTTP_INTERRUPTED_BODY_EXECUTED",
     broken_early_close: "early-close" => "MCP_RES_HTTP_STOPPED_SERVING",
-    broken_timeout: "timeout" => "MCP_RES_HTTP_STALLED_REQUEST_HELD",
     broken_retry: "retry" => "MCP_RES_HTTP_STALE_RETRY_ACCEPTED",
     broken_duplicate_delivery: "duplicate-delivery" => "MCP_RES_HTTP_STRAY_RESPONSE_ANSWERED",
     broken_cancellation_by_stream_close: "cancellation-by-stream-close" => "MCP_RES_SUBJECT_EXITED",
@@ -527,6 +526,41 @@ fn an_unsupported_content_type_refused_with_400_passes() {
             ("PASS", "MCP_RES_HTTP_CONTENT_TYPE_DECLARED"),
             "{revision}: {}",
             run["checks"][0]["detail"]
+        );
+        validate(&out, 0);
+    }
+}
+
+/// No MUST asks a server to time a stalled request out: a subject that holds
+/// it open gets timeout NOT_OBSERVED (`MCP_RES_BEHAVIOUR_LEFT_OPEN`), never
+/// FAIL; the honest subject, which closes it, passes
+/// (`the_healthy_test_subject_passes_every_check_on_both_revisions`).
+#[test]
+fn a_stalled_request_held_open_is_left_open() {
+    let tmp = tempfile::tempdir().unwrap();
+    for revision in ["2025-11-25", "2026-07-28"] {
+        let out = tmp.path().join(revision);
+        let o = subject_run(
+            &out,
+            revision,
+            Some("timeout,content-type"),
+            Some("timeout"),
+        );
+        assert_eq!(
+            o.status.code(),
+            Some(0),
+            "{revision}: {}",
+            support::output_text(&o)
+        );
+        let run = support::read_json(&out.join("run.json"));
+        let (_, verdict, reason) = verdicts(&run)
+            .into_iter()
+            .find(|v| v.0 == "timeout")
+            .expect("run.json has timeout");
+        assert_eq!(
+            (verdict.as_str(), reason.as_str()),
+            ("NOT_OBSERVED", "MCP_RES_BEHAVIOUR_LEFT_OPEN"),
+            "{revision}: {run}"
         );
         validate(&out, 0);
     }

@@ -190,7 +190,7 @@ BREAKS = {
     "content-type": "any Content-Type is accepted",
     "interrupted-body": "a body cut short is dispatched",
     "early-close": "a client closing early stops the listener",
-    "timeout": "stalled requests never time out",
+    "timeout": "stalled requests never time out (left open: NOT_OBSERVED)",
     "retry": "unknown sessions and unsupported versions are served",
     "duplicate-delivery": "client responses get an error frame",
     "cancellation-by-stream-close": "a closed stream crashes the process",

@@ -1062,7 +1062,9 @@ fn timeout(ctx: &Ctx) -> CheckRun {
         let c = if closed || r.status == Some(408) {
             (Reject, REFUSED.to_string())
         } else {
-            (NoEffect, reasons::HTTP_STALLED_REQUEST_HELD.to_string())
+            // No MUST asks a server to time a stalled request out: held
+            // open, it is left open (not observed, never a FAIL).
+            (ProbeOutcome::NotObserved, reasons::BEHAVIOUR_LEFT_OPEN.to_string())
         };
         (
             c,

@@ -1320,3 +1320,47 @@ fn required_result_type(ctx: &Ctx) -> CheckRun {
     );
     check("required-result-type", positive, pair)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tool(name: &str, ty: Value) -> Value {
+        json!({"name": name, "inputSchema": {"type": "object", "properties": {"v": {"type": ty}}, "required": ["v"]}})
+    }
+
+    #[test]
+    fn a_type_list_gets_a_value_of_none_of_its_types() {
+        let (name, bad, good) =
+            ill_typed_call(&[tool("flag", json!(["boolean", "string"]))]).expect("probed");
+        assert_eq!(name, "flag");
+        assert_eq!(good["v"], json!(true));
+        assert!(!bad["v"].is_boolean() && !bad["v"].is_string(), "{bad}");
+        // A number admits integers: the wrong value is no number at all.
+        let (_, bad, _) = ill_typed_call(&[tool("n", json!("number"))]).expect("probed");
+        assert!(!bad["v"].is_number(), "{bad}");
+    }
+
+    #[test]
+    fn why_no_call_could_be_made_is_what_was_seen() {
+        let why = ill_typed_call(&[tool("odd", json!({"not": "a type"}))]).unwrap_err();
+        assert!(why.contains("odd.v"), "{why}");
+        let why = ill_typed_call(&[json!({"name": "none", "inputSchema": {"type": "object"}})])
+            .unwrap_err();
+        assert!(
+            why.starts_with("no tool declares a required argument"),
+            "{why}"
+        );
+    }
+
+    #[test]
+    fn only_an_accepting_result_is_a_twin_accepted() {
+        assert!(twin_accepted(&Reply::Result(json!({"result": {}}))));
+        assert!(!twin_accepted(&Reply::Result(
+            json!({"result": {"isError": true}})
+        )));
+        assert!(!twin_accepted(&Reply::Error(-32601, json!({}))));
+        assert!(!twin_accepted(&Reply::Silent));
+        assert!(!twin_accepted(&Reply::Closed));
+    }
+}

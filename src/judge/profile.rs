@@ -791,7 +791,12 @@ fn verdict_why(v: &CheckVerdict, p: Option<&Observation>, n: Option<&Observation
     match (v.verdict, v.reason.as_str()) {
         (Verdict::NotObserved, CHECK_NOT_OBSERVED) => "no observation of it is stored".into(),
         (Verdict::NotObserved, r) if UNDECIDED.contains(&r) => format!(
-            "an observation of it records {r}: the record shows the property could not be decided"
+            "its {}.json records {r}: the record shows the property could not be decided",
+            if p.is_some_and(|p| p.observed_reason == r) {
+                "positive"
+            } else {
+                "negative"
+            }
         ),
         (Verdict::NotObserved, _) => {
             "its mutant.json shows the mutant met with the negative control's reason".into()

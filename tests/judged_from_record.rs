@@ -301,13 +301,12 @@ fn untouched_copies_validate() {
 
 #[test]
 fn checks_relabelled_pass_are_refused_although_every_other_rule_holds() {
-    // Three kinds of check that did not pass: NOT_OBSERVED because the
-    // mutant met the control's reason, FAIL on the positive observation
-    // (malformed-output's subject accepted invalid UTF-8), FAIL although the
-    // mutant was killed (oversized-line).
+    // Kinds of check that did not pass: NOT_OBSERVED because the mutant met
+    // the control's reason, NOT_OBSERVED because the subject did what the
+    // specification leaves open (malformed-output's subject serves invalid
+    // UTF-8, oversized-line's a 16 MiB line: MCP_RES_BEHAVIOUR_LEFT_OPEN).
     let (_tmp, dir) = copy_of("bundles/profiles/python-sdk-stdio-transport-2025-11-25");
-    let (code, untouched) = validate(&dir);
-    assert_eq!(code, 1, "the committed evaluation has failing checks");
+    let (untouched_code, untouched) = validate(&dir);
     assert_eq!(pointers(&untouched), Vec::<String>::new());
     let mut r = Relabel::open(&dir);
     let relabelled: Vec<String> = r.run["checks"]
@@ -317,7 +316,9 @@ fn checks_relabelled_pass_are_refused_although_every_other_rule_holds() {
         .filter(|c| c["verdict"] != "PASS" && !c["positive"].is_null())
         .map(|c| c["id"].as_str().unwrap().to_owned())
         .collect();
-    assert!(relabelled.len() >= 8, "{relabelled:?}");
+    // (Since behaviour the specification leaves open is NOT_OBSERVED, not
+    // FAIL, the subject has seven such checks.)
+    assert!(relabelled.len() >= 7, "{relabelled:?}");
     for id in &relabelled {
         r.pass(id);
     }
@@ -339,7 +340,10 @@ fn checks_relabelled_pass_are_refused_although_every_other_rule_holds() {
     // The surviving mutant is not shown killed, nor the result PASS.
     let i = r.index("startup-timeout");
     assert!(pointers(&report).contains(&format!("/checks/{i}/mutantKilled")));
-    assert!(pointers(&report).contains(&"/result".to_owned()));
+    // A failing evaluation relabelled PASS is refused at its result too.
+    if untouched_code == 1 {
+        assert!(pointers(&report).contains(&"/result".to_owned()));
+    }
 }
 
 #[test]

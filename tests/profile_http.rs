@@ -370,7 +370,6 @@ breaks! {
     broken_content_type: "content-type" => "MCP_RES_HTTP_UNSUPPORTED_CONTENT_TYPE_ACCEPTED",
     broken_interrupted_body: "interrupted-body" => "MCP_RES_HTTP_INTERRUPTED_BODY_EXECUTED",
     broken_early_close: "early-close" => "MCP_RES_HTTP_STOPPED_SERVING",
-    broken_timeout: "timeout" => "MCP_RES_HTTP_STALLED_REQUEST_HELD",
     broken_retry: "retry" => "MCP_RES_HTTP_STALE_RETRY_ACCEPTED",
     broken_duplicate_delivery: "duplicate-delivery" => "MCP_RES_HTTP_STRAY_RESPONSE_ANSWERED",
     broken_cancellation_by_stream_close: "cancellation-by-stream-close" => "MCP_RES_SUBJECT_EXITED",
@@ -378,43 +377,48 @@ breaks! {
     broken_oversized_event: "oversized-event" => "MCP_RES_HTTP_OVERSIZED_BODY_ACCEPTED",
     broken_slow_consumer: "slow-consumer" => "MCP_RES_HTTP_STALL_BLOCKED_OTHERS",
     broken_backpressure: "backpressure" => "MCP_RES_HTTP_PIPELINE_REORDERED",
-    broken_proxy_added_headers: "proxy-added-headers" => "MCP_RES_HTTP_FOREIGN_HOST_ACCEPTED",
     broken_no_unauthorized_redirect: "no-unauthorized-redirect" => "MCP_RES_HTTP_REDIRECTED",
     broken_listener_cleanup: "listener-cleanup" => "MCP_RES_HTTP_LISTENER_NOT_LOOPBACK",
     broken_socket_cleanup: "socket-cleanup" => "MCP_RES_HTTP_SOCKETS_HELD",
 }
 
-/// A subject that checks only the Host's port (and so serves a foreign name
-/// given with its own port) is not credited with checking the host: the
-/// foreign Host probe carries a name drawn per run and the server's port. Its
-/// honest twin is the unbroken subject, which passes the check in
-/// `an_honest_subject_passes_the_host_checks` below.
+/// MCP makes validating `Origin` a MUST, not `Host`: a subject that serves
+/// any Host (`proxy-added-headers`), or checks only the Host's port
+/// (`host-port-only`), gets proxy-added-headers NOT_OBSERVED
+/// (`MCP_RES_BEHAVIOUR_LEFT_OPEN`), never FAIL and never PASS. Its honest
+/// twin is the unbroken subject, which refuses the foreign Host and passes
+/// in `an_honest_subject_passes_the_host_checks` below.
 #[test]
-fn a_subject_that_checks_only_the_hosts_port_fails_proxy_added_headers() {
+fn a_subject_that_serves_a_foreign_host_is_left_open() {
     let tmp = tempfile::tempdir().unwrap();
-    for revision in ["2025-11-25", "2026-07-28"] {
-        let out = tmp.path().join(revision);
-        let o = subject_run(
-            &out,
-            revision,
-            Some("proxy-added-headers"),
-            Some("host-port-only"),
-        );
-        assert_eq!(
-            o.status.code(),
-            Some(1),
-            "{revision}: {}",
-            support::output_text(&o)
-        );
-        let run = support::read_json(&out.join("run.json"));
-        let (id, verdict, reason) = verdicts(&run).remove(0);
-        assert_eq!(id, "proxy-added-headers");
-        assert_eq!(
-            (verdict.as_str(), reason.as_str()),
-            ("FAIL", "MCP_RES_HTTP_FOREIGN_HOST_ACCEPTED"),
-            "{revision}: {}",
-            run["checks"][0]["detail"]
-        );
+    for brk in ["proxy-added-headers", "host-port-only"] {
+        for revision in ["2025-11-25", "2026-07-28"] {
+            let out = tmp.path().join(format!("{brk}-{revision}"));
+            // content-type beside it, so that the run has an observed check.
+            let o = subject_run(
+                &out,
+                revision,
+                Some("proxy-added-headers,content-type"),
+                Some(brk),
+            );
+            assert_eq!(
+                o.status.code(),
+                Some(0),
+                "{brk} {revision}: {}",
+                support::output_text(&o)
+            );
+            let run = support::read_json(&out.join("run.json"));
+            let (_, verdict, reason) = verdicts(&run)
+                .into_iter()
+                .find(|v| v.0 == "proxy-added-headers")
+                .expect("run.json has proxy-added-headers");
+            assert_eq!(
+                (verdict.as_str(), reason.as_str()),
+                ("NOT_OBSERVED", "MCP_RES_BEHAVIOUR_LEFT_OPEN"),
+                "{brk} {revision}: {run}"
+            );
+            validate(&out, 0);
+        }
     }
 }
 
@@ -489,6 +493,75 @@ fn the_reference_server_passes_every_check_on_both_revisions() {
         assert_eq!(evaluation["scope"]["claim"], "FULL_PROFILE");
         assert_eq!(evaluation["scope"]["targetKind"], "LOOPBACK_HTTP");
         assert_eq!(evaluation["cleanup"]["observed"], true);
+        validate(&out, 0);
+    }
+}
+
+/// The specification asks for "an HTTP error status (e.g., 400)" for input a
+/// server cannot accept: a subject that answers `Content-Type: text/plain`
+/// with 400 instead of 415 passes content-type, as the honest subject (415)
+/// does; the subject that serves it still fails (`broken_content_type`).
+#[test]
+fn an_unsupported_content_type_refused_with_400_passes() {
+    let tmp = tempfile::tempdir().unwrap();
+    for revision in ["2025-11-25", "2026-07-28"] {
+        let out = tmp.path().join(revision);
+        let o = subject_run(
+            &out,
+            revision,
+            Some("content-type"),
+            Some("content-type-400"),
+        );
+        assert_eq!(
+            o.status.code(),
+            Some(0),
+            "{revision}: {}",
+            support::output_text(&o)
+        );
+        let run = support::read_json(&out.join("run.json"));
+        let (id, verdict, reason) = verdicts(&run).remove(0);
+        assert_eq!(id, "content-type");
+        assert_eq!(
+            (verdict.as_str(), reason.as_str()),
+            ("PASS", "MCP_RES_HTTP_CONTENT_TYPE_DECLARED"),
+            "{revision}: {}",
+            run["checks"][0]["detail"]
+        );
+        validate(&out, 0);
+    }
+}
+
+/// No MUST asks a server to time a stalled request out: a subject that holds
+/// it open gets timeout NOT_OBSERVED (`MCP_RES_BEHAVIOUR_LEFT_OPEN`), never
+/// FAIL; the honest subject, which closes it, passes
+/// (`the_healthy_test_subject_passes_every_check_on_both_revisions`).
+#[test]
+fn a_stalled_request_held_open_is_left_open() {
+    let tmp = tempfile::tempdir().unwrap();
+    for revision in ["2025-11-25", "2026-07-28"] {
+        let out = tmp.path().join(revision);
+        let o = subject_run(
+            &out,
+            revision,
+            Some("timeout,content-type"),
+            Some("timeout"),
+        );
+        assert_eq!(
+            o.status.code(),
+            Some(0),
+            "{revision}: {}",
+            support::output_text(&o)
+        );
+        let run = support::read_json(&out.join("run.json"));
+        let (_, verdict, reason) = verdicts(&run)
+            .into_iter()
+            .find(|v| v.0 == "timeout")
+            .expect("run.json has timeout");
+        assert_eq!(
+            (verdict.as_str(), reason.as_str()),
+            ("NOT_OBSERVED", "MCP_RES_BEHAVIOUR_LEFT_OPEN"),
+            "{revision}: {run}"
+        );
         validate(&out, 0);
     }
 }

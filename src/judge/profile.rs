@@ -27,6 +27,30 @@ pub const SYNTAX_GUARD: &str = "MCP_RES_SYNTAX_GUARD";
 pub const NO_ANSWER: &str = "MCP_RES_NO_ANSWER";
 /// The reason a surviving mutant gives a check.
 pub const MUTANT_SURVIVED: &str = "MCP_RES_WRONG_REASON_MUTANT_SURVIVED";
+/// The reason of a negative control whose near-identical valid twin, sent
+/// on the same connection just before it, was not accepted.
+pub const VALID_TWIN_REFUSED: &str = "MCP_RES_VALID_TWIN_REFUSED";
+/// The reason of a version or era refusal answered -32601 (method not found).
+pub const METHOD_NOT_FOUND_NOT_CREDITED: &str = "MCP_RES_METHOD_NOT_FOUND_NOT_CREDITED";
+/// The reason of a control met in a way the specification allows.
+pub const BEHAVIOUR_LEFT_OPEN: &str = "MCP_RES_BEHAVIOUR_LEFT_OPEN";
+/// The reasons an observation gives when the record shows the property
+/// could not be decided (rather than broken): the check is NOT_OBSERVED
+/// with that reason, never a FAIL.
+pub const UNDECIDED: [&str; 3] = [
+    VALID_TWIN_REFUSED,
+    METHOD_NOT_FOUND_NOT_CREDITED,
+    BEHAVIOUR_LEFT_OPEN,
+];
+/// The checks whose negative control is a refusal of a protocol version or
+/// era: -32601 (method not found) is never credited to them.
+pub const VERSION_REFUSALS: [&str; 5] = [
+    "explicit-protocol-revision",
+    "supported-version-advertisement",
+    "unsupported-version-failure",
+    "modern-legacy-auto-behavior",
+    "no-connection-as-conversation",
+];
 /// The longest `detail` run.json keeps of a check.
 pub const DETAIL_MAX: usize = 400;
 
@@ -60,6 +84,10 @@ pub struct Observation {
     pub observed_reason: String,
     pub reached: bool,
     pub detail: String,
+    /// How the subject met the input, as the artifact's
+    /// `transcript.observation.reply` records it (`result`, `error CODE`,
+    /// `no answer`, `stdout closed`), when it does.
+    pub answer: Option<String>,
 }
 
 impl Observation {
@@ -99,6 +127,10 @@ impl Observation {
                 .as_bool()
                 .ok_or_else(|| "its propertyReached is not a boolean".to_string())?,
             detail: text("detail")?,
+            answer: doc
+                .pointer("/transcript/observation/reply")
+                .and_then(Value::as_str)
+                .map(str::to_owned),
         })
     }
 
@@ -148,12 +180,70 @@ pub const STDOUT_POLLUTED: &str = "MCP_RES_STDOUT_POLLUTED";
 /// - stdout-protocol-purity, positive: held only when no complete stdout
 ///   line of the whole transcript (which ends after the process did) is
 ///   other than a JSON-RPC 2.0 object; otherwise `MCP_RES_STDOUT_POLLUTED`.
+///
+/// - a negative control whose `transcript.observation.twin` names the id of
+///   the near-identical valid request sent on the same connection before
+///   it: when the stored stdout holds no result for that id (or only a
+///   result with `isError: true`), the control's refusal is not credited
+///   (NOT_OBSERVED, `MCP_RES_VALID_TWIN_REFUSED`).
+/// - the negative control of a version or era refusal
+///   ([`VERSION_REFUSALS`]) whose `transcript.observation.requestId` was
+///   answered -32601 on stdout: not credited (NOT_OBSERVED,
+///   `MCP_RES_METHOD_NOT_FOUND_NOT_CREDITED`).
 pub fn rederive(
     id: &str,
     role: &str,
     o: &Observation,
     transcript: &Value,
 ) -> Option<(Observation, String)> {
+    if role == "negative" && o.observed_reason == o.expected_reason {
+        let not_credited = |reason: &str, why: String| {
+            Some((
+                Observation {
+                    observed: ProbeOutcome::NotObserved,
+                    observed_reason: reason.into(),
+                    ..o.clone()
+                },
+                format!("check {id}: {why}"),
+            ))
+        };
+        let observation = &transcript["observation"];
+        if let Some(twin) = observation.pointer("/twin/id")
+            && let Some(stdout) = super::stdio::stdout_bytes(transcript)
+        {
+            let messages = super::stdio::messages(&stdout);
+            let accepted = answer_to(&messages, twin).is_some_and(|m| {
+                m.get("result")
+                    .is_some_and(|r| r.get("isError") != Some(&Value::Bool(true)))
+            });
+            if !accepted {
+                return not_credited(
+                    VALID_TWIN_REFUSED,
+                    format!(
+                        "its stored stdout holds no accepting result for the valid twin request {twin}, so the control's refusal cannot be bound to the property"
+                    ),
+                );
+            }
+        }
+        if VERSION_REFUSALS.contains(&id)
+            && let Some(request) = observation.get("requestId")
+            && let Some(stdout) = super::stdio::stdout_bytes(transcript)
+        {
+            let messages = super::stdio::messages(&stdout);
+            if answer_to(&messages, request)
+                .and_then(|m| m.pointer("/error/code"))
+                .and_then(Value::as_i64)
+                == Some(-32601)
+            {
+                return not_credited(
+                    METHOD_NOT_FOUND_NOT_CREDITED,
+                    format!(
+                        "its stored stdout answers the control {request} with -32601 (method not found), which is no refusal of a version"
+                    ),
+                );
+            }
+        }
+    }
     if id == "stdout-protocol-purity" && role == "positive" && o.observed_reason != STDOUT_POLLUTED
     {
         let bad = super::stdio::non_protocol_lines(transcript)?;
@@ -172,11 +262,27 @@ pub fn rederive(
     None
 }
 
+/// The response to request `id` among stdout `messages`.
+fn answer_to<'a>(messages: &'a [Value], id: &Value) -> Option<&'a Value> {
+    messages
+        .iter()
+        .find(|m| m.get("id") == Some(id) && m.get("method").is_none())
+}
+
 /// Killed: the mutant's input was not credited with the negative control's
-/// reason. `None` without a mutant or a negative control.
+/// reason, or the subject met it otherwise than the control (an answer, an
+/// error code, silence and a close are different observations: a control
+/// refused with -32602 and a mutant left unanswered were not met alike,
+/// even where a classifier reads both as a refusal). `None` without a
+/// mutant or a negative control.
 pub fn mutant_killed(mutant: Option<&Observation>, negative: Option<&Observation>) -> Option<bool> {
     let (m, n) = (mutant?, negative?);
-    Some(!m.reached && m.observed_reason != n.expected_reason)
+    let met_alike = match (&m.answer, &n.answer) {
+        (Some(a), Some(b)) => a == b,
+        _ => true,
+    };
+    let credited = (m.reached || m.observed_reason == n.expected_reason) && met_alike;
+    Some(!credited)
 }
 
 /// A check's verdict, its reason code and detail, and whether its mutant was
@@ -217,6 +323,18 @@ pub fn check_verdict(
         let Some(o) = o else {
             return verdict(Verdict::Fail, NO_ANSWER, format!("no {role} observation"));
         };
+        // The record shows the property could not be decided (a valid twin
+        // refused too, -32601 for a version refusal, a behaviour the
+        // specification leaves open): never a FAIL.
+        if o.observed == ProbeOutcome::NotObserved
+            && UNDECIDED.contains(&o.observed_reason.as_str())
+        {
+            return verdict(
+                Verdict::NotObserved,
+                &o.observed_reason,
+                format!("{role}: {}", o.detail),
+            );
+        }
         if !o.held() {
             return verdict(
                 Verdict::Fail,
@@ -680,6 +798,14 @@ fn cannot(path: &str, why: String) -> Disagreement {
 fn verdict_why(v: &CheckVerdict, p: Option<&Observation>, n: Option<&Observation>) -> String {
     match (v.verdict, v.reason.as_str()) {
         (Verdict::NotObserved, CHECK_NOT_OBSERVED) => "no observation of it is stored".into(),
+        (Verdict::NotObserved, r) if UNDECIDED.contains(&r) => format!(
+            "its {}.json records {r}: the record shows the property could not be decided",
+            if p.is_some_and(|p| p.observed_reason == r) {
+                "positive"
+            } else {
+                "negative"
+            }
+        ),
         (Verdict::NotObserved, _) => {
             "its mutant.json shows the mutant met with the negative control's reason".into()
         }
@@ -713,6 +839,7 @@ mod tests {
             observed_reason: if held { "R".into() } else { reason.into() },
             reached: true,
             detail: String::new(),
+            answer: None,
         }
     }
 
@@ -724,6 +851,7 @@ mod tests {
             observed_reason: reason.into(),
             reached: reason == "R",
             detail: String::new(),
+            answer: None,
         }
     }
 
@@ -749,6 +877,69 @@ mod tests {
             check_verdict(None, None, None, None).verdict,
             Verdict::NotObserved
         );
+    }
+
+    #[test]
+    fn an_answer_met_otherwise_than_the_control_kills_the_mutant() {
+        let (p, mut n) = (o(true, ""), o(true, ""));
+        let mut m = mutant("R");
+        // Both read as the refusal, met alike: survived.
+        n.answer = Some("error -32602".into());
+        m.answer = Some("error -32602".into());
+        assert_eq!(mutant_killed(Some(&m), Some(&n)), Some(false));
+        // An error code and silence are different observations: killed.
+        m.answer = Some("no answer".into());
+        assert_eq!(mutant_killed(Some(&m), Some(&n)), Some(true));
+        assert_eq!(
+            check_verdict(Some(&p), Some(&n), Some(&m), None).verdict,
+            Verdict::Pass
+        );
+        // Unrecorded answers: the reasons alone decide.
+        m.answer = None;
+        assert_eq!(mutant_killed(Some(&m), Some(&n)), Some(false));
+    }
+
+    fn stdout(lines: &[Value]) -> Value {
+        let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+        json!({"chunks": [{"stream": "stdout", "text": text}]})
+    }
+
+    #[test]
+    fn a_control_whose_valid_twin_was_refused_is_not_credited() {
+        let n = o(true, "");
+        let mut t = stdout(&[
+            json!({"jsonrpc": "2.0", "id": 1, "result": {"isError": true}}),
+            json!({"jsonrpc": "2.0", "id": 2, "error": {"code": -32602, "message": "x"}}),
+        ]);
+        t["observation"] = json!({"twin": {"id": 1}, "requestId": 2});
+        let (judged, _) = rederive("json-schema-dialect-identity", "negative", &n, &t)
+            .expect("the twin's isError is read from the bytes");
+        assert_eq!(judged.observed_reason, VALID_TWIN_REFUSED);
+        let v = check_verdict(Some(&o(true, "")), Some(&judged), Some(&mutant("X")), None);
+        assert_eq!(v.verdict, Verdict::NotObserved);
+        assert_eq!(v.reason, VALID_TWIN_REFUSED);
+        // The twin served: credited as recorded.
+        t["chunks"] = stdout(&[
+            json!({"jsonrpc": "2.0", "id": 1, "result": {"isError": false}}),
+            json!({"jsonrpc": "2.0", "id": 2, "error": {"code": -32602, "message": "x"}}),
+        ])["chunks"]
+            .clone();
+        assert!(rederive("json-schema-dialect-identity", "negative", &n, &t).is_none());
+    }
+
+    #[test]
+    fn method_not_found_is_never_a_version_refusal() {
+        let n = o(true, "");
+        let mut t = stdout(&[
+            json!({"jsonrpc": "2.0", "id": 1, "result": {}}),
+            json!({"jsonrpc": "2.0", "id": 2, "error": {"code": -32601, "message": "x"}}),
+        ]);
+        t["observation"] = json!({"twin": {"id": 1}, "requestId": 2});
+        let (judged, _) = rederive("modern-legacy-auto-behavior", "negative", &n, &t)
+            .expect("-32601 is read from the bytes");
+        assert_eq!(judged.observed_reason, METHOD_NOT_FOUND_NOT_CREDITED);
+        // For a check whose control is no version refusal, -32601 stands.
+        assert!(rederive("extension-declaration", "negative", &n, &t).is_none());
     }
 
     #[test]

@@ -96,15 +96,15 @@ BREAKS = {
     "slow-start": "startup-timeout: sleep 3 s before reading stdin",
     "ignore-sigterm-idle": "startup-timeout: ignore SIGTERM until the first input arrives",
     "unsolicited-notification": "silent-process: send notifications/message at startup",
-    "accept-invalid-utf8": "malformed-output: decode stdin with errors=replace",
+    "accept-invalid-utf8": "malformed-output NOT_OBSERVED: decode stdin with errors=replace",
     "dispatch-before-newline": "partial-line: answer a buffered JSON object before its LF",
-    "unbounded-lines": "oversized-line: no 4 MiB line limit",
+    "unbounded-lines": "oversized-line NOT_OBSERVED: no 4 MiB line limit (MCP sets none)",
     "stay-after-eof": "process-exit: keep running after stdin EOF",
     "ignore-sigterm-after-open": "process-exit: ignore SIGTERM after initialize/server/discover",
     "orphan-child": "child-tree-cleanup: start `sleep 30` in a new session and leave it",
     "drop-when-blocked": "backpressure: non-blocking stdout, drop responses on EAGAIN",
     "batch-accepted": "concurrent-requests: answer batch elements one by one",
-    "ignore-sigint": "interruption: ignore SIGINT",
+    "ignore-sigint": "interruption NOT_OBSERVED: ignore SIGINT (no MUST asks a server to exit on it)",
     "no-init-required": "no-process/connection-as-conversation: serve requests without initialize or _meta",
     "answer-notifications": "discovery-versus-legacy-initialization: answer every notification",
     # mcp-res/protocol-revision/v1
@@ -113,7 +113,7 @@ BREAKS = {
     "echo-version": "unsupported-version-failure: accept any version (echo it)",
     "refuse-known-probe": "unsupported-version-failure: refuse only 1999-01-01 (a fixed probe learnt), serve any other unknown version",
     "discover-hang": "modern-legacy-auto-behavior: never answer server/discover",
-    "reinit-accepted": "stdio-backward-compatibility: a second initialize is answered",
+    "reinit-accepted": "stdio-backward-compatibility NOT_OBSERVED: a second initialize is answered",
     "null-id-accepted": "request-identity-metadata: a request with id null is answered",
     "id-stringified": "result-identity-metadata: integer ids answered as strings",
     "undeclared-served": "capability-declaration: answer prompts/list (and the other undeclared capabilities' methods) though only tools is declared",
@@ -126,6 +126,30 @@ BREAKS = {
     "discover-accepts-any-params": "server-discover: server/discover answered whatever its params",
     "require-session": "no-session-id-assumption: refuse requests carrying a sessionId",
     "no-result-type": "required-result-type: results carry no resultType",
+    "small-lines": "oversized-line: a 64 KiB line limit (the 256 KiB request is refused)",
+    "torn-on-sigint": "interruption: on SIGINT, write half a JSON line to stdout and exit",
+    "legacy-version-changed": "stdio-backward-compatibility: initialize is always answered with 2024-11-05",
+    # Behaviours the specification allows or leaves open, and adversaries
+    # that must not be credited (tests/profile_verdicts.rs): none makes a
+    # check FAIL.
+    "tools-fail": "json-schema-dialect-identity NOT_OBSERVED: every tools/call answers isError \"internal failure\"",
+    "legacy-only": "modern-legacy-auto-behavior NOT_OBSERVED (2025-11-25): server/discover is -32601",
+    "discover-then-no-initialize": "modern-legacy-auto-behavior PASS: initialize after server/discover on the same process is -32022",
+    "union-tools-only": "json-schema-dialect-identity PASS: the only tool takes a required [\"boolean\",\"string\"] argument",
+    "version-error-for-all": "unsupported-version-failure NOT_OBSERVED (2026-07-28): every invalid _meta gets -32022",
+    "silent-parse-errors": "request-identity-metadata PASS: an unparseable line is dropped without an answer",
+}
+
+# The tool of union-tools-only: a required argument with a type list.
+UNION_TOOL = {
+    "name": "flag",
+    "description": "Echo a flag given as a boolean or a string.",
+    "inputSchema": {
+        "$schema": DIALECT,
+        "type": "object",
+        "properties": {"v": {"type": ["boolean", "string"]}},
+        "required": ["v"],
+    },
 }
 
 # What undeclared-served answers: the methods of every capability the subject
@@ -174,6 +198,8 @@ class Subject:
         self.child = None  # the --with-child process, killed on exit
         self.initialized = False  # a 2025-11-25 initialize was answered
         self.version_seen = False  # a 2026-07-28 request passed the version check
+        self.discovered = False  # server/discover was answered
+        self.max_line = 64 * 1024 if self.broken("small-lines") else MAX_LINE
         self.pending = ""  # multiline-json: lines joined so far
         self.skip_line = False  # dispatch-before-newline: this line was answered already
         self.got_input = False
@@ -233,6 +259,11 @@ class Subject:
             self.child = None
 
     def on_signal(self, signum, _frame):
+        if signum == signal.SIGINT and self.broken("torn-on-sigint"):
+            try:
+                os.write(1, b'{"jsonrpc":"2.0","method":"notifications/mess')
+            except OSError:
+                pass
         self.reap_child()
         os._exit(128 + signum)
 
@@ -283,6 +314,8 @@ class Subject:
 
     def parse_error(self):
         diag("a line is not UTF-8 JSON")
+        if self.broken("silent-parse-errors"):
+            return
         fd = 2 if self.broken("protocol-on-stderr") else 1
         self.error(None, PARSE_ERROR, "Parse error", fd=fd)
 
@@ -318,13 +351,13 @@ class Subject:
                 start = scanned = nl + 1
                 if self.skip_line:
                     self.skip_line = False
-                elif len(line) > MAX_LINE and not self.broken("unbounded-lines"):
+                elif len(line) > self.max_line and not self.broken("unbounded-lines"):
                     self.too_long()
                 else:
                     self.handle_line(line)
             del buf[:start]
             scanned = len(buf)
-            if len(buf) > MAX_LINE and not self.broken("unbounded-lines"):
+            if len(buf) > self.max_line and not self.broken("unbounded-lines"):
                 self.too_long()
                 buf.clear()
                 scanned = 0
@@ -333,7 +366,7 @@ class Subject:
                 self.dispatch_early(bytes(buf))
 
     def too_long(self):
-        diag("a line over %d bytes was discarded" % MAX_LINE)
+        diag("a line over %d bytes was discarded" % self.max_line)
         self.skip_line = False
         self.error(None, INVALID_REQUEST, "line too long")
 
@@ -457,6 +490,8 @@ class Subject:
         if method == "server/discover":
             if self.broken("discover-hang"):
                 return NO_ANSWER
+            if self.broken("legacy-only"):
+                raise Refusal(METHOD_NOT_FOUND, "method not found")
             if stateless:
                 self.check_meta(meta)
             return self.discover()
@@ -477,6 +512,9 @@ class Subject:
 
     def check_meta(self, meta):
         """The per-request metadata of a 2026-07-28 request."""
+        if self.broken("version-error-for-all") and (PV not in meta or CC not in meta):
+            raise Refusal(UNSUPPORTED_VERSION, "unsupported protocol version",
+                          {"supported": SUPPORTED})
         if PV in meta:
             version = meta[PV]
         elif self.broken("revision-optional"):
@@ -505,6 +543,9 @@ class Subject:
         self.version_seen = True
 
     def initialize(self, params):
+        if self.discovered and self.broken("discover-then-no-initialize"):
+            raise Refusal(UNSUPPORTED_VERSION, "this connection speaks 2026-07-28",
+                          {"supported": [REV_2026]})
         if self.initialized and not self.broken("reinit-accepted"):
             raise Refusal(INVALID_REQUEST, "already initialized")
         if "protocolVersion" in params:
@@ -524,6 +565,8 @@ class Subject:
             version = "2099-01-01"
         else:
             version = REV_2025
+        if self.broken("legacy-version-changed"):
+            version = "2024-11-05"
         self.initialized = True
         self.opened()
         return {
@@ -535,6 +578,7 @@ class Subject:
 
     def discover(self):
         self.opened()
+        self.discovered = True
         return self.typed({
             "supportedVersions": SUPPORTED,
             "capabilities": CAPABILITIES,
@@ -546,7 +590,7 @@ class Subject:
         if method == "ping" and not stateless:
             return {}
         if method == "tools/list":
-            return {"tools": TOOLS}
+            return {"tools": [UNION_TOOL] if self.broken("union-tools-only") else TOOLS}
         if method == "tools/call":
             return self.call(params)
         if method in UNDECLARED and self.broken("undeclared-served"):
@@ -557,6 +601,13 @@ class Subject:
 
     def call(self, params):
         name, args = params.get("name"), params.get("arguments", {})
+        if self.broken("tools-fail"):
+            return {"content": [{"type": "text", "text": "internal failure"}], "isError": True}
+        if name == "flag" and self.broken("union-tools-only") and isinstance(args, dict):
+            v = args.get("v")
+            if not isinstance(v, (bool, str)):
+                raise Refusal(INVALID_PARAMS, "v must be a boolean or a string")
+            return {"content": [{"type": "text", "text": json.dumps(v)}], "isError": False}
         if name not in ("echo", "add"):
             raise Refusal(INVALID_PARAMS, "unknown tool")
         if not isinstance(args, dict):

@@ -17,13 +17,19 @@ reasons! {
         OPEN_FAILED "MCP_RES_OPEN_FAILED" NotObserved
             "The subject could not be started, or it did not open a conversation, so the probe could not be made.";
         WRONG_REASON_MUTANT_SURVIVED "MCP_RES_WRONG_REASON_MUTANT_SURVIVED" NotObserved
-            "The wrong-reason mutant (a syntax-defective input) was met exactly as the negative control was, so the control's reason cannot be bound to the property: the check is not observed, never a PASS.";
+            "The wrong-reason mutant (a syntax-defective input, or a request invalid in another field) was met exactly as the negative control was (the same reason and the same answer: result, error code, silence or close), so the control's reason cannot be bound to the property: the check is not observed, never a PASS.";
         CHECK_NOT_OBSERVED "MCP_RES_CHECK_NOT_OBSERVED" NotObserved
             "The check could not be exercised against this subject (for example a subject mcpres did not start, whose output it cannot read); the detail says why.";
         UNKNOWN_METHOD_ACCEPTED "MCP_RES_UNKNOWN_METHOD_ACCEPTED" Wrong
             "A request for a method the subject does not have was answered with a result instead of an error.";
         CONVERSATION_ASSUMED "MCP_RES_CONVERSATION_ASSUMED" Wrong
             "A request made without opening a conversation first was served as if an earlier conversation (or this process) still held.";
+        VALID_TWIN_REFUSED "MCP_RES_VALID_TWIN_REFUSED" NotObserved
+            "The near-identical valid request sent on the same connection just before the negative control was not accepted (an error, an isError result, silence or a close), so the control's refusal cannot be bound to the property: the check is not observed, never a PASS.";
+        METHOD_NOT_FOUND_NOT_CREDITED "MCP_RES_METHOD_NOT_FOUND_NOT_CREDITED" NotObserved
+            "The control was answered -32601 (method not found): the subject does not serve the method at all, so a refusal of the version or era it names is not observed.";
+        BEHAVIOUR_LEFT_OPEN "MCP_RES_BEHAVIOUR_LEFT_OPEN" NotObserved
+            "The control was met in a way the specification allows (it states no MUST against it, only a SHOULD, a MAY or nothing), so the refusal the check looks for could not be observed: not observed, never a FAIL; the detail names what was seen.";
     }
     /// `mcp-res/stdio-transport/v1`.
     StdioTransport {
@@ -402,7 +408,7 @@ reasons! {
         HTTP_CONTENT_TYPE_DECLARED "MCP_RES_HTTP_CONTENT_TYPE_DECLARED" Holds
             "Every answer declared application/json or text/event-stream.";
         HTTP_UNSUPPORTED_CONTENT_TYPE_REFUSED "MCP_RES_HTTP_UNSUPPORTED_CONTENT_TYPE_REFUSED" Refused
-            "Content-Type: text/plain got 415.";
+            "Content-Type: text/plain got an HTTP error status for input the server cannot accept (415, 400, 406 or 422).";
         HTTP_CONTENT_TYPE_MISSING "MCP_RES_HTTP_CONTENT_TYPE_MISSING" Wrong
             "An answer declared neither application/json nor text/event-stream.";
         HTTP_UNSUPPORTED_CONTENT_TYPE_ACCEPTED "MCP_RES_HTTP_UNSUPPORTED_CONTENT_TYPE_ACCEPTED" Wrong

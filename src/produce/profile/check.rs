@@ -474,6 +474,11 @@ impl Obs {
             observed_reason: self.observed_reason.clone(),
             reached: self.reached,
             detail: self.detail.clone(),
+            answer: self
+                .artifact
+                .pointer("/observation/reply")
+                .and_then(Value::as_str)
+                .map(str::to_owned),
         }
     }
 }

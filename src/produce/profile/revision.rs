@@ -6,10 +6,10 @@ use serde_json::{Value, json};
 
 use super::check::{
     CheckEntry, CheckRun, Ctx, Evidence, NO_ANSWER, Obs, SUBJECT_EXITED, SYNTAX_GUARD, json_line,
-    obs, open_failed, unsupported_version,
+    mutant, obs, open_failed, syntax_defect, unsupported_version,
 };
-use super::probe::Reply;
-use super::stdio::{check, line_control, opened, refused_line};
+use super::probe::{Probe, Reply};
+use super::stdio::{check, line_control, opened};
 use crate::diag::reasons;
 use crate::model::mcp::{META_CLIENT_INFO, META_PROTOCOL_VERSION, META_SERVER_INFO};
 use crate::model::vocab::ProbeOutcome::{self, Accept, NoEffect, Reject, Terminate};
@@ -108,6 +108,127 @@ fn open_positive(
     }
 }
 
+/// A control line's maker: the request's id (if any) and its bytes.
+type LineMaker<'a> = &'a dyn Fn(&Ctx) -> (Option<Value>, Vec<u8>);
+
+/// How a control's mutant is made: the control's line with a JSON syntax
+/// defect, or (where the property has its own error code) a request that is
+/// invalid in another field, read by the same classifier; `expected` is the
+/// reason that other request should get.
+enum Mutation<'a> {
+    Syntax,
+    OtherField {
+        make: LineMaker<'a>,
+        expected: &'static str,
+    },
+}
+
+/// Was a twin's answer an acceptance: a result, and not a tool's `isError`?
+fn twin_accepted(reply: &Reply) -> bool {
+    matches!(reply, Reply::Result(m) if m.pointer("/result/isError") != Some(&json!(true)))
+}
+
+/// A negative control bound to its property: on one process (opened first
+/// with `open_first`, else fresh), the near-identical valid request `twin`
+/// is sent and must be accepted (a result that is not `isError`); only then
+/// is the control line `make` read by `classify`. A twin not accepted leaves
+/// the control uncredited (NOT_OBSERVED, `MCP_RES_VALID_TWIN_REFUSED`): a
+/// subject that refuses everything is not credited with the property's
+/// reason. The twin's id and the control's id are recorded in the artifact's
+/// observation (`twin`, `requestId`), so the judge re-derives both readings
+/// from the stored stdout. The mutant is made the same way, after its own
+/// twin.
+fn bound_control(
+    ctx: &Ctx,
+    open_first: bool,
+    reason: &str,
+    twin: impl Fn(&Ctx) -> (Value, Vec<u8>),
+    make: impl Fn(&Ctx) -> (Option<Value>, Vec<u8>),
+    mutation: Mutation,
+    classify: impl Fn(&Evidence) -> (ProbeOutcome, String),
+) -> (Obs, Obs) {
+    let run = |mutant: bool| -> (Obs, Option<(ProbeOutcome, String)>) {
+        let mut observed = None;
+        let body = |probe: &mut Probe| {
+            let (twin_id, twin_line) = twin(ctx);
+            probe.send(twin_line);
+            let bound = if open_first { ctx.answer } else { ctx.startup };
+            let twin_reply = probe.reply(&twin_id, bound);
+            let (id, line) = match (&mutation, mutant) {
+                (_, false) => make(ctx),
+                (Mutation::Syntax, true) => {
+                    let (id, line) = make(ctx);
+                    (id, syntax_defect(&line))
+                }
+                (Mutation::OtherField { make, .. }, true) => make(ctx),
+            };
+            let ev = ctx.exchange(probe, line, id.as_ref());
+            let c = if twin_accepted(&twin_reply) {
+                classify(&ev)
+            } else {
+                (
+                    ProbeOutcome::NotObserved,
+                    reasons::VALID_TWIN_REFUSED.into(),
+                )
+            };
+            let detail = format!(
+                "valid twin: {}; control: {}; still serving: {}",
+                twin_reply.label(),
+                ev.reply.label(),
+                ev.alive
+            );
+            let mut summary = ev.summary();
+            summary["requestId"] = json!(id);
+            summary["twin"] = json!({"id": twin_id, "reply": twin_reply.label()});
+            (c, detail, summary)
+        };
+        let o = if open_first {
+            opened(ctx, Reject, reason, |probe, _open| {
+                let (c, detail, summary) = body(probe);
+                observed = Some(c.clone());
+                (c, detail, summary)
+            })
+        } else {
+            match ctx.start() {
+                Err(why) => open_failed(Reject, reason, why.clone(), json!({"startError": why})),
+                Ok(mut probe) => {
+                    let (c, detail, summary) = body(&mut probe);
+                    observed = Some(c.clone());
+                    let artifact = ctx.finish(probe, summary);
+                    obs(Reject, reason, c, true, detail, artifact)
+                }
+            }
+        };
+        (o, observed)
+    };
+    let (negative, _) = run(false);
+    let (m, observed) = run(true);
+    let observed = observed.unwrap_or((ProbeOutcome::NotObserved, m.observed_reason.clone()));
+    let mut m = mutant(reason, observed, m.detail.clone(), m.artifact);
+    if let Mutation::OtherField { expected, .. } = mutation {
+        m.expected_reason = expected.into();
+    }
+    (negative, m)
+}
+
+/// A valid request of `method` under the evaluated revision, as a twin.
+fn twin_of(method: &'static str, params: Value) -> impl Fn(&Ctx) -> (Value, Vec<u8>) {
+    move |ctx: &Ctx| ctx.line(method, params.clone())
+}
+
+/// A request under the evaluated revision whose `_meta` lacks the client
+/// capabilities: invalid in another field than the protocol version, the
+/// wrong-reason mutant of a control that expects exactly -32022.
+fn capabilities_missing(ctx: &Ctx) -> (Option<Value>, Vec<u8>) {
+    let id = ctx.id();
+    let line = raw(
+        &id,
+        "tools/list",
+        json!({"_meta": {META_PROTOCOL_VERSION: ctx.revision.as_str()}}),
+    );
+    (Some(id), line)
+}
+
 fn raw(id: &Value, method: &str, params: Value) -> Vec<u8> {
     json_line(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}))
 }
@@ -136,11 +257,11 @@ fn explicit_protocol_revision(ctx: &Ctx) -> CheckRun {
     let positive = revision_positive(ctx, HELD, reasons::REVISION_NOT_HONOURED);
     // The control: a request that names no revision at all.
     let pair = if ctx.modern() {
-        refused_line(
+        bound_control(
             ctx,
+            true,
             REFUSED,
-            reasons::REVISION_MISSING_ACCEPTED,
-            false,
+            twin_of("tools/list", json!({})),
             |ctx| {
                 let id = ctx.id();
                 let line = raw(
@@ -149,6 +270,14 @@ fn explicit_protocol_revision(ctx: &Ctx) -> CheckRun {
                     json!({"_meta": {"io.modelcontextprotocol/clientCapabilities": {}}}),
                 );
                 (Some(id), line)
+            },
+            Mutation::Syntax,
+            |ev| match &*ev.reply {
+                Reply::Error(-32601, _) => (
+                    ProbeOutcome::NotObserved,
+                    reasons::METHOD_NOT_FOUND_NOT_CREDITED.into(),
+                ),
+                _ => ev.refusal(REFUSED, reasons::REVISION_MISSING_ACCEPTED, false),
             },
         )
     } else {
@@ -213,14 +342,15 @@ fn bogus_answer(ev: &Evidence, advertised: &str) -> (ProbeOutcome, String) {
 fn bogus_control(
     ctx: &Ctx,
     reason: &str,
+    mutation: Mutation,
     classify: impl Fn(&Evidence, &Value) -> (ProbeOutcome, String),
 ) -> (Obs, Obs) {
     if ctx.modern() {
-        line_control(
+        bound_control(
             ctx,
             true,
-            Reject,
             reason,
+            twin_of("tools/list", json!({})),
             |ctx| {
                 let id = ctx.id();
                 (
@@ -228,7 +358,14 @@ fn bogus_control(
                     raw(&id, "tools/list", meta_with(unsupported_version())),
                 )
             },
-            classify,
+            mutation,
+            |ev| match &*ev.reply {
+                Reply::Error(-32601, _) => (
+                    ProbeOutcome::NotObserved,
+                    reasons::METHOD_NOT_FOUND_NOT_CREDITED.into(),
+                ),
+                _ => classify(ev, &Value::Null),
+            },
         )
     } else {
         line_control(
@@ -268,7 +405,9 @@ fn supported_version_advertisement(ctx: &Ctx) -> CheckRun {
                 .is_some_and(|v| RELEASED.contains(&v))
         }
     });
-    let pair = bogus_control(ctx, REFUSED, |ev, _| bogus_answer(ev, REFUSED));
+    let pair = bogus_control(ctx, REFUSED, Mutation::Syntax, |ev, _| {
+        bogus_answer(ev, REFUSED)
+    });
     check("supported-version-advertisement", positive, pair)
 }
 
@@ -277,7 +416,18 @@ fn unsupported_version_failure(ctx: &Ctx) -> CheckRun {
     const REFUSED: &str = reasons::UNSUPPORTED_VERSION_REFUSED;
     let positive = revision_positive(ctx, HELD, reasons::SUPPORTED_VERSION_NOT_SERVED);
     let modern = ctx.modern();
-    let pair = bogus_control(ctx, REFUSED, move |ev, _| match &*ev.reply {
+    // 2026-07-28: the property has its own code (-32022), so the mutant is a
+    // request invalid in another field (no client capabilities), which must
+    // not be met with it.
+    let mutation = if modern {
+        Mutation::OtherField {
+            make: &capabilities_missing,
+            expected: reasons::UNSUPPORTED_VERSION_WRONG_ERROR,
+        }
+    } else {
+        Mutation::Syntax
+    };
+    let pair = bogus_control(ctx, REFUSED, mutation, move |ev, _| match &*ev.reply {
         Reply::Result(m) if !modern => {
             match m.pointer("/result/protocolVersion").and_then(Value::as_str) {
                 Some(v) if v == unsupported_version() => {
@@ -320,6 +470,13 @@ fn modern_legacy_auto_behavior(ctx: &Ctx) -> CheckRun {
                 (Reply::Result(_) | Reply::Error(-32601, _), Some(Reply::Result(_))) => {
                     (Accept, HELD.to_string())
                 }
+                // A dual-era client falls back to initialize only on -32601:
+                // once server/discover was answered, the connection is in the
+                // modern era, and an initialize on it may be refused (the
+                // 2026-07-28 SDKs answer -32022); no MUST asks otherwise.
+                (Reply::Result(_), Some(Reply::Error(code, _))) if *code != -32700 => {
+                    (Accept, HELD.to_string())
+                }
                 (Reply::Error(..), None) => (Reject, reasons::ERA_PROBE_REFUSED.to_string()),
                 (_, Some(Reply::Error(..))) => {
                     (Reject, reasons::LEGACY_FALLBACK_REFUSED.to_string())
@@ -338,11 +495,21 @@ fn modern_legacy_auto_behavior(ctx: &Ctx) -> CheckRun {
             obs(Accept, HELD, c, true, detail, artifact)
         }
     };
-    let pair = line_control(
+    // The control, on a fresh process: first the era probe naming 2026-07-28
+    // (the valid twin, which must be answered), then the same probe naming a
+    // bogus version. A subject that does not serve server/discover (-32601)
+    // is never credited with a version refusal.
+    let pair = bound_control(
         ctx,
         false,
-        Reject,
         REFUSED,
+        |ctx| {
+            let id = ctx.id();
+            (
+                id.clone(),
+                raw(&id, "server/discover", meta_with("2026-07-28")),
+            )
+        },
         |ctx| {
             let id = ctx.id();
             (
@@ -350,7 +517,14 @@ fn modern_legacy_auto_behavior(ctx: &Ctx) -> CheckRun {
                 raw(&id, "server/discover", meta_with(unsupported_version())),
             )
         },
-        |ev, _| ev.refusal(REFUSED, reasons::ERA_PROBE_BOGUS_VERSION_ACCEPTED, false),
+        Mutation::Syntax,
+        |ev| match &*ev.reply {
+            Reply::Error(-32601, _) => (
+                ProbeOutcome::NotObserved,
+                reasons::METHOD_NOT_FOUND_NOT_CREDITED.into(),
+            ),
+            _ => ev.refusal(REFUSED, reasons::ERA_PROBE_BOGUS_VERSION_ACCEPTED, false),
+        },
     );
     check("modern-legacy-auto-behavior", positive, pair)
 }
@@ -398,7 +572,15 @@ fn stdio_backward_compatibility(ctx: &Ctx) -> CheckRun {
             first.extend_from_slice(&second);
             (Some(id), first)
         },
-        |ev, _| ev.refusal(REFUSED, reasons::REINITIALIZE_ACCEPTED, false),
+        |ev, _| match &*ev.reply {
+            // 2025-11-25 states no MUST against answering a second
+            // initialize: the refusal could not be observed, never a FAIL.
+            Reply::Result(_) => (
+                ProbeOutcome::NotObserved,
+                reasons::BEHAVIOUR_LEFT_OPEN.into(),
+            ),
+            _ => ev.refusal(REFUSED, reasons::REINITIALIZE_ACCEPTED, false),
+        },
     );
     // The mutant above breaks the last brace, which belongs to the second
     // initialize: only that request is defective.
@@ -430,12 +612,20 @@ fn request_identity_metadata(ctx: &Ctx) -> CheckRun {
             json!({"replies": replies.iter().map(Reply::label).collect::<Vec<_>>()}),
         )
     });
-    let pair = refused_line(ctx, REFUSED, reasons::NULL_ID_ACCEPTED, true, |ctx| {
-        (
-            Some(Value::Null),
-            json_line(&ctx.request(&Value::Null, "tools/list", json!({}))),
-        )
-    });
+    let pair = bound_control(
+        ctx,
+        true,
+        REFUSED,
+        twin_of("tools/list", json!({})),
+        |ctx| {
+            (
+                Some(Value::Null),
+                json_line(&ctx.request(&Value::Null, "tools/list", json!({}))),
+            )
+        },
+        Mutation::Syntax,
+        |ev| ev.refusal(REFUSED, reasons::NULL_ID_ACCEPTED, true),
+    );
     check("request-identity-metadata", positive, pair)
 }
 
@@ -473,11 +663,11 @@ fn result_identity_metadata(ctx: &Ctx) -> CheckRun {
             json!({"replies": labels}),
         )
     });
-    let pair = refused_line(
+    let pair = bound_control(
         ctx,
-        REFUSED,
-        reasons::INVALID_ID_TYPE_ACCEPTED,
         true,
+        REFUSED,
+        twin_of("tools/list", json!({})),
         |ctx| {
             let id = json!({"mcpres": 1});
             (
@@ -485,6 +675,8 @@ fn result_identity_metadata(ctx: &Ctx) -> CheckRun {
                 json_line(&ctx.request(&id, "tools/list", json!({}))),
             )
         },
+        Mutation::Syntax,
+        |ev| ev.refusal(REFUSED, reasons::INVALID_ID_TYPE_ACCEPTED, true),
     );
     check("result-identity-metadata", positive, pair)
 }
@@ -517,12 +709,19 @@ fn capability_declaration(ctx: &Ctx) -> CheckRun {
     const HELD: &str = reasons::CAPABILITIES_DECLARED;
     const REFUSED: &str = reasons::UNDECLARED_CAPABILITY_REFUSED;
     let mut undeclared: Option<&str> = None;
+    let mut declared: Option<&str> = None;
     let positive = opened(ctx, Accept, HELD, |_probe, open| {
         let caps = capabilities_of(open);
         undeclared = caps.and_then(|c| {
             CAPABILITY_METHODS
                 .iter()
                 .find(|(k, _)| !c.contains_key(*k))
+                .map(|(_, m)| *m)
+        });
+        declared = caps.and_then(|c| {
+            CAPABILITY_METHODS
+                .iter()
+                .find(|(k, _)| c.contains_key(*k))
                 .map(|(_, m)| *m)
         });
         let c = if caps.is_some() {
@@ -555,15 +754,22 @@ fn capability_declaration(ctx: &Ctx) -> CheckRun {
             server: None,
         };
     };
-    let pair = refused_line(
+    // The twin: the method of a declared capability (or the liveness
+    // request), which must be served on the same process first.
+    let pair = bound_control(
         ctx,
+        true,
         REFUSED,
-        reasons::UNDECLARED_CAPABILITY_SERVED,
-        false,
+        |ctx| match declared {
+            Some(m) => ctx.line(m, capability_params(m)),
+            None => ctx.live_line(),
+        },
         |ctx| {
             let (id, line) = ctx.line(method, capability_params(method));
             (Some(id), line)
         },
+        Mutation::Syntax,
+        |ev| ev.refusal(REFUSED, reasons::UNDECLARED_CAPABILITY_SERVED, false),
     );
     check("capability-declaration", positive, pair)
 }
@@ -595,15 +801,17 @@ fn extension_declaration(ctx: &Ctx) -> CheckRun {
             json!({"experimental": caps.and_then(|c| c.get("experimental")), "extensions": caps.and_then(|c| c.get("extensions"))}),
         )
     });
-    let pair = refused_line(
+    let pair = bound_control(
         ctx,
+        true,
         REFUSED,
-        reasons::UNDECLARED_EXTENSION_SERVED,
-        false,
+        |ctx: &Ctx| ctx.live_line(),
         |ctx| {
             let (id, line) = ctx.line("io.mcpres.unregistered/probe", json!({}));
             (Some(id), line)
         },
+        Mutation::Syntax,
+        |ev| ev.refusal(REFUSED, reasons::UNDECLARED_EXTENSION_SERVED, false),
     );
     check("extension-declaration", positive, pair)
 }
@@ -616,17 +824,45 @@ const DIALECTS: &[&str] = &[
     "http://json-schema.org/draft-04/schema#",
 ];
 
-/// A call of the first tool whose required arguments all have a plain JSON
-/// type: the first of them given a value of another type, the rest good ones.
-fn ill_typed_call(tools: &[Value]) -> Option<(String, Value)> {
-    let values = |ty: Option<&str>| match ty {
-        Some("string") => Some((json!("x"), json!({"not": "a string"}))),
-        Some("integer" | "number") => Some((json!(1), json!("not a number"))),
-        Some("boolean") => Some((json!(true), json!("not a boolean"))),
-        Some("array") => Some((json!([]), json!("not an array"))),
-        Some("object") => Some((json!({}), json!("not an object"))),
-        _ => None,
+/// The plain JSON types a probe can give a value of, with one value each.
+const PLAIN_TYPES: &[&str] = &["string", "integer", "boolean", "array", "object", "null"];
+
+fn value_of(ty: &str) -> Value {
+    match ty {
+        "string" => json!("x"),
+        "integer" | "number" => json!(1),
+        "boolean" => json!(true),
+        "array" => json!([]),
+        "object" => json!({}),
+        _ => Value::Null,
+    }
+}
+
+/// A good value and a value of none of the types `ty` names (one type, or
+/// an array of them, as JSON Schema allows), when `ty` names only plain
+/// JSON types.
+fn typed_values(ty: Option<&Value>) -> Option<(Value, Value)> {
+    let names: Vec<&str> = match ty? {
+        Value::String(t) => vec![t.as_str()],
+        Value::Array(ts) => ts.iter().map(Value::as_str).collect::<Option<_>>()?,
+        _ => return None,
     };
+    let known = |t: &&str| PLAIN_TYPES.contains(t) || *t == "number";
+    if names.is_empty() || !names.iter().all(known) {
+        return None;
+    }
+    // An integer is a number too: a number type admits integers.
+    let admits = |t: &str| names.contains(&t) || (t == "integer" && names.contains(&"number"));
+    let bad = PLAIN_TYPES.iter().find(|t| !admits(t))?;
+    Some((value_of(names[0]), value_of(bad)))
+}
+
+/// A call of the first tool whose required arguments all have plain JSON
+/// types: (name, the first of them given a value of none of its types and
+/// the rest good ones, every one given a good value: the valid twin). Err
+/// says why no tool qualified.
+fn ill_typed_call(tools: &[Value]) -> Result<(String, Value, Value), String> {
+    let mut skipped = Vec::new();
     'tools: for tool in tools {
         let Some(name) = tool.get("name").and_then(Value::as_str) else {
             continue;
@@ -644,26 +880,40 @@ fn ill_typed_call(tools: &[Value]) -> Option<(String, Value)> {
         if required.is_empty() {
             continue;
         }
-        let mut args = serde_json::Map::new();
+        let mut bad_args = serde_json::Map::new();
+        let mut good_args = serde_json::Map::new();
         for (i, r) in required.iter().filter_map(Value::as_str).enumerate() {
-            let ty = props
-                .get(r)
-                .and_then(|p| p.get("type"))
-                .and_then(Value::as_str);
-            let Some((good, bad)) = values(ty) else {
+            let ty = props.get(r).and_then(|p| p.get("type"));
+            let Some((good, bad)) = typed_values(ty) else {
+                skipped.push(format!(
+                    "{name}.{r} ({})",
+                    ty.map_or("no type".into(), Value::to_string)
+                ));
                 continue 'tools;
             };
-            args.insert(r.to_string(), if i == 0 { bad } else { good });
+            bad_args.insert(r.to_string(), if i == 0 { bad } else { good.clone() });
+            good_args.insert(r.to_string(), good);
         }
-        return Some((name.to_string(), Value::Object(args)));
+        return Ok((
+            name.to_string(),
+            Value::Object(bad_args),
+            Value::Object(good_args),
+        ));
     }
-    None
+    Err(if skipped.is_empty() {
+        "no tool declares a required argument, so no ill-typed call could be made".into()
+    } else {
+        format!(
+            "every tool with required arguments has one whose type is not a plain JSON type (or a list of them) a wrong value could be chosen against: {}",
+            skipped.join(", ")
+        )
+    })
 }
 
 fn json_schema_dialect_identity(ctx: &Ctx) -> CheckRun {
     const HELD: &str = reasons::SCHEMA_DIALECT_IDENTIFIED;
     const REFUSED: &str = reasons::SCHEMA_VIOLATION_REFUSED;
-    let mut call: Option<(String, Value)> = None;
+    let mut call: Result<(String, Value, Value), String> = Err("the tools were not listed".into());
     let positive = opened(ctx, Accept, HELD, |probe, _open| {
         let (id, line) = ctx.line("tools/list", json!({}));
         probe.send(line);
@@ -691,32 +941,36 @@ fn json_schema_dialect_identity(ctx: &Ctx) -> CheckRun {
             json!({"tools": tools.len(), "dialects": tools.iter().map(|t| t.pointer("/inputSchema/$schema").cloned().unwrap_or(Value::Null)).collect::<Vec<_>>()}),
         )
     });
-    let Some((tool, args)) = call.filter(|_| positive.held()) else {
-        if positive.held() {
-            return CheckRun::not_observed(
-                "json-schema-dialect-identity",
-                "no tool declares a required argument of a plain JSON type, so no ill-typed call could be made",
-            );
+    let (tool, args, good) = match call {
+        Ok(call) if positive.held() => call,
+        Err(why) if positive.held() => {
+            return CheckRun::not_observed("json-schema-dialect-identity", why);
         }
-        return CheckRun {
-            id: "json-schema-dialect-identity",
-            positive: Some(positive),
-            negative: None,
-            mutant: None,
-            not_observed: None,
-            server: None,
-        };
+        _ => {
+            return CheckRun {
+                id: "json-schema-dialect-identity",
+                positive: Some(positive),
+                negative: None,
+                mutant: None,
+                not_observed: None,
+                server: None,
+            };
+        }
     };
-    let pair = line_control(
+    // The same call with every argument well typed must be served (a result
+    // that is not isError) on the same process first: a subject whose every
+    // call fails is not credited with refusing the ill-typed one.
+    let pair = bound_control(
         ctx,
         true,
-        Reject,
         REFUSED,
+        |ctx| ctx.line("tools/call", json!({"name": tool, "arguments": good})),
         |ctx| {
             let (id, line) = ctx.line("tools/call", json!({"name": tool, "arguments": args}));
             (Some(id), line)
         },
-        |ev, _| {
+        Mutation::Syntax,
+        |ev| {
             if ev.reply.result().and_then(|r| r.get("isError")) == Some(&json!(true)) {
                 (Reject, REFUSED.into())
             } else {
@@ -872,21 +1126,32 @@ fn no_connection_as_conversation(ctx: &Ctx) -> CheckRun {
         first
     };
     let pair = if ctx.modern() {
-        // After a valid request, one naming a bogus version must be judged by
-        // its own metadata.
-        line_control(
+        // After a valid request (the twin, which must be served), one naming
+        // a bogus version must be judged by its own metadata. The property
+        // has its own code (-32022): the mutant is a request invalid in
+        // another field (no client capabilities), which must not get it.
+        bound_control(
             ctx,
             true,
-            Reject,
             REFUSED,
+            twin_of("tools/list", json!({})),
             |ctx| {
-                let (_, mut lines) = ctx.line("tools/list", json!({}));
                 let id = ctx.id();
-                lines.extend_from_slice(&raw(&id, "tools/list", meta_with(unsupported_version())));
-                (Some(id), lines)
+                (
+                    Some(id.clone()),
+                    raw(&id, "tools/list", meta_with(unsupported_version())),
+                )
             },
-            |ev, _| match &*ev.reply {
+            Mutation::OtherField {
+                make: &capabilities_missing,
+                expected: reasons::VERSION_REFUSED_WRONG_ERROR,
+            },
+            |ev| match &*ev.reply {
                 Reply::Error(UNSUPPORTED_VERSION, _) => (Reject, REFUSED.into()),
+                Reply::Error(-32601, _) => (
+                    ProbeOutcome::NotObserved,
+                    reasons::METHOD_NOT_FOUND_NOT_CREDITED.into(),
+                ),
                 _ => ev.refusal(
                     reasons::VERSION_REFUSED_WRONG_ERROR,
                     reasons::EARLIER_VERSION_CARRIED_OVER,
@@ -905,7 +1170,17 @@ fn no_connection_as_conversation(ctx: &Ctx) -> CheckRun {
                 let id = ctx.id();
                 (Some(id.clone()), raw(&id, "tools/list", json!({})))
             },
-            |ev, _| ev.refusal(REFUSED, reasons::CONVERSATION_ASSUMED, true),
+            // 2025-11-25 asks the client not to send requests before
+            // initialize and states no MUST for a server that answers one:
+            // answering it on a fresh process is left open (not observed,
+            // never a FAIL); a refusal, or silence while serving, holds.
+            |ev, _| match &*ev.reply {
+                Reply::Result(_) => (
+                    ProbeOutcome::NotObserved,
+                    reasons::BEHAVIOUR_LEFT_OPEN.into(),
+                ),
+                _ => ev.refusal(REFUSED, reasons::CONVERSATION_ASSUMED, true),
+            },
         )
     };
     check("no-connection-as-conversation", positive, pair)
@@ -922,19 +1197,19 @@ fn stateless_request_metadata(ctx: &Ctx) -> CheckRun {
         json!({"_meta": {META_CLIENT_INFO: {"name": "mcpres-profile", "version": "1"}}}),
         |_| true,
     );
-    let pair = refused_line(
+    let pair = bound_control(
         ctx,
+        true,
         REFUSED,
-        reasons::REQUEST_METADATA_INCOMPLETE_ACCEPTED,
-        false,
-        |ctx| {
-            let id = ctx.id();
-            let line = raw(
-                &id,
-                "tools/list",
-                json!({"_meta": {META_PROTOCOL_VERSION: ctx.revision.as_str()}}),
-            );
-            (Some(id), line)
+        twin_of("tools/list", json!({})),
+        capabilities_missing,
+        Mutation::Syntax,
+        |ev| {
+            ev.refusal(
+                REFUSED,
+                reasons::REQUEST_METADATA_INCOMPLETE_ACCEPTED,
+                false,
+            )
         },
     );
     check("stateless-request-metadata", positive, pair)
@@ -954,16 +1229,17 @@ fn server_discover(ctx: &Ctx) -> CheckRun {
                 .and_then(|s| s.get("name"))
                 .is_some_and(Value::is_string)
     });
-    let pair = line_control(
+    let pair = bound_control(
         ctx,
         false,
-        Reject,
         REFUSED,
+        twin_of("server/discover", json!({})),
         |ctx| {
             let id = ctx.id();
             (Some(id.clone()), raw(&id, "server/discover", json!(5)))
         },
-        |ev, _| ev.refusal(REFUSED, reasons::DISCOVER_INVALID_PARAMS_ACCEPTED, false),
+        Mutation::Syntax,
+        |ev| ev.refusal(REFUSED, reasons::DISCOVER_INVALID_PARAMS_ACCEPTED, false),
     );
     check("server-discover", positive, pair)
 }
@@ -1024,16 +1300,17 @@ fn required_result_type(ctx: &Ctx) -> CheckRun {
         "mcpres/probe-{}",
         crate::produce::drive::ident::random_hex(8)
     );
-    let pair = line_control(
+    let pair = bound_control(
         ctx,
         true,
-        Reject,
         REFUSED,
+        twin_of("tools/list", json!({})),
         |ctx| {
             let (id, line) = ctx.line(&method, json!({}));
             (Some(id), line)
         },
-        |ev, _| match &*ev.reply {
+        Mutation::Syntax,
+        |ev| match &*ev.reply {
             Reply::Error(code, m) if *code != -32700 && m.get("result").is_none() => {
                 (Reject, REFUSED.into())
             }
@@ -1042,4 +1319,48 @@ fn required_result_type(ctx: &Ctx) -> CheckRun {
         },
     );
     check("required-result-type", positive, pair)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tool(name: &str, ty: Value) -> Value {
+        json!({"name": name, "inputSchema": {"type": "object", "properties": {"v": {"type": ty}}, "required": ["v"]}})
+    }
+
+    #[test]
+    fn a_type_list_gets_a_value_of_none_of_its_types() {
+        let (name, bad, good) =
+            ill_typed_call(&[tool("flag", json!(["boolean", "string"]))]).expect("probed");
+        assert_eq!(name, "flag");
+        assert_eq!(good["v"], json!(true));
+        assert!(!bad["v"].is_boolean() && !bad["v"].is_string(), "{bad}");
+        // A number admits integers: the wrong value is no number at all.
+        let (_, bad, _) = ill_typed_call(&[tool("n", json!("number"))]).expect("probed");
+        assert!(!bad["v"].is_number(), "{bad}");
+    }
+
+    #[test]
+    fn why_no_call_could_be_made_is_what_was_seen() {
+        let why = ill_typed_call(&[tool("odd", json!({"not": "a type"}))]).unwrap_err();
+        assert!(why.contains("odd.v"), "{why}");
+        let why = ill_typed_call(&[json!({"name": "none", "inputSchema": {"type": "object"}})])
+            .unwrap_err();
+        assert!(
+            why.starts_with("no tool declares a required argument"),
+            "{why}"
+        );
+    }
+
+    #[test]
+    fn only_an_accepting_result_is_a_twin_accepted() {
+        assert!(twin_accepted(&Reply::Result(json!({"result": {}}))));
+        assert!(!twin_accepted(&Reply::Result(
+            json!({"result": {"isError": true}})
+        )));
+        assert!(!twin_accepted(&Reply::Error(-32601, json!({}))));
+        assert!(!twin_accepted(&Reply::Silent));
+        assert!(!twin_accepted(&Reply::Closed));
+    }
 }

@@ -688,6 +688,14 @@ fn malformed_output(ctx: &Ctx) -> CheckRun {
             observed_reason: REFUSED.into(),
             ..negative
         }
+    } else if negative.observed_reason == reasons::INVALID_UTF8_ACCEPTED {
+        // Serving it (its bytes replaced) is left open: MCP's UTF-8 MUST
+        // is on the sender; none asks the receiver to refuse.
+        Obs {
+            observed: ProbeOutcome::NotObserved,
+            observed_reason: reasons::BEHAVIOUR_LEFT_OPEN.into(),
+            ..negative
+        }
     } else {
         negative
     };
@@ -844,6 +852,12 @@ fn oversized_line(ctx: &Ctx) -> CheckRun {
             };
             let ev: Evidence = ctx.exchange(probe, line, Some(&id));
             let c = match &*ev.reply {
+                // MCP sets no line size limit: serving a valid 16 MiB
+                // request is allowed (not observed, never a FAIL).
+                Reply::Result(_) if !defect => (
+                    ProbeOutcome::NotObserved,
+                    reasons::BEHAVIOUR_LEFT_OPEN.to_string(),
+                ),
                 Reply::Result(_) => (Accept, reasons::OVERSIZED_LINE_ACCEPTED.to_string()),
                 Reply::Error(-32700, _) if defect => (Reject, SYNTAX_GUARD.to_string()),
                 Reply::Error(..) if ev.alive => (Reject, BOUNDED.to_string()),
@@ -1201,7 +1215,13 @@ fn interruption(ctx: &Ctx) -> CheckRun {
                 }
                 (Some(_), Signal::INT) => (Terminate, expected.to_string()),
                 (Some(_), _) => (Terminate, reasons::EXIT_ON_UNRELATED_SIGNAL.to_string()),
-                (None, Signal::INT) => (NoEffect, reasons::INTERRUPT_IGNORED.to_string()),
+                // The stdio shutdown sequence is stdin close, SIGTERM,
+                // SIGKILL: no MUST asks a server to exit on SIGINT
+                // (not observed, never a FAIL).
+                (None, Signal::INT) => (
+                    ProbeOutcome::NotObserved,
+                    reasons::BEHAVIOUR_LEFT_OPEN.to_string(),
+                ),
                 (None, _) => (NoEffect, reasons::NO_INTERRUPT_REQUESTED.to_string()),
             };
             (
@@ -1275,7 +1295,16 @@ fn no_process_as_conversation(ctx: &Ctx) -> CheckRun {
             let reply = probe.reply(&id, ctx.startup);
             let before = 0;
             let ev = ctx.gather(&mut probe, before, reply, true, None);
-            let c = ev.refusal(REFUSED, reasons::CONVERSATION_ASSUMED, true);
+            // 2025-11-25 asks the client not to send requests before
+            // initialize and states no MUST for a server that answers one:
+            // there, an answer is left open (not observed, never a FAIL).
+            let c = match &*ev.reply {
+                Reply::Result(_) if !ctx.modern() => (
+                    ProbeOutcome::NotObserved,
+                    reasons::BEHAVIOUR_LEFT_OPEN.to_string(),
+                ),
+                _ => ev.refusal(REFUSED, reasons::CONVERSATION_ASSUMED, true),
+            };
             let detail = format!("tools/list with no conversation: {}", ev.reply.label());
             let artifact = ctx.finish(probe, ev.summary());
             obs(Reject, REFUSED, c, true, detail, artifact)

@@ -1,0 +1,270 @@
+//! Verdicts the specification and the record support (issues "Right on real
+//! servers" and "Judged from the record", item 3), through the real binary
+//! against `tests/subjects/profile_subject.py`:
+//!
+//! - adversaries that must not be credited: a subject whose every
+//!   `tools/call` answers `isError` (its refusal of an ill-typed call is not
+//!   bound to the schema), a legacy subject answering `server/discover` with
+//!   -32601 (no version refusal), a subject that answers -32022 to every
+//!   invalid `_meta` (the non-syntax mutant survives): NOT_OBSERVED, never
+//!   PASS;
+//! - behaviour the specification allows or leaves open: NOT_OBSERVED (or
+//!   PASS), never FAIL: a second `initialize` answered, a request before
+//!   `initialize` answered, a valid 16 MiB line served, invalid UTF-8 inside
+//!   `_meta` served, SIGINT ignored, `initialize` refused with -32022 after
+//!   `server/discover` on the same process;
+//! - the record decides: a control refused with an error and a mutant met
+//!   with silence are different observations (PASS, not a surviving
+//!   mutant); a tool whose only required argument has a type list is probed
+//!   (PASS);
+//! - the honest twin of each passes (the healthy subject).
+//!
+//! Each run is re-judged by `mcpres validate`, which must agree with it.
+
+mod support;
+
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::sync::{Mutex, OnceLock};
+use std::time::Duration;
+
+use serde_json::Value;
+
+const STDIO: &str = "mcp-res/stdio-transport/v1";
+const REVISION: &str = "mcp-res/protocol-revision/v1";
+const REV_2025: &str = "2025-11-25";
+const REV_2026: &str = "2026-07-28";
+const WATCHDOG: Duration = Duration::from_secs(180);
+
+/// The checks observe signals and answer bounds: one run at a time.
+static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
+
+fn python3() -> &'static str {
+    static PYTHON: OnceLock<String> = OnceLock::new();
+    PYTHON.get_or_init(|| {
+        let out = std::process::Command::new("python3")
+            .args(["-c", "import sys; print(sys.executable)"])
+            .output()
+            .expect("python3 on PATH");
+        support::text(&out.stdout).trim().to_string()
+    })
+}
+
+fn subject_path() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/subjects/profile_subject.py")
+}
+
+/// A check that passes on every subject used here, run beside the one under
+/// test so that a run whose check is NOT_OBSERVED still writes its record.
+fn companion(profile: &str) -> &'static str {
+    if profile == STDIO {
+        "stdout-protocol-purity"
+    } else {
+        "extension-declaration"
+    }
+}
+
+/// Run `check` of `profile` at `revision` against the subject with
+/// `breaks`; return its run.json entry (verdict, reason, detail), after
+/// `mcpres validate` re-judged the directory and agreed.
+fn run(profile: &str, revision: &str, check: &str, breaks: &[&str]) -> (String, String, String) {
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
+    let work = tempfile::tempdir().unwrap();
+    let out = work.path().join("out");
+    let mut program = vec![python3().to_string(), subject_path().display().to_string()];
+    for b in breaks {
+        program.extend(["--break".to_string(), b.to_string()]);
+    }
+    let checks = format!("{check},{}", companion(profile));
+    let child = support::command()
+        .args(["profile", "run", profile, "-o"])
+        .arg(&out)
+        .args(["--revision", revision, "--checks", &checks])
+        .arg("--")
+        .args(&program)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start mcpres profile run");
+    let what = format!("mcpres profile run {profile} --checks {check} {breaks:?}");
+    let output = support::output_within(child, WATCHDOG, &what);
+    let doc =
+        read_run(&out).unwrap_or_else(|e| panic!("{what}: {e}\n{}", support::output_text(&output)));
+    let entry = doc["checks"]
+        .as_array()
+        .and_then(|c| c.iter().find(|c| c["id"] == check))
+        .unwrap_or_else(|| panic!("{what}: run.json has no {check}: {doc}"))
+        .clone();
+    let field = |k: &str| entry[k].as_str().unwrap_or_default().to_string();
+    let got = (field("verdict"), field("reason"), field("detail"));
+    println!("{what}: {} {} ({})", got.0, got.1, got.2);
+    // The record re-judged offline gives the same verdicts.
+    let validated = support::mcpres(&[Path::new("validate"), &out]);
+    let text = support::output_text(&validated);
+    let want = if doc["result"] == "FAIL" { 1 } else { 0 };
+    assert_eq!(
+        validated.status.code(),
+        Some(want),
+        "{what}: validate re-judges the record as it was written:\n{text}"
+    );
+    assert!(
+        !text.contains("NOT_FROM_RECORD"),
+        "{what}: no judged disagreement:\n{text}"
+    );
+    got
+}
+
+fn read_run(out: &Path) -> Result<Value, String> {
+    let bytes = std::fs::read(out.join("run.json")).map_err(|e| format!("no run.json: {e}"))?;
+    serde_json::from_slice(&bytes).map_err(|e| format!("run.json does not parse: {e}"))
+}
+
+fn assert_verdict(got: &(String, String, String), verdict: &str, reason: Option<&str>) {
+    assert_eq!(got.0, verdict, "{got:?}");
+    if let Some(r) = reason {
+        assert_eq!(got.1, r, "{got:?}");
+    }
+}
+
+// ---- adversaries not credited, with their honest twins -------------------
+
+#[test]
+fn a_subject_whose_every_tool_call_fails_is_not_credited_with_the_schema() {
+    for rev in [REV_2025, REV_2026] {
+        let got = run(
+            REVISION,
+            rev,
+            "json-schema-dialect-identity",
+            &["tools-fail"],
+        );
+        assert_verdict(&got, "NOT_OBSERVED", Some("MCP_RES_VALID_TWIN_REFUSED"));
+        let twin = run(REVISION, rev, "json-schema-dialect-identity", &[]);
+        assert_verdict(&twin, "PASS", Some("MCP_RES_SCHEMA_DIALECT_IDENTIFIED"));
+    }
+}
+
+#[test]
+fn a_legacy_subject_answering_discover_with_method_not_found_is_no_version_refusal() {
+    let got = run(
+        REVISION,
+        REV_2025,
+        "modern-legacy-auto-behavior",
+        &["legacy-only"],
+    );
+    assert_verdict(&got, "NOT_OBSERVED", Some("MCP_RES_VALID_TWIN_REFUSED"));
+    assert_ne!(got.1, "MCP_RES_ERA_PROBE_VERSION_REFUSED");
+    let twin = run(REVISION, REV_2025, "modern-legacy-auto-behavior", &[]);
+    assert_verdict(&twin, "PASS", Some("MCP_RES_ERA_PROBE_ANSWERED"));
+}
+
+#[test]
+fn a_subject_answering_every_invalid_meta_with_the_version_code_is_not_credited() {
+    // The non-syntax mutant (no client capabilities) gets -32022 too.
+    let got = run(
+        REVISION,
+        REV_2026,
+        "unsupported-version-failure",
+        &["version-error-for-all"],
+    );
+    assert_verdict(
+        &got,
+        "NOT_OBSERVED",
+        Some("MCP_RES_WRONG_REASON_MUTANT_SURVIVED"),
+    );
+    let twin = run(REVISION, REV_2026, "unsupported-version-failure", &[]);
+    assert_verdict(&twin, "PASS", Some("MCP_RES_SUPPORTED_VERSION_SERVED"));
+}
+
+// ---- the record decides ----------------------------------------------------
+
+#[test]
+fn an_error_answered_control_and_a_silent_mutant_are_different_observations() {
+    // The control (id null) is refused -32600; the syntax-defective mutant is
+    // dropped without an answer: the mutant is killed, the check observed.
+    let got = run(
+        REVISION,
+        REV_2025,
+        "request-identity-metadata",
+        &["silent-parse-errors"],
+    );
+    assert_verdict(&got, "PASS", Some("MCP_RES_REQUEST_ID_ECHOED"));
+}
+
+#[test]
+fn a_tool_whose_required_argument_has_a_type_list_is_probed() {
+    let got = run(
+        REVISION,
+        REV_2026,
+        "json-schema-dialect-identity",
+        &["union-tools-only"],
+    );
+    assert_verdict(&got, "PASS", Some("MCP_RES_SCHEMA_DIALECT_IDENTIFIED"));
+}
+
+// ---- what the specification allows is never a FAIL -------------------------
+
+#[test]
+fn initialize_refused_with_32022_after_discover_is_no_failed_fallback() {
+    let got = run(
+        REVISION,
+        REV_2025,
+        "modern-legacy-auto-behavior",
+        &["discover-then-no-initialize"],
+    );
+    assert_verdict(&got, "PASS", Some("MCP_RES_ERA_PROBE_ANSWERED"));
+}
+
+#[test]
+fn a_second_initialize_answered_is_left_open() {
+    for rev in [REV_2025, REV_2026] {
+        let got = run(
+            REVISION,
+            rev,
+            "stdio-backward-compatibility",
+            &["reinit-accepted"],
+        );
+        assert_verdict(&got, "NOT_OBSERVED", Some("MCP_RES_BEHAVIOUR_LEFT_OPEN"));
+    }
+}
+
+#[test]
+fn a_request_before_initialize_answered_is_left_open() {
+    let got = run(
+        REVISION,
+        REV_2025,
+        "no-connection-as-conversation",
+        &["no-init-required"],
+    );
+    assert_verdict(&got, "NOT_OBSERVED", Some("MCP_RES_BEHAVIOUR_LEFT_OPEN"));
+    let got = run(
+        STDIO,
+        REV_2025,
+        "no-process-as-conversation",
+        &["no-init-required"],
+    );
+    assert_verdict(&got, "NOT_OBSERVED", Some("MCP_RES_BEHAVIOUR_LEFT_OPEN"));
+}
+
+#[test]
+fn a_served_16_mib_line_is_left_open() {
+    let got = run(STDIO, REV_2026, "oversized-line", &["unbounded-lines"]);
+    assert_verdict(&got, "NOT_OBSERVED", Some("MCP_RES_BEHAVIOUR_LEFT_OPEN"));
+}
+
+#[test]
+fn invalid_utf8_inside_meta_served_is_left_open() {
+    let got = run(
+        STDIO,
+        REV_2025,
+        "malformed-output",
+        &["accept-invalid-utf8"],
+    );
+    assert_verdict(&got, "NOT_OBSERVED", Some("MCP_RES_BEHAVIOUR_LEFT_OPEN"));
+}
+
+#[test]
+fn an_ignored_sigint_is_left_open() {
+    let got = run(STDIO, REV_2025, "interruption", &["ignore-sigint"]);
+    assert_verdict(&got, "NOT_OBSERVED", Some("MCP_RES_BEHAVIOUR_LEFT_OPEN"));
+}

@@ -234,6 +234,9 @@ pub struct Needs {
     pub credential: bool,
     /// Something the subject must offer; without it the check is NOT_OBSERVED.
     pub offer: Option<Offer>,
+    /// The evidence is the behaviour of mcpres's own fixture and runner, not the
+    /// subject's (an OAuth `TEST_FIXTURE` check).
+    pub fixture: bool,
 }
 
 impl Needs {
@@ -243,6 +246,7 @@ impl Needs {
         launch: false,
         credential: false,
         offer: None,
+        fixture: false,
     };
 
     /// The needs in words, for the spec table (empty when there are none).
@@ -262,6 +266,9 @@ impl Needs {
         }
         if let Some(o) = self.offer {
             w.push(o.as_str().into());
+        }
+        if self.fixture {
+            w.push("mcpres's fixture (the evidence is TEST_FIXTURE)".into());
         }
         w.join("; ")
     }
@@ -349,6 +356,11 @@ impl<R: Copy> CheckDecl<R> {
 
     pub const fn credential(mut self) -> Self {
         self.needs.credential = true;
+        self
+    }
+
+    pub const fn fixture(mut self) -> Self {
+        self.needs.fixture = true;
         self
     }
 
@@ -445,8 +457,8 @@ pub fn mismatches<R>(
 /// The run as the engine records it: unchanged when it agrees with its declaration;
 /// otherwise not observed, with every contradiction in the reason (a programming error,
 /// which the tests catch; never a PASS or a FAIL).
-pub fn conform(
-    decl: &CheckDecl,
+pub fn conform<R>(
+    decl: &CheckDecl<R>,
     rev: Revision,
     run: super::check::CheckRun,
 ) -> super::check::CheckRun {
@@ -470,6 +482,9 @@ pub fn protocol_profiles() -> [(&'static str, &'static [CheckDecl]); 3] {
         ("mcp-res/streamable-http/v1", super::streamable::CHECKS),
     ]
 }
+
+/// The OAuth-boundary profile, whose declarations are `produce::oauth::checks::CHECKS`.
+pub const OAUTH_BOUNDARY: &str = "mcp-res/oauth-boundary/v1";
 
 /// A Markdown cell: no line breaks, `|` escaped.
 fn cell(s: &str) -> String {
@@ -570,6 +585,10 @@ pub fn spec_section() -> String {
         s.push_str(&format!("\n**{profile}**\n\n"));
         s.push_str(&spec_table(checks));
     }
+    s.push_str(&format!(
+        "\n**{OAUTH_BOUNDARY}** ([oauth-boundary.md](oauth-boundary.md))\n\n"
+    ));
+    s.push_str(&spec_table(crate::produce::oauth::checks::CHECKS));
     s.push('\n');
     s
 }

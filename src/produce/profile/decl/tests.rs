@@ -30,69 +30,91 @@ fn declared(profile: &str) -> &'static [CheckDecl] {
         .unwrap_or_else(|| panic!("no declarations for {profile}"))
 }
 
+/// Calls `$f(profile, checks)` for every runner's declarations (the protocol profiles'
+/// and the OAuth boundary's, whose runners differ in type).
+macro_rules! for_every_table {
+    ($f:ident) => {{
+        for (profile, checks) in protocol_profiles() {
+            $f(profile, checks);
+        }
+        $f(OAUTH_BOUNDARY, crate::produce::oauth::checks::CHECKS);
+    }};
+}
+
+fn codes_in_the_table<R>(profile: &str, checks: &[CheckDecl<R>]) {
+    for d in checks {
+        for (code, kind) in d
+            .held
+            .all()
+            .into_iter()
+            .map(|c| (c, ReasonKind::Holds))
+            .chain(
+                d.refused
+                    .all()
+                    .into_iter()
+                    .map(|c| (c, ReasonKind::Refused)),
+            )
+        {
+            let r = Reason::parse(code)
+                .unwrap_or_else(|| panic!("{profile} {}: {code} is not in the reason table", d.id));
+            assert_eq!(r.kind, kind, "{profile} {}: {code}", d.id);
+        }
+    }
+}
+
 /// Every declared `held` code is a reason of kind holds, every `refused` one of kind
 /// refused, in the reason table.
 #[test]
 fn declared_codes_are_in_the_reason_table() {
-    let mut seen = 0;
-    for (_, checks) in protocol_profiles() {
-        for d in checks {
-            for (code, kind) in d
-                .held
-                .all()
-                .into_iter()
-                .map(|c| (c, ReasonKind::Holds))
-                .chain(
-                    d.refused
-                        .all()
-                        .into_iter()
-                        .map(|c| (c, ReasonKind::Refused)),
-                )
-            {
-                let r = Reason::parse(code)
-                    .unwrap_or_else(|| panic!("{}: {code} is not in the reason table", d.id));
-                assert_eq!(r.kind, kind, "{}: {code}", d.id);
-                seen += 1;
-            }
+    for_every_table!(codes_in_the_table);
+    // The OAuth pairs are the table's per-check pairs.
+    use crate::diag::reasons::{Branch, oauth_case};
+    for d in crate::produce::oauth::checks::CHECKS {
+        for rev in REVISIONS {
+            assert_eq!(Some(d.held.at(rev)), oauth_case(d.id, Branch::Accepted));
+            assert_eq!(Some(d.refused.at(rev)), oauth_case(d.id, Branch::Rejected));
         }
     }
-    assert!(seen >= 2 * 57, "{seen}");
+}
+
+fn follows_the_manifest<R>(profile: &str, checks: &[CheckDecl<R>]) {
+    let registry = Registry::builtin().expect("the built-in registry");
+    let p = registry.get(profile).expect("registered");
+    let ids: Vec<&str> = checks.iter().map(|d| d.id).collect();
+    let registered: Vec<String> = p
+        .required_checks
+        .iter()
+        .cloned()
+        .chain(p.conditional_checks.iter().map(|c| c.id.clone()))
+        .collect();
+    assert_eq!(ids, registered, "{profile}");
+    for d in checks {
+        assert_eq!(d.profile, profile, "{}", d.id);
+        for rev in REVISIONS {
+            if !p.supports_revision(rev.as_str()) {
+                continue;
+            }
+            let applies = p
+                .applicable_check_ids(rev.as_str())
+                .iter()
+                .any(|a| a == d.id);
+            assert_eq!(
+                d.needs.revisions.contains(rev),
+                applies,
+                "{profile} {} at {}",
+                d.id,
+                rev.as_str()
+            );
+        }
+    }
 }
 
 /// The declarations are the manifests' checks: the same ids in manifest order, each
 /// applying to the revisions the manifest gives it, and belonging to its profile.
 #[test]
 fn declarations_follow_the_manifests() {
-    let registry = Registry::builtin().expect("the built-in registry");
+    for_every_table!(follows_the_manifest);
     for (profile, checks) in protocol_profiles() {
-        let p = registry.get(profile).expect("registered");
-        let ids: Vec<&str> = checks.iter().map(|d| d.id).collect();
-        let registered: Vec<String> = p
-            .required_checks
-            .iter()
-            .cloned()
-            .chain(p.conditional_checks.iter().map(|c| c.id.clone()))
-            .collect();
-        assert_eq!(ids, registered, "{profile}");
-        for d in checks {
-            assert_eq!(d.profile, profile, "{}", d.id);
-            for rev in REVISIONS {
-                if !p.supports_revision(rev.as_str()) {
-                    continue;
-                }
-                let applies = p
-                    .applicable_check_ids(rev.as_str())
-                    .iter()
-                    .any(|a| a == d.id);
-                assert_eq!(
-                    d.needs.revisions.contains(rev),
-                    applies,
-                    "{profile} {} at {}",
-                    d.id,
-                    rev.as_str()
-                );
-            }
-        }
         assert_eq!(
             crate::produce::profile::runnable(profile).map(<[CheckDecl]>::len),
             Some(checks.len())
@@ -100,37 +122,70 @@ fn declarations_follow_the_manifests() {
     }
 }
 
+fn states_its_basis<R>(profile: &str, checks: &[CheckDecl<R>]) {
+    for d in checks {
+        assert!(!d.basis.is_empty(), "{profile} {}: no basis", d.id);
+        assert!(!d.judged.is_empty(), "{profile} {}: no judged text", d.id);
+        for rev in REVISIONS
+            .into_iter()
+            .filter(|r| d.needs.revisions.contains(*r))
+        {
+            for side in [Side::Positive, Side::Negative] {
+                assert!(
+                    d.basis_at(rev).any(|b| b.side.covers(side)),
+                    "{profile} {}: nothing speaks for the {side:?} at {}",
+                    d.id,
+                    rev.as_str()
+                );
+            }
+        }
+        for b in d.basis {
+            assert!(!b.section.is_empty() && !b.says.is_empty(), "{}", d.id);
+            // A requirement of one revision's text is never cited for a check that
+            // does not apply at that revision.
+            if let Revisions::Only(r) = b.revisions() {
+                assert!(d.needs.revisions.contains(r), "{} cites {}", d.id, b.source);
+            }
+        }
+    }
+}
+
 /// Every check states what it stands on for both observations at every revision it
 /// applies to, and how it is judged.
 #[test]
 fn every_check_states_its_basis() {
-    for (profile, checks) in protocol_profiles() {
-        for d in checks {
-            assert!(!d.basis.is_empty(), "{profile} {}: no basis", d.id);
-            assert!(!d.judged.is_empty(), "{profile} {}: no judged text", d.id);
-            for rev in REVISIONS
-                .into_iter()
-                .filter(|r| d.needs.revisions.contains(*r))
-            {
-                for side in [Side::Positive, Side::Negative] {
-                    assert!(
-                        d.basis_at(rev).any(|b| b.side.covers(side)),
-                        "{profile} {}: nothing speaks for the {side:?} at {}",
-                        d.id,
-                        rev.as_str()
-                    );
-                }
-            }
-            for b in d.basis {
-                assert!(!b.section.is_empty() && !b.says.is_empty(), "{}", d.id);
-                // A requirement of one revision's text is never cited for a check that
-                // does not apply at that revision.
-                if let Revisions::Only(r) = b.revisions() {
-                    assert!(d.needs.revisions.contains(r), "{} cites {}", d.id, b.source);
-                }
-            }
-        }
-    }
+    for_every_table!(states_its_basis);
+}
+
+/// The OAuth declarations keep the evidence source each check had: the subject's
+/// behaviour (RUNTIME_PROBE) for eight, the fixture's and the runner's for the rest; and
+/// only token-storage-omission needs a subject mcpres starts.
+#[test]
+fn oauth_declarations_keep_their_sources() {
+    let runtime: Vec<&str> = crate::produce::oauth::checks::CHECKS
+        .iter()
+        .filter(|d| !d.needs.fixture)
+        .map(|d| d.id)
+        .collect();
+    assert_eq!(
+        runtime,
+        [
+            "protected-resource-metadata-discovery",
+            "issuer-binding",
+            "access-token-audience",
+            "wrong-resource-token-rejection",
+            "token-passthrough-prohibited",
+            "scope-minimization",
+            "token-storage-omission",
+            "sanitized-authorization-errors",
+        ]
+    );
+    let launch: Vec<&str> = crate::produce::oauth::checks::CHECKS
+        .iter()
+        .filter(|d| d.needs.launch)
+        .map(|d| d.id)
+        .collect();
+    assert_eq!(launch, ["token-storage-omission"]);
 }
 
 /// The needs the engine acts on: child-tree-cleanup alone runs alone; the cleanup checks
@@ -239,41 +294,54 @@ fn committed_evaluations() -> Vec<(PathBuf, String, Revision)> {
 }
 
 /// What the runners really wrote agrees with the declarations: in every committed
-/// evaluation of a protocol profile, each check's positive expects the declared `held`
-/// and its negative control the declared `refused` reason of the evaluated revision.
+/// evaluation (the three protocol profiles and the OAuth boundary), each check's positive
+/// expects the declared `held` and its negative control the declared `refused` reason of
+/// the evaluated revision.
 #[test]
 fn committed_evaluations_agree_with_the_declarations() {
     let mut read = 0;
     let mut profiles = BTreeSet::new();
     for (dir, profile, rev) in committed_evaluations() {
-        let Some((_, checks)) = protocol_profiles().into_iter().find(|(p, _)| *p == profile) else {
-            continue;
-        };
         profiles.insert(profile.clone());
-        for d in checks {
-            let doc = |role: &str| -> Option<String> {
-                let path = dir
-                    .join("artifacts")
-                    .join(d.id)
-                    .join(format!("{role}.json"));
-                let v: Value = serde_json::from_slice(&std::fs::read(&path).ok()?)
-                    .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-                Some(
-                    v["expectedReasonCode"]
-                        .as_str()
-                        .unwrap_or_else(|| panic!("{}: no expectedReasonCode", path.display()))
-                        .to_string(),
-                )
-            };
-            let (p, n) = (doc("positive"), doc("negative"));
-            read += usize::from(p.is_some()) + usize::from(n.is_some());
-            let found = mismatches(d, rev, p.as_deref(), n.as_deref());
-            assert!(found.is_empty(), "{}: {}", dir.display(), found.join("; "));
+        if profile == OAUTH_BOUNDARY {
+            read += agree(&dir, rev, crate::produce::oauth::checks::CHECKS);
+            continue;
         }
+        let Some((_, checks)) = protocol_profiles().into_iter().find(|(p, _)| *p == profile) else {
+            panic!("{}: no declarations for {profile}", dir.display());
+        };
+        read += agree(&dir, rev, checks);
     }
-    // The bundles hold evaluations of all three protocol profiles.
-    assert_eq!(profiles.len(), 3, "{profiles:?}");
+    // The bundles hold evaluations of all three protocol profiles and the OAuth boundary.
+    assert_eq!(profiles.len(), 4, "{profiles:?}");
     assert!(read > 300, "{read} observations read");
+}
+
+/// How many of `dir`'s observations were read; panics on one that contradicts its
+/// declaration.
+fn agree<R>(dir: &Path, rev: Revision, checks: &[CheckDecl<R>]) -> usize {
+    let mut read = 0;
+    for d in checks {
+        let doc = |role: &str| -> Option<String> {
+            let path = dir
+                .join("artifacts")
+                .join(d.id)
+                .join(format!("{role}.json"));
+            let v: Value = serde_json::from_slice(&std::fs::read(&path).ok()?)
+                .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            Some(
+                v["expectedReasonCode"]
+                    .as_str()
+                    .unwrap_or_else(|| panic!("{}: no expectedReasonCode", path.display()))
+                    .to_string(),
+            )
+        };
+        let (p, n) = (doc("positive"), doc("negative"));
+        read += usize::from(p.is_some()) + usize::from(n.is_some());
+        let found = mismatches(d, rev, p.as_deref(), n.as_deref());
+        assert!(found.is_empty(), "{}: {}", dir.display(), found.join("; "));
+    }
+    read
 }
 
 /// spec/profiles.md shows the declarations: its generated section is [`spec_section`].

@@ -573,6 +573,62 @@ pub fn spec_table<R>(checks: &[CheckDecl<R>]) -> String {
     s
 }
 
+/// What `mcpres explain CHECK-ID` prints: every declaration of that id (a check id may
+/// belong to more than one profile, `backpressure` does), or `None` for an id no runner
+/// declares.
+pub fn describe(id: &str) -> Option<String> {
+    use std::fmt::Write as _;
+    fn one<R>(s: &mut String, d: &CheckDecl<R>) {
+        let code = |c: Code| c.all().join(" / ");
+        let needs = d.needs.words();
+        let _ = writeln!(s, "{} ({})", d.id, d.profile);
+        let _ = writeln!(s, "  held:    {}", code(d.held));
+        let _ = writeln!(s, "  refused: {}", code(d.refused));
+        let _ = writeln!(
+            s,
+            "  needs:   {}",
+            if needs.is_empty() { "-" } else { &needs }
+        );
+        let _ = writeln!(s, "  level:   {}", levels(d).replace("<br>", "; "));
+        let _ = writeln!(s, "  basis (+ positive, − negative control, ± both):");
+        for b in d.basis {
+            let side = match b.side {
+                Side::Positive => "+",
+                Side::Negative => "−",
+                Side::Both => "±",
+            };
+            let _ = writeln!(
+                s,
+                "    {side} {}, {} ({}): {}",
+                b.source,
+                b.section,
+                b.level.as_str(),
+                b.says
+            );
+        }
+        let _ = writeln!(s, "  judged:  {}", d.judged);
+    }
+    let mut s = String::new();
+    for (_, checks) in protocol_profiles() {
+        for d in checks.iter().filter(|d| d.id == id) {
+            if !s.is_empty() {
+                s.push('\n');
+            }
+            one(&mut s, d);
+        }
+    }
+    for d in crate::produce::oauth::checks::CHECKS
+        .iter()
+        .filter(|d| d.id == id)
+    {
+        if !s.is_empty() {
+            s.push('\n');
+        }
+        one(&mut s, d);
+    }
+    (!s.is_empty()).then_some(s)
+}
+
 /// The marker lines around the generated section of `spec/profiles.md`.
 pub const SPEC_BEGIN: &str = "<!-- BEGIN GENERATED from the check declarations (src/produce/profile/decl.rs); do not edit by hand: run `MCPRES_WRITE_SPEC=1 cargo test --lib produce::profile::decl` -->";
 pub const SPEC_END: &str = "<!-- END GENERATED from the check declarations -->";

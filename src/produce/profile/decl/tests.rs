@@ -397,3 +397,23 @@ fn levels_are_per_side_and_revision() {
         "2025-11-25: +MUST −NONE<br>2026-07-28: +MUST −MUST"
     );
 }
+
+/// `mcpres explain CHECK-ID`: every declaration of the id, with its basis; nothing for an
+/// id no runner declares.
+#[test]
+fn a_check_id_is_described() {
+    let both = describe("backpressure").expect("declared");
+    assert!(
+        both.contains("backpressure (mcp-res/stdio-transport/v1)"),
+        "{both}"
+    );
+    assert!(
+        both.contains("backpressure (mcp-res/streamable-http/v1)"),
+        "{both}"
+    );
+    assert!(both.contains("RFC 9112, §9.3.2 (MUST)"), "{both}");
+    let oauth = describe("token-storage-omission").expect("declared");
+    assert!(oauth.contains("a subject mcpres starts"), "{oauth}");
+    assert_eq!(describe("no-such-check"), None);
+    assert_eq!(describe("MCP_RES_SYNTAX_GUARD"), None);
+}

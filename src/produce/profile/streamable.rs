@@ -177,8 +177,8 @@ pub const CHECKS: &[CheckDecl] = &[
         .basis(&[
             Basis::both(PROFILE, "compositionBoundary", L::Profile, "a loopback server answers for its own host only, and proxy headers change nothing"),
             Basis::neg(RFC9110, "§15.5.20", L::May, "421 is the status for a request the server is not configured to answer for"),
-            Basis::neg(MCP_2025, SECURITY_2025, L::Must, "servers MUST validate `Origin` against DNS rebinding (a foreign `Host` is the same attack; it is not named)"),
-            Basis::neg(MCP_2026, SECURITY_2026, L::Must, "servers MUST validate `Origin` against DNS rebinding (a foreign `Host` is the same attack; it is not named)"),
+            Basis::neg(MCP_2025, SECURITY_2025, L::None, "servers MUST validate `Origin` against DNS rebinding; `Host` is not named (a foreign `Host` is the same attack, but refusing it is not a stated requirement)"),
+            Basis::neg(MCP_2026, SECURITY_2026, L::None, "servers MUST validate `Origin` against DNS rebinding; `Host` is not named (a foreign `Host` is the same attack, but refusing it is not a stated requirement)"),
         ])
         .judged("The MCP MUST names `Origin`, not `Host`: refusing a foreign `Host` is the profile's requirement. A server that answers any `Host` does what the specifications state."),
     CheckDecl::new(P, "no-unauthorized-redirect", no_unauthorized_redirect, reasons::HTTP_NO_REDIRECT, reasons::HTTP_FOREIGN_ORIGIN_REFUSED)

@@ -113,7 +113,8 @@ enum Command {
     /// Explain a diagnostic code (what it means and how to fix it) or a reason code.
     Explain {
         /// A code such as MCP_RES_WRONG_STOP_REASON or MCP_RES_SYNTAX_GUARD (the MCP_RES_
-        /// prefix may be left out); `--list` prints every code.
+        /// prefix may be left out), or a profile check id such as partial-line (its
+        /// declaration and basis); `--list` prints every code.
         code: Option<String>,
         /// List every known code.
         #[arg(long)]
@@ -739,6 +740,12 @@ fn run_explain(code: Option<&str>, list: bool) -> CliResult {
                 r.kind.as_str()
             )?;
         }
+        return Ok(Exit::Valid);
+    }
+    // A check id (released-message-framing): its declaration, with its basis.
+    #[cfg(feature = "server")]
+    if let Some(text) = mcpres::produce::profile::decl::describe(code.unwrap_or_default().trim()) {
+        output::stdout(format_args!("{text}"))?;
         return Ok(Exit::Valid);
     }
     let raw = code.unwrap_or_default().trim().to_ascii_uppercase();

@@ -182,7 +182,7 @@ fn oauth_pairs_are_the_manifest_checks() {
 #[cfg(feature = "server")]
 #[test]
 fn the_oauth_runner_checks_have_their_pairs() {
-    for (id, _, _) in crate::produce::oauth::checks::CHECKS {
+    for id in crate::produce::oauth::checks::CHECKS.iter().map(|d| d.id) {
         for branch in [Branch::Accepted, Branch::Rejected] {
             assert_eq!(
                 crate::produce::oauth::reason(id, branch.as_str()),

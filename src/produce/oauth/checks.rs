@@ -9,114 +9,201 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use super::flow;
-use super::{EARLY, OauthCtx, Runner, Source, reason};
+use super::{EARLY, OauthCtx, Runner, reason};
 use crate::diag::reasons;
 use crate::model::vocab::ProbeOutcome;
 use crate::produce::drive::http::Request;
 use crate::produce::drive::proc;
 use crate::produce::profile::check::{CheckRun, Obs, mutant, obs};
+use crate::produce::profile::decl::{Basis, CheckDecl, Level as L, MCP_2025, MCP_2026, PROFILE};
 use crate::produce::profile::web::{self, Conn, Rec, Resp, Server, Session, Shape};
 use crate::server::oauth::{Defects, Fixture, FixtureConfig};
 
-/// The implemented checks, in manifest order, with their evidence source.
-pub const CHECKS: &[(&str, Source, Runner)] = &[
-    (
-        "protected-resource-metadata-discovery",
-        Source::RuntimeProbe,
-        metadata_discovery,
-    ),
-    (
-        "authorization-server-metadata",
-        Source::TestFixture,
-        authorization_server_metadata,
-    ),
-    ("issuer-binding", Source::RuntimeProbe, issuer_binding),
-    (
-        "authorization-request-resource",
-        Source::TestFixture,
-        authorization_request_resource,
-    ),
-    (
-        "token-request-resource",
-        Source::TestFixture,
-        token_request_resource,
-    ),
-    (
-        "access-token-audience",
-        Source::RuntimeProbe,
-        access_token_audience,
-    ),
-    (
-        "wrong-resource-token-rejection",
-        Source::RuntimeProbe,
-        wrong_resource_token,
-    ),
-    (
-        "token-passthrough-prohibited",
-        Source::RuntimeProbe,
-        token_passthrough,
-    ),
-    ("pkce-s256", Source::TestFixture, pkce_s256),
-    (
-        "pkce-downgrade-refused",
-        Source::TestFixture,
-        pkce_downgrade,
-    ),
-    ("exact-redirect-uri", Source::TestFixture, exact_redirect),
-    ("state-binding", Source::TestFixture, state_binding),
-    ("mix-up-resistance", Source::TestFixture, mix_up_resistance),
-    (
-        "authorization-code-binding",
-        Source::TestFixture,
-        code_binding,
-    ),
-    (
-        "token-endpoint-identity",
-        Source::TestFixture,
-        token_endpoint_identity,
-    ),
-    ("cimd-identity", Source::TestFixture, cimd_identity),
-    (
-        "cimd-trust-policy-recorded",
-        Source::TestFixture,
-        cimd_trust_policy,
-    ),
-    (
-        "scope-minimization",
-        Source::RuntimeProbe,
-        scope_minimization,
-    ),
-    (
-        "token-storage-omission",
-        Source::RuntimeProbe,
-        token_storage,
-    ),
-    (
-        "sanitized-authorization-errors",
-        Source::RuntimeProbe,
-        sanitized_errors,
-    ),
-    ("bounded-redirects", Source::TestFixture, bounded_redirects),
-    (
-        "ssrf-resistant-metadata-resolution",
-        Source::TestFixture,
-        ssrf_resistant_resolution,
-    ),
-    (
-        "loopback-redirect-collision",
-        Source::TestFixture,
-        loopback_redirect_collision,
-    ),
-    (
-        "proxy-consent-client-binding",
-        Source::TestFixture,
-        proxy_consent,
-    ),
-    (
-        "refresh-token-rotation-when-claimed",
-        Source::TestFixture,
-        refresh_rotation,
-    ),
+/// The profile these checks belong to.
+const P: &str = "mcp-res/oauth-boundary/v1";
+const AUTH: &str = "Basic › Authorization";
+
+/// The checks, in manifest order, as declarations (`fixture()`: the evidence is
+/// the fixture's and the runner's behaviour, TEST_FIXTURE; otherwise the
+/// subject's, RUNTIME_PROBE). What each observes: spec/oauth-boundary.md.
+pub const CHECKS: &[CheckDecl<Runner>] = &[
+    CheckDecl::declare(P, "protected-resource-metadata-discovery", metadata_discovery as Runner, reasons::OAUTH_PROTECTED_RESOURCE_METADATA_DISCOVERY_ACCEPTED, reasons::OAUTH_PROTECTED_RESOURCE_METADATA_DISCOVERY_REJECTED)
+        .basis(&[
+            Basis::pos(MCP_2025, AUTH, L::Must, "MCP servers MUST implement RFC 9728 protected resource metadata naming their authorization servers"),
+            Basis::pos(MCP_2026, AUTH, L::Must, "MCP servers MUST implement RFC 9728 protected resource metadata"),
+            Basis::neg(MCP_2025, "Basic › Authorization › Error Handling", L::Must, "a request without authorization MUST get 401; the `resource_metadata` challenge is one of two discovery mechanisms"),
+            Basis::neg(MCP_2026, AUTH, L::Must, "invalid or missing tokens MUST get 401"),
+            Basis::neg("RFC 9728", "§5.1", L::May, "the `resource_metadata` parameter of `WWW-Authenticate`"),
+        ])
+        .judged("The 401 is a MUST; pointing at the metadata from the challenge is one of the two mechanisms MCP allows, so a server that offers only the well-known URI does what the specification allows and fails the control as written."),
+    CheckDecl::declare(P, "authorization-server-metadata", authorization_server_metadata as Runner, reasons::OAUTH_AUTHORIZATION_SERVER_METADATA_ACCEPTED, reasons::OAUTH_AUTHORIZATION_SERVER_METADATA_REJECTED)
+        .fixture()
+        .basis(&[
+            Basis::both("RFC 8414", "§3.3", L::Must, "the metadata's `issuer` MUST be the issuer it was fetched for; otherwise it MUST NOT be used"),
+            Basis::pos(MCP_2025, "Basic › Authorization › Overview", L::Must, "authorization servers MUST offer RFC 8414 or OpenID Connect discovery"),
+        ])
+        .judged("Evidence of the fixture and the runner (TEST_FIXTURE): the run is INCOMPLETE, never a PASS of the subject."),
+    CheckDecl::declare(P, "issuer-binding", issuer_binding as Runner, reasons::OAUTH_ISSUER_BINDING_ACCEPTED, reasons::OAUTH_ISSUER_BINDING_REJECTED)
+        .basis(&[
+            Basis::both(MCP_2025, "Basic › Authorization › Token Handling", L::Must, "MCP servers MUST validate access tokens (OAuth 2.1 §5.2) and accept only tokens valid for their resources"),
+            Basis::both(MCP_2026, AUTH, L::Must, "MCP servers MUST validate access tokens and accept only tokens issued for them"),
+        ])
+        .judged("Both observations stand on MUSTs."),
+    CheckDecl::declare(P, "authorization-request-resource", authorization_request_resource as Runner, reasons::OAUTH_AUTHORIZATION_REQUEST_RESOURCE_ACCEPTED, reasons::OAUTH_AUTHORIZATION_REQUEST_RESOURCE_REJECTED)
+        .fixture()
+        .basis(&[
+            Basis::pos(MCP_2025, "Basic › Authorization › Resource Parameter Implementation", L::Must, "clients MUST send `resource` in authorization and token requests"),
+            Basis::pos(MCP_2026, AUTH, L::Must, "clients MUST send `resource` in authorization and token requests"),
+            Basis::neg("RFC 8707", "§2", L::May, "an authorization server may refuse a request without `resource` (or serve a default); `invalid_target` is its error"),
+        ])
+        .judged("Evidence of the fixture (TEST_FIXTURE); refusing a request without `resource` is the fixture's policy, not a MUST."),
+    CheckDecl::declare(P, "token-request-resource", token_request_resource as Runner, reasons::OAUTH_TOKEN_REQUEST_RESOURCE_ACCEPTED, reasons::OAUTH_TOKEN_REQUEST_RESOURCE_REJECTED)
+        .fixture()
+        .basis(&[
+            Basis::pos(MCP_2025, "Basic › Authorization › Resource Parameter Implementation", L::Must, "clients MUST send `resource` in the token request too"),
+            Basis::pos(MCP_2026, AUTH, L::Must, "clients MUST send `resource` in the token request too"),
+            Basis::neg("RFC 8707", "§2", L::Should, "issued tokens SHOULD be audience-restricted to the indicated resource; `invalid_target` refuses another one"),
+        ])
+        .judged("Evidence of the fixture (TEST_FIXTURE)."),
+    CheckDecl::declare(P, "access-token-audience", access_token_audience as Runner, reasons::OAUTH_ACCESS_TOKEN_AUDIENCE_ACCEPTED, reasons::OAUTH_ACCESS_TOKEN_AUDIENCE_REJECTED)
+        .basis(&[
+            Basis::both(MCP_2025, "Basic › Authorization › Token Handling", L::Must, "MCP servers MUST validate that tokens were issued for them as the audience"),
+            Basis::both(MCP_2026, AUTH, L::Must, "MCP servers MUST validate that tokens were issued for them as the audience"),
+        ])
+        .judged("Both observations stand on MUSTs."),
+    CheckDecl::declare(P, "wrong-resource-token-rejection", wrong_resource_token as Runner, reasons::OAUTH_WRONG_RESOURCE_TOKEN_REJECTION_ACCEPTED, reasons::OAUTH_WRONG_RESOURCE_TOKEN_REJECTION_REJECTED)
+        .basis(&[
+            Basis::both(MCP_2025, "Basic › Authorization › Access Token Privilege Restriction", L::Must, "MCP servers MUST reject tokens that do not name them as audience"),
+            Basis::both(MCP_2026, "Basic › Authorization › Security Considerations", L::Must, "MCP servers MUST reject tokens that do not name them as audience"),
+        ])
+        .judged("Both observations stand on MUSTs."),
+    CheckDecl::declare(P, "token-passthrough-prohibited", token_passthrough as Runner, reasons::OAUTH_TOKEN_PASSTHROUGH_PROHIBITED_ACCEPTED, reasons::OAUTH_TOKEN_PASSTHROUGH_PROHIBITED_REJECTED)
+        .basis(&[
+            Basis::both(MCP_2025, "Basic › Authorization › Token Handling", L::Must, "MCP servers MUST NOT accept or transit any other tokens; invalid or expired tokens MUST get 401"),
+            Basis::both(MCP_2026, AUTH, L::Must, "MCP servers MUST NOT accept or transit any other tokens; invalid or expired tokens MUST get 401"),
+        ])
+        .judged("Both observations stand on MUSTs."),
+    CheckDecl::declare(P, "pkce-s256", pkce_s256 as Runner, reasons::OAUTH_PKCE_S256_ACCEPTED, reasons::OAUTH_PKCE_S256_REJECTED)
+        .fixture()
+        .basis(&[
+            Basis::both("RFC 7636", "§4.6", L::Must, "the authorization server MUST verify the `code_verifier` against the code challenge"),
+            Basis::pos(MCP_2025, "Basic › Authorization › Authorization Code Protection", L::Must, "clients MUST implement PKCE with S256"),
+        ])
+        .judged("Evidence of the fixture (TEST_FIXTURE)."),
+    CheckDecl::declare(P, "pkce-downgrade-refused", pkce_downgrade as Runner, reasons::OAUTH_PKCE_DOWNGRADE_REFUSED_ACCEPTED, reasons::OAUTH_PKCE_DOWNGRADE_REFUSED_REJECTED)
+        .fixture()
+        .basis(&[
+            Basis::pos(MCP_2025, "Basic › Authorization › Authorization Code Protection", L::Must, "clients MUST use S256 when technically capable"),
+            Basis::pos(MCP_2026, "Basic › Authorization › Security Considerations › Authorization Code Protection", L::Must, "clients MUST use S256 when technically capable"),
+            Basis::neg("RFC 7636", "§4.2", L::May, "`plain` is a defined method; OAuth 2.1 binds the client to S256, not the server to refusing `plain`"),
+            Basis::neg(PROFILE, "required check pkce-downgrade-refused", L::Profile, "the fixture refuses `plain`"),
+        ])
+        .judged("Evidence of the fixture (TEST_FIXTURE); refusing `plain` is the profile's requirement."),
+    CheckDecl::declare(P, "exact-redirect-uri", exact_redirect as Runner, reasons::OAUTH_EXACT_REDIRECT_URI_ACCEPTED, reasons::OAUTH_EXACT_REDIRECT_URI_REJECTED)
+        .fixture()
+        .basis(&[
+            Basis::both(MCP_2025, "Basic › Authorization › Open Redirection", L::Must, "authorization servers MUST validate exact redirect URIs against the registered ones"),
+            Basis::both(MCP_2026, "Basic › Authorization › Security Considerations", L::Must, "authorization servers MUST validate exact redirect URIs against the registered ones"),
+        ])
+        .judged("Evidence of the fixture (TEST_FIXTURE)."),
+    CheckDecl::declare(P, "state-binding", state_binding as Runner, reasons::OAUTH_STATE_BINDING_ACCEPTED, reasons::OAUTH_STATE_BINDING_REJECTED)
+        .fixture()
+        .basis(&[
+            Basis::pos("RFC 6749", "§4.1.2", L::Must, "the response carries the exact `state` the request sent"),
+            Basis::pos(MCP_2025, "Basic › Authorization › Open Redirection", L::Should, "clients SHOULD use and verify `state`"),
+            Basis::neg(PROFILE, "required check state-binding", L::Profile, "the fixture refuses a request without `state` (OAuth makes `state` optional)"),
+        ])
+        .judged("Evidence of the fixture (TEST_FIXTURE); requiring `state` is the fixture's policy."),
+    CheckDecl::declare(P, "mix-up-resistance", mix_up_resistance as Runner, reasons::OAUTH_MIX_UP_RESISTANCE_ACCEPTED, reasons::OAUTH_MIX_UP_RESISTANCE_REJECTED)
+        .fixture()
+        .basis(&[
+            Basis::both("RFC 9207", "§2.4", L::Must, "a client MUST check the response's `iss` against the issuer it asked"),
+            Basis::both(MCP_2026, AUTH, L::Must, "clients MUST apply the RFC 9207 validation before sending the code anywhere (servers SHOULD send `iss`)"),
+        ])
+        .judged("Evidence of the fixture and the runner (TEST_FIXTURE)."),
+    CheckDecl::declare(P, "authorization-code-binding", code_binding as Runner, reasons::OAUTH_AUTHORIZATION_CODE_BINDING_ACCEPTED, reasons::OAUTH_AUTHORIZATION_CODE_BINDING_REJECTED)
+        .fixture()
+        .basis(&[
+            Basis::both("RFC 6749", "§4.1.3", L::Must, "the authorization server MUST ensure the code was issued to the client redeeming it"),
+        ])
+        .judged("Evidence of the fixture (TEST_FIXTURE)."),
+    CheckDecl::declare(P, "token-endpoint-identity", token_endpoint_identity as Runner, reasons::OAUTH_TOKEN_ENDPOINT_IDENTITY_ACCEPTED, reasons::OAUTH_TOKEN_ENDPOINT_IDENTITY_REJECTED)
+        .fixture()
+        .basis(&[
+            Basis::both(PROFILE, "required check token-endpoint-identity", L::Profile, "the runner uses only a token endpoint on the issuer's origin"),
+            Basis::both("RFC 8414", "§2", L::None, "`token_endpoint` is any URL of the server; its origin is not required to be the issuer's"),
+        ])
+        .judged("Evidence of the runner and the fixture (TEST_FIXTURE); the origin rule is the profile's."),
+    CheckDecl::declare(P, "cimd-identity", cimd_identity as Runner, reasons::OAUTH_CIMD_IDENTITY_ACCEPTED, reasons::OAUTH_CIMD_IDENTITY_REJECTED)
+        .fixture()
+        .basis(&[
+            Basis::both(MCP_2025, "Basic › Authorization › Client ID Metadata Documents", L::Must, "authorization servers MUST check that the fetched document's `client_id` is its URL exactly"),
+            Basis::both(MCP_2026, "Basic › Authorization › Client Registration", L::Must, "authorization servers MUST check that the fetched document's `client_id` is its URL exactly"),
+        ])
+        .judged("Evidence of the fixture (TEST_FIXTURE)."),
+    CheckDecl::declare(P, "cimd-trust-policy-recorded", cimd_trust_policy as Runner, reasons::OAUTH_CIMD_TRUST_POLICY_RECORDED_ACCEPTED, reasons::OAUTH_CIMD_TRUST_POLICY_RECORDED_REJECTED)
+        .fixture()
+        .basis(&[
+            Basis::both(PROFILE, "required check cimd-trust-policy-recorded", L::Profile, "the trust policy a document was fetched under is recorded"),
+            Basis::both(MCP_2025, "Basic › Authorization › Client ID Metadata Document Security", L::Should, "authorization servers SHOULD weigh the risks of fetching documents (trust policies)"),
+        ])
+        .judged("Evidence of the fixture (TEST_FIXTURE); recording the policy is the profile's requirement."),
+    CheckDecl::declare(P, "scope-minimization", scope_minimization as Runner, reasons::OAUTH_SCOPE_MINIMIZATION_ACCEPTED, reasons::OAUTH_SCOPE_MINIMIZATION_REJECTED)
+        .basis(&[
+            Basis::pos(MCP_2025, "Basic › Authorization › Scope Selection Strategy", L::Should, "clients SHOULD request the least privilege"),
+            Basis::pos(MCP_2026, "Basic › Authorization › Scope Selection Strategy", L::Should, "clients SHOULD request the least privilege"),
+            Basis::neg(MCP_2025, "Basic › Authorization › Scope Challenge Handling", L::Should, "an insufficient scope SHOULD get 403 with `error=\"insufficient_scope\"`"),
+            Basis::neg("RFC 6750", "§3.1", L::Should, "`insufficient_scope`: the resource server SHOULD answer 403"),
+        ])
+        .judged("No MUST: a server that refuses the wrong scope with 401, or without the challenge, does what the specifications allow and fails the control as written. Without `{scope}` in the subject's command the check is NOT_OBSERVED."),
+    CheckDecl::declare(P, "token-storage-omission", token_storage as Runner, reasons::OAUTH_TOKEN_STORAGE_OMISSION_ACCEPTED, reasons::OAUTH_TOKEN_STORAGE_OMISSION_REJECTED)
+        .launch()
+        .basis(&[
+            Basis::both(MCP_2025, "Basic › Authorization › Token Theft", L::Must, "clients and servers MUST implement secure token storage"),
+            Basis::both(MCP_2026, "Basic › Authorization › Security Considerations", L::Must, "clients and servers MUST implement secure token storage"),
+        ])
+        .judged("A token in the subject's logs is read as insecure storage. Without a subject mcpres starts the check is NOT_OBSERVED."),
+    CheckDecl::declare(P, "sanitized-authorization-errors", sanitized_errors as Runner, reasons::OAUTH_SANITIZED_AUTHORIZATION_ERRORS_ACCEPTED, reasons::OAUTH_SANITIZED_AUTHORIZATION_ERRORS_REJECTED)
+        .basis(&[
+            Basis::both(PROFILE, "required check sanitized-authorization-errors", L::Profile, "an answer to a presented token holds neither the token nor its identifying claims"),
+            Basis::both("RFC 6750", "§5.3", L::None, "safeguard bearer tokens (no rule on error bodies)"),
+        ])
+        .judged("No specification forbids echoing a token in an error: judged on the profile's requirement."),
+    CheckDecl::declare(P, "bounded-redirects", bounded_redirects as Runner, reasons::OAUTH_BOUNDED_REDIRECTS_ACCEPTED, reasons::OAUTH_BOUNDED_REDIRECTS_REJECTED)
+        .fixture()
+        .basis(&[
+            Basis::both(PROFILE, "compositionBoundary", L::Profile, "loopback fixtures only: metadata and client documents are fetched without following redirects"),
+            Basis::neg(MCP_2025, "Basic › Authorization › Client ID Metadata Document Security", L::Should, "authorization servers SHOULD guard document fetches against abuse"),
+        ])
+        .judged("Evidence of the runner and the fixture (TEST_FIXTURE); not following redirects is the profile's policy."),
+    CheckDecl::declare(P, "ssrf-resistant-metadata-resolution", ssrf_resistant_resolution as Runner, reasons::OAUTH_SSRF_RESISTANT_METADATA_RESOLUTION_ACCEPTED, reasons::OAUTH_SSRF_RESISTANT_METADATA_RESOLUTION_REJECTED)
+        .fixture()
+        .basis(&[
+            Basis::both(PROFILE, "compositionBoundary", L::Profile, "loopback fixtures only: a non-loopback authorization server is refused before connecting"),
+        ])
+        .judged("Evidence of the runner (TEST_FIXTURE); judged on the profile's boundary."),
+    CheckDecl::declare(P, "loopback-redirect-collision", loopback_redirect_collision as Runner, reasons::OAUTH_LOOPBACK_REDIRECT_COLLISION_ACCEPTED, reasons::OAUTH_LOOPBACK_REDIRECT_COLLISION_REJECTED)
+        .fixture()
+        .basis(&[
+            Basis::pos("RFC 8252", "§7.3", L::Must, "the authorization server MUST allow any port in a loopback IP redirect URI"),
+            Basis::neg("RFC 8252", "§8.3", L::None, "the client binds its own loopback port; a listener it does not own must not receive the code (a security consideration)"),
+            Basis::neg(PROFILE, "required check loopback-redirect-collision", L::Profile, "the code reaches only the runner's own listener"),
+        ])
+        .judged("Evidence of the runner and the fixture (TEST_FIXTURE)."),
+    CheckDecl::declare(P, "proxy-consent-client-binding", proxy_consent as Runner, reasons::OAUTH_PROXY_CONSENT_CLIENT_BINDING_ACCEPTED, reasons::OAUTH_PROXY_CONSENT_CLIENT_BINDING_REJECTED)
+        .fixture()
+        .basis(&[
+            Basis::both(MCP_2025, "Basic › Authorization › Confused Deputy Problem", L::Must, "MCP proxy servers with a static client id MUST obtain user consent for each client"),
+            Basis::both(MCP_2026, "Basic › Authorization › Security Considerations", L::Must, "MCP proxy servers with a static client id MUST obtain user consent for each client"),
+        ])
+        .judged("Evidence of the fixture (TEST_FIXTURE)."),
+    CheckDecl::declare(P, "refresh-token-rotation-when-claimed", refresh_rotation as Runner, reasons::OAUTH_REFRESH_TOKEN_ROTATION_WHEN_CLAIMED_ACCEPTED, reasons::OAUTH_REFRESH_TOKEN_ROTATION_WHEN_CLAIMED_REJECTED)
+        .fixture()
+        .basis(&[
+            Basis::both(MCP_2025, "Basic › Authorization › Token Theft", L::Must, "for public clients, authorization servers MUST rotate refresh tokens (OAuth 2.1 §4.3.1)"),
+            Basis::both(MCP_2026, "Basic › Authorization › Security Considerations", L::Must, "for public clients, authorization servers MUST rotate refresh tokens"),
+        ])
+        .judged("Evidence of the fixture (TEST_FIXTURE)."),
 ];
 
 /// A refusal reason the subject named that is neither the check's own nor a

@@ -58,10 +58,6 @@ pub struct Resource {
     pub artifact: PathBuf,
 }
 
-/// The checks that read the subject's process (its stdout and stderr), not
-/// observed against a subject mcpres did not start.
-pub const NEEDS_PROCESS: &[&str] = &["token-storage-omission"];
-
 /// What an OAuth run needs.
 #[derive(Debug, Clone)]
 pub struct Options {
@@ -549,20 +545,28 @@ pub fn run(options: &Options, report: &mut dyn FnMut(Event)) -> Result<Outcome, 
     let mut rows = Vec::new();
     let mut cases = Vec::new();
     let mut run_checks = Vec::new();
-    for (id, source, runner) in checks::CHECKS {
+    for decl in checks::CHECKS {
+        let id = decl.id;
+        let source = &if decl.needs.fixture {
+            Source::TestFixture
+        } else {
+            Source::RuntimeProbe
+        };
         if !applicable.iter().any(|a| a == id) {
             continue;
         }
         if options.cancel.load(Ordering::SeqCst) {
             return Err(OauthRunError::Cancelled);
         }
-        let c = if options.launch.is_none() && NEEDS_PROCESS.contains(id) {
+        // A check that reads the subject's process (its stdout and stderr) is
+        // not observed against a subject mcpres did not start.
+        let c = if options.launch.is_none() && decl.needs.launch {
             CheckRun::not_observed(
                 id,
                 "the subject was not started by mcpres: its stdout and stderr cannot be read",
             )
         } else {
-            runner(&octx)
+            crate::produce::profile::decl::conform(decl, options.revision, (decl.run)(&octx))
         };
         let (verdict, why, detail) = c.verdict();
         let detail = store.redact_str(&detail);
@@ -630,7 +634,7 @@ pub fn run(options: &Options, report: &mut dyn FnMut(Event)) -> Result<Outcome, 
     if cases.is_empty() {
         return Err(OauthRunError::NothingObserved);
     }
-    let implemented: Vec<&str> = checks::CHECKS.iter().map(|(id, _, _)| *id).collect();
+    let implemented: Vec<&str> = checks::CHECKS.iter().map(|d| d.id).collect();
     let not_implemented: Vec<String> = applicable
         .iter()
         .filter(|a| !implemented.contains(&a.as_str()))

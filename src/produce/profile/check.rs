@@ -502,8 +502,6 @@ pub use crate::judge::profile::Verdict;
 
 /// A check's runner.
 pub type Runner = fn(&Ctx) -> CheckRun;
-/// A check id with its runner.
-pub type CheckEntry = (&'static str, Runner);
 
 /// The reason a surviving mutant gives a check.
 pub const MUTANT_SURVIVED: &str = reasons::WRONG_REASON_MUTANT_SURVIVED;

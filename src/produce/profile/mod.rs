@@ -10,6 +10,7 @@
 //! every check's verdict, the mutants and what could not be observed.
 
 pub mod check;
+pub mod decl;
 pub mod probe;
 pub mod revision;
 pub mod serve;
@@ -23,7 +24,8 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use self::check::{CheckEntry, CheckRun, Ctx, Obs, Runner, Verdict};
+use self::check::{CheckRun, Ctx, Obs, Verdict};
+use self::decl::CheckDecl;
 use self::probe::{Launch, Reply};
 use crate::json::canonical;
 use crate::judge::profile as judge;
@@ -43,8 +45,8 @@ use crate::profiles::Registry;
 /// The `schemaVersion` of `run.json`.
 pub const RUN_SCHEMA: &str = crate::model::profile::PROFILE_RUN_SCHEMA;
 
-/// The profiles this runner can produce, with their checks.
-pub fn runnable(profile: &str) -> Option<&'static [CheckEntry]> {
+/// The profiles this runner can produce, with their checks' declarations.
+pub fn runnable(profile: &str) -> Option<&'static [CheckDecl]> {
     match profile {
         "mcp-res/stdio-transport/v1" => Some(stdio::CHECKS),
         "mcp-res/protocol-revision/v1" => Some(revision::CHECKS),
@@ -99,10 +101,6 @@ pub struct HttpOptions {
 /// The profile that is evaluated over Streamable HTTP.
 pub const STREAMABLE_HTTP: &str = "mcp-res/streamable-http/v1";
 
-/// Checks that must not run beside others: they watch this process's
-/// adopted orphans, which a concurrent probe's cleanup would also sweep.
-const RUNS_ALONE: &[&str] = &["child-tree-cleanup"];
-
 #[derive(Debug, thiserror::Error)]
 pub enum ProfileError {
     #[error("{0}")]
@@ -152,11 +150,11 @@ pub fn plan(
     profile: &str,
     revision: Revision,
     only: Option<&[String]>,
-) -> Result<Vec<(&'static str, Runner, bool)>, ProfileError> {
+) -> Result<Vec<(&'static CheckDecl, bool)>, ProfileError> {
     let p = registry
         .get(profile)
         .ok_or_else(|| ProfileError::Usage(format!("no profile {profile} is registered")))?;
-    let runners = runnable(profile).ok_or_else(|| {
+    let decls = runnable(profile).ok_or_else(|| {
         ProfileError::Usage(format!(
             "mcpres can run mcp-res/stdio-transport/v1, mcp-res/protocol-revision/v1 and mcp-res/streamable-http/v1; not {profile}"
         ))
@@ -169,15 +167,15 @@ pub fn plan(
     }
     let applicable = p.applicable_check_ids(rev);
     let mut planned = Vec::new();
-    for (id, run) in runners {
-        if applicable.iter().any(|a| a == id) {
-            let required = p.required_checks.iter().any(|r| r == id);
-            planned.push((*id, *run, required));
+    for decl in decls {
+        if applicable.iter().any(|a| a == decl.id) {
+            let required = p.required_checks.iter().any(|r| r == decl.id);
+            planned.push((decl, required));
         }
     }
     if let Some(only) = only {
         for name in only {
-            if !planned.iter().any(|(id, _, _)| id == name) {
+            if !planned.iter().any(|(d, _)| d.id == name) {
                 let why = if p.registered_check_ids().contains(name) {
                     format!("check {name} of {profile} does not apply at revision {rev}")
                 } else {
@@ -186,7 +184,7 @@ pub fn plan(
                 return Err(ProfileError::Usage(why));
             }
         }
-        planned.retain(|(id, _, _)| only.iter().any(|o| o == id));
+        planned.retain(|(d, _)| only.iter().any(|o| o == d.id));
     }
     Ok(planned)
 }
@@ -267,7 +265,8 @@ pub fn run(options: &Options, report: Report<'_>) -> Result<Outcome, ProfileErro
     let mut slots: Vec<Option<(Row, RunLine, Option<Claimed>)>> = vec![None; total];
     let mut done = 0usize;
     let mut handle = |i: usize, c: CheckRun| -> Result<(), ProfileError> {
-        let (id, _, required) = planned[i];
+        let (decl, required) = planned[i];
+        let id = decl.id;
         let mut paths: BTreeMap<&str, (String, String)> = BTreeMap::new();
         if let Some(server) = &c.server {
             store.put(&format!("artifacts/{id}/server.json"), server)?;
@@ -353,10 +352,11 @@ pub fn run(options: &Options, report: Report<'_>) -> Result<Outcome, ProfileErro
         Ok(())
     };
     // Checks run `jobs` at a time, each on its own fresh processes; a check
-    // that watches for orphaned descendants (child-tree-cleanup) runs alone
-    // afterwards, so that no other probe's sweep can take its orphans.
+    // declared to run alone (child-tree-cleanup watches for orphaned
+    // descendants) runs afterwards, so that no other probe's sweep can take
+    // its orphans.
     let (alone, shared): (Vec<usize>, Vec<usize>) =
-        (0..total).partition(|&i| RUNS_ALONE.contains(&planned[i].0));
+        (0..total).partition(|&i| planned[i].0.needs.alone);
     let workers = jobs.clamp(1, shared.len().max(1));
     let next = std::sync::atomic::AtomicUsize::new(0);
     let outcome: Result<(), ProfileError> = std::thread::scope(|scope| {
@@ -371,7 +371,7 @@ pub fn run(options: &Options, report: Report<'_>) -> Result<Outcome, ProfileErro
                     }
                     let k = next.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
                     let Some(&i) = shared.get(k) else { break };
-                    if tx.send((i, (planned[i].1)(ctx))).is_err() {
+                    if tx.send((i, run_declared(planned[i].0, ctx))).is_err() {
                         break;
                     }
                 }
@@ -388,7 +388,7 @@ pub fn run(options: &Options, report: Report<'_>) -> Result<Outcome, ProfileErro
         if ctx.cancelled() {
             break;
         }
-        let c = (planned[i].1)(&ctx);
+        let c = run_declared(planned[i].0, &ctx);
         handle(i, c)?;
     }
     let mut rows = Vec::new();
@@ -576,6 +576,19 @@ impl Claimed {
         }
     }
 }
+
+/// Run one declared check: NOT_OBSERVED without running when the run cannot
+/// meet a need the engine can see (a subject mcpres starts), otherwise its
+/// runner's observations, held to the declaration ([`decl::conform`]).
+fn run_declared(decl: &'static CheckDecl, ctx: &Ctx) -> CheckRun {
+    if decl.needs.launch && ctx.launch.is_none() {
+        return CheckRun::not_observed(decl.id, NEEDS_LAUNCH);
+    }
+    decl::conform(decl, ctx.revision, (decl.run)(ctx))
+}
+
+/// Why a check that needs a subject mcpres starts is not observed without one.
+pub const NEEDS_LAUNCH: &str = "the server was not started by mcpres (no command after `--`), so its cleanup could not be observed";
 
 /// The run's redactor: the operator's `--env` values (those of the launch,
 /// before any `{port}` is filled in), mcpres's own secret-named values,

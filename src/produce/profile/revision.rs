@@ -5,42 +5,155 @@
 use serde_json::{Value, json};
 
 use super::check::{
-    CheckEntry, CheckRun, Ctx, Evidence, NO_ANSWER, Obs, SUBJECT_EXITED, SYNTAX_GUARD, json_line,
-    mutant, obs, open_failed, syntax_defect, unsupported_version,
+    CheckRun, Ctx, Evidence, NO_ANSWER, Obs, SUBJECT_EXITED, SYNTAX_GUARD, json_line, mutant, obs,
+    open_failed, syntax_defect, unsupported_version,
 };
+use super::decl::{Basis, CheckDecl, JSONRPC, Level as L, MCP_2025, MCP_2026, Offer, RFC8259};
 use super::probe::{Probe, Reply};
 use super::stdio::{check, line_control, opened};
 use crate::diag::reasons;
-use crate::model::mcp::{META_CLIENT_INFO, META_PROTOCOL_VERSION, META_SERVER_INFO};
+use crate::model::mcp::{META_CLIENT_INFO, META_PROTOCOL_VERSION, META_SERVER_INFO, Revision};
 use crate::model::vocab::ProbeOutcome::{self, Accept, NoEffect, Reject, Terminate};
 
-pub const CHECKS: &[CheckEntry] = &[
-    ("explicit-protocol-revision", explicit_protocol_revision),
-    (
-        "supported-version-advertisement",
-        supported_version_advertisement,
-    ),
-    ("unsupported-version-failure", unsupported_version_failure),
-    ("modern-legacy-auto-behavior", modern_legacy_auto_behavior),
-    ("stdio-backward-compatibility", stdio_backward_compatibility),
-    ("request-identity-metadata", request_identity_metadata),
-    ("result-identity-metadata", result_identity_metadata),
-    ("capability-declaration", capability_declaration),
-    ("extension-declaration", extension_declaration),
-    ("json-schema-dialect-identity", json_schema_dialect_identity),
-    ("safe-integer-constraints", safe_integer_constraints),
-    (
-        "interleaved-unrelated-requests",
-        interleaved_unrelated_requests,
-    ),
-    (
-        "no-connection-as-conversation",
-        no_connection_as_conversation,
-    ),
-    ("stateless-request-metadata", stateless_request_metadata),
-    ("server-discover", server_discover),
-    ("no-session-id-assumption", no_session_id_assumption),
-    ("required-result-type", required_result_type),
+/// The profile these checks belong to.
+const P: &str = "mcp-res/protocol-revision/v1";
+const LIFECYCLE_INIT: &str = "Basic › Lifecycle › Initialization";
+const VERSION_2025: &str = "Basic › Lifecycle › Version Negotiation";
+const VERSION_2026: &str = "Basic › Versioning › Protocol Version Negotiation";
+const META_2026: &str = "Basic › _meta (per-request protocol fields)";
+const REQUESTS: &str = "Basic › Messages › Requests";
+const RESPONSES: &str = "Basic › Messages › Responses";
+const STATELESS: &str = "Basic › Statelessness";
+const V2026: Revision = Revision::V2026_07_28;
+
+/// The checks, in manifest order, as declarations (spec/profiles.md, "What each
+/// check stands on"); the last four apply at 2026-07-28 only.
+pub const CHECKS: &[CheckDecl] = &[
+    CheckDecl::new(P, "explicit-protocol-revision", explicit_protocol_revision, reasons::REVISION_EXPLICIT, reasons::REVISION_MISSING_REFUSED)
+        .basis(&[
+            Basis::pos(MCP_2025, VERSION_2025, L::Must, "a server that supports the requested version MUST respond with the same version"),
+            Basis::pos(MCP_2026, VERSION_2026, L::Must, "every request declares its protocol version in `_meta`, and is served at it"),
+            Basis::neg(MCP_2025, LIFECYCLE_INIT, L::None, "the client MUST send a protocol version (a rule for the client; the server's answer to an `initialize` without one is not stated)"),
+            Basis::neg(MCP_2026, META_2026, L::Must, "a request without the required protocol version is malformed and MUST be rejected (-32602)"),
+        ])
+        .judged("At 2025-11-25 the refusal of an `initialize` naming no version is not required: a server that serves it does what the specification leaves open, and the control expects a refusal. At 2026-07-28 both observations stand on MUSTs."),
+    CheckDecl::new(P, "supported-version-advertisement", supported_version_advertisement, reasons::VERSIONS_ADVERTISED, reasons::SUPPORTED_VERSION_ADVERTISED)
+        .basis(&[
+            Basis::both(MCP_2025, VERSION_2025, L::Must, "for a version it does not support, the server MUST respond with another version it supports"),
+            Basis::pos(MCP_2026, VERSION_2026, L::Must, "servers MUST implement `server/discover`, whose result lists the supported versions"),
+            Basis::neg(MCP_2026, VERSION_2026, L::Must, "an unsupported version MUST get UnsupportedProtocolVersionError (-32022) listing the supported versions"),
+        ])
+        .judged("Both observations stand on MUSTs at both revisions."),
+    CheckDecl::new(P, "unsupported-version-failure", unsupported_version_failure, reasons::SUPPORTED_VERSION_SERVED, reasons::UNSUPPORTED_VERSION_REFUSED)
+        .basis(&[
+            Basis::both(MCP_2025, VERSION_2025, L::Must, "the server MUST answer the same version when it supports it, another one it supports otherwise (never echo an unsupported one)"),
+            Basis::both(MCP_2026, VERSION_2026, L::Must, "an unsupported version MUST get UnsupportedProtocolVersionError (-32022)"),
+        ])
+        .judged("Both observations stand on MUSTs at both revisions."),
+    CheckDecl::new(P, "modern-legacy-auto-behavior", modern_legacy_auto_behavior, reasons::ERA_PROBE_ANSWERED, reasons::ERA_PROBE_VERSION_REFUSED)
+        .basis(&[
+            Basis::pos(MCP_2026, VERSION_2026, L::Must, "servers MUST implement `server/discover`"),
+            Basis::pos(MCP_2025, LIFECYCLE_INIT, L::Must, "the server MUST respond to `initialize`; an unknown method (`server/discover`) gets an error"),
+            Basis::neg(MCP_2026, VERSION_2026, L::Must, "a request naming a version the server does not implement MUST get -32022"),
+            Basis::neg(JSONRPC, "§4, §5.1", L::Must, "a request MUST be answered; a method the server does not have cannot succeed (-32601)"),
+        ])
+        .judged("Both observations stand on MUSTs: a legacy server refuses `server/discover` as an unknown method, a modern one refuses the bogus version."),
+    CheckDecl::new(P, "stdio-backward-compatibility", stdio_backward_compatibility, reasons::STDIO_LEGACY_INITIALIZE_SERVED, reasons::REINITIALIZE_REFUSED)
+        .basis(&[
+            Basis::pos(MCP_2025, LIFECYCLE_INIT, L::Must, "the server MUST respond to `initialize`"),
+            Basis::pos(MCP_2026, "Basic › Versioning › Backward Compatibility", L::May, "a server MAY implement both eras; a modern-only server rejects `initialize`"),
+            Basis::neg(MCP_2025, LIFECYCLE_INIT, L::None, "initialization happens once per session; a second `initialize` is not addressed"),
+            Basis::neg(MCP_2026, "Basic › Versioning › Backward Compatibility", L::None, "`initialize` selects legacy semantics for the process; a second one is not addressed"),
+        ])
+        .judged("At 2026-07-28 serving `initialize` is optional (a modern-only server fails the positive while doing what the specification allows); refusing a second `initialize` is not required at either revision. Both are the profile's readings."),
+    CheckDecl::new(P, "request-identity-metadata", request_identity_metadata, reasons::REQUEST_ID_ECHOED, reasons::NULL_ID_REFUSED)
+        .basis(&[
+            Basis::pos(MCP_2025, RESPONSES, L::Must, "responses MUST include the same id as the request"),
+            Basis::pos(MCP_2026, RESPONSES, L::Must, "responses MUST include the same id as the request"),
+            Basis::neg(MCP_2025, REQUESTS, L::None, "the id MUST NOT be null (a rule for the sender; the receiver's answer is not stated)"),
+            Basis::neg(MCP_2026, REQUESTS, L::None, "the id MUST NOT be null (a rule for the sender; the receiver's answer is not stated)"),
+        ])
+        .judged("The control accepts a refusal or silence; a server that serves the null id answers a request the specification calls invalid, which no MUST forbids the receiver."),
+    CheckDecl::new(P, "result-identity-metadata", result_identity_metadata, reasons::RESULT_ID_TYPED, reasons::INVALID_ID_TYPE_REFUSED)
+        .basis(&[
+            Basis::pos(JSONRPC, "§5", L::Must, "the response id MUST be the same as the request's (type included)"),
+            Basis::neg(JSONRPC, "§4", L::None, "the id MUST be a string, number or null (a rule for the sender)"),
+            Basis::neg(MCP_2025, REQUESTS, L::None, "requests MUST include a string or integer id (a rule for the sender)"),
+            Basis::neg(MCP_2026, REQUESTS, L::None, "requests MUST include a string or integer id (a rule for the sender)"),
+        ])
+        .judged("The positive stands on a MUST; the refusal of an object id is the profile's reading (the rules bind the sender)."),
+    CheckDecl::new(P, "capability-declaration", capability_declaration, reasons::CAPABILITIES_DECLARED, reasons::UNDECLARED_CAPABILITY_REFUSED)
+        .offer(Offer::UndeclaredCapability)
+        .basis(&[
+            Basis::pos(MCP_2025, LIFECYCLE_INIT, L::Must, "the server MUST respond with its capabilities"),
+            Basis::pos(MCP_2026, "Server › Discover", L::Must, "the discover result declares the server's capabilities"),
+            Basis::neg(MCP_2025, "Server › Tools, Resources, Prompts › Capabilities", L::Must, "a server that supports a feature MUST declare its capability"),
+            Basis::neg(MCP_2026, "Server › Tools, Prompts › Capabilities", L::Must, "a server that supports a feature MUST declare its capability"),
+        ])
+        .judged("Serving the list method of an undeclared capability supports a feature without declaring it. A server that declares every capability with a list method leaves the check NOT_OBSERVED."),
+    CheckDecl::new(P, "extension-declaration", extension_declaration, reasons::EXTENSIONS_WELL_DECLARED, reasons::UNDECLARED_EXTENSION_REFUSED)
+        .basis(&[
+            Basis::pos(MCP_2025, "Schema › ServerCapabilities.experimental", L::Must, "`experimental` maps names to objects"),
+            Basis::pos(MCP_2026, "Basic › Versioning › Extension Negotiation", L::Must, "`extensions` maps identifiers (with the `_meta` naming rules) to settings objects"),
+            Basis::neg(JSONRPC, "§4, §5.1", L::Must, "a request MUST be answered; a method the server does not have cannot succeed (-32601)"),
+        ])
+        .judged("Both observations stand on MUSTs; any JSON-RPC error for the unregistered method is the refusal."),
+    CheckDecl::new(P, "json-schema-dialect-identity", json_schema_dialect_identity, reasons::SCHEMA_DIALECT_IDENTIFIED, reasons::SCHEMA_VIOLATION_REFUSED)
+        .offer(Offer::TypedArgumentTool)
+        .basis(&[
+            Basis::pos(MCP_2025, "Basic › JSON Schema Usage", L::Must, "schemas MUST be valid for their declared or default (2020-12) dialect"),
+            Basis::pos(MCP_2026, "Basic › JSON Schema Usage", L::Must, "schemas MUST be valid for their declared or default (2020-12) dialect"),
+            Basis::neg(MCP_2025, "Server › Tools › Security Considerations", L::Must, "servers MUST validate all tool inputs"),
+            Basis::neg(MCP_2026, "Server › Tools › Security Considerations", L::Must, "servers MUST validate all tool inputs"),
+        ])
+        .judged("Both observations stand on MUSTs; a JSON-RPC error or a result with `isError` is the refusal. A server with no tool taking a typed required argument leaves the check NOT_OBSERVED."),
+    CheckDecl::new(P, "safe-integer-constraints", safe_integer_constraints, reasons::SAFE_INTEGER_PRESERVED, reasons::UNSAFE_INTEGER_NOT_CORRUPTED)
+        .basis(&[
+            Basis::both(JSONRPC, "§5", L::Must, "the response id MUST be the request's: never a rounded neighbour"),
+            Basis::both(RFC8259, "§6", L::None, "integers within ±(2^53-1) are interoperable; beyond, precision may be lost"),
+        ])
+        .judged("The control accepts any answer but one under a rounded id (a refusal, silence, or the exact id)."),
+    CheckDecl::new(P, "interleaved-unrelated-requests", interleaved_unrelated_requests, reasons::INTERLEAVED_MATCHED_BY_ID, reasons::STRAY_RESPONSE_IGNORED)
+        .basis(&[
+            Basis::pos(JSONRPC, "§5", L::Must, "each response carries its request's id"),
+            Basis::neg(JSONRPC, "§5", L::None, "a Response is sent for a request; nothing is defined for a response the server never asked for"),
+        ])
+        .judged("How a server meets a stray response is not stated: the control expects no reply, on the profile's reading."),
+    CheckDecl::new(P, "no-connection-as-conversation", no_connection_as_conversation, reasons::EACH_CONNECTION_OPENS_ITS_OWN, reasons::NO_STATE_ACROSS_CONVERSATIONS)
+        .basis(&[
+            Basis::pos(MCP_2025, LIFECYCLE_INIT, L::Must, "each process opens with `initialize`, which the server MUST answer"),
+            Basis::pos(MCP_2026, STATELESS, L::Must, "servers MUST NOT rely on prior requests over the same connection"),
+            Basis::neg(MCP_2025, LIFECYCLE_INIT, L::None, "initialization MUST be the first interaction (a rule for the client; pings are allowed early, and the answer to one before `initialize` is not stated)"),
+            Basis::neg(MCP_2026, VERSION_2026, L::Must, "a request naming a version the server does not implement MUST get -32022, whatever came before"),
+        ])
+        .judged("At 2025-11-25 a server that answers `ping` before `initialize` does what the specification leaves open; the control expects a refusal. At 2026-07-28 the control stands on a MUST."),
+    CheckDecl::new(P, "stateless-request-metadata", stateless_request_metadata, reasons::REQUEST_METADATA_HONOURED, reasons::REQUEST_METADATA_REQUIRED)
+        .only(V2026)
+        .basis(&[
+            Basis::both(MCP_2026, META_2026, L::Must, "requests carry the protocol version and client capabilities; a request missing one is malformed and MUST be rejected (-32602)"),
+        ])
+        .judged("Both observations stand on MUSTs."),
+    CheckDecl::new(P, "server-discover", server_discover, reasons::DISCOVER_COMPLETE, reasons::DISCOVER_INVALID_PARAMS_REFUSED)
+        .only(V2026)
+        .basis(&[
+            Basis::pos(MCP_2026, VERSION_2026, L::Must, "servers MUST implement `server/discover` (supported versions, capabilities, server info)"),
+            Basis::neg(JSONRPC, "§4.2", L::None, "params MUST be an array or object (a rule for the sender)"),
+        ])
+        .judged("The positive stands on a MUST; the refusal of `\"params\": 5` is the profile's reading (the rule binds the sender)."),
+    CheckDecl::new(P, "no-session-id-assumption", no_session_id_assumption, reasons::SESSIONLESS_SERVED, reasons::SESSION_ID_NOT_REQUIRED)
+        .only(V2026)
+        .basis(&[
+            Basis::pos(MCP_2026, VERSION_2026, L::Must, "clients need not call `server/discover` first; any request may come first"),
+            Basis::both(MCP_2026, STATELESS, L::Must, "servers MUST NOT rely on prior requests to establish context (there is no session to look up)"),
+        ])
+        .judged("Both observations stand on MUSTs."),
+    CheckDecl::new(P, "required-result-type", required_result_type, reasons::RESULT_TYPE_PRESENT, reasons::ERROR_CARRIES_NO_RESULT)
+        .only(V2026)
+        .basis(&[
+            Basis::pos(MCP_2026, RESPONSES, L::Must, "the `result` MUST include a `resultType`"),
+            Basis::neg(JSONRPC, "§5", L::Must, "a response has `result` or `error`, never both"),
+        ])
+        .judged("Both observations stand on MUSTs."),
 ];
 
 /// The released revisions a counter-offer may name.

@@ -9,39 +9,147 @@ use rustix::process::Signal;
 use serde_json::{Value, json};
 
 use super::check::{
-    CheckEntry, CheckRun, Ctx, Evidence, NO_ANSWER, Obs, SUBJECT_EXITED, SYNTAX_GUARD, answered_as,
-    json_line, mutant, obs, open_failed, stdout_is_protocol_only, syntax_defect,
+    CheckRun, Ctx, Evidence, NO_ANSWER, Obs, SUBJECT_EXITED, SYNTAX_GUARD, answered_as, json_line,
+    mutant, obs, open_failed, stdout_is_protocol_only, syntax_defect,
+};
+use super::decl::{
+    Basis, CheckDecl, JSONRPC, Level as L, MCP_2025, MCP_2026, Offer, PROFILE, RFC8259,
 };
 use super::probe::{Probe, Reply, TERM_GRACE, split_lines, trim_cr};
 use crate::diag::reasons;
 use crate::model::mcp::META_CLIENT_INFO;
 use crate::model::vocab::ProbeOutcome::{self, Accept, NoEffect, Reject, Terminate};
 
-/// The check ids, in manifest order, with their runners.
-pub const CHECKS: &[CheckEntry] = &[
-    ("released-message-framing", released_message_framing),
-    ("stdout-protocol-purity", stdout_protocol_purity),
-    ("stderr-diagnostics", stderr_diagnostics),
-    (
-        "shell-free-argument-boundaries",
-        shell_free_argument_boundaries,
-    ),
-    ("executable-identity", executable_identity),
-    ("startup-timeout", startup_timeout),
-    ("silent-process", silent_process),
-    ("malformed-output", malformed_output),
-    ("partial-line", partial_line),
-    ("oversized-line", oversized_line),
-    ("process-exit", process_exit),
-    ("child-tree-cleanup", child_tree_cleanup),
-    ("backpressure", backpressure),
-    ("concurrent-requests", concurrent_requests),
-    ("interruption", interruption),
-    ("no-process-as-conversation", no_process_as_conversation),
-    (
-        "discovery-versus-legacy-initialization",
-        discovery_versus_legacy_initialization,
-    ),
+/// The profile these checks belong to.
+const P: &str = "mcp-res/stdio-transport/v1";
+/// The stdio binding of each revision.
+const STDIO_2025: &str = "Basic › Transports › stdio";
+const STDIO_2026: &str = "Basic › Transports › stdio";
+const SHUTDOWN_2025: &str = "Basic › Lifecycle › Shutdown › stdio";
+const SHUTDOWN_2026: &str = "Basic › Transports › stdio › Shutdown";
+
+/// The checks, in manifest order, as declarations (spec/profiles.md, "What each
+/// check stands on").
+pub const CHECKS: &[CheckDecl] = &[
+    CheckDecl::new(P, "released-message-framing", released_message_framing, reasons::FRAMING_NEWLINE_DELIMITED, reasons::FRAMING_EMBEDDED_NEWLINE_REFUSED)
+        .basis(&[
+            Basis::both(MCP_2025, STDIO_2025, L::Must, "messages are delimited by newlines and MUST NOT contain embedded newlines"),
+            Basis::both(MCP_2026, STDIO_2026, L::Must, "messages are delimited by newlines and MUST NOT contain embedded newlines"),
+        ])
+        .judged("A server that reads one message per line (a parse error for, or silence on, the lines of a pretty-printed request) passes; one that joins lines into one message does not frame by newlines."),
+    CheckDecl::new(P, "stdout-protocol-purity", stdout_protocol_purity, reasons::STDOUT_PROTOCOL_ONLY, reasons::STDOUT_ERROR_AS_PROTOCOL)
+        .basis(&[
+            Basis::both(MCP_2025, STDIO_2025, L::Must, "the server MUST NOT write anything to stdout that is not a valid MCP message"),
+            Basis::both(MCP_2026, STDIO_2026, L::Must, "the server MUST NOT write anything to stdout that is not a valid MCP message"),
+            Basis::neg(JSONRPC, "§4, §5", L::Must, "a request MUST be answered with a Response; an unknown method's is an error (-32601)"),
+        ])
+        .judged("Every server that keeps stdout to JSON-RPC passes; any JSON-RPC error for the unknown method is the refusal."),
+    CheckDecl::new(P, "stderr-diagnostics", stderr_diagnostics, reasons::STDERR_DIAGNOSTICS_ONLY, reasons::STDERR_PARSE_FAILURE_ON_PROTOCOL_CHANNEL)
+        .basis(&[
+            Basis::both(PROFILE, "required check stderr-diagnostics", L::Profile, "stderr carries diagnostics, never protocol messages"),
+            Basis::both(MCP_2025, STDIO_2025, L::May, "the server MAY write UTF-8 strings to stderr for logging"),
+            Basis::both(MCP_2026, STDIO_2026, L::May, "the server MAY write UTF-8 strings to stderr for logging"),
+            Basis::neg(JSONRPC, "§5.1", L::May, "invalid JSON is answered with a parse error (-32700)"),
+        ])
+        .judged("MCP only allows logging on stderr; a JSON-RPC message there is judged on the profile's requirement. A line that is not JSON may be met with a -32700 on stdout, a diagnostic on stderr or nothing; a server that meets it with no diagnostic at all leaves the check NOT_OBSERVED."),
+    CheckDecl::new(P, "shell-free-argument-boundaries", shell_free_argument_boundaries, reasons::ARGV_PASSED_VERBATIM, reasons::LAUNCH_NOT_SHELL_SPLIT)
+        .basis(&[
+            Basis::both(PROFILE, "required check shell-free-argument-boundaries", L::Profile, "the subject is launched without a shell and gets its arguments verbatim"),
+            Basis::both(MCP_2025, STDIO_2025, L::None, "the client launches the server as a subprocess (no rule about shells)"),
+            Basis::both(MCP_2026, STDIO_2026, L::None, "the client launches the server as a subprocess (no rule about shells)"),
+        ])
+        .judged("MCP says nothing about shells: judged on the profile's requirement only. A subject command that is a shell wrapper which stays between the launcher and the server fails."),
+    CheckDecl::new(P, "executable-identity", executable_identity, reasons::EXECUTABLE_IDENTIFIED, reasons::EXECUTABLE_DIGEST_CHANGED)
+        .basis(&[
+            Basis::both(PROFILE, "required check executable-identity", L::Profile, "the process on the pipes is the program the evaluation names by digest"),
+        ])
+        .judged("No MCP requirement: judged on the profile's requirement. A launcher script that starts another program than it names fails."),
+    CheckDecl::new(P, "startup-timeout", startup_timeout, reasons::STARTUP_WITHIN_BOUND, reasons::STARTUP_TIMEOUT_ENFORCED)
+        .basis(&[
+            Basis::both(PROFILE, "required check startup-timeout", L::Profile, "the subject answers within the startup bound, and a subject that does not is ended by SIGTERM"),
+            Basis::pos(MCP_2025, "Basic › Lifecycle › Timeouts", L::Should, "implementations SHOULD establish timeouts for sent requests (a rule for the client)"),
+            Basis::neg(MCP_2025, SHUTDOWN_2025, L::Should, "the client SHOULD send SIGTERM when the server does not exit; the server's exit is not stated"),
+            Basis::neg(MCP_2026, SHUTDOWN_2026, L::Should, "the client SHOULD terminate the process when it does not exit; the server's exit is not stated"),
+        ])
+        .judged("MCP sets no startup bound and no duty to exit on SIGTERM (the signal's default action ends a process): judged on the profile's requirement, with the bound given by the operator."),
+    CheckDecl::new(P, "silent-process", silent_process, reasons::SUBJECT_ANSWERS, reasons::SILENT_UNTIL_ASKED)
+        .basis(&[
+            Basis::pos(JSONRPC, "§4", L::Must, "the server MUST reply to a request (not a notification) with a Response"),
+            Basis::neg(MCP_2025, "Basic › Lifecycle › Initialization", L::Must, "the initialization phase MUST be the first interaction between client and server"),
+            Basis::neg(MCP_2026, STDIO_2026, L::None, "the server writes responses and notifications that relate to requests; no rule forbids an unprompted notification"),
+        ])
+        .judged("At 2026-07-28 no MUST forbids an unprompted notification: a server that writes one before any request fails the control, on the profile's reading."),
+    CheckDecl::new(P, "malformed-output", malformed_output, reasons::OUTPUT_WELL_FORMED, reasons::INVALID_UTF8_REFUSED)
+        .basis(&[
+            Basis::pos(MCP_2025, "Basic › Transports", L::Must, "JSON-RPC messages MUST be UTF-8 encoded; stdout carries only valid MCP messages"),
+            Basis::pos(MCP_2026, STDIO_2026, L::Must, "the server MUST NOT write anything to stdout that is not a valid MCP message"),
+            Basis::neg(RFC8259, "§8.1, §9", L::May, "JSON exchanged between systems MUST be UTF-8 (a rule for the sender); a parser MAY accept non-JSON forms"),
+        ])
+        .judged("Refusing a request with an invalid UTF-8 byte is not required (RFC 8259 §9 lets a parser accept non-JSON forms): a server that decodes leniently and answers does what the specifications allow, and this control expects the refusal."),
+    CheckDecl::new(P, "partial-line", partial_line, reasons::PARTIAL_LINE_REASSEMBLED, reasons::PARTIAL_LINE_NOT_DISPATCHED)
+        .basis(&[
+            Basis::both(MCP_2025, STDIO_2025, L::Must, "messages are delimited by newlines: a message ends at its LF"),
+            Basis::both(MCP_2026, STDIO_2026, L::Must, "messages are delimited by newlines: a message ends at its LF"),
+        ])
+        .judged("A server that dispatches a complete JSON object before its LF reads by another framing than the newline; one that waits for the LF passes."),
+    CheckDecl::new(P, "oversized-line", oversized_line, reasons::LARGE_LINE_HANDLED, reasons::OVERSIZED_LINE_BOUNDED)
+        .basis(&[
+            Basis::both(PROFILE, "required check oversized-line", L::Profile, "a 256 KiB request is served and a 16 MiB line is bounded (refused while serving, or a clean exit)"),
+            Basis::both(MCP_2025, STDIO_2025, L::None, "no size limit for a message"),
+            Basis::both(MCP_2026, STDIO_2026, L::None, "no size limit for a message"),
+        ])
+        .judged("MCP sets no size limit: a server that serves the 16 MiB line does what the specification allows; the control expects a bound, on the profile's requirement."),
+    CheckDecl::new(P, "process-exit", process_exit, reasons::EXIT_ON_STDIN_CLOSE, reasons::EXIT_ON_SIGTERM)
+        .basis(&[
+            Basis::pos(MCP_2026, SHUTDOWN_2026, L::Should, "servers SHOULD exit promptly when their standard input is closed"),
+            Basis::pos(MCP_2025, SHUTDOWN_2025, L::Should, "the client SHOULD close stdin and wait for the server to exit (the server's exit is implied, not required)"),
+            Basis::neg(MCP_2025, SHUTDOWN_2025, L::Should, "the client SHOULD send SIGTERM when the server does not exit"),
+            Basis::neg(MCP_2026, SHUTDOWN_2026, L::Should, "the client SHOULD terminate a server that does not exit (SIGTERM, then SIGKILL)"),
+            Basis::both(PROFILE, "required check process-exit", L::Profile, "the subject exits on stdin EOF within 5 s and on SIGTERM within 2 s"),
+        ])
+        .judged("No MUST: exiting on EOF is a SHOULD (2026-07-28) and SIGTERM a client's step. Judged on the profile's requirement with fixed bounds."),
+    CheckDecl::new(P, "child-tree-cleanup", child_tree_cleanup, reasons::CHILD_TREE_EMPTY_AFTER_EXIT, reasons::CHILD_TREE_TERMINATED)
+        .alone()
+        .offer(Offer::ChildProcess)
+        .basis(&[
+            Basis::both(PROFILE, "required check child-tree-cleanup", L::Profile, "nothing of the subject's process tree is left after it ends"),
+        ])
+        .judged("No MCP requirement: judged on the profile's requirement. A subject that starts no child leaves the check NOT_OBSERVED."),
+    CheckDecl::new(P, "backpressure", backpressure, reasons::BACKPRESSURE_NO_LOSS, reasons::BLOCKED_WRITER_TERMINATES)
+        .basis(&[
+            Basis::pos(JSONRPC, "§4, §5", L::Must, "every request is answered with a Response carrying its id"),
+            Basis::neg(PROFILE, "required check backpressure", L::Profile, "a subject blocked on a full stdout still ends on SIGTERM"),
+        ])
+        .judged("The positive stands on JSON-RPC's MUST (no request lost while stdout is slow); the control on the profile's requirement only."),
+    CheckDecl::new(P, "concurrent-requests", concurrent_requests, reasons::CONCURRENT_ANSWERED_BY_ID, reasons::BATCH_REFUSED)
+        .basis(&[
+            Basis::pos(JSONRPC, "§5", L::Must, "the response's id MUST be the request's"),
+            Basis::neg(MCP_2025, STDIO_2025, L::None, "messages are individual requests, notifications or responses (no batches; a rule for what the client writes)"),
+            Basis::neg(MCP_2026, STDIO_2026, L::None, "each message is a single request, notification or response (a rule for what the client writes)"),
+            Basis::neg(JSONRPC, "§6", L::None, "JSON-RPC itself defines batches"),
+        ])
+        .judged("MCP does not say how a server meets a batch the client must not send: a server that answers it does what the specification leaves open; the control expects a refusal, on the profile's reading."),
+    CheckDecl::new(P, "interruption", interruption, reasons::INTERRUPT_HONOURED, reasons::INTERRUPT_WITH_INFLIGHT_CLEAN)
+        .basis(&[
+            Basis::both(PROFILE, "required check interruption", L::Profile, "SIGINT ends the subject within 2 s, idle or with requests in flight, with no torn line"),
+        ])
+        .judged("MCP says nothing of SIGINT: judged on the profile's requirement."),
+    CheckDecl::new(P, "no-process-as-conversation", no_process_as_conversation, reasons::CONVERSATION_BOUND_TO_MESSAGES, reasons::RESTART_IS_NEW_CONVERSATION)
+        .basis(&[
+            Basis::pos(JSONRPC, "§4", L::Must, "every request is answered"),
+            Basis::neg(MCP_2025, "Basic › Lifecycle › Initialization", L::None, "initialization MUST be the first interaction (a rule for the client; the server's answer to a request before it is not stated)"),
+            Basis::neg(MCP_2026, "Basic › _meta (per-request protocol fields)", L::Must, "a request missing a required `_meta` field is malformed and the server MUST reject it (-32602)"),
+        ])
+        .judged("At 2025-11-25 the server's answer to a request before `initialize` is not stated: a server that serves it does what the specification leaves open, and the control expects a refusal. At 2026-07-28 the refusal is a MUST."),
+    CheckDecl::new(P, "discovery-versus-legacy-initialization", discovery_versus_legacy_initialization, reasons::ERA_OPENING_ANSWERED, reasons::NOTIFICATION_NOT_ANSWERED)
+        .basis(&[
+            Basis::pos(MCP_2025, "Basic › Lifecycle › Initialization", L::Must, "the server MUST respond to `initialize` with its capabilities and information"),
+            Basis::pos(MCP_2026, "Basic › Versioning › Protocol Version Negotiation", L::Must, "servers MUST implement `server/discover`"),
+            Basis::neg(JSONRPC, "§4.1", L::Must, "the server MUST NOT reply to a notification"),
+            Basis::neg(MCP_2025, "Basic › Messages › Notifications", L::Must, "the receiver MUST NOT send a response to a notification"),
+            Basis::neg(MCP_2026, "Basic › Messages › Notifications", L::Must, "the receiver MUST NOT send a response to a notification"),
+        ])
+        .judged("Both observations stand on MUSTs."),
 ];
 
 /// The size of the line the oversized-line control sends (16 MiB): four

@@ -14,8 +14,11 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 
 use super::check::{
-    CheckEntry, CheckRun, Ctx, NO_ANSWER, Obs, SUBJECT_EXITED, SYNTAX_GUARD, mutant, obs,
-    open_failed, syntax_defect,
+    CheckRun, Ctx, NO_ANSWER, Obs, SUBJECT_EXITED, SYNTAX_GUARD, mutant, obs, open_failed,
+    syntax_defect,
+};
+use super::decl::{
+    Basis, CheckDecl, JSONRPC, Level as L, MCP_2025, MCP_2026, Offer, PROFILE, RFC9110, RFC9112,
 };
 use super::probe::Probe;
 use super::web::{Conn, Reading, Rec, Resp, Server, Session, Shape};
@@ -24,33 +27,181 @@ use crate::model::vocab::ProbeOutcome::{self, Accept, NoEffect, Reject, Terminat
 use crate::produce::drive::http::{Body, Request, split_head};
 use crate::produce::drive::proc::{process_tree, sockets_of};
 
-pub const CHECKS: &[CheckEntry] = &[
-    ("authenticated-loopback-http", authenticated_loopback_http),
-    ("request-response-binding", request_response_binding),
-    ("json-versus-sse-response", json_versus_sse_response),
-    ("long-lived-response-stream", long_lived_response_stream),
-    ("buffering-detection", buffering_detection),
-    ("keepalive", keepalive),
-    (
-        "transport-header-message-metadata-separation",
-        header_body_separation,
-    ),
-    ("status-code-consistency", status_code_consistency),
-    ("content-type", content_type),
-    ("interrupted-body", interrupted_body),
-    ("early-close", early_close),
-    ("timeout", timeout),
-    ("retry", retry),
-    ("duplicate-delivery", duplicate_delivery),
-    ("cancellation-by-stream-close", cancellation_by_stream_close),
-    ("malformed-chunk", malformed_chunk),
-    ("oversized-event", oversized_event),
-    ("slow-consumer", slow_consumer),
-    ("backpressure", backpressure),
-    ("proxy-added-headers", proxy_added_headers),
-    ("no-unauthorized-redirect", no_unauthorized_redirect),
-    ("listener-cleanup", listener_cleanup),
-    ("socket-cleanup", socket_cleanup),
+/// The profile these checks belong to.
+const P: &str = "mcp-res/streamable-http/v1";
+const SECURITY_2025: &str = "Basic › Transports › Streamable HTTP › Security Warning";
+const SECURITY_2026: &str = "Basic › Transports › Streamable HTTP › Security & Endpoint";
+const SENDING: &str = "Basic › Transports › Streamable HTTP › Sending Messages";
+
+/// The checks, in manifest order, as declarations (spec/profiles.md, "What each
+/// check stands on").
+pub const CHECKS: &[CheckDecl] = &[
+    CheckDecl::new(P, "authenticated-loopback-http", authenticated_loopback_http, reasons::HTTP_AUTHENTICATED, reasons::HTTP_UNAUTHENTICATED_REFUSED)
+        .credential()
+        .basis(&[
+            Basis::both(PROFILE, "compositionBoundary", L::Profile, "default evaluation is authenticated loopback only"),
+            Basis::both(MCP_2025, SECURITY_2025, L::Should, "servers SHOULD bind only to localhost and SHOULD authenticate every connection"),
+            Basis::both(MCP_2026, SECURITY_2026, L::Should, "servers SHOULD bind only to localhost and SHOULD authenticate every connection"),
+        ])
+        .judged("MCP only recommends authentication and a loopback listener; the check stands on the profile's stated boundary. Without a credential for the run it is NOT_OBSERVED."),
+    CheckDecl::new(P, "request-response-binding", request_response_binding, reasons::HTTP_RESPONSE_BOUND, reasons::HTTP_UNBINDABLE_ID_REFUSED)
+        .basis(&[
+            Basis::pos(JSONRPC, "§5", L::Must, "the response's id MUST be the request's"),
+            Basis::neg(MCP_2025, "Basic › Messages › Requests", L::None, "the id MUST NOT be null (a rule for the sender)"),
+            Basis::neg(MCP_2026, "Basic › Messages › Requests", L::None, "the id MUST NOT be null (a rule for the sender)"),
+        ])
+        .judged("The positive stands on a MUST; refusing a null id (`400` or -32600) is the profile's reading of a rule that binds the sender."),
+    CheckDecl::new(P, "json-versus-sse-response", json_versus_sse_response, reasons::HTTP_MEDIA_TYPE_MATCHES_BODY, reasons::HTTP_UNACCEPTABLE_MEDIA_REFUSED)
+        .basis(&[
+            Basis::pos(MCP_2025, SENDING, L::Must, "a request MUST be answered as `application/json` or `text/event-stream`"),
+            Basis::pos(MCP_2026, SENDING, L::Must, "a request MUST be answered as `application/json` or `text/event-stream`"),
+            Basis::neg(RFC9110, "§12.5.1", L::May, "for an Accept it cannot satisfy, the server can send 406 or disregard the header"),
+        ])
+        .judged("A server that disregards `Accept: text/html` and answers does what RFC 9110 allows; the control expects `406`."),
+    CheckDecl::new(P, "long-lived-response-stream", long_lived_response_stream, reasons::HTTP_STREAM_CARRIED_TO_RESULT, reasons::HTTP_STREAM_ENDED_WITH_ERROR)
+        .offer(Offer::StreamingTool)
+        .basis(&[
+            Basis::pos(MCP_2025, SENDING, L::May, "the server chooses JSON or an event stream, and MAY send notifications before the response; the stream SHOULD carry the response"),
+            Basis::pos(MCP_2026, "Basic › Transports › Streamable HTTP › Receiving Messages", L::May, "the server MAY send notifications before the final response, which SHOULD end the stream"),
+            Basis::neg(MCP_2025, "Server › Tools › Security Considerations", L::Must, "servers MUST validate all tool inputs"),
+            Basis::neg(MCP_2026, "Server › Tools › Security Considerations", L::Must, "servers MUST validate all tool inputs"),
+        ])
+        .judged("Streaming progress on an event stream is the server's choice: a server that answers the streaming tool with one JSON body does what the specification allows, and the positive expects the stream. Without a streaming tool the check is NOT_OBSERVED."),
+    CheckDecl::new(P, "buffering-detection", buffering_detection, reasons::HTTP_EVENTS_FLUSHED_INCREMENTALLY, reasons::HTTP_EVENT_STREAM_NOT_ACCEPTED_REFUSED)
+        .offer(Offer::StreamingTool)
+        .basis(&[
+            Basis::pos(MCP_2025, SENDING, L::May, "the server MAY send notifications before the response (when they arrive is not stated)"),
+            Basis::pos(MCP_2026, "Basic › Transports › Streamable HTTP › Receiving Messages", L::Should, "servers SHOULD send `X-Accel-Buffering: no` so that events reach the client at once"),
+            Basis::neg(RFC9110, "§12.5.1", L::May, "for an Accept it cannot satisfy, the server can send 406 or disregard the header"),
+        ])
+        .judged("No MUST on either side: incremental delivery and the `406` are the profile's readings. Without a streaming tool the check is NOT_OBSERVED."),
+    CheckDecl::new(P, "keepalive", keepalive, reasons::HTTP_CONNECTION_KEPT_ALIVE, reasons::HTTP_CLOSE_HONOURED)
+        .basis(&[
+            Basis::pos(RFC9112, "§9.3", L::None, "HTTP/1.1 connections persist by default, but a server may close after any response"),
+            Basis::neg(RFC9112, "§9.6", L::Must, "a server that receives `Connection: close` MUST close the connection after its final response"),
+        ])
+        .judged("The control stands on a MUST; keeping the connection open for a second request is the profile's reading (a server that closes with `Connection: close` after each response does what RFC 9112 allows)."),
+    CheckDecl::new(P, "transport-header-message-metadata-separation", header_body_separation, reasons::HTTP_HEADERS_AGREE_WITH_BODY, reasons::HTTP_HEADER_BODY_MISMATCH_REFUSED)
+        .basis(&[
+            Basis::pos(JSONRPC, "§4", L::Must, "a request is answered"),
+            Basis::neg(MCP_2025, "Basic › Transports › Streamable HTTP › Session Management", L::Should, "a server that requires a session SHOULD answer a request without `Mcp-Session-Id` with 400"),
+            Basis::neg(MCP_2026, "Basic › Transports › Streamable HTTP › Server Validation", L::Must, "headers that do not match the body MUST be rejected with 400 (-32020)"),
+        ])
+        .judged("At 2025-11-25 the 400 for a session id carried only in the body is a SHOULD; at 2026-07-28 the header mismatch refusal is a MUST."),
+    CheckDecl::new(P, "status-code-consistency", status_code_consistency, reasons::HTTP_NOTIFICATION_202, reasons::HTTP_METHOD_NOT_ALLOWED_REFUSED)
+        .basis(&[
+            Basis::pos(MCP_2025, SENDING, L::Must, "an accepted notification MUST get 202 Accepted with no body"),
+            Basis::pos(MCP_2026, SENDING, L::Must, "an accepted notification MUST get 202 Accepted with no body"),
+            Basis::neg(RFC9110, "§9.1, §15.5.6", L::Should, "a method the resource does not allow SHOULD get 405 (an unrecognized one 501)"),
+        ])
+        .judged("The positive stands on a MUST; the `405` for `PUT` is a SHOULD of RFC 9110 (another 4xx is allowed)."),
+    CheckDecl::new(P, "content-type", content_type, reasons::HTTP_CONTENT_TYPE_DECLARED, reasons::HTTP_UNSUPPORTED_CONTENT_TYPE_REFUSED)
+        .basis(&[
+            Basis::pos(MCP_2025, SENDING, L::Must, "a request MUST be answered as `application/json` or `text/event-stream`"),
+            Basis::pos(MCP_2026, SENDING, L::Must, "a request MUST be answered as `application/json` or `text/event-stream`"),
+            Basis::neg(RFC9110, "§15.5.16", L::May, "415 is the status for content in a format the resource does not support (its use is not required)"),
+        ])
+        .judged("A server that reads a `text/plain` body as JSON, or refuses it with another 4xx, does what the specifications allow; the control expects `415`."),
+    CheckDecl::new(P, "interrupted-body", interrupted_body, reasons::HTTP_SPLIT_BODY_ASSEMBLED, reasons::HTTP_INTERRUPTED_BODY_DISCARDED)
+        .basis(&[
+            Basis::pos(RFC9112, "§6.3", L::Must, "the body's length is its Content-Length, however the octets arrive"),
+            Basis::neg(RFC9112, "§6.3, §8", L::Must, "a body cut short of its Content-Length MUST be considered incomplete (and the connection closed)"),
+        ])
+        .judged("Both observations stand on MUSTs; `400`, `408`, the close or no answer to the cut request are all accepted."),
+    CheckDecl::new(P, "early-close", early_close, reasons::HTTP_ANSWER_READ_TO_END, reasons::HTTP_EARLY_CLOSE_ABSORBED)
+        .basis(&[
+            Basis::pos(JSONRPC, "§4", L::Must, "a request is answered"),
+            Basis::neg(MCP_2025, SENDING, L::Should, "a disconnection SHOULD NOT be read as a cancellation"),
+            Basis::neg(MCP_2026, "Basic › Transports › Streamable HTTP › Cancellation", L::Must, "closing the response stream MUST be treated as cancellation of that request"),
+            Basis::neg(PROFILE, "required check early-close", L::Profile, "a connection the client closes early does not stop the server serving others"),
+        ])
+        .judged("Serving the next request after a client's early close is the profile's requirement (neither revision states it); the revisions differ only on what happens to the closed request."),
+    CheckDecl::new(P, "timeout", timeout, reasons::HTTP_ANSWERED_WITHIN_BOUND, reasons::HTTP_STALLED_REQUEST_TIMED_OUT)
+        .basis(&[
+            Basis::both(PROFILE, "required check timeout", L::Profile, "a request is answered within the answer bound, and a stalled one is ended within the idle bound"),
+            Basis::neg(RFC9110, "§15.5.9", L::May, "408 is the status for a request the server stopped waiting for"),
+            Basis::neg(RFC9112, "§9.5", L::None, "servers usually time out idle connections (no bound is required)"),
+        ])
+        .judged("No specification requires a server to time out a stalled request: judged on the profile's requirement with the operator's `--idle-timeout-ms`."),
+    CheckDecl::new(P, "retry", retry, reasons::HTTP_RETRY_ANSWERED, reasons::HTTP_STALE_RETRY_REFUSED)
+        .basis(&[
+            Basis::pos(JSONRPC, "§4", L::Must, "a request (the retry, with a new id) is answered"),
+            Basis::neg(MCP_2025, "Basic › Transports › Streamable HTTP › Session Management", L::Must, "after a session ends the server MUST answer requests naming it with 404 (an id it never issued is read the same way)"),
+            Basis::neg(MCP_2026, "Basic › Transports › Streamable HTTP › Protocol Version Header", L::Must, "a version the server does not implement MUST get 400 with UnsupportedProtocolVersionError"),
+        ])
+        .judged("At 2025-11-25 the `404` MUST is stated for a terminated session; the control applies it to a session id the server never issued."),
+    CheckDecl::new(P, "duplicate-delivery", duplicate_delivery, reasons::HTTP_ANSWERED_ONCE, reasons::HTTP_STRAY_RESPONSE_NOT_ANSWERED)
+        .basis(&[
+            Basis::pos(MCP_2025, SENDING, L::Should, "after the response the server SHOULD close the stream"),
+            Basis::pos(MCP_2026, "Basic › Transports › Streamable HTTP › Receiving Messages", L::Should, "the final response SHOULD terminate the stream"),
+            Basis::neg(MCP_2025, SENDING, L::Must, "a response the server accepts MUST get 202 with no body; otherwise an HTTP error status"),
+            Basis::neg(MCP_2026, SENDING, L::None, "the client MUST NOT send responses (a rule for the sender); the body rules name only requests and notifications"),
+        ])
+        .judged("A second answer to one request breaks a SHOULD; the stray response's `202` or error status is a MUST at 2025-11-25, and the profile's reading at 2026-07-28."),
+    CheckDecl::new(P, "cancellation-by-stream-close", cancellation_by_stream_close, reasons::HTTP_STREAM_COMPLETED, reasons::HTTP_STREAM_CLOSE_ABSORBED)
+        .offer(Offer::StreamingTool)
+        .basis(&[
+            Basis::pos(MCP_2025, SENDING, L::Should, "the event stream SHOULD eventually carry the response"),
+            Basis::pos(MCP_2026, "Basic › Transports › Streamable HTTP › Receiving Messages", L::Should, "the final response SHOULD terminate the stream"),
+            Basis::neg(MCP_2026, "Basic › Transports › Streamable HTTP › Cancellation", L::Must, "closing the stream MUST be treated as cancellation of that request"),
+            Basis::neg(PROFILE, "required check cancellation-by-stream-close", L::Profile, "a stream the client closes does not stop the server serving others"),
+        ])
+        .judged("Serving on after a closed stream is the profile's requirement; without a streaming tool the check is NOT_OBSERVED."),
+    CheckDecl::new(P, "malformed-chunk", malformed_chunk, reasons::HTTP_CHUNKED_BODY_ASSEMBLED, reasons::HTTP_MALFORMED_CHUNK_REFUSED)
+        .basis(&[
+            Basis::pos(RFC9112, "§7.1", L::Must, "a recipient MUST be able to parse and decode the chunked coding"),
+            Basis::neg(RFC9112, "§2.2", L::Should, "octets that do not match the message grammar SHOULD get 400 and the close"),
+        ])
+        .judged("The positive stands on a MUST; the refusal (`400` or the close, no answer) on a SHOULD."),
+    CheckDecl::new(P, "oversized-event", oversized_event, reasons::HTTP_LARGE_EVENT_DELIVERED, reasons::HTTP_OVERSIZED_BODY_REFUSED)
+        .offer(Offer::EchoTool)
+        .basis(&[
+            Basis::both(PROFILE, "required check oversized-event", L::Profile, "a 256 KiB answer is delivered intact, and a 16 MiB request is bounded"),
+            Basis::neg(RFC9110, "§15.5.14", L::May, "413 is the status for content larger than the server will process"),
+        ])
+        .judged("No specification sets a size: a server that serves the 16 MiB request does what they allow; the control expects `413` or -32600, on the profile's requirement. Without an echo tool the check is NOT_OBSERVED."),
+    CheckDecl::new(P, "slow-consumer", slow_consumer, reasons::HTTP_SLOW_READ_COMPLETE, reasons::HTTP_OTHERS_SERVED_DURING_STALL)
+        .offer(Offer::EchoTool)
+        .basis(&[
+            Basis::both(PROFILE, "required check slow-consumer", L::Profile, "a slow reader gets its answer intact and does not stall the server"),
+            Basis::neg(MCP_2026, "Basic › Statelessness", L::Should, "servers SHOULD be prepared to handle requests of several conversations"),
+        ])
+        .judged("No MUST: judged on the profile's requirement. Without an echo tool the check is NOT_OBSERVED."),
+    CheckDecl::new(P, "backpressure", backpressure, reasons::HTTP_CONCURRENT_ANSWERED, reasons::HTTP_PIPELINE_ORDERED)
+        .basis(&[
+            Basis::pos(JSONRPC, "§4", L::Must, "every request is answered"),
+            Basis::neg(RFC9112, "§9.3.2", L::Must, "responses to pipelined requests MUST be sent in the order the requests came"),
+        ])
+        .judged("Both observations stand on MUSTs; refusing or dropping the second pipelined request with the close is accepted."),
+    CheckDecl::new(P, "proxy-added-headers", proxy_added_headers, reasons::HTTP_PROXY_HEADERS_INERT, reasons::HTTP_FOREIGN_HOST_REFUSED)
+        .basis(&[
+            Basis::both(PROFILE, "compositionBoundary", L::Profile, "a loopback server answers for its own host only, and proxy headers change nothing"),
+            Basis::neg(RFC9110, "§15.5.20", L::May, "421 is the status for a request the server is not configured to answer for"),
+            Basis::neg(MCP_2025, SECURITY_2025, L::None, "servers MUST validate `Origin` against DNS rebinding; `Host` is not named (a foreign `Host` is the same attack, but refusing it is not a stated requirement)"),
+            Basis::neg(MCP_2026, SECURITY_2026, L::None, "servers MUST validate `Origin` against DNS rebinding; `Host` is not named (a foreign `Host` is the same attack, but refusing it is not a stated requirement)"),
+        ])
+        .judged("The MCP MUST names `Origin`, not `Host`: refusing a foreign `Host` is the profile's requirement. A server that answers any `Host` does what the specifications state."),
+    CheckDecl::new(P, "no-unauthorized-redirect", no_unauthorized_redirect, reasons::HTTP_NO_REDIRECT, reasons::HTTP_FOREIGN_ORIGIN_REFUSED)
+        .basis(&[
+            Basis::pos(PROFILE, "required check no-unauthorized-redirect", L::Profile, "no answer is a redirect"),
+            Basis::neg(MCP_2025, SECURITY_2025, L::Must, "an invalid `Origin` MUST get 403 Forbidden"),
+            Basis::neg(MCP_2026, SECURITY_2026, L::Must, "an invalid `Origin` MUST get 403 Forbidden"),
+        ])
+        .judged("The control stands on a MUST at both revisions; the positive (no redirect) is the profile's requirement."),
+    CheckDecl::new(P, "listener-cleanup", listener_cleanup, reasons::HTTP_LISTENER_LOOPBACK_ONLY, reasons::HTTP_LISTENER_CLOSED_ON_STOP)
+        .launch()
+        .basis(&[
+            Basis::pos(MCP_2025, SECURITY_2025, L::Should, "a local server SHOULD bind only to localhost"),
+            Basis::pos(MCP_2026, SECURITY_2026, L::Should, "a local server SHOULD bind only to localhost"),
+            Basis::neg(PROFILE, "required check listener-cleanup", L::Profile, "on SIGTERM the server exits and its port stops accepting"),
+        ])
+        .judged("No MUST: a loopback-only listener is a SHOULD and the stop the profile's requirement. Without a subject mcpres starts the check is NOT_OBSERVED."),
+    CheckDecl::new(P, "socket-cleanup", socket_cleanup, reasons::HTTP_SOCKETS_RELEASED, reasons::HTTP_SOCKETS_CLOSED_ON_STOP)
+        .launch()
+        .basis(&[
+            Basis::both(PROFILE, "required check socket-cleanup", L::Profile, "connections the client closed are released, and a stopped server closes the rest"),
+        ])
+        .judged("No specification requirement: judged on the profile's requirement. Without a subject mcpres starts the check is NOT_OBSERVED."),
 ];
 
 /// The size of the oversized-event control's request body (16 MiB).

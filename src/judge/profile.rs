@@ -853,6 +853,20 @@ mod tests {
     }
 
     #[test]
+    fn an_identity_that_moves_from_its_baseline_fails_the_run() {
+        let same = json!({"baselineSha256": "a", "checks": [{"check": "x", "before": "a", "after": "a"}], "endSha256": "a"});
+        assert_eq!(identity_changed(&same), Ok(false));
+        let moved = json!({"baselineSha256": "a", "checks": [{"check": "x", "before": "a", "after": "b"}], "endSha256": "a"});
+        assert_eq!(identity_changed(&moved), Ok(true));
+        assert!(identity_changed(&json!({"checks": []})).is_err());
+        assert_eq!(run_result_with_identity("PASS", true), "FAIL");
+        assert_eq!(run_result_with_identity("INCOMPLETE", false), "INCOMPLETE");
+        assert!(reads(IDENTITY_PATH));
+        let cleanup = json!({"probesThatLeftProcesses": [], "adoptedAfterRun": [], "adoptedUnattributed": [{"pid": 1}]});
+        assert_eq!(cleanup_from(&cleanup), Ok(false));
+    }
+
+    #[test]
     fn results_claim_and_paths() {
         use Verdict::*;
         assert_eq!(run_result(&[Pass, NotObserved], true), "INCOMPLETE");

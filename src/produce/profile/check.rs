@@ -800,6 +800,43 @@ mod tests {
     }
 
     #[test]
+    fn windows_follow_the_measured_pace_within_the_bounds() {
+        let ms = Duration::from_millis;
+        let floor = ms(300);
+        // Nothing measured: the operator's bound.
+        assert_eq!(derive_window(None, floor, ms(5000)), Ok(ms(5000)));
+        // Fast: the floor; slower: 4 x what was measured; capped by the bound.
+        assert_eq!(derive_window(Some(ms(1)), floor, ms(5000)), Ok(floor));
+        assert_eq!(derive_window(Some(ms(200)), floor, ms(5000)), Ok(ms(800)));
+        assert_eq!(derive_window(Some(ms(2000)), floor, ms(5000)), Ok(ms(5000)));
+        // The bound leaves less than 2 x what was measured: no safe window.
+        assert_eq!(
+            derive_window(Some(ms(3000)), floor, ms(5000)),
+            Err(ms(3000))
+        );
+        let launch = Launch {
+            program: "/bin/true".into(),
+            args: vec![],
+            env: Default::default(),
+        };
+        let mut ctx = Ctx::new(Some(&launch), Revision::V2025_11_25, ms(1000), ms(1000));
+        ctx.timing.startup = Some(ms(800));
+        let why = ctx.fresh_window().unwrap_err();
+        assert!(why.starts_with(TOO_SLOW_TO_DECIDE), "{why}");
+        let o = too_slow(&ctx, ProbeOutcome::Accept, "R", &why);
+        assert_eq!(o.observed_reason, TOO_SLOW_TO_DECIDE);
+        let c = CheckRun::too_slow(
+            &ctx,
+            "x",
+            (ProbeOutcome::Accept, "R"),
+            (ProbeOutcome::Reject, "S"),
+            &why,
+        );
+        assert_eq!(c.verdict().0, Verdict::NotObserved);
+        assert_eq!(c.verdict().1, TOO_SLOW_TO_DECIDE);
+    }
+
+    #[test]
     fn a_syntax_defect_breaks_the_json() {
         let line = json_line(&json!({"a": {"b": 1}}));
         let broken = syntax_defect(&line);

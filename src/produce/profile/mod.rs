@@ -244,7 +244,7 @@ pub fn run(options: &Options, report: Report<'_>) -> Result<Outcome, ProfileErro
     // that does not open is still evaluated: every check then fails on its
     // own evidence (nothing is skipped, nothing is passed).
     let (server_info, mut preflight) = if http {
-        preflight_http(&ctx)
+        preflight_http(&mut ctx)
     } else {
         preflight(&mut ctx)
     };
@@ -871,13 +871,34 @@ fn artifact_identity(h: &HttpOptions) -> Result<Identity, ProfileError> {
 }
 
 /// The HTTP preflight: start the server once, open a conversation, stop it.
-fn preflight_http(ctx: &Ctx) -> ((String, String), Value) {
+/// For a server mcpres starts, it measures the time from the start to the
+/// opening's answer and the slowest of three liveness answers (the windows
+/// of the Streamable HTTP checks are derived from them).
+fn preflight_http(ctx: &mut Ctx) -> ((String, String), Value) {
+    let started = std::time::Instant::now();
     let server = ctx.serve();
     let rec = web::Rec::new(ctx.web().bearer.as_ref());
     let opened = match &server.failed {
         Some(why) => Err(why.clone()),
         None => ctx.http_open(&rec, &server),
     };
+    if let Ok(session) = &opened {
+        let startup = started.elapsed();
+        let mut answers = Vec::new();
+        for _ in 0..3 {
+            let t = std::time::Instant::now();
+            if !ctx.serving(&rec, &server, session) {
+                break;
+            }
+            answers.push(t.elapsed());
+        }
+        if ctx.launch.is_some() {
+            ctx.timing.startup = Some(startup);
+        }
+        if answers.len() == 3 {
+            ctx.timing.answer = answers.iter().max().copied();
+        }
+    }
     let mut artifact = rec.transcript();
     artifact["server"] = ctx.stop(server).unwrap_or(Value::Null);
     let open = match opened {

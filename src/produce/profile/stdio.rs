@@ -100,7 +100,10 @@ pub(super) fn line_control(
             let ev = ctx.exchange_within(probe, line.clone(), id.as_ref(), bound);
             let c = classify(&ev, open);
             observed = Some(c.clone());
-            let detail = format!("answer: {}; still serving: {}", ev.reply.label(), ev.alive);
+            let mut detail = format!("answer: {}; still serving: {}", ev.reply.label(), ev.alive);
+            if let Some(by) = &ev.ended_by {
+                detail.push_str(&format!(" (ended by mcpres: {by})"));
+            }
             (c, detail, ev.summary())
         };
         let o = if open_first {

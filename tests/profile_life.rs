@@ -70,9 +70,20 @@ impl Ran {
 
 /// `mcpres profile run` of `checks` against `script` with `subject_args`.
 fn run(work: &Path, script: &Path, checks: &str, subject_args: &[&str], extra: &[&str]) -> Ran {
+    run_profile(STDIO, work, script, checks, subject_args, extra)
+}
+
+fn run_profile(
+    profile: &str,
+    work: &Path,
+    script: &Path,
+    checks: &str,
+    subject_args: &[&str],
+    extra: &[&str],
+) -> Ran {
     let out = tempfile::tempdir_in(work).unwrap().keep().join("out");
     let child = support::command()
-        .args(["profile", "run", STDIO, "-o"])
+        .args(["profile", "run", profile, "-o"])
         .arg(&out)
         .args(["--revision", "2025-11-25", "--checks", checks])
         .args(extra)
@@ -282,4 +293,40 @@ fn concurrent_checks_blame_no_other_checks_subject() {
     );
     assert_eq!(cleanup["adoptedUnattributed"], serde_json::json!([]));
     assert_eq!(cleanup["observed"], true, "{cleanup}");
+}
+
+/// A subject that never opens: the checks whose control needs an opened
+/// subject record only their positive; they are NOT_OBSERVED with the
+/// reason (never a panic of the runner, never an evaluation entry without
+/// its negative control). The honest subject passes the same checks.
+#[test]
+fn a_subject_that_never_opens_leaves_a_missing_control_not_observed() {
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
+    let work = tempfile::tempdir().unwrap();
+    let mute = work.path().join("mute.py");
+    std::fs::write(&mute, "import sys\nsys.exit(0)\n").unwrap();
+    let checks = "capability-declaration,json-schema-dialect-identity,explicit-protocol-revision";
+    let revision = "mcp-res/protocol-revision/v1";
+    let bad = run_profile(revision, work.path(), &mute, checks, &[], &[]);
+    assert!(!bad.text.contains("panicked"), "{}", bad.text);
+    for id in ["capability-declaration", "json-schema-dialect-identity"] {
+        assert_eq!(
+            bad.verdict(id),
+            ("NOT_OBSERVED".into(), "MCP_RES_NO_ANSWER".into()),
+            "{}",
+            bad.text
+        );
+        assert!(bad.check(id)["negative"].is_null());
+    }
+    // The evaluation claims only the check observed on both sides.
+    let evaluation = support::read_json(&bad.out.join("evaluation.json"));
+    assert_eq!(
+        evaluation["scope"]["claimedCheckIds"],
+        serde_json::json!(["explicit-protocol-revision"]),
+        "{evaluation}"
+    );
+    let good = run_profile(revision, work.path(), &subject_path(), checks, &[], &[]);
+    for id in ["capability-declaration", "explicit-protocol-revision"] {
+        assert_eq!(good.verdict(id).0, "PASS", "{}", good.text);
+    }
 }

@@ -219,14 +219,30 @@ pub fn check_verdict(
             );
         }
     }
-    for (role, o) in [("positive", positive), ("negative control", negative)] {
-        // A missing observation shows nothing broken: not observed.
-        let Some(o) = o else {
+    // A check is evaluated on both observations: with one missing it is not
+    // observed (the other's reading named in the detail), never a verdict
+    // the evaluation could not record.
+    for (role, o, other) in [
+        ("positive", positive, negative),
+        ("negative control", negative, positive),
+    ] {
+        if o.is_none() {
+            let seen = other.map_or(String::new(), |o| {
+                format!(
+                    " (the other observed {} ({}): {})",
+                    o.observed, o.observed_reason, o.detail
+                )
+            });
             return verdict(
                 Verdict::NotObserved,
                 NO_ANSWER,
-                format!("no {role} observation"),
+                format!("no {role} observation{seen}"),
             );
+        }
+    }
+    for (role, o) in [("positive", positive), ("negative control", negative)] {
+        let Some(o) = o else {
+            continue;
         };
         if !o.held() {
             return verdict(
@@ -841,10 +857,17 @@ mod tests {
         assert_eq!(v(None, Some(&n)).verdict, Verdict::NotObserved);
         let other = o(false, "OTHER");
         assert_eq!(v(Some(&killed), Some(&other)).reason, "OTHER");
-        assert_eq!(
-            v(Some(&killed), None).detail,
-            "no negative control observation"
+        assert!(
+            v(Some(&killed), None)
+                .detail
+                .starts_with("no negative control observation"),
         );
+        // A positive that did not hold beside a missing control: not
+        // observed (the evaluation records checks with both only).
+        let failed = o(false, "OTHER");
+        let lone = check_verdict(Some(&failed), None, None, None);
+        assert_eq!(lone.verdict, Verdict::NotObserved);
+        assert!(lone.detail.contains("OTHER"), "{}", lone.detail);
         assert_eq!(v(Some(&killed), None).verdict, Verdict::NotObserved);
         assert_eq!(
             check_verdict(None, None, None, None).verdict,

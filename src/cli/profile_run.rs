@@ -206,6 +206,7 @@ pub fn main(args: ProfileRunArgs) -> CliResult {
             "output": out.display().to_string(),
             "evaluationSha256": outcome.evaluation_sha256,
             "cleanupObserved": outcome.cleanup_observed,
+            "identityChanged": outcome.identity_changed,
             "primaryDiagnostic": primary,
         }));
     } else {
@@ -232,6 +233,13 @@ pub fn main(args: ProfileRunArgs) -> CliResult {
                 .count(),
             outcome.cleanup_observed
         )?;
+        if outcome.identity_changed {
+            outln!(
+                "{}: the subject changed during the run ({}): its program or a file its arguments name has other bytes than at the start (artifacts/identity.json)",
+                out.display(),
+                mcpres::judge::profile::SUBJECT_CHANGED
+            )?;
+        }
         outln!(
             "evaluation.json: sha256 {}; mcpres validate: {}",
             outcome.evaluation_sha256,

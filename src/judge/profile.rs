@@ -51,6 +51,10 @@ pub const VERSION_REFUSALS: [&str; 5] = [
     "modern-legacy-auto-behavior",
     "no-connection-as-conversation",
 ];
+/// The reason of an observation no window within the operator's bounds
+/// could decide (the subject or the machine too slow): its check is not
+/// observed, never failed.
+pub const TOO_SLOW_TO_DECIDE: &str = "MCP_RES_TOO_SLOW_TO_DECIDE";
 /// The longest `detail` run.json keeps of a check.
 pub const DETAIL_MAX: usize = 400;
 
@@ -319,9 +323,40 @@ pub fn check_verdict(
             not_observed.unwrap_or_default().to_owned(),
         );
     }
+    // An observation too slow to decide leaves the check not observed.
+    for (role, o) in [("positive", positive), ("negative control", negative)] {
+        if let Some(o) = o.filter(|o| o.observed_reason == TOO_SLOW_TO_DECIDE) {
+            return verdict(
+                Verdict::NotObserved,
+                TOO_SLOW_TO_DECIDE,
+                format!("{role}: {}", o.detail),
+            );
+        }
+    }
+    // A check is evaluated on both observations: with one missing it is not
+    // observed (the other's reading named in the detail), never a verdict
+    // the evaluation could not record.
+    for (role, o, other) in [
+        ("positive", positive, negative),
+        ("negative control", negative, positive),
+    ] {
+        if o.is_none() {
+            let seen = other.map_or(String::new(), |o| {
+                format!(
+                    " (the other observed {} ({}): {})",
+                    o.observed, o.observed_reason, o.detail
+                )
+            });
+            return verdict(
+                Verdict::NotObserved,
+                NO_ANSWER,
+                format!("no {role} observation{seen}"),
+            );
+        }
+    }
     for (role, o) in [("positive", positive), ("negative control", negative)] {
         let Some(o) = o else {
-            return verdict(Verdict::Fail, NO_ANSWER, format!("no {role} observation"));
+            continue;
         };
         // The record shows the property could not be decided (a valid twin
         // refused too, -32601 for a version refusal, a behaviour the
@@ -363,7 +398,7 @@ pub fn check_verdict(
             ),
         ),
         None => verdict(
-            Verdict::Fail,
+            Verdict::NotObserved,
             NO_ANSWER,
             "no wrong-reason mutant observation".into(),
         ),
@@ -428,15 +463,60 @@ pub fn cleanup_observed(left_by_probes: &[Value], adopted_after_run: &[Value]) -
     left_by_probes.is_empty() && adopted_after_run.is_empty()
 }
 
-/// The cleanup artifact's lists as stored, or why they are not readable.
-fn cleanup_from(doc: &Value) -> Result<bool, String> {
+/// The cleanup artifact's lists as stored, or why they are not readable:
+/// observed when no probe left a process behind, nothing adopted was left
+/// after the run, and no adopted orphan descending from no probe's subject
+/// was found meanwhile (`adoptedUnattributed`, absent in older records).
+pub fn cleanup_from(doc: &Value) -> Result<bool, String> {
+    let unattributed = doc
+        .get("adoptedUnattributed")
+        .map_or(Some(&[][..]), |v| v.as_array().map(Vec::as_slice));
     match (
         doc["probesThatLeftProcesses"].as_array(),
         doc["adoptedAfterRun"].as_array(),
+        unattributed,
     ) {
-        (Some(left), Some(adopted)) => Ok(cleanup_observed(left, adopted)),
+        (Some(left), Some(adopted), Some(strangers)) => {
+            Ok(cleanup_observed(left, adopted) && strangers.is_empty())
+        }
         _ => Err("it has no probesThatLeftProcesses and adoptedAfterRun lists".into()),
     }
+}
+
+/// The stored path of the identity record: the subject's digest at the
+/// run's start, before and after every check, and at the end.
+pub const IDENTITY_PATH: &str = "artifacts/identity.json";
+/// The run-level reason of a subject whose identity changed during the run.
+pub const SUBJECT_CHANGED: &str = "MCP_RES_SUBJECT_CHANGED";
+
+/// Did the subject's identity change during the run: does any digest of
+/// the record differ from its baseline? Or why the record is unreadable.
+pub fn identity_changed(doc: &Value) -> Result<bool, String> {
+    let baseline = doc
+        .get("baselineSha256")
+        .ok_or("it has no baselineSha256")?;
+    let checks = doc["checks"].as_array().ok_or("it has no checks list")?;
+    let mut digests = vec![doc.get("endSha256").ok_or("it has no endSha256")?];
+    for c in checks {
+        for k in ["before", "after"] {
+            digests.push(c.get(k).ok_or_else(|| format!("a check has no {k}"))?);
+        }
+    }
+    Ok(digests.iter().any(|d| *d != baseline))
+}
+
+/// What run.json says about the subject's identity.
+pub fn identity_summary(changed: bool) -> Value {
+    json!({
+        "changed": changed,
+        "reason": changed.then_some(SUBJECT_CHANGED),
+        "record": IDENTITY_PATH,
+    })
+}
+
+/// The run's result once the identity is known: FAIL when it changed.
+pub fn run_result_with_identity(result: &'static str, changed: bool) -> &'static str {
+    if changed { "FAIL" } else { result }
 }
 
 /// The stored path of a check's artifact in `role`.
@@ -451,6 +531,7 @@ pub const CLEANUP_PATH: &str = "artifacts/cleanup.json";
 /// observation or the cleanup).
 pub fn reads(path: &str) -> bool {
     path == CLEANUP_PATH
+        || path == IDENTITY_PATH
         || path.strip_prefix("artifacts/").is_some_and(|rest| {
             rest.split_once('/').is_some_and(|(check, file)| {
                 !check.is_empty() && ROLES.iter().any(|r| file.strip_suffix(".json") == Some(*r))
@@ -669,16 +750,55 @@ pub fn judge_dir(
             None
         }
     };
+    // The identity record (absent in older records: unchanged).
+    let identity = match stored.get(IDENTITY_PATH) {
+        None => Some(false),
+        Some(Ok(doc)) => match identity_changed(doc) {
+            Ok(changed) => {
+                differ(
+                    &mut out,
+                    IDENTITY_PATH,
+                    "/changed".into(),
+                    &doc["changed"],
+                    json!(changed),
+                    "changed when a digest of the record differs from its baseline".into(),
+                );
+                if run.get("identity").is_some() {
+                    differ(
+                        &mut out,
+                        "run.json",
+                        "/identity".into(),
+                        &run["identity"],
+                        identity_summary(changed),
+                        format!("as {IDENTITY_PATH} gives it"),
+                    );
+                }
+                judged_run["identity"] = identity_summary(changed);
+                Some(changed)
+            }
+            Err(why) => {
+                out.push(cannot(IDENTITY_PATH, why));
+                None
+            }
+        },
+        Some(Err(why)) => {
+            out.push(cannot(IDENTITY_PATH, why.clone()));
+            None
+        }
+    };
     // The results and the evaluation's checks need every check judged.
-    if complete && let Some(cleanup) = cleanup {
-        let result = run_result(&verdicts, cleanup);
+    if complete
+        && let Some(cleanup) = cleanup
+        && let Some(identity_changed) = identity
+    {
+        let result = run_result_with_identity(run_result(&verdicts, cleanup), identity_changed);
         differ(
                 &mut out,
             "run.json",
             "/result".into(),
             &run["result"],
             json!(result),
-            "FAIL when a check fails or cleanup was not observed, else INCOMPLETE when one was not observed, else PASS".into(),
+            "FAIL when a check fails, cleanup was not observed or the subject's identity changed, else INCOMPLETE when one was not observed, else PASS".into(),
         );
         judged_run["result"] = json!(result);
         // evaluation.json: the observed checks in run order, their
@@ -806,6 +926,10 @@ fn verdict_why(v: &CheckVerdict, p: Option<&Observation>, n: Option<&Observation
                 "negative"
             }
         ),
+        (Verdict::NotObserved, NO_ANSWER) => "an observation it needs is not stored".into(),
+        (Verdict::NotObserved, TOO_SLOW_TO_DECIDE) => {
+            "an observation records that no window within the operator's bounds could decide it".into()
+        }
         (Verdict::NotObserved, _) => {
             "its mutant.json shows the mutant met with the negative control's reason".into()
         }
@@ -866,13 +990,21 @@ mod tests {
         let survived = mutant("R");
         assert_eq!(v(Some(&survived), Some(&n)).verdict, Verdict::NotObserved);
         assert_eq!(v(Some(&survived), Some(&n)).reason, MUTANT_SURVIVED);
-        assert_eq!(v(None, Some(&n)).verdict, Verdict::Fail);
+        assert_eq!(v(None, Some(&n)).verdict, Verdict::NotObserved);
         let other = o(false, "OTHER");
         assert_eq!(v(Some(&killed), Some(&other)).reason, "OTHER");
-        assert_eq!(
-            v(Some(&killed), None).detail,
-            "no negative control observation"
+        assert!(
+            v(Some(&killed), None)
+                .detail
+                .starts_with("no negative control observation"),
         );
+        // A positive that did not hold beside a missing control: not
+        // observed (the evaluation records checks with both only).
+        let failed = o(false, "OTHER");
+        let lone = check_verdict(Some(&failed), None, None, None);
+        assert_eq!(lone.verdict, Verdict::NotObserved);
+        assert!(lone.detail.contains("OTHER"), "{}", lone.detail);
+        assert_eq!(v(Some(&killed), None).verdict, Verdict::NotObserved);
         assert_eq!(
             check_verdict(None, None, None, None).verdict,
             Verdict::NotObserved
@@ -940,6 +1072,20 @@ mod tests {
         assert_eq!(judged.observed_reason, METHOD_NOT_FOUND_NOT_CREDITED);
         // For a check whose control is no version refusal, -32601 stands.
         assert!(rederive("extension-declaration", "negative", &n, &t).is_none());
+    }
+
+    #[test]
+    fn an_identity_that_moves_from_its_baseline_fails_the_run() {
+        let same = json!({"baselineSha256": "a", "checks": [{"check": "x", "before": "a", "after": "a"}], "endSha256": "a"});
+        assert_eq!(identity_changed(&same), Ok(false));
+        let moved = json!({"baselineSha256": "a", "checks": [{"check": "x", "before": "a", "after": "b"}], "endSha256": "a"});
+        assert_eq!(identity_changed(&moved), Ok(true));
+        assert!(identity_changed(&json!({"checks": []})).is_err());
+        assert_eq!(run_result_with_identity("PASS", true), "FAIL");
+        assert_eq!(run_result_with_identity("INCOMPLETE", false), "INCOMPLETE");
+        assert!(reads(IDENTITY_PATH));
+        let cleanup = json!({"probesThatLeftProcesses": [], "adoptedAfterRun": [], "adoptedUnattributed": [{"pid": 1}]});
+        assert_eq!(cleanup_from(&cleanup), Ok(false));
     }
 
     #[test]

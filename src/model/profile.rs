@@ -140,10 +140,28 @@ pub struct ProfileRun<'a> {
     pub result: Outcome,
     #[serde(borrow)]
     pub preflight_sha256: Text<'a>,
+    /// Whether the subject's identity held over the run (absent in records
+    /// made before it was watched).
+    #[serde(borrow, default, skip_serializing_if = "Option::is_none")]
+    pub identity: Option<RunIdentity<'a>>,
     #[serde(borrow)]
     pub checks: Vec<RunCheck<'a>>,
     #[serde(borrow)]
     pub artifacts: Vec<RunArtifact<'a>>,
+}
+
+/// The subject's identity over a run, as `artifacts/identity.json` records it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RunIdentity<'a> {
+    /// A digest taken before or after a check, or at the end, differs from
+    /// the one taken at the start.
+    pub changed: bool,
+    /// `MCP_RES_SUBJECT_CHANGED` when it changed, `null` otherwise.
+    #[serde(borrow)]
+    pub reason: Option<Text<'a>>,
+    #[serde(borrow)]
+    pub record: Text<'a>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

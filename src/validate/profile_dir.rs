@@ -557,7 +557,8 @@ fn consistency(
             ),
         );
     }
-    let derived = if record.checks.iter().any(|c| c.verdict == Verdict::Fail) {
+    let identity_changed = record.identity.as_ref().is_some_and(|i| i.changed);
+    let derived = if identity_changed || record.checks.iter().any(|c| c.verdict == Verdict::Fail) {
         "FAIL"
     } else if record
         .checks
@@ -572,7 +573,7 @@ fn consistency(
         push(
             "/result".into(),
             format!(
-                "{RUN_FILE} says result {}, but its checks give {derived} (FAIL when a check fails, else INCOMPLETE when one was not observed, else PASS)",
+                "{RUN_FILE} says result {}, but its checks give {derived} (FAIL when a check fails or the subject's identity changed, else INCOMPLETE when one was not observed, else PASS)",
                 record.result
             ),
         );
@@ -588,6 +589,15 @@ struct RunRecord {
     evaluation_file_sha256: String,
     result: String,
     checks: Vec<RunCheck>,
+    /// The subject's identity record (absent in older records: unchanged);
+    /// the judge re-derives it from artifacts/identity.json.
+    #[serde(default)]
+    identity: Option<RunIdentity>,
+}
+
+#[derive(Deserialize)]
+struct RunIdentity {
+    changed: bool,
 }
 
 #[derive(Deserialize)]

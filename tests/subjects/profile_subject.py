@@ -25,6 +25,8 @@ Options:
   --with-child         start `sleep 30` as a plain child; kill and reap it on exit
   --child-pidfile PATH write the pid of every child started (one per line), so a
                        test can clean up after --break orphan-child
+  --close-on-long-line a line over 4 MiB ends the process cleanly (exit 0, the
+                       other bounded ending) instead of being refused
   --break NAME         switch on one defect (repeatable); see BREAKS
 """
 
@@ -53,6 +55,7 @@ SERVER_INFO = {"name": "mcpres-profile-subject", "version": "0.1.0"}
 INSTRUCTIONS = "A test subject for mcpres profile checks: tools echo and add."
 CAPABILITIES = {"tools": {"listChanged": False}}
 MAX_LINE = 4 * 1024 * 1024
+CRASH_LINE = 1024 * 1024
 CHUNK = 64 * 1024
 
 PARSE_ERROR = -32700
@@ -101,6 +104,10 @@ BREAKS = {
     "unbounded-lines": "oversized-line NOT_OBSERVED: no 4 MiB line limit (MCP sets none)",
     "stay-after-eof": "process-exit: keep running after stdin EOF",
     "ignore-sigterm-after-open": "process-exit: ignore SIGTERM after initialize/server/discover",
+    "ignore-sigterm-after-requests": "process-exit: ignore SIGTERM once 3 requests were served",
+    "ignore-sigint-when-idle": "interruption: SIGINT ends it only within 100 ms of handling a message",
+    "crash-on-long-line": "oversized-line: die with a traceback on a line over 1 MiB",
+    "rewrite-self": "identity: rewrite its own file on every start",
     "orphan-child": "child-tree-cleanup: start `sleep 30` in a new session and leave it",
     "drop-when-blocked": "backpressure: non-blocking stdout, drop responses on EAGAIN",
     "batch-accepted": "concurrent-requests: answer batch elements one by one",
@@ -192,8 +199,11 @@ def valid_id(value):
 
 
 class Subject:
-    def __init__(self, breaks, with_child, pidfile):
+    def __init__(self, breaks, with_child, pidfile, close_on_long_line=False):
         self.breaks = set(breaks)
+        self.close_on_long_line = close_on_long_line
+        self.served = 0  # requests answered (ignore-sigterm-after-requests)
+        self.last_message = 0.0  # when the last message was handled (ignore-sigint-when-idle)
         self.pidfile = pidfile
         self.child = None  # the --with-child process, killed on exit
         self.initialized = False  # a 2025-11-25 initialize was answered
@@ -211,7 +221,18 @@ class Subject:
     # ---- process life ----------------------------------------------------
 
     def start(self):
+        if self.broken("rewrite-self"):
+            # A new trailing comment on every start: the file never has the
+            # same bytes twice.
+            path = os.path.abspath(__file__)
+            with open(path, "rb") as f:
+                text = f.read()
+            keep = text.split(b"\n# rewritten ", 1)[0].rstrip(b"\n")
+            with open(path, "wb") as f:
+                f.write(keep + b"\n# rewritten " + os.urandom(8).hex().encode() + b"\n")
         sigint = signal.SIG_IGN if self.broken("ignore-sigint") else self.on_signal
+        if self.broken("ignore-sigint-when-idle"):
+            sigint = self.on_sigint_when_busy
         signal.signal(signal.SIGINT, sigint)
         sigterm = signal.SIG_IGN if self.broken("ignore-sigterm-idle") else self.on_signal
         signal.signal(signal.SIGTERM, sigterm)
@@ -257,6 +278,11 @@ class Subject:
                 pass
             self.child.wait()
             self.child = None
+
+    def on_sigint_when_busy(self, signum, frame):
+        if time.monotonic() - self.last_message < 0.1:
+            self.on_signal(signum, frame)
+        diag("SIGINT ignored: idle")
 
     def on_signal(self, signum, _frame):
         if signum == signal.SIGINT and self.broken("torn-on-sigint"):
@@ -357,6 +383,8 @@ class Subject:
                     self.handle_line(line)
             del buf[:start]
             scanned = len(buf)
+            if len(buf) > CRASH_LINE and self.broken("crash-on-long-line"):
+                raise RuntimeError("line of %d bytes and growing" % len(buf))
             if len(buf) > self.max_line and not self.broken("unbounded-lines"):
                 self.too_long()
                 buf.clear()
@@ -366,6 +394,10 @@ class Subject:
                 self.dispatch_early(bytes(buf))
 
     def too_long(self):
+        if self.close_on_long_line:
+            diag("a line over %d bytes: closing" % self.max_line)
+            self.reap_child()
+            os._exit(0)
         diag("a line over %d bytes was discarded" % self.max_line)
         self.skip_line = False
         self.error(None, INVALID_REQUEST, "line too long")
@@ -428,6 +460,7 @@ class Subject:
     # ---- JSON-RPC ----------------------------------------------------------
 
     def handle_message(self, msg):
+        self.last_message = time.monotonic()
         if isinstance(msg, list):
             if self.broken("batch-accepted") and msg:
                 for element in msg:
@@ -469,6 +502,9 @@ class Subject:
             return
         if result is not NO_ANSWER:
             self.send({"jsonrpc": "2.0", "id": self.out_id(rid), "result": result})
+            self.served += 1
+            if self.served == 3 and self.broken("ignore-sigterm-after-requests"):
+                signal.signal(signal.SIGTERM, signal.SIG_IGN)
 
     def notification(self, method):
         if self.broken("answer-notifications"):
@@ -634,9 +670,10 @@ def main():
     parser = argparse.ArgumentParser(description="profile test subject (stdio MCP server)")
     parser.add_argument("--with-child", action="store_true")
     parser.add_argument("--child-pidfile")
+    parser.add_argument("--close-on-long-line", action="store_true")
     parser.add_argument("--break", dest="breaks", action="append", default=[], choices=sorted(BREAKS))
     args = parser.parse_args()
-    subject = Subject(args.breaks, args.with_child, args.child_pidfile)
+    subject = Subject(args.breaks, args.with_child, args.child_pidfile, args.close_on_long_line)
     subject.start()
     subject.run()
 

@@ -18,6 +18,12 @@ reasons! {
             "The subject could not be started, or it did not open a conversation, so the probe could not be made.";
         WRONG_REASON_MUTANT_SURVIVED "MCP_RES_WRONG_REASON_MUTANT_SURVIVED" NotObserved
             "The wrong-reason mutant (a syntax-defective input, or a request invalid in another field) was met exactly as the negative control was (the same reason and the same answer: result, error code, silence or close), so the control's reason cannot be bound to the property: the check is not observed, never a PASS.";
+        TOO_SLOW_TO_DECIDE "MCP_RES_TOO_SLOW_TO_DECIDE" NotObserved
+            "The subject's start-up or answer time, as the preflight measured it, leaves no window within the operator's bounds in which the observation could be decided (the subject or the machine was too slow): not observed, never a FAIL.";
+        ENDED_BY_RUNNER "MCP_RES_ENDED_BY_RUNNER" NotObserved
+            "The subject ended after mcpres asked it to (a signal, or its stdin closed), not by itself: its end says nothing of how it met the input.";
+        SUBJECT_CHANGED "MCP_RES_SUBJECT_CHANGED" Wrong
+            "The subject's identity (its program and the files its arguments name, or the artifact of a server mcpres did not start) changed during the run: a digest taken before or after a check differs from the one taken at the start. The run fails: its checks did not all observe the same subject.";
         CHECK_NOT_OBSERVED "MCP_RES_CHECK_NOT_OBSERVED" NotObserved
             "The check could not be exercised against this subject (for example a subject mcpres did not start, whose output it cannot read); the detail says why.";
         UNKNOWN_METHOD_ACCEPTED "MCP_RES_UNKNOWN_METHOD_ACCEPTED" Wrong
@@ -121,6 +127,8 @@ reasons! {
             "A valid 16 MiB request line was served.";
         OVERSIZED_LINE_DROPPED_SILENTLY "MCP_RES_OVERSIZED_LINE_DROPPED_SILENTLY" Wrong
             "A valid 16 MiB request line was dropped with no error.";
+        OVERSIZED_LINE_CRASHED "MCP_RES_OVERSIZED_LINE_CRASHED" Wrong
+            "The subject died on a valid 16 MiB request line (a non-zero exit status or a signal): a crash is not a bounded refusal.";
         EXIT_ON_STDIN_CLOSE "MCP_RES_EXIT_ON_STDIN_CLOSE" Holds
             "At stdin EOF the subject exited by itself within 5 s.";
         EXIT_ON_SIGTERM "MCP_RES_EXIT_ON_SIGTERM" Refused

@@ -11,7 +11,7 @@
 //! descendant whose parent dies is re-parented to it instead of to init, and
 //! is found, killed and reaped by [`sweep`].
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::time::{Duration, Instant};
 
 use rustix::process::{Pid, Signal, WaitOptions};
@@ -124,9 +124,17 @@ const SWEEP_LIMIT: Duration = Duration::from_secs(2);
 /// unless [`proc::tracking`]. Each pass holds the spawn lock, so a subject
 /// another thread has just started is never taken for an orphan.
 pub fn sweep() -> Swept {
+    sweep_where(|_| true).0
+}
+
+/// [`sweep`] limited to the adopted descendants `ours` accepts (with
+/// their own descendants); the others are left alone and returned (as
+/// they were when first seen), for their owner or a later sweep.
+pub fn sweep_where(ours: impl Fn(&Proc) -> bool) -> (Swept, Vec<Proc>) {
     let mut out = Swept::default();
+    let mut others: BTreeMap<u32, Proc> = BTreeMap::new();
     if !proc::tracking() {
-        return out;
+        return (out, Vec::new());
     }
     let mut seen = BTreeSet::new();
     let until = Instant::now() + SWEEP_LIMIT;
@@ -135,7 +143,11 @@ pub fn sweep() -> Swept {
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
         let procs = proc::snapshot();
-        let orphans = proc::adopted(&procs);
+        let (orphans, not_ours): (Vec<Proc>, Vec<Proc>) =
+            proc::adopted(&procs).into_iter().partition(|p| ours(p));
+        for p in not_ours {
+            others.entry(p.pid).or_insert(p);
+        }
         if orphans.is_empty() {
             break;
         }
@@ -164,6 +176,7 @@ pub fn sweep() -> Swept {
         if Instant::now() >= until {
             out.remaining = proc::adopted(&proc::snapshot())
                 .iter()
+                .filter(|p| ours(p))
                 .map(Proc::to_json)
                 .collect();
             break;
@@ -171,7 +184,7 @@ pub fn sweep() -> Swept {
         drop(spawning);
         std::thread::sleep(Duration::from_millis(10));
     }
-    out
+    (out, others.into_values().collect())
 }
 
 /// [`sweep`] on a blocking thread, for an async caller.
@@ -265,14 +278,22 @@ pub fn end_group(leader: &mut dyn Leader, pgid: i32, ending: Ending) -> GroupEnd
         }
     }
     // A pid another subject leads is never one of ours, even in a group
-    // number that repeats ours once ours is reaped.
+    // number that repeats ours once ours is reaped; the spawn lock is held
+    // meanwhile, so a subject being started now is registered or not born.
+    let spawning = SPAWN_LOCK
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    // Once our leader is reaped, a group led by a registered subject is
+    // another probe's (the number was reused): nothing in it is ours.
+    let reused = exited && u32::try_from(pgid).is_ok_and(proc::is_own_child);
     let left_in_group: Vec<Proc> = proc::group(pgid)
         .into_iter()
-        .filter(|p| !p.zombie() && !proc::is_own_child(p.pid))
+        .filter(|p| !reused && !p.zombie() && !proc::is_own_child(p.pid))
         .collect();
     if !left_in_group.is_empty() {
         let _ = kill_group(pgid);
     }
+    drop(spawning);
     let mut members = proc::group_members(pgid);
     let settle = Instant::now() + ending.settle_limit;
     while members.0 > 0 && Instant::now() < settle {

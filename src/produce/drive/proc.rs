@@ -238,6 +238,16 @@ pub fn group_members(pgid: i32) -> (usize, usize) {
     (members.len() - zombies, zombies)
 }
 
+/// When process `pid` started, in clock ticks since boot (`/proc/PID/stat`
+/// field 22): with its pid, it names one process, never a later one that
+/// reuses the number.
+pub fn start_time(pid: u32) -> Option<u64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let close = stat.rfind(')')?;
+    // After the command: state (field 3) .. starttime (field 22).
+    stat[close + 1..].split_whitespace().nth(19)?.parse().ok()
+}
+
 /// The executable process `pid` runs (`/proc/PID/exe`).
 pub fn exe(pid: u32) -> Option<std::path::PathBuf> {
     std::fs::read_link(format!("/proc/{pid}/exe")).ok()

@@ -19,6 +19,15 @@ use super::proc;
 /// taken for an orphan.
 pub(super) static SPAWN_LOCK: Mutex<()> = Mutex::new(());
 
+/// Hold the spawn lock: no subject starts meanwhile, so a process found
+/// now that is not a registered subject was not just started by another
+/// thread (its number cannot be one a fresh subject is about to register).
+pub fn hold_spawn_lock() -> std::sync::MutexGuard<'static, ()> {
+    SPAWN_LOCK
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
 /// What starts the subject: a resolved program, its arguments and exactly this
 /// environment (nothing is inherited).
 #[derive(Debug, Clone)]

@@ -26,6 +26,50 @@ pub const SUBJECT_EXITED: &str = reasons::SUBJECT_EXITED;
 pub const NO_ANSWER: &str = reasons::NO_ANSWER;
 /// The subject could not be started or did not open a conversation.
 pub const OPEN_FAILED: &str = reasons::OPEN_FAILED;
+/// The subject (or the machine) was too slow for a window within the
+/// operator's bounds to decide the observation.
+pub const TOO_SLOW_TO_DECIDE: &str = reasons::TOO_SLOW_TO_DECIDE;
+/// The subject ended after mcpres asked it to (a signal, stdin closed):
+/// not an exit of its own.
+pub const ENDED_BY_RUNNER: &str = reasons::ENDED_BY_RUNNER;
+
+/// The subject's own pace, measured by the preflight before any check:
+/// every window a check waits in is derived from it, within the
+/// operator's bounds (spec/profiles.md, "Timing").
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Timing {
+    /// From the spawn to the complete answer to the opening request.
+    pub startup: Option<Duration>,
+    /// The slowest of a few answers to a liveness request once opened.
+    pub answer: Option<Duration>,
+}
+
+/// A window is this many times what was measured.
+pub const WINDOW_FACTOR: u32 = 4;
+/// A window is safe only when the bound leaves at least this many times
+/// what was measured.
+pub const SAFE_FACTOR: u32 = 2;
+/// The shortest window after a fresh start.
+pub const FRESH_FLOOR: Duration = Duration::from_millis(500);
+/// The shortest settle window once opened.
+pub const SETTLE_FLOOR: Duration = Duration::from_millis(300);
+
+/// `factor` x `measured`, at least `floor`, at most `bound`; `bound` when
+/// nothing was measured; `Err` when `bound` leaves less than
+/// [`SAFE_FACTOR`] x `measured` (no window can be made safe).
+pub fn derive_window(
+    measured: Option<Duration>,
+    floor: Duration,
+    bound: Duration,
+) -> Result<Duration, Duration> {
+    let Some(m) = measured else {
+        return Ok(bound);
+    };
+    if m.saturating_mul(SAFE_FACTOR) > bound {
+        return Err(m);
+    }
+    Ok(m.saturating_mul(WINDOW_FACTOR).max(floor).min(bound))
+}
 
 /// Everything a check needs: how to start the subject, the revision it
 /// speaks, bounds, fresh request ids, and the cleanup tally of every probe.
@@ -45,6 +89,8 @@ pub struct Ctx<'a> {
     pub tally: Mutex<Tally>,
     /// Set when the run is to stop: no further subject is started.
     pub cancel: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    /// The subject's pace as the preflight measured it.
+    pub timing: Timing,
 }
 
 #[derive(Debug, Default, Clone)]
@@ -53,6 +99,9 @@ pub struct Tally {
     pub leaky: Vec<String>,
     pub killed: usize,
     pub descendants_seen: usize,
+    /// Adopted orphans that descend from no subject a probe saw: killed,
+    /// and they keep cleanup from being observed, but no check is blamed.
+    pub unattributed: Vec<Value>,
 }
 
 impl<'a> Ctx<'a> {
@@ -76,7 +125,57 @@ impl<'a> Ctx<'a> {
             next_id: AtomicI64::new(base),
             tally: Mutex::new(Tally::default()),
             cancel: std::sync::Arc::default(),
+            timing: Timing::default(),
         }
+    }
+
+    /// How long a fresh process is given to answer (or to show anything)
+    /// after its start: [`WINDOW_FACTOR`] x its measured start-up, at least
+    /// [`FRESH_FLOOR`], at most the start-up bound; `Err` with the reason
+    /// when the bound leaves no safe window.
+    pub fn fresh_window(&self) -> Result<Duration, String> {
+        derive_window(self.timing.startup, FRESH_FLOOR, self.startup).map_err(|m| {
+            format!(
+                "{TOO_SLOW_TO_DECIDE}: the subject's measured start-up ({} ms) leaves no safe window within the start-up bound ({} ms)",
+                m.as_millis(),
+                self.startup.as_millis()
+            )
+        })
+    }
+
+    /// How long an opened subject is given to settle (to answer what it
+    /// was sent, to write what it will, to act on a signal that asks
+    /// nothing): [`WINDOW_FACTOR`] x its measured answer time, at least
+    /// [`SETTLE_FLOOR`], at most the answer bound; `Err` with the reason
+    /// when the bound leaves no safe window.
+    pub fn settle_window(&self) -> Result<Duration, String> {
+        derive_window(self.timing.answer, SETTLE_FLOOR, self.answer).map_err(|m| {
+            format!(
+                "{TOO_SLOW_TO_DECIDE}: the subject's measured answer time ({} ms) leaves no safe window within the answer bound ({} ms)",
+                m.as_millis(),
+                self.answer.as_millis()
+            )
+        })
+    }
+
+    /// The preflight's record of the timing and the windows derived from it.
+    pub fn timing_record(&self) -> Value {
+        let ms = |d: Option<Duration>| d.map(|d| d.as_millis() as u64);
+        let window = |w: Result<Duration, String>| match w {
+            Ok(d) => json!(d.as_millis() as u64),
+            Err(why) => json!({"tooSlow": why}),
+        };
+        json!({
+            "startupMs": ms(self.timing.startup),
+            "answerMs": ms(self.timing.answer),
+            "boundsMs": {"startup": self.startup.as_millis() as u64, "answer": self.answer.as_millis() as u64},
+            "factor": WINDOW_FACTOR,
+            "safeFactor": SAFE_FACTOR,
+            "windowsMs": {
+                "fresh": window(self.fresh_window()),
+                "settle": window(self.settle_window()),
+            },
+        })
     }
 
     /// Has the run been asked to stop?
@@ -192,11 +291,23 @@ impl<'a> Ctx<'a> {
     /// Send `line` (which carries request `id`, if any), then a liveness
     /// request, and gather what happened.
     pub fn exchange(&self, probe: &mut Probe, line: Vec<u8>, id: Option<&Value>) -> Evidence {
+        self.exchange_within(probe, line, id, self.answer)
+    }
+
+    /// [`Ctx::exchange`] with `bound` for the liveness answer: the start-up
+    /// bound when `line` is the first a fresh process reads.
+    pub fn exchange_within(
+        &self,
+        probe: &mut Probe,
+        line: Vec<u8>,
+        id: Option<&Value>,
+        bound: Duration,
+    ) -> Evidence {
         let before = probe.stdout_lines().0.len();
         probe.send(line);
         let (live_id, live) = self.live_line();
         probe.send(live);
-        let live_reply = probe.reply(&live_id, self.answer);
+        let live_reply = probe.reply(&live_id, bound);
         let alive = matches!(live_reply, Reply::Result(_) | Reply::Error(..));
         // A concurrent subject may answer out of order: a little grace.
         let reply = match id {
@@ -243,6 +354,7 @@ impl<'a> Ctx<'a> {
             }
         }
         ev.exit = probe.try_exit().map(|s| super::probe::status_text(&s));
+        ev.ended_by = probe.ended_by_runner();
         ev
     }
 
@@ -274,6 +386,7 @@ impl<'a> Ctx<'a> {
         if ended.killed {
             t.killed += 1;
         }
+        t.unattributed.extend(ended.unattributed.iter().cloned());
         t.descendants_seen += artifact["descendantsSeen"].as_array().map_or(0, Vec::len);
     }
 }
@@ -296,6 +409,9 @@ pub struct Evidence {
     /// Responses to ids other than the liveness request's.
     pub other_responses: Vec<Value>,
     pub exit: Option<String>,
+    /// What mcpres did that ended the subject (a signal, stdin closed),
+    /// when it ended after that: then its end is not its own.
+    pub ended_by: Option<String>,
 }
 
 /// [`Reply`] with a default, for [`Evidence`].
@@ -331,6 +447,11 @@ impl Evidence {
             "nonJsonStdoutLines": self.non_json_lines,
             "batchResults": self.batch_results,
             "exit": self.exit,
+            "endedBy": match (&self.exit, &self.ended_by) {
+                (None, _) => Value::Null,
+                (Some(_), None) => json!("subject"),
+                (Some(_), Some(what)) => json!({"mcpres": what}),
+            },
         })
     }
 
@@ -358,6 +479,7 @@ impl Evidence {
                 (ProbeOutcome::Reject, refused.into())
             }
             Reply::Silent if self.alive => (ProbeOutcome::NoEffect, NO_ANSWER.into()),
+            _ if self.ended_by.is_some() => (ProbeOutcome::NotObserved, ENDED_BY_RUNNER.into()),
             _ => (ProbeOutcome::Terminate, SUBJECT_EXITED.into()),
         }
     }
@@ -583,6 +705,42 @@ pub fn open_failed(
     )
 }
 
+/// The observation of a probe no window within the operator's bounds can
+/// decide (`why` from [`Ctx::fresh_window`] or [`Ctx::settle_window`]): not
+/// made; the check is then not observed.
+pub fn too_slow(ctx: &Ctx, expected: ProbeOutcome, expected_reason: &str, why: &str) -> Obs {
+    obs(
+        expected,
+        expected_reason,
+        (ProbeOutcome::NotObserved, TOO_SLOW_TO_DECIDE.into()),
+        false,
+        why.strip_prefix(TOO_SLOW_TO_DECIDE)
+            .map_or(why, |w| w.trim_start_matches([':', ' '])),
+        json!({"timing": ctx.timing_record()}),
+    )
+}
+
+impl CheckRun {
+    /// A check whose windows cannot be made safe for this subject: its
+    /// positive and negative control record why (not observed).
+    pub fn too_slow(
+        ctx: &Ctx,
+        id: &'static str,
+        positive: (ProbeOutcome, &str),
+        negative: (ProbeOutcome, &str),
+        why: &str,
+    ) -> Self {
+        CheckRun {
+            id,
+            positive: Some(too_slow(ctx, positive.0, positive.1, why)),
+            negative: Some(too_slow(ctx, negative.0, negative.1, why)),
+            mutant: None,
+            not_observed: None,
+            server: None,
+        }
+    }
+}
+
 /// A mutant observation: `reached` when the classifier credited it with the
 /// negative control's reason.
 pub fn mutant(
@@ -645,6 +803,43 @@ mod tests {
     }
 
     #[test]
+    fn windows_follow_the_measured_pace_within_the_bounds() {
+        let ms = Duration::from_millis;
+        let floor = ms(300);
+        // Nothing measured: the operator's bound.
+        assert_eq!(derive_window(None, floor, ms(5000)), Ok(ms(5000)));
+        // Fast: the floor; slower: 4 x what was measured; capped by the bound.
+        assert_eq!(derive_window(Some(ms(1)), floor, ms(5000)), Ok(floor));
+        assert_eq!(derive_window(Some(ms(200)), floor, ms(5000)), Ok(ms(800)));
+        assert_eq!(derive_window(Some(ms(2000)), floor, ms(5000)), Ok(ms(5000)));
+        // The bound leaves less than 2 x what was measured: no safe window.
+        assert_eq!(
+            derive_window(Some(ms(3000)), floor, ms(5000)),
+            Err(ms(3000))
+        );
+        let launch = Launch {
+            program: "/bin/true".into(),
+            args: vec![],
+            env: Default::default(),
+        };
+        let mut ctx = Ctx::new(Some(&launch), Revision::V2025_11_25, ms(1000), ms(1000));
+        ctx.timing.startup = Some(ms(800));
+        let why = ctx.fresh_window().unwrap_err();
+        assert!(why.starts_with(TOO_SLOW_TO_DECIDE), "{why}");
+        let o = too_slow(&ctx, ProbeOutcome::Accept, "R", &why);
+        assert_eq!(o.observed_reason, TOO_SLOW_TO_DECIDE);
+        let c = CheckRun::too_slow(
+            &ctx,
+            "x",
+            (ProbeOutcome::Accept, "R"),
+            (ProbeOutcome::Reject, "S"),
+            &why,
+        );
+        assert_eq!(c.verdict().0, Verdict::NotObserved);
+        assert_eq!(c.verdict().1, TOO_SLOW_TO_DECIDE);
+    }
+
+    #[test]
     fn a_syntax_defect_breaks_the_json() {
         let line = json_line(&json!({"a": {"b": 1}}));
         let broken = syntax_defect(&line);
@@ -691,7 +886,7 @@ mod tests {
         assert_eq!(c.verdict().0, Verdict::NotObserved);
         assert_eq!(c.verdict().1, MUTANT_SURVIVED);
         c.mutant = None;
-        assert_eq!(c.verdict().0, Verdict::Fail);
+        assert_eq!(c.verdict().0, Verdict::NotObserved);
         c.negative = Some(o(false, "OTHER"));
         assert_eq!(c.verdict().1, "OTHER");
         assert_eq!(

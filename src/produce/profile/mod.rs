@@ -32,7 +32,7 @@ use crate::judge::profile as judge;
 use crate::model::mcp::Revision;
 use crate::model::profile::{
     Check, Cleanup, Environment, EvaluatedSubject, ProfileEvaluation, ProfileReference, ProfileRun,
-    RunArtifact, RunCheck, RunProfile, Scope,
+    RunArtifact, RunCheck, RunIdentity, RunProfile, Scope,
 };
 use crate::model::vocab::{
     ClaimScope, ImplementationLanguage, Outcome as ResultWord, Platform, ProtocolRevision,
@@ -138,6 +138,8 @@ pub struct Outcome {
     pub result: &'static str,
     pub evaluation_sha256: String,
     pub cleanup_observed: bool,
+    /// The subject's identity changed during the run (the run fails).
+    pub identity_changed: bool,
 }
 
 /// Called after each check with (done, total, the check's row).
@@ -249,11 +251,14 @@ pub fn run(options: &Options, report: Report<'_>) -> Result<Outcome, ProfileErro
     // Preflight: open once, for the subject's name and version. A subject
     // that does not open is still evaluated: every check then fails on its
     // own evidence (nothing is skipped, nothing is passed).
-    let (server_info, preflight) = if http {
-        preflight_http(&ctx)
+    let (server_info, mut preflight) = if http {
+        preflight_http(&mut ctx)
     } else {
-        preflight(&ctx)
+        preflight(&mut ctx)
     };
+    preflight["timing"] = ctx.timing_record();
+    // The subject's identity is taken now and before and after every check.
+    let watch = IdentityWatch::new(options);
     let mut store = Store::create(
         &options.out,
         std::sync::Arc::new(std::sync::Mutex::new(redactor)),
@@ -339,15 +344,19 @@ pub fn run(options: &Options, report: Report<'_>) -> Result<Outcome, ProfileErro
             mutant: path_of("mutant"),
             mutant_killed: judged.mutant_killed,
         };
-        let evaluated = (verdict != Verdict::NotObserved).then(|| {
-            let sha = |role: &str| paths.get(role).map(|(_, s)| s.clone()).unwrap_or_default();
-            let [positive, negative, _] = stored;
-            Claimed {
-                id,
-                positive: (observation(positive), sha("positive")),
-                negative: (observation(negative), sha("negative")),
+        // Only a check with both observations is claimed: the judge never
+        // gives another verdict than NOT_OBSERVED when one is missing.
+        let sha = |role: &str| paths.get(role).map(|(_, s)| s.clone()).unwrap_or_default();
+        let evaluated = match stored {
+            [Some(positive), Some(negative), _] if verdict != Verdict::NotObserved => {
+                Some(Claimed {
+                    id,
+                    positive: (positive, sha("positive")),
+                    negative: (negative, sha("negative")),
+                })
             }
-        });
+            _ => None,
+        };
         slots[i] = Some((row, run_check, evaluated));
         Ok(())
     };
@@ -363,7 +372,7 @@ pub fn run(options: &Options, report: Report<'_>) -> Result<Outcome, ProfileErro
         let (tx, rx) = std::sync::mpsc::channel::<(usize, CheckRun)>();
         for _ in 0..workers {
             let tx = tx.clone();
-            let (next, shared, planned, ctx) = (&next, &shared, &planned, &ctx);
+            let (next, shared, planned, ctx, watch) = (&next, &shared, &planned, &ctx, &watch);
             scope.spawn(move || {
                 loop {
                     if ctx.cancelled() {
@@ -371,7 +380,8 @@ pub fn run(options: &Options, report: Report<'_>) -> Result<Outcome, ProfileErro
                     }
                     let k = next.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
                     let Some(&i) = shared.get(k) else { break };
-                    if tx.send((i, run_declared(planned[i].0, ctx))).is_err() {
+                    let c = watch.around(planned[i].0.id, || run_declared(planned[i].0, ctx));
+                    if tx.send((i, c)).is_err() {
                         break;
                     }
                 }
@@ -388,7 +398,7 @@ pub fn run(options: &Options, report: Report<'_>) -> Result<Outcome, ProfileErro
         if ctx.cancelled() {
             break;
         }
-        let c = run_declared(planned[i].0, &ctx);
+        let c = watch.around(planned[i].0.id, || run_declared(planned[i].0, &ctx));
         handle(i, c)?;
     }
     let mut rows = Vec::new();
@@ -415,12 +425,14 @@ pub fn run(options: &Options, report: Report<'_>) -> Result<Outcome, ProfileErro
         "probesEndedBySigkill": tally.killed,
         "descendantsSeen": tally.descendants_seen,
         "adoptedAfterRun": swept,
+        "adoptedUnattributed": tally.unattributed,
     });
-    let list = |k: &str| cleanup[k].as_array().cloned().unwrap_or_default();
-    let cleanup_observed =
-        judge::cleanup_observed(&list("probesThatLeftProcesses"), &list("adoptedAfterRun"));
+    let cleanup_observed = judge::cleanup_from(&cleanup).unwrap_or(false);
     cleanup["observed"] = json!(cleanup_observed);
     let cleanup_sha = store.put(judge::CLEANUP_PATH, &cleanup)?.sha256;
+    let identity_doc = watch.record();
+    let identity_changed = judge::identity_changed(&identity_doc).unwrap_or(true);
+    store.put(judge::IDENTITY_PATH, &identity_doc)?;
     let verdicts: Vec<Verdict> = rows.iter().map(|r| r.verdict).collect();
     let claimed: Vec<&str> = evaluated.iter().map(|c| c.id).collect();
     let rev = options.revision.as_str();
@@ -487,7 +499,10 @@ pub fn run(options: &Options, report: Report<'_>) -> Result<Outcome, ProfileErro
     let mut evaluation = serde_json::to_value(&evaluation).expect("plain JSON");
     crate::validate::profile::seal(&mut evaluation);
     let eval_file = store.put_record("evaluation.json", &evaluation)?;
-    let result = judge::run_result(&verdicts, cleanup_observed);
+    let result = judge::run_result_with_identity(
+        judge::run_result(&verdicts, cleanup_observed),
+        identity_changed,
+    );
     let manifest = store.rows().to_vec();
     let run_doc = ProfileRun {
         schema_version: RUN_SCHEMA,
@@ -498,6 +513,11 @@ pub fn run(options: &Options, report: Report<'_>) -> Result<Outcome, ProfileErro
         evaluation_file_sha256: &eval_file.sha256,
         result: result_word(result)?,
         preflight_sha256: &preflight_sha,
+        identity: Some(RunIdentity {
+            changed: identity_changed,
+            reason: identity_changed.then_some(judge::SUBJECT_CHANGED),
+            record: judge::IDENTITY_PATH,
+        }),
         checks: run_checks.iter().map(RunLine::typed).collect(),
         artifacts: manifest
             .iter()
@@ -518,6 +538,7 @@ pub fn run(options: &Options, report: Report<'_>) -> Result<Outcome, ProfileErro
             .unwrap_or_default()
             .to_string(),
         cleanup_observed,
+        identity_changed,
     })
 }
 
@@ -610,10 +631,6 @@ pub(crate) fn truncate(s: &str, max: usize) -> String {
     judge::truncate(s, max)
 }
 
-/// An observation of an observed check (it has both).
-fn observation(o: Option<judge::Observation>) -> judge::Observation {
-    o.expect("an observed check has both observations")
-}
 
 fn artifact_doc(id: &str, role: &str, o: &Obs) -> Value {
     json!({
@@ -631,19 +648,161 @@ fn artifact_doc(id: &str, role: &str, o: &Obs) -> Value {
 
 /// Open once to learn the subject's name and version, and to refuse a
 /// subject that does not speak the revision before any check runs.
-fn preflight(ctx: &Ctx) -> ((String, String), Value) {
+///
+/// It also measures the subject's pace: the time from its spawn to the
+/// complete answer to the opening request, and the slowest of a few
+/// answers to a liveness request once opened. Every window a check waits
+/// in is derived from them ([`Ctx::fresh_window`], [`Ctx::settle_window`]).
+fn preflight(ctx: &mut Ctx) -> ((String, String), Value) {
+    /// Liveness requests timed after opening.
+    const TIMED: usize = 3;
     let unknown = || ("unknown".to_string(), "unknown".to_string());
     let mut probe = match ctx.start() {
         Ok(p) => p,
         Err(why) => return (unknown(), json!({"startError": why})),
     };
     let open = ctx.open(&mut probe);
+    let startup = Duration::from_millis(probe.elapsed_ms());
     let label = open.label();
-    let artifact = ctx.finish(probe, json!({"open": label}));
+    let mut answers = Vec::new();
+    if matches!(open, Reply::Result(_)) {
+        ctx.timing.startup = Some(startup);
+        for _ in 0..TIMED {
+            let (id, line) = ctx.live_line();
+            let sent = std::time::Instant::now();
+            probe.send(line);
+            match probe.reply(&id, ctx.answer) {
+                Reply::Result(_) | Reply::Error(..) => answers.push(sent.elapsed()),
+                _ => break,
+            }
+        }
+        // Only a complete set of answers is a measurement.
+        if answers.len() == TIMED {
+            ctx.timing.answer = answers.iter().max().copied();
+        }
+    }
+    let summary = json!({
+        "open": label,
+        "startupMs": startup.as_millis() as u64,
+        "answersMs": answers.iter().map(|d| d.as_millis() as u64).collect::<Vec<_>>(),
+    });
+    let artifact = ctx.finish(probe, summary);
     let Reply::Result(m) = open else {
         return (unknown(), artifact);
     };
     (server_info(ctx, &m), artifact)
+}
+
+/// The subject's identity (its program and the files its arguments name,
+/// or the artifact of a server mcpres did not start) digested at the
+/// run's start and before and after every check: a change anywhere fails
+/// the run (`artifacts/identity.json`).
+struct IdentityWatch<'a> {
+    options: &'a Options,
+    baseline: Option<String>,
+    around: std::sync::Mutex<Vec<Value>>,
+    cache: std::sync::Mutex<BTreeMap<PathBuf, (FileStamp, Option<String>)>>,
+}
+
+/// What changes whenever a file's bytes do (the change time cannot be set).
+type FileStamp = (u64, u64, u64, i64, i64, i64, i64);
+
+impl<'a> IdentityWatch<'a> {
+    fn new(options: &'a Options) -> Self {
+        let mut w = IdentityWatch {
+            options,
+            baseline: None,
+            around: std::sync::Mutex::default(),
+            cache: std::sync::Mutex::default(),
+        };
+        w.baseline = w.digest();
+        w
+    }
+
+    /// A file's digest, recomputed only when its stamp changed.
+    fn file(&self, path: &Path) -> Option<String> {
+        use std::os::unix::fs::MetadataExt as _;
+        let m = std::fs::metadata(path).ok()?;
+        let stamp = (
+            m.dev(),
+            m.ino(),
+            m.size(),
+            m.mtime(),
+            m.mtime_nsec(),
+            m.ctime(),
+            m.ctime_nsec(),
+        );
+        let mut cache = self.cache.lock().expect("identity cache");
+        if let Some((s, sha)) = cache.get(path)
+            && *s == stamp
+        {
+            return sha.clone();
+        }
+        let sha = crate::produce::drive::ident::artifact_digest(path)
+            .ok()
+            .map(|(sha, _)| sha);
+        cache.insert(path.to_path_buf(), (stamp, sha.clone()));
+        sha
+    }
+
+    /// The digest of everything that identifies the subject right now.
+    fn digest(&self) -> Option<String> {
+        let parts: Vec<Value> = match (&self.options.launch, &self.options.http) {
+            (Some(launch), _) => {
+                let program =
+                    std::fs::canonicalize(&launch.program).unwrap_or(launch.program.clone());
+                let mut parts = vec![json!({"program": self.file(&program)})];
+                for a in &launch.args {
+                    if std::fs::metadata(a).is_ok_and(|m| m.is_file()) {
+                        parts.push(json!({"path": a, "sha256": self.file(Path::new(a))}));
+                    }
+                }
+                parts
+            }
+            (None, Some(h)) => {
+                let path = h.subject_artifact.as_ref()?;
+                // A directory artifact has no single stamp: digested whole.
+                let sha = if path.is_dir() {
+                    crate::produce::drive::ident::artifact_digest(path)
+                        .ok()
+                        .map(|(sha, _)| sha)
+                } else {
+                    self.file(path)
+                };
+                vec![json!({"artifact": sha})]
+            }
+            (None, None) => return None,
+        };
+        Some(canonical::sha256_hex(
+            &canonical::to_vec(&json!(parts)).expect("plain JSON"),
+        ))
+    }
+
+    /// Run `check`, digesting the subject before and after it.
+    fn around(&self, id: &str, check: impl FnOnce() -> CheckRun) -> CheckRun {
+        let before = self.digest();
+        let c = check();
+        let after = self.digest();
+        self.around
+            .lock()
+            .expect("identity record")
+            .push(json!({"check": id, "before": before, "after": after}));
+        c
+    }
+
+    /// The record: the baseline, each check's digests, the digest at the end.
+    fn record(&self) -> Value {
+        let mut checks = self.around.lock().expect("identity record").clone();
+        checks.sort_by(|a, b| a["check"].as_str().cmp(&b["check"].as_str()));
+        let end = self.digest();
+        let mut doc = json!({
+            "baselineSha256": self.baseline,
+            "checks": checks,
+            "endSha256": end,
+        });
+        doc["changed"] = json!(judge::identity_changed(&doc).unwrap_or(true));
+        doc
+    }
 }
 
 /// What the evaluation says about the subject it ran.
@@ -787,13 +946,34 @@ fn artifact_identity(h: &HttpOptions) -> Result<Identity, ProfileError> {
 }
 
 /// The HTTP preflight: start the server once, open a conversation, stop it.
-fn preflight_http(ctx: &Ctx) -> ((String, String), Value) {
+/// For a server mcpres starts, it measures the time from the start to the
+/// opening's answer and the slowest of three liveness answers (the windows
+/// of the Streamable HTTP checks are derived from them).
+fn preflight_http(ctx: &mut Ctx) -> ((String, String), Value) {
+    let started = std::time::Instant::now();
     let server = ctx.serve();
     let rec = web::Rec::new(ctx.web().bearer.as_ref());
     let opened = match &server.failed {
         Some(why) => Err(why.clone()),
         None => ctx.http_open(&rec, &server),
     };
+    if let Ok(session) = &opened {
+        let startup = started.elapsed();
+        let mut answers = Vec::new();
+        for _ in 0..3 {
+            let t = std::time::Instant::now();
+            if !ctx.serving(&rec, &server, session) {
+                break;
+            }
+            answers.push(t.elapsed());
+        }
+        if ctx.launch.is_some() {
+            ctx.timing.startup = Some(startup);
+        }
+        if answers.len() == 3 {
+            ctx.timing.answer = answers.iter().max().copied();
+        }
+    }
     let mut artifact = rec.transcript();
     artifact["server"] = ctx.stop(server).unwrap_or(Value::Null);
     let open = match opened {

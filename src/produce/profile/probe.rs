@@ -139,6 +139,10 @@ pub struct Ended {
     pub left_behind: usize,
     /// Those processes (pid, command name, group, session, state).
     pub left_behind_processes: Vec<Value>,
+    /// Adopted orphans found at the end that descend from no subject this
+    /// probe saw (another probe's, or one nobody saw born): killed, never
+    /// blamed on this probe.
+    pub unattributed: Vec<Value>,
 }
 
 /// One running subject.
@@ -152,6 +156,14 @@ pub struct Probe {
     status: Option<ExitStatus>,
     /// Descendants ever seen while the probe ran (pid -> command name).
     descendants: BTreeMap<u32, String>,
+    /// When each of those started (pid -> clock ticks since boot): a pid
+    /// found later with another start time is a later process, not ours.
+    starts: BTreeMap<u32, u64>,
+    /// What the runner did that may end the subject (a signal, stdin
+    /// closed), with when: an exit after one is not the subject's own.
+    endings: Vec<(u64, String)>,
+    /// When the runner found the subject exited (ms from the start).
+    exit_seen_ms: Option<u64>,
     launch: Launch,
 }
 
@@ -253,6 +265,9 @@ impl Probe {
             threads,
             status: None,
             descendants: BTreeMap::new(),
+            starts: BTreeMap::new(),
+            endings: Vec::new(),
+            exit_seen_ms: None,
             launch: launch.clone(),
         })
     }
@@ -278,6 +293,7 @@ impl Probe {
     /// Close the subject's stdin (after everything queued is written).
     pub fn close_stdin(&mut self) {
         if let Some(tx) = self.writer.take() {
+            self.ending("stdin closed");
             let _ = tx.send(WriterMsg::Close);
         }
     }
@@ -383,6 +399,7 @@ impl Probe {
             self.status = Some(s);
             proc::unregister_child(self.pid);
             let at = now_ms(self.started);
+            self.exit_seen_ms = Some(at);
             self.shared
                 .0
                 .lock()
@@ -415,9 +432,34 @@ impl Probe {
             return;
         }
         self.note(&format!("sent {name}"));
+        if matches!(
+            signal,
+            rustix::process::Signal::TERM
+                | rustix::process::Signal::INT
+                | rustix::process::Signal::KILL
+                | rustix::process::Signal::HUP
+                | rustix::process::Signal::QUIT
+        ) {
+            self.ending(name);
+        }
         if let Some(pid) = rustix::process::Pid::from_raw(self.pid as i32) {
             let _ = rustix::process::kill_process(pid, signal);
         }
+    }
+
+    /// Record that the runner did `what`, which may end the subject.
+    fn ending(&mut self, what: &str) {
+        if self.status.is_none() {
+            self.endings.push((now_ms(self.started), what.to_string()));
+        }
+    }
+
+    /// What the runner did that ended the subject, if its exit came after
+    /// the runner asked for one (a signal that ends, stdin closed); `None`
+    /// when it exited by itself or still runs.
+    pub fn ended_by_runner(&mut self) -> Option<String> {
+        self.try_exit()?;
+        self.endings.first().map(|(_, what)| what.clone())
     }
 
     /// Record the subject's descendants right now.
@@ -427,8 +469,23 @@ impl Probe {
         }
         let procs = proc::snapshot();
         for p in proc::descendants(&procs, &[self.pid]) {
-            self.descendants.entry(p.pid).or_insert(p.comm.clone());
+            if let std::collections::btree_map::Entry::Vacant(e) = self.descendants.entry(p.pid) {
+                e.insert(p.comm.clone());
+                if let Some(t) = proc::start_time(p.pid) {
+                    self.starts.insert(p.pid, t);
+                }
+            }
         }
+    }
+
+    /// Is `p` (found now) the descendant this probe saw under its number,
+    /// not a later process that reuses it?
+    fn saw(&self, p: &proc::Proc) -> bool {
+        self.descendants.contains_key(&p.pid)
+            && self
+                .starts
+                .get(&p.pid)
+                .is_some_and(|t| proc::start_time(p.pid) == Some(*t))
     }
 
     /// Descendants seen at any sample.
@@ -468,6 +525,7 @@ impl Probe {
             killed: group.killed.is_some(),
             left_behind: 0,
             left_behind_processes: Vec::new(),
+            unattributed: Vec::new(),
         };
         // Whatever was still in the group once the subject ended (killed with
         // the group since), or was seen below the subject, is left behind: it
@@ -479,17 +537,30 @@ impl Probe {
             .iter()
             .map(|p| (p.pid, p.to_json()))
             .collect();
+        // Only a process this probe saw descend from its subject (same
+        // number, same start time) counts: never a later process that
+        // reuses the number (another check's fresh subject). The spawn
+        // lock holds while they are told apart.
+        let spawning = crate::produce::drive::spawn::hold_spawn_lock();
         let procs = proc::snapshot();
         for pid in &roots {
             if let Some(p) = procs
                 .get(pid)
-                .filter(|p| !p.zombie() && !proc::is_own_child(p.pid))
+                .filter(|p| !p.zombie() && !proc::is_own_child(p.pid) && self.saw(p))
             {
                 leftovers.insert(*pid, p.to_json());
                 end::signal(*pid, rustix::process::Signal::KILL);
             }
         }
-        let swept = end::sweep().killed;
+        drop(spawning);
+        // Adopted orphans are ours when we saw them below the subject or
+        // they are still in its process group; the others are killed too
+        // (nothing may stay), but not blamed on this probe.
+        let pgid = self.pid as i32;
+        let (swept, _) = end::sweep_where(|p| p.pgid == pgid || self.saw(p));
+        let (strangers, _) = end::sweep_where(|_| true);
+        ended.unattributed = strangers.killed;
+        let swept = swept.killed;
         for p in &swept {
             if let Some(pid) = p.get("pid").and_then(Value::as_u64) {
                 leftovers.insert(pid as u32, p.clone());
@@ -544,6 +615,13 @@ impl Probe {
                 "leftBehind": ended.left_behind,
                 "leftBehindProcesses": ended.left_behind_processes,
                 "sweptDescendants": swept,
+                "adoptedNotOurs": ended.unattributed,
+                "endedBy": match (&self.status, self.endings.first()) {
+                    (None, _) => json!(null),
+                    (Some(_), None) => json!("subject"),
+                    (Some(_), Some((at, what))) => json!({"mcpres": what, "atMs": at}),
+                },
+                "exitSeenMs": self.exit_seen_ms,
             },
         })
     }
@@ -564,9 +642,13 @@ impl Leader for Probe {
         match step {
             Step::Term => {
                 self.sample_tree();
+                self.ending("SIGTERM (end of probe)");
                 self.note("sent SIGTERM (end of probe)");
             }
-            Step::Kill => self.note("SIGKILL to the process group (end of probe)"),
+            Step::Kill => {
+                self.ending("SIGKILL (end of probe)");
+                self.note("SIGKILL to the process group (end of probe)")
+            }
             Step::Killed(_) => {}
         }
     }

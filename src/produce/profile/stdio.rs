@@ -9,8 +9,8 @@ use rustix::process::Signal;
 use serde_json::{Value, json};
 
 use super::check::{
-    CheckRun, Ctx, Evidence, NO_ANSWER, Obs, SUBJECT_EXITED, SYNTAX_GUARD, answered_as, json_line,
-    mutant, obs, open_failed, stdout_is_protocol_only, syntax_defect,
+    CheckRun, Ctx, ENDED_BY_RUNNER, Evidence, NO_ANSWER, Obs, SUBJECT_EXITED, SYNTAX_GUARD,
+    answered_as, json_line, mutant, obs, open_failed, stdout_is_protocol_only, syntax_defect,
 };
 use super::decl::{
     Basis, CheckDecl, JSONRPC, Level as L, MCP_2025, MCP_2026, Offer, PROFILE, RFC8259,
@@ -155,8 +155,9 @@ pub const CHECKS: &[CheckDecl] = &[
 /// The size of the line the oversized-line control sends (16 MiB): four
 /// times the reference server's default bound.
 pub const OVERSIZED_LINE_BYTES: usize = 16 << 20;
-/// How long a subject is watched after a signal that asks for nothing.
-const UNRELATED_SIGNAL_WAIT: Duration = Duration::from_millis(250);
+/// Requests an opened subject serves before it is signalled at an idle
+/// moment (process-exit's late SIGTERM).
+const SERVED_BEFORE_SIGNAL: usize = 3;
 /// A large line every subject must still take (256 KiB).
 pub const LARGE_LINE_BYTES: usize = 256 << 10;
 
@@ -200,10 +201,16 @@ pub(super) fn line_control(
         let line = if defect { syntax_defect(&line) } else { line };
         let mut observed = None;
         let mut body = |probe: &mut Probe, open: &Value| {
-            let ev = ctx.exchange(probe, line.clone(), id.as_ref());
+            // The first line a fresh process reads is answered once it has
+            // started: judged against the start-up bound.
+            let bound = if open_first { ctx.answer } else { ctx.startup };
+            let ev = ctx.exchange_within(probe, line.clone(), id.as_ref(), bound);
             let c = classify(&ev, open);
             observed = Some(c.clone());
-            let detail = format!("answer: {}; still serving: {}", ev.reply.label(), ev.alive);
+            let mut detail = format!("answer: {}; still serving: {}", ev.reply.label(), ev.alive);
+            if let Some(by) = &ev.ended_by {
+                detail.push_str(&format!(" (ended by mcpres: {by})"));
+            }
             (c, detail, ev.summary())
         };
         let o = if open_first {
@@ -382,6 +389,18 @@ const LINE_IGNORED: &str = reasons::LINE_IGNORED;
 fn stderr_diagnostics(ctx: &Ctx) -> CheckRun {
     const HELD: &str = reasons::STDERR_DIAGNOSTICS_ONLY;
     const REFUSED: &str = reasons::STDERR_PARSE_FAILURE_ON_PROTOCOL_CHANNEL;
+    let still = match ctx.settle_window() {
+        Ok(w) => w,
+        Err(why) => {
+            return CheckRun::too_slow(
+                ctx,
+                "stderr-diagnostics",
+                (Accept, HELD),
+                (Reject, REFUSED),
+                &why,
+            );
+        }
+    };
     let positive = opened(ctx, Accept, HELD, |probe, _open| {
         let (id, line) = ctx.line("tools/list", json!({}));
         probe.send(line);
@@ -412,7 +431,7 @@ fn stderr_diagnostics(ctx: &Ctx) -> CheckRun {
             // banner the reader may still be taking in on a loaded machine)
             // is not a diagnostic of the line: wait until stderr has been
             // still for a while (bounded by the answer bound) before counting.
-            let stderr_before = stderr_settled(probe, ctx.answer);
+            let stderr_before = stderr_settled(probe, still, ctx.answer);
             let ev = ctx.exchange(probe, line, None);
             let stderr = probe.stderr_bytes();
             let on_stderr = stderr_has_protocol(&stderr);
@@ -457,9 +476,9 @@ fn stderr_diagnostics(ctx: &Ctx) -> CheckRun {
     check("stderr-diagnostics", positive, (negative, mutant))
 }
 
-/// The length of the subject's stderr once it has not grown for 300 ms (or
-/// when `limit` has passed).
-fn stderr_settled(probe: &Probe, limit: Duration) -> usize {
+/// The length of the subject's stderr once it has not grown for `still`
+/// (the subject's settle window), or when `limit` has passed.
+fn stderr_settled(probe: &Probe, still: Duration, limit: Duration) -> usize {
     let until = Instant::now() + limit;
     let mut len = probe.stderr_bytes().len();
     let mut still_since = Instant::now();
@@ -469,11 +488,30 @@ fn stderr_settled(probe: &Probe, limit: Duration) -> usize {
         if now != len {
             len = now;
             still_since = Instant::now();
-        } else if still_since.elapsed() >= Duration::from_millis(300) {
+        } else if still_since.elapsed() >= still {
             break;
         }
     }
     len
+}
+
+/// Wait until the subject's output (stdout and stderr) has been still for
+/// `still` (the subject is idle), at most `limit` beyond it.
+fn idle(probe: &Probe, still: Duration, limit: Duration) {
+    probe.note("waiting for the subject to be idle");
+    let size = || probe.stdout_bytes().len() + probe.stderr_bytes().len();
+    let until = Instant::now() + still + limit;
+    let mut len = size();
+    let mut still_since = Instant::now();
+    while Instant::now() < until && still_since.elapsed() < still {
+        std::thread::sleep(Duration::from_millis(20));
+        let now = size();
+        if now != len {
+            len = now;
+            still_since = Instant::now();
+        }
+    }
+    probe.note("idle");
 }
 
 const SHELLS: &[&str] = &[
@@ -629,6 +667,20 @@ fn executable_identity(ctx: &Ctx) -> CheckRun {
 fn startup_timeout(ctx: &Ctx) -> CheckRun {
     const HELD: &str = reasons::STARTUP_WITHIN_BOUND;
     const REFUSED: &str = reasons::STARTUP_TIMEOUT_ENFORCED;
+    // The control's window: long enough for this subject to answer a first
+    // line (its measured start-up, scaled), within the start-up bound.
+    let window = match ctx.fresh_window() {
+        Ok(w) => w,
+        Err(why) => {
+            return CheckRun::too_slow(
+                ctx,
+                "startup-timeout",
+                (Accept, HELD),
+                (Terminate, REFUSED),
+                &why,
+            );
+        }
+    };
     let positive = match ctx.start() {
         Err(why) => open_failed(Accept, HELD, why.clone(), json!({"startError": why})),
         Ok(mut probe) => {
@@ -665,8 +717,7 @@ fn startup_timeout(ctx: &Ctx) -> CheckRun {
             if let Some(line) = first {
                 probe.send(line);
             }
-            let bound = ctx.startup.min(Duration::from_millis(500));
-            let answered = probe.reply(&Value::Null, bound);
+            let answered = probe.reply(&Value::Null, window);
             let c = if !matches!(answered, Reply::Silent) {
                 (
                     Reject,
@@ -683,10 +734,15 @@ fn startup_timeout(ctx: &Ctx) -> CheckRun {
                     None => (Terminate, reasons::TERMINATION_NEEDED_SIGKILL.to_string()),
                 }
             };
-            let detail = format!("before the bound: {}; then {}", answered.label(), c.1);
+            let detail = format!(
+                "within {} ms: {}; then {}",
+                window.as_millis(),
+                answered.label(),
+                c.1
+            );
             let artifact = ctx.finish(
                 probe,
-                json!({"beforeBound": answered.label(), "result": c.1}),
+                json!({"beforeBound": answered.label(), "windowMs": window.as_millis() as u64, "result": c.1}),
             );
             obs(Terminate, REFUSED, c, true, detail, artifact)
         }
@@ -700,6 +756,19 @@ fn startup_timeout(ctx: &Ctx) -> CheckRun {
 fn silent_process(ctx: &Ctx) -> CheckRun {
     const HELD: &str = reasons::SUBJECT_ANSWERS;
     const QUIET: &str = reasons::SILENT_UNTIL_ASKED;
+    // Watched for as long as this subject needs to answer a first line.
+    let window = match ctx.fresh_window() {
+        Ok(w) => w,
+        Err(why) => {
+            return CheckRun::too_slow(
+                ctx,
+                "silent-process",
+                (Accept, HELD),
+                (NoEffect, QUIET),
+                &why,
+            );
+        }
+    };
     let positive = opened(ctx, Accept, HELD, |probe, _open| {
         let (id, line) = ctx.line("tools/list", json!({}));
         probe.send(line);
@@ -715,14 +784,14 @@ fn silent_process(ctx: &Ctx) -> CheckRun {
             json!({"reply": reply.label()}),
         )
     });
-    // The control: nothing is sent for 300 ms; stdout must stay empty.
+    // The control: nothing is sent for the window; stdout must stay empty.
     let run = |first: Option<Vec<u8>>| match ctx.start() {
         Err(why) => open_failed(NoEffect, QUIET, why.clone(), json!({"startError": why})),
         Ok(mut probe) => {
             if let Some(line) = first {
                 probe.send(line);
             }
-            let _ = probe.reply(&json!("mcpres-never-used"), Duration::from_millis(300));
+            let _ = probe.reply(&json!("mcpres-never-used"), window);
             let out = probe.stdout_bytes();
             let (lines, _) = split_lines(&out);
             let parse_errors = lines
@@ -741,8 +810,15 @@ fn silent_process(ctx: &Ctx) -> CheckRun {
             } else {
                 (Accept, reasons::UNSOLICITED_OUTPUT.to_string())
             };
-            let detail = format!("{} stdout byte(s) before any request", out.len());
-            let artifact = ctx.finish(probe, json!({"stdoutBytesUnasked": out.len()}));
+            let detail = format!(
+                "{} stdout byte(s) in {} ms before any request",
+                out.len(),
+                window.as_millis()
+            );
+            let artifact = ctx.finish(
+                probe,
+                json!({"stdoutBytesUnasked": out.len(), "windowMs": window.as_millis() as u64}),
+            );
             obs(NoEffect, QUIET, c, true, detail, artifact)
         }
     };
@@ -818,6 +894,19 @@ fn malformed_output(ctx: &Ctx) -> CheckRun {
 fn partial_line(ctx: &Ctx) -> CheckRun {
     const HELD: &str = reasons::PARTIAL_LINE_REASSEMBLED;
     const WAITED: &str = reasons::PARTIAL_LINE_NOT_DISPATCHED;
+    // Long enough for this subject to answer a complete line.
+    let window = match ctx.settle_window() {
+        Ok(w) => w,
+        Err(why) => {
+            return CheckRun::too_slow(
+                ctx,
+                "partial-line",
+                (Accept, HELD),
+                (NoEffect, WAITED),
+                &why,
+            );
+        }
+    };
     let positive = opened(ctx, Accept, HELD, |probe, _open| {
         let (id, line) = ctx.line("tools/list", json!({}));
         let third = line.len() / 3;
@@ -851,13 +940,14 @@ fn partial_line(ctx: &Ctx) -> CheckRun {
         )
     });
     // The control: a request without its LF must not be dispatched within
-    // 300 ms; after the LF it must be answered (so it was a valid request).
+    // the settle window; after the LF it must be answered (so it was a
+    // valid request).
     let run = |defect: bool| {
         opened(ctx, NoEffect, WAITED, |probe, _open| {
             let (id, line) = ctx.line("tools/list", json!({}));
             let line = if defect { syntax_defect(&line) } else { line };
             probe.send(line[..line.len() - 1].to_vec());
-            let early = probe.reply(&id, Duration::from_millis(300));
+            let early = probe.reply(&id, window);
             let early_parse_error = probe.stdout_lines().0.iter().any(|l| {
                 serde_json::from_slice::<Value>(trim_cr(l))
                     .ok()
@@ -958,7 +1048,15 @@ fn oversized_line(ctx: &Ctx) -> CheckRun {
             } else {
                 padded(ctx, OVERSIZED_LINE_BYTES)
             };
-            let ev: Evidence = ctx.exchange(probe, line, Some(&id));
+            let mut ev: Evidence = ctx.exchange(probe, line, Some(&id));
+            if !ev.alive && ev.exit.is_none() {
+                // Its stdout closed: how it ends decides (a clean exit, or
+                // a death, which is never a bounded refusal).
+                ev.exit = probe
+                    .wait_exit(ctx.answer)
+                    .map(|s| super::probe::status_text(&s));
+                ev.ended_by = probe.ended_by_runner();
+            }
             let c = match &*ev.reply {
                 // MCP sets no line size limit: serving a valid 16 MiB
                 // request is allowed (not observed, never a FAIL).
@@ -980,17 +1078,14 @@ fn oversized_line(ctx: &Ctx) -> CheckRun {
                         reasons::OVERSIZED_LINE_DROPPED_SILENTLY.to_string()
                     },
                 ),
-                _ => {
-                    let clean = ev.exit.as_deref().is_some_and(|s| s.starts_with("exit "));
-                    (
-                        Terminate,
-                        if clean {
-                            BOUNDED.to_string()
-                        } else {
-                            SUBJECT_EXITED.to_string()
-                        },
-                    )
-                }
+                // Only a clean exit (status 0) of its own is a bounded
+                // ending: a crash (another status, a signal) is not.
+                _ if ev.ended_by.is_some() => (ProbeOutcome::NotObserved, ENDED_BY_RUNNER.into()),
+                _ => match ev.exit.as_deref() {
+                    Some("exit 0") => (Terminate, BOUNDED.to_string()),
+                    Some(_) => (Terminate, reasons::OVERSIZED_LINE_CRASHED.to_string()),
+                    None => (Terminate, SUBJECT_EXITED.to_string()),
+                },
             };
             seen = Some(c.0);
             (
@@ -1036,13 +1131,42 @@ fn process_exit(ctx: &Ctx) -> CheckRun {
             json!({"status": s}),
         )
     });
-    let run = |signal: Signal, name: &str| {
+    let settle = match ctx.settle_window() {
+        Ok(w) => w,
+        Err(why) => {
+            return CheckRun::too_slow(
+                ctx,
+                "process-exit",
+                (Terminate, HELD),
+                (Terminate, TERMINATED),
+                &why,
+            );
+        }
+    };
+    // The control: SIGTERM right after opening, and (when that held) again
+    // on a fresh subject once it has served a few requests and is idle: a
+    // subject must honour it at more than one point of its life.
+    let run = |signal: Signal, name: &str, late: bool| {
         opened(ctx, Terminate, TERMINATED, |probe, _open| {
+            let mut served = 0;
+            if late {
+                for _ in 0..SERVED_BEFORE_SIGNAL {
+                    let (id, line) = ctx.line("tools/list", json!({}));
+                    probe.send(line);
+                    if matches!(
+                        probe.reply(&id, ctx.answer),
+                        Reply::Result(_) | Reply::Error(..)
+                    ) {
+                        served += 1;
+                    }
+                }
+                idle(probe, settle, ctx.answer);
+            }
             probe.signal(signal, name);
             let status = probe.wait_exit(if signal == Signal::TERM {
                 TERM_GRACE
             } else {
-                UNRELATED_SIGNAL_WAIT
+                settle
             });
             let c = match (&status, signal) {
                 (Some(_), Signal::TERM) => (Terminate, TERMINATED.to_string()),
@@ -1051,19 +1175,32 @@ fn process_exit(ctx: &Ctx) -> CheckRun {
                 (None, _) => (NoEffect, reasons::NO_TERMINATION_REQUESTED.to_string()),
             };
             let s = status.as_ref().map(super::probe::status_text);
+            let when = if late {
+                format!("idle after {served} of {SERVED_BEFORE_SIGNAL} requests served")
+            } else {
+                "right after opening".into()
+            };
             (
                 c,
                 format!(
-                    "after {name}: {}",
+                    "{name} {when}: {}",
                     s.clone().unwrap_or_else(|| "still running".into())
                 ),
-                json!({"status": s}),
+                json!({"status": s, "signalled": if late { "idle after requests" } else { "after opening" }, "servedBefore": served}),
             )
         })
     };
-    let negative = run(Signal::TERM, "SIGTERM");
-    // The mutant: SIGCONT asks nothing; an exit after it is not this property.
-    let m = run(Signal::CONT, "SIGCONT");
+    let early = run(Signal::TERM, "SIGTERM", false);
+    let negative = if early.held() {
+        let mut late = run(Signal::TERM, "SIGTERM", true);
+        late.artifact["earlierProbe"] = early.artifact;
+        late
+    } else {
+        early
+    };
+    // The mutant: SIGCONT (at the same idle moment) asks nothing; an exit
+    // after it is not this property.
+    let m = run(Signal::CONT, "SIGCONT", true);
     let m = m.into_mutant(TERMINATED);
     check("process-exit", positive, (negative, m))
 }
@@ -1299,8 +1436,30 @@ fn concurrent_requests(ctx: &Ctx) -> CheckRun {
 fn interruption(ctx: &Ctx) -> CheckRun {
     const HELD: &str = reasons::INTERRUPT_HONOURED;
     const INFLIGHT: &str = reasons::INTERRUPT_WITH_INFLIGHT_CLEAN;
+    let settle = match ctx.settle_window() {
+        Ok(w) => w,
+        Err(why) => {
+            return CheckRun::too_slow(
+                ctx,
+                "interruption",
+                (Terminate, HELD),
+                (Terminate, INFLIGHT),
+                &why,
+            );
+        }
+    };
     let run = |requests: usize, signal: Signal, name: &'static str, expected: &'static str| {
         opened(ctx, Terminate, expected, |probe, _open| {
+            if requests == 0 {
+                // Nothing in flight: SIGINT goes out only once the subject
+                // is idle (a liveness request answered, then its output
+                // still for the settle window), never while it is still
+                // busy with the opening.
+                let (id, line) = ctx.live_line();
+                probe.send(line);
+                let _ = probe.reply(&id, ctx.answer);
+                idle(probe, settle, ctx.answer);
+            }
             let mut bytes = Vec::new();
             for _ in 0..requests {
                 bytes.extend_from_slice(&ctx.line("tools/list", json!({})).1);
@@ -1313,7 +1472,7 @@ fn interruption(ctx: &Ctx) -> CheckRun {
             let status = probe.wait_exit(if signal == Signal::INT {
                 TERM_GRACE
             } else {
-                UNRELATED_SIGNAL_WAIT
+                settle
             });
             std::thread::sleep(Duration::from_millis(50));
             let (_, torn) = probe.stdout_lines();

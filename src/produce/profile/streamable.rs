@@ -14,8 +14,8 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 
 use super::check::{
-    CheckRun, Ctx, NO_ANSWER, Obs, SUBJECT_EXITED, SYNTAX_GUARD, mutant, obs, open_failed,
-    syntax_defect,
+    CheckRun, Ctx, NO_ANSWER, Obs, SUBJECT_EXITED, SYNTAX_GUARD, WINDOW_FACTOR, mutant, obs,
+    open_failed, syntax_defect,
 };
 use super::decl::{
     Basis, CheckDecl, JSONRPC, Level as L, MCP_2025, MCP_2026, Offer, PROFILE, RFC9110, RFC9112,
@@ -210,11 +210,44 @@ pub const OVERSIZED_BODY_BYTES: usize = 16 << 20;
 pub const LARGE_ANSWER_BYTES: usize = 256 << 10;
 /// The answer a slow consumer reads (1 MiB).
 pub const SLOW_ANSWER_BYTES: usize = 1 << 20;
-/// A connection closed or request refused within this is "at once".
+/// A connection closed or request refused within this is "at once" (the
+/// floor of [`settle`]).
 const SETTLE: Duration = Duration::from_millis(100);
+/// The floor of [`close_wait`].
 const CLOSE_WAIT: Duration = Duration::from_secs(1);
-/// How long slow-consumer's stalled reader stays unread.
+/// How long slow-consumer's stalled reader stays unread (the floor of
+/// [`stall`]).
 const STALL: Duration = Duration::from_secs(1);
+
+/// A window of this subject's: [`WINDOW_FACTOR`] x its measured answer
+/// time, at least `floor`, at most the answer bound (the floor alone when
+/// nothing was measured; the bound when it leaves no safe window: the
+/// longest wait the operator allows).
+fn paced(ctx: &Ctx, floor: Duration) -> Duration {
+    match ctx.timing.answer {
+        None => floor,
+        Some(m) => m
+            .saturating_mul(WINDOW_FACTOR)
+            .max(floor)
+            .min(ctx.answer.max(floor)),
+    }
+}
+
+/// How long a subject is given to act "at once" (close, refuse, settle).
+fn settle(ctx: &Ctx) -> Duration {
+    paced(ctx, SETTLE)
+}
+
+/// How long a subject is given to close a connection or release a socket.
+fn close_wait(ctx: &Ctx) -> Duration {
+    paced(ctx, CLOSE_WAIT)
+}
+
+/// How long slow-consumer's reader stays unread, and another request is
+/// given to be answered meanwhile.
+fn stall(ctx: &Ctx) -> Duration {
+    paced(ctx, STALL)
+}
 
 /// A tool that streams progress, and how to call it for `steps` steps
 /// `step_ms` apart.
@@ -883,7 +916,7 @@ fn keepalive(ctx: &Ctx) -> CheckRun {
             );
         };
         let r = ctx.post(&mut conn, &b.server, s, &msg, &close_shape());
-        let closed = r.eof || conn.wait_closed(CLOSE_WAIT);
+        let closed = r.eof || conn.wait_closed(close_wait(ctx));
         let c = if r.answer(&id).is_some() {
             if closed {
                 (Accept, HONOURED.to_string())
@@ -1128,7 +1161,7 @@ fn absorbed(
     s: &Session,
     reason: &str,
 ) -> ((ProbeOutcome, String), bool) {
-    std::thread::sleep(SETTLE);
+    std::thread::sleep(settle(ctx));
     let serving = ctx.serving(rec, server, s);
     let alive = server
         .probe
@@ -1603,18 +1636,18 @@ fn slow_consumer(ctx: &Ctx) -> CheckRun {
             c.write(&ctx.http_request(&b.server, s, &big, &Shape::default()));
             c
         });
-        std::thread::sleep(SETTLE);
+        std::thread::sleep(settle(ctx));
         let started = Instant::now();
         // Answered while the other answer stays unread, or not at all.
         let r = match Conn::open(rec, b.server.addr) {
             Ok(mut c) => {
                 c.write(&ctx.http_request(&b.server, s, &msg, &Shape::default()));
-                c.response(STALL)
+                c.response(stall(ctx))
             }
             Err(_) => Resp::default(),
         };
         let waited = started.elapsed();
-        std::thread::sleep(STALL.saturating_sub(waited));
+        std::thread::sleep(stall(ctx).saturating_sub(waited));
         drop(stalled);
         let c = if r.answer(&id).is_some() {
             (Accept, SERVED.to_string())
@@ -2002,7 +2035,7 @@ fn socket_cleanup(ctx: &Ctx) -> CheckRun {
                     }
                 }
                 let pid = server.probe.as_ref().map_or(0, Probe::pid);
-                let until = Instant::now() + CLOSE_WAIT;
+                let until = Instant::now() + close_wait(ctx);
                 let held = loop {
                     let held: Vec<(u16, u16, String)> = sockets_of(&process_tree(pid))
                         .into_iter()

@@ -208,7 +208,7 @@ impl CleanOutcome {
     /// no tool could be called safely, so the tool call it claims was not
     /// shown. Neither passed nor failed.
     pub fn incomplete(&self) -> bool {
-        !self.passed && self.stop_reason == super::wire::NO_SAFE_TOOL_CALL
+        !self.passed && self.stop_reason == super::vocab::NO_SAFE_TOOL_CALL
     }
 
     /// `PASS`, `INCOMPLETE` or `FAIL`, for progress lines and summaries.

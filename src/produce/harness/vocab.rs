@@ -28,6 +28,10 @@ pub fn clean_steps_for<S: AsRef<str>>(steps: &[S], revision: Revision) -> Vec<St
         .collect()
 }
 
+/// The stop reason of a generic clean control that completed every step it
+/// made but could call no tool safely: incomplete, not failed.
+pub const NO_SAFE_TOOL_CALL: &str = "NO_SAFE_TOOL_CALL";
+
 /// Verdict of an oracle that accepts.
 pub const ACCEPT: &str = "PASS";
 /// Verdict of an oracle that rejects.

@@ -580,9 +580,7 @@ pub async fn run_clean_generic(
     out
 }
 
-/// The stop reason of a generic clean control that completed every step it
-/// made but could call no tool safely: incomplete, not failed.
-pub const NO_SAFE_TOOL_CALL: &str = "NO_SAFE_TOOL_CALL";
+pub use super::vocab::NO_SAFE_TOOL_CALL;
 
 /// A tool the harness may call on its own: one whose annotations declare it
 /// read-only (`readOnlyHint: true`), that does not declare itself

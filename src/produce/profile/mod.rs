@@ -631,7 +631,6 @@ pub(crate) fn truncate(s: &str, max: usize) -> String {
     judge::truncate(s, max)
 }
 
-
 fn artifact_doc(id: &str, role: &str, o: &Obs) -> Value {
     json!({
         "check": id,

@@ -57,7 +57,7 @@ pub const CHECKS: &[CheckDecl] = &[
             Basis::neg(MCP_2026, VERSION_2026, L::Must, "a request naming a version the server does not implement MUST get -32022"),
             Basis::neg(JSONRPC, "§4, §5.1", L::Must, "a request MUST be answered; a method the server does not have cannot succeed (-32601)"),
         ])
-        .judged("Both observations stand on MUSTs: a legacy server refuses `server/discover` as an unknown method, a modern one refuses the bogus version."),
+        .judged("A modern server must refuse the bogus version with -32022. A -32601 (method not found) is never credited as the refusal of a version: a legacy-only server leaves the check NOT_OBSERVED (`MCP_RES_METHOD_NOT_FOUND_NOT_CREDITED`). A server that answers `server/discover` and refuses a legacy `initialize` with -32022 does what the specification allows (a client falls back only on -32601)."),
     CheckDecl::new(P, "stdio-backward-compatibility", stdio_backward_compatibility, reasons::STDIO_LEGACY_INITIALIZE_SERVED, reasons::REINITIALIZE_REFUSED)
         .basis(&[
             Basis::pos(MCP_2025, LIFECYCLE_INIT, L::Must, "the server MUST respond to `initialize`"),
@@ -65,7 +65,7 @@ pub const CHECKS: &[CheckDecl] = &[
             Basis::neg(MCP_2025, LIFECYCLE_INIT, L::None, "initialization happens once per session; a second `initialize` is not addressed"),
             Basis::neg(MCP_2026, "Basic › Versioning › Backward Compatibility", L::None, "`initialize` selects legacy semantics for the process; a second one is not addressed"),
         ])
-        .judged("At 2026-07-28 serving `initialize` is optional (a modern-only server fails the positive while doing what the specification allows); refusing a second `initialize` is not required at either revision. Both are the profile's readings."),
+        .judged("At 2026-07-28 serving `initialize` is optional (a modern-only server fails the positive while doing what the specification allows); refusing a second `initialize` is not required at either revision: a server that serves it is NOT_OBSERVED (`MCP_RES_BEHAVIOUR_LEFT_OPEN`)."),
     CheckDecl::new(P, "request-identity-metadata", request_identity_metadata, reasons::REQUEST_ID_ECHOED, reasons::NULL_ID_REFUSED)
         .basis(&[
             Basis::pos(MCP_2025, RESPONSES, L::Must, "responses MUST include the same id as the request"),
@@ -106,7 +106,7 @@ pub const CHECKS: &[CheckDecl] = &[
             Basis::neg(MCP_2025, "Server › Tools › Security Considerations", L::Must, "servers MUST validate all tool inputs"),
             Basis::neg(MCP_2026, "Server › Tools › Security Considerations", L::Must, "servers MUST validate all tool inputs"),
         ])
-        .judged("Both observations stand on MUSTs; a JSON-RPC error or a result with `isError` is the refusal. A server with no tool taking a typed required argument leaves the check NOT_OBSERVED."),
+        .judged("Both observations stand on MUSTs; a JSON-RPC error or a result with `isError` is the refusal, credited only when the same call with well-typed arguments (the valid twin) was served just before on the same process: a server that refuses every call is NOT_OBSERVED (`MCP_RES_VALID_TWIN_REFUSED`). A server with no tool taking a typed required argument leaves the check NOT_OBSERVED."),
     CheckDecl::new(P, "safe-integer-constraints", safe_integer_constraints, reasons::SAFE_INTEGER_PRESERVED, reasons::UNSAFE_INTEGER_NOT_CORRUPTED)
         .basis(&[
             Basis::both(JSONRPC, "§5", L::Must, "the response id MUST be the request's: never a rounded neighbour"),
@@ -126,7 +126,7 @@ pub const CHECKS: &[CheckDecl] = &[
             Basis::neg(MCP_2025, LIFECYCLE_INIT, L::None, "initialization MUST be the first interaction (a rule for the client; pings are allowed early, and the answer to one before `initialize` is not stated)"),
             Basis::neg(MCP_2026, VERSION_2026, L::Must, "a request naming a version the server does not implement MUST get -32022, whatever came before"),
         ])
-        .judged("At 2025-11-25 a server that answers `ping` before `initialize` does what the specification leaves open; the control expects a refusal. At 2026-07-28 the control stands on a MUST."),
+        .judged("At 2025-11-25 a server that answers `tools/list` before `initialize` does what the specification leaves open (NOT_OBSERVED, `MCP_RES_BEHAVIOUR_LEFT_OPEN`); -32601 is never credited as the -32022 refusal. At 2026-07-28 the control stands on a MUST."),
     CheckDecl::new(P, "stateless-request-metadata", stateless_request_metadata, reasons::REQUEST_METADATA_HONOURED, reasons::REQUEST_METADATA_REQUIRED)
         .only(V2026)
         .basis(&[

@@ -85,7 +85,7 @@ pub const CHECKS: &[CheckDecl] = &[
             Basis::pos(MCP_2026, STDIO_2026, L::Must, "the server MUST NOT write anything to stdout that is not a valid MCP message"),
             Basis::neg(RFC8259, "§8.1, §9", L::May, "JSON exchanged between systems MUST be UTF-8 (a rule for the sender); a parser MAY accept non-JSON forms"),
         ])
-        .judged("Refusing a request with an invalid UTF-8 byte is not required (RFC 8259 §9 lets a parser accept non-JSON forms): a server that decodes leniently and answers does what the specifications allow, and this control expects the refusal."),
+        .judged("Refusing a request with an invalid UTF-8 byte is not required (RFC 8259 §9 lets a parser accept non-JSON forms): a server that decodes leniently and answers does what the specifications allow, and the check is NOT_OBSERVED (`MCP_RES_BEHAVIOUR_LEFT_OPEN`), never FAIL."),
     CheckDecl::new(P, "partial-line", partial_line, reasons::PARTIAL_LINE_REASSEMBLED, reasons::PARTIAL_LINE_NOT_DISPATCHED)
         .basis(&[
             Basis::both(MCP_2025, STDIO_2025, L::Must, "messages are delimited by newlines: a message ends at its LF"),
@@ -98,7 +98,7 @@ pub const CHECKS: &[CheckDecl] = &[
             Basis::both(MCP_2025, STDIO_2025, L::None, "no size limit for a message"),
             Basis::both(MCP_2026, STDIO_2026, L::None, "no size limit for a message"),
         ])
-        .judged("MCP sets no size limit: a server that serves the 16 MiB line does what the specification allows; the control expects a bound, on the profile's requirement."),
+        .judged("MCP sets no size limit: a server that serves the 16 MiB line does what the specification allows (NOT_OBSERVED, `MCP_RES_BEHAVIOUR_LEFT_OPEN`). A death on it (a status other than 0, a signal) is never a bounded refusal: it fails, on the profile's requirement."),
     CheckDecl::new(P, "process-exit", process_exit, reasons::EXIT_ON_STDIN_CLOSE, reasons::EXIT_ON_SIGTERM)
         .basis(&[
             Basis::pos(MCP_2026, SHUTDOWN_2026, L::Should, "servers SHOULD exit promptly when their standard input is closed"),
@@ -133,14 +133,14 @@ pub const CHECKS: &[CheckDecl] = &[
         .basis(&[
             Basis::both(PROFILE, "required check interruption", L::Profile, "SIGINT ends the subject within 2 s, idle or with requests in flight, with no torn line"),
         ])
-        .judged("MCP says nothing of SIGINT: judged on the profile's requirement."),
+        .judged("MCP says nothing of SIGINT (the stdio shutdown is stdin close, SIGTERM, SIGKILL): a server that ignores it is NOT_OBSERVED (`MCP_RES_BEHAVIOUR_LEFT_OPEN`); one that ends with a torn last line fails, on the profile's requirement. SIGINT goes out when the subject is idle."),
     CheckDecl::new(P, "no-process-as-conversation", no_process_as_conversation, reasons::CONVERSATION_BOUND_TO_MESSAGES, reasons::RESTART_IS_NEW_CONVERSATION)
         .basis(&[
             Basis::pos(JSONRPC, "§4", L::Must, "every request is answered"),
             Basis::neg(MCP_2025, "Basic › Lifecycle › Initialization", L::None, "initialization MUST be the first interaction (a rule for the client; the server's answer to a request before it is not stated)"),
             Basis::neg(MCP_2026, "Basic › _meta (per-request protocol fields)", L::Must, "a request missing a required `_meta` field is malformed and the server MUST reject it (-32602)"),
         ])
-        .judged("At 2025-11-25 the server's answer to a request before `initialize` is not stated: a server that serves it does what the specification leaves open, and the control expects a refusal. At 2026-07-28 the refusal is a MUST."),
+        .judged("At 2025-11-25 the server's answer to a request before `initialize` is not stated: a server that serves it does what the specification leaves open (NOT_OBSERVED, `MCP_RES_BEHAVIOUR_LEFT_OPEN`). At 2026-07-28 the refusal is a MUST."),
     CheckDecl::new(P, "discovery-versus-legacy-initialization", discovery_versus_legacy_initialization, reasons::ERA_OPENING_ANSWERED, reasons::NOTIFICATION_NOT_ANSWERED)
         .basis(&[
             Basis::pos(MCP_2025, "Basic › Lifecycle › Initialization", L::Must, "the server MUST respond to `initialize` with its capabilities and information"),

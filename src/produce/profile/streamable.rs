@@ -101,7 +101,7 @@ pub const CHECKS: &[CheckDecl] = &[
             Basis::pos(MCP_2026, SENDING, L::Must, "a request MUST be answered as `application/json` or `text/event-stream`"),
             Basis::neg(RFC9110, "§15.5.16", L::May, "415 is the status for content in a format the resource does not support (its use is not required)"),
         ])
-        .judged("A server that reads a `text/plain` body as JSON, or refuses it with another 4xx, does what the specifications allow; the control expects `415`."),
+        .judged("The specification asks for an HTTP error status \"(e.g., 400)\": `400`, `406`, `415` and `422` are each the refusal. A server that reads a `text/plain` body as JSON does what the specifications allow; the control expects a refusal."),
     CheckDecl::new(P, "interrupted-body", interrupted_body, reasons::HTTP_SPLIT_BODY_ASSEMBLED, reasons::HTTP_INTERRUPTED_BODY_DISCARDED)
         .basis(&[
             Basis::pos(RFC9112, "§6.3", L::Must, "the body's length is its Content-Length, however the octets arrive"),
@@ -122,7 +122,7 @@ pub const CHECKS: &[CheckDecl] = &[
             Basis::neg(RFC9110, "§15.5.9", L::May, "408 is the status for a request the server stopped waiting for"),
             Basis::neg(RFC9112, "§9.5", L::None, "servers usually time out idle connections (no bound is required)"),
         ])
-        .judged("No specification requires a server to time out a stalled request: judged on the profile's requirement with the operator's `--idle-timeout-ms`."),
+        .judged("No specification requires a server to time out a stalled request: one held open past the operator's `--idle-timeout-ms` is NOT_OBSERVED (`MCP_RES_BEHAVIOUR_LEFT_OPEN`), never FAIL."),
     CheckDecl::new(P, "retry", retry, reasons::HTTP_RETRY_ANSWERED, reasons::HTTP_STALE_RETRY_REFUSED)
         .basis(&[
             Basis::pos(JSONRPC, "§4", L::Must, "a request (the retry, with a new id) is answered"),
@@ -180,7 +180,7 @@ pub const CHECKS: &[CheckDecl] = &[
             Basis::neg(MCP_2025, SECURITY_2025, L::None, "servers MUST validate `Origin` against DNS rebinding; `Host` is not named (a foreign `Host` is the same attack, but refusing it is not a stated requirement)"),
             Basis::neg(MCP_2026, SECURITY_2026, L::None, "servers MUST validate `Origin` against DNS rebinding; `Host` is not named (a foreign `Host` is the same attack, but refusing it is not a stated requirement)"),
         ])
-        .judged("The MCP MUST names `Origin`, not `Host`: refusing a foreign `Host` is the profile's requirement. A server that answers any `Host` does what the specifications state."),
+        .judged("The MCP MUST names `Origin`, not `Host`: refusing a foreign `Host` is the profile's reading. A server that answers any `Host` does what the specifications state (NOT_OBSERVED, `MCP_RES_BEHAVIOUR_LEFT_OPEN`)."),
     CheckDecl::new(P, "no-unauthorized-redirect", no_unauthorized_redirect, reasons::HTTP_NO_REDIRECT, reasons::HTTP_FOREIGN_ORIGIN_REFUSED)
         .basis(&[
             Basis::pos(PROFILE, "required check no-unauthorized-redirect", L::Profile, "no answer is a redirect"),

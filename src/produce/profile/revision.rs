@@ -138,8 +138,9 @@ pub const CHECKS: &[CheckDecl] = &[
         .basis(&[
             Basis::pos(MCP_2026, VERSION_2026, L::Must, "servers MUST implement `server/discover` (supported versions, capabilities, server info)"),
             Basis::neg(JSONRPC, "§4.2", L::None, "params MUST be an array or object (a rule for the sender)"),
+            Basis::neg(JSONRPC, "§5", L::Must, "a call MUST be answered with a Response: silence on a request with an id breaks it"),
         ])
-        .judged("The positive stands on a MUST; the refusal of `\"params\": 5` is the profile's reading (the rule binds the sender)."),
+        .judged("The positive stands on a MUST. Which error refuses `\"params\": 5` is the profile's reading (the params rule binds the sender), but a request with an id MUST get a Response: a server that stays silent fails."),
     CheckDecl::new(P, "no-session-id-assumption", no_session_id_assumption, reasons::SESSIONLESS_SERVED, reasons::SESSION_ID_NOT_REQUIRED)
         .only(V2026)
         .basis(&[

@@ -744,7 +744,7 @@ fn run_explain(code: Option<&str>, list: bool) -> CliResult {
     }
     // A check id (released-message-framing): its declaration, with its basis.
     #[cfg(feature = "server")]
-    if let Some(text) = mcpres::produce::profile::decl::describe(code.unwrap_or_default().trim()) {
+    if let Some(text) = mcpres::produce::catalogue::describe(code.unwrap_or_default().trim()) {
         output::stdout(format_args!("{text}"))?;
         return Ok(Exit::Valid);
     }

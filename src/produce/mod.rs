@@ -5,6 +5,8 @@
 pub mod badge;
 pub mod builder;
 #[cfg(feature = "server")]
+pub mod catalogue;
+#[cfg(feature = "server")]
 pub mod drive;
 #[cfg(feature = "server")]
 pub mod field;

@@ -474,15 +474,6 @@ pub fn conform<R>(
     super::check::CheckRun::not_observed(decl.id, format!("{MISMATCH}: {}", found.join("; ")))
 }
 
-/// Every declaration of the protocol profiles this runner knows, by profile.
-pub fn protocol_profiles() -> [(&'static str, &'static [CheckDecl]); 3] {
-    [
-        ("mcp-res/stdio-transport/v1", super::stdio::CHECKS),
-        ("mcp-res/protocol-revision/v1", super::revision::CHECKS),
-        ("mcp-res/streamable-http/v1", super::streamable::CHECKS),
-    ]
-}
-
 /// The OAuth-boundary profile, whose declarations are `produce::oauth::checks::CHECKS`.
 pub const OAUTH_BOUNDARY: &str = "mcp-res/oauth-boundary/v1";
 
@@ -573,81 +564,43 @@ pub fn spec_table<R>(checks: &[CheckDecl<R>]) -> String {
     s
 }
 
-/// What `mcpres explain CHECK-ID` prints: every declaration of that id (a check id may
-/// belong to more than one profile, `backpressure` does), or `None` for an id no runner
-/// declares.
-pub fn describe(id: &str) -> Option<String> {
+/// One declaration as `mcpres explain CHECK-ID` prints it (the catalogue,
+/// `produce::catalogue::describe`, prints every declaration of an id).
+pub fn describe_one<R>(s: &mut String, d: &CheckDecl<R>) {
     use std::fmt::Write as _;
-    fn one<R>(s: &mut String, d: &CheckDecl<R>) {
-        let code = |c: Code| c.all().join(" / ");
-        let needs = d.needs.words();
-        let _ = writeln!(s, "{} ({})", d.id, d.profile);
-        let _ = writeln!(s, "  held:    {}", code(d.held));
-        let _ = writeln!(s, "  refused: {}", code(d.refused));
+    let code = |c: Code| c.all().join(" / ");
+    let needs = d.needs.words();
+    let _ = writeln!(s, "{} ({})", d.id, d.profile);
+    let _ = writeln!(s, "  held:    {}", code(d.held));
+    let _ = writeln!(s, "  refused: {}", code(d.refused));
+    let _ = writeln!(
+        s,
+        "  needs:   {}",
+        if needs.is_empty() { "-" } else { &needs }
+    );
+    let _ = writeln!(s, "  level:   {}", levels(d).replace("<br>", "; "));
+    let _ = writeln!(s, "  basis (+ positive, − negative control, ± both):");
+    for b in d.basis {
+        let side = match b.side {
+            Side::Positive => "+",
+            Side::Negative => "−",
+            Side::Both => "±",
+        };
         let _ = writeln!(
             s,
-            "  needs:   {}",
-            if needs.is_empty() { "-" } else { &needs }
+            "    {side} {}, {} ({}): {}",
+            b.source,
+            b.section,
+            b.level.as_str(),
+            b.says
         );
-        let _ = writeln!(s, "  level:   {}", levels(d).replace("<br>", "; "));
-        let _ = writeln!(s, "  basis (+ positive, − negative control, ± both):");
-        for b in d.basis {
-            let side = match b.side {
-                Side::Positive => "+",
-                Side::Negative => "−",
-                Side::Both => "±",
-            };
-            let _ = writeln!(
-                s,
-                "    {side} {}, {} ({}): {}",
-                b.source,
-                b.section,
-                b.level.as_str(),
-                b.says
-            );
-        }
-        let _ = writeln!(s, "  judged:  {}", d.judged);
     }
-    let mut s = String::new();
-    for (_, checks) in protocol_profiles() {
-        for d in checks.iter().filter(|d| d.id == id) {
-            if !s.is_empty() {
-                s.push('\n');
-            }
-            one(&mut s, d);
-        }
-    }
-    for d in crate::produce::oauth::checks::CHECKS
-        .iter()
-        .filter(|d| d.id == id)
-    {
-        if !s.is_empty() {
-            s.push('\n');
-        }
-        one(&mut s, d);
-    }
-    (!s.is_empty()).then_some(s)
+    let _ = writeln!(s, "  judged:  {}", d.judged);
 }
 
 /// The marker lines around the generated section of `spec/profiles.md`.
 pub const SPEC_BEGIN: &str = "<!-- BEGIN GENERATED from the check declarations (src/produce/profile/decl.rs); do not edit by hand: run `MCPRES_WRITE_SPEC=1 cargo test --lib produce::profile::decl` -->";
 pub const SPEC_END: &str = "<!-- END GENERATED from the check declarations -->";
-
-/// The generated section of `spec/profiles.md` (between [`SPEC_BEGIN`] and
-/// [`SPEC_END`]): one table per profile, from the declarations.
-pub fn spec_section() -> String {
-    let mut s = String::new();
-    for (profile, checks) in protocol_profiles() {
-        s.push_str(&format!("\n**{profile}**\n\n"));
-        s.push_str(&spec_table(checks));
-    }
-    s.push_str(&format!(
-        "\n**{OAUTH_BOUNDARY}** ([oauth-boundary.md](oauth-boundary.md))\n\n"
-    ));
-    s.push_str(&spec_table(crate::produce::oauth::checks::CHECKS));
-    s.push('\n');
-    s
-}
 
 #[cfg(test)]
 mod tests;

@@ -6,6 +6,7 @@ use serde_json::{Value, json};
 use super::*;
 use crate::diag::reasons::{Reason, ReasonKind};
 use crate::model::vocab::ProbeOutcome;
+use crate::produce::catalogue::{describe, protocol_profiles, spec_section};
 use crate::produce::profile::check::{CheckRun, obs};
 use crate::profiles::Registry;
 

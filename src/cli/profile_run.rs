@@ -89,18 +89,8 @@ fn full_id(id: &str) -> String {
 pub fn main(args: ProfileRunArgs) -> CliResult {
     let who = "mcpres profile run";
     let env = parse_env(&args.env).map_err(|e| CliError::Unusable(format!("{who}: {e}")))?;
-    // What to run is checked before anything about the subject.
+    // What to run is planned once, before anything about the subject.
     let checks = (!args.checks.is_empty()).then(|| args.checks.clone());
-    let registry = mcpres::profiles::Registry::builtin().map_err(|e| {
-        CliError::Unusable(format!("{who}: the built-in registry is unusable: {e}"))
-    })?;
-    profile::plan(
-        registry,
-        &full_id(&args.profile),
-        args.revision.into(),
-        checks.as_deref(),
-    )
-    .map_err(|e| CliError::Unusable(format!("{who}: {e}")))?;
     let http = args.http.clone().map(|url| profile::HttpOptions {
         url,
         bearer_env: args.bearer_env.clone(),
@@ -112,8 +102,14 @@ pub fn main(args: ProfileRunArgs) -> CliResult {
         args: rest.to_vec(),
         env: env.clone(),
     });
-    profile::check_target(&full_id(&args.profile), http.as_ref(), unresolved.as_ref())
-        .map_err(|e| CliError::Unusable(format!("{who}: {e}")))?;
+    let plan = profile::prepare(
+        &full_id(&args.profile),
+        args.revision.into(),
+        checks.as_deref(),
+        http.as_ref(),
+        unresolved.as_ref(),
+    )
+    .map_err(|e| CliError::Unusable(format!("{who}: {e}")))?;
     let launch = match args.command.split_first() {
         None if args.http.is_some() => None,
         None => return Err(CliError::Unusable(format!("{who}: no PROGRAM after --"))),
@@ -154,7 +150,7 @@ pub fn main(args: ProfileRunArgs) -> CliResult {
         cancel,
         &out,
         move |tx| {
-            profile::run(&options, &mut |done, total, row| {
+            profile::run_planned(&options, plan, &mut |done, total, row| {
                 let _ = tx.send((done, total, row.clone()));
             })
         },

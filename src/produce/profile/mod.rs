@@ -201,18 +201,65 @@ fn outcome_label(o: Option<&judge::Observation>) -> String {
     })
 }
 
-/// Run the profile and write the evaluation directory `options.out` (which
-/// must not exist). Subjects are started as children of this process.
-pub fn run(options: &Options, report: Report<'_>) -> Result<Outcome, ProfileError> {
+/// What a run will do, decided once before any subject starts: the planned
+/// checks (with whether the profile requires each) and the Streamable HTTP
+/// target. The CLI makes it before it resolves the subject's program, so a
+/// usage error is reported before anything about the subject, and the run
+/// uses the same plan ([`run_planned`]).
+pub struct Plan {
+    profile: &'static crate::profiles::Profile,
+    checks: Vec<(&'static CheckDecl, bool)>,
+    web: Option<web::Web>,
+}
+
+/// Plan a run: the profile and revision are known and runnable, every
+/// named check applies, the target fits the profile's transport (the
+/// launch's program need not be resolved yet: only its arguments and
+/// environment are read, for `{port}`).
+pub fn prepare(
+    profile: &str,
+    revision: Revision,
+    only: Option<&[String]>,
+    http: Option<&HttpOptions>,
+    launch: Option<&Launch>,
+) -> Result<Plan, ProfileError> {
     let registry = Registry::builtin()
         .map_err(|e| ProfileError::Usage(format!("the built-in registry is unusable: {e}")))?;
-    let planned = plan(
-        registry,
+    let checks = plan(registry, profile, revision, only)?;
+    let web = check_target(profile, http, launch)?;
+    Ok(Plan {
+        profile: registry.get(profile).expect("planned above"),
+        checks,
+        web,
+    })
+}
+
+/// Plan the run (see [`prepare`]) and carry it out (see [`run_planned`]).
+pub fn run(options: &Options, report: Report<'_>) -> Result<Outcome, ProfileError> {
+    let plan = prepare(
         &options.profile,
         options.revision,
         options.checks.as_deref(),
+        options.http.as_ref(),
+        options.launch.as_ref(),
     )?;
-    let profile = registry.get(&options.profile).expect("planned above");
+    run_planned(options, plan, report)
+}
+
+/// Run a planned profile and write the evaluation directory `options.out`
+/// (which must not exist). Subjects are started as children of this process.
+/// `plan` must have been made from `options` (its profile, revision, checks,
+/// target and launch).
+pub fn run_planned(
+    options: &Options,
+    plan: Plan,
+    report: Report<'_>,
+) -> Result<Outcome, ProfileError> {
+    let Plan {
+        profile,
+        checks: planned,
+        web,
+    } = plan;
     if std::fs::symlink_metadata(&options.out).is_ok() {
         return Err(ProfileError::Usage(format!(
             "{} exists; mcpres never overwrites an evaluation",
@@ -220,11 +267,6 @@ pub fn run(options: &Options, report: Report<'_>) -> Result<Outcome, ProfileErro
         )));
     }
     let http = options.profile == STREAMABLE_HTTP;
-    let web = check_target(
-        &options.profile,
-        options.http.as_ref(),
-        options.launch.as_ref(),
-    )?;
     if !http && options.launch.is_none() {
         return Err(ProfileError::Usage(
             "a stdio profile run needs the subject's command after `--`".into(),

@@ -158,6 +158,21 @@ impl<'a> Ctx<'a> {
         })
     }
 
+    /// A wait of this subject's for what it should already have done (a
+    /// late answer, a child it starts, a pipe it fills): [`WINDOW_FACTOR`] x
+    /// its measured answer time, at least `floor`, at most the answer bound
+    /// (the floor alone when nothing was measured; the bound when it leaves
+    /// no safe window: the longest wait the operator allows).
+    pub fn paced(&self, floor: Duration) -> Duration {
+        match self.timing.answer {
+            None => floor,
+            Some(m) => m
+                .saturating_mul(WINDOW_FACTOR)
+                .max(floor)
+                .min(self.answer.max(floor)),
+        }
+    }
+
     /// The preflight's record of the timing and the windows derived from it.
     pub fn timing_record(&self) -> Value {
         let ms = |d: Option<Duration>| d.map(|d| d.as_millis() as u64);

@@ -961,7 +961,7 @@ fn partial_line(ctx: &Ctx) -> CheckRun {
             let (live_id, live) = ctx.live_line();
             probe.send(live);
             let _ = probe.reply(&live_id, ctx.answer);
-            let late = probe.reply(&id, Duration::from_millis(100));
+            let late = probe.reply(&id, ctx.paced(Duration::from_millis(100)));
             let (_, after) = (0, probe.stdout_lines().0.len());
             let late_parse_error = probe.stdout_lines().0.iter().any(|l| {
                 serde_json::from_slice::<Value>(trim_cr(l))
@@ -1217,7 +1217,7 @@ fn child_tree_cleanup(ctx: &Ctx) -> CheckRun {
             let (id, line) = ctx.line("tools/list", json!({}));
             probe.send(line);
             let _ = probe.reply(&id, ctx.answer);
-            std::thread::sleep(Duration::from_millis(100));
+            std::thread::sleep(ctx.paced(Duration::from_millis(100)));
             probe.sample_tree();
             let tree: Vec<u32> = probe.descendants_seen().keys().copied().collect();
             seen = tree.len();
@@ -1226,14 +1226,23 @@ fn child_tree_cleanup(ctx: &Ctx) -> CheckRun {
                 _ => probe.signal(Signal::TERM, "SIGTERM (subject only)"),
             }
             let status = probe.wait_exit(Duration::from_secs(5));
-            std::thread::sleep(Duration::from_millis(100));
-            let procs = crate::produce::drive::proc::snapshot();
-            let left: Vec<u32> = tree
-                .iter()
-                .copied()
-                .filter(|p| procs.get(p).is_some_and(|p| !p.zombie()))
-                .collect();
-            let orphans = crate::produce::drive::proc::adopted(&procs).len();
+            // Children that follow their parent out are given the
+            // subject's own pace to go (a loaded machine is slow, not
+            // leaky); what is still there after it was left behind.
+            let until = Instant::now() + ctx.paced(Duration::from_millis(500));
+            let (left, orphans) = loop {
+                let procs = crate::produce::drive::proc::snapshot();
+                let left: Vec<u32> = tree
+                    .iter()
+                    .copied()
+                    .filter(|p| procs.get(p).is_some_and(|p| !p.zombie()))
+                    .collect();
+                let orphans = crate::produce::drive::proc::adopted(&procs).len();
+                if (left.is_empty() && orphans == 0) || Instant::now() >= until {
+                    break (left, orphans);
+                }
+                std::thread::sleep(Duration::from_millis(20));
+            };
             let c = if status.is_none() {
                 (NoEffect, reasons::SUBJECT_DID_NOT_EXIT.to_string())
             } else if left.is_empty() && orphans == 0 {
@@ -1267,7 +1276,7 @@ fn child_tree_cleanup(ctx: &Ctx) -> CheckRun {
         let (id, line) = ctx.line("tools/list", json!({}));
         probe.send(line);
         let _ = probe.reply(&id, ctx.answer);
-        std::thread::sleep(Duration::from_millis(100));
+        std::thread::sleep(ctx.paced(Duration::from_millis(100)));
         probe.sample_tree();
         let tree: Vec<u32> = probe.descendants_seen().keys().copied().collect();
         for pid in &tree {
@@ -1303,11 +1312,11 @@ fn backpressure(ctx: &Ctx) -> CheckRun {
         let (ids, bytes) = burst(ctx);
         probe.pause_stdout(true);
         probe.send(bytes);
-        std::thread::sleep(Duration::from_millis(300));
+        std::thread::sleep(ctx.paced(Duration::from_millis(300)));
         probe.pause_stdout(false);
         let last = ids.last().expect("a burst").clone();
         let _ = probe.reply(&last, ctx.answer * 3);
-        std::thread::sleep(Duration::from_millis(100));
+        std::thread::sleep(ctx.paced(Duration::from_millis(100)));
         let (lines, _) = probe.stdout_lines();
         let mut counts = std::collections::BTreeMap::new();
         for l in &lines {
@@ -1347,7 +1356,7 @@ fn backpressure(ctx: &Ctx) -> CheckRun {
                 probe.pause_stdout(true);
             }
             probe.send(bytes);
-            std::thread::sleep(Duration::from_millis(250));
+            std::thread::sleep(ctx.paced(Duration::from_millis(250)));
             let pending = probe.stdout_bytes().len();
             probe.signal(Signal::TERM, "SIGTERM");
             let status = probe.wait_exit(TERM_GRACE);
@@ -1474,7 +1483,7 @@ fn interruption(ctx: &Ctx) -> CheckRun {
             } else {
                 settle
             });
-            std::thread::sleep(Duration::from_millis(50));
+            std::thread::sleep(ctx.paced(Duration::from_millis(50)));
             let (_, torn) = probe.stdout_lines();
             let c = match (&status, signal) {
                 (Some(_), Signal::INT) if torn => {

@@ -14,8 +14,8 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 
 use super::check::{
-    CheckRun, Ctx, NO_ANSWER, Obs, SUBJECT_EXITED, SYNTAX_GUARD, WINDOW_FACTOR, mutant, obs,
-    open_failed, syntax_defect,
+    CheckRun, Ctx, NO_ANSWER, Obs, SUBJECT_EXITED, SYNTAX_GUARD, mutant, obs, open_failed,
+    syntax_defect,
 };
 use super::decl::{
     Basis, CheckDecl, JSONRPC, Level as L, MCP_2025, MCP_2026, Offer, PROFILE, RFC9110, RFC9112,
@@ -219,18 +219,12 @@ const CLOSE_WAIT: Duration = Duration::from_secs(1);
 /// [`stall`]).
 const STALL: Duration = Duration::from_secs(1);
 
-/// A window of this subject's: [`WINDOW_FACTOR`] x its measured answer
+/// A window of this subject's: `WINDOW_FACTOR` x its measured answer
 /// time, at least `floor`, at most the answer bound (the floor alone when
 /// nothing was measured; the bound when it leaves no safe window: the
 /// longest wait the operator allows).
 fn paced(ctx: &Ctx, floor: Duration) -> Duration {
-    match ctx.timing.answer {
-        None => floor,
-        Some(m) => m
-            .saturating_mul(WINDOW_FACTOR)
-            .max(floor)
-            .min(ctx.answer.max(floor)),
-    }
+    ctx.paced(floor)
 }
 
 /// How long a subject is given to act "at once" (close, refuse, settle).
@@ -1956,7 +1950,7 @@ fn listener_cleanup(ctx: &Ctx) -> CheckRun {
                     server,
                     rustix::process::Signal::CONT,
                     "SIGCONT",
-                    Duration::from_millis(300),
+                    paced(ctx, Duration::from_millis(300)),
                 );
                 seen = Some(read(exited, accepting));
                 (
@@ -2077,7 +2071,7 @@ fn socket_cleanup(ctx: &Ctx) -> CheckRun {
                 server,
                 rustix::process::Signal::CONT,
                 "SIGCONT",
-                Duration::from_millis(300),
+                paced(ctx, Duration::from_millis(300)),
             );
             let observed = seen.unwrap_or((o.observed, o.observed_reason.clone()));
             mutant(CLOSED, observed, o.detail, o.artifact)

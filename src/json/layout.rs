@@ -7,7 +7,7 @@
 pub const MAX_SAFE_INTEGER: i64 = 9_007_199_254_740_991;
 
 /// Where each value of a canonically written document stands in its bytes
-/// (see [`parse_with_layout`]): one entry per value, in document order, the
+/// (see [`parse_with_layout`](crate::json::reader::parse_with_layout)): one entry per value, in document order, the
 /// document's own value first.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Layout {
@@ -43,7 +43,7 @@ impl Entry {
 }
 
 /// A document's bytes and their [`Layout`], as read together by
-/// [`parse_with_layout`] (the layout describes exactly these bytes).
+/// [`parse_with_layout`](crate::json::reader::parse_with_layout) (the layout describes exactly these bytes).
 #[derive(Debug, Clone, Copy)]
 pub struct Written<'a> {
     pub bytes: &'a [u8],

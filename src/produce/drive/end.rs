@@ -120,7 +120,7 @@ pub struct Swept {
 const SWEEP_LIMIT: Duration = Duration::from_secs(2);
 
 /// Kill and reap every adopted descendant (and their descendants), each
-/// recorded the first time it is seen; at most [`SWEEP_LIMIT`]. Does nothing
+/// recorded the first time it is seen; at most `SWEEP_LIMIT`. Does nothing
 /// unless [`proc::tracking`]. Each pass holds the spawn lock, so a subject
 /// another thread has just started is never taken for an orphan.
 pub fn sweep() -> Swept {

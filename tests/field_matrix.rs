@@ -191,15 +191,17 @@ runtime = "other"
 fn a_broken_subject_keeps_its_leg_failing_and_the_matrix_failing() {
     let tmp = tempfile::tempdir().unwrap();
     // The leg declares PYTHON: the evaluation says so too (no mismatch); its
-    // FAIL is the subject's, on the interruption check.
+    // FAIL is the subject's, on the process-exit check (it stays after stdin
+    // closes: the profile's requirement; an ignored SIGINT would only be
+    // NOT_OBSERVED, as no MUST asks a server to exit on it).
     let toml = r#"
 [[leg]]
-id = "subject-ignores-sigint"
+id = "subject-stays-after-eof"
 profile = "stdio-transport"
 revision = "2026-07-28"
 transport = "stdio"
-command = ["python3", "${FIELD_SUBJECT}", "--break", "ignore-sigint"]
-checks = ["released-message-framing", "interruption"]
+command = ["python3", "${FIELD_SUBJECT}", "--break", "stay-after-eof"]
+checks = ["released-message-framing", "process-exit"]
 language = "PYTHON"
 jobs = 1
 
@@ -216,15 +218,15 @@ subject-sha256 = "00000000000000000000000000000000000000000000000000000000000000
     assert_eq!(o.status.code(), Some(1), "{}", support::output_text(&o));
     let matrix = support::read_json(&out.join("matrix.json"));
     assert_eq!(matrix["result"], "FAIL");
-    let broken = leg(&matrix, "subject-ignores-sigint");
+    let broken = leg(&matrix, "subject-stays-after-eof");
     assert_eq!(broken["result"], "FAIL");
     assert_eq!(broken["language"], "PYTHON");
-    assert_eq!(broken["failedChecks"][0]["id"], "interruption");
+    assert_eq!(broken["failedChecks"][0]["id"], "process-exit");
     assert_eq!(
         broken["interruption"]["checks"],
         json!([
-            {"id": "interruption", "verdict": "FAIL"},
-            {"id": "process-exit", "verdict": "NOT_EVALUATED"}
+            {"id": "interruption", "verdict": "NOT_EVALUATED"},
+            {"id": "process-exit", "verdict": "FAIL"}
         ])
     );
     // A healthy subject under a wrong declared digest: FAIL by declaration.

@@ -17,6 +17,11 @@
 //!   with silence are different observations (PASS, not a surviving
 //!   mutant); a tool whose only required argument has a type list is probed
 //!   (PASS);
+//! - a subject that writes debug lines on stdout from its fourth request on
+//!   fails stdout-protocol-purity (its positive serves several requests);
+//! - a legacy-only subject at 2026-07-28: checks it never reached are
+//!   NOT_OBSERVED (`MCP_RES_REVISION_NOT_SPOKEN`), the opening's own check
+//!   fails on the revision's MUST;
 //! - the honest twin of each passes (the healthy subject).
 //!
 //! Each run is re-judged by `mcpres validate`, which must agree with it.
@@ -68,6 +73,17 @@ fn companion(profile: &str) -> &'static str {
 /// `breaks`; return its run.json entry (verdict, reason, detail), after
 /// `mcpres validate` re-judged the directory and agreed.
 fn run(profile: &str, revision: &str, check: &str, breaks: &[&str]) -> (String, String, String) {
+    run_beside(profile, revision, check, companion(profile), breaks)
+}
+
+/// [`run`], with `beside` as the companion check.
+fn run_beside(
+    profile: &str,
+    revision: &str,
+    check: &str,
+    beside: &str,
+    breaks: &[&str],
+) -> (String, String, String) {
     let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
     let work = tempfile::tempdir().unwrap();
     let out = work.path().join("out");
@@ -75,7 +91,11 @@ fn run(profile: &str, revision: &str, check: &str, breaks: &[&str]) -> (String, 
     for b in breaks {
         program.extend(["--break".to_string(), b.to_string()]);
     }
-    let checks = format!("{check},{}", companion(profile));
+    let checks = if check == beside {
+        check.to_string()
+    } else {
+        format!("{check},{beside}")
+    };
     let child = support::command()
         .args(["profile", "run", profile, "-o"])
         .arg(&out)
@@ -128,6 +148,53 @@ fn assert_verdict(got: &(String, String, String), verdict: &str, reason: Option<
 }
 
 // ---- adversaries not credited, with their honest twins -------------------
+
+/// A legacy-only subject evaluated at 2026-07-28 (it answers `server/discover`
+/// with -32601): a check that needs an opened conversation was never
+/// exercised (NOT_OBSERVED, `MCP_RES_REVISION_NOT_SPOKEN`), while the check
+/// whose positive is the opening itself fails on the revision's MUST to
+/// implement `server/discover`. The twin, which speaks 2026-07-28, passes both.
+#[test]
+fn a_legacy_subject_at_2026_is_not_failed_on_checks_it_never_reached() {
+    let opening = "discovery-versus-legacy-initialization";
+    let got = run_beside(
+        STDIO,
+        REV_2026,
+        "shell-free-argument-boundaries",
+        opening,
+        &["legacy-only"],
+    );
+    assert_verdict(&got, "NOT_OBSERVED", Some("MCP_RES_REVISION_NOT_SPOKEN"));
+    let refused = run_beside(
+        STDIO,
+        REV_2026,
+        opening,
+        "shell-free-argument-boundaries",
+        &["legacy-only"],
+    );
+    assert_verdict(&refused, "FAIL", Some("MCP_RES_ERA_OPENING_REFUSED"));
+    let twin = run_beside(
+        STDIO,
+        REV_2026,
+        "shell-free-argument-boundaries",
+        opening,
+        &[],
+    );
+    assert_verdict(&twin, "PASS", Some("MCP_RES_ARGV_PASSED_VERBATIM"));
+}
+
+#[test]
+fn stdout_noise_from_the_fourth_request_on_fails_purity() {
+    let got = run(
+        STDIO,
+        REV_2025,
+        "stdout-protocol-purity",
+        &["noisy-after-3"],
+    );
+    assert_verdict(&got, "FAIL", Some("MCP_RES_STDOUT_POLLUTED"));
+    let twin = run(STDIO, REV_2025, "stdout-protocol-purity", &[]);
+    assert_verdict(&twin, "PASS", Some("MCP_RES_STDOUT_PROTOCOL_ONLY"));
+}
 
 #[test]
 fn a_subject_whose_every_tool_call_fails_is_not_credited_with_the_schema() {

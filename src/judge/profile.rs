@@ -34,13 +34,21 @@ pub const VALID_TWIN_REFUSED: &str = "MCP_RES_VALID_TWIN_REFUSED";
 pub const METHOD_NOT_FOUND_NOT_CREDITED: &str = "MCP_RES_METHOD_NOT_FOUND_NOT_CREDITED";
 /// The reason of a control met in a way the specification allows.
 pub const BEHAVIOUR_LEFT_OPEN: &str = "MCP_RES_BEHAVIOUR_LEFT_OPEN";
+/// The subject answered the evaluated revision's opening with -32601: the
+/// observation could not be made (credited only when the stored stdout
+/// shows that answer).
+pub const REVISION_NOT_SPOKEN: &str = "MCP_RES_REVISION_NOT_SPOKEN";
+/// What an observation whose revision-not-spoken label the stored bytes do
+/// not bear is judged as: the probe could not be made.
+const OPEN_FAILED: &str = "MCP_RES_OPEN_FAILED";
 /// The reasons an observation gives when the record shows the property
 /// could not be decided (rather than broken): the check is NOT_OBSERVED
 /// with that reason, never a FAIL.
-pub const UNDECIDED: [&str; 3] = [
+pub const UNDECIDED: [&str; 4] = [
     VALID_TWIN_REFUSED,
     METHOD_NOT_FOUND_NOT_CREDITED,
     BEHAVIOUR_LEFT_OPEN,
+    REVISION_NOT_SPOKEN,
 ];
 /// The checks whose negative control is a refusal of a protocol version or
 /// era: -32601 (method not found) is never credited to them.
@@ -200,6 +208,21 @@ pub fn rederive(
     o: &Observation,
     transcript: &Value,
 ) -> Option<(Observation, String)> {
+    // A revision not spoken is credited only where the stored bytes show
+    // it: the evaluated revision's opening sent on stdin and -32601 on
+    // stdout. Otherwise the probe simply could not be made.
+    if o.observed_reason == REVISION_NOT_SPOKEN && !revision_refused(transcript) {
+        return Some((
+            Observation {
+                observed: ProbeOutcome::NotObserved,
+                observed_reason: OPEN_FAILED.into(),
+                ..o.clone()
+            },
+            format!(
+                "check {id}: its {role}.json says {REVISION_NOT_SPOKEN}, but its stored transcript holds no `server/discover` answered -32601"
+            ),
+        ));
+    }
     if role == "negative" && o.observed_reason == o.expected_reason {
         let not_credited = |reason: &str, why: String| {
             Some((
@@ -267,6 +290,33 @@ pub fn rederive(
 }
 
 /// The response to request `id` among stdout `messages`.
+/// Does the stored transcript show a `server/discover` request (stdin)
+/// answered -32601 (stdout)?
+fn revision_refused(transcript: &Value) -> bool {
+    let Some(stdout) = super::stdio::stdout_bytes(transcript) else {
+        return false;
+    };
+    let mut stdin = Vec::new();
+    for c in transcript["chunks"].as_array().into_iter().flatten() {
+        if c["stream"] == "stdin"
+            && let Some(text) = c["text"].as_str()
+        {
+            stdin.extend_from_slice(text.as_bytes());
+        }
+    }
+    let answers = super::stdio::messages(&stdout);
+    super::stdio::messages(&stdin)
+        .iter()
+        .filter(|m| m["method"] == "server/discover")
+        .filter_map(|m| m.get("id"))
+        .any(|id| {
+            answer_to(&answers, id)
+                .and_then(|m| m.pointer("/error/code"))
+                .and_then(Value::as_i64)
+                == Some(-32601)
+        })
+}
+
 fn answer_to<'a>(messages: &'a [Value], id: &Value) -> Option<&'a Value> {
     messages
         .iter()
@@ -1072,6 +1122,44 @@ mod tests {
         assert_eq!(judged.observed_reason, METHOD_NOT_FOUND_NOT_CREDITED);
         // For a check whose control is no version refusal, -32601 stands.
         assert!(rederive("extension-declaration", "negative", &n, &t).is_none());
+    }
+
+    #[test]
+    fn a_revision_not_spoken_is_credited_only_where_the_bytes_show_it() {
+        let p = Observation {
+            observed: ProbeOutcome::NotObserved,
+            observed_reason: REVISION_NOT_SPOKEN.into(),
+            reached: false,
+            ..o(true, "")
+        };
+        let discover = r#"{"jsonrpc":"2.0","id":7,"method":"server/discover","params":{}}"#;
+        let mut t = stdout(&[
+            json!({"jsonrpc": "2.0", "id": 7, "error": {"code": -32601, "message": "x"}}),
+        ]);
+        t["chunks"].as_array_mut().unwrap().insert(
+            0,
+            json!({"stream": "stdin", "text": format!("{discover}\n")}),
+        );
+        assert!(rederive("shell-free-argument-boundaries", "positive", &p, &t).is_none());
+        let v = check_verdict(Some(&p), Some(&o(true, "")), Some(&mutant("X")), None);
+        assert_eq!(
+            (v.verdict, v.reason.as_str()),
+            (Verdict::NotObserved, REVISION_NOT_SPOKEN)
+        );
+        // Another error to the opening, or -32601 to something else: the
+        // probe could not be made, and a positive that was not made fails.
+        let mut other = t.clone();
+        other["chunks"][1] = stdout(&[
+            json!({"jsonrpc": "2.0", "id": 7, "error": {"code": -32600, "message": "x"}}),
+        ])["chunks"][0]
+            .clone();
+        let (judged, _) = rederive("shell-free-argument-boundaries", "positive", &p, &other)
+            .expect("no -32601 in the bytes");
+        assert_eq!(judged.observed_reason, OPEN_FAILED);
+        let mut elsewhere = t.clone();
+        elsewhere["chunks"][0]["text"] =
+            json!("{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/list\"}\n");
+        assert!(rederive("shell-free-argument-boundaries", "positive", &p, &elsewhere).is_some());
     }
 
     #[test]

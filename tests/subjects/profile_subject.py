@@ -95,6 +95,7 @@ BREAKS = {
     # mcp-res/stdio-transport/v1
     "multiline-json": "released-message-framing: join lines until a JSON value parses",
     "stdout-banner": "stdout-protocol-purity: print `server starting` on stdout at startup",
+    "noisy-after-3": "stdout-protocol-purity: print a debug line on stdout before each answer from its fourth request on",
     "protocol-on-stderr": "stderr-diagnostics: write the -32700 response to stderr",
     "slow-start": "startup-timeout: sleep 3 s before reading stdin",
     "ignore-sigterm-idle": "startup-timeout: ignore SIGTERM until the first input arrives",
@@ -501,6 +502,8 @@ class Subject:
             self.error(rid, r.code, r.message, r.data)
             return
         if result is not NO_ANSWER:
+            if self.served >= 3 and self.broken("noisy-after-3"):
+                self.write(1, b"debug: serving request %d\n" % (self.served + 1))
             self.send({"jsonrpc": "2.0", "id": self.out_id(rid), "result": result})
             self.served += 1
             if self.served == 3 and self.broken("ignore-sigterm-after-requests"):

@@ -36,6 +36,8 @@ reasons! {
             "The control was answered -32601 (method not found): the subject does not serve the method at all, so a refusal of the version or era it names is not observed.";
         BEHAVIOUR_LEFT_OPEN "MCP_RES_BEHAVIOUR_LEFT_OPEN" NotObserved
             "The control was met in a way the specification allows (it states no MUST against it, only a SHOULD, a MAY or nothing), so the refusal the check looks for could not be observed: not observed, never a FAIL; the detail names what was seen.";
+        REVISION_NOT_SPOKEN "MCP_RES_REVISION_NOT_SPOKEN" NotObserved
+            "The subject answered the evaluated revision's opening request (`server/discover`, on 2026-07-28) with -32601 (method not found): it does not speak that revision, so the property this observation needed was never exercised. Not observed, never a FAIL of its own; the checks whose positive is the opening itself stand on the revision's MUST to implement it and fail there.";
     }
     /// `mcp-res/stdio-transport/v1`.
     StdioTransport {

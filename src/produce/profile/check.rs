@@ -26,6 +26,8 @@ pub const SUBJECT_EXITED: &str = reasons::SUBJECT_EXITED;
 pub const NO_ANSWER: &str = reasons::NO_ANSWER;
 /// The subject could not be started or did not open a conversation.
 pub const OPEN_FAILED: &str = reasons::OPEN_FAILED;
+/// The subject answered the evaluated revision's opening with -32601.
+pub const REVISION_NOT_SPOKEN: &str = reasons::REVISION_NOT_SPOKEN;
 /// The subject (or the machine) was too slow for a window within the
 /// operator's bounds to decide the observation.
 pub const TOO_SLOW_TO_DECIDE: &str = reasons::TOO_SLOW_TO_DECIDE;
@@ -716,6 +718,42 @@ pub fn open_failed(
         (ProbeOutcome::NotObserved, OPEN_FAILED.into()),
         false,
         why,
+        artifact,
+    )
+}
+
+/// The observation of a probe whose subject did not open a conversation
+/// (`open` is how it met the opening request). A -32601 to the evaluated
+/// revision's opening (`server/discover` on 2026-07-28) says the subject
+/// does not speak that revision: this observation's property was never
+/// exercised (NOT_OBSERVED, `MCP_RES_REVISION_NOT_SPOKEN`; the checks whose
+/// positive is the opening itself fail on the revision's MUST there). Any
+/// other failure to open is [`open_failed`].
+pub fn not_opened(
+    ctx: &Ctx,
+    expected: ProbeOutcome,
+    expected_reason: &str,
+    open: &Reply,
+    artifact: Value,
+) -> Obs {
+    if ctx.modern() && open.error_code() == Some(-32601) {
+        return obs(
+            expected,
+            expected_reason,
+            (ProbeOutcome::NotObserved, REVISION_NOT_SPOKEN.into()),
+            false,
+            format!(
+                "the subject answered {} with -32601 (method not found): it does not speak {}",
+                ctx.open_request().0,
+                ctx.revision.as_str()
+            ),
+            artifact,
+        );
+    }
+    open_failed(
+        expected,
+        expected_reason,
+        format!("the subject did not open a conversation: {}", open.label()),
         artifact,
     )
 }

@@ -10,7 +10,8 @@ use serde_json::{Value, json};
 
 use super::check::{
     CheckRun, Ctx, ENDED_BY_RUNNER, Evidence, NO_ANSWER, Obs, SUBJECT_EXITED, SYNTAX_GUARD,
-    answered_as, json_line, mutant, obs, open_failed, stdout_is_protocol_only, syntax_defect,
+    answered_as, json_line, mutant, not_opened, obs, open_failed, stdout_is_protocol_only,
+    syntax_defect,
 };
 use super::decl::{
     Basis, CheckDecl, JSONRPC, Level as L, MCP_2025, MCP_2026, Offer, PROFILE, RFC8259,
@@ -175,9 +176,8 @@ pub(super) fn opened(
     };
     let open = ctx.open(&mut probe);
     let Reply::Result(message) = &open else {
-        let why = format!("the subject did not open a conversation: {}", open.label());
         let artifact = ctx.finish(probe, json!({"open": open.label()}));
-        return open_failed(expected, reason, why, artifact);
+        return not_opened(ctx, expected, reason, &open, artifact);
     };
     let (observed, detail, summary) = body(&mut probe, message);
     let artifact = ctx.finish(probe, summary);
@@ -326,13 +326,25 @@ fn released_message_framing(ctx: &Ctx) -> CheckRun {
     check("released-message-framing", positive, (negative, mutant))
 }
 
+/// How many requests stdout-protocol-purity's positive sends after opening.
+const PURITY_REQUESTS: usize = 6;
+
 fn stdout_protocol_purity(ctx: &Ctx) -> CheckRun {
     const HELD: &str = reasons::STDOUT_PROTOCOL_ONLY;
     const REFUSED: &str = reasons::STDOUT_ERROR_AS_PROTOCOL;
+    // Several requests, one after the other: a subject that starts writing
+    // other bytes on stdout only once it has served a few is judged on them
+    // too (and the judge reads the whole transcript, to the process's end).
     let positive = opened(ctx, Accept, HELD, |probe, _open| {
-        let (id, line) = ctx.line("tools/list", json!({}));
-        probe.send(line);
-        let reply = probe.reply(&id, ctx.answer);
+        let mut reply = Reply::Silent;
+        for _ in 0..PURITY_REQUESTS {
+            let (id, line) = ctx.line("tools/list", json!({}));
+            probe.send(line);
+            reply = probe.reply(&id, ctx.answer);
+            if !matches!(reply, Reply::Result(_)) {
+                break;
+            }
+        }
         let (pure, bad) = stdout_is_protocol_only(probe);
         let c = answered_as(&reply, pure, HELD, reasons::STDOUT_POLLUTED);
         (
@@ -689,6 +701,12 @@ fn startup_timeout(ctx: &Ctx) -> CheckRun {
             let c = match open {
                 Reply::Result(_) => (Accept, HELD.to_string()),
                 Reply::Silent => (Terminate, reasons::STARTUP_TIMEOUT.to_string()),
+                // An answer in time, but to an opening of a revision the
+                // subject does not speak: its start-up says nothing more.
+                Reply::Error(-32601, _) if ctx.modern() => (
+                    ProbeOutcome::NotObserved,
+                    reasons::REVISION_NOT_SPOKEN.to_string(),
+                ),
                 Reply::Error(..) => (Reject, reasons::OPEN_REFUSED.to_string()),
                 Reply::Closed => (Terminate, SUBJECT_EXITED.to_string()),
             };

@@ -421,11 +421,17 @@ fn a_verdict_the_artifacts_do_not_give_is_never_shown_by_report() {
     let html = fs::read_to_string(&page).unwrap();
     // The check grid lists the checks the artifacts give as evaluated: the
     // relabelled one is not among them, and no run verdict is PASS for it.
-    assert!(html.contains("<code>stdout-protocol-purity</code>"), "{html}");
+    assert!(
+        html.contains("<code>stdout-protocol-purity</code>"),
+        "{html}"
+    );
     assert!(!html.contains("<code>startup-timeout</code>"), "{html}");
     // The run's result as the judge gives it (some checks not observed),
     // never the relabelled one.
-    assert!(html.contains("run result <code>INCOMPLETE</code>"), "{html}");
+    assert!(
+        html.contains("run result <code>INCOMPLETE</code>"),
+        "{html}"
+    );
 }
 
 /// The matrix entry of leg `i` recomputed from its directory (digests,

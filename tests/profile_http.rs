@@ -531,6 +531,37 @@ fn an_unsupported_content_type_refused_with_400_passes() {
     }
 }
 
+/// A 2025-era server evaluated on 2026-07-28 (it answers `server/discover`
+/// with -32601): a check that needs an opened conversation was never
+/// exercised, so it is NOT_OBSERVED (`MCP_RES_REVISION_NOT_SPOKEN`), never
+/// FAIL; with nothing observed the run says so and writes no evaluation.
+/// The honest twin, which speaks 2026-07-28, passes the same check.
+#[test]
+fn a_legacy_server_at_2026_is_not_failed_on_checks_it_never_reached() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("legacy");
+    let o = subject_run(
+        &out,
+        "2026-07-28",
+        Some("content-type"),
+        Some("legacy-only"),
+    );
+    let text = support::output_text(&o);
+    assert_eq!(o.status.code(), Some(1), "{text}");
+    assert!(
+        text.contains("content-type NOT_OBSERVED (MCP_RES_REVISION_NOT_SPOKEN)"),
+        "{text}"
+    );
+    assert!(!text.contains(" FAIL "), "{text}");
+    assert!(!out.exists(), "nothing observed, nothing written: {text}");
+    let twin = tmp.path().join("twin");
+    let o = subject_run(&twin, "2026-07-28", Some("content-type"), None);
+    assert_eq!(o.status.code(), Some(0), "{}", support::output_text(&o));
+    let run = support::read_json(&twin.join("run.json"));
+    assert_eq!(verdicts(&run).remove(0).1, "PASS");
+    validate(&twin, 0);
+}
+
 /// No MUST asks a server to time a stalled request out: a subject that holds
 /// it open gets timeout NOT_OBSERVED (`MCP_RES_BEHAVIOUR_LEFT_OPEN`), never
 /// FAIL; the honest subject, which closes it, passes

@@ -293,6 +293,9 @@ pub fn rederive(
 /// Does the stored transcript show a `server/discover` request (stdin)
 /// answered -32601 (stdout)?
 fn revision_refused(transcript: &Value) -> bool {
+    if transcript.get("events").is_some() {
+        return http_revision_refused(transcript);
+    }
     let Some(stdout) = super::stdio::stdout_bytes(transcript) else {
         return false;
     };
@@ -315,6 +318,35 @@ fn revision_refused(transcript: &Value) -> bool {
                 .and_then(Value::as_i64)
                 == Some(-32601)
         })
+}
+
+/// The Streamable HTTP form of [`revision_refused`]: on one connection of
+/// the stored transcript, a request that sent `server/discover` and an
+/// answer that carries a JSON-RPC error -32601 (the connection's raw bytes,
+/// as stored: the response may be a JSON body or an event stream).
+fn http_revision_refused(transcript: &Value) -> bool {
+    let mut streams: std::collections::BTreeMap<(u64, String), String> = Default::default();
+    for e in transcript["events"].as_array().into_iter().flatten() {
+        let (Some(conn), Some(dir), Some(text)) = (
+            e["connection"].as_u64(),
+            e["stream"].as_str(),
+            e["text"].as_str(),
+        ) else {
+            continue;
+        };
+        streams
+            .entry((conn, dir.to_string()))
+            .or_default()
+            .push_str(text);
+    }
+    let squeeze = |s: &str| s.split_whitespace().collect::<String>();
+    streams.iter().any(|((conn, dir), sent)| {
+        dir == "sent"
+            && squeeze(sent).contains(r#""method":"server/discover""#)
+            && streams
+                .get(&(*conn, "received".to_string()))
+                .is_some_and(|got| squeeze(got).contains(r#""code":-32601"#))
+    })
 }
 
 fn answer_to<'a>(messages: &'a [Value], id: &Value) -> Option<&'a Value> {
@@ -1160,6 +1192,26 @@ mod tests {
         elsewhere["chunks"][0]["text"] =
             json!("{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/list\"}\n");
         assert!(rederive("shell-free-argument-boundaries", "positive", &p, &elsewhere).is_some());
+    }
+
+    #[test]
+    fn a_revision_not_spoken_over_http_is_read_from_the_connection_bytes() {
+        let p = Observation {
+            observed: ProbeOutcome::NotObserved,
+            observed_reason: REVISION_NOT_SPOKEN.into(),
+            reached: false,
+            ..o(true, "")
+        };
+        let ev = |conn: u64, dir: &str, text: &str| json!({"connection": conn, "stream": dir, "text": text});
+        let sent = "POST /mcp HTTP/1.1\r\n\r\n{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"server/discover\"}";
+        let got = "HTTP/1.1 200 OK\r\n\r\n{\"jsonrpc\": \"2.0\", \"id\": 3, \"error\": {\"code\": -32601}}";
+        let t = json!({"connections": 1, "events": [ev(0, "sent", sent), ev(0, "received", got)]});
+        assert!(rederive("content-type", "positive", &p, &t).is_none());
+        // The -32601 on another connection than the discover: not shown.
+        let t = json!({"connections": 2, "events": [ev(0, "sent", sent), ev(1, "received", got)]});
+        let (judged, _) =
+            rederive("content-type", "positive", &p, &t).expect("not on one connection");
+        assert_eq!(judged.observed_reason, OPEN_FAILED);
     }
 
     #[test]

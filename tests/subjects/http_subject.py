@@ -205,6 +205,7 @@ BREAKS = {
     "socket-cleanup": "accepted sockets are never closed; SIGTERM ignored",
     # Allowed by the specification (no check FAILs): tests/profile_http.rs.
     "content-type-400": "an unsupported Content-Type gets 400 (not 415)",
+    "legacy-only": "a 2025-era server: server/discover is -32601 (NOT_OBSERVED on 2026-07-28)",
 }
 
 TOKEN = re.compile(rb"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
@@ -918,6 +919,10 @@ class Subject:
         return None
 
     def dispatch(self, conn, close, rid, method, params, meta, modern):
+        if method == "server/discover" and "legacy-only" in self.breaks:
+            self.respond_json(conn, 200, {"jsonrpc": "2.0", "id": rid,
+                                          "error": {"code": -32601, "message": "Method not found"}}, close)
+            return None
         if method == "server/discover" and modern:
             result = {
                 "supportedVersions": SUPPORTED,

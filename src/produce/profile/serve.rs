@@ -197,6 +197,15 @@ impl Ctx<'_> {
         let Some(answer) = resp.answer(&id).cloned() else {
             return Err(format!("the opening was not answered: {}", resp.label()));
         };
+        if self.modern() && answer.pointer("/error/code").and_then(Value::as_i64) == Some(-32601) {
+            // Said as the reason code first, as the windows say theirs:
+            // the observations read it off (`not_opened_http`).
+            return Err(format!(
+                "{}: the subject answered {method} with -32601 (method not found): it does not speak {}",
+                super::check::REVISION_NOT_SPOKEN,
+                self.revision.as_str()
+            ));
+        }
         if answer.get("result").is_none() {
             return Err(format!(
                 "the opening was refused: {}",

@@ -443,6 +443,29 @@ impl<'c, 'a> Bench<'c, 'a> {
     }
 }
 
+/// The observation of a conversation the subject did not open: NOT_OBSERVED
+/// `MCP_RES_REVISION_NOT_SPOKEN` where it answered the evaluated revision's
+/// opening with -32601 (the judge credits that only where the stored bytes
+/// show it), else the probe could not be made (`MCP_RES_OPEN_FAILED`).
+fn not_opened_http(rec: &Rec, expected: ProbeOutcome, reason: &str, why: String) -> Obs {
+    let mut t = rec.transcript();
+    t["observation"] = json!({"open": why});
+    match why.strip_prefix(super::check::REVISION_NOT_SPOKEN) {
+        Some(rest) => obs(
+            expected,
+            reason,
+            (
+                ProbeOutcome::NotObserved,
+                super::check::REVISION_NOT_SPOKEN.into(),
+            ),
+            false,
+            rest.trim_start_matches(':').trim().to_string(),
+            t,
+        ),
+        None => open_failed(expected, reason, why, t),
+    }
+}
+
 fn observe_on(
     ctx: &Ctx,
     server: &Server,
@@ -456,11 +479,7 @@ fn observe_on(
     }
     let session = match ctx.http_open(&rec, server) {
         Ok(s) => s,
-        Err(why) => {
-            let mut t = rec.transcript();
-            t["observation"] = json!({"open": why});
-            return open_failed(expected, reason, why, t);
-        }
+        Err(why) => return not_opened_http(&rec, expected, reason, why),
     };
     let (c, detail, summary) = body(&rec, &session);
     let mut t = rec.transcript();
@@ -482,11 +501,7 @@ fn observe_mut(
     }
     let session = match ctx.http_open(&rec, server) {
         Ok(s) => s,
-        Err(why) => {
-            let mut t = rec.transcript();
-            t["observation"] = json!({"open": why});
-            return open_failed(expected, reason, why, t);
-        }
+        Err(why) => return not_opened_http(&rec, expected, reason, why),
     };
     let (c, detail, summary) = body(&rec, &session, server);
     let mut t = rec.transcript();

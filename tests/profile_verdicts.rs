@@ -183,6 +183,25 @@ fn a_legacy_subject_at_2026_is_not_failed_on_checks_it_never_reached() {
     assert_verdict(&twin, "PASS", Some("MCP_RES_ARGV_PASSED_VERBATIM"));
 }
 
+/// stdio-transport's refusal controls are bound to a valid twin too: a
+/// subject that refuses the liveness request (`ping`) on the same process
+/// is not credited with refusing the unknown method for the property's
+/// reason; the twin that answers `ping` passes.
+#[test]
+fn a_stdio_refusal_whose_valid_twin_was_refused_is_not_credited() {
+    let beside = "shell-free-argument-boundaries";
+    let got = run_beside(
+        STDIO,
+        REV_2025,
+        "stdout-protocol-purity",
+        beside,
+        &["refuse-ping"],
+    );
+    assert_verdict(&got, "NOT_OBSERVED", Some("MCP_RES_VALID_TWIN_REFUSED"));
+    let twin = run_beside(STDIO, REV_2025, "stdout-protocol-purity", beside, &[]);
+    assert_verdict(&twin, "PASS", Some("MCP_RES_STDOUT_PROTOCOL_ONLY"));
+}
+
 #[test]
 fn stdout_noise_from_the_fourth_request_on_fails_purity() {
     let got = run(

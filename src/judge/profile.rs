@@ -293,7 +293,8 @@ pub fn rederive(
 /// Does the stored transcript show a `server/discover` request (stdin)
 /// answered -32601 (stdout)?
 fn revision_refused(transcript: &Value) -> bool {
-    if transcript.get("events").is_some() {
+    // A Streamable HTTP transcript records connections, a stdio one chunks.
+    if transcript.get("connections").is_some() {
         return http_revision_refused(transcript);
     }
     let Some(stdout) = super::stdio::stdout_bytes(transcript) else {

@@ -95,6 +95,7 @@ BREAKS = {
     # mcp-res/stdio-transport/v1
     "multiline-json": "released-message-framing: join lines until a JSON value parses",
     "stdout-banner": "stdout-protocol-purity: print `server starting` on stdout at startup",
+    "refuse-ping": "stdout-protocol-purity NOT_OBSERVED (2025-11-25): ping is refused with -32603, so the valid twin is refused",
     "noisy-after-3": "stdout-protocol-purity: print a debug line on stdout before each answer from its fourth request on",
     "protocol-on-stderr": "stderr-diagnostics: write the -32700 response to stderr",
     "slow-start": "startup-timeout: sleep 3 s before reading stdin",
@@ -627,6 +628,8 @@ class Subject:
 
     def method(self, method, params, stateless):
         if method == "ping" and not stateless:
+            if self.broken("refuse-ping"):
+                raise Refusal(-32603, "internal failure")
             return {}
         if method == "tools/list":
             return {"tools": [UNION_TOOL] if self.broken("union-tools-only") else TOOLS}

@@ -37,14 +37,14 @@ pub const CHECKS: &[CheckDecl] = &[
             Basis::both(MCP_2025, STDIO_2025, L::Must, "messages are delimited by newlines and MUST NOT contain embedded newlines"),
             Basis::both(MCP_2026, STDIO_2026, L::Must, "messages are delimited by newlines and MUST NOT contain embedded newlines"),
         ])
-        .judged("A server that reads one message per line (a parse error for, or silence on, the lines of a pretty-printed request) passes; one that joins lines into one message does not frame by newlines."),
+        .judged("A server that reads one message per line (a parse error for, or silence on, the lines of a pretty-printed request) passes; one that joins lines into one message does not frame by newlines. The refusal is credited only after a valid twin (the liveness request) was answered on the same process just before; a subject that refuses that too is NOT_OBSERVED (`MCP_RES_VALID_TWIN_REFUSED`)."),
     CheckDecl::new(P, "stdout-protocol-purity", stdout_protocol_purity, reasons::STDOUT_PROTOCOL_ONLY, reasons::STDOUT_ERROR_AS_PROTOCOL)
         .basis(&[
             Basis::both(MCP_2025, STDIO_2025, L::Must, "the server MUST NOT write anything to stdout that is not a valid MCP message"),
             Basis::both(MCP_2026, STDIO_2026, L::Must, "the server MUST NOT write anything to stdout that is not a valid MCP message"),
             Basis::neg(JSONRPC, "§4, §5", L::Must, "a request MUST be answered with a Response; an unknown method's is an error (-32601)"),
         ])
-        .judged("Every server that keeps stdout to JSON-RPC passes; any JSON-RPC error for the unknown method is the refusal."),
+        .judged("Every server that keeps stdout to JSON-RPC passes; any JSON-RPC error for the unknown method is the refusal. The refusal is credited only after a valid twin (the liveness request) was answered on the same process just before; a subject that refuses that too is NOT_OBSERVED (`MCP_RES_VALID_TWIN_REFUSED`)."),
     CheckDecl::new(P, "stderr-diagnostics", stderr_diagnostics, reasons::STDERR_DIAGNOSTICS_ONLY, reasons::STDERR_PARSE_FAILURE_ON_PROTOCOL_CHANNEL)
         .basis(&[
             Basis::both(PROFILE, "required check stderr-diagnostics", L::Profile, "stderr carries diagnostics, never protocol messages"),
@@ -86,7 +86,7 @@ pub const CHECKS: &[CheckDecl] = &[
             Basis::pos(MCP_2026, STDIO_2026, L::Must, "the server MUST NOT write anything to stdout that is not a valid MCP message"),
             Basis::neg(RFC8259, "§8.1, §9", L::May, "JSON exchanged between systems MUST be UTF-8 (a rule for the sender); a parser MAY accept non-JSON forms"),
         ])
-        .judged("Refusing a request with an invalid UTF-8 byte is not required (RFC 8259 §9 lets a parser accept non-JSON forms): a server that decodes leniently and answers does what the specifications allow, and the check is NOT_OBSERVED (`MCP_RES_BEHAVIOUR_LEFT_OPEN`), never FAIL."),
+        .judged("Refusing a request with an invalid UTF-8 byte is not required (RFC 8259 §9 lets a parser accept non-JSON forms): a server that decodes leniently and answers does what the specifications allow, and the check is NOT_OBSERVED (`MCP_RES_BEHAVIOUR_LEFT_OPEN`), never FAIL. The refusal is credited only after a valid twin (the liveness request) was answered on the same process just before; a subject that refuses that too is NOT_OBSERVED (`MCP_RES_VALID_TWIN_REFUSED`)."),
     CheckDecl::new(P, "partial-line", partial_line, reasons::PARTIAL_LINE_REASSEMBLED, reasons::PARTIAL_LINE_NOT_DISPATCHED)
         .basis(&[
             Basis::both(MCP_2025, STDIO_2025, L::Must, "messages are delimited by newlines: a message ends at its LF"),
@@ -196,22 +196,65 @@ pub(super) fn line_control(
     make: impl Fn(&Ctx) -> (Option<Value>, Vec<u8>),
     classify: impl Fn(&Evidence, &Value) -> (ProbeOutcome, String),
 ) -> (Obs, Obs) {
+    twinned_line_control(ctx, open_first, false, expected, reason, make, classify)
+}
+
+/// [`line_control`]; with `twin` (after opening only), a valid request (the
+/// liveness request) is sent first on the same process and must be
+/// accepted before the control's refusal is credited: a subject that
+/// refuses everything gets NOT_OBSERVED (`MCP_RES_VALID_TWIN_REFUSED`),
+/// never the property's reason. The twin's id is recorded in the
+/// observation (`twin`), so the judge re-reads its answer from the stored
+/// stdout.
+fn twinned_line_control(
+    ctx: &Ctx,
+    open_first: bool,
+    twin: bool,
+    expected: ProbeOutcome,
+    reason: &str,
+    make: impl Fn(&Ctx) -> (Option<Value>, Vec<u8>),
+    classify: impl Fn(&Evidence, &Value) -> (ProbeOutcome, String),
+) -> (Obs, Obs) {
+    let twin = twin && open_first;
     let run = |defect: bool| -> (Obs, Option<(ProbeOutcome, String)>) {
         let (id, line) = make(ctx);
         let line = if defect { syntax_defect(&line) } else { line };
         let mut observed = None;
         let mut body = |probe: &mut Probe, open: &Value| {
+            let twin_seen = twin.then(|| {
+                let (twin_id, twin_line) = ctx.live_line();
+                probe.send(twin_line);
+                let reply = probe.reply(&twin_id, ctx.answer);
+                (twin_id, reply)
+            });
             // The first line a fresh process reads is answered once it has
             // started: judged against the start-up bound.
             let bound = if open_first { ctx.answer } else { ctx.startup };
             let ev = ctx.exchange_within(probe, line.clone(), id.as_ref(), bound);
-            let c = classify(&ev, open);
+            let mut c = classify(&ev, open);
+            let mut summary = ev.summary();
+            let mut detail = String::new();
+            if let Some((twin_id, reply)) = &twin_seen {
+                let accepted = matches!(reply, Reply::Result(m) if m.pointer("/result/isError") != Some(&json!(true)));
+                if !accepted {
+                    c = (
+                        ProbeOutcome::NotObserved,
+                        reasons::VALID_TWIN_REFUSED.into(),
+                    );
+                }
+                summary["twin"] = json!({"id": twin_id, "reply": reply.label()});
+                detail = format!("valid twin: {}; ", reply.label());
+            }
             observed = Some(c.clone());
-            let mut detail = format!("answer: {}; still serving: {}", ev.reply.label(), ev.alive);
+            detail.push_str(&format!(
+                "answer: {}; still serving: {}",
+                ev.reply.label(),
+                ev.alive
+            ));
             if let Some(by) = &ev.ended_by {
                 detail.push_str(&format!(" (ended by mcpres: {by})"));
             }
-            (c, detail, ev.summary())
+            (c, detail, summary)
         };
         let o = if open_first {
             opened(ctx, expected, reason, body)
@@ -234,7 +277,8 @@ pub(super) fn line_control(
     (negative, mutant)
 }
 
-/// [`line_control`] after opening, read as a refusal.
+/// [`line_control`] after opening, read as a refusal, credited only after
+/// a same-process valid twin was accepted.
 pub(super) fn refused_line(
     ctx: &Ctx,
     refused: &str,
@@ -242,7 +286,7 @@ pub(super) fn refused_line(
     silence_refuses: bool,
     make: impl Fn(&Ctx) -> (Option<Value>, Vec<u8>),
 ) -> (Obs, Obs) {
-    line_control(ctx, true, Reject, refused, make, |ev, _| {
+    twinned_line_control(ctx, true, true, Reject, refused, make, |ev, _| {
         ev.refusal(refused, accepted, silence_refuses)
     })
 }

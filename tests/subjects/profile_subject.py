@@ -230,8 +230,12 @@ class Subject:
             with open(path, "rb") as f:
                 text = f.read()
             keep = text.split(b"\n# rewritten ", 1)[0].rstrip(b"\n")
-            with open(path, "wb") as f:
+            # Written beside and renamed over it: a start of another copy
+            # (checks run at once) never reads a half-written file.
+            tmp = "%s.%d.tmp" % (path, os.getpid())
+            with open(tmp, "wb") as f:
                 f.write(keep + b"\n# rewritten " + os.urandom(8).hex().encode() + b"\n")
+            os.replace(tmp, path)
         sigint = signal.SIG_IGN if self.broken("ignore-sigint") else self.on_signal
         if self.broken("ignore-sigint-when-idle"):
             sigint = self.on_sigint_when_busy

@@ -328,7 +328,8 @@ impl<'a> Ctx<'a> {
         let alive = matches!(live_reply, Reply::Result(_) | Reply::Error(..));
         // A concurrent subject may answer out of order: a little grace.
         let reply = match id {
-            Some(id) => probe.reply(id, Duration::from_millis(if alive { 100 } else { 10 })),
+            Some(id) if alive => probe.reply(id, self.paced(Duration::from_millis(100))),
+            Some(id) => probe.reply(id, Duration::from_millis(10)),
             None => Reply::Silent,
         };
         self.gather(probe, before, reply, alive, Some(&live_id))

@@ -489,6 +489,10 @@ fn stderr_diagnostics(ctx: &Ctx) -> CheckRun {
             // still for a while (bounded by the answer bound) before counting.
             let stderr_before = stderr_settled(probe, still, ctx.answer);
             let ev = ctx.exchange(probe, line, None);
+            // stdout and stderr are read apart: the liveness answer on
+            // stdout may be taken in before a diagnostic the subject wrote
+            // earlier on stderr. Read stderr once it is still again.
+            stderr_settled(probe, ctx.paced(Duration::from_millis(100)), ctx.answer);
             let stderr = probe.stderr_bytes();
             let on_stderr = stderr_has_protocol(&stderr);
             let diagnosed = stderr.len() > stderr_before;
@@ -1376,8 +1380,16 @@ fn backpressure(ctx: &Ctx) -> CheckRun {
         probe.send(bytes);
         std::thread::sleep(ctx.paced(Duration::from_millis(300)));
         probe.pause_stdout(false);
-        let last = ids.last().expect("a burst").clone();
-        let _ = probe.reply(&last, ctx.answer * 3);
+        // Every request is waited for (not only the last: a subject may
+        // answer out of order), all within one bound; then the subject's own
+        // pace for a duplicate to show.
+        let until = Instant::now() + ctx.answer * 3;
+        for id in &ids {
+            let left = until.saturating_duration_since(Instant::now());
+            if matches!(probe.reply(id, left), Reply::Closed) {
+                break;
+            }
+        }
         std::thread::sleep(ctx.paced(Duration::from_millis(100)));
         let (lines, _) = probe.stdout_lines();
         let mut counts = std::collections::BTreeMap::new();

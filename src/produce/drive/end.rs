@@ -87,14 +87,22 @@ pub fn kill_and_reap_own(limit: Duration) -> Vec<u32> {
             let Some(p) = pid_of(pid) else {
                 return false;
             };
+            // Reaped and unregistered under the spawn lock: a number freed
+            // here may be given to a subject started meanwhile.
+            let _spawning = SPAWN_LOCK
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
             match rustix::process::waitpid(Some(p), WaitOptions::NOHANG) {
                 // Still running: keep waiting.
                 Ok(None) => true,
-                // Reaped now, or already reaped by its owner (ECHILD).
-                Ok(Some(_)) | Err(_) => {
+                // Reaped now: no longer ours.
+                Ok(Some(_)) => {
                     proc::unregister_child(pid);
                     false
                 }
+                // Already reaped by its owner (ECHILD), which unregistered
+                // it; the number may be another subject's by now.
+                Err(_) => false,
             }
         });
         if left.is_empty() || Instant::now() >= until {

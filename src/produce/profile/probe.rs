@@ -393,11 +393,23 @@ impl Probe {
 
     /// Has the subject exited? Reaps it if so.
     pub fn try_exit(&mut self) -> Option<ExitStatus> {
-        if self.status.is_none()
-            && let Ok(Some(s)) = self.child.try_wait()
-        {
+        // Reaped and unregistered under the spawn lock: once reaped, the
+        // number may go to a subject another thread starts, whose fresh
+        // registration must not be the one removed here.
+        let spawning = crate::produce::drive::spawn::hold_spawn_lock();
+        let reaped = match self.status {
+            None => match self.child.try_wait() {
+                Ok(Some(s)) => {
+                    proc::unregister_child(self.pid);
+                    Some(s)
+                }
+                _ => None,
+            },
+            Some(_) => None,
+        };
+        drop(spawning);
+        if let Some(s) = reaped {
             self.status = Some(s);
-            proc::unregister_child(self.pid);
             let at = now_ms(self.started);
             self.exit_seen_ms = Some(at);
             self.shared
@@ -659,6 +671,8 @@ impl Drop for Probe {
         if self.status.is_none() {
             let _ = end::kill_group(self.pid as i32);
             let _ = self.child.kill();
+            // Reaped and unregistered under the spawn lock (see `try_exit`).
+            let _spawning = crate::produce::drive::spawn::hold_spawn_lock();
             let _ = self.child.wait();
             proc::unregister_child(self.pid);
         }

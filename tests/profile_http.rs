@@ -596,3 +596,57 @@ fn a_stalled_request_held_open_is_left_open() {
         validate(&out, 0);
     }
 }
+
+/// A subject that, after two requests beyond its opening, refuses every
+/// parsable request with 400 refuses the negative controls of content-type
+/// and of the header/body separation with a status each credits, but for
+/// no reason of theirs: the valid twin sent on the same conversation just
+/// before each control is refused too, so neither refusal is credited
+/// (NOT_OBSERVED, `MCP_RES_VALID_TWIN_REFUSED`), and with nothing observed
+/// no evaluation is written. The honest twin passes both checks.
+#[test]
+fn a_blanket_http_refusal_is_not_credited_to_any_property() {
+    const CHECKS: &str = "content-type,transport-header-message-metadata-separation";
+    let tmp = tempfile::tempdir().unwrap();
+    for revision in ["2025-11-25", "2026-07-28"] {
+        let out = tmp.path().join(format!("refusing-{revision}"));
+        let o = subject_run(&out, revision, Some(CHECKS), Some("refuse-after-two"));
+        let text = support::output_text(&o);
+        for check in CHECKS.split(',') {
+            assert!(
+                text.contains(&format!(
+                    "{check} NOT_OBSERVED (MCP_RES_VALID_TWIN_REFUSED)"
+                )),
+                "{revision}: {text}"
+            );
+        }
+        assert!(!text.contains(" PASS "), "{revision}: {text}");
+        assert_eq!(o.status.code(), Some(1), "{revision}: {text}");
+        assert!(
+            !out.exists(),
+            "{revision}: nothing observed, nothing written"
+        );
+        let twin = tmp.path().join(format!("honest-{revision}"));
+        let o = subject_run(&twin, revision, Some(CHECKS), None);
+        assert_eq!(
+            o.status.code(),
+            Some(0),
+            "{revision}: {}",
+            support::output_text(&o)
+        );
+        let run = support::read_json(&twin.join("run.json"));
+        for (check, verdict, reason) in verdicts(&run) {
+            assert_eq!(verdict, "PASS", "{revision}: {check} ({reason})");
+        }
+        // The twin's answer is stored: the judge re-reads it from the
+        // connection bytes (validate re-judges the directory).
+        let negative = support::read_json(&twin.join("artifacts/content-type/negative.json"));
+        assert!(
+            negative
+                .pointer("/transcript/observation/twin/id")
+                .is_some(),
+            "{negative}"
+        );
+        validate(&twin, 0);
+    }
+}

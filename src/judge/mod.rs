@@ -19,6 +19,7 @@
 //!   evaluation directory, and the matrix's overall result.
 
 pub mod field;
+pub mod http;
 pub mod oauth;
 pub mod profile;
 pub mod stdio;

@@ -38,6 +38,9 @@ pub const BEHAVIOUR_LEFT_OPEN: &str = "MCP_RES_BEHAVIOUR_LEFT_OPEN";
 /// observation could not be made (credited only when the stored stdout
 /// shows that answer).
 pub const REVISION_NOT_SPOKEN: &str = "MCP_RES_REVISION_NOT_SPOKEN";
+/// What an observation is judged as whose label says what its stored bytes
+/// do not show (a twin refused that the bytes show accepted).
+pub const LABEL_NOT_IN_RECORD: &str = "MCP_RES_LABEL_NOT_IN_RECORD";
 /// What an observation whose revision-not-spoken label the stored bytes do
 /// not bear is judged as: the probe could not be made.
 const OPEN_FAILED: &str = "MCP_RES_OPEN_FAILED";
@@ -223,6 +226,25 @@ pub fn rederive(
             ),
         ));
     }
+    // A twin refusal is credited only where the stored bytes show the twin
+    // not accepted: relabelling a control as uncredited would otherwise hide
+    // what it observed.
+    if role == "negative"
+        && o.observed_reason == VALID_TWIN_REFUSED
+        && let Some(twin) = transcript.pointer("/observation/twin/id")
+        && twin_accepted(transcript, twin) == Some(true)
+    {
+        return Some((
+            Observation {
+                observed: ProbeOutcome::NotObserved,
+                observed_reason: LABEL_NOT_IN_RECORD.into(),
+                ..o.clone()
+            },
+            format!(
+                "check {id}: its {role}.json says {VALID_TWIN_REFUSED}, but its stored transcript holds an accepting result for the valid twin {twin}"
+            ),
+        ));
+    }
     if role == "negative" && o.observed_reason == o.expected_reason {
         let not_credited = |reason: &str, why: String| {
             Some((
@@ -236,13 +258,8 @@ pub fn rederive(
         };
         let observation = &transcript["observation"];
         if let Some(twin) = observation.pointer("/twin/id")
-            && let Some(stdout) = super::stdio::stdout_bytes(transcript)
+            && let Some(accepted) = twin_accepted(transcript, twin)
         {
-            let messages = super::stdio::messages(&stdout);
-            let accepted = answer_to(&messages, twin).is_some_and(|m| {
-                m.get("result")
-                    .is_some_and(|r| r.get("isError") != Some(&Value::Bool(true)))
-            });
             if !accepted {
                 return not_credited(
                     VALID_TWIN_REFUSED,
@@ -289,7 +306,21 @@ pub fn rederive(
     None
 }
 
-/// The response to request `id` among stdout `messages`.
+/// Was the valid twin `twin` accepted (answered with a result that is not
+/// `isError: true`), by the stored stdout of a stdio transcript or the
+/// stored received bytes of an HTTP one? `None` when those bytes are not all
+/// stored.
+fn twin_accepted(transcript: &Value, twin: &Value) -> Option<bool> {
+    let messages = match super::http::messages(transcript) {
+        Some(m) => m,
+        None => super::stdio::messages(&super::stdio::stdout_bytes(transcript)?),
+    };
+    Some(answer_to(&messages, twin).is_some_and(|m| {
+        m.get("result")
+            .is_some_and(|r| r.get("isError") != Some(&Value::Bool(true)))
+    }))
+}
+
 /// Does the stored transcript show a `server/discover` request (stdin)
 /// answered -32601 (stdout)?
 fn revision_refused(transcript: &Value) -> bool {
@@ -350,6 +381,7 @@ fn http_revision_refused(transcript: &Value) -> bool {
     })
 }
 
+/// The response to request `id` among `messages`.
 fn answer_to<'a>(messages: &'a [Value], id: &Value) -> Option<&'a Value> {
     messages
         .iter()
@@ -1140,6 +1172,56 @@ mod tests {
         ])["chunks"]
             .clone();
         assert!(rederive("json-schema-dialect-identity", "negative", &n, &t).is_none());
+    }
+
+    /// One HTTP connection per answer: `(status, body)`.
+    fn http(answers: &[(u16, Value)]) -> Value {
+        let events: Vec<Value> = answers
+            .iter()
+            .enumerate()
+            .map(|(k, (status, body))| {
+                let body = body.to_string();
+                json!({"connection": k + 1, "stream": "received", "text": format!(
+                    "HTTP/1.1 {status} X\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+                    body.len()
+                )})
+            })
+            .collect();
+        json!({"connections": [], "events": events})
+    }
+
+    #[test]
+    fn an_http_control_whose_valid_twin_was_refused_is_not_credited() {
+        let n = o(true, "");
+        let refusal =
+            json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32600, "message": "x"}});
+        let mut t = http(&[(400, refusal.clone()), (400, refusal.clone())]);
+        t["observation"] = json!({"twin": {"id": 5}});
+        let (judged, why) = rederive("content-type", "negative", &n, &t)
+            .expect("the twin's refusal is read from the connection bytes");
+        assert_eq!(judged.observed_reason, VALID_TWIN_REFUSED, "{why}");
+        // The twin served (a result for its id on its connection): credited.
+        let mut t = http(&[
+            (
+                200,
+                json!({"jsonrpc": "2.0", "id": 5, "result": {"tools": []}}),
+            ),
+            (415, refusal),
+        ]);
+        t["observation"] = json!({"twin": {"id": 5}});
+        assert!(rederive("content-type", "negative", &n, &t).is_none());
+        // A label saying the twin was refused, where the bytes show it served,
+        // is not what the record gives.
+        let relabelled = Observation {
+            observed: ProbeOutcome::NotObserved,
+            observed_reason: VALID_TWIN_REFUSED.into(),
+            ..n
+        };
+        let (judged, _) = rederive("content-type", "negative", &relabelled, &t)
+            .expect("a twin refusal the bytes do not show");
+        assert_eq!(judged.observed_reason, LABEL_NOT_IN_RECORD);
+        let v = check_verdict(Some(&o(true, "")), Some(&judged), Some(&mutant("X")), None);
+        assert_eq!(v.verdict, Verdict::Fail);
     }
 
     #[test]

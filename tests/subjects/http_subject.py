@@ -206,6 +206,8 @@ BREAKS = {
     # Allowed by the specification (no check FAILs): tests/profile_http.rs.
     "content-type-400": "an unsupported Content-Type gets 400 (not 415)",
     "legacy-only": "a 2025-era server: server/discover is -32601 (NOT_OBSERVED on 2026-07-28)",
+    "refuse-after-two": "after two requests beyond the opening, every parsable request gets 400 (-32600): "
+                        "a blanket refusal no negative control may credit (its valid twin is refused too)",
 }
 
 TOKEN = re.compile(rb"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
@@ -719,7 +721,24 @@ class Subject:
             return False
         return True
 
+    def exhausted(self, req):
+        """`refuse-after-two`: is this a parsable request beyond the opening
+        after two such were served?"""
+        try:
+            msg = json.loads(req.body.decode("utf-8"))
+        except (ValueError, UnicodeDecodeError, RecursionError):
+            return False
+        opening = ("initialize", "notifications/initialized", "server/discover")
+        if not isinstance(msg, dict) or "id" not in msg or msg.get("method") in opening:
+            return False
+        with self.lock:
+            self.served_beyond_opening = getattr(self, "served_beyond_opening", 0) + 1
+            return self.served_beyond_opening > 2
+
     def route(self, conn, req, close):
+        if self.broken("refuse-after-two") and self.exhausted(req):
+            self.respond_json(conn, 400, rpc_error(None, INVALID_REQUEST, "Bad Request"), close)
+            return None
         host = req.header("host")
         if self.broken("host-port-only"):
             allowed = host is not None and host.strip().rpartition(":")[2] == str(self.port)

@@ -28,6 +28,24 @@ pub const NO_ANSWER: &str = reasons::NO_ANSWER;
 pub const OPEN_FAILED: &str = reasons::OPEN_FAILED;
 /// The subject answered the evaluated revision's opening with -32601.
 pub const REVISION_NOT_SPOKEN: &str = reasons::REVISION_NOT_SPOKEN;
+
+/// A negative control's reading `c` bound by its valid twin: when the twin
+/// (the control's request without its defect, sent just before on the same
+/// process or conversation) was not accepted, the subject was not serving
+/// such requests, so no refusal, silence or other error of the control can
+/// be bound to the property (NOT_OBSERVED, `MCP_RES_VALID_TWIN_REFUSED`).
+/// An accepted control stays what it is: the subject served the input the
+/// property forbids, whatever it did to the twin.
+pub fn twin_bound(c: (ProbeOutcome, String), twin_accepted: bool) -> (ProbeOutcome, String) {
+    if twin_accepted || c.0 == ProbeOutcome::Accept {
+        c
+    } else {
+        (
+            ProbeOutcome::NotObserved,
+            reasons::VALID_TWIN_REFUSED.into(),
+        )
+    }
+}
 /// The subject (or the machine) was too slow for a window within the
 /// operator's bounds to decide the observation.
 pub const TOO_SLOW_TO_DECIDE: &str = reasons::TOO_SLOW_TO_DECIDE;

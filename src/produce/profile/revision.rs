@@ -277,14 +277,7 @@ fn bound_control(
                 (Mutation::OtherField { make, .. }, true) => make(ctx),
             };
             let ev = ctx.exchange(probe, line, id.as_ref());
-            let c = if twin_accepted(&twin_reply) {
-                classify(&ev)
-            } else {
-                (
-                    ProbeOutcome::NotObserved,
-                    reasons::VALID_TWIN_REFUSED.into(),
-                )
-            };
+            let c = super::check::twin_bound(classify(&ev), twin_accepted(&twin_reply));
             let detail = format!(
                 "valid twin: {}; control: {}; still serving: {}",
                 twin_reply.label(),

@@ -236,12 +236,7 @@ fn twinned_line_control(
             let mut detail = String::new();
             if let Some((twin_id, reply)) = &twin_seen {
                 let accepted = matches!(reply, Reply::Result(m) if m.pointer("/result/isError") != Some(&json!(true)));
-                if !accepted {
-                    c = (
-                        ProbeOutcome::NotObserved,
-                        reasons::VALID_TWIN_REFUSED.into(),
-                    );
-                }
+                c = super::check::twin_bound(c, accepted);
                 summary["twin"] = json!({"id": twin_id, "reply": reply.label()});
                 detail = format!("valid twin: {}; ", reply.label());
             }

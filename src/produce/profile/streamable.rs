@@ -43,21 +43,21 @@ pub const CHECKS: &[CheckDecl] = &[
             Basis::both(MCP_2025, SECURITY_2025, L::Should, "servers SHOULD bind only to localhost and SHOULD authenticate every connection"),
             Basis::both(MCP_2026, SECURITY_2026, L::Should, "servers SHOULD bind only to localhost and SHOULD authenticate every connection"),
         ])
-        .judged("MCP only recommends authentication and a loopback listener; the check stands on the profile's stated boundary. Without a credential for the run it is NOT_OBSERVED."),
+        .judged("MCP only recommends authentication and a loopback listener; the check stands on the profile's stated boundary. Without a credential for the run it is NOT_OBSERVED. The refusal is credited only after a valid twin (the control's request without its defect) was served on the same conversation just before; a subject that refuses that too is NOT_OBSERVED (`MCP_RES_VALID_TWIN_REFUSED`)."),
     CheckDecl::new(P, "request-response-binding", request_response_binding, reasons::HTTP_RESPONSE_BOUND, reasons::HTTP_UNBINDABLE_ID_REFUSED)
         .basis(&[
             Basis::pos(JSONRPC, "§5", L::Must, "the response's id MUST be the request's"),
             Basis::neg(MCP_2025, "Basic › Messages › Requests", L::None, "the id MUST NOT be null (a rule for the sender)"),
             Basis::neg(MCP_2026, "Basic › Messages › Requests", L::None, "the id MUST NOT be null (a rule for the sender)"),
         ])
-        .judged("The positive stands on a MUST; refusing a null id (`400` or -32600) is the profile's reading of a rule that binds the sender."),
+        .judged("The positive stands on a MUST; refusing a null id (`400` or -32600) is the profile's reading of a rule that binds the sender. The refusal is credited only after a valid twin (the control's request without its defect) was served on the same conversation just before; a subject that refuses that too is NOT_OBSERVED (`MCP_RES_VALID_TWIN_REFUSED`)."),
     CheckDecl::new(P, "json-versus-sse-response", json_versus_sse_response, reasons::HTTP_MEDIA_TYPE_MATCHES_BODY, reasons::HTTP_UNACCEPTABLE_MEDIA_REFUSED)
         .basis(&[
             Basis::pos(MCP_2025, SENDING, L::Must, "a request MUST be answered as `application/json` or `text/event-stream`"),
             Basis::pos(MCP_2026, SENDING, L::Must, "a request MUST be answered as `application/json` or `text/event-stream`"),
             Basis::neg(RFC9110, "§12.5.1", L::May, "for an Accept it cannot satisfy, the server can send 406 or disregard the header"),
         ])
-        .judged("A server that disregards `Accept: text/html` and answers does what RFC 9110 allows; the control expects `406`."),
+        .judged("A server that disregards `Accept: text/html` and answers does what RFC 9110 allows; the control expects `406`. The refusal is credited only after a valid twin (the control's request without its defect) was served on the same conversation just before; a subject that refuses that too is NOT_OBSERVED (`MCP_RES_VALID_TWIN_REFUSED`)."),
     CheckDecl::new(P, "long-lived-response-stream", long_lived_response_stream, reasons::HTTP_STREAM_CARRIED_TO_RESULT, reasons::HTTP_STREAM_ENDED_WITH_ERROR)
         .offer(Offer::StreamingTool)
         .basis(&[
@@ -66,7 +66,7 @@ pub const CHECKS: &[CheckDecl] = &[
             Basis::neg(MCP_2025, "Server › Tools › Security Considerations", L::Must, "servers MUST validate all tool inputs"),
             Basis::neg(MCP_2026, "Server › Tools › Security Considerations", L::Must, "servers MUST validate all tool inputs"),
         ])
-        .judged("Streaming progress on an event stream is the server's choice: a server that answers the streaming tool with one JSON body does what the specification allows, and the positive expects the stream. Without a streaming tool the check is NOT_OBSERVED."),
+        .judged("Streaming progress on an event stream is the server's choice: a server that answers the streaming tool with one JSON body does what the specification allows, and the positive expects the stream. Without a streaming tool the check is NOT_OBSERVED. The refusal is credited only after a valid twin (the control's request without its defect) was served on the same conversation just before; a subject that refuses that too is NOT_OBSERVED (`MCP_RES_VALID_TWIN_REFUSED`)."),
     CheckDecl::new(P, "buffering-detection", buffering_detection, reasons::HTTP_EVENTS_FLUSHED_INCREMENTALLY, reasons::HTTP_EVENT_STREAM_NOT_ACCEPTED_REFUSED)
         .offer(Offer::StreamingTool)
         .basis(&[
@@ -87,27 +87,27 @@ pub const CHECKS: &[CheckDecl] = &[
             Basis::neg(MCP_2025, "Basic › Transports › Streamable HTTP › Session Management", L::Should, "a server that requires a session SHOULD answer a request without `Mcp-Session-Id` with 400"),
             Basis::neg(MCP_2026, "Basic › Transports › Streamable HTTP › Server Validation", L::Must, "headers that do not match the body MUST be rejected with 400 (-32020)"),
         ])
-        .judged("At 2025-11-25 the 400 for a session id carried only in the body is a SHOULD; at 2026-07-28 the header mismatch refusal is a MUST."),
+        .judged("At 2025-11-25 the 400 for a session id carried only in the body is a SHOULD; at 2026-07-28 the header mismatch refusal is a MUST. The refusal is credited only after a valid twin (the control's request without its defect) was served on the same conversation just before; a subject that refuses that too is NOT_OBSERVED (`MCP_RES_VALID_TWIN_REFUSED`)."),
     CheckDecl::new(P, "status-code-consistency", status_code_consistency, reasons::HTTP_NOTIFICATION_202, reasons::HTTP_METHOD_NOT_ALLOWED_REFUSED)
         .basis(&[
             Basis::pos(MCP_2025, SENDING, L::Must, "an accepted notification MUST get 202 Accepted with no body"),
             Basis::pos(MCP_2026, SENDING, L::Must, "an accepted notification MUST get 202 Accepted with no body"),
             Basis::neg(RFC9110, "§9.1, §15.5.6", L::Should, "a method the resource does not allow SHOULD get 405 (an unrecognized one 501)"),
         ])
-        .judged("The positive stands on a MUST; the `405` for `PUT` is a SHOULD of RFC 9110 (another 4xx is allowed)."),
+        .judged("The positive stands on a MUST; the `405` for `PUT` is a SHOULD of RFC 9110: a server that refuses `PUT` with another client error status does what the specifications allow (NOT_OBSERVED, `MCP_RES_BEHAVIOUR_LEFT_OPEN`), never FAIL. The refusal is credited only after a valid twin (the control's request without its defect) was served on the same conversation just before; a subject that refuses that too is NOT_OBSERVED (`MCP_RES_VALID_TWIN_REFUSED`)."),
     CheckDecl::new(P, "content-type", content_type, reasons::HTTP_CONTENT_TYPE_DECLARED, reasons::HTTP_UNSUPPORTED_CONTENT_TYPE_REFUSED)
         .basis(&[
             Basis::pos(MCP_2025, SENDING, L::Must, "a request MUST be answered as `application/json` or `text/event-stream`"),
             Basis::pos(MCP_2026, SENDING, L::Must, "a request MUST be answered as `application/json` or `text/event-stream`"),
             Basis::neg(RFC9110, "§15.5.16", L::May, "415 is the status for content in a format the resource does not support (its use is not required)"),
         ])
-        .judged("The specification asks for an HTTP error status \"(e.g., 400)\": `400`, `406`, `415` and `422` are each the refusal. A server that reads a `text/plain` body as JSON does what the specifications allow; the control expects a refusal."),
+        .judged("The specification asks for an HTTP error status \"(e.g., 400)\": `400`, `406`, `415` and `422` are each the refusal. A server that reads a `text/plain` body as JSON does what the specifications allow; the control expects a refusal. The refusal is credited only after a valid twin (the control's request without its defect) was served on the same conversation just before; a subject that refuses that too is NOT_OBSERVED (`MCP_RES_VALID_TWIN_REFUSED`)."),
     CheckDecl::new(P, "interrupted-body", interrupted_body, reasons::HTTP_SPLIT_BODY_ASSEMBLED, reasons::HTTP_INTERRUPTED_BODY_DISCARDED)
         .basis(&[
             Basis::pos(RFC9112, "§6.3", L::Must, "the body's length is its Content-Length, however the octets arrive"),
             Basis::neg(RFC9112, "§6.3, §8", L::Must, "a body cut short of its Content-Length MUST be considered incomplete (and the connection closed)"),
         ])
-        .judged("Both observations stand on MUSTs; `400`, `408`, the close or no answer to the cut request are all accepted."),
+        .judged("Both observations stand on MUSTs; `400`, `408`, the close or no answer to the cut request are all accepted. The refusal is credited only after a valid twin (the control's request without its defect) was served on the same conversation just before; a subject that refuses that too is NOT_OBSERVED (`MCP_RES_VALID_TWIN_REFUSED`)."),
     CheckDecl::new(P, "early-close", early_close, reasons::HTTP_ANSWER_READ_TO_END, reasons::HTTP_EARLY_CLOSE_ABSORBED)
         .basis(&[
             Basis::pos(JSONRPC, "§4", L::Must, "a request is answered"),
@@ -152,14 +152,14 @@ pub const CHECKS: &[CheckDecl] = &[
             Basis::pos(RFC9112, "§7.1", L::Must, "a recipient MUST be able to parse and decode the chunked coding"),
             Basis::neg(RFC9112, "§2.2", L::Should, "octets that do not match the message grammar SHOULD get 400 and the close"),
         ])
-        .judged("The positive stands on a MUST; the refusal (`400` or the close, no answer) on a SHOULD."),
+        .judged("The positive stands on a MUST; the refusal (`400` or the close, no answer) on a SHOULD. The refusal is credited only after a valid twin (the control's request without its defect) was served on the same conversation just before; a subject that refuses that too is NOT_OBSERVED (`MCP_RES_VALID_TWIN_REFUSED`)."),
     CheckDecl::new(P, "oversized-event", oversized_event, reasons::HTTP_LARGE_EVENT_DELIVERED, reasons::HTTP_OVERSIZED_BODY_REFUSED)
         .offer(Offer::EchoTool)
         .basis(&[
             Basis::both(PROFILE, "required check oversized-event", L::Profile, "a 256 KiB answer is delivered intact, and a 16 MiB request is bounded"),
             Basis::neg(RFC9110, "§15.5.14", L::May, "413 is the status for content larger than the server will process"),
         ])
-        .judged("No specification sets a size: a server that serves the 16 MiB request does what they allow; the control expects `413` or -32600, on the profile's requirement. Without an echo tool the check is NOT_OBSERVED."),
+        .judged("No specification sets a size: a server that serves the 16 MiB request does what they allow; the control expects `413` or -32600, on the profile's requirement. Without an echo tool the check is NOT_OBSERVED. The refusal is credited only after a valid twin (the control's request without its defect) was served on the same conversation just before; a subject that refuses that too is NOT_OBSERVED (`MCP_RES_VALID_TWIN_REFUSED`)."),
     CheckDecl::new(P, "slow-consumer", slow_consumer, reasons::HTTP_SLOW_READ_COMPLETE, reasons::HTTP_OTHERS_SERVED_DURING_STALL)
         .offer(Offer::EchoTool)
         .basis(&[
@@ -180,14 +180,14 @@ pub const CHECKS: &[CheckDecl] = &[
             Basis::neg(MCP_2025, SECURITY_2025, L::None, "servers MUST validate `Origin` against DNS rebinding; `Host` is not named (a foreign `Host` is the same attack, but refusing it is not a stated requirement)"),
             Basis::neg(MCP_2026, SECURITY_2026, L::None, "servers MUST validate `Origin` against DNS rebinding; `Host` is not named (a foreign `Host` is the same attack, but refusing it is not a stated requirement)"),
         ])
-        .judged("The MCP MUST names `Origin`, not `Host`: refusing a foreign `Host` is the profile's reading. A server that answers any `Host` does what the specifications state (NOT_OBSERVED, `MCP_RES_BEHAVIOUR_LEFT_OPEN`)."),
+        .judged("The MCP MUST names `Origin`, not `Host`: refusing a foreign `Host` is the profile's reading. A server that answers any `Host` does what the specifications state (NOT_OBSERVED, `MCP_RES_BEHAVIOUR_LEFT_OPEN`). The refusal is credited only after a valid twin (the control's request without its defect) was served on the same conversation just before; a subject that refuses that too is NOT_OBSERVED (`MCP_RES_VALID_TWIN_REFUSED`)."),
     CheckDecl::new(P, "no-unauthorized-redirect", no_unauthorized_redirect, reasons::HTTP_NO_REDIRECT, reasons::HTTP_FOREIGN_ORIGIN_REFUSED)
         .basis(&[
             Basis::pos(PROFILE, "required check no-unauthorized-redirect", L::Profile, "no answer is a redirect"),
             Basis::neg(MCP_2025, SECURITY_2025, L::Must, "an invalid `Origin` MUST get 403 Forbidden"),
             Basis::neg(MCP_2026, SECURITY_2026, L::Must, "an invalid `Origin` MUST get 403 Forbidden"),
         ])
-        .judged("The control stands on a MUST at both revisions; the positive (no redirect) is the profile's requirement."),
+        .judged("The control stands on a MUST at both revisions; the positive (no redirect) is the profile's requirement. The refusal is credited only after a valid twin (the control's request without its defect) was served on the same conversation just before; a subject that refuses that too is NOT_OBSERVED (`MCP_RES_VALID_TWIN_REFUSED`)."),
     CheckDecl::new(P, "listener-cleanup", listener_cleanup, reasons::HTTP_LISTENER_LOOPBACK_ONLY, reasons::HTTP_LISTENER_CLOSED_ON_STOP)
         .launch()
         .basis(&[
@@ -394,9 +394,45 @@ impl<'c, 'a> Bench<'c, 'a> {
         observe_on(self.ctx, &self.server, expected, reason, body)
     }
 
+    /// A negative control on a fresh conversation, after its valid twin:
+    /// the liveness request, sent as usual on the same conversation just
+    /// before the control. A control whose twin was not accepted (an error,
+    /// an `isError` result, another status, silence or a close) cannot bind
+    /// its refusal to the property: NOT_OBSERVED
+    /// (`MCP_RES_VALID_TWIN_REFUSED`, see [`super::check::twin_bound`]). The twin's id is recorded in the
+    /// observation (`twin`), so the judge re-reads its answer from the
+    /// stored connection bytes.
+    fn twinned(
+        &self,
+        reason: &str,
+        body: impl FnOnce(&Rec, &Session) -> ((ProbeOutcome, String), String, Value),
+    ) -> Obs {
+        self.twinned_by(reason, self.ctx.live_request(), body)
+    }
+
+    /// [`Bench::twinned`] with the twin `(id, message)` given: the control's
+    /// own request without its defect.
+    fn twinned_by(
+        &self,
+        reason: &str,
+        (twin_id, twin): (Value, Value),
+        body: impl FnOnce(&Rec, &Session) -> ((ProbeOutcome, String), String, Value),
+    ) -> Obs {
+        let ctx = self.ctx;
+        self.observe(Reject, reason, |rec, s| {
+            let t = ctx.post_fresh(rec, &self.server, s, &twin, &Shape::default());
+            let accepted = t.result_for(&twin_id).is_some() && !is_tool_error(&t, &twin_id);
+            let (mut c, detail, mut summary) = body(rec, s);
+            c = super::check::twin_bound(c, accepted);
+            summary["twin"] = json!({"id": twin_id, "reply": t.label()});
+            (c, format!("valid twin: {}; {detail}", t.label()), summary)
+        })
+    }
+
     /// The usual control: the liveness request sent with `shape`, read as
-    /// the check's refusal when `refused` holds; and its mutant, the same
-    /// request with a syntax defect, sent as usual.
+    /// the check's refusal when `refused` holds (after its valid twin, see
+    /// [`Bench::twinned`]); and its mutant, the same request with a syntax
+    /// defect, sent as usual.
     fn shaped_control(
         &self,
         refused_reason: &str,
@@ -408,7 +444,7 @@ impl<'c, 'a> Bench<'c, 'a> {
         let ctx = self.ctx;
         let (id, msg) = ctx.live_request();
         let classify = |r: &Resp| refusal(r, Some(&id), &refused, refused_reason, accepted_reason);
-        let n = self.observe(Reject, refused_reason, |rec, s| {
+        let n = self.twinned(refused_reason, |rec, s| {
             let r = ctx.post_fresh(rec, &self.server, s, &msg, &shape);
             (classify(&r), format!("{what}: {}", r.label()), r.summary())
         });
@@ -691,7 +727,7 @@ fn request_response_binding(ctx: &Ctx) -> CheckRun {
             reasons::HTTP_UNBINDABLE_ID_ACCEPTED,
         )
     };
-    let n = b.observe(Reject, REFUSED, |rec, s| {
+    let n = b.twinned(REFUSED, |rec, s| {
         let r = ctx.post_fresh(rec, &b.server, s, &msg, &Shape::default());
         let c = if r.frames.iter().any(|(_, f)| f.get("result").is_some()) {
             (Accept, reasons::HTTP_UNBINDABLE_ID_ACCEPTED.to_string())
@@ -797,7 +833,15 @@ fn long_lived_response_stream(ctx: &Ctx) -> CheckRun {
             reasons::HTTP_INVALID_ARGUMENTS_ACCEPTED,
         )
     };
-    let n = b.observe(Reject, REFUSED, |rec, s| {
+    let twin_id = ctx.id();
+    let twin = call(
+        ctx,
+        &twin_id,
+        &name,
+        tool.as_ref().map_or(json!({}), |t| t.args(1, 10)),
+        true,
+    );
+    let n = b.twinned_by(REFUSED, (twin_id, twin), |rec, s| {
         let r = ctx.post_fresh(rec, &b.server, s, &msg, &Shape::default());
         (
             classify(&r),
@@ -974,7 +1018,7 @@ fn header_body_separation(ctx: &Ctx) -> CheckRun {
             reasons::HTTP_HEADER_BODY_MISMATCH_ACCEPTED,
         )
     };
-    let n = b.observe(Reject, REFUSED, |rec, s| {
+    let n = b.twinned(REFUSED, |rec, s| {
         let (shape, msg, what) = if ctx.modern() {
             (
                 Shape {
@@ -1038,6 +1082,21 @@ fn status_code_consistency(ctx: &Ctx) -> CheckRun {
         shape,
         status_is(&[405]),
     );
+    // RFC 9110 §15.5.6 makes 405 a SHOULD for a method the resource does
+    // not support: another client error status refuses PUT as the
+    // specifications allow (not observed, never a FAIL).
+    let status = n
+        .artifact
+        .pointer("/observation/status")
+        .and_then(Value::as_u64);
+    let n = match status {
+        Some(s) if (400..500).contains(&s) && s != 405 && n.observed == Reject => Obs {
+            observed: ProbeOutcome::NotObserved,
+            observed_reason: reasons::BEHAVIOUR_LEFT_OPEN.into(),
+            ..n
+        },
+        _ => n,
+    };
     run3(ID, b, p, n, m)
 }
 
@@ -1104,7 +1163,7 @@ fn interrupted_body(ctx: &Ctx) -> CheckRun {
         )
     });
     let (id, msg) = ctx.live_request();
-    let n = b.observe(Reject, REFUSED, |rec, s| {
+    let n = b.twinned(REFUSED, |rec, s| {
         let (head, body) = split_head(&ctx.http_request(&b.server, s, &msg, &Shape::default()));
         let Ok(mut conn) = Conn::open(rec, b.server.addr) else {
             return (
@@ -1308,7 +1367,7 @@ fn retry(ctx: &Ctx) -> CheckRun {
             reasons::HTTP_STALE_RETRY_ACCEPTED,
         )
     };
-    let n = b.observe(Reject, REFUSED, |rec, s| {
+    let n = b.twinned(REFUSED, |rec, s| {
         let (shape, msg, what) = if ctx.modern() {
             let mut m = msg.clone();
             let version = super::check::unsupported_version();
@@ -1507,7 +1566,7 @@ fn malformed_chunk(ctx: &Ctx) -> CheckRun {
             )
         }
     };
-    let n = b.observe(Reject, REFUSED, |rec, s| {
+    let n = b.twinned(REFUSED, |rec, s| {
         // One chunk whose size line is no hex number.
         let body = serde_json::to_vec(&msg).expect("serializes");
         let mut request = ctx.http_post(&b.server, s, &msg, &Shape::default());
@@ -1586,7 +1645,7 @@ fn oversized_event(ctx: &Ctx) -> CheckRun {
             reasons::HTTP_OVERSIZED_BODY_ACCEPTED,
         )
     };
-    let n = b.observe(Reject, REFUSED, |rec, s| {
+    let n = b.twinned(REFUSED, |rec, s| {
         let wire = ctx.http_request(&b.server, s, &msg, &Shape::default());
         let r = match Conn::open(rec, b.server.addr) {
             Ok(mut c) => c.write_then_read(&wire, ctx.answer),
@@ -1842,7 +1901,7 @@ fn no_unauthorized_redirect(ctx: &Ctx) -> CheckRun {
             )
         }
     };
-    let n = b.observe(Reject, REFUSED, |rec, s| {
+    let n = b.twinned(REFUSED, |rec, s| {
         let shape = Shape {
             extra: vec![("Origin".into(), format!("http://{foreign}"))],
             ..Shape::default()

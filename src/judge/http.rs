@@ -1,0 +1,197 @@
+//! What a Streamable HTTP probe's raw transcript shows, read from its
+//! recorded connection events (`transcript.events`: each chunk with its
+//! `connection` number, `stream` `sent` or `received`, and its bytes as
+//! `text` or `base64`, or only a digest and head when `elided`).
+//!
+//! Each connection's received bytes are joined in order and read as a
+//! sequence of HTTP/1.1 responses (a body framed by `Content-Length`, by the
+//! chunked transfer coding, or by the close). A body whose media type is
+//! `text/event-stream` is read as events, each event's `data` lines joined;
+//! any other body as one JSON text. The JSON-RPC messages found (an object,
+//! or the members of a batch array) are what the subject answered on that
+//! connection. A response that cannot be read to its end yields what it
+//! framed so far: the judge reads a missing answer as no answer, which never
+//! credits a twin.
+
+use std::collections::BTreeMap;
+
+use base64::Engine;
+use serde_json::Value;
+
+/// The received bytes of every connection of an HTTP transcript, by
+/// connection number: `None` when the transcript records no connection
+/// events (not an HTTP probe) or a received chunk is elided (its bytes are
+/// not stored).
+pub fn received(transcript: &Value) -> Option<BTreeMap<u64, Vec<u8>>> {
+    transcript.get("connections")?;
+    let mut out: BTreeMap<u64, Vec<u8>> = BTreeMap::new();
+    for e in transcript.get("events")?.as_array()? {
+        if e["stream"] != "received" {
+            continue;
+        }
+        let Some(conn) = e["connection"].as_u64() else {
+            continue;
+        };
+        let bytes = out.entry(conn).or_default();
+        if let Some(text) = e["text"].as_str() {
+            bytes.extend_from_slice(text.as_bytes());
+        } else if let Some(b64) = e["base64"].as_str() {
+            bytes.extend(base64::engine::general_purpose::STANDARD.decode(b64).ok()?);
+        } else {
+            return None;
+        }
+    }
+    Some(out)
+}
+
+/// Every JSON-RPC message the subject answered on any connection of the
+/// transcript; `None` as for [`received`].
+pub fn messages(transcript: &Value) -> Option<Vec<Value>> {
+    Some(
+        received(transcript)?
+            .values()
+            .flat_map(|bytes| responses(bytes))
+            .collect(),
+    )
+}
+
+/// The JSON-RPC messages of the HTTP/1.1 responses in `bytes`.
+pub fn responses(mut bytes: &[u8]) -> Vec<Value> {
+    let mut out = Vec::new();
+    while let Some(end) = find(bytes, b"\r\n\r\n") {
+        let head = String::from_utf8_lossy(&bytes[..end]).to_ascii_lowercase();
+        let rest = &bytes[end + 4..];
+        let status = head
+            .split_whitespace()
+            .nth(1)
+            .and_then(|s| s.parse::<u16>().ok())
+            .unwrap_or(0);
+        let header = |name: &str| {
+            head.lines().skip(1).find_map(|l| {
+                let (k, v) = l.split_once(':')?;
+                (k.trim() == name).then(|| v.trim().to_string())
+            })
+        };
+        // An interim response has no body; a 204 or 304 neither.
+        if (100..200).contains(&status) || status == 204 || status == 304 {
+            bytes = rest;
+            continue;
+        }
+        let (body, used) = if header("transfer-encoding").is_some_and(|t| t.contains("chunked")) {
+            dechunk(rest)
+        } else if let Some(n) = header("content-length").and_then(|n| n.parse::<usize>().ok()) {
+            let n = n.min(rest.len());
+            (rest[..n].to_vec(), n)
+        } else {
+            (rest.to_vec(), rest.len())
+        };
+        let media = header("content-type").unwrap_or_default();
+        if media.starts_with("text/event-stream") {
+            out.extend(events(&body));
+        } else {
+            out.extend(json_messages(&body));
+        }
+        bytes = &rest[used..];
+    }
+    out
+}
+
+/// The body of a chunked transfer coding at the start of `bytes` and how
+/// many bytes it used (as far as it can be read).
+fn dechunk(bytes: &[u8]) -> (Vec<u8>, usize) {
+    let mut body = Vec::new();
+    let mut at = 0;
+    while let Some(eol) = find(&bytes[at..], b"\r\n") {
+        let line = String::from_utf8_lossy(&bytes[at..at + eol]);
+        let size = line.split(';').next().unwrap_or("").trim();
+        let Ok(size) = usize::from_str_radix(size, 16) else {
+            break;
+        };
+        let start = at + eol + 2;
+        if size == 0 {
+            // The last chunk, then (trailers and) the final CRLF.
+            let end = find(&bytes[start..], b"\r\n").map_or(bytes.len(), |e| start + e + 2);
+            return (body, end);
+        }
+        let end = (start + size).min(bytes.len());
+        body.extend_from_slice(&bytes[start..end]);
+        at = (end + 2).min(bytes.len());
+        if end < start + size {
+            break;
+        }
+    }
+    (body, bytes.len())
+}
+
+/// The JSON-RPC messages of an event stream's `data` fields.
+fn events(body: &[u8]) -> Vec<Value> {
+    let text = String::from_utf8_lossy(body).replace("\r\n", "\n");
+    text.split("\n\n")
+        .filter_map(|event| {
+            let data: Vec<&str> = event
+                .lines()
+                .filter_map(|l| l.strip_prefix("data:"))
+                .map(|d| d.strip_prefix(' ').unwrap_or(d))
+                .collect();
+            (!data.is_empty()).then(|| data.join("\n"))
+        })
+        .flat_map(|d| json_messages(d.as_bytes()))
+        .collect()
+}
+
+/// A JSON text's messages: the object, or the objects of an array.
+fn json_messages(body: &[u8]) -> Vec<Value> {
+    match serde_json::from_slice::<Value>(body) {
+        Ok(Value::Object(m)) => vec![Value::Object(m)],
+        Ok(Value::Array(a)) => a.into_iter().filter(Value::is_object).collect(),
+        _ => Vec::new(),
+    }
+}
+
+fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
+    hay.windows(needle.len()).position(|w| w == needle)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn json_sse_and_chunked_bodies_yield_their_messages() {
+        let json_body = br#"{"jsonrpc":"2.0","id":1,"result":{}}"#;
+        let mut wire = format!(
+            "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n",
+            json_body.len()
+        )
+        .into_bytes();
+        wire.extend_from_slice(json_body);
+        let sse = "event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":2,\"error\":{\"code\":-32600,\"message\":\"x\"}}\n\n";
+        let chunked = format!(
+            "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n{:x}\r\n{}\r\n{:x}\r\n{}\r\n0\r\n\r\n",
+            10,
+            &sse[..10],
+            sse.len() - 10,
+            &sse[10..]
+        );
+        wire.extend_from_slice(chunked.as_bytes());
+        wire.extend_from_slice(b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n");
+        let got = responses(&wire);
+        assert_eq!(got.len(), 2, "{got:?}");
+        assert_eq!(got[0]["id"], 1);
+        assert_eq!(got[1]["error"]["code"], -32600);
+    }
+
+    #[test]
+    fn an_elided_received_chunk_gives_no_reading() {
+        let t = json!({"connections": [], "events": [
+            {"connection": 1, "stream": "received", "elided": true, "sha256": "00"}
+        ]});
+        assert!(received(&t).is_none());
+        let t = json!({"connections": [], "events": [
+            {"connection": 1, "stream": "received", "text": "HTTP/1.1 202 Accepted\r\nContent-Length: 0\r\n\r\n"},
+            {"connection": 1, "stream": "sent", "text": "ignored"}
+        ]});
+        assert_eq!(messages(&t), Some(vec![]));
+    }
+}

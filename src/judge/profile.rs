@@ -258,16 +258,14 @@ pub fn rederive(
         };
         let observation = &transcript["observation"];
         if let Some(twin) = observation.pointer("/twin/id")
-            && let Some(accepted) = twin_accepted(transcript, twin)
+            && twin_accepted(transcript, twin) == Some(false)
         {
-            if !accepted {
-                return not_credited(
-                    VALID_TWIN_REFUSED,
-                    format!(
-                        "its stored stdout holds no accepting result for the valid twin request {twin}, so the control's refusal cannot be bound to the property"
-                    ),
-                );
-            }
+            return not_credited(
+                VALID_TWIN_REFUSED,
+                format!(
+                    "its stored bytes hold no accepting result for the valid twin request {twin}, so the control's refusal cannot be bound to the property"
+                ),
+            );
         }
         if VERSION_REFUSALS.contains(&id)
             && let Some(request) = observation.get("requestId")

@@ -650,3 +650,75 @@ fn a_blanket_http_refusal_is_not_credited_to_any_property() {
         validate(&twin, 0);
     }
 }
+
+/// No MUST binds the receiver of a request whose id is null: a subject that
+/// meets it with a parse error (as the TypeScript SDK does) serves nothing
+/// and gets request-response-binding NOT_OBSERVED
+/// (`MCP_RES_BEHAVIOUR_LEFT_OPEN`), never FAIL; the honest subject, which
+/// refuses it with -32600, passes
+/// (`the_healthy_test_subject_passes_every_check_on_both_revisions`).
+#[test]
+fn refusals_the_specification_leaves_open_are_never_failed() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("parse-error");
+    let o = subject_run(
+        &out,
+        "2025-11-25",
+        Some("request-response-binding,content-type"),
+        Some("null-id-parse-error"),
+    );
+    let text = support::output_text(&o);
+    assert_eq!(o.status.code(), Some(0), "{text}");
+    let run = support::read_json(&out.join("run.json"));
+    let (_, verdict, reason) = verdicts(&run)
+        .into_iter()
+        .find(|v| v.0 == "request-response-binding")
+        .expect("run.json has request-response-binding");
+    assert_eq!(
+        (verdict.as_str(), reason.as_str()),
+        ("NOT_OBSERVED", "MCP_RES_BEHAVIOUR_LEFT_OPEN"),
+        "{run}"
+    );
+    validate(&out, 0);
+    // The same for a session id never issued refused with 400 (the 404
+    // MUST is stated for a terminated session only).
+    let out = tmp.path().join("unknown-session-400");
+    let o = subject_run(
+        &out,
+        "2025-11-25",
+        Some("retry,content-type"),
+        Some("unknown-session-400"),
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", support::output_text(&o));
+    let run = support::read_json(&out.join("run.json"));
+    let (_, verdict, reason) = verdicts(&run)
+        .into_iter()
+        .find(|v| v.0 == "retry")
+        .expect("run.json has retry");
+    assert_eq!(
+        (verdict.as_str(), reason.as_str()),
+        ("NOT_OBSERVED", "MCP_RES_BEHAVIOUR_LEFT_OPEN"),
+        "{run}"
+    );
+    validate(&out, 0);
+    // The same for PUT refused with 400: 405 is a SHOULD (RFC 9110).
+    let out = tmp.path().join("put-400");
+    let o = subject_run(
+        &out,
+        "2026-07-28",
+        Some("status-code-consistency,content-type"),
+        Some("put-400"),
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", support::output_text(&o));
+    let run = support::read_json(&out.join("run.json"));
+    let (_, verdict, reason) = verdicts(&run)
+        .into_iter()
+        .find(|v| v.0 == "status-code-consistency")
+        .expect("run.json has status-code-consistency");
+    assert_eq!(
+        (verdict.as_str(), reason.as_str()),
+        ("NOT_OBSERVED", "MCP_RES_BEHAVIOUR_LEFT_OPEN"),
+        "{run}"
+    );
+    validate(&out, 0);
+}

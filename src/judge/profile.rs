@@ -62,6 +62,13 @@ pub const VERSION_REFUSALS: [&str; 5] = [
     "modern-legacy-auto-behavior",
     "no-connection-as-conversation",
 ];
+/// The checks whose control may be refused with a result: at 2025-11-25 an
+/// `initialize` naming a version the server does not support is answered
+/// with a result naming one it does (version negotiation).
+pub const RESULT_REFUSALS: [&str; 2] = [
+    "supported-version-advertisement",
+    "unsupported-version-failure",
+];
 /// The reason of an observation no window within the operator's bounds
 /// could decide (the subject or the machine too slow): its check is not
 /// observed, never failed.
@@ -245,6 +252,33 @@ pub fn rederive(
             ),
         ));
     }
+    // A control credited as refused whose request the stored stdout shows
+    // served (a result that is not `isError`) is not what the bytes give:
+    // the subject accepted the input the property forbids.
+    if role == "negative"
+        && o.held()
+        && o.expected == ProbeOutcome::Reject
+        && !RESULT_REFUSALS.contains(&id)
+        && let Some(request) = transcript.pointer("/observation/requestId")
+        && !request.is_null()
+        && let Some(stdout) = super::stdio::stdout_bytes(transcript)
+        && answer_to(&super::stdio::messages(&stdout), request).is_some_and(|m| {
+            m.get("result")
+                .is_some_and(|r| r.get("isError") != Some(&Value::Bool(true)))
+        })
+    {
+        return Some((
+            Observation {
+                observed: ProbeOutcome::Accept,
+                observed_reason: LABEL_NOT_IN_RECORD.into(),
+                ..o.clone()
+            },
+            format!(
+                "check {id}: its {role}.json credits the refusal {}, but its stored stdout answers the control {request} with a result",
+                o.expected_reason
+            ),
+        ));
+    }
     if role == "negative" && o.observed_reason == o.expected_reason {
         let not_credited = |reason: &str, why: String| {
             Some((
@@ -284,6 +318,40 @@ pub fn rederive(
                     ),
                 );
             }
+        }
+    }
+    // interruption: whether the subject's last stdout line is torn is read
+    // from the stored bytes (the last stdout chunk, when it is stored).
+    if id == "interruption"
+        && transcript.pointer("/observation/signal") == Some(&json!("SIGINT"))
+        && let Some(torn) = super::stdio::last_line_torn(transcript)
+    {
+        let torn_label = o.observed_reason == crate::diag::reasons::INTERRUPT_TORN_FRAME;
+        if torn && !torn_label && o.observed_reason == o.expected_reason {
+            return Some((
+                Observation {
+                    observed: ProbeOutcome::Terminate,
+                    observed_reason: crate::diag::reasons::INTERRUPT_TORN_FRAME.into(),
+                    ..o.clone()
+                },
+                format!(
+                    "check {id}: its {role}.json says {}, but the stored stdout ends with a torn line",
+                    o.observed_reason
+                ),
+            ));
+        }
+        if !torn && torn_label {
+            return Some((
+                Observation {
+                    observed: ProbeOutcome::NotObserved,
+                    observed_reason: LABEL_NOT_IN_RECORD.into(),
+                    ..o.clone()
+                },
+                format!(
+                    "check {id}: its {role}.json says {}, but the stored stdout ends with a whole line",
+                    o.observed_reason
+                ),
+            ));
         }
     }
     if id == "stdout-protocol-purity" && role == "positive" && o.observed_reason != STDOUT_POLLUTED
@@ -1220,6 +1288,63 @@ mod tests {
         assert_eq!(judged.observed_reason, LABEL_NOT_IN_RECORD);
         let v = check_verdict(Some(&o(true, "")), Some(&judged), Some(&mutant("X")), None);
         assert_eq!(v.verdict, Verdict::Fail);
+    }
+
+    #[test]
+    fn a_control_credited_as_refused_but_served_in_the_bytes_is_not_credited() {
+        let credited = o(true, "");
+        assert_eq!(credited.expected, ProbeOutcome::Reject);
+        let mut t = stdout(&[json!({"jsonrpc": "2.0", "id": 9, "result": {"tools": []}})]);
+        t["observation"] = json!({"requestId": 9, "reply": "result"});
+        let (judged, why) = rederive("extension-declaration", "negative", &credited, &t)
+            .expect("a served control is no refusal");
+        assert_eq!(judged.observed, ProbeOutcome::Accept, "{why}");
+        assert_eq!(judged.observed_reason, LABEL_NOT_IN_RECORD);
+        let v = check_verdict(Some(&o(true, "")), Some(&judged), Some(&mutant("X")), None);
+        assert_eq!(v.verdict, Verdict::Fail);
+        // Refused in the bytes (an error, or a result with isError): stands.
+        let t2 = {
+            let mut t = stdout(&[
+                json!({"jsonrpc": "2.0", "id": 9, "error": {"code": -32601, "message": "x"}}),
+            ]);
+            t["observation"] = json!({"requestId": 9});
+            t
+        };
+        assert!(rederive("extension-declaration", "negative", &credited, &t2).is_none());
+        t["chunks"] =
+            stdout(&[json!({"jsonrpc": "2.0", "id": 9, "result": {"isError": true}})])["chunks"]
+                .clone();
+        assert!(rederive("extension-declaration", "negative", &credited, &t).is_none());
+    }
+
+    #[test]
+    fn a_torn_last_line_is_read_from_the_stored_stdout() {
+        let held = o(true, "");
+        let mut t = json!({"chunks": [
+            {"stream": "stdout", "bytes": 3, "text": "{}\n"},
+            {"stream": "stdout", "bytes": 9, "text": "{\"jsonrpc"},
+            {"stream": "stderr", "bytes": 4, "text": "bye\n"}
+        ]});
+        t["observation"] = json!({"signal": "SIGINT", "tornLastLine": false});
+        let (judged, _) = rederive("interruption", "negative", &held, &t)
+            .expect("a torn line in the bytes is not a clean interruption");
+        assert_eq!(
+            judged.observed_reason,
+            crate::diag::reasons::INTERRUPT_TORN_FRAME
+        );
+        // A whole last line: the torn label is not what the bytes give.
+        t["chunks"][1]["text"] = json!("{}\n");
+        assert!(rederive("interruption", "negative", &held, &t).is_none());
+        let torn = Observation {
+            observed_reason: crate::diag::reasons::INTERRUPT_TORN_FRAME.into(),
+            ..held
+        };
+        let (judged, _) = rederive("interruption", "negative", &torn, &t)
+            .expect("a torn label the bytes do not bear");
+        assert_eq!(judged.observed_reason, LABEL_NOT_IN_RECORD);
+        // An elided last chunk: nothing to read, the label stands.
+        t["chunks"][1] = json!({"stream": "stdout", "bytes": 9, "elided": {"sha256": "00"}});
+        assert!(rederive("interruption", "negative", &torn, &t).is_none());
     }
 
     #[test]

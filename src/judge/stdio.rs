@@ -35,6 +35,26 @@ pub fn stdout_bytes(transcript: &Value) -> Option<Vec<u8>> {
     Some(out)
 }
 
+/// Does the subject's stdout end with a torn line (bytes after the last LF)?
+/// Read from the last stdout chunk: `None` when there is none or its bytes
+/// are not stored (elided).
+pub fn last_line_torn(transcript: &Value) -> Option<bool> {
+    let last = transcript
+        .get("chunks")?
+        .as_array()?
+        .iter()
+        .rev()
+        .find(|c| c["stream"] == "stdout" && c["bytes"].as_u64() != Some(0))?;
+    let bytes = if let Some(text) = last["text"].as_str() {
+        text.as_bytes().to_vec()
+    } else {
+        base64::engine::general_purpose::STANDARD
+            .decode(last["base64"].as_str()?)
+            .ok()?
+    };
+    Some(bytes.last().is_some_and(|&b| b != b'\n'))
+}
+
 /// The JSON objects among the complete stdout lines (CR before LF ignored).
 pub fn messages(stdout: &[u8]) -> Vec<Value> {
     let mut lines: Vec<&[u8]> = stdout.split(|&b| b == b'\n').collect();

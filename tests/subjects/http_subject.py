@@ -206,6 +206,9 @@ BREAKS = {
     # Allowed by the specification (no check FAILs): tests/profile_http.rs.
     "content-type-400": "an unsupported Content-Type gets 400 (not 415)",
     "legacy-only": "a 2025-era server: server/discover is -32601 (NOT_OBSERVED on 2026-07-28)",
+    "null-id-parse-error": "a request with id null gets 400 with -32700 (left open: NOT_OBSERVED)",
+    "put-400": "a PUT gets 400, not 405 (a SHOULD of RFC 9110; left open: NOT_OBSERVED)",
+    "unknown-session-400": "a session id never issued gets 400 with -32000, as the TypeScript SDK does (left open at 2025-11-25)",
     "refuse-after-two": "after two requests beyond the opening, every parsable request gets 400 (-32600): "
                         "a blanket refusal no negative control may credit (its valid twin is refused too)",
 }
@@ -764,6 +767,9 @@ class Subject:
         if req.target.split("?", 1)[0] != ENDPOINT:
             self.respond_json(conn, 404, rpc_error(None, INVALID_REQUEST, "Not Found"), close)
             return None
+        if req.method != "POST" and self.broken("put-400"):
+            self.respond_json(conn, 400, rpc_error(None, INVALID_REQUEST, "Bad Request"), close)
+            return None
         if req.method != "POST":
             self.respond_json(conn, 405, rpc_error(None, INVALID_REQUEST, "Method Not Allowed"),
                               close, [("Allow", "POST")])
@@ -826,6 +832,11 @@ class Subject:
             return self.notification(conn, req, close, method)
         if rid is None and self.broken("request-response-binding"):
             pass
+        elif rid is None and self.broken("null-id-parse-error"):
+            # As a TypeScript SDK server does: a message it cannot type is a
+            # parse error.
+            self.respond_json(conn, 400, rpc_error(None, PARSE_ERROR, "Parse error"), close)
+            return None
         elif not valid_id(rid):
             return self.bad(conn, close, None, "id must be a string or an integer")
         try:
@@ -861,6 +872,8 @@ class Subject:
             else:
                 with self.lock:
                     known = sid in self.sessions
+                if not known and self.broken("unknown-session-400"):
+                    raise Refusal(-32000, "Bad Request: No valid session ID provided", status=400)
                 if not known and not self.broken("retry"):
                     raise Refusal(SESSION_NOT_FOUND, "Session not found", status=404)
             if pv is None:

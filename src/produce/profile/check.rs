@@ -350,7 +350,9 @@ impl<'a> Ctx<'a> {
             Some(id) => probe.reply(id, Duration::from_millis(10)),
             None => Reply::Silent,
         };
-        self.gather(probe, before, reply, alive, Some(&live_id))
+        let mut ev = self.gather(probe, before, reply, alive, Some(&live_id));
+        ev.request_id = id.cloned();
+        ev
     }
 
     /// The evidence on stdout since line `before`.
@@ -448,6 +450,9 @@ pub struct Evidence {
     /// What mcpres did that ended the subject (a signal, stdin closed),
     /// when it ended after that: then its end is not its own.
     pub ended_by: Option<String>,
+    /// The id of the request the exchange sent, if it carried one: the judge
+    /// re-reads its answer from the stored stdout.
+    pub request_id: Option<Value>,
 }
 
 /// [`Reply`] with a default, for [`Evidence`].
@@ -475,7 +480,7 @@ impl std::ops::Deref for ReplyOr {
 
 impl Evidence {
     pub fn summary(&self) -> Value {
-        json!({
+        let mut v = json!({
             "reply": self.reply.label(),
             "alive": self.alive,
             "parseErrors": self.parse_errors,
@@ -488,7 +493,15 @@ impl Evidence {
                 (Some(_), None) => json!("subject"),
                 (Some(_), Some(what)) => json!({"mcpres": what}),
             },
-        })
+        });
+        // An id outside the safe integer range has no canonical form (the
+        // safe-integer control sends one): it is not recorded.
+        if let Some(id) = &self.request_id
+            && (id.is_string() || id.as_i64().is_some_and(|n| n.unsigned_abs() < 1 << 53))
+        {
+            v["requestId"] = id.clone();
+        }
+        v
     }
 
     /// The usual reading of a refusal: a result is acceptance; a parse error

@@ -364,6 +364,20 @@ impl Probe {
         self.shared.0.lock().expect("probe lock").stdout_eof
     }
 
+    /// Wait at most `limit` for stdout's end (every byte the subject wrote
+    /// read): after an exit, the reader may still be draining the pipe.
+    /// True when it ended.
+    pub fn drained(&self, limit: Duration) -> bool {
+        let until = Instant::now() + limit;
+        while !self.stdout_closed() {
+            if Instant::now() >= until {
+                return false;
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        true
+    }
+
     /// Wait at most `limit` for a response to `id` (a message with that id and
     /// a `result` or `error` member) on stdout.
     pub fn reply(&self, id: &Value, limit: Duration) -> Reply {

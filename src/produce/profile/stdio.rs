@@ -1552,7 +1552,15 @@ fn interruption(ctx: &Ctx) -> CheckRun {
             } else {
                 settle
             });
-            std::thread::sleep(ctx.paced(Duration::from_millis(50)));
+            // A torn last line is read from every byte the subject wrote:
+            // once it exited, stdout is read to its end first (the reader
+            // may lag behind a subject that wrote much just before), so the
+            // reading is what the stored transcript shows.
+            if status.is_some() {
+                probe.drained(TERM_GRACE);
+            } else {
+                std::thread::sleep(ctx.paced(Duration::from_millis(50)));
+            }
             let (_, torn) = probe.stdout_lines();
             let c = match (&status, signal) {
                 (Some(_), Signal::INT) if torn => {

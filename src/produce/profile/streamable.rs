@@ -50,7 +50,7 @@ pub const CHECKS: &[CheckDecl] = &[
             Basis::neg(MCP_2025, "Basic › Messages › Requests", L::None, "the id MUST NOT be null (a rule for the sender)"),
             Basis::neg(MCP_2026, "Basic › Messages › Requests", L::None, "the id MUST NOT be null (a rule for the sender)"),
         ])
-        .judged("The positive stands on a MUST; refusing a null id (`400` or -32600) is the profile's reading of a rule that binds the sender. The refusal is credited only after a valid twin (the control's request without its defect) was served on the same conversation just before; a subject that refuses that too is NOT_OBSERVED (`MCP_RES_VALID_TWIN_REFUSED`)."),
+        .judged("The positive stands on a MUST; refusing a null id (`400` or -32600) is the profile's reading of a rule that binds the sender: a server that meets it otherwise without serving it (another error such as -32700, another status, silence or a close) does what the specifications leave open (NOT_OBSERVED, `MCP_RES_BEHAVIOUR_LEFT_OPEN`), never FAIL. The refusal is credited only after a valid twin (the control's request without its defect) was served on the same conversation just before; a subject that refuses that too is NOT_OBSERVED (`MCP_RES_VALID_TWIN_REFUSED`)."),
     CheckDecl::new(P, "json-versus-sse-response", json_versus_sse_response, reasons::HTTP_MEDIA_TYPE_MATCHES_BODY, reasons::HTTP_UNACCEPTABLE_MEDIA_REFUSED)
         .basis(&[
             Basis::pos(MCP_2025, SENDING, L::Must, "a request MUST be answered as `application/json` or `text/event-stream`"),
@@ -129,7 +129,7 @@ pub const CHECKS: &[CheckDecl] = &[
             Basis::neg(MCP_2025, "Basic › Transports › Streamable HTTP › Session Management", L::Must, "after a session ends the server MUST answer requests naming it with 404 (an id it never issued is read the same way)"),
             Basis::neg(MCP_2026, "Basic › Transports › Streamable HTTP › Protocol Version Header", L::Must, "a version the server does not implement MUST get 400 with UnsupportedProtocolVersionError"),
         ])
-        .judged("At 2025-11-25 the `404` MUST is stated for a terminated session; the control applies it to a session id the server never issued."),
+        .judged("At 2025-11-25 the `404` MUST is stated for a terminated session; the control applies it to a session id the server never issued, which no MUST covers: a server that refuses that id without serving it, with another status than `404` (the TypeScript SDK's `400`, for example), does what the specification leaves open (NOT_OBSERVED, `MCP_RES_BEHAVIOUR_LEFT_OPEN`), never FAIL. The refusal is credited only after a valid twin (the live request) was served on the same conversation just before; a subject that refuses that too is NOT_OBSERVED (`MCP_RES_VALID_TWIN_REFUSED`)."),
     CheckDecl::new(P, "duplicate-delivery", duplicate_delivery, reasons::HTTP_ANSWERED_ONCE, reasons::HTTP_STRAY_RESPONSE_NOT_ANSWERED)
         .basis(&[
             Basis::pos(MCP_2025, SENDING, L::Should, "after the response the server SHOULD close the stream"),
@@ -732,7 +732,15 @@ fn request_response_binding(ctx: &Ctx) -> CheckRun {
         let c = if r.frames.iter().any(|(_, f)| f.get("result").is_some()) {
             (Accept, reasons::HTTP_UNBINDABLE_ID_ACCEPTED.to_string())
         } else {
-            classify(&r)
+            match classify(&r) {
+                // No MUST binds the receiver of a null id: any other way of
+                // not serving it is left open (never a FAIL).
+                (_, reason) if reason != REFUSED => (
+                    ProbeOutcome::NotObserved,
+                    reasons::BEHAVIOUR_LEFT_OPEN.to_string(),
+                ),
+                c => c,
+            }
         };
         (c, format!("id null: {}", r.label()), r.summary())
     });
@@ -1397,7 +1405,17 @@ fn retry(ctx: &Ctx) -> CheckRun {
             )
         };
         let r = ctx.post_fresh(rec, &b.server, s, &msg, &shape);
-        (classify(&r), format!("{what}: {}", r.label()), r.summary())
+        let c = match classify(&r) {
+            // No MUST covers a session id the server never issued (the 404
+            // is stated for a terminated one): refused otherwise, unserved,
+            // it is left open.
+            (Reject, reason) if !ctx.modern() && reason != REFUSED && reason != SYNTAX_GUARD => (
+                ProbeOutcome::NotObserved,
+                reasons::BEHAVIOUR_LEFT_OPEN.to_string(),
+            ),
+            c => c,
+        };
+        (c, format!("{what}: {}", r.label()), r.summary())
     });
     let m = b.defect(REFUSED, &msg, Shape::default(), classify);
     run3(ID, b, p, n, m)

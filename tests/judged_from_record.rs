@@ -166,6 +166,20 @@ impl Relabel {
         self.relabel_results();
     }
 
+    /// Claim check `id` as not observed for `reason` (out of the evaluated
+    /// checks), then the claim and both results as the labels give them.
+    fn not_observed(&mut self, id: &str, reason: &str) {
+        let i = self.index(id);
+        let check = &mut self.run["checks"][i];
+        check["verdict"] = json!("NOT_OBSERVED");
+        check["reason"] = json!(reason);
+        self.evaluation["checks"]
+            .as_array_mut()
+            .unwrap()
+            .retain(|c| c["id"] != id);
+        self.relabel_results();
+    }
+
     /// The evaluated checks, claim and results as the labels give them.
     fn relabel_results(&mut self) {
         let claimed: Vec<Value> = self.evaluation["checks"]
@@ -733,4 +747,43 @@ fn oauth_evaluations_are_judged_from_their_record_too() {
     let (code, report) = validate(&dir);
     only_not_from_record(code, &report);
     assert_eq!(pointers(&report), ["/checks/0/mutantKilled"]);
+}
+
+/// A Streamable HTTP FAIL hidden as a control whose valid twin was refused:
+/// the subject served a foreign Origin (no-unauthorized-redirect FAIL), and
+/// the relabelled negative says the twin sent just before it was refused
+/// (NOT_OBSERVED, `MCP_RES_VALID_TWIN_REFUSED`), with the check, the claim,
+/// both results and every digest following. The stored connection bytes hold
+/// the twin's accepting result, so `validate` refuses the directory.
+#[test]
+fn an_http_failure_relabelled_as_a_refused_twin_is_refused_from_its_bytes() {
+    let (_tmp, dir) = copy_of("bundles/field/evidence/legs/everything-http-2025-11-25");
+    let id = "no-unauthorized-redirect";
+    let path = dir.join(format!("artifacts/{id}/negative.json"));
+    let mut negative = read(&path);
+    assert!(
+        negative
+            .pointer("/transcript/observation/twin/id")
+            .is_some(),
+        "{negative}"
+    );
+    assert_eq!(negative["observedOutcome"], "ACCEPT");
+    negative["observedOutcome"] = json!("NOT_OBSERVED");
+    negative["observedReasonCode"] = json!("MCP_RES_VALID_TWIN_REFUSED");
+    write(&path, &negative);
+    let mut r = Relabel::open(&dir);
+    r.not_observed(id, "MCP_RES_VALID_TWIN_REFUSED");
+    r.save();
+    let (code, report) = validate(&dir);
+    assert_eq!(code, 1, "{report:#}");
+    let raw: Vec<&str> = findings_of(&report, CODE)
+        .iter()
+        .filter_map(|f| f["message"].as_str())
+        .filter(|m| m.contains("accepting result for the valid twin"))
+        .collect();
+    assert_eq!(raw.len(), 1, "{report:#}");
+    // Untouched, the same leg validates as its run.json says (a FAIL).
+    let (_tmp, dir) = copy_of("bundles/field/evidence/legs/everything-http-2025-11-25");
+    let (_, report) = validate(&dir);
+    assert!(findings_of(&report, CODE).is_empty(), "{report:#}");
 }

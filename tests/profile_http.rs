@@ -378,7 +378,7 @@ breaks! {
     broken_slow_consumer: "slow-consumer" => "MCP_RES_HTTP_STALL_BLOCKED_OTHERS",
     broken_backpressure: "backpressure" => "MCP_RES_HTTP_PIPELINE_REORDERED",
     broken_no_unauthorized_redirect: "no-unauthorized-redirect" => "MCP_RES_HTTP_REDIRECTED",
-    broken_listener_cleanup: "listener-cleanup" => "MCP_RES_HTTP_LISTENER_NOT_LOOPBACK",
+    broken_listener_cleanup: "listener-cleanup" => "MCP_RES_HTTP_SIGNAL_IGNORED",
     broken_socket_cleanup: "socket-cleanup" => "MCP_RES_HTTP_SOCKETS_HELD",
 }
 
@@ -444,6 +444,45 @@ fn an_honest_subject_passes_the_host_checks() {
             assert_eq!(verdict, "PASS", "{revision} {id}: {reason}");
         }
         validate(&out, 0);
+    }
+}
+
+/// A local server SHOULD bind only to loopback (MCP security, both
+/// revisions): a subject listening on 0.0.0.0 that stops on SIGTERM gets
+/// listener-cleanup NOT_OBSERVED (`MCP_RES_BEHAVIOUR_LEFT_OPEN`), never FAIL;
+/// one that also ignores SIGTERM FAILs on the profile's stop requirement
+/// (`broken_listener_cleanup` above); the loopback twin passes.
+#[test]
+fn a_listener_beyond_loopback_is_left_open_and_its_twin_passes() {
+    let tmp = tempfile::tempdir().unwrap();
+    for revision in ["2025-11-25", "2026-07-28"] {
+        for (brk, want) in [
+            (
+                Some("bind-all"),
+                ("NOT_OBSERVED", "MCP_RES_BEHAVIOUR_LEFT_OPEN"),
+            ),
+            (None, ("PASS", "MCP_RES_HTTP_LISTENER_LOOPBACK_ONLY")),
+        ] {
+            let out = tmp.path().join(format!("{brk:?}-{revision}"));
+            let o = subject_run(&out, revision, Some("listener-cleanup,content-type"), brk);
+            assert_eq!(
+                o.status.code(),
+                Some(0),
+                "{brk:?} {revision}: {}",
+                support::output_text(&o)
+            );
+            let run = support::read_json(&out.join("run.json"));
+            let (_, verdict, reason) = verdicts(&run)
+                .into_iter()
+                .find(|v| v.0 == "listener-cleanup")
+                .expect("run.json has listener-cleanup");
+            assert_eq!(
+                (verdict.as_str(), reason.as_str()),
+                want,
+                "{brk:?} {revision}: {run}"
+            );
+            validate(&out, 0);
+        }
     }
 }
 

@@ -535,6 +535,27 @@ pub fn check_verdict(
             );
         }
     }
+    let undecided = |o: &Observation| {
+        o.observed == ProbeOutcome::NotObserved && UNDECIDED.contains(&o.observed_reason.as_str())
+    };
+    // A broken observation fails the check even when the other one could not
+    // be decided: each stands on its own requirement, so a property left
+    // open on one side never hides a failure the record shows on the other.
+    for (role, o) in [("positive", positive), ("negative control", negative)] {
+        let Some(o) = o else {
+            continue;
+        };
+        if !undecided(o) && !o.held() {
+            return verdict(
+                Verdict::Fail,
+                &o.observed_reason,
+                format!(
+                    "{role}: expected {} ({}), observed {} ({}): {}",
+                    o.expected, o.expected_reason, o.observed, o.observed_reason, o.detail
+                ),
+            );
+        }
+    }
     for (role, o) in [("positive", positive), ("negative control", negative)] {
         let Some(o) = o else {
             continue;
@@ -542,9 +563,7 @@ pub fn check_verdict(
         // The record shows the property could not be decided (a valid twin
         // refused too, -32601 for a version refusal, a behaviour the
         // specification leaves open): never a FAIL.
-        if o.observed == ProbeOutcome::NotObserved
-            && UNDECIDED.contains(&o.observed_reason.as_str())
-        {
+        if undecided(o) {
             return verdict(
                 Verdict::NotObserved,
                 &o.observed_reason,
@@ -1190,6 +1209,30 @@ mod tests {
             check_verdict(None, None, None, None).verdict,
             Verdict::NotObserved
         );
+    }
+
+    #[test]
+    fn a_side_left_open_never_hides_a_failure_on_the_other() {
+        let open = Observation {
+            observed: ProbeOutcome::NotObserved,
+            observed_reason: BEHAVIOUR_LEFT_OPEN.into(),
+            ..o(true, "")
+        };
+        let broken = o(false, "BROKEN");
+        let killed = mutant("MCP_RES_SYNTAX_GUARD");
+        for (p, n) in [(&open, &broken), (&broken, &open)] {
+            let v = check_verdict(Some(p), Some(n), Some(&killed), None);
+            assert_eq!((v.verdict, v.reason.as_str()), (Verdict::Fail, "BROKEN"));
+        }
+        // With the other side held, the open side leaves the check open.
+        let held = o(true, "");
+        for (p, n) in [(&open, &held), (&held, &open)] {
+            let v = check_verdict(Some(p), Some(n), Some(&killed), None);
+            assert_eq!(
+                (v.verdict, v.reason.as_str()),
+                (Verdict::NotObserved, BEHAVIOUR_LEFT_OPEN)
+            );
+        }
     }
 
     #[test]

@@ -84,6 +84,7 @@ Options:
   no-unauthorized-redirect     a foreign Origin gets 307 with
                                `Location: http://mcpres-probe.invalid/mcp`
   listener-cleanup             binds 0.0.0.0 and ignores SIGTERM
+  bind-all                     binds 0.0.0.0 (a SHOULD of MCP: left open, NOT_OBSERVED)
   socket-cleanup               accepted sockets are never closed (kept, no longer read)
                                and SIGTERM is ignored
 """
@@ -203,6 +204,7 @@ BREAKS = {
     "no-unauthorized-redirect": "a foreign Origin is redirected",
     "listener-cleanup": "binds 0.0.0.0 and ignores SIGTERM",
     "socket-cleanup": "accepted sockets are never closed; SIGTERM ignored",
+    "bind-all": "binds 0.0.0.0, stops on SIGTERM (a SHOULD: left open, NOT_OBSERVED)",
     # Allowed by the specification (no check FAILs): tests/profile_http.rs.
     "content-type-400": "an unsupported Content-Type gets 400 (not 415)",
     "legacy-only": "a 2025-era server: server/discover is -32601 (NOT_OBSERVED on 2026-07-28)",
@@ -465,7 +467,11 @@ class Subject:
                 diag("--bearer-env names an unset or empty variable")
                 sys.exit(2)
             self.token = value.encode("utf-8")
-        self.bind = "0.0.0.0" if self.broken("listener-cleanup") else args.bind
+        self.bind = (
+            "0.0.0.0"
+            if self.broken("listener-cleanup") or self.broken("bind-all")
+            else args.bind
+        )
         self.port = args.port
         self.listener = None
         self.origins = set()

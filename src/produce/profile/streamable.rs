@@ -195,7 +195,7 @@ pub const CHECKS: &[CheckDecl] = &[
             Basis::pos(MCP_2026, SECURITY_2026, L::Should, "a local server SHOULD bind only to localhost"),
             Basis::neg(PROFILE, "required check listener-cleanup", L::Profile, "on SIGTERM the server exits and its port stops accepting"),
         ])
-        .judged("No MUST: a loopback-only listener is a SHOULD and the stop the profile's requirement. Without a subject mcpres starts the check is NOT_OBSERVED."),
+        .judged("No MUST: a loopback-only listener is a SHOULD and the stop the profile's requirement. A listener bound beyond loopback is NOT_OBSERVED (`MCP_RES_BEHAVIOUR_LEFT_OPEN`), never FAIL; a listener left open after SIGTERM FAILs on the profile's requirement, whatever the bind. Without a subject mcpres starts the check is NOT_OBSERVED."),
     CheckDecl::new(P, "socket-cleanup", socket_cleanup, reasons::HTTP_SOCKETS_RELEASED, reasons::HTTP_SOCKETS_CLOSED_ON_STOP)
         .launch()
         .basis(&[
@@ -2011,9 +2011,24 @@ fn listener_cleanup(ctx: &Ctx) -> CheckRun {
                         a.parse::<IpAddr>()
                             .is_ok_and(|ip| ip.to_canonical().is_loopback())
                     });
+                // Binding beyond loopback is against a SHOULD, not a MUST:
+                // the property is left open, never failed.
+                let read =
+                    match answered(&r, &id, loopback, HELD, reasons::HTTP_LISTENER_NOT_LOOPBACK) {
+                        (Accept, reason) if reason == reasons::HTTP_LISTENER_NOT_LOOPBACK => (
+                            ProbeOutcome::NotObserved,
+                            reasons::BEHAVIOUR_LEFT_OPEN.to_string(),
+                        ),
+                        read => read,
+                    };
+                let said = if loopback || bound.is_empty() {
+                    String::new()
+                } else {
+                    " (beyond loopback: a SHOULD of the specification, left open)".to_string()
+                };
                 (
-                    answered(&r, &id, loopback, HELD, reasons::HTTP_LISTENER_NOT_LOOPBACK),
-                    format!("listening on {bound:?}"),
+                    read,
+                    format!("listening on {bound:?}{said}"),
                     json!({"boundAddresses": bound}),
                 )
             })

@@ -208,6 +208,10 @@ pub const STDOUT_POLLUTED: &str = "MCP_RES_STDOUT_POLLUTED";
 ///   it: when the stored stdout holds no result for that id (or only a
 ///   result with `isError: true`), the control's refusal is not credited
 ///   (NOT_OBSERVED, `MCP_RES_VALID_TWIN_REFUSED`).
+/// - a negative control credited as refused whose
+///   `transcript.observation.requestId` the stored bytes (stdout, or the
+///   received bytes of its connections) answer with a result that is not
+///   `isError`: accepted (`MCP_RES_LABEL_NOT_IN_RECORD`).
 /// - the negative control of a version or era refusal
 ///   ([`VERSION_REFUSALS`]) whose `transcript.observation.requestId` was
 ///   answered -32601 on stdout: not credited (NOT_OBSERVED,
@@ -252,21 +256,23 @@ pub fn rederive(
             ),
         ));
     }
-    // A control credited as refused whose request the stored stdout shows
-    // served (a result that is not `isError`) is not what the bytes give:
-    // the subject accepted the input the property forbids.
+    // A control credited as refused whose request the stored bytes (stdout,
+    // or the received bytes of its connections) show served (a result that
+    // is not `isError`) is not what the bytes give: the subject accepted the
+    // input the property forbids.
     if role == "negative"
         && o.held()
         && o.expected == ProbeOutcome::Reject
         && !RESULT_REFUSALS.contains(&id)
         && let Some(request) = transcript.pointer("/observation/requestId")
         && !request.is_null()
-        && let Some(stdout) = super::stdio::stdout_bytes(transcript)
-        && answer_to(&super::stdio::messages(&stdout), request).is_some_and(|m| {
-            m.get("result")
-                .is_some_and(|r| r.get("isError") != Some(&Value::Bool(true)))
-        })
+        && twin_accepted(transcript, request) == Some(true)
     {
+        let bytes = if transcript.get("connections").is_some() {
+            "received bytes"
+        } else {
+            "stdout"
+        };
         return Some((
             Observation {
                 observed: ProbeOutcome::Accept,
@@ -274,7 +280,7 @@ pub fn rederive(
                 ..o.clone()
             },
             format!(
-                "check {id}: its {role}.json credits the refusal {}, but its stored stdout answers the control {request} with a result",
+                "check {id}: its {role}.json credits the refusal {}, but its stored {bytes} answer the control {request} with a result",
                 o.expected_reason
             ),
         ));
@@ -372,10 +378,10 @@ pub fn rederive(
     None
 }
 
-/// Was the valid twin `twin` accepted (answered with a result that is not
-/// `isError: true`), by the stored stdout of a stdio transcript or the
-/// stored received bytes of an HTTP one? `None` when those bytes are not all
-/// stored.
+/// Was the request `twin` (a valid twin, or a control) accepted (answered
+/// with a result that is not `isError: true`), by the stored stdout of a
+/// stdio transcript or the stored received bytes of an HTTP one? `None` when
+/// those bytes are not all stored.
 fn twin_accepted(transcript: &Value, twin: &Value) -> Option<bool> {
     let messages = match super::http::messages(transcript) {
         Some(m) => m,
@@ -1297,6 +1303,49 @@ mod tests {
             })
             .collect();
         json!({"connections": [], "events": events})
+    }
+
+    #[test]
+    fn a_control_credited_as_refused_but_served_in_the_bytes_is_accepted() {
+        let n = Observation {
+            expected: ProbeOutcome::Reject,
+            ..o(true, "")
+        };
+        let twin = json!({"jsonrpc": "2.0", "id": 1, "result": {}});
+        let served = json!({"jsonrpc": "2.0", "id": 2, "result": {"content": []}});
+        let refused = json!({"jsonrpc": "2.0", "id": 2, "error": {"code": -32602, "message": "x"}});
+        let tool_error = json!({"jsonrpc": "2.0", "id": 2, "result": {"isError": true}});
+        let observation = json!({"twin": {"id": 1}, "requestId": 2});
+        // stdio: the stored stdout; HTTP: the received bytes of each connection.
+        let forms: [(&str, fn(&Value, &Value) -> Value); 2] = [
+            ("stdout", |a, b| stdout(&[a.clone(), b.clone()])),
+            ("received bytes", |a, b| {
+                http(&[(200, a.clone()), (200, b.clone())])
+            }),
+        ];
+        for (bytes, form) in forms {
+            let mut t = form(&twin, &served);
+            t["observation"] = observation.clone();
+            let (judged, why) = rederive("content-type", "negative", &n, &t)
+                .expect("the served control is read from the bytes");
+            assert_eq!(
+                (judged.observed, judged.observed_reason.as_str()),
+                (ProbeOutcome::Accept, LABEL_NOT_IN_RECORD),
+                "{why}"
+            );
+            assert!(why.contains(bytes), "{why}");
+            let v = check_verdict(Some(&o(true, "")), Some(&judged), Some(&mutant("X")), None);
+            assert_eq!(v.verdict, Verdict::Fail);
+            // Refused with an error or an `isError` result: credited as labelled.
+            for answer in [&refused, &tool_error] {
+                let mut t = form(&twin, answer);
+                t["observation"] = observation.clone();
+                assert!(
+                    rederive("content-type", "negative", &n, &t).is_none(),
+                    "{answer}"
+                );
+            }
+        }
     }
 
     #[test]

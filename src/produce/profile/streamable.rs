@@ -405,9 +405,10 @@ impl<'c, 'a> Bench<'c, 'a> {
     fn twinned(
         &self,
         reason: &str,
+        control: Option<&Value>,
         body: impl FnOnce(&Rec, &Session) -> ((ProbeOutcome, String), String, Value),
     ) -> Obs {
-        self.twinned_by(reason, self.ctx.live_request(), body)
+        self.twinned_by(reason, self.ctx.live_request(), control, body)
     }
 
     /// [`Bench::twinned`] with the twin `(id, message)` given: the control's
@@ -416,6 +417,7 @@ impl<'c, 'a> Bench<'c, 'a> {
         &self,
         reason: &str,
         (twin_id, twin): (Value, Value),
+        control: Option<&Value>,
         body: impl FnOnce(&Rec, &Session) -> ((ProbeOutcome, String), String, Value),
     ) -> Obs {
         let ctx = self.ctx;
@@ -425,6 +427,11 @@ impl<'c, 'a> Bench<'c, 'a> {
             let (mut c, detail, mut summary) = body(rec, s);
             c = super::check::twin_bound(c, accepted);
             summary["twin"] = json!({"id": twin_id, "reply": t.label()});
+            // The control's own id, so the judge can read from the stored
+            // bytes whether the subject served it.
+            if let Some(id) = control.filter(|id| !id.is_null()) {
+                summary["requestId"] = id.clone();
+            }
             (c, format!("valid twin: {}; {detail}", t.label()), summary)
         })
     }
@@ -444,7 +451,7 @@ impl<'c, 'a> Bench<'c, 'a> {
         let ctx = self.ctx;
         let (id, msg) = ctx.live_request();
         let classify = |r: &Resp| refusal(r, Some(&id), &refused, refused_reason, accepted_reason);
-        let n = self.twinned(refused_reason, |rec, s| {
+        let n = self.twinned(refused_reason, Some(&id), |rec, s| {
             let r = ctx.post_fresh(rec, &self.server, s, &msg, &shape);
             (classify(&r), format!("{what}: {}", r.label()), r.summary())
         });
@@ -727,7 +734,7 @@ fn request_response_binding(ctx: &Ctx) -> CheckRun {
             reasons::HTTP_UNBINDABLE_ID_ACCEPTED,
         )
     };
-    let n = b.twinned(REFUSED, |rec, s| {
+    let n = b.twinned(REFUSED, None, |rec, s| {
         let r = ctx.post_fresh(rec, &b.server, s, &msg, &Shape::default());
         let c = if r.frames.iter().any(|(_, f)| f.get("result").is_some()) {
             (Accept, reasons::HTTP_UNBINDABLE_ID_ACCEPTED.to_string())
@@ -849,7 +856,7 @@ fn long_lived_response_stream(ctx: &Ctx) -> CheckRun {
         tool.as_ref().map_or(json!({}), |t| t.args(1, 10)),
         true,
     );
-    let n = b.twinned_by(REFUSED, (twin_id, twin), |rec, s| {
+    let n = b.twinned_by(REFUSED, (twin_id, twin), Some(&id), |rec, s| {
         let r = ctx.post_fresh(rec, &b.server, s, &msg, &Shape::default());
         (
             classify(&r),
@@ -1026,7 +1033,7 @@ fn header_body_separation(ctx: &Ctx) -> CheckRun {
             reasons::HTTP_HEADER_BODY_MISMATCH_ACCEPTED,
         )
     };
-    let n = b.twinned(REFUSED, |rec, s| {
+    let n = b.twinned(REFUSED, Some(&id), |rec, s| {
         let (shape, msg, what) = if ctx.modern() {
             (
                 Shape {
@@ -1171,7 +1178,7 @@ fn interrupted_body(ctx: &Ctx) -> CheckRun {
         )
     });
     let (id, msg) = ctx.live_request();
-    let n = b.twinned(REFUSED, |rec, s| {
+    let n = b.twinned(REFUSED, Some(&id), |rec, s| {
         let (head, body) = split_head(&ctx.http_request(&b.server, s, &msg, &Shape::default()));
         let Ok(mut conn) = Conn::open(rec, b.server.addr) else {
             return (
@@ -1375,7 +1382,7 @@ fn retry(ctx: &Ctx) -> CheckRun {
             reasons::HTTP_STALE_RETRY_ACCEPTED,
         )
     };
-    let n = b.twinned(REFUSED, |rec, s| {
+    let n = b.twinned(REFUSED, Some(&id), |rec, s| {
         let (shape, msg, what) = if ctx.modern() {
             let mut m = msg.clone();
             let version = super::check::unsupported_version();
@@ -1584,7 +1591,7 @@ fn malformed_chunk(ctx: &Ctx) -> CheckRun {
             )
         }
     };
-    let n = b.twinned(REFUSED, |rec, s| {
+    let n = b.twinned(REFUSED, Some(&id), |rec, s| {
         // One chunk whose size line is no hex number.
         let body = serde_json::to_vec(&msg).expect("serializes");
         let mut request = ctx.http_post(&b.server, s, &msg, &Shape::default());
@@ -1663,7 +1670,7 @@ fn oversized_event(ctx: &Ctx) -> CheckRun {
             reasons::HTTP_OVERSIZED_BODY_ACCEPTED,
         )
     };
-    let n = b.twinned(REFUSED, |rec, s| {
+    let n = b.twinned(REFUSED, Some(&id), |rec, s| {
         let wire = ctx.http_request(&b.server, s, &msg, &Shape::default());
         let r = match Conn::open(rec, b.server.addr) {
             Ok(mut c) => c.write_then_read(&wire, ctx.answer),
@@ -1919,7 +1926,7 @@ fn no_unauthorized_redirect(ctx: &Ctx) -> CheckRun {
             )
         }
     };
-    let n = b.twinned(REFUSED, |rec, s| {
+    let n = b.twinned(REFUSED, Some(&id), |rec, s| {
         let shape = Shape {
             extra: vec![("Origin".into(), format!("http://{foreign}"))],
             ..Shape::default()

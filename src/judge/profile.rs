@@ -1317,7 +1317,8 @@ mod tests {
         let tool_error = json!({"jsonrpc": "2.0", "id": 2, "result": {"isError": true}});
         let observation = json!({"twin": {"id": 1}, "requestId": 2});
         // stdio: the stored stdout; HTTP: the received bytes of each connection.
-        let forms: [(&str, fn(&Value, &Value) -> Value); 2] = [
+        type Form = fn(&Value, &Value) -> Value;
+        let forms: [(&str, Form); 2] = [
             ("stdout", |a, b| stdout(&[a.clone(), b.clone()])),
             ("received bytes", |a, b| {
                 http(&[(200, a.clone()), (200, b.clone())])

@@ -787,3 +787,38 @@ fn an_http_failure_relabelled_as_a_refused_twin_is_refused_from_its_bytes() {
     let (_, report) = validate(&dir);
     assert!(findings_of(&report, CODE).is_empty(), "{report:#}");
 }
+
+/// A Streamable HTTP control the subject served (server-everything answers a
+/// foreign `Origin` with a result), relabelled as the refusal it should have
+/// been and claimed as a PASS, with every digest following. The control's
+/// own request id is in its transcript, and the stored connection bytes hold
+/// the result for it, so `validate` refuses the directory.
+#[test]
+fn an_http_control_served_in_its_bytes_cannot_be_relabelled_as_refused() {
+    let (_tmp, dir) = copy_of("bundles/field/evidence/legs/everything-http-2025-11-25");
+    let id = "no-unauthorized-redirect";
+    let path = dir.join(format!("artifacts/{id}/negative.json"));
+    let mut negative = read(&path);
+    assert!(
+        negative
+            .pointer("/transcript/observation/requestId")
+            .is_some(),
+        "{negative}"
+    );
+    assert_eq!(negative["observedOutcome"], "ACCEPT", "{negative}");
+    negative["observedOutcome"] = negative["expectedOutcome"].clone();
+    negative["observedReasonCode"] = negative["expectedReasonCode"].clone();
+    negative["propertyReached"] = json!(true);
+    write(&path, &negative);
+    let mut r = Relabel::open(&dir);
+    r.pass(id);
+    r.save();
+    let (code, report) = validate(&dir);
+    assert_eq!(code, 1, "{report:#}");
+    let raw: Vec<&str> = findings_of(&report, CODE)
+        .iter()
+        .filter_map(|f| f["message"].as_str())
+        .filter(|m| m.contains("received bytes answer the control"))
+        .collect();
+    assert_eq!(raw.len(), 1, "{report:#}");
+}

@@ -822,3 +822,35 @@ fn an_http_control_served_in_its_bytes_cannot_be_relabelled_as_refused() {
         .collect();
     assert_eq!(raw.len(), 1, "{report:#}");
 }
+
+/// A positive claimed as held whose stored bytes never show the
+/// conversation open (every stdout chunk of its transcript emptied, every
+/// digest following): the judge reads the opening from stdin and stdout,
+/// finds no result for it, and `validate` refuses the PASS.
+#[test]
+fn a_positive_whose_bytes_never_open_the_conversation_is_refused() {
+    let (_tmp, dir) = copy_of("bundles/profiles/reference-stdio-transport-2025-11-25");
+    let id = "released-message-framing";
+    let path = dir.join(format!("artifacts/{id}/positive.json"));
+    let mut positive = read(&path);
+    assert_eq!(positive["observedOutcome"], positive["expectedOutcome"]);
+    let mut emptied = 0;
+    for c in positive["transcript"]["chunks"].as_array_mut().unwrap() {
+        if c["stream"] == "stdout" {
+            c["text"] = json!("");
+            emptied += 1;
+        }
+    }
+    assert!(emptied > 0, "{positive}");
+    write(&path, &positive);
+    let mut r = Relabel::open(&dir);
+    r.save();
+    let (code, report) = validate(&dir);
+    assert_eq!(code, 1, "{report:#}");
+    let raw: Vec<&str> = findings_of(&report, CODE)
+        .iter()
+        .filter_map(|f| f["message"].as_str())
+        .filter(|m| m.contains("no opening request"))
+        .collect();
+    assert_eq!(raw.len(), 1, "{report:#}");
+}

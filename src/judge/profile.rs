@@ -208,6 +208,9 @@ pub const STDOUT_POLLUTED: &str = "MCP_RES_STDOUT_POLLUTED";
 ///   it: when the stored stdout holds no result for that id (or only a
 ///   result with `isError: true`), the control's refusal is not credited
 ///   (NOT_OBSERVED, `MCP_RES_VALID_TWIN_REFUSED`).
+/// - a positive credited as held whose stored stdin sends opening requests
+///   (`initialize`, `server/discover`) none of which the stored stdout
+///   answers with a result: the conversation never opened (`MCP_RES_OPEN_FAILED`).
 /// - a negative control credited as refused whose
 ///   `transcript.observation.requestId` the stored bytes (stdout, or the
 ///   received bytes of its connections) answer with a result that is not
@@ -234,6 +237,22 @@ pub fn rederive(
             },
             format!(
                 "check {id}: its {role}.json says {REVISION_NOT_SPOKEN}, but its stored transcript holds no `server/discover` answered -32601"
+            ),
+        ));
+    }
+    // A positive credited as held whose stored stdin sends the opening
+    // request(s) while the stored stdout answers none of them with a result:
+    // the conversation never opened, whatever the label says.
+    if role == "positive" && o.held() && super::stdio::opened(transcript) == Some(false) {
+        return Some((
+            Observation {
+                observed: ProbeOutcome::NotObserved,
+                observed_reason: OPEN_FAILED.into(),
+                reached: false,
+                ..o.clone()
+            },
+            format!(
+                "check {id}: its {role}.json says the property held, but no opening request (initialize, server/discover) of its stored stdin is answered with a result on its stored stdout"
             ),
         ));
     }
@@ -1303,6 +1322,34 @@ mod tests {
             })
             .collect();
         json!({"connections": [], "events": events})
+    }
+
+    #[test]
+    fn a_positive_held_without_an_opening_in_the_bytes_is_not_held() {
+        let p = Observation {
+            expected: ProbeOutcome::Accept,
+            observed: ProbeOutcome::Accept,
+            ..o(true, "")
+        };
+        let line = |v: Value| json!({"stream": "stdin", "text": format!("{v}\n")});
+        let out = |v: Value| json!({"stream": "stdout", "text": format!("{v}\n")});
+        let discover = json!({"jsonrpc": "2.0", "id": 1, "method": "server/discover"});
+        let initialize = json!({"jsonrpc": "2.0", "id": 2, "method": "initialize"});
+        let refused = json!({"jsonrpc": "2.0", "id": 1, "error": {"code": -32601, "message": "x"}});
+        let opened = json!({"jsonrpc": "2.0", "id": 2, "result": {}});
+        // Only the era probe, refused: never opened.
+        let t = json!({"chunks": [line(discover.clone()), out(refused.clone())]});
+        let (judged, why) = rederive("silent-process", "positive", &p, &t).expect("not opened");
+        assert_eq!(judged.observed_reason, OPEN_FAILED, "{why}");
+        let v = check_verdict(Some(&judged), Some(&o(true, "")), Some(&mutant("X")), None);
+        assert_eq!(v.verdict, Verdict::Fail);
+        // The fallback `initialize` answered with a result: opened.
+        let t = json!({"chunks": [line(discover), out(refused), line(initialize), out(opened)]});
+        assert!(rederive("silent-process", "positive", &p, &t).is_none());
+        // No opening request sent at all: nothing to read.
+        let t =
+            json!({"chunks": [line(json!({"jsonrpc": "2.0", "id": 3, "method": "tools/list"}))]});
+        assert!(rederive("silent-process", "positive", &p, &t).is_none());
     }
 
     #[test]

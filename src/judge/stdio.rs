@@ -21,9 +21,15 @@ use serde_json::Value;
 /// transcript records no chunks (not a stdio probe, or the subject never
 /// started) or a stdout chunk is elided (its bytes are not stored).
 pub fn stdout_bytes(transcript: &Value) -> Option<Vec<u8>> {
+    stream_bytes(transcript, "stdout")
+}
+
+/// The bytes of `stream` (`stdin`, `stdout`, `stderr`) of a stdio probe's
+/// transcript, in order; `None` as for [`stdout_bytes`].
+pub fn stream_bytes(transcript: &Value, stream: &str) -> Option<Vec<u8>> {
     let chunks = transcript.get("chunks")?.as_array()?;
     let mut out = Vec::new();
-    for c in chunks.iter().filter(|c| c["stream"] == "stdout") {
+    for c in chunks.iter().filter(|c| c["stream"] == stream) {
         if let Some(text) = c["text"].as_str() {
             out.extend_from_slice(text.as_bytes());
         } else if let Some(b64) = c["base64"].as_str() {
@@ -33,6 +39,28 @@ pub fn stdout_bytes(transcript: &Value) -> Option<Vec<u8>> {
         }
     }
     Some(out)
+}
+
+/// Did the conversation open: is one of the opening requests the stored
+/// stdin sends (`initialize`, `server/discover`) answered with a result on
+/// the stored stdout? `None` when stdin sends none, or the bytes of either
+/// stream are not all stored.
+pub fn opened(transcript: &Value) -> Option<bool> {
+    let stdin = stream_bytes(transcript, "stdin")?;
+    let openings: Vec<Value> = messages(&stdin)
+        .into_iter()
+        .filter(|m| matches!(m["method"].as_str(), Some("initialize" | "server/discover")))
+        .filter_map(|m| m.get("id").cloned())
+        .collect();
+    if openings.is_empty() {
+        return None;
+    }
+    let answers = messages(&stdout_bytes(transcript)?);
+    Some(openings.iter().any(|id| {
+        answers.iter().any(|a| {
+            a.get("id") == Some(id) && a.get("method").is_none() && a.get("result").is_some()
+        })
+    }))
 }
 
 /// Does the subject's stdout end with a torn line (bytes after the last LF)?

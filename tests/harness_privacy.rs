@@ -155,3 +155,59 @@ fn the_test_decoder_sees_escaped_secrets() {
         );
     }
 }
+
+/// mcpres's own `OLDPWD` (a directory, not a secret, though its name ends in
+/// "PWD") is not redacted: the subject's script path, which lies under that
+/// directory and is recorded in the bundle, stays as it is, and the privacy
+/// report names no finding for it. Its twin, the same directory in a
+/// secret-named variable of mcpres's environment (`DB_PWD`), is redacted
+/// from every file and named by the report.
+#[test]
+fn the_previous_working_directory_is_no_secret() {
+    let tmp = tempfile::tempdir().unwrap();
+    // The script copied into a directory of its own (the working directory
+    // and home are redacted as such, whatever OLDPWD says).
+    let dir = tmp.path().join("previous-directory");
+    std::fs::create_dir(&dir).unwrap();
+    let script = dir.join("escaped_secrets_server.py");
+    std::fs::copy(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/subjects/escaped_secrets_server.py"),
+        &script,
+    )
+    .unwrap();
+    for (name, secret) in [("OLDPWD", false), ("DB_PWD", true)] {
+        let out = tmp.path().join(format!("bundle-{name}"));
+        let o = command()
+            .env(name, &dir)
+            .args(["run", "--scenario", "generic", "-o"])
+            .arg(&out)
+            .args(["--", "python3"])
+            .arg(&script)
+            .output()
+            .expect("run mcpres");
+        assert!(
+            matches!(o.status.code(), Some(0 | 1)),
+            "{name}: {}",
+            output_text(&o)
+        );
+        let path = dir.to_str().unwrap();
+        let holding = walk(&out)
+            .into_iter()
+            .filter(|f| text(&std::fs::read(f).unwrap()).contains(path))
+            .count();
+        let report = read_json(&out.join("raw/privacy-report.json"));
+        if secret {
+            assert_eq!(holding, 0, "{name}: the path survives in {holding} file(s)");
+            assert!(report.to_string().contains(name), "{name}: {report}");
+        } else {
+            assert!(
+                holding > 0,
+                "{name}: no bundle file records the script path {path}"
+            );
+            assert!(
+                !report.to_string().contains(name),
+                "{name} was treated as a secret: {report}"
+            );
+        }
+    }
+}

@@ -19,6 +19,9 @@
 //!   (PASS);
 //! - a subject that writes debug lines on stdout from its fourth request on
 //!   fails stdout-protocol-purity (its positive serves several requests);
+//! - a subject slower to start than the answer bound (but within the
+//!   start-up bound) passes the checks whose request is a fresh process's
+//!   first line;
 //! - a legacy-only subject at 2026-07-28: checks it never reached are
 //!   NOT_OBSERVED (`MCP_RES_REVISION_NOT_SPOKEN`), the opening's own check
 //!   fails on the revision's MUST;
@@ -84,6 +87,18 @@ fn run_beside(
     beside: &str,
     breaks: &[&str],
 ) -> (String, String, String) {
+    run_with(profile, revision, check, beside, breaks, &[])
+}
+
+/// [`run_beside`], with `runner` given to `mcpres profile run` too.
+fn run_with(
+    profile: &str,
+    revision: &str,
+    check: &str,
+    beside: &str,
+    breaks: &[&str],
+    runner: &[&str],
+) -> (String, String, String) {
     let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
     let work = tempfile::tempdir().unwrap();
     let out = work.path().join("out");
@@ -100,6 +115,7 @@ fn run_beside(
         .args(["profile", "run", profile, "-o"])
         .arg(&out)
         .args(["--revision", revision, "--checks", &checks])
+        .args(runner)
         .arg("--")
         .args(&program)
         .stdin(Stdio::null())
@@ -334,23 +350,49 @@ fn a_request_before_initialize_answered_is_left_open() {
 
 #[test]
 fn a_served_16_mib_line_is_left_open() {
-    let got = run(STDIO, REV_2026, "oversized-line", &["unbounded-lines"]);
-    assert_verdict(&got, "NOT_OBSERVED", Some("MCP_RES_BEHAVIOUR_LEFT_OPEN"));
+    for rev in [REV_2025, REV_2026] {
+        let got = run(STDIO, rev, "oversized-line", &["unbounded-lines"]);
+        assert_verdict(&got, "NOT_OBSERVED", Some("MCP_RES_BEHAVIOUR_LEFT_OPEN"));
+    }
 }
 
 #[test]
 fn invalid_utf8_inside_meta_served_is_left_open() {
-    let got = run(
-        STDIO,
-        REV_2025,
-        "malformed-output",
-        &["accept-invalid-utf8"],
-    );
-    assert_verdict(&got, "NOT_OBSERVED", Some("MCP_RES_BEHAVIOUR_LEFT_OPEN"));
+    for rev in [REV_2025, REV_2026] {
+        let got = run(STDIO, rev, "malformed-output", &["accept-invalid-utf8"]);
+        assert_verdict(&got, "NOT_OBSERVED", Some("MCP_RES_BEHAVIOUR_LEFT_OPEN"));
+    }
 }
 
 #[test]
 fn an_ignored_sigint_is_left_open() {
-    let got = run(STDIO, REV_2025, "interruption", &["ignore-sigint"]);
-    assert_verdict(&got, "NOT_OBSERVED", Some("MCP_RES_BEHAVIOUR_LEFT_OPEN"));
+    for rev in [REV_2025, REV_2026] {
+        let got = run(STDIO, rev, "interruption", &["ignore-sigint"]);
+        assert_verdict(&got, "NOT_OBSERVED", Some("MCP_RES_BEHAVIOUR_LEFT_OPEN"));
+    }
+}
+
+/// A subject that takes 3 s before it reads its first line, with an answer
+/// bound of 1.5 s and the default start-up bound (10 s): every first answer
+/// of a fresh process is judged against the start-up bound, so the checks
+/// whose request is the first line a process gets pass as they do for the
+/// quick twin (`tests/profile_checks.rs`), never OPEN_FAILED, SUBJECT_EXITED
+/// or a start-up timeout.
+#[test]
+fn a_subject_slower_to_start_than_the_answer_bound_is_judged_on_the_start_up_bound() {
+    let runner = ["--answer-timeout-ms", "1500"];
+    for rev in [REV_2025, REV_2026] {
+        for (profile, check, beside) in [
+            (STDIO, "startup-timeout", "no-process-as-conversation"),
+            (STDIO, "no-process-as-conversation", "silent-process"),
+            (
+                REVISION,
+                "no-connection-as-conversation",
+                "explicit-protocol-revision",
+            ),
+        ] {
+            let got = run_with(profile, rev, check, beside, &["slow-start"], &runner);
+            assert_verdict(&got, "PASS", None);
+        }
+    }
 }

@@ -336,7 +336,11 @@ fn a_subject_that_never_opens_leaves_a_missing_control_not_observed() {
         "{evaluation}"
     );
     let good = run_profile(revision, work.path(), &subject_path(), checks, &[], &[]);
-    for id in ["capability-declaration", "explicit-protocol-revision"] {
+    for id in [
+        "capability-declaration",
+        "json-schema-dialect-identity",
+        "explicit-protocol-revision",
+    ] {
         assert_eq!(good.verdict(id).0, "PASS", "{}", good.text);
     }
 }

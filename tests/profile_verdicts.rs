@@ -291,6 +291,15 @@ fn an_error_answered_control_and_a_silent_mutant_are_different_observations() {
         &["silent-parse-errors"],
     );
     assert_verdict(&got, "PASS", Some("MCP_RES_REQUEST_ID_ECHOED"));
+    // The same with a control refused -32602 (invalid params): `"params": 5`
+    // for `server/discover` at 2026-07-28.
+    let got = run(
+        REVISION,
+        REV_2026,
+        "server-discover",
+        &["silent-parse-errors"],
+    );
+    assert_verdict(&got, "PASS", Some("MCP_RES_DISCOVER_COMPLETE"));
 }
 
 #[test]

@@ -854,3 +854,34 @@ fn a_positive_whose_bytes_never_open_the_conversation_is_refused() {
         .collect();
     assert_eq!(raw.len(), 1, "{report:#}");
 }
+
+/// A Streamable HTTP positive claimed as accepted whose stored connection
+/// bytes answer none of the requests it sent (every received chunk emptied,
+/// every digest following): `validate` refuses the PASS.
+#[test]
+fn an_http_positive_with_nothing_answered_in_its_bytes_is_refused() {
+    let (_tmp, dir) = copy_of("bundles/field/evidence/legs/reference-http-2025-11-25");
+    let id = "content-type";
+    let path = dir.join(format!("artifacts/{id}/positive.json"));
+    let mut positive = read(&path);
+    assert_eq!(positive["observedOutcome"], "ACCEPT", "{positive}");
+    let mut emptied = 0;
+    for e in positive["transcript"]["events"].as_array_mut().unwrap() {
+        if e["stream"] == "received" {
+            e["text"] = json!("");
+            emptied += 1;
+        }
+    }
+    assert!(emptied > 0, "{positive}");
+    write(&path, &positive);
+    let mut r = Relabel::open(&dir);
+    r.save();
+    let (code, report) = validate(&dir);
+    assert_eq!(code, 1, "{report:#}");
+    let raw: Vec<&str> = findings_of(&report, CODE)
+        .iter()
+        .filter_map(|f| f["message"].as_str())
+        .filter(|m| m.contains("answer none of the requests sent"))
+        .collect();
+    assert_eq!(raw.len(), 1, "{report:#}");
+}

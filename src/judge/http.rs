@@ -23,10 +23,15 @@ use serde_json::Value;
 /// events (not an HTTP probe) or a received chunk is elided (its bytes are
 /// not stored).
 pub fn received(transcript: &Value) -> Option<BTreeMap<u64, Vec<u8>>> {
+    stream(transcript, "received")
+}
+
+/// [`received`] for the bytes mcpres sent (`sent`) or received.
+fn stream(transcript: &Value, which: &str) -> Option<BTreeMap<u64, Vec<u8>>> {
     transcript.get("connections")?;
     let mut out: BTreeMap<u64, Vec<u8>> = BTreeMap::new();
     for e in transcript.get("events")?.as_array()? {
-        if e["stream"] != "received" {
+        if e["stream"] != which {
             continue;
         }
         let Some(conn) = e["connection"].as_u64() else {
@@ -55,8 +60,26 @@ pub fn messages(transcript: &Value) -> Option<Vec<Value>> {
     )
 }
 
+/// Every JSON-RPC message mcpres sent in a request body on any connection
+/// of the transcript; `None` as for [`received`] (of the sent bytes).
+pub fn sent_messages(transcript: &Value) -> Option<Vec<Value>> {
+    Some(
+        stream(transcript, "sent")?
+            .values()
+            .flat_map(|bytes| framed(bytes, true))
+            .collect(),
+    )
+}
+
 /// The JSON-RPC messages of the HTTP/1.1 responses in `bytes`.
-pub fn responses(mut bytes: &[u8]) -> Vec<Value> {
+pub fn responses(bytes: &[u8]) -> Vec<Value> {
+    framed(bytes, false)
+}
+
+/// The JSON-RPC messages of the HTTP/1.1 messages in `bytes`: responses, or
+/// requests (`request`: a request without `Content-Length` or the chunked
+/// coding has no body).
+fn framed(mut bytes: &[u8], request: bool) -> Vec<Value> {
     let mut out = Vec::new();
     while let Some(end) = find(bytes, b"\r\n\r\n") {
         let head = String::from_utf8_lossy(&bytes[..end]).to_ascii_lowercase();
@@ -73,7 +96,7 @@ pub fn responses(mut bytes: &[u8]) -> Vec<Value> {
             })
         };
         // An interim response has no body; a 204 or 304 neither.
-        if (100..200).contains(&status) || status == 204 || status == 304 {
+        if !request && ((100..200).contains(&status) || status == 204 || status == 304) {
             bytes = rest;
             continue;
         }
@@ -82,6 +105,8 @@ pub fn responses(mut bytes: &[u8]) -> Vec<Value> {
         } else if let Some(n) = header("content-length").and_then(|n| n.parse::<usize>().ok()) {
             let n = n.min(rest.len());
             (rest[..n].to_vec(), n)
+        } else if request {
+            (Vec::new(), 0)
         } else {
             (rest.to_vec(), rest.len())
         };

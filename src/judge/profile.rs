@@ -211,6 +211,8 @@ pub const STDOUT_POLLUTED: &str = "MCP_RES_STDOUT_POLLUTED";
 /// - a positive credited as held whose stored stdin sends opening requests
 ///   (`initialize`, `server/discover`) none of which the stored stdout
 ///   answers with a result: the conversation never opened (`MCP_RES_OPEN_FAILED`).
+/// - a positive credited as accepted whose stored bytes answer none of the
+///   requests it sent: not accepted (`MCP_RES_LABEL_NOT_IN_RECORD`).
 /// - a negative control credited as refused whose
 ///   `transcript.observation.requestId` the stored bytes (stdout, or the
 ///   received bytes of its connections) answer with a result that is not
@@ -253,6 +255,24 @@ pub fn rederive(
             },
             format!(
                 "check {id}: its {role}.json says the property held, but no opening request (initialize, server/discover) of its stored stdin is answered with a result on its stored stdout"
+            ),
+        ));
+    }
+    // A positive credited as accepted whose stored bytes answer none of the
+    // requests it sent (neither a result nor an error) shows no acceptance.
+    if role == "positive"
+        && o.held()
+        && o.expected == ProbeOutcome::Accept
+        && any_request_answered(transcript) == Some(false)
+    {
+        return Some((
+            Observation {
+                observed: ProbeOutcome::NoEffect,
+                observed_reason: LABEL_NOT_IN_RECORD.into(),
+                ..o.clone()
+            },
+            format!(
+                "check {id}: its {role}.json says the subject accepted, but its stored bytes answer none of the requests sent"
             ),
         ));
     }
@@ -409,6 +429,38 @@ fn twin_accepted(transcript: &Value, twin: &Value) -> Option<bool> {
     Some(answer_to(&messages, twin).is_some_and(|m| {
         m.get("result")
             .is_some_and(|r| r.get("isError") != Some(&Value::Bool(true)))
+    }))
+}
+
+/// Did the subject answer (with a result or an error) any request the
+/// transcript shows sent (stdin, or the request bodies of its
+/// connections)? `None` when the bytes are not all stored or no request
+/// with an id was sent.
+fn any_request_answered(transcript: &Value) -> Option<bool> {
+    let (sent, got) = if transcript.get("connections").is_some() {
+        (
+            super::http::sent_messages(transcript)?,
+            super::http::messages(transcript)?,
+        )
+    } else {
+        (
+            super::stdio::messages(&super::stdio::stream_bytes(transcript, "stdin")?),
+            super::stdio::messages(&super::stdio::stdout_bytes(transcript)?),
+        )
+    };
+    let ids: Vec<&Value> = sent
+        .iter()
+        .filter(|m| m.get("method").is_some())
+        .filter_map(|m| m.get("id"))
+        .filter(|id| !id.is_null())
+        .collect();
+    if ids.is_empty() {
+        return None;
+    }
+    Some(got.iter().any(|a| {
+        a.get("method").is_none()
+            && (a.get("result").is_some() || a.get("error").is_some())
+            && a.get("id").is_some_and(|id| ids.contains(&id))
     }))
 }
 
@@ -1346,10 +1398,55 @@ mod tests {
         // The fallback `initialize` answered with a result: opened.
         let t = json!({"chunks": [line(discover), out(refused), line(initialize), out(opened)]});
         assert!(rederive("silent-process", "positive", &p, &t).is_none());
-        // No opening request sent at all: nothing to read.
-        let t =
-            json!({"chunks": [line(json!({"jsonrpc": "2.0", "id": 3, "method": "tools/list"}))]});
+        // No opening request sent at all: no opening to read; the request
+        // sent answered, nothing else to read either.
+        let t = json!({"chunks": [
+            line(json!({"jsonrpc": "2.0", "id": 3, "method": "tools/list"})),
+            out(json!({"jsonrpc": "2.0", "id": 3, "result": {"tools": []}})),
+        ]});
         assert!(rederive("silent-process", "positive", &p, &t).is_none());
+    }
+
+    #[test]
+    fn a_positive_accepted_with_no_request_answered_in_the_bytes_is_not_held() {
+        let p = Observation {
+            expected: ProbeOutcome::Accept,
+            observed: ProbeOutcome::Accept,
+            ..o(true, "")
+        };
+        let request = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/list"});
+        let served = json!({"jsonrpc": "2.0", "id": 3, "error": {"code": -32601, "message": "x"}});
+        let stranger = json!({"jsonrpc": "2.0", "id": 4, "result": {}});
+        let stdio = |answer: &Value| {
+            json!({"chunks": [
+                {"stream": "stdin", "text": format!("{request}\n")},
+                {"stream": "stdout", "text": format!("{answer}\n")},
+            ]})
+        };
+        let web = |answer: &Value| {
+            let body = request.to_string();
+            let mut t = http(&[(200, answer.clone())]);
+            t["events"].as_array_mut().unwrap().push(json!({
+                "connection": 1, "stream": "sent", "text": format!(
+                    "POST /mcp HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+                    body.len()
+                )
+            }));
+            t
+        };
+        for t in [stdio(&stranger), web(&stranger)] {
+            let (judged, why) =
+                rederive("keepalive", "positive", &p, &t).expect("nothing sent was answered");
+            assert_eq!(
+                (judged.observed, judged.observed_reason.as_str()),
+                (ProbeOutcome::NoEffect, LABEL_NOT_IN_RECORD),
+                "{why}"
+            );
+        }
+        // Answered (an error is an answer): the label stands.
+        for t in [stdio(&served), web(&served)] {
+            assert!(rederive("keepalive", "positive", &p, &t).is_none(), "{t}");
+        }
     }
 
     #[test]

@@ -33,7 +33,7 @@ reasons! {
         VALID_TWIN_REFUSED "MCP_RES_VALID_TWIN_REFUSED" NotObserved
             "The near-identical valid request sent on the same connection just before the negative control was not accepted (an error, an isError result, silence or a close), so the control's refusal cannot be bound to the property: the check is not observed, never a PASS.";
         LABEL_NOT_IN_RECORD "MCP_RES_LABEL_NOT_IN_RECORD" Wrong
-            "Given by the judge, never by a runner: an observation's label says what its stored bytes do not show (a valid twin called refused whose accepting result the stored transcript holds). The observation is judged as not made, so its check fails, and `validate` refuses the directory whose labels say otherwise.";
+            "Given by the judge: an observation's label says what its stored bytes do not show (a valid twin called refused whose accepting result the stored transcript holds; a control called refused that the bytes show served with a result; a positive called accepted whose bytes answer none of its requests). The observation is judged as the bytes give it, so its check fails, and `validate` refuses the directory whose labels say otherwise.";
         METHOD_NOT_FOUND_NOT_CREDITED "MCP_RES_METHOD_NOT_FOUND_NOT_CREDITED" NotObserved
             "The control was answered -32601 (method not found): the subject does not serve the method at all, so a refusal of the version or era it names is not observed.";
         BEHAVIOUR_LEFT_OPEN "MCP_RES_BEHAVIOUR_LEFT_OPEN" NotObserved

@@ -308,7 +308,11 @@ fn resource_run(out: &Path, marker: &str, defect: Option<&str>) -> (Option<i32>,
         Duration::from_secs(120),
         "mcpres oauth run --resource",
     );
-    seen.extend(rx.try_iter());
+    // The reader thread may still hold lines written before the exit: read
+    // until it ends (the pipe closed), not only what has arrived.
+    while let Ok(line) = rx.recv_timeout(Duration::from_secs(30)) {
+        seen.push(line);
+    }
     rustix::process::kill_process(
         rustix::process::Pid::from_child(&subject),
         rustix::process::Signal::TERM,

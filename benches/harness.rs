@@ -123,6 +123,7 @@ async fn harness_session(epoch: Instant) -> Session {
         &Default::default(),
         None,
         None,
+        None,
     )
     .expect("start the subject");
     let (_, how) = round_trip(&mut session, &initialize(), 0, LIMIT)

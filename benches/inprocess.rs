@@ -12,9 +12,9 @@ use std::path::Path;
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use mcpres::attest::dsse::{decode_base64, pae};
 use mcpres::attest::keys::{KeyPair, PublicKey};
-use mcpres::attest::sign::{SignOptions, attest, create_statement, sign_statement};
 use mcpres::json::{canonical, parse_default};
 use mcpres::produce::builder::{synthetic_bundle, to_file_bytes};
+use mcpres::produce::sign::{SignOptions, attest, create_statement, sign_statement};
 use mcpres::validate::{Options, validate_document};
 use serde_json::Value;
 

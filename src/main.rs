@@ -9,5 +9,16 @@ mod cli;
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> std::process::ExitCode {
+    // The sandbox's helper (src/produce/drive/sandbox.rs): a subject's first
+    // step inside its namespaces, before anything else of mcpres runs.
+    #[cfg(feature = "server")]
+    {
+        use mcpres::produce::drive::sandbox;
+        let mut args = std::env::args_os().skip(1);
+        if args.next().as_deref() == Some(std::ffi::OsStr::new(sandbox::EXEC_ARG)) {
+            let rest: Vec<std::ffi::OsString> = args.collect();
+            return std::process::ExitCode::from(sandbox::exec_main(&rest));
+        }
+    }
     std::process::ExitCode::from(cli::main())
 }

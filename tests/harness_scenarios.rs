@@ -566,8 +566,12 @@ fn a_temporary_file_left_behind_fails_the_cleanup_check() {
     std::fs::create_dir(&residue).unwrap();
     let out = tmp.path().join("bundle");
     let exe = exe();
+    // Without the sandbox: the file reaches the host and is found from the
+    // subject's open files.
     let o = mcpres(&[
         "run",
+        "--sandbox",
+        "off",
         "-o",
         out.to_str().unwrap(),
         "--",
@@ -600,6 +604,54 @@ fn a_temporary_file_left_behind_fails_the_cleanup_check() {
     assert_eq!(
         surface(&doc, "FILESYSTEM_OUTPUTS")["status"],
         "OBSERVED_INDIRECTLY"
+    );
+    // In the sandbox, the same file is named from the overlay (length and
+    // digest) and never reaches the host; the surface is instrumented.
+    let boxed = tmp.path().join("boxed");
+    let residue_boxed = tmp.path().join("residue-boxed");
+    std::fs::create_dir(&residue_boxed).unwrap();
+    let o = mcpres(&[
+        "run",
+        "--sandbox",
+        "require",
+        "-o",
+        boxed.to_str().unwrap(),
+        "--",
+        exe.to_str().unwrap(),
+        "serve",
+        "--fault",
+        "cleanup-failure@tool-echo",
+        "--residue-dir",
+        residue_boxed.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", output_text(&o));
+    let (doc, report) = load(&boxed);
+    assert!(report.valid, "{:?}", report.findings);
+    let cleanup = read_json(&boxed.join("raw/cleanup-report.json"));
+    assert_eq!(cleanup["passed"], false);
+    assert_eq!(cleanup["reasonCode"], "RESIDUE_SUBJECT_FILES");
+    let fs = read_json(&boxed.join("raw/filesystem-report.json"));
+    let sessions = fs["sandboxSessions"]["sessions"].as_array().unwrap();
+    let clean_session = sessions.iter().find(|s| s["session"] == "clean").unwrap();
+    let named = clean_session["entriesLeft"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| {
+            e["path"]
+                .as_str()
+                .is_some_and(|p| p.contains("mcpres-retained-"))
+        })
+        .count();
+    assert_eq!(named, 1, "{clean_session}");
+    assert_eq!(
+        std::fs::read_dir(&residue_boxed).unwrap().count(),
+        0,
+        "the residue reached the host"
+    );
+    assert_eq!(
+        surface(&doc, "FILESYSTEM_OUTPUTS")["status"],
+        "INSTRUMENTED"
     );
     // Without the fault, the same run leaves nothing and passes.
     let clean = tmp.path().join("clean");

@@ -44,12 +44,30 @@ const PYTHON: &str = "/usr/bin/python3";
 /// The signals and the exit status each one gives (spec/harness.md).
 const SIGNALS: [(&str, i32); 3] = [("INT", 130), ("TERM", 143), ("HUP", 129)];
 
-fn pids_in(file: &Path) -> Vec<u32> {
-    std::fs::read_to_string(file)
-        .unwrap_or_default()
-        .lines()
-        .filter_map(|l| l.trim().parse().ok())
-        .collect()
+/// The live processes (zombies too) whose command line names `script`.
+fn marked(script: &Path) -> Vec<u32> {
+    let needle = script.display().to_string();
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Some(pid) = entry
+            .file_name()
+            .to_str()
+            .and_then(|n| n.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        let cmdline = std::fs::read(entry.path().join("cmdline")).unwrap_or_default();
+        let words: Vec<String> = cmdline
+            .split(|b| *b == 0)
+            .map(|w| String::from_utf8_lossy(w).into_owned())
+            .collect();
+        // The subject itself (python3 SCRIPT ...), not the sandbox's
+        // helper on its way to it (`... -- python3 SCRIPT`).
+        if words.get(1).is_some_and(|w| *w == needle) {
+            out.push(pid);
+        }
+    }
+    out
 }
 
 /// Every process `/proc` shows (zombies included) whose pid or process group
@@ -126,15 +144,22 @@ fn interrupt(signal: &str, expected: i32, http: bool, campaign: bool) {
         .spawn()
         .unwrap();
     let started = Instant::now();
-    while pids_in(&pidfile).len() < 2 {
+    // The subject and its descendant, found by the script's unique path on
+    // their command lines (in the sandbox, the pid file the subject writes
+    // lands in the overlay, not where the test could read it); over HTTP,
+    // also once its listener accepts.
+    let listening = || !http || std::net::TcpStream::connect(("127.0.0.1", port)).is_ok();
+    let mut pids = marked(&script);
+    while pids.len() < 2 || !listening() {
         assert!(
             started.elapsed() < Duration::from_secs(30),
             "{what}: the subject never started"
         );
         std::thread::sleep(Duration::from_millis(20));
+        pids = marked(&script);
     }
     // Mid-run: the subject is alive, and a campaign's directory exists.
-    assert!(left_over(&pids_in(&pidfile)).len() >= 2, "{what}");
+    assert!(left_over(&pids).len() >= 2, "{what}");
     assert_eq!(out.exists(), campaign, "{what}");
     let since = support::boot_ticks();
     let sent = std::process::Command::new("/bin/kill")
@@ -150,7 +175,6 @@ fn interrupt(signal: &str, expected: i32, http: bool, campaign: bool) {
         "{what}: stderr:\n{stderr}"
     );
     // Reaped as well as killed: not even a zombie, in the group or outside it.
-    let pids = pids_in(&pidfile);
     assert!(pids.len() >= 2, "{what}");
     let left = left_over(&pids);
     assert!(left.is_empty(), "{what}: left behind: {left:?}");

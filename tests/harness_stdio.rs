@@ -238,8 +238,12 @@ fn the_whole_process_tree_is_killed() {
         "/usr/bin/sleep 300 >/dev/null 2>&1 </dev/null & echo $! >> \"$PIDFILE\"; exec {} serve --transport stdio \"$@\"",
         exe.display()
     );
+    // Without the sandbox: the test reads the pid file the subject writes
+    // on the host (in the sandbox it would land in the overlay).
     let o = mcpres(&[
         "run",
+        "--sandbox",
+        "off",
         "--env",
         &format!("PIDFILE={}", pids.display()),
         "-o",
@@ -322,6 +326,8 @@ fn ctrl_c_kills_the_subject_tree_and_writes_nothing() {
     let child = command()
         .args([
             "run",
+            "--sandbox",
+            "off",
             "--env",
             &format!("PIDFILE={}", pids.display()),
             "-o",

@@ -297,8 +297,10 @@ fn the_producer_floor_stands_below_the_runners() {
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
 
-/// Subjects are started in one file (the driver's spawn) and one re-exec into
-/// a network namespace of its own (OAuth isolation); HTTP/1.1 requests are
+/// Subjects are started in one file (the driver's spawn), one re-exec into
+/// a network namespace of its own (OAuth isolation) and the sandbox helper,
+/// which sets the subject's mounts up and then executes it in its own place
+/// (plus its availability probe, a shell writing one file); HTTP/1.1 requests are
 /// written by one request writer. The reference server is not a producer.
 #[test]
 fn subjects_are_spawned_and_requests_written_in_one_place() {
@@ -321,10 +323,14 @@ fn subjects_are_spawned_and_requests_written_in_one_place() {
             request_writers.insert(rel);
         }
     }
-    let expected_spawns: BTreeSet<String> = ["produce/drive/spawn.rs", "produce/oauth/isolate.rs"]
-        .into_iter()
-        .map(str::to_owned)
-        .collect();
+    let expected_spawns: BTreeSet<String> = [
+        "produce/drive/sandbox.rs",
+        "produce/drive/spawn.rs",
+        "produce/oauth/isolate.rs",
+    ]
+    .into_iter()
+    .map(str::to_owned)
+    .collect();
     assert_eq!(spawns, expected_spawns);
     assert_eq!(
         request_writers,

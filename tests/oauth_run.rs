@@ -205,6 +205,13 @@ fn each_subject_defect_fails_exactly_the_checks_it_concerns() {
             &["token-storage-omission"],
             ("token-storage-omission", "/positive/observedReasonCode"),
         ),
+        // A token kept in a file (in /tmp, never on the subject's streams)
+        // is found in the sandbox's upper layer.
+        (
+            "store-token",
+            &["token-storage-omission"],
+            ("token-storage-omission", "/positive/observedReasonCode"),
+        ),
         (
             "fixture:ignore-missing-resource",
             &["authorization-request-resource"],

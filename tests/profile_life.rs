@@ -124,12 +124,48 @@ fn a_subject_that_rewrites_its_own_file_fails_the_run_and_its_twin_passes() {
     std::fs::copy(subject_path(), &script).unwrap();
     let checks = "silent-process,process-exit";
 
+    // In the sandbox, the rewrite lands in the stage: the file on the host
+    // stays as it was (the identity holds), and the write is named as a
+    // file the subject changed and left, so cleanup is not observed.
+    let original = std::fs::read(&script).unwrap();
+    let boxed = run(
+        work.path(),
+        &script,
+        checks,
+        &["--break", "rewrite-self"],
+        &["--sandbox", "require"],
+    );
+    assert_eq!(
+        std::fs::read(&script).unwrap(),
+        original,
+        "the host file changed"
+    );
+    assert_eq!(boxed.code, Some(1), "{}", boxed.text);
+    assert_eq!(boxed.run["result"], "FAIL", "{}", boxed.text);
+    assert_eq!(boxed.run["identity"]["changed"], false, "{}", boxed.run);
+    let cleanup = boxed.artifact("artifacts/cleanup.json");
+    assert_eq!(cleanup["observed"], false, "{cleanup}");
+    let named = cleanup["probesThatLeftFiles"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|l| l.as_str().is_some_and(|l| l.contains("subject.py")));
+    assert!(named, "{cleanup}");
+    // Required cleanup was not observed: the standard's profile rule.
+    let (code, text) = validate(&boxed.out);
+    assert_eq!(code, Some(1), "{text}");
+    assert!(
+        text.contains("MCP_RES_PROFILE_CLEANUP_INCOMPLETE"),
+        "{text}"
+    );
+
+    // Without it, the rewrite reaches the file and the identity changes.
     let bad = run(
         work.path(),
         &script,
         checks,
         &["--break", "rewrite-self"],
-        &[],
+        &["--sandbox", "off"],
     );
     assert_eq!(bad.code, Some(1), "{}", bad.text);
     assert_eq!(bad.run["result"], "FAIL", "{}", bad.text);
@@ -155,7 +191,8 @@ fn a_subject_that_rewrites_its_own_file_fails_the_run_and_its_twin_passes() {
     assert_eq!(code, Some(1), "a forged identity record is caught: {text}");
     assert!(text.contains("identity"), "{text}");
 
-    // The twin: the same copy, not rewritten.
+    // The twin: a fresh copy, not rewritten (in the sandbox, the default).
+    std::fs::write(&script, &original).unwrap();
     let good = run(work.path(), &script, checks, &[], &[]);
     assert_eq!(good.run["identity"]["changed"], false, "{}", good.text);
     assert_eq!(good.run["result"], "PASS", "{}", good.text);

@@ -127,6 +127,11 @@ pub struct RunArgs {
     /// Do not isolate the run's network.
     #[arg(long)]
     pub no_isolate_network: bool,
+    /// What each subject process runs in: `auto` (user and mount namespaces, every directory
+    /// an overlay whose files are listed and searched for the run's credentials, where the
+    /// machine allows it), `require` (refuse to run without it) or `off`.
+    #[arg(long, value_enum, default_value = "auto")]
+    pub sandbox: super::run::SandboxArg,
     /// The subject, started for each check: PROGRAM [ARGS...] after `--`; `{port}`, `{issuer}`
     /// and `{scope}` in its arguments are replaced by its port, the fixture's issuer and the
     /// scope it must require (without `{scope}`, scope-minimization is not observed), e.g.
@@ -192,6 +197,7 @@ fn run(a: RunArgs) -> CliResult {
                 program: resolved,
                 args: rest.to_vec(),
                 env,
+                sandbox: None,
             })
         }
     };
@@ -225,6 +231,7 @@ fn run(a: RunArgs) -> CliResult {
         startup: Duration::from_millis(a.startup_timeout_ms.max(1)),
         answer: Duration::from_millis(a.answer_timeout_ms.max(1)),
         fixture_defects: defects(&a.fixture_defects),
+        sandbox: a.sandbox.into(),
     };
     let cancel = options.cancel.clone();
     let resource_mode = options.resource.is_some();

@@ -42,6 +42,12 @@ pub struct ProfileRunArgs {
     /// (child-tree-cleanup always runs alone). 1 runs them one by one.
     #[arg(long, default_value_t = 4, value_name = "N")]
     pub jobs: usize,
+    /// What each subject process runs in: `auto` (user, mount and, over
+    /// stdio, network namespaces with every directory an overlay, where the
+    /// machine allows it; else no sandbox, said and recorded), `require`
+    /// (refuse to run without it) or `off`.
+    #[arg(long, value_enum, default_value = "auto")]
+    pub sandbox: super::run::SandboxArg,
     /// Environment variable for the subject, K=V (repeatable). Nothing else is
     /// passed.
     #[arg(long = "env", value_name = "K=V")]
@@ -101,6 +107,7 @@ pub fn main(args: ProfileRunArgs) -> CliResult {
         program: PathBuf::from(program),
         args: rest.to_vec(),
         env: env.clone(),
+        sandbox: None,
     });
     let plan = profile::prepare(
         &full_id(&args.profile),
@@ -124,6 +131,7 @@ pub fn main(args: ProfileRunArgs) -> CliResult {
                 program: resolved,
                 args: rest.to_vec(),
                 env,
+                sandbox: None,
             })
         }
     };
@@ -138,10 +146,19 @@ pub fn main(args: ProfileRunArgs) -> CliResult {
         answer: Duration::from_millis(args.answer_timeout_ms.max(1)),
         jobs: args.jobs.max(1),
         cancel: std::sync::Arc::default(),
+        sandbox: args.sandbox.into(),
     };
     let cancel = options.cancel.clone();
     track_descendants(who);
     let mut progress = Progress::new(args.json).with_unit("mcpres profile run: check");
+    if options.launch.is_some()
+        && options.sandbox == mcpres::produce::drive::sandbox::Mode::Auto
+        && let Err(reason) = mcpres::produce::drive::sandbox::available()
+    {
+        progress.line(format!(
+            "no sandbox: {reason}; the subject's files are not observed (recorded in artifacts/cleanup.json)"
+        ));
+    }
     let json_mode = args.json;
     let out = options.out.clone();
     let result = run_cancellable(

@@ -79,6 +79,12 @@ pub struct RunArgs {
     /// The arguments of the `--tool` call: a JSON object (default `{}`).
     #[arg(long, value_name = "JSON", requires = "tool")]
     pub tool_args: Option<String>,
+    /// What a subject mcpres starts runs in: `auto` (user, mount and, over
+    /// stdio, network namespaces with every directory an overlay, where the
+    /// machine allows it; else the scoped observation, said and recorded),
+    /// `require` (refuse to run without it) or `off`.
+    #[arg(long, value_enum, default_value = "auto")]
+    pub sandbox: SandboxArg,
     /// The bundle directory to create (must not exist); a campaign directory
     /// when --trials exceeds what one bundle holds.
     #[arg(short, long, value_name = "DIR")]
@@ -100,6 +106,25 @@ pub enum RevisionArg {
     /// own `_meta` (version, client capabilities); no session.
     #[value(name = "2026-07-28")]
     V2026_07_28,
+}
+
+/// `--sandbox`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum SandboxArg {
+    Auto,
+    Require,
+    Off,
+}
+
+impl From<SandboxArg> for mcpres::produce::drive::sandbox::Mode {
+    fn from(arg: SandboxArg) -> Self {
+        use mcpres::produce::drive::sandbox::Mode;
+        match arg {
+            SandboxArg::Auto => Mode::Auto,
+            SandboxArg::Require => Mode::Require,
+            SandboxArg::Off => Mode::Off,
+        }
+    }
 }
 
 impl From<RevisionArg> for Revision {
@@ -127,6 +152,7 @@ impl RunArgs {
             command: self.command,
             tool: self.tool,
             tool_args: self.tool_args,
+            sandbox: self.sandbox.into(),
         })
     }
 }
@@ -530,6 +556,7 @@ pub fn main_demo(args: DemoArgs) -> CliResult {
         ],
         tool: None,
         tool_args: None,
+        sandbox: Default::default(),
     };
     let mut reporter = Progress::new(false);
     let outcome = run_blocking(options, &mut reporter);

@@ -38,6 +38,8 @@ pub enum AuthDefectArg {
     TokenPassthrough,
     /// Bearer tokens are written to stderr.
     LogToken,
+    /// Bearer tokens are appended to /tmp/mcpres-token-store.log.
+    StoreToken,
     /// The protected-resource metadata names http://192.0.2.1/ as an authorization server.
     OffOriginMetadata,
     /// A 401 carries no WWW-Authenticate header.
@@ -60,6 +62,7 @@ impl From<AuthDefectArg> for AuthDefect {
             AuthDefectArg::SkipSignature => AuthDefect::SkipSignature,
             AuthDefectArg::TokenPassthrough => AuthDefect::TokenPassthrough,
             AuthDefectArg::LogToken => AuthDefect::LogToken,
+            AuthDefectArg::StoreToken => AuthDefect::StoreToken,
             AuthDefectArg::OffOriginMetadata => AuthDefect::OffOriginMetadata,
             AuthDefectArg::NoWwwAuthenticate => AuthDefect::NoWwwAuthenticate,
             AuthDefectArg::WrongIssuerMetadata => AuthDefect::WrongIssuerMetadata,

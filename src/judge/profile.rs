@@ -754,7 +754,13 @@ pub fn cleanup_from(doc: &Value) -> Result<bool, String> {
         unattributed,
     ) {
         (Some(left), Some(adopted), Some(strangers)) => {
-            Ok(cleanup_observed(left, adopted) && strangers.is_empty())
+            // Files left in a probe's sandbox (recorded since the sandbox;
+            // an older record without the list observed no files).
+            let files = doc
+                .get("probesThatLeftFiles")
+                .map_or(Some(&[][..]), |v| v.as_array().map(Vec::as_slice))
+                .ok_or("its probesThatLeftFiles is not a list")?;
+            Ok(cleanup_observed(left, adopted) && strangers.is_empty() && files.is_empty())
         }
         _ => Err("it has no probesThatLeftProcesses and adoptedAfterRun lists".into()),
     }

@@ -447,6 +447,7 @@ fn resolve(
                 program: resolved,
                 args: rest.iter().map(|a| relative_to(base, a.clone())).collect(),
                 env,
+                sandbox: None,
             })
         }
     };
@@ -674,6 +675,7 @@ pub fn run(
                     answer: leg.answer,
                     jobs: leg.jobs.unwrap_or(options.jobs).max(1),
                     cancel: options.cancel.clone(),
+                    sandbox: Default::default(),
                 };
                 let mut forward = |done: usize, total: usize, row: &Row| {
                     report(Event::Check {

@@ -57,6 +57,10 @@ pub enum AuthDefect {
     TokenPassthrough,
     /// The bearer token of every request is written to stderr.
     LogToken,
+    /// The bearer token of every request is appended to a file,
+    /// `mcpres-token-store.log` in the system temporary directory (`/tmp`,
+    /// not `$TMPDIR`): storage nobody reads on the subject's streams.
+    StoreToken,
     /// The protected-resource metadata names `http://192.0.2.1/` (a
     /// non-loopback origin) as its first authorization server.
     OffOriginMetadata,
@@ -77,12 +81,13 @@ pub enum AuthDefect {
 }
 
 impl AuthDefect {
-    pub const ALL: [AuthDefect; 11] = [
+    pub const ALL: [AuthDefect; 12] = [
         AuthDefect::AcceptWrongAudience,
         AuthDefect::AcceptExpired,
         AuthDefect::SkipSignature,
         AuthDefect::TokenPassthrough,
         AuthDefect::LogToken,
+        AuthDefect::StoreToken,
         AuthDefect::OffOriginMetadata,
         AuthDefect::NoWwwAuthenticate,
         AuthDefect::WrongIssuerMetadata,
@@ -98,6 +103,7 @@ impl AuthDefect {
             AuthDefect::SkipSignature => "skip-signature",
             AuthDefect::TokenPassthrough => "token-passthrough",
             AuthDefect::LogToken => "log-token",
+            AuthDefect::StoreToken => "store-token",
             AuthDefect::OffOriginMetadata => "off-origin-metadata",
             AuthDefect::NoWwwAuthenticate => "no-www-authenticate",
             AuthDefect::WrongIssuerMetadata => "wrong-issuer-metadata",
@@ -529,6 +535,17 @@ impl Protected {
         };
         if self.has(AuthDefect::LogToken) {
             eprintln!("mcpres serve: [defect log-token] bearer token: {token}");
+        }
+        if self.has(AuthDefect::StoreToken) {
+            use std::io::Write as _;
+            let stored = std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open("/tmp/mcpres-token-store.log")
+                .and_then(|mut f| writeln!(f, "{token}"));
+            if let Err(e) = stored {
+                eprintln!("mcpres serve: [defect store-token] cannot store the token: {e}");
+            }
         }
         let now = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)

@@ -6,13 +6,20 @@ string argument `text`) and tools/call echo, and can misbehave on purpose:
                     sleeps for 1000 s with MARKER on its command line: a
                     descendant outside the process group, left running;
   --temp-file       on initialize, write a file with tempfile.mkstemp (in
-                    $TMPDIR) and close it, without removing it.
+                    $TMPDIR) and close it, without removing it;
+  --tmp-file NAME   on initialize, write /tmp/NAME (not $TMPDIR) and leave it;
+  --home-file NAME  on initialize, write $HOME/NAME and leave it;
+  --reach-out       on initialize, try to connect to 192.0.2.1:443 (an
+                    address reserved for documentation) and go on whatever
+                    happens (run it only where the network is a namespace of
+                    its own: the sandbox).
 
 With neither flag it is honest: it leaves nothing behind.
 """
 
 import json
 import os
+import socket
 import subprocess
 import sys
 import tempfile
@@ -22,12 +29,21 @@ def main():
     args = sys.argv[1:]
     marker = None
     temp_file = False
+    tmp_name = None
+    home_name = None
+    reach_out = False
     while args:
         flag = args.pop(0)
         if flag == "--escape":
             marker = args.pop(0)
         elif flag == "--temp-file":
             temp_file = True
+        elif flag == "--tmp-file":
+            tmp_name = args.pop(0)
+        elif flag == "--home-file":
+            home_name = args.pop(0)
+        elif flag == "--reach-out":
+            reach_out = True
     for line in sys.stdin:
         line = line.strip()
         if not line:
@@ -54,6 +70,17 @@ def main():
                 fd, _ = tempfile.mkstemp(prefix="residue-", suffix=".txt")
                 os.write(fd, b"left behind by residue_server.py\n")
                 os.close(fd)
+            if tmp_name is not None:
+                with open(os.path.join("/tmp", tmp_name), "wb") as f:
+                    f.write(b"left in /tmp by residue_server.py\n")
+            if home_name is not None:
+                with open(os.path.join(os.environ.get("HOME", "/"), home_name), "wb") as f:
+                    f.write(b"left at home by residue_server.py\n")
+            if reach_out:
+                try:
+                    socket.create_connection(("192.0.2.1", 443), timeout=1).close()
+                except OSError:
+                    pass
             reply(rid, result={
                 "protocolVersion": "2025-11-25",
                 "capabilities": {"tools": {}},

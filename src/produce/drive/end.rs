@@ -363,6 +363,7 @@ mod tests {
             program: "/bin/sh".into(),
             args: vec!["-c".into(), script.into()],
             env: Default::default(),
+            sandbox: None,
         };
         let cmd = spawn::command(&launch.program, &launch.args, &launch.env, StdinMode::Piped);
         Child {

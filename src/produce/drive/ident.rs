@@ -1,7 +1,10 @@
 //! Identities a producer gives what it drives: the digest of a subject's
 //! artifact (a file or a directory), and fresh random names.
 
+use std::io::Read as _;
 use std::path::Path;
+
+use sha2::{Digest as _, Sha256};
 
 use serde_json::{Value, json};
 
@@ -12,6 +15,23 @@ pub fn random_hex(bytes: usize) -> String {
     let mut buf = vec![0u8; bytes];
     getrandom::fill(&mut buf).expect("the OS random source works");
     hex::encode(buf)
+}
+
+/// SHA-256 and length of a file's bytes, streamed.
+pub fn hash_file(path: &Path) -> std::io::Result<(String, u64)> {
+    let mut file = std::fs::File::open(path)?;
+    let mut hasher = Sha256::new();
+    let mut buf = vec![0u8; 64 * 1024];
+    let mut total = 0u64;
+    loop {
+        let n = file.read(&mut buf)?;
+        if n == 0 {
+            break;
+        }
+        hasher.update(&buf[..n]);
+        total += n as u64;
+    }
+    Ok((hex::encode(hasher.finalize()), total))
 }
 
 /// SHA-256 and length of the subject artifact. A file is hashed as is; a

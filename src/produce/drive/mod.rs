@@ -14,10 +14,13 @@
 //!   sockets and who holds them).
 //! - `ident`: a subject artifact's digest, fresh random names.
 //! - `redact`: the one redactor every stored byte passes through.
+//! - `sandbox`: the namespaces and overlays a subject runs in, and what it
+//!   left there.
 
 pub mod end;
 pub mod http;
 pub mod ident;
 pub mod proc;
 pub mod redact;
+pub mod sandbox;
 pub mod spawn;

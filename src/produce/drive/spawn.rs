@@ -13,6 +13,7 @@ use std::process::{Command, Stdio};
 use std::sync::Mutex;
 
 use super::proc;
+use super::sandbox::{Stage, Tools};
 
 /// Held while a subject is started and registered, and while adopted
 /// orphans are swept: a subject another thread has just started is never
@@ -35,6 +36,9 @@ pub struct Launch {
     pub program: PathBuf,
     pub args: Vec<String>,
     pub env: BTreeMap<String, String>,
+    /// Where each process of this launch runs: a sandbox of its own, or
+    /// (`None`) none.
+    pub sandbox: Option<super::sandbox::LaunchSandbox>,
 }
 
 /// The subject's stdin.
@@ -56,9 +60,33 @@ pub fn command(
     env: &BTreeMap<String, String>,
     stdin: StdinMode,
 ) -> Command {
-    let mut cmd = Command::new(program);
-    cmd.args(args)
-        .env_clear()
+    command_in(None, program, args, env, stdin)
+}
+
+/// [`command`], in `sandbox` when given: the command runs `unshare` and the
+/// sandbox's helper, which execute the subject in place (same process, same
+/// group, same pipes, exactly `env`).
+pub fn command_in(
+    sandbox: Option<(&Stage, &Tools)>,
+    program: &Path,
+    args: &[String],
+    env: &BTreeMap<String, String>,
+    stdin: StdinMode,
+) -> Command {
+    let mut cmd = match sandbox {
+        Some((stage, tools)) => {
+            let (unshare, argv) = stage.wrap(tools, program, args);
+            let mut cmd = Command::new(unshare);
+            cmd.args(argv);
+            cmd
+        }
+        None => {
+            let mut cmd = Command::new(program);
+            cmd.args(args);
+            cmd
+        }
+    };
+    cmd.env_clear()
         .envs(env)
         .stdin(match stdin {
             StdinMode::Piped => Stdio::piped(),

@@ -1002,8 +1002,18 @@ pub fn assemble(
             Surface::TransportDisconnects if !disconnect_ids.is_empty() => {
                 (false, Instrumented, &disconnect_ids)
             }
-            // What the subjects left in their temporary directories and the
-            // working directory (obs-filesystem): outcomes, not each write.
+            // In the sandbox, every file a subject left anywhere is listed
+            // from the overlays' upper layers (obs-filesystem): instrumented.
+            Surface::FilesystemOutputs
+                if facts
+                    .filesystem
+                    .as_ref()
+                    .is_some_and(|f| f["sandbox"]["sandboxed"] == true) =>
+            {
+                (false, Instrumented, &filesystem_ids)
+            }
+            // Without it, what the subjects left in their temporary
+            // directories and the working directory: outcomes, not each write.
             Surface::FilesystemOutputs if facts.filesystem.is_some() => {
                 (false, ObservedIndirectly, &filesystem_ids)
             }

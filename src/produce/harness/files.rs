@@ -11,7 +11,6 @@ use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
 use serde_json::{Value, json};
-use sha2::{Digest, Sha256};
 
 use crate::json::canonical;
 
@@ -22,22 +21,7 @@ pub const HASH_LIMIT: u64 = 16 * 1024 * 1024;
 /// At most this many entries of one temporary directory are recorded.
 pub const ENTRY_LIMIT: usize = 1000;
 
-/// SHA-256 and length of a file's bytes, streamed.
-pub fn hash_file(path: &Path) -> std::io::Result<(String, u64)> {
-    let mut file = std::fs::File::open(path)?;
-    let mut hasher = Sha256::new();
-    let mut buf = vec![0u8; 64 * 1024];
-    let mut total = 0u64;
-    loop {
-        let n = file.read(&mut buf)?;
-        if n == 0 {
-            break;
-        }
-        hasher.update(&buf[..n]);
-        total += n as u64;
-    }
-    Ok((hex::encode(hasher.finalize()), total))
-}
+pub use crate::produce::drive::ident::hash_file;
 
 /// One file the harness executes or hands to the subject on its command line.
 #[derive(Debug, Clone, PartialEq, Eq)]

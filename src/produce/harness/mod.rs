@@ -32,7 +32,7 @@ use serde_json::{Value, json};
 
 use crate::json::time::{format_rfc3339_millis, now_millis};
 use crate::produce::drive::ident::{artifact_digest, random_hex};
-use crate::produce::drive::{end, proc};
+use crate::produce::drive::{end, proc, sandbox};
 use crate::produce::progress::{self, Progress};
 use campaign::{PartEntry, Stats, TrialStat};
 use evidence::{
@@ -78,6 +78,8 @@ pub struct RunOptions {
     pub tool: Option<String>,
     /// The named tool's arguments (`--tool-args`, a JSON object; default `{}`).
     pub tool_args: Option<String>,
+    /// What a subject the harness starts runs in (`--sandbox`).
+    pub sandbox: crate::produce::drive::sandbox::Mode,
 }
 
 /// Why the harness could not produce evidence.
@@ -370,6 +372,8 @@ struct Prepared {
     seed: u32,
     /// No trial starts after this (the scenario's `scenarioDurationMs`).
     deadline: Instant,
+    /// What each subject the harness starts runs in.
+    sandbox: sandbox::Plan,
 }
 
 /// The artifact the operator named with `--subject-artifact` (declared, not
@@ -604,6 +608,14 @@ async fn prepare(args: &RunOptions) -> Result<Prepared, HarnessError> {
         }
     };
     let deadline = Instant::now() + Duration::from_millis(scenario.scenario_duration_ms);
+    let sandbox = if program.is_some() {
+        sandbox::plan(args.sandbox).map_err(HarnessError::Usage)?
+    } else {
+        sandbox::Plan::Scoped {
+            reason: "the server was not started by mcpres".into(),
+            chosen: false,
+        }
+    };
     Ok(Prepared {
         scenario,
         scenario_note,
@@ -619,6 +631,7 @@ async fn prepare(args: &RunOptions) -> Result<Prepared, HarnessError> {
         trials,
         seed,
         deadline,
+        sandbox,
     })
 }
 
@@ -631,6 +644,13 @@ pub async fn run(args: RunOptions, reporter: &mut Progress) -> Result<RunOutcome
     reporter.start(prep.trials);
     if let Some(note) = &prep.scenario_note {
         reporter.line(note);
+    }
+    if prep.program.is_some()
+        && let sandbox::Plan::Scoped { reason, .. } = &prep.sandbox
+    {
+        reporter.line(format!(
+            "no sandbox: {reason}; only each session's temporary directory and the top level of the working directory are observed (recorded in raw/filesystem-report.json)"
+        ));
     }
     reporter.line(format!(
         "scenario {} against {} ({} trial(s), seed {}), run {run_id}{}",
@@ -847,6 +867,15 @@ async fn run_part(
             source,
         })?;
     }
+    // Each started session's sandbox stage (upper layers, private /dev/shm)
+    // lies below this, inside the scratch directory.
+    let stage_root = scratch_path.join("sandbox");
+    if program.is_some() && prep.sandbox.tools().is_some() {
+        std::fs::create_dir(&stage_root).map_err(|source| HarnessError::Io {
+            path: stage_root.clone(),
+            source,
+        })?;
+    }
     // The subject's working directory (the harness's), before any session.
     let workdir = program.as_ref().and_then(|_| std::env::current_dir().ok());
     let workdir_before = workdir.as_deref().map(files::DirLook::take);
@@ -886,6 +915,7 @@ async fn run_part(
             env,
             &scratch_path,
             program.as_ref().map(|_| temp_root.as_path()),
+            prep.sandbox.tools().map(|t| (t, stage_root.as_path())),
             http.as_ref(),
             revision,
         )
@@ -981,6 +1011,7 @@ async fn run_part(
     // temporary directory, measured by the session's end (see subject.rs).
     let mut escaped: Vec<Value> = Vec::new();
     let mut temp_dirs: Vec<Value> = Vec::new();
+    let mut sandboxes: Vec<Value> = Vec::new();
     for t in &trials {
         for s in t.sessions() {
             for p in &s.ended.escaped {
@@ -994,11 +1025,21 @@ async fn run_part(
                     json!({"trial": t.index, "session": s.role, "entriesLeft": s.ended.temp_left}),
                 );
             }
+            if let Some(seen) = &s.ended.sandbox {
+                sandboxes.push(json!({
+                    "trial": t.index, "session": s.role,
+                    "entriesLeft": seen["entriesLeft"], "runtimeCaches": seen["runtimeCaches"],
+                    "truncated": seen["truncated"], "scope": seen["scope"],
+                }));
+            }
         }
     }
-    let subject_files_left = temp_dirs
-        .iter()
-        .any(|d| d["entriesLeft"].as_array().is_some_and(|a| !a.is_empty()));
+    let left_in = |sessions: &[Value]| {
+        sessions
+            .iter()
+            .any(|d| d["entriesLeft"].as_array().is_some_and(|a| !a.is_empty()))
+    };
+    let subject_files_left = left_in(&temp_dirs) || left_in(&sandboxes);
     // The working directory, after every session: new entries are files the
     // subject wrote and left (nothing else should write there during a run).
     let workdir_change = match (&workdir, &workdir_before) {
@@ -1071,9 +1112,15 @@ async fn run_part(
         "escapedProcessesGone": escaped_gone, "subjectFilesGone": !subject_files_left && !workdir_new,
     }));
     // Files the subject wrote, as observed (raw/filesystem-report.json).
-    let filesystem = program
-        .as_ref()
-        .map(|_| files_report(&temp_dirs, workdir_change.as_ref(), &temp_left));
+    let filesystem = program.as_ref().map(|_| {
+        files_report(
+            &temp_dirs,
+            workdir_change.as_ref(),
+            &temp_left,
+            &prep.sandbox,
+            &sandboxes,
+        )
+    });
     let subject_wrote_files = filesystem
         .as_ref()
         .is_some_and(|f| f["subjectWroteFiles"] == true);
@@ -1324,16 +1371,30 @@ fn files_report(
     temp_dirs: &[Value],
     workdir: Option<&files::DirChange>,
     open_left: &[Value],
+    plan: &sandbox::Plan,
+    sandboxes: &[Value],
 ) -> Value {
-    let temp_left = temp_dirs
-        .iter()
-        .any(|d| d["entriesLeft"].as_array().is_some_and(|a| !a.is_empty()));
+    let left_in = |sessions: &[Value]| {
+        sessions
+            .iter()
+            .any(|d| d["entriesLeft"].as_array().is_some_and(|a| !a.is_empty()))
+    };
     let new = workdir.map_or(&[][..], |c| c.new.as_slice());
     let changed_files = workdir.map_or(0, |c| {
         c.changed.iter().filter(|e| e["kind"] == "file").count()
     });
-    let wrote = temp_left || !new.is_empty() || changed_files > 0 || !open_left.is_empty();
+    let wrote = left_in(temp_dirs)
+        || left_in(sandboxes)
+        || !new.is_empty()
+        || changed_files > 0
+        || !open_left.is_empty();
+    let sandboxed = plan.tools().is_some();
     json!({
+        "sandbox": plan.to_json(),
+        "sandboxSessions": sandboxed.then(|| json!({
+            "rule": "every entry of a session's overlay upper layers and private /dev/shm once the session has ended was written by the subject and left (a host file it removed shows as `removed`; the host's files are untouched); paths as the subject saw them, with length and SHA-256, never the content; CPython bytecode whose header names a source file beside it on the host is listed under runtimeCaches and is not residue",
+            "sessions": sandboxes,
+        })),
         "temporaryDirectories": {
             "rule": "each session gets a private directory (TMPDIR, TMP and TEMP, unless passed with --env); every entry in it once the session has ended was written by the subject and left",
             "sessions": temp_dirs,
@@ -1344,7 +1405,11 @@ fn files_report(
         })),
         "openTemporaryFilesLeft": open_left,
         "subjectWroteFiles": wrote,
-        "notObserved": "files written and removed again within a session; files written anywhere but the session's temporary directory and the top level of the working directory, except files still held open under a system temporary directory at the end of a session",
+        "notObserved": if sandboxed {
+            "files written and removed again within a session; writes below the mount points each session's scope lists as writable and not covered (devices under /dev)"
+        } else {
+            "files written and removed again within a session; files written anywhere but the session's temporary directory and the top level of the working directory, except files still held open under a system temporary directory at the end of a session"
+        },
     })
 }
 
@@ -1578,11 +1643,19 @@ async fn run_trial(
     env: &BTreeMap<String, String>,
     scratch: &Path,
     temp_root: Option<&Path>,
+    sandbox: Option<(&sandbox::Tools, &Path)>,
     http: Option<&http::HttpTarget>,
     revision: vocab::Revision,
 ) -> Result<TrialRecord, HarnessError> {
     let ms = || u64::try_from(epoch.elapsed().as_millis()).unwrap_or(u64::MAX);
     let start_ms = ms();
+    // The reference server's injection journals (`--injection-log`): a
+    // sandboxed subject writes them through to the host, where they are read.
+    let journals = scratch.join("journals");
+    std::fs::create_dir_all(&journals).map_err(|source| HarnessError::Io {
+        path: journals.clone(),
+        source,
+    })?;
     let spawner = subject::Spawner {
         epoch,
         program,
@@ -1592,6 +1665,8 @@ async fn run_trial(
         listen_limit: LISTEN_LIMIT,
         revision,
         temp_root,
+        sandbox,
+        through: Some(&journals),
     };
     let clean_started = Instant::now();
     if progress.lines && progress.trial == 1 {
@@ -1671,7 +1746,7 @@ async fn run_trial(
         .iter()
         .filter(|c| !c.injector.is_self_check())
     {
-        let log = scratch.join(format!("t{index}-{}.injection.jsonl", control.name));
+        let log = journals.join(format!("t{index}-{}.injection.jsonl", control.name));
         let by_subject = control.injector == vocab::Injector::SubjectFlag;
         let extra = if by_subject {
             scenario::fault_args(control, u64::from(seed), &log)
@@ -1720,7 +1795,7 @@ async fn run_trial(
     }
     let mut recoveries = Vec::new();
     for control in &scenario.recoveries {
-        let log = scratch.join(format!("t{index}-{}.injection.jsonl", control.name));
+        let log = journals.join(format!("t{index}-{}.injection.jsonl", control.name));
         let started = Instant::now();
         let run = recovery::run_recovery(&spawner, scenario, control, index, seed, &log).await?;
         let mut sessions = Vec::new();

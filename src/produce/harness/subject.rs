@@ -23,8 +23,8 @@ use super::record::*;
 use super::vocab::Revision;
 use crate::json::canonical;
 use crate::produce::drive::end::{self, Ending, Leader, Step};
-use crate::produce::drive::proc;
 use crate::produce::drive::spawn::{self, StdinMode};
+use crate::produce::drive::{proc, sandbox};
 
 /// Why a subject could not be driven.
 #[derive(Debug, thiserror::Error)]
@@ -71,6 +71,9 @@ pub struct Ended {
     /// Every entry left in the session's private temporary directory
     /// (`path` relative to it, `kind`, `bytes`, `sha256`).
     pub temp_left: Vec<Value>,
+    /// What the sandbox's upper layers held once the session had ended
+    /// (`entriesLeft`, `truncated`, `scope`); `None` without a sandbox.
+    pub sandbox: Option<Value>,
     pub end_ms: u64,
 }
 
@@ -138,6 +141,12 @@ pub struct Spawner<'a> {
     /// Where each started session gets its private temporary directory
     /// (`<temp_root>/<session>`, handed over as TMPDIR, TMP and TEMP).
     pub temp_root: Option<&'a Path>,
+    /// The sandbox's tools and where each session's stage is made
+    /// (`<stage root>/<session>`); `None`: no sandbox.
+    pub sandbox: Option<(&'a sandbox::Tools, &'a Path)>,
+    /// A host directory a sandboxed subject writes through to (the
+    /// harness's injection journals).
+    pub through: Option<&'a Path>,
 }
 
 impl Spawner<'_> {
@@ -158,6 +167,35 @@ impl Spawner<'_> {
                     }
                     None => None,
                 };
+                if self.sandbox.is_some() {
+                    sandbox::can_execute(program).map_err(|source| SubjectError::Spawn {
+                        program: program.display().to_string(),
+                        source,
+                    })?;
+                }
+                let stage = match self.sandbox {
+                    Some((tools, root)) => Some((
+                        tools,
+                        sandbox::Stage::create_through(
+                            root,
+                            name,
+                            http.is_none(),
+                            // The session's private temporary directory
+                            // too: what is left there is measured as before.
+                            &self
+                                .through
+                                .iter()
+                                .map(|p| p.to_path_buf())
+                                .chain(temp_dir.clone())
+                                .collect::<Vec<_>>(),
+                        )
+                        .map_err(|source| SubjectError::Spawn {
+                            program: program.display().to_string(),
+                            source,
+                        })?,
+                    )),
+                    None => None,
+                };
                 Session::spawn(
                     name,
                     self.epoch,
@@ -166,6 +204,7 @@ impl Spawner<'_> {
                     self.env,
                     http,
                     temp_dir.as_deref(),
+                    stage,
                 )?
             }
             (None, Some(target)) => Session::connect(name, self.epoch, target),
@@ -207,6 +246,8 @@ pub struct Session {
     open_files_recorded: bool,
     /// The session's private temporary directory (TMPDIR, TMP, TEMP).
     temp_dir: Option<PathBuf>,
+    /// The session's sandbox stage, observed and removed when it ends.
+    stage: Option<sandbox::Stage>,
 }
 
 /// The client side of a Streamable HTTP subject.
@@ -229,6 +270,7 @@ impl Session {
     /// has it already). With `http`, the subject is driven over Streamable
     /// HTTP at that target and its stdout is recorded as a plain capture;
     /// otherwise over stdio.
+    #[allow(clippy::too_many_arguments)]
     pub fn spawn(
         name: &str,
         epoch: Instant,
@@ -237,6 +279,7 @@ impl Session {
         env: &BTreeMap<String, String>,
         http: Option<&HttpTarget>,
         temp_dir: Option<&Path>,
+        stage: Option<(&sandbox::Tools, sandbox::Stage)>,
     ) -> Result<Session, SubjectError> {
         let mut full_env = env.clone();
         let mut provided: Vec<&str> = Vec::new();
@@ -248,7 +291,8 @@ impl Session {
                 }
             }
         }
-        let cmd = spawn::command(
+        let cmd = spawn::command_in(
+            stage.as_ref().map(|(tools, stage)| (stage, *tools)),
             program,
             args,
             &full_env,
@@ -275,6 +319,8 @@ impl Session {
             "environmentKeys": full_env.keys().collect::<Vec<_>>(),
             "harnessProvidedKeys": provided,
             "operatorKeys": env.keys().collect::<Vec<_>>(),
+            "sandboxed": stage.is_some(),
+            "ownNetwork": stage.as_ref().is_some_and(|(_, s)| s.own_network()),
             "temporaryDirectory": temp_dir.map(|_| json!({
                 "handedOverAs": provided,
                 "overriddenByOperator": TEMP_ENV_KEYS.iter().filter(|k| env.contains_key(**k)).collect::<Vec<_>>(),
@@ -406,6 +452,7 @@ impl Session {
             revision: Revision::default(),
             open_files_recorded: false,
             temp_dir: temp_dir.map(Path::to_path_buf),
+            stage: stage.map(|(_, s)| s),
         })
     }
 
@@ -449,6 +496,7 @@ impl Session {
             revision: Revision::default(),
             open_files_recorded: false,
             temp_dir: None,
+            stage: None,
         }
     }
 
@@ -768,6 +816,15 @@ impl Session {
         let files = proc::open_files(self.pgid());
         let at = self.now_ms();
         self.event(json!({"event": "open-files", "offsetMs": at, "files": files}));
+        if let Some(packets) = self
+            .stage
+            .as_ref()
+            .and_then(|s| s.unroutable_packets(self.pid))
+        {
+            // The subject's own network namespace has loopback only: every
+            // packet for any other address found no route (and was counted).
+            self.event(json!({"event": "unroutable-packets", "offsetMs": at, "packets": packets}));
+        }
         self.record_tree("session-end");
     }
 
@@ -833,6 +890,7 @@ impl Session {
                     zombies_in_group: 0,
                     escaped: Vec::new(),
                     temp_left: Vec::new(),
+                    sandbox: None,
                     end_ms,
                 },
             );
@@ -899,6 +957,17 @@ impl Session {
             .as_deref()
             .map(super::files::walk_entries)
             .unwrap_or_default();
+        // Everything in the sandbox's upper layers was written by the subject
+        // and left; the stage is then removed from the host.
+        let sandbox = self.stage.take().map(|stage| {
+            let seen = stage.observe();
+            drop(stage);
+            seen
+        });
+        if let Some(seen) = &sandbox {
+            let at = self.now_ms();
+            self.event(json!({"event": "sandbox-measured", "offsetMs": at, "entriesLeft": seen["entriesLeft"], "truncated": seen["truncated"], "scope": seen["scope"]}));
+        }
         let end_ms = self.now_ms();
         if self.temp_dir.is_some() {
             self.event(
@@ -916,6 +985,7 @@ impl Session {
                 zombies_in_group: members.1,
                 escaped,
                 temp_left,
+                sandbox,
                 end_ms,
             },
         )

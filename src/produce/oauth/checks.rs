@@ -719,17 +719,30 @@ fn token_storage(o: &OauthCtx) -> CheckRun {
     // Read what the subject wrote only once it has stopped: nothing is
     // still in flight.
     let server_artifact = o.ctx.stop(server);
-    let stored = |t: &str| server_artifact.as_ref().map_or(0, |a| occurrences(a, t));
+    // In its output, and in the files it left in its sandbox (counted there
+    // under the token's digest, never stored).
+    let in_files = |t: &str| {
+        let key = crate::produce::drive::sandbox::Watched::key(t);
+        server_artifact.as_ref().map_or(0, |a| {
+            a["sandbox"]["entriesLeft"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|e| e["watched"][&key].as_u64())
+                .sum::<u64>() as usize
+        })
+    };
+    let stored = |t: &str| server_artifact.as_ref().map_or(0, |a| occurrences(a, t)) + in_files(t);
     let mut judged = seen.into_iter().zip([&good, &foreign, &broken]).map(
         |((mut observed, detail, mut art), token)| {
             let n = stored(token);
-            art["observation"] = json!({"tokenOccurrencesInSubjectOutput": n});
+            art["observation"] = json!({"tokenOccurrencesInSubjectOutput": n - in_files(token), "tokenOccurrencesInFilesLeft": in_files(token)});
             if n > 0 {
                 observed.1 = reasons::OAUTH_TOKEN_STORED.into();
             }
             (
                 observed,
-                format!("{detail}; the token occurs {n} time(s) in the subject's output"),
+                format!("{detail}; the token occurs {n} time(s) in the subject's output and the files it left"),
                 art,
             )
         },

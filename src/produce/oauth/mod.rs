@@ -83,6 +83,8 @@ pub struct Options {
     /// Deliberate misbehaviour of the in-process fixture (negative controls
     /// of the runner itself).
     pub fixture_defects: Defects,
+    /// What each subject process runs in (`--sandbox`).
+    pub sandbox: crate::produce::drive::sandbox::Mode,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -170,6 +172,8 @@ pub struct OauthCtx<'a> {
     /// mcpres's own secrets, credential shapes, and every credential the run
     /// minted or learned, redacted from every artifact.
     redactor: Arc<Mutex<Redactor>>,
+    /// The same credentials, counted in the files a sandboxed subject leaves.
+    watched: crate::produce::drive::sandbox::Watched,
     pub network: Mutex<Network>,
     /// (subject refusals seen, of which echoed the presented token or one
     /// of its claim values).
@@ -212,6 +216,7 @@ impl OauthCtx<'_> {
             .lock()
             .expect("redactor lock")
             .add_synthetic(secret);
+        self.watched.add(secret);
     }
 
     /// A record that redacts every credential known so far.
@@ -373,6 +378,7 @@ fn with_issuer(launch: &Launch, issuer: &str) -> Launch {
             .iter()
             .map(|(k, v)| (k.clone(), sub(v)))
             .collect(),
+        sandbox: launch.sandbox.clone(),
     }
 }
 
@@ -457,7 +463,38 @@ pub fn run(options: &Options, report: &mut dyn FnMut(Event)) -> Result<Outcome, 
         issuer: issuer.clone(),
         redirect: redirect_addr,
     });
-    let launch = options.launch.as_ref().map(|l| with_issuer(l, &issuer));
+    // Every subject process in a sandbox stage of its own (its network
+    // namespace is the runner's), where the machine allows it; the files it
+    // leaves are searched for every credential the run presents.
+    let sandbox_plan = match &options.launch {
+        Some(_) => {
+            crate::produce::drive::sandbox::plan(options.sandbox).map_err(OauthRunError::Usage)?
+        }
+        None => crate::produce::drive::sandbox::Plan::Scoped {
+            reason: "the server was not started by mcpres".into(),
+            chosen: false,
+        },
+    };
+    let stages = match sandbox_plan.tools() {
+        Some(_) => Some(
+            crate::produce::profile::StageDir::create()
+                .map_err(|e| OauthRunError::Usage(e.to_string()))?,
+        ),
+        None => None,
+    };
+    let watched = crate::produce::drive::sandbox::Watched::default();
+    let launch = options.launch.as_ref().map(|l| {
+        let mut l = with_issuer(l, &issuer);
+        if let (Some(tools), Some(dir)) = (sandbox_plan.tools(), &stages) {
+            l.sandbox = Some(crate::produce::drive::sandbox::LaunchSandbox {
+                tools: tools.clone(),
+                stages: dir.0.clone(),
+                own_network: false,
+                watched: watched.clone(),
+            });
+        }
+        l
+    });
     let mut ctx = Ctx::new(
         launch.as_ref(),
         options.revision,
@@ -497,6 +534,7 @@ pub fn run(options: &Options, report: &mut dyn FnMut(Event)) -> Result<Outcome, 
             .is_some_and(names_scope)
             .then(|| SCOPE.to_string()),
         grant_scopes: Mutex::default(),
+        watched,
     };
     let redactor = octx.redactor.clone();
     if options.resource.is_some() {
@@ -719,6 +757,7 @@ pub fn run(options: &Options, report: &mut dyn FnMut(Event)) -> Result<Outcome, 
         "refusedBeforeConnect": network.refused,
         "subjectRefusalsSeen": refusals_seen,
         "subjectRefusalsEchoingTheToken": refusals_echoing,
+        "sandbox": sandbox_plan.to_json(),
     });
     let cleanup_sha = store.put("artifacts/cleanup.json", &cleanup_doc)?.sha256;
     // The privacy flags: the store's scan of the artifacts as they were
@@ -1035,6 +1074,7 @@ mod tests {
                 "{scope}".into(),
             ],
             env: BTreeMap::from([("SCOPES".to_string(), "a {scope}".to_string())]),
+            sandbox: None,
         };
         assert!(names_scope(&launch));
         let l = with_issuer(&launch, "http://127.0.0.1:7");

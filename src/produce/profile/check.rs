@@ -117,6 +117,8 @@ pub struct Ctx<'a> {
 pub struct Tally {
     pub probes: usize,
     pub leaky: Vec<String>,
+    /// Probes whose sandbox held files the subject wrote and left.
+    pub files_left: Vec<String>,
     pub killed: usize,
     pub descendants_seen: usize,
     /// Adopted orphans that descend from no subject a probe saw: killed,
@@ -419,6 +421,20 @@ impl<'a> Ctx<'a> {
                 ended.left_behind,
                 artifact["pid"],
                 what.join(", ")
+            ));
+        }
+        if let Some(left) = ended
+            .sandbox
+            .as_ref()
+            .and_then(|s| s["entriesLeft"].as_array())
+            .filter(|l| !l.is_empty())
+        {
+            let paths: Vec<&str> = left.iter().filter_map(|e| e["path"].as_str()).collect();
+            t.files_left.push(format!(
+                "{} file(s) left by the subject with pid {}: {}",
+                left.len(),
+                artifact["pid"],
+                paths.join(", ")
             ));
         }
         if ended.killed {
@@ -906,6 +922,7 @@ mod tests {
             program: "/bin/true".into(),
             args: vec![],
             env: Default::default(),
+            sandbox: None,
         };
         let mut ctx = Ctx::new(Some(&launch), Revision::V2025_11_25, ms(1000), ms(1000));
         ctx.timing.startup = Some(ms(800));

@@ -39,6 +39,7 @@ use crate::model::vocab::{
     RuntimeName, TargetKind,
 };
 use crate::produce::drive::redact::Redactor;
+use crate::produce::drive::sandbox;
 use crate::produce::store::{Store, StoreError};
 use crate::profiles::Registry;
 
@@ -76,6 +77,8 @@ pub struct Options {
     /// Set it to stop the run: no further subject starts, the run ends with
     /// [`ProfileError::Cancelled`] and removes what it wrote.
     pub cancel: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    /// What each subject process runs in (`--sandbox`).
+    pub sandbox: sandbox::Mode,
 }
 
 /// A Streamable HTTP target.
@@ -278,8 +281,32 @@ pub fn run_planned(
     } else {
         options.jobs
     };
+    // Every process a check starts runs in a sandbox stage of its own below
+    // `stages` (removed with it), where the machine allows it.
+    let sandbox_plan = match &options.launch {
+        Some(_) => sandbox::plan(options.sandbox).map_err(ProfileError::Usage)?,
+        None => sandbox::Plan::Scoped {
+            reason: "the server was not started by mcpres".into(),
+            chosen: false,
+        },
+    };
+    let stages = match sandbox_plan.tools() {
+        Some(_) => Some(StageDir::create()?),
+        None => None,
+    };
+    let launch = options.launch.clone().map(|mut l| {
+        if let (Some(tools), Some(dir)) = (sandbox_plan.tools(), &stages) {
+            l.sandbox = Some(sandbox::LaunchSandbox {
+                tools: tools.clone(),
+                stages: dir.0.clone(),
+                own_network: !http,
+                watched: sandbox::Watched::default(),
+            });
+        }
+        l
+    });
     let mut ctx = Ctx::new(
-        options.launch.as_ref(),
+        launch.as_ref(),
         options.revision,
         options.startup,
         options.answer,
@@ -464,6 +491,8 @@ pub fn run_planned(
     let mut cleanup = json!({
         "probes": tally.probes,
         "probesThatLeftProcesses": tally.leaky,
+        "probesThatLeftFiles": tally.files_left,
+        "sandbox": sandbox_plan.to_json(),
         "probesEndedBySigkill": tally.killed,
         "descendantsSeen": tally.descendants_seen,
         "adoptedAfterRun": swept,
@@ -652,6 +681,27 @@ fn run_declared(decl: &'static CheckDecl, ctx: &Ctx) -> CheckRun {
 
 /// Why a check that needs a subject mcpres starts is not observed without one.
 pub const NEEDS_LAUNCH: &str = "the server was not started by mcpres (no command after `--`), so its cleanup could not be observed";
+
+/// The directory a run's sandbox stages are made in; removed when dropped.
+pub(crate) struct StageDir(pub(crate) PathBuf);
+
+impl StageDir {
+    pub(crate) fn create() -> Result<StageDir, ProfileError> {
+        let dir = std::env::temp_dir().join(format!(
+            "mcpres-profile-{}",
+            crate::produce::drive::ident::random_hex(8)
+        ));
+        std::fs::create_dir(&dir)
+            .map_err(|e| ProfileError::Usage(format!("cannot create {}: {e}", dir.display())))?;
+        Ok(StageDir(dir))
+    }
+}
+
+impl Drop for StageDir {
+    fn drop(&mut self) {
+        sandbox::force_remove(&self.0);
+    }
+}
 
 /// The run's redactor: the operator's `--env` values (those of the launch,
 /// before any `{port}` is filled in), mcpres's own secret-named values,

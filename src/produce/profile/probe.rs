@@ -143,6 +143,10 @@ pub struct Ended {
     /// probe saw (another probe's, or one nobody saw born): killed, never
     /// blamed on this probe.
     pub unattributed: Vec<Value>,
+    /// What the sandbox's upper layers held once the process had ended
+    /// (`entriesLeft`, `runtimeCaches`, `truncated`, `scope`,
+    /// `unroutablePackets`); `None` without a sandbox.
+    pub sandbox: Option<Value>,
 }
 
 /// One running subject.
@@ -165,6 +169,9 @@ pub struct Probe {
     /// When the runner found the subject exited (ms from the start).
     exit_seen_ms: Option<u64>,
     launch: Launch,
+    /// The sandbox stage this process runs in, observed and removed when
+    /// the probe ends.
+    stage: Option<crate::produce::drive::sandbox::Stage>,
 }
 
 fn now_ms(start: Instant) -> u64 {
@@ -183,7 +190,21 @@ impl Probe {
 
     /// Start `program` (instead of the launch's) with the launch's arguments and environment.
     pub fn start_program(launch: &Launch, program: &Path) -> std::io::Result<Probe> {
-        let cmd = spawn::command(program, &launch.args, &launch.env, StdinMode::Piped);
+        // Each process in a fresh sandbox stage of its own, when the run has one.
+        if launch.sandbox.is_some() {
+            crate::produce::drive::sandbox::can_execute(program)?;
+        }
+        let stage = launch.sandbox.as_ref().map(|s| s.stage()).transpose()?;
+        let cmd = spawn::command_in(
+            stage
+                .as_ref()
+                .zip(launch.sandbox.as_ref())
+                .map(|(stage, s)| (stage, &s.tools)),
+            program,
+            &launch.args,
+            &launch.env,
+            StdinMode::Piped,
+        );
         let started = Instant::now();
         let mut child = spawn::spawn(cmd)?;
         let pid = child.id();
@@ -269,6 +290,7 @@ impl Probe {
             endings: Vec::new(),
             exit_seen_ms: None,
             launch: launch.clone(),
+            stage,
         })
     }
 
@@ -523,6 +545,12 @@ impl Probe {
     /// group; reap, sweep adopted descendants and count what is left.
     pub fn finish(mut self) -> (Ended, Value) {
         self.sample_tree();
+        // Read while the process may still live: its network namespace's
+        // count of packets that found no route.
+        let packets = self
+            .stage
+            .as_ref()
+            .and_then(|s| s.unroutable_packets(self.pid));
         let already = self.try_exit().is_some();
         let roots: Vec<u32> = self.descendants.keys().copied().collect();
         if !already {
@@ -552,6 +580,7 @@ impl Probe {
             left_behind: 0,
             left_behind_processes: Vec::new(),
             unattributed: Vec::new(),
+            sandbox: None,
         };
         // Whatever was still in the group once the subject ended (killed with
         // the group since), or was seen below the subject, is left behind: it
@@ -601,11 +630,32 @@ impl Probe {
         for t in self.threads.drain(..) {
             let _ = t.join();
         }
+        // Everything left in the stage was written by the subject and left;
+        // the stage is then removed from the host.
+        let watched = self
+            .launch
+            .sandbox
+            .as_ref()
+            .map(|s| s.watched.snapshot())
+            .unwrap_or_default();
+        ended.sandbox = self.stage.take().map(|stage| {
+            let mut seen = stage.observe_watching(&watched);
+            seen["unroutablePackets"] = json!(packets);
+            seen
+        });
         let artifact = self.transcript(&ended, &swept);
         (ended, artifact)
     }
 
     fn transcript(&self, ended: &Ended, swept: &[Value]) -> Value {
+        let mut t = self.transcript_core(ended, swept);
+        if let Some(seen) = &ended.sandbox {
+            t["sandbox"] = seen.clone();
+        }
+        t
+    }
+
+    fn transcript_core(&self, ended: &Ended, swept: &[Value]) -> Value {
         let io = self.shared.0.lock().expect("probe lock");
         let mut kept: BTreeMap<&str, usize> = BTreeMap::new();
         let chunks: Vec<Value> = io

@@ -125,6 +125,7 @@ pub fn with_port(launch: &Launch, port: u16) -> Launch {
             .iter()
             .map(|(k, v)| (k.clone(), sub(v)))
             .collect(),
+        sandbox: launch.sandbox.clone(),
     }
 }
 

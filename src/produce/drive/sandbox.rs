@@ -1,0 +1,1081 @@
+//! The sandbox a subject runs in (spec/harness.md, "The sandbox").
+//!
+//! A subject mcpres starts is executed through `unshare -rm[n]` (util-linux:
+//! a new user namespace in which the caller is root, and a new mount
+//! namespace; for a stdio subject also a new network namespace) and then
+//! through this binary's hidden `__sandbox-exec` entry, which sets the
+//! mounts up and *executes* the subject in place. Each step is an `exec`, so
+//! the subject keeps the process id, process group and pipes the driver gave
+//! the first program: every signal, `/proc` reading and pipe works as before.
+//!
+//! Inside, every directory at the top of the file system (but `/proc`,
+//! `/sys` and `/dev`) is an overlay: the host's directory is the read-only
+//! lower layer and a fresh directory of the stage (on the host, in the run's
+//! scratch directory) the upper layer, so every file the subject creates,
+//! changes or deletes anywhere lands in the stage and never on the host.
+//! `/dev/shm` is a fresh directory of the stage; the root directory itself is
+//! read-only. A directory that cannot be overlaid (one with a mount below it
+//! that the user namespace may not reveal) is named in the scope the helper
+//! records, never passed over in silence. In a network namespace of its own,
+//! loopback is brought up and nothing else exists: the kernel counts every
+//! packet it finds no route for, which is how an attempt to reach any other
+//! address is seen.
+//!
+//! After the session, [`Stage::observe`] lists every entry of the upper
+//! layers (path as the subject saw it, created or changed, length and
+//! SHA-256, never the content; a deleted host file as a whiteout), and the
+//! stage is removed.
+//!
+//! Where namespaces are refused, [`plan`] says why once and the run falls
+//! back to the scoped observation it always had; the fallback is recorded in
+//! the evidence, and `--sandbox require` refuses to run without it.
+
+use std::ffi::{CString, OsString};
+use std::io::Write as _;
+use std::os::unix::ffi::OsStrExt as _;
+use std::os::unix::fs::{FileTypeExt as _, MetadataExt as _, PermissionsExt as _};
+use std::os::unix::process::CommandExt as _;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::OnceLock;
+
+use serde_json::{Value, json};
+
+use super::ident;
+
+/// The hidden first argument that makes `mcpres` the sandbox's helper.
+pub const EXEC_ARG: &str = "__sandbox-exec";
+
+/// Files up to this size left in the sandbox are hashed; larger ones are
+/// recorded with their length only.
+pub const HASH_LIMIT: u64 = 16 * 1024 * 1024;
+
+/// At most this many entries of one stage are recorded.
+pub const ENTRY_LIMIT: usize = 1000;
+
+/// Top-level directories never overlaid: kernel file systems and devices.
+const NOT_OVERLAID: [&str; 3] = ["proc", "sys", "dev"];
+
+/// What the operator asked for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Mode {
+    /// The sandbox where the machine allows it, else the scoped observation
+    /// (said once, recorded in the evidence).
+    #[default]
+    Auto,
+    /// The sandbox or no run.
+    Require,
+    /// No sandbox (recorded in the evidence).
+    Off,
+}
+
+/// The programs the sandbox is built with.
+#[derive(Debug, Clone)]
+pub struct Tools {
+    unshare: PathBuf,
+    exe: PathBuf,
+}
+
+/// What each process of a launch is started in: a fresh stage below
+/// `stages`, with a network namespace of its own when `own_network`.
+#[derive(Debug, Clone)]
+pub struct LaunchSandbox {
+    pub tools: Tools,
+    pub stages: PathBuf,
+    pub own_network: bool,
+    /// Strings whose occurrences in the files a process leaves are counted
+    /// (the credentials a run presents).
+    pub watched: Watched,
+}
+
+/// Secrets whose occurrences in files left in a stage are counted, never
+/// stored: each count is keyed by the SHA-256 of the secret.
+#[derive(Clone, Default)]
+pub struct Watched(std::sync::Arc<std::sync::Mutex<Vec<String>>>);
+
+impl std::fmt::Debug for Watched {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Watched({} secret(s))", self.snapshot().len())
+    }
+}
+
+impl Watched {
+    /// Count `secret` from now on.
+    pub fn add(&self, secret: &str) {
+        let mut v = self
+            .0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if !secret.is_empty() && !v.iter().any(|s| s == secret) {
+            v.push(secret.to_string());
+        }
+    }
+
+    pub fn snapshot(&self) -> Vec<String> {
+        self.0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone()
+    }
+
+    /// The key a secret's count is stored under.
+    pub fn key(secret: &str) -> String {
+        crate::json::canonical::sha256_hex(secret.as_bytes())
+    }
+}
+
+impl LaunchSandbox {
+    /// A fresh stage for the next process.
+    pub fn stage(&self) -> std::io::Result<Stage> {
+        static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(1);
+        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        Stage::create(&self.stages, &format!("p{n}"), self.own_network)
+    }
+}
+
+/// Would `exec` of `program` start? Checked before a sandboxed start, so
+/// that a program that is absent or not executable is refused at once with
+/// the error `exec` gives (the sandbox's own first program always starts).
+pub fn can_execute(program: &Path) -> std::io::Result<()> {
+    rustix::fs::access(program, rustix::fs::Access::EXEC_OK).map_err(std::io::Error::from)?;
+    if std::fs::metadata(program)?.is_dir() {
+        return Err(std::io::Error::from(std::io::ErrorKind::PermissionDenied));
+    }
+    Ok(())
+}
+
+/// What a run's subjects are started in, decided once per run.
+#[derive(Debug, Clone)]
+pub enum Plan {
+    Sandbox(Tools),
+    /// No sandbox: why, and whether the operator chose it.
+    Scoped {
+        reason: String,
+        chosen: bool,
+    },
+}
+
+impl Plan {
+    /// The sandbox's tools, when there is one.
+    pub fn tools(&self) -> Option<&Tools> {
+        match self {
+            Plan::Sandbox(t) => Some(t),
+            Plan::Scoped { .. } => None,
+        }
+    }
+
+    /// What the evidence says about where the subject ran.
+    pub fn to_json(&self) -> Value {
+        match self {
+            Plan::Sandbox(_) => json!({
+                "sandboxed": true,
+                "namespaces": ["user", "mount", "network (stdio subjects)"],
+                "filesystem": "every top-level directory but /proc, /sys and /dev is an overlay whose upper layer mcpres lists and hashes after each session and then removes; /dev/shm is private; the root directory itself is read-only",
+            }),
+            Plan::Scoped { reason, chosen } => json!({
+                "sandboxed": false,
+                "reason": reason,
+                "chosenByOperator": chosen,
+                "filesystem": "scoped: only the session's temporary directory and the top level of the working directory are observed",
+            }),
+        }
+    }
+}
+
+/// Decide, once per run, what the subjects run in.
+pub fn plan(mode: Mode) -> Result<Plan, String> {
+    match mode {
+        Mode::Off => Ok(Plan::Scoped {
+            reason: "the operator turned the sandbox off (--sandbox off)".into(),
+            chosen: true,
+        }),
+        Mode::Auto => Ok(match available() {
+            Ok(t) => Plan::Sandbox(t.clone()),
+            Err(reason) => Plan::Scoped {
+                reason,
+                chosen: false,
+            },
+        }),
+        Mode::Require => available().map(|t| Plan::Sandbox(t.clone())).map_err(|e| {
+            format!("the sandbox was required (--sandbox require) but cannot be built here: {e}")
+        }),
+    }
+}
+
+static AVAILABLE: OnceLock<Result<Tools, String>> = OnceLock::new();
+
+/// Can subjects run in the sandbox here? Tried for real, once per process: a
+/// stage is built, `/bin/sh` writes a file to `/tmp` inside it, and the file
+/// must be in the stage's upper layer and not on the host.
+pub fn available() -> Result<&'static Tools, String> {
+    AVAILABLE
+        .get_or_init(try_build)
+        .as_ref()
+        .map_err(Clone::clone)
+}
+
+fn try_build() -> Result<Tools, String> {
+    let exe = std::env::current_exe().map_err(|e| format!("cannot find mcpres itself: {e}"))?;
+    tools_with(&exe)
+}
+
+/// [`available`], uncached, with `exe` as the `mcpres` binary whose
+/// `__sandbox-exec` sets the mounts up (for a library caller, such as a test,
+/// that is not itself that binary).
+pub fn tools_with(exe: &Path) -> Result<Tools, String> {
+    let unshare = find_tool("unshare").ok_or("`unshare` (util-linux) is not installed")?;
+    let exe = exe.to_path_buf();
+    let tools = Tools { unshare, exe };
+    let parent =
+        std::env::temp_dir().join(format!("mcpres-sandbox-probe-{}", ident::random_hex(6)));
+    std::fs::create_dir(&parent).map_err(|e| format!("cannot create {}: {e}", parent.display()))?;
+    let result = (|| {
+        let stage = Stage::create(&parent, "probe", true)
+            .map_err(|e| format!("cannot prepare a stage: {e}"))?;
+        let name = format!("mcpres-sandbox-probe-{}", ident::random_hex(6));
+        let (program, args) = stage.wrap(
+            &tools,
+            Path::new("/bin/sh"),
+            &["-c".into(), format!(": > /tmp/{name}")],
+        );
+        let out = Command::new(program)
+            .args(args)
+            .env_clear()
+            .current_dir("/")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .output()
+            .map_err(|e| format!("cannot run {}: {e}", tools.unshare.display()))?;
+        let landed = stage.upper().join("tmp").join(&name).is_file();
+        let leaked = Path::new("/tmp").join(&name);
+        if leaked.exists() {
+            let _ = std::fs::remove_file(&leaked);
+            return Err("a file written inside reached the host's /tmp".to_string());
+        }
+        if out.status.success() && landed {
+            Ok(())
+        } else {
+            let why = String::from_utf8_lossy(&out.stderr);
+            Err(format!(
+                "user and mount namespaces with overlay mounts are refused here ({})",
+                why.trim().lines().next().unwrap_or("no reason given")
+            ))
+        }
+    })();
+    force_remove(&parent);
+    result.map(|()| tools)
+}
+
+/// `name` as an executable file: in `PATH`, else in the system directories
+/// (`ip` lives in `/usr/sbin`, often not in an unprivileged user's `PATH`).
+pub fn find_tool(name: &str) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    std::env::split_paths(&path)
+        .chain(["/usr/sbin", "/sbin", "/usr/bin", "/bin"].map(PathBuf::from))
+        .map(|d| d.join(name))
+        .find(|p| {
+            std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+        })
+}
+
+/// One session's sandbox on the host: the upper and work directories of
+/// every overlay, the private `/dev/shm`, and what the helper reported.
+/// Removed when dropped.
+#[derive(Debug)]
+pub struct Stage {
+    root: PathBuf,
+    /// Host directories the subject writes through to, unchanged (the
+    /// harness's injection journals).
+    through: Vec<PathBuf>,
+    /// The top-level directories given an overlay.
+    dirs: Vec<String>,
+    /// A network namespace of its own.
+    net: bool,
+    /// Empty top-level directories of the root file system, left to be
+    /// read-only with it.
+    read_only: Vec<String>,
+    /// Controlled faults of the file system.
+    faults: Vec<Fault>,
+}
+
+/// A file-system fault the sandbox injects, deterministic and recorded.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Fault {
+    /// An existing directory becomes an empty file system of `bytes` bytes
+    /// (tmpfs `size=`): a write past it fails with "no space left on device".
+    DiskFull { dir: PathBuf, bytes: u64 },
+    /// An existing path becomes read-only: a write fails with "read-only file
+    /// system".
+    ReadOnly { path: PathBuf },
+}
+
+impl Stage {
+    /// Prepare `<parent>/<name>`: an upper and a work directory for every
+    /// top-level directory but `/proc`, `/sys` and `/dev`, and an empty
+    /// `/dev/shm`. With `net`, the subject gets a network namespace of its
+    /// own (loopback only).
+    pub fn create(parent: &Path, name: &str, net: bool) -> std::io::Result<Stage> {
+        Self::create_through(parent, name, net, &[])
+    }
+
+    /// [`Stage::create`], with `through`: host directories (absolute, no
+    /// overlay-option characters) the subject sees and writes as they are.
+    pub fn create_through(
+        parent: &Path,
+        name: &str,
+        net: bool,
+        through: &[PathBuf],
+    ) -> std::io::Result<Stage> {
+        let root = std::path::absolute(parent.join(name))?;
+        let text = root.as_os_str().as_bytes();
+        if text
+            .iter()
+            .any(|b| matches!(b, b',' | b':' | b'\\') || b.is_ascii_whitespace())
+        {
+            return Err(std::io::Error::other(format!(
+                "the stage path {} cannot be named in overlay options",
+                root.display()
+            )));
+        }
+        std::fs::create_dir_all(&root)?;
+        let mut dirs = Vec::new();
+        let mut read_only = Vec::new();
+        let root_dev = std::fs::metadata("/")?.dev();
+        for entry in std::fs::read_dir("/")?.flatten() {
+            let Some(name) = entry.file_name().to_str().map(str::to_string) else {
+                continue;
+            };
+            if NOT_OVERLAID.contains(&name.as_str())
+                || name.contains([',', ':', '\\'])
+                || !entry.file_type().is_ok_and(|t| t.is_dir())
+            {
+                continue;
+            }
+            // An empty directory of the root file system itself needs no
+            // overlay: it is read-only with the root (each overlay costs the
+            // session a mount).
+            let path = entry.path();
+            let empty = std::fs::read_dir(&path).is_ok_and(|mut d| d.next().is_none());
+            if empty && std::fs::metadata(&path).is_ok_and(|m| m.dev() == root_dev) {
+                read_only.push(format!("/{name}"));
+                continue;
+            }
+            dirs.push(name);
+        }
+        dirs.sort();
+        read_only.sort();
+        for d in &dirs {
+            std::fs::create_dir_all(root.join("upper").join(d))?;
+            std::fs::create_dir_all(root.join("work").join(d))?;
+        }
+        std::fs::create_dir_all(root.join("shm"))?;
+        std::fs::create_dir_all(root.join("report"))?;
+        let through = through
+            .iter()
+            .map(std::path::absolute)
+            .collect::<std::io::Result<Vec<_>>>()?;
+        Ok(Stage {
+            root,
+            through,
+            read_only,
+            dirs,
+            net,
+            faults: Vec::new(),
+        })
+    }
+
+    /// Inject `fault` into every process started in this stage (recorded in
+    /// the scope as `injected`, or, when it could not be, in `notInjected`).
+    pub fn inject(&mut self, fault: Fault) {
+        self.faults.push(fault);
+    }
+
+    fn upper(&self) -> PathBuf {
+        self.root.join("upper")
+    }
+
+    /// Has the subject a network namespace of its own?
+    pub fn own_network(&self) -> bool {
+        self.net
+    }
+
+    /// The program and arguments that run `program` with `args` in this
+    /// stage (the working directory is the caller's).
+    pub fn wrap(&self, tools: &Tools, program: &Path, args: &[String]) -> (PathBuf, Vec<OsString>) {
+        let mut argv: Vec<OsString> = vec![if self.net { "-rmn" } else { "-rm" }.into()];
+        argv.push("--".into());
+        argv.push(tools.exe.clone().into_os_string());
+        argv.push(EXEC_ARG.into());
+        argv.push("--stage".into());
+        argv.push(self.root.clone().into_os_string());
+        argv.push("--cwd".into());
+        argv.push(
+            std::env::current_dir()
+                .unwrap_or_else(|_| PathBuf::from("/"))
+                .into_os_string(),
+        );
+        for dir in &self.through {
+            argv.push("--through".into());
+            argv.push(dir.clone().into_os_string());
+        }
+        for fault in &self.faults {
+            match fault {
+                Fault::DiskFull { dir, bytes } => {
+                    argv.push("--disk-full".into());
+                    argv.push(dir.clone().into_os_string());
+                    argv.push(bytes.to_string().into());
+                }
+                Fault::ReadOnly { path } => {
+                    argv.push("--read-only".into());
+                    argv.push(path.clone().into_os_string());
+                }
+            }
+        }
+        if self.net {
+            argv.push("--loopback".into());
+        }
+        argv.push("--".into());
+        argv.push(program.as_os_str().to_owned());
+        argv.extend(args.iter().map(OsString::from));
+        (tools.unshare.clone(), argv)
+    }
+
+    /// What the subject left: every entry of the upper layers and of the
+    /// private `/dev/shm` (`path` as the subject saw it, `kind`, `change`,
+    /// `bytes`, `sha256`), CPython's bytecode of host sources apart
+    /// (`runtimeCaches`), and the scope the helper reported.
+    pub fn observe(&self) -> Value {
+        self.observe_watching(&[])
+    }
+
+    /// [`Stage::observe`], and for each file that holds one of `watched`,
+    /// `watched: {SHA-256 of the secret: occurrences}` (never the bytes).
+    pub fn observe_watching(&self, watched: &[String]) -> Value {
+        let mut entries = Vec::new();
+        let mut truncated = false;
+        for d in &self.dirs {
+            walk(
+                &self.upper().join(d),
+                &format!("/{d}"),
+                &mut entries,
+                &mut truncated,
+            );
+        }
+        walk(
+            &self.root.join("shm"),
+            "/dev/shm",
+            &mut entries,
+            &mut truncated,
+        );
+        for e in entries.iter_mut() {
+            let Some(host) = e
+                .as_object_mut()
+                .and_then(|o| o.remove("hostPath"))
+                .and_then(|h| h.as_str().map(PathBuf::from))
+            else {
+                continue;
+            };
+            if watched.is_empty() {
+                continue;
+            }
+            let Ok(bytes) = std::fs::read(&host) else {
+                continue;
+            };
+            let counts: serde_json::Map<String, Value> = watched
+                .iter()
+                .filter_map(|w| {
+                    let n = occurrences(&bytes, w.as_bytes());
+                    (n > 0).then(|| (Watched::key(w), json!(n)))
+                })
+                .collect();
+            if !counts.is_empty() {
+                e["watched"] = Value::Object(counts);
+            }
+        }
+        entries.sort_by(|a, b| {
+            crate::json::canonical::cmp_utf16(
+                a["path"].as_str().unwrap_or(""),
+                b["path"].as_str().unwrap_or(""),
+            )
+        });
+        let mut scope = std::fs::read(self.root.join("report").join("scope.json"))
+            .ok()
+            .and_then(|b| serde_json::from_slice::<Value>(&b).ok())
+            .unwrap_or_else(|| json!({"reported": false}));
+        if scope["reported"] == true {
+            scope["readOnlyWithRoot"] = json!(self.read_only);
+        }
+        let (caches, left): (Vec<Value>, Vec<Value>) = entries
+            .into_iter()
+            .partition(|e| e.get("runtimeCache").is_some());
+        json!({"entriesLeft": left, "runtimeCaches": caches, "truncated": truncated, "scope": scope})
+    }
+
+    /// How many packets the kernel found no route for in the subject's own
+    /// network namespace (attempts to reach anything but loopback), read
+    /// while process `pid` lives; `None` without a namespace of its own.
+    pub fn unroutable_packets(&self, pid: u32) -> Option<Value> {
+        if !self.net {
+            return None;
+        }
+        let v4 = std::fs::read_to_string(format!("/proc/{pid}/net/snmp"))
+            .ok()
+            .and_then(|t| snmp_field(&t, "Ip:", "OutNoRoutes"));
+        let v6 = std::fs::read_to_string(format!("/proc/{pid}/net/snmp6"))
+            .ok()
+            .and_then(|t| {
+                t.lines().find_map(|l| {
+                    let mut it = l.split_whitespace();
+                    (it.next() == Some("Ip6OutNoRoutes"))
+                        .then(|| it.next()?.parse::<u64>().ok())
+                        .flatten()
+                })
+            });
+        Some(json!({"ipv4": v4, "ipv6": v6}))
+    }
+}
+
+impl Drop for Stage {
+    fn drop(&mut self) {
+        force_remove(&self.root);
+    }
+}
+
+/// How often `needle` occurs in `hay` (overlapping matches not counted twice).
+fn occurrences(hay: &[u8], needle: &[u8]) -> usize {
+    if needle.is_empty() || hay.len() < needle.len() {
+        return 0;
+    }
+    let mut n = 0;
+    let mut i = 0;
+    while i + needle.len() <= hay.len() {
+        if &hay[i..i + needle.len()] == needle {
+            n += 1;
+            i += needle.len();
+        } else {
+            i += 1;
+        }
+    }
+    n
+}
+
+/// `field` of the `prefix` table in `/proc/net/snmp` (a header line and a
+/// value line).
+fn snmp_field(text: &str, prefix: &str, field: &str) -> Option<u64> {
+    let mut lines = text.lines().filter(|l| l.starts_with(prefix));
+    let header = lines.next()?;
+    let values = lines.next()?;
+    let at = header.split_whitespace().position(|h| h == field)?;
+    values.split_whitespace().nth(at)?.parse().ok()
+}
+
+/// Record every entry under `dir` (an upper layer shown at `shown`).
+fn walk(dir: &Path, shown: &str, out: &mut Vec<Value>, truncated: &mut bool) {
+    let mut stack = vec![(dir.to_path_buf(), shown.to_string())];
+    while let Some((d, seen_as)) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            if out.len() >= ENTRY_LIMIT {
+                *truncated = true;
+                return;
+            }
+            let path = entry.path();
+            let Ok(meta) = std::fs::symlink_metadata(&path) else {
+                continue;
+            };
+            let name = entry.file_name();
+            let as_seen = format!("{seen_as}/{}", name.to_string_lossy());
+            let on_host = std::fs::symlink_metadata(&as_seen).ok();
+            let change = if on_host.is_some() {
+                "changed"
+            } else {
+                "created"
+            };
+            let kind = meta.file_type();
+            if kind.is_char_device() && meta.rdev() == 0 {
+                // A whiteout: the subject removed a file of the host's (the
+                // host's file is untouched).
+                out.push(json!({"path": as_seen, "kind": "removed"}));
+            } else if kind.is_dir() {
+                if !on_host.is_some_and(|m| m.is_dir()) {
+                    let mut v = json!({"path": as_seen, "kind": "directory", "change": change});
+                    if name == "__pycache__" && only_bytecode(&path, &as_seen) {
+                        v["runtimeCache"] = json!("python-bytecode");
+                    }
+                    out.push(v);
+                }
+                stack.push((path, as_seen));
+            } else if kind.is_file() {
+                let mut v =
+                    json!({"path": as_seen, "kind": "file", "change": change, "bytes": meta.len()});
+                if python_bytecode_of_host_source(&path, &as_seen) {
+                    v["runtimeCache"] = json!("python-bytecode");
+                }
+                if meta.len() <= HASH_LIMIT
+                    && let Ok((sha, _)) = ident::hash_file(&path)
+                {
+                    v["sha256"] = json!(sha);
+                    // Where it lies in the stage, while the stage exists
+                    // (taken out before anything is returned).
+                    v["hostPath"] = json!(path.display().to_string());
+                }
+                out.push(v);
+            } else if kind.is_symlink() {
+                out.push(json!({"path": as_seen, "kind": "symlink", "change": change}));
+            } else {
+                out.push(json!({"path": as_seen, "kind": "other", "change": change}));
+            }
+        }
+    }
+}
+
+/// Is `file` (seen by the subject at `as_seen`) CPython's compiled form of
+/// a source file that exists on the host: `D/__pycache__/NAME.TAG.pyc`
+/// beside `D/NAME.py`, whose header (flags 0) names that source's
+/// modification time and length? Such a file is what the interpreter writes
+/// by itself for code it imports: listed, never counted as residue.
+fn python_bytecode_of_host_source(file: &Path, as_seen: &str) -> bool {
+    let seen = Path::new(as_seen);
+    let (Some(cache_dir), Some(name)) = (seen.parent(), seen.file_name().and_then(|n| n.to_str()))
+    else {
+        return false;
+    };
+    if cache_dir.file_name().and_then(|n| n.to_str()) != Some("__pycache__") {
+        return false;
+    }
+    let Some((stem, _tag)) = name.strip_suffix(".pyc").and_then(|n| n.rsplit_once('.')) else {
+        return false;
+    };
+    let Some(source_dir) = cache_dir.parent() else {
+        return false;
+    };
+    let Ok(source) = std::fs::metadata(source_dir.join(format!("{stem}.py"))) else {
+        return false;
+    };
+    let mut header = [0u8; 16];
+    let read = std::fs::File::open(file).and_then(|mut f| {
+        use std::io::Read as _;
+        f.read_exact(&mut header)
+    });
+    if read.is_err() {
+        return false;
+    }
+    let word = |at: usize| {
+        u32::from_le_bytes([header[at], header[at + 1], header[at + 2], header[at + 3]])
+    };
+    // A CPython magic number ends in "\r\n"; flags 0 is the timestamp form.
+    header[2..4] == *b"\r\n"
+        && word(4) == 0
+        && i64::from(word(8)) == source.mtime() & 0xffff_ffff
+        && u64::from(word(12)) == source.len() & 0xffff_ffff
+}
+
+/// Does the new directory `dir` (seen at `as_seen`) hold only CPython
+/// bytecode of host sources?
+fn only_bytecode(dir: &Path, as_seen: &str) -> bool {
+    std::fs::read_dir(dir).is_ok_and(|entries| {
+        entries.flatten().all(|e| {
+            let shown = format!("{as_seen}/{}", e.file_name().to_string_lossy());
+            e.file_type().is_ok_and(|t| t.is_file())
+                && python_bytecode_of_host_source(&e.path(), &shown)
+        })
+    })
+}
+
+/// Remove `dir` and everything in it, making directories searchable first
+/// where the subject (or the overlay's own work directory) left them closed.
+pub fn force_remove(dir: &Path) {
+    if std::fs::remove_dir_all(dir).is_ok() || !dir.exists() {
+        return;
+    }
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let _ = std::fs::set_permissions(&d, std::fs::Permissions::from_mode(0o700));
+        if let Ok(entries) = std::fs::read_dir(&d) {
+            for e in entries.flatten() {
+                if e.file_type().is_ok_and(|t| t.is_dir()) {
+                    stack.push(e.path());
+                }
+            }
+        }
+    }
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+/// The helper, run as `mcpres __sandbox-exec --stage DIR --cwd DIR [--ip
+/// IP] -- PROGRAM ARGS...` inside the namespaces `unshare` made: set the
+/// mounts up, report what was covered to `<stage>/scope.json`, and execute
+/// PROGRAM in place. Returns only when it cannot (the exit status).
+pub fn exec_main(args: &[OsString]) -> u8 {
+    let mut stage: Option<PathBuf> = None;
+    let mut cwd: Option<PathBuf> = None;
+    let mut loopback = false;
+    let mut through: Vec<PathBuf> = Vec::new();
+    let mut faults: Vec<Fault> = Vec::new();
+    let mut it = args.iter();
+    let mut program: Option<&OsString> = None;
+    while let Some(a) = it.next() {
+        match a.to_str() {
+            Some("--stage") => stage = it.next().map(PathBuf::from),
+            Some("--cwd") => cwd = it.next().map(PathBuf::from),
+            Some("--loopback") => loopback = true,
+            Some("--through") => through.extend(it.next().map(PathBuf::from)),
+            Some("--disk-full") => {
+                let dir = it.next().map(PathBuf::from);
+                let bytes = it.next().and_then(|b| b.to_str()?.parse::<u64>().ok());
+                match (dir, bytes) {
+                    (Some(dir), Some(bytes)) => faults.push(Fault::DiskFull { dir, bytes }),
+                    _ => {
+                        eprintln!("mcpres sandbox: --disk-full needs DIR BYTES");
+                        return 2;
+                    }
+                }
+            }
+            Some("--read-only") => match it.next() {
+                Some(p) => faults.push(Fault::ReadOnly {
+                    path: PathBuf::from(p),
+                }),
+                None => {
+                    eprintln!("mcpres sandbox: --read-only needs PATH");
+                    return 2;
+                }
+            },
+            Some("--") => {
+                program = it.next();
+                break;
+            }
+            _ => {
+                eprintln!(
+                    "mcpres sandbox: unexpected argument {}",
+                    a.to_string_lossy()
+                );
+                return 2;
+            }
+        }
+    }
+    let (Some(stage), Some(program)) = (stage, program) else {
+        eprintln!(
+            "mcpres sandbox: usage: {EXEC_ARG} --stage DIR --cwd DIR [--loopback] -- PROGRAM ARGS..."
+        );
+        return 2;
+    };
+    let rest: Vec<&OsString> = it.collect();
+    // Opened before the overlays (the stage may lie under a directory that
+    // is about to become one, and the report must reach the host), through
+    // a bind mount of its own: a file open for writing on the root mount
+    // would keep that mount from becoming read-only.
+    let report_dir = stage.join("report");
+    let _ = rustix::mount::mount_change(
+        "/",
+        rustix::mount::MountPropagationFlags::REC | rustix::mount::MountPropagationFlags::PRIVATE,
+    );
+    let _ = rustix::mount::mount_bind(&report_dir, &report_dir);
+    let mut report = match std::fs::File::create(report_dir.join("scope.json")) {
+        Ok(f) => f,
+        Err(e) => {
+            eprintln!("mcpres sandbox: cannot write the scope report: {e}");
+            return 125;
+        }
+    };
+    let mut scope = set_up(&stage, loopback, &through);
+    let (injected, not_injected) = inject(&faults);
+    if !faults.is_empty() {
+        scope["injected"] = json!(injected);
+        scope["notInjected"] = json!(not_injected);
+    }
+    let _ = report.write_all(scope.to_string().as_bytes());
+    drop(report);
+    if let Some(dir) = &cwd {
+        // Again, through the new mounts: the old handle names the host's
+        // directory, not its overlay.
+        let _ = std::env::set_current_dir(dir);
+    }
+    let e = Command::new(program).args(rest).exec();
+    eprintln!(
+        "mcpres sandbox: cannot execute {}: {e}",
+        Path::new(program).display()
+    );
+    127
+}
+
+/// The flags of the mount at `path` that a remount inside a user namespace
+/// must keep (the kernel locks them): `nosuid`, `nodev`, `noexec` and the
+/// access-time flags.
+fn kept_flags(path: &str) -> rustix::mount::MountFlags {
+    use rustix::fs::StatVfsMountFlags as St;
+    use rustix::mount::MountFlags as Ms;
+    let Ok(st) = rustix::fs::statvfs(path) else {
+        return Ms::empty();
+    };
+    [
+        (St::NOSUID, Ms::NOSUID),
+        (St::NODEV, Ms::NODEV),
+        (St::NOEXEC, Ms::NOEXEC),
+        (St::NOATIME, Ms::NOATIME),
+        (St::NODIRATIME, Ms::NODIRATIME),
+        (St::RELATIME, Ms::RELATIME),
+    ]
+    .into_iter()
+    .filter(|(st_flag, _)| st.f_flag.contains(*st_flag))
+    .fold(Ms::empty(), |acc, (_, ms)| acc | ms)
+}
+
+/// The mount points still writable that are none of the sandbox's own
+/// (overlays, `/dev/shm`, the report) and not a kernel file system
+/// (`/proc`, `/sys`): where a write could still reach the host.
+fn writable_mounts(overlaid: &[String], stage: &Path, through: &[PathBuf]) -> Vec<String> {
+    let Ok(text) = std::fs::read_to_string("/proc/self/mountinfo") else {
+        return vec!["(mount table unreadable)".into()];
+    };
+    let mut out: Vec<String> = text
+        .lines()
+        .filter_map(|l| {
+            let f: Vec<&str> = l.split(' ').collect();
+            let (point, options) = (*f.get(4)?, *f.get(5)?);
+            options
+                .split(',')
+                .any(|o| o == "rw")
+                .then(|| point.replace("\\040", " "))
+        })
+        .filter(|p| {
+            !overlaid.contains(p)
+                && p != "/dev/shm"
+                && !Path::new(p).starts_with(stage)
+                && !through.iter().any(|t| Path::new(p) == t)
+                && !Path::new(p).starts_with("/proc")
+                && !Path::new(p).starts_with("/sys")
+        })
+        .collect();
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// The controlled faults, after the overlays: what was injected and what
+/// could not be (with why).
+fn inject(faults: &[Fault]) -> (Vec<Value>, Vec<Value>) {
+    use rustix::mount::{MountFlags, mount, mount_bind, mount_remount};
+    let mut done = Vec::new();
+    let mut not = Vec::new();
+    for f in faults {
+        let (record, result) = match f {
+            Fault::DiskFull { dir, bytes } => {
+                let record = json!({"fault": "disk-full", "path": dir.display().to_string(), "bytes": bytes});
+                let result = if dir.is_dir() {
+                    CString::new(format!("size={bytes},mode=0777"))
+                        .map_err(|e| e.to_string())
+                        .and_then(|data| {
+                            mount(
+                                "tmpfs",
+                                dir,
+                                "tmpfs",
+                                MountFlags::empty(),
+                                Some(data.as_c_str()),
+                            )
+                            .map_err(|e| e.to_string())
+                        })
+                } else {
+                    Err("not an existing directory".to_string())
+                };
+                (record, result)
+            }
+            Fault::ReadOnly { path } => {
+                let record = json!({"fault": "read-only", "path": path.display().to_string()});
+                let result = mount_bind(path, path)
+                    .and_then(|()| {
+                        let keep = kept_flags(&path.display().to_string());
+                        mount_remount(path, MountFlags::BIND | MountFlags::RDONLY | keep, "")
+                    })
+                    .map_err(|e| e.to_string());
+                (record, result)
+            }
+        };
+        match result {
+            Ok(()) => done.push(record),
+            Err(why) => {
+                let mut r = record;
+                r["why"] = json!(why);
+                not.push(r);
+            }
+        }
+    }
+    (done, not)
+}
+
+/// Bring the loopback interface of this network namespace up, as `ip link
+/// set lo up` would, over a route netlink socket: one `RTM_NEWLINK` for
+/// interface 1 (loopback's index in every namespace) with `IFF_UP`, and the
+/// kernel's acknowledgement. No program is started for it.
+fn loopback_up() -> Result<(), String> {
+    use rustix::net::{AddressFamily, RecvFlags, SendFlags, SocketType, recv, send, socket};
+    const RTM_NEWLINK: u16 = 16;
+    const NLM_F_REQUEST: u16 = 1;
+    const NLM_F_ACK: u16 = 4;
+    const NLMSG_ERROR: u16 = 2;
+    const IFF_UP: u32 = 1;
+    // No protocol: NETLINK_ROUTE.
+    let fd = socket(AddressFamily::NETLINK, SocketType::RAW, None)
+        .map_err(|e| format!("no netlink socket: {e}"))?;
+    let mut msg = Vec::with_capacity(32);
+    msg.extend_from_slice(&32u32.to_ne_bytes()); // nlmsg_len
+    msg.extend_from_slice(&RTM_NEWLINK.to_ne_bytes());
+    msg.extend_from_slice(&(NLM_F_REQUEST | NLM_F_ACK).to_ne_bytes());
+    msg.extend_from_slice(&1u32.to_ne_bytes()); // nlmsg_seq
+    msg.extend_from_slice(&0u32.to_ne_bytes()); // nlmsg_pid: the kernel
+    msg.extend_from_slice(&[0, 0]); // ifi_family AF_UNSPEC, padding
+    msg.extend_from_slice(&0u16.to_ne_bytes()); // ifi_type
+    msg.extend_from_slice(&1i32.to_ne_bytes()); // ifi_index: loopback
+    msg.extend_from_slice(&IFF_UP.to_ne_bytes()); // ifi_flags
+    msg.extend_from_slice(&IFF_UP.to_ne_bytes()); // ifi_change
+    send(&fd, &msg, SendFlags::empty()).map_err(|e| format!("netlink send: {e}"))?;
+    let mut buf = [0u8; 512];
+    let (_, n) =
+        recv(&fd, &mut buf[..], RecvFlags::empty()).map_err(|e| format!("netlink receive: {e}"))?;
+    if n < 20 || u16::from_ne_bytes([buf[4], buf[5]]) != NLMSG_ERROR {
+        return Err("netlink: no acknowledgement".into());
+    }
+    match i32::from_ne_bytes([buf[16], buf[17], buf[18], buf[19]]) {
+        0 => Ok(()),
+        e => Err(format!(
+            "netlink: {}",
+            std::io::Error::from_raw_os_error(e.saturating_neg())
+        )),
+    }
+}
+
+/// The mounts, in order; what was covered and what was not.
+fn set_up(stage: &Path, loopback: bool, through: &[PathBuf]) -> Value {
+    use rustix::mount::{
+        MountFlags, MountPropagationFlags, mount, mount_bind, mount_change, mount_remount,
+    };
+    let mut overlaid = Vec::new();
+    let mut not_covered = Vec::new();
+    // (The mounts were made private before the report was opened.)
+    let private = mount_change(
+        "/",
+        MountPropagationFlags::REC | MountPropagationFlags::PRIVATE,
+    );
+    if let Err(e) = private {
+        return json!({"reported": true, "error": format!("mounts cannot be made private: {e}")});
+    }
+    let mut dirs: Vec<String> = std::fs::read_dir(stage.join("upper"))
+        .map(|r| {
+            r.flatten()
+                .filter_map(|e| e.file_name().to_str().map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default();
+    dirs.sort();
+    // The directory holding the stage goes last: once it is an overlay, the
+    // stage's own paths would resolve through it.
+    dirs.sort_by_key(|d| stage.starts_with(Path::new("/").join(d)));
+    // The directories written through: held open now, bound over their own
+    // overlaid paths once the overlays exist (through the descriptor, since
+    // the host's path is then covered).
+    let held: Vec<(PathBuf, std::io::Result<std::fs::File>)> = through
+        .iter()
+        .map(|d| (d.clone(), std::fs::File::open(d)))
+        .collect();
+    // /dev/shm first, for the same reason.
+    let shm = match mount_bind(stage.join("shm"), "/dev/shm") {
+        Ok(()) => json!("private"),
+        Err(e) => {
+            not_covered.push(json!({"path": "/dev/shm", "why": e.to_string()}));
+            json!("host")
+        }
+    };
+    for d in &dirs {
+        let target = Path::new("/").join(d);
+        let data = format!(
+            "lowerdir={},upperdir={},workdir={}",
+            target.display(),
+            stage.join("upper").join(d).display(),
+            stage.join("work").join(d).display()
+        );
+        // `volatile`: the overlay never syncs its upper layer (a stage is
+        // thrown away after the session; syncing the host's file system
+        // at every unmount would cost each session milliseconds). Kernels
+        // without it take the plain form.
+        let overlay = |options: String| {
+            let Ok(options) = CString::new(options) else {
+                return Err(rustix::io::Errno::INVAL);
+            };
+            mount(
+                "overlay",
+                &target,
+                "overlay",
+                MountFlags::empty(),
+                Some(options.as_c_str()),
+            )
+        };
+        match overlay(format!("{data},volatile")).or_else(|_| overlay(data)) {
+            Ok(()) => overlaid.push(target.display().to_string()),
+            Err(e) => not_covered
+                .push(json!({"path": target.display().to_string(), "why": e.to_string()})),
+        }
+    }
+    let mut passed = Vec::new();
+    for (dir, file) in &held {
+        let bound = file.as_ref().map_err(|e| e.to_string()).and_then(|f| {
+            use std::os::fd::AsRawFd as _;
+            mount_bind(format!("/proc/self/fd/{}", f.as_raw_fd()), dir).map_err(|e| e.to_string())
+        });
+        match bound {
+            Ok(()) => passed.push(dir.display().to_string()),
+            Err(e) => not_covered.push(json!({"path": dir.display().to_string(), "why": format!("not written through: {e}")})),
+        }
+    }
+    drop(held);
+    let root_read_only = match mount_remount(
+        "/",
+        MountFlags::BIND | MountFlags::RDONLY | kept_flags("/"),
+        "",
+    ) {
+        Ok(()) => json!(true),
+        Err(e) => json!(format!("not read-only: {e}")),
+    };
+    let loopback = loopback.then(|| loopback_up().map_or_else(|e| json!(e), |()| json!(true)));
+    let writable = writable_mounts(&overlaid, stage, through);
+    json!({
+        "reported": true,
+        "writableNotCovered": writable,
+        "overlaid": overlaid,
+        "writtenThrough": passed,
+        "notCovered": not_covered,
+        "devShm": shm,
+        "rootReadOnly": root_read_only,
+        "loopbackUp": loopback,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn occurrences_are_counted_without_overlap() {
+        assert_eq!(occurrences(b"abcabcab", b"abc"), 2);
+        assert_eq!(occurrences(b"aaaa", b"aa"), 2);
+        assert_eq!(occurrences(b"", b"a"), 0);
+        assert_eq!(occurrences(b"abc", b""), 0);
+    }
+
+    #[test]
+    fn the_snmp_table_is_read_by_its_header() {
+        let text = "Ip: Forwarding DefaultTTL OutNoRoutes\nIp: 2 64 4\nUdp: InDatagrams\nUdp: 0\n";
+        assert_eq!(snmp_field(text, "Ip:", "OutNoRoutes"), Some(4));
+        assert_eq!(snmp_field(text, "Ip:", "Missing"), None);
+        assert_eq!(snmp_field(text, "Tcp:", "OutNoRoutes"), None);
+    }
+
+    #[test]
+    fn a_stage_path_that_overlay_options_cannot_name_is_refused() {
+        let dir = std::env::temp_dir().join(format!("mcpres stage,{}", ident::random_hex(4)));
+        let e = Stage::create(&dir, "s", false).expect_err("refused");
+        assert!(e.to_string().contains("overlay options"), "{e}");
+        assert!(!dir.exists());
+    }
+}

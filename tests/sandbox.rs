@@ -1,0 +1,404 @@
+//! The sandbox a subject runs in (spec/harness.md, "The sandbox"), through
+//! the real binary and `tests/subjects/residue_server.py`: a subject that
+//! leaves files in `/tmp` (not its `TMPDIR`) and under its home directory
+//! gets no clean cleanup claim, the files are named (path, length, SHA-256)
+//! and none of them reaches the host; its honest twin passes; an attempt to
+//! reach an outside address is counted inside the subject's own network
+//! namespace; and the fallback (`--sandbox off`) is labelled in the evidence.
+//!
+//! The runs that need the sandbox say `--sandbox require`: on a machine that
+//! forbids namespaces they fail loudly instead of running unsandboxed (and,
+//! for `--reach-out`, instead of trying a non-loopback address for real).
+#![cfg(feature = "server")]
+
+mod support;
+
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+use serde_json::Value;
+
+use support::*;
+
+const SERVER: &str = "tests/subjects/residue_server.py";
+
+fn home() -> PathBuf {
+    PathBuf::from(std::env::var("HOME").expect("HOME is set for the tests"))
+}
+
+/// `mcpres run --scenario generic --sandbox MODE -o out --env HOME=$HOME --
+/// python3 SERVER extra...`.
+fn run(out: &Path, mode: &str, extra: &[&str]) -> Output {
+    let env_home = format!("HOME={}", home().display());
+    let mut args = vec![
+        "run",
+        "--scenario",
+        "generic",
+        "--sandbox",
+        mode,
+        "--env",
+        &env_home,
+        "-o",
+        out.to_str().unwrap(),
+        "--",
+        "python3",
+        SERVER,
+    ];
+    args.extend_from_slice(extra);
+    mcpres(&args)
+}
+
+fn sessions(out: &Path) -> Vec<Value> {
+    let fs = read_json(&out.join("raw/filesystem-report.json"));
+    assert_eq!(fs["sandbox"]["sandboxed"], true, "{fs}");
+    fs["sandboxSessions"]["sessions"]
+        .as_array()
+        .expect("one record per session")
+        .clone()
+}
+
+fn lifecycle_events(out: &Path, event: &str) -> Vec<Value> {
+    let text =
+        String::from_utf8(std::fs::read(out.join("raw/trial-1/lifecycle.jsonl")).unwrap()).unwrap();
+    text.lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .filter(|e| e["event"] == event)
+        .collect()
+}
+
+/// Removes the named host files if a broken sandbox let them through, so a
+/// failing test leaves nothing either.
+struct HostFiles(Vec<PathBuf>);
+
+impl Drop for HostFiles {
+    fn drop(&mut self) {
+        for p in &self.0 {
+            let _ = std::fs::remove_file(p);
+        }
+    }
+}
+
+#[test]
+fn files_left_in_tmp_and_at_home_are_named_and_none_reaches_the_host() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("bundle");
+    let marker = format!("mcpres-sandbox-test-{}", std::process::id());
+    let tmp_name = format!("{marker}.tmp");
+    let home_name = format!(".{marker}.home");
+    let host = HostFiles(vec![
+        Path::new("/tmp").join(&tmp_name),
+        home().join(&home_name),
+    ]);
+    let o = run(
+        &out,
+        "require",
+        &["--tmp-file", &tmp_name, "--home-file", &home_name],
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", output_text(&o));
+    for p in &host.0 {
+        assert!(!p.exists(), "{} reached the host", p.display());
+    }
+    let (doc, report) = load(&out);
+    assert!(report.valid, "{:?}", report.findings);
+    assert_eq!(doc["statement"]["result"], "FAIL");
+    let cleanup = read_json(&out.join("raw/cleanup-report.json"));
+    assert_eq!(cleanup["passed"], false);
+    assert_eq!(cleanup["reasonCode"], "RESIDUE_SUBJECT_FILES");
+    let fs = read_json(&out.join("raw/filesystem-report.json"));
+    assert_eq!(fs["subjectWroteFiles"], true);
+    // Every session wrote both files (on initialize); each is named with
+    // its length and digest, never its content.
+    let all = sessions(&out);
+    assert!(!all.is_empty());
+    for s in &all {
+        let left = s["entriesLeft"].as_array().unwrap();
+        let find = |needle: &str| {
+            left.iter()
+                .find(|e| e["path"].as_str().is_some_and(|p| p.ends_with(needle)))
+                .unwrap_or_else(|| panic!("{needle} not named in {s}"))
+        };
+        for (name, content) in [
+            (
+                tmp_name.as_str(),
+                &b"left in /tmp by residue_server.py\n"[..],
+            ),
+            (
+                home_name.as_str(),
+                &b"left at home by residue_server.py\n"[..],
+            ),
+        ] {
+            let e = find(name);
+            assert_eq!(e["kind"], "file");
+            assert_eq!(e["change"], "created");
+            assert_eq!(e["bytes"], content.len());
+            assert_eq!(
+                e["sha256"],
+                mcpres::json::canonical::sha256_hex(content),
+                "{e}"
+            );
+        }
+        // The /tmp file is named where the subject put it.
+        assert_eq!(find(&tmp_name)["path"], format!("/tmp/{tmp_name}"));
+        let scope = &s["scope"];
+        assert_eq!(scope["reported"], true);
+        assert_eq!(scope["rootReadOnly"], true, "{scope}");
+        assert_eq!(scope["devShm"], "private");
+        assert!(
+            scope["overlaid"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|d| d == "/tmp"),
+            "{scope}"
+        );
+    }
+    // The content is nowhere in the stored evidence.
+    for entry in walk(&out) {
+        let bytes = std::fs::read(&entry).unwrap();
+        assert!(
+            !bytes
+                .windows(b"by residue_server.py".len())
+                .any(|w| w == b"by residue_server.py"),
+            "{} holds a file's content",
+            entry.display()
+        );
+    }
+}
+
+#[test]
+fn the_honest_twin_leaves_nothing_and_passes_in_the_sandbox() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("bundle");
+    let o = run(&out, "require", &[]);
+    assert_eq!(o.status.code(), Some(0), "{}", output_text(&o));
+    let cleanup = read_json(&out.join("raw/cleanup-report.json"));
+    assert_eq!(cleanup["passed"], true, "{cleanup}");
+    for s in sessions(&out) {
+        assert_eq!(s["entriesLeft"], serde_json::json!([]), "{s}");
+    }
+    // Its own network namespace: nothing tried beyond loopback.
+    let packets = lifecycle_events(&out, "unroutable-packets");
+    assert!(!packets.is_empty());
+    for e in packets {
+        assert_eq!(e["packets"]["ipv4"], 0, "{e}");
+    }
+    let spawned = lifecycle_events(&out, "spawned");
+    assert!(
+        spawned
+            .iter()
+            .all(|e| e["sandboxed"] == true && e["ownNetwork"] == true)
+    );
+}
+
+#[test]
+fn an_attempt_to_reach_an_outside_address_is_counted_and_goes_nowhere() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("bundle");
+    let o = run(&out, "require", &["--reach-out"]);
+    // The attempt failed inside (no route), so the server went on serving.
+    assert_eq!(o.status.code(), Some(0), "{}", output_text(&o));
+    let packets = lifecycle_events(&out, "unroutable-packets");
+    assert!(!packets.is_empty());
+    for e in &packets {
+        assert!(e["packets"]["ipv4"].as_u64().is_some_and(|n| n >= 1), "{e}");
+    }
+}
+
+#[test]
+fn without_the_sandbox_the_evidence_says_so_and_why() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("bundle");
+    let o = run(&out, "off", &[]);
+    assert_eq!(o.status.code(), Some(0), "{}", output_text(&o));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("no sandbox: the operator turned the sandbox off"),
+        "{err}"
+    );
+    let fs = read_json(&out.join("raw/filesystem-report.json"));
+    assert_eq!(fs["sandbox"]["sandboxed"], false);
+    assert_eq!(fs["sandbox"]["chosenByOperator"], true);
+    assert!(fs["sandboxSessions"].is_null());
+    assert!(
+        fs["notObserved"]
+            .as_str()
+            .unwrap()
+            .contains("anywhere but the session's temporary directory"),
+        "{fs}"
+    );
+    let spawned = lifecycle_events(&out, "spawned");
+    assert!(spawned.iter().all(|e| e["sandboxed"] == false));
+}
+
+/// `mcpres profile run stdio-transport --checks stderr-diagnostics
+/// --sandbox require --env HOME=$HOME -o out -- python3 SERVER extra...`.
+fn profile_run(out: &Path, extra: &[&str]) -> Output {
+    let env_home = format!("HOME={}", home().display());
+    let mut args = vec![
+        "profile",
+        "run",
+        "stdio-transport",
+        "--checks",
+        "stderr-diagnostics",
+        "--sandbox",
+        "require",
+        "--env",
+        &env_home,
+        "-o",
+        out.to_str().unwrap(),
+        "--",
+        "python3",
+        SERVER,
+    ];
+    args.extend_from_slice(extra);
+    mcpres(&args)
+}
+
+#[test]
+fn a_profile_run_names_what_each_probe_left_and_its_twin_keeps_cleanup() {
+    let tmp = tempfile::tempdir().unwrap();
+    let marker = format!("mcpres-sandbox-profile-{}", std::process::id());
+    let tmp_name = format!("{marker}.tmp");
+    let home_name = format!(".{marker}.home");
+    let host = HostFiles(vec![
+        Path::new("/tmp").join(&tmp_name),
+        home().join(&home_name),
+    ]);
+    let out = tmp.path().join("left");
+    let o = profile_run(&out, &["--tmp-file", &tmp_name, "--home-file", &home_name]);
+    let text = output_text(&o);
+    for p in &host.0 {
+        assert!(!p.exists(), "{} reached the host", p.display());
+    }
+    let cleanup = read_json(&out.join("artifacts/cleanup.json"));
+    assert_eq!(cleanup["observed"], false, "{cleanup}\n{text}");
+    assert_eq!(cleanup["sandbox"]["sandboxed"], true);
+    let left = cleanup["probesThatLeftFiles"].as_array().unwrap();
+    assert!(!left.is_empty(), "{cleanup}");
+    assert!(
+        left.iter().all(|l| l
+            .as_str()
+            .is_some_and(|l| l.contains(&tmp_name) && l.contains(&home_name))),
+        "{cleanup}"
+    );
+    // The probe's own record names the files with their digests.
+    let positive = read_json(&out.join("artifacts/stderr-diagnostics/positive.json"));
+    let entries = positive["transcript"]["sandbox"]["entriesLeft"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{positive}"));
+    let tmp_entry = entries
+        .iter()
+        .find(|e| e["path"] == format!("/tmp/{tmp_name}"))
+        .unwrap_or_else(|| panic!("{positive}"));
+    assert_eq!(
+        tmp_entry["sha256"],
+        mcpres::json::canonical::sha256_hex(b"left in /tmp by residue_server.py\n")
+    );
+    // Required cleanup was not observed: the standard's profile rule makes
+    // the evaluation invalid, on the cleanup record as stored.
+    let v = mcpres(&["validate", out.to_str().unwrap()]);
+    assert_eq!(v.status.code(), Some(1), "{}", output_text(&v));
+    assert!(
+        output_text(&v).contains("MCP_RES_PROFILE_CLEANUP_INCOMPLETE"),
+        "{}",
+        output_text(&v)
+    );
+
+    // The honest twin: nothing left, cleanup observed.
+    let twin = tmp.path().join("twin");
+    let o = profile_run(&twin, &[]);
+    let cleanup = read_json(&twin.join("artifacts/cleanup.json"));
+    assert_eq!(cleanup["observed"], true, "{cleanup}\n{}", output_text(&o));
+    assert_eq!(cleanup["probesThatLeftFiles"], serde_json::json!([]));
+    assert_eq!(o.status.code(), Some(0), "{}", output_text(&o));
+}
+
+/// The controlled faults the operational profile needs: a directory that
+/// is a file system of 64 KiB (a larger write fails with "no space left on
+/// device") and a read-only one, both recorded as injected, neither leaving
+/// anything on the host.
+#[test]
+fn controlled_faults_are_injected_and_recorded() {
+    use mcpres::produce::drive::sandbox::{Fault, Stage, tools_with};
+    let tools = tools_with(&exe()).expect("the sandbox is available here");
+    let parent = tempfile::tempdir().unwrap();
+    let work = tempfile::tempdir().unwrap();
+    let full = work.path().join("full");
+    let ro = work.path().join("ro");
+    std::fs::create_dir(&full).unwrap();
+    std::fs::create_dir(&ro).unwrap();
+    let mut stage = Stage::create(parent.path(), "s", true).unwrap();
+    stage.inject(Fault::DiskFull {
+        dir: full.clone(),
+        bytes: 64 * 1024,
+    });
+    stage.inject(Fault::ReadOnly { path: ro.clone() });
+    let script = format!(
+        "head -c 1000 /dev/zero > {f}/small; echo small=$?; head -c 200000 /dev/zero > {f}/big; echo full=$?; echo x > {r}/f; echo ro=$?",
+        f = full.display(),
+        r = ro.display()
+    );
+    let (program, args) = stage.wrap(&tools, Path::new("/bin/sh"), &["-c".into(), script]);
+    let out = std::process::Command::new(program)
+        .args(args)
+        .env_clear()
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stdout.contains("full=1"), "{stdout}{stderr}");
+    assert!(stdout.contains("small=0"), "{stdout}{stderr}");
+    assert!(
+        stdout.contains("ro=2") || stdout.contains("ro=1"),
+        "{stdout}{stderr}"
+    );
+    assert!(stderr.contains("No space left on device"), "{stderr}");
+    assert!(stderr.contains("Read-only file system"), "{stderr}");
+    let seen = stage.observe();
+    let injected = seen["scope"]["injected"].as_array().unwrap();
+    assert_eq!(injected.len(), 2, "{seen}");
+    assert_eq!(injected[0]["fault"], "disk-full");
+    assert_eq!(injected[0]["bytes"], 65536);
+    assert_eq!(injected[1]["fault"], "read-only");
+    assert_eq!(seen["scope"]["notInjected"], serde_json::json!([]));
+    drop(stage);
+    // Nothing reached the host.
+    assert_eq!(std::fs::read_dir(&full).unwrap().count(), 0);
+    assert_eq!(std::fs::read_dir(&ro).unwrap().count(), 0);
+    // A fault on a directory that does not exist is named, not injected.
+    let mut stage = Stage::create(parent.path(), "t", true).unwrap();
+    stage.inject(Fault::DiskFull {
+        dir: work.path().join("absent"),
+        bytes: 1024,
+    });
+    let (program, args) = stage.wrap(&tools, Path::new("/bin/true"), &[]);
+    let out = std::process::Command::new(program)
+        .args(args)
+        .env_clear()
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let seen = stage.observe();
+    assert_eq!(seen["scope"]["injected"], serde_json::json!([]), "{seen}");
+    assert_eq!(
+        seen["scope"]["notInjected"][0]["why"],
+        "not an existing directory"
+    );
+}
+
+/// Every regular file below `dir`.
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap().flatten() {
+            let t = e.file_type().unwrap();
+            if t.is_dir() {
+                stack.push(e.path());
+            } else if t.is_file() {
+                out.push(e.path());
+            }
+        }
+    }
+    out
+}

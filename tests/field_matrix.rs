@@ -273,6 +273,11 @@ subject-sha256 = "00000000000000000000000000000000000000000000000000000000000000
 #[test]
 fn a_leg_that_cannot_start_is_not_run_and_the_matrix_incomplete() {
     let tmp = tempfile::tempdir().unwrap();
+    // A program that exists but cannot be executed (mode 644) is a leg that
+    // cannot start, not a subject that fails (issue 40, item 6).
+    let script = tmp.path().join("not-executable.sh");
+    std::fs::write(&script, "#!/bin/sh\nexec true\n").unwrap();
+    std::fs::set_permissions(&script, std::os::unix::fs::PermissionsExt::from_mode(0o644)).unwrap();
     let toml = r#"
 [[leg]]
 id = "ref"
@@ -295,19 +300,26 @@ profile = "protocol-revision"
 revision = "2026-07-28"
 transport = "stdio"
 command = ["./no-such-server", "--stdio"]
+
+[[leg]]
+id = "not-executable"
+profile = "stdio-transport"
+revision = "2025-11-25"
+transport = "stdio"
+command = ["./not-executable.sh"]
 "#;
     let (out, o) = field_run(tmp.path(), toml, &[]);
     assert_eq!(o.status.code(), Some(1), "{}", support::output_text(&o));
     let stderr = support::text(&o.stderr);
     assert!(
-        stderr.contains("leg 3/3: missing-program NOT_RUN"),
+        stderr.contains("leg 3/4: missing-program NOT_RUN"),
         "{stderr}"
     );
     let matrix = support::read_json(&out.join("matrix.json"));
     assert_eq!(matrix["result"], "INCOMPLETE");
     assert_eq!(
         matrix["summary"],
-        json!({"legs": 3, "pass": 1, "fail": 0, "incomplete": 0, "notRun": 2})
+        json!({"legs": 4, "pass": 1, "fail": 0, "incomplete": 0, "notRun": 3})
     );
     let unset = leg(&matrix, "unset-variable");
     assert_eq!(unset["result"], "NOT_RUN");
@@ -324,6 +336,15 @@ command = ["./no-such-server", "--stdio"]
             .as_str()
             .unwrap()
             .contains("no-such-server is not an existing file")
+    );
+    let not_executable = leg(&matrix, "not-executable");
+    assert_eq!(not_executable["result"], "NOT_RUN");
+    assert!(
+        not_executable["notRunReason"]
+            .as_str()
+            .unwrap()
+            .contains("not-executable.sh cannot be executed"),
+        "{not_executable}"
     );
     // Only the leg that ran has a directory.
     assert!(out.join("legs/ref").is_dir());

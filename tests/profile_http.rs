@@ -486,6 +486,8 @@ fn a_listener_beyond_loopback_is_left_open_and_its_twin_passes() {
     }
 }
 
+/// The README's Streamable HTTP command as written (default bounds on both
+/// sides: the runner's idle bound and the server's header-read timeout).
 #[test]
 fn the_reference_server_passes_every_check_on_both_revisions() {
     let tmp = tempfile::tempdir().unwrap();
@@ -501,8 +503,6 @@ fn the_reference_server_passes_every_check_on_both_revisions() {
                 "http://127.0.0.1:0/mcp",
                 "--bearer-env",
                 "MCPRES_TEST_TOKEN",
-                "--idle-timeout-ms",
-                "6000",
                 "--",
                 exe.to_str().unwrap(),
                 "serve",
@@ -512,8 +512,6 @@ fn the_reference_server_passes_every_check_on_both_revisions() {
                 "{port}",
                 "--bearer-env",
                 "MCPRES_TEST_TOKEN",
-                "--header-read-timeout-ms",
-                "3000",
             ],
             &[],
         );
@@ -760,4 +758,96 @@ fn refusals_the_specification_leaves_open_are_never_failed() {
         "{run}"
     );
     validate(&out, 0);
+}
+
+/// Issue 40, item 5: a server that repeats the request's `Authorization`
+/// header in `serverInfo` (name and version) never puts the run's bearer
+/// credential into the evaluation: the fields derived from what it said
+/// (`subject.name`, `subject.version`) carry the redaction marker, as every
+/// artifact does, and no file of the output holds a bearer value but the
+/// marker.
+#[test]
+fn a_server_echoing_its_credential_never_writes_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/subjects/http_subject.py");
+    let python = std::env::var("MCPRES_TEST_PYTHON").unwrap_or_else(|_| "python3".into());
+    let marker = "<synthetic-bearer>";
+    for revision in ["2025-11-25", "2026-07-28"] {
+        let out = tmp.path().join(revision);
+        let o = profile_run(
+            &out,
+            &[
+                "--revision",
+                revision,
+                "--checks",
+                "keepalive",
+                "--http",
+                "http://127.0.0.1:0/mcp",
+                "--bearer-env",
+                "MCPRES_TEST_TOKEN",
+                "--",
+                &python,
+                script.to_str().unwrap(),
+                "--port",
+                "{port}",
+                "--bearer-env",
+                "MCPRES_TEST_TOKEN",
+                "--echo-authorization",
+            ],
+            &[],
+        );
+        assert!(
+            matches!(o.status.code(), Some(0 | 1)),
+            "{revision}: {}",
+            support::output_text(&o)
+        );
+        let evaluation = support::read_json(&out.join("evaluation.json"));
+        let subject = &evaluation["subject"];
+        assert_eq!(
+            subject["name"],
+            format!("heard Bearer {marker}"),
+            "{revision}: {subject}"
+        );
+        assert_eq!(
+            subject["version"],
+            format!("0.1.0 Bearer {marker}"),
+            "{revision}: {subject}"
+        );
+        let mut seen = 0;
+        for entry in walk(&out) {
+            let bytes = std::fs::read(&entry).unwrap();
+            let text = String::from_utf8_lossy(&bytes);
+            for (at, _) in text.match_indices("Bearer ") {
+                let after = &text[at + "Bearer ".len()..];
+                // The challenge (`WWW-Authenticate: Bearer`) and prose name
+                // the scheme alone; a value is only ever the marker.
+                if after.starts_with(|c: char| c.is_ascii_alphanumeric() || c == '-') {
+                    panic!(
+                        "{revision}: {} holds a bearer value: {}",
+                        entry.display(),
+                        &after[..after.len().min(40)]
+                    );
+                }
+                seen += usize::from(after.starts_with(marker));
+            }
+        }
+        assert!(
+            seen > 0,
+            "{revision}: the echoed header was not recorded at all"
+        );
+        validate(&out, o.status.code().unwrap());
+    }
+}
+
+fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).unwrap().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            out.extend(walk(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out
 }

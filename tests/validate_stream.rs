@@ -477,3 +477,73 @@ fn a_closed_standard_output_ends_a_long_list() {
     );
     assert_eq!(o.status.code(), Some(141), "{}", output_text(&o));
 }
+
+/// A list line longer than any path (16 MiB of NUL bytes) is refused by its
+/// number without being held or echoed; what came before it is checked.
+#[test]
+fn an_endless_list_line_is_refused_by_its_number() {
+    let tmp = tempfile::tempdir().unwrap();
+    let list = tmp.path().join("list");
+    let mut bytes = format!("{}\n", vector("valid-bundle.json").display()).into_bytes();
+    bytes.extend(std::iter::repeat_n(0u8, 16 << 20));
+    bytes.extend(b"\nnever-read.json\n");
+    std::fs::write(&list, &bytes).unwrap();
+    let o = mcpres(&[
+        "validate",
+        "--format",
+        "json",
+        "--files-from",
+        list.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", output_text(&o));
+    let objects = lines(&o.stdout);
+    assert_eq!(objects.len(), 1, "{}", output_text(&o));
+    assert_eq!(objects[0]["valid"], true);
+    let err = text(&o.stderr);
+    assert!(err.contains("line 2 is longer than 4096 bytes"), "{err}");
+    assert!(!err.contains("never-read"), "{err}");
+    assert!(
+        o.stdout.len() + o.stderr.len() < 64 * 1024,
+        "{}",
+        output_text(&o)
+    );
+    // A line of exactly the limit is read (and names no such file).
+    let long = tmp.path().join("x".repeat(200)).join("y".repeat(4000));
+    let at_limit = long.to_str().unwrap()[..4096].to_owned();
+    let list = tmp.path().join("limit");
+    std::fs::write(&list, format!("{at_limit}\n")).unwrap();
+    let o = mcpres(&[
+        "validate",
+        "--format",
+        "json",
+        "--files-from",
+        list.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", output_text(&o));
+    assert_eq!(
+        lines(&o.stdout)[0]["diagnostics"][0],
+        "MCP_RES_INPUT_INVALID"
+    );
+    assert!(
+        !text(&o.stderr).contains("longer than"),
+        "{}",
+        output_text(&o)
+    );
+}
+
+/// `--files-from -` fed from `/dev/zero` (no line feed ever) ends with the
+/// refusal instead of reading for ever.
+#[test]
+fn a_list_without_line_feeds_ends() {
+    let o = command()
+        .args(["validate", "--files-from", "-"])
+        .stdin(std::fs::File::open("/dev/zero").unwrap())
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}", output_text(&o));
+    assert!(
+        text(&o.stderr).contains("line 1 is longer than 4096 bytes"),
+        "{}",
+        output_text(&o)
+    );
+}

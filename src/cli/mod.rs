@@ -106,7 +106,7 @@ enum Command {
         #[command(flatten)]
         bounds: limits::UnpackLimitArgs,
     },
-    /// Write one self-contained HTML page (no network, no script) of what validation derives.
+    /// Write one self-contained HTML page (no network; one inline script, hash-pinned) of what validation derives.
     Report(report::ReportArgs),
     /// Write a small SVG badge of what validation derived for one valid bundle.
     Badge(report::BadgeArgs),

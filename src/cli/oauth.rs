@@ -9,7 +9,7 @@ use clap::{Args, Subcommand};
 
 use mcpres::server::oauth::{FixtureConfig, run_until_signal};
 
-use mcpres::produce::drive::spawn::resolve_program;
+use mcpres::produce::drive::spawn::resolve_executable;
 use mcpres::produce::harness::parse_env;
 use mcpres::produce::oauth::{self as runner, Event, OauthRunError, isolate};
 use mcpres::produce::profile::probe::Launch;
@@ -90,10 +90,10 @@ pub struct RunArgs {
     #[arg(long, value_enum, default_value = "2025-11-25")]
     pub revision: RevisionArg,
     /// How long the subject may take to accept connections.
-    #[arg(long, default_value_t = 10_000, value_name = "MS")]
+    #[arg(long, default_value_t = 10_000, value_name = "MS", value_parser = clap::value_parser!(u64).range(1..))]
     pub startup_timeout_ms: u64,
     /// How long any answer may take.
-    #[arg(long, default_value_t = 5_000, value_name = "MS")]
+    #[arg(long, default_value_t = 5_000, value_name = "MS", value_parser = clap::value_parser!(u64).range(1..))]
     pub answer_timeout_ms: u64,
     /// Environment variable for the subject, K=V (repeatable). Nothing else is passed.
     #[arg(long = "env", value_name = "K=V")]
@@ -187,12 +187,8 @@ fn run(a: RunArgs) -> CliResult {
         None if a.resource.is_some() => None,
         None => return Err(CliError::Unusable(format!("{who}: no PROGRAM after --"))),
         Some((program, rest)) => {
-            let resolved = resolve_program(program).ok_or_else(|| {
-                CliError::Unusable(format!(
-                    "{who}: PROGRAM {} is not an existing file (bare names are looked up in PATH)",
-                    escaped(program)
-                ))
-            })?;
+            let resolved = resolve_executable(program, &escaped(program))
+                .map_err(|e| CliError::Unusable(format!("{who}: {e}")))?;
             Some(Launch {
                 program: resolved,
                 args: rest.to_vec(),
@@ -228,8 +224,8 @@ fn run(a: RunArgs) -> CliResult {
         cancel: std::sync::Arc::default(),
         revision: a.revision.into(),
         out: a.output.clone(),
-        startup: Duration::from_millis(a.startup_timeout_ms.max(1)),
-        answer: Duration::from_millis(a.answer_timeout_ms.max(1)),
+        startup: Duration::from_millis(a.startup_timeout_ms),
+        answer: Duration::from_millis(a.answer_timeout_ms),
         fixture_defects: defects(&a.fixture_defects),
         sandbox: a.sandbox.into(),
     };

@@ -12,7 +12,7 @@ use super::run::RevisionArg;
 use super::{CliError, CliResult, Exit};
 
 use mcpres::produce::drive::end;
-use mcpres::produce::drive::spawn::resolve_program;
+use mcpres::produce::drive::spawn::resolve_executable;
 use mcpres::produce::harness::parse_env;
 use mcpres::produce::profile::probe::Launch;
 use mcpres::produce::profile::{self, Options, ProfileError, Row};
@@ -33,10 +33,10 @@ pub struct ProfileRunArgs {
     #[arg(long, value_delimiter = ',', value_name = "ID")]
     pub checks: Vec<String>,
     /// How long the subject may take to give its first answer.
-    #[arg(long, default_value_t = 10_000, value_name = "MS")]
+    #[arg(long, default_value_t = 10_000, value_name = "MS", value_parser = clap::value_parser!(u64).range(1..))]
     pub startup_timeout_ms: u64,
     /// How long any later answer may take.
-    #[arg(long, default_value_t = 5_000, value_name = "MS")]
+    #[arg(long, default_value_t = 5_000, value_name = "MS", value_parser = clap::value_parser!(u64).range(1..))]
     pub answer_timeout_ms: u64,
     /// Checks run at once, each on its own fresh subject processes
     /// (child-tree-cleanup always runs alone). 1 runs them one by one.
@@ -67,7 +67,7 @@ pub struct ProfileRunArgs {
     pub bearer_env: Option<String>,
     /// The `timeout` check's bound: how long a stalled request may stay open
     /// before the subject must close it.
-    #[arg(long, default_value_t = 5_000, value_name = "MS", requires = "http")]
+    #[arg(long, default_value_t = 5_000, value_name = "MS", requires = "http", value_parser = clap::value_parser!(u64).range(1..))]
     pub idle_timeout_ms: u64,
     /// The subject's artifact (file or directory) for a server mcpres does
     /// not start; its digest names the subject.
@@ -100,7 +100,7 @@ pub fn main(args: ProfileRunArgs) -> CliResult {
     let http = args.http.clone().map(|url| profile::HttpOptions {
         url,
         bearer_env: args.bearer_env.clone(),
-        idle: Duration::from_millis(args.idle_timeout_ms.max(1)),
+        idle: Duration::from_millis(args.idle_timeout_ms),
         subject_artifact: args.subject_artifact.clone(),
     });
     let unresolved = args.command.split_first().map(|(program, rest)| Launch {
@@ -121,12 +121,8 @@ pub fn main(args: ProfileRunArgs) -> CliResult {
         None if args.http.is_some() => None,
         None => return Err(CliError::Unusable(format!("{who}: no PROGRAM after --"))),
         Some((program, rest)) => {
-            let resolved = resolve_program(program).ok_or_else(|| {
-                CliError::Unusable(format!(
-                    "{who}: PROGRAM {} is not an existing file (bare names are looked up in PATH)",
-                    escaped(program)
-                ))
-            })?;
+            let resolved = resolve_executable(program, &escaped(program))
+                .map_err(|e| CliError::Unusable(format!("{who}: {e}")))?;
             Some(Launch {
                 program: resolved,
                 args: rest.to_vec(),
@@ -142,8 +138,8 @@ pub fn main(args: ProfileRunArgs) -> CliResult {
         http,
         launch,
         out: args.output.clone(),
-        startup: Duration::from_millis(args.startup_timeout_ms.max(1)),
-        answer: Duration::from_millis(args.answer_timeout_ms.max(1)),
+        startup: Duration::from_millis(args.startup_timeout_ms),
+        answer: Duration::from_millis(args.answer_timeout_ms),
         jobs: args.jobs.max(1),
         cancel: std::sync::Arc::default(),
         sandbox: args.sandbox.into(),

@@ -115,7 +115,10 @@ pub struct ServeCli {
     pub max_in_flight: usize,
     /// `--transport http`: milliseconds a connection may take to send a request's headers
     /// (an idle keep-alive connection is closed after it too).
-    #[arg(long, value_name = "MS", default_value_t = 10_000)]
+    /// The default stays below `profile run`'s `--idle-timeout-ms` (5000), so
+    /// a stalled request is closed within the bound the `timeout` check holds
+    /// servers to.
+    #[arg(long, value_name = "MS", default_value_t = 3_000)]
     pub header_read_timeout_ms: u64,
     /// `--transport http`: milliseconds a POST body may take to arrive once its headers are
     /// in; a slower body is answered 408 and its connection closed.

@@ -134,6 +134,51 @@ fn line_path(mut line: Vec<u8>) -> Option<PathBuf> {
     Some(PathBuf::from(name))
 }
 
+/// The longest line of an input list: `PATH_MAX` on Linux (4,096 bytes, the
+/// terminating NUL included), so no path that could be opened is refused.
+/// A longer line is never held: reading stops at the first byte past it.
+pub(crate) const MAX_LIST_LINE: usize = 4096;
+
+/// One line of an input list, read without holding more than
+/// [`MAX_LIST_LINE`] bytes of it.
+enum ListLine {
+    Line(Vec<u8>),
+    TooLong,
+    End,
+}
+
+fn read_list_line(reader: &mut dyn BufRead) -> std::io::Result<ListLine> {
+    let mut line = Vec::new();
+    loop {
+        let buf = match reader.fill_buf() {
+            Ok(b) => b,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if buf.is_empty() {
+            return Ok(if line.is_empty() {
+                ListLine::End
+            } else {
+                ListLine::Line(line)
+            });
+        }
+        let (take, done) = match buf.iter().position(|&b| b == b'\n') {
+            Some(i) => (i + 1, true),
+            None => (buf.len(), false),
+        };
+        // The line feed is not part of the path.
+        let content = take - usize::from(done);
+        if line.len() + content > MAX_LIST_LINE {
+            return Ok(ListLine::TooLong);
+        }
+        line.extend_from_slice(&buf[..take]);
+        reader.consume(take);
+        if done {
+            return Ok(ListLine::Line(line));
+        }
+    }
+}
+
 /// Read the sources and hand out numbered jobs, one per token. Stops early
 /// when the writer has gone (no token left to take).
 fn produce(
@@ -163,23 +208,32 @@ fn produce(
                     return produced;
                 }
             }
-            Source::List { what, mut reader } => loop {
-                let mut line = Vec::new();
-                match reader.read_until(b'\n', &mut line) {
-                    Ok(0) => break,
-                    Ok(_) => {
-                        if let Some(path) = line_path(line)
-                            && !send(&mut produced, path)
-                        {
+            Source::List { what, mut reader } => {
+                let mut number = 0u64;
+                loop {
+                    number += 1;
+                    match read_list_line(&mut reader) {
+                        Ok(ListLine::End) => break,
+                        Ok(ListLine::Line(line)) => {
+                            if let Some(path) = line_path(line)
+                                && !send(&mut produced, path)
+                            {
+                                return produced;
+                            }
+                        }
+                        Ok(ListLine::TooLong) => {
+                            produced.list_error = Some(format!(
+                                "{what}: line {number} is longer than {MAX_LIST_LINE} bytes, the longest path this system opens; the list is not read past it"
+                            ));
+                            return produced;
+                        }
+                        Err(e) => {
+                            produced.list_error = Some(format!("{what}: cannot read: {e}"));
                             return produced;
                         }
                     }
-                    Err(e) => {
-                        produced.list_error = Some(format!("{what}: cannot read: {e}"));
-                        return produced;
-                    }
                 }
-            },
+            }
         }
     }
     produced

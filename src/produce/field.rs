@@ -19,7 +19,7 @@ use std::time::Duration;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::drive::spawn::resolve_program;
+use super::drive::spawn::resolve_executable;
 use super::profile::probe::Launch;
 use super::profile::{self, HttpOptions, Options, ProfileError, Row};
 use super::store::{Store, StoreError};
@@ -434,11 +434,7 @@ fn resolve(
             } else {
                 program.clone()
             };
-            let resolved = resolve_program(&program).ok_or_else(|| {
-                format!(
-                    "program {program} is not an existing file (bare names are looked up in PATH)"
-                )
-            })?;
+            let resolved = resolve_executable(&program, &program)?;
             let mut env = BTreeMap::new();
             for (k, v) in &leg.env {
                 env.insert(k.clone(), x(v)?);

@@ -107,7 +107,7 @@ impl Default for ServeArgs {
             residue_dir: None,
             max_message_bytes: 4 * 1024 * 1024,
             max_in_flight: 64,
-            header_read_timeout_ms: 10_000,
+            header_read_timeout_ms: 3_000,
             body_read_timeout_ms: 30_000,
             max_connections: 64,
             bearer_env: None,

@@ -161,8 +161,24 @@ pub fn resolve_program(program: &str) -> Option<PathBuf> {
     if program.contains('/') {
         return candidate(Path::new(program));
     }
+    // As a shell does: a file in PATH that cannot be executed is passed over.
     let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path).find_map(|dir| candidate(&dir.join(program)))
+    std::env::split_paths(&path)
+        .filter_map(|dir| candidate(&dir.join(program)))
+        .find(|p| super::sandbox::can_execute(p).is_ok())
+}
+
+/// [`resolve_program`], and the file found must be executable by mcpres: a
+/// program that cannot be started is unusable input, never a subject that
+/// fails its checks. The error says which, in words for the operator
+/// (`shown` is PROGRAM as the operator should see it).
+pub fn resolve_executable(program: &str, shown: &str) -> Result<PathBuf, String> {
+    let resolved = resolve_program(program).ok_or_else(|| {
+        format!("PROGRAM {shown} is not an existing file (bare names are looked up in PATH)")
+    })?;
+    super::sandbox::can_execute(&resolved)
+        .map_err(|e| format!("PROGRAM {shown} cannot be executed: {e}"))?;
+    Ok(resolved)
 }
 
 #[cfg(test)]

@@ -1,7 +1,7 @@
 //! `mcpres report`: one self-contained HTML page built from what validation derived.
 //!
-//! The page needs nothing outside itself: inline CSS and SVG, no script, no font, no image,
-//! no link to any resource. Every string taken from an input is HTML-escaped ([`escape`]):
+//! The page needs nothing outside itself: inline CSS and SVG, one optional inline script
+//! allowed by its hash in the CSP ([`SCRIPT`]), no font, no image, no link to any resource. Every string taken from an input is HTML-escaped ([`escape`]):
 //! inputs are untrusted. The page shows, per input, the validator's verdict and every finding
 //! with its explanation (the text of `mcpres explain`), then what the document family offers:
 //! for a conformance bundle (or the bundle inside an attested one) the declared and derived

@@ -278,9 +278,31 @@ fn run(a: RunArgs) -> CliResult {
         0 => String::new(),
         n => format!(", {n} not implemented"),
     };
+    match outcome.refusals {
+        (0, _) => eprintln!(
+            "{who}: no refusal of the subject was observed, so its authorization errors are not claimed sanitized (authorizationErrorsSanitized: false)"
+        ),
+        (_, 0) => {}
+        (seen, echoing) => eprintln!(
+            "{who}: {echoing} of {seen} refusal(s) of the subject echoed credential material (authorizationErrorsSanitized: false)"
+        ),
+    }
+    let not_observed = outcome
+        .rows
+        .iter()
+        .filter(|r| r.verdict == mcpres::produce::profile::check::Verdict::NotObserved)
+        .count();
+    let missing = format!(
+        "{}{missing}",
+        match not_observed {
+            0 => String::new(),
+            n => format!(", {n} not observed"),
+        }
+    );
     eprintln!(
-        "{who}: {}: {} check(s) observed{missing}; evaluation.json sha256 {}; mcpres validate: {}",
+        "{who}: {}: {} of {} check(s) observed{missing}; evaluation.json sha256 {}; mcpres validate: {}",
         a.output.display(),
+        outcome.rows.len() - not_observed,
         outcome.rows.len(),
         outcome.evaluation_sha256,
         primary.as_deref().unwrap_or("valid")

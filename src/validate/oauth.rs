@@ -204,7 +204,7 @@ fn rules(doc: &Value, ev: &OauthEvaluation<'_>, profile: &Profile) -> Vec<Findin
         findings.push(Finding::new(
             c::OAUTH_UNSANITIZED_ERROR,
             "/privacy/authorizationErrorsSanitized",
-            "authorization errors were not sanitized",
+            "authorization errors are not shown to be sanitized (authorizationErrorsSanitized is false: a refusal echoed credential material, or no refusal was observed)",
         ));
     }
     if !ev.cleanup.listener_closed || !ev.cleanup.redirect_listener_released {

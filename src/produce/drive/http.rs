@@ -565,6 +565,13 @@ pub struct Reading {
     pub stop_after_frames: Option<usize>,
 }
 
+/// The most bytes the blocking face reads for one response (head, body and
+/// framing), and keeps while waiting for a close: a response that never ends
+/// (an endless body or event stream) is cut here, recorded as
+/// `response-limit` on the tap and as [`Response::limited`], so memory stays
+/// bounded whatever the peer sends. No check reads a response near it.
+pub const RESPONSE_LIMIT_BYTES: usize = 4 << 20;
+
 /// One response as the blocking face read it.
 #[derive(Debug, Clone, Default)]
 pub struct Response {
@@ -584,6 +591,8 @@ pub struct Response {
     pub eof: bool,
     /// The time allowed ran out first.
     pub timed_out: bool,
+    /// Reading stopped at [`RESPONSE_LIMIT_BYTES`] before the response ended.
+    pub limited: bool,
     pub defects: Vec<Defect>,
 }
 
@@ -728,6 +737,11 @@ impl<T: Tap> Blocking<T> {
             if left.is_zero() {
                 return false;
             }
+            if self.pending.len() >= RESPONSE_LIMIT_BYTES {
+                self.tap
+                    .event("response-limit", json!({"bytes": RESPONSE_LIMIT_BYTES}));
+                return false;
+            }
             if let Some(bytes) = self.read_chunk(left.min(Duration::from_millis(50)), 64 << 10) {
                 self.pending.extend_from_slice(&bytes);
             }
@@ -758,6 +772,7 @@ impl<T: Tap> Blocking<T> {
             }
         };
         let pending = std::mem::take(&mut self.pending);
+        let mut read = pending.len();
         if !pending.is_empty() {
             let at = self.tap.now_ms().saturating_sub(started);
             take(&mut parser, &pending, &mut resp, &mut counted, at);
@@ -766,14 +781,24 @@ impl<T: Tap> Blocking<T> {
             if parser.complete() || how.stop_after_frames.is_some_and(|n| counted >= n) {
                 break;
             }
+            if read >= RESPONSE_LIMIT_BYTES {
+                resp.limited = true;
+                self.tap.event("response-limit", json!({"bytes": read}));
+                break;
+            }
             let left = until.saturating_duration_since(Instant::now());
             if left.is_zero() {
                 resp.timed_out = true;
                 break;
             }
             let wait = left.min(Duration::from_millis(50));
-            match self.read_chunk(wait, how.read_size.unwrap_or(64 << 10)) {
+            let size = how
+                .read_size
+                .unwrap_or(64 << 10)
+                .min(RESPONSE_LIMIT_BYTES - read);
+            match self.read_chunk(wait, size) {
                 Some(bytes) => {
+                    read += bytes.len();
                     if !bytes.is_empty() {
                         let at = self.tap.now_ms().saturating_sub(started);
                         take(&mut parser, &bytes, &mut resp, &mut counted, at);

@@ -344,6 +344,10 @@ pub struct Outcome {
     /// The checks of the profile not yet implemented by this runner.
     pub not_implemented: Vec<String>,
     pub evaluation_sha256: String,
+    /// Refusals of the subject seen, and how many of them echoed credential
+    /// material: `authorizationErrorsSanitized` is claimed only when some
+    /// were seen and none echoed.
+    pub refusals: (usize, usize),
 }
 
 /// The reason code of a case's branch (`ACCEPTED` or `REJECTED`), from the reason table
@@ -923,6 +927,7 @@ pub fn run(options: &Options, report: &mut dyn FnMut(Event)) -> Result<Outcome, 
     Ok(Outcome {
         rows,
         not_implemented,
+        refusals: (refusals_seen, refusals_echoing),
         evaluation_sha256: evaluation["evaluationSha256"]
             .as_str()
             .unwrap_or_default()

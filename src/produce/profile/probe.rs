@@ -23,8 +23,19 @@ use crate::produce::drive::proc;
 pub use crate::produce::drive::spawn::Launch;
 use crate::produce::drive::spawn::{self, StdinMode};
 
-/// How much of the subject's stdout one probe keeps (more is counted, not kept).
-pub const STDOUT_KEEP_BYTES: usize = 32 << 20;
+/// How much of the subject's stdout one probe keeps (more is counted, not
+/// kept): four times the largest request a check sends whose answer may
+/// repeat it, and far above any answer a check reads.
+pub const STDOUT_KEEP_BYTES: usize = 8 << 20;
+/// How many stdout lines one probe keeps (more bytes are counted, not kept):
+/// a flood of short lines would otherwise cost more in line bookkeeping than
+/// in bytes.
+pub const STDOUT_KEEP_LINES: usize = 65_536;
+/// Per stream, the chunks a transcript records one by one; later chunks are
+/// folded into one record (first and last time, count, length, SHA-256 of
+/// their bytes, head), so a subject writing a byte at a time cannot make the
+/// record grow without bound.
+pub const CHUNK_RECORDS: usize = 4096;
 /// How much of its stderr one probe keeps.
 pub const STDERR_KEEP_BYTES: usize = 1 << 20;
 /// Chunks longer than this are recorded by length, digest and head only.
@@ -60,12 +71,118 @@ impl Stream {
 struct Chunk {
     at_ms: u64,
     stream: Stream,
-    bytes: Vec<u8>,
+    body: Body,
+}
+
+/// A recorded chunk's bytes, or, past what a transcript keeps in full, only
+/// what its record says of them (decided as it is recorded: nothing more is
+/// held).
+#[derive(Debug, Clone)]
+enum Body {
+    Bytes(Vec<u8>),
+    Elided {
+        len: usize,
+        sha256: [u8; 32],
+        head: Vec<u8>,
+    },
+}
+
+/// The chunks of one stream past [`CHUNK_RECORDS`], folded into one record.
+#[derive(Debug, Clone)]
+struct Folded {
+    first_ms: u64,
+    last_ms: u64,
+    chunks: usize,
+    len: usize,
+    sha256: Sha256,
+    head: Vec<u8>,
+}
+
+/// What a probe has recorded so far, per stream: the bytes kept in full,
+/// the records, and the fold past them.
+#[derive(Default)]
+struct Recorded {
+    chunks: Vec<Chunk>,
+    kept: [usize; 3],
+    records: [usize; 3],
+    folded: [Option<Folded>; 3],
+}
+
+impl Recorded {
+    fn push(&mut self, at_ms: u64, stream: Stream, bytes: &[u8]) {
+        let i = stream as usize;
+        if self.records[i] >= CHUNK_RECORDS {
+            let f = self.folded[i].get_or_insert_with(|| Folded {
+                first_ms: at_ms,
+                last_ms: at_ms,
+                chunks: 0,
+                len: 0,
+                sha256: Sha256::new(),
+                head: Vec::new(),
+            });
+            f.last_ms = at_ms;
+            f.chunks += 1;
+            f.len += bytes.len();
+            f.sha256.update(bytes);
+            let room = ELIDED_HEAD_BYTES
+                .saturating_sub(f.head.len())
+                .min(bytes.len());
+            f.head.extend_from_slice(&bytes[..room]);
+            return;
+        }
+        self.records[i] += 1;
+        let elide =
+            self.kept[i] + bytes.len() > TRANSCRIPT_KEEP_BYTES || bytes.len() > CHUNK_ELIDE_BYTES;
+        let body = if elide {
+            Body::Elided {
+                len: bytes.len(),
+                sha256: Sha256::digest(bytes).into(),
+                head: bytes[..ELIDED_HEAD_BYTES.min(bytes.len())].to_vec(),
+            }
+        } else {
+            self.kept[i] += bytes.len();
+            Body::Bytes(bytes.to_vec())
+        };
+        self.chunks.push(Chunk {
+            at_ms,
+            stream,
+            body,
+        });
+    }
+
+    /// Every record in order, then each stream's fold.
+    fn to_json(&self) -> Vec<Value> {
+        let mut out: Vec<Value> = self
+            .chunks
+            .iter()
+            .map(|c| match &c.body {
+                Body::Bytes(bytes) => chunk_record(c.at_ms, c.stream.as_str(), bytes, false),
+                Body::Elided { len, sha256, head } => {
+                    elided_record(c.at_ms, c.stream.as_str(), *len, sha256, head)
+                }
+            })
+            .collect();
+        for (stream, f) in [Stream::Stdin, Stream::Stdout, Stream::Stderr]
+            .into_iter()
+            .zip(&self.folded)
+        {
+            if let Some(f) = f {
+                let sha256: [u8; 32] = f.sha256.clone().finalize().into();
+                let mut v = elided_record(f.first_ms, stream.as_str(), f.len, &sha256, &f.head);
+                v["lastAtMs"] = json!(f.last_ms);
+                v["chunks"] = json!(f.chunks);
+                out.push(v);
+            }
+        }
+        out
+    }
 }
 
 #[derive(Default)]
 struct Io {
     stdout: Vec<u8>,
+    /// Line feeds in `stdout`.
+    stdout_lines: usize,
     stdout_dropped: usize,
     stdout_eof: bool,
     stderr: Vec<u8>,
@@ -74,7 +191,7 @@ struct Io {
     paused: bool,
     /// Bytes handed to the writer and not yet written.
     pending_writes: usize,
-    chunks: Vec<Chunk>,
+    recorded: Recorded,
     events: Vec<Value>,
 }
 
@@ -229,14 +346,27 @@ impl Probe {
                     let at_ms = now_ms(started);
                     let (lock, _) = &*shared;
                     let mut io = lock.lock().expect("probe lock");
-                    let fits = STDOUT_KEEP_BYTES.saturating_sub(io.stdout.len()).min(n);
+                    let mut fits = if io.stdout_lines >= STDOUT_KEEP_LINES {
+                        0
+                    } else {
+                        STDOUT_KEEP_BYTES.saturating_sub(io.stdout.len()).min(n)
+                    };
+                    // Up to (and with) the last line feed the line count allows.
+                    let room = STDOUT_KEEP_LINES - io.stdout_lines.min(STDOUT_KEEP_LINES);
+                    if let Some((at, _)) = buf[..fits]
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, b)| **b == b'\n')
+                        .nth(room)
+                    {
+                        fits = at;
+                    }
+                    io.stdout_lines += buf[..fits].iter().filter(|b| **b == b'\n').count();
                     io.stdout.extend_from_slice(&buf[..fits]);
                     io.stdout_dropped += n - fits;
-                    io.chunks.push(Chunk {
-                        at_ms,
-                        stream: Stream::Stdout,
-                        bytes: buf[..fits].to_vec(),
-                    });
+                    if fits > 0 {
+                        io.recorded.push(at_ms, Stream::Stdout, &buf[..fits]);
+                    }
                     drop(io);
                     notify(&shared);
                 }
@@ -257,11 +387,7 @@ impl Probe {
                     let fits = STDERR_KEEP_BYTES.saturating_sub(io.stderr.len()).min(n);
                     io.stderr.extend_from_slice(&buf[..fits]);
                     if fits > 0 {
-                        io.chunks.push(Chunk {
-                            at_ms,
-                            stream: Stream::Stderr,
-                            bytes: buf[..fits].to_vec(),
-                        });
+                        io.recorded.push(at_ms, Stream::Stderr, &buf[..fits]);
                     }
                     drop(io);
                     notify(&shared);
@@ -404,17 +530,17 @@ impl Probe {
     /// a `result` or `error` member) on stdout.
     pub fn reply(&self, id: &Value, limit: Duration) -> Reply {
         let mut found = None;
-        let mut scanned = 0usize;
+        let mut from = 0usize;
         let done = self.wait_until(limit, |io| {
-            // Only complete lines are messages; scan each once.
-            let (lines, _) = split_lines(&io.stdout);
-            for line in &lines[scanned.min(lines.len())..] {
+            // Only complete lines are messages; scan each once, in place.
+            while let Some(end) = io.stdout[from..].iter().position(|&b| b == b'\n') {
+                let line = &io.stdout[from..from + end];
+                from += end + 1;
                 if let Some(m) = response_to(line, id) {
                     found = Some(m);
                     return true;
                 }
             }
-            scanned = lines.len();
             io.stdout_eof
         });
         match found {
@@ -657,19 +783,7 @@ impl Probe {
 
     fn transcript_core(&self, ended: &Ended, swept: &[Value]) -> Value {
         let io = self.shared.0.lock().expect("probe lock");
-        let mut kept: BTreeMap<&str, usize> = BTreeMap::new();
-        let chunks: Vec<Value> = io
-            .chunks
-            .iter()
-            .map(|c| {
-                let so_far = kept.entry(c.stream.as_str()).or_default();
-                let elide = *so_far + c.bytes.len() > TRANSCRIPT_KEEP_BYTES;
-                if !elide {
-                    *so_far += c.bytes.len();
-                }
-                chunk_json(c, elide)
-            })
-            .collect();
+        let chunks = io.recorded.to_json();
         json!({
             "launch": {
                 "program": self.launch.program.display().to_string(),
@@ -752,11 +866,7 @@ fn writer(mut stdin: ChildStdin, rx: mpsc::Receiver<WriterMsg>, shared: Shared, 
                 let mut io = shared.0.lock().expect("probe lock");
                 io.pending_writes = io.pending_writes.saturating_sub(bytes.len());
                 let len = bytes.len();
-                io.chunks.push(Chunk {
-                    at_ms,
-                    stream: Stream::Stdin,
-                    bytes,
-                });
+                io.recorded.push(at_ms, Stream::Stdin, &bytes);
                 if let Err(e) = ok {
                     io.events.push(json!({"atMs": now_ms(started), "event": "write-failed", "bytes": len, "error": e.kind().to_string()}));
                 }
@@ -798,6 +908,19 @@ pub fn split_lines(bytes: &[u8]) -> (Vec<Vec<u8>>, bool) {
     (lines, tail)
 }
 
+/// The record of a chunk kept only by its length, SHA-256 and head.
+fn elided_record(at_ms: u64, stream: &str, len: usize, sha256: &[u8; 32], head: &[u8]) -> Value {
+    json!({
+        "atMs": at_ms,
+        "stream": stream,
+        "bytes": len,
+        "elided": {
+            "sha256": hex::encode(sha256),
+            "headBase64": base64::engine::general_purpose::STANDARD.encode(head),
+        },
+    })
+}
+
 /// The message on `line` if it is a response to `id`.
 fn response_to(line: &[u8], id: &Value) -> Option<Value> {
     let v: Value = serde_json::from_slice(trim_cr(line)).ok()?;
@@ -809,10 +932,6 @@ pub fn trim_cr(line: &[u8]) -> &[u8] {
     line.strip_suffix(b"\r").unwrap_or(line)
 }
 
-fn chunk_json(c: &Chunk, elide: bool) -> Value {
-    chunk_record(c.at_ms, c.stream.as_str(), &c.bytes, elide)
-}
-
 /// One recorded chunk: its time, where it travelled, its length, and its
 /// bytes (UTF-8 text or base64), or, when `elide` or longer than
 /// [`CHUNK_ELIDE_BYTES`], only its digest and head.
@@ -820,15 +939,17 @@ pub fn chunk_record(at_ms: u64, stream: &str, bytes: &[u8], elide: bool) -> Valu
     let mut v = json!({"atMs": at_ms, "stream": stream, "bytes": bytes.len()});
     if elide || bytes.len() > CHUNK_ELIDE_BYTES {
         let head = &bytes[..ELIDED_HEAD_BYTES.min(bytes.len())];
-        v["elided"] = json!({
-            "sha256": hex::encode(Sha256::digest(bytes)),
-            "headBase64": base64::engine::general_purpose::STANDARD.encode(head),
-        });
-    } else {
-        match std::str::from_utf8(bytes) {
-            Ok(text) => v["text"] = json!(text),
-            Err(_) => v["base64"] = json!(base64::engine::general_purpose::STANDARD.encode(bytes)),
-        }
+        return elided_record(
+            at_ms,
+            stream,
+            bytes.len(),
+            &Sha256::digest(bytes).into(),
+            head,
+        );
+    }
+    match std::str::from_utf8(bytes) {
+        Ok(text) => v["text"] = json!(text),
+        Err(_) => v["base64"] = json!(base64::engine::general_purpose::STANDARD.encode(bytes)),
     }
     v
 }
@@ -858,22 +979,59 @@ mod tests {
 
     #[test]
     fn long_chunks_are_elided_with_their_digest() {
-        let c = Chunk {
-            at_ms: 1,
-            stream: Stream::Stdin,
-            bytes: vec![b'x'; CHUNK_ELIDE_BYTES + 1],
-        };
-        let v = chunk_json(&c, false);
-        assert!(v.get("text").is_none());
-        assert_eq!(v["bytes"], CHUNK_ELIDE_BYTES + 1);
-        assert_eq!(v["elided"]["sha256"].as_str().unwrap().len(), 64);
-        let short = Chunk {
-            at_ms: 1,
-            stream: Stream::Stdout,
-            bytes: b"ab".to_vec(),
-        };
-        assert_eq!(chunk_json(&short, false)["text"], "ab");
-        assert!(chunk_json(&short, true).get("text").is_none());
-        assert_eq!(chunk_json(&short, true)["bytes"], 2);
+        let mut r = Recorded::default();
+        r.push(1, Stream::Stdin, &vec![b'x'; CHUNK_ELIDE_BYTES + 1]);
+        r.push(2, Stream::Stdout, b"ab");
+        let v = r.to_json();
+        assert!(v[0].get("text").is_none());
+        assert_eq!(v[0]["bytes"], CHUNK_ELIDE_BYTES + 1);
+        assert_eq!(
+            v[0]["elided"]["sha256"],
+            hex::encode(Sha256::digest(vec![b'x'; CHUNK_ELIDE_BYTES + 1]))
+        );
+        assert_eq!(v[1]["text"], "ab");
+        // Past what a stream keeps in full: elided as recorded.
+        let mut r = Recorded::default();
+        r.push(1, Stream::Stdout, &vec![b'a'; TRANSCRIPT_KEEP_BYTES / 2]);
+        r.push(1, Stream::Stdout, &vec![b'a'; TRANSCRIPT_KEEP_BYTES / 2]);
+        r.push(2, Stream::Stdout, b"ab");
+        r.push(3, Stream::Stderr, b"ab");
+        let v = r.to_json();
+        assert!(v[0].get("text").is_some() && v[1].get("text").is_some());
+        assert!(v[2].get("text").is_none());
+        assert_eq!(v[2]["bytes"], 2);
+        assert_eq!(v[3]["text"], "ab");
+    }
+
+    /// A subject writing a byte at a time: past the records a stream may
+    /// have, one fold says how many chunks, how long, their digest and head.
+    #[test]
+    fn chunks_past_the_record_limit_are_folded() {
+        let mut r = Recorded::default();
+        let mut all = Vec::new();
+        for i in 0..CHUNK_RECORDS + 1000 {
+            let b = [b'a' + (i % 26) as u8];
+            all.push(b[0]);
+            r.push(i as u64, Stream::Stdout, &b);
+        }
+        r.push(7, Stream::Stdin, b"x");
+        let v = r.to_json();
+        assert_eq!(v.len(), CHUNK_RECORDS + 2);
+        assert_eq!(v[CHUNK_RECORDS]["stream"], "stdin");
+        let fold = &v[CHUNK_RECORDS + 1];
+        assert_eq!(fold["stream"], "stdout");
+        assert_eq!(fold["chunks"], 1000);
+        assert_eq!(fold["bytes"], 1000);
+        assert_eq!(fold["atMs"], CHUNK_RECORDS as u64);
+        assert_eq!(fold["lastAtMs"], (CHUNK_RECORDS + 999) as u64);
+        assert_eq!(
+            fold["elided"]["sha256"],
+            hex::encode(Sha256::digest(&all[CHUNK_RECORDS..]))
+        );
+        assert_eq!(
+            fold["elided"]["headBase64"],
+            base64::engine::general_purpose::STANDARD
+                .encode(&all[CHUNK_RECORDS..CHUNK_RECORDS + 256])
+        );
     }
 }

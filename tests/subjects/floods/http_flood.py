@@ -1,7 +1,9 @@
 """Flood over Streamable HTTP: answers every POST with a response that never
 ends. Usage: http_flood.py PORT MODE, MODE `body` (one endless JSON body of
 spaces, no Content-Length, never a complete message) or `events` (an endless
-event stream of small JSON-RPC notifications, each a frame of its own)."""
+event stream of small JSON-RPC notifications, each a frame of its own) or
+`chunked-events` (the same events with `Transfer-Encoding: chunked`, each in
+a chunk of its own)."""
 
 import socket
 import sys
@@ -21,6 +23,10 @@ def serve(conn):
     if MODE == "body":
         conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n[")
         block = b" " * 65536
+    elif MODE == "chunked-events":
+        conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n"
+                     b"Transfer-Encoding: chunked\r\n\r\n")
+        block = (b"%x\r\n" % len(EVENT) + EVENT + b"\r\n") * 512
     else:
         conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n")
         block = EVENT * 512

@@ -2,9 +2,9 @@
 # Peak memory of mcpres itself against inputs that never end (issue 40,
 # items 2-4: "peak memory stays under 64 MiB whatever the input").
 #
-# Each case runs the release binary and samples its own VmHWM (the kernel's
-# high-water mark of its resident set) from /proc every 10 ms until it exits;
-# the subject's memory is not counted. Cases:
+# Each case runs the release binary once and reports its peak resident set
+# (see `peak` below). A healthy one-check profile run is measured first, as
+# the floor the floods are compared with. Cases:
 #
 #   files-from-zero     validate --files-from - < /dev/zero   (no line feed ever)
 #   files-from-nul-line validate --files-from LIST            (one 16 MiB line of NUL)
@@ -16,6 +16,10 @@
 #   http-chunked-events the same with an endless chunked event stream
 #
 #   bench/memory.sh          (MCPRES_BIN=path to use another binary)
+#
+# mcpres allocates with mimalloc, which keeps freed pages for a while before
+# returning them: `MIMALLOC_PURGE_DELAY=0 bench/memory.sh` shows how much of
+# a peak is memory already freed and not yet returned.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ -z "${MCPRES_BIN:-}" ]; then cargo build --release --quiet; fi
@@ -27,29 +31,26 @@ head -c $((16 << 20)) /dev/zero > "$TMP/nul-line"
 printf '\n' >> "$TMP/nul-line"
 
 peak() {
-  # peak NAME STDIN -- ARGS...: run, sample VmHWM, print one row.
+  # peak NAME STDIN -- ARGS...: run, print one row. The peak is the largest
+  # resident set of the process or any child it waited for (getrusage
+  # RUSAGE_CHILDREN): mcpres itself, the subjects here being small Python
+  # programs.
   local name="$1" stdin="$2"; shift 3
   python3 - "$name" "$stdin" "$@" <<'PY'
-import subprocess, sys, time
+import resource, subprocess, sys, time
 name, stdin, *cmd = sys.argv[1:]
 t0 = time.monotonic()
 with open(stdin, "rb") as i:
-    p = subprocess.Popen(cmd, stdin=i, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    hwm = 0
-    while p.poll() is None:
-        try:
-            for line in open(f"/proc/{p.pid}/status"):
-                if line.startswith("VmHWM:"):
-                    hwm = max(hwm, int(line.split()[1]))
-        except OSError:
-            pass
-        time.sleep(0.01)
-print(f"{name:<22} peak {hwm / 1024:7.1f} MiB   exit {p.returncode}   {time.monotonic() - t0:6.1f} s")
+    p = subprocess.run(cmd, stdin=i, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+print(f"{name:<22} peak {peak:7.1f} MiB   exit {p.returncode}   {time.monotonic() - t0:6.1f} s")
 PY
 }
 
 echo "binary: $BIN"
 echo "load: $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) CPUs"
+peak baseline-stdio /dev/null -- "$BIN" profile run stdio-transport --checks released-message-framing \
+  -o "$TMP/baseline" -- "$PY" tests/subjects/py_echo_server.py
 peak files-from-zero /dev/zero -- "$BIN" validate --files-from -
 peak files-from-nul-line /dev/null -- "$BIN" validate --files-from "$TMP/nul-line"
 for mode in bytes lines; do

@@ -1120,6 +1120,20 @@ fn a_portless_loopback_redirect_uri_is_answered_on_the_port_asked_unless_fixed()
         );
         assert_eq!(r.status, 400);
         assert!(String::from_utf8_lossy(&r.body).contains("redirect_uri is not a valid URI"));
+        // Issue 40, item 9: only the port may vary, written as a client
+        // binds one: userinfo, port 0, a leading zero or a sign is another
+        // URI, refused with a page and never redirected to.
+        for other in [
+            "http://evil@127.0.0.1:47003/callback",
+            "http://127.0.0.1:0/callback",
+            "http://127.0.0.1:01/callback",
+            "http://127.0.0.1:047003/callback",
+            "http://127.0.0.1:+47003/callback",
+        ] {
+            let r = authorize(&f, &good_authorize(&client, other, &challenge));
+            assert_eq!(r.status, 400, "{other}");
+            assert!(r.header("location").is_none(), "{other}: never redirected");
+        }
     }
 }
 

@@ -851,3 +851,53 @@ fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
     }
     out
 }
+
+/// Issue 40, item 7: a started HTTP server that prints the run's synthetic
+/// credential to its stderr has it recorded as the marker, never verbatim
+/// (its stderr is kept in the server record and the preflight).
+#[test]
+fn a_server_printing_its_credential_to_stderr_is_redacted() {
+    let tmp = tempfile::tempdir().unwrap();
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/subjects/http_subject.py");
+    let python = std::env::var("MCPRES_TEST_PYTHON").unwrap_or_else(|_| "python3".into());
+    let out = tmp.path().join("out");
+    let o = profile_run(
+        &out,
+        &[
+            "--checks",
+            "keepalive",
+            "--http",
+            "http://127.0.0.1:0/mcp",
+            "--bearer-env",
+            "MCPRES_TEST_TOKEN",
+            "--",
+            "/bin/sh",
+            "-c",
+            "echo \"credential=$MCPRES_TEST_TOKEN.\" >&2; exec \"$0\" \"$1\" --port \"$2\" --bearer-env MCPRES_TEST_TOKEN",
+            &python,
+            script.to_str().unwrap(),
+            "{port}",
+        ],
+        &[],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", support::output_text(&o));
+    let mut redacted = 0;
+    for f in walk(&out) {
+        let text = String::from_utf8_lossy(&std::fs::read(&f).unwrap()).into_owned();
+        for (at, _) in text.match_indices("credential=") {
+            let after = &text[at + "credential=".len()..];
+            if after.starts_with("<synthetic-bearer>.") {
+                redacted += 1;
+            } else {
+                assert!(
+                    after.starts_with("$MCPRES_TEST_TOKEN"),
+                    "{}: {}",
+                    f.display(),
+                    &after[..after.len().min(40)]
+                );
+            }
+        }
+    }
+    assert!(redacted > 0, "the server's stderr line was not recorded");
+    validate(&out, 0);
+}

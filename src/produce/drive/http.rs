@@ -570,7 +570,7 @@ pub struct Reading {
 /// (an endless body or event stream) is cut here, recorded as
 /// `response-limit` on the tap and as [`Response::limited`], so memory stays
 /// bounded whatever the peer sends. No check reads a response near it.
-pub const RESPONSE_LIMIT_BYTES: usize = 4 << 20;
+pub const RESPONSE_LIMIT_BYTES: usize = 1 << 20;
 
 /// One response as the blocking face read it.
 #[derive(Debug, Clone, Default)]

@@ -37,11 +37,12 @@ pub fn hash_file(path: &Path) -> std::io::Result<(String, u64)> {
 /// SHA-256 and length of the subject artifact. A file is hashed as is; a
 /// directory is hashed as the canonical JSON list of its regular files
 /// (relative path, length, SHA-256), sorted by path; symlinks are refused.
+/// Every file is hashed as a stream (an executable of hundreds of megabytes
+/// costs 64 KiB of memory, not its size).
 pub fn artifact_digest(path: &Path) -> std::io::Result<(String, u64)> {
     let meta = std::fs::symlink_metadata(path)?;
     if meta.is_file() {
-        let bytes = std::fs::read(path)?;
-        return Ok((canonical::sha256_hex(&bytes), bytes.len() as u64));
+        return hash_file(path);
     }
     if !meta.is_dir() {
         return Err(std::io::Error::other("not a regular file or directory"));
@@ -57,14 +58,14 @@ pub fn artifact_digest(path: &Path) -> std::io::Result<(String, u64)> {
             if kind.is_dir() {
                 stack.push(p);
             } else if kind.is_file() {
-                let bytes = std::fs::read(&p)?;
-                total += bytes.len() as u64;
+                let (sha256, len) = hash_file(&p)?;
+                total += len;
                 let rel = p
                     .strip_prefix(path)
                     .unwrap_or(&p)
                     .to_string_lossy()
                     .into_owned();
-                files.push(json!({"path": rel, "bytes": bytes.len(), "sha256": canonical::sha256_hex(&bytes)}));
+                files.push(json!({"path": rel, "bytes": len, "sha256": sha256}));
             } else {
                 return Err(std::io::Error::other(format!(
                     "{} is neither a file nor a directory",

@@ -24,9 +24,9 @@ pub use crate::produce::drive::spawn::Launch;
 use crate::produce::drive::spawn::{self, StdinMode};
 
 /// How much of the subject's stdout one probe keeps (more is counted, not
-/// kept): four times the largest request a check sends whose answer may
+/// kept): eight times the largest request a check sends whose answer may
 /// repeat it, and far above any answer a check reads.
-pub const STDOUT_KEEP_BYTES: usize = 8 << 20;
+pub const STDOUT_KEEP_BYTES: usize = 2 << 20;
 /// How many stdout lines one probe keeps (more bytes are counted, not kept):
 /// a flood of short lines would otherwise cost more in line bookkeeping than
 /// in bytes.
@@ -35,7 +35,7 @@ pub const STDOUT_KEEP_LINES: usize = 65_536;
 /// folded into one record (first and last time, count, length, SHA-256 of
 /// their bytes, head), so a subject writing a byte at a time cannot make the
 /// record grow without bound.
-pub const CHUNK_RECORDS: usize = 4096;
+pub const CHUNK_RECORDS: usize = 1024;
 /// How much of its stderr one probe keeps.
 pub const STDERR_KEEP_BYTES: usize = 1 << 20;
 /// Chunks longer than this are recorded by length, digest and head only.
@@ -362,6 +362,12 @@ impl Probe {
                         fits = at;
                     }
                     io.stdout_lines += buf[..fits].iter().filter(|b| **b == b'\n').count();
+                    if io.stdout.capacity() == 0 && fits > 0 {
+                        // Once, the whole allowance: growth by doubling would
+                        // copy and leave freed blocks behind (only the pages
+                        // written become resident).
+                        io.stdout.reserve_exact(STDOUT_KEEP_BYTES);
+                    }
                     io.stdout.extend_from_slice(&buf[..fits]);
                     io.stdout_dropped += n - fits;
                     if fits > 0 {

@@ -1398,9 +1398,30 @@ fn http_authority(uri: &str) -> Option<Result<Authority<'_>, ()>> {
 }
 
 /// `registered` is an `http` loopback IP literal URI without a port, and
-/// `requested` is the same URI with any port (RFC 8252 section 7.3).
+/// `requested` is the same URI with any port (RFC 8252 section 7.3): only
+/// the port may differ. A port is written as a client binds one (1 to
+/// 65535, decimal digits, no leading zero, no sign), and neither URI may
+/// carry userinfo (`http://evil@127.0.0.1:1/cb` is another URI).
 fn loopback_any_port(registered: &str, requested: &str) -> bool {
     if !registered.starts_with("http://") || !requested.starts_with("http://") {
+        return false;
+    }
+    let authority = |uri: &str| {
+        let rest = &uri["http://".len()..];
+        rest[..rest.find(['/', '?', '#']).unwrap_or(rest.len())].to_string()
+    };
+    let (reg_authority, req_authority) = (authority(registered), authority(requested));
+    if reg_authority.contains('@') || req_authority.contains('@') {
+        return false;
+    }
+    let port_text = match req_authority.rfind([':', ']']) {
+        Some(i) if req_authority.as_bytes()[i] == b':' => &req_authority[i + 1..],
+        _ => return false,
+    };
+    if port_text.is_empty()
+        || !port_text.bytes().all(|b| b.is_ascii_digit())
+        || port_text.starts_with('0')
+    {
         return false;
     }
     match (http_authority(registered), http_authority(requested)) {
@@ -1743,6 +1764,27 @@ mod tests {
             "http://127.0.0.1:80/cb",
             "http://127.0.0.1:5/cb"
         ));
+        // Only the port may vary, written as a client binds one.
+        let reg = "http://127.0.0.1/cb";
+        assert!(loopback_any_port(reg, "http://127.0.0.1:1/cb"));
+        assert!(loopback_any_port(reg, "http://127.0.0.1:65535/cb"));
+        for other in [
+            "http://evil@127.0.0.1:1/cb",
+            "http://a:b@127.0.0.1:1/cb",
+            "http://127.0.0.1:0/cb",
+            "http://127.0.0.1:01/cb",
+            "http://127.0.0.1:+1/cb",
+            "http://127.0.0.1:65536/cb",
+            "http://127.0.0.1:/cb",
+            "http://127.0.0.1/cb?x",
+        ] {
+            assert!(!loopback_any_port(reg, other), "{other}");
+        }
+        assert!(!loopback_any_port(
+            "http://evil@127.0.0.1/cb",
+            "http://evil@127.0.0.1:1/cb"
+        ));
+        assert!(!loopback_any_port("http://[::1]/cb", "http://[::1]:0/cb"));
         assert_eq!(
             http_authority("http://127.0.0.1:not-a-port/cb"),
             Some(Err(()))

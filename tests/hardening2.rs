@@ -299,3 +299,134 @@ fn an_oauth_subject_that_never_listens_is_not_accused() {
     assert!(!shown.contains("were not sanitized"), "{shown}");
     assert!(shown.contains("not shown to be sanitized"), "{shown}");
 }
+
+/// Item 12: raw ESC and BEL from a matrix (a leg's command, a TOML error
+/// snippet) never reach the terminal from `field run`: they are shown
+/// escaped, as `validate` shows file names; a long leg id keeps the table's
+/// columns aligned.
+#[test]
+fn field_run_escapes_control_characters_from_the_matrix() {
+    let tmp = tempfile::tempdir().unwrap();
+    let id = "a-leg-id-longer-than-twenty-characters";
+    let matrix = tmp.path().join("matrix.toml");
+    std::fs::write(
+        &matrix,
+        format!(
+            "[[leg]]\nid = \"{id}\"\nprofile = \"stdio-transport\"\nrevision = \"2025-11-25\"\ntransport = \"stdio\"\ncommand = [\"./no-such-\\u001b[31mserver\\u0007\"]\n"
+        ),
+    )
+    .unwrap();
+    let out = tmp.path().join("out");
+    let o = mcpres(&[
+        "field",
+        "run",
+        matrix.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", output_text(&o));
+    for stream in [&o.stdout, &o.stderr] {
+        assert!(
+            !stream.contains(&0x1b) && !stream.contains(&0x07),
+            "{}",
+            output_text(&o)
+        );
+    }
+    let all = output_text(&o);
+    assert!(all.contains("no-such-\\u{1b}[31mserver\\u{7}"), "{all}");
+    // The table: header and row start their second column at the same place.
+    let stdout = text(&o.stdout);
+    let header = stdout
+        .lines()
+        .find(|l| l.starts_with("LEG "))
+        .expect(&stdout);
+    let row = stdout.lines().find(|l| l.starts_with(id)).expect(&stdout);
+    assert_eq!(header.find("TRANSPORT"), row.find("stdio"), "{stdout}");
+
+    // A TOML error whose snippet holds a raw ESC.
+    let bad = tmp.path().join("bad.toml");
+    std::fs::write(&bad, "[[leg]]\nid = \"x\u{1b}]0;owned\u{7}\n").unwrap();
+    let o = mcpres(&[
+        "field",
+        "run",
+        bad.to_str().unwrap(),
+        "-o",
+        tmp.path().join("out2").to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", output_text(&o));
+    for stream in [&o.stdout, &o.stderr] {
+        assert!(
+            !stream.contains(&0x1b) && !stream.contains(&0x07),
+            "{}",
+            output_text(&o)
+        );
+    }
+}
+
+/// Item 12 (the report): a file name with a right-to-left override and
+/// control characters is neutralised in the page (shown as escapes), not
+/// only HTML-escaped.
+#[test]
+fn the_report_neutralises_direction_overrides_in_names() {
+    let tmp = tempfile::tempdir().unwrap();
+    let corpus =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("cli-tests/inputs/valid-bundle.json");
+    let named = tmp.path().join("pass\u{202e}nosj.LIAF\u{1b}[2J.json");
+    std::fs::copy(&corpus, &named).unwrap();
+    let page = tmp.path().join("page.html");
+    let o = mcpres(&[
+        std::path::Path::new("report"),
+        &named,
+        std::path::Path::new("-o"),
+        &page,
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", output_text(&o));
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(!html.contains('\u{202e}') && !html.contains('\u{1b}'));
+    assert!(html.contains("pass\\u{202e}nosj.LIAF\\u{1b}[2J.json"));
+}
+
+/// Item 13: a value a field matrix takes from mcpres's environment into a
+/// leg's command (`${NAME}`) is redacted in every file the run writes, as
+/// the leg's own `env` values are.
+#[test]
+fn an_environment_value_expanded_into_a_command_is_never_stored() {
+    let tmp = tempfile::tempdir().unwrap();
+    let matrix = tmp.path().join("matrix.toml");
+    std::fs::write(
+        &matrix,
+        r#"[[leg]]
+id = "ref"
+profile = "stdio-transport"
+revision = "2025-11-25"
+transport = "stdio"
+command = ["/bin/sh", "-c", "exec \"$0\" serve", "{mcpres}", "${MCPRES_HARDENING_EXPANDED}"]
+checks = ["released-message-framing"]
+"#,
+    )
+    .unwrap();
+    let secret = "opensesame-7731-expanded";
+    let out = tmp.path().join("out");
+    let o = command()
+        .args(["field", "run"])
+        .arg(&matrix)
+        .arg("-o")
+        .arg(&out)
+        .env("MCPRES_HARDENING_EXPANDED", secret)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", output_text(&o));
+    assert!(!output_text(&o).contains(secret));
+    let mut seen = 0;
+    for f in files(&out) {
+        let bytes = std::fs::read(&f).unwrap();
+        assert!(
+            !String::from_utf8_lossy(&bytes).contains(secret),
+            "{} holds the expanded value",
+            f.display()
+        );
+        seen +=
+            usize::from(String::from_utf8_lossy(&bytes).contains("[REDACTED:environment-value]"));
+    }
+    assert!(seen > 0, "the expanded argument is recorded nowhere");
+}

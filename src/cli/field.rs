@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use clap::{Args, Subcommand};
 use serde_json::{Value, json};
 
-use super::output::shown;
+use super::output::{escaped, shown};
 use super::profile_run::{run_cancellable, track_descendants};
 use super::{CliError, CliResult, Exit};
 
@@ -65,8 +65,8 @@ enum Message {
 pub fn main(action: FieldAction) -> CliResult {
     let FieldAction::Run(args) = action;
     let who = "mcpres field run";
-    let matrix =
-        field::load(&args.matrix).map_err(|e| CliError::Unusable(format!("{who}: {e}")))?;
+    let matrix = field::load(&args.matrix)
+        .map_err(|e| CliError::Unusable(format!("{who}: {}", escaped(&e.to_string()))))?;
     if std::fs::symlink_metadata(&args.output).is_ok() {
         return Err(CliError::Unusable(format!(
             "{who}: {} exists; mcpres never overwrites a field matrix",
@@ -141,7 +141,10 @@ pub fn main(action: FieldAction) -> CliResult {
                 reason,
             } => {
                 progress.event(json!({"event": "check-finished", "leg": leg, "check": check, "verdict": verdict, "reason": reason, "done": done, "total": total}));
-                progress.control_finished(format!("{leg}: check {done}/{total} {check} {verdict}"));
+                progress.control_finished(format!(
+                    "{}: check {done}/{total} {check} {verdict}",
+                    escaped(&leg)
+                ));
             }
             Message::LegFinished {
                 index,
@@ -160,9 +163,9 @@ pub fn main(action: FieldAction) -> CliResult {
                 if !json_mode {
                     progress.trial_finished(format!(
                         "leg {index}/{total}: {} {} ({})",
-                        entry["id"].as_str().unwrap_or(""),
+                        escaped(entry["id"].as_str().unwrap_or("")),
                         entry["result"].as_str().unwrap_or(""),
-                        detail(&entry)
+                        escaped(&detail(&entry))
                     ));
                 }
             }
@@ -176,6 +179,8 @@ pub fn main(action: FieldAction) -> CliResult {
             if json_mode {
                 progress.event(json!({"event": "run-finished", "result": null, "error": message}));
             }
+            // On a terminal: no control character from the matrix.
+            let message = escaped(&message);
             return Err(match e {
                 FieldError::Matrix(_)
                 | FieldError::Usage(_)
@@ -201,7 +206,7 @@ pub fn main(action: FieldAction) -> CliResult {
         let s = &outcome.summary;
         outln!(
             "{}: {} ({} leg(s): {} PASS, {} FAIL, {} INCOMPLETE, {} NOT_RUN)",
-            out.display(),
+            shown(&out),
             outcome.result,
             s["legs"],
             s["pass"],
@@ -288,9 +293,21 @@ fn ratio(v: &Value, a: &str) -> String {
     format!("{}/{}", v[a], v["total"])
 }
 
+/// The closing table: every text from the matrix escaped (no control
+/// character reaches the terminal), the leg column as wide as the longest id.
 fn table(legs: &[Value]) -> Result<(), CliError> {
+    let ids: Vec<String> = legs
+        .iter()
+        .map(|l| escaped(l["id"].as_str().unwrap_or("")))
+        .collect();
+    let w = ids
+        .iter()
+        .map(|i| i.chars().count())
+        .max()
+        .unwrap_or(0)
+        .max(20);
     outln!(
-        "{:<20} {:<15} {:<10} {:<28} {:<7} {:<8} {:<8} {:<14} {:<7} {:<10} DETAIL",
+        "{:<w$} {:<15} {:<10} {:<28} {:<7} {:<8} {:<8} {:<14} {:<7} {:<10} DETAIL",
         "LEG",
         "TRANSPORT",
         "REVISION",
@@ -302,7 +319,7 @@ fn table(legs: &[Value]) -> Result<(), CliError> {
         "CLEANUP",
         "RESULT"
     )?;
-    for l in legs {
+    for (l, id) in legs.iter().zip(&ids) {
         let interruption = if l["interruption"].is_null() {
             "-".to_string()
         } else if l["interruption"]["evaluated"] == json!(true) {
@@ -323,18 +340,18 @@ fn table(legs: &[Value]) -> Result<(), CliError> {
             None => "-",
         };
         outln!(
-            "{:<20} {:<15} {:<10} {:<28} {:<7} {:<8} {:<8} {:<14} {:<7} {:<10} {}",
-            l["id"].as_str().unwrap_or(""),
-            l["transport"].as_str().unwrap_or(""),
-            l["protocolRevision"].as_str().unwrap_or(""),
-            l["profile"]["id"].as_str().unwrap_or(""),
+            "{:<w$} {:<15} {:<10} {:<28} {:<7} {:<8} {:<8} {:<14} {:<7} {:<10} {}",
+            id,
+            escaped(l["transport"].as_str().unwrap_or("")),
+            escaped(l["protocolRevision"].as_str().unwrap_or("")),
+            escaped(l["profile"]["id"].as_str().unwrap_or("")),
             ratio(&l["cleanPath"], "held"),
             ratio(&l["expectedFailure"], "held"),
             ratio(&l["wrongReasonControl"], "killed"),
             interruption,
             cleanup,
-            l["result"].as_str().unwrap_or(""),
-            detail(l)
+            escaped(l["result"].as_str().unwrap_or("")),
+            escaped(&detail(l))
         )?;
     }
     Ok(())

@@ -143,6 +143,7 @@ pub fn main(args: ProfileRunArgs) -> CliResult {
         jobs: args.jobs.max(1),
         cancel: std::sync::Arc::default(),
         sandbox: args.sandbox.into(),
+        expanded: Default::default(),
     };
     let cancel = options.cancel.clone();
     track_descendants(who);

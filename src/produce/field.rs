@@ -408,14 +408,25 @@ fn relative_to(base: &Path, s: String) -> String {
     }
 }
 
+/// What [`resolve`] gives: the launch, the HTTP target, and every value it
+/// took from mcpres's environment, by name.
+type Resolved = (
+    Option<Launch>,
+    Option<HttpOptions>,
+    BTreeMap<String, String>,
+);
+
 /// The leg's launch and HTTP target with every variable expanded, or why it
 /// cannot run.
-fn resolve(
-    leg: &Leg,
-    base: &Path,
-    exe: &Path,
-) -> Result<(Option<Launch>, Option<HttpOptions>), String> {
-    let lookup = |name: &str| std::env::var(name).ok();
+fn resolve(leg: &Leg, base: &Path, exe: &Path) -> Result<Resolved, String> {
+    let taken = std::cell::RefCell::new(BTreeMap::new());
+    let lookup = |name: &str| {
+        let v = std::env::var(name).ok();
+        if let Some(v) = &v {
+            taken.borrow_mut().insert(name.to_string(), v.clone());
+        }
+        v
+    };
     let x = |s: &str| {
         expand(s, exe, &lookup).map_err(|e| match e {
             Unexpanded::Syntax(m) | Unexpanded::Unset(m) => m,
@@ -459,7 +470,7 @@ fn resolve(
         }),
         _ => None,
     };
-    Ok((launch, http))
+    Ok((launch, http, taken.into_inner()))
 }
 
 /// What a field run needs besides the matrix.
@@ -651,8 +662,8 @@ pub fn run(
         });
         let entry = match resolve(leg, &matrix.base, &options.exe) {
             Err(why) => not_run(leg, registry, &kernel, &why),
-            Ok((launch, http)) => {
-                for (k, v) in launch.iter().flat_map(|l| &l.env) {
+            Ok((launch, http, expanded)) => {
+                for (k, v) in launch.iter().flat_map(|l| &l.env).chain(&expanded) {
                     let mut name = k.clone();
                     while leg_env.get(&name).is_some_and(|x| x != v) {
                         name.push('#');
@@ -672,6 +683,7 @@ pub fn run(
                     jobs: leg.jobs.unwrap_or(options.jobs).max(1),
                     cancel: options.cancel.clone(),
                     sandbox: Default::default(),
+                    expanded,
                 };
                 let mut forward = |done: usize, total: usize, row: &Row| {
                     report(Event::Check {

@@ -79,6 +79,10 @@ pub struct Options {
     pub cancel: std::sync::Arc<std::sync::atomic::AtomicBool>,
     /// What each subject process runs in (`--sandbox`).
     pub sandbox: sandbox::Mode,
+    /// Values mcpres expanded from its own environment into the subject's
+    /// command (a field matrix's `${NAME}`), by name: redacted wherever they
+    /// appear, as the subject's environment is.
+    pub expanded: BTreeMap<String, String>,
 }
 
 /// A Streamable HTTP target.
@@ -707,11 +711,18 @@ impl Drop for StageDir {
 /// before any `{port}` is filled in), mcpres's own secret-named values,
 /// credential shapes, and the run's synthetic bearer credential.
 fn redactor_for(options: &Options, ctx: &Ctx) -> Redactor {
-    let env = options
+    let mut env = options
         .launch
         .as_ref()
         .map(|l| l.env.clone())
         .unwrap_or_default();
+    for (k, v) in &options.expanded {
+        let mut name = k.clone();
+        while env.get(&name).is_some_and(|x| x != v) {
+            name.push('#');
+        }
+        env.insert(name, v.clone());
+    }
     let mut redactor = Redactor::for_runner(&env);
     if let Some(bearer) = ctx.web.as_ref().and_then(|w| w.bearer.as_ref()) {
         redactor.add_synthetic(bearer.value());

@@ -53,6 +53,14 @@ pub fn escape(text: &str) -> String {
             '>' => out.push_str("&gt;"),
             '"' => out.push_str("&quot;"),
             '\'' => out.push_str("&#39;"),
+            // Neutralised, not only escaped: a control character or a
+            // bidirectional override would reorder or hide what the page
+            // shows (a verdict, a digest). Shown as its escape, visibly.
+            c if c.is_control() && !matches!(c, '\n' | '\t')
+                || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{200e}' | '\u{200f}' | '\u{061c}') =>
+            {
+                out.push_str(&format!("\\u{{{:x}}}", u32::from(c)));
+            }
             c => out.push(c),
         }
     }
@@ -924,6 +932,14 @@ mod tests {
         assert_eq!(
             escape("<script>alert(\"x\")</script>&'"),
             "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;&amp;&#39;"
+        );
+    }
+
+    #[test]
+    fn escape_neutralises_controls_and_direction_overrides() {
+        assert_eq!(
+            escape("pass\u{202e}LIAF\u{1b}[2J\u{7}\u{2066}x\tend"),
+            "pass\\u{202e}LIAF\\u{1b}[2J\\u{7}\\u{2066}x\tend"
         );
     }
 

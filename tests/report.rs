@@ -477,6 +477,29 @@ fn check_tells_whether_a_page_belongs_to_a_bundle() {
     let (code, text) = check(&page, &edited);
     assert_eq!(code, Some(1), "{text}");
     assert!(text.contains("the bundle is INVALID"));
+    // Issue 40, item 10: pages are deterministic, so the whole page is
+    // checked. A page cut down to its digest line, or with a verdict edited,
+    // names the right digest but is not this bundle's page.
+    let genuine_page = fs::read_to_string(&page).unwrap();
+    let meta = genuine_page
+        .lines()
+        .find(|l| l.contains("mcpres-bundle-digest"))
+        .unwrap()
+        .to_string();
+    let cut = tmp.path().join("cut.html");
+    fs::write(&cut, format!("{meta}\n")).unwrap();
+    let edited_page = tmp.path().join("edited.html");
+    assert!(genuine_page.contains("PASS"));
+    fs::write(&edited_page, genuine_page.replacen("PASS", "FAIL", 1)).unwrap();
+    for forged in [&cut, &edited_page] {
+        let (code, text) = check(forged, &genuine);
+        assert_eq!(code, Some(1), "{text}");
+        assert!(
+            text.contains("is not the page `mcpres report` makes"),
+            "{text}"
+        );
+        assert!(!text.contains("belongs to"), "{text}");
+    }
     // A page that states no bundle digest is unusable for the check.
     let (_, eval_page) = report(&[&repo("testdata/oauth/valid/pass-latest.json")]);
     let other = tmp.path().join("other.html");

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use clap::{Args, Subcommand};
 use serde_json::{Value, json};
 
-use super::output::{escaped, shown};
+use super::output::{escaped, escaped_lines, shown};
 use super::profile_run::{run_cancellable, track_descendants};
 use super::{CliError, CliResult, Exit};
 
@@ -66,7 +66,7 @@ pub fn main(action: FieldAction) -> CliResult {
     let FieldAction::Run(args) = action;
     let who = "mcpres field run";
     let matrix = field::load(&args.matrix)
-        .map_err(|e| CliError::Unusable(format!("{who}: {}", escaped(&e.to_string()))))?;
+        .map_err(|e| CliError::Unusable(format!("{who}: {}", escaped_lines(&e.to_string()))))?;
     if std::fs::symlink_metadata(&args.output).is_ok() {
         return Err(CliError::Unusable(format!(
             "{who}: {} exists; mcpres never overwrites a field matrix",
@@ -180,7 +180,7 @@ pub fn main(action: FieldAction) -> CliResult {
                 progress.event(json!({"event": "run-finished", "result": null, "error": message}));
             }
             // On a terminal: no control character from the matrix.
-            let message = escaped(&message);
+            let message = escaped_lines(&message);
             return Err(match e {
                 FieldError::Matrix(_)
                 | FieldError::Usage(_)

@@ -50,6 +50,12 @@ pub fn escaped(text: &str) -> String {
     out
 }
 
+/// [`escaped`] for a message of several lines (a parser's error with its
+/// snippet): line feeds are kept, every other control character escaped.
+pub fn escaped_lines(text: &str) -> String {
+    text.split('\n').map(escaped).collect::<Vec<_>>().join("\n")
+}
+
 /// `outln!(...)`: one line on standard output; `?` it.
 macro_rules! outln {
     () => { $crate::cli::output::stdout(format_args!("\n")) };

@@ -66,19 +66,7 @@ pub fn run(args: ReportArgs) -> CliResult {
     // Each input is read, judged and rendered in parallel, and its documents dropped as soon
     // as its section is written: only the sections are kept until the page is assembled.
     let rendered: Vec<(report::Rendered, Exit)> = judge_each(&args, |index, j| {
-        let label = j.outcome.path.display().to_string();
-        let reason = j.outcome.result.as_ref().err().map(render::load_error_text);
-        let section = Section {
-            label: &label,
-            report: j.outcome.result.as_ref().ok().map(|c| &c.report),
-            unreadable: reason.as_deref(),
-            doc: j.doc.as_ref(),
-            run: j.run.as_ref(),
-        };
-        (
-            report::render_section(index, &section),
-            Exit::from(j.outcome.status()),
-        )
+        (section_of(index, &j), Exit::from(j.outcome.status()))
     })?;
     let exits: Vec<Exit> = rendered.iter().map(|(_, e)| *e).collect();
     let sections: Vec<report::Rendered> = rendered.into_iter().map(|(r, _)| r).collect();
@@ -103,6 +91,20 @@ pub fn run(args: ReportArgs) -> CliResult {
         count(Exit::Unusable)
     );
     Ok(exit)
+}
+
+/// The page section of input `index` as judged.
+fn section_of(index: usize, j: &Judged) -> report::Rendered {
+    let label = j.outcome.path.display().to_string();
+    let reason = j.outcome.result.as_ref().err().map(render::load_error_text);
+    let section = Section {
+        label: &label,
+        report: j.outcome.result.as_ref().ok().map(|c| &c.report),
+        unreadable: reason.as_deref(),
+        doc: j.doc.as_ref(),
+        run: j.run.as_ref(),
+    };
+    report::render_section(index, &section)
 }
 
 /// Read and validate every input (folders expanded as for `validate`), in parallel.
@@ -212,6 +214,7 @@ fn check(args: &ReportArgs) -> CliResult {
     }
     let judged = judge_all(args)?;
     let mut exit = Exit::Valid;
+    let mut lines = Vec::new();
     for j in &judged {
         let shown_path = output::shown(&j.outcome.path);
         let checked = match &j.outcome.result {
@@ -236,13 +239,49 @@ fn check(args: &ReportArgs) -> CliResult {
             (true, false) => "names the digest of, but the bundle is INVALID:",
             (false, _) => "does NOT belong to",
         };
-        outln!(
+        lines.push(format!(
             "{} {verdict} {shown_path} (bundle digest {digest})",
             output::shown(page_path)
-        )?;
+        ));
         if !(belongs && valid) {
             exit = exit.max(Exit::Failing);
         }
+    }
+    // Pages are deterministic: the page these inputs give, byte for byte, or
+    // not theirs. A page that names the right digests but was edited (a
+    // verdict changed, a section cut to its digest line) fails here.
+    if exit == Exit::Valid {
+        let sections: Vec<report::Rendered> = judged
+            .iter()
+            .enumerate()
+            .map(|(i, j)| section_of(i, j))
+            .collect();
+        let expected = report::assemble(&sections);
+        if expected.as_bytes() != bytes.as_slice() {
+            let at = expected
+                .bytes()
+                .zip(bytes.iter())
+                .position(|(a, b)| a != *b)
+                .unwrap_or(expected.len().min(bytes.len()));
+            let line = expected.as_bytes()[..at.min(expected.len())]
+                .iter()
+                .filter(|b| **b == b'\n')
+                .count()
+                + 1;
+            for l in &mut lines {
+                *l = l.replacen(" belongs to ", " names the digest of ", 1);
+            }
+            lines.push(format!(
+                "{} names the bundle digest{} but is not the page `mcpres report` makes from {} (first difference on line {line}: edited, or made from other inputs, paths or options)",
+                output::shown(page_path),
+                if judged.len() == 1 { "" } else { "s" },
+                if judged.len() == 1 { "it" } else { "them, in this order" }
+            ));
+            exit = Exit::Failing;
+        }
+    }
+    for l in &lines {
+        outln!("{l}")?;
     }
     if exit == Exit::Failing {
         errln!("the page states: {}", stated.join(", "));

@@ -196,7 +196,9 @@ fn findings_never_echo_credential_material() {
     for (value, what) in [
         ("Authorization: Bearer mcp-res-synthetic-access-1", true),
         ("eyJhbGciOiJub25lIn0.eyJzdWIiOiJ4In0.", true),
-        ("http://127.0.0.1:1/cb?state=abc&x=1", true),
+        // `state` is a CSRF value, not a credential (issue 40, item 17).
+        ("http://127.0.0.1:1/cb?state=abc&x=1", false),
+        ("http://127.0.0.1:1/cb?state=abc&code=x1", true),
         ("http://127.0.0.1:1/callback", false),
         ("mcp-res-synthetic-client", false),
     ] {

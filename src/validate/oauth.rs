@@ -308,35 +308,92 @@ fn case_finding(case: &Case<'_>, i: usize) -> Option<Finding> {
     })
 }
 
-/// Raw credential material anywhere in the document's strings: a bearer header, a JWT, or a
-/// URI carrying a code, token, verifier, secret or state parameter. Returns the pointer of the
-/// first such string and what it looks like (never the value itself).
+/// Raw credential material anywhere in the document's strings, in exactly these forms
+/// (`spec/conformance.md`, "Credential material in the document", lists what is and is not
+/// flagged):
+///
+/// - an HTTP `Bearer` credential: the scheme, then a token of at least 16 characters with
+///   at least one letter and one digit (prose such as "bearer authentication-required" and
+///   a challenge's auth-params are not credentials);
+/// - an HTTP `Basic` credential: base64 that decodes to `user:password`;
+/// - a JSON web token (`eyJ...` header and payload);
+/// - a URI parameter that carries a credential (`code`, `code_verifier`, `access_token`,
+///   `refresh_token`, `id_token`, `client_secret`, `token`), and the same parameters other
+///   than `code` and `token` written bare (`client_secret=...`); `state` is a CSRF value,
+///   not a credential;
+/// - a secret API key (`sk-`, `sk_live_`, `sk-proj-`, `rk_live_` ... with a long random tail);
+/// - a PEM private key (`-----BEGIN ... PRIVATE KEY-----`).
+///
+/// Returns the pointer of the first such string and what it looks like (never the value).
 pub fn credential_material(value: &Value, pointer: String) -> Option<(String, &'static str)> {
-    static PATTERNS: OnceLock<[(Regex, &'static str); 3]> = OnceLock::new();
+    type Check = fn(&regex::Captures<'_>) -> bool;
+    static PATTERNS: OnceLock<Vec<(Regex, &'static str, Option<Check>)>> = OnceLock::new();
     let patterns = PATTERNS.get_or_init(|| {
-        [
+        let random_token: Check = |c| {
+            let t = &c[1];
+            t.len() >= 16
+                && t.bytes().any(|b| b.is_ascii_digit())
+                && t.bytes().any(|b| b.is_ascii_alphabetic())
+        };
+        let user_password: Check = |c| {
+            use base64::Engine as _;
+            base64::engine::general_purpose::STANDARD
+                .decode(&c[1])
+                .is_ok_and(|d| d.len() >= 3 && std::str::from_utf8(&d).is_ok_and(|t| t.contains(':')))
+        };
+        vec![
             (
-                Regex::new(r"(?i)\bbearer\s+[A-Za-z0-9._~+/=-]{8,}").expect("regex"),
+                Regex::new(r"(?i)\bbearer\s+([A-Za-z0-9._~+/-]+=*)").expect("regex"),
                 "a bearer credential",
+                Some(random_token),
+            ),
+            (
+                Regex::new(r"(?i)\bbasic\s+([A-Za-z0-9+/]{4,}={0,2})").expect("regex"),
+                "a basic credential",
+                Some(user_password),
             ),
             (
                 Regex::new(r"eyJ[A-Za-z0-9_-]{2,}\.[A-Za-z0-9_-]{2,}\.").expect("regex"),
                 "a JSON web token",
+                None,
             ),
             (
                 Regex::new(
-                    r"(?i)[?&#](code|code_verifier|access_token|refresh_token|id_token|client_secret|state|token)=[^&#\s]+",
+                    r"(?i)[?&#](code|code_verifier|access_token|refresh_token|id_token|client_secret|token)=[^&#\s]+",
                 )
                 .expect("regex"),
                 "a URI carrying a credential parameter",
+                None,
+            ),
+            (
+                Regex::new(
+                    r"(?i)(?:^|[\s;,])(code_verifier|access_token|refresh_token|id_token|client_secret)=[^&#\s]+",
+                )
+                .expect("regex"),
+                "a credential parameter",
+                None,
+            ),
+            (
+                Regex::new(r"\b(?:sk|rk)[-_](?:live|test|proj|ant)[-_][A-Za-z0-9_-]{8,}|\bsk-[A-Za-z0-9]{20,}")
+                    .expect("regex"),
+                "a secret API key",
+                None,
+            ),
+            (
+                Regex::new(r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----").expect("regex"),
+                "a PEM private key",
+                None,
             ),
         ]
     });
     match value {
         Value::String(s) => patterns
             .iter()
-            .find(|(re, _)| re.is_match(s))
-            .map(|(_, what)| (pointer, *what)),
+            .find(|(re, _, check)| match check {
+                None => re.is_match(s),
+                Some(check) => re.captures_iter(s).any(|c| check(&c)),
+            })
+            .map(|(_, what, _)| (pointer, *what)),
         Value::Array(items) => items
             .iter()
             .enumerate()
@@ -345,5 +402,80 @@ pub fn credential_material(value: &Value, pointer: String) -> Option<(String, &'
             .iter()
             .find_map(|(k, v)| credential_material(v, format!("{pointer}/{}", escape_token(k)))),
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn flagged(s: &str) -> Option<&'static str> {
+        credential_material(&json!({"x": s}), String::new()).map(|(_, what)| what)
+    }
+
+    /// The forms `spec/conformance.md` lists as credential material.
+    #[test]
+    fn credential_forms_are_flagged() {
+        for (text, what) in [
+            (
+                "Authorization: Bearer 9f8e7d6c5b4a39281706f5e4d3c2b1a0",
+                "a bearer credential",
+            ),
+            ("bearer abcDEF123456ghiJKL", "a bearer credential"),
+            (
+                "Authorization: Basic dXNlcjpwYXNzd29yZA==",
+                "a basic credential",
+            ),
+            (
+                "eyJhbGciOiJFUzI1NiJ9.eyJzdWIiOiJ4In0.c2ln",
+                "a JSON web token",
+            ),
+            (
+                "http://127.0.0.1:1/cb?code=abc123",
+                "a URI carrying a credential parameter",
+            ),
+            (
+                "https://x/?access_token=t0k3n",
+                "a URI carrying a credential parameter",
+            ),
+            (
+                "grant_type=authorization_code&client_secret=s3cr3t",
+                "a URI carrying a credential parameter",
+            ),
+            ("client_secret=s3cr3t", "a credential parameter"),
+            ("sent code_verifier=abcdefgh", "a credential parameter"),
+            ("key sk-live-4eC39HqLyjWDarjtT1zdp7dc", "a secret API key"),
+            ("sk_live_4eC39HqLyjWDarjtT1zdp7dc", "a secret API key"),
+            ("sk-proj-abcdefgh12345678", "a secret API key"),
+            ("sk-abcdefghijklmnopqrstuvwxyz0123", "a secret API key"),
+            ("-----BEGIN PRIVATE KEY-----", "a PEM private key"),
+            ("-----BEGIN OPENSSH PRIVATE KEY-----", "a PEM private key"),
+            ("-----BEGIN EC PRIVATE KEY-----", "a PEM private key"),
+        ] {
+            assert_eq!(flagged(text), Some(what), "{text}");
+        }
+    }
+
+    /// What is not credential material: prose, a CSRF `state`, a challenge's
+    /// auth-params, public keys, words that only start like a key.
+    #[test]
+    fn prose_state_and_public_material_are_not_flagged() {
+        for text in [
+            "bearer authentication-required",
+            "the server requires bearer tokens",
+            "Bearer realm=\"mcp\"",
+            "http://127.0.0.1:1/cb?state=af0ifjsldkj",
+            "Basic realm=\"x\"",
+            "basic usage",
+            "exit code=1",
+            "-----BEGIN PUBLIC KEY-----",
+            "-----BEGIN CERTIFICATE-----",
+            "task-list",
+            "sk-short",
+            "risk_level_high",
+        ] {
+            assert_eq!(flagged(text), None, "{text}");
+        }
     }
 }

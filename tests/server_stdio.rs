@@ -472,7 +472,10 @@ fn bad_options_are_refused() {
 #[test]
 fn sampling_and_elicitation_fixtures_ask_the_client() {
     let mut s = StdioServer::start(&[]);
-    s.initialize();
+    let mut params = initialize_params();
+    params["capabilities"] = json!({"sampling": {}, "elicitation": {}});
+    s.call(1, "initialize", params);
+    s.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
     s.send(&request(
         2,
         "tools/call",
@@ -554,4 +557,88 @@ fn stdin_eof_still_answers_requests_in_flight() {
         .collect();
     assert_eq!(ids.len(), 3, "{}", String::from_utf8_lossy(&raw));
     assert!(ids.contains(&2), "the slow answer arrives before exit");
+}
+
+/// Issue 40, item 18: a client that declared neither `sampling` nor
+/// `elicitation` is never sent either request: the fixture tools answer with
+/// a tool execution error that says why.
+#[test]
+fn undeclared_client_capabilities_are_never_requested() {
+    let mut s = StdioServer::start(&[]);
+    s.initialize();
+    for (id, tool, args) in [
+        (2, "test_sampling", json!({"prompt": "hi"})),
+        (3, "test_elicitation", json!({"message": "who?"})),
+        (4, "test_elicitation_sep1034_defaults", json!({})),
+    ] {
+        s.send(&request(
+            id,
+            "tools/call",
+            json!({"name": tool, "arguments": args}),
+        ));
+        let r = s.recv(T).expect("an answer");
+        assert_eq!(r["id"], id, "{tool}: a request was sent instead: {r}");
+        assert_eq!(r["result"]["isError"], true, "{r}");
+        assert!(tool_text(&r).contains("did not declare"), "{r}");
+    }
+    let (status, _, _) = s.finish(T);
+    assert!(status.success());
+}
+
+/// Issue 40, item 18: inputs are validated as declared. Extra arguments
+/// (every schema says `additionalProperties: false`), `steps` below its
+/// `minimum`, a cursor the server never issued and a completion for an
+/// unknown prompt are invalid params (-32602), with a message that states
+/// the rule.
+#[test]
+fn declared_input_rules_are_enforced() {
+    let mut s = StdioServer::start(&[]);
+    s.initialize();
+    let cases = [
+        (
+            "tools/call",
+            json!({"name": "echo", "arguments": {"text": "x", "extra": 1}}),
+            "takes no argument `extra`",
+        ),
+        (
+            "tools/call",
+            json!({"name": "progress", "arguments": {"steps": 0}}),
+            "between 1 and 100",
+        ),
+        ("tools/list", json!({"cursor": "bogus"}), "invalid cursor"),
+        (
+            "resources/list",
+            json!({"cursor": "bogus"}),
+            "invalid cursor",
+        ),
+        ("prompts/list", json!({"cursor": "bogus"}), "invalid cursor"),
+        (
+            "completion/complete",
+            json!({"ref": {"type": "ref/prompt", "name": "no-such-prompt"}, "argument": {"name": "x", "value": ""}}),
+            "unknown prompt",
+        ),
+    ];
+    for (i, (method, params, says)) in cases.into_iter().enumerate() {
+        let (r, _) = s.call(10 + i as i64, method, params.clone());
+        assert_eq!(r["error"]["code"], -32602, "{method} {params}: {r}");
+        assert!(
+            r["error"]["message"].as_str().unwrap_or("").contains(says),
+            "{method}: {r}"
+        );
+    }
+    // The valid forms still serve.
+    let (r, _) = s.call(
+        30,
+        "tools/call",
+        json!({"name": "progress", "arguments": {"steps": 1, "stepDelayMs": 0}}),
+    );
+    assert!(r.get("result").is_some(), "{r}");
+    let (r, _) = s.call(
+        31,
+        "completion/complete",
+        json!({"ref": {"type": "ref/prompt", "name": "greeting"}, "argument": {"name": "name", "value": "a"}}),
+    );
+    assert_eq!(r["result"]["completion"]["values"], json!(["alice"]), "{r}");
+    let (status, _, _) = s.finish(T);
+    assert!(status.success());
 }

@@ -110,12 +110,93 @@ fn arg_bounded(
     default: u64,
     max: u64,
 ) -> Result<u64, McpError> {
+    arg_range(args, key, default, 0, max)
+}
+
+/// An optional integer argument within `min..=max` (the tool's declared
+/// `minimum` and `maximum`), `default` when absent.
+fn arg_range(
+    args: &Map<String, Value>,
+    key: &str,
+    default: u64,
+    min: u64,
+    max: u64,
+) -> Result<u64, McpError> {
     match arg_int(args, key)? {
         None => Ok(default),
-        Some(n) if n >= 0 && (n as u64) <= max => Ok(n as u64),
+        Some(n) if n >= 0 && (n as u64) >= min && (n as u64) <= max => Ok(n as u64),
         Some(_) => Err(invalid_params(format!(
-            "argument `{key}` must be between 0 and {max}"
+            "argument `{key}` must be between {min} and {max}"
         ))),
+    }
+}
+
+/// Did the client declare capability `name` (`sampling`, `elicitation`)? At
+/// 2026-07-28 a request's `_meta` carries the client's capabilities; before,
+/// `initialize` did. A server sends only requests the client negotiated.
+fn client_declares(context: &RequestContext<RoleServer>, name: &str) -> bool {
+    if let Ok(Value::Object(meta)) = serde_json::to_value(&context.meta)
+        && let Some(caps) = meta
+            .iter()
+            .find(|(k, _)| k.ends_with("clientCapabilities"))
+            .map(|(_, v)| v)
+    {
+        return caps.get(name).is_some_and(|c| !c.is_null());
+    }
+    context
+        .peer
+        .peer_info()
+        .and_then(|p| serde_json::to_value(&p.capabilities).ok())
+        .is_some_and(|c| c.get(name).is_some_and(|c| !c.is_null()))
+}
+
+/// A tool execution error (`isError`): the client did not declare `name`,
+/// so the request the tool would send is not sent.
+fn undeclared(name: &str, method: &str) -> Value {
+    json!({
+        "content": [{"type": "text", "text": format!("the client did not declare the `{name}` capability, so {method} is not sent")}],
+        "isError": true
+    })
+}
+
+/// How long the server waits for the client's answer to its own request.
+const CLIENT_REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// A paginated list request with a cursor: this server never hands one out,
+/// so every cursor is invalid (-32602).
+fn no_cursor(request: &Option<PaginatedRequestParams>) -> Result<(), McpError> {
+    let cursor = request
+        .as_ref()
+        .and_then(|r| serde_json::to_value(r).ok())
+        .and_then(|v| v.get("cursor").cloned())
+        .filter(|c| !c.is_null());
+    match cursor {
+        Some(_) => Err(invalid_params(
+            "invalid cursor: this server returns every item in one page and never issues a cursor",
+        )),
+        None => Ok(()),
+    }
+}
+
+/// Arguments a tool's `inputSchema` does not declare: every schema here says
+/// `additionalProperties: false`, and inputs are validated (-32602).
+fn undeclared_arguments(tool: &str, args: &Map<String, Value>) -> Result<(), McpError> {
+    let tools = tool_definitions();
+    let Some(props) = tools
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|t| t["name"] == tool)
+        .and_then(|t| t.pointer("/inputSchema/properties"))
+        .and_then(Value::as_object)
+    else {
+        return Ok(());
+    };
+    match args.keys().find(|k| !props.contains_key(*k)) {
+        Some(k) => Err(invalid_params(format!(
+            "tool `{tool}` takes no argument `{k}` (its inputSchema allows no additional properties)"
+        ))),
+        None => Ok(()),
     }
 }
 
@@ -138,10 +219,17 @@ async fn client_request(
         method,
         Some(params),
     ));
-    let result = context
-        .peer
-        .send_request(request)
+    let result = tokio::time::timeout(CLIENT_REQUEST_TIMEOUT, context.peer.send_request(request))
         .await
+        .map_err(|_| {
+            McpError::internal_error(
+                format!(
+                    "{method}: no answer from the client within {} s",
+                    CLIENT_REQUEST_TIMEOUT.as_secs()
+                ),
+                None,
+            )
+        })?
         .map_err(|e| McpError::internal_error(format!("{method} failed: {e}"), None))?;
     serde_json::to_value(&result).map_err(|e| McpError::internal_error(e.to_string(), None))
 }
@@ -293,7 +381,7 @@ impl RefServer {
                 Ok(result)
             }
             "progress" => {
-                let steps = arg_bounded(args, "steps", 3, MAX_PROGRESS_STEPS)?.max(1);
+                let steps = arg_range(args, "steps", 3, 1, MAX_PROGRESS_STEPS)?;
                 let delay = arg_bounded(args, "stepDelayMs", 50, MAX_TOOL_DELAY_MS)?;
                 let token = context.meta.get_progress_token();
                 for step in 1..=steps {
@@ -365,6 +453,16 @@ impl RefServer {
                 "content": [{"type": "text", "text": "This tool intentionally returns an error for testing"}],
                 "isError": true
             })),
+            "test_sampling" if !client_declares(context, "sampling") => {
+                Ok(undeclared("sampling", "sampling/createMessage"))
+            }
+            "test_elicitation"
+            | "test_elicitation_sep1034_defaults"
+            | "test_elicitation_sep1330_enums"
+                if !client_declares(context, "elicitation") =>
+            {
+                Ok(undeclared("elicitation", "elicitation/create"))
+            }
             "test_sampling" => {
                 let prompt = arg_str(args, "prompt")?;
                 let r = client_request(
@@ -483,9 +581,10 @@ impl ServerHandler for RefServer {
 
     async fn list_tools(
         &self,
-        _request: Option<PaginatedRequestParams>,
+        request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
+        no_cursor(&request)?;
         let r: ListToolsResult = complete(json!({"tools": tool_definitions()}))?;
         Ok(r.with_ttl_ms(LIST_TTL_MS)
             .with_cache_scope(CacheScope::Public))
@@ -497,6 +596,7 @@ impl ServerHandler for RefServer {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
         let args = request.arguments.clone().unwrap_or_default();
+        undeclared_arguments(&request.name, &args)?;
         let value = self.run_tool(&request.name, &args, &context).await?;
         let result: CallToolResult = complete(value)?;
         Ok(result.into())
@@ -504,9 +604,10 @@ impl ServerHandler for RefServer {
 
     async fn list_resources(
         &self,
-        _request: Option<PaginatedRequestParams>,
+        request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, McpError> {
+        no_cursor(&request)?;
         let r: ListResourcesResult = complete(json!({"resources": static_resources()}))?;
         Ok(r.with_ttl_ms(LIST_TTL_MS)
             .with_cache_scope(CacheScope::Public))
@@ -514,9 +615,10 @@ impl ServerHandler for RefServer {
 
     async fn list_resource_templates(
         &self,
-        _request: Option<PaginatedRequestParams>,
+        request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListResourceTemplatesResult, McpError> {
+        no_cursor(&request)?;
         let r: ListResourceTemplatesResult =
             complete(json!({"resourceTemplates": resource_templates()}))?;
         Ok(r.with_ttl_ms(LIST_TTL_MS)
@@ -577,9 +679,10 @@ impl ServerHandler for RefServer {
 
     async fn list_prompts(
         &self,
-        _request: Option<PaginatedRequestParams>,
+        request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, McpError> {
+        no_cursor(&request)?;
         let r: ListPromptsResult = complete(json!({"prompts": prompt_definitions()}))?;
         Ok(r.with_ttl_ms(LIST_TTL_MS)
             .with_cache_scope(CacheScope::Public))
@@ -639,11 +742,36 @@ impl ServerHandler for RefServer {
             .pointer("/argument/value")
             .and_then(Value::as_str)
             .unwrap_or("");
-        let candidates: &[&str] = match (
+        let (prompt, uri) = (
             req.pointer("/ref/name").and_then(Value::as_str),
             req.pointer("/ref/uri").and_then(Value::as_str),
-            arg,
-        ) {
+        );
+        // A reference to a prompt or template this server does not have is
+        // invalid params, not an empty completion.
+        if let Some(name) = prompt
+            && !prompt_definitions()
+                .as_array()
+                .into_iter()
+                .flatten()
+                .any(|p| p["name"] == name)
+        {
+            return Err(invalid_params(format!("unknown prompt: {name}")));
+        }
+        if let Some(uri) = uri
+            && !resource_templates()
+                .as_array()
+                .into_iter()
+                .flatten()
+                .any(|t| t["uriTemplate"] == uri)
+            && !static_resources()
+                .as_array()
+                .into_iter()
+                .flatten()
+                .any(|r| r["uri"] == uri)
+        {
+            return Err(invalid_params(format!("unknown resource: {uri}")));
+        }
+        let candidates: &[&str] = match (prompt, uri, arg) {
             (Some("greeting"), _, "name") => &NAMES,
             (_, Some("test://template/{id}/data"), "id") => &IDS,
             _ => &[],

@@ -313,3 +313,26 @@ fn action_passes_the_trust_policy_to_attested_bundles() {
             .contains("id=\"authenticity\">SIGNED_WITH_IDENTITY<")
     );
 }
+
+/// Issue 40: a path that starts with `-` is a path, never an option (the
+/// action passes `--` before the paths), and a glob is taken literally.
+#[test]
+fn action_takes_paths_literally() {
+    let ran = run_action(&[("paths", "-o"), ("mcpres-binary", &binary())]);
+    // `-o` does not exist in the workspace: read as a path it is unreadable
+    // (validate exits 2 after writing its SARIF), never taken for an option
+    // (which would leave no SARIF and fail the validation step itself).
+    let codes: Vec<i32> = ran.exits.iter().map(|(_, c)| *c).collect();
+    assert_eq!(codes, [0, 0, 2], "{:?}", ran.exits);
+    let sarif = ran.workspace.path().join("mcpres.sarif");
+    let sarif: Value = serde_json::from_slice(&fs::read(&sarif).unwrap()).unwrap();
+    let text = sarif.to_string();
+    assert!(text.contains("MCP_RES_INPUT_INVALID"), "{text}");
+    // A glob is not expanded.
+    let ran = run_action(&[
+        ("paths", &format!("{}/*.json", repo("bundles").display())),
+        ("mcpres-binary", &binary()),
+    ]);
+    let codes: Vec<i32> = ran.exits.iter().map(|(_, c)| *c).collect();
+    assert_eq!(codes, [0, 0, 2], "{:?}", ran.exits);
+}

@@ -430,3 +430,43 @@ checks = ["released-message-framing"]
     }
     assert!(seen > 0, "the expanded argument is recorded nowhere");
 }
+
+/// Also found in the audit: `profile run` said INCOMPLETE where `validate`
+/// says "result PASS" for the same evaluation. Both words are now named for
+/// what they cover: the run (every check asked for) and the evaluation (the
+/// checks it claims).
+#[test]
+fn profile_run_names_the_run_and_the_evaluation_result() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("out");
+    let exe = exe();
+    let o = mcpres(&[
+        "profile",
+        "run",
+        "protocol-revision",
+        // The reference server declares every capability with a list
+        // method: capability-declaration is left NOT_OBSERVED.
+        "--checks",
+        "capability-declaration,explicit-protocol-revision",
+        "-o",
+        out.to_str().unwrap(),
+        "--",
+        exe.to_str().unwrap(),
+        "serve",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", output_text(&o));
+    let stdout = text(&o.stdout);
+    assert!(stdout.contains(": INCOMPLETE (2 check(s)"), "{stdout}");
+    assert!(
+        stdout.contains(
+            "evaluation.json: result PASS over the 1 check(s) it claims (run: INCOMPLETE)"
+        ),
+        "{stdout}"
+    );
+    let v = mcpres(&[std::path::Path::new("validate"), &out]);
+    assert!(
+        text(&v.stdout).contains("result PASS"),
+        "{}",
+        output_text(&v)
+    );
+}

@@ -250,8 +250,22 @@ pub fn main(args: ProfileRunArgs) -> CliResult {
                 mcpres::judge::profile::SUBJECT_CHANGED
             )?;
         }
+        // The run's word covers every check asked for; the evaluation's
+        // result covers only the checks it claims (those observed), which
+        // is what `mcpres validate` shows: say both.
+        let claimed = outcome
+            .rows
+            .iter()
+            .filter(|r| r.verdict.as_str() != "NOT_OBSERVED")
+            .count();
+        let evaluation_result = std::fs::read(out.join("evaluation.json"))
+            .ok()
+            .and_then(|b| serde_json::from_slice::<serde_json::Value>(&b).ok())
+            .and_then(|d| d["result"].as_str().map(str::to_owned))
+            .unwrap_or_else(|| "unknown".into());
         outln!(
-            "evaluation.json: sha256 {}; mcpres validate: {}",
+            "evaluation.json: result {evaluation_result} over the {claimed} check(s) it claims (run: {}); sha256 {}; mcpres validate: {}",
+            outcome.result,
             outcome.evaluation_sha256,
             primary.as_deref().unwrap_or("valid")
         )?;

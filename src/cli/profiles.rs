@@ -51,8 +51,31 @@ pub fn run(action: ProfilesAction) -> CliResult {
                 }
                 Some(p) => show(p)?,
                 None => {
+                    // Did you mean: registered ids whose short name contains
+                    // what was asked, or that it contains.
+                    let asked = id
+                        .trim_start_matches("mcp-res/")
+                        .trim_end_matches("/v1")
+                        .to_ascii_lowercase();
+                    let near: Vec<String> = registry
+                        .profiles()
+                        .iter()
+                        .map(|p| p.id.to_string())
+                        .filter(|pid| {
+                            let short = pid
+                                .trim_start_matches("mcp-res/")
+                                .trim_end_matches("/v1")
+                                .to_ascii_lowercase();
+                            !asked.is_empty() && (short.contains(&asked) || asked.contains(&short))
+                        })
+                        .collect();
+                    let hint = match near.as_slice() {
+                        [] => String::new(),
+                        [one] => format!("; did you mean {one}?"),
+                        many => format!("; did you mean one of {}?", many.join(", ")),
+                    };
                     return Err(CliError::Unusable(format!(
-                        "mcpres profiles: no profile {} is registered; `mcpres profiles list` prints them",
+                        "mcpres profiles: no profile {} is registered{hint}; `mcpres profiles list` prints them",
                         super::output::escaped(&full)
                     )));
                 }

@@ -569,8 +569,9 @@ pub struct Reading {
 /// framing), and keeps while waiting for a close: a response that never ends
 /// (an endless body or event stream) is cut here, recorded as
 /// `response-limit` on the tap and as [`Response::limited`], so memory stays
-/// bounded whatever the peer sends. No check reads a response near it.
-pub const RESPONSE_LIMIT_BYTES: usize = 1 << 20;
+/// bounded whatever the peer sends: four times the largest answer a check
+/// asks for (`slow-consumer`'s 1 MiB body, `streamable::SLOW_ANSWER_BYTES`).
+pub const RESPONSE_LIMIT_BYTES: usize = 4 << 20;
 
 /// One response as the blocking face read it.
 #[derive(Debug, Clone, Default)]

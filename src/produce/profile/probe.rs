@@ -24,9 +24,10 @@ pub use crate::produce::drive::spawn::Launch;
 use crate::produce::drive::spawn::{self, StdinMode};
 
 /// How much of the subject's stdout one probe keeps (more is counted, not
-/// kept): eight times the largest request a check sends whose answer may
-/// repeat it, and far above any answer a check reads.
-pub const STDOUT_KEEP_BYTES: usize = 2 << 20;
+/// kept): the most a check reads is `backpressure`'s 300 `tools/list`
+/// answers at once, which for a server with a large catalogue (50 KiB per
+/// answer) is 15 MiB.
+pub const STDOUT_KEEP_BYTES: usize = 16 << 20;
 /// How many stdout lines one probe keeps (more bytes are counted, not kept):
 /// a flood of short lines would otherwise cost more in line bookkeeping than
 /// in bytes.
@@ -909,9 +910,14 @@ pub fn status_text(s: &ExitStatus) -> String {
 /// Complete LF-terminated lines of `bytes` (LF removed) and whether an
 /// unterminated tail follows.
 pub fn split_lines(bytes: &[u8]) -> (Vec<Vec<u8>>, bool) {
-    let mut lines: Vec<Vec<u8>> = bytes.split(|&b| b == b'\n').map(<[u8]>::to_vec).collect();
-    let tail = lines.pop().is_some_and(|t| !t.is_empty());
-    (lines, tail)
+    // The unterminated tail is never copied (a subject that writes without
+    // a line feed would otherwise be copied whole on every look).
+    let end = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+    let lines: Vec<Vec<u8>> = bytes[..end]
+        .split_inclusive(|&b| b == b'\n')
+        .map(|l| l[..l.len() - 1].to_vec())
+        .collect();
+    (lines, end < bytes.len())
 }
 
 /// The record of a chunk kept only by its length, SHA-256 and head.

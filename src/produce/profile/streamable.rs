@@ -210,6 +210,8 @@ pub const OVERSIZED_BODY_BYTES: usize = 16 << 20;
 pub const LARGE_ANSWER_BYTES: usize = 256 << 10;
 /// The answer a slow consumer reads (1 MiB).
 pub const SLOW_ANSWER_BYTES: usize = 1 << 20;
+// The answer, its head and framing fit the read limit with room to spare.
+const _: () = assert!(SLOW_ANSWER_BYTES * 2 <= crate::produce::drive::http::RESPONSE_LIMIT_BYTES);
 /// A connection closed or request refused within this is "at once" (the
 /// floor of [`settle`]).
 const SETTLE: Duration = Duration::from_millis(100);

@@ -470,3 +470,38 @@ fn profile_run_names_the_run_and_the_evaluation_result() {
         output_text(&v)
     );
 }
+
+/// Item 14: on a terminal, `profile run` shows its bar from the start (no
+/// check finished yet: `0/N`, no invented ETA) and counts the true elapsed
+/// time from when the command began. The terminal is a pseudo-terminal made
+/// by `script` (util-linux).
+#[test]
+fn profile_run_shows_progress_from_the_start_on_a_terminal() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("out");
+    let exe = exe();
+    let inner = format!(
+        "{} profile run stdio-transport --checks released-message-framing,startup-timeout -o {} -- {} serve",
+        exe.display(),
+        out.display(),
+        exe.display()
+    );
+    let o = std::process::Command::new("script")
+        .args(["-qec", &inner, "/dev/null"])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("script (util-linux) runs");
+    let shown = String::from_utf8_lossy(&o.stdout).replace('\r', "\n");
+    assert_eq!(o.status.code(), Some(0), "{shown}");
+    let bars: Vec<&str> = shown
+        .lines()
+        .filter(|l| l.contains("mcpres profile run: check "))
+        .collect();
+    assert!(
+        bars.first()
+            .is_some_and(|b| b.contains("check 0/2 [") && b.contains("ETA -")),
+        "{shown}"
+    );
+    assert!(bars.iter().any(|b| b.contains("check 2/2 [")), "{shown}");
+    assert!(!bars.iter().any(|b| b.contains("0/0")), "{shown}");
+}

@@ -158,7 +158,12 @@ pub fn main(args: ProfileRunArgs) -> CliResult {
     }
     let json_mode = args.json;
     let out = options.out.clone();
-    let result = run_cancellable(
+    // The bar from the start, with the time since the command began.
+    if !json_mode {
+        progress.plan(plan.len());
+    }
+    let progress = std::cell::RefCell::new(progress);
+    let result = run_cancellable_ticking(
         who,
         "no evaluation was written",
         cancel,
@@ -169,8 +174,9 @@ pub fn main(args: ProfileRunArgs) -> CliResult {
             })
         },
         |(done, total, row): (usize, usize, Row)| {
+            let mut progress = progress.borrow_mut();
             if progress.total() == 0 {
-                progress.start(total);
+                progress.plan(total);
             }
             progress.event(json!({"event": "check-finished", "check": row.id, "verdict": row.verdict.as_str(), "reason": row.reason, "done": done, "total": total}));
             if !json_mode {
@@ -182,7 +188,9 @@ pub fn main(args: ProfileRunArgs) -> CliResult {
                 ));
             }
         },
+        || progress.borrow_mut().tick(),
     );
+    let mut progress = progress.into_inner();
     progress.finish();
     let outcome = match result? {
         Ok(o) => o,
@@ -301,7 +309,25 @@ pub(super) fn run_cancellable<T, M>(
     cancel: std::sync::Arc<std::sync::atomic::AtomicBool>,
     out: &std::path::Path,
     work: impl FnOnce(tokio::sync::mpsc::UnboundedSender<M>) -> T + Send + 'static,
+    on_message: impl FnMut(M),
+) -> Result<T, CliError>
+where
+    T: Send + 'static,
+    M: Send + 'static,
+{
+    run_cancellable_ticking(who, not_written, cancel, out, work, on_message, || {})
+}
+
+/// [`run_cancellable`], and `on_tick` once a second while the work runs
+/// (progress that shows the time passing while a subject is slow).
+pub(super) fn run_cancellable_ticking<T, M>(
+    who: &str,
+    not_written: &str,
+    cancel: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    out: &std::path::Path,
+    work: impl FnOnce(tokio::sync::mpsc::UnboundedSender<M>) -> T + Send + 'static,
     mut on_message: impl FnMut(M),
+    mut on_tick: impl FnMut(),
 ) -> Result<T, CliError>
 where
     T: Send + 'static,
@@ -318,6 +344,8 @@ where
         let task = tokio::task::spawn_blocking(move || work(tx));
         tokio::pin!(signalled);
         tokio::pin!(task);
+        let mut ticks = tokio::time::interval(Duration::from_secs(1));
+        ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
         loop {
             tokio::select! {
                 biased;
@@ -333,6 +361,7 @@ where
                     });
                 }
                 Some(message) = rx.recv() => on_message(message),
+                _ = ticks.tick() => on_tick(),
                 r = &mut task => {
                     while let Ok(message) = rx.try_recv() {
                         on_message(message);

@@ -99,6 +99,23 @@ impl Progress {
         self.started = Instant::now();
     }
 
+    /// `total` is known before anything finished: the clock keeps counting
+    /// from when the progress was made (the true elapsed time), and the bar
+    /// is shown at once.
+    pub fn plan(&mut self, total: usize) {
+        self.total = total;
+        self.done = 0;
+        self.draw_bar();
+    }
+
+    /// Redraw the bar with the time as it is now (a terminal only): a
+    /// subject that is slow to answer does not leave the screen still.
+    pub fn tick(&mut self) {
+        if self.bar_drawn || self.done == 0 {
+            self.draw_bar();
+        }
+    }
+
     /// A human progress line on stderr (above the bar on a terminal).
     pub fn line(&mut self, line: impl AsRef<str>) {
         self.clear_bar();
@@ -173,7 +190,7 @@ impl Progress {
     }
 
     fn draw_bar(&mut self) {
-        if !self.tty || self.total == 0 || self.done == 0 {
+        if !self.tty || self.total == 0 {
             return;
         }
         let text = bar(self.done, self.total, self.started.elapsed(), &self.last).replacen(
@@ -206,13 +223,19 @@ pub fn bar(done: usize, total: usize, elapsed: Duration, last: &str) -> String {
     let done = done.min(total);
     let filled = done * BAR_WIDTH / total;
     let eta = elapsed.mul_f64((total - done) as f64 / done.max(1) as f64);
+    // Nothing finished yet: no rate to tell the rest from.
+    let eta = if done == 0 {
+        "-".to_string()
+    } else {
+        clock(eta)
+    };
     let mut s = format!(
         "mcpres run: trial {done}/{total} [{}{}] {:>3}% elapsed {} ETA {}",
         "#".repeat(filled),
         ".".repeat(BAR_WIDTH - filled),
         done * 100 / total,
         clock(elapsed),
-        clock(eta),
+        eta,
     );
     if !last.is_empty() {
         s.push_str(" | ");
@@ -245,5 +268,14 @@ mod tests {
         assert_eq!(clock(Duration::from_secs(59)), "0:59");
         assert_eq!(clock(Duration::from_secs(61)), "1:01");
         assert_eq!(clock(Duration::from_secs(3600)), "1:00:00");
+    }
+
+    /// Issue 40, item 14: before the first check finishes the bar shows
+    /// the true elapsed time and no invented ETA.
+    #[test]
+    fn a_bar_before_anything_finished_shows_the_time_and_no_eta() {
+        let b = bar(0, 23, Duration::from_secs(14), "");
+        assert!(b.contains(" 0/23 ["), "{b}");
+        assert!(b.contains("  0% elapsed 0:14 ETA -"), "{b}");
     }
 }

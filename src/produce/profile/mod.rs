@@ -219,6 +219,18 @@ pub struct Plan {
     web: Option<web::Web>,
 }
 
+impl Plan {
+    /// How many checks the run will report.
+    pub fn len(&self) -> usize {
+        self.checks.len()
+    }
+
+    /// No check planned.
+    pub fn is_empty(&self) -> bool {
+        self.checks.is_empty()
+    }
+}
+
 /// Plan a run: the profile and revision are known and runnable, every
 /// named check applies, the target fits the profile's transport (the
 /// launch's program need not be resolved yet: only its arguments and

@@ -52,6 +52,7 @@ pub fn escaped(text: &str) -> String {
 
 /// [`escaped`] for a message of several lines (a parser's error with its
 /// snippet): line feeds are kept, every other control character escaped.
+#[cfg(feature = "server")]
 pub fn escaped_lines(text: &str) -> String {
     text.split('\n').map(escaped).collect::<Vec<_>>().join("\n")
 }

@@ -232,7 +232,13 @@ fn run(a: RunArgs) -> CliResult {
     let cancel = options.cancel.clone();
     let resource_mode = options.resource.is_some();
     super::profile_run::track_descendants(who);
-    let result = super::profile_run::run_cancellable(
+    // The check running and since when, and when a line was last printed:
+    // a subject that never answers still shows the run moving.
+    let running: std::cell::RefCell<(
+        Option<(&'static str, std::time::Instant)>,
+        std::time::Instant,
+    )> = std::cell::RefCell::new((None, std::time::Instant::now()));
+    let result = super::profile_run::run_cancellable_ticking(
         who,
         "no evaluation was written",
         cancel,
@@ -243,6 +249,12 @@ fn run(a: RunArgs) -> CliResult {
             })
         },
         |event| match event {
+            Event::CheckStarted(id) => {
+                *running.borrow_mut() = (
+                    Some((id, std::time::Instant::now())),
+                    std::time::Instant::now(),
+                );
+            }
             Event::Started { issuer, redirect } => {
                 eprintln!(
                     "{who}: fixture issuer {issuer}; redirect listener {redirect}; network namespace: {}",
@@ -254,13 +266,28 @@ fn run(a: RunArgs) -> CliResult {
                     );
                 }
             }
-            Event::Check(row) => eprintln!(
-                "{who}: {} {} {} ({})",
-                row.id,
-                row.source.as_str(),
-                row.verdict.as_str(),
-                row.reason
-            ),
+            Event::Check(row) => {
+                *running.borrow_mut() = (None, std::time::Instant::now());
+                eprintln!(
+                    "{who}: {} {} {} ({})",
+                    row.id,
+                    row.source.as_str(),
+                    row.verdict.as_str(),
+                    row.reason
+                );
+            }
+        },
+        || {
+            let mut r = running.borrow_mut();
+            if let (Some((id, since)), last) = *r
+                && last.elapsed() >= Duration::from_secs(5)
+            {
+                eprintln!(
+                    "{who}: {id}: running for {} s (the subject may take the start-up bound to answer)",
+                    since.elapsed().as_secs()
+                );
+                r.1 = std::time::Instant::now();
+            }
         },
     )?;
     let outcome = result.map_err(|e| match e {

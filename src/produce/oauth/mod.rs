@@ -323,6 +323,9 @@ pub enum Event {
         issuer: String,
         redirect: SocketAddr,
     },
+    /// A check starts (its subject processes may take the start-up bound
+    /// to answer, or never answer).
+    CheckStarted(&'static str),
     /// A check finished.
     Check(Row),
 }
@@ -600,6 +603,7 @@ pub fn run(options: &Options, report: &mut dyn FnMut(Event)) -> Result<Outcome, 
         if options.cancel.load(Ordering::SeqCst) {
             return Err(OauthRunError::Cancelled);
         }
+        report(Event::CheckStarted(id));
         // A check that reads the subject's process (its stdout and stderr) is
         // not observed against a subject mcpres did not start.
         let c = if options.launch.is_none() && decl.needs.launch {

@@ -36,60 +36,97 @@ impl Ctx<'_> {
                     .then(|| format!("nothing accepts connections at {addr}")),
             };
         };
-        let port = if web.port == 0 {
-            match free_port(web.ip) {
-                Ok(p) => p,
-                Err(e) => {
-                    return Server {
-                        probe: None,
-                        addr: SocketAddr::new(web.ip, 0),
-                        authority: String::new(),
-                        failed: Some(format!("no free port: {e}")),
-                    };
-                }
-            }
-        } else {
-            web.port
-        };
-        let addr = SocketAddr::new(web.ip, port);
-        let mut launch = with_port(launch, port);
-        if let (Some(name), Some(b)) = (&web.bearer_env, &web.bearer) {
-            launch.env.insert(name.clone(), b.value().to_string());
-        }
-        let mut server = Server {
-            probe: None,
-            addr,
-            authority: web.authority(port),
-            failed: None,
-        };
-        let mut probe = match self.start_with(&launch) {
-            Ok(p) => p,
-            Err(why) => {
-                server.failed = Some(why);
-                return server;
-            }
-        };
-        let until = Instant::now() + self.startup;
+        // A port picked free may be taken by another process before the
+        // subject binds it (other runs on a busy machine): the subject then
+        // exits, while something else answers on the port. That is seen
+        // (the listener's owners are none of the subject's processes) and
+        // the server is started again on another port, at most three times.
+        let mut taken: Vec<u16> = Vec::new();
         loop {
-            if accepting(addr) {
-                break;
+            let port = if web.port == 0 {
+                match free_port(web.ip) {
+                    Ok(p) => p,
+                    Err(e) => {
+                        return Server {
+                            probe: None,
+                            addr: SocketAddr::new(web.ip, 0),
+                            authority: String::new(),
+                            failed: Some(format!("no free port: {e}")),
+                        };
+                    }
+                }
+            } else {
+                web.port
+            };
+            let addr = SocketAddr::new(web.ip, port);
+            let mut launch = with_port(launch, port);
+            if let (Some(name), Some(b)) = (&web.bearer_env, &web.bearer) {
+                launch.env.insert(name.clone(), b.value().to_string());
             }
-            if probe.try_exit().is_some() {
-                server.failed = Some("the server exited before it accepted connections".into());
-                break;
-            }
-            if Instant::now() >= until || self.cancelled() {
-                server.failed = Some(format!(
-                    "the server did not accept connections at {addr} within {} ms",
-                    self.startup.as_millis()
+            let mut server = Server {
+                probe: None,
+                addr,
+                authority: web.authority(port),
+                failed: None,
+            };
+            let mut probe = match self.start_with(&launch) {
+                Ok(p) => p,
+                Err(why) => {
+                    server.failed = Some(why);
+                    return server;
+                }
+            };
+            for t in &taken {
+                probe.note(&format!(
+                    "port {t} was taken by another process before the server bound it; started again on {port}"
                 ));
-                break;
             }
-            std::thread::sleep(Duration::from_millis(20));
+            let until = Instant::now() + self.startup;
+            let mut foreign = false;
+            loop {
+                if accepting(addr) {
+                    probe.sample_tree();
+                    let owners = proc::listener_owners(port);
+                    let ours = owners.is_empty()
+                        || owners
+                            .iter()
+                            .any(|p| *p == probe.pid() || probe.descendants_seen().contains_key(p));
+                    if ours || Instant::now() >= until {
+                        break;
+                    }
+                    // Another process's listener: wait for the subject's own
+                    // (a server may bind late) or its exit.
+                    if probe.try_exit().is_some() {
+                        foreign = true;
+                        break;
+                    }
+                } else if probe.try_exit().is_some() {
+                    server.failed = Some("the server exited before it accepted connections".into());
+                    break;
+                }
+                if Instant::now() >= until || self.cancelled() {
+                    server.failed = Some(format!(
+                        "the server did not accept connections at {addr} within {} ms",
+                        self.startup.as_millis()
+                    ));
+                    break;
+                }
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            if foreign && web.port == 0 && taken.len() < 2 && !self.cancelled() {
+                taken.push(port);
+                let _ = self.finish(probe, json!({"addr": addr.to_string(), "portTaken": true}));
+                continue;
+            }
+            if foreign {
+                server.failed = Some(format!(
+                    "another process took port {port} before the server bound it"
+                ));
+            }
+            probe.note(&format!("listening checked at {addr}"));
+            server.probe = Some(probe);
+            return server;
         }
-        probe.note(&format!("listening checked at {addr}"));
-        server.probe = Some(probe);
-        server
     }
 
     /// Stop a check's server: SIGTERM, then (by [`Ctx::finish`]) the group;

@@ -2045,11 +2045,14 @@ fn listener_cleanup(ctx: &Ctx) -> CheckRun {
         |server| {
             let addr = server.addr;
             observe_mut(ctx, server, Terminate, CLOSED, |_, _, server| {
+                // "Ignored" is judged on the start-up bound, not a 2 s
+                // grace: a subject slowed by a loaded machine is not one
+                // that ignores SIGTERM.
                 let (exited, accepting) = signalled(
                     server,
                     rustix::process::Signal::TERM,
                     "SIGTERM",
-                    super::probe::TERM_GRACE,
+                    ctx.startup.max(super::probe::TERM_GRACE),
                 );
                 (
                     read(exited, accepting),

@@ -885,3 +885,59 @@ fn an_http_positive_with_nothing_answered_in_its_bytes_is_refused() {
         .collect();
     assert_eq!(raw.len(), 1, "{report:#}");
 }
+
+/// An OAuth refusal credited to the property it does not name: the Python
+/// SDK's resource server refuses a token from another issuer with the same
+/// 401 it gives any bad token ("Authentication required", no reason the
+/// profile can tell apart), so `issuer-binding` is a FAIL. Relabelled as the
+/// check's own refusal (the artifact, the case and every digest following),
+/// the judge reads the 401 again from the stored connection bytes and
+/// refuses the directory. Untouched, the same directory gets no such
+/// finding (`oauth_evaluations_are_judged_from_their_record_too`).
+#[test]
+fn an_oauth_refusal_relabelled_as_the_checks_own_is_refused_from_its_bytes() {
+    let (_tmp, dir) = copy_of("bundles/oauth/python-sdk");
+    let id = "issuer-binding";
+    let path = dir.join(format!("artifacts/{id}/negative.json"));
+    let mut negative = read(&path);
+    assert_eq!(
+        negative["observedReasonCode"], "MCP_RES_OAUTH_OTHER_REFUSAL",
+        "{negative}"
+    );
+    negative["observedReasonCode"] = negative["expectedReasonCode"].clone();
+    write(&path, &negative);
+    let sha = file_sha(&path);
+    let mut evaluation = read(&dir.join("evaluation.json"));
+    let case = evaluation["cases"]
+        .as_array_mut()
+        .unwrap()
+        .iter_mut()
+        .find(|c| c["id"] == id)
+        .unwrap();
+    case["negative"]["observedReasonCode"] = negative["expectedReasonCode"].clone();
+    case["negative"]["artifactSha256"] = json!(sha);
+    seal(&mut evaluation);
+    write(&dir.join("evaluation.json"), &evaluation);
+    let mut run = read(&dir.join("run.json"));
+    run["evaluationFileSha256"] = json!(file_sha(&dir.join("evaluation.json")));
+    for a in run["artifacts"].as_array_mut().unwrap() {
+        let p = dir.join(a["path"].as_str().unwrap());
+        a["sha256"] = json!(file_sha(&p));
+        a["bytes"] = json!(fs::metadata(&p).unwrap().len());
+    }
+    write(&dir.join("run.json"), &run);
+    let (code, report) = validate(&dir);
+    assert_eq!(code, 1, "{report:#}");
+    let from_bytes: Vec<&str> = findings_of(&report, CODE)
+        .iter()
+        .filter_map(|f| f["message"].as_str())
+        .filter(|m| {
+            m.contains("stored connection bytes answer the token's request with status 401")
+        })
+        .collect();
+    assert_eq!(from_bytes.len(), 1, "{report:#}");
+    assert!(
+        from_bytes[0].contains(&format!("artifacts/{id}/negative.json")),
+        "{report:#}"
+    );
+}

@@ -79,30 +79,95 @@ pub fn responses(bytes: &[u8]) -> Vec<Value> {
 /// The JSON-RPC messages of the HTTP/1.1 messages in `bytes`: responses, or
 /// requests (`request`: a request without `Content-Length` or the chunked
 /// coding has no body).
-fn framed(mut bytes: &[u8], request: bool) -> Vec<Value> {
+fn framed(bytes: &[u8], request: bool) -> Vec<Value> {
+    parse(bytes, request)
+        .iter()
+        .flat_map(Exchange::messages)
+        .collect()
+}
+
+/// One HTTP/1.1 response read from a connection's received bytes: its
+/// status, its header lines as sent, and its body (dechunked).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Exchange {
+    pub status: u16,
+    pub headers: Vec<(String, String)>,
+    pub body: Vec<u8>,
+}
+
+impl Exchange {
+    /// The first header named `name` (any case).
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// The JSON-RPC messages of the body (an event stream's events, or one
+    /// JSON text).
+    pub fn messages(&self) -> Vec<Value> {
+        if self
+            .header("content-type")
+            .is_some_and(|m| m.to_ascii_lowercase().starts_with("text/event-stream"))
+        {
+            events(&self.body)
+        } else {
+            json_messages(&self.body)
+        }
+    }
+
+    /// The result answering request `id` in the body, if any.
+    pub fn result_for(&self, id: &Value) -> Option<Value> {
+        self.messages()
+            .into_iter()
+            .find(|m| m.get("id") == Some(id) && m.get("method").is_none())
+            .and_then(|m| m.get("result").cloned())
+    }
+}
+
+/// The final responses (not interim ones) in a connection's received
+/// `bytes`, as far as they can be read.
+pub fn exchanges(bytes: &[u8]) -> Vec<Exchange> {
+    parse(bytes, false)
+}
+
+/// The HTTP/1.1 messages in `bytes`: final responses (`status` their
+/// status), or requests (`request`: `status` 0, and a request without
+/// `Content-Length` or the chunked coding has no body).
+fn parse(mut bytes: &[u8], request: bool) -> Vec<Exchange> {
     let mut out = Vec::new();
     while let Some(end) = find(bytes, b"\r\n\r\n") {
-        let head = String::from_utf8_lossy(&bytes[..end]).to_ascii_lowercase();
+        let head = String::from_utf8_lossy(&bytes[..end]).into_owned();
         let rest = &bytes[end + 4..];
-        let status = head
-            .split_whitespace()
-            .nth(1)
+        let mut lines = head.split("\r\n");
+        let status = lines
+            .next()
+            .and_then(|l| l.split_whitespace().nth(1))
             .and_then(|s| s.parse::<u16>().ok())
             .unwrap_or(0);
-        let header = |name: &str| {
-            head.lines().skip(1).find_map(|l| {
+        let headers: Vec<(String, String)> = lines
+            .filter_map(|l| {
                 let (k, v) = l.split_once(':')?;
-                (k.trim() == name).then(|| v.trim().to_string())
+                Some((k.trim().to_string(), v.trim().to_string()))
             })
+            .collect();
+        let get = |name: &str| {
+            headers
+                .iter()
+                .find(|(k, _)| k.eq_ignore_ascii_case(name))
+                .map(|(_, v)| v.to_ascii_lowercase())
         };
-        // An interim response has no body; a 204 or 304 neither.
-        if !request && ((100..200).contains(&status) || status == 204 || status == 304) {
+        let status = if request { 0 } else { status };
+        if !request && (100..200).contains(&status) {
             bytes = rest;
             continue;
         }
-        let (body, used) = if header("transfer-encoding").is_some_and(|t| t.contains("chunked")) {
+        let (body, used) = if !request && (status == 204 || status == 304) {
+            (Vec::new(), 0)
+        } else if get("transfer-encoding").is_some_and(|t| t.contains("chunked")) {
             dechunk(rest)
-        } else if let Some(n) = header("content-length").and_then(|n| n.parse::<usize>().ok()) {
+        } else if let Some(n) = get("content-length").and_then(|n| n.parse::<usize>().ok()) {
             let n = n.min(rest.len());
             (rest[..n].to_vec(), n)
         } else if request {
@@ -110,15 +175,74 @@ fn framed(mut bytes: &[u8], request: bool) -> Vec<Value> {
         } else {
             (rest.to_vec(), rest.len())
         };
-        let media = header("content-type").unwrap_or_default();
-        if media.starts_with("text/event-stream") {
-            out.extend(events(&body));
-        } else {
-            out.extend(json_messages(&body));
-        }
+        out.push(Exchange {
+            status,
+            headers,
+            body,
+        });
         bytes = &rest[used..];
     }
     out
+}
+
+/// The transcript's connection that sent the request `id` (its request
+/// bodies read as JSON-RPC), when exactly one did.
+pub fn connection_of(transcript: &Value, id: &Value) -> Option<u64> {
+    let sent = stream(transcript, "sent")?;
+    let mut found = sent
+        .iter()
+        .filter(|(_, bytes)| {
+            framed(bytes, true)
+                .iter()
+                .any(|m| m.get("method").is_some() && m.get("id") == Some(id))
+        })
+        .map(|(conn, _)| *conn);
+    let first = found.next()?;
+    found.next().is_none().then_some(first)
+}
+
+/// The request bodies mcpres sent on each connection, by connection
+/// number, as sent (a body need not be JSON); `None` as for [`received`].
+pub fn sent_bodies(transcript: &Value) -> Option<BTreeMap<u64, Vec<Vec<u8>>>> {
+    Some(
+        stream(transcript, "sent")?
+            .into_iter()
+            .map(|(conn, bytes)| {
+                (
+                    conn,
+                    parse(&bytes, true).into_iter().map(|e| e.body).collect(),
+                )
+            })
+            .collect(),
+    )
+}
+
+/// Did the subject close connection `conn` (a `subject-closed` event)?
+pub fn closed_by_subject(transcript: &Value, conn: u64) -> bool {
+    transcript["events"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .any(|e| e["event"] == "subject-closed" && e["connection"].as_u64() == Some(conn))
+}
+
+/// The requests (JSON-RPC messages with a method) mcpres sent on
+/// connection `conn`.
+pub fn sent_on(transcript: &Value, conn: u64) -> Vec<Value> {
+    stream(transcript, "sent")
+        .and_then(|mut s| s.remove(&conn))
+        .map(|bytes| framed(&bytes, true))
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|m| m.get("method").is_some())
+        .collect()
+}
+
+/// The final responses received on connection `conn`; `None` when the
+/// received bytes are not all stored.
+pub fn exchanges_on(transcript: &Value, conn: u64) -> Option<Vec<Exchange>> {
+    let mut all = received(transcript)?;
+    Some(all.remove(&conn).map(|b| exchanges(&b)).unwrap_or_default())
 }
 
 /// The body of a chunked transfer coding at the start of `bytes` and how

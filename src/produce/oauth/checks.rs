@@ -315,27 +315,6 @@ fn post_open(o: &OauthCtx, rec: &Rec, server: &Server, token: Option<&str>) -> (
     (resp, id)
 }
 
-/// Why a refusal says it refused: the `data.reason` of a JSON-RPC error body
-/// (the reference subject names every reason so), else the one reason RFC
-/// 6750 names unambiguously: a 403 whose challenge carries
-/// `error="insufficient_scope"` (§3.1). Its other codes do not tell the
-/// reasons of this profile apart (`invalid_token` covers a wrong audience,
-/// a wrong issuer, an expired and a malformed token alike), so they name
-/// none.
-fn refusal_reason(resp: &Resp) -> Option<String> {
-    let body: Option<Value> = serde_json::from_slice(&resp.body).ok();
-    if let Some(r) = body
-        .as_ref()
-        .and_then(|b| b.pointer("/error/data/reason"))
-        .and_then(Value::as_str)
-    {
-        return Some(r.to_string());
-    }
-    let challenge = resp.header("www-authenticate").unwrap_or("");
-    (resp.status == Some(403) && challenge.contains("error=\"insufficient_scope\""))
-        .then(|| "insufficient-scope".to_string())
-}
-
 /// `MCP_RES_OAUTH_OTHER_REFUSAL` for a reason that is neither the check's own
 /// nor a syntax refusal, carrying the reason given (the subject's own words,
 /// or the runner's); the observation keeps the code as its reason and the
@@ -348,19 +327,14 @@ fn other(why: &str) -> String {
 /// refused as `malformed-token` (the early syntax rejection), refused for
 /// `own` (the check's REJECTED), or refused for another reason.
 fn classify(id: &str, resp: &Resp, answer_id: &Value, own: &str) -> (ProbeOutcome, String) {
-    match resp.status {
-        None => (ProbeOutcome::NotObserved, NO_ANSWER.into()),
-        Some(_) if resp.is_2xx() && resp.result_for(answer_id).is_some() => {
-            (ProbeOutcome::Accept, reason(id, "ACCEPTED"))
-        }
-        Some(401 | 403) => match refusal_reason(resp).as_deref() {
-            Some("malformed-token") => (ProbeOutcome::Reject, EARLY.into()),
-            Some(r) if r == own => (ProbeOutcome::Reject, reason(id, "REJECTED")),
-            Some(r) => (ProbeOutcome::Reject, other(r)),
-            None => (ProbeOutcome::Reject, other("unnamed")),
-        },
-        Some(s) => (ProbeOutcome::Reject, other(&format!("status {s}"))),
-    }
+    crate::judge::oauth::classify_presented(
+        id,
+        resp.status,
+        resp.result_for(answer_id).is_some(),
+        resp.header("www-authenticate"),
+        &resp.body,
+        own,
+    )
 }
 
 /// Reached the property: answered, and not stopped by the syntax guard.
@@ -401,6 +375,21 @@ fn present(
     server: &Server,
     id: &str,
     token: &str,
+) -> ((ProbeOutcome, String), String, Value) {
+    // The check's own refusal reason, from the table the judge reads too.
+    let own = crate::judge::oauth::own_reason(id)
+        .unwrap_or_else(|| panic!("check {id} presents tokens but has no own reason"));
+    present_as(o, server, id, token, own)
+}
+
+/// [`present`] with the check's own refusal reason given (a check whose
+/// readings add to the classifier's, so the judge does not read them again
+/// as [`crate::judge::oauth::PRESENTED`] checks).
+fn present_as(
+    o: &OauthCtx,
+    server: &Server,
+    id: &str,
+    token: &str,
     own: &str,
 ) -> ((ProbeOutcome, String), String, Value) {
     let rec = o.rec();
@@ -429,9 +418,9 @@ fn access_token_audience(o: &OauthCtx) -> CheckRun {
     let broken = break_claims(&foreign);
     o.remember(&broken);
     let rejected = reason(id, "REJECTED");
-    let (p, pd, pa) = present(o, &server, id, &good, "wrong-audience");
-    let (n, nd, na) = present(o, &server, id, &foreign, "wrong-audience");
-    let (m, md, ma) = present(o, &server, id, &broken, "wrong-audience");
+    let (p, pd, pa) = present(o, &server, id, &good);
+    let (n, nd, na) = present(o, &server, id, &foreign);
+    let (m, md, ma) = present(o, &server, id, &broken);
     let positive = obs(
         ProbeOutcome::Accept,
         &reason(id, "ACCEPTED"),
@@ -468,9 +457,9 @@ fn issuer_binding(o: &OauthCtx) -> CheckRun {
     let broken = break_claims(&foreign);
     o.remember(&broken);
     let rejected = reason(id, "REJECTED");
-    let (p, pd, pa) = present(o, &server, id, &good, "wrong-issuer");
-    let (n, nd, na) = present(o, &server, id, &foreign, "wrong-issuer");
-    let (m, md, ma) = present(o, &server, id, &broken, "wrong-issuer");
+    let (p, pd, pa) = present(o, &server, id, &good);
+    let (n, nd, na) = present(o, &server, id, &foreign);
+    let (m, md, ma) = present(o, &server, id, &broken);
     let positive = obs(
         ProbeOutcome::Accept,
         &reason(id, "ACCEPTED"),
@@ -538,7 +527,7 @@ fn token_passthrough(o: &OauthCtx) -> CheckRun {
     let rejected = reason(id, "REJECTED");
     let run = |token: &str| {
         let since = o.fixture.events().len();
-        let (mut observed, detail, mut art) = present(o, &server, id, token, "expired");
+        let (mut observed, detail, mut art) = present(o, &server, id, token);
         let forwarded = forwarded_since(o, since);
         art["observation"] = json!({"passThroughRequestsSeenByIssuer": forwarded});
         if forwarded > 0 {
@@ -714,7 +703,7 @@ fn token_storage(o: &OauthCtx) -> CheckRun {
     let rejected = reason(id, "REJECTED");
     let seen: Vec<_> = [&good, &foreign, &broken]
         .into_iter()
-        .map(|t| present(o, &server, id, t, "expired"))
+        .map(|t| present(o, &server, id, t))
         .collect();
     // Read what the subject wrote only once it has stopped: nothing is
     // still in flight.
@@ -887,7 +876,7 @@ fn scope_minimization(o: &OauthCtx) -> CheckRun {
                 requested.iter().cloned().collect(),
                 authorized.iter().cloned().collect(),
             ));
-            let (mut observed, detail, mut art) = present(o, &server, id, &token, own);
+            let (mut observed, detail, mut art) = present_as(o, &server, id, &token, own);
             art["observation"] = json!({
                 "grant": grant,
                 "requiredScopes": required_set,
@@ -936,7 +925,7 @@ fn scope_minimization(o: &OauthCtx) -> CheckRun {
     // Mutant: the scope-less token with its claims broken.
     let broken = break_claims(&scopeless);
     o.remember(&broken);
-    let (m, md, ma) = present(o, &server, id, &broken, own);
+    let (m, md, ma) = present_as(o, &server, id, &broken, own);
     let positive = obs(
         ProbeOutcome::Accept,
         &accepted,
@@ -1060,12 +1049,9 @@ fn wrong_resource_token(o: &OauthCtx) -> CheckRun {
         art["observation"] = json!({"grant": flow});
         (observed, detail, art)
     };
-    let (p, pd, pa) = with_flow(present(o, &server, id, &good, "wrong-audience"), &good_flow);
-    let (n, nd, na) = with_flow(
-        present(o, &server, id, &foreign, "wrong-audience"),
-        &foreign_flow,
-    );
-    let (m, md, ma) = present(o, &server, id, &broken, "wrong-audience");
+    let (p, pd, pa) = with_flow(present(o, &server, id, &good), &good_flow);
+    let (n, nd, na) = with_flow(present(o, &server, id, &foreign), &foreign_flow);
+    let (m, md, ma) = present(o, &server, id, &broken);
     let positive = obs(
         ProbeOutcome::Accept,
         &reason(id, "ACCEPTED"),

@@ -23,12 +23,13 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use super::profile::check::{CheckRun, Ctx, Obs, Verdict};
+use super::profile::check::{CheckRun, Ctx, Verdict};
 use super::profile::probe::Launch;
 use super::profile::web::{self, Rec, Web};
 use super::profile::{Identity, subject_identity, truncate};
 use crate::diag::reasons::{self, Branch};
 use crate::json::canonical;
+use crate::judge::profile as judge;
 use crate::model::mcp::Revision;
 use crate::model::oauth::{
     Case, Fixture as FixtureRecord, Flow, ListenerCleanup, OauthEnvironment, OauthEvaluation,
@@ -614,19 +615,23 @@ pub fn run(options: &Options, report: &mut dyn FnMut(Event)) -> Result<Outcome, 
         } else {
             crate::produce::profile::decl::conform(decl, options.revision, (decl.run)(&octx))
         };
-        let (verdict, why, detail) = c.verdict();
-        let detail = store.redact_str(&detail);
         if let Some(server) = &c.server {
             store.put(&format!("artifacts/{id}/server.json"), server)?;
         }
+        // The verdict is the judge's over the artifacts as stored (redacted,
+        // and labelled as their bytes give them): what `validate` re-judges.
         let mut shas: BTreeMap<&str, String> = BTreeMap::new();
-        for (role, o) in [
+        let mut judged: [Option<judge::Observation>; 3] = [None, None, None];
+        for (k, (role, o)) in [
             ("positive", &c.positive),
             ("negative", &c.negative),
             ("mutant", &c.mutant),
-        ] {
+        ]
+        .into_iter()
+        .enumerate()
+        {
             if let Some(o) = o {
-                let doc = json!({
+                let mut doc = json!({
                     "check": id,
                     "role": role,
                     "expectedOutcome": o.expected,
@@ -637,14 +642,31 @@ pub fn run(options: &Options, report: &mut dyn FnMut(Event)) -> Result<Outcome, 
                     "detail": o.detail,
                     "transcript": o.artifact,
                 });
+                store.redactor().redact_artifact(&mut doc);
+                let mut j = judge::Observation::from_artifact(&doc, id, role)
+                    .expect("an artifact the runner writes is an observation");
+                if let Some((rederived, _)) =
+                    crate::judge::oauth::reread(id, role, &j, &doc["transcript"])
+                {
+                    rederived.label(&mut doc);
+                    j = rederived;
+                }
                 shas.insert(
                     role,
                     store
                         .put(&format!("artifacts/{id}/{role}.json"), &doc)?
                         .sha256,
                 );
+                judged[k] = Some(j);
             }
         }
+        let v = judge::check_verdict(
+            judged[0].as_ref(),
+            judged[1].as_ref(),
+            judged[2].as_ref(),
+            c.not_observed.as_deref(),
+        );
+        let (verdict, why, detail) = (v.verdict, v.reason, store.redact_str(&v.detail));
         let row = Row {
             id,
             source: *source,
@@ -659,9 +681,9 @@ pub fn run(options: &Options, report: &mut dyn FnMut(Event)) -> Result<Outcome, 
             "verdict": verdict.as_str(),
             "reason": why,
             "detail": truncate(&detail, 400),
-            "mutantKilled": c.mutant_killed(),
+            "mutantKilled": v.mutant_killed,
         }));
-        if let (Some(p), Some(n), Some(m)) = (&c.positive, &c.negative, &c.mutant) {
+        if let [Some(p), Some(n), Some(m)] = &judged {
             cases.push(CaseLine {
                 id,
                 source: *source,
@@ -994,7 +1016,7 @@ struct ProbeLine {
 }
 
 impl ProbeLine {
-    fn of(o: &Obs, sha: &str) -> ProbeLine {
+    fn of(o: &judge::Observation, sha: &str) -> ProbeLine {
         ProbeLine {
             reached: o.reached,
             expected: o.expected,

@@ -228,6 +228,16 @@ impl Relabel {
 
     /// Write both documents with every digest recomputed.
     fn save(&mut self) {
+        // The evaluated checks cite their artifacts' digests as they are now.
+        for c in self.evaluation["checks"].as_array_mut().unwrap() {
+            let id = c["id"].as_str().unwrap().to_owned();
+            for (branch, role) in [("positive", "positive"), ("negativeControl", "negative")] {
+                let path = self.dir.join(format!("artifacts/{id}/{role}.json"));
+                if c.get(branch).is_some() && path.exists() {
+                    c[branch]["artifactSha256"] = json!(file_sha(&path));
+                }
+            }
+        }
         seal(&mut self.evaluation);
         write(&self.dir.join("evaluation.json"), &self.evaluation);
         self.run["evaluationFileSha256"] = json!(file_sha(&self.dir.join("evaluation.json")));
@@ -940,4 +950,114 @@ fn an_oauth_refusal_relabelled_as_the_checks_own_is_refused_from_its_bytes() {
         from_bytes[0].contains(&format!("artifacts/{id}/negative.json")),
         "{report:#}"
     );
+}
+
+/// Replace, in the last received chunk of `artifact` that starts a
+/// response, the status line `from` by `to` (the body follows as stored).
+fn restatus(artifact: &mut Value, from: &str, to: &str) {
+    let events = artifact["transcript"]["events"].as_array_mut().unwrap();
+    let e = events
+        .iter_mut()
+        .rev()
+        .find(|e| {
+            e["stream"] == "received" && e["text"].as_str().is_some_and(|t| t.starts_with(from))
+        })
+        .unwrap_or_else(|| panic!("no received chunk starts with {from}"));
+    let text = e["text"].as_str().unwrap().replacen(from, to, 1);
+    e["text"] = json!(text);
+}
+
+/// The content-type control of the reference server over HTTP, refused
+/// with 415 as the check asks. Its stored status line made a 500 (the
+/// label still crediting the refusal, every digest following): the judge
+/// reads the control's answer on its own connection again and refuses the
+/// directory, since a 500 is not the check's refusal. Untouched, the leg
+/// re-judges to what it records (`every_committed_evaluation_re_judges...`).
+#[test]
+fn an_http_control_answered_500_cannot_be_credited_as_the_checks_refusal() {
+    let (_tmp, dir) = copy_of("bundles/field/evidence/legs/reference-http-2025-11-25");
+    let id = "content-type";
+    let path = dir.join(format!("artifacts/{id}/negative.json"));
+    let mut negative = read(&path);
+    assert_eq!(
+        negative["observedReasonCode"], negative["expectedReasonCode"],
+        "{negative}"
+    );
+    restatus(
+        &mut negative,
+        "HTTP/1.1 415 Unsupported Media Type",
+        "HTTP/1.1 500 Internal Server Error",
+    );
+    write(&path, &negative);
+    Relabel::open(&dir).save();
+    let (code, report) = validate(&dir);
+    assert_eq!(code, 1, "{report:#}");
+    let raw: Vec<&str> = findings_of(&report, CODE)
+        .iter()
+        .filter_map(|f| f["message"].as_str())
+        .filter(|m| m.contains("answer the control with MCP_RES_HTTP_STATUS_500"))
+        .collect();
+    assert_eq!(raw.len(), 1, "{report:#}");
+    // A 400 is one of the statuses the check takes as its refusal: still
+    // credited.
+    let (_tmp, dir) = copy_of("bundles/field/evidence/legs/reference-http-2025-11-25");
+    let mut negative = read(&path_in(&dir, id, "negative"));
+    restatus(
+        &mut negative,
+        "HTTP/1.1 415 Unsupported Media Type",
+        "HTTP/1.1 400 Bad Request",
+    );
+    write(&path_in(&dir, id, "negative"), &negative);
+    Relabel::open(&dir).save();
+    let (code, report) = validate(&dir);
+    assert!(findings_of(&report, CODE).is_empty(), "{report:#}");
+    assert_eq!(code, 0, "{report:#}");
+}
+
+fn path_in(dir: &Path, id: &str, role: &str) -> PathBuf {
+    dir.join(format!("artifacts/{id}/{role}.json"))
+}
+
+/// The content-type mutant (the liveness request with a syntax defect) was
+/// met by the syntax guard (400 with -32700). Its stored answer made the
+/// check's own refusal (a 415 with no parse error) while the label still
+/// says the syntax guard, so the mutant would count as killed: the judge
+/// reads the mutant's connection again and refuses the directory.
+#[test]
+fn an_http_mutant_met_as_the_control_cannot_be_labelled_killed() {
+    let (_tmp, dir) = copy_of("bundles/field/evidence/legs/reference-http-2025-11-25");
+    let id = "content-type";
+    let path = path_in(&dir, id, "mutant");
+    let mut mutant = read(&path);
+    assert_eq!(
+        mutant["observedReasonCode"], "MCP_RES_SYNTAX_GUARD",
+        "{mutant}"
+    );
+    restatus(
+        &mut mutant,
+        "HTTP/1.1 400 Bad Request",
+        "HTTP/1.1 415 Unsupported Media Type",
+    );
+    let events = mutant["transcript"]["events"].as_array_mut().unwrap();
+    let e = events
+        .iter_mut()
+        .rev()
+        .find(|e| e["stream"] == "received")
+        .unwrap();
+    let text = e["text"].as_str().unwrap().replace("-32700", "-32000");
+    e["text"] = json!(text);
+    write(&path, &mutant);
+    Relabel::open(&dir).save();
+    let (code, report) = validate(&dir);
+    assert_eq!(code, 1, "{report:#}");
+    let raw: Vec<&str> = findings_of(&report, CODE)
+        .iter()
+        .filter_map(|f| f["message"].as_str())
+        .filter(|m| {
+            m.contains(
+                "answer the defective request with MCP_RES_HTTP_UNSUPPORTED_CONTENT_TYPE_REFUSED",
+            )
+        })
+        .collect();
+    assert_eq!(raw.len(), 1, "{report:#}");
 }

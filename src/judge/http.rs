@@ -245,6 +245,223 @@ pub fn exchanges_on(transcript: &Value, conn: u64) -> Option<Vec<Exchange>> {
     Some(all.remove(&conn).map(|b| exchanges(&b)).unwrap_or_default())
 }
 
+/// What counts as a Streamable HTTP negative control's refusal, check by
+/// check: the table the runner classifies with and the judge reads the
+/// stored bytes with (so a 500, or a 400 where the check's refusal is a
+/// 415, is never credited as the property's refusal).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Refusal {
+    pub check: &'static str,
+    /// The negative control's reason code (the check's refusal).
+    pub reason: &'static str,
+    /// The HTTP statuses that are the refusal (at 2025-11-25).
+    pub statuses: &'static [u16],
+    /// The statuses at 2026-07-28, where they differ.
+    pub statuses_modern: Option<&'static [u16]>,
+    /// JSON-RPC error codes (in the response's messages) that are the refusal.
+    pub codes: &'static [i64],
+    /// A tool error answering the control (a JSON-RPC error, or a result
+    /// with `isError: true`) is the refusal.
+    pub tool_error: bool,
+}
+
+const fn statuses(check: &'static str, reason: &'static str, statuses: &'static [u16]) -> Refusal {
+    Refusal {
+        check,
+        reason,
+        statuses,
+        statuses_modern: None,
+        codes: &[],
+        tool_error: false,
+    }
+}
+
+use crate::diag::reasons as R;
+
+/// Every HTTP check whose negative control is read by [`Refusal`].
+pub const REFUSALS: [Refusal; 11] = [
+    statuses(
+        "authenticated-loopback-http",
+        R::HTTP_UNAUTHENTICATED_REFUSED,
+        &[401],
+    ),
+    statuses(
+        "json-versus-sse-response",
+        R::HTTP_UNACCEPTABLE_MEDIA_REFUSED,
+        &[406],
+    ),
+    statuses(
+        "buffering-detection",
+        R::HTTP_EVENT_STREAM_NOT_ACCEPTED_REFUSED,
+        &[406],
+    ),
+    statuses(
+        "transport-header-message-metadata-separation",
+        R::HTTP_HEADER_BODY_MISMATCH_REFUSED,
+        &[400],
+    ),
+    statuses(
+        "status-code-consistency",
+        R::HTTP_METHOD_NOT_ALLOWED_REFUSED,
+        &[405],
+    ),
+    statuses(
+        "content-type",
+        R::HTTP_UNSUPPORTED_CONTENT_TYPE_REFUSED,
+        &[400, 406, 415, 422],
+    ),
+    Refusal {
+        statuses_modern: Some(&[400]),
+        ..statuses("retry", R::HTTP_STALE_RETRY_REFUSED, &[404])
+    },
+    statuses(
+        "proxy-added-headers",
+        R::HTTP_FOREIGN_HOST_REFUSED,
+        &[400, 403, 421],
+    ),
+    statuses(
+        "no-unauthorized-redirect",
+        R::HTTP_FOREIGN_ORIGIN_REFUSED,
+        &[403],
+    ),
+    Refusal {
+        tool_error: true,
+        ..statuses(
+            "long-lived-response-stream",
+            R::HTTP_STREAM_ENDED_WITH_ERROR,
+            &[],
+        )
+    },
+    Refusal {
+        codes: &[-32600],
+        ..statuses("oversized-event", R::HTTP_OVERSIZED_BODY_REFUSED, &[413])
+    },
+];
+
+/// The refusal of check `check`, when it is one of [`REFUSALS`].
+pub fn refusal_of(check: &str) -> Option<&'static Refusal> {
+    REFUSALS.iter().find(|r| r.check == check)
+}
+
+impl Refusal {
+    /// Is an answer with `status`, these JSON-RPC error `codes` and (when
+    /// `tool_error`) a tool error for the control the check's refusal, at
+    /// 2026-07-28 (`modern`) or before?
+    pub fn refuses(
+        &self,
+        modern: bool,
+        status: Option<u16>,
+        codes: &[i64],
+        tool_error: bool,
+    ) -> bool {
+        let statuses = match (modern, self.statuses_modern) {
+            (true, Some(m)) => m,
+            _ => self.statuses,
+        };
+        status.is_some_and(|s| statuses.contains(&s))
+            || codes.iter().any(|c| self.codes.contains(c))
+            || (self.tool_error && tool_error)
+    }
+}
+
+/// How the stored bytes show a control (or its mutant) met, in the
+/// runner's order: a parse error is the syntax guard; the check's refusal;
+/// a result for the request; else what the answer names itself (an error
+/// code, a status, an answer without a frame, a close, nothing).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Reading {
+    SyntaxGuard,
+    Refused,
+    Accepted,
+    Other(String),
+}
+
+/// The reading of the answer `answer` (the first final response on the
+/// request's connection; `closed`: the subject closed that connection) to
+/// the request `id` under `refusal`.
+pub fn read_answer(
+    refusal: &Refusal,
+    modern: bool,
+    answer: Option<&Exchange>,
+    closed: bool,
+    id: &Value,
+) -> Reading {
+    use crate::diag::reasons;
+    let Some(a) = answer else {
+        return if closed {
+            Reading::Other(reasons::HTTP_CLOSED_WITHOUT_RESPONSE.into())
+        } else {
+            Reading::Other(super::profile::NO_ANSWER.into())
+        };
+    };
+    let messages = a.messages();
+    let codes: Vec<i64> = messages
+        .iter()
+        .filter_map(|m| m.pointer("/error/code").and_then(Value::as_i64))
+        .collect();
+    if codes.contains(&-32700) {
+        return Reading::SyntaxGuard;
+    }
+    let answer_to_id = messages.iter().find(|m| {
+        m.get("id") == Some(id) && (m.get("result").is_some() || m.get("error").is_some())
+    });
+    let tool_error = answer_to_id.is_some_and(|m| {
+        m.get("error").is_some() || m.pointer("/result/isError") == Some(&Value::Bool(true))
+    });
+    if refusal.refuses(modern, Some(a.status), &codes, tool_error) {
+        return Reading::Refused;
+    }
+    if answer_to_id.is_some_and(|m| m.get("result").is_some()) {
+        return Reading::Accepted;
+    }
+    if let Some(code) = codes.first() {
+        return Reading::Other(reasons::jsonrpc_error(code.unsigned_abs()));
+    }
+    if !(200..300).contains(&a.status) {
+        return Reading::Other(reasons::http_status(a.status));
+    }
+    Reading::Other(reasons::HTTP_NO_ANSWER_FRAME.into())
+}
+
+/// Was the transcript's conversation opened under 2026-07-28 (a
+/// `server/discover` sent) rather than 2025-11-25 (`initialize`)? `None`
+/// when its sent bytes show neither.
+pub fn modern(transcript: &Value) -> Option<bool> {
+    let sent = sent_messages(transcript)?;
+    let method = |name: &str| sent.iter().any(|m| m["method"] == name);
+    if method("server/discover") {
+        Some(true)
+    } else if method("initialize") {
+        Some(false)
+    } else {
+        None
+    }
+}
+
+/// The connection that carried a mutant: the one request body that is not
+/// JSON but is a request once its last `}` is put back (the runner's syntax
+/// defect removes it), with that request's id. `None` when the sent bytes
+/// are not all stored or no single body is such.
+pub fn defect_connection(transcript: &Value) -> Option<(u64, Value)> {
+    let mut found = Vec::new();
+    for (conn, bodies) in sent_bodies(transcript)? {
+        for body in bodies {
+            if body.is_empty() || serde_json::from_slice::<Value>(&body).is_ok() {
+                continue;
+            }
+            let mut repaired = body.clone();
+            repaired.push(b'}');
+            if let Ok(m) = serde_json::from_slice::<Value>(&repaired)
+                && m.get("method").is_some()
+                && let Some(id) = m.get("id")
+            {
+                found.push((conn, id.clone()));
+            }
+        }
+    }
+    (found.len() == 1).then(|| found.remove(0))
+}
+
 /// The body of a chunked transfer coding at the start of `bytes` and how
 /// many bytes it used (as far as it can be read).
 fn dechunk(bytes: &[u8]) -> (Vec<u8>, usize) {
@@ -342,5 +559,95 @@ mod tests {
             {"connection": 1, "stream": "sent", "text": "ignored"}
         ]});
         assert_eq!(messages(&t), Some(vec![]));
+    }
+}
+
+#[cfg(test)]
+mod refusal_tests {
+    use super::*;
+    use serde_json::json;
+
+    fn answer(status: u16, body: &str) -> Exchange {
+        exchanges(
+            format!(
+                "HTTP/1.1 {status} X\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+                body.len()
+            )
+            .as_bytes(),
+        )
+        .remove(0)
+    }
+
+    #[test]
+    fn a_control_is_read_against_its_checks_own_refusal() {
+        let ct = refusal_of("content-type").unwrap();
+        let id = json!(5);
+        for s in [400, 406, 415, 422] {
+            assert_eq!(
+                read_answer(ct, false, Some(&answer(s, "")), false, &id),
+                Reading::Refused
+            );
+        }
+        assert_eq!(
+            read_answer(ct, false, Some(&answer(500, "")), false, &id),
+            Reading::Other(crate::diag::reasons::http_status(500))
+        );
+        let parse = r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"x"}}"#;
+        assert_eq!(
+            read_answer(ct, false, Some(&answer(400, parse)), false, &id),
+            Reading::SyntaxGuard
+        );
+        let served = r#"{"jsonrpc":"2.0","id":5,"result":{}}"#;
+        assert_eq!(
+            read_answer(ct, false, Some(&answer(200, served)), false, &id),
+            Reading::Accepted
+        );
+        assert_eq!(
+            read_answer(ct, false, None, true, &id),
+            Reading::Other(crate::diag::reasons::HTTP_CLOSED_WITHOUT_RESPONSE.into())
+        );
+        // The stale retry's refusal depends on the revision.
+        let retry = refusal_of("retry").unwrap();
+        assert_eq!(
+            read_answer(retry, false, Some(&answer(404, "")), false, &id),
+            Reading::Refused
+        );
+        assert_ne!(
+            read_answer(retry, true, Some(&answer(404, "")), false, &id),
+            Reading::Refused
+        );
+        assert_eq!(
+            read_answer(retry, true, Some(&answer(400, "")), false, &id),
+            Reading::Refused
+        );
+        // A tool error answering the control, for the check whose refusal it is.
+        let lived = refusal_of("long-lived-response-stream").unwrap();
+        let err = r#"{"jsonrpc":"2.0","id":5,"result":{"isError":true,"content":[]}}"#;
+        assert_eq!(
+            read_answer(lived, false, Some(&answer(200, err)), false, &id),
+            Reading::Refused
+        );
+        assert!(refusal_of("keepalive").is_none());
+    }
+
+    #[test]
+    fn the_mutants_connection_is_the_one_body_that_is_a_request_less_its_last_brace() {
+        let request = |conn: u64, body: &str| {
+            json!({"connection": conn, "stream": "sent", "text": format!(
+                "POST /mcp HTTP/1.1\r\nContent-Length: {}\r\n\r\n{body}",
+                body.len()
+            )})
+        };
+        let t = json!({"connections": 2, "events": [
+            request(1, r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}"#),
+            request(2, r#"{"jsonrpc":"2.0","id":9,"method":"tools/list","params":{}"#),
+        ]});
+        assert_eq!(defect_connection(&t), Some((2, json!(9))));
+        assert_eq!(connection_of(&t, &json!(1)), Some(1));
+        assert_eq!(connection_of(&t, &json!(9)), None);
+        let t = json!({"connections": 1, "events": [
+            request(1, r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}"#),
+        ]});
+        assert_eq!(defect_connection(&t), None);
     }
 }

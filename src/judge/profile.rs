@@ -324,6 +324,12 @@ pub fn rederive(
             ),
         ));
     }
+    // A Streamable HTTP control (or its mutant) of a check whose refusal is
+    // a fixed set of statuses or codes: the answer is read again from the
+    // connection that carried it.
+    if let Some(found) = http_refusal_reread(id, role, o, transcript) {
+        return Some(found);
+    }
     if role == "negative" && o.observed_reason == o.expected_reason {
         let not_credited = |reason: &str, why: String| {
             Some((
@@ -415,6 +421,113 @@ pub fn rederive(
         }
     }
     None
+}
+
+/// [`rederive`]'s reading of an HTTP control or mutant of a check in
+/// [`super::http::REFUSALS`]:
+///
+/// - a negative control credited with its refusal: the stored bytes must
+///   name the control's request (`transcript.observation.requestId`), show
+///   which connection carried it, and show its answer there as the check's
+///   refusal; otherwise the reason is what they show (a 500 is
+///   `MCP_RES_HTTP_STATUS_500`, never the property's refusal).
+/// - a mutant (found as the one request body that is the syntax defect of
+///   a request): it met the control's reason exactly when the stored bytes
+///   show the check's refusal and no parse error.
+///
+/// Nothing is read when the bytes are not all stored (an elided chunk).
+fn http_refusal_reread(
+    id: &str,
+    role: &str,
+    o: &Observation,
+    transcript: &Value,
+) -> Option<(Observation, String)> {
+    use super::http::{self, Reading};
+    let refusal = http::refusal_of(id)?;
+    transcript.get("connections")?;
+    // Every byte must be stored for the bytes to speak.
+    http::received(transcript)?;
+    http::sent_bodies(transcript)?;
+    let modern = http::modern(transcript).unwrap_or(false);
+    let read = |conn: u64, request: &Value| {
+        let answer = http::exchanges_on(transcript, conn)?.into_iter().next();
+        Some(http::read_answer(
+            refusal,
+            modern,
+            answer.as_ref(),
+            http::closed_by_subject(transcript, conn),
+            request,
+        ))
+    };
+    let judged = |reading: &Reading| match reading {
+        Reading::SyntaxGuard => (ProbeOutcome::Reject, SYNTAX_GUARD.to_string()),
+        Reading::Refused => (ProbeOutcome::Reject, refusal.reason.to_string()),
+        Reading::Accepted => (ProbeOutcome::Accept, LABEL_NOT_IN_RECORD.to_string()),
+        Reading::Other(code) if code == NO_ANSWER => (ProbeOutcome::NoEffect, code.clone()),
+        Reading::Other(code) => (ProbeOutcome::Reject, code.clone()),
+    };
+    match role {
+        "negative" if o.observed_reason == o.expected_reason => {
+            let request = transcript
+                .pointer("/observation/requestId")
+                .filter(|r| !r.is_null());
+            let conn = request.and_then(|r| http::connection_of(transcript, r));
+            let reading = match (request, conn) {
+                (Some(r), Some(c)) => read(c, r)?,
+                _ => {
+                    return Some((
+                        Observation {
+                            observed: ProbeOutcome::NotObserved,
+                            observed_reason: LABEL_NOT_IN_RECORD.into(),
+                            ..o.clone()
+                        },
+                        format!(
+                            "check {id}: its {role}.json credits the refusal {}, but its stored bytes do not show which request was the control (no observation.requestId sent on exactly one connection)",
+                            o.expected_reason
+                        ),
+                    ));
+                }
+            };
+            if reading == Reading::Refused {
+                return None;
+            }
+            let (observed, reason) = judged(&reading);
+            Some((
+                Observation {
+                    observed,
+                    observed_reason: reason.clone(),
+                    ..o.clone()
+                },
+                format!(
+                    "check {id}: its {role}.json credits the refusal {}, but its stored received bytes answer the control with {reason}, which is not that check's refusal",
+                    o.expected_reason
+                ),
+            ))
+        }
+        "mutant" => {
+            let (conn, request) = http::defect_connection(transcript)?;
+            let reading = read(conn, &request)?;
+            let met_as_control = reading == Reading::Refused;
+            let labelled_as_control = o.observed_reason == refusal.reason;
+            if met_as_control == labelled_as_control {
+                return None;
+            }
+            let (observed, reason) = judged(&reading);
+            Some((
+                Observation {
+                    observed,
+                    reached: met_as_control,
+                    observed_reason: reason.clone(),
+                    ..o.clone()
+                },
+                format!(
+                    "check {id}: its {role}.json says {}, but its stored received bytes answer the defective request with {reason}",
+                    o.observed_reason
+                ),
+            ))
+        }
+        _ => None,
+    }
 }
 
 /// Was the request `twin` (a valid twin, or a control) accepted (answered
@@ -1477,7 +1590,7 @@ mod tests {
         for (bytes, form) in forms {
             let mut t = form(&twin, &served);
             t["observation"] = observation.clone();
-            let (judged, why) = rederive("content-type", "negative", &n, &t)
+            let (judged, why) = rederive("interrupted-body", "negative", &n, &t)
                 .expect("the served control is read from the bytes");
             assert_eq!(
                 (judged.observed, judged.observed_reason.as_str()),
@@ -1492,7 +1605,7 @@ mod tests {
                 let mut t = form(&twin, answer);
                 t["observation"] = observation.clone();
                 assert!(
-                    rederive("content-type", "negative", &n, &t).is_none(),
+                    rederive("interrupted-body", "negative", &n, &t).is_none(),
                     "{answer}"
                 );
             }
@@ -1506,7 +1619,7 @@ mod tests {
             json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32600, "message": "x"}});
         let mut t = http(&[(400, refusal.clone()), (400, refusal.clone())]);
         t["observation"] = json!({"twin": {"id": 5}});
-        let (judged, why) = rederive("content-type", "negative", &n, &t)
+        let (judged, why) = rederive("interrupted-body", "negative", &n, &t)
             .expect("the twin's refusal is read from the connection bytes");
         assert_eq!(judged.observed_reason, VALID_TWIN_REFUSED, "{why}");
         // The twin served (a result for its id on its connection): credited.
@@ -1518,7 +1631,7 @@ mod tests {
             (415, refusal),
         ]);
         t["observation"] = json!({"twin": {"id": 5}});
-        assert!(rederive("content-type", "negative", &n, &t).is_none());
+        assert!(rederive("interrupted-body", "negative", &n, &t).is_none());
         // A label saying the twin was refused, where the bytes show it served,
         // is not what the record gives.
         let relabelled = Observation {
@@ -1526,7 +1639,7 @@ mod tests {
             observed_reason: VALID_TWIN_REFUSED.into(),
             ..n
         };
-        let (judged, _) = rederive("content-type", "negative", &relabelled, &t)
+        let (judged, _) = rederive("interrupted-body", "negative", &relabelled, &t)
             .expect("a twin refusal the bytes do not show");
         assert_eq!(judged.observed_reason, LABEL_NOT_IN_RECORD);
         let v = check_verdict(Some(&o(true, "")), Some(&judged), Some(&mutant("X")), None);

@@ -606,8 +606,14 @@ fn answered(r: &Resp, id: &Value, ok: bool, held: &str, wrong: &str) -> (ProbeOu
     }
 }
 
-fn status_is(codes: &'static [u16]) -> impl Fn(&Resp) -> bool {
-    move |r| r.status.is_some_and(|s| codes.contains(&s))
+/// The check's refusal as the judge's table says it
+/// ([`crate::judge::http::REFUSALS`]): the statuses (at the run's revision)
+/// and JSON-RPC error codes that are the refusal.
+fn refused_as(id: &'static str, ctx: &Ctx) -> impl Fn(&Resp) -> bool + use<> {
+    let refusal = crate::judge::http::refusal_of(id)
+        .unwrap_or_else(|| panic!("check {id} has no refusal in the judge's table"));
+    let modern = ctx.modern();
+    move |r| refusal.refuses(modern, r.status, &r.error_codes(), false)
 }
 
 /// A `tools/call` of `name` with `args` (and a progress token).
@@ -683,7 +689,7 @@ fn authenticated_loopback_http(ctx: &Ctx) -> CheckRun {
         ACCEPTED,
         "without a credential",
         shape,
-        status_is(&[401]),
+        refused_as(ID, ctx),
     );
     run3(ID, b, p, n, m)
 }
@@ -786,7 +792,7 @@ fn json_versus_sse_response(ctx: &Ctx) -> CheckRun {
         reasons::HTTP_UNACCEPTABLE_MEDIA_ACCEPTED,
         "Accept: text/html",
         shape,
-        status_is(&[406]),
+        refused_as(ID, ctx),
     );
     run3(ID, b, p, n, m)
 }
@@ -845,6 +851,7 @@ fn long_lived_response_stream(ctx: &Ctx) -> CheckRun {
         refusal(
             r,
             Some(&id),
+            // The table's refusal for this check is a tool error.
             |r| is_tool_error(r, &id),
             REFUSED,
             reasons::HTTP_INVALID_ARGUMENTS_ACCEPTED,
@@ -926,7 +933,7 @@ fn buffering_detection(ctx: &Ctx) -> CheckRun {
         reasons::HTTP_EVENT_STREAM_NOT_ACCEPTED_ACCEPTED,
         "Accept: application/json",
         shape,
-        status_is(&[406]),
+        refused_as(ID, ctx),
     );
     run3(ID, b, p, n, m)
 }
@@ -1030,7 +1037,7 @@ fn header_body_separation(ctx: &Ctx) -> CheckRun {
         refusal(
             r,
             Some(&id),
-            status_is(&[400]),
+            refused_as(ID, ctx),
             REFUSED,
             reasons::HTTP_HEADER_BODY_MISMATCH_ACCEPTED,
         )
@@ -1097,7 +1104,7 @@ fn status_code_consistency(ctx: &Ctx) -> CheckRun {
         reasons::HTTP_PUT_ACCEPTED,
         "PUT",
         shape,
-        status_is(&[405]),
+        refused_as(ID, ctx),
     );
     // RFC 9110 §15.5.6 makes 405 a SHOULD for a method the resource does
     // not support: another client error status refuses PUT as the
@@ -1148,7 +1155,7 @@ fn content_type(ctx: &Ctx) -> CheckRun {
         // for input the server cannot accept: 415 and 400 are both that
         // refusal (406 and 422 too); an authentication or routing status is
         // not.
-        status_is(&[400, 406, 415, 422]),
+        refused_as(ID, ctx),
     );
     run3(ID, b, p, n, m)
 }
@@ -1375,11 +1382,10 @@ fn retry(ctx: &Ctx) -> CheckRun {
     });
     let (id, msg) = ctx.live_request();
     let classify = |r: &Resp| {
-        let codes: &'static [u16] = if ctx.modern() { &[400] } else { &[404] };
         refusal(
             r,
             Some(&id),
-            status_is(codes),
+            refused_as(ID, ctx),
             REFUSED,
             reasons::HTTP_STALE_RETRY_ACCEPTED,
         )
@@ -1667,7 +1673,7 @@ fn oversized_event(ctx: &Ctx) -> CheckRun {
         refusal(
             r,
             Some(&id),
-            |r| r.status == Some(413) || r.error_codes().contains(&-32600),
+            refused_as(ID, ctx),
             REFUSED,
             reasons::HTTP_OVERSIZED_BODY_ACCEPTED,
         )
@@ -1880,7 +1886,7 @@ fn proxy_added_headers(ctx: &Ctx) -> CheckRun {
         reasons::HTTP_FOREIGN_HOST_ACCEPTED,
         &format!("Host: {foreign}"),
         shape,
-        status_is(&[400, 403, 421]),
+        refused_as(ID, ctx),
     );
     // MCP makes validating Origin a MUST, not Host: a foreign Host served
     // is left open (not observed, never a FAIL); refused, it holds.
@@ -1922,7 +1928,7 @@ fn no_unauthorized_redirect(ctx: &Ctx) -> CheckRun {
             refusal(
                 r,
                 Some(&id),
-                status_is(&[403]),
+                refused_as(ID, ctx),
                 REFUSED,
                 reasons::HTTP_FOREIGN_ORIGIN_ACCEPTED,
             )

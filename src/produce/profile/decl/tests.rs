@@ -418,3 +418,22 @@ fn a_check_id_is_described() {
     assert_eq!(describe("no-such-check"), None);
     assert_eq!(describe("MCP_RES_SYNTAX_GUARD"), None);
 }
+
+/// The judge's table of HTTP refusals names each check's own negative
+/// reason, at every revision the check runs at, and every check it names is
+/// a Streamable HTTP check.
+#[test]
+fn the_judges_http_refusals_are_the_declared_negative_reasons() {
+    for r in crate::judge::http::REFUSALS {
+        let decl = crate::produce::profile::streamable::CHECKS
+            .iter()
+            .find(|d| d.id == r.check)
+            .unwrap_or_else(|| panic!("{} is no Streamable HTTP check", r.check));
+        assert_eq!(decl.refused.all(), vec![r.reason], "{}", r.check);
+        assert!(
+            !r.statuses.is_empty() || !r.codes.is_empty() || r.tool_error,
+            "{} refuses nothing",
+            r.check
+        );
+    }
+}

@@ -381,3 +381,46 @@ fn a_subject_that_never_opens_leaves_a_missing_control_not_observed() {
         assert_eq!(good.verdict(id).0, "PASS", "{}", good.text);
     }
 }
+
+/// A start-up notice the subject writes on stderr late (only once it has
+/// answered its first message, so after the settle window the checks derive
+/// from its measured start-up, whatever the machine's load) is a
+/// diagnostic, not output: the checks that read its silence, its
+/// stdout and its stderr give it the same verdicts as its twin without the
+/// notice.
+#[test]
+fn a_late_start_up_notice_on_stderr_changes_no_verdict() {
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
+    let work = tempfile::tempdir().unwrap();
+    let script = subject_path();
+    let checks = "silent-process,stdout-protocol-purity,stderr-diagnostics,startup-timeout";
+    let late = run(
+        work.path(),
+        &script,
+        checks,
+        &["--break", "late-stderr-notice"],
+        &[],
+    );
+    let twin = run(work.path(), &script, checks, &[], &[]);
+    for id in checks.split(',') {
+        assert_eq!(
+            late.verdict(id),
+            twin.verdict(id),
+            "{id}: {}\n---\n{}",
+            late.text,
+            twin.text
+        );
+        assert_eq!(twin.verdict(id).0, "PASS", "{id}: {}", twin.text);
+    }
+    // The notice is in the record (the subject's stderr), where the checks
+    // that ran long enough to see it stored it.
+    let seen = checks.split(',').any(|id| {
+        ["positive", "negative"].iter().any(|role| {
+            late.artifact(&format!("artifacts/{id}/{role}.json"))
+                .to_string()
+                .contains("a late start-up notice")
+        })
+    });
+    assert!(seen, "{}", late.text);
+    assert_eq!(validate(&late.out).0, Some(0));
+}

@@ -330,6 +330,9 @@ pub fn rederive(
     if let Some(found) = http_refusal_reread(id, role, o, transcript) {
         return Some(found);
     }
+    if let Some(found) = media_type_reread(id, role, o, transcript) {
+        return Some(found);
+    }
     if role == "negative" && o.observed_reason == o.expected_reason {
         let not_credited = |reason: &str, why: String| {
             Some((
@@ -528,6 +531,68 @@ fn http_refusal_reread(
         }
         _ => None,
     }
+}
+
+/// The content-type positive: held when the answer to its request
+/// (`transcript.observation.requestId`, read on the connection that sent
+/// it) is declared `application/json` or `text/event-stream`, and
+/// `MCP_RES_HTTP_CONTENT_TYPE_MISSING` when it is answered under another
+/// media type (or none). Nothing is read without that id, when the bytes are
+/// not all stored, or when the request is not answered at all (the label
+/// then names how it was not).
+fn media_type_reread(
+    id: &str,
+    role: &str,
+    o: &Observation,
+    transcript: &Value,
+) -> Option<(Observation, String)> {
+    use crate::diag::reasons;
+    if id != "content-type" || role != "positive" {
+        return None;
+    }
+    let labels = [
+        reasons::HTTP_CONTENT_TYPE_DECLARED,
+        reasons::HTTP_CONTENT_TYPE_MISSING,
+    ];
+    if !labels.contains(&o.observed_reason.as_str()) {
+        return None;
+    }
+    let request = transcript.pointer("/observation/requestId")?;
+    let conn = super::http::connection_of(transcript, request)?;
+    let answer = super::http::exchanges_on(transcript, conn)?
+        .into_iter()
+        .find(|a| {
+            a.messages().iter().any(|m| {
+                m.get("id") == Some(request)
+                    && (m.get("result").is_some() || m.get("error").is_some())
+            })
+        })?;
+    let media = answer.header("content-type").map(|c| {
+        c.split(';')
+            .next()
+            .unwrap_or("")
+            .trim()
+            .to_ascii_lowercase()
+    });
+    let declared = matches!(
+        media.as_deref(),
+        Some("application/json" | "text/event-stream")
+    );
+    let judged = labels[usize::from(!declared)];
+    if judged == o.observed_reason {
+        return None;
+    }
+    Some((
+        Observation {
+            observed_reason: judged.into(),
+            ..o.clone()
+        },
+        format!(
+            "check {id}: its {role}.json says {}, but its stored received bytes answer the request under the media type {}",
+            o.observed_reason,
+            media.map_or_else(|| "(none)".to_string(), |m| format!("`{m}`"))
+        ),
+    ))
 }
 
 /// Was the request `twin` (a valid twin, or a control) accepted (answered
@@ -1754,6 +1819,77 @@ mod tests {
         elsewhere["chunks"][0]["text"] =
             json!("{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/list\"}\n");
         assert!(rederive("shell-free-argument-boundaries", "positive", &p, &elsewhere).is_some());
+    }
+
+    #[test]
+    fn the_content_type_positive_is_read_from_the_answers_media_type() {
+        let request = r#"{"jsonrpc":"2.0","id":4,"method":"tools/list","params":{}}"#;
+        let answer = r#"{"jsonrpc":"2.0","id":4,"result":{"tools":[]}}"#;
+        let wire = |media: &str| {
+            let answer = if media.starts_with("text/event-stream") {
+                format!("data: {answer}\n\n")
+            } else {
+                answer.to_string()
+            };
+            json!({"connections": 1, "events": [
+                {"connection": 1, "stream": "sent", "text": format!(
+                    "POST /mcp HTTP/1.1\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{request}",
+                    request.len()
+                )},
+                {"connection": 1, "stream": "received", "text": format!(
+                    "HTTP/1.1 200 OK\r\nContent-Type: {media}\r\nContent-Length: {}\r\n\r\n{answer}",
+                    answer.len()
+                )},
+            ], "observation": {"requestId": 4}})
+        };
+        let held = Observation {
+            expected: ProbeOutcome::Accept,
+            observed: ProbeOutcome::Accept,
+            expected_reason: crate::diag::reasons::HTTP_CONTENT_TYPE_DECLARED.into(),
+            observed_reason: crate::diag::reasons::HTTP_CONTENT_TYPE_DECLARED.into(),
+            ..o(true, "")
+        };
+        assert!(
+            rederive(
+                "content-type",
+                "positive",
+                &held,
+                &wire("application/json; charset=utf-8")
+            )
+            .is_none()
+        );
+        assert!(
+            rederive(
+                "content-type",
+                "positive",
+                &held,
+                &wire("text/event-stream")
+            )
+            .is_none()
+        );
+        let (judged, why) = rederive("content-type", "positive", &held, &wire("text/html"))
+            .expect("another media type");
+        assert_eq!(
+            judged.observed_reason,
+            crate::diag::reasons::HTTP_CONTENT_TYPE_MISSING,
+            "{why}"
+        );
+        // And the other way: labelled missing, declared in the bytes.
+        let missing = Observation {
+            observed_reason: crate::diag::reasons::HTTP_CONTENT_TYPE_MISSING.into(),
+            ..held.clone()
+        };
+        let (judged, _) = rederive(
+            "content-type",
+            "positive",
+            &missing,
+            &wire("application/json"),
+        )
+        .expect("declared");
+        assert_eq!(
+            judged.observed_reason,
+            crate::diag::reasons::HTTP_CONTENT_TYPE_DECLARED
+        );
     }
 
     #[test]

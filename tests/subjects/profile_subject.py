@@ -101,6 +101,7 @@ BREAKS = {
     "slow-start": "startup-timeout: sleep 3 s before reading stdin",
     "ignore-sigterm-idle": "startup-timeout: ignore SIGTERM until the first input arrives",
     "unsolicited-notification": "silent-process: send notifications/message at startup",
+    "late-stderr-notice": "honest: write a start-up notice on stderr only after answering its first message (stdout stays protocol only)",
     "accept-invalid-utf8": "malformed-output NOT_OBSERVED: decode stdin with errors=replace",
     "dispatch-before-newline": "partial-line: answer a buffered JSON object before its LF",
     "unbounded-lines": "oversized-line NOT_OBSERVED: no 4 MiB line limit (MCP sets none)",
@@ -332,6 +333,9 @@ class Subject:
 
     def send(self, obj, fd=1):
         self.write(fd, (json.dumps(obj, separators=(",", ":")) + "\n").encode("ascii"))
+        if fd == 1 and self.broken("late-stderr-notice") and not getattr(self, "noticed", False):
+            self.noticed = True
+            diag("listening (a late start-up notice)")
 
     def out_id(self, rid):
         if self.broken("id-stringified") and isinstance(rid, int) and not isinstance(rid, bool):

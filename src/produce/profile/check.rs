@@ -896,6 +896,41 @@ mod tests {
         );
     }
 
+    /// A subject that closed or exited after mcpres did something that
+    /// ends it (a signal, stdin closed) is never said to have exited by
+    /// itself: not observed, `MCP_RES_ENDED_BY_RUNNER`; the same exit with no
+    /// such act of the runner is the subject's own (`SUBJECT_EXITED`).
+    #[test]
+    fn an_exit_the_runner_caused_is_never_the_subjects_own() {
+        let r = |e: Evidence| e.refusal("REFUSED", "ACCEPTED", false);
+        for reply in [Reply::Closed, Reply::Silent] {
+            let ended = Evidence {
+                ended_by: Some("stdin closed".into()),
+                exit: Some("exit 0".into()),
+                ..ev(reply.clone(), false, 0)
+            };
+            assert_eq!(
+                r(ended),
+                (ProbeOutcome::NotObserved, ENDED_BY_RUNNER.to_string())
+            );
+            let own = Evidence {
+                exit: Some("exit 0".into()),
+                ..ev(reply, false, 0)
+            };
+            assert_eq!(
+                r(own),
+                (ProbeOutcome::Terminate, SUBJECT_EXITED.to_string())
+            );
+        }
+        // While it still serves, what it answered decides, whatever the
+        // runner did.
+        let serving = Evidence {
+            ended_by: Some("SIGTERM".into()),
+            ..ev(Reply::Error(-32602, json!({})), true, 0)
+        };
+        assert_eq!(r(serving).1, "REFUSED");
+    }
+
     #[test]
     fn the_reasons_are_the_judges() {
         assert_eq!(NO_ANSWER, judge::NO_ANSWER);

@@ -1136,10 +1136,14 @@ fn content_type(ctx: &Ctx) -> CheckRun {
             r.media.as_deref(),
             Some("application/json" | "text/event-stream")
         );
+        let mut summary = r.summary();
+        // The request's id, so the judge reads its answer's media type from
+        // the stored bytes.
+        summary["requestId"] = id.clone();
         (
             answered(&r, &id, ok, HELD, reasons::HTTP_CONTENT_TYPE_MISSING),
             format!("answer: {}", r.label()),
-            r.summary(),
+            summary,
         )
     });
     let shape = Shape {

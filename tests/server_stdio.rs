@@ -286,9 +286,30 @@ fn resources_prompts_and_completions() {
             "mcpres://static/hello",
             "mcpres://state/counter",
             "test://static-text",
-            "test://static-binary"
+            "test://static-binary",
+            "test://watched-resource"
         ]
     );
+    // A subscription to a resource it has is accepted; to one it does not
+    // have, refused as a read of it is (-32002).
+    let (r, _) = s.call(
+        40,
+        "resources/subscribe",
+        json!({"uri": "test://watched-resource"}),
+    );
+    assert_eq!(r["result"], json!({}), "{r}");
+    let (r, _) = s.call(
+        41,
+        "resources/subscribe",
+        json!({"uri": "https://example.com/a"}),
+    );
+    assert_eq!(r["error"]["code"], -32002, "{r}");
+    let (r, _) = s.call(
+        42,
+        "resources/unsubscribe",
+        json!({"uri": "test://nowhere"}),
+    );
+    assert_eq!(r["error"]["code"], -32002, "{r}");
     let (r, _) = s.call(3, "resources/read", json!({"uri": "mcpres://static/hello"}));
     assert_eq!(r["result"]["contents"][0]["text"], "hello from mcpres");
     let (r, _) = s.call(4, "resources/read", json!({"uri": "test://static-text"}));

@@ -282,7 +282,9 @@ fn static_resources() -> Value {
         {"uri": "test://static-text", "name": "static-text", "mimeType": "text/plain",
          "description": "Conformance fixture: static text."},
         {"uri": "test://static-binary", "name": "static-binary", "mimeType": "image/png",
-         "description": "Conformance fixture: static binary."}
+         "description": "Conformance fixture: static binary."},
+        {"uri": "test://watched-resource", "name": "watched-resource", "mimeType": "text/plain",
+         "description": "Conformance fixture: a resource to subscribe to (it never changes, so no update is ever sent)."}
     ])
 }
 
@@ -654,11 +656,13 @@ impl ServerHandler for RefServer {
                 LIST_TTL_MS,
                 CacheScope::Public,
             ),
-            _ => match uri
-                .strip_prefix("test://template/")
-                .and_then(|rest| rest.strip_suffix("/data"))
-                .filter(|id| !id.is_empty() && !id.contains('/'))
-            {
+            "test://watched-resource" => (
+                json!([{"uri": uri, "mimeType": "text/plain",
+                        "text": "This resource can be subscribed to; it never changes."}]),
+                LIST_TTL_MS,
+                CacheScope::Public,
+            ),
+            _ => match template_id(uri) {
                 Some(id) => (
                     json!([{"uri": uri, "mimeType": "application/json",
                             "text": json!({"id": id, "templateTest": true, "data": format!("Data for ID: {id}")}).to_string()}]),
@@ -787,20 +791,22 @@ impl ServerHandler for RefServer {
     #[allow(deprecated)] // resources/subscribe exists in 2025-11-25
     async fn subscribe(
         &self,
-        _request: rmcp::model::SubscribeRequestParams,
+        request: rmcp::model::SubscribeRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<(), McpError> {
-        // The resources never change, so a subscription never fires.
-        Ok(())
+        // A subscription to a resource this server does not have could
+        // never fire: refused as `resources/read` refuses it (-32002). The
+        // resources never change, so a subscription never fires either.
+        known_resource(&request.uri)
     }
 
     #[allow(deprecated)] // resources/unsubscribe exists in 2025-11-25
     async fn unsubscribe(
         &self,
-        _request: rmcp::model::UnsubscribeRequestParams,
+        request: rmcp::model::UnsubscribeRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<(), McpError> {
-        Ok(())
+        known_resource(&request.uri)
     }
 
     #[allow(deprecated)] // logging/setLevel exists in 2025-11-25
@@ -810,5 +816,30 @@ impl ServerHandler for RefServer {
         _context: RequestContext<RoleServer>,
     ) -> Result<(), McpError> {
         Ok(())
+    }
+}
+
+/// The id of a `test://template/{id}/data` URI.
+fn template_id(uri: &str) -> Option<&str> {
+    uri.strip_prefix("test://template/")
+        .and_then(|rest| rest.strip_suffix("/data"))
+        .filter(|id| !id.is_empty() && !id.contains('/'))
+}
+
+/// `Ok` for a resource `resources/read` serves, else the same -32002
+/// (resource not found) it answers.
+fn known_resource(uri: &str) -> Result<(), McpError> {
+    let listed = static_resources()
+        .as_array()
+        .into_iter()
+        .flatten()
+        .any(|r| r["uri"] == uri);
+    if listed || template_id(uri).is_some() {
+        Ok(())
+    } else {
+        Err(McpError::resource_not_found(
+            format!("Resource not found: {uri}"),
+            Some(json!({"uri": uri})),
+        ))
     }
 }

@@ -14,6 +14,8 @@
 #   http-body           profile run streamable-http, every response an endless
 #                       JSON body (no length, never closed)
 #   http-chunked-events the same with an endless chunked event stream
+#   report-N            report over N bundles (a page of 8.4 KB per bundle)
+#   report-check-N      report --check of that page
 #
 #   bench/memory.sh          (MCPRES_BIN=path to use another binary)
 #
@@ -60,4 +62,12 @@ done
 for mode in body chunked-events; do
   peak "http-$mode" /dev/null -- "$BIN" profile run streamable-http --checks keepalive \
     --http http://127.0.0.1:0/mcp -o "$TMP/http-$mode" -- "$PY" tests/subjects/floods/http_flood.py '{port}' "$mode"
+done
+# Item 11: a report page of many bundles, written and checked (hard links of
+# one bundle file: the inputs cost no disk).
+for n in 2100 10000; do
+  mkdir -p "$TMP/report-$n"
+  for i in $(seq 1 "$n"); do ln cli-tests/inputs/valid-bundle.json "$TMP/report-$n/b$i.json"; done
+  peak "report-$n" /dev/null -- "$BIN" report "$TMP/report-$n" -o "$TMP/report-$n.html"
+  peak "report-check-$n" /dev/null -- "$BIN" report --check "$TMP/report-$n.html" "$TMP/report-$n"
 done

@@ -693,3 +693,72 @@ fn hostile_strings_in_other_families_are_escaped() {
         page.matches(escaped).count()
     );
 }
+
+/// Issue 40, item 11: a page is written and checked as a stream. A page of
+/// many inputs is larger than the largest document `--max-bytes` lets a
+/// bundle have, and `report --check` still reads it to its end (it used to
+/// refuse a page over the JSON size limit); the same page with one byte
+/// more, or one section short, is not theirs.
+#[test]
+fn a_page_larger_than_any_document_is_still_checked_as_a_stream() {
+    let tmp = tempfile::tempdir().unwrap();
+    let genuine = repo("bundles/example-genuine-runtime");
+    let copies: Vec<std::path::PathBuf> = (0..40)
+        .map(|i| {
+            let to = tmp.path().join(format!("copy-{i:02}"));
+            copy_dir(&genuine, &to);
+            to
+        })
+        .collect();
+    let page = tmp.path().join("many.html");
+    let mut args: Vec<&std::ffi::OsStr> = vec!["report".as_ref()];
+    args.extend(copies.iter().map(|c| c.as_os_str()));
+    args.extend(["-o".as_ref(), page.as_os_str()]);
+    let o = mcpres(&args);
+    assert_eq!(o.status.code(), Some(0), "{}", output_text(&o));
+    let size = fs::metadata(&page).unwrap().len();
+    let limit = 65_536u64;
+    assert!(size > 4 * limit, "the page is {size} bytes");
+    // No spooled section is left beside the page.
+    let left: Vec<_> = fs::read_dir(tmp.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with('.'))
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+    let check_with = |page: &Path, inputs: &[std::path::PathBuf]| {
+        let limit = limit.to_string();
+        let mut args: Vec<&std::ffi::OsStr> = vec![
+            "report".as_ref(),
+            "--max-bytes".as_ref(),
+            limit.as_ref(),
+            "--check".as_ref(),
+            page.as_os_str(),
+        ];
+        args.extend(inputs.iter().map(|c| c.as_os_str()));
+        let o = mcpres(&args);
+        (o.status.code(), output_text(&o))
+    };
+    let (code, text) = check_with(&page, &copies);
+    assert_eq!(code, Some(0), "{text}");
+    assert_eq!(text.matches("belongs to").count(), copies.len(), "{text}");
+    // One byte more at the end: not this page.
+    let longer = tmp.path().join("longer.html");
+    let mut bytes = fs::read(&page).unwrap();
+    bytes.push(b'\n');
+    fs::write(&longer, &bytes).unwrap();
+    let (code, text) = check_with(&longer, &copies);
+    assert_eq!(code, Some(1), "{text}");
+    assert!(
+        text.contains("is not the page `mcpres report` makes"),
+        "{text}"
+    );
+    // The inputs but the last: the page states a digest none of them lacks,
+    // but it is not their page (their page lists one input less).
+    let (code, text) = check_with(&page, &copies[..copies.len() - 1]);
+    assert_eq!(code, Some(1), "{text}");
+    assert!(
+        text.contains("is not the page `mcpres report` makes"),
+        "{text}"
+    );
+}

@@ -160,6 +160,16 @@ impl DirHandle {
     /// directories are created as needed) and return it open for writing.
     /// Never replaces anything, never follows a symlink.
     pub fn create_file(&self, rel: &Path) -> io::Result<File> {
+        self.create(rel, OFlags::WRONLY)
+    }
+
+    /// [`DirHandle::create_file`], open for reading too (a scratch file
+    /// written, then read back).
+    pub fn create_scratch(&self, rel: &Path) -> io::Result<File> {
+        self.create(rel, OFlags::RDWR)
+    }
+
+    fn create(&self, rel: &Path, access: OFlags) -> io::Result<File> {
         let parts = names(rel)?;
         let (name, dirs) = parts.split_last().expect("names() is never empty");
         let sub;
@@ -172,7 +182,7 @@ impl DirHandle {
         let fd = rustix::fs::openat(
             &parent.fd,
             *name,
-            OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+            access | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC,
             mode(0o666),
         )
         .map_err(to_io)?;
@@ -228,6 +238,23 @@ pub fn write_new_file(path: &Path, bytes: &[u8]) -> io::Result<()> {
         _ => Path::new("."),
     };
     DirHandle::open(parent)?.write_new(Path::new(name), bytes)
+}
+
+/// Create the new file `path` (its parent directories are created first, by
+/// name) exclusively and without following a symlink, and return it open for
+/// writing: [`write_new_file`] for content written piece by piece.
+pub fn create_new_file(path: &Path) -> io::Result<File> {
+    let name = path
+        .file_name()
+        .ok_or_else(|| refused(format!("{} does not end in a file name", path.display())))?;
+    let parent = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => {
+            std::fs::create_dir_all(p)?;
+            p
+        }
+        _ => Path::new("."),
+    };
+    DirHandle::open(parent)?.create_file(Path::new(name))
 }
 
 /// Read a small input file: refused when it is a symlink or not a regular

@@ -573,6 +573,11 @@ pub struct Reading {
 /// asks for (`slow-consumer`'s 1 MiB body, `streamable::SLOW_ANSWER_BYTES`).
 pub const RESPONSE_LIMIT_BYTES: usize = 4 << 20;
 
+/// The most frames of one response that answer no request (notifications,
+/// the server's own requests) kept as frames; an answer to a request is
+/// always kept. Past it they are counted ([`Response::frames_not_kept`]).
+pub const FRAME_KEEP: usize = 4096;
+
 /// One response as the blocking face read it.
 #[derive(Debug, Clone, Default)]
 pub struct Response {
@@ -594,6 +599,8 @@ pub struct Response {
     pub timed_out: bool,
     /// Reading stopped at [`RESPONSE_LIMIT_BYTES`] before the response ended.
     pub limited: bool,
+    /// Frames past [`FRAME_KEEP`] that answer no request: counted, not kept.
+    pub frames_not_kept: usize,
     pub defects: Vec<Defect>,
 }
 
@@ -759,16 +766,28 @@ impl<T: Tap> Blocking<T> {
         let mut resp = Response::default();
         // Frames that are JSON so far (what `stop_after_frames` counts).
         let mut counted = 0usize;
-        let take = |parser: &mut ResponseParser,
-                    bytes: &[u8],
-                    resp: &mut Response,
-                    counted: &mut usize,
-                    at: u64| {
+        // Frames that answer no request (notifications, requests of the
+        // server) are kept up to FRAME_KEEP; past it they are counted only,
+        // so an endless event stream costs no memory per event.
+        let mut others = 0usize;
+        let mut take = |parser: &mut ResponseParser,
+                        bytes: &[u8],
+                        resp: &mut Response,
+                        counted: &mut usize,
+                        at: u64| {
             if resp.first_byte_ms.is_none() && !bytes.is_empty() {
                 resp.first_byte_ms = Some(at);
             }
             for f in parser.feed(bytes) {
-                *counted += usize::from(is_json(&f));
+                let (json, answer) = read_frame(&f);
+                *counted += usize::from(json);
+                if !answer {
+                    if others >= FRAME_KEEP {
+                        resp.frames_not_kept += 1;
+                        continue;
+                    }
+                    others += 1;
+                }
                 resp.frames.push((at, f));
             }
         };
@@ -839,8 +858,26 @@ impl<T: Tap> Drop for Blocking<T> {
 }
 
 /// A frame that is JSON (what a frame count counts).
-fn is_json(frame: &[u8]) -> bool {
-    serde_json::from_slice::<Value>(frame).is_ok()
+/// What a frame is, read without building it: JSON at all, and an answer
+/// to a request (an `id` with a `result` or an `error`).
+fn read_frame(frame: &[u8]) -> (bool, bool) {
+    #[derive(serde::Deserialize)]
+    struct Shape {
+        id: Option<serde::de::IgnoredAny>,
+        result: Option<serde::de::IgnoredAny>,
+        error: Option<serde::de::IgnoredAny>,
+    }
+    match serde_json::from_slice::<Shape>(frame) {
+        Ok(s) => (
+            true,
+            s.id.is_some() && (s.result.is_some() || s.error.is_some()),
+        ),
+        // Not an object (an array, a number...): JSON or not.
+        Err(_) => (
+            serde_json::from_slice::<serde::de::IgnoredAny>(frame).is_ok(),
+            false,
+        ),
+    }
 }
 
 /// The async face (tokio): write a whole request, and read what comes, with
@@ -1239,6 +1276,31 @@ mod tests {
                 .unwrap()
                 .contains(&"subject-closed".to_string())
         );
+    }
+
+    /// An event stream of many notifications with the answer at its end:
+    /// the answer is kept, the notifications only up to FRAME_KEEP, the rest
+    /// counted; and `stop_after_frames` still counts every JSON frame.
+    #[test]
+    fn past_the_keep_bound_notifications_are_counted_and_the_answer_kept() {
+        let event =
+            "data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{}}\n\n";
+        let mut body = event.repeat(FRAME_KEEP + 500);
+        body.push_str("data: {\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{}}\n\n");
+        let answer = format!(
+            "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nContent-Length: {}\r\n\r\n{body}",
+            body.len()
+        );
+        let (addr, server) = serve_once(Box::leak(answer.into_bytes().into_boxed_slice()));
+        let kept = Kept::default();
+        let mut conn = Blocking::connect(addr, Duration::from_secs(2), &kept).unwrap();
+        assert!(conn.write(b"POST / HTTP/1.1\r\n\r\n"));
+        let r = conn.response(Duration::from_secs(10), &Reading::default());
+        server.join().unwrap();
+        assert!(r.complete, "{:?}", r.defects);
+        assert_eq!(r.frames.len(), FRAME_KEEP + 1);
+        assert_eq!(r.frames_not_kept, 500);
+        assert!(r.frames.last().unwrap().1.ends_with(b"\"result\":{}}"));
     }
 
     #[tokio::test]

@@ -398,6 +398,9 @@ pub struct Resp {
     pub frames: Vec<(u64, Value)>,
     /// Frames that were not JSON.
     pub bad_frames: usize,
+    /// Frames that answer no request, past the reader's keep bound
+    /// (`drive::http::FRAME_KEEP`): counted, not kept.
+    pub frames_not_kept: usize,
     pub body: Vec<u8>,
     pub first_byte_ms: Option<u64>,
     pub complete: bool,
@@ -414,6 +417,7 @@ impl From<Response> for Resp {
             media: r.media,
             frames: Vec::new(),
             bad_frames: 0,
+            frames_not_kept: r.frames_not_kept,
             body: r.body,
             first_byte_ms: r.first_byte_ms,
             complete: r.complete,
@@ -501,6 +505,7 @@ impl Resp {
             "frames": self.frames.len(),
             "frameTimesMs": self.frames.iter().map(|(t, _)| *t).collect::<Vec<_>>(),
             "nonJsonFrames": self.bad_frames,
+            "framesNotKept": self.frames_not_kept,
             "bodyBytes": self.body.len(),
             "errorCodes": self.error_codes(),
             "complete": self.complete,

@@ -115,10 +115,50 @@ pub fn render_section(index: usize, s: &Section<'_>) -> Rendered {
     }
 }
 
+/// What the page's head and inputs table need of one section: its label,
+/// verdict and bundle digest (the section's HTML can be kept elsewhere).
+#[derive(Debug, Clone)]
+pub struct Summary {
+    label: String,
+    verdict: (&'static str, &'static str),
+    digest: Option<String>,
+}
+
+impl Rendered {
+    /// The section's HTML.
+    pub fn html(&self) -> &str {
+        &self.html
+    }
+
+    /// What the head needs of the section.
+    pub fn summary(&self) -> Summary {
+        Summary {
+            label: self.label.clone(),
+            verdict: self.verdict,
+            digest: self.digest.clone(),
+        }
+    }
+}
+
 /// The page around sections rendered by [`render_section`], in the order given.
 pub fn assemble(sections: &[Rendered]) -> String {
-    let body: usize = sections.iter().map(|s| s.html.len() + 200).sum();
-    let mut html = String::with_capacity(16 * 1024 + body);
+    let summaries: Vec<Summary> = sections.iter().map(Rendered::summary).collect();
+    let body: usize = sections.iter().map(|s| s.html.len()).sum();
+    let mut html = head(&summaries);
+    html.reserve(body + tail().len());
+    for s in sections {
+        html.push_str(&s.html);
+    }
+    html.push_str(&tail());
+    html
+}
+
+/// The page up to its first section: the head (with every bundle digest the
+/// page states) and, for more than one input, the table of inputs. The page
+/// is `head`, then each section's HTML in order, then [`tail`]: so it can be
+/// written (or compared) one section at a time.
+pub fn head(sections: &[Summary]) -> String {
+    let mut html = String::with_capacity(16 * 1024 + sections.len() * 300);
     html.push_str("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">");
     html.push_str("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">");
     // Forbid every fetch: the page is self-contained and stays so when opened.
@@ -159,13 +199,12 @@ pub fn assemble(sections: &[Rendered]) -> String {
         }
         html.push_str("</table>\n");
     }
-    for s in sections {
-        html.push_str(&s.html);
-    }
-    html.push_str("<script>");
-    html.push_str(SCRIPT);
-    html.push_str("</script></body></html>\n");
     html
+}
+
+/// The page after its last section.
+pub fn tail() -> String {
+    format!("<script>{SCRIPT}</script></body></html>\n")
 }
 
 /// The page's only script: copy buttons beside digests and sortable tables. Optional: the

@@ -19,9 +19,11 @@
 #
 #   bench/memory.sh          (MCPRES_BIN=path to use another binary)
 #
-# mcpres allocates with mimalloc, which keeps freed pages for a while before
-# returning them: `MIMALLOC_PURGE_DELAY=0 bench/memory.sh` shows how much of
-# a peak is memory already freed and not yet returned.
+# mcpres allocates with mimalloc, which keeps freed pages until the freeing
+# thread allocates again; the producers therefore run with
+# MIMALLOC_PURGE_DELAY=0 (they set it for themselves, src/main.rs), so the
+# figures are the memory they hold. `MIMALLOC_PURGE_DELAY=10 bench/memory.sh`
+# shows them with mimalloc's default instead.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ -z "${MCPRES_BIN:-}" ]; then cargo build --release --quiet; fi

@@ -505,3 +505,92 @@ fn profile_run_shows_progress_from_the_start_on_a_terminal() {
     assert!(bars.iter().any(|b| b.contains("check 2/2 [")), "{shown}");
     assert!(!bars.iter().any(|b| b.contains("0/0")), "{shown}");
 }
+
+/// Items 3 and 4 (memory): a producer runs with mimalloc's purge delay at 0,
+/// so memory it freed goes back to the system at once; it executes itself
+/// again with the option when started without it (same process id). The
+/// validator keeps the allocator's defaults, and an operator's own setting
+/// is kept. Read from `/proc/PID/environ` of the running processes.
+#[test]
+fn producers_return_freed_memory_at_once_and_the_validator_keeps_its_defaults() {
+    use std::io::Write as _;
+    use std::process::Stdio;
+    let environ = |pid: u32| -> Option<String> {
+        let bytes = std::fs::read(format!("/proc/{pid}/environ")).ok()?;
+        bytes
+            .split(|b| *b == 0)
+            .filter_map(|kv| std::str::from_utf8(kv).ok())
+            .find_map(|kv| kv.strip_prefix("MIMALLOC_PURGE_DELAY=").map(str::to_owned))
+    };
+    // Wait (a watchdog, not a timing) until the process shows `want`.
+    let shows = |pid: u32, want: Option<&str>| {
+        let until = std::time::Instant::now() + std::time::Duration::from_secs(30);
+        loop {
+            let now = environ(pid);
+            if now.as_deref() == want || std::time::Instant::now() > until {
+                return now;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    // A producer: a profile run against a subject that takes 3 s to start.
+    for (given, want) in [(None, "0"), (Some("7"), "7")] {
+        let mut cmd = command();
+        cmd.args([
+            "profile",
+            "run",
+            "stdio-transport",
+            "--checks",
+            "startup-timeout",
+            "-o",
+        ])
+        .arg(tmp.path().join(format!("out-{want}")))
+        .arg("--")
+        .arg(python())
+        .arg(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("tests/subjects/profile_subject.py"),
+        )
+        .args(["--break", "slow-start"])
+        .env_remove("MIMALLOC_PURGE_DELAY")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+        if let Some(v) = given {
+            cmd.env("MIMALLOC_PURGE_DELAY", v);
+        }
+        let mut child = cmd.spawn().unwrap();
+        let seen = shows(child.id(), Some(want));
+        let _ = child.kill();
+        let _ = child.wait();
+        assert_eq!(seen.as_deref(), Some(want), "given {given:?}");
+    }
+    // The validator, held open on its input list: no such option.
+    let mut child = command()
+        .args(["validate", "--files-from", "-"])
+        .env_remove("MIMALLOC_PURGE_DELAY")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    // Once it has answered for its first input it runs as it will.
+    let mut stdin = child.stdin.take().unwrap();
+    writeln!(
+        stdin,
+        "{}/cli-tests/inputs/valid-bundle.json",
+        env!("CARGO_MANIFEST_DIR")
+    )
+    .unwrap();
+    let mut line = String::new();
+    std::io::BufRead::read_line(
+        &mut std::io::BufReader::new(child.stdout.take().unwrap()),
+        &mut line,
+    )
+    .unwrap();
+    assert!(line.contains("valid"), "{line}");
+    let seen = environ(child.id());
+    drop(stdin);
+    let _ = child.wait();
+    assert_eq!(seen, None);
+}

@@ -117,6 +117,24 @@ impl Exchange {
         }
     }
 
+    /// Frames of the body that are not JSON: events whose data does not
+    /// parse (an event stream), or a body that does not (any other media
+    /// type, when it is not empty).
+    pub fn bad_frames(&self) -> usize {
+        let parses = |b: &[u8]| serde_json::from_slice::<serde::de::IgnoredAny>(b).is_ok();
+        if self
+            .header("content-type")
+            .is_some_and(|m| m.to_ascii_lowercase().starts_with("text/event-stream"))
+        {
+            event_data(&self.body)
+                .iter()
+                .filter(|d| !parses(d.as_bytes()))
+                .count()
+        } else {
+            usize::from(!self.body.is_empty() && !parses(&self.body))
+        }
+    }
+
     /// The result answering request `id` in the body, if any.
     pub fn result_for(&self, id: &Value) -> Option<Value> {
         self.messages()
@@ -491,6 +509,14 @@ fn dechunk(bytes: &[u8]) -> (Vec<u8>, usize) {
 
 /// The JSON-RPC messages of an event stream's `data` fields.
 fn events(body: &[u8]) -> Vec<Value> {
+    event_data(body)
+        .iter()
+        .flat_map(|d| json_messages(d.as_bytes()))
+        .collect()
+}
+
+/// Each event's `data` lines, joined.
+fn event_data(body: &[u8]) -> Vec<String> {
     let text = String::from_utf8_lossy(body).replace("\r\n", "\n");
     text.split("\n\n")
         .filter_map(|event| {
@@ -499,9 +525,11 @@ fn events(body: &[u8]) -> Vec<Value> {
                 .filter_map(|l| l.strip_prefix("data:"))
                 .map(|d| d.strip_prefix(' ').unwrap_or(d))
                 .collect();
-            (!data.is_empty()).then(|| data.join("\n"))
+            // An event whose data is empty is not dispatched (SSE rules):
+            // servers send such priming events carrying only an id.
+            let joined = data.join("\n");
+            (!joined.is_empty()).then_some(joined)
         })
-        .flat_map(|d| json_messages(d.as_bytes()))
         .collect()
 }
 

@@ -533,13 +533,17 @@ fn http_refusal_reread(
     }
 }
 
-/// The content-type positive: held when the answer to its request
-/// (`transcript.observation.requestId`, read on the connection that sent
-/// it) is declared `application/json` or `text/event-stream`, and
-/// `MCP_RES_HTTP_CONTENT_TYPE_MISSING` when it is answered under another
-/// media type (or none). Nothing is read without that id, when the bytes are
-/// not all stored, or when the request is not answered at all (the label
-/// then names how it was not).
+/// The media-type positives, read from the answer to their request
+/// (`transcript.observation.requestId`, on the connection that sent it):
+///
+/// - `content-type`: held when that answer is declared `application/json`
+///   or `text/event-stream`, else `MCP_RES_HTTP_CONTENT_TYPE_MISSING`;
+/// - `json-versus-sse-response`: held when it is declared so and every
+///   frame of its body is JSON, else `MCP_RES_HTTP_MEDIA_TYPE_MISMATCH`.
+///
+/// Nothing is read without that id, when the bytes are not all stored, or
+/// when the request is not answered at all (the label then names how it was
+/// not), or when the label is another check-specific reading.
 fn media_type_reread(
     id: &str,
     role: &str,
@@ -547,14 +551,20 @@ fn media_type_reread(
     transcript: &Value,
 ) -> Option<(Observation, String)> {
     use crate::diag::reasons;
-    if id != "content-type" || role != "positive" {
-        return None;
-    }
-    let labels = [
-        reasons::HTTP_CONTENT_TYPE_DECLARED,
-        reasons::HTTP_CONTENT_TYPE_MISSING,
-    ];
-    if !labels.contains(&o.observed_reason.as_str()) {
+    let (held, wrong, frames_too) = match (id, role) {
+        ("content-type", "positive") => (
+            reasons::HTTP_CONTENT_TYPE_DECLARED,
+            reasons::HTTP_CONTENT_TYPE_MISSING,
+            false,
+        ),
+        ("json-versus-sse-response", "positive") => (
+            reasons::HTTP_MEDIA_TYPE_MATCHES_BODY,
+            reasons::HTTP_MEDIA_TYPE_MISMATCH,
+            true,
+        ),
+        _ => return None,
+    };
+    if o.observed_reason != held && o.observed_reason != wrong {
         return None;
     }
     let request = transcript.pointer("/observation/requestId")?;
@@ -578,7 +588,8 @@ fn media_type_reread(
         media.as_deref(),
         Some("application/json" | "text/event-stream")
     );
-    let judged = labels[usize::from(!declared)];
+    let bad = if frames_too { answer.bad_frames() } else { 0 };
+    let judged = if declared && bad == 0 { held } else { wrong };
     if judged == o.observed_reason {
         return None;
     }
@@ -588,9 +599,14 @@ fn media_type_reread(
             ..o.clone()
         },
         format!(
-            "check {id}: its {role}.json says {}, but its stored received bytes answer the request under the media type {}",
+            "check {id}: its {role}.json says {}, but its stored received bytes answer the request under the media type {}{}",
             o.observed_reason,
-            media.map_or_else(|| "(none)".to_string(), |m| format!("`{m}`"))
+            media.map_or_else(|| "(none)".to_string(), |m| format!("`{m}`")),
+            if bad > 0 {
+                format!(" with {bad} frame(s) that are not JSON")
+            } else {
+                String::new()
+            }
         ),
     ))
 }
@@ -1889,6 +1905,45 @@ mod tests {
         assert_eq!(
             judged.observed_reason,
             crate::diag::reasons::HTTP_CONTENT_TYPE_DECLARED
+        );
+    }
+
+    #[test]
+    fn the_json_versus_sse_positive_is_read_from_the_answers_media_type_and_frames() {
+        let request = r#"{"jsonrpc":"2.0","id":4,"method":"tools/list","params":{}}"#;
+        let wire = |media: &str, body: &str| {
+            json!({"connections": 1, "events": [
+                {"connection": 1, "stream": "sent", "text": format!(
+                    "POST /mcp HTTP/1.1\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{request}",
+                    request.len()
+                )},
+                {"connection": 1, "stream": "received", "text": format!(
+                    "HTTP/1.1 200 OK\r\nContent-Type: {media}\r\nContent-Length: {}\r\n\r\n{body}",
+                    body.len()
+                )},
+            ], "observation": {"requestId": 4}})
+        };
+        let held = Observation {
+            expected: ProbeOutcome::Accept,
+            observed: ProbeOutcome::Accept,
+            expected_reason: crate::diag::reasons::HTTP_MEDIA_TYPE_MATCHES_BODY.into(),
+            observed_reason: crate::diag::reasons::HTTP_MEDIA_TYPE_MATCHES_BODY.into(),
+            ..o(true, "")
+        };
+        let answer = r#"{"jsonrpc":"2.0","id":4,"result":{"tools":[]}}"#;
+        let id = "json-versus-sse-response";
+        // A priming event (an id, empty data) is no frame.
+        let primed = format!("id: 0\ndata: \n\ndata: {answer}\n\n");
+        assert!(rederive(id, "positive", &held, &wire("text/event-stream", &primed)).is_none());
+        assert!(rederive(id, "positive", &held, &wire("application/json", answer)).is_none());
+        // An event that is not JSON beside the answer: a mismatch.
+        let noisy = format!("data: not json\n\ndata: {answer}\n\n");
+        let (judged, why) = rederive(id, "positive", &held, &wire("text/event-stream", &noisy))
+            .expect("a frame that is not JSON");
+        assert_eq!(
+            judged.observed_reason,
+            crate::diag::reasons::HTTP_MEDIA_TYPE_MISMATCH,
+            "{why}"
         );
     }
 

@@ -781,7 +781,10 @@ fn json_versus_sse_response(ctx: &Ctx) -> CheckRun {
         } else {
             c
         };
-        (c, format!("answer: {}", r.label()), r.summary())
+        let mut summary = r.summary();
+        // The request's id, so the judge reads its answer from the bytes.
+        summary["requestId"] = id.clone();
+        (c, format!("answer: {}", r.label()), summary)
     });
     let shape = Shape {
         accept: Some("text/html".into()),

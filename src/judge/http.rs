@@ -297,7 +297,16 @@ const fn statuses(check: &'static str, reason: &'static str, statuses: &'static 
 use crate::diag::reasons as R;
 
 /// Every HTTP check whose negative control is read by [`Refusal`].
-pub const REFUSALS: [Refusal; 11] = [
+pub const REFUSALS: [Refusal; 12] = [
+    // A null id: 400, or -32600 (invalid request).
+    Refusal {
+        codes: &[-32600],
+        ..statuses(
+            "request-response-binding",
+            R::HTTP_UNBINDABLE_ID_REFUSED,
+            &[400],
+        )
+    },
     statuses(
         "authenticated-loopback-http",
         R::HTTP_UNAUTHENTICATED_REFUSED,

@@ -41,17 +41,28 @@ pub const REVISION_NOT_SPOKEN: &str = "MCP_RES_REVISION_NOT_SPOKEN";
 /// What an observation is judged as whose label says what its stored bytes
 /// do not show (a twin refused that the bytes show accepted).
 pub const LABEL_NOT_IN_RECORD: &str = "MCP_RES_LABEL_NOT_IN_RECORD";
-/// What an observation whose revision-not-spoken label the stored bytes do
-/// not bear is judged as: the probe could not be made.
-const OPEN_FAILED: &str = "MCP_RES_OPEN_FAILED";
+/// The subject could not be started, or its opening got no answer: the
+/// probe could not be made.
+pub const OPEN_FAILED: &str = "MCP_RES_OPEN_FAILED";
+/// The subject ended after mcpres asked it to: its end says nothing of how
+/// it met the input.
+pub const ENDED_BY_RUNNER: &str = "MCP_RES_ENDED_BY_RUNNER";
+/// The subject answered the opening request with an error: the lifecycle's
+/// MUST is broken, and the check fails.
+pub const OPEN_REFUSED: &str = "MCP_RES_OPEN_REFUSED";
 /// The reasons an observation gives when the record shows the property
 /// could not be decided (rather than broken): the check is NOT_OBSERVED
-/// with that reason, never a FAIL.
-pub const UNDECIDED: [&str; 4] = [
+/// with that reason, never a FAIL. A conversation that did not open for
+/// want of an answer (silence or a close, which a loaded machine can
+/// cause) and an end mcpres caused are among them; an opening answered
+/// with an error (`MCP_RES_OPEN_REFUSED`) is not.
+pub const UNDECIDED: [&str; 6] = [
     VALID_TWIN_REFUSED,
     METHOD_NOT_FOUND_NOT_CREDITED,
     BEHAVIOUR_LEFT_OPEN,
     REVISION_NOT_SPOKEN,
+    OPEN_FAILED,
+    ENDED_BY_RUNNER,
 ];
 /// The checks whose negative control is a refusal of a protocol version or
 /// era: -32601 (method not found) is never credited to them.
@@ -208,9 +219,15 @@ pub const STDOUT_POLLUTED: &str = "MCP_RES_STDOUT_POLLUTED";
 ///   it: when the stored stdout holds no result for that id (or only a
 ///   result with `isError: true`), the control's refusal is not credited
 ///   (NOT_OBSERVED, `MCP_RES_VALID_TWIN_REFUSED`).
+/// - an observation whose revision-not-spoken label the stored bytes do not
+///   bear (no `server/discover` answered -32601): `MCP_RES_LABEL_NOT_IN_RECORD`.
+/// - an observation said not opened for want of an answer
+///   (`MCP_RES_OPEN_FAILED`) whose stored stdout answers an opening request
+///   with an error: refused (`MCP_RES_OPEN_REFUSED`).
 /// - a positive credited as held whose stored stdin sends opening requests
 ///   (`initialize`, `server/discover`) none of which the stored stdout
-///   answers with a result: the conversation never opened (`MCP_RES_OPEN_FAILED`).
+///   answers with a result: the conversation never opened
+///   (`MCP_RES_LABEL_NOT_IN_RECORD`).
 /// - a positive credited as accepted whose stored bytes answer none of the
 ///   requests it sent: not accepted (`MCP_RES_LABEL_NOT_IN_RECORD`).
 /// - a negative control credited as refused whose
@@ -234,11 +251,29 @@ pub fn rederive(
         return Some((
             Observation {
                 observed: ProbeOutcome::NotObserved,
-                observed_reason: OPEN_FAILED.into(),
+                observed_reason: LABEL_NOT_IN_RECORD.into(),
                 ..o.clone()
             },
             format!(
                 "check {id}: its {role}.json says {REVISION_NOT_SPOKEN}, but its stored transcript holds no `server/discover` answered -32601"
+            ),
+        ));
+    }
+    // A conversation said not to open for want of an answer whose stored
+    // stdout answers its opening with an error was refused: that is the
+    // subject's own doing, and it fails (an unanswered opening does not).
+    if o.observed_reason == OPEN_FAILED
+        && let Some(code) = super::stdio::opening_error(transcript)
+    {
+        return Some((
+            Observation {
+                observed: ProbeOutcome::NotObserved,
+                observed_reason: OPEN_REFUSED.into(),
+                reached: false,
+                ..o.clone()
+            },
+            format!(
+                "check {id}: its {role}.json says {OPEN_FAILED} (no answer to the opening), but its stored stdout answers the opening with the error {code}"
             ),
         ));
     }
@@ -249,7 +284,7 @@ pub fn rederive(
         return Some((
             Observation {
                 observed: ProbeOutcome::NotObserved,
-                observed_reason: OPEN_FAILED.into(),
+                observed_reason: LABEL_NOT_IN_RECORD.into(),
                 reached: false,
                 ..o.clone()
             },
@@ -471,9 +506,10 @@ fn http_refusal_reread(
     };
     match role {
         "negative" if o.observed_reason == o.expected_reason => {
-            let request = transcript
-                .pointer("/observation/requestId")
-                .filter(|r| !r.is_null());
+            // An explicit null is a control sent with a null id
+            // (request-response-binding); it too must have been sent on
+            // exactly one connection.
+            let request = transcript.pointer("/observation/requestId");
             let conn = request.and_then(|r| http::connection_of(transcript, r));
             let reading = match (request, conn) {
                 (Some(r), Some(c)) => read(c, r)?,
@@ -1577,6 +1613,69 @@ mod tests {
     }
 
     #[test]
+    fn a_conversation_not_opened_for_want_of_an_answer_is_never_a_fail() {
+        // Silence or a close to the opening (a healthy subject on a loaded
+        // machine looks so) and an end mcpres caused: not observed.
+        for reason in [OPEN_FAILED, ENDED_BY_RUNNER] {
+            let n = Observation {
+                observed: ProbeOutcome::NotObserved,
+                observed_reason: reason.into(),
+                reached: false,
+                ..o(true, "")
+            };
+            let v = check_verdict(Some(&o(true, "")), Some(&n), Some(&mutant("X")), None);
+            assert_eq!(
+                (v.verdict, v.reason.as_str()),
+                (Verdict::NotObserved, reason)
+            );
+        }
+        // The opening answered with an error: the subject's own refusal.
+        let n = Observation {
+            observed: ProbeOutcome::NotObserved,
+            observed_reason: OPEN_REFUSED.into(),
+            reached: false,
+            ..o(true, "")
+        };
+        let v = check_verdict(Some(&o(true, "")), Some(&n), Some(&mutant("X")), None);
+        assert_eq!(
+            (v.verdict, v.reason.as_str()),
+            (Verdict::Fail, OPEN_REFUSED)
+        );
+    }
+
+    #[test]
+    fn an_opening_the_bytes_show_refused_is_not_left_unanswered() {
+        let failed = Observation {
+            observed: ProbeOutcome::NotObserved,
+            observed_reason: OPEN_FAILED.into(),
+            reached: false,
+            ..o(true, "")
+        };
+        let line = |v: Value| json!({"stream": "stdin", "text": format!("{v}\n")});
+        let out = |v: Value| json!({"stream": "stdout", "text": format!("{v}\n")});
+        let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize"});
+        let discover = json!({"jsonrpc": "2.0", "id": 1, "method": "server/discover"});
+        let err =
+            |code: i64| json!({"jsonrpc": "2.0", "id": 1, "error": {"code": code, "message": "x"}});
+        // Refused with an error: relabelled, and the check fails.
+        let t = json!({"chunks": [line(init.clone()), out(err(-32603))]});
+        let (judged, why) = rederive("silent-process", "negative", &failed, &t).expect("refused");
+        assert_eq!(judged.observed_reason, OPEN_REFUSED, "{why}");
+        let v = check_verdict(Some(&o(true, "")), Some(&judged), Some(&mutant("X")), None);
+        assert_eq!(v.verdict, Verdict::Fail);
+        // No answer at all, or -32601 to server/discover (a revision not
+        // spoken, not a refusal): the label stands.
+        let t = json!({"chunks": [line(init.clone())]});
+        assert!(rederive("silent-process", "negative", &failed, &t).is_none());
+        let t = json!({"chunks": [line(discover), out(err(-32601))]});
+        assert!(rederive("silent-process", "negative", &failed, &t).is_none());
+        // Opened with a result after all: not a refusal of the opening.
+        let t =
+            json!({"chunks": [line(init), out(json!({"jsonrpc": "2.0", "id": 1, "result": {}}))]});
+        assert!(rederive("silent-process", "negative", &failed, &t).is_none());
+    }
+
+    #[test]
     fn a_positive_held_without_an_opening_in_the_bytes_is_not_held() {
         let p = Observation {
             expected: ProbeOutcome::Accept,
@@ -1592,7 +1691,7 @@ mod tests {
         // Only the era probe, refused: never opened.
         let t = json!({"chunks": [line(discover.clone()), out(refused.clone())]});
         let (judged, why) = rederive("silent-process", "positive", &p, &t).expect("not opened");
-        assert_eq!(judged.observed_reason, OPEN_FAILED, "{why}");
+        assert_eq!(judged.observed_reason, LABEL_NOT_IN_RECORD, "{why}");
         let v = check_verdict(Some(&judged), Some(&o(true, "")), Some(&mutant("X")), None);
         assert_eq!(v.verdict, Verdict::Fail);
         // The fallback `initialize` answered with a result: opened.
@@ -1822,7 +1921,7 @@ mod tests {
             (Verdict::NotObserved, REVISION_NOT_SPOKEN)
         );
         // Another error to the opening, or -32601 to something else: the
-        // probe could not be made, and a positive that was not made fails.
+        // label is not what the bytes show, and the check fails.
         let mut other = t.clone();
         other["chunks"][1] = stdout(&[
             json!({"jsonrpc": "2.0", "id": 7, "error": {"code": -32600, "message": "x"}}),
@@ -1830,7 +1929,7 @@ mod tests {
             .clone();
         let (judged, _) = rederive("shell-free-argument-boundaries", "positive", &p, &other)
             .expect("no -32601 in the bytes");
-        assert_eq!(judged.observed_reason, OPEN_FAILED);
+        assert_eq!(judged.observed_reason, LABEL_NOT_IN_RECORD);
         let mut elsewhere = t.clone();
         elsewhere["chunks"][0]["text"] =
             json!("{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/list\"}\n");
@@ -1964,7 +2063,7 @@ mod tests {
         let t = json!({"connections": 2, "events": [ev(0, "sent", sent), ev(1, "received", got)]});
         let (judged, _) =
             rederive("content-type", "positive", &p, &t).expect("not on one connection");
-        assert_eq!(judged.observed_reason, OPEN_FAILED);
+        assert_eq!(judged.observed_reason, LABEL_NOT_IN_RECORD);
     }
 
     #[test]

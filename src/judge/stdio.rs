@@ -63,6 +63,32 @@ pub fn opened(transcript: &Value) -> Option<bool> {
     }))
 }
 
+/// The error code with which the stored stdout answers an opening request
+/// of the stored stdin, when none of them is answered with a result: the
+/// conversation was refused, not left unanswered. A -32601 to
+/// `server/discover` (a revision not spoken) is not such a refusal. `None`
+/// when an opening was answered with a result, none was answered with an
+/// error, or the bytes are not all stored.
+pub fn opening_error(transcript: &Value) -> Option<i64> {
+    if opened(transcript)? {
+        return None;
+    }
+    let stdin = stream_bytes(transcript, "stdin")?;
+    let answers = messages(&stdout_bytes(transcript)?);
+    messages(&stdin)
+        .into_iter()
+        .filter(|m| matches!(m["method"].as_str(), Some("initialize" | "server/discover")))
+        .find_map(|m| {
+            let id = m.get("id")?;
+            let code = answers
+                .iter()
+                .find(|a| a.get("id") == Some(id) && a.get("method").is_none())?
+                .pointer("/error/code")?
+                .as_i64()?;
+            (!(m["method"] == "server/discover" && code == -32601)).then_some(code)
+        })
+}
+
 /// Does the subject's stdout end with a torn line (bytes after the last LF)?
 /// Read from the last stdout chunk: `None` when there is none or its bytes
 /// are not stored (elided).

@@ -15,7 +15,9 @@ reasons! {
         NO_ANSWER "MCP_RES_NO_ANSWER" NotObserved
             "Nothing came back within the answer bound, or an observation the verdict needs is missing.";
         OPEN_FAILED "MCP_RES_OPEN_FAILED" NotObserved
-            "The subject could not be started, or it did not open a conversation, so the probe could not be made.";
+            "The subject could not be started, or its opening request (`initialize`, `server/discover`) got no answer within the start-up bound (silence, a close, or the subject gone), so the probe could not be made: not observed, never a FAIL of its own.";
+        OPEN_REFUSED "MCP_RES_OPEN_REFUSED" Wrong
+            "The subject answered the opening request (`initialize`, or `server/discover` on 2026-07-28) with a JSON-RPC error other than a -32601 to `server/discover`: the lifecycle's MUST to answer it with the server's capabilities is broken, so no observation that needed the conversation could be made.";
         WRONG_REASON_MUTANT_SURVIVED "MCP_RES_WRONG_REASON_MUTANT_SURVIVED" NotObserved
             "The wrong-reason mutant (a syntax-defective input, or a request invalid in another field) was met exactly as the negative control was (the same reason and the same answer: result, error code, silence or close), so the control's reason cannot be bound to the property: the check is not observed, never a PASS.";
         TOO_SLOW_TO_DECIDE "MCP_RES_TOO_SLOW_TO_DECIDE" NotObserved
@@ -95,8 +97,6 @@ reasons! {
             "Sent nothing, the subject was ended by TERM at the startup bound, within 2 s.";
         STARTUP_TIMEOUT "MCP_RES_STARTUP_TIMEOUT" Wrong
             "The subject stayed silent past the startup bound.";
-        OPEN_REFUSED "MCP_RES_OPEN_REFUSED" Wrong
-            "The subject refused the opening request with an error.";
         TERMINATION_NEEDED_SIGKILL "MCP_RES_TERMINATION_NEEDED_SIGKILL" Wrong
             "The subject did not exit on TERM within the grace period and had to be killed.";
         SUBJECT_ANSWERS "MCP_RES_SUBJECT_ANSWERS" Holds

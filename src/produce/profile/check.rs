@@ -26,6 +26,7 @@ pub const SUBJECT_EXITED: &str = reasons::SUBJECT_EXITED;
 pub const NO_ANSWER: &str = reasons::NO_ANSWER;
 /// The subject could not be started or did not open a conversation.
 pub const OPEN_FAILED: &str = reasons::OPEN_FAILED;
+pub const OPEN_REFUSED: &str = reasons::OPEN_REFUSED;
 /// The subject answered the evaluated revision's opening with -32601.
 pub const REVISION_NOT_SPOKEN: &str = reasons::REVISION_NOT_SPOKEN;
 
@@ -776,7 +777,8 @@ pub fn open_failed(
 /// does not speak that revision: this observation's property was never
 /// exercised (NOT_OBSERVED, `MCP_RES_REVISION_NOT_SPOKEN`; the checks whose
 /// positive is the opening itself fail on the revision's MUST there). Any
-/// other failure to open is [`open_failed`].
+/// other error is [`opening_refused`]; silence, a close or an exit is
+/// [`open_failed`] (not observed: under load a healthy subject may be slow).
 pub fn not_opened(
     ctx: &Ctx,
     expected: ProbeOutcome,
@@ -798,10 +800,43 @@ pub fn not_opened(
             artifact,
         );
     }
+    if let Reply::Error(code, _) = open {
+        return opening_refused(
+            expected,
+            expected_reason,
+            format!(
+                "the subject answered {} with the error {code}: {}",
+                ctx.open_request().0,
+                open.label()
+            ),
+            artifact,
+        );
+    }
     open_failed(
         expected,
         expected_reason,
         format!("the subject did not open a conversation: {}", open.label()),
+        artifact,
+    )
+}
+
+/// The observation of a probe whose subject answered the opening request
+/// with an error (other than the -32601 to `server/discover` that says a
+/// revision is not spoken): `MCP_RES_OPEN_REFUSED`, which fails the check
+/// (the lifecycle's MUST to answer the opening with the server's
+/// capabilities); silence, a close or an exit instead is [`open_failed`].
+pub fn opening_refused(
+    expected: ProbeOutcome,
+    expected_reason: &str,
+    why: String,
+    artifact: Value,
+) -> Obs {
+    obs(
+        expected,
+        expected_reason,
+        (ProbeOutcome::NotObserved, OPEN_REFUSED.into()),
+        false,
+        why,
         artifact,
     )
 }

@@ -230,7 +230,22 @@ impl Ctx<'_> {
         let id = self.id();
         let msg = self.request(&id, method, params);
         let mut session = Session::default();
-        let resp = self.post_fresh(rec, server, &session, &msg, &Shape::default());
+        // The opening is often the first request a fresh process gets: it
+        // is judged on the start-up bound, not the answer bound.
+        let resp = match Conn::open(rec, server.addr) {
+            Ok(mut c) => {
+                let bytes = self.http_request(server, &session, &msg, &Shape::default());
+                if c.write(&bytes) {
+                    c.response(self.startup.max(self.answer))
+                } else {
+                    Resp {
+                        eof: true,
+                        ..Resp::default()
+                    }
+                }
+            }
+            Err(_) => Resp::default(),
+        };
         let Some(answer) = resp.answer(&id).cloned() else {
             return Err(format!("the opening was not answered: {}", resp.label()));
         };
@@ -245,7 +260,8 @@ impl Ctx<'_> {
         }
         if answer.get("result").is_none() {
             return Err(format!(
-                "the opening was refused: {}",
+                "{}: the opening was refused: {}",
+                super::check::OPEN_REFUSED,
                 answer.get("error").cloned().unwrap_or(Value::Null)
             ));
         }

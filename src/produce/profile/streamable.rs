@@ -491,7 +491,8 @@ impl<'c, 'a> Bench<'c, 'a> {
 /// The observation of a conversation the subject did not open: NOT_OBSERVED
 /// `MCP_RES_REVISION_NOT_SPOKEN` where it answered the evaluated revision's
 /// opening with -32601 (the judge credits that only where the stored bytes
-/// show it), else the probe could not be made (`MCP_RES_OPEN_FAILED`).
+/// show it); another error to the opening is `MCP_RES_OPEN_REFUSED`; else
+/// the probe could not be made (`MCP_RES_OPEN_FAILED`).
 fn not_opened_http(rec: &Rec, expected: ProbeOutcome, reason: &str, why: String) -> Obs {
     let mut t = rec.transcript();
     t["observation"] = json!({"open": why});
@@ -507,7 +508,15 @@ fn not_opened_http(rec: &Rec, expected: ProbeOutcome, reason: &str, why: String)
             rest.trim_start_matches(':').trim().to_string(),
             t,
         ),
-        None => open_failed(expected, reason, why, t),
+        None => match why.strip_prefix(super::check::OPEN_REFUSED) {
+            Some(rest) => super::check::opening_refused(
+                expected,
+                reason,
+                rest.trim_start_matches(':').trim().to_string(),
+                t,
+            ),
+            None => open_failed(expected, reason, why, t),
+        },
     }
 }
 
@@ -733,11 +742,12 @@ fn request_response_binding(ctx: &Ctx) -> CheckRun {
     });
     let (_, mut msg) = ctx.live_request();
     msg["id"] = Value::Null;
+    let refused = refused_as(ID, ctx);
     let classify = |r: &Resp| {
         refusal(
             r,
             None,
-            |r| r.status == Some(400) || r.error_codes().contains(&-32600),
+            &refused,
             REFUSED,
             reasons::HTTP_UNBINDABLE_ID_ACCEPTED,
         )
@@ -757,7 +767,12 @@ fn request_response_binding(ctx: &Ctx) -> CheckRun {
                 c => c,
             }
         };
-        (c, format!("id null: {}", r.label()), r.summary())
+        let mut summary = r.summary();
+        // The control's id is null: recorded as such, so the judge finds
+        // the one connection that sent a request with a null id and reads
+        // its answer from the stored bytes.
+        summary["requestId"] = Value::Null;
+        (c, format!("id null: {}", r.label()), summary)
     });
     let m = b.defect(REFUSED, &msg, Shape::default(), classify);
     run3(ID, b, p, n, m)

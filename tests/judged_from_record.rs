@@ -833,6 +833,52 @@ fn an_http_control_served_in_its_bytes_cannot_be_relabelled_as_refused() {
     assert_eq!(raw.len(), 1, "{report:#}");
 }
 
+/// request-response-binding's control has a null id, recorded as
+/// `requestId: null`: the judge finds the one connection that sent a
+/// request with a null id and reads its answer. A Python SDK server's
+/// answer to it (not a 400 or -32600) relabelled as the check's refusal is
+/// refused from those bytes; the reference server's own refusal stands.
+#[test]
+fn a_null_id_control_relabelled_as_refused_is_refused_from_its_bytes() {
+    let id = "request-response-binding";
+    let (_tmp, dir) = copy_of("bundles/field/evidence/legs/python-sdk-http-2025-11-25");
+    let path = dir.join(format!("artifacts/{id}/negative.json"));
+    let mut negative = read(&path);
+    assert_eq!(
+        negative.pointer("/transcript/observation/requestId"),
+        Some(&Value::Null),
+        "{negative}"
+    );
+    assert_ne!(
+        negative["observedReasonCode"],
+        negative["expectedReasonCode"]
+    );
+    negative["observedOutcome"] = negative["expectedOutcome"].clone();
+    negative["observedReasonCode"] = negative["expectedReasonCode"].clone();
+    negative["propertyReached"] = json!(true);
+    write(&path, &negative);
+    let mut r = Relabel::open(&dir);
+    r.pass(id);
+    r.save();
+    let (code, report) = validate(&dir);
+    assert_eq!(code, 1, "{report:#}");
+    let raw: Vec<&str> = findings_of(&report, CODE)
+        .iter()
+        .filter_map(|f| f["message"].as_str())
+        .filter(|m| m.contains(id) && m.contains("received bytes answer the control"))
+        .collect();
+    assert_eq!(raw.len(), 1, "{report:#}");
+    // The reference server's refusal (400) is what its bytes show.
+    let (_tmp, honest) = copy_of("bundles/field/evidence/legs/reference-http-2025-11-25");
+    let negative = read(&honest.join(format!("artifacts/{id}/negative.json")));
+    assert_eq!(
+        negative["observedReasonCode"],
+        negative["expectedReasonCode"]
+    );
+    let (code, report) = validate(&honest);
+    assert_eq!(code, 0, "{report:#}");
+}
+
 /// A positive claimed as held whose stored bytes never show the
 /// conversation open (every stdout chunk of its transcript emptied, every
 /// digest following): the judge reads the opening from stdin and stdout,

@@ -17,8 +17,8 @@ use mcpres::produce::harness::vocab::{
     DEFAULT_SCENARIO, DEFAULT_THIRD_PARTY_SCENARIO, Revision, Scenario,
 };
 use mcpres::produce::harness::{
-    CampaignSummary, HarnessError, RunOptions, RunOutcome, RunSummary, campaign, demo_outputs,
-    parse_env, run_blocking, scenario_file, sign_and_verify,
+    CampaignSummary, ContractsSummary, HarnessError, RunOptions, RunOutcome, RunSummary, campaign,
+    demo_outputs, parse_env, run_blocking, scenario_file, sign_and_verify,
 };
 use mcpres::produce::progress::Progress;
 
@@ -254,6 +254,7 @@ pub fn main_run(args: RunArgs) -> CliResult {
                 match &outcome {
                     RunOutcome::Bundle(s) => print_summary(s)?,
                     RunOutcome::Campaign(c) => print_campaign(c)?,
+                    RunOutcome::Contracts(c) => print_contracts(c)?,
                 }
             }
             Ok(exit)
@@ -310,7 +311,66 @@ fn finished_event(outcome: &RunOutcome, code: i32) -> Value {
             "summary": c.output.join(campaign::FILE_NAME).display().to_string(),
             "parts": c.parts.len(), "exitCode": code,
         }),
+        RunOutcome::Contracts(c) => json!({
+            "event": "run-finished", "campaign": false, "toolContracts": true,
+            "result": c.result, "valid": c.tools.iter().all(|(_, s)| s.valid),
+            "output": c.output.display().to_string(),
+            "summary": c.output.join(mcpres::produce::harness::CONTRACTS_FILE).display().to_string(),
+            "parts": c.tools.len(), "exitCode": code,
+        }),
     }
+}
+
+/// A tool-contracts run: each tool's controls, then one line per tool.
+fn print_contracts(c: &ContractsSummary) -> Result<(), CliError> {
+    outln!(
+        "{:<24} {:<40} {:<11} {:<34} mutant",
+        "tool",
+        "control",
+        "outcome",
+        "verdict / stop reason"
+    )?;
+    for (tool, s) in &c.tools {
+        for r in &s.rows {
+            outln!(
+                "{:<24} {:<40} {:<11} {:<34} {}",
+                tool,
+                r[1],
+                r[2],
+                r[3],
+                r[4]
+            )?;
+        }
+    }
+    for t in c.doc["tools"].as_array().into_iter().flatten() {
+        outln!(
+            "tool {}: {}{}",
+            t["tool"].as_str().unwrap_or("?"),
+            t["result"].as_str().unwrap_or("?"),
+            match (t["directory"].as_str(), t["reason"].as_str()) {
+                (Some(d), _) => format!(
+                    " ({} invalid input(s); bundle {})",
+                    t["invalidInputs"],
+                    shown(&c.output.join(d))
+                ),
+                (None, Some(why)) => format!(" ({why})"),
+                _ => String::new(),
+            }
+        )?;
+    }
+    for t in c.doc["leftAlone"].as_array().into_iter().flatten() {
+        outln!(
+            "tool {}: not called: {}",
+            t["tool"].as_str().unwrap_or("?"),
+            t["why"].as_str().unwrap_or("?")
+        )?;
+    }
+    outln!(
+        "tool contracts result {}  summary {}",
+        c.result,
+        shown(&c.output.join(mcpres::produce::harness::CONTRACTS_FILE))
+    )?;
+    Ok(())
 }
 
 fn print_summary(s: &RunSummary) -> Result<(), CliError> {
@@ -566,7 +626,7 @@ pub fn main_demo(args: DemoArgs) -> CliResult {
     }
     let summary = match outcome {
         Ok(RunOutcome::Bundle(s)) => s,
-        Ok(RunOutcome::Campaign(_)) => {
+        Ok(RunOutcome::Campaign(_) | RunOutcome::Contracts(_)) => {
             return Err(CliError::Unusable(
                 "mcpres demo: error: three trials fit one bundle, yet a campaign was written"
                     .to_owned(),

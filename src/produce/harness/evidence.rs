@@ -87,6 +87,13 @@ impl NegativeRecord {
     pub fn behaved(&self) -> bool {
         self.property_reached() && self.observed_as_expected() && self.mutant_killed()
     }
+    /// A tool-contract control whose valid twin the subject did not accept
+    /// on the same session: its refusal of the invalid input cannot be tied
+    /// to the defect, so it decides nothing (the trial is then incomplete,
+    /// never a success or a failure for it).
+    pub fn undecided(&self) -> bool {
+        self.control.input.is_some() && !self.outcome.prerequisites.contains(&"VALID_TWIN_ACCEPTED")
+    }
     pub fn prerequisites(&self) -> Vec<&'static str> {
         let mut p = self.outcome.prerequisites.clone();
         if self.fault_injected {
@@ -164,10 +171,12 @@ impl TrialRecord {
     }
     /// Incomplete: everything the trial did behaved, but its clean control
     /// could call no tool safely (generic), so the tool call the scenario
-    /// claims was not shown. Counted neither as a success nor as a failure.
+    /// claims was not shown, or a tool-contract control was undecided (its
+    /// valid twin refused). Counted neither as a success nor as a failure.
     pub fn incomplete(&self) -> bool {
-        self.clean.incomplete()
-            && self.negatives.iter().all(NegativeRecord::behaved)
+        let undecided = self.negatives.iter().any(NegativeRecord::undecided);
+        (self.clean.incomplete() || (self.clean.passed && undecided))
+            && self.negatives.iter().all(|n| n.behaved() || n.undecided())
             && self.self_checks.iter().all(SelfCheckRecord::behaved)
             && self.recoveries.iter().all(RecoveryRecord::behaved)
             && self.client.as_ref().is_none_or(|c| c.outcome.passed())

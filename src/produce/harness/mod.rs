@@ -10,6 +10,7 @@
 
 pub mod campaign;
 pub mod client;
+pub mod contract;
 pub mod evidence;
 pub mod files;
 pub mod http;
@@ -157,6 +158,8 @@ impl CampaignSummary {
 pub enum RunOutcome {
     Bundle(RunSummary),
     Campaign(CampaignSummary),
+    /// A tool-contracts run: one bundle per tool.
+    Contracts(ContractsSummary),
 }
 
 impl RunOutcome {
@@ -165,6 +168,7 @@ impl RunOutcome {
         match self {
             RunOutcome::Bundle(s) => s.passed(),
             RunOutcome::Campaign(c) => c.passed(),
+            RunOutcome::Contracts(c) => c.passed(),
         }
     }
 }
@@ -345,6 +349,7 @@ impl Drop for Scratch {
 
 /// What every part of a run shares: the scenario, the subject and its
 /// environment, checked once before anything starts.
+#[derive(Clone)]
 struct Prepared {
     scenario: Scenario,
     /// Why the scenario was chosen, when `--scenario` was not given.
@@ -640,6 +645,9 @@ async fn prepare(args: &RunOptions) -> Result<Prepared, HarnessError> {
 pub async fn run(args: RunOptions, reporter: &mut Progress) -> Result<RunOutcome, HarnessError> {
     let prep = prepare(&args).await?;
     let run_id = format!("run-{}", random_hex(8));
+    if prep.scenario.tool_contracts {
+        return run_tool_contracts(&args, prep, run_id, reporter).await;
+    }
     let parts = campaign::plan(prep.trials, prep.per_bundle);
     reporter.start(prep.trials);
     if let Some(note) = &prep.scenario_note {
@@ -813,6 +821,298 @@ pub async fn run(args: RunOptions, reporter: &mut Progress) -> Result<RunOutcome
         classification: stats.classification(),
         doc,
         parts: entries,
+    }))
+}
+
+/// What a finished tool-contracts run produced: one bundle per exercised
+/// tool below `output`, and `contracts.json`.
+#[derive(Debug, Clone)]
+pub struct ContractsSummary {
+    pub output: PathBuf,
+    /// The `contracts.json` document as written.
+    pub doc: Value,
+    /// Each exercised tool's bundle summary, by tool name.
+    pub tools: Vec<(String, RunSummary)>,
+    /// FAIL when a tool's bundle failed or is invalid, else INCOMPLETE when
+    /// one was incomplete, no tool could be exercised, or a tool's contract
+    /// could not be made; else PASS.
+    pub result: &'static str,
+}
+
+impl ContractsSummary {
+    pub fn passed(&self) -> bool {
+        self.result == "PASS"
+    }
+}
+
+/// The file a tool-contracts run writes beside its bundles.
+pub const CONTRACTS_FILE: &str = "contracts.json";
+
+/// The subject's tools, listed on a session of their own (sandboxed as the
+/// run's sessions are; nothing of it is kept but the list).
+async fn discover_tools(prep: &Prepared) -> Result<Vec<Value>, HarnessError> {
+    let scratch_path = std::env::temp_dir().join(format!("mcpres-tools-{}", random_hex(8)));
+    let _scratch = Scratch::create(scratch_path.clone())?;
+    let temp_root = scratch_path.join("subject-tmp");
+    let stage_root = scratch_path.join("sandbox");
+    let journals = scratch_path.join("journals");
+    let mut dirs = vec![&journals];
+    if prep.program.is_some() {
+        dirs.push(&temp_root);
+        if prep.sandbox.tools().is_some() {
+            dirs.push(&stage_root);
+        }
+    }
+    for d in dirs {
+        std::fs::create_dir(d).map_err(|source| HarnessError::Io {
+            path: d.clone(),
+            source,
+        })?;
+    }
+    let spawner = subject::Spawner {
+        epoch: Instant::now(),
+        program: prep.program.as_deref(),
+        args: &prep.subject_args,
+        env: &prep.env,
+        http: prep.http.as_ref(),
+        listen_limit: LISTEN_LIMIT,
+        revision: prep.revision,
+        temp_root: prep.program.as_ref().map(|_| temp_root.as_path()),
+        sandbox: prep.sandbox.tools().map(|t| (t, stage_root.as_path())),
+        through: Some(&journals),
+    };
+    let mut session = spawner.spawn("tools", &[]).await?;
+    let base = scenario::fresh_id();
+    let (method, message, check) = scenario::opening(prep.revision, base + 1);
+    let opened = scenario::exchange(
+        &mut session,
+        &prep.scenario,
+        method,
+        base + 1,
+        message,
+        check,
+    )
+    .await
+    .ok()
+    .filter(|(step, _)| step.judgement.accepted());
+    let mut listed = None;
+    if opened.is_some() {
+        if !prep.revision.is_stateless() {
+            let note = serde_json::json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+            let _ = session.send(&note).await;
+        }
+        let check = oracle::check_tools_list(None);
+        if let Ok((step, frames)) = scenario::exchange(
+            &mut session,
+            &prep.scenario,
+            "tools/list",
+            base + 2,
+            scenario::rpc(prep.revision, base + 2, "tools/list", serde_json::json!({})),
+            &check,
+        )
+        .await
+        {
+            listed = Some((step, frames));
+        }
+    }
+    let _ = session.finish(EXIT_GRACE).await;
+    let Some((step, frames)) = listed else {
+        return Err(HarnessError::Usage(
+            "the subject's tools could not be listed: it did not open a conversation (run `mcpres run --scenario generic` to see why)".into(),
+        ));
+    };
+    if !step.judgement.accepted() {
+        return Err(HarnessError::Usage(format!(
+            "the subject's tools could not be listed: tools/list was {} ({})",
+            step.judgement.stop_reason, step.judgement.detail
+        )));
+    }
+    Ok(oracle::answer_of(&frames, base + 2)
+        .and_then(|a| {
+            a.pointer("/result/tools")
+                .and_then(Value::as_array)
+                .cloned()
+        })
+        .unwrap_or_default())
+}
+
+/// A tool-contracts run: list the tools, choose the safe ones
+/// (`contract::safe_tools`), and for each write the bundle of its contract
+/// scenario (`contract::for_tool`) below `-o DIR`, then `contracts.json`
+/// with each tool's result and why every other tool was left alone.
+async fn run_tool_contracts(
+    args: &RunOptions,
+    prep: Prepared,
+    run_id: String,
+    reporter: &mut Progress,
+) -> Result<RunOutcome, HarnessError> {
+    if prep.trials > prep.per_bundle {
+        return Err(HarnessError::Usage(format!(
+            "--trials: scenario tool-contracts writes one bundle per tool, of at most {} trials",
+            prep.per_bundle
+        )));
+    }
+    if let Some(note) = &prep.scenario_note {
+        reporter.line(note);
+    }
+    reporter.line(format!(
+        "scenario tool-contracts against {}: listing its tools",
+        prep.subject_label()
+    ));
+    let tools = discover_tools(&prep).await?;
+    let named = prep.scenario.named_tool.clone();
+    let (chosen, left) = contract::safe_tools(&tools, named.as_ref().map(|t| t.name.as_str()));
+    if let Some(n) = &named
+        && chosen.is_empty()
+    {
+        return Err(HarnessError::Usage(format!(
+            "--tool {}: the subject lists no such tool",
+            n.name
+        )));
+    }
+    reporter.line(format!(
+        "{} tool(s) listed; exercised: {}; left alone: {}",
+        tools.len(),
+        if chosen.is_empty() {
+            "none".to_string()
+        } else {
+            chosen
+                .iter()
+                .filter_map(|t| t["name"].as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        },
+        if left.is_empty() {
+            "none".to_string()
+        } else {
+            left.iter()
+                .map(|(n, why)| format!("{n} ({why})"))
+                .collect::<Vec<_>>()
+                .join("; ")
+        }
+    ));
+    std::fs::create_dir(&args.output).map_err(|source| HarnessError::Io {
+        path: args.output.clone(),
+        source,
+    })?;
+    let mut unfinished = Unfinished(Some(args.output.clone()));
+    let mut entries = Vec::new();
+    let mut summaries = Vec::new();
+    let mut dirs = std::collections::BTreeSet::new();
+    let mut incomplete = chosen.is_empty();
+    let mut failed = false;
+    for (k, tool) in chosen.iter().enumerate() {
+        let name = tool["name"].as_str().unwrap_or_default().to_string();
+        let mut dir = contract::slug(&name, 60);
+        if !dirs.insert(dir.clone()) {
+            dir = format!("{dir}-{}", k + 1);
+            dirs.insert(dir.clone());
+        }
+        let schema = tool.get("inputSchema").cloned().unwrap_or(Value::Null);
+        // The operator's arguments for the named tool, else generated ones.
+        let given = named
+            .as_ref()
+            .filter(|n| n.name == name && n.arguments.as_object().is_some_and(|o| !o.is_empty()))
+            .map(|n| n.arguments.clone());
+        let made = match &given {
+            Some(g) => contract::contract_from(&schema, g),
+            None => contract::contract(&schema, contract::Values::Small),
+        };
+        let c = match made {
+            Ok(c) => c,
+            Err(e) => {
+                incomplete = true;
+                reporter.line(format!("tool {name}: not exercised: {e}"));
+                entries.push(serde_json::json!({
+                    "tool": name, "result": "NOT_RUN", "reason": e.to_string(),
+                }));
+                continue;
+            }
+        };
+        let scenario = contract::for_tool(&prep.scenario, tool, &c);
+        let invalid = c.invalid.len();
+        // A tool with many members makes many controls: one bundle must
+        // still hold every trial's artifacts.
+        let per_bundle = (crate::produce::builder::MAX_ARTIFACTS - evidence::FIXED_ARTIFACTS)
+            / evidence::artifacts_per_trial(&scenario, prep.http.is_some()).max(1);
+        if per_bundle < prep.trials {
+            incomplete = true;
+            let why = format!(
+                "its {} controls need more artifacts than one bundle holds for {} trial(s)",
+                scenario.negatives.len(),
+                prep.trials
+            );
+            reporter.line(format!("tool {name}: not exercised: {why}"));
+            entries.push(serde_json::json!({"tool": name, "result": "NOT_RUN", "reason": why}));
+            continue;
+        }
+        let mut part = prep.clone();
+        part.scenario = scenario;
+        let spec = PartSpec {
+            part: k + 1,
+            run_id: format!("{run_id}-{dir}"),
+            trials: 1..=prep.trials,
+            seed: prep.seed,
+            output: args.output.join(&dir),
+            keep_rows: true,
+        };
+        reporter.line(format!(
+            "tool {name}: a valid input and {invalid} invalid one(s) -> {}",
+            spec.output.display()
+        ));
+        let done = run_part(&part, &spec, reporter).await?;
+        let s = done.summary;
+        failed |= !s.valid || s.result == "FAIL";
+        incomplete |= s.result != "PASS";
+        entries.push(serde_json::json!({
+            "tool": name, "directory": dir, "result": s.result, "valid": s.valid,
+            "evidenceClass": s.evidence_class, "validInput": c.valid,
+            "invalidInputs": invalid, "leftOut": c.left_out,
+            "bundleDigest": done.bundle_digest,
+            "controls": s.rows.iter().filter(|r| r[1] != "clean").map(|r| serde_json::json!({
+                "trial": r[0], "control": r[1], "as": r[2], "observed": r[3], "mutant": r[4],
+            })).collect::<Vec<_>>(),
+        }));
+        summaries.push((name, s));
+    }
+    let result = if failed {
+        "FAIL"
+    } else if incomplete {
+        "INCOMPLETE"
+    } else {
+        "PASS"
+    };
+    let doc = serde_json::json!({
+        "schema": "mcpres.tool-contracts/1",
+        "runId": run_id,
+        // The subject as its bundles name it (serverInfo), never a path of
+        // this machine: this file is outside every bundle's privacy scan.
+        "subject": summaries.first().map_or(Value::Null, |(_, s)| serde_json::json!({
+            "name": s.doc["statement"]["subjectName"],
+            "version": s.doc["statement"]["subjectVersion"],
+        })),
+        "artifactSha256": prep.artifact_sha256,
+        "transport": if prep.http.is_some() { "streamable-http" } else { "stdio" },
+        "protocolRevision": prep.revision.as_str(),
+        "result": result,
+        "toolsListed": tools.len(),
+        "tools": entries,
+        "leftAlone": left.iter().map(|(n, why)| serde_json::json!({"tool": n, "why": why})).collect::<Vec<_>>(),
+    });
+    let path = args.output.join(CONTRACTS_FILE);
+    let mut bytes = serde_json::to_vec_pretty(&doc).expect("a Value always serializes");
+    bytes.push(b'\n');
+    crate::bundle::dir::write_new(&path, &bytes).map_err(|source| HarnessError::Io {
+        path: path.clone(),
+        source,
+    })?;
+    unfinished.0 = None;
+    reporter.line(format!("tool contracts written to {}", path.display()));
+    Ok(RunOutcome::Contracts(ContractsSummary {
+        output: args.output.clone(),
+        doc,
+        tools: summaries,
+        result,
     }))
 }
 
@@ -1988,10 +2288,11 @@ mod tests {
     use super::*;
 
     /// The harness's files, lowest first (spec/harness.md, "Source layout").
-    const LAYERS: [(&str, &str); 14] = [
+    const LAYERS: [(&str, &str); 15] = [
         ("files", include_str!("files.rs")),
         ("privacy", include_str!("privacy.rs")),
         ("vocab", include_str!("vocab.rs")),
+        ("contract", include_str!("contract.rs")),
         ("record", include_str!("record.rs")),
         ("http", include_str!("http.rs")),
         ("subject", include_str!("subject.rs")),

@@ -31,12 +31,16 @@ pub const SCENARIO_SCHEMA: &str = "mcpres.scenario/1";
 const MAX_FILE_BYTES: u64 = 1 << 20;
 
 /// The built-in scenarios: (name, file text).
-pub const BUILTINS: [(&str, &str); 4] = [
+pub const BUILTINS: [(&str, &str); 5] = [
     (
         "reference-faults",
         include_str!("../../../scenarios/reference-faults.toml"),
     ),
     ("generic", include_str!("../../../scenarios/generic.toml")),
+    (
+        "tool-contracts",
+        include_str!("../../../scenarios/tool-contracts.toml"),
+    ),
     (
         "reference-recovery",
         include_str!("../../../scenarios/reference-recovery.toml"),
@@ -304,20 +308,22 @@ pub fn natural_prerequisites(injector: Injector) -> Vec<String> {
     } else {
         "TARGET_REQUEST_SENT"
     };
-    [
-        "PROCESS_SPAWNED",
-        "SESSION_INITIALIZED",
-        target,
-        "SUBJECT_OUTPUT_COMPLETE",
-        "FAULT_INJECTED",
-    ]
-    .map(String::from)
-    .to_vec()
+    let mut natural: Vec<String> = ["PROCESS_SPAWNED", "SESSION_INITIALIZED"]
+        .map(String::from)
+        .to_vec();
+    // A tool-contract control's refusal is tied to its input only when the
+    // valid input was accepted on the same session just before.
+    if injector == Injector::RequestInvalidInput {
+        natural.push("VALID_TWIN_ACCEPTED".into());
+    }
+    natural.extend([target, "SUBJECT_OUTPUT_COMPLETE", "FAULT_INJECTED"].map(String::from));
+    natural
 }
 
 fn build(file: File, document: Value, origin: &str) -> Result<Scenario, String> {
     let _ = origin;
-    let generic = file.driver == "generic";
+    let tool_contracts = file.driver == "tool-contracts";
+    let generic = file.driver == "generic" || tool_contracts;
     let mut names: BTreeSet<String> = BTreeSet::from(["clean".to_string(), "client".to_string()]);
     let mut claim = |name: &str| -> Result<(), String> {
         // Session roles and artifact names derive from these names; a recovery
@@ -352,9 +358,18 @@ fn build(file: File, document: Value, origin: &str) -> Result<Scenario, String> 
                 let injector = match n.fault.as_str() {
                     "request-unknown-method" => Injector::RequestUnknownMethod,
                     "request-unknown-tool" => Injector::RequestUnknownTool,
+                    f if super::contract::template_violation(f).is_some() => {
+                        if !tool_contracts {
+                            return Err(format!(
+                                "negative control {:?}: {f:?} is a tool-contract control, which needs driver = \"tool-contracts\"",
+                                n.name
+                            ));
+                        }
+                        Injector::RequestInvalidInput
+                    }
                     other => {
                         return Err(format!(
-                            "negative control {:?}: {other:?} is not a harness request fault (request-unknown-method, request-unknown-tool)",
+                            "negative control {:?}: {other:?} is not a harness request fault (request-unknown-method, request-unknown-tool, tool-input-missing-required, tool-input-wrong-type, tool-input-unknown-member)",
                             n.name
                         ));
                     }
@@ -417,6 +432,7 @@ fn build(file: File, document: Value, origin: &str) -> Result<Scenario, String> 
             trigger,
             injector,
             prerequisites: required,
+            input: None,
         });
     }
     let mut policies: Vec<RecoveryPolicy> = Vec::new();
@@ -536,6 +552,7 @@ fn build(file: File, document: Value, origin: &str) -> Result<Scenario, String> 
         client_faults,
         document,
         named_tool: None,
+        tool_contracts,
     })
 }
 

@@ -88,6 +88,23 @@ pub struct NegativeControl {
     pub injector: Injector,
     /// Prerequisites that must all be reached for the property to count as reached.
     pub prerequisites: Vec<String>,
+    /// For a tool-contract control ([`Injector::RequestInvalidInput`]): the
+    /// tool, its valid input (the twin sent first) and the invalid one.
+    pub input: Option<ToolInput>,
+}
+
+/// The inputs of one tool-contract control: the valid `arguments` (sent
+/// first, as the control's twin, on the same session) and the invalid ones
+/// that differ from them by one defect.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolInput {
+    pub tool: String,
+    /// `missing-required`, `wrong-type` or `unknown-member`.
+    pub violation: &'static str,
+    /// The member the defect is in.
+    pub member: String,
+    pub valid: Value,
+    pub invalid: Value,
 }
 
 /// Who injects a negative control's fault, and how.
@@ -107,6 +124,10 @@ pub enum Injector {
     /// The harness calls a tool the subject did not list (a fresh random name
     /// per session); the subject must refuse it.
     RequestUnknownTool,
+    /// The harness calls a listed tool with an input its declared schema
+    /// makes invalid, right after the valid input on the same session (see
+    /// `contract.rs`); the subject must refuse it with -32602 or a tool error.
+    RequestInvalidInput,
 }
 
 impl Injector {
@@ -114,9 +135,9 @@ impl Injector {
     pub fn method(self) -> &'static str {
         match self {
             Injector::SubjectFlag => "SUBJECT_FAULT_FLAG",
-            Injector::RequestUnknownMethod | Injector::RequestUnknownTool => {
-                "HARNESS_CLIENT_REQUEST"
-            }
+            Injector::RequestUnknownMethod
+            | Injector::RequestUnknownTool
+            | Injector::RequestInvalidInput => "HARNESS_CLIENT_REQUEST",
             _ => "HARNESS_WIRE_PROXY",
         }
     }
@@ -246,6 +267,10 @@ pub struct Scenario {
     /// (`mcpres run --tool NAME --tool-args JSON`), instead of the harness's
     /// own choice (`echo`, else a tool annotated read-only).
     pub named_tool: Option<NamedTool>,
+    /// The `tool-contracts` driver: the run lists the subject's tools and
+    /// writes one bundle per safe tool, each with this scenario's controls
+    /// and the tool's contract controls (`contract.rs`).
+    pub tool_contracts: bool,
 }
 
 /// A tool the operator names for the generic clean control, with its arguments.

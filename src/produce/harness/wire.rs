@@ -58,7 +58,10 @@ pub fn inject(
     let original = frames[index].clone();
     let mut delivered = frames.to_vec();
     let mutation = match neg.injector {
-        Injector::SubjectFlag | Injector::RequestUnknownMethod | Injector::RequestUnknownTool => {
+        Injector::SubjectFlag
+        | Injector::RequestUnknownMethod
+        | Injector::RequestUnknownTool
+        | Injector::RequestInvalidInput => {
             return None;
         }
         Injector::WireCorruptUtf8 => {
@@ -226,8 +229,39 @@ pub async fn run_request_negative(
     let revision = session.revision();
     let id = fresh_id();
     let token = fresh_token();
-    let (method, params) = match neg.injector {
-        Injector::RequestUnknownMethod => (format!("mcpres-{token}/unknown"), json!({})),
+    // A tool-contract control first sends the valid input (its twin) on
+    // the same session: the refusal that follows is tied to the defect only
+    // when the twin was accepted (a result that is not a tool error).
+    let mut twin = Value::Null;
+    if let (Injector::RequestInvalidInput, Some(input)) = (neg.injector, &neg.input) {
+        let twin_id = fresh_id();
+        let message = rpc(
+            revision,
+            twin_id,
+            "tools/call",
+            json!({"name": input.tool, "arguments": input.valid}),
+        );
+        if session.send(&message).await.is_err() {
+            return (out, None);
+        }
+        let deadline = Instant::now() + budget(scenario) + budget(scenario);
+        let (frames, _) = collect(session, twin_id, deadline).await;
+        let answer = answer_of(&frames, twin_id);
+        let accepted = answer.as_ref().is_some_and(|a| {
+            a.get("result").is_some() && a.pointer("/result/isError") != Some(&Value::Bool(true))
+        });
+        if accepted {
+            out.prerequisites.push("VALID_TWIN_ACCEPTED");
+        }
+        twin = json!({"id": twin_id, "accepted": accepted});
+        let _ = session.take_http_exchanges();
+    }
+    let (method, params) = match (neg.injector, &neg.input) {
+        (Injector::RequestUnknownMethod, _) => (format!("mcpres-{token}/unknown"), json!({})),
+        (Injector::RequestInvalidInput, Some(input)) => (
+            "tools/call".to_string(),
+            json!({"name": input.tool, "arguments": input.invalid}),
+        ),
         _ => (
             "tools/call".to_string(),
             json!({"name": format!("mcpres-{token}-unlisted"), "arguments": {}}),
@@ -241,11 +275,17 @@ pub async fn run_request_negative(
     out.call_sent_ms = sent;
     out.prerequisites.push("TARGET_REQUEST_SENT");
     out.volatile = vec![token];
-    let record = json!({
+    let mut record = json!({
         "event": "injection", "fault": neg.fault, "boundary": neg.boundary,
         "trigger": neg.trigger, "request": {"id": id, "method": message["method"],
         "params": message["params"], "bytes": bytes.len(), "sha256": canonical::sha256_hex(&bytes)},
     });
+    if let Some(input) = &neg.input {
+        record["toolInput"] = json!({
+            "tool": input.tool, "violation": input.violation, "member": input.member,
+            "twin": twin,
+        });
+    }
     let mut log = canonical::to_vec(&record).unwrap_or_default();
     log.push(b'\n');
     // Wait for the answer before closing stdin: some SDKs cancel in-flight
@@ -271,7 +311,7 @@ pub async fn run_request_negative(
         (&mut out.observed, Mutant::None),
         (&mut out.mutant, neg.mutant),
     ] {
-        *slot = Some(judge_refusal(
+        let judged = judge_refusal(
             id,
             &frames,
             &http,
@@ -279,13 +319,45 @@ pub async fn run_request_negative(
             scenario.exchange_budget_ms,
             mutant,
             &check,
-        ));
+        );
+        *slot = Some(if neg.injector == Injector::RequestInvalidInput {
+            input_refusal(judged, out.answer.as_ref())
+        } else {
+            judged
+        });
     }
     out.observed = out
         .observed
         .take()
         .map(|j| super::scenario::limit_checked(session, j));
     (out, Some(log))
+}
+
+/// A tool-contract control's refusal counts only as what MCP names for an
+/// invalid input: a JSON-RPC error -32602 (invalid params) or a tool result
+/// with `isError: true`. Any other error code (an internal error -32603
+/// above all: the input reached code that did not validate it) is no such
+/// refusal: `ERROR_RESPONSE`, and the control fails.
+fn input_refusal(judged: Judgement, answer: Option<&Value>) -> Judgement {
+    let code = answer
+        .and_then(|a| a.pointer("/error/code"))
+        .and_then(Value::as_i64);
+    match code {
+        Some(c) if c != -32602 && judged.stop_reason == super::oracle::REQUEST_REFUSED => {
+            Judgement::reject(
+                "ERROR_RESPONSE",
+                format!(
+                    "refused with the error code {c}, not -32602 (invalid params) or a tool error{}",
+                    if c == -32603 {
+                        ": an internal error, so the input reached code that did not validate it"
+                    } else {
+                        ""
+                    }
+                ),
+            )
+        }
+        _ => judged,
+    }
 }
 
 /// The string argument of an `echo` tool: its first required string
@@ -452,7 +524,15 @@ pub async fn run_clean_generic(
     match (&scenario.named_tool, echo) {
         (Some(named), _) => match find(&named.name) {
             Some(_) => calls.push((
-                base + 3,
+                // A tool-contracts run's input is generated from the
+                // schema: a tool error to it is allowed (the values may mean
+                // nothing to the tool), and leaves the run incomplete.
+                {
+                    if scenario.tool_contracts {
+                        picked = Some(base + 3);
+                    }
+                    base + 3
+                },
                 rpc(
                     revision,
                     base + 3,
@@ -557,6 +637,14 @@ pub async fn run_clean_generic(
         // arguments were the harness's guess. The step keeps the rejection,
         // but the control is not failed for it: no tool call was shown.
         if !ok && stop == "TOOL_ERROR" && picked == Some(id) {
+            continue;
+        }
+        // A tool-contracts run's call answered after the exchange budget:
+        // MCP sets no time bound on a tool, so a slow tool (one that runs
+        // for a while by design) is no failure; the call is not shown
+        // either, and the run is incomplete.
+        if !ok && stop == "TIMING_BUDGET_EXCEEDED" && picked == Some(id) && scenario.tool_contracts
+        {
             continue;
         }
         if !ok {

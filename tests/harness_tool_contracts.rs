@@ -344,3 +344,48 @@ fn committed_tool_contract_runs_validate_and_agree_with_their_summaries() {
     }
     assert_eq!(runs, 3);
 }
+
+/// Over Streamable HTTP: the reference server (started by the harness, one
+/// process per session, on a loopback port) passes every read-only tool,
+/// and its tools without annotations are left alone.
+#[test]
+fn the_reference_server_over_streamable_http_passes_tool_by_tool() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("contracts");
+    let port = free_port().to_string();
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let exe = exe();
+    let o = mcpres(&[
+        "run",
+        "--scenario",
+        "tool-contracts",
+        "--http",
+        &url,
+        "-o",
+        out.to_str().unwrap(),
+        "--",
+        exe.to_str().unwrap(),
+        "serve",
+        "--transport",
+        "http",
+        "--port",
+        &port,
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", output_text(&o));
+    let doc = contracts(&out);
+    assert_eq!(doc["result"], "PASS");
+    assert_eq!(doc["transport"], "streamable-http");
+    let add = tool(&doc, "add");
+    assert_eq!(add["result"], "PASS");
+    assert_eq!(
+        control(add, "missing-a"),
+        ("EXPECTED".into(), "REJECT REQUEST_REFUSED".into())
+    );
+    assert!(
+        doc["leftAlone"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|l| l["tool"] == "counter")
+    );
+}

@@ -389,3 +389,41 @@ fn the_reference_server_over_streamable_http_passes_tool_by_tool() {
             .any(|l| l["tool"] == "counter")
     );
 }
+
+/// Trials after the first send fresh string values drawn from the schema
+/// (seeded by the trial's seed, recorded in the injection log), and the
+/// trials still compare as stable: the strings are replaced before their
+/// answers are compared.
+#[test]
+fn later_trials_send_fresh_values_from_the_schema() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("contracts");
+    let o = run(&out, &["--trials", "2"], None);
+    assert_eq!(o.status.code(), Some(0), "{}", output_text(&o));
+    let doc = contracts(&out);
+    assert_eq!(doc["result"], "PASS");
+    let log = |trial: u32| -> Value {
+        let path = out.join(format!(
+            "lookup/raw/trial-{trial}/wrong-type-key.injection.jsonl"
+        ));
+        let text = std::fs::read_to_string(path).unwrap();
+        serde_json::from_str(text.lines().next().unwrap()).unwrap()
+    };
+    let (first, second) = (log(1), log(2));
+    assert_eq!(first["toolInput"]["freshValues"], false);
+    assert_eq!(
+        first["toolInput"]["valid"],
+        serde_json::json!({"key": "mcpres"})
+    );
+    assert_eq!(second["toolInput"]["freshValues"], true);
+    let fresh = second["toolInput"]["valid"]["key"].as_str().unwrap();
+    assert!(fresh.starts_with("mcpres-") && fresh != "mcpres", "{fresh}");
+    // The defect is the same: the key given a value of the wrong type.
+    assert_eq!(
+        second["request"]["params"]["arguments"]["key"],
+        serde_json::json!({"mcpres": "wrong-type"})
+    );
+    let statement = read_json(&out.join("lookup/conformance-statement.json"));
+    assert_eq!(statement["result"], "PASS");
+    assert_eq!(statement["stabilityClassification"], "REPEATED_STABLE");
+}

@@ -17,7 +17,7 @@ reasons! {
         OPEN_FAILED "MCP_RES_OPEN_FAILED" NotObserved
             "The subject could not be started, or its opening request (`initialize`, `server/discover`) got no answer within the start-up bound (silence, a close, or the subject gone), so the probe could not be made: not observed, never a FAIL of its own.";
         OPEN_REFUSED "MCP_RES_OPEN_REFUSED" Wrong
-            "The subject answered the opening request (`initialize`, or `server/discover` on 2026-07-28) with a JSON-RPC error other than a -32601 to `server/discover`: the lifecycle's MUST to answer it with the server's capabilities is broken, so no observation that needed the conversation could be made.";
+            "The subject answered the opening request (`initialize`, or `server/discover` on 2026-07-28) with a JSON-RPC error other than a -32601 to `server/discover`, or (over Streamable HTTP) with a response that does not carry its result (a status other than 2xx, a body without the answer, one cut at the response limit): the lifecycle's MUST to answer it with the server's capabilities is broken, so no observation that needed the conversation could be made.";
         WRONG_REASON_MUTANT_SURVIVED "MCP_RES_WRONG_REASON_MUTANT_SURVIVED" NotObserved
             "The wrong-reason mutant (a syntax-defective input, or a request invalid in another field) was met exactly as the negative control was (the same reason and the same answer: result, error code, silence or close), so the control's reason cannot be bound to the property: the check is not observed, never a PASS.";
         TOO_SLOW_TO_DECIDE "MCP_RES_TOO_SLOW_TO_DECIDE" NotObserved

@@ -7,8 +7,9 @@
 //! bound of a number (else 1), `false`, the first value of an `enum` or the
 //! `const`, an array of its minimum length, a date, time, e-mail address,
 //! URI, UUID or address for the formats that name them. A trial after the
-//! first may ask for fresh values ([`Values::Fresh`]): strings and numbers
-//! then vary within the same bounds. The invalid inputs change exactly one
+//! first may ask for fresh values ([`Values::Fresh`]): free strings (no
+//! format, enum or pattern that fixes them) then vary within the same
+//! bounds; numbers keep their small value. The invalid inputs change exactly one
 //! thing of the valid one:
 //!
 //! - a required member removed (`missing-required`);
@@ -362,6 +363,7 @@ pub fn for_tool(
                 member: invalid.member.clone(),
                 valid: contract.valid.clone(),
                 invalid: invalid.arguments.clone(),
+                schema: tool.get("inputSchema").cloned().unwrap_or(Value::Null),
             });
             let mut entry = template.clone();
             if entry.is_object() {
@@ -387,6 +389,48 @@ pub fn for_tool(
         "secretLike": contract.secret_like,
     });
     scenario
+}
+
+/// Fresh inputs for a trial after the first: the valid input and the
+/// invalid one with the same defect (the same violation of the same member;
+/// for an unknown member, a fresh name), drawn from the schema with a
+/// generator seeded by `seed` (the trial's seed and the control), so a
+/// trial is reproducible from the bundle's deterministic seed. `None` when
+/// the schema gives no such pair with fresh values (the recorded inputs are
+/// then sent again).
+pub fn fresh_inputs(input: &super::vocab::ToolInput, seed: u64) -> Option<(Value, Value)> {
+    let mut state = seed ^ 0x9E37_79B9_7F4A_7C15;
+    let mut next = move || {
+        // SplitMix64.
+        state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    };
+    let c = contract(&input.schema, Values::Fresh(&mut next)).ok()?;
+    let invalid = c.invalid.into_iter().find(|i| {
+        i.violation.id() == input.violation
+            && (i.member == input.member || i.violation == Violation::UnknownMember)
+    })?;
+    Some((c.valid, invalid.arguments))
+}
+
+/// Every string in `value` (member names and string values, at any depth):
+/// what a trial with fresh values must replace before its answers are
+/// compared with another trial's.
+pub fn volatile_strings(value: &Value, out: &mut Vec<String>) {
+    match value {
+        Value::String(s) => out.push(s.clone()),
+        Value::Array(a) => a.iter().for_each(|v| volatile_strings(v, out)),
+        Value::Object(o) => {
+            for (k, v) in o {
+                out.push(k.clone());
+                volatile_strings(v, out);
+            }
+        }
+        _ => {}
+    }
 }
 
 /// Does a member's name say it holds a secret?
@@ -558,13 +602,10 @@ impl Gen<'_, '_, '_> {
             (None, Some(e)) => e.ceil() - 1.0,
             (None, None) => f64::MAX,
         };
+        // Numbers stay at their small value in every trial: only strings
+        // are fresh, so that an answer quoting the input can be compared
+        // across trials with the strings replaced (`volatile_strings`).
         let mut n = lo;
-        if let Some(r) = self.draw() {
-            let span = (hi - lo).min(1000.0);
-            if span >= 1.0 {
-                n = lo + (r % (span as u64 + 1)) as f64;
-            }
-        }
         if let Some(m) = f("multipleOf").filter(|m| *m > 0.0) {
             n = (n / m).ceil() * m;
         }
@@ -594,7 +635,7 @@ impl Gen<'_, '_, '_> {
             lo.is_none_or(|l| if lo_in { n >= l } else { n > l })
                 && hi.is_none_or(|h| if hi_in { n <= h } else { n < h })
         };
-        let mut n = match (lo, hi) {
+        let n = match (lo, hi) {
             (Some(l), _) if lo_in => l,
             (Some(l), Some(h)) => l + (h - l) / 2.0,
             (Some(l), None) => l + 1.0,
@@ -602,16 +643,6 @@ impl Gen<'_, '_, '_> {
             (None, Some(h)) => h - 1.0,
             (None, None) => 1.0,
         };
-        if let Some(r) = self.draw() {
-            let span = match (lo, hi) {
-                (Some(l), Some(h)) => (h - l).min(1000.0),
-                _ => 1000.0,
-            };
-            let fresh = n + (r % 1000) as f64 / 1000.0 * span;
-            if within(fresh) {
-                n = fresh;
-            }
-        }
         if !within(n) || !n.is_finite() {
             return Err("no number within its bounds".into());
         }

@@ -2064,7 +2064,7 @@ async fn run_trial(
                 None,
             )
         } else {
-            wire::run_request_negative(&mut session, scenario, control).await
+            wire::run_request_negative(&mut session, scenario, control, (index, seed)).await
         };
         let (rec, ended) = session.finish(EXIT_GRACE).await;
         let injection_log = if by_subject {

@@ -105,6 +105,9 @@ pub struct ToolInput {
     pub member: String,
     pub valid: Value,
     pub invalid: Value,
+    /// The tool's `inputSchema`: trials after the first draw fresh values
+    /// from it (`contract::fresh_inputs`).
+    pub schema: Value,
 }
 
 /// Who injects a negative control's fault, and how.

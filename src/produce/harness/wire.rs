@@ -221,6 +221,7 @@ pub async fn run_request_negative(
     session: &mut Session,
     scenario: &Scenario,
     neg: &NegativeControl,
+    trial: (usize, u32),
 ) -> (NegativeOutcome, Option<Vec<u8>>) {
     let mut out = match open_negative(session, scenario).await {
         Ok(out) => out,
@@ -233,7 +234,27 @@ pub async fn run_request_negative(
     // the same session: the refusal that follows is tied to the defect only
     // when the twin was accepted (a result that is not a tool error).
     let mut twin = Value::Null;
-    if let (Injector::RequestInvalidInput, Some(input)) = (neg.injector, &neg.input) {
+    // The first trial sends the inputs the scenario records; each later one
+    // fresh values from the tool's schema, seeded by the trial's seed.
+    let fresh = match (&neg.input, trial) {
+        (Some(input), (index, seed)) if index > 1 => {
+            let mut h = u64::from(seed);
+            for b in neg.name.bytes() {
+                h = h.wrapping_mul(0x0100_0000_01B3).wrapping_add(u64::from(b));
+            }
+            super::contract::fresh_inputs(input, h)
+        }
+        _ => None,
+    };
+    let input = neg.input.as_ref().map(|i| match &fresh {
+        Some((valid, invalid)) => super::vocab::ToolInput {
+            valid: valid.clone(),
+            invalid: invalid.clone(),
+            ..i.clone()
+        },
+        None => i.clone(),
+    });
+    if let (Injector::RequestInvalidInput, Some(input)) = (neg.injector, &input) {
         let twin_id = fresh_id();
         let message = rpc(
             revision,
@@ -256,7 +277,7 @@ pub async fn run_request_negative(
         twin = json!({"id": twin_id, "accepted": accepted});
         let _ = session.take_http_exchanges();
     }
-    let (method, params) = match (neg.injector, &neg.input) {
+    let (method, params) = match (neg.injector, &input) {
         (Injector::RequestUnknownMethod, _) => (format!("mcpres-{token}/unknown"), json!({})),
         (Injector::RequestInvalidInput, Some(input)) => (
             "tools/call".to_string(),
@@ -275,15 +296,28 @@ pub async fn run_request_negative(
     out.call_sent_ms = sent;
     out.prerequisites.push("TARGET_REQUEST_SENT");
     out.volatile = vec![token];
+    // The strings of this trial's inputs (fresh after the first trial):
+    // replaced before its answer is compared with another trial's (an error
+    // text may quote the input). Longest first, so that no string is
+    // replaced inside a longer one.
+    if let Some(input) = &input {
+        let mut strings = Vec::new();
+        super::contract::volatile_strings(&input.valid, &mut strings);
+        super::contract::volatile_strings(&input.invalid, &mut strings);
+        strings.retain(|s| s.starts_with("mcpres"));
+        strings.sort_by_key(|s| std::cmp::Reverse(s.len()));
+        strings.dedup();
+        out.volatile.extend(strings);
+    }
     let mut record = json!({
         "event": "injection", "fault": neg.fault, "boundary": neg.boundary,
         "trigger": neg.trigger, "request": {"id": id, "method": message["method"],
         "params": message["params"], "bytes": bytes.len(), "sha256": canonical::sha256_hex(&bytes)},
     });
-    if let Some(input) = &neg.input {
+    if let Some(input) = &input {
         record["toolInput"] = json!({
             "tool": input.tool, "violation": input.violation, "member": input.member,
-            "twin": twin,
+            "twin": twin, "valid": input.valid, "freshValues": fresh.is_some(),
         });
     }
     let mut log = canonical::to_vec(&record).unwrap_or_default();

@@ -247,6 +247,18 @@ impl Ctx<'_> {
             Err(_) => Resp::default(),
         };
         let Some(answer) = resp.answer(&id).cloned() else {
+            // A response came, but not the opening's answer (another status,
+            // a body without it, one cut at the response limit): the
+            // subject's own answer, unlike silence or a close.
+            let answered = resp.status.is_some_and(|s| !(200..300).contains(&s))
+                || (resp.status.is_some() && !resp.timed_out);
+            if answered {
+                return Err(format!(
+                    "{}: the opening was answered without its result: {}",
+                    super::check::OPEN_REFUSED,
+                    resp.label()
+                ));
+            }
             return Err(format!("the opening was not answered: {}", resp.label()));
         };
         if self.modern() && answer.pointer("/error/code").and_then(Value::as_i64) == Some(-32601) {

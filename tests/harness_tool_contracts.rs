@@ -427,3 +427,32 @@ fn later_trials_send_fresh_values_from_the_schema() {
     assert_eq!(statement["result"], "PASS");
     assert_eq!(statement["stabilityClassification"], "REPEATED_STABLE");
 }
+
+/// `mcpres validate DIR` on a tool-contracts folder validates every tool's
+/// bundle and checks `contracts.json` against them: a bundle digest it
+/// lists that is not the bundle's fails the folder.
+#[test]
+fn a_tool_contracts_folder_is_validated_against_its_summary() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("contracts");
+    let o = run(&out, &[], None);
+    assert_eq!(o.status.code(), Some(0), "{}", output_text(&o));
+    let v = mcpres(&["validate", out.to_str().unwrap()]);
+    assert_eq!(v.status.code(), Some(0), "{}", output_text(&v));
+    let err = text(&v.stderr);
+    assert!(
+        err.contains("contracts.json matches its 2 part(s)"),
+        "{err}"
+    );
+    let path = out.join("contracts.json");
+    let mut doc = read_json(&path);
+    doc["tools"][0]["bundleDigest"] = Value::from("0".repeat(64));
+    std::fs::write(&path, serde_json::to_vec_pretty(&doc).unwrap()).unwrap();
+    let v = mcpres(&["validate", out.to_str().unwrap()]);
+    assert_eq!(v.status.code(), Some(1), "{}", output_text(&v));
+    assert!(
+        text(&v.stderr).contains("contracts.json lists bundleDigest"),
+        "{}",
+        output_text(&v)
+    );
+}

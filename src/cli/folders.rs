@@ -1,16 +1,21 @@
 //! `validate DIR` and `verify DIR` on a folder that is not itself a bundle
 //! directory: the folder stands for the bundles it holds (a campaign written
-//! by `mcpres run`, or a folder of single-file bundles), and a campaign's
-//! `campaign.json` is checked against its parts. See spec/diagnostics.md,
+//! by `mcpres run`, a tool-contracts run's folder, or a folder of
+//! single-file bundles), and a campaign's `campaign.json` (a tool-contracts
+//! run's `contracts.json`) is checked against its parts. See spec/diagnostics.md,
 //! "Folders of bundles".
 
 use std::path::{Path, PathBuf};
 
 use mcpres::bundle;
 use mcpres::json::Limits;
+use serde_json::{Value, json};
 
 /// The summary `mcpres run` writes into a campaign directory.
 const CAMPAIGN_FILE: &str = "campaign.json";
+/// The summary `mcpres run --scenario tool-contracts` writes beside its
+/// bundles (one per tool).
+const CONTRACTS_FILE: &str = "contracts.json";
 
 /// What the paths on the command line stand for.
 #[derive(Debug, Default)]
@@ -71,14 +76,17 @@ pub fn expand(paths: &[PathBuf]) -> Expanded {
                             && (is_bundle_dir(&e.path())
                                 || bundle::profile_dir::is_profile_dir(&e.path())
                                 || bundle::field_dir::is_field_dir(&e.path())))
-                            || (kind.is_file() && name.ends_with(".json") && name != CAMPAIGN_FILE)
+                            || (kind.is_file()
+                                && name.ends_with(".json")
+                                && name != CAMPAIGN_FILE
+                                && name != CONTRACTS_FILE)
                     })
                     .map(|e| e.path())
                     .collect()
             })
             .unwrap_or_default();
         found.sort();
-        if path.join(CAMPAIGN_FILE).is_file() {
+        if path.join(CAMPAIGN_FILE).is_file() || path.join(CONTRACTS_FILE).is_file() {
             out.campaigns.push(path.clone());
         }
         if found.is_empty() {
@@ -96,15 +104,33 @@ pub fn expand(paths: &[PathBuf]) -> Expanded {
 /// Returns the number of parts listed and the problems found (none: the
 /// summary matches its parts).
 pub fn check_campaign(dir: &Path, limits: &Limits) -> Result<(usize, Vec<String>), String> {
-    let file = dir.join(CAMPAIGN_FILE);
+    let (summary, list, path_key) = if dir.join(CAMPAIGN_FILE).is_file() {
+        (CAMPAIGN_FILE, "parts", "path")
+    } else {
+        (CONTRACTS_FILE, "tools", "directory")
+    };
+    let file = dir.join(summary);
     let (doc, _) = bundle::read_json(&file, limits)
         .map_err(|e| format!("{}: {}", file.display(), super::render::load_error_text(&e)))?;
-    let Some(parts) = doc["parts"].as_array() else {
+    let Some(all) = doc[list].as_array() else {
         return Err(format!(
-            "{}: not a campaign summary (no parts list)",
-            file.display()
+            "{}: not a {} summary (no {list} list)",
+            file.display(),
+            if list == "parts" {
+                "campaign"
+            } else {
+                "tool-contracts"
+            }
         ));
     };
+    // A tool-contracts summary also lists the tools it could not exercise
+    // (no directory): only those with a bundle are parts.
+    let parts: Vec<Value> = all
+        .iter()
+        .filter(|p| list == "parts" || p.get(path_key).is_some())
+        .map(|p| json!({"path": p[path_key], "bundleDigest": p["bundleDigest"]}))
+        .collect();
+    let parts = &parts;
     let mut problems = Vec::new();
     let mut listed = Vec::new();
     for (i, part) in parts.iter().enumerate() {
@@ -124,7 +150,7 @@ pub fn check_campaign(dir: &Path, limits: &Limits) -> Result<(usize, Vec<String>
             (None, _) => problems.push(format!("part {name}: no bundle directory there")),
             (Some(found), Some(claimed)) if found == claimed => {}
             (Some(found), claimed) => problems.push(format!(
-                "part {name}: campaign.json lists bundleDigest {}, the part's manifest has {found}",
+                "part {name}: {summary} lists bundleDigest {}, the part's manifest has {found}",
                 claimed.unwrap_or("(none)")
             )),
         }
@@ -139,11 +165,11 @@ pub fn check_campaign(dir: &Path, limits: &Limits) -> Result<(usize, Vec<String>
         unlisted.sort();
         for n in unlisted {
             problems.push(format!(
-                "part {n}: a bundle directory campaign.json does not list"
+                "part {n}: a bundle directory {summary} does not list"
             ));
         }
     }
-    if doc["parts"].as_array().is_some_and(Vec::is_empty) {
+    if list == "parts" && parts.is_empty() {
         problems.push("campaign.json lists no part".into());
     }
     Ok((parts.len(), problems))
@@ -158,14 +184,16 @@ pub fn report_campaigns(campaigns: &[PathBuf], limits: &Limits) -> super::Exit {
     for dir in campaigns {
         match check_campaign(dir, limits) {
             Ok((parts, problems)) if problems.is_empty() => errln!(
-                "mcpres: {}: {CAMPAIGN_FILE} matches its {parts} part(s) (each part is validated above)",
-                super::output::shown(dir)
+                "mcpres: {}: {} matches its {parts} part(s) (each part is validated above)",
+                super::output::shown(dir),
+                summary_name(dir)
             ),
             Ok((_, problems)) => {
                 for p in problems {
                     errln!(
-                        "mcpres: {}: {CAMPAIGN_FILE}: {p}",
-                        super::output::shown(dir)
+                        "mcpres: {}: {}: {p}",
+                        super::output::shown(dir),
+                        summary_name(dir)
                     );
                 }
                 code = code.max(Exit::Failing);
@@ -177,4 +205,13 @@ pub fn report_campaigns(campaigns: &[PathBuf], limits: &Limits) -> super::Exit {
         }
     }
     code
+}
+
+/// The summary file of a folder of parts: `campaign.json`, else `contracts.json`.
+fn summary_name(dir: &Path) -> &'static str {
+    if dir.join(CAMPAIGN_FILE).is_file() {
+        CAMPAIGN_FILE
+    } else {
+        CONTRACTS_FILE
+    }
 }

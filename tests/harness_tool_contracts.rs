@@ -248,6 +248,45 @@ fn a_destructive_tool_is_called_only_when_the_operator_names_it() {
             .iter()
             .any(|l| l["tool"] == "lookup")
     );
+    // Several names: those tools, and only those.
+    let both = tmp.path().join("both");
+    let o = run(&both, &["--tool", "wipe", "--tool", "stats"], None);
+    assert_eq!(o.status.code(), Some(0), "{}", output_text(&o));
+    let doc = contracts(&both);
+    let names: Vec<&str> = doc["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|t| t["tool"].as_str())
+        .collect();
+    assert_eq!(names, ["stats", "wipe"]);
+    // --tool-args goes with one tool only, and `generic` calls one tool.
+    let o = run(
+        &tmp.path().join("args"),
+        &["--tool", "wipe", "--tool", "stats", "--tool-args", "{}"],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", output_text(&o));
+    let o = mcpres(&[
+        "run",
+        "--scenario",
+        "generic",
+        "--tool",
+        "a",
+        "--tool",
+        "b",
+        "-o",
+        tmp.path().join("generic").to_str().unwrap(),
+        "--",
+        "python3",
+        SERVER,
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", output_text(&o));
+    assert!(
+        text(&o.stderr).contains("calls one tool"),
+        "{}",
+        output_text(&o)
+    );
     // A name the subject does not list is a usage error, and nothing is
     // written.
     let none = tmp.path().join("none");
@@ -455,4 +494,19 @@ fn a_tool_contracts_folder_is_validated_against_its_summary() {
         "{}",
         output_text(&v)
     );
+}
+
+/// A tool whose answer to a valid input is larger than the harness's input
+/// limit (4 MiB): the clean control fails with `INPUT_LIMIT_EXCEEDED`, a
+/// finding recorded in the bundle, which stays valid.
+#[test]
+fn an_answer_over_the_input_limit_is_a_finding() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("contracts");
+    let o = run(&out, &["--tool", "lookup"], Some("oversized"));
+    assert_eq!(o.status.code(), Some(1), "{}", output_text(&o));
+    let doc = contracts(&out);
+    assert_eq!(doc["result"], "FAIL");
+    let oracle = read_json(&out.join("lookup/raw/trial-1/clean.oracle.json"));
+    assert_eq!(oracle["stopReason"], "INPUT_LIMIT_EXCEEDED", "{oracle:#}");
 }

@@ -73,11 +73,12 @@ pub struct RunArgs {
     /// tool whose annotations declare it read-only (`readOnlyHint: true`,
     /// not destructive or open-world) without required arguments. You vouch
     /// that calling it is safe; the descriptor's side-effect model is then
-    /// UNKNOWN.
-    #[arg(long, value_name = "NAME")]
-    pub tool: Option<String>,
+    /// UNKNOWN. With `tool-contracts`: the tools to exercise, whatever their
+    /// annotations (repeat it to name several).
+    #[arg(long = "tool", value_name = "NAME")]
+    pub tools: Vec<String>,
     /// The arguments of the `--tool` call: a JSON object (default `{}`).
-    #[arg(long, value_name = "JSON", requires = "tool")]
+    #[arg(long, value_name = "JSON", requires = "tools")]
     pub tool_args: Option<String>,
     /// What a subject mcpres starts runs in: `auto` (user, mount and, over
     /// stdio, network namespaces with every directory an overlay, where the
@@ -150,7 +151,7 @@ impl RunArgs {
             revision: self.revision.map(Revision::from),
             output: self.output,
             command: self.command,
-            tool: self.tool,
+            tools: self.tools,
             tool_args: self.tool_args,
             sandbox: self.sandbox.into(),
         })
@@ -614,7 +615,7 @@ pub fn main_demo(args: DemoArgs) -> CliResult {
             "--transport".into(),
             "stdio".into(),
         ],
-        tool: None,
+        tools: Vec::new(),
         tool_args: None,
         sandbox: Default::default(),
     };

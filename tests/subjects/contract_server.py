@@ -17,7 +17,9 @@ Misbehaviour on purpose (`--break MODE`):
   accept-wrong-type  no type is checked: a wrong type is served as if valid;
   internal-error     a wrong type is answered -32603 (internal error), as an
                      exception caught by a generic handler would be;
-  refuse-everything  every call, valid or not, is answered with a tool error.
+  refuse-everything  every call, valid or not, is answered with a tool error;
+  oversized          `lookup` answers a valid call with 5 MiB of text, over
+                     the harness's 4 MiB input limit.
 """
 
 import json
@@ -142,7 +144,9 @@ def main():
                 else:
                     reply(rid, error=(-32602, text))
                 continue
-            if name == "lookup":
+            if name == "lookup" and broken == "oversized":
+                text = "x" * (5 << 20)
+            elif name == "lookup":
                 text = "value of %s" % arguments["key"]
             else:
                 text = "calls: 1"

@@ -242,29 +242,34 @@ pub fn template_violation(fault: &str) -> Option<Violation> {
 }
 
 /// Which listed tools a tool-contracts run may call, in list order, and why
-/// each other one is left alone. Without a name: those whose annotations
-/// say `readOnlyHint: true` and not `destructiveHint: true`. With one (the
-/// operator's `--tool`): that tool only, whatever its annotations.
+/// each other one is left alone. Without names: those whose annotations
+/// say `readOnlyHint: true` and not `destructiveHint: true`. With names (the
+/// operator's `--tool`s): those tools only, whatever their annotations.
 pub fn safe_tools<'t>(
     tools: &'t [Value],
-    named: Option<&str>,
+    named: &[&str],
 ) -> (Vec<&'t Value>, Vec<(String, String)>) {
     let mut chosen = Vec::new();
     let mut left = Vec::new();
     for t in tools {
         let name = t["name"].as_str().unwrap_or_default().to_string();
         let a = &t["annotations"];
-        let why = match named {
-            Some(n) if n == name => None,
-            Some(n) => Some(format!("not the tool named with --tool ({n})")),
-            None if a["destructiveHint"] == true => {
-                Some("annotated destructiveHint: true (name it with --tool to call it)".into())
-            }
-            None if a["readOnlyHint"] != true => Some(
+        let why = if !named.is_empty() {
+            (!named.contains(&name.as_str())).then(|| {
+                format!(
+                    "not among the tools named with --tool ({})",
+                    named.join(", ")
+                )
+            })
+        } else if a["destructiveHint"] == true {
+            Some("annotated destructiveHint: true (name it with --tool to call it)".into())
+        } else if a["readOnlyHint"] != true {
+            Some(
                 "not annotated readOnlyHint: true: its effects are unknown (name it with --tool to call it)"
                     .into(),
-            ),
-            None => None,
+            )
+        } else {
+            None
         };
         match why {
             None if !name.is_empty() => chosen.push(t),
@@ -912,7 +917,7 @@ mod tests {
             json!({"name": "plain"}),
             json!({"name": "wipe", "annotations": {"destructiveHint": true}}),
         ];
-        let (chosen, left) = safe_tools(&tools, None);
+        let (chosen, left) = safe_tools(&tools, &[]);
         let names: Vec<&str> = chosen.iter().filter_map(|t| t["name"].as_str()).collect();
         assert_eq!(names, ["read"]);
         assert_eq!(left.len(), 3);
@@ -920,10 +925,14 @@ mod tests {
             left.iter()
                 .any(|(n, why)| n == "plain" && why.contains("readOnlyHint"))
         );
-        let (chosen, left) = safe_tools(&tools, Some("wipe"));
+        let (chosen, left) = safe_tools(&tools, &["wipe"]);
         assert_eq!(chosen.len(), 1);
         assert_eq!(chosen[0]["name"], "wipe");
         assert_eq!(left.len(), 3);
+        let (chosen, left) = safe_tools(&tools, &["wipe", "plain"]);
+        let names: Vec<&str> = chosen.iter().filter_map(|t| t["name"].as_str()).collect();
+        assert_eq!(names, ["plain", "wipe"]);
+        assert!(left.iter().all(|(_, why)| why.contains("wipe, plain")));
     }
 
     #[test]

@@ -75,8 +75,9 @@ pub struct RunOptions {
     /// harness does not start.
     pub command: Vec<String>,
     /// The tool the generic clean control calls (`--tool`), instead of
-    /// `echo` or a tool annotated read-only; `generic` scenarios only.
-    pub tool: Option<String>,
+    /// `echo` or a tool annotated read-only; `generic` scenarios only. With
+    /// `tool-contracts`, the tools to exercise (several allowed).
+    pub tools: Vec<String>,
     /// The named tool's arguments (`--tool-args`, a JSON object; default `{}`).
     pub tool_args: Option<String>,
     /// What a subject the harness starts runs in (`--sandbox`).
@@ -450,13 +451,34 @@ fn named_tool(
     args: &RunOptions,
     scenario: &Scenario,
 ) -> Result<Option<vocab::NamedTool>, HarnessError> {
-    let Some(name) = &args.tool else {
-        return match args.tool_args {
-            Some(_) => Err(HarnessError::Usage(
-                "--tool-args needs --tool NAME: the tool they are for".into(),
-            )),
-            None => Ok(None),
-        };
+    let name = match args.tools.as_slice() {
+        [] => {
+            return match args.tool_args {
+                Some(_) => Err(HarnessError::Usage(
+                    "--tool-args needs --tool NAME: the tool they are for".into(),
+                )),
+                None => Ok(None),
+            };
+        }
+        [one] => one,
+        several => {
+            if !scenario.tool_contracts {
+                return Err(HarnessError::Usage(format!(
+                    "--tool is given {} times: scenario {} calls one tool (several are for --scenario tool-contracts)",
+                    several.len(),
+                    scenario.name
+                )));
+            }
+            if args.tool_args.is_some() {
+                return Err(HarnessError::Usage(
+                    "--tool-args goes with a single --tool: the arguments of that tool".into(),
+                ));
+            }
+            if several.iter().any(String::is_empty) {
+                return Err(HarnessError::Usage("--tool needs a tool name".into()));
+            }
+            return Ok(None);
+        }
     };
     if !scenario.generic {
         return Err(HarnessError::Usage(format!(
@@ -961,13 +983,14 @@ async fn run_tool_contracts(
     ));
     let tools = discover_tools(&prep).await?;
     let named = prep.scenario.named_tool.clone();
-    let (chosen, left) = contract::safe_tools(&tools, named.as_ref().map(|t| t.name.as_str()));
-    if let Some(n) = &named
-        && chosen.is_empty()
+    let allow: Vec<&str> = args.tools.iter().map(String::as_str).collect();
+    let (chosen, left) = contract::safe_tools(&tools, &allow);
+    if let Some(missing) = allow
+        .iter()
+        .find(|n| !tools.iter().any(|t| t["name"] == **n))
     {
         return Err(HarnessError::Usage(format!(
-            "--tool {}: the subject lists no such tool",
-            n.name
+            "--tool {missing}: the subject lists no such tool"
         )));
     }
     reporter.line(format!(

@@ -510,3 +510,35 @@ fn an_answer_over_the_input_limit_is_a_finding() {
     let oracle = read_json(&out.join("lookup/raw/trial-1/clean.oracle.json"));
     assert_eq!(oracle["stopReason"], "INPUT_LIMIT_EXCEEDED", "{oracle:#}");
 }
+
+/// A value the operator gives with `--tool-args` for a member that looks
+/// secret (`api_token`) is never stored: the bundle's privacy scan redacts
+/// it from every file (the requests sent included) and `contracts.json`
+/// shows it as redacted; the contract is still exercised.
+#[test]
+fn an_operator_secret_given_as_a_tool_argument_is_never_stored() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("contracts");
+    let secret = "tok-0f3c9a7e51d2b84c";
+    let args = format!(r#"{{"api_token": "{secret}"}}"#);
+    let o = run(
+        &out,
+        &["--tool", "verify_token", "--tool-args", &args],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", output_text(&o));
+    assert!(!output_text(&o).contains(secret));
+    let doc = contracts(&out);
+    let t = tool(&doc, "verify_token");
+    assert_eq!(t["result"], "PASS");
+    assert_eq!(t["validInput"]["api_token"], "[REDACTED:tool-argument]");
+    assert_eq!(control(t, "missing-api-token").0, "EXPECTED");
+    for f in walk(&out) {
+        let bytes = std::fs::read(&f).unwrap();
+        assert!(
+            !String::from_utf8_lossy(&bytes).contains(secret),
+            "{} holds the secret",
+            f.display()
+        );
+    }
+}

@@ -7,6 +7,8 @@ destructive one the harness must never call on its own.
           tool error (`isError: true`), as MCP 2025-11-25 recommends.
   stats   readOnlyHint: verbose (boolean); additionalProperties: false. An
           invalid input is refused with -32602 (invalid params).
+  verify_token  no annotations: api_token (string, required, at least 8
+          characters), a member whose name looks secret; refused as -32602.
   wipe    destructiveHint: true. Writes "WIPE CALLED" to stderr when called.
 
 Misbehaviour on purpose (`--break MODE`):
@@ -49,13 +51,23 @@ STATS = {
     },
     "annotations": {"readOnlyHint": True},
 }
+VERIFY = {
+    "name": "verify_token",
+    "description": "Check an API token (not annotated: called only when named).",
+    "inputSchema": {
+        "type": "object",
+        "properties": {"api_token": {"type": "string", "minLength": 8}},
+        "required": ["api_token"],
+        "additionalProperties": False,
+    },
+}
 WIPE = {
     "name": "wipe",
     "description": "Delete every record.",
     "inputSchema": {"type": "object", "properties": {}},
     "annotations": {"destructiveHint": True, "readOnlyHint": False},
 }
-TOOLS = [LOOKUP, STATS, WIPE]
+TOOLS = [LOOKUP, STATS, VERIFY, WIPE]
 
 TYPES = {
     "string": lambda v: isinstance(v, str),
@@ -148,6 +160,8 @@ def main():
                 text = "x" * (5 << 20)
             elif name == "lookup":
                 text = "value of %s" % arguments["key"]
+            elif name == "verify_token":
+                text = "token accepted"
             else:
                 text = "calls: 1"
             reply(rid, result={"content": [{"type": "text", "text": text}]})

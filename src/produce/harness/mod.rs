@@ -376,6 +376,10 @@ struct Prepared {
     /// `--trials` and `--seed`, else the scenario's defaults, else 1.
     trials: usize,
     seed: u32,
+    /// Values the privacy scan redacts besides the `--env` ones: the
+    /// operator's `--tool-args` values of members that look secret (a
+    /// tool-contracts run). Named for the report, never given to the subject.
+    redact: BTreeMap<String, String>,
     /// No trial starts after this (the scenario's `scenarioDurationMs`).
     deadline: Instant,
     /// What each subject the harness starts runs in.
@@ -659,6 +663,7 @@ async fn prepare(args: &RunOptions) -> Result<Prepared, HarnessError> {
         seed,
         deadline,
         sandbox,
+        redact: BTreeMap::new(),
     })
 }
 
@@ -958,6 +963,21 @@ async fn discover_tools(prep: &Prepared) -> Result<Vec<Value>, HarnessError> {
         .unwrap_or_default())
 }
 
+/// `input` with every string member whose value is one of `secrets`
+/// replaced by a marker (a value the operator gave for a member that looks
+/// secret).
+fn redacted_input(input: &Value, secrets: &BTreeMap<String, String>) -> Value {
+    let mut out = input.clone();
+    if let Some(o) = out.as_object_mut() {
+        for v in o.values_mut() {
+            if v.as_str().is_some_and(|s| secrets.values().any(|x| x == s)) {
+                *v = Value::from("[REDACTED:tool-argument]");
+            }
+        }
+    }
+    out
+}
+
 /// A tool-contracts run: list the tools, choose the safe ones
 /// (`contract::safe_tools`), and for each write the bundle of its contract
 /// scenario (`contract::for_tool`) below `-o DIR`, then `contracts.json`
@@ -1052,6 +1072,17 @@ async fn run_tool_contracts(
                 continue;
             }
         };
+        // Operator-given values of members that look secret are redacted
+        // wherever the run stores them (the bundle's privacy scan, and
+        // contracts.json below).
+        let mut secrets = BTreeMap::new();
+        if let Some(g) = &given {
+            for member in &c.secret_like {
+                if let Some(v) = g.get(member).and_then(Value::as_str) {
+                    secrets.insert(format!("--tool-args {member}"), v.to_string());
+                }
+            }
+        }
         let scenario = contract::for_tool(&prep.scenario, tool, &c);
         let invalid = c.invalid.len();
         // A tool with many members makes many controls: one bundle must
@@ -1071,6 +1102,7 @@ async fn run_tool_contracts(
         }
         let mut part = prep.clone();
         part.scenario = scenario;
+        part.redact.extend(secrets.clone());
         let spec = PartSpec {
             part: k + 1,
             run_id: format!("{run_id}-{dir}"),
@@ -1089,7 +1121,8 @@ async fn run_tool_contracts(
         incomplete |= s.result != "PASS";
         entries.push(serde_json::json!({
             "tool": name, "directory": dir, "result": s.result, "valid": s.valid,
-            "evidenceClass": s.evidence_class, "validInput": c.valid,
+            "evidenceClass": s.evidence_class,
+            "validInput": redacted_input(&c.valid, &secrets),
             "invalidInputs": invalid, "leftOut": c.left_out,
             "bundleDigest": done.bundle_digest,
             "controls": s.rows.iter().filter(|r| r[1] != "clean").map(|r| serde_json::json!({
@@ -1474,7 +1507,12 @@ async fn run_part(
             t.index, t.index
         ));
     }
-    let scanner = PrivacyScanner::new(env);
+    let scan_values: BTreeMap<String, String> = env
+        .iter()
+        .chain(prep.redact.iter())
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    let scanner = PrivacyScanner::new(&scan_values);
     let tool = evidence::tool_identity();
     let subject_name = truncate(&scrub(&scanner, &subject_name), 128);
     let subject_version = truncate(&scrub(&scanner, &subject_version), 96);

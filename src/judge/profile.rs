@@ -223,7 +223,8 @@ pub const STDOUT_POLLUTED: &str = "MCP_RES_STDOUT_POLLUTED";
 ///   bear (no `server/discover` answered -32601): `MCP_RES_LABEL_NOT_IN_RECORD`.
 /// - an observation said not opened for want of an answer
 ///   (`MCP_RES_OPEN_FAILED`) whose stored stdout answers an opening request
-///   with an error: refused (`MCP_RES_OPEN_REFUSED`).
+///   with an error, or answers under an id no request carries: refused
+///   (`MCP_RES_OPEN_REFUSED`).
 /// - a positive credited as held whose stored stdin sends opening requests
 ///   (`initialize`, `server/discover`) none of which the stored stdout
 ///   answers with a result: the conversation never opened
@@ -262,20 +263,29 @@ pub fn rederive(
     // A conversation said not to open for want of an answer whose stored
     // stdout answers its opening with an error was refused: that is the
     // subject's own doing, and it fails (an unanswered opening does not).
-    if o.observed_reason == OPEN_FAILED
-        && let Some(code) = super::stdio::opening_error(transcript)
-    {
-        return Some((
-            Observation {
-                observed: ProbeOutcome::NotObserved,
-                observed_reason: OPEN_REFUSED.into(),
-                reached: false,
-                ..o.clone()
-            },
-            format!(
-                "check {id}: its {role}.json says {OPEN_FAILED} (no answer to the opening), but its stored stdout answers the opening with the error {code}"
-            ),
-        ));
+    if o.observed_reason == OPEN_FAILED {
+        let answered = super::stdio::opening_error(transcript)
+            .map(|code| format!("answers the opening with the error {code}"))
+            .or_else(|| {
+                super::stdio::opening_misanswered(transcript).map(|stray| {
+                    format!(
+                        "answers it under the id {stray}, which no request of its stdin carries"
+                    )
+                })
+            });
+        if let Some(answered) = answered {
+            return Some((
+                Observation {
+                    observed: ProbeOutcome::NotObserved,
+                    observed_reason: OPEN_REFUSED.into(),
+                    reached: false,
+                    ..o.clone()
+                },
+                format!(
+                    "check {id}: its {role}.json says {OPEN_FAILED} (no answer to the opening), but its stored stdout {answered}"
+                ),
+            ));
+        }
     }
     // A positive credited as held whose stored stdin sends the opening
     // request(s) while the stored stdout answers none of them with a result:
@@ -1669,6 +1679,14 @@ mod tests {
         assert!(rederive("silent-process", "negative", &failed, &t).is_none());
         let t = json!({"chunks": [line(discover), out(err(-32601))]});
         assert!(rederive("silent-process", "negative", &failed, &t).is_none());
+        // Answered under another id (a string for the number sent): an
+        // answer, so a refusal of the opening, not silence.
+        let stringified = json!({"jsonrpc": "2.0", "id": "1", "result": {}});
+        let t = json!({"chunks": [line(init.clone()), out(stringified)]});
+        let (judged, why) =
+            rederive("silent-process", "negative", &failed, &t).expect("misanswered");
+        assert_eq!(judged.observed_reason, OPEN_REFUSED, "{why}");
+        assert!(why.contains("\"1\""), "{why}");
         // Opened with a result after all: not a refusal of the opening.
         let t =
             json!({"chunks": [line(init), out(json!({"jsonrpc": "2.0", "id": 1, "result": {}}))]});

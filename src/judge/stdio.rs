@@ -89,6 +89,32 @@ pub fn opening_error(transcript: &Value) -> Option<i64> {
         })
 }
 
+/// The id of a response on the stored stdout that answers no request of the
+/// stored stdin, when no opening request (`initialize`, `server/discover`)
+/// is answered with a result: the subject answered the opening under
+/// another id (a string for a number, say), which JSON-RPC 2.0 (§5: the id
+/// MUST be the request's) does not allow. `None` when the conversation
+/// opened, every response answers a request sent, or the bytes are not all
+/// stored.
+pub fn opening_misanswered(transcript: &Value) -> Option<Value> {
+    if opened(transcript)? {
+        return None;
+    }
+    let stdin = stream_bytes(transcript, "stdin")?;
+    let sent: Vec<Value> = messages(&stdin)
+        .into_iter()
+        .filter(|m| m.get("method").is_some())
+        .filter_map(|m| m.get("id").cloned())
+        .collect();
+    messages(&stdout_bytes(transcript)?)
+        .into_iter()
+        .filter(|m| {
+            m.get("method").is_none() && (m.get("result").is_some() || m.get("error").is_some())
+        })
+        .filter_map(|m| m.get("id").cloned())
+        .find(|id| !id.is_null() && !sent.contains(id))
+}
+
 /// Does the subject's stdout end with a torn line (bytes after the last LF)?
 /// Read from the last stdout chunk: `None` when there is none or its bytes
 /// are not stored (elided).

@@ -800,6 +800,22 @@ pub fn not_opened(
             artifact,
         );
     }
+    // A response under another id than the opening's (a string for a
+    // number, say) is an answer, not silence: JSON-RPC 2.0 (§5) asks for
+    // the request's own id.
+    if matches!(open, Reply::Silent | Reply::Closed)
+        && let Some(stray) = crate::judge::stdio::opening_misanswered(&artifact)
+    {
+        return opening_refused(
+            expected,
+            expected_reason,
+            format!(
+                "the subject answered {} under the id {stray}, not the request's own id",
+                ctx.open_request().0
+            ),
+            artifact,
+        );
+    }
     if let Reply::Error(code, _) = open {
         return opening_refused(
             expected,

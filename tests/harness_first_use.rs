@@ -65,6 +65,11 @@ fn without_a_scenario_a_third_party_server_is_driven_with_generic() {
         r.stderr
     );
     assert!(
+        r.stderr.contains("use --scenario tool-contracts"),
+        "{}",
+        r.stderr
+    );
+    assert!(
         r.stderr
             .contains("scenario generic against /usr/bin/python3"),
         "{}",

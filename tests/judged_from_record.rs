@@ -879,6 +879,49 @@ fn a_null_id_control_relabelled_as_refused_is_refused_from_its_bytes() {
     assert_eq!(code, 0, "{report:#}");
 }
 
+/// buffering-detection's positive is read from the arrival times of its
+/// stored chunks: the reference server's events, re-timed so that every
+/// chunk of the call's connection arrives at once (digests recomputed),
+/// show buffering, and `validate` refuses the PASS its label still claims.
+#[test]
+fn events_whose_stored_chunks_arrive_at_once_are_not_flushed_incrementally() {
+    let id = "buffering-detection";
+    let (_tmp, dir) = copy_of("bundles/field/evidence/legs/reference-http-2025-11-25");
+    let path = dir.join(format!("artifacts/{id}/positive.json"));
+    let mut positive = read(&path);
+    assert_eq!(
+        positive["observedReasonCode"],
+        "MCP_RES_HTTP_EVENTS_FLUSHED_INCREMENTALLY"
+    );
+    let events = positive["transcript"]["events"].as_array_mut().unwrap();
+    // The call's connection: the last one that received bytes.
+    let conn = events
+        .iter()
+        .filter(|e| e["stream"] == "received")
+        .filter_map(|e| e["connection"].as_u64())
+        .max()
+        .unwrap();
+    let mut retimed = 0;
+    for e in events.iter_mut() {
+        if e["stream"] == "received" && e["connection"].as_u64() == Some(conn) {
+            e["atMs"] = json!(1000);
+            retimed += 1;
+        }
+    }
+    assert!(retimed > 1, "{positive}");
+    write(&path, &positive);
+    let mut r = Relabel::open(&dir);
+    r.save();
+    let (code, report) = validate(&dir);
+    assert_eq!(code, 1, "{report:#}");
+    let raw: Vec<&str> = findings_of(&report, CODE)
+        .iter()
+        .filter_map(|f| f["message"].as_str())
+        .filter(|m| m.contains(id) && m.contains("stored chunks show"))
+        .collect();
+    assert_eq!(raw.len(), 1, "{report:#}");
+}
+
 /// A positive claimed as held whose stored bytes never show the
 /// conversation open (every stdout chunk of its transcript emptied, every
 /// digest following): the judge reads the opening from stdin and stdout,

@@ -263,6 +263,11 @@ pub fn exchanges_on(transcript: &Value, conn: u64) -> Option<Vec<Exchange>> {
     Some(all.remove(&conn).map(|b| exchanges(&b)).unwrap_or_default())
 }
 
+/// buffering-detection: the least time between the first progress event
+/// and the call's answer (the tool is asked for three steps 250 ms apart)
+/// for the events to count as flushed as they came, not buffered.
+pub const FLUSH_GAP_MS: u64 = 200;
+
 /// What counts as a Streamable HTTP negative control's refusal, check by
 /// check: the table the runner classifies with and the judge reads the
 /// stored bytes with (so a 500, or a 400 where the check's refusal is a

@@ -378,6 +378,9 @@ pub fn rederive(
     if let Some(found) = media_type_reread(id, role, o, transcript) {
         return Some(found);
     }
+    if let Some(found) = flush_reread(id, role, o, transcript) {
+        return Some(found);
+    }
     if role == "negative" && o.observed_reason == o.expected_reason {
         let not_credited = |reason: &str, why: String| {
             Some((
@@ -590,6 +593,107 @@ fn http_refusal_reread(
 /// Nothing is read without that id, when the bytes are not all stored, or
 /// when the request is not answered at all (the label then names how it was
 /// not), or when the label is another check-specific reading.
+/// buffering-detection's positive, read from the arrival times of its
+/// stored chunks: on the connection that sent the `tools/call` with a
+/// progress token, the first chunk after which a progress notification is
+/// complete and the first after which the call's answer is, at least
+/// [`super::http::FLUSH_GAP_MS`] apart (the events were flushed as they
+/// came), else `MCP_RES_HTTP_EVENTS_BUFFERED`. Not read when the bytes are
+/// not all stored, or the label is neither of the two.
+fn flush_reread(
+    id: &str,
+    role: &str,
+    o: &Observation,
+    transcript: &Value,
+) -> Option<(Observation, String)> {
+    use crate::diag::reasons;
+    use base64::Engine as _;
+    if (id, role) != ("buffering-detection", "positive") {
+        return None;
+    }
+    let (held, wrong) = (
+        reasons::HTTP_EVENTS_FLUSHED_INCREMENTALLY,
+        reasons::HTTP_EVENTS_BUFFERED,
+    );
+    if o.observed_reason != held && o.observed_reason != wrong {
+        return None;
+    }
+    // The call: the one request sent with a progress token.
+    let sent = super::http::sent_bodies(transcript)?;
+    let mut calls = sent.iter().flat_map(|(conn, bodies)| {
+        bodies.iter().filter_map(move |b| {
+            let m: Value = serde_json::from_slice(b).ok()?;
+            (m["method"] == "tools/call" && m.pointer("/params/_meta/progressToken").is_some())
+                .then(|| (*conn, m["id"].clone()))
+        })
+    });
+    let (conn, request) = calls.next()?;
+    if calls.next().is_some() {
+        return None;
+    }
+    let mut bytes = Vec::new();
+    let (mut first, mut last) = (None, None);
+    for e in transcript["events"].as_array()? {
+        if e["stream"] != "received" || e["connection"].as_u64() != Some(conn) {
+            continue;
+        }
+        if let Some(text) = e["text"].as_str() {
+            bytes.extend_from_slice(text.as_bytes());
+        } else {
+            bytes.extend(
+                base64::engine::general_purpose::STANDARD
+                    .decode(e["base64"].as_str()?)
+                    .ok()?,
+            );
+        }
+        let at = e["atMs"].as_u64()?;
+        let messages: Vec<Value> = super::http::exchanges(&bytes)
+            .first()
+            .map(super::http::Exchange::messages)
+            .unwrap_or_default();
+        if first.is_none()
+            && messages
+                .iter()
+                .any(|m| m["method"] == "notifications/progress")
+        {
+            first = Some(at);
+        }
+        if last.is_none()
+            && messages.iter().any(|m| {
+                m.get("id") == Some(&request)
+                    && (m.get("result").is_some() || m.get("error").is_some())
+            })
+        {
+            last = Some(at);
+        }
+    }
+    let gap = match (first, last) {
+        (Some(a), Some(z)) => z.saturating_sub(a),
+        _ => 0,
+    };
+    // Without an answer at all the runner's reading (no answer) stands.
+    last?;
+    let judged = if first.is_some() && gap >= super::http::FLUSH_GAP_MS {
+        held
+    } else {
+        wrong
+    };
+    if judged == o.observed_reason {
+        return None;
+    }
+    Some((
+        Observation {
+            observed_reason: judged.into(),
+            ..o.clone()
+        },
+        format!(
+            "check {id}: its {role}.json says {}, but its stored chunks show the first progress event at {first:?} ms and the answer at {last:?} ms ({gap} ms apart; flushed as they come needs {} ms)",
+            o.observed_reason,
+            super::http::FLUSH_GAP_MS
+        ),
+    ))
+}
+
 fn media_type_reread(
     id: &str,
     role: &str,

@@ -441,7 +441,7 @@ fn default_scenario(command: &[String]) -> (&'static str, String) {
         (
             vocab::DEFAULT_THIRD_PARTY_SCENARIO,
             format!(
-                "no --scenario given: the subject is not `mcpres serve`, so scenario {} is used (any MCP server; {} needs the reference server's --fault flag)",
+                "no --scenario given: the subject is not `mcpres serve`, so scenario {} is used (any MCP server; {} needs the reference server's --fault flag; to exercise each safe tool against its input schema, use --scenario tool-contracts)",
                 vocab::DEFAULT_THIRD_PARTY_SCENARIO,
                 vocab::DEFAULT_SCENARIO
             ),

@@ -930,7 +930,7 @@ fn buffering_detection(ctx: &Ctx) -> CheckRun {
         let c = answered(
             &r,
             &id,
-            first.is_some() && gap >= 200,
+            first.is_some() && gap >= crate::judge::http::FLUSH_GAP_MS,
             HELD,
             reasons::HTTP_EVENTS_BUFFERED,
         );

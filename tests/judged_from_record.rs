@@ -341,8 +341,8 @@ fn checks_relabelled_pass_are_refused_although_every_other_rule_holds() {
         .map(|c| c["id"].as_str().unwrap().to_owned())
         .collect();
     // (Since behaviour the specification leaves open is NOT_OBSERVED, not
-    // FAIL, the subject has seven such checks.)
-    assert!(relabelled.len() >= 7, "{relabelled:?}");
+    // FAIL, the subject has three such checks.)
+    assert!(relabelled.len() >= 3, "{relabelled:?}");
     for id in &relabelled {
         r.pass(id);
     }
@@ -359,26 +359,39 @@ fn checks_relabelled_pass_are_refused_although_every_other_rule_holds() {
             "{id}: {report:#}"
         );
     }
-    assert!(text.contains("check released-message-framing: its mutant.json shows the mutant met with the negative control's reason"), "{text}");
     assert!(text.contains("check malformed-output: its"), "{text}");
-    // The surviving mutant is not shown killed, nor the result PASS.
-    let i = r.index("startup-timeout");
-    assert!(pointers(&report).contains(&format!("/checks/{i}/mutantKilled")));
     // A failing evaluation relabelled PASS is refused at its result too.
     if untouched_code == 1 {
         assert!(pointers(&report).contains(&"/result".to_owned()));
     }
+    // A check whose mutant met the control's reason, relabelled PASS: the
+    // surviving mutant is not shown killed.
+    let (_tmp, dir) = copy_of("bundles/profiles/python-sdk-protocol-revision-2025-11-25");
+    let mut r = Relabel::open(&dir);
+    let id = "request-identity-metadata";
+    r.pass(id);
+    r.save();
+    let (code, report) = validate(&dir);
+    only_not_from_record(code, &report);
+    assert!(
+        report.to_string().contains(&format!(
+            "check {id}: its mutant.json shows the mutant met with the negative control's reason"
+        )),
+        "{report:#}"
+    );
+    let i = r.index(id);
+    assert!(pointers(&report).contains(&format!("/checks/{i}/mutantKilled")));
 }
 
 #[test]
 fn a_single_check_relabelled_pass_is_refused_at_that_check() {
-    let (_tmp, dir) = copy_of("bundles/profiles/everything-stdio-transport-2025-11-25");
+    let (_tmp, dir) = copy_of("bundles/profiles/everything-protocol-revision-2025-11-25");
     let mut r = Relabel::open(&dir);
-    r.pass("discovery-versus-legacy-initialization");
+    r.pass("request-identity-metadata");
     r.save();
     let (code, report) = validate(&dir);
     assert_eq!(code, 1);
-    let i = r.index("discovery-versus-legacy-initialization");
+    let i = r.index("request-identity-metadata");
     let p = pointers(&report);
     for field in ["verdict", "reason", "detail", "mutantKilled"] {
         assert!(
@@ -432,7 +445,7 @@ fn a_flipped_flag_is_refused() {
 fn a_verdict_the_artifacts_do_not_give_is_never_shown_by_report() {
     let (tmp, dir) = copy_of("bundles/profiles/python-sdk-stdio-transport-2025-11-25");
     let mut r = Relabel::open(&dir);
-    r.pass("startup-timeout");
+    r.pass("malformed-output");
     r.save();
     let page = tmp.path().join("page.html");
     let out = mcpres(&[
@@ -449,7 +462,7 @@ fn a_verdict_the_artifacts_do_not_give_is_never_shown_by_report() {
         html.contains("<code>stdout-protocol-purity</code>"),
         "{html}"
     );
-    assert!(!html.contains("<code>startup-timeout</code>"), "{html}");
+    assert!(!html.contains("<code>malformed-output</code>"), "{html}");
     // The run's result as the judge gives it (some checks not observed),
     // never the relabelled one.
     assert!(
@@ -597,50 +610,66 @@ fn a_field_leg_relabelled_from_incomplete_to_pass_is_refused() {
 
 #[test]
 fn a_mutant_relabelled_as_met_by_the_syntax_guard_is_refused_from_its_bytes() {
-    // released-message-framing's mutant met the control's reason: its stored
-    // stdout holds no -32700 error and no null-id answer. Relabel the mutant
-    // itself as refused by the syntax guard (so the labels give a killed
-    // mutant and a PASS), and the check and both results with it.
-    let (_tmp, dir) = copy_of("bundles/profiles/python-sdk-stdio-transport-2025-11-25");
+    // released-message-framing's mutant (a request for a method no server
+    // has) was answered -32601 by the Python SDK: killed. Relabelled as
+    // refused by the syntax guard, its stored stdout holds no -32700 error
+    // and no null-id answer.
+    let leg = "bundles/profiles/python-sdk-stdio-transport-2025-11-25";
     let id = "released-message-framing";
+    let (_tmp, dir) = copy_of(leg);
     let path = dir.join(format!("artifacts/{id}/mutant.json"));
     let mut mutant = read(&path);
-    assert_eq!(mutant["propertyReached"], true);
+    assert_eq!(
+        mutant["observedReasonCode"], "MCP_RES_MUTANT_REQUEST_ANSWERED",
+        "{mutant}"
+    );
+    assert_eq!(mutant["propertyReached"], false);
     mutant["observedReasonCode"] = json!("MCP_RES_SYNTAX_GUARD");
-    mutant["propertyReached"] = json!(false);
     write(&path, &mutant);
-    let mut r = Relabel::open(&dir);
-    r.pass(id);
-    r.save();
+    Relabel::open(&dir).save();
     let (code, report) = validate(&dir);
-    assert_eq!(code, 1);
-    let i = r.index(id);
-    let p = pointers(&report);
-    // The labels agree with each other now...
-    assert!(!p.contains(&format!("/checks/{i}/verdict")), "{p:?}");
-    // ...but not with the transcript's bytes.
-    let raw: Vec<&str> = findings_of(&report, CODE)
-        .iter()
-        .filter_map(|f| f["message"].as_str())
+    only_not_from_record(code, &report);
+    let raw: Vec<String> = messages(&report)
+        .into_iter()
         .filter(|m| m.starts_with(&format!("artifacts/{id}/mutant.json /observedReasonCode")))
         .collect();
-    assert_eq!(raw.len(), 1, "{report:#}");
     assert!(
-        raw[0].contains("the syntax guard did not fire"),
-        "{}",
-        raw[0]
+        raw.iter()
+            .any(|m| m.contains("the syntax guard did not fire")),
+        "{report:#}"
     );
-    // A mutant that reached the property cannot be relabelled as one that did not.
-    let (_tmp, dir) = copy_of("bundles/profiles/python-sdk-stdio-transport-2025-11-25");
+    // Relabelled as met with the control's reason (a survivor, so the check
+    // would be NOT_OBSERVED and hide its verdict): the stored stdout answers
+    // the mutant's request.
+    let (_tmp, dir) = copy_of(leg);
     let path = dir.join(format!("artifacts/{id}/mutant.json"));
     let mut mutant = read(&path);
-    mutant["propertyReached"] = json!(false);
+    mutant["observedReasonCode"] = json!("MCP_RES_FRAMING_EMBEDDED_NEWLINE_REFUSED");
+    mutant["propertyReached"] = json!(true);
+    write(&path, &mutant);
+    let mut r = Relabel::open(&dir);
+    r.not_observed(id, "MCP_RES_WRONG_REASON_MUTANT_SURVIVED");
+    r.save();
+    let (code, report) = validate(&dir);
+    assert_eq!(code, 1, "{report:#}");
+    assert!(
+        messages(&report)
+            .iter()
+            .any(|m| m.contains("its stored stdout answers the mutant's request")),
+        "{report:#}"
+    );
+    // A mutant that did not reach the property cannot be relabelled as one
+    // that did.
+    let (_tmp, dir) = copy_of(leg);
+    let path = dir.join(format!("artifacts/{id}/mutant.json"));
+    let mut mutant = read(&path);
+    mutant["propertyReached"] = json!(true);
     write(&path, &mutant);
     Relabel::open(&dir).save();
     let (_, report) = validate(&dir);
     assert!(
         report.to_string().contains(&format!(
-            "artifacts/{id}/mutant.json /propertyReached: recorded false"
+            "artifacts/{id}/mutant.json /propertyReached: recorded true"
         )),
         "{report:#}"
     );
@@ -1149,4 +1178,259 @@ fn an_http_mutant_met_as_the_control_cannot_be_labelled_killed() {
         })
         .collect();
     assert_eq!(raw.len(), 1, "{report:#}");
+}
+
+/// Every digest of an OAuth-boundary directory recomputed after its
+/// artifacts were edited: each case's three artifact digests, the
+/// evaluation's seal, run.json's evaluation file digest and artifact list.
+fn rebind_oauth(dir: &Path) {
+    let mut evaluation = read(&dir.join("evaluation.json"));
+    for case in evaluation["cases"].as_array_mut().unwrap() {
+        let id = case["id"].as_str().unwrap().to_owned();
+        for (branch, role) in [
+            ("positive", "positive"),
+            ("negative", "negative"),
+            ("wrongReasonMutant", "mutant"),
+        ] {
+            let path = dir.join(format!("artifacts/{id}/{role}.json"));
+            case[branch]["artifactSha256"] = json!(file_sha(&path));
+        }
+    }
+    seal(&mut evaluation);
+    write(&dir.join("evaluation.json"), &evaluation);
+    let mut run = read(&dir.join("run.json"));
+    run["evaluationFileSha256"] = json!(file_sha(&dir.join("evaluation.json")));
+    for a in run["artifacts"].as_array_mut().unwrap() {
+        let p = dir.join(a["path"].as_str().unwrap());
+        a["sha256"] = json!(file_sha(&p));
+        a["bytes"] = json!(fs::metadata(&p).unwrap().len());
+    }
+    write(&dir.join("run.json"), &run);
+}
+
+/// The messages of the new code's findings.
+fn messages(report: &Value) -> Vec<String> {
+    findings_of(report, CODE)
+        .iter()
+        .filter_map(|f| f["message"].as_str().map(str::to_owned))
+        .collect()
+}
+
+/// Append a stderr chunk holding `text` to a stored subject transcript.
+fn subject_wrote(server: &Path, text: &str) {
+    let mut doc = read(server);
+    let at = doc["chunks"]
+        .as_array()
+        .unwrap()
+        .last()
+        .map_or(0, |c| c["atMs"].as_u64().unwrap());
+    doc["chunks"].as_array_mut().unwrap().push(json!({
+        "atMs": at, "bytes": text.len(), "stream": "stderr", "text": text
+    }));
+    write(server, &doc);
+}
+
+/// The reference resource server's token-storage-omission, with the
+/// subject's stored stderr made to hold a token (redacted, as every stored
+/// token is) while no observation counts one: the positive is judged
+/// `MCP_RES_OAUTH_TOKEN_STORED` and the check's PASS refused. The honest
+/// twin (untouched) re-judges to its PASS
+/// (`oauth_evaluations_are_judged_from_their_record_too`).
+#[test]
+fn a_token_in_the_stored_output_of_a_storage_check_is_never_a_pass() {
+    let (_tmp, dir) = copy_of("bundles/oauth/reference");
+    let id = "token-storage-omission";
+    subject_wrote(
+        &dir.join(format!("artifacts/{id}/server.json")),
+        "debug: authorization Bearer <synthetic-bearer>\n",
+    );
+    rebind_oauth(&dir);
+    let (code, report) = validate(&dir);
+    only_not_from_record(code, &report);
+    let m = messages(&report);
+    assert!(
+        m.iter()
+            .any(|m| m.contains("holds 1 redacted token(s) in the subject's output")),
+        "{report:#}"
+    );
+    let run = read(&dir.join("run.json"));
+    let i = run["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .position(|c| c["id"] == id)
+        .unwrap();
+    assert!(
+        pointers(&report).contains(&format!("/checks/{i}/verdict")),
+        "{report:#}"
+    );
+}
+
+/// A storage finding relabelled away: the positive's own observation counts
+/// a token in the subject's output (and the stored output holds it), but
+/// its label says the token was simply accepted. Refused; and the reverse
+/// (counts that the stored output does not bear) is refused too.
+#[test]
+fn a_counted_token_relabelled_as_accepted_is_refused() {
+    let (_tmp, dir) = copy_of("bundles/oauth/reference");
+    let id = "token-storage-omission";
+    let positive = dir.join(format!("artifacts/{id}/positive.json"));
+    let mut doc = read(&positive);
+    doc["transcript"]["observation"]["tokenOccurrencesInSubjectOutput"] = json!(1);
+    write(&positive, &doc);
+    subject_wrote(
+        &dir.join(format!("artifacts/{id}/server.json")),
+        "<synthetic-bearer>\n",
+    );
+    rebind_oauth(&dir);
+    let (code, report) = validate(&dir);
+    only_not_from_record(code, &report);
+    assert!(
+        messages(&report).iter().any(|m| m.contains(
+            "with 1 occurrence(s) of the token counted in what the subject wrote, which reads as ACCEPT MCP_RES_OAUTH_TOKEN_STORED"
+        )),
+        "{report:#}"
+    );
+    // Counts without the stored output to bear them.
+    let (_tmp, dir) = copy_of("bundles/oauth/reference");
+    let mut doc = read(&dir.join(format!("artifacts/{id}/negative.json")));
+    doc["transcript"]["observation"]["tokenOccurrencesInSubjectOutput"] = json!(2);
+    doc["observedReasonCode"] = json!("MCP_RES_OAUTH_TOKEN_STORED");
+    write(&dir.join(format!("artifacts/{id}/negative.json")), &doc);
+    rebind_oauth(&dir);
+    let (code, report) = validate(&dir);
+    assert_eq!(code, 1, "{report:#}");
+    assert!(
+        messages(&report)
+            .iter()
+            .any(|m| m.contains("its stored server.json holds none")),
+        "{report:#}"
+    );
+}
+
+/// scope-minimization's positive credits an acceptance only when the token
+/// endpoint's stored answer authorized exactly the scopes requested: the
+/// reference run's grant made to authorize more (`mcp admin`) is refused.
+#[test]
+fn a_grant_wider_than_requested_is_not_credited_as_minimal() {
+    let (_tmp, dir) = copy_of("bundles/oauth/reference");
+    let path = dir.join("artifacts/scope-minimization/positive.json");
+    let mut doc = read(&path);
+    let grant = doc["transcript"]["observation"]["grant"]
+        .as_array_mut()
+        .unwrap();
+    let token = grant
+        .iter_mut()
+        .find_map(|s| s.get_mut("token"))
+        .expect("a token step");
+    token["scope"] = json!("mcp admin");
+    write(&path, &doc);
+    rebind_oauth(&dir);
+    let (code, report) = validate(&dir);
+    only_not_from_record(code, &report);
+    assert!(
+        messages(&report)
+            .iter()
+            .any(|m| m.contains("the token endpoint's stored answer authorized")),
+        "{report:#}"
+    );
+}
+
+/// A refusal whose stored answer carries the (redacted) token in a header,
+/// labelled as a clean refusal: sanitized-authorization-errors is judged
+/// `MCP_RES_OAUTH_ERROR_ECHOES_TOKEN` from the bytes.
+#[test]
+fn a_refusal_that_echoes_the_token_in_its_stored_bytes_is_not_sanitized() {
+    let (_tmp, dir) = copy_of("bundles/oauth/reference");
+    let path = dir.join("artifacts/sanitized-authorization-errors/negative.json");
+    let mut doc = read(&path);
+    let events = doc["transcript"]["transcript"]["events"]
+        .as_array_mut()
+        .unwrap();
+    let e = events
+        .iter_mut()
+        .find(|e| {
+            e["stream"] == "received"
+                && e["text"]
+                    .as_str()
+                    .is_some_and(|t| t.starts_with("HTTP/1.1 401"))
+        })
+        .expect("a stored 401");
+    let text = e["text"].as_str().unwrap().replacen(
+        "\r\n",
+        "\r\nx-debug-token: <synthetic-bearer>\r\n",
+        1,
+    );
+    e["bytes"] = json!(text.len());
+    e["text"] = json!(text);
+    write(&path, &doc);
+    rebind_oauth(&dir);
+    let (code, report) = validate(&dir);
+    only_not_from_record(code, &report);
+    assert!(
+        messages(&report)
+            .iter()
+            .any(|m| m.contains("MCP_RES_OAUTH_ERROR_ECHOES_TOKEN")),
+        "{report:#}"
+    );
+}
+
+/// `privacy.evidenceContainsCredentialMaterial` is judged from the stored
+/// artifacts: a raw JSON web token written into a subject's stored output
+/// (every digest following) while the flag says none is refused.
+#[test]
+fn credential_material_in_stored_evidence_contradicts_a_clean_privacy_flag() {
+    let (_tmp, dir) = copy_of("bundles/oauth/reference");
+    subject_wrote(
+        &dir.join("artifacts/access-token-audience/server.json"),
+        "token eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJ1c2VyIn0.c2lnbmF0dXJl\n",
+    );
+    rebind_oauth(&dir);
+    let (code, report) = validate(&dir);
+    only_not_from_record(code, &report);
+    assert_eq!(
+        pointers(&report),
+        ["/privacy/evidenceContainsCredentialMaterial"],
+        "{report:#}"
+    );
+}
+
+/// executable-identity from its stored paths and digests: a positive whose
+/// stored running executable is another program than the one launched,
+/// labelled as identified, is refused; a control whose two stored digests
+/// are equal, labelled as a changed digest, is refused.
+#[test]
+fn executable_identity_is_read_from_its_stored_paths_and_digests() {
+    let leg = "bundles/profiles/python-sdk-stdio-transport-2025-11-25";
+    let (_tmp, dir) = copy_of(leg);
+    let id = "executable-identity";
+    let path = dir.join(format!("artifacts/{id}/positive.json"));
+    let mut doc = read(&path);
+    assert_eq!(doc["observedReasonCode"], "MCP_RES_EXECUTABLE_IDENTIFIED");
+    doc["transcript"]["observation"]["exe"] = json!("/usr/bin/some-other-program");
+    write(&path, &doc);
+    Relabel::open(&dir).save();
+    let (code, report) = validate(&dir);
+    only_not_from_record(code, &report);
+    assert!(
+        messages(&report)
+            .iter()
+            .any(|m| m.contains("is not the program")),
+        "{report:#}"
+    );
+    let (_tmp, dir) = copy_of(leg);
+    let path = dir.join(format!("artifacts/{id}/negative.json"));
+    let mut doc = read(&path);
+    let recorded = doc["transcript"]["identity"]["recordedSha256"].clone();
+    doc["transcript"]["identity"]["sha256"] = recorded;
+    write(&path, &doc);
+    Relabel::open(&dir).save();
+    let (code, report) = validate(&dir);
+    only_not_from_record(code, &report);
+    assert!(
+        messages(&report)
+            .iter()
+            .any(|m| m.contains("its stored digests are equal")),
+        "{report:#}"
+    );
 }

@@ -47,6 +47,26 @@ const WATCHDOG: Duration = Duration::from_secs(180);
 /// The checks observe signals and answer bounds: one run at a time.
 static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
 
+thread_local! {
+    /// The run.json of this thread's last [`run_with`].
+    static LAST_RUN: std::cell::RefCell<Value> = const { std::cell::RefCell::new(Value::Null) };
+}
+
+/// The (verdict, reason) of every check of this thread's last run, by id.
+fn last_verdicts() -> Vec<(String, String, String)> {
+    LAST_RUN.with(|l| {
+        l.borrow()["checks"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|c| {
+                let f = |k: &str| c[k].as_str().unwrap_or_default().to_string();
+                (f("id"), f("verdict"), f("reason"))
+            })
+            .collect()
+    })
+}
+
 fn python3() -> &'static str {
     static PYTHON: OnceLock<String> = OnceLock::new();
     PYTHON.get_or_init(|| {
@@ -127,6 +147,7 @@ fn run_with(
     let output = support::output_within(child, WATCHDOG, &what);
     let doc =
         read_run(&out).unwrap_or_else(|e| panic!("{what}: {e}\n{}", support::output_text(&output)));
+    LAST_RUN.with(|l| *l.borrow_mut() = doc.clone());
     let entry = doc["checks"]
         .as_array()
         .and_then(|c| c.iter().find(|c| c["id"] == check))
@@ -164,6 +185,72 @@ fn assert_verdict(got: &(String, String, String), verdict: &str, reason: Option<
 }
 
 // ---- adversaries not credited, with their honest twins -------------------
+
+/// The five stdio checks whose controls a subject may meet with silence
+/// (a dropped line, no output, no answer to a notification).
+const SILENCE_CONTROLS: [&str; 5] = [
+    "released-message-framing",
+    "startup-timeout",
+    "silent-process",
+    "concurrent-requests",
+    "discovery-versus-legacy-initialization",
+];
+
+/// A subject that meets every line it does not serve with silence (a parse
+/// error, a method it does not have, a request before `initialize`, a
+/// batch): its silence to each control cannot be bound to the control's
+/// defect, since it does not answer the non-syntax mutant (a request for a
+/// method no server has) either: NOT_OBSERVED
+/// (`MCP_RES_WRONG_REASON_MUTANT_SURVIVED`), never PASS. The mutant of
+/// discovery-versus-legacy-initialization is `server/discover` sent as a
+/// request, which this subject serves: that silence to the notification is
+/// bound to the missing id, and the check passes, unless `server/discover`
+/// goes unanswered as well (`discover-hang`, at 2025-11-25 where the
+/// opening is `initialize`). The twin, which answers those requests with
+/// errors, passes all five on both revisions (the real SDKs do too:
+/// `bundles/profiles/`).
+#[test]
+fn a_subject_silent_to_everything_unusual_decides_no_silence_control() {
+    let (first, rest) = SILENCE_CONTROLS.split_first().unwrap();
+    let survived = "MCP_RES_WRONG_REASON_MUTANT_SURVIVED";
+    let discovery = SILENCE_CONTROLS[4];
+    let cases: [(&str, &[&str], &str); 5] = [
+        (REV_2025, &["silent-to-the-unusual"], "PASS"),
+        (
+            REV_2025,
+            &["silent-to-the-unusual", "discover-hang"],
+            "NOT_OBSERVED",
+        ),
+        (REV_2026, &["silent-to-the-unusual"], "PASS"),
+        (REV_2025, &[], "PASS"),
+        (REV_2026, &[], "PASS"),
+    ];
+    for (rev, breaks, discovery_verdict) in cases {
+        // With a check any subject decides, so that the run has one.
+        let beside = format!("{},executable-identity", rest.join(","));
+        run_beside(STDIO, rev, first, &beside, breaks);
+        let mut got = last_verdicts();
+        got.retain(|(id, _, _)| SILENCE_CONTROLS.contains(&id.as_str()));
+        assert_eq!(got.len(), 5, "{got:?}");
+        for (id, verdict, reason) in &got {
+            let what = format!("{rev} {breaks:?} {id}: {got:?}");
+            if breaks.is_empty() {
+                assert_eq!(verdict, "PASS", "{what}");
+            } else if id == discovery {
+                assert_eq!(verdict, discovery_verdict, "{what}");
+                if verdict == "NOT_OBSERVED" {
+                    assert_eq!(reason, survived, "{what}");
+                }
+            } else {
+                assert_eq!(
+                    (verdict.as_str(), reason.as_str()),
+                    ("NOT_OBSERVED", survived),
+                    "{what}"
+                );
+            }
+        }
+    }
+}
 
 /// A legacy-only subject evaluated at 2026-07-28 (it answers `server/discover`
 /// with -32601): a check that needs an opened conversation was never

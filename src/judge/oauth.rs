@@ -20,10 +20,10 @@ use serde_json::{Value, json};
 use super::Disagreement;
 use super::profile::{
     CHECK_NOT_OBSERVED, DETAIL_MAX, Observation, ROLES, Stored, Verdict, artifact_path,
-    check_verdict, rederive, truncate,
+    check_verdict, rederive, server_path, truncate,
 };
 use crate::diag::reasons::{self, Branch};
-use crate::model::oauth::{Probe, WrongReasonMutant};
+use crate::model::oauth::{Probe, SYNTHETIC_CREDENTIAL, WrongReasonMutant};
 use crate::model::vocab::ProbeOutcome;
 
 /// A finding of the evaluation's own rules on one of its cases: the case's
@@ -123,14 +123,39 @@ pub fn classify_presented(
     }
 }
 
+/// The checks that present one token per observation and add readings of
+/// their own to the classifier's, with the refusal reason they classify by.
+pub const READ_WITH: [(&str, &str); 2] = [
+    ("scope-minimization", "insufficient-scope"),
+    ("sanitized-authorization-errors", "wrong-audience"),
+];
+
 /// The observation `o` (check `id`, `role`) as its stored bytes give it,
 /// and why, where they give something else than its labels: first the
 /// profile judge's readings ([`rederive`]); then, for a check that presents
-/// a token ([`PRESENTED`]), the answer to that one request read again from
-/// the stored connection bytes (`transcript.transcript`) and classified as
-/// the runner classifies it. Only the classifier's own codes are read so: a
-/// check-specific finding recorded over them (a token forwarded or stored)
-/// is judged by its check's own evidence.
+/// a token ([`PRESENTED`], [`READ_WITH`]), the answer to that one request
+/// read again from the stored connection bytes (`transcript.transcript`)
+/// and classified as the runner classifies it, with the check's own
+/// findings read from what it stored:
+///
+/// - `token-storage-omission`: a token counted in the subject's output or in
+///   the files it left (`observation.tokenOccurrencesInSubjectOutput`,
+///   `tokenOccurrencesInFilesLeft`) is `MCP_RES_OAUTH_TOKEN_STORED` (the
+///   output counts are checked against the stored output by [`judge_dir`]);
+/// - `token-passthrough-prohibited`: a pass-through request the issuer saw
+///   (`observation.passThroughRequestsSeenByIssuer`) is
+///   `MCP_RES_OAUTH_TOKEN_FORWARDED`;
+/// - `scope-minimization`, positive: an acceptance is credited only when the
+///   scopes requested are the required ones and the token endpoint's
+///   stored answer (`observation.grant`, its `scope`, whose omission RFC
+///   6749 §5.1 reads as the requested scope) authorized exactly those;
+/// - `sanitized-authorization-errors`: an `expired` refusal is the check's
+///   own (its control's token is also expired); a stored answer that holds
+///   a synthetic credential ([`SYNTHETIC_CREDENTIAL`]: the redacted token)
+///   echoes the token (`MCP_RES_OAUTH_ERROR_ECHOES_TOKEN`), and a leak the
+///   runner found on the bytes as they arrived (`observation.leaked`: the
+///   claim values are not stored) is kept; a leak label on the control
+///   whose own answer holds none is believed (it is the mutant's refusal's).
 pub fn reread(
     id: &str,
     role: &str,
@@ -140,18 +165,9 @@ pub fn reread(
     if let Some(found) = rederive(id, role, o, transcript) {
         return Some(found);
     }
-    let own = own_reason(id)?;
+    let own =
+        own_reason(id).or_else(|| READ_WITH.iter().find(|(c, _)| *c == id).map(|(_, r)| *r))?;
     let wire = &transcript["transcript"];
-    let base = [
-        reasons::oauth_case(id, Branch::Accepted),
-        reasons::oauth_case(id, Branch::Rejected),
-        Some(reasons::OAUTH_EARLY_SYNTAX_REJECTION),
-        Some(reasons::OAUTH_OTHER_REFUSAL),
-        Some(reasons::OAUTH_NO_ANSWER),
-    ];
-    if !base.contains(&Some(o.observed_reason.as_str())) {
-        return None;
-    }
     let sent = super::http::sent_on(wire, 1);
     let [request] = sent.as_slice() else {
         return None;
@@ -170,13 +186,70 @@ pub fn reread(
         None => classify_presented(id, None, false, None, &[], own),
     };
     let (code, _) = reasons::split_words(&reason);
-    if code == o.observed_reason && observed == o.observed {
-        return None;
-    }
-    let what = answer.as_ref().map_or_else(
+    let mut code = code.to_string();
+    let mut what = answer.as_ref().map_or_else(
         || "no response".to_string(),
         |a| format!("status {}", a.status),
     );
+    let observation = &transcript["observation"];
+    let count = |k: &str| observation.get(k).and_then(Value::as_u64).unwrap_or(0);
+    match id {
+        "token-storage-omission" => {
+            let n = count("tokenOccurrencesInSubjectOutput") + count("tokenOccurrencesInFilesLeft");
+            if n > 0 {
+                code = reasons::OAUTH_TOKEN_STORED.into();
+                what = format!(
+                    "{what}, with {n} occurrence(s) of the token counted in what the subject wrote"
+                );
+            }
+        }
+        "token-passthrough-prohibited" => {
+            let n = count("passThroughRequestsSeenByIssuer");
+            if n > 0 {
+                code = reasons::OAUTH_TOKEN_FORWARDED.into();
+                what = format!("{what}, with {n} pass-through request(s) seen by the issuer");
+            }
+        }
+        "scope-minimization" if role == "positive" && observed == ProbeOutcome::Accept => {
+            if let Some(why) = scopes_not_minimal(observation) {
+                code = reasons::OAUTH_OTHER_REFUSAL.into();
+                what = format!("{what}, but {why}");
+            }
+        }
+        "sanitized-authorization-errors" => {
+            if observed == ProbeOutcome::Reject
+                && reason == reasons::with_words(reasons::OAUTH_OTHER_REFUSAL, "expired")
+            {
+                code = reasons::oauth_case(id, Branch::Rejected)
+                    .unwrap_or(reasons::OAUTH_OTHER_REFUSAL)
+                    .into();
+            }
+            let echoed = answer.as_ref().is_some_and(|a| {
+                let needle = SYNTHETIC_CREDENTIAL.as_bytes();
+                a.body.windows(needle.len()).any(|w| w == needle)
+                    || a.headers
+                        .iter()
+                        .any(|(_, v)| v.contains(SYNTHETIC_CREDENTIAL))
+            });
+            let leaks = [
+                reasons::OAUTH_ERROR_ECHOES_TOKEN,
+                reasons::OAUTH_ERROR_ECHOES_CLAIM,
+            ];
+            if echoed {
+                code = reasons::OAUTH_ERROR_ECHOES_TOKEN.into();
+                what = format!("{what}, whose stored bytes hold the token (redacted)");
+            } else if let Some(leak) = observation.get("leaked").and_then(Value::as_str) {
+                code = if leak == "token" { leaks[0] } else { leaks[1] }.into();
+                what = format!("{what}, with the {leak} found in it as it arrived");
+            } else if role == "negative" && leaks.contains(&o.observed_reason.as_str()) {
+                return None;
+            }
+        }
+        _ => {}
+    }
+    if code == o.observed_reason && observed == o.observed {
+        return None;
+    }
     let reached = if role == "mutant" {
         o.reached
     } else {
@@ -185,7 +258,7 @@ pub fn reread(
     Some((
         Observation {
             observed,
-            observed_reason: code.to_string(),
+            observed_reason: code.clone(),
             reached,
             ..o.clone()
         },
@@ -196,6 +269,74 @@ pub fn reread(
             observed.as_str()
         ),
     ))
+}
+
+/// Why a scope-minimization acceptance is not credited, from its stored
+/// observation: the scopes requested are not the required ones, or the
+/// token endpoint's stored answer authorized others than those requested.
+fn scopes_not_minimal(observation: &Value) -> Option<String> {
+    let set = |v: &Value| -> Option<std::collections::BTreeSet<String>> {
+        v.as_array()?
+            .iter()
+            .map(|s| s.as_str().map(str::to_string))
+            .collect()
+    };
+    let (Some(requested), Some(required)) = (
+        set(&observation["requestedScopes"]),
+        set(&observation["requiredScopes"]),
+    ) else {
+        return Some("its observation records no requested or required scopes".into());
+    };
+    if requested != required {
+        return Some(format!(
+            "the scopes requested {requested:?} are not the required {required:?}"
+        ));
+    }
+    let token = observation["grant"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find_map(|step| step.get("token"));
+    let Some(token) = token else {
+        return Some("its observation stores no answer of the token endpoint".into());
+    };
+    let authorized = match token.get("scope").and_then(Value::as_str) {
+        Some(s) => s
+            .split(' ')
+            .filter(|x| !x.is_empty())
+            .map(str::to_string)
+            .collect(),
+        None => requested.clone(),
+    };
+    (authorized != requested).then(|| {
+        format!("the token endpoint's stored answer authorized {authorized:?}, not the requested {requested:?}")
+    })
+}
+
+/// How many synthetic credentials (redacted tokens) the stored output of a
+/// subject holds: the chunks of its stdout and stderr in `server` (a
+/// check's `server.json`), each stream read as one.
+pub fn credentials_in_output(server: &Value) -> usize {
+    use base64::Engine as _;
+    let mut streams: BTreeMap<&str, Vec<u8>> = BTreeMap::new();
+    for chunk in server["chunks"].as_array().into_iter().flatten() {
+        let Some(stream) = chunk["stream"].as_str() else {
+            continue;
+        };
+        let bytes = match (chunk["text"].as_str(), chunk["base64"].as_str()) {
+            (Some(t), _) => t.as_bytes().to_vec(),
+            (None, Some(b)) => base64::engine::general_purpose::STANDARD
+                .decode(b)
+                .unwrap_or_default(),
+            _ => continue,
+        };
+        streams.entry(stream).or_default().extend(bytes);
+    }
+    let needle = SYNTHETIC_CREDENTIAL.as_bytes();
+    streams
+        .values()
+        .map(|b| b.windows(needle.len()).filter(|w| *w == needle).count())
+        .sum()
 }
 
 /// Judge an OAuth-boundary directory: `case_findings` are the findings the
@@ -261,6 +402,48 @@ pub fn judge_dir(
                 format!("check {id} cannot be judged from its artifacts: {why}"),
             );
             continue;
+        }
+        // The output counts of token-storage-omission against the stored
+        // output: a redacted token in it is a token the subject wrote.
+        if id == "token-storage-omission"
+            && let Some(Ok(server)) = stored.get(&server_path(id))
+        {
+            let held = credentials_in_output(server);
+            let counted: u64 = ROLES
+                .iter()
+                .filter_map(|role| match stored.get(&artifact_path(id, role)) {
+                    Some(Ok(doc)) => doc
+                        .pointer("/transcript/observation/tokenOccurrencesInSubjectOutput")
+                        .and_then(Value::as_u64),
+                    _ => None,
+                })
+                .sum();
+            if held > 0 && counted == 0 {
+                if let Some(p) = obs[0].as_mut()
+                    && p.observed_reason != reasons::OAUTH_TOKEN_STORED
+                {
+                    push(
+                        &artifact_path(id, "positive"),
+                        "/observedReasonCode".into(),
+                        &json!(p.observed_reason),
+                        json!(reasons::OAUTH_TOKEN_STORED),
+                        format!(
+                            "check {id}: its stored server.json holds {held} redacted token(s) in the subject's output, but no observation counts one"
+                        ),
+                    );
+                    p.observed_reason = reasons::OAUTH_TOKEN_STORED.into();
+                }
+            } else if held == 0 && counted > 0 {
+                push(
+                    &server_path(id),
+                    "/chunks".into(),
+                    &json!(counted),
+                    json!(0),
+                    format!(
+                        "check {id}: its observations count {counted} token occurrence(s) in the subject's output, but its stored server.json holds none"
+                    ),
+                );
+            }
         }
         let [p, n, m] = &obs;
         let mut v = check_verdict(p.as_ref(), n.as_ref(), m.as_ref(), None);
@@ -429,9 +612,40 @@ mod tests {
         let (judged, _) =
             reread(id, "negative", &labelled(ProbeOutcome::Reject, own), &t).expect("served");
         assert_eq!(judged.observed, ProbeOutcome::Accept);
-        // A check-specific finding over the classifier's codes is not read so.
-        let t = presented(&named("wrong-audience"));
+        // A check-specific finding is read from what the check stored: a
+        // storage finding stands on the counts it stored, and without them
+        // the answer reads as it came.
+        let id = "token-storage-omission";
+        let mut t = presented(&named("expired"));
         let stored = labelled(ProbeOutcome::Reject, reasons::OAUTH_TOKEN_STORED);
-        assert!(reread("token-storage-omission", "negative", &stored, &t).is_none());
+        let (judged, why) = reread(id, "negative", &stored, &t).expect("nothing counted");
+        assert_eq!(
+            Some(judged.observed_reason.as_str()),
+            reasons::oauth_case(id, Branch::Rejected),
+            "{why}"
+        );
+        t["observation"] =
+            json!({"tokenOccurrencesInSubjectOutput": 0, "tokenOccurrencesInFilesLeft": 1});
+        assert!(reread(id, "negative", &stored, &t).is_none());
+        // A refusal whose stored answer holds the (redacted) token echoes it.
+        let id = "sanitized-authorization-errors";
+        let own = reasons::oauth_case(id, Branch::Rejected).unwrap();
+        let clean = presented(&named("wrong-audience"));
+        assert!(reread(id, "negative", &labelled(ProbeOutcome::Reject, own), &clean).is_none());
+        let body = format!(
+            r#"{{"jsonrpc":"2.0","id":null,"error":{{"code":-32000,"message":"bad {SYNTHETIC_CREDENTIAL}","data":{{"reason":"wrong-audience"}}}}}}"#
+        );
+        let echoed = presented(&format!(
+            "HTTP/1.1 401 Unauthorized\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+            body.len()
+        ));
+        let (judged, _) = reread(
+            id,
+            "negative",
+            &labelled(ProbeOutcome::Reject, own),
+            &echoed,
+        )
+        .expect("the token echoed");
+        assert_eq!(judged.observed_reason, reasons::OAUTH_ERROR_ECHOES_TOKEN);
     }
 }

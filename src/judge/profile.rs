@@ -25,6 +25,9 @@ pub const CHECK_NOT_OBSERVED: &str = "MCP_RES_CHECK_NOT_OBSERVED";
 pub const SYNTAX_GUARD: &str = "MCP_RES_SYNTAX_GUARD";
 /// The reason of a missing observation.
 pub const NO_ANSWER: &str = "MCP_RES_NO_ANSWER";
+/// The reason a mutant that must be answered meets when it is
+/// (`crate::diag::reasons::MUTANT_REQUEST_ANSWERED`).
+pub const MUTANT_REQUEST_ANSWERED: &str = "MCP_RES_MUTANT_REQUEST_ANSWERED";
 /// The reason a surviving mutant gives a check.
 pub const MUTANT_SURVIVED: &str = "MCP_RES_WRONG_REASON_MUTANT_SURVIVED";
 /// The reason of a negative control whose near-identical valid twin, sent
@@ -456,6 +459,11 @@ pub fn rederive(
             ));
         }
     }
+    if id == "executable-identity"
+        && let Some(found) = identity_reread(role, o, transcript)
+    {
+        return Some(found);
+    }
     if id == "stdout-protocol-purity" && role == "positive" && o.observed_reason != STDOUT_POLLUTED
     {
         let bad = super::stdio::non_protocol_lines(transcript)?;
@@ -472,6 +480,87 @@ pub fn rederive(
         }
     }
     None
+}
+
+/// [`rederive`]'s reading of `executable-identity`:
+///
+/// - the positive is held (`MCP_RES_EXECUTABLE_IDENTIFIED`) only when the
+///   running executable it stored (`observation.exe`) is the program it
+///   stored (`observation.program`) or the interpreter its `#!` line names
+///   (`observation.shebangInterpreter`); otherwise
+///   `MCP_RES_EXECUTABLE_MISMATCH`;
+/// - the control and its mutant compare the digest recorded before the run
+///   with the digest of the bytes they read (`identity.recordedSha256`,
+///   `identity.sha256`): different is refused
+///   (`MCP_RES_EXECUTABLE_DIGEST_CHANGED`), equal has no effect
+///   (`MCP_RES_EXECUTABLE_UNCHANGED`), a missing one was unreadable.
+fn identity_reread(
+    role: &str,
+    o: &Observation,
+    transcript: &Value,
+) -> Option<(Observation, String)> {
+    use crate::diag::reasons as r;
+    let (observed, reason, what) = if role == "positive" {
+        if ![r::EXECUTABLE_IDENTIFIED, r::EXECUTABLE_MISMATCH].contains(&o.observed_reason.as_str())
+        {
+            return None;
+        }
+        let at = &transcript["observation"];
+        let path = |k: &str| at.get(k).and_then(Value::as_str);
+        let exe = path("exe");
+        let held = exe.is_some() && (exe == path("program") || exe == path("shebangInterpreter"));
+        let reason = if held {
+            r::EXECUTABLE_IDENTIFIED
+        } else {
+            r::EXECUTABLE_MISMATCH
+        };
+        (
+            o.observed,
+            reason,
+            format!(
+                "its stored running executable {} is {}the program {} or its interpreter",
+                exe.unwrap_or("(none)"),
+                if held { "" } else { "not " },
+                path("program").unwrap_or("(none)")
+            ),
+        )
+    } else {
+        let identity = transcript.get("identity")?;
+        let sha = |k: &str| identity.get(k).and_then(Value::as_str);
+        match (sha("recordedSha256"), sha("sha256")) {
+            (Some(a), Some(b)) if a != b => (
+                ProbeOutcome::Reject,
+                r::EXECUTABLE_DIGEST_CHANGED,
+                "its stored digests differ".to_string(),
+            ),
+            (Some(_), Some(_)) => (
+                ProbeOutcome::NoEffect,
+                r::EXECUTABLE_UNCHANGED,
+                "its stored digests are equal".to_string(),
+            ),
+            _ => (
+                ProbeOutcome::NotObserved,
+                r::EXECUTABLE_UNREADABLE,
+                "it stores no digest of the bytes read".to_string(),
+            ),
+        }
+    };
+    if observed == o.observed && reason == o.observed_reason {
+        return None;
+    }
+    Some((
+        Observation {
+            observed,
+            observed_reason: reason.into(),
+            ..o.clone()
+        },
+        format!(
+            "check executable-identity: its {role}.json says {} {}, but {what}: {} {reason}",
+            o.observed.as_str(),
+            o.observed_reason,
+            observed.as_str()
+        ),
+    ))
 }
 
 /// [`rederive`]'s reading of an HTTP control or mutant of a check in
@@ -1014,7 +1103,12 @@ pub fn check_verdict(
             Verdict::NotObserved,
             MUTANT_SURVIVED,
             format!(
-                "the wrong-reason mutant (a syntax-defective input) was met exactly as the negative control was, so the control's reason cannot be bound to the property: {}",
+                "the wrong-reason mutant ({}) was met exactly as the negative control was, so the control's reason cannot be bound to the property: {}",
+                if mutant.is_some_and(|m| m.expected_reason == MUTANT_REQUEST_ANSWERED) {
+                    "a request that must be answered"
+                } else {
+                    "a syntax-defective input"
+                },
                 mutant.map_or("", |m| m.detail.as_str())
             ),
         ),
@@ -1154,14 +1248,24 @@ pub fn artifact_path(id: &str, role: &str) -> String {
 /// The stored path of the cleanup artifact.
 pub const CLEANUP_PATH: &str = "artifacts/cleanup.json";
 
+/// The stored path of the transcript of the subject a check started (its
+/// output, its end), where the check stores one.
+pub fn server_path(id: &str) -> String {
+    artifact_path(id, "server")
+}
+
 /// Whether the judge reads the stored artifact at `path` (a check's
-/// observation or the cleanup).
+/// observation, the subject it started, or the cleanup).
 pub fn reads(path: &str) -> bool {
     path == CLEANUP_PATH
         || path == IDENTITY_PATH
         || path.strip_prefix("artifacts/").is_some_and(|rest| {
             rest.split_once('/').is_some_and(|(check, file)| {
-                !check.is_empty() && ROLES.iter().any(|r| file.strip_suffix(".json") == Some(*r))
+                !check.is_empty()
+                    && ROLES
+                        .iter()
+                        .chain(&["server"])
+                        .any(|r| file.strip_suffix(".json") == Some(*r))
             })
         })
 }
@@ -1251,6 +1355,40 @@ pub fn judge_dir(
                         "check {id}: its stdout transcript holds no -32700 error and no response with a null id, so the syntax guard did not fire"
                     ),
                 });
+            }
+            // A mutant that must be answered: its answer (or the silence
+            // that meets the control's reason) is read from its stored stdout.
+            if *role == "mutant"
+                && o.expected_reason == MUTANT_REQUEST_ANSWERED
+                && let Some(request) = doc.pointer("/transcript/observation/requestId")
+                && let Some(stdout) = super::stdio::stdout_bytes(&doc["transcript"])
+                && (o.observed_reason == MUTANT_REQUEST_ANSWERED
+                    || obs[1]
+                        .as_ref()
+                        .is_some_and(|n| o.observed_reason == n.expected_reason))
+            {
+                let messages = super::stdio::messages(&stdout);
+                let answered = answer_to(&messages, request).is_some();
+                if answered != (o.observed_reason == MUTANT_REQUEST_ANSWERED) {
+                    out.push(Disagreement {
+                        file: file.clone(),
+                        pointer: "/observedReasonCode".into(),
+                        recorded: json!(o.observed_reason),
+                        judged: if answered {
+                            json!(MUTANT_REQUEST_ANSWERED)
+                        } else {
+                            Value::Null
+                        },
+                        why: format!(
+                            "check {id}: its stored stdout {} the mutant's request {request}",
+                            if answered {
+                                "answers"
+                            } else {
+                                "does not answer"
+                            }
+                        ),
+                    });
+                }
             }
             // A mutant reached the property exactly when the subject met it
             // with the negative control's reason.
@@ -2214,7 +2352,8 @@ mod tests {
         assert_eq!(claim(&["a"], &applicable), "BOUNDED_CHECK_SET");
         assert!(reads("artifacts/x/mutant.json"));
         assert!(reads(CLEANUP_PATH));
-        assert!(!reads("artifacts/x/server.json"));
+        assert!(reads("artifacts/x/server.json"));
+        assert!(!reads("artifacts/x/cimd.json"));
         assert!(!reads("artifacts/preflight.json"));
         assert_eq!(truncate("", 16), "unknown");
         assert_eq!(truncate("aé", 2), "a");

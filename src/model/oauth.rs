@@ -14,6 +14,11 @@ use super::vocab::{
 /// The `schemaVersion` of an OAuth-boundary evaluation.
 pub const OAUTH_EVALUATION_SCHEMA: &str = "mcp-res.oauth-boundary-evaluation/0.2.0";
 
+/// What a producer's redactor writes in place of a synthetic credential (a
+/// bearer made for the run, a token an OAuth run minted), wherever it
+/// occurred in stored evidence: the judges count it back.
+pub const SYNTHETIC_CREDENTIAL: &str = "<synthetic-bearer>";
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct OauthEvaluation<'a> {

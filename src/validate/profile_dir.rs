@@ -240,11 +240,38 @@ pub fn oauth_directory_findings(dir: &ProfileDir) -> Vec<Finding> {
             ));
         }
     }
-    // Last: the verdicts and cases as the stored observations give them.
+    // Last: the verdicts and cases as the stored observations give them,
+    // and the privacy flag as the stored evidence gives it.
     if intact {
         findings.extend(judge_oauth(dir, run).iter().map(not_from_record));
+        findings.extend(credential_residue(dir).iter().map(not_from_record));
     }
     findings
+}
+
+/// `privacy.evidenceContainsCredentialMaterial` as the stored evidence gives
+/// it: true when an artifact the judge reads (an observation, a subject's
+/// transcript, the cleanup) holds a string that is credential material by
+/// [`super::oauth::credential_material`]'s rules. Only that direction is
+/// judged: a flag set true is already refused by the evaluation's rules.
+fn credential_residue(dir: &ProfileDir) -> Option<crate::judge::Disagreement> {
+    let recorded = dir
+        .evaluation
+        .pointer("/privacy/evidenceContainsCredentialMaterial")?;
+    if recorded != &serde_json::Value::Bool(false) {
+        return None;
+    }
+    let (path, (pointer, what)) = dir.stored.iter().find_map(|(path, doc)| {
+        let doc = doc.as_ref().ok()?;
+        Some((path, super::oauth::credential_material(doc, String::new())?))
+    })?;
+    Some(crate::judge::Disagreement {
+        file: "evaluation.json".into(),
+        pointer: "/privacy/evidenceContainsCredentialMaterial".into(),
+        recorded: recorded.clone(),
+        judged: serde_json::Value::Bool(true),
+        why: format!("the stored artifact {path} holds {what} at {pointer}"),
+    })
 }
 
 /// An OAuth-boundary directory judged from its stored observations (what its

@@ -148,6 +148,7 @@ BREAKS = {
     "union-tools-only": "json-schema-dialect-identity PASS: the only tool takes a required [\"boolean\",\"string\"] argument",
     "version-error-for-all": "unsupported-version-failure NOT_OBSERVED (2026-07-28): every invalid _meta gets -32022",
     "silent-parse-errors": "request-identity-metadata PASS: an unparseable line is dropped without an answer",
+    "silent-to-the-unusual": "released-message-framing, startup-timeout, silent-process, concurrent-requests, discovery-versus-legacy-initialization NOT_OBSERVED: every parse error and every refusal (an unknown method, a request before initialize, a batch) is dropped without an answer",
 }
 
 # The tool of union-tools-only: a required argument with a type list.
@@ -343,6 +344,9 @@ class Subject:
         return rid
 
     def error(self, rid, code, message, data=None, fd=1):
+        if self.broken("silent-to-the-unusual"):
+            diag("refused without an answer: %s" % message)
+            return
         err = {"code": code, "message": message}
         if data is not None:
             err["data"] = data
@@ -350,7 +354,7 @@ class Subject:
 
     def parse_error(self):
         diag("a line is not UTF-8 JSON")
-        if self.broken("silent-parse-errors"):
+        if self.broken("silent-parse-errors") or self.broken("silent-to-the-unusual"):
             return
         fd = 2 if self.broken("protocol-on-stderr") else 1
         self.error(None, PARSE_ERROR, "Parse error", fd=fd)

@@ -9,7 +9,9 @@ reasons! {
     /// Written by every profile runner.
     Shared {
         SYNTAX_GUARD "MCP_RES_SYNTAX_GUARD" Wrong
-            "The subject refused the input with a JSON-RPC parse error (or dropped it as unparseable), before any property was judged. It is the reason every wrong-reason mutant must meet.";
+            "The subject refused the input with a JSON-RPC parse error (or dropped it as unparseable), before any property was judged. It is the reason a syntax-defective wrong-reason mutant must meet.";
+        MUTANT_REQUEST_ANSWERED "MCP_RES_MUTANT_REQUEST_ANSWERED" Wrong
+            "The wrong-reason mutant of a control that a subject may meet with silence (a well-formed request for a method no server has, or the control's notification sent as a request) was answered, with a result or an error, as JSON-RPC 2.0 §4 requires of every request: the subject does not meet everything unusual with silence, so the control's silence is bound to its own defect. It is the reason such a mutant must meet; the judge reads the answer from the mutant's stored stdout.";
         SUBJECT_EXITED "MCP_RES_SUBJECT_EXITED" NotObserved
             "The subject exited, or closed its output, instead of answering.";
         NO_ANSWER "MCP_RES_NO_ANSWER" NotObserved

@@ -38,8 +38,8 @@ pub const RAW: &str = "raw";
 pub const DECODED: &str = "json-decoded";
 
 /// What replaces a synthetic credential (a bearer made for the run, a token
-/// an OAuth run minted).
-pub const SYNTHETIC: &str = "<synthetic-bearer>";
+/// an OAuth run minted): the model's, so the judges can read it back.
+pub const SYNTHETIC: &str = crate::model::oauth::SYNTHETIC_CREDENTIAL;
 
 /// The kind of a credential a run made or learned.
 pub const SYNTHETIC_KIND: &str = "synthetic-credential";

@@ -551,6 +551,20 @@ impl Evidence {
     }
 }
 
+/// A method no server has, drawn once per run (so that a subject cannot
+/// answer one constant and meet every other unknown method with silence).
+pub fn unknown_method() -> String {
+    static METHOD: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    METHOD
+        .get_or_init(|| {
+            format!(
+                "mcpres/no-such-method-{}",
+                crate::produce::drive::ident::random_hex(4)
+            )
+        })
+        .clone()
+}
+
 /// The unsupported protocol version this run asks for: a date before 2000
 /// drawn once per run (no released revision is that old), so that a subject
 /// cannot pass by refusing one constant and serving every other unknown one.
@@ -901,11 +915,24 @@ pub fn mutant(
     detail: impl Into<String>,
     artifact: Value,
 ) -> Obs {
+    mutant_expecting(SYNTAX_GUARD, negative_reason, observed, detail, artifact)
+}
+
+/// [`mutant`] of a mutant that must meet `expected_reason` (a syntax
+/// defect's `MCP_RES_SYNTAX_GUARD`, or the
+/// `MCP_RES_MUTANT_REQUEST_ANSWERED` of a request that must be answered).
+pub fn mutant_expecting(
+    expected_reason: &str,
+    negative_reason: &str,
+    observed: (ProbeOutcome, String),
+    detail: impl Into<String>,
+    artifact: Value,
+) -> Obs {
     let reached = observed.1 == negative_reason;
     let (observed_reason, detail) = reasons::into_code_and_detail(observed.1, detail.into());
     Obs {
         expected: ProbeOutcome::Reject,
-        expected_reason: SYNTAX_GUARD.into(),
+        expected_reason: expected_reason.into(),
         observed: observed.0,
         observed_reason,
         reached,
@@ -986,6 +1013,10 @@ mod tests {
     fn the_reasons_are_the_judges() {
         assert_eq!(NO_ANSWER, judge::NO_ANSWER);
         assert_eq!(SYNTAX_GUARD, judge::SYNTAX_GUARD);
+        assert_eq!(
+            reasons::MUTANT_REQUEST_ANSWERED,
+            judge::MUTANT_REQUEST_ANSWERED
+        );
         assert_eq!(MUTANT_SURVIVED, judge::MUTANT_SURVIVED);
     }
 

@@ -196,7 +196,26 @@ pub(super) fn line_control(
     make: impl Fn(&Ctx) -> (Option<Value>, Vec<u8>),
     classify: impl Fn(&Evidence, &Value) -> (ProbeOutcome, String),
 ) -> (Obs, Obs) {
-    twinned_line_control(ctx, open_first, false, expected, reason, make, classify)
+    twinned_line_control(
+        ctx, open_first, false, true, expected, reason, make, classify,
+    )
+}
+
+/// [`line_control`] of a control that a subject may meet with silence: its
+/// mutant is [`answered_mutant`]'s request for a method no server has (a
+/// syntax-defective line would be met with the same silence by a subject
+/// that drops every bad line, and decide nothing).
+pub(super) fn line_control_answered(
+    ctx: &Ctx,
+    open_first: bool,
+    expected: ProbeOutcome,
+    reason: &str,
+    make: impl Fn(&Ctx) -> (Option<Value>, Vec<u8>),
+    classify: impl Fn(&Evidence, &Value) -> (ProbeOutcome, String),
+) -> (Obs, Obs) {
+    twinned_line_control(
+        ctx, open_first, false, false, expected, reason, make, classify,
+    )
 }
 
 /// [`line_control`]; with `twin` (after opening only), a valid request (the
@@ -206,10 +225,12 @@ pub(super) fn line_control(
 /// never the property's reason. The twin's id is recorded in the
 /// observation (`twin`), so the judge re-reads its answer from the stored
 /// stdout.
+#[allow(clippy::too_many_arguments)]
 fn twinned_line_control(
     ctx: &Ctx,
     open_first: bool,
     twin: bool,
+    syntax_mutant: bool,
     expected: ProbeOutcome,
     reason: &str,
     make: impl Fn(&Ctx) -> (Option<Value>, Vec<u8>),
@@ -266,6 +287,13 @@ fn twinned_line_control(
         (o, observed)
     };
     let (negative, _) = run(false);
+    if !syntax_mutant {
+        let fresh = (!open_first).then_some(ctx.startup);
+        return (
+            negative,
+            answered_mutant(ctx, reason, fresh, unknown_method_line),
+        );
+    }
     let (m, observed) = run(true);
     let observed = observed.unwrap_or((ProbeOutcome::NotObserved, m.observed_reason.clone()));
     let mutant = mutant(reason, observed, m.detail.clone(), m.artifact);
@@ -281,9 +309,83 @@ pub(super) fn refused_line(
     silence_refuses: bool,
     make: impl Fn(&Ctx) -> (Option<Value>, Vec<u8>),
 ) -> (Obs, Obs) {
-    twinned_line_control(ctx, true, true, Reject, refused, make, |ev, _| {
+    twinned_line_control(ctx, true, true, true, Reject, refused, make, |ev, _| {
         ev.refusal(refused, accepted, silence_refuses)
     })
+}
+
+/// [`refused_line`] whose mutant is [`answered_mutant`]'s (see
+/// [`line_control_answered`]).
+pub(super) fn refused_line_answered(
+    ctx: &Ctx,
+    refused: &str,
+    accepted: &str,
+    silence_refuses: bool,
+    make: impl Fn(&Ctx) -> (Option<Value>, Vec<u8>),
+) -> (Obs, Obs) {
+    twinned_line_control(ctx, true, true, false, Reject, refused, make, |ev, _| {
+        ev.refusal(refused, accepted, silence_refuses)
+    })
+}
+
+/// The non-syntax wrong-reason mutant of a control that a subject may meet
+/// with silence: one well-formed request (`request` gives its id and line)
+/// that the subject MUST answer (JSON-RPC 2.0 §4: every request gets a
+/// response; a method it does not have gets -32601), sent after opening, or
+/// with `fresh` as the first line of a fresh process (watched for `fresh`).
+/// Answered (a result or an error) it meets
+/// `MCP_RES_MUTANT_REQUEST_ANSWERED` and is killed: the subject does not
+/// meet everything unusual with silence, so its silence to the control is
+/// bound to the control's defect. Left unanswered by a subject still
+/// serving it meets the control's reason (it survives); a close is the
+/// subject's exit. The request's id is recorded (`requestId`), so the judge
+/// reads the answer from the stored stdout.
+pub(super) fn answered_mutant(
+    ctx: &Ctx,
+    negative_reason: &str,
+    fresh: Option<Duration>,
+    request: impl Fn(&Ctx) -> (Value, Vec<u8>),
+) -> Obs {
+    const ANSWERED: &str = reasons::MUTANT_REQUEST_ANSWERED;
+    let ask = |probe: &mut Probe, limit: Duration| {
+        let (id, line) = request(ctx);
+        probe.send(line);
+        let reply = probe.reply(&id, limit);
+        let c = match &reply {
+            Reply::Result(_) => (Accept, ANSWERED.to_string()),
+            Reply::Error(..) => (Reject, ANSWERED.to_string()),
+            Reply::Silent if probe.try_exit().is_none() => {
+                (ProbeOutcome::NoEffect, negative_reason.to_string())
+            }
+            _ => (Terminate, SUBJECT_EXITED.to_string()),
+        };
+        let detail = format!("the mutant's request {id}: {}", reply.label());
+        (c, detail, json!({"requestId": id, "reply": reply.label()}))
+    };
+    let m = match fresh {
+        None => opened(ctx, Reject, ANSWERED, |probe, _open| ask(probe, ctx.answer)),
+        Some(window) => match ctx.start() {
+            Err(why) => open_failed(Reject, ANSWERED, why.clone(), json!({"startError": why})),
+            Ok(mut probe) => {
+                let (c, detail, summary) = ask(&mut probe, window);
+                let artifact = ctx.finish(probe, summary);
+                obs(Reject, ANSWERED, c, true, detail, artifact)
+            }
+        },
+    };
+    super::check::mutant_expecting(
+        ANSWERED,
+        negative_reason,
+        (m.observed, m.observed_reason),
+        m.detail,
+        m.artifact,
+    )
+}
+
+/// A request for a method no server has (its name drawn per run), under the
+/// evaluated revision.
+pub(super) fn unknown_method_line(ctx: &Ctx) -> (Value, Vec<u8>) {
+    ctx.line(&super::check::unknown_method(), json!({}))
 }
 
 pub(super) fn check(id: &'static str, positive: Obs, pair: (Obs, Obs)) -> CheckRun {
@@ -328,7 +430,7 @@ fn released_message_framing(ctx: &Ctx) -> CheckRun {
         text.push(b'\n');
         (Some(id), text)
     };
-    let pair = refused_line(
+    let pair = refused_line_answered(
         ctx,
         REFUSED,
         reasons::FRAMING_MULTILINE_ACCEPTED,
@@ -348,21 +450,10 @@ fn released_message_framing(ctx: &Ctx) -> CheckRun {
         }
     };
     let negative = reread(pair.0);
-    // The mutant: a multi-line text that is not JSON even when joined, so
-    // no framing question arises; its parse errors stay a syntax guard.
-    let m = refused_line(
-        ctx,
-        REFUSED,
-        reasons::FRAMING_MULTILINE_ACCEPTED,
-        true,
-        |ctx| {
-            let (id, text) = pretty(ctx);
-            (id, syntax_defect(&text))
-        },
-    )
-    .0;
-    let mutant = m.into_mutant(REFUSED);
-    check("released-message-framing", positive, (negative, mutant))
+    // The mutant: a one-line request for a method no server has, which
+    // must be answered: a subject that meets the pretty-printed request with
+    // silence while answering it has bound that silence to the framing.
+    check("released-message-framing", positive, (negative, pair.1))
 }
 
 /// How many requests stdout-protocol-purity's positive sends after opening.
@@ -809,8 +900,9 @@ fn startup_timeout(ctx: &Ctx) -> CheckRun {
         }
     };
     let negative = run(None);
-    let m = run(Some(b"{\"jsonrpc\": \"2.0\", \"id\": \n".to_vec()));
-    let m = m.into_mutant(REFUSED);
+    // The mutant: a request the subject must answer, as a fresh process's
+    // first line: an answer means the subject was not silent by nature.
+    let m = answered_mutant(ctx, REFUSED, Some(window), unknown_method_line);
     check("startup-timeout", positive, (negative, m))
 }
 
@@ -884,8 +976,7 @@ fn silent_process(ctx: &Ctx) -> CheckRun {
         }
     };
     let negative = run(None);
-    let m = run(Some(b"{\"jsonrpc\": \"2.0\", \"id\": \n".to_vec()));
-    let m = m.into_mutant(QUIET);
+    let m = answered_mutant(ctx, QUIET, Some(window), unknown_method_line);
     check("silent-process", positive, (negative, m))
 }
 
@@ -1485,7 +1576,7 @@ fn concurrent_requests(ctx: &Ctx) -> CheckRun {
             json!({"answered": answered}),
         )
     });
-    let pair = line_control(
+    let pair = line_control_answered(
         ctx,
         true,
         Reject,
@@ -1731,8 +1822,13 @@ fn discovery_versus_legacy_initialization(ctx: &Ctx) -> CheckRun {
         })
     };
     let negative = run(false);
-    let m = run(true);
-    let m = m.into_mutant(SILENT);
+    // The mutant: the same `server/discover` as a request (with an id),
+    // which must be answered (a result, or -32601 from a server that does
+    // not have the method): a subject that answers it and not the
+    // notification has bound its silence to the missing id.
+    let m = answered_mutant(ctx, SILENT, None, |ctx| {
+        ctx.line("server/discover", json!({}))
+    });
     check(
         "discovery-versus-legacy-initialization",
         positive,

@@ -59,6 +59,46 @@ fn copy_of(rel: &str) -> (tempfile::TempDir, PathBuf) {
     (tmp, dir)
 }
 
+/// A real run whose request-identity-metadata mutant met the control's
+/// reason: the profile test subject that meets every line it does not serve
+/// with silence (`--break silent-to-the-unusual`), so the mutant's request
+/// for a method no server has goes unanswered like the null-id control
+/// (NOT_OBSERVED, `MCP_RES_WRONG_REASON_MUTANT_SURVIVED`); beside it a check
+/// it passes, so that the run has an evaluation.
+fn survivor_run() -> (tempfile::TempDir, PathBuf) {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("run");
+    let subject = repo("tests/subjects/profile_subject.py");
+    let out = mcpres(&[
+        "profile".as_ref(),
+        "run".as_ref(),
+        "protocol-revision".as_ref(),
+        "--revision".as_ref(),
+        "2025-11-25".as_ref(),
+        "--checks".as_ref(),
+        "request-identity-metadata,supported-version-advertisement".as_ref(),
+        "-o".as_ref(),
+        dir.as_os_str(),
+        "--".as_ref(),
+        "python3".as_ref(),
+        subject.as_os_str(),
+        "--break".as_ref(),
+        "silent-to-the-unusual".as_ref(),
+    ]);
+    let run = read(&dir.join("run.json"));
+    let check = run["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["id"] == "request-identity-metadata")
+        .unwrap_or_else(|| panic!("{}", output_text(&out)));
+    assert_eq!(
+        check["reason"], "MCP_RES_WRONG_REASON_MUTANT_SURVIVED",
+        "{run:#}"
+    );
+    (tmp, dir)
+}
+
 /// `mcpres validate --format json DIR`: the exit code and the report.
 fn validate(dir: &Path) -> (i32, Value) {
     let out = mcpres(&[
@@ -366,7 +406,7 @@ fn checks_relabelled_pass_are_refused_although_every_other_rule_holds() {
     }
     // A check whose mutant met the control's reason, relabelled PASS: the
     // surviving mutant is not shown killed.
-    let (_tmp, dir) = copy_of("bundles/profiles/python-sdk-protocol-revision-2025-11-25");
+    let (_tmp, dir) = survivor_run();
     let mut r = Relabel::open(&dir);
     let id = "request-identity-metadata";
     r.pass(id);
@@ -385,7 +425,7 @@ fn checks_relabelled_pass_are_refused_although_every_other_rule_holds() {
 
 #[test]
 fn a_single_check_relabelled_pass_is_refused_at_that_check() {
-    let (_tmp, dir) = copy_of("bundles/profiles/everything-protocol-revision-2025-11-25");
+    let (_tmp, dir) = survivor_run();
     let mut r = Relabel::open(&dir);
     r.pass("request-identity-metadata");
     r.save();
@@ -1431,6 +1471,48 @@ fn executable_identity_is_read_from_its_stored_paths_and_digests() {
         messages(&report)
             .iter()
             .any(|m| m.contains("its stored digests are equal")),
+        "{report:#}"
+    );
+}
+
+/// The fixture-side authorization checks are read again from their stored
+/// summary of the authorization endpoint's answer: a refusal whose stored
+/// description is another than the check's own, still labelled as the
+/// check's refusal, is refused; so is a grant (`state-binding`'s positive)
+/// whose stored answer did not carry the request's `state` back.
+#[test]
+fn an_authorization_answer_relabelled_is_refused_from_its_stored_summary() {
+    let (_tmp, dir) = copy_of("bundles/oauth/reference");
+    let path = dir.join("artifacts/exact-redirect-uri/negative.json");
+    let mut doc = read(&path);
+    assert_eq!(
+        doc["observedReasonCode"],
+        "MCP_RES_OAUTH_EXACT_REDIRECT_URI_REJECTED"
+    );
+    doc["transcript"]["authorize"]["errorDescription"] = json!("client is not allowed");
+    write(&path, &doc);
+    rebind_oauth(&dir);
+    let (code, report) = validate(&dir);
+    only_not_from_record(code, &report);
+    assert!(
+        messages(&report).iter().any(|m| m.contains(
+            "its stored answer of the authorization endpoint (status 400, client is not allowed) reads as REJECT MCP_RES_OAUTH_OTHER_REFUSAL"
+        )),
+        "{report:#}"
+    );
+    let (_tmp, dir) = copy_of("bundles/oauth/reference");
+    let path = dir.join("artifacts/state-binding/positive.json");
+    let mut doc = read(&path);
+    assert_eq!(doc["transcript"]["authorize"]["stateReturned"], true);
+    doc["transcript"]["authorize"]["stateReturned"] = json!(false);
+    write(&path, &doc);
+    rebind_oauth(&dir);
+    let (code, report) = validate(&dir);
+    only_not_from_record(code, &report);
+    assert!(
+        messages(&report)
+            .iter()
+            .any(|m| m.contains("check state-binding: its positive.json")),
         "{report:#}"
     );
 }

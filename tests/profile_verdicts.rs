@@ -252,6 +252,45 @@ fn a_subject_silent_to_everything_unusual_decides_no_silence_control() {
     }
 }
 
+/// The protocol-revision controls a subject may meet with silence (a
+/// request with a null id, one with an object id, a stray response): the
+/// same adversary leaves each NOT_OBSERVED
+/// (`MCP_RES_WRONG_REASON_MUTANT_SURVIVED`), since it does not answer the
+/// mutant's request for a method no server has (interleaved's under the
+/// stray response's id) either; the twin passes all three.
+#[test]
+fn a_subject_silent_to_everything_unusual_decides_no_silent_id_control() {
+    let checks = [
+        "request-identity-metadata",
+        "result-identity-metadata",
+        "interleaved-unrelated-requests",
+    ];
+    for rev in [REV_2025, REV_2026] {
+        for breaks in [&["silent-to-the-unusual"][..], &[][..]] {
+            let beside = format!(
+                "{},{},supported-version-advertisement",
+                checks[1], checks[2]
+            );
+            run_beside(REVISION, rev, checks[0], &beside, breaks);
+            let mut got = last_verdicts();
+            got.retain(|(id, _, _)| checks.contains(&id.as_str()));
+            assert_eq!(got.len(), 3, "{got:?}");
+            for (id, verdict, reason) in &got {
+                let what = format!("{rev} {breaks:?} {id}: {got:?}");
+                if breaks.is_empty() {
+                    assert_eq!(verdict, "PASS", "{what}");
+                } else {
+                    assert_eq!(
+                        (verdict.as_str(), reason.as_str()),
+                        ("NOT_OBSERVED", "MCP_RES_WRONG_REASON_MUTANT_SURVIVED"),
+                        "{what}"
+                    );
+                }
+            }
+        }
+    }
+}
+
 /// A legacy-only subject evaluated at 2026-07-28 (it answers `server/discover`
 /// with -32601): a check that needs an opened conversation was never
 /// exercised (NOT_OBSERVED, `MCP_RES_REVISION_NOT_SPOKEN`), while the check
@@ -369,8 +408,10 @@ fn a_subject_answering_every_invalid_meta_with_the_version_code_is_not_credited(
 
 #[test]
 fn an_error_answered_control_and_a_silent_mutant_are_different_observations() {
-    // The control (id null) is refused -32600; the syntax-defective mutant is
-    // dropped without an answer: the mutant is killed, the check observed.
+    // The control (id null) is refused -32600; the mutant (a request for a
+    // method no server has, this control's since silence may refuse a null
+    // id) is answered -32601: a different observation, the mutant is killed,
+    // the check observed.
     let got = run(
         REVISION,
         REV_2025,
@@ -378,8 +419,9 @@ fn an_error_answered_control_and_a_silent_mutant_are_different_observations() {
         &["silent-parse-errors"],
     );
     assert_verdict(&got, "PASS", Some("MCP_RES_REQUEST_ID_ECHOED"));
-    // The same with a control refused -32602 (invalid params): `"params": 5`
-    // for `server/discover` at 2026-07-28.
+    // A control refused -32602 (invalid params): `"params": 5` for
+    // `server/discover` at 2026-07-28; its syntax-defective mutant is dropped
+    // without an answer.
     let got = run(
         REVISION,
         REV_2026,

@@ -130,6 +130,117 @@ pub const READ_WITH: [(&str, &str); 2] = [
     ("sanitized-authorization-errors", "wrong-audience"),
 ];
 
+/// The fixture-side checks that send one authorization request per
+/// observation, with the fixture's `error_description` that is the check's
+/// own refusal, and whether a grant must carry the request's `state` back.
+pub const AUTHORIZATION: [(&str, &str, bool); 4] = [
+    (
+        "pkce-downgrade-refused",
+        "code_challenge_method plain is not supported; use S256",
+        false,
+    ),
+    (
+        "exact-redirect-uri",
+        "redirect_uri is not registered for this client",
+        false,
+    ),
+    (
+        "authorization-request-resource",
+        "resource is required: one absolute URI without a fragment",
+        false,
+    ),
+    ("state-binding", "state is required", true),
+];
+
+/// How an authorization request of check `id` came back (`status`, whether
+/// a code was issued, the `error` and `error_description`, whether the
+/// request's `state` came back): granted is the check's ACCEPTED (with
+/// `bind_state`, only with its `state` back); refused with the check's own
+/// description (`own`) its REJECTED; a parameter given twice is the early
+/// syntax rejection; anything else another refusal.
+pub fn classify_authorization(
+    id: &str,
+    status: Option<u16>,
+    granted: bool,
+    error: Option<&str>,
+    description: Option<&str>,
+    state_returned: Option<bool>,
+    (own, bind_state): (&str, bool),
+) -> (ProbeOutcome, String) {
+    let code = |branch: Branch| {
+        reasons::oauth_case(id, branch)
+            .unwrap_or(reasons::OAUTH_OTHER_REFUSAL)
+            .to_string()
+    };
+    let other = |why: &str| reasons::with_words(reasons::OAUTH_OTHER_REFUSAL, why);
+    match (status, description) {
+        (None, _) => (ProbeOutcome::NotObserved, reasons::OAUTH_NO_ANSWER.into()),
+        _ if granted && bind_state && state_returned != Some(true) => {
+            (ProbeOutcome::Accept, other("state-not-returned"))
+        }
+        _ if granted => (ProbeOutcome::Accept, code(Branch::Accepted)),
+        (_, Some(d)) if d == own => (ProbeOutcome::Reject, code(Branch::Rejected)),
+        (_, Some(d)) if d.contains("given more than once") || d.contains("may be given once") => (
+            ProbeOutcome::Reject,
+            reasons::OAUTH_EARLY_SYNTAX_REJECTION.into(),
+        ),
+        _ => (ProbeOutcome::Reject, other(error.unwrap_or("unnamed"))),
+    }
+}
+
+/// An [`AUTHORIZATION`] check's observation read again from its stored
+/// summary of the fixture's answer (`transcript.authorize`: `status`,
+/// `code` (its digest when one was issued), `error`, `errorDescription`,
+/// `stateReturned`), where it gives something else than the labels.
+fn authorization_reread(
+    id: &str,
+    role: &str,
+    o: &Observation,
+    transcript: &Value,
+) -> Option<(Observation, String)> {
+    let (_, own, bind_state) = AUTHORIZATION.iter().find(|(c, _, _)| *c == id)?;
+    let a = transcript.get("authorize")?;
+    let text = |k: &str| a.get(k).and_then(Value::as_str);
+    let status = a
+        .get("status")
+        .and_then(Value::as_u64)
+        .and_then(|s| u16::try_from(s).ok());
+    let (observed, reason) = classify_authorization(
+        id,
+        status,
+        text("code").is_some(),
+        text("error"),
+        text("errorDescription"),
+        a.get("stateReturned").and_then(Value::as_bool),
+        (own, *bind_state),
+    );
+    let (code, _) = reasons::split_words(&reason);
+    if code == o.observed_reason && observed == o.observed {
+        return None;
+    }
+    let reached = if role == "mutant" {
+        o.reached
+    } else {
+        observed != ProbeOutcome::NotObserved && code != reasons::OAUTH_EARLY_SYNTAX_REJECTION
+    };
+    Some((
+        Observation {
+            observed,
+            observed_reason: code.to_string(),
+            reached,
+            ..o.clone()
+        },
+        format!(
+            "check {id}: its {role}.json says {} {}, but its stored answer of the authorization endpoint (status {}, {}) reads as {} {code}",
+            o.observed.as_str(),
+            o.observed_reason,
+            status.map_or("none".into(), |s| s.to_string()),
+            text("errorDescription").unwrap_or("no description"),
+            observed.as_str()
+        ),
+    ))
+}
+
 /// The observation `o` (check `id`, `role`) as its stored bytes give it,
 /// and why, where they give something else than its labels: first the
 /// profile judge's readings ([`rederive`]); then, for a check that presents
@@ -164,6 +275,9 @@ pub fn reread(
 ) -> Option<(Observation, String)> {
     if let Some(found) = rederive(id, role, o, transcript) {
         return Some(found);
+    }
+    if AUTHORIZATION.iter().any(|(c, _, _)| *c == id) {
+        return authorization_reread(id, role, o, transcript);
     }
     let own =
         own_reason(id).or_else(|| READ_WITH.iter().find(|(c, _)| *c == id).map(|(_, r)| *r))?;

@@ -1149,50 +1149,38 @@ fn token_request_resource(o: &OauthCtx) -> CheckRun {
 /// (ACCEPTED), refused with the check's own description (REJECTED), refused
 /// because a parameter was repeated (the early syntax rejection), or
 /// refused otherwise.
-fn classify_authz(id: &str, a: &flow::AuthzAnswer, own: &str) -> (ProbeOutcome, String) {
-    match (a.status, a.description.as_deref()) {
-        (None, _) => (ProbeOutcome::NotObserved, NO_ANSWER.into()),
-        _ if a.granted => (ProbeOutcome::Accept, reason(id, "ACCEPTED")),
-        (_, Some(d)) if d == own => (ProbeOutcome::Reject, reason(id, "REJECTED")),
-        (_, Some(d)) if d.contains("given more than once") || d.contains("may be given once") => {
-            (ProbeOutcome::Reject, EARLY.into())
-        }
-        (_, _) => (
-            ProbeOutcome::Reject,
-            other(a.error.as_deref().unwrap_or("unnamed")),
-        ),
-    }
+fn classify_authz(id: &str, a: &flow::AuthzAnswer) -> (ProbeOutcome, String) {
+    // The judge's classifier, with the check's own refusal and `state`
+    // binding from its table.
+    let (_, own, bind_state) = crate::judge::oauth::AUTHORIZATION
+        .iter()
+        .find(|(c, _, _)| *c == id)
+        .unwrap_or_else(|| panic!("check {id} is not in judge::oauth::AUTHORIZATION"));
+    crate::judge::oauth::classify_authorization(
+        id,
+        a.status,
+        a.granted,
+        a.error.as_deref(),
+        a.description.as_deref(),
+        a.state_returned,
+        (own, *bind_state),
+    )
 }
 
 /// Positive, negative and mutant authorization requests: each a list of
-/// parameters; the check's own refusal is the description `own`.
+/// parameters; the check's own refusal (and whether a grant must carry the
+/// request's `state` back) is its row of [`crate::judge::oauth::AUTHORIZATION`].
 fn authz_check(
     o: &OauthCtx,
     id: &'static str,
-    own: &str,
     requests: [Vec<(&'static str, String)>; 3],
-) -> CheckRun {
-    authz_check_state(o, id, own, requests, false)
-}
-
-/// [`authz_check`]; with `bind_state`, a grant that does not carry the
-/// request's `state` back is not the check's acceptance.
-fn authz_check_state(
-    o: &OauthCtx,
-    id: &'static str,
-    own: &str,
-    requests: [Vec<(&'static str, String)>; 3],
-    bind_state: bool,
 ) -> CheckRun {
     let accepted = reason(id, "ACCEPTED");
     let rejected = reason(id, "REJECTED");
     let mut seen = requests.into_iter().map(|params| {
         let refs: Vec<(&str, &str)> = params.iter().map(|(k, v)| (*k, v.as_str())).collect();
         let a = flow::authorize_raw(o, &refs);
-        let mut observed = classify_authz(id, &a, own);
-        if bind_state && a.granted && a.state_returned != Some(true) {
-            observed.1 = other("state-not-returned");
-        }
+        let observed = classify_authz(id, &a);
         let detail = format!(
             "{:?} {:?} {:?} ({})",
             a.status, a.error, a.description, observed.1
@@ -1245,12 +1233,7 @@ fn pkce_downgrade(o: &OauthCtx) -> CheckRun {
     let mut mutant = flow::authz_params(o, resource, &challenge);
     plain(&mut mutant);
     mutant.push(("code_challenge_method", "plain".into()));
-    authz_check(
-        o,
-        id,
-        "code_challenge_method plain is not supported; use S256",
-        [positive, negative, mutant],
-    )
+    authz_check(o, id, [positive, negative, mutant])
 }
 
 /// `exact-redirect-uri` (fixture): the registered redirect URI is granted;
@@ -1274,12 +1257,7 @@ fn exact_redirect(o: &OauthCtx) -> CheckRun {
     let negative = with(&longer);
     let mut mutant = with(&longer);
     mutant.push(("redirect_uri", longer.clone()));
-    authz_check(
-        o,
-        id,
-        "redirect_uri is not registered for this client",
-        [positive, negative, mutant],
-    )
+    authz_check(o, id, [positive, negative, mutant])
 }
 
 /// `authorization-code-binding` (fixture): a code redeemed by the client it
@@ -1552,12 +1530,7 @@ fn authorization_request_resource(o: &OauthCtx) -> CheckRun {
     if let Some((_, state)) = mutant.iter().find(|(k, _)| *k == "state").cloned() {
         mutant.push(("state", state));
     }
-    authz_check(
-        o,
-        id,
-        "resource is required: one absolute URI without a fragment",
-        [positive, negative, mutant],
-    )
+    authz_check(o, id, [positive, negative, mutant])
 }
 
 /// `state-binding` (fixture): a granted request gets its `state` back byte
@@ -1577,13 +1550,7 @@ fn state_binding(o: &OauthCtx) -> CheckRun {
     negative.retain(|(k, _)| *k != "state");
     let mut mutant = flow::authz_params(o, resource, &challenge);
     mutant.push(("state", state));
-    authz_check_state(
-        o,
-        id,
-        "state is required",
-        [positive, negative, mutant],
-        true,
-    )
+    authz_check(o, id, [positive, negative, mutant])
 }
 
 /// The fixture's note on the client ID metadata document fetch of the

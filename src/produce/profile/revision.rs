@@ -231,6 +231,10 @@ type LineMaker<'a> = &'a dyn Fn(&Ctx) -> (Option<Value>, Vec<u8>);
 /// reason that other request should get.
 enum Mutation<'a> {
     Syntax,
+    /// A control a subject may meet with silence: the mutant is a request
+    /// for a method no server has, which must be answered
+    /// ([`super::stdio::answered_mutant`]).
+    Answered,
     OtherField {
         make: LineMaker<'a>,
         expected: &'static str,
@@ -270,7 +274,7 @@ fn bound_control(
             let twin_reply = probe.reply(&twin_id, bound);
             let (id, line) = match (&mutation, mutant) {
                 (_, false) => make(ctx),
-                (Mutation::Syntax, true) => {
+                (Mutation::Syntax | Mutation::Answered, true) => {
                     let (id, line) = make(ctx);
                     (id, syntax_defect(&line))
                 }
@@ -309,6 +313,12 @@ fn bound_control(
         (o, observed)
     };
     let (negative, _) = run(false);
+    if let Mutation::Answered = mutation {
+        let fresh = (!open_first).then_some(ctx.startup);
+        let m =
+            super::stdio::answered_mutant(ctx, reason, fresh, super::stdio::unknown_method_line);
+        return (negative, m);
+    }
     let (m, observed) = run(true);
     let observed = observed.unwrap_or((ProbeOutcome::NotObserved, m.observed_reason.clone()));
     let mut m = mutant(reason, observed, m.detail.clone(), m.artifact);
@@ -730,7 +740,10 @@ fn request_identity_metadata(ctx: &Ctx) -> CheckRun {
                 json_line(&ctx.request(&Value::Null, "tools/list", json!({}))),
             )
         },
-        Mutation::Syntax,
+        // Silence is this control's refusal: a syntax-defective mutant would
+        // be met with the same silence by a subject that drops every bad
+        // line.
+        Mutation::Answered,
         |ev| ev.refusal(REFUSED, reasons::NULL_ID_ACCEPTED, true),
     );
     check("request-identity-metadata", positive, pair)
@@ -782,7 +795,7 @@ fn result_identity_metadata(ctx: &Ctx) -> CheckRun {
                 json_line(&ctx.request(&id, "tools/list", json!({}))),
             )
         },
-        Mutation::Syntax,
+        Mutation::Answered,
         |ev| ev.refusal(REFUSED, reasons::INVALID_ID_TYPE_ACCEPTED, true),
     );
     check("result-identity-metadata", positive, pair)
@@ -1203,8 +1216,16 @@ fn interleaved_unrelated_requests(ctx: &Ctx) -> CheckRun {
         })
     };
     let negative = run(false);
-    let m = run(true);
-    let m = m.into_mutant(IGNORED);
+    // The mutant: a request under the stray response's id for a method no
+    // server has, which must be answered: a subject that answers it while
+    // ignoring the stray response tells a request from a response.
+    let m = super::stdio::answered_mutant(ctx, IGNORED, None, |ctx| {
+        let id = json!(424_242);
+        (
+            id.clone(),
+            json_line(&ctx.request(&id, &super::check::unknown_method(), json!({}))),
+        )
+    });
     check("interleaved-unrelated-requests", positive, (negative, m))
 }
 

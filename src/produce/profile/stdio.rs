@@ -360,7 +360,13 @@ pub(super) fn answered_mutant(
             _ => (Terminate, SUBJECT_EXITED.to_string()),
         };
         let detail = format!("the mutant's request {id}: {}", reply.label());
-        (c, detail, json!({"requestId": id, "reply": reply.label()}))
+        // Its reply is kept apart from `reply` (the answer the control is
+        // compared on): the reason already says whether it was answered.
+        (
+            c,
+            detail,
+            json!({"requestId": id, "mutantReply": reply.label()}),
+        )
     };
     let m = match fresh {
         None => opened(ctx, Reject, ANSWERED, |probe, _open| ask(probe, ctx.answer)),

@@ -1479,7 +1479,8 @@ fn executable_identity_is_read_from_its_stored_paths_and_digests() {
 /// summary of the authorization endpoint's answer: a refusal whose stored
 /// description is another than the check's own, still labelled as the
 /// check's refusal, is refused; so is a grant (`state-binding`'s positive)
-/// whose stored answer did not carry the request's `state` back.
+/// whose stored answer did not carry the request's `state` back; so is a
+/// code redemption refused for another reason than the check's own.
 #[test]
 fn an_authorization_answer_relabelled_is_refused_from_its_stored_summary() {
     let (_tmp, dir) = copy_of("bundles/oauth/reference");
@@ -1513,6 +1514,28 @@ fn an_authorization_answer_relabelled_is_refused_from_its_stored_summary() {
         messages(&report)
             .iter()
             .any(|m| m.contains("check state-binding: its positive.json")),
+        "{report:#}"
+    );
+    // A code redemption: pkce-s256's control refused `invalid_grant` for
+    // another reason than the verifier, still labelled as the check's own.
+    let (_tmp, dir) = copy_of("bundles/oauth/reference");
+    let path = dir.join("artifacts/pkce-s256/negative.json");
+    let mut doc = read(&path);
+    let token = doc["transcript"]
+        .as_array_mut()
+        .unwrap()
+        .iter_mut()
+        .find_map(|s| s.get_mut("token"))
+        .expect("a token step");
+    token["errorDescription"] = json!("the authorization code has expired");
+    write(&path, &doc);
+    rebind_oauth(&dir);
+    let (code, report) = validate(&dir);
+    only_not_from_record(code, &report);
+    assert!(
+        messages(&report).iter().any(|m| m.contains(
+            "its stored answer of the token endpoint (status 400, error invalid_grant) reads as REJECT MCP_RES_OAUTH_OTHER_REFUSAL"
+        )),
         "{report:#}"
     );
 }

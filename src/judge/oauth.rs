@@ -241,6 +241,141 @@ fn authorization_reread(
     ))
 }
 
+/// The fixture-side checks that redeem one authorization code per
+/// observation and are refused `invalid_grant` for their own reason, with
+/// the `error_description` that names it (token-request-resource, refused
+/// `invalid_target`, is the third code-redemption check).
+pub const REDEMPTION: [(&str, &str); 2] = [
+    (
+        "authorization-code-binding",
+        "the authorization code was issued to another client",
+    ),
+    (
+        "pkce-s256",
+        "code_verifier does not match the code challenge",
+    ),
+];
+/// The resource token-request-resource's positive redeems its code for
+/// (the code's own); its control and mutant redeem it for
+/// [`OTHER_RESOURCE_REQUESTED`].
+pub const RESOURCE_REQUESTED: &str = "http://127.0.0.1:2/mcp";
+/// The resource token-request-resource's control and mutant ask a token for
+/// (another than the code's).
+pub const OTHER_RESOURCE_REQUESTED: &str = "http://127.0.0.1:1/mcp";
+
+/// How a token request of a fixture-side code-redemption check came back
+/// (`status`, whether an access token was issued and its audience, the
+/// `error` and `error_description`):
+///
+/// - a [`REDEMPTION`] check: a token issued is ACCEPTED; `invalid_grant`
+///   with the check's own description its REJECTED;
+/// - `token-request-resource`: a token issued for `asked` is ACCEPTED, for
+///   another audience another refusal (`token-for-another-audience`);
+///   `invalid_target` its REJECTED;
+///
+/// for both `invalid_request` is the early syntax rejection and any other
+/// error (or status) another refusal.
+pub fn classify_redemption(
+    id: &str,
+    status: Option<u16>,
+    (issued, audience): (bool, Option<&str>),
+    (error, description): (Option<&str>, Option<&str>),
+    asked: &str,
+) -> (ProbeOutcome, String) {
+    let code = |branch: Branch| {
+        reasons::oauth_case(id, branch)
+            .unwrap_or(reasons::OAUTH_OTHER_REFUSAL)
+            .to_string()
+    };
+    let other = |why: &str| reasons::with_words(reasons::OAUTH_OTHER_REFUSAL, why);
+    let resource_check = id == "token-request-resource";
+    match (status, error) {
+        (None, _) => (ProbeOutcome::NotObserved, reasons::OAUTH_NO_ANSWER.into()),
+        (Some(200), _) if resource_check && audience == Some(asked) => {
+            (ProbeOutcome::Accept, code(Branch::Accepted))
+        }
+        (Some(200), _) if resource_check => {
+            (ProbeOutcome::Accept, other("token-for-another-audience"))
+        }
+        (Some(200), _) if issued => (ProbeOutcome::Accept, code(Branch::Accepted)),
+        (_, Some("invalid_target")) if resource_check => {
+            (ProbeOutcome::Reject, code(Branch::Rejected))
+        }
+        (_, Some("invalid_grant"))
+            if REDEMPTION
+                .iter()
+                .any(|(c, own)| *c == id && description == Some(*own)) =>
+        {
+            (ProbeOutcome::Reject, code(Branch::Rejected))
+        }
+        (_, Some("invalid_request")) => (
+            ProbeOutcome::Reject,
+            reasons::OAUTH_EARLY_SYNTAX_REJECTION.into(),
+        ),
+        (_, Some(e)) => (ProbeOutcome::Reject, other(e)),
+        (Some(s), None) => (ProbeOutcome::Reject, other(&format!("status {s}"))),
+    }
+}
+
+/// A code-redemption check's observation ([`REDEMPTION`],
+/// `token-request-resource`) read again from its stored summaries (the
+/// authorization answer, then the token endpoint's: `status`,
+/// `accessToken` (its digest when one was issued), `audience`, `error`,
+/// `errorDescription`), where they give something else than the labels.
+fn redemption_reread(
+    id: &str,
+    role: &str,
+    o: &Observation,
+    transcript: &Value,
+) -> Option<(Observation, String)> {
+    let token = transcript
+        .as_array()?
+        .iter()
+        .find_map(|step| step.get("token"))?;
+    let text = |k: &str| token.get(k).and_then(Value::as_str);
+    let status = token
+        .get("status")
+        .and_then(Value::as_u64)
+        .and_then(|s| u16::try_from(s).ok());
+    let asked = if role == "positive" {
+        RESOURCE_REQUESTED
+    } else {
+        OTHER_RESOURCE_REQUESTED
+    };
+    let (observed, reason) = classify_redemption(
+        id,
+        status,
+        (text("accessToken").is_some(), text("audience")),
+        (text("error"), text("errorDescription")),
+        asked,
+    );
+    let (code, _) = reasons::split_words(&reason);
+    if code == o.observed_reason && observed == o.observed {
+        return None;
+    }
+    let reached = if role == "mutant" {
+        o.reached
+    } else {
+        observed != ProbeOutcome::NotObserved && code != reasons::OAUTH_EARLY_SYNTAX_REJECTION
+    };
+    Some((
+        Observation {
+            observed,
+            observed_reason: code.to_string(),
+            reached,
+            ..o.clone()
+        },
+        format!(
+            "check {id}: its {role}.json says {} {}, but its stored answer of the token endpoint (status {}, error {}) reads as {} {code}",
+            o.observed.as_str(),
+            o.observed_reason,
+            status.map_or("none".into(), |s| s.to_string()),
+            text("error").unwrap_or("none"),
+            observed.as_str()
+        ),
+    ))
+}
+
 /// The observation `o` (check `id`, `role`) as its stored bytes give it,
 /// and why, where they give something else than its labels: first the
 /// profile judge's readings ([`rederive`]); then, for a check that presents
@@ -278,6 +413,9 @@ pub fn reread(
     }
     if AUTHORIZATION.iter().any(|(c, _, _)| *c == id) {
         return authorization_reread(id, role, o, transcript);
+    }
+    if id == "token-request-resource" || REDEMPTION.iter().any(|(c, _)| *c == id) {
+        return redemption_reread(id, role, o, transcript);
     }
     let own =
         own_reason(id).or_else(|| READ_WITH.iter().find(|(c, _)| *c == id).map(|(_, r)| *r))?;

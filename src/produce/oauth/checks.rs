@@ -1078,22 +1078,19 @@ fn wrong_resource_token(o: &OauthCtx) -> CheckRun {
 /// same request without its `code` is refused early (`invalid_request`).
 fn token_request_resource(o: &OauthCtx) -> CheckRun {
     let id = "token-request-resource";
-    let resource = "http://127.0.0.1:2/mcp";
+    let resource = crate::judge::oauth::RESOURCE_REQUESTED;
     let redirect = o.redirect_uri.clone();
     let accepted = reason(id, "ACCEPTED");
     let rejected = reason(id, "REJECTED");
+    // The judge's classifier.
     let classify = |r: &flow::Redeemed, asked: &str| -> (ProbeOutcome, String) {
-        match (r.status, r.error.as_deref()) {
-            (None, _) => (ProbeOutcome::NotObserved, NO_ANSWER.into()),
-            (Some(200), _) if r.audience.as_deref() == Some(asked) => {
-                (ProbeOutcome::Accept, accepted.clone())
-            }
-            (Some(200), _) => (ProbeOutcome::Accept, other("token-for-another-audience")),
-            (_, Some("invalid_target")) => (ProbeOutcome::Reject, rejected.clone()),
-            (_, Some("invalid_request")) => (ProbeOutcome::Reject, EARLY.into()),
-            (_, Some(e)) => (ProbeOutcome::Reject, other(e)),
-            (Some(s), None) => (ProbeOutcome::Reject, other(&format!("status {s}"))),
-        }
+        crate::judge::oauth::classify_redemption(
+            id,
+            r.status,
+            (r.access_token.is_some(), r.audience.as_deref()),
+            (r.error.as_deref(), r.description.as_deref()),
+            asked,
+        )
     };
     let run = |redeem_for: &str, drop_code: bool| {
         let (verifier, challenge) = flow::pkce(o);
@@ -1119,8 +1116,8 @@ fn token_request_resource(o: &OauthCtx) -> CheckRun {
         (observed, detail, json!([a.summary, r.summary]))
     };
     let (p, pd, pa) = run(resource, false);
-    let (n, nd, na) = run(OTHER_RESOURCE, false);
-    let (m, md, ma) = run(OTHER_RESOURCE, true);
+    let (n, nd, na) = run(crate::judge::oauth::OTHER_RESOURCE_REQUESTED, false);
+    let (m, md, ma) = run(crate::judge::oauth::OTHER_RESOURCE_REQUESTED, true);
     CheckRun {
         id,
         positive: Some(obs(
@@ -1270,7 +1267,6 @@ fn code_binding(o: &OauthCtx) -> CheckRun {
     let redirect = o.redirect_uri.clone();
     let accepted = reason(id, "ACCEPTED");
     let rejected = reason(id, "REJECTED");
-    const OWN: &str = "the authorization code was issued to another client";
     let run = |client: &str, drop_code: bool| {
         let (verifier, challenge) = flow::pkce(o);
         let a = flow::authorize(o, resource, &challenge, &redirect);
@@ -1291,18 +1287,14 @@ fn code_binding(o: &OauthCtx) -> CheckRun {
             params.retain(|(k, _)| *k != "code");
         }
         let r = flow::token_request(o, &params);
-        let observed = match (r.status, r.error.as_deref(), r.description.as_deref()) {
-            (None, _, _) => (ProbeOutcome::NotObserved, NO_ANSWER.to_string()),
-            (Some(200), _, _) if r.access_token.is_some() => {
-                (ProbeOutcome::Accept, accepted.clone())
-            }
-            (_, Some("invalid_grant"), Some(d)) if d == OWN => {
-                (ProbeOutcome::Reject, rejected.clone())
-            }
-            (_, Some("invalid_request"), _) => (ProbeOutcome::Reject, EARLY.to_string()),
-            (_, Some(e), _) => (ProbeOutcome::Reject, other(e)),
-            (s, None, _) => (ProbeOutcome::Reject, other(&format!("status {s:?}"))),
-        };
+        // The judge's classifier (the audience is not this check's concern).
+        let observed = crate::judge::oauth::classify_redemption(
+            id,
+            r.status,
+            (r.access_token.is_some(), r.audience.as_deref()),
+            (r.error.as_deref(), r.description.as_deref()),
+            resource,
+        );
         let detail = format!(
             "token request as {}: {:?} {:?} ({})",
             if client == o.client_id {
@@ -1446,7 +1438,6 @@ fn pkce_s256(o: &OauthCtx) -> CheckRun {
     let redirect = o.redirect_uri.clone();
     let accepted = reason(id, "ACCEPTED");
     let rejected = reason(id, "REJECTED");
-    const OWN: &str = "code_verifier does not match the code challenge";
     #[derive(Clone, Copy)]
     enum Verifier {
         Right,
@@ -1473,18 +1464,14 @@ fn pkce_s256(o: &OauthCtx) -> CheckRun {
             params.retain(|(k, _)| *k != "code_verifier");
         }
         let r = flow::token_request(o, &params);
-        let observed = match (r.status, r.error.as_deref(), r.description.as_deref()) {
-            (None, _, _) => (ProbeOutcome::NotObserved, NO_ANSWER.to_string()),
-            (Some(200), _, _) if r.access_token.is_some() => {
-                (ProbeOutcome::Accept, accepted.clone())
-            }
-            (_, Some("invalid_grant"), Some(d)) if d == OWN => {
-                (ProbeOutcome::Reject, rejected.clone())
-            }
-            (_, Some("invalid_request"), _) => (ProbeOutcome::Reject, EARLY.to_string()),
-            (_, Some(e), _) => (ProbeOutcome::Reject, other(e)),
-            (s, None, _) => (ProbeOutcome::Reject, other(&format!("status {s:?}"))),
-        };
+        // The judge's classifier (the audience is not this check's concern).
+        let observed = crate::judge::oauth::classify_redemption(
+            id,
+            r.status,
+            (r.access_token.is_some(), r.audience.as_deref()),
+            (r.error.as_deref(), r.description.as_deref()),
+            resource,
+        );
         let detail = format!("{:?} {:?} ({})", r.status, r.error, observed.1);
         (observed, detail, json!([a.summary, r.summary]))
     };

@@ -1539,3 +1539,45 @@ fn an_authorization_answer_relabelled_is_refused_from_its_stored_summary() {
         "{report:#}"
     );
 }
+
+/// The resolution checks are read from what they stored: a token endpoint
+/// on the issuer's own origin cannot be credited as refused for being off
+/// it (the origins are compared again), and an SSRF control that connected
+/// before refusing is not the check's refusal.
+#[test]
+fn a_resolution_relabelled_is_refused_from_its_stored_urls() {
+    let (_tmp, dir) = copy_of("bundles/oauth/reference");
+    let path = dir.join("artifacts/token-endpoint-identity/negative.json");
+    let mut doc = read(&path);
+    assert_eq!(
+        doc["observedReasonCode"],
+        "MCP_RES_OAUTH_TOKEN_ENDPOINT_IDENTITY_REJECTED"
+    );
+    let issuer = doc["transcript"]["issuer"].as_str().unwrap().to_owned();
+    doc["transcript"]["tokenEndpoint"] = json!(format!("{issuer}/token"));
+    write(&path, &doc);
+    rebind_oauth(&dir);
+    let (code, report) = validate(&dir);
+    only_not_from_record(code, &report);
+    assert!(
+        messages(&report).iter().any(|m| m.contains(
+            "check token-endpoint-identity: its negative.json says REJECT MCP_RES_OAUTH_TOKEN_ENDPOINT_IDENTITY_REJECTED, but its stored token endpoint"
+        ) && m.contains("reads as ACCEPT")),
+        "{report:#}"
+    );
+    let (_tmp, dir) = copy_of("bundles/oauth/reference");
+    let path = dir.join("artifacts/ssrf-resistant-metadata-resolution/negative.json");
+    let mut doc = read(&path);
+    doc["transcript"]["connectionAttempts"] = json!(1);
+    write(&path, &doc);
+    rebind_oauth(&dir);
+    let (code, report) = validate(&dir);
+    only_not_from_record(code, &report);
+    assert!(
+        messages(&report)
+            .iter()
+            .any(|m| m.contains("MCP_RES_OAUTH_OTHER_REFUSAL")
+                && m.contains("ssrf-resistant-metadata-resolution")),
+        "{report:#}"
+    );
+}

@@ -376,6 +376,160 @@ fn redemption_reread(
     ))
 }
 
+/// The fixture-side checks decided by how the runner, as a client, resolved
+/// an authorization server (or chose its token endpoint), with the refusal
+/// that is the check's own.
+pub const RESOLUTION: [(&str, &str); 3] = [
+    ("authorization-server-metadata", "issuer-mismatch"),
+    ("ssrf-resistant-metadata-resolution", "not-loopback"),
+    ("token-endpoint-identity", "token-endpoint-off-origin"),
+];
+
+/// The origin (`scheme://authority`) of an absolute URL.
+pub fn origin(url: &str) -> Option<&str> {
+    let scheme_end = url.find("://")? + 3;
+    let end = url[scheme_end..]
+        .find(['/', '?', '#'])
+        .map_or(url.len(), |e| scheme_end + e);
+    Some(&url[..end])
+}
+
+/// A resolution of check `id` (`refused`: why it was refused, `None` when
+/// it was not) classified: not refused is the check's ACCEPTED, refused for
+/// the check's own reason its REJECTED, a malformed URL the early syntax
+/// rejection, anything else another refusal.
+pub fn classify_resolution(id: &str, refused: Option<&str>) -> (ProbeOutcome, String) {
+    let own = RESOLUTION
+        .iter()
+        .find(|(c, _)| *c == id)
+        .map_or("", |(_, own)| *own);
+    let code = |branch: Branch| {
+        reasons::oauth_case(id, branch)
+            .unwrap_or(reasons::OAUTH_OTHER_REFUSAL)
+            .to_string()
+    };
+    match refused {
+        None => (ProbeOutcome::Accept, code(Branch::Accepted)),
+        Some(w) if w == own => (ProbeOutcome::Reject, code(Branch::Rejected)),
+        Some("malformed-url") => (
+            ProbeOutcome::Reject,
+            reasons::OAUTH_EARLY_SYNTAX_REJECTION.into(),
+        ),
+        Some(w) => (
+            ProbeOutcome::Reject,
+            reasons::with_words(reasons::OAUTH_OTHER_REFUSAL, w),
+        ),
+    }
+}
+
+/// Why a stored resolution was refused (`refusedBecause`), if it was.
+fn refusal(entry: &Value) -> Option<&str> {
+    entry.get("refusedBecause").and_then(Value::as_str)
+}
+
+/// A [`RESOLUTION`] check's observation read again from what it stored:
+///
+/// - the positive of the two metadata checks: the authorization servers the
+///   subject named (`subjectAuthorizationServers`; absent: no answer; none:
+///   another refusal) each resolved without refusal
+///   (`runnerResolution[].refusedBecause`);
+/// - a single resolution: its `refusedBecause`, classified; for the SSRF
+///   check a connection made before refusing is another refusal;
+/// - `token-endpoint-identity`: the refusal is computed again from the
+///   stored `issuer` and `tokenEndpoint` where both are there (the token
+///   endpoint must be on the issuer's origin).
+fn resolution_reread(
+    id: &str,
+    role: &str,
+    o: &Observation,
+    transcript: &Value,
+) -> Option<(Observation, String)> {
+    let other = |why: &str| reasons::with_words(reasons::OAUTH_OTHER_REFUSAL, why);
+    let resolved = transcript.get("runnerResolution").and_then(Value::as_array);
+    let (observed, reason, what) = if id == "token-endpoint-identity" {
+        let stored = refusal(transcript);
+        let text = |k: &str| transcript.get(k).and_then(Value::as_str);
+        let refused = match (text("issuer"), text("tokenEndpoint")) {
+            (Some(issuer), Some(endpoint)) => {
+                let same = origin(endpoint).is_some() && origin(endpoint) == origin(issuer);
+                (!same).then_some("token-endpoint-off-origin")
+            }
+            _ => stored,
+        };
+        let (observed, reason) = classify_resolution(id, refused);
+        (
+            observed,
+            reason,
+            format!(
+                "its stored token endpoint {} for the issuer {}",
+                text("tokenEndpoint").unwrap_or("(none)"),
+                text("issuer").unwrap_or("(none)")
+            ),
+        )
+    } else if let Some(named) = transcript.get("subjectAuthorizationServers") {
+        let first_refusal = resolved.into_iter().flatten().find_map(refusal);
+        let (observed, reason) = match (named.as_array(), first_refusal) {
+            (None, _) => (ProbeOutcome::NotObserved, reasons::OAUTH_NO_ANSWER.into()),
+            (Some(e), _) if e.is_empty() => {
+                (ProbeOutcome::Reject, other("no-authorization-servers"))
+            }
+            (Some(_), None) => classify_resolution(id, None),
+            (Some(_), Some(w)) => (ProbeOutcome::Reject, other(w)),
+        };
+        (
+            observed,
+            reason,
+            "its stored resolution of the authorization servers the subject named".to_string(),
+        )
+    } else {
+        let [entry] = resolved?.as_slice() else {
+            return None;
+        };
+        let (mut observed, mut reason) = classify_resolution(id, refusal(entry));
+        let connected = transcript
+            .get("connectionAttempts")
+            .and_then(Value::as_u64)
+            .unwrap_or(0);
+        if id == "ssrf-resistant-metadata-resolution" && connected > 0 {
+            (observed, reason) = (ProbeOutcome::Reject, other("connected-before-refusing"));
+        }
+        (
+            observed,
+            reason,
+            format!(
+                "its stored resolution of {}",
+                entry
+                    .get("authorizationServer")
+                    .and_then(Value::as_str)
+                    .unwrap_or("(none)")
+            ),
+        )
+    };
+    let (code, _) = reasons::split_words(&reason);
+    if code == o.observed_reason && observed == o.observed {
+        return None;
+    }
+    let reached = if role == "mutant" {
+        o.reached
+    } else {
+        observed != ProbeOutcome::NotObserved && code != reasons::OAUTH_EARLY_SYNTAX_REJECTION
+    };
+    Some((
+        Observation {
+            observed,
+            observed_reason: code.to_string(),
+            reached,
+            ..o.clone()
+        },
+        format!(
+            "check {id}: its {role}.json says {} {}, but {what} reads as {} {code}",
+            o.observed.as_str(),
+            o.observed_reason,
+            observed.as_str()
+        ),
+    ))
+}
+
 /// The observation `o` (check `id`, `role`) as its stored bytes give it,
 /// and why, where they give something else than its labels: first the
 /// profile judge's readings ([`rederive`]); then, for a check that presents
@@ -413,6 +567,9 @@ pub fn reread(
     }
     if AUTHORIZATION.iter().any(|(c, _, _)| *c == id) {
         return authorization_reread(id, role, o, transcript);
+    }
+    if RESOLUTION.iter().any(|(c, _)| *c == id) {
+        return resolution_reread(id, role, o, transcript);
     }
     if id == "token-request-resource" || REDEMPTION.iter().any(|(c, _)| *c == id) {
         return redemption_reread(id, role, o, transcript);

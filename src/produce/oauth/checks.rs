@@ -1758,12 +1758,13 @@ fn runner_resolution(
     own: &str,
 ) -> ((ProbeOutcome, String), String, Value) {
     let (kind, r) = resolve_as(o, entry);
-    let observed = match r {
-        Ok(()) => (ProbeOutcome::Accept, reason(id, "ACCEPTED")),
-        Err(w) if w == own => (ProbeOutcome::Reject, reason(id, "REJECTED")),
-        Err("malformed-url") => (ProbeOutcome::Reject, EARLY.to_string()),
-        Err(w) => (ProbeOutcome::Reject, other(w)),
-    };
+    // The judge's classifier, whose table names the check's own refusal.
+    debug_assert!(
+        crate::judge::oauth::RESOLUTION
+            .iter()
+            .any(|(c, w)| *c == id && *w == own)
+    );
+    let observed = crate::judge::oauth::classify_resolution(id, r.err());
     let detail = format!(
         "the runner resolving {entry:?}: {kind:?}, {:?} ({})",
         r.err(),
@@ -2000,11 +2001,7 @@ fn mix_up_resistance(o: &OauthCtx) -> CheckRun {
 
 /// `scheme://authority` of an http(s) URL.
 fn origin(url: &str) -> Option<&str> {
-    let scheme_end = url.find("://")? + 3;
-    let end = url[scheme_end..]
-        .find(['/', '?', '#'])
-        .map_or(url.len(), |e| scheme_end + e);
-    Some(&url[..end])
+    crate::judge::oauth::origin(url)
 }
 
 /// The runner, as a client, choosing the token endpoint of the
@@ -2043,12 +2040,7 @@ fn runner_token_endpoint(
                 .to_string(),
         );
     }
-    let observed = match verdict {
-        Ok(()) => (ProbeOutcome::Accept, reason(id, "ACCEPTED")),
-        Err("token-endpoint-off-origin") => (ProbeOutcome::Reject, reason(id, "REJECTED")),
-        Err("malformed-url") => (ProbeOutcome::Reject, EARLY.to_string()),
-        Err(w) => (ProbeOutcome::Reject, other(w)),
-    };
+    let observed = crate::judge::oauth::classify_resolution(id, verdict.err());
     let detail = format!(
         "the runner choosing the token endpoint of {issuer:?}: {endpoint:?} ({})",
         observed.1

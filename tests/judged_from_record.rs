@@ -1581,3 +1581,29 @@ fn a_resolution_relabelled_is_refused_from_its_stored_urls() {
         "{report:#}"
     );
 }
+
+/// mix-up-resistance compares the stored `iss` with the stored issuer the
+/// request went to: a control whose response names that very issuer cannot
+/// be credited as a refused mix-up.
+#[test]
+fn a_mix_up_relabelled_is_refused_from_its_stored_issuers() {
+    let (_tmp, dir) = copy_of("bundles/oauth/reference");
+    let path = dir.join("artifacts/mix-up-resistance/negative.json");
+    let mut doc = read(&path);
+    assert_eq!(
+        doc["observedReasonCode"],
+        "MCP_RES_OAUTH_MIX_UP_RESISTANCE_REJECTED"
+    );
+    let expected = doc["transcript"]["expectedIssuer"].clone();
+    doc["transcript"]["response"]["authorize"]["iss"] = expected;
+    write(&path, &doc);
+    rebind_oauth(&dir);
+    let (code, report) = validate(&dir);
+    only_not_from_record(code, &report);
+    assert!(
+        messages(&report).iter().any(|m| m.contains(
+            "check mix-up-resistance: its negative.json says REJECT MCP_RES_OAUTH_MIX_UP_RESISTANCE_REJECTED, but its stored authorization response"
+        ) && m.contains("reads as ACCEPT")),
+        "{report:#}"
+    );
+}

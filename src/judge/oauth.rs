@@ -530,6 +530,87 @@ fn resolution_reread(
     ))
 }
 
+/// How an authorization response of `mix-up-resistance` came back from
+/// `expected` (the issuer the request went to): a redirect whose `iss`
+/// (RFC 9207) is that issuer and carries a code is ACCEPTED; one naming
+/// another issuer REJECTED; a refusal page for a repeated parameter the
+/// early syntax rejection; anything else another refusal.
+pub fn classify_mix_up(
+    status: Option<u16>,
+    (redirected, granted): (bool, bool),
+    iss: Option<&str>,
+    (error, description): (Option<&str>, Option<&str>),
+    expected: &str,
+) -> (ProbeOutcome, String) {
+    let id = "mix-up-resistance";
+    let code = |branch: Branch| {
+        reasons::oauth_case(id, branch)
+            .unwrap_or(reasons::OAUTH_OTHER_REFUSAL)
+            .to_string()
+    };
+    let other = |why: &str| reasons::with_words(reasons::OAUTH_OTHER_REFUSAL, why);
+    match (status, redirected, iss) {
+        (None, _, _) => (ProbeOutcome::NotObserved, reasons::OAUTH_NO_ANSWER.into()),
+        (_, false, _) => match description {
+            Some(d) if d.contains("given more than once") || d.contains("may be given once") => (
+                ProbeOutcome::Reject,
+                reasons::OAUTH_EARLY_SYNTAX_REJECTION.into(),
+            ),
+            _ => (ProbeOutcome::Reject, other(error.unwrap_or("no-redirect"))),
+        },
+        (_, true, None) => (ProbeOutcome::Reject, other("iss-missing")),
+        (_, true, Some(i)) if i != expected => (ProbeOutcome::Reject, code(Branch::Rejected)),
+        (_, true, Some(_)) if granted => (ProbeOutcome::Accept, code(Branch::Accepted)),
+        (_, true, Some(_)) => (ProbeOutcome::Reject, other(error.unwrap_or("no-code"))),
+    }
+}
+
+/// `mix-up-resistance`'s observation read again from its stored
+/// `expectedIssuer` and summary of the authorization response
+/// (`response.authorize`: `status`, `redirectsTo`, `code`, `iss`, `error`,
+/// `errorDescription`): the `iss` is compared with the issuer again.
+fn mix_up_reread(role: &str, o: &Observation, transcript: &Value) -> Option<(Observation, String)> {
+    let id = "mix-up-resistance";
+    let expected = transcript.get("expectedIssuer")?.as_str()?;
+    let a = transcript.pointer("/response/authorize")?;
+    let text = |k: &str| a.get(k).and_then(Value::as_str);
+    let status = a
+        .get("status")
+        .and_then(Value::as_u64)
+        .and_then(|s| u16::try_from(s).ok());
+    let (observed, reason) = classify_mix_up(
+        status,
+        (text("redirectsTo").is_some(), text("code").is_some()),
+        text("iss"),
+        (text("error"), text("errorDescription")),
+        expected,
+    );
+    let (code, _) = reasons::split_words(&reason);
+    if code == o.observed_reason && observed == o.observed {
+        return None;
+    }
+    let reached = if role == "mutant" {
+        o.reached
+    } else {
+        observed != ProbeOutcome::NotObserved && code != reasons::OAUTH_EARLY_SYNTAX_REJECTION
+    };
+    Some((
+        Observation {
+            observed,
+            observed_reason: code.to_string(),
+            reached,
+            ..o.clone()
+        },
+        format!(
+            "check {id}: its {role}.json says {} {}, but its stored authorization response (iss {}, expected {expected}) reads as {} {code}",
+            o.observed.as_str(),
+            o.observed_reason,
+            text("iss").unwrap_or("none"),
+            observed.as_str()
+        ),
+    ))
+}
+
 /// The observation `o` (check `id`, `role`) as its stored bytes give it,
 /// and why, where they give something else than its labels: first the
 /// profile judge's readings ([`rederive`]); then, for a check that presents
@@ -567,6 +648,9 @@ pub fn reread(
     }
     if AUTHORIZATION.iter().any(|(c, _, _)| *c == id) {
         return authorization_reread(id, role, o, transcript);
+    }
+    if id == "mix-up-resistance" {
+        return mix_up_reread(role, o, transcript);
     }
     if RESOLUTION.iter().any(|(c, _)| *c == id) {
         return resolution_reread(id, role, o, transcript);

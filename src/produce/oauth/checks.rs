@@ -1908,27 +1908,14 @@ fn mix_up_resistance(o: &OauthCtx) -> CheckRun {
     let judge = |base: &str, params: Vec<(&'static str, String)>| {
         let refs: Vec<(&str, &str)> = params.iter().map(|(k, v)| (*k, v.as_str())).collect();
         let a = flow::authorize_raw_at(o, base, &refs);
-        let observed = match (a.status, a.redirected, a.iss.as_deref()) {
-            (None, _, _) => (ProbeOutcome::NotObserved, NO_ANSWER.to_string()),
-            (_, false, _) => match a.description.as_deref() {
-                Some(d)
-                    if d.contains("given more than once") || d.contains("may be given once") =>
-                {
-                    (ProbeOutcome::Reject, EARLY.to_string())
-                }
-                _ => (
-                    ProbeOutcome::Reject,
-                    other(a.error.as_deref().unwrap_or("no-redirect")),
-                ),
-            },
-            (_, true, None) => (ProbeOutcome::Reject, other("iss-missing")),
-            (_, true, Some(i)) if i != base => (ProbeOutcome::Reject, rejected.clone()),
-            (_, true, Some(_)) if a.granted => (ProbeOutcome::Accept, accepted.clone()),
-            (_, true, Some(_)) => (
-                ProbeOutcome::Reject,
-                other(a.error.as_deref().unwrap_or("no-code")),
-            ),
-        };
+        // The judge's classifier.
+        let observed = crate::judge::oauth::classify_mix_up(
+            a.status,
+            (a.redirected, a.granted),
+            a.iss.as_deref(),
+            (a.error.as_deref(), a.description.as_deref()),
+            base,
+        );
         let detail = format!(
             "authorization response from {base}: {:?}, iss {:?} ({})",
             a.status, a.iss, observed.1

@@ -1607,3 +1607,26 @@ fn a_mix_up_relabelled_is_refused_from_its_stored_issuers() {
         "{report:#}"
     );
 }
+
+/// proxy-consent-client-binding is read from its stored authorization
+/// answer like the other authorization checks: client B's request refused
+/// for another reason than a consent given to another client, still
+/// labelled as the check's refusal, is refused.
+#[test]
+fn a_consent_refusal_relabelled_is_refused_from_its_stored_answer() {
+    let (_tmp, dir) = copy_of("bundles/oauth/reference");
+    let path = dir.join("artifacts/proxy-consent-client-binding/negative.json");
+    let mut doc = read(&path);
+    doc["transcript"]["authorization"]["authorize"]["errorDescription"] =
+        json!("the client could not be identified");
+    write(&path, &doc);
+    rebind_oauth(&dir);
+    let (code, report) = validate(&dir);
+    only_not_from_record(code, &report);
+    assert!(
+        messages(&report).iter().any(|m| m.contains(
+            "check proxy-consent-client-binding: its negative.json says REJECT MCP_RES_OAUTH_PROXY_CONSENT_CLIENT_BINDING_REJECTED"
+        )),
+        "{report:#}"
+    );
+}

@@ -133,7 +133,7 @@ pub const READ_WITH: [(&str, &str); 2] = [
 /// The fixture-side checks that send one authorization request per
 /// observation, with the fixture's `error_description` that is the check's
 /// own refusal, and whether a grant must carry the request's `state` back.
-pub const AUTHORIZATION: [(&str, &str, bool); 4] = [
+pub const AUTHORIZATION: [(&str, &str, bool); 5] = [
     (
         "pkce-downgrade-refused",
         "code_challenge_method plain is not supported; use S256",
@@ -150,7 +150,20 @@ pub const AUTHORIZATION: [(&str, &str, bool); 4] = [
         false,
     ),
     ("state-binding", "state is required", true),
+    (
+        "proxy-consent-client-binding",
+        "consent was given for another client",
+        false,
+    ),
 ];
+
+/// The fixture's descriptions of a refusal by syntax: a parameter given
+/// twice, or a consent approval that is not one.
+fn syntax_refusal(description: &str) -> bool {
+    description.contains("given more than once")
+        || description.contains("may be given once")
+        || description == "consent is malformed"
+}
 
 /// How an authorization request of check `id` came back (`status`, whether
 /// a code was issued, the `error` and `error_description`, whether the
@@ -180,7 +193,7 @@ pub fn classify_authorization(
         }
         _ if granted => (ProbeOutcome::Accept, code(Branch::Accepted)),
         (_, Some(d)) if d == own => (ProbeOutcome::Reject, code(Branch::Rejected)),
-        (_, Some(d)) if d.contains("given more than once") || d.contains("may be given once") => (
+        (_, Some(d)) if syntax_refusal(d) => (
             ProbeOutcome::Reject,
             reasons::OAUTH_EARLY_SYNTAX_REJECTION.into(),
         ),
@@ -189,7 +202,8 @@ pub fn classify_authorization(
 }
 
 /// An [`AUTHORIZATION`] check's observation read again from its stored
-/// summary of the fixture's answer (`transcript.authorize`: `status`,
+/// summary of the fixture's answer (`transcript.authorize`, or
+/// `transcript.authorization.authorize` beside a consent: `status`,
 /// `code` (its digest when one was issued), `error`, `errorDescription`,
 /// `stateReturned`), where it gives something else than the labels.
 fn authorization_reread(
@@ -199,7 +213,9 @@ fn authorization_reread(
     transcript: &Value,
 ) -> Option<(Observation, String)> {
     let (_, own, bind_state) = AUTHORIZATION.iter().find(|(c, _, _)| *c == id)?;
-    let a = transcript.get("authorize")?;
+    let a = transcript
+        .get("authorize")
+        .or_else(|| transcript.pointer("/authorization/authorize"))?;
     let text = |k: &str| a.get(k).and_then(Value::as_str);
     let status = a
         .get("status")

@@ -2540,8 +2540,6 @@ fn loopback_redirect_collision(o: &OauthCtx) -> CheckRun {
 /// an approval that is not one by syntax is refused as malformed (early).
 fn proxy_consent(o: &OauthCtx) -> CheckRun {
     let id = "proxy-consent-client-binding";
-    let accepted = reason(id, "ACCEPTED");
-    let rejected = reason(id, "REJECTED");
     let uri = o.redirect_uri.clone();
     let registered = o
         .fixture
@@ -2559,19 +2557,9 @@ fn proxy_consent(o: &OauthCtx) -> CheckRun {
     let Some(approval) = approval else {
         return CheckRun::not_observed(id, "the fixture gave no consent approval");
     };
-    const OWN: &str = "consent was given for another client";
     let run = |client: &str, consent: &str, who: &str| {
         let (a, _) = authorize_as(o, client, &[("consent", consent.to_string())]);
-        let observed = match (a.status, a.description.as_deref()) {
-            (None, _) => (ProbeOutcome::NotObserved, NO_ANSWER.to_string()),
-            _ if a.granted => (ProbeOutcome::Accept, accepted.clone()),
-            (_, Some(OWN)) => (ProbeOutcome::Reject, rejected.clone()),
-            (_, Some("consent is malformed")) => (ProbeOutcome::Reject, EARLY.to_string()),
-            _ => (
-                ProbeOutcome::Reject,
-                other(a.error.as_deref().unwrap_or("unnamed")),
-            ),
-        };
+        let observed = classify_authz(id, &a);
         let detail = format!(
             "{who}: {:?} {:?} {:?} ({})",
             a.status, a.error, a.description, observed.1

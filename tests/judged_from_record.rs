@@ -1630,3 +1630,29 @@ fn a_consent_refusal_relabelled_is_refused_from_its_stored_answer() {
         "{report:#}"
     );
 }
+
+/// cimd-identity is read from its stored authorization answer and the
+/// fixture's stored fetch note: a refusal whose note says something else
+/// than an impostor document, still labelled as the check's refusal, is
+/// refused.
+#[test]
+fn a_client_identity_refusal_relabelled_is_refused_from_its_stored_note() {
+    let (_tmp, dir) = copy_of("bundles/oauth/reference");
+    let path = dir.join("artifacts/cimd-identity/negative.json");
+    let mut doc = read(&path);
+    assert_eq!(
+        doc["observedReasonCode"],
+        "MCP_RES_OAUTH_CIMD_IDENTITY_REJECTED"
+    );
+    doc["transcript"]["fixtureFetchNote"] = json!("refused: the document is too large");
+    write(&path, &doc);
+    rebind_oauth(&dir);
+    let (code, report) = validate(&dir);
+    only_not_from_record(code, &report);
+    assert!(
+        messages(&report).iter().any(|m| m.contains(
+            "check cimd-identity: its negative.json says REJECT MCP_RES_OAUTH_CIMD_IDENTITY_REJECTED, but its stored answer and fetch note (refused: the document is too large) read as REJECT MCP_RES_OAUTH_OTHER_REFUSAL"
+        )),
+        "{report:#}"
+    );
+}

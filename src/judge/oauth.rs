@@ -627,6 +627,89 @@ fn mix_up_reread(role: &str, o: &Observation, transcript: &Value) -> Option<(Obs
     ))
 }
 
+/// The fixture's audit note of cimd-identity's own refusal: the client's
+/// metadata document names another `client_id`.
+pub const CIMD_IMPOSTOR_NOTE: &str = "refused: client metadata document names another client_id";
+/// The start of the fixture's audit note of a `client_id` that is not a URL
+/// at all (refused by syntax, before any fetch).
+pub const CIMD_NOT_A_URL_NOTE: &str = "refused: client_id is not an absolute";
+
+/// How `cimd-identity`'s authorization request came back (`status`, whether
+/// a code was issued, the fixture's note on its fetch of the client's
+/// metadata document, the `error`): granted is ACCEPTED; refused with the
+/// impostor note REJECTED; a `client_id` that is not a URL the early syntax
+/// rejection; anything else another refusal.
+pub fn classify_cimd_identity(
+    status: Option<u16>,
+    granted: bool,
+    note: Option<&str>,
+    error: Option<&str>,
+) -> (ProbeOutcome, String) {
+    let id = "cimd-identity";
+    let code = |branch: Branch| {
+        reasons::oauth_case(id, branch)
+            .unwrap_or(reasons::OAUTH_OTHER_REFUSAL)
+            .to_string()
+    };
+    match (status, note) {
+        (None, _) => (ProbeOutcome::NotObserved, reasons::OAUTH_NO_ANSWER.into()),
+        _ if granted => (ProbeOutcome::Accept, code(Branch::Accepted)),
+        (_, Some(n)) if n == CIMD_IMPOSTOR_NOTE => (ProbeOutcome::Reject, code(Branch::Rejected)),
+        (_, Some(n)) if n.starts_with(CIMD_NOT_A_URL_NOTE) => (
+            ProbeOutcome::Reject,
+            reasons::OAUTH_EARLY_SYNTAX_REJECTION.into(),
+        ),
+        _ => (
+            ProbeOutcome::Reject,
+            reasons::with_words(reasons::OAUTH_OTHER_REFUSAL, error.unwrap_or("unnamed")),
+        ),
+    }
+}
+
+/// `cimd-identity`'s observation read again from its stored authorization
+/// answer (`request.authorize`) and the fixture's stored fetch note
+/// (`fixtureFetchNote`).
+fn cimd_identity_reread(
+    role: &str,
+    o: &Observation,
+    transcript: &Value,
+) -> Option<(Observation, String)> {
+    let id = "cimd-identity";
+    let a = transcript.pointer("/request/authorize")?;
+    let text = |k: &str| a.get(k).and_then(Value::as_str);
+    let note = transcript.get("fixtureFetchNote").and_then(Value::as_str);
+    let status = a
+        .get("status")
+        .and_then(Value::as_u64)
+        .and_then(|s| u16::try_from(s).ok());
+    let (observed, reason) =
+        classify_cimd_identity(status, text("code").is_some(), note, text("error"));
+    let (code, _) = reasons::split_words(&reason);
+    if code == o.observed_reason && observed == o.observed {
+        return None;
+    }
+    let reached = if role == "mutant" {
+        o.reached
+    } else {
+        observed != ProbeOutcome::NotObserved && code != reasons::OAUTH_EARLY_SYNTAX_REJECTION
+    };
+    Some((
+        Observation {
+            observed,
+            observed_reason: code.to_string(),
+            reached,
+            ..o.clone()
+        },
+        format!(
+            "check {id}: its {role}.json says {} {}, but its stored answer and fetch note ({}) read as {} {code}",
+            o.observed.as_str(),
+            o.observed_reason,
+            note.unwrap_or("no fetch"),
+            observed.as_str()
+        ),
+    ))
+}
+
 /// The observation `o` (check `id`, `role`) as its stored bytes give it,
 /// and why, where they give something else than its labels: first the
 /// profile judge's readings ([`rederive`]); then, for a check that presents
@@ -664,6 +747,9 @@ pub fn reread(
     }
     if AUTHORIZATION.iter().any(|(c, _, _)| *c == id) {
         return authorization_reread(id, role, o, transcript);
+    }
+    if id == "cimd-identity" {
+        return cimd_identity_reread(role, o, transcript);
     }
     if id == "mix-up-resistance" {
         return mix_up_reread(role, o, transcript);

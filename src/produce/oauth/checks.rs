@@ -1561,8 +1561,6 @@ fn cimd_identity(o: &OauthCtx) -> CheckRun {
     let resource = "http://127.0.0.1:2/mcp";
     let accepted = reason(id, "ACCEPTED");
     let rejected = reason(id, "REJECTED");
-    const OWN: &str = "refused: client metadata document names another client_id";
-    const NOT_A_URL: &str = "refused: client_id is not an absolute";
     let run = |client: &str| {
         let (_, challenge) = flow::pkce(o);
         let mut params = flow::authz_params(o, resource, &challenge);
@@ -1575,16 +1573,13 @@ fn cimd_identity(o: &OauthCtx) -> CheckRun {
         let since = o.fixture.events().len();
         let a = flow::authorize_raw(o, &refs);
         let note = fetch_note_since(o, since);
-        let observed = match (a.status, note.as_deref()) {
-            (None, _) => (ProbeOutcome::NotObserved, NO_ANSWER.to_string()),
-            _ if a.granted => (ProbeOutcome::Accept, accepted.clone()),
-            (_, Some(n)) if n == OWN => (ProbeOutcome::Reject, rejected.clone()),
-            (_, Some(n)) if n.starts_with(NOT_A_URL) => (ProbeOutcome::Reject, EARLY.to_string()),
-            _ => (
-                ProbeOutcome::Reject,
-                other(a.error.as_deref().unwrap_or("unnamed")),
-            ),
-        };
+        // The judge's classifier.
+        let observed = crate::judge::oauth::classify_cimd_identity(
+            a.status,
+            a.granted,
+            note.as_deref(),
+            a.error.as_deref(),
+        );
         let detail = format!(
             "{:?} {:?}; fixture: {:?} ({})",
             a.status, a.error, note, observed.1

@@ -1656,3 +1656,32 @@ fn a_client_identity_refusal_relabelled_is_refused_from_its_stored_note() {
         "{report:#}"
     );
 }
+
+/// refresh-token-rotation-when-claimed compares the stored digests of the
+/// refresh token presented and the one issued: a refresh that gave the same
+/// token back cannot be credited as a rotation.
+#[test]
+fn a_refresh_that_did_not_rotate_cannot_be_credited_as_rotated() {
+    let (_tmp, dir) = copy_of("bundles/oauth/reference");
+    let path = dir.join("artifacts/refresh-token-rotation-when-claimed/positive.json");
+    let mut doc = read(&path);
+    let first = doc["transcript"]["grant"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find_map(|s| s.get("token"))
+        .unwrap()["refreshToken"]
+        .clone();
+    assert!(first.is_string(), "{doc}");
+    doc["transcript"]["refresh"]["token"]["refreshToken"] = first;
+    write(&path, &doc);
+    rebind_oauth(&dir);
+    let (code, report) = validate(&dir);
+    only_not_from_record(code, &report);
+    assert!(
+        messages(&report).iter().any(|m| m.contains(
+            "check refresh-token-rotation-when-claimed: its positive.json says ACCEPT MCP_RES_OAUTH_REFRESH_TOKEN_ROTATION_WHEN_CLAIMED_ACCEPTED, but its stored token-endpoint answers read as ACCEPT MCP_RES_OAUTH_OTHER_REFUSAL"
+        )),
+        "{report:#}"
+    );
+}

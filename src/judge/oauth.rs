@@ -710,6 +710,120 @@ fn cimd_identity_reread(
     ))
 }
 
+/// `refresh-token-rotation-when-claimed`'s readings, shared by the runner
+/// and the judge: `role`'s refresh request came back with `status` and
+/// `error`; for the positive, `first` and `second` are the refresh token
+/// presented and the one issued (or their digests: only their equality
+/// matters); for the control, `family_revoked` is whether the token issued
+/// by the positive was inactive after the replay (the fixture's
+/// introspection). Positive: a new, different refresh token is ACCEPTED.
+/// Control: the used token again refused `invalid_grant` with the family
+/// revoked is REJECTED. Mutant: the request without its refresh token is
+/// refused by syntax (`invalid_request`).
+pub fn classify_refresh(
+    role: &str,
+    status: Option<u16>,
+    error: Option<&str>,
+    (first, second): (Option<&str>, Option<&str>),
+    family_revoked: Option<bool>,
+) -> (ProbeOutcome, String) {
+    let id = "refresh-token-rotation-when-claimed";
+    let code = |branch: Branch| {
+        reasons::oauth_case(id, branch)
+            .unwrap_or(reasons::OAUTH_OTHER_REFUSAL)
+            .to_string()
+    };
+    let other = |why: &str| reasons::with_words(reasons::OAUTH_OTHER_REFUSAL, why);
+    let early = || {
+        (
+            ProbeOutcome::Reject,
+            reasons::OAUTH_EARLY_SYNTAX_REJECTION.to_string(),
+        )
+    };
+    match (role, status, error) {
+        (_, None, _) => (ProbeOutcome::NotObserved, reasons::OAUTH_NO_ANSWER.into()),
+        ("positive", Some(200), _) if second.is_some() && second != first => {
+            (ProbeOutcome::Accept, code(Branch::Accepted))
+        }
+        ("positive", Some(200), _) => (ProbeOutcome::Accept, other("refresh-token-not-rotated")),
+        ("positive", _, e) => (ProbeOutcome::Reject, other(e.unwrap_or("unnamed"))),
+        ("negative", Some(200), _) => (ProbeOutcome::Accept, other("used-refresh-token-accepted")),
+        ("negative", _, Some("invalid_grant")) if family_revoked == Some(true) => {
+            (ProbeOutcome::Reject, code(Branch::Rejected))
+        }
+        ("negative", _, Some("invalid_grant")) => {
+            (ProbeOutcome::Reject, other("reuse-not-detected"))
+        }
+        (_, Some(200), _) => (ProbeOutcome::Accept, code(Branch::Accepted)),
+        (_, _, Some("invalid_request")) => early(),
+        ("mutant", _, Some("invalid_grant")) => (ProbeOutcome::Reject, code(Branch::Rejected)),
+        (_, _, e) => (ProbeOutcome::Reject, other(e.unwrap_or("unnamed"))),
+    }
+}
+
+/// The refresh-rotation observation read again from its stored summaries:
+/// the positive's grant (`grant[].token.refreshToken`, a digest) and
+/// refresh answer (`refresh.token`), the control's replay (`replay.token`)
+/// and `newRefreshTokenInactiveAfterReplay`, the mutant's answer (`token`).
+fn refresh_reread(
+    role: &str,
+    o: &Observation,
+    transcript: &Value,
+) -> Option<(Observation, String)> {
+    let id = "refresh-token-rotation-when-claimed";
+    let answer = match role {
+        "positive" => transcript.pointer("/refresh/token")?,
+        "negative" => transcript.pointer("/replay/token")?,
+        _ => transcript.get("token")?,
+    };
+    let text = |v: &Value, k: &str| v.get(k).and_then(Value::as_str).map(str::to_owned);
+    let status = answer
+        .get("status")
+        .and_then(Value::as_u64)
+        .and_then(|s| u16::try_from(s).ok());
+    let first = transcript
+        .get("grant")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .find_map(|step| step.get("token"))
+        .and_then(|t| text(t, "refreshToken"));
+    let second = text(answer, "refreshToken");
+    let error = text(answer, "error");
+    let (observed, reason) = classify_refresh(
+        role,
+        status,
+        error.as_deref(),
+        (first.as_deref(), second.as_deref()),
+        transcript
+            .get("newRefreshTokenInactiveAfterReplay")
+            .and_then(Value::as_bool),
+    );
+    let (code, _) = reasons::split_words(&reason);
+    if code == o.observed_reason && observed == o.observed {
+        return None;
+    }
+    let reached = if role == "mutant" {
+        o.reached
+    } else {
+        observed != ProbeOutcome::NotObserved && code != reasons::OAUTH_EARLY_SYNTAX_REJECTION
+    };
+    Some((
+        Observation {
+            observed,
+            observed_reason: code.to_string(),
+            reached,
+            ..o.clone()
+        },
+        format!(
+            "check {id}: its {role}.json says {} {}, but its stored token-endpoint answers read as {} {code}",
+            o.observed.as_str(),
+            o.observed_reason,
+            observed.as_str()
+        ),
+    ))
+}
+
 /// The observation `o` (check `id`, `role`) as its stored bytes give it,
 /// and why, where they give something else than its labels: first the
 /// profile judge's readings ([`rederive`]); then, for a check that presents
@@ -747,6 +861,9 @@ pub fn reread(
     }
     if AUTHORIZATION.iter().any(|(c, _, _)| *c == id) {
         return authorization_reread(id, role, o, transcript);
+    }
+    if id == "refresh-token-rotation-when-claimed" {
+        return refresh_reread(role, o, transcript);
     }
     if id == "cimd-identity" {
         return cimd_identity_reread(role, o, transcript);

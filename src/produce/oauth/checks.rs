@@ -1363,15 +1363,15 @@ fn refresh_rotation(o: &OauthCtx) -> CheckRun {
     // Positive: a new refresh token, not the one presented.
     let r = refresh(Some(&first));
     let second = r.refresh_token.clone();
-    let p = match (r.status, &second) {
-        (None, _) => (ProbeOutcome::NotObserved, NO_ANSWER.to_string()),
-        (Some(200), Some(s)) if *s != first => (ProbeOutcome::Accept, accepted.clone()),
-        (Some(200), _) => (ProbeOutcome::Accept, other("refresh-token-not-rotated")),
-        (_, _) => (
-            ProbeOutcome::Reject,
-            other(r.error.as_deref().unwrap_or("unnamed")),
-        ),
-    };
+    // The judge's classifier, for each of the three.
+    let classify = crate::judge::oauth::classify_refresh;
+    let p = classify(
+        "positive",
+        r.status,
+        r.error.as_deref(),
+        (Some(first.as_str()), second.as_deref()),
+        None,
+    );
     let pd = format!("{:?} {:?} ({})", r.status, r.error, p.1);
     let pa = json!({"grant": grant_summary, "refresh": r.summary});
     // Negative: the used one again; refused, and the family revoked.
@@ -1380,14 +1380,13 @@ fn refresh_rotation(o: &OauthCtx) -> CheckRun {
         .as_deref()
         .and_then(|s| flow::introspect(o, s))
         .map(|active| !active);
-    let n = match (n_resp.status, n_resp.error.as_deref(), family_revoked) {
-        (None, _, _) => (ProbeOutcome::NotObserved, NO_ANSWER.to_string()),
-        (Some(200), _, _) => (ProbeOutcome::Accept, other("used-refresh-token-accepted")),
-        (_, Some("invalid_grant"), Some(true)) => (ProbeOutcome::Reject, rejected.clone()),
-        (_, Some("invalid_grant"), _) => (ProbeOutcome::Reject, other("reuse-not-detected")),
-        (_, Some("invalid_request"), _) => (ProbeOutcome::Reject, EARLY.to_string()),
-        (_, e, _) => (ProbeOutcome::Reject, other(e.unwrap_or("unnamed"))),
-    };
+    let n = classify(
+        "negative",
+        n_resp.status,
+        n_resp.error.as_deref(),
+        (None, None),
+        family_revoked,
+    );
     let nd = format!(
         "{:?} {:?}; family revoked: {family_revoked:?} ({})",
         n_resp.status, n_resp.error, n.1
@@ -1396,13 +1395,13 @@ fn refresh_rotation(o: &OauthCtx) -> CheckRun {
         json!({"replay": n_resp.summary, "newRefreshTokenInactiveAfterReplay": family_revoked});
     // Mutant: the same request without the refresh token.
     let m_resp = refresh(None);
-    let m = match (m_resp.status, m_resp.error.as_deref()) {
-        (None, _) => (ProbeOutcome::NotObserved, NO_ANSWER.to_string()),
-        (Some(200), _) => (ProbeOutcome::Accept, accepted.clone()),
-        (_, Some("invalid_request")) => (ProbeOutcome::Reject, EARLY.to_string()),
-        (_, Some("invalid_grant")) => (ProbeOutcome::Reject, rejected.clone()),
-        (_, e) => (ProbeOutcome::Reject, other(e.unwrap_or("unnamed"))),
-    };
+    let m = classify(
+        "mutant",
+        m_resp.status,
+        m_resp.error.as_deref(),
+        (None, None),
+        None,
+    );
     let md = format!("{:?} {:?} ({})", m_resp.status, m_resp.error, m.1);
     CheckRun {
         id,

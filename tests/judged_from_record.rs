@@ -1236,6 +1236,8 @@ fn rebind_oauth(dir: &Path) {
             case[branch]["artifactSha256"] = json!(file_sha(&path));
         }
     }
+    evaluation["cleanup"]["observationSha256"] =
+        json!(file_sha(&dir.join("artifacts/cleanup.json")));
     seal(&mut evaluation);
     write(&dir.join("evaluation.json"), &evaluation);
     let mut run = read(&dir.join("run.json"));
@@ -1684,4 +1686,40 @@ fn a_refresh_that_did_not_rotate_cannot_be_credited_as_rotated() {
         )),
         "{report:#}"
     );
+}
+
+/// The OAuth evaluation's cleanup, sanitization and network claims are
+/// judged from the stored cleanup record: a listener the record shows left
+/// open, a refusal it counts as echoing the token, and a connection of the
+/// runner off loopback it lists each contradict a clean evaluation.
+#[test]
+fn the_oauth_cleanup_and_network_claims_follow_the_stored_cleanup_record() {
+    let edits: [(&str, fn(&mut Value)); 3] = [
+        ("/cleanup/listenerClosed", |c| {
+            c["fixtureListenerClosed"] = json!(false)
+        }),
+        ("/privacy/authorizationErrorsSanitized", |c| {
+            c["subjectRefusalsEchoingTheToken"] = json!(1)
+        }),
+        ("/fixture/externalNetworkRequests", |c| {
+            c["runnerConnections"]
+                .as_array_mut()
+                .unwrap()
+                .push(json!({"connected": true, "target": "http://192.0.2.1/token"}))
+        }),
+    ];
+    for (pointer, edit) in edits {
+        let (_tmp, dir) = copy_of("bundles/oauth/reference");
+        let path = dir.join("artifacts/cleanup.json");
+        let mut doc = read(&path);
+        edit(&mut doc);
+        write(&path, &doc);
+        rebind_oauth(&dir);
+        let (code, report) = validate(&dir);
+        only_not_from_record(code, &report);
+        assert!(
+            pointers(&report).contains(&pointer.to_owned()),
+            "{pointer}: {report:#}"
+        );
+    }
 }

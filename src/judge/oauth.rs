@@ -19,8 +19,8 @@ use serde_json::{Value, json};
 
 use super::Disagreement;
 use super::profile::{
-    CHECK_NOT_OBSERVED, DETAIL_MAX, Observation, ROLES, Stored, Verdict, artifact_path,
-    check_verdict, rederive, server_path, truncate,
+    CHECK_NOT_OBSERVED, CLEANUP_PATH, DETAIL_MAX, Observation, ROLES, Stored, Verdict,
+    artifact_path, check_verdict, rederive, server_path, truncate,
 };
 use crate::diag::reasons::{self, Branch};
 use crate::model::oauth::{Probe, SYNTHETIC_CREDENTIAL, WrongReasonMutant};
@@ -1051,6 +1051,25 @@ pub fn credentials_in_output(server: &Value) -> usize {
         .sum()
 }
 
+/// Whether an absolute http(s) URL's host is a loopback address (an IP
+/// literal in 127.0.0.0/8 or `::1`; a name is not).
+pub fn on_loopback(url: &str) -> bool {
+    let Some(authority) = origin(url)
+        .and_then(|o| o.split_once("://"))
+        .map(|(_, a)| a)
+    else {
+        return false;
+    };
+    let authority = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
+    let host = if let Some(rest) = authority.strip_prefix('[') {
+        rest.split_once(']').map_or(rest, |(h, _)| h)
+    } else {
+        authority.split_once(':').map_or(authority, |(h, _)| h)
+    };
+    host.parse::<std::net::IpAddr>()
+        .is_ok_and(|ip| ip.is_loopback())
+}
+
 /// Judge an OAuth-boundary directory: `case_findings` are the findings the
 /// evaluation's own rules give on its cases (the validator's, which this
 /// layer cannot run). Returns what the record gives where the documents
@@ -1222,6 +1241,66 @@ pub fn judge_dir(
                     artifact_sha256: &sha("mutant"),
                 },
             }));
+        }
+    }
+    // The cleanup, the refusals' sanitization and the network claims, as
+    // the stored cleanup record gives them.
+    if let Some(Ok(cleanup)) = stored.get(CLEANUP_PATH) {
+        for (field, from) in [
+            ("listenerClosed", "fixtureListenerClosed"),
+            ("redirectListenerReleased", "redirectListenerReleased"),
+        ] {
+            if let Some(judged) = cleanup.get(from).filter(|v| v.is_boolean()) {
+                push(
+                    "evaluation.json",
+                    format!("/cleanup/{field}"),
+                    &evaluation["cleanup"][field],
+                    judged.clone(),
+                    format!("as the stored {CLEANUP_PATH} records it (`{from}`)"),
+                );
+            }
+        }
+        if let (Some(seen), Some(echoing)) = (
+            cleanup["subjectRefusalsSeen"].as_u64(),
+            cleanup["subjectRefusalsEchoingTheToken"].as_u64(),
+        ) {
+            push(
+                "evaluation.json",
+                "/privacy/authorizationErrorsSanitized".into(),
+                &evaluation["privacy"]["authorizationErrorsSanitized"],
+                json!(seen > 0 && echoing == 0),
+                format!(
+                    "{seen} refusal(s) of the subject seen and {echoing} echoing the token, as the stored {CLEANUP_PATH} records them"
+                ),
+            );
+        }
+        let off_loopback = cleanup["runnerConnections"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|c| c["target"].as_str())
+            .filter(|t| !on_loopback(t))
+            .count() as u64;
+        let recorded = evaluation["fixture"]["externalNetworkRequests"].as_u64();
+        if off_loopback > 0 && recorded.is_some_and(|r| r < off_loopback) {
+            push(
+                "evaluation.json",
+                "/fixture/externalNetworkRequests".into(),
+                &evaluation["fixture"]["externalNetworkRequests"],
+                json!(off_loopback),
+                format!(
+                    "the stored {CLEANUP_PATH} lists {off_loopback} connection(s) of the runner to an address off loopback"
+                ),
+            );
+        }
+        if let Some(external) = recorded.map(|r| r.max(off_loopback)) {
+            push(
+                "evaluation.json",
+                "/fixture/loopbackOnly".into(),
+                &evaluation["fixture"]["loopbackOnly"],
+                json!(external == 0),
+                "loopback only exactly when no external network request was made".into(),
+            );
         }
     }
     let ids: Vec<&Value> = cases.iter().map(|c| &c["id"]).collect();

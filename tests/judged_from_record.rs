@@ -1694,7 +1694,8 @@ fn a_refresh_that_did_not_rotate_cannot_be_credited_as_rotated() {
 /// runner off loopback it lists each contradict a clean evaluation.
 #[test]
 fn the_oauth_cleanup_and_network_claims_follow_the_stored_cleanup_record() {
-    let edits: [(&str, fn(&mut Value)); 3] = [
+    type Edit = fn(&mut Value);
+    let edits: [(&str, Edit); 3] = [
         ("/cleanup/listenerClosed", |c| {
             c["fixtureListenerClosed"] = json!(false)
         }),

@@ -1724,3 +1724,50 @@ fn the_oauth_cleanup_and_network_claims_follow_the_stored_cleanup_record() {
         );
     }
 }
+
+/// Every check of every committed profile evaluation (and field leg) that
+/// did not pass, relabelled PASS on its own with both documents and every
+/// digest following: `validate` refuses each one.
+#[test]
+fn every_check_that_did_not_pass_relabelled_pass_is_refused_in_every_committed_evaluation() {
+    let mut dirs: Vec<PathBuf> = fs::read_dir(repo("bundles/profiles"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.join("run.json").exists())
+        .collect();
+    dirs.extend(
+        fs::read_dir(repo("bundles/field/evidence/legs"))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.join("run.json").exists()),
+    );
+    dirs.sort();
+    let mut tried = 0;
+    let mut believed = Vec::new();
+    for committed in &dirs {
+        let run = read(&committed.join("run.json"));
+        for c in run["checks"].as_array().unwrap() {
+            let id = c["id"].as_str().unwrap();
+            if c["verdict"] == "PASS"
+                || !committed
+                    .join(format!("artifacts/{id}/positive.json"))
+                    .exists()
+            {
+                continue;
+            }
+            let tmp = tempfile::tempdir().unwrap();
+            let dir = tmp.path().join("copy");
+            copy_dir(committed, &dir);
+            let mut r = Relabel::open(&dir);
+            r.pass(id);
+            r.save();
+            let (code, report) = validate(&dir);
+            tried += 1;
+            if code != 1 || findings_of(&report, CODE).is_empty() {
+                believed.push(format!("{} {id}", committed.display()));
+            }
+        }
+    }
+    assert!(tried >= 20, "{tried}");
+    assert_eq!(believed, Vec::<String>::new());
+}

@@ -1771,3 +1771,24 @@ fn every_check_that_did_not_pass_relabelled_pass_is_refused_in_every_committed_e
     assert!(tried >= 20, "{tried}");
     assert_eq!(believed, Vec::<String>::new());
 }
+
+/// cimd-trust-policy-recorded is read from its stored answer and the
+/// fixture's recorded fetch under the evaluation's own trust policy: an
+/// evaluation naming another policy than the one the stored fetch was made
+/// under cannot credit the check.
+#[test]
+fn a_trust_policy_the_stored_fetch_was_not_made_under_is_refused() {
+    let (_tmp, dir) = copy_of("bundles/oauth/reference");
+    let mut evaluation = read(&dir.join("evaluation.json"));
+    evaluation["flow"]["trustPolicyId"] = json!("any-https-with-redirects");
+    write(&dir.join("evaluation.json"), &evaluation);
+    rebind_oauth(&dir);
+    let (code, report) = validate(&dir);
+    only_not_from_record(code, &report);
+    assert!(
+        messages(&report).iter().any(|m| m.contains(
+            "check cimd-trust-policy-recorded: its positive.json says ACCEPT MCP_RES_OAUTH_CIMD_TRUST_POLICY_RECORDED_ACCEPTED"
+        ) && m.contains("under the evaluation's trust policy \"any-https-with-redirects\"")),
+        "{report:#}"
+    );
+}

@@ -824,6 +824,110 @@ fn refresh_reread(
     ))
 }
 
+/// The fixture's audit note of a client document off loopback, refused by
+/// its trust policy without a connection (cimd-trust-policy-recorded's own
+/// refusal).
+pub const CIMD_OFF_LOOPBACK_NOTE: &str =
+    "refused: client_id host is not a loopback address; refused without a connection";
+
+/// How `cimd-trust-policy-recorded`'s authorization request came back: its
+/// `status`, whether a code was issued, and the fixture's recorded fetch of
+/// the client's document (`fetch`: its status, 0 when no connection was
+/// made, and its note). Granted with the document fetched (200) under
+/// `policy_note` is ACCEPTED; granted otherwise another refusal
+/// (`trust-policy-not-recorded`); refused by the policy without a
+/// connection REJECTED; a `client_id` that is not a URL the early syntax
+/// rejection; anything else another refusal.
+pub fn classify_trust_policy(
+    status: Option<u16>,
+    granted: bool,
+    fetch: Option<(u64, Option<&str>)>,
+    policy_note: &str,
+) -> (ProbeOutcome, String) {
+    let id = "cimd-trust-policy-recorded";
+    let code = |branch: Branch| {
+        reasons::oauth_case(id, branch)
+            .unwrap_or(reasons::OAUTH_OTHER_REFUSAL)
+            .to_string()
+    };
+    let other = |why: &str| reasons::with_words(reasons::OAUTH_OTHER_REFUSAL, why);
+    match (fetch, status) {
+        (_, None) => (ProbeOutcome::NotObserved, reasons::OAUTH_NO_ANSWER.into()),
+        (None, _) => (ProbeOutcome::Reject, other("no-fetch-recorded")),
+        (Some((200, Some(n))), _) if granted && n == policy_note => {
+            (ProbeOutcome::Accept, code(Branch::Accepted))
+        }
+        (Some(_), _) if granted => (ProbeOutcome::Accept, other("trust-policy-not-recorded")),
+        (Some((0, Some(n))), _) if n == CIMD_OFF_LOOPBACK_NOTE => {
+            (ProbeOutcome::Reject, code(Branch::Rejected))
+        }
+        (Some((_, Some(n))), _) if n.starts_with(CIMD_NOT_A_URL_NOTE) => (
+            ProbeOutcome::Reject,
+            reasons::OAUTH_EARLY_SYNTAX_REJECTION.into(),
+        ),
+        (Some((s, _)), _) => (ProbeOutcome::Reject, other(&format!("fetch status {s}"))),
+    }
+}
+
+/// `cimd-trust-policy-recorded`'s observation read again from its stored
+/// authorization answer (`authorization.authorize`) and the fixture's
+/// recorded fetch (`fixtureFetch`), the policy being the one the
+/// evaluation names (`flow.trustPolicyId`): the evaluation's trust policy
+/// is the one the stored fetch was made under.
+pub fn trust_policy_reread(
+    role: &str,
+    o: &Observation,
+    transcript: &Value,
+    policy: &str,
+) -> Option<(Observation, String)> {
+    let id = "cimd-trust-policy-recorded";
+    let a = transcript.pointer("/authorization/authorize")?;
+    let status = a
+        .get("status")
+        .and_then(Value::as_u64)
+        .and_then(|s| u16::try_from(s).ok());
+    let fetch = transcript
+        .get("fixtureFetch")
+        .filter(|f| !f.is_null())
+        .map(|f| {
+            (
+                f.get("status").and_then(Value::as_u64).unwrap_or(0),
+                f.get("note").and_then(Value::as_str),
+            )
+        });
+    let policy_note = format!("fetched under policy {policy}");
+    let (observed, reason) = classify_trust_policy(
+        status,
+        a.get("code").and_then(Value::as_str).is_some(),
+        fetch,
+        &policy_note,
+    );
+    let (code, _) = reasons::split_words(&reason);
+    if code == o.observed_reason && observed == o.observed {
+        return None;
+    }
+    let reached = if role == "mutant" {
+        o.reached
+    } else {
+        observed != ProbeOutcome::NotObserved && code != reasons::OAUTH_EARLY_SYNTAX_REJECTION
+    };
+    Some((
+        Observation {
+            observed,
+            observed_reason: code.to_string(),
+            reached,
+            ..o.clone()
+        },
+        format!(
+            "check {id}: its {role}.json says {} {}, but its stored answer and the fixture's recorded fetch ({}), under the evaluation's trust policy {policy:?}, read as {} {code}",
+            o.observed.as_str(),
+            o.observed_reason,
+            fetch.and_then(|(_, n)| n).unwrap_or("no fetch"),
+            observed.as_str()
+        ),
+    ))
+}
+
 /// The observation `o` (check `id`, `role`) as its stored bytes give it,
 /// and why, where they give something else than its labels: first the
 /// profile judge's readings ([`rederive`]); then, for a check that presents
@@ -1107,7 +1211,18 @@ pub fn judge_dir(
                 Some(Ok(doc)) => match Observation::from_artifact(doc, id, role) {
                     // Labels are believed only where the stored bytes give
                     // nothing else (the profile judge's reading).
-                    Ok(o) => match reread(id, role, &o, &doc["transcript"]) {
+                    Ok(o) => match reread(id, role, &o, &doc["transcript"]).or_else(|| {
+                        (id == "cimd-trust-policy-recorded")
+                            .then(|| {
+                                trust_policy_reread(
+                                    role,
+                                    &o,
+                                    &doc["transcript"],
+                                    evaluation["flow"]["trustPolicyId"].as_str().unwrap_or(""),
+                                )
+                            })
+                            .flatten()
+                    }) {
                         Some((judged, why)) => {
                             push(
                                 &path,

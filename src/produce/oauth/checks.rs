@@ -2335,32 +2335,19 @@ fn bounded_redirects(o: &OauthCtx) -> CheckRun {
 /// number is refused as not a URL at all (early).
 fn cimd_trust_policy(o: &OauthCtx) -> CheckRun {
     let id = "cimd-trust-policy-recorded";
-    let accepted = reason(id, "ACCEPTED");
-    let rejected = reason(id, "REJECTED");
     let policy_note = format!(
         "fetched under policy {}",
         crate::server::oauth::fixture::CIMD_TRUST_POLICY
     );
-    const OFF_LOOPBACK: &str =
-        "refused: client_id host is not a loopback address; refused without a connection";
-    const NOT_A_URL: &str = "refused: client_id is not an absolute";
     let run = |client: &str| {
         let (a, fetch) = authorize_as(o, client, &[]);
-        let observed = match (&fetch, a.status) {
-            (_, None) => (ProbeOutcome::NotObserved, NO_ANSWER.to_string()),
-            (None, _) => (ProbeOutcome::Reject, other("no-fetch-recorded")),
-            (Some((200, Some(n))), _) if a.granted && *n == policy_note => {
-                (ProbeOutcome::Accept, accepted.clone())
-            }
-            (Some(_), _) if a.granted => (ProbeOutcome::Accept, other("trust-policy-not-recorded")),
-            (Some((0, Some(n))), _) if n == OFF_LOOPBACK => {
-                (ProbeOutcome::Reject, rejected.clone())
-            }
-            (Some((_, Some(n))), _) if n.starts_with(NOT_A_URL) => {
-                (ProbeOutcome::Reject, EARLY.to_string())
-            }
-            (Some((s, _)), _) => (ProbeOutcome::Reject, other(&format!("fetch status {s}"))),
-        };
+        // The judge's classifier.
+        let observed = crate::judge::oauth::classify_trust_policy(
+            a.status,
+            a.granted,
+            fetch.as_ref().map(|(s, n)| (u64::from(*s), n.as_deref())),
+            &policy_note,
+        );
         let detail = format!(
             "{:?} granted {}; fixture FETCH {:?} ({})",
             a.status, a.granted, fetch, observed.1

@@ -1792,3 +1792,53 @@ fn a_trust_policy_the_stored_fetch_was_not_made_under_is_refused() {
         "{report:#}"
     );
 }
+
+/// A request said unanswered whose answer the stored stdout holds before
+/// the answer to the liveness request sent right after it (which the runner
+/// saw) is refused, whatever the timing: a real run of the reference server,
+/// its stdout-protocol-purity control (answered -32601) relabelled as met
+/// with no answer.
+#[test]
+fn an_answered_request_relabelled_as_unanswered_is_refused_from_the_order_of_its_bytes() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("run");
+    let bin = PathBuf::from(env!("CARGO_BIN_EXE_mcpres"));
+    let out = mcpres(&[
+        "profile".as_ref(),
+        "run".as_ref(),
+        "stdio-transport".as_ref(),
+        "--revision".as_ref(),
+        "2025-11-25".as_ref(),
+        "--checks".as_ref(),
+        "stdout-protocol-purity".as_ref(),
+        "-o".as_ref(),
+        dir.as_os_str(),
+        "--".as_ref(),
+        bin.as_os_str(),
+        "serve".as_ref(),
+    ]);
+    let id = "stdout-protocol-purity";
+    let path = dir.join(format!("artifacts/{id}/negative.json"));
+    let mut doc = read(&path);
+    assert_eq!(
+        doc["transcript"]["observation"]["reply"],
+        "error -32601",
+        "{}",
+        output_text(&out)
+    );
+    assert!(
+        doc["transcript"]["observation"]["liveId"].is_number(),
+        "{doc}"
+    );
+    doc["transcript"]["observation"]["reply"] = json!("no answer");
+    write(&path, &doc);
+    Relabel::open(&dir).save();
+    let (code, report) = validate(&dir);
+    only_not_from_record(code, &report);
+    assert!(
+        messages(&report).iter().any(|m| m.contains(
+            "got no answer, but its stored stdout answers it before the liveness request"
+        )),
+        "{report:#}"
+    );
+}

@@ -263,6 +263,39 @@ pub fn rederive(
             ),
         ));
     }
+    // A request said unanswered whose answer the stored stdout holds before
+    // the answer to the liveness request sent right after it, which the
+    // runner saw (`alive`): the runner read that answer before it stopped
+    // waiting, whatever the timing (it reads stdout from its start).
+    if transcript.pointer("/observation/reply") == Some(&json!("no answer"))
+        && transcript.pointer("/observation/alive") == Some(&json!(true))
+        && let (Some(request), Some(live)) = (
+            transcript.pointer("/observation/requestId"),
+            transcript.pointer("/observation/liveId"),
+        )
+        && let Some(stdout) = super::stdio::stdout_bytes(transcript)
+    {
+        let messages = super::stdio::messages(&stdout);
+        let at = |id: &Value| {
+            messages
+                .iter()
+                .position(|m| m.get("id") == Some(id) && m.get("method").is_none())
+        };
+        if let (Some(answer), Some(live_answer)) = (at(request), at(live))
+            && answer < live_answer
+        {
+            return Some((
+                Observation {
+                    observed: ProbeOutcome::NotObserved,
+                    observed_reason: LABEL_NOT_IN_RECORD.into(),
+                    ..o.clone()
+                },
+                format!(
+                    "check {id}: its {role}.json says its request {request} got no answer, but its stored stdout answers it before the liveness request {live} sent after it"
+                ),
+            ));
+        }
+    }
     // A conversation said not to open for want of an answer whose stored
     // stdout answers its opening with an error was refused: that is the
     // subject's own doing, and it fails (an unanswered opening does not).

@@ -355,6 +355,7 @@ impl<'a> Ctx<'a> {
         };
         let mut ev = self.gather(probe, before, reply, alive, Some(&live_id));
         ev.request_id = id.cloned();
+        ev.live_id = Some(live_id);
         ev
     }
 
@@ -470,6 +471,10 @@ pub struct Evidence {
     /// The id of the request the exchange sent, if it carried one: the judge
     /// re-reads its answer from the stored stdout.
     pub request_id: Option<Value>,
+    /// The id of the liveness request sent right after it: an answer to the
+    /// request that the stored stdout holds before the liveness answer was
+    /// seen by the runner, whatever its timing.
+    pub live_id: Option<Value>,
 }
 
 /// [`Reply`] with a default, for [`Evidence`].
@@ -517,6 +522,9 @@ impl Evidence {
             && (id.is_string() || id.as_i64().is_some_and(|n| n.unsigned_abs() < 1 << 53))
         {
             v["requestId"] = id.clone();
+        }
+        if let Some(id) = &self.live_id {
+            v["liveId"] = id.clone();
         }
         v
     }

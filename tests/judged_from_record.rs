@@ -1653,7 +1653,7 @@ fn a_client_identity_refusal_relabelled_is_refused_from_its_stored_note() {
     only_not_from_record(code, &report);
     assert!(
         messages(&report).iter().any(|m| m.contains(
-            "check cimd-identity: its negative.json says REJECT MCP_RES_OAUTH_CIMD_IDENTITY_REJECTED, but its stored answer and fetch note (refused: the document is too large) read as REJECT MCP_RES_OAUTH_OTHER_REFUSAL"
+            "check cimd-identity: its negative.json says REJECT MCP_RES_OAUTH_CIMD_IDENTITY_REJECTED, but its stored answer, with the fetch note (refused: the document is too large), reads as REJECT MCP_RES_OAUTH_OTHER_REFUSAL"
         )),
         "{report:#}"
     );
@@ -1682,7 +1682,7 @@ fn a_refresh_that_did_not_rotate_cannot_be_credited_as_rotated() {
     only_not_from_record(code, &report);
     assert!(
         messages(&report).iter().any(|m| m.contains(
-            "check refresh-token-rotation-when-claimed: its positive.json says ACCEPT MCP_RES_OAUTH_REFRESH_TOKEN_ROTATION_WHEN_CLAIMED_ACCEPTED, but its stored token-endpoint answers read as ACCEPT MCP_RES_OAUTH_OTHER_REFUSAL"
+            "check refresh-token-rotation-when-claimed: its positive.json says ACCEPT MCP_RES_OAUTH_REFRESH_TOKEN_ROTATION_WHEN_CLAIMED_ACCEPTED, but the record of its token-endpoint answers reads as ACCEPT MCP_RES_OAUTH_OTHER_REFUSAL"
         )),
         "{report:#}"
     );

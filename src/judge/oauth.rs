@@ -130,6 +130,44 @@ pub const READ_WITH: [(&str, &str); 2] = [
     ("sanitized-authorization-errors", "wrong-audience"),
 ];
 
+/// The observation `o` (check `id`, `role`) as its stored record reads
+/// (`observed`, `reason`, the reason's words dropped), and why (`what`: the
+/// record read), or `None` when its labels already say that. A control or
+/// positive reached the property unless it was not observed or was refused
+/// by syntax; a mutant keeps its own `propertyReached` (the judge holds it
+/// against the control's reason).
+fn as_read(
+    id: &str,
+    role: &str,
+    o: &Observation,
+    (observed, reason): (ProbeOutcome, String),
+    what: String,
+) -> Option<(Observation, String)> {
+    let (code, _) = reasons::split_words(&reason);
+    if code == o.observed_reason && observed == o.observed {
+        return None;
+    }
+    let reached = if role == "mutant" {
+        o.reached
+    } else {
+        observed != ProbeOutcome::NotObserved && code != reasons::OAUTH_EARLY_SYNTAX_REJECTION
+    };
+    Some((
+        Observation {
+            observed,
+            observed_reason: code.to_string(),
+            reached,
+            ..o.clone()
+        },
+        format!(
+            "check {id}: its {role}.json says {} {}, but {what} reads as {} {code}",
+            o.observed.as_str(),
+            o.observed_reason,
+            observed.as_str()
+        ),
+    ))
+}
+
 /// The fixture-side checks that send one authorization request per
 /// observation, with the fixture's `error_description` that is the check's
 /// own refusal, and whether a grant must carry the request's `state` back.
@@ -230,31 +268,17 @@ fn authorization_reread(
         a.get("stateReturned").and_then(Value::as_bool),
         (own, *bind_state),
     );
-    let (code, _) = reasons::split_words(&reason);
-    if code == o.observed_reason && observed == o.observed {
-        return None;
-    }
-    let reached = if role == "mutant" {
-        o.reached
-    } else {
-        observed != ProbeOutcome::NotObserved && code != reasons::OAUTH_EARLY_SYNTAX_REJECTION
-    };
-    Some((
-        Observation {
-            observed,
-            observed_reason: code.to_string(),
-            reached,
-            ..o.clone()
-        },
+    as_read(
+        id,
+        role,
+        o,
+        (observed, reason),
         format!(
-            "check {id}: its {role}.json says {} {}, but its stored answer of the authorization endpoint (status {}, {}) reads as {} {code}",
-            o.observed.as_str(),
-            o.observed_reason,
+            "its stored answer of the authorization endpoint (status {}, {})",
             status.map_or("none".into(), |s| s.to_string()),
-            text("errorDescription").unwrap_or("no description"),
-            observed.as_str()
+            text("errorDescription").unwrap_or("no description")
         ),
-    ))
+    )
 }
 
 /// The fixture-side checks that redeem one authorization code per
@@ -365,31 +389,17 @@ fn redemption_reread(
         (text("error"), text("errorDescription")),
         asked,
     );
-    let (code, _) = reasons::split_words(&reason);
-    if code == o.observed_reason && observed == o.observed {
-        return None;
-    }
-    let reached = if role == "mutant" {
-        o.reached
-    } else {
-        observed != ProbeOutcome::NotObserved && code != reasons::OAUTH_EARLY_SYNTAX_REJECTION
-    };
-    Some((
-        Observation {
-            observed,
-            observed_reason: code.to_string(),
-            reached,
-            ..o.clone()
-        },
+    as_read(
+        id,
+        role,
+        o,
+        (observed, reason),
         format!(
-            "check {id}: its {role}.json says {} {}, but its stored answer of the token endpoint (status {}, error {}) reads as {} {code}",
-            o.observed.as_str(),
-            o.observed_reason,
+            "its stored answer of the token endpoint (status {}, error {})",
             status.map_or("none".into(), |s| s.to_string()),
-            text("error").unwrap_or("none"),
-            observed.as_str()
+            text("error").unwrap_or("none")
         ),
-    ))
+    )
 }
 
 /// The fixture-side checks decided by how the runner, as a client, resolved
@@ -521,29 +531,7 @@ fn resolution_reread(
             ),
         )
     };
-    let (code, _) = reasons::split_words(&reason);
-    if code == o.observed_reason && observed == o.observed {
-        return None;
-    }
-    let reached = if role == "mutant" {
-        o.reached
-    } else {
-        observed != ProbeOutcome::NotObserved && code != reasons::OAUTH_EARLY_SYNTAX_REJECTION
-    };
-    Some((
-        Observation {
-            observed,
-            observed_reason: code.to_string(),
-            reached,
-            ..o.clone()
-        },
-        format!(
-            "check {id}: its {role}.json says {} {}, but {what} reads as {} {code}",
-            o.observed.as_str(),
-            o.observed_reason,
-            observed.as_str()
-        ),
-    ))
+    as_read(id, role, o, (observed, reason), what)
 }
 
 /// How an authorization response of `mix-up-resistance` came back from
@@ -601,30 +589,16 @@ fn mix_up_reread(role: &str, o: &Observation, transcript: &Value) -> Option<(Obs
         (text("error"), text("errorDescription")),
         expected,
     );
-    let (code, _) = reasons::split_words(&reason);
-    if code == o.observed_reason && observed == o.observed {
-        return None;
-    }
-    let reached = if role == "mutant" {
-        o.reached
-    } else {
-        observed != ProbeOutcome::NotObserved && code != reasons::OAUTH_EARLY_SYNTAX_REJECTION
-    };
-    Some((
-        Observation {
-            observed,
-            observed_reason: code.to_string(),
-            reached,
-            ..o.clone()
-        },
+    as_read(
+        id,
+        role,
+        o,
+        (observed, reason),
         format!(
-            "check {id}: its {role}.json says {} {}, but its stored authorization response (iss {}, expected {expected}) reads as {} {code}",
-            o.observed.as_str(),
-            o.observed_reason,
-            text("iss").unwrap_or("none"),
-            observed.as_str()
+            "its stored authorization response (iss {}, expected {expected})",
+            text("iss").unwrap_or("none")
         ),
-    ))
+    )
 }
 
 /// The fixture's audit note of cimd-identity's own refusal: the client's
@@ -684,30 +658,16 @@ fn cimd_identity_reread(
         .and_then(|s| u16::try_from(s).ok());
     let (observed, reason) =
         classify_cimd_identity(status, text("code").is_some(), note, text("error"));
-    let (code, _) = reasons::split_words(&reason);
-    if code == o.observed_reason && observed == o.observed {
-        return None;
-    }
-    let reached = if role == "mutant" {
-        o.reached
-    } else {
-        observed != ProbeOutcome::NotObserved && code != reasons::OAUTH_EARLY_SYNTAX_REJECTION
-    };
-    Some((
-        Observation {
-            observed,
-            observed_reason: code.to_string(),
-            reached,
-            ..o.clone()
-        },
+    as_read(
+        id,
+        role,
+        o,
+        (observed, reason),
         format!(
-            "check {id}: its {role}.json says {} {}, but its stored answer and fetch note ({}) read as {} {code}",
-            o.observed.as_str(),
-            o.observed_reason,
-            note.unwrap_or("no fetch"),
-            observed.as_str()
+            "its stored answer, with the fetch note ({}),",
+            note.unwrap_or("no fetch")
         ),
-    ))
+    )
 }
 
 /// `refresh-token-rotation-when-claimed`'s readings, shared by the runner
@@ -799,29 +759,13 @@ fn refresh_reread(
             .get("newRefreshTokenInactiveAfterReplay")
             .and_then(Value::as_bool),
     );
-    let (code, _) = reasons::split_words(&reason);
-    if code == o.observed_reason && observed == o.observed {
-        return None;
-    }
-    let reached = if role == "mutant" {
-        o.reached
-    } else {
-        observed != ProbeOutcome::NotObserved && code != reasons::OAUTH_EARLY_SYNTAX_REJECTION
-    };
-    Some((
-        Observation {
-            observed,
-            observed_reason: code.to_string(),
-            reached,
-            ..o.clone()
-        },
-        format!(
-            "check {id}: its {role}.json says {} {}, but its stored token-endpoint answers read as {} {code}",
-            o.observed.as_str(),
-            o.observed_reason,
-            observed.as_str()
-        ),
-    ))
+    as_read(
+        id,
+        role,
+        o,
+        (observed, reason),
+        "the record of its token-endpoint answers".to_string(),
+    )
 }
 
 /// The fixture's audit note of a client document off loopback, refused by
@@ -902,30 +846,16 @@ pub fn trust_policy_reread(
         fetch,
         &policy_note,
     );
-    let (code, _) = reasons::split_words(&reason);
-    if code == o.observed_reason && observed == o.observed {
-        return None;
-    }
-    let reached = if role == "mutant" {
-        o.reached
-    } else {
-        observed != ProbeOutcome::NotObserved && code != reasons::OAUTH_EARLY_SYNTAX_REJECTION
-    };
-    Some((
-        Observation {
-            observed,
-            observed_reason: code.to_string(),
-            reached,
-            ..o.clone()
-        },
+    as_read(
+        id,
+        role,
+        o,
+        (observed, reason),
         format!(
-            "check {id}: its {role}.json says {} {}, but its stored answer and the fixture's recorded fetch ({}), under the evaluation's trust policy {policy:?}, read as {} {code}",
-            o.observed.as_str(),
-            o.observed_reason,
-            fetch.and_then(|(_, n)| n).unwrap_or("no fetch"),
-            observed.as_str()
+            "its stored answer, with the fixture's recorded fetch ({}) under the evaluation's trust policy {policy:?},",
+            fetch.and_then(|(_, n)| n).unwrap_or("no fetch")
         ),
-    ))
+    )
 }
 
 /// The observation `o` (check `id`, `role`) as its stored bytes give it,
@@ -1063,28 +993,13 @@ pub fn reread(
         }
         _ => {}
     }
-    if code == o.observed_reason && observed == o.observed {
-        return None;
-    }
-    let reached = if role == "mutant" {
-        o.reached
-    } else {
-        observed != ProbeOutcome::NotObserved && code != reasons::OAUTH_EARLY_SYNTAX_REJECTION
-    };
-    Some((
-        Observation {
-            observed,
-            observed_reason: code.clone(),
-            reached,
-            ..o.clone()
-        },
-        format!(
-            "check {id}: its {role}.json says {} {}, but its stored connection bytes answer the token's request with {what}, which reads as {} {code}",
-            o.observed.as_str(),
-            o.observed_reason,
-            observed.as_str()
-        ),
-    ))
+    as_read(
+        id,
+        role,
+        o,
+        (observed, code),
+        format!("its stored connection bytes answer the token's request with {what}, which"),
+    )
 }
 
 /// Why a scope-minimization acceptance is not credited, from its stored

@@ -462,6 +462,12 @@ fn a_listener_beyond_loopback_is_left_open_and_its_twin_passes() {
                 ("NOT_OBSERVED", "MCP_RES_BEHAVIOUR_LEFT_OPEN"),
             ),
             (None, ("PASS", "MCP_RES_HTTP_LISTENER_LOOPBACK_ONLY")),
+            // Slower to act on SIGTERM than the first grace, not deaf to
+            // it: the kernel's masks say it is caught, so it is waited for.
+            (
+                Some("slow-stop"),
+                ("PASS", "MCP_RES_HTTP_LISTENER_LOOPBACK_ONLY"),
+            ),
         ] {
             let out = tmp.path().join(format!("{brk:?}-{revision}"));
             let o = subject_run(&out, revision, Some("listener-cleanup,content-type"), brk);

@@ -344,6 +344,30 @@ fn a_stdio_refusal_whose_valid_twin_was_refused_is_not_credited() {
     assert_verdict(&twin, "PASS", Some("MCP_RES_STDOUT_PROTOCOL_ONLY"));
 }
 
+/// A subject whose SIGTERM handler takes longer than the runner's first
+/// grace (a clean-up on a loaded machine) still ends on SIGTERM: the kernel's
+/// masks say the signal is caught, not ignored, so the runner waits for it;
+/// its twin that ignores SIGTERM (SIG_IGN, read from the same masks) FAILs
+/// at once.
+#[test]
+fn a_subject_slow_to_act_on_sigterm_is_not_one_that_needed_sigkill() {
+    for check in ["process-exit", "startup-timeout"] {
+        let slow = run(STDIO, REV_2025, check, &["slow-stop"]);
+        assert_verdict(&slow, "PASS", None);
+    }
+    let ignoring = run(
+        STDIO,
+        REV_2025,
+        "process-exit",
+        &["ignore-sigterm-after-open"],
+    );
+    assert_verdict(
+        &ignoring,
+        "FAIL",
+        Some("MCP_RES_TERMINATION_NEEDED_SIGKILL"),
+    );
+}
+
 #[test]
 fn stdout_noise_from_the_fourth_request_on_fails_purity() {
     let got = run(

@@ -212,6 +212,7 @@ BREAKS = {
     "legacy-only": "a 2025-era server: server/discover is -32601 (NOT_OBSERVED on 2026-07-28)",
     "null-id-parse-error": "a request with id null gets 400 with -32700 (left open: NOT_OBSERVED)",
     "put-400": "a PUT gets 400, not 405 (a SHOULD of RFC 9110; left open: NOT_OBSERVED)",
+    "slow-stop": "on SIGTERM, take 3 s to finish before closing and exiting (a loaded machine)",
     "unknown-session-400": "a session id never issued gets 400 with -32000, as the TypeScript SDK does (left open at 2025-11-25)",
     "refuse-after-two": "after two requests beyond the opening, every parsable request gets 400 (-32600): "
                         "a blanket refusal no negative control may credit (its valid twin is refused too)",
@@ -512,6 +513,8 @@ class Subject:
         diag("listening on http://%s:%d%s" % (shown, self.port, ENDPOINT))
 
     def on_signal(self, signum, _frame):
+        if self.broken("slow-stop"):
+            time.sleep(3)
         try:
             self.listener.close()
         except OSError:

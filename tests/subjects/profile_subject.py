@@ -109,6 +109,7 @@ BREAKS = {
     "ignore-sigterm-after-open": "process-exit: ignore SIGTERM after initialize/server/discover",
     "ignore-sigterm-after-requests": "process-exit: ignore SIGTERM once 3 requests were served",
     "ignore-sigint-when-idle": "interruption: SIGINT ends it only within 100 ms of handling a message",
+    "slow-stop": "honest: on SIGTERM or SIGINT, take 3 s (past the runner's first grace) to clean up, then exit",
     "crash-on-long-line": "oversized-line: die with a traceback on a line over 1 MiB",
     "rewrite-self": "identity: rewrite its own file on every start",
     "orphan-child": "child-tree-cleanup: start `sleep 30` in a new session and leave it",
@@ -298,6 +299,8 @@ class Subject:
                 os.write(1, b'{"jsonrpc":"2.0","method":"notifications/mess')
             except OSError:
                 pass
+        if self.broken("slow-stop"):
+            time.sleep(3)
         self.reap_child()
         os._exit(128 + signum)
 

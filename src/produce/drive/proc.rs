@@ -118,6 +118,63 @@ pub fn read(pid: u32) -> Option<Proc> {
     parse_stat(pid, &stat)
 }
 
+/// What a process does with one signal, read from the masks in
+/// `/proc/PID/status` (`SigIgn`, `SigCgt`, `SigBlk` of its main thread,
+/// `ShdPnd`): the kernel's own record, not a guess from how long it took.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Disposition {
+    /// `SIG_IGN`: the signal is discarded; waiting longer changes nothing.
+    Ignored,
+    /// A handler is installed; what it does is the subject's.
+    Caught,
+    /// The default action (for SIGTERM, SIGINT: the process ends once the
+    /// kernel delivers it).
+    Default,
+}
+
+impl Disposition {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Disposition::Ignored => "ignored",
+            Disposition::Caught => "caught",
+            Disposition::Default => "default",
+        }
+    }
+}
+
+/// The masks of one `/proc/PID/status` text: (disposition of `signo`, still
+/// pending for the process, blocked by its main thread).
+pub fn parse_signal_masks(status: &str, signo: i32) -> Option<(Disposition, bool, bool)> {
+    if !(1..=64).contains(&signo) {
+        return None;
+    }
+    let bit = 1u64 << (signo - 1);
+    let mask = |name: &str| -> Option<bool> {
+        let line = status.lines().find(|l| l.starts_with(name))?;
+        let hex = line[name.len()..].trim();
+        u64::from_str_radix(hex, 16).ok().map(|m| m & bit != 0)
+    };
+    let disposition = if mask("SigIgn:")? {
+        Disposition::Ignored
+    } else if mask("SigCgt:")? {
+        Disposition::Caught
+    } else {
+        Disposition::Default
+    };
+    Some((
+        disposition,
+        mask("ShdPnd:").unwrap_or(false),
+        mask("SigBlk:").unwrap_or(false),
+    ))
+}
+
+/// [`parse_signal_masks`] for process `pid` right now (`None` once it is
+/// gone).
+pub fn signal_masks(pid: u32, signo: i32) -> Option<(Disposition, bool, bool)> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    parse_signal_masks(&status, signo)
+}
+
 /// Is process `pid` running (not gone, not a zombie)?
 pub fn alive(pid: u32) -> bool {
     read(pid).is_some_and(|p| !p.zombie())
@@ -487,6 +544,64 @@ mod tests {
         assert!(parse_stat(1, "garbage").is_none());
         assert!(parse_stat(1, "1 (cut) S 2").is_none());
         assert!(parse_stat(1, "1 (bad) S x 1 1").is_none());
+    }
+
+    #[test]
+    fn signal_masks_read_the_bit_of_the_signal_asked_for() {
+        // SIGTERM is 15: bit 14 (0x4000); SIGINT is 2: bit 1 (0x2).
+        let status = "Name:\tx\nShdPnd:\t0000000000000000\nSigBlk:\t0000000000000002\n\
+                      SigIgn:\t0000000000004000\nSigCgt:\t0000000000000002\n";
+        assert_eq!(
+            parse_signal_masks(status, 15),
+            Some((Disposition::Ignored, false, false))
+        );
+        assert_eq!(
+            parse_signal_masks(status, 2),
+            Some((Disposition::Caught, false, true))
+        );
+        assert_eq!(
+            parse_signal_masks(status, 1),
+            Some((Disposition::Default, false, false))
+        );
+        assert_eq!(parse_signal_masks(status, 0), None);
+        assert_eq!(parse_signal_masks(status, 65), None);
+        assert_eq!(parse_signal_masks("Name:\tx\n", 15), None);
+    }
+
+    /// Real processes: `trap '' TERM` survives `exec` as SIG_IGN, a shell
+    /// trap with a command is a handler, and `sleep` alone has the default.
+    #[test]
+    fn the_kernel_masks_of_real_processes_read_as_their_dispositions() {
+        let start = |script: &str| {
+            std::process::Command::new("sh")
+                .args(["-c", script])
+                .stdin(std::process::Stdio::null())
+                .spawn()
+                .expect("sh")
+        };
+        let wait_for = |pid: u32, want: Disposition| {
+            for _ in 0..500 {
+                if signal_masks(pid, 15).map(|m| m.0) == Some(want) {
+                    return true;
+                }
+                std::thread::sleep(std::time::Duration::from_millis(10));
+            }
+            false
+        };
+        let mut ignored = start("trap '' TERM; exec sleep 30");
+        let mut caught = start("trap 'exit 3' TERM; while :; do sleep 1; done");
+        let mut default = std::process::Command::new("sleep")
+            .arg("30")
+            .spawn()
+            .expect("sleep");
+        assert!(wait_for(ignored.id(), Disposition::Ignored));
+        assert!(wait_for(caught.id(), Disposition::Caught));
+        assert!(wait_for(default.id(), Disposition::Default));
+        for c in [&mut ignored, &mut caught, &mut default] {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+        assert_eq!(signal_masks(default.id(), 15), None);
     }
 
     #[test]

@@ -50,6 +50,14 @@ const ELIDED_HEAD_BYTES: usize = 256;
 /// How long a subject has to exit after SIGTERM before the group is killed.
 pub const TERM_GRACE: Duration = Duration::from_secs(2);
 
+/// Once [`TERM_GRACE`] (or a check's own grace) has passed, how much longer
+/// a subject that has not ignored an ending signal (SIGTERM, SIGINT, SIGHUP,
+/// SIGQUIT) is given to act on it. Whether it ignored the signal is read from
+/// the kernel's masks, so only a subject still busy with the signal, or one
+/// whose handler never ends it, waits this long; a loaded machine that slows
+/// an honest subject's exit does not turn it into one that "needed SIGKILL".
+pub const SIGNAL_SETTLE: Duration = Duration::from_secs(20);
+
 /// Which stream a recorded chunk travelled on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Stream {
@@ -626,6 +634,51 @@ impl Probe {
         if let Some(pid) = rustix::process::Pid::from_raw(self.pid as i32) {
             let _ = rustix::process::kill_process(pid, signal);
         }
+    }
+
+    /// Send an ending `signal` and wait for the subject to exit: `grace`
+    /// first, then, unless the kernel's masks say the signal is ignored
+    /// (`SIG_IGN`), up to [`SIGNAL_SETTLE`] more. What the masks said is
+    /// noted in the transcript. For a signal that does not ask the subject
+    /// to end (SIGCONT, SIGUSR1, ...) this is `signal` and `wait_exit(grace)`.
+    pub fn signal_and_wait(
+        &mut self,
+        signal: rustix::process::Signal,
+        name: &str,
+        grace: Duration,
+    ) -> Option<ExitStatus> {
+        let ending = matches!(
+            signal,
+            rustix::process::Signal::TERM
+                | rustix::process::Signal::INT
+                | rustix::process::Signal::HUP
+                | rustix::process::Signal::QUIT
+        );
+        self.signal(signal, name);
+        if let Some(s) = self.wait_exit(grace) {
+            return Some(s);
+        }
+        if !ending {
+            return None;
+        }
+        let masks = proc::signal_masks(self.pid, signal.as_raw());
+        if let Some((disposition, pending, blocked)) = masks {
+            self.note(&format!(
+                "{name} not acted on within {} ms: disposition {}{}{}",
+                grace.as_millis(),
+                disposition.as_str(),
+                if pending { ", still pending" } else { "" },
+                if blocked {
+                    ", blocked by the main thread"
+                } else {
+                    ""
+                },
+            ));
+            if disposition == proc::Disposition::Ignored {
+                return None;
+            }
+        }
+        self.wait_exit(SIGNAL_SETTLE)
     }
 
     /// Record that the runner did `what`, which may end the subject.

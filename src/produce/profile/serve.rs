@@ -134,8 +134,13 @@ impl Ctx<'_> {
     /// server's transcript, or `None` when mcpres did not start it.
     pub fn stop(&self, server: Server) -> Option<Value> {
         let mut probe = server.probe?;
-        probe.signal(rustix::process::Signal::TERM, "SIGTERM (end of check)");
-        let exited = probe.wait_exit(super::probe::TERM_GRACE).is_some();
+        let exited = probe
+            .signal_and_wait(
+                rustix::process::Signal::TERM,
+                "SIGTERM (end of check)",
+                super::probe::TERM_GRACE,
+            )
+            .is_some();
         let listening_after_sigterm = accepting(server.addr);
         let pid = probe.pid();
         let mut artifact = self.finish(

@@ -886,8 +886,11 @@ fn startup_timeout(ctx: &Ctx) -> CheckRun {
                     },
                 )
             } else {
-                probe.signal(Signal::TERM, "SIGTERM (startup bound passed)");
-                match probe.wait_exit(TERM_GRACE) {
+                match probe.signal_and_wait(
+                    Signal::TERM,
+                    "SIGTERM (startup bound passed)",
+                    TERM_GRACE,
+                ) {
                     Some(_) => (Terminate, REFUSED.to_string()),
                     None => (Terminate, reasons::TERMINATION_NEEDED_SIGKILL.to_string()),
                 }
@@ -1320,12 +1323,15 @@ fn process_exit(ctx: &Ctx) -> CheckRun {
                 }
                 idle(probe, settle, ctx.answer);
             }
-            probe.signal(signal, name);
-            let status = probe.wait_exit(if signal == Signal::TERM {
-                TERM_GRACE
-            } else {
-                settle
-            });
+            let status = probe.signal_and_wait(
+                signal,
+                name,
+                if signal == Signal::TERM {
+                    TERM_GRACE
+                } else {
+                    settle
+                },
+            );
             let c = match (&status, signal) {
                 (Some(_), Signal::TERM) => (Terminate, TERMINATED.to_string()),
                 (Some(_), _) => (Terminate, reasons::EXIT_ON_UNRELATED_SIGNAL.to_string()),
@@ -1379,11 +1385,17 @@ fn child_tree_cleanup(ctx: &Ctx) -> CheckRun {
             probe.sample_tree();
             let tree: Vec<u32> = probe.descendants_seen().keys().copied().collect();
             seen = tree.len();
-            match how {
-                "eof" => probe.close_stdin(),
-                _ => probe.signal(Signal::TERM, "SIGTERM (subject only)"),
-            }
-            let status = probe.wait_exit(Duration::from_secs(5));
+            let status = match how {
+                "eof" => {
+                    probe.close_stdin();
+                    probe.wait_exit(Duration::from_secs(5))
+                }
+                _ => probe.signal_and_wait(
+                    Signal::TERM,
+                    "SIGTERM (subject only)",
+                    Duration::from_secs(5),
+                ),
+            };
             // Children that follow their parent out are given the
             // subject's own pace to go (a loaded machine is slow, not
             // leaky); what is still there after it was left behind.
@@ -1524,8 +1536,7 @@ fn backpressure(ctx: &Ctx) -> CheckRun {
             probe.send(bytes);
             std::thread::sleep(ctx.paced(Duration::from_millis(250)));
             let pending = probe.stdout_bytes().len();
-            probe.signal(Signal::TERM, "SIGTERM");
-            let status = probe.wait_exit(TERM_GRACE);
+            let status = probe.signal_and_wait(Signal::TERM, "SIGTERM", TERM_GRACE);
             probe.pause_stdout(false);
             let c = match (&status, blocked) {
                 (Some(_), true) => (Terminate, TERMINATED.to_string()),
@@ -1643,12 +1654,15 @@ fn interruption(ctx: &Ctx) -> CheckRun {
                 probe.send(bytes);
                 probe.flushed(Duration::from_secs(2));
             }
-            probe.signal(signal, name);
-            let status = probe.wait_exit(if signal == Signal::INT {
-                TERM_GRACE
-            } else {
-                settle
-            });
+            let status = probe.signal_and_wait(
+                signal,
+                name,
+                if signal == Signal::INT {
+                    TERM_GRACE
+                } else {
+                    settle
+                },
+            );
             // A torn last line is read from every byte the subject wrote:
             // once it exited, stdout is read to its end first (the reader
             // may lag behind a subject that wrote much just before), so the

@@ -2017,8 +2017,7 @@ fn signalled(
     let Some(probe) = server.probe.as_mut() else {
         return (false, crate::produce::profile::web::accepting(server.addr));
     };
-    probe.signal(signal, name);
-    let exited = probe.wait_exit(wait).is_some();
+    let exited = probe.signal_and_wait(signal, name, wait).is_some();
     (exited, crate::produce::profile::web::accepting(server.addr))
 }
 

@@ -1842,3 +1842,124 @@ fn an_answered_request_relabelled_as_unanswered_is_refused_from_the_order_of_its
         "{report:#}"
     );
 }
+
+/// `mcpres profile run` of process-exit against the profile test subject
+/// with `breaks` (none: the honest twin).
+fn run_process_exit(out: &Path, breaks: &[&str]) -> Value {
+    let subject = repo("tests/subjects/profile_subject.py");
+    let mut args: Vec<String> = [
+        "profile",
+        "run",
+        "mcp-res/stdio-transport/v1",
+        "--revision",
+        "2025-11-25",
+        "--checks",
+        "process-exit",
+        "-o",
+        out.to_str().unwrap(),
+        "--",
+        "python3",
+        subject.to_str().unwrap(),
+    ]
+    .map(String::from)
+    .to_vec();
+    for b in breaks {
+        args.extend(["--break".to_string(), (*b).to_string()]);
+    }
+    let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+    let o = mcpres(&refs);
+    let run = read(&out.join("run.json"));
+    assert!(
+        run["checks"][0]["verdict"].is_string(),
+        "{}",
+        output_text(&o)
+    );
+    run
+}
+
+/// Rewrite the negative control of `id` as observed `outcome`/`reason`, in
+/// its artifact and in the evaluation, and the check's verdict as `verdict`.
+fn relabel_negative(dir: &Path, id: &str, outcome: &str, reason: &str, verdict: &str) {
+    let path = dir.join(format!("artifacts/{id}/negative.json"));
+    let mut doc = read(&path);
+    doc["observedOutcome"] = json!(outcome);
+    doc["observedReasonCode"] = json!(reason);
+    write(&path, &doc);
+    let mut r = Relabel::open(dir);
+    if verdict == "PASS" {
+        r.pass(id);
+    } else {
+        let i = r.index(id);
+        r.run["checks"][i]["verdict"] = json!(verdict);
+        r.run["checks"][i]["reason"] = json!(reason);
+        r.run["checks"][i]["detail"] = json!(format!(
+            "negative control: expected {}, observed {outcome} ({reason})",
+            doc["expectedOutcome"].as_str().unwrap()
+        ));
+        for c in r.evaluation["checks"].as_array_mut().unwrap() {
+            if c["id"] == id {
+                c["negativeControl"]["observedOutcome"] = json!(outcome);
+                c["negativeControl"]["observedReasonCode"] = json!(reason);
+            }
+        }
+        r.relabel_results();
+    }
+    r.save();
+}
+
+/// Whether a subject exited on the runner's SIGTERM is read from the order of
+/// the stored events (`sent SIGTERM`, then `exited` or the runner's `no exit
+/// after SIGTERM`): a subject that ignores it cannot be relabelled as one
+/// that ended on it, and an honest one cannot be relabelled as one that
+/// needed SIGKILL.
+#[test]
+fn whether_a_subject_ended_on_sigterm_is_read_from_its_stored_events() {
+    let tmp = tempfile::tempdir().unwrap();
+    let id = "process-exit";
+    // The adversary ignores SIGTERM once opened: FAIL, as the runner said.
+    let deaf = tmp.path().join("deaf");
+    let run = run_process_exit(&deaf, &["ignore-sigterm-after-open"]);
+    assert_eq!(run["checks"][0]["verdict"], "FAIL", "{run:#}");
+    assert_eq!(
+        run["checks"][0]["reason"],
+        "MCP_RES_TERMINATION_NEEDED_SIGKILL"
+    );
+    let negative = read(&deaf.join(format!("artifacts/{id}/negative.json")));
+    let events = negative["transcript"]["events"].to_string();
+    assert!(events.contains("disposition ignored"), "{events}");
+    assert!(events.contains("no exit after SIGTERM"), "{events}");
+    assert_eq!(pointers(&validate(&deaf).1), Vec::<String>::new());
+    relabel_negative(&deaf, id, "TERMINATE", "MCP_RES_EXIT_ON_SIGTERM", "PASS");
+    let (code, report) = validate(&deaf);
+    only_not_from_record(code, &report);
+    assert!(
+        messages(&report).iter().any(|m| m.contains(
+            "stored events after `sent SIGTERM` hold no exit before the runner stopped waiting"
+        )),
+        "{report:#}"
+    );
+    // The honest twin ends on SIGTERM: PASS; relabelled as one that needed
+    // SIGKILL (a FAIL the record does not give), it is refused too.
+    let honest = tmp.path().join("honest");
+    let run = run_process_exit(&honest, &[]);
+    assert_eq!(run["checks"][0]["verdict"], "PASS", "{run:#}");
+    assert_eq!(validate(&honest).0, 0);
+    relabel_negative(
+        &honest,
+        id,
+        "NO_EFFECT",
+        "MCP_RES_TERMINATION_NEEDED_SIGKILL",
+        "FAIL",
+    );
+    // (A FAIL evaluation also carries the reference rule's finding that its
+    // negative control was not met.)
+    let (code, report) = validate(&honest);
+    assert_eq!(code, 1, "{report:#}");
+    assert!(!findings_of(&report, CODE).is_empty(), "{report:#}");
+    assert!(
+        messages(&report)
+            .iter()
+            .any(|m| m.contains("stored events after `sent SIGTERM` hold an exit after it")),
+        "{report:#}"
+    );
+}

@@ -492,6 +492,9 @@ pub fn rederive(
             ));
         }
     }
+    if let Some(found) = signal_reread(id, role, o, transcript) {
+        return Some(found);
+    }
     if id == "executable-identity"
         && let Some(found) = identity_reread(role, o, transcript)
     {
@@ -513,6 +516,68 @@ pub fn rederive(
         }
     }
     None
+}
+
+/// Labels that say the subject exited on the signal the runner sent (stdio:
+/// `process-exit`, `backpressure`, `startup-timeout`, `interruption`).
+const ENDED_ON_SIGNAL: [&str; 8] = [
+    crate::diag::reasons::EXIT_ON_SIGTERM,
+    crate::diag::reasons::EXIT_ON_UNRELATED_SIGNAL,
+    crate::diag::reasons::EXIT_ON_SIGTERM_UNBLOCKED,
+    crate::diag::reasons::BLOCKED_WRITER_TERMINATES,
+    crate::diag::reasons::STARTUP_TIMEOUT_ENFORCED,
+    crate::diag::reasons::INTERRUPT_HONOURED,
+    crate::diag::reasons::INTERRUPT_WITH_INFLIGHT_CLEAN,
+    crate::diag::reasons::INTERRUPT_TORN_FRAME,
+];
+
+/// Labels that say it did not (`child-tree-cleanup` too).
+const NOT_ENDED_ON_SIGNAL: [&str; 4] = [
+    crate::diag::reasons::TERMINATION_NEEDED_SIGKILL,
+    crate::diag::reasons::NO_TERMINATION_REQUESTED,
+    crate::diag::reasons::NO_INTERRUPT_REQUESTED,
+    crate::diag::reasons::SUBJECT_DID_NOT_EXIT,
+];
+
+/// [`rederive`]'s reading of a signal the runner sent and waited on: a label
+/// that says the subject ended on it (or did not) is held against the
+/// stored events ([`super::stdio::signal_ended`]); `interruption`'s
+/// "SIGINT ignored" (`MCP_RES_BEHAVIOUR_LEFT_OPEN`) is a "did not".
+fn signal_reread(
+    id: &str,
+    role: &str,
+    o: &Observation,
+    transcript: &Value,
+) -> Option<(Observation, String)> {
+    let reason = o.observed_reason.as_str();
+    let says_ended = ENDED_ON_SIGNAL.contains(&reason);
+    let says_not = NOT_ENDED_ON_SIGNAL.contains(&reason)
+        || (id == "interruption" && reason == BEHAVIOUR_LEFT_OPEN);
+    if !says_ended && !says_not {
+        return None;
+    }
+    let (signal, ended) = super::stdio::signal_ended(transcript)?;
+    if ended == says_ended {
+        return None;
+    }
+    let (observed, record) = if ended {
+        (ProbeOutcome::Terminate, "an exit after it")
+    } else {
+        (
+            ProbeOutcome::NoEffect,
+            "no exit before the runner stopped waiting",
+        )
+    };
+    Some((
+        Observation {
+            observed,
+            observed_reason: LABEL_NOT_IN_RECORD.into(),
+            ..o.clone()
+        },
+        format!(
+            "check {id}: its {role}.json says {reason}, but its stored events after `sent {signal}` hold {record}"
+        ),
+    ))
 }
 
 /// [`rederive`]'s reading of `executable-identity`:

@@ -41,6 +41,33 @@ pub fn stream_bytes(transcript: &Value, stream: &str) -> Option<Vec<u8>> {
     Some(out)
 }
 
+/// What the stored record says became of the first signal the runner sent
+/// and waited on: its name (as sent: `SIGTERM`, `SIGINT`, ...) and whether
+/// the subject exited on it. Read from the order of the transcript's events:
+/// after `sent NAME`, an `exited` event before the runner's `no exit after
+/// NAME` is an exit on the signal; the marker first is none. `None` for a
+/// record made before the runner kept its waits (no `signalWaits`), or with
+/// no such signal.
+pub fn signal_ended(transcript: &Value) -> Option<(String, bool)> {
+    let waits = transcript.get("signalWaits")?.as_array()?;
+    let name = waits.first()?.get("signal")?.as_str()?;
+    let events = transcript.get("events")?.as_array()?;
+    let text = |e: &Value| e.get("event").and_then(Value::as_str).map(str::to_string);
+    let sent = format!("sent {name}");
+    let gave_up = format!("no exit after {name}");
+    let start = events
+        .iter()
+        .position(|e| text(e).as_deref() == Some(sent.as_str()))?;
+    for e in &events[start + 1..] {
+        match text(e).as_deref() {
+            Some("exited") => return Some((name.to_string(), true)),
+            Some(t) if t == gave_up => return Some((name.to_string(), false)),
+            _ => {}
+        }
+    }
+    None
+}
+
 /// Did the conversation open: is one of the opening requests the stored
 /// stdin sends (`initialize`, `server/discover`) answered with a result on
 /// the stored stdout? `None` when stdin sends none, or the bytes of either

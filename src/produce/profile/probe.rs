@@ -294,6 +294,11 @@ pub struct Probe {
     endings: Vec<(u64, String)>,
     /// When the runner found the subject exited (ms from the start).
     exit_seen_ms: Option<u64>,
+    /// Every signal the runner sent and waited on ([`Probe::signal_and_wait`]):
+    /// which, when, what the kernel's masks said, and whether the subject
+    /// exited before the runner stopped waiting (`decidedAtMs`), so that a
+    /// judge reads "ended on it" or "did not" from the record.
+    waits: Vec<Value>,
     launch: Launch,
     /// The sandbox stage this process runs in, observed and removed when
     /// the probe ends.
@@ -430,6 +435,7 @@ impl Probe {
             starts: BTreeMap::new(),
             endings: Vec::new(),
             exit_seen_ms: None,
+            waits: Vec::new(),
             launch: launch.clone(),
             stage,
         })
@@ -654,14 +660,42 @@ impl Probe {
                 | rustix::process::Signal::HUP
                 | rustix::process::Signal::QUIT
         );
+        let sent_ms = now_ms(self.started);
         self.signal(signal, name);
-        if let Some(s) = self.wait_exit(grace) {
-            return Some(s);
+        let mut disposition = None;
+        let status = self.wait_exit(grace).or_else(|| {
+            if !ending {
+                return None;
+            }
+            let masks = proc::signal_masks(self.pid, signal.as_raw());
+            disposition = masks.map(|m| m.0.as_str());
+            if self.masks_say_ignored(name, grace, masks) {
+                return None;
+            }
+            self.wait_exit(SIGNAL_SETTLE)
+        });
+        if status.is_none() {
+            self.note(&format!("no exit after {name}"));
         }
-        if !ending {
-            return None;
-        }
-        let masks = proc::signal_masks(self.pid, signal.as_raw());
+        self.waits.push(json!({
+            "signal": name,
+            "sentAtMs": sent_ms,
+            "graceMs": u64::try_from(grace.as_millis()).unwrap_or(u64::MAX),
+            "dispositionAfterGrace": disposition,
+            "exited": status.is_some(),
+            "decidedAtMs": now_ms(self.started),
+        }));
+        status
+    }
+
+    /// Note what the masks said of a signal not acted on within `grace`;
+    /// true when they say it is ignored.
+    fn masks_say_ignored(
+        &self,
+        name: &str,
+        grace: Duration,
+        masks: Option<(proc::Disposition, bool, bool)>,
+    ) -> bool {
         if let Some((disposition, pending, blocked)) = masks {
             self.note(&format!(
                 "{name} not acted on within {} ms: disposition {}{}{}",
@@ -674,11 +708,9 @@ impl Probe {
                     ""
                 },
             ));
-            if disposition == proc::Disposition::Ignored {
-                return None;
-            }
+            return disposition == proc::Disposition::Ignored;
         }
-        self.wait_exit(SIGNAL_SETTLE)
+        false
     }
 
     /// Record that the runner did `what`, which may end the subject.
@@ -853,6 +885,7 @@ impl Probe {
             "pid": self.pid,
             "chunks": chunks,
             "events": io.events,
+            "signalWaits": self.waits,
             "stdoutBytes": io.stdout.len() + io.stdout_dropped,
             "stdoutDroppedBytes": io.stdout_dropped,
             "stderrBytes": io.stderr.len(),

@@ -1963,3 +1963,103 @@ fn whether_a_subject_ended_on_sigterm_is_read_from_its_stored_events() {
         "{report:#}"
     );
 }
+
+/// `mcpres profile run streamable-http` of listener-cleanup (beside
+/// content-type) against the HTTP test subject with `brk`.
+fn run_listener_cleanup(out: &Path, brk: Option<&str>) -> Value {
+    let subject = repo("tests/subjects/http_subject.py");
+    let mut args: Vec<String> = [
+        "profile",
+        "run",
+        "streamable-http",
+        "--revision",
+        "2025-11-25",
+        "--http",
+        "http://127.0.0.1:0/mcp",
+        "--checks",
+        "listener-cleanup,content-type",
+        "-o",
+        out.to_str().unwrap(),
+        "--",
+        "python3",
+        subject.to_str().unwrap(),
+        "--port",
+        "{port}",
+    ]
+    .map(String::from)
+    .to_vec();
+    if let Some(b) = brk {
+        args.extend(["--break".to_string(), b.to_string()]);
+    }
+    let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+    let o = mcpres(&refs);
+    let run = read(&out.join("run.json"));
+    assert!(run["checks"].is_array(), "{}", output_text(&o));
+    run
+}
+
+fn verdict_of(run: &Value, id: &str) -> (String, String) {
+    let c = run["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["id"] == id)
+        .unwrap_or_else(|| panic!("no {id}: {run:#}"));
+    (
+        c["verdict"].as_str().unwrap().to_owned(),
+        c["reason"].as_str().unwrap().to_owned(),
+    )
+}
+
+/// The Streamable HTTP cleanup checks stop one server per observation; its
+/// process record (the check's server.json) says whether it ended on the
+/// SIGTERM, so neither direction of a relabel validates.
+#[test]
+fn whether_an_http_server_ended_on_sigterm_is_read_from_its_process_record() {
+    let tmp = tempfile::tempdir().unwrap();
+    let id = "listener-cleanup";
+    let deaf = tmp.path().join("deaf");
+    let run = run_listener_cleanup(&deaf, Some("listener-cleanup"));
+    assert_eq!(
+        verdict_of(&run, id),
+        ("FAIL".into(), "MCP_RES_HTTP_SIGNAL_IGNORED".into()),
+        "{run:#}"
+    );
+    assert_eq!(pointers(&validate(&deaf).1), Vec::<String>::new());
+    relabel_negative(
+        &deaf,
+        id,
+        "TERMINATE",
+        "MCP_RES_HTTP_LISTENER_CLOSED_ON_STOP",
+        "PASS",
+    );
+    let (code, report) = validate(&deaf);
+    assert_eq!(code, 1, "{report:#}");
+    assert!(
+        messages(&report).iter().any(|m| m.contains(
+            "its server's stored events after `sent SIGTERM` hold no exit before the runner stopped waiting"
+        )),
+        "{report:#}"
+    );
+    let honest = tmp.path().join("honest");
+    let run = run_listener_cleanup(&honest, None);
+    assert_eq!(verdict_of(&run, id).0, "PASS", "{run:#}");
+    assert_eq!(validate(&honest).0, 0);
+    relabel_negative(
+        &honest,
+        id,
+        "NO_EFFECT",
+        "MCP_RES_HTTP_SIGNAL_IGNORED",
+        "FAIL",
+    );
+    let (code, report) = validate(&honest);
+    assert_eq!(code, 1, "{report:#}");
+    assert!(!findings_of(&report, CODE).is_empty(), "{report:#}");
+    assert!(
+        messages(&report)
+            .iter()
+            .any(|m| m
+                .contains("its server's stored events after `sent SIGTERM` hold an exit after it")),
+        "{report:#}"
+    );
+}

@@ -531,13 +531,53 @@ const ENDED_ON_SIGNAL: [&str; 8] = [
     crate::diag::reasons::INTERRUPT_TORN_FRAME,
 ];
 
-/// Labels that say it did not (`child-tree-cleanup` too).
-const NOT_ENDED_ON_SIGNAL: [&str; 4] = [
+/// Labels that say it did not (`child-tree-cleanup` and the Streamable HTTP
+/// cleanup checks too).
+const NOT_ENDED_ON_SIGNAL: [&str; 5] = [
     crate::diag::reasons::TERMINATION_NEEDED_SIGKILL,
     crate::diag::reasons::NO_TERMINATION_REQUESTED,
     crate::diag::reasons::NO_INTERRUPT_REQUESTED,
     crate::diag::reasons::SUBJECT_DID_NOT_EXIT,
+    crate::diag::reasons::HTTP_SIGNAL_IGNORED,
 ];
+
+/// Streamable HTTP labels that say the server exited on the signal (the
+/// cleanup checks: closed or left open, it ended).
+const HTTP_ENDED_ON_SIGNAL: [&str; 4] = [
+    crate::diag::reasons::HTTP_LISTENER_CLOSED_ON_STOP,
+    crate::diag::reasons::HTTP_LISTENER_LEFT_OPEN,
+    crate::diag::reasons::HTTP_SOCKETS_CLOSED_ON_STOP,
+    crate::diag::reasons::HTTP_SOCKET_LEFT_OPEN,
+];
+
+/// The Streamable HTTP checks whose control and mutant each stop a server
+/// of their own (stored in the check's `server.json` as `processes`, one per
+/// observation in role order): whether that server ended on the signal is
+/// read from its process record, as [`signal_reread`] reads a stdio probe.
+fn server_signal_reread(
+    id: &str,
+    role: &str,
+    k: usize,
+    o: &Observation,
+    stored: &BTreeMap<String, Stored>,
+) -> Option<(Observation, String)> {
+    if !matches!(id, "listener-cleanup" | "socket-cleanup") || role == "positive" {
+        return None;
+    }
+    let Some(Ok(server)) = stored.get(&server_path(id)) else {
+        return None;
+    };
+    let processes = server.get("processes")?.as_array()?;
+    if processes.len() != ROLES.len() {
+        return None;
+    }
+    signal_reread(id, role, o, &processes[k]).map(|(judged, why)| {
+        (
+            judged,
+            why.replace("its stored events", "its server's stored events"),
+        )
+    })
+}
 
 /// [`rederive`]'s reading of a signal the runner sent and waited on: a label
 /// that says the subject ended on it (or did not) is held against the
@@ -550,7 +590,7 @@ fn signal_reread(
     transcript: &Value,
 ) -> Option<(Observation, String)> {
     let reason = o.observed_reason.as_str();
-    let says_ended = ENDED_ON_SIGNAL.contains(&reason);
+    let says_ended = ENDED_ON_SIGNAL.contains(&reason) || HTTP_ENDED_ON_SIGNAL.contains(&reason);
     let says_not = NOT_ENDED_ON_SIGNAL.contains(&reason)
         || (id == "interruption" && reason == BEHAVIOUR_LEFT_OPEN);
     if !says_ended && !says_not {
@@ -1416,7 +1456,9 @@ pub fn judge_dir(
                 Some(Err(why)) => unjudged = Some(format!("{path}: {why}")),
                 Some(Ok(doc)) => match Observation::from_artifact(doc, id, role) {
                     Ok(o) => {
-                        obs[k] = Some(match rederive(id, role, &o, &doc["transcript"]) {
+                        let found = rederive(id, role, &o, &doc["transcript"])
+                            .or_else(|| server_signal_reread(id, role, k, &o, stored));
+                        obs[k] = Some(match found {
                             Some((judged, why)) => {
                                 differ(
                                     &mut out,

@@ -2063,3 +2063,58 @@ fn whether_an_http_server_ended_on_sigterm_is_read_from_its_process_record() {
         "{report:#}"
     );
 }
+
+/// Every committed stdio control that was refused (its stored observation
+/// names the request and the subject's reply was no result), relabelled as
+/// served (ACCEPT, the check FAIL, every digest recomputed), is refused from
+/// its stored stdout: there is no accepting result for its request.
+#[test]
+fn every_committed_refused_control_relabelled_as_served_is_refused() {
+    let mut tried = 0;
+    let mut dirs: Vec<PathBuf> = fs::read_dir(repo("bundles/profiles"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.join("evaluation.json").is_file())
+        .collect();
+    dirs.sort();
+    for path in &dirs {
+        let rel = path
+            .strip_prefix(repo(""))
+            .unwrap()
+            .to_str()
+            .unwrap()
+            .to_owned();
+        let run = read(&path.join("run.json"));
+        for c in run["checks"].as_array().unwrap() {
+            let id = c["id"].as_str().unwrap();
+            let file = path.join(format!("artifacts/{id}/negative.json"));
+            if c["verdict"] != "PASS" || !file.is_file() {
+                continue;
+            }
+            let negative = read(&file);
+            let observation = &negative["transcript"]["observation"];
+            if negative["expectedOutcome"] != "REJECT"
+                || observation["requestId"].is_null()
+                || !observation["reply"].is_string()
+                || observation["reply"] == "result"
+            {
+                continue;
+            }
+            let positive = read(&path.join(format!("artifacts/{id}/positive.json")));
+            let served = positive["expectedReasonCode"].as_str().unwrap();
+            let (_tmp, dir) = copy_of(&rel);
+            relabel_negative(&dir, id, "ACCEPT", served, "FAIL");
+            let (code, report) = validate(&dir);
+            assert_eq!(code, 1, "{rel} {id}: {report:#}");
+            let at = format!("artifacts/{id}/negative.json /observedReasonCode");
+            assert!(
+                messages(&report)
+                    .iter()
+                    .any(|m| m.starts_with(&at) && m.contains("hold no accepting result")),
+                "{rel} {id}: {report:#}"
+            );
+            tried += 1;
+        }
+    }
+    assert!(tried >= 40, "{tried} controls relabelled");
+}

@@ -46,12 +46,18 @@ fn verdicts(run: &Value) -> Vec<(String, String, String)> {
 
 fn validate(dir: &Path, code: i32) {
     let v = support::mcpres(&[Path::new("validate"), dir]);
+    let text = support::output_text(&v);
     assert_eq!(
         v.status.code(),
         Some(code),
-        "mcpres validate {}:\n{}",
+        "mcpres validate {}:\n{text}",
         dir.display(),
-        support::output_text(&v)
+    );
+    // Re-judged from its stored bytes, the record gives what the runner wrote.
+    assert!(
+        !text.contains("NOT_FROM_RECORD"),
+        "mcpres validate {}: a judged disagreement:\n{text}",
+        dir.display()
     );
 }
 

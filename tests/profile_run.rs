@@ -78,6 +78,12 @@ fn check_directory(dir: &Path, expect_valid: bool) {
         dir.display(),
         support::output_text(&v)
     );
+    assert!(
+        !support::output_text(&v).contains("NOT_FROM_RECORD"),
+        "mcpres validate {}: a judged disagreement:\n{}",
+        dir.display(),
+        support::output_text(&v)
+    );
     let packed = dir.with_extension("packed.json");
     let p = support::mcpres(&[Path::new("pack"), dir, Path::new("-o"), packed.as_path()]);
     assert_eq!(p.status.code(), Some(0), "{}", support::output_text(&p));

@@ -518,6 +518,48 @@ pub fn rederive(
     None
 }
 
+/// [`rederive`]'s other way round for a control: one said served with the
+/// property's own acceptance (`held`, its positive's expected reason: ACCEPT
+/// where a refusal was expected) whose stored bytes hold no accepting result
+/// for its request was not served, whatever else it was. (Other acceptances
+/// a control can be labelled with, a redirect or a media type, are not a
+/// result and are not read so.)
+fn served_reread(
+    id: &str,
+    role: &str,
+    o: &Observation,
+    transcript: &Value,
+    held: Option<&str>,
+) -> Option<(Observation, String)> {
+    if role != "negative"
+        || o.observed != ProbeOutcome::Accept
+        || o.expected != ProbeOutcome::Reject
+        || held != Some(o.observed_reason.as_str())
+    {
+        return None;
+    }
+    let request = transcript.pointer("/observation/requestId")?;
+    if request.is_null() || twin_accepted(transcript, request) != Some(false) {
+        return None;
+    }
+    let bytes = if transcript.get("connections").is_some() {
+        "received bytes"
+    } else {
+        "stdout"
+    };
+    Some((
+        Observation {
+            observed: ProbeOutcome::NotObserved,
+            observed_reason: LABEL_NOT_IN_RECORD.into(),
+            ..o.clone()
+        },
+        format!(
+            "check {id}: its {role}.json says the control was served ({}), but its stored {bytes} hold no accepting result for the control {request}",
+            o.observed_reason
+        ),
+    ))
+}
+
 /// Labels that say the subject exited on the signal the runner sent (stdio:
 /// `process-exit`, `backpressure`, `startup-timeout`, `interruption`).
 const ENDED_ON_SIGNAL: [&str; 8] = [
@@ -1456,8 +1498,13 @@ pub fn judge_dir(
                 Some(Err(why)) => unjudged = Some(format!("{path}: {why}")),
                 Some(Ok(doc)) => match Observation::from_artifact(doc, id, role) {
                     Ok(o) => {
+                        let held = match stored.get(&artifact_path(id, "positive")) {
+                            Some(Ok(p)) => p["expectedReasonCode"].as_str(),
+                            _ => None,
+                        };
                         let found = rederive(id, role, &o, &doc["transcript"])
-                            .or_else(|| server_signal_reread(id, role, k, &o, stored));
+                            .or_else(|| server_signal_reread(id, role, k, &o, stored))
+                            .or_else(|| served_reread(id, role, &o, &doc["transcript"], held));
                         obs[k] = Some(match found {
                             Some((judged, why)) => {
                                 differ(

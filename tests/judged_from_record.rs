@@ -2118,3 +2118,42 @@ fn every_committed_refused_control_relabelled_as_served_is_refused() {
     }
     assert!(tried >= 40, "{tried} controls relabelled");
 }
+
+/// Two labels read again from what their observations stored: the argv of
+/// `shell-free-argument-boundaries`' positive (the running executable, its
+/// argv, the launch's arguments) and the stdout of `silent-process`'
+/// control (its chunks against the silence window). Relabelled either way,
+/// with every digest recomputed, neither validates.
+#[test]
+fn argv_and_unasked_output_are_read_from_their_observations() {
+    let leg = "bundles/profiles/reference-stdio-transport-2025-11-25";
+    let (_tmp, dir) = copy_of(leg);
+    let id = "shell-free-argument-boundaries";
+    let path = dir.join(format!("artifacts/{id}/positive.json"));
+    let mut doc = read(&path);
+    assert_eq!(doc["observedReasonCode"], "MCP_RES_ARGV_PASSED_VERBATIM");
+    doc["observedReasonCode"] = json!("MCP_RES_SHELL_INTERMEDIARY");
+    write(&path, &doc);
+    Relabel::open(&dir).save();
+    let (code, report) = validate(&dir);
+    assert_eq!(code, 1, "{report:#}");
+    assert!(
+        messages(&report).iter().any(|m| m.contains(
+            "its stored executable, argv and launch arguments give MCP_RES_ARGV_PASSED_VERBATIM"
+        )),
+        "{report:#}"
+    );
+    let (_tmp, dir) = copy_of(leg);
+    let id = "silent-process";
+    let negative = read(&dir.join(format!("artifacts/{id}/negative.json")));
+    assert_eq!(negative["observedReasonCode"], "MCP_RES_SILENT_UNTIL_ASKED");
+    relabel_negative(&dir, id, "ACCEPT", "MCP_RES_UNSOLICITED_OUTPUT", "FAIL");
+    let (code, report) = validate(&dir);
+    assert_eq!(code, 1, "{report:#}");
+    assert!(
+        messages(&report)
+            .iter()
+            .any(|m| m.contains("holds nothing that arrived before the runner ended the probe")),
+        "{report:#}"
+    );
+}

@@ -495,6 +495,53 @@ pub fn rederive(
     if let Some(found) = signal_reread(id, role, o, transcript) {
         return Some(found);
     }
+    if id == "shell-free-argument-boundaries"
+        && role == "positive"
+        && let Some(read) = super::stdio::argv_reading(transcript)
+        && read != o.observed_reason
+    {
+        return Some((
+            Observation {
+                observed: ProbeOutcome::Accept,
+                observed_reason: read.into(),
+                ..o.clone()
+            },
+            format!(
+                "check {id}: its {role}.json says {}, but its stored executable, argv and launch arguments give {read}",
+                o.observed_reason
+            ),
+        ));
+    }
+    if id == "silent-process"
+        && role == "negative"
+        && let Some(spoke) = super::stdio::spoke_unasked(transcript)
+    {
+        let quiet = o.observed_reason == crate::diag::reasons::SILENT_UNTIL_ASKED;
+        let unasked = o.observed_reason == crate::diag::reasons::UNSOLICITED_OUTPUT
+            || o.observed_reason == SYNTAX_GUARD;
+        if (quiet && spoke) || (unasked && !spoke) {
+            return Some((
+                Observation {
+                    observed: if spoke {
+                        ProbeOutcome::Accept
+                    } else {
+                        ProbeOutcome::NoEffect
+                    },
+                    observed_reason: LABEL_NOT_IN_RECORD.into(),
+                    ..o.clone()
+                },
+                format!(
+                    "check {id}: its {role}.json says {}, but its stored stdout {}",
+                    o.observed_reason,
+                    if spoke {
+                        "holds bytes that arrived within the silence window"
+                    } else {
+                        "holds nothing that arrived before the runner ended the probe"
+                    }
+                ),
+            ));
+        }
+    }
     if id == "executable-identity"
         && let Some(found) = identity_reread(role, o, transcript)
     {

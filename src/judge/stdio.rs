@@ -41,6 +41,81 @@ pub fn stream_bytes(transcript: &Value, stream: &str) -> Option<Vec<u8>> {
     Some(out)
 }
 
+/// The command names of the shells a launcher may interpose
+/// (`shell-free-argument-boundaries`).
+pub const SHELLS: &[&str] = &[
+    "sh", "bash", "dash", "zsh", "ksh", "mksh", "busybox", "fish", "csh", "tcsh",
+];
+
+/// `shell-free-argument-boundaries`' positive, read from what it stored: the
+/// running executable (`observation.exe`), its argv (`observation.argv`)
+/// and the launch's arguments (`launch.args`). A shell's name is
+/// `MCP_RES_SHELL_INTERMEDIARY`; an argv that does not end with the launch's
+/// arguments is `MCP_RES_ARGV_CHANGED`; else the arguments passed verbatim.
+/// `None` when a field is not stored.
+pub fn argv_reading(transcript: &Value) -> Option<&'static str> {
+    let observation = transcript.get("observation")?;
+    let exe = observation.get("exe")?;
+    let argv: Vec<&str> = observation
+        .get("argv")?
+        .as_array()?
+        .iter()
+        .map(Value::as_str)
+        .collect::<Option<_>>()?;
+    let args: Vec<&str> = transcript
+        .pointer("/launch/args")?
+        .as_array()?
+        .iter()
+        .map(Value::as_str)
+        .collect::<Option<_>>()?;
+    let shell = exe
+        .as_str()
+        .and_then(|e| std::path::Path::new(e).file_name())
+        .and_then(|n| n.to_str())
+        .is_some_and(|n| SHELLS.contains(&n));
+    Some(if shell {
+        crate::diag::reasons::SHELL_INTERMEDIARY
+    } else if !argv.ends_with(&args) {
+        crate::diag::reasons::ARGV_CHANGED
+    } else {
+        crate::diag::reasons::ARGV_PASSED_VERBATIM
+    })
+}
+
+/// `silent-process`' control, read from its stored stdout chunks against
+/// its window (`observation.windowMs`, from the probe's start) and the
+/// runner's first ending step (the `stdin-closed` event): `Some(true)` when
+/// a stdout chunk arrived within the window (the subject spoke unasked
+/// before the runner's decision), `Some(false)` when none arrived before the
+/// runner ended the probe (nothing unasked could have been counted).
+/// `None` when neither holds (a chunk between the two: the runner's count
+/// decides) or the record lacks what is read.
+pub fn spoke_unasked(transcript: &Value) -> Option<bool> {
+    let window = transcript.pointer("/observation/windowMs")?.as_u64()?;
+    let chunks = transcript.get("chunks")?.as_array()?;
+    if chunks.iter().any(|c| c["stream"] == "stdin") {
+        return None;
+    }
+    let ended = transcript
+        .get("events")?
+        .as_array()?
+        .iter()
+        .find(|e| e["event"] == "stdin-closed")
+        .and_then(|e| e["atMs"].as_u64())?;
+    let stdout: Vec<u64> = chunks
+        .iter()
+        .filter(|c| c["stream"] == "stdout")
+        .filter_map(|c| c["atMs"].as_u64().or_else(|| c["firstMs"].as_u64()))
+        .collect();
+    if stdout.iter().any(|&at| at < window) {
+        Some(true)
+    } else if stdout.iter().all(|&at| at > ended) {
+        Some(false)
+    } else {
+        None
+    }
+}
+
 /// What the stored record says became of the first signal the runner sent
 /// and waited on: its name (as sent: `SIGTERM`, `SIGINT`, ...) and whether
 /// the subject exited on it. Read from the order of the transcript's events:
@@ -210,6 +285,53 @@ pub fn non_protocol_lines(transcript: &Value) -> Option<usize> {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn unasked_output_is_read_against_the_window_and_the_runners_end() {
+        let t = |stdout_at: &[u64]| {
+            let mut chunks: Vec<Value> = stdout_at
+                .iter()
+                .map(|at| serde_json::json!({"atMs": at, "stream": "stdout", "text": "x"}))
+                .collect();
+            chunks.push(serde_json::json!({"atMs": 3, "stream": "stderr", "text": "ready"}));
+            serde_json::json!({
+                "chunks": chunks,
+                "events": [{"atMs": 510, "event": "stdin-closed"}],
+                "observation": {"windowMs": 500, "stdoutBytesUnasked": 0},
+            })
+        };
+        assert_eq!(spoke_unasked(&t(&[])), Some(false));
+        assert_eq!(spoke_unasked(&t(&[600])), Some(false));
+        assert_eq!(spoke_unasked(&t(&[20])), Some(true));
+        // Between the window's end and the runner's end: the count decides.
+        assert_eq!(spoke_unasked(&t(&[505])), None);
+        let mut sent = t(&[]);
+        sent["chunks"]
+            .as_array_mut()
+            .unwrap()
+            .push(serde_json::json!({"atMs": 1, "stream": "stdin", "text": "{}\n"}));
+        assert_eq!(spoke_unasked(&sent), None);
+    }
+
+    #[test]
+    fn argv_is_read_from_the_executable_argv_and_launch() {
+        let t = |exe: &str, argv: &[&str], args: &[&str]| serde_json::json!({"observation": {"exe": exe, "argv": argv}, "launch": {"args": args}});
+        use crate::diag::reasons::*;
+        assert_eq!(
+            argv_reading(&t("/usr/bin/node", &["node", "a b", "c"], &["a b", "c"])),
+            Some(ARGV_PASSED_VERBATIM)
+        );
+        assert_eq!(
+            argv_reading(&t("/usr/bin/bash", &["bash", "-c", "x"], &["x"])),
+            Some(SHELL_INTERMEDIARY)
+        );
+        assert_eq!(
+            argv_reading(&t("/usr/bin/node", &["node", "a", "b", "c"], &["a b", "c"])),
+            Some(ARGV_CHANGED)
+        );
+        assert_eq!(argv_reading(&serde_json::json!({"observation": {}})), None);
+    }
+
     use super::*;
     use serde_json::json;
 

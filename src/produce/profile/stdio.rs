@@ -666,9 +666,7 @@ fn idle(probe: &Probe, still: Duration, limit: Duration) {
     probe.note("idle");
 }
 
-const SHELLS: &[&str] = &[
-    "sh", "bash", "dash", "zsh", "ksh", "mksh", "busybox", "fish", "csh", "tcsh",
-];
+use crate::judge::stdio::SHELLS;
 
 fn shell_free_argument_boundaries(ctx: &Ctx) -> CheckRun {
     const HELD: &str = reasons::ARGV_PASSED_VERBATIM;

@@ -1843,38 +1843,40 @@ fn an_answered_request_relabelled_as_unanswered_is_refused_from_the_order_of_its
     );
 }
 
-/// `mcpres profile run` of process-exit against the profile test subject
-/// with `breaks` (none: the honest twin).
-fn run_process_exit(out: &Path, breaks: &[&str]) -> Value {
-    let subject = repo("tests/subjects/profile_subject.py");
-    let mut args: Vec<String> = [
-        "profile",
-        "run",
-        "mcp-res/stdio-transport/v1",
-        "--revision",
-        "2025-11-25",
-        "--checks",
-        "process-exit",
+/// `mcpres profile run PROFILE ARGS -o OUT -- python3 tests/subjects/SCRIPT
+/// SUBJECT_ARGS`: its run.json (which must exist).
+fn run_subject(out: &Path, profile: &str, args: &[&str], script: &str, subject: &[&str]) -> Value {
+    let script = repo(&format!("tests/subjects/{script}"));
+    let mut all: Vec<&str> = vec!["profile", "run", profile];
+    all.extend(args);
+    all.extend([
         "-o",
         out.to_str().unwrap(),
         "--",
         "python3",
-        subject.to_str().unwrap(),
-    ]
-    .map(String::from)
-    .to_vec();
-    for b in breaks {
-        args.extend(["--break".to_string(), (*b).to_string()]);
-    }
-    let refs: Vec<&str> = args.iter().map(String::as_str).collect();
-    let o = mcpres(&refs);
+        script.to_str().unwrap(),
+    ]);
+    all.extend(subject);
+    let o = mcpres(&all);
     let run = read(&out.join("run.json"));
-    assert!(
-        run["checks"][0]["verdict"].is_string(),
-        "{}",
-        output_text(&o)
-    );
+    assert!(run["checks"].is_array(), "{}", output_text(&o));
     run
+}
+
+/// `mcpres profile run` of process-exit against the profile test subject
+/// with `breaks` (none: the honest twin).
+fn run_process_exit(out: &Path, breaks: &[&str]) -> Value {
+    let mut subject = Vec::new();
+    for b in breaks {
+        subject.extend(["--break", b]);
+    }
+    run_subject(
+        out,
+        "mcp-res/stdio-transport/v1",
+        &["--revision", "2025-11-25", "--checks", "process-exit"],
+        "profile_subject.py",
+        &subject,
+    )
 }
 
 /// Rewrite the negative control of `id` as observed `outcome`/`reason`, in
@@ -1953,49 +1955,45 @@ fn whether_a_subject_ended_on_sigterm_is_read_from_its_stored_events() {
     );
     // (A FAIL evaluation also carries the reference rule's finding that its
     // negative control was not met.)
-    let (code, report) = validate(&honest);
+    refused_saying(
+        &honest,
+        "stored events after `sent SIGTERM` hold an exit after it",
+    );
+}
+
+/// `validate DIR` refuses it (exit 1) with at least one judged disagreement,
+/// one of whose messages says `what`.
+fn refused_saying(dir: &Path, what: &str) {
+    let (code, report) = validate(dir);
     assert_eq!(code, 1, "{report:#}");
     assert!(!findings_of(&report, CODE).is_empty(), "{report:#}");
     assert!(
-        messages(&report)
-            .iter()
-            .any(|m| m.contains("stored events after `sent SIGTERM` hold an exit after it")),
-        "{report:#}"
+        messages(&report).iter().any(|m| m.contains(what)),
+        "{what}: {report:#}"
     );
 }
 
 /// `mcpres profile run streamable-http` of listener-cleanup (beside
 /// content-type) against the HTTP test subject with `brk`.
 fn run_listener_cleanup(out: &Path, brk: Option<&str>) -> Value {
-    let subject = repo("tests/subjects/http_subject.py");
-    let mut args: Vec<String> = [
-        "profile",
-        "run",
-        "streamable-http",
-        "--revision",
-        "2025-11-25",
-        "--http",
-        "http://127.0.0.1:0/mcp",
-        "--checks",
-        "listener-cleanup,content-type",
-        "-o",
-        out.to_str().unwrap(),
-        "--",
-        "python3",
-        subject.to_str().unwrap(),
-        "--port",
-        "{port}",
-    ]
-    .map(String::from)
-    .to_vec();
+    let mut subject = vec!["--port", "{port}"];
     if let Some(b) = brk {
-        args.extend(["--break".to_string(), b.to_string()]);
+        subject.extend(["--break", b]);
     }
-    let refs: Vec<&str> = args.iter().map(String::as_str).collect();
-    let o = mcpres(&refs);
-    let run = read(&out.join("run.json"));
-    assert!(run["checks"].is_array(), "{}", output_text(&o));
-    run
+    run_subject(
+        out,
+        "streamable-http",
+        &[
+            "--revision",
+            "2025-11-25",
+            "--http",
+            "http://127.0.0.1:0/mcp",
+            "--checks",
+            "listener-cleanup,content-type",
+        ],
+        "http_subject.py",
+        &subject,
+    )
 }
 
 fn verdict_of(run: &Value, id: &str) -> (String, String) {
@@ -2033,13 +2031,9 @@ fn whether_an_http_server_ended_on_sigterm_is_read_from_its_process_record() {
         "MCP_RES_HTTP_LISTENER_CLOSED_ON_STOP",
         "PASS",
     );
-    let (code, report) = validate(&deaf);
-    assert_eq!(code, 1, "{report:#}");
-    assert!(
-        messages(&report).iter().any(|m| m.contains(
-            "its server's stored events after `sent SIGTERM` hold no exit before the runner stopped waiting"
-        )),
-        "{report:#}"
+    refused_saying(
+        &deaf,
+        "its server's stored events after `sent SIGTERM` hold no exit before the runner stopped waiting",
     );
     let honest = tmp.path().join("honest");
     let run = run_listener_cleanup(&honest, None);
@@ -2052,15 +2046,9 @@ fn whether_an_http_server_ended_on_sigterm_is_read_from_its_process_record() {
         "MCP_RES_HTTP_SIGNAL_IGNORED",
         "FAIL",
     );
-    let (code, report) = validate(&honest);
-    assert_eq!(code, 1, "{report:#}");
-    assert!(!findings_of(&report, CODE).is_empty(), "{report:#}");
-    assert!(
-        messages(&report)
-            .iter()
-            .any(|m| m
-                .contains("its server's stored events after `sent SIGTERM` hold an exit after it")),
-        "{report:#}"
+    refused_saying(
+        &honest,
+        "its server's stored events after `sent SIGTERM` hold an exit after it",
     );
 }
 
@@ -2135,25 +2123,17 @@ fn argv_and_unasked_output_are_read_from_their_observations() {
     doc["observedReasonCode"] = json!("MCP_RES_SHELL_INTERMEDIARY");
     write(&path, &doc);
     Relabel::open(&dir).save();
-    let (code, report) = validate(&dir);
-    assert_eq!(code, 1, "{report:#}");
-    assert!(
-        messages(&report).iter().any(|m| m.contains(
-            "its stored executable, argv and launch arguments give MCP_RES_ARGV_PASSED_VERBATIM"
-        )),
-        "{report:#}"
+    refused_saying(
+        &dir,
+        "its stored executable, argv and launch arguments give MCP_RES_ARGV_PASSED_VERBATIM",
     );
     let (_tmp, dir) = copy_of(leg);
     let id = "silent-process";
     let negative = read(&dir.join(format!("artifacts/{id}/negative.json")));
     assert_eq!(negative["observedReasonCode"], "MCP_RES_SILENT_UNTIL_ASKED");
     relabel_negative(&dir, id, "ACCEPT", "MCP_RES_UNSOLICITED_OUTPUT", "FAIL");
-    let (code, report) = validate(&dir);
-    assert_eq!(code, 1, "{report:#}");
-    assert!(
-        messages(&report)
-            .iter()
-            .any(|m| m.contains("holds nothing that arrived before the runner ended the probe")),
-        "{report:#}"
+    refused_saying(
+        &dir,
+        "holds nothing that arrived before the runner ended the probe",
     );
 }

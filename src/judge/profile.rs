@@ -608,8 +608,9 @@ fn served_reread(
 }
 
 /// Labels that say the subject exited on the signal the runner sent (stdio:
-/// `process-exit`, `backpressure`, `startup-timeout`, `interruption`).
-const ENDED_ON_SIGNAL: [&str; 8] = [
+/// `process-exit`, `backpressure`, `startup-timeout`, `interruption`; over
+/// Streamable HTTP the cleanup checks, closed or left open: it ended).
+const ENDED_ON_SIGNAL: [&str; 12] = [
     crate::diag::reasons::EXIT_ON_SIGTERM,
     crate::diag::reasons::EXIT_ON_UNRELATED_SIGNAL,
     crate::diag::reasons::EXIT_ON_SIGTERM_UNBLOCKED,
@@ -618,6 +619,10 @@ const ENDED_ON_SIGNAL: [&str; 8] = [
     crate::diag::reasons::INTERRUPT_HONOURED,
     crate::diag::reasons::INTERRUPT_WITH_INFLIGHT_CLEAN,
     crate::diag::reasons::INTERRUPT_TORN_FRAME,
+    crate::diag::reasons::HTTP_LISTENER_CLOSED_ON_STOP,
+    crate::diag::reasons::HTTP_LISTENER_LEFT_OPEN,
+    crate::diag::reasons::HTTP_SOCKETS_CLOSED_ON_STOP,
+    crate::diag::reasons::HTTP_SOCKET_LEFT_OPEN,
 ];
 
 /// Labels that say it did not (`child-tree-cleanup` and the Streamable HTTP
@@ -628,15 +633,6 @@ const NOT_ENDED_ON_SIGNAL: [&str; 5] = [
     crate::diag::reasons::NO_INTERRUPT_REQUESTED,
     crate::diag::reasons::SUBJECT_DID_NOT_EXIT,
     crate::diag::reasons::HTTP_SIGNAL_IGNORED,
-];
-
-/// Streamable HTTP labels that say the server exited on the signal (the
-/// cleanup checks: closed or left open, it ended).
-const HTTP_ENDED_ON_SIGNAL: [&str; 4] = [
-    crate::diag::reasons::HTTP_LISTENER_CLOSED_ON_STOP,
-    crate::diag::reasons::HTTP_LISTENER_LEFT_OPEN,
-    crate::diag::reasons::HTTP_SOCKETS_CLOSED_ON_STOP,
-    crate::diag::reasons::HTTP_SOCKET_LEFT_OPEN,
 ];
 
 /// The Streamable HTTP checks whose control and mutant each stop a server
@@ -679,7 +675,7 @@ fn signal_reread(
     transcript: &Value,
 ) -> Option<(Observation, String)> {
     let reason = o.observed_reason.as_str();
-    let says_ended = ENDED_ON_SIGNAL.contains(&reason) || HTTP_ENDED_ON_SIGNAL.contains(&reason);
+    let says_ended = ENDED_ON_SIGNAL.contains(&reason);
     let says_not = NOT_ENDED_ON_SIGNAL.contains(&reason)
         || (id == "interruption" && reason == BEHAVIOUR_LEFT_OPEN);
     if !says_ended && !says_not {

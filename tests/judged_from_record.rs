@@ -2137,3 +2137,60 @@ fn argv_and_unasked_output_are_read_from_their_observations() {
         "holds nothing that arrived before the runner ended the probe",
     );
 }
+
+/// partial-line's control is decided on the stdout prefix its runner read
+/// before sending the LF, whose length it stores: a subject that answers an
+/// unterminated line cannot be relabelled as one that waited, nor the
+/// honest one as one that dispatched early.
+#[test]
+fn a_partial_line_control_is_read_from_the_prefix_decided_on() {
+    let tmp = tempfile::tempdir().unwrap();
+    let id = "partial-line";
+    let run_with = |out: &Path, breaks: &[&str]| {
+        let mut subject = Vec::new();
+        for b in breaks {
+            subject.extend(["--break", b]);
+        }
+        run_subject(
+            out,
+            "mcp-res/stdio-transport/v1",
+            &["--revision", "2025-11-25", "--checks", id],
+            "profile_subject.py",
+            &subject,
+        )
+    };
+    let eager = tmp.path().join("eager");
+    let run = run_with(&eager, &["dispatch-before-newline"]);
+    assert_eq!(
+        verdict_of(&run, id),
+        ("FAIL".into(), "MCP_RES_UNTERMINATED_LINE_DISPATCHED".into()),
+        "{run:#}"
+    );
+    assert_eq!(pointers(&validate(&eager).1), Vec::<String>::new());
+    relabel_negative(
+        &eager,
+        id,
+        "NO_EFFECT",
+        "MCP_RES_PARTIAL_LINE_NOT_DISPATCHED",
+        "PASS",
+    );
+    refused_saying(
+        &eager,
+        "the stdout prefix its runner decided on before the LF answers the unterminated request",
+    );
+    let honest = tmp.path().join("honest");
+    let run = run_with(&honest, &[]);
+    assert_eq!(verdict_of(&run, id).0, "PASS", "{run:#}");
+    assert_eq!(validate(&honest).0, 0);
+    relabel_negative(
+        &honest,
+        id,
+        "ACCEPT",
+        "MCP_RES_UNTERMINATED_LINE_DISPATCHED",
+        "FAIL",
+    );
+    refused_saying(
+        &honest,
+        "the stdout prefix its runner decided on before the LF holds no answer to the unterminated request",
+    );
+}

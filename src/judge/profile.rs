@@ -512,6 +512,41 @@ pub fn rederive(
             ),
         ));
     }
+    if id == "partial-line"
+        && role != "positive"
+        && let Some(dispatched) = super::stdio::dispatched_before_lf(transcript)
+    {
+        let says_dispatched =
+            o.observed_reason == crate::diag::reasons::UNTERMINATED_LINE_DISPATCHED;
+        let says_waited = [
+            crate::diag::reasons::PARTIAL_LINE_NOT_DISPATCHED,
+            SYNTAX_GUARD,
+            NO_ANSWER,
+        ]
+        .contains(&o.observed_reason.as_str());
+        if (says_dispatched && !dispatched) || (says_waited && dispatched) {
+            return Some((
+                Observation {
+                    observed: if dispatched {
+                        ProbeOutcome::Accept
+                    } else {
+                        ProbeOutcome::NoEffect
+                    },
+                    observed_reason: LABEL_NOT_IN_RECORD.into(),
+                    ..o.clone()
+                },
+                format!(
+                    "check {id}: its {role}.json says {}, but the stdout prefix its runner decided on before the LF {}",
+                    o.observed_reason,
+                    if dispatched {
+                        "answers the unterminated request (or holds a parse error)"
+                    } else {
+                        "holds no answer to the unterminated request"
+                    }
+                ),
+            ));
+        }
+    }
     if id == "silent-process"
         && role == "negative"
         && let Some(spoke) = super::stdio::spoke_unasked(transcript)

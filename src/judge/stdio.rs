@@ -116,6 +116,35 @@ pub fn spoke_unasked(transcript: &Value) -> Option<bool> {
     }
 }
 
+/// In `stdout` (a prefix of a subject's output): is request `id` answered
+/// (a complete line holding a response with that id), and is there a parse
+/// error (-32700)?
+pub fn answered_before(stdout: &[u8], id: &Value) -> (bool, bool) {
+    let messages = messages(stdout);
+    let answered = messages
+        .iter()
+        .any(|m| m.get("id") == Some(id) && m.get("method").is_none());
+    let parse_error = messages
+        .iter()
+        .any(|m| m.pointer("/error/code").and_then(Value::as_i64) == Some(-32700));
+    (answered, parse_error)
+}
+
+/// `partial-line`'s control (and mutant), read from the stored stdout prefix
+/// its runner decided on before sending the LF (`observation.stdoutBytesAtLf`
+/// bytes): `Some(true)` when that prefix answers its request
+/// (`observation.requestId`) or holds a parse error (the unterminated line
+/// was dispatched), `Some(false)` when not. `None` when the record lacks
+/// either field or the stdout bytes are not all stored.
+pub fn dispatched_before_lf(transcript: &Value) -> Option<bool> {
+    let observation = transcript.get("observation")?;
+    let id = observation.get("requestId")?;
+    let n = usize::try_from(observation.get("stdoutBytesAtLf")?.as_u64()?).ok()?;
+    let stdout = stdout_bytes(transcript)?;
+    let (answered, parse_error) = answered_before(stdout.get(..n)?, id);
+    Some(answered || parse_error)
+}
+
 /// What the stored record says became of the first signal the runner sent
 /// and waited on: its name (as sent: `SIGTERM`, `SIGINT`, ...) and whether
 /// the subject exited on it. Read from the order of the transcript's events:
@@ -311,6 +340,33 @@ mod tests {
             .unwrap()
             .push(serde_json::json!({"atMs": 1, "stream": "stdin", "text": "{}\n"}));
         assert_eq!(spoke_unasked(&sent), None);
+    }
+
+    #[test]
+    fn a_partial_line_is_read_from_the_prefix_decided_on() {
+        let t = |stdout: &str, at_lf: usize| {
+            serde_json::json!({
+                "chunks": [{"atMs": 1, "stream": "stdout", "text": stdout}],
+                "observation": {"requestId": 7, "stdoutBytesAtLf": at_lf},
+            })
+        };
+        let answer = "{\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{}}\n";
+        assert_eq!(dispatched_before_lf(&t(answer, answer.len())), Some(true));
+        // The answer came after the prefix the runner decided on.
+        assert_eq!(dispatched_before_lf(&t(answer, 0)), Some(false));
+        // An answer cut by the prefix is no complete line.
+        assert_eq!(
+            dispatched_before_lf(&t(answer, answer.len() - 1)),
+            Some(false)
+        );
+        let parse =
+            "{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32700,\"message\":\"x\"}}\n";
+        assert_eq!(dispatched_before_lf(&t(parse, parse.len())), Some(true));
+        assert_eq!(dispatched_before_lf(&t(answer, answer.len() + 1)), None);
+        assert_eq!(
+            dispatched_before_lf(&serde_json::json!({"observation": {}})),
+            None
+        );
     }
 
     #[test]

@@ -1107,12 +1107,15 @@ fn partial_line(ctx: &Ctx) -> CheckRun {
             let line = if defect { syntax_defect(&line) } else { line };
             probe.send(line[..line.len() - 1].to_vec());
             let early = probe.reply(&id, window);
-            let early_parse_error = probe.stdout_lines().0.iter().any(|l| {
-                serde_json::from_slice::<Value>(trim_cr(l))
-                    .ok()
-                    .and_then(|v| v.pointer("/error/code").and_then(Value::as_i64))
-                    == Some(-32700)
-            });
+            // The decision before the LF is made on the stdout bytes as
+            // they are now, and their length is recorded, so the judge reads
+            // exactly what was decided on (an answer that came just after
+            // the window counts, as the stored prefix shows it).
+            let seen = probe.stdout_bytes();
+            let (early_answered, early_parse_error) =
+                crate::judge::stdio::answered_before(&seen, &id);
+            let early_answered =
+                early_answered || matches!(early, Reply::Result(_) | Reply::Error(..));
             probe.note("final LF sent");
             probe.send(b"\n".to_vec());
             // A liveness request after the LF: once it is answered, the
@@ -1129,10 +1132,7 @@ fn partial_line(ctx: &Ctx) -> CheckRun {
                     == Some(-32700)
             });
             let c = match (&early, &late) {
-                (Reply::Result(_) | Reply::Error(..), _) => {
-                    (Accept, reasons::UNTERMINATED_LINE_DISPATCHED.to_string())
-                }
-                _ if early_parse_error => {
+                _ if early_answered || early_parse_error => {
                     (Accept, reasons::UNTERMINATED_LINE_DISPATCHED.to_string())
                 }
                 (Reply::Silent, Reply::Result(_) | Reply::Error(..)) => {
@@ -1153,7 +1153,7 @@ fn partial_line(ctx: &Ctx) -> CheckRun {
                     early.label(),
                     late.label()
                 ),
-                json!({"beforeLf": early.label(), "afterLf": late.label()}),
+                json!({"beforeLf": early.label(), "afterLf": late.label(), "requestId": id, "stdoutBytesAtLf": seen.len()}),
             )
         })
     };

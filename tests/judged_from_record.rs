@@ -2134,6 +2134,18 @@ fn argv_and_unasked_output_are_read_from_their_observations() {
     relabel_negative(&dir, id, "ACCEPT", "MCP_RES_UNSOLICITED_OUTPUT", "FAIL");
     refused_saying(
         &dir,
+        "the stdout prefix its runner decided on gives MCP_RES_SILENT_UNTIL_ASKED",
+    );
+    // The count of unasked bytes raised too: no stored prefix is that long,
+    // and the stored stdout holds nothing that arrived before the runner
+    // ended the probe.
+    let path = dir.join(format!("artifacts/{id}/negative.json"));
+    let mut doc = read(&path);
+    doc["transcript"]["observation"]["stdoutBytesUnasked"] = json!(5);
+    write(&path, &doc);
+    Relabel::open(&dir).save();
+    refused_saying(
+        &dir,
         "holds nothing that arrived before the runner ended the probe",
     );
 }

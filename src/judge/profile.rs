@@ -549,6 +549,29 @@ pub fn rederive(
     }
     if id == "silent-process"
         && role == "negative"
+        && [
+            crate::diag::reasons::SILENT_UNTIL_ASKED,
+            crate::diag::reasons::UNSOLICITED_OUTPUT,
+            SYNTAX_GUARD,
+        ]
+        .contains(&o.observed_reason.as_str())
+        && let Some(read) = super::stdio::unasked_reading(transcript)
+        && read != o.observed_reason
+    {
+        return Some((
+            Observation {
+                observed: ProbeOutcome::NotObserved,
+                observed_reason: LABEL_NOT_IN_RECORD.into(),
+                ..o.clone()
+            },
+            format!(
+                "check {id}: its {role}.json says {}, but the stdout prefix its runner decided on gives {read}",
+                o.observed_reason
+            ),
+        ));
+    }
+    if id == "silent-process"
+        && role == "negative"
         && let Some(spoke) = super::stdio::spoke_unasked(transcript)
     {
         let quiet = o.observed_reason == crate::diag::reasons::SILENT_UNTIL_ASKED;

@@ -116,6 +116,29 @@ pub fn spoke_unasked(transcript: &Value) -> Option<bool> {
     }
 }
 
+/// `silent-process`' control, read from the stored stdout prefix its runner
+/// decided on (`observation.stdoutBytesUnasked` bytes): nothing is
+/// `MCP_RES_SILENT_UNTIL_ASKED`; a complete line with a -32700 error is
+/// `MCP_RES_SYNTAX_GUARD`; anything else `MCP_RES_UNSOLICITED_OUTPUT`.
+/// `None` when the count is not stored or the bytes are not all stored.
+pub fn unasked_reading(transcript: &Value) -> Option<&'static str> {
+    let n = usize::try_from(
+        transcript
+            .pointer("/observation/stdoutBytesUnasked")?
+            .as_u64()?,
+    )
+    .ok()?;
+    let stdout = stdout_bytes(transcript)?;
+    let prefix = stdout.get(..n)?;
+    Some(if prefix.is_empty() {
+        crate::diag::reasons::SILENT_UNTIL_ASKED
+    } else if answered_before(prefix, &Value::Null).1 {
+        crate::diag::reasons::SYNTAX_GUARD
+    } else {
+        crate::diag::reasons::UNSOLICITED_OUTPUT
+    })
+}
+
 /// In `stdout` (a prefix of a subject's output): is request `id` answered
 /// (a complete line holding a response with that id), and is there a parse
 /// error (-32700)?
@@ -340,6 +363,24 @@ mod tests {
             .unwrap()
             .push(serde_json::json!({"atMs": 1, "stream": "stdin", "text": "{}\n"}));
         assert_eq!(spoke_unasked(&sent), None);
+    }
+
+    #[test]
+    fn unasked_output_is_read_from_the_prefix_decided_on() {
+        use crate::diag::reasons::*;
+        let t = |stdout: &str, n: usize| {
+            serde_json::json!({
+                "chunks": [{"atMs": 1, "stream": "stdout", "text": stdout}],
+                "observation": {"stdoutBytesUnasked": n},
+            })
+        };
+        assert_eq!(unasked_reading(&t("", 0)), Some(SILENT_UNTIL_ASKED));
+        assert_eq!(unasked_reading(&t("late\n", 0)), Some(SILENT_UNTIL_ASKED));
+        assert_eq!(unasked_reading(&t("hello\n", 6)), Some(UNSOLICITED_OUTPUT));
+        let parse =
+            "{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32700,\"message\":\"x\"}}\n";
+        assert_eq!(unasked_reading(&t(parse, parse.len())), Some(SYNTAX_GUARD));
+        assert_eq!(unasked_reading(&t("", 3)), None);
     }
 
     #[test]

@@ -2127,6 +2127,14 @@ fn argv_and_unasked_output_are_read_from_their_observations() {
         &dir,
         "its stored executable, argv and launch arguments give MCP_RES_ARGV_PASSED_VERBATIM",
     );
+    // Its control relabelled as started by a shell-splitting launcher: the
+    // launch attempt it stored was refused.
+    let (_tmp, dir) = copy_of(leg);
+    relabel_negative(&dir, id, "ACCEPT", "MCP_RES_LAUNCH_SHELL_SPLIT", "FAIL");
+    refused_saying(
+        &dir,
+        "the launch attempt it stored (the program string and the launcher's result) gives MCP_RES_LAUNCH_NOT_SHELL_SPLIT",
+    );
     let (_tmp, dir) = copy_of(leg);
     let id = "silent-process";
     let negative = read(&dir.join(format!("artifacts/{id}/negative.json")));

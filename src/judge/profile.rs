@@ -512,6 +512,23 @@ pub fn rederive(
             ),
         ));
     }
+    if id == "shell-free-argument-boundaries"
+        && role != "positive"
+        && let Some(read) = super::stdio::launch_reading(transcript)
+        && read != o.observed_reason
+    {
+        return Some((
+            Observation {
+                observed: ProbeOutcome::NotObserved,
+                observed_reason: LABEL_NOT_IN_RECORD.into(),
+                ..o.clone()
+            },
+            format!(
+                "check {id}: its {role}.json says {}, but the launch attempt it stored (the program string and the launcher's result) gives {read}",
+                o.observed_reason
+            ),
+        ));
+    }
     if id == "partial-line"
         && role != "positive"
         && let Some(dispatched) = super::stdio::dispatched_before_lf(transcript)

@@ -116,6 +116,38 @@ pub fn spoke_unasked(transcript: &Value) -> Option<bool> {
     }
 }
 
+/// `shell-free-argument-boundaries`' control and mutant, read from the
+/// launch attempt they stored: the program string handed to the launcher
+/// (`launcher.program`) and what the launcher did with it
+/// (`observation.result`: `the launcher started it`, or `refused: ERROR`).
+/// Started is `MCP_RES_LAUNCH_SHELL_SPLIT`; a refusal because no such file
+/// exists (`No such file or directory`) is `MCP_RES_LAUNCH_NOT_SHELL_SPLIT`
+/// for a program string with a space (a program and its argument as one
+/// string) and `MCP_RES_PROGRAM_ABSENT` otherwise; another refusal is
+/// `MCP_RES_LAUNCH_FAILED`. `None` when a field is not stored.
+pub fn launch_reading(artifact_transcript: &Value) -> Option<&'static str> {
+    use crate::diag::reasons::*;
+    let program = artifact_transcript.pointer("/launcher/program")?.as_str()?;
+    let result = artifact_transcript
+        .pointer("/observation/result")?
+        .as_str()?;
+    Some(if result == "the launcher started it" {
+        LAUNCH_SHELL_SPLIT
+    } else if let Some(why) = result.strip_prefix("refused: ") {
+        if why.contains("No such file or directory") {
+            if program.contains(' ') {
+                LAUNCH_NOT_SHELL_SPLIT
+            } else {
+                PROGRAM_ABSENT
+            }
+        } else {
+            LAUNCH_FAILED
+        }
+    } else {
+        return None;
+    })
+}
+
 /// `silent-process`' control, read from the stored stdout prefix its runner
 /// decided on (`observation.stdoutBytesUnasked` bytes): nothing is
 /// `MCP_RES_SILENT_UNTIL_ASKED`; a complete line with a -32700 error is
@@ -363,6 +395,33 @@ mod tests {
             .unwrap()
             .push(serde_json::json!({"atMs": 1, "stream": "stdin", "text": "{}\n"}));
         assert_eq!(spoke_unasked(&sent), None);
+    }
+
+    #[test]
+    fn a_launch_attempt_is_read_from_what_it_stored() {
+        use crate::diag::reasons::*;
+        let t = |program: &str, result: &str| serde_json::json!({"launcher": {"program": program}, "observation": {"result": result}});
+        let enoent = "refused: No such file or directory (os error 2)";
+        assert_eq!(
+            launch_reading(&t("/bin/x serve", enoent)),
+            Some(LAUNCH_NOT_SHELL_SPLIT)
+        );
+        assert_eq!(
+            launch_reading(&t("/tmp/absent", enoent)),
+            Some(PROGRAM_ABSENT)
+        );
+        assert_eq!(
+            launch_reading(&t("/bin/x serve", "the launcher started it")),
+            Some(LAUNCH_SHELL_SPLIT)
+        );
+        assert_eq!(
+            launch_reading(&t(
+                "/bin/x serve",
+                "refused: Permission denied (os error 13)"
+            )),
+            Some(LAUNCH_FAILED)
+        );
+        assert_eq!(launch_reading(&t("/bin/x", "something else")), None);
     }
 
     #[test]

@@ -2037,7 +2037,15 @@ fn whether_an_http_server_ended_on_sigterm_is_read_from_its_process_record() {
     );
     let honest = tmp.path().join("honest");
     let run = run_listener_cleanup(&honest, None);
-    assert_eq!(verdict_of(&run, id).0, "PASS", "{run:#}");
+    // (Should it not pass, the negative's server record says what the
+    // kernel's masks showed: caught, pending, blocked.)
+    let server = read(&honest.join(format!("artifacts/{id}/server.json")));
+    assert_eq!(
+        verdict_of(&run, id).0,
+        "PASS",
+        "{run:#}\nthe negative's server: {}",
+        server["processes"][1]["events"]
+    );
     assert_eq!(validate(&honest).0, 0);
     relabel_negative(
         &honest,
@@ -2212,5 +2220,72 @@ fn a_partial_line_control_is_read_from_the_prefix_decided_on() {
     refused_saying(
         &honest,
         "the stdout prefix its runner decided on before the LF holds no answer to the unterminated request",
+    );
+}
+
+/// An exchange stores the stdout lines its evidence was gathered from, so
+/// its counts and the labels made of them are counted again: a subject that
+/// answers a notification cannot be relabelled as silent, its honest twin
+/// cannot be relabelled as answering, and a count cannot be changed.
+#[test]
+fn an_exchange_is_counted_again_from_the_lines_it_was_gathered_from() {
+    let tmp = tempfile::tempdir().unwrap();
+    let id = "discovery-versus-legacy-initialization";
+    let run_with = |out: &Path, breaks: &[&str]| {
+        let mut subject = Vec::new();
+        for b in breaks {
+            subject.extend(["--break", b]);
+        }
+        run_subject(
+            out,
+            "mcp-res/stdio-transport/v1",
+            &["--revision", "2025-11-25", "--checks", id],
+            "profile_subject.py",
+            &subject,
+        )
+    };
+    let chatty = tmp.path().join("chatty");
+    let run = run_with(&chatty, &["answer-notifications"]);
+    assert_eq!(
+        verdict_of(&run, id),
+        ("FAIL".into(), "MCP_RES_NOTIFICATION_ANSWERED".into()),
+        "{run:#}"
+    );
+    assert_eq!(pointers(&validate(&chatty).1), Vec::<String>::new());
+    relabel_negative(
+        &chatty,
+        id,
+        "NO_EFFECT",
+        "MCP_RES_NOTIFICATION_NOT_ANSWERED",
+        "PASS",
+    );
+    refused_saying(
+        &chatty,
+        "but the stdout lines it was gathered from give MCP_RES_NOTIFICATION_ANSWERED",
+    );
+    // The count of other responses lowered with it: refused on the count.
+    let path = chatty.join(format!("artifacts/{id}/negative.json"));
+    let mut doc = read(&path);
+    doc["transcript"]["observation"]["otherResponses"] = json!(0);
+    write(&path, &doc);
+    Relabel::open(&chatty).save();
+    refused_saying(
+        &chatty,
+        "counts otherResponses 0, but the stdout lines it was gathered from hold",
+    );
+    let honest = tmp.path().join("honest");
+    let run = run_with(&honest, &[]);
+    assert_eq!(verdict_of(&run, id).0, "PASS", "{run:#}");
+    assert_eq!(validate(&honest).0, 0);
+    relabel_negative(
+        &honest,
+        id,
+        "ACCEPT",
+        "MCP_RES_NOTIFICATION_ANSWERED",
+        "FAIL",
+    );
+    refused_saying(
+        &honest,
+        "but the stdout lines it was gathered from give MCP_RES_NOTIFICATION_NOT_ANSWERED",
     );
 }

@@ -477,11 +477,18 @@ fn a_listener_beyond_loopback_is_left_open_and_its_twin_passes() {
         ] {
             let out = tmp.path().join(format!("{brk:?}-{revision}"));
             let o = subject_run(&out, revision, Some("listener-cleanup,content-type"), brk);
+            // (Should it not pass, the negative's server record says what
+            // the kernel's masks showed: caught, pending, blocked.)
+            let server = std::fs::read(out.join("artifacts/listener-cleanup/server.json"))
+                .ok()
+                .and_then(|b| serde_json::from_slice::<Value>(&b).ok())
+                .unwrap_or_default();
             assert_eq!(
                 o.status.code(),
                 Some(0),
-                "{brk:?} {revision}: {}",
-                support::output_text(&o)
+                "{brk:?} {revision}: {}\nthe negative's server: {}",
+                support::output_text(&o),
+                server["processes"][1]["events"]
             );
             let run = support::read_json(&out.join("run.json"));
             let (_, verdict, reason) = verdicts(&run)
@@ -491,7 +498,8 @@ fn a_listener_beyond_loopback_is_left_open_and_its_twin_passes() {
             assert_eq!(
                 (verdict.as_str(), reason.as_str()),
                 want,
-                "{brk:?} {revision}: {run}"
+                "{brk:?} {revision}: {run}\nthe negative's server: {}",
+                server["processes"][1]["events"]
             );
             validate(&out, 0);
         }

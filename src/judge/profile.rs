@@ -512,6 +512,61 @@ pub fn rederive(
             ),
         ));
     }
+    // An exchange's counts are counted again from the stdout lines it was
+    // gathered from; where the check's label is a function of them
+    // (discovery-versus-legacy-initialization's control), so is the label.
+    if let Some(g) = super::stdio::gathered(transcript) {
+        let observation = &transcript["observation"];
+        let recorded = |k: &str| observation.get(k).and_then(Value::as_u64);
+        let counts = [
+            ("parseErrors", g.parse_errors),
+            ("nullIdErrors", g.null_id_errors),
+            ("nonJsonStdoutLines", g.non_json_lines),
+            ("batchResults", g.batch_results),
+            ("otherResponses", g.other_responses),
+        ];
+        if let Some((k, n)) = counts
+            .iter()
+            .find(|(k, n)| recorded(k).is_some_and(|r| r != *n as u64))
+        {
+            return Some((
+                Observation {
+                    observed: ProbeOutcome::NotObserved,
+                    observed_reason: LABEL_NOT_IN_RECORD.into(),
+                    ..o.clone()
+                },
+                format!(
+                    "check {id}: its {role}.json counts {k} {}, but the stdout lines it was gathered from hold {n}",
+                    recorded(k).unwrap_or_default()
+                ),
+            ));
+        }
+        if id == "discovery-versus-legacy-initialization"
+            && role == "negative"
+            && observation.get("alive") == Some(&json!(true))
+        {
+            let read = if g.parse_errors > 0 {
+                SYNTAX_GUARD
+            } else if g.other_responses > 0 {
+                crate::diag::reasons::NOTIFICATION_ANSWERED
+            } else {
+                crate::diag::reasons::NOTIFICATION_NOT_ANSWERED
+            };
+            if read != o.observed_reason {
+                return Some((
+                    Observation {
+                        observed: ProbeOutcome::NotObserved,
+                        observed_reason: LABEL_NOT_IN_RECORD.into(),
+                        ..o.clone()
+                    },
+                    format!(
+                        "check {id}: its {role}.json says {}, but the stdout lines it was gathered from give {read}",
+                        o.observed_reason
+                    ),
+                ));
+            }
+        }
+    }
     if id == "shell-free-argument-boundaries"
         && role != "positive"
         && let Some(read) = super::stdio::launch_reading(transcript)

@@ -116,6 +116,70 @@ pub fn spoke_unasked(transcript: &Value) -> Option<bool> {
     }
 }
 
+/// What an exchange's evidence counts, over the complete stdout lines it was
+/// gathered from.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Gathered {
+    pub parse_errors: usize,
+    pub null_id_errors: usize,
+    pub non_json_lines: usize,
+    pub batch_results: usize,
+    pub other_responses: usize,
+}
+
+/// An exchange's evidence counted again from the stored stdout: the
+/// complete lines `observation.stdoutLines` names (`[from, to)`), classified
+/// as the runner classified them (a null-id -32700 error is a parse error,
+/// another null-id error a null-id error, a response to an id other than
+/// the liveness request's (`observation.liveId`) another response, results
+/// inside arrays batch results, anything not a JSON object or array a
+/// non-JSON line). `None` when the range is not stored, the stdout bytes are
+/// not all stored, or the range runs past them.
+pub fn gathered(transcript: &Value) -> Option<Gathered> {
+    let observation = transcript.get("observation")?;
+    let range = observation.get("stdoutLines")?.as_array()?;
+    let (from, to) = match range.as_slice() {
+        [a, b] => (
+            usize::try_from(a.as_u64()?).ok()?,
+            usize::try_from(b.as_u64()?).ok()?,
+        ),
+        _ => return None,
+    };
+    let live = observation.get("liveId");
+    let stdout = stdout_bytes(transcript)?;
+    let end = stdout
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |i| i + 1);
+    let lines: Vec<&[u8]> = stdout[..end]
+        .split_inclusive(|&b| b == b'\n')
+        .map(|l| &l[..l.len() - 1])
+        .collect();
+    let mut g = Gathered::default();
+    for line in lines.get(from..to)? {
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        match serde_json::from_slice::<Value>(line) {
+            Ok(v) if v.is_object() => {
+                if v.get("id") == Some(&Value::Null) {
+                    match v.pointer("/error/code").and_then(Value::as_i64) {
+                        Some(-32700) => g.parse_errors += 1,
+                        Some(_) => g.null_id_errors += 1,
+                        None => {}
+                    }
+                }
+                if v.get("id").is_some_and(|i| Some(i) != live) && v.get("method").is_none() {
+                    g.other_responses += 1;
+                }
+            }
+            Ok(Value::Array(items)) => {
+                g.batch_results += items.iter().filter(|i| i.get("result").is_some()).count();
+            }
+            _ => g.non_json_lines += 1,
+        }
+    }
+    Some(g)
+}
+
 /// `shell-free-argument-boundaries`' control and mutant, read from the
 /// launch attempt they stored: the program string handed to the launcher
 /// (`launcher.program`) and what the launcher did with it

@@ -530,9 +530,17 @@ class Subject:
         os._exit(128 + signum)
 
     def run(self):
+        # The main thread wakes every half second even with no connection,
+        # so a signal whose C-level handler ran on another thread (or whose
+        # interruption of accept() was missed) is acted on at once all the
+        # same: Python runs its handlers only in the main thread, between
+        # bytecodes.
+        self.listener.settimeout(0.5)
         while True:
             try:
                 sock, _ = self.listener.accept()
+            except socket.timeout:
+                continue
             except OSError as e:
                 if self.stopped:
                     diag("the listener is shut down; no more connections")

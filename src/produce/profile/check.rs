@@ -372,6 +372,7 @@ impl<'a> Ctx<'a> {
         let mut ev = Evidence {
             reply: reply.into(),
             alive,
+            lines: (before, lines.len()),
             ..Evidence::default()
         };
         for line in lines.iter().skip(before) {
@@ -475,6 +476,11 @@ pub struct Evidence {
     /// request that the stored stdout holds before the liveness answer was
     /// seen by the runner, whatever its timing.
     pub live_id: Option<Value>,
+    /// The complete stdout lines the evidence was gathered from: from the
+    /// first after those already there when the exchange began, to the last
+    /// there when it was gathered (stored, so the judge counts the same lines
+    /// again).
+    pub lines: (usize, usize),
 }
 
 /// [`Reply`] with a default, for [`Evidence`].
@@ -509,6 +515,8 @@ impl Evidence {
             "nullIdErrors": self.null_id_errors,
             "nonJsonStdoutLines": self.non_json_lines,
             "batchResults": self.batch_results,
+            "otherResponses": self.other_responses.len(),
+            "stdoutLines": [self.lines.0, self.lines.1],
             "exit": self.exit,
             "endedBy": match (&self.exit, &self.ended_by) {
                 (None, _) => Value::Null,

@@ -300,16 +300,7 @@ fn pointers(report: &Value) -> Vec<String> {
 
 #[test]
 fn every_committed_evaluation_re_judges_to_its_recorded_fields() {
-    let mut dirs: Vec<PathBuf> = Vec::new();
-    for parent in ["bundles/profiles", "bundles/field/evidence/legs"] {
-        for entry in fs::read_dir(repo(parent)).unwrap() {
-            let path = entry.unwrap().path();
-            if path.join("evaluation.json").is_file() {
-                dirs.push(path);
-            }
-        }
-    }
-    dirs.sort();
+    let dirs = committed_evaluations();
     assert!(dirs.len() >= 20, "{dirs:?}");
     let (limits, dir_limits) = (Limits::default(), DirLimits::default());
     for path in &dirs {
@@ -593,7 +584,7 @@ fn a_field_leg_relabelled_from_incomplete_to_pass_is_refused() {
     for (role, doc) in [
         (
             "positive",
-            observation("positive", true, "MCP_RES_CHILD_TREE_CLEANED"),
+            observation("positive", true, "MCP_RES_CHILD_TREE_EMPTY_AFTER_EXIT"),
         ),
         (
             "negative",
@@ -673,9 +664,10 @@ fn a_mutant_relabelled_as_met_by_the_syntax_guard_is_refused_from_its_bytes() {
         .into_iter()
         .filter(|m| m.starts_with(&format!("artifacts/{id}/mutant.json /observedReasonCode")))
         .collect();
+    // The syntax guard is a reason this mutant (a request for a method no
+    // server has) is never given: refused as outside its check's vocabulary.
     assert!(
-        raw.iter()
-            .any(|m| m.contains("the syntax guard did not fire")),
+        raw.iter().any(|m| m.contains("never records")),
         "{report:#}"
     );
     // Relabelled as met with the control's reason (a survivor, so the check
@@ -684,6 +676,7 @@ fn a_mutant_relabelled_as_met_by_the_syntax_guard_is_refused_from_its_bytes() {
     let (_tmp, dir) = copy_of(leg);
     let path = dir.join(format!("artifacts/{id}/mutant.json"));
     let mut mutant = read(&path);
+    mutant["observedOutcome"] = json!("NO_EFFECT");
     mutant["observedReasonCode"] = json!("MCP_RES_FRAMING_EMBEDDED_NEWLINE_REFUSED");
     mutant["propertyReached"] = json!(true);
     write(&path, &mutant);
@@ -2074,12 +2067,7 @@ fn every_committed_refused_control_relabelled_as_served_is_refused() {
         .collect();
     dirs.sort();
     for path in &dirs {
-        let rel = path
-            .strip_prefix(repo(""))
-            .unwrap()
-            .to_str()
-            .unwrap()
-            .to_owned();
+        let rel = rel_of(path);
         let run = read(&path.join("run.json"));
         for c in run["checks"].as_array().unwrap() {
             let id = c["id"].as_str().unwrap();
@@ -2288,4 +2276,135 @@ fn an_exchange_is_counted_again_from_the_lines_it_was_gathered_from() {
         &honest,
         "but the stdout lines it was gathered from give MCP_RES_NOTIFICATION_NOT_ANSWERED",
     );
+}
+
+/// `path` relative to the repository.
+fn rel_of(path: &Path) -> String {
+    path.strip_prefix(repo(""))
+        .unwrap()
+        .to_str()
+        .unwrap()
+        .to_owned()
+}
+
+/// The committed profile evaluations and field legs, each a directory holding
+/// `evaluation.json`.
+fn committed_evaluations() -> Vec<PathBuf> {
+    let mut dirs: Vec<PathBuf> = Vec::new();
+    for parent in ["bundles/profiles", "bundles/field/evidence/legs"] {
+        for entry in fs::read_dir(repo(parent)).unwrap() {
+            let path = entry.unwrap().path();
+            if path.join("evaluation.json").is_file() {
+                dirs.push(path);
+            }
+        }
+    }
+    dirs.sort();
+    dirs
+}
+
+/// A label must be one its check's runner can give that role
+/// (`src/judge/vocabulary.tsv`). Every negative control of every committed
+/// PASS check (about 300) is relabelled so that its check fails: a refusal
+/// expected becomes the positive's acceptance, and anything else becomes a
+/// reason the check never records for its control (a signal not acted on, a
+/// polluted stdout). Every one is refused at that artifact, but two: the
+/// server-everything stdio evaluation kept from before signal waits were
+/// recorded, whose `process-exit` and `backpressure` controls really can
+/// record "needed SIGKILL" and store no record to read it from.
+#[test]
+fn every_committed_control_relabelled_as_failing_is_refused() {
+    use mcpres::diag::reasons as r;
+    let foreign = [
+        r::TERMINATION_NEEDED_SIGKILL,
+        r::HTTP_SIGNAL_IGNORED,
+        r::STDOUT_POLLUTED,
+    ];
+    let believed_before_signal_waits = [
+        ("everything-stdio-transport-2025-11-25", "process-exit"),
+        ("everything-stdio-transport-2025-11-25", "backpressure"),
+    ];
+    let (mut refused, mut missed) = (0, Vec::new());
+    for path in committed_evaluations() {
+        let rel = rel_of(&path);
+        let name = path.file_name().unwrap().to_str().unwrap().to_owned();
+        let profile = read(&path.join("evaluation.json"))["profile"]["id"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        let run = read(&path.join("run.json"));
+        for c in run["checks"].as_array().unwrap() {
+            let id = c["id"].as_str().unwrap();
+            if c["verdict"] != "PASS"
+                || !path.join(format!("artifacts/{id}/negative.json")).is_file()
+            {
+                continue;
+            }
+            let neg = read(&path.join(format!("artifacts/{id}/negative.json")));
+            let pos = read(&path.join(format!("artifacts/{id}/positive.json")));
+            let (outcome, reason) = if neg["expectedOutcome"] == "REJECT" {
+                ("ACCEPT", pos["expectedReasonCode"].as_str().unwrap())
+            } else {
+                let reason = foreign
+                    .into_iter()
+                    .find(|f| {
+                        mcpres::judge::vocabulary::admits(
+                            &profile,
+                            id,
+                            "negative",
+                            mcpres::model::vocab::ProbeOutcome::NoEffect,
+                            f,
+                        ) == Some(false)
+                    })
+                    .unwrap_or(r::TERMINATION_NEEDED_SIGKILL);
+                ("NO_EFFECT", reason)
+            };
+            let (_tmp, dir) = copy_of(&rel);
+            relabel_negative(&dir, id, outcome, reason, "FAIL");
+            let (code, report) = validate(&dir);
+            let at = format!("artifacts/{id}/negative.json /observed");
+            if code == 1 && messages(&report).iter().any(|m| m.starts_with(&at)) {
+                refused += 1;
+            } else if !believed_before_signal_waits.contains(&(name.as_str(), id)) {
+                missed.push(format!("{rel} {id}: {outcome} {reason}"));
+            }
+        }
+    }
+    assert!(refused >= 250, "only {refused} relabels were refused");
+    assert!(missed.is_empty(), "believed: {missed:#?}");
+}
+
+/// What a positive and a control expect is their check's declaration at the
+/// evaluated revision (`src/judge/expected.tsv`), not what the artifact says:
+/// the server-everything HTTP evaluation's `no-unauthorized-redirect` (its
+/// control served a foreign Origin) relabelled PASS by making the control
+/// expect the acceptance it observed is refused at its expected reason.
+#[test]
+fn a_failure_relabelled_by_changing_what_its_control_expects_is_refused() {
+    let id = "no-unauthorized-redirect";
+    let (_tmp, dir) = copy_of("bundles/field/evidence/legs/everything-http-2025-11-25");
+    let path = dir.join(format!("artifacts/{id}/negative.json"));
+    let mut neg = read(&path);
+    assert_eq!(neg["observedOutcome"], "ACCEPT", "{neg:#}");
+    let declared = neg["expectedReasonCode"].clone();
+    neg["expectedOutcome"] = neg["observedOutcome"].clone();
+    neg["expectedReasonCode"] = neg["observedReasonCode"].clone();
+    write(&path, &neg);
+    let mut r = Relabel::open(&dir);
+    r.pass(id);
+    r.save();
+    let (code, report) = validate(&dir);
+    assert_eq!(code, 1, "{report:#}");
+    let want = format!("artifacts/{id}/negative.json /expectedReasonCode");
+    let found = messages(&report);
+    assert!(
+        found
+            .iter()
+            .any(|m| m.starts_with(&want) && m.contains(declared.as_str().unwrap())),
+        "{found:#?}"
+    );
+    // The untouched directory (a FAIL evaluation) has no such finding.
+    let (_tmp2, clean) = copy_of("bundles/field/evidence/legs/everything-http-2025-11-25");
+    let (_, report) = validate(&clean);
+    assert!(findings_of(&report, CODE).is_empty(), "{report:#}");
 }

@@ -22,6 +22,16 @@ struct Fixture {
     files: Vec<(String, Vec<u8>)>,
 }
 
+/// A reason the check's wrong-reason mutant can be met with that is not its
+/// control's (so it is killed).
+fn mutant_reason(id: &str) -> &'static str {
+    match id {
+        "released-message-framing" => "MCP_RES_MUTANT_REQUEST_ANSWERED",
+        "stderr-diagnostics" => "MCP_RES_STDERR_CARRIES_PROTOCOL",
+        _ => "MCP_RES_SYNTAX_GUARD",
+    }
+}
+
 fn sha(bytes: &[u8]) -> String {
     canonical::sha256_hex(bytes)
 }
@@ -47,9 +57,22 @@ impl Fixture {
             files.push((path, bytes));
             digest
         };
+        let revision = evaluation["profile"]["protocolRevision"]
+            .as_str()
+            .unwrap()
+            .to_owned();
         for check in evaluation["checks"].as_array_mut().unwrap() {
             let id = check["id"].as_str().unwrap().to_owned();
             let detail = format!("The {id} check saw the expected outcome.");
+            // An mcpres directory holds the reasons mcpres's runner gives (its
+            // check's declaration and vocabulary), not the reference kit's.
+            let (held, refused) =
+                mcpres::judge::vocabulary::expected("mcp-res/stdio-transport/v1", &id, &revision)
+                    .expect("a declared check");
+            for (branch, reason) in [("positive", held), ("negativeControl", refused)] {
+                check[branch]["expectedReasonCode"] = json!(reason);
+                check[branch]["observedReasonCode"] = json!(reason);
+            }
             // Each artifact is an observation as the runner stores it: what
             // `validate` judges the verdicts from again.
             for (branch, file) in [("positive", "positive"), ("negativeControl", "negative")] {
@@ -78,10 +101,10 @@ impl Fixture {
                     "role": "mutant",
                     "expectedOutcome": "REJECT",
                     "observedOutcome": "REJECT",
-                    "expectedReasonCode": "MCP_RES_SYNTAX_GUARD",
-                    "observedReasonCode": "MCP_RES_SYNTAX_GUARD",
+                    "expectedReasonCode": mutant_reason(&id),
+                    "observedReasonCode": mutant_reason(&id),
                     "propertyReached": false,
-                    "detail": "the syntax-defective input was refused as such",
+                    "detail": "the wrong-reason input was refused for another reason",
                     "transcript": {},
                 }),
             );
@@ -245,10 +268,10 @@ fn a_consistent_directory_is_valid() {
 #[test]
 fn evaluation_findings_come_first_and_a_claimed_fail_adds_no_result_mismatch() {
     let mut f = Fixture::valid();
-    // The runner saw the first check's negative control rejected for another reason:
+    // The runner saw purity's negative control met by the syntax guard (another reason):
     // it records the real reason, result FAIL, and the check FAILs in run.json.
-    let id = "released-message-framing";
-    let other = "MCP_RES_EARLY_PARSE_REJECTION";
+    let id = "stdout-protocol-purity";
+    let other = "MCP_RES_SYNTAX_GUARD";
     f.edit_artifact(
         &format!("artifacts/{id}/negative.json"),
         "observedReasonCode",
@@ -257,17 +280,17 @@ fn evaluation_findings_come_first_and_a_claimed_fail_adds_no_result_mismatch() {
     let negative = f
         .files
         .iter()
-        .find(|(p, _)| p.ends_with("negative.json"))
+        .find(|(p, _)| *p == format!("artifacts/{id}/negative.json"))
         .unwrap();
-    f.evaluation["checks"][0]["negativeControl"]["artifactSha256"] = json!(sha(&negative.1));
-    f.evaluation["checks"][0]["negativeControl"]["observedReasonCode"] = json!(other);
+    f.evaluation["checks"][1]["negativeControl"]["artifactSha256"] = json!(sha(&negative.1));
+    f.evaluation["checks"][1]["negativeControl"]["observedReasonCode"] = json!(other);
     f.evaluation["result"] = json!("FAIL");
     f.reseal();
-    let expected = f.evaluation["checks"][0]["negativeControl"]["expectedReasonCode"].clone();
-    let detail = f.run["checks"][0]["detail"].as_str().unwrap().to_owned();
-    f.run["checks"][0]["verdict"] = json!("FAIL");
-    f.run["checks"][0]["reason"] = json!(other);
-    f.run["checks"][0]["detail"] = json!(format!(
+    let expected = f.evaluation["checks"][1]["negativeControl"]["expectedReasonCode"].clone();
+    let detail = f.run["checks"][1]["detail"].as_str().unwrap().to_owned();
+    f.run["checks"][1]["verdict"] = json!("FAIL");
+    f.run["checks"][1]["reason"] = json!(other);
+    f.run["checks"][1]["detail"] = json!(format!(
         "negative control: expected REJECT ({}), observed REJECT ({other}): {detail}",
         expected.as_str().unwrap()
     ));
@@ -276,7 +299,7 @@ fn evaluation_findings_come_first_and_a_claimed_fail_adds_no_result_mismatch() {
     let report = expect_codes(&dir, &["MCP_RES_PROFILE_WRONG_REASON"]);
     assert_eq!(
         report["findings"][0]["pointer"],
-        "/checks/0/negativeControl/observedReasonCode"
+        "/checks/1/negativeControl/observedReasonCode"
     );
     // The packed single file gives the same single finding.
     let packed = dir.parent().unwrap().join("evaluation.json");

@@ -23,6 +23,7 @@ pub mod http;
 pub mod oauth;
 pub mod profile;
 pub mod stdio;
+pub mod vocabulary;
 
 /// A recorded field the judge does not give: where it is, what is recorded
 /// there, and what the record gives instead.

@@ -737,6 +737,28 @@ fn served_reread(
     ))
 }
 
+/// [`judge_dir`]'s last reading of a label: an observation whose reason (or the outcome
+/// with it) its check's runner never records for that role ([`super::vocabulary`]) was
+/// not read from any bytes; it is judged not observed under the judge's own label.
+fn vocabulary_reread(
+    profile: &str,
+    id: &str,
+    role: &str,
+    o: &Observation,
+) -> Option<(Observation, String)> {
+    if super::vocabulary::admits(profile, id, role, o.observed, &o.observed_reason)? {
+        return None;
+    }
+    Some((
+        Observation {
+            observed: ProbeOutcome::NotObserved,
+            observed_reason: LABEL_NOT_IN_RECORD.into(),
+            ..o.clone()
+        },
+        super::vocabulary::refusal(profile, id, role, o.observed, &o.observed_reason),
+    ))
+}
+
 /// Labels that say the subject exited on the signal the runner sent (stdio:
 /// `process-exit`, `backpressure`, `startup-timeout`, `interruption`; over
 /// Streamable HTTP the cleanup checks, closed or left open: it ended).
@@ -1656,6 +1678,10 @@ pub fn judge_dir(
     let mut judged_eval = evaluation.clone();
     let mut out: Vec<Disagreement> = Vec::new();
     let run_checks = run["checks"].as_array().cloned().unwrap_or_default();
+    let profile_id = evaluation["profile"]["id"].as_str().unwrap_or_default();
+    let revision = evaluation["profile"]["protocolRevision"]
+        .as_str()
+        .unwrap_or_default();
     let mut verdicts = Vec::new();
     let mut evaluated: Vec<Value> = Vec::new();
     let mut claimed: Vec<String> = Vec::new();
@@ -1670,14 +1696,37 @@ pub fn judge_dir(
                 None => {}
                 Some(Err(why)) => unjudged = Some(format!("{path}: {why}")),
                 Some(Ok(doc)) => match Observation::from_artifact(doc, id, role) {
-                    Ok(o) => {
-                        let held = match stored.get(&artifact_path(id, "positive")) {
-                            Some(Ok(p)) => p["expectedReasonCode"].as_str(),
+                    Ok(mut o) => {
+                        // What the positive and the control expect is the check's
+                        // declaration at this revision, not what the file says.
+                        let declared = super::vocabulary::expected(profile_id, id, revision);
+                        if let Some((held, refused)) = declared
+                            && *role != "mutant"
+                        {
+                            let want = if *role == "positive" { held } else { refused };
+                            if o.expected_reason != want {
+                                differ(
+                                    &mut out,
+                                    &path,
+                                    "/expectedReasonCode".into(),
+                                    &json!(o.expected_reason),
+                                    json!(want),
+                                    format!(
+                                        "check {id}: its {role} expects {want} at {revision} (the check's declaration)"
+                                    ),
+                                );
+                                o.expected_reason = want.into();
+                            }
+                        }
+                        let held = match (declared, stored.get(&artifact_path(id, "positive"))) {
+                            (Some((held, _)), _) => Some(held),
+                            (None, Some(Ok(p))) => p["expectedReasonCode"].as_str(),
                             _ => None,
                         };
                         let found = rederive(id, role, &o, &doc["transcript"])
                             .or_else(|| server_signal_reread(id, role, k, &o, stored))
-                            .or_else(|| served_reread(id, role, &o, &doc["transcript"], held));
+                            .or_else(|| served_reread(id, role, &o, &doc["transcript"], held))
+                            .or_else(|| vocabulary_reread(profile_id, id, role, &o));
                         obs[k] = Some(match found {
                             Some((judged, why)) => {
                                 differ(

@@ -454,6 +454,26 @@ pub fn mismatches<R>(
     out
 }
 
+/// The observations of a run that record a reason (or an outcome with it) their check's
+/// runner is not known to give for that role (`judge::vocabulary`): the validator would
+/// refuse such a label, so the engine never writes it. One sentence each.
+pub fn outside_vocabulary<R>(decl: &CheckDecl<R>, run: &super::check::CheckRun) -> Vec<String> {
+    use crate::judge::vocabulary;
+    [
+        ("positive", &run.positive),
+        ("negative", &run.negative),
+        ("mutant", &run.mutant),
+    ]
+    .into_iter()
+    .filter_map(|(role, o)| {
+        let o = o.as_ref()?;
+        (vocabulary::admits(decl.profile, decl.id, role, o.observed, &o.observed_reason)
+            == Some(false))
+        .then(|| vocabulary::refusal(decl.profile, decl.id, role, o.observed, &o.observed_reason))
+    })
+    .collect()
+}
+
 /// The run as the engine records it: unchanged when it agrees with its declaration;
 /// otherwise not observed, with every contradiction in the reason (a programming error,
 /// which the tests catch; never a PASS or a FAIL).
@@ -462,12 +482,13 @@ pub fn conform<R>(
     rev: Revision,
     run: super::check::CheckRun,
 ) -> super::check::CheckRun {
-    let found = mismatches(
+    let mut found = mismatches(
         decl,
         rev,
         run.positive.as_ref().map(|o| o.expected_reason.as_str()),
         run.negative.as_ref().map(|o| o.expected_reason.as_str()),
     );
+    found.extend(outside_vocabulary(decl, &run));
     if found.is_empty() {
         return run;
     }

@@ -208,11 +208,14 @@ fn needs_are_declared() {
     assert_eq!(launch, ["listener-cleanup", "socket-cleanup"]);
 }
 
-fn observation(expected_reason: &str) -> crate::produce::profile::check::Obs {
+fn observation(
+    outcome: ProbeOutcome,
+    expected_reason: &str,
+) -> crate::produce::profile::check::Obs {
     obs(
-        ProbeOutcome::Accept,
+        outcome,
         expected_reason,
-        (ProbeOutcome::Accept, expected_reason.into()),
+        (outcome, expected_reason.into()),
         true,
         "",
         json!({}),
@@ -228,8 +231,8 @@ fn a_run_that_contradicts_its_declaration_is_not_observed() {
     let rev = Revision::V2025_11_25;
     let agreeing = CheckRun {
         id: decl.id,
-        positive: Some(observation(decl.held.at(rev))),
-        negative: Some(observation(decl.refused.at(rev))),
+        positive: Some(observation(ProbeOutcome::Accept, decl.held.at(rev))),
+        negative: Some(observation(ProbeOutcome::Reject, decl.refused.at(rev))),
         mutant: None,
         not_observed: None,
         server: None,
@@ -237,7 +240,7 @@ fn a_run_that_contradicts_its_declaration_is_not_observed() {
     let kept = conform(decl, rev, agreeing.clone());
     assert!(kept.positive.is_some() && kept.not_observed.is_none());
     let mut wrong = agreeing.clone();
-    wrong.negative = Some(observation(decl.held.at(rev)));
+    wrong.negative = Some(observation(ProbeOutcome::Reject, decl.held.at(rev)));
     let recorded = conform(decl, rev, wrong);
     assert!(recorded.positive.is_none() && recorded.negative.is_none());
     let why = recorded.not_observed.clone().expect("not observed");
@@ -436,4 +439,145 @@ fn the_judges_http_refusals_are_the_declared_negative_reasons() {
             r.check
         );
     }
+}
+
+/// `src/judge/expected.tsv`, the declared reasons as the judge reads them: one line per
+/// protocol profile, check and revision it applies to, with the positive's `held` and the
+/// control's `refused`.
+fn expected_table() -> String {
+    let mut s = String::from(
+        "# The reasons each protocol-profile check's positive and negative control expect, per\n\
+         # revision: generated from the check declarations (src/produce/profile/decl.rs); do not\n\
+         # edit by hand: run `MCPRES_WRITE_SPEC=1 cargo test --lib produce::profile::decl`.\n\
+         # profile\tcheck\trevision\theld\trefused\n",
+    );
+    for (profile, checks) in protocol_profiles() {
+        for d in checks {
+            for rev in REVISIONS
+                .into_iter()
+                .filter(|r| d.needs.revisions.contains(*r))
+            {
+                s.push_str(&format!(
+                    "{profile}\t{}\t{}\t{}\t{}\n",
+                    d.id,
+                    rev.as_str(),
+                    d.held.at(rev),
+                    d.refused.at(rev)
+                ));
+            }
+        }
+    }
+    s
+}
+
+/// The judge holds stored expectations to the declarations through `expected.tsv`, which
+/// must be what they give. `MCPRES_WRITE_SPEC=1` rewrites it.
+#[test]
+fn the_judges_expected_reasons_are_the_declarations() {
+    let path = root().join("src/judge/expected.tsv");
+    let want = expected_table();
+    if std::env::var_os("MCPRES_WRITE_SPEC").is_some() {
+        std::fs::write(&path, &want).expect("write src/judge/expected.tsv");
+        return;
+    }
+    let have = std::fs::read_to_string(&path).expect("src/judge/expected.tsv");
+    assert!(
+        have == want,
+        "src/judge/expected.tsv differs from the check declarations; run `MCPRES_WRITE_SPEC=1 cargo test --lib produce::profile::decl` and commit it"
+    );
+    for (profile, checks) in protocol_profiles() {
+        for d in checks {
+            for rev in REVISIONS
+                .into_iter()
+                .filter(|r| d.needs.revisions.contains(*r))
+            {
+                assert_eq!(
+                    crate::judge::vocabulary::expected(profile, d.id, rev.as_str()),
+                    Some((d.held.at(rev), d.refused.at(rev))),
+                    "{profile} {}",
+                    d.id
+                );
+            }
+        }
+    }
+}
+
+/// Every declared protocol-profile check has a vocabulary, and each check's own held and
+/// refused reasons are in it (for the positive and the control, with the outcome the
+/// declaration's observations expect).
+#[test]
+fn every_declared_check_has_a_vocabulary_holding_its_own_reasons() {
+    use crate::judge::vocabulary::{admits, covers};
+    for (profile, checks) in protocol_profiles() {
+        for d in checks {
+            assert!(
+                covers(profile, d.id),
+                "{profile} {} has no vocabulary",
+                d.id
+            );
+            for rev in REVISIONS
+                .into_iter()
+                .filter(|r| d.needs.revisions.contains(*r))
+            {
+                let held = d.held.at(rev);
+                let refused = d.refused.at(rev);
+                let some = |role: &str, reason: &str| {
+                    [
+                        ProbeOutcome::Accept,
+                        ProbeOutcome::Reject,
+                        ProbeOutcome::Terminate,
+                        ProbeOutcome::NoEffect,
+                    ]
+                    .into_iter()
+                    .any(|o| admits(profile, d.id, role, o, reason) == Some(true))
+                };
+                assert!(some("positive", held), "{profile} {} positive {held}", d.id);
+                assert!(
+                    some("negative", refused),
+                    "{profile} {} negative {refused}",
+                    d.id
+                );
+            }
+        }
+    }
+}
+
+/// A runner observation outside its check's vocabulary is a programming error: the
+/// engine records the check as not observed, naming the label.
+#[test]
+fn an_observation_outside_the_vocabulary_is_never_written() {
+    let d = declared("mcp-res/stdio-transport/v1")
+        .iter()
+        .find(|d| d.id == "silent-process")
+        .expect("declared");
+    let rev = Revision::V2025_11_25;
+    let run = |negative_reason: &str| CheckRun {
+        id: d.id,
+        positive: Some(obs(
+            ProbeOutcome::Accept,
+            d.held.at(rev),
+            (ProbeOutcome::Accept, d.held.at(rev).to_string()),
+            true,
+            String::new(),
+            json!({}),
+        )),
+        negative: Some(obs(
+            ProbeOutcome::NoEffect,
+            d.refused.at(rev),
+            (ProbeOutcome::NoEffect, negative_reason.to_string()),
+            true,
+            String::new(),
+            json!({}),
+        )),
+        mutant: None,
+        not_observed: None,
+        server: None,
+    };
+    let kept = conform(d, rev, run(d.refused.at(rev)));
+    assert!(kept.not_observed.is_none() && kept.negative.is_some());
+    let foreign = crate::diag::reasons::TERMINATION_NEEDED_SIGKILL;
+    let dropped = conform(d, rev, run(foreign));
+    let why = dropped.not_observed.expect("not observed");
+    assert!(why.starts_with(MISMATCH) && why.contains(foreign), "{why}");
+    assert!(dropped.negative.is_none());
 }

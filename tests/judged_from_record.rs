@@ -1794,23 +1794,52 @@ fn a_trust_policy_the_stored_fetch_was_not_made_under_is_refused() {
 #[test]
 fn an_answered_request_relabelled_as_unanswered_is_refused_from_the_order_of_its_bytes() {
     let tmp = tempfile::tempdir().unwrap();
-    let dir = tmp.path().join("run");
     let bin = PathBuf::from(env!("CARGO_BIN_EXE_mcpres"));
-    let out = mcpres(&[
-        "profile".as_ref(),
-        "run".as_ref(),
-        "stdio-transport".as_ref(),
-        "--revision".as_ref(),
-        "2025-11-25".as_ref(),
-        "--checks".as_ref(),
-        "stdout-protocol-purity".as_ref(),
-        "-o".as_ref(),
-        dir.as_os_str(),
-        "--".as_ref(),
-        bin.as_os_str(),
-        "serve".as_ref(),
-    ]);
     let id = "stdout-protocol-purity";
+    // The reference server serves requests concurrently: now and then it
+    // answers the liveness request first, and then the order of the bytes
+    // leaves the label to the runner (the reading does not apply). Run until
+    // a record answers the control first.
+    let answered_first = |doc: &Value| {
+        let o = &doc["transcript"]["observation"];
+        let stdout: String = doc["transcript"]["chunks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|c| c["stream"] == "stdout")
+            .map(|c| c["text"].as_str().unwrap_or_default())
+            .collect();
+        let at = |id: &Value| {
+            stdout
+                .lines()
+                .position(|l| serde_json::from_str::<Value>(l).is_ok_and(|m| m["id"] == *id))
+        };
+        matches!((at(&o["requestId"]), at(&o["liveId"])), (Some(a), Some(b)) if a < b)
+    };
+    let mut found = None;
+    for attempt in 0..8 {
+        let dir = tmp.path().join(format!("run{attempt}"));
+        let out = mcpres(&[
+            "profile".as_ref(),
+            "run".as_ref(),
+            "stdio-transport".as_ref(),
+            "--revision".as_ref(),
+            "2025-11-25".as_ref(),
+            "--checks".as_ref(),
+            id.as_ref(),
+            "-o".as_ref(),
+            dir.as_os_str(),
+            "--".as_ref(),
+            bin.as_os_str(),
+            "serve".as_ref(),
+        ]);
+        let doc = read(&dir.join(format!("artifacts/{id}/negative.json")));
+        if answered_first(&doc) {
+            found = Some((dir, out));
+            break;
+        }
+    }
+    let (dir, out) = found.expect("a record that answers the control before the liveness request");
     let path = dir.join(format!("artifacts/{id}/negative.json"));
     let mut doc = read(&path);
     assert_eq!(
@@ -2407,4 +2436,61 @@ fn a_failure_relabelled_by_changing_what_its_control_expects_is_refused() {
     let (_tmp2, clean) = copy_of("bundles/field/evidence/legs/everything-http-2025-11-25");
     let (_, report) = validate(&clean);
     assert!(findings_of(&report, CODE).is_empty(), "{report:#}");
+}
+
+/// A conversation cannot be relabelled as one that never opened when its
+/// stored bytes show the runner went on past the answered opening (stdin
+/// written after the stdout chunk that answered it), nor a process that ran
+/// without being sent any opening as one that failed to open. Read from the
+/// committed reference stdio evaluation; the untouched copy validates.
+#[test]
+fn an_observation_whose_bytes_show_an_opening_cannot_be_relabelled_as_unopened() {
+    let rel = "bundles/profiles/reference-stdio-transport-2025-11-25";
+    for (id, reason, says) in [
+        (
+            "released-message-framing",
+            "MCP_RES_OPEN_FAILED",
+            "its stored stdin was written after that answer arrived",
+        ),
+        (
+            "stdout-protocol-purity",
+            "MCP_RES_OPEN_REFUSED",
+            "its stored stdin was written after that answer arrived",
+        ),
+        (
+            "silent-process",
+            "MCP_RES_OPEN_FAILED",
+            "a process that ran and was sent no opening request",
+        ),
+    ] {
+        let (_tmp, dir) = copy_of(rel);
+        relabel_negative(&dir, id, "NOT_OBSERVED", reason, "NOT_OBSERVED");
+        refused_saying(&dir, says);
+        let at = format!("artifacts/{id}/negative.json /observedReasonCode");
+        assert!(
+            messages(&validate(&dir).1)
+                .iter()
+                .any(|m| m.starts_with(&at) && m.contains(says)),
+            "{id}"
+        );
+    }
+    let (_tmp, clean) = copy_of(rel);
+    let (_, report) = validate(&clean);
+    assert!(findings_of(&report, CODE).is_empty(), "{report:#}");
+}
+
+/// Over Streamable HTTP the syntax guard is a -32700 answer on a connection:
+/// a control relabelled as met by it, where no response its connections
+/// received holds one, is refused (the reference server's HTTP leg).
+#[test]
+fn an_http_control_relabelled_as_met_by_the_syntax_guard_is_refused() {
+    let rel = "bundles/field/evidence/legs/reference-http-2025-11-25";
+    for id in ["content-type", "keepalive", "interrupted-body"] {
+        let (_tmp, dir) = copy_of(rel);
+        relabel_negative(&dir, id, "REJECT", "MCP_RES_SYNTAX_GUARD", "FAIL");
+        refused_saying(
+            &dir,
+            "no response its connections received holds a -32700 error, so the syntax guard did not fire",
+        );
+    }
 }

@@ -253,11 +253,7 @@ pub fn rederive(
     // stdout. Otherwise the probe simply could not be made.
     if o.observed_reason == REVISION_NOT_SPOKEN && !revision_refused(transcript) {
         return Some((
-            Observation {
-                observed: ProbeOutcome::NotObserved,
-                observed_reason: LABEL_NOT_IN_RECORD.into(),
-                ..o.clone()
-            },
+            not_in_record(o),
             format!(
                 "check {id}: its {role}.json says {REVISION_NOT_SPOKEN}, but its stored transcript holds no `server/discover` answered -32601"
             ),
@@ -285,16 +281,39 @@ pub fn rederive(
             && answer < live_answer
         {
             return Some((
-                Observation {
-                    observed: ProbeOutcome::NotObserved,
-                    observed_reason: LABEL_NOT_IN_RECORD.into(),
-                    ..o.clone()
-                },
+                not_in_record(o),
                 format!(
                     "check {id}: its {role}.json says its request {request} got no answer, but its stored stdout answers it before the liveness request {live} sent after it"
                 ),
             ));
         }
+    }
+    // A conversation said not to open (no answer, an error, a revision not
+    // spoken) whose runner wrote to the process after the stored stdout
+    // answered the opening with a result went on past it: it opened. And a
+    // process that ran without being sent an opening was not one that failed
+    // to open (that label without an opening is a subject that never started,
+    // which leaves no process record).
+    let never_opening =
+        o.observed_reason == OPEN_FAILED && super::stdio::opening_sent(transcript) == Some(false);
+    if never_opening {
+        return Some((
+            not_in_record(o),
+            format!(
+                "check {id}: its {role}.json says {OPEN_FAILED}, but its stored transcript is of a process that ran and was sent no opening request"
+            ),
+        ));
+    }
+    if [OPEN_FAILED, OPEN_REFUSED, REVISION_NOT_SPOKEN].contains(&o.observed_reason.as_str())
+        && super::stdio::proceeded_after_opening(transcript) == Some(true)
+    {
+        return Some((
+            not_in_record(o),
+            format!(
+                "check {id}: its {role}.json says {} (the conversation did not open), but its stored stdout answers the opening with a result and its stored stdin was written after that answer arrived",
+                o.observed_reason
+            ),
+        ));
     }
     // A conversation said not to open for want of an answer whose stored
     // stdout answers its opening with an error was refused: that is the
@@ -366,11 +385,7 @@ pub fn rederive(
         && twin_accepted(transcript, twin) == Some(true)
     {
         return Some((
-            Observation {
-                observed: ProbeOutcome::NotObserved,
-                observed_reason: LABEL_NOT_IN_RECORD.into(),
-                ..o.clone()
-            },
+            not_in_record(o),
             format!(
                 "check {id}: its {role}.json says {VALID_TWIN_REFUSED}, but its stored transcript holds an accepting result for the valid twin {twin}"
             ),
@@ -480,11 +495,7 @@ pub fn rederive(
         }
         if !torn && torn_label {
             return Some((
-                Observation {
-                    observed: ProbeOutcome::NotObserved,
-                    observed_reason: LABEL_NOT_IN_RECORD.into(),
-                    ..o.clone()
-                },
+                not_in_record(o),
                 format!(
                     "check {id}: its {role}.json says {}, but the stored stdout ends with a whole line",
                     o.observed_reason
@@ -530,11 +541,7 @@ pub fn rederive(
             .find(|(k, n)| recorded(k).is_some_and(|r| r != *n as u64))
         {
             return Some((
-                Observation {
-                    observed: ProbeOutcome::NotObserved,
-                    observed_reason: LABEL_NOT_IN_RECORD.into(),
-                    ..o.clone()
-                },
+                not_in_record(o),
                 format!(
                     "check {id}: its {role}.json counts {k} {}, but the stdout lines it was gathered from hold {n}",
                     recorded(k).unwrap_or_default()
@@ -554,11 +561,7 @@ pub fn rederive(
             };
             if read != o.observed_reason {
                 return Some((
-                    Observation {
-                        observed: ProbeOutcome::NotObserved,
-                        observed_reason: LABEL_NOT_IN_RECORD.into(),
-                        ..o.clone()
-                    },
+                    not_in_record(o),
                     format!(
                         "check {id}: its {role}.json says {}, but the stdout lines it was gathered from give {read}",
                         o.observed_reason
@@ -573,11 +576,7 @@ pub fn rederive(
         && read != o.observed_reason
     {
         return Some((
-            Observation {
-                observed: ProbeOutcome::NotObserved,
-                observed_reason: LABEL_NOT_IN_RECORD.into(),
-                ..o.clone()
-            },
+            not_in_record(o),
             format!(
                 "check {id}: its {role}.json says {}, but the launch attempt it stored (the program string and the launcher's result) gives {read}",
                 o.observed_reason
@@ -631,11 +630,7 @@ pub fn rederive(
         && read != o.observed_reason
     {
         return Some((
-            Observation {
-                observed: ProbeOutcome::NotObserved,
-                observed_reason: LABEL_NOT_IN_RECORD.into(),
-                ..o.clone()
-            },
+            not_in_record(o),
             format!(
                 "check {id}: its {role}.json says {}, but the stdout prefix its runner decided on gives {read}",
                 o.observed_reason
@@ -725,11 +720,7 @@ fn served_reread(
         "stdout"
     };
     Some((
-        Observation {
-            observed: ProbeOutcome::NotObserved,
-            observed_reason: LABEL_NOT_IN_RECORD.into(),
-            ..o.clone()
-        },
+        not_in_record(o),
         format!(
             "check {id}: its {role}.json says the control was served ({}), but its stored {bytes} hold no accepting result for the control {request}",
             o.observed_reason
@@ -750,13 +741,19 @@ fn vocabulary_reread(
         return None;
     }
     Some((
-        Observation {
-            observed: ProbeOutcome::NotObserved,
-            observed_reason: LABEL_NOT_IN_RECORD.into(),
-            ..o.clone()
-        },
+        not_in_record(o),
         super::vocabulary::refusal(profile, id, role, o.observed, &o.observed_reason),
     ))
+}
+
+/// `o` judged not observed under the judge's own label: what its stored
+/// bytes contradict.
+fn not_in_record(o: &Observation) -> Observation {
+    Observation {
+        observed: ProbeOutcome::NotObserved,
+        observed_reason: LABEL_NOT_IN_RECORD.into(),
+        ..o.clone()
+    }
 }
 
 /// Labels that say the subject exited on the signal the runner sent (stdio:
@@ -992,11 +989,7 @@ fn http_refusal_reread(
                 (Some(r), Some(c)) => read(c, r)?,
                 _ => {
                     return Some((
-                        Observation {
-                            observed: ProbeOutcome::NotObserved,
-                            observed_reason: LABEL_NOT_IN_RECORD.into(),
-                            ..o.clone()
-                        },
+                        not_in_record(o),
                         format!(
                             "check {id}: its {role}.json credits the refusal {}, but its stored bytes do not show which request was the control (no observation.requestId sent on exactly one connection)",
                             o.expected_reason
@@ -1753,16 +1746,28 @@ pub fn judge_dir(
             };
             let file = artifact_path(id, role);
             if o.observed_reason == SYNTAX_GUARD
-                && super::stdio::syntax_guard_seen(&doc["transcript"]) == Some(false)
+                && let Some(bytes) = match super::stdio::syntax_guard_seen(&doc["transcript"]) {
+                    Some(false) => Some(
+                        "its stdout transcript holds no -32700 error and no response with a null id",
+                    ),
+                    Some(true) => None,
+                    // Over Streamable HTTP the guard is a -32700 answer on a
+                    // connection (the runner's `parse_error`).
+                    None => super::http::messages(&doc["transcript"])
+                        .filter(|ms| {
+                            !ms.iter().any(|m| {
+                                m.pointer("/error/code").and_then(Value::as_i64) == Some(-32700)
+                            })
+                        })
+                        .map(|_| "no response its connections received holds a -32700 error"),
+                }
             {
                 out.push(Disagreement {
                     file: file.clone(),
                     pointer: "/observedReasonCode".into(),
                     recorded: json!(o.observed_reason),
                     judged: Value::Null,
-                    why: format!(
-                        "check {id}: its stdout transcript holds no -32700 error and no response with a null id, so the syntax guard did not fire"
-                    ),
+                    why: format!("check {id}: {bytes}, so the syntax guard did not fire"),
                 });
             }
             // A mutant that must be answered: its answer (or the silence

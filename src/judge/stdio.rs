@@ -291,17 +291,22 @@ pub fn signal_ended(transcript: &Value) -> Option<(String, bool)> {
     None
 }
 
+/// The ids of the opening requests (`initialize`, `server/discover`) among
+/// the complete lines of `stdin`.
+fn opening_ids(stdin: &[u8]) -> Vec<Value> {
+    messages(stdin)
+        .into_iter()
+        .filter(|m| matches!(m["method"].as_str(), Some("initialize" | "server/discover")))
+        .filter_map(|m| m.get("id").cloned())
+        .collect()
+}
+
 /// Did the conversation open: is one of the opening requests the stored
 /// stdin sends (`initialize`, `server/discover`) answered with a result on
 /// the stored stdout? `None` when stdin sends none, or the bytes of either
 /// stream are not all stored.
 pub fn opened(transcript: &Value) -> Option<bool> {
-    let stdin = stream_bytes(transcript, "stdin")?;
-    let openings: Vec<Value> = messages(&stdin)
-        .into_iter()
-        .filter(|m| matches!(m["method"].as_str(), Some("initialize" | "server/discover")))
-        .filter_map(|m| m.get("id").cloned())
-        .collect();
+    let openings = opening_ids(&stream_bytes(transcript, "stdin")?);
     if openings.is_empty() {
         return None;
     }
@@ -311,6 +316,78 @@ pub fn opened(transcript: &Value) -> Option<bool> {
             a.get("id") == Some(id) && a.get("method").is_none() && a.get("result").is_some()
         })
     }))
+}
+
+/// Did the stored stdin send an opening request (`initialize`,
+/// `server/discover`)? `None` when the transcript is no stdio probe's (no
+/// chunks: the subject never started), a write to stdin failed (a line the
+/// runner meant to send may be missing), or stdin's bytes are not all
+/// stored.
+pub fn opening_sent(transcript: &Value) -> Option<bool> {
+    transcript.get("chunks")?.as_array()?;
+    let failed = transcript
+        .get("events")
+        .and_then(Value::as_array)
+        .is_some_and(|e| e.iter().any(|e| e["event"] == "write-failed"));
+    if failed {
+        return None;
+    }
+    Some(
+        messages(&stream_bytes(transcript, "stdin")?)
+            .iter()
+            .any(|m| matches!(m["method"].as_str(), Some("initialize" | "server/discover"))),
+    )
+}
+
+/// Did the runner go on past the opening? `Some(true)` when the stored stdout
+/// answers an opening request of the stored stdin (`initialize`,
+/// `server/discover`) with a result in a chunk that arrived at T, and the
+/// stored stdin has a chunk written strictly after T. A runner that gives up
+/// on an opening (no answer within the start-up bound, an error, a revision
+/// not spoken) writes nothing more to that process, so one that wrote after
+/// the answer arrived had it: the conversation opened, whatever a label says.
+/// `Some(false)` when no such pair is stored; `None` when stdin sends no
+/// opening or a chunk's bytes or time are not stored.
+pub fn proceeded_after_opening(transcript: &Value) -> Option<bool> {
+    let chunks = transcript.get("chunks")?.as_array()?;
+    let openings = opening_ids(&stream_bytes(transcript, "stdin")?);
+    if openings.is_empty() {
+        return None;
+    }
+    let at = |c: &Value| c["atMs"].as_u64().or_else(|| c["firstMs"].as_u64());
+    let mut stdout: Vec<u8> = Vec::new();
+    // Complete lines before this offset were read already.
+    let mut read = 0;
+    let mut answered_at = None;
+    for c in chunks.iter().filter(|c| c["stream"] == "stdout") {
+        if let Some(text) = c["text"].as_str() {
+            stdout.extend_from_slice(text.as_bytes());
+        } else {
+            let b64 = c["base64"].as_str()?;
+            stdout.extend(base64::engine::general_purpose::STANDARD.decode(b64).ok()?);
+        }
+        let Some(lf) = stdout.iter().rposition(|&b| b == b'\n') else {
+            continue;
+        };
+        if lf < read {
+            continue;
+        }
+        let answered = messages(&stdout[read..=lf]).iter().any(|a| {
+            a.get("method").is_none()
+                && a.get("result").is_some()
+                && a.get("id").is_some_and(|id| openings.contains(id))
+        });
+        read = lf + 1;
+        if answered {
+            answered_at = Some(at(c)?);
+            break;
+        }
+    }
+    let Some(answered_at) = answered_at else {
+        return Some(false);
+    };
+    let mut written = chunks.iter().filter(|c| c["stream"] == "stdin");
+    Some(written.any(|c| at(c).is_some_and(|t| t > answered_at)))
 }
 
 /// The error code with which the stored stdout answers an opening request
@@ -459,6 +536,67 @@ mod tests {
             .unwrap()
             .push(serde_json::json!({"atMs": 1, "stream": "stdin", "text": "{}\n"}));
         assert_eq!(spoke_unasked(&sent), None);
+    }
+
+    #[test]
+    fn a_runner_that_wrote_after_the_opening_was_answered_went_on_past_it() {
+        use serde_json::json;
+        let open = "{\"id\":7,\"jsonrpc\":\"2.0\",\"method\":\"initialize\",\"params\":{}}\n";
+        let answer = "{\"id\":7,\"jsonrpc\":\"2.0\",\"result\":{}}\n";
+        let t = |chunks: Vec<Value>| json!({ "chunks": chunks });
+        let chunk =
+            |at: u64, stream: &str, text: &str| json!({"atMs": at, "stream": stream, "text": text});
+        // Opened at 40 ms, then a request written at 41 ms: it went on.
+        let went_on = t(vec![
+            chunk(1, "stdin", open),
+            chunk(40, "stdout", &answer[..10]),
+            chunk(40, "stdout", &answer[10..]),
+            chunk(
+                41,
+                "stdin",
+                "{\"id\":8,\"jsonrpc\":\"2.0\",\"method\":\"ping\"}\n",
+            ),
+        ]);
+        assert_eq!(proceeded_after_opening(&went_on), Some(true));
+        // The answer came after the runner's last write (it gave up first).
+        let late = t(vec![chunk(1, "stdin", open), chunk(4000, "stdout", answer)]);
+        assert_eq!(proceeded_after_opening(&late), Some(false));
+        // A write in the same millisecond as the answer decides nothing.
+        let same = t(vec![
+            chunk(1, "stdin", open),
+            chunk(40, "stdout", answer),
+            chunk(40, "stdin", "{}\n"),
+        ]);
+        assert_eq!(proceeded_after_opening(&same), Some(false));
+        // An error is no opening.
+        let refused = t(vec![
+            chunk(1, "stdin", open),
+            chunk(
+                40,
+                "stdout",
+                "{\"id\":7,\"jsonrpc\":\"2.0\",\"error\":{\"code\":-32602,\"message\":\"no\"}}\n",
+            ),
+            chunk(41, "stdin", "{}\n"),
+        ]);
+        assert_eq!(proceeded_after_opening(&refused), Some(false));
+        // No opening sent, or bytes not stored: nothing is read.
+        assert_eq!(
+            proceeded_after_opening(&t(vec![chunk(1, "stdin", "{}\n")])),
+            None
+        );
+        let elided = t(vec![
+            chunk(1, "stdin", open),
+            json!({"atMs": 40, "stream": "stdout", "bytes": 30, "sha256": "00"}),
+        ]);
+        assert_eq!(proceeded_after_opening(&elided), None);
+        // What was sent: an opening, none, or unknown after a failed write.
+        assert_eq!(opening_sent(&late), Some(true));
+        let none = t(vec![chunk(1, "stdin", "{}\n")]);
+        assert_eq!(opening_sent(&none), Some(false));
+        let mut failed = none.clone();
+        failed["events"] = json!([{"atMs": 2, "event": "write-failed"}]);
+        assert_eq!(opening_sent(&failed), None);
+        assert_eq!(opening_sent(&json!({"startError": "no such file"})), None);
     }
 
     #[test]

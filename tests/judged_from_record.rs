@@ -2450,12 +2450,12 @@ fn an_observation_whose_bytes_show_an_opening_cannot_be_relabelled_as_unopened()
         (
             "released-message-framing",
             "MCP_RES_OPEN_FAILED",
-            "its stored stdin was written after that answer arrived",
+            "the runner wrote to the subject after that answer arrived",
         ),
         (
             "stdout-protocol-purity",
             "MCP_RES_OPEN_REFUSED",
-            "its stored stdin was written after that answer arrived",
+            "the runner wrote to the subject after that answer arrived",
         ),
         (
             "silent-process",
@@ -2477,20 +2477,55 @@ fn an_observation_whose_bytes_show_an_opening_cannot_be_relabelled_as_unopened()
     let (_tmp, clean) = copy_of(rel);
     let (_, report) = validate(&clean);
     assert!(findings_of(&report, CODE).is_empty(), "{report:#}");
+    // Over Streamable HTTP: the last opening answered with a result, then a
+    // later connection sent a message.
+    let rel = "bundles/field/evidence/legs/reference-http-2025-11-25";
+    for id in ["content-type", "keepalive"] {
+        let (_tmp, dir) = copy_of(rel);
+        relabel_negative(
+            &dir,
+            id,
+            "NOT_OBSERVED",
+            "MCP_RES_OPEN_FAILED",
+            "NOT_OBSERVED",
+        );
+        refused_saying(
+            &dir,
+            "the runner wrote to the subject after that answer arrived",
+        );
+    }
 }
 
 /// Over Streamable HTTP the syntax guard is a -32700 answer on a connection:
 /// a control relabelled as met by it, where no response its connections
-/// received holds one, is refused (the reference server's HTTP leg).
+/// received holds one, is refused (the reference server's HTTP leg); so is
+/// one relabelled as answered with a status or an error code its
+/// connection's stored bytes do not hold.
 #[test]
 fn an_http_control_relabelled_as_met_by_the_syntax_guard_is_refused() {
     let rel = "bundles/field/evidence/legs/reference-http-2025-11-25";
-    for id in ["content-type", "keepalive", "interrupted-body"] {
+    for id in ["keepalive", "interrupted-body"] {
         let (_tmp, dir) = copy_of(rel);
         relabel_negative(&dir, id, "REJECT", "MCP_RES_SYNTAX_GUARD", "FAIL");
         refused_saying(
             &dir,
             "no response its connections received holds a -32700 error, so the syntax guard did not fire",
+        );
+    }
+    // Nor as answered with a status or an error code it did not get.
+    for (id, code) in [
+        ("content-type", "MCP_RES_SYNTAX_GUARD"),
+        ("content-type", "MCP_RES_HTTP_STATUS_500"),
+        ("authenticated-loopback-http", "MCP_RES_JSONRPC_ERROR_32603"),
+        ("status-code-consistency", "MCP_RES_HTTP_STATUS_503"),
+    ] {
+        let (_tmp, dir) = copy_of(rel);
+        relabel_negative(&dir, id, "REJECT", code, "FAIL");
+        refused_saying(
+            &dir,
+            &format!(
+                "says the control was answered {code}, but its stored received bytes answer it with"
+            ),
         );
     }
 }

@@ -256,6 +256,38 @@ pub fn sent_on(transcript: &Value, conn: u64) -> Vec<Value> {
         .collect()
 }
 
+/// Did the runner go on past the last opening of an HTTP transcript? The
+/// last connection whose sent bytes carry an opening request (`initialize`,
+/// `server/discover`): `Some(true)` when its received bytes answer it with a
+/// result and a later connection sent a message. The runner opens a later
+/// connection of an observation only after its opening was answered (one
+/// that gives up ends the observation), so it had that answer. `Some(false)`
+/// when that is not what is stored; `None` when no opening was sent or a
+/// stored chunk's bytes are elided.
+pub fn proceeded_after_opening(transcript: &Value) -> Option<bool> {
+    let sent = stream(transcript, "sent")?;
+    let received = received(transcript)?;
+    let (conn, openings) = sent.iter().rev().find_map(|(conn, bytes)| {
+        let ids: Vec<Value> = framed(bytes, true)
+            .into_iter()
+            .filter(|m| matches!(m["method"].as_str(), Some("initialize" | "server/discover")))
+            .filter_map(|m| m.get("id").cloned())
+            .collect();
+        (!ids.is_empty()).then_some((*conn, ids))
+    })?;
+    let answered = received.get(&conn).is_some_and(|bytes| {
+        exchanges(bytes)
+            .iter()
+            .any(|e| openings.iter().any(|id| e.result_for(id).is_some()))
+    });
+    Some(
+        answered
+            && sent
+                .range(conn + 1..)
+                .any(|(_, bytes)| !framed(bytes, true).is_empty()),
+    )
+}
+
 /// The final responses received on connection `conn`; `None` when the
 /// received bytes are not all stored.
 pub fn exchanges_on(transcript: &Value, conn: u64) -> Option<Vec<Exchange>> {
@@ -564,6 +596,56 @@ fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn a_runner_that_opened_a_later_connection_went_on_past_the_opening() {
+        let post = |body: &str| {
+            format!(
+                "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:1\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+                body.len()
+            )
+        };
+        let answer = |body: &str| {
+            format!(
+                "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+                body.len()
+            )
+        };
+        let open = post(r#"{"jsonrpc":"2.0","id":5,"method":"initialize","params":{}}"#);
+        let opened = answer(r#"{"jsonrpc":"2.0","id":5,"result":{}}"#);
+        let refused = answer(r#"{"jsonrpc":"2.0","id":5,"error":{"code":-32602,"message":"no"}}"#);
+        let next = post(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+        let t = |events: Vec<(u64, &str, &str)>| {
+            json!({
+                "connections": 2,
+                "events": events
+                    .into_iter()
+                    .map(|(c, stream, text)| json!({"atMs": 0, "connection": c, "stream": stream, "text": text}))
+                    .collect::<Vec<_>>(),
+            })
+        };
+        let went_on = t(vec![
+            (1, "sent", &open),
+            (1, "received", &opened),
+            (2, "sent", &next),
+        ]);
+        assert_eq!(proceeded_after_opening(&went_on), Some(true));
+        // Answered, but nothing sent after it: nothing is read.
+        let stopped = t(vec![(1, "sent", &open), (1, "received", &opened)]);
+        assert_eq!(proceeded_after_opening(&stopped), Some(false));
+        // Refused, then a later connection (a second opening that failed is
+        // the last one): not went on.
+        let again = t(vec![
+            (1, "sent", &open),
+            (1, "received", &opened),
+            (2, "sent", &open),
+            (2, "received", &refused),
+        ]);
+        assert_eq!(proceeded_after_opening(&again), Some(false));
+        // No opening sent, or not an HTTP transcript.
+        assert_eq!(proceeded_after_opening(&t(vec![(2, "sent", &next)])), None);
+        assert_eq!(proceeded_after_opening(&json!({"chunks": []})), None);
+    }
 
     #[test]
     fn json_sse_and_chunked_bodies_yield_their_messages() {

@@ -305,12 +305,13 @@ pub fn rederive(
         ));
     }
     if [OPEN_FAILED, OPEN_REFUSED, REVISION_NOT_SPOKEN].contains(&o.observed_reason.as_str())
-        && super::stdio::proceeded_after_opening(transcript) == Some(true)
+        && (super::stdio::proceeded_after_opening(transcript) == Some(true)
+            || super::http::proceeded_after_opening(transcript) == Some(true))
     {
         return Some((
             not_in_record(o),
             format!(
-                "check {id}: its {role}.json says {} (the conversation did not open), but its stored stdout answers the opening with a result and its stored stdin was written after that answer arrived",
+                "check {id}: its {role}.json says {} (the conversation did not open), but its stored bytes answer the opening with a result and the runner wrote to the subject after that answer arrived",
                 o.observed_reason
             ),
         ));
@@ -746,6 +747,17 @@ fn vocabulary_reread(
     ))
 }
 
+/// Is `reason` a label naming the answer a control got: the syntax guard,
+/// `MCP_RES_HTTP_STATUS_{n}` or `MCP_RES_JSONRPC_ERROR_{n}`?
+fn answer_code(reason: &str) -> bool {
+    let numbered = |prefix: &str| {
+        reason
+            .strip_prefix(prefix)
+            .is_some_and(|n| (1..=10).contains(&n.len()) && n.bytes().all(|b| b.is_ascii_digit()))
+    };
+    reason == SYNTAX_GUARD || numbered("MCP_RES_HTTP_STATUS_") || numbered("MCP_RES_JSONRPC_ERROR_")
+}
+
 /// `o` judged not observed under the judge's own label: what its stored
 /// bytes contradict.
 fn not_in_record(o: &Observation) -> Observation {
@@ -978,7 +990,34 @@ fn http_refusal_reread(
         Reading::Other(code) if code == NO_ANSWER => (ProbeOutcome::NoEffect, code.clone()),
         Reading::Other(code) => (ProbeOutcome::Reject, code.clone()),
     };
+    // The observation as its stored bytes read, and why.
+    let as_read = |observed, observed_reason, why| {
+        (
+            Observation {
+                observed,
+                observed_reason,
+                ..o.clone()
+            },
+            why,
+        )
+    };
     match role {
+        // A control labelled with the answer it got (the syntax guard, an
+        // HTTP status or a JSON-RPC error code) must have got it: the stored
+        // bytes of its connection are read as the runner read them.
+        "negative" if answer_code(&o.observed_reason) => {
+            let request = transcript.pointer("/observation/requestId")?;
+            let conn = http::connection_of(transcript, request)?;
+            let (observed, reason) = judged(&read(conn, request)?);
+            if reason == o.observed_reason {
+                return None;
+            }
+            let why = format!(
+                "check {id}: its {role}.json says the control was answered {}, but its stored received bytes answer it with {reason}",
+                o.observed_reason
+            );
+            Some(as_read(observed, reason, why))
+        }
         "negative" if o.observed_reason == o.expected_reason => {
             // An explicit null is a control sent with a null id
             // (request-response-binding); it too must have been sent on
@@ -1001,17 +1040,11 @@ fn http_refusal_reread(
                 return None;
             }
             let (observed, reason) = judged(&reading);
-            Some((
-                Observation {
-                    observed,
-                    observed_reason: reason.clone(),
-                    ..o.clone()
-                },
-                format!(
-                    "check {id}: its {role}.json credits the refusal {}, but its stored received bytes answer the control with {reason}, which is not that check's refusal",
-                    o.expected_reason
-                ),
-            ))
+            let why = format!(
+                "check {id}: its {role}.json credits the refusal {}, but its stored received bytes answer the control with {reason}, which is not that check's refusal",
+                o.expected_reason
+            );
+            Some(as_read(observed, reason, why))
         }
         "mutant" => {
             let (conn, request) = http::defect_connection(transcript)?;

@@ -2529,3 +2529,239 @@ fn an_http_control_relabelled_as_met_by_the_syntax_guard_is_refused() {
         );
     }
 }
+
+/// Every observation of every committed evaluation relabelled, one at a time,
+/// with each other reason (and outcome) its check's runner can give that role
+/// (`src/judge/vocabulary.tsv`): the relabel is refused when the judge finds
+/// a disagreement at that artifact, from its bytes. Judged in process (about
+/// 2,300 relabels), with the count of those still believed printed per
+/// reason. The floor is what the judge refuses today; a change that lowers
+/// it fails here.
+#[test]
+fn relabels_within_each_checks_vocabulary_are_refused_from_the_bytes() {
+    use mcpres::judge::profile::{Stored, artifact_path, judge_dir, reads};
+    use mcpres::model::vocab::ProbeOutcome;
+    use std::collections::BTreeMap;
+    let (mut refused, mut total) = (0usize, 0usize);
+    let mut believed: BTreeMap<String, usize> = BTreeMap::new();
+    for path in committed_evaluations() {
+        let evaluation = read(&path.join("evaluation.json"));
+        let run = read(&path.join("run.json"));
+        let profile = evaluation["profile"]["id"].as_str().unwrap().to_owned();
+        let revision = evaluation["profile"]["protocolRevision"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        let registered = mcpres::profiles::Registry::builtin()
+            .unwrap()
+            .get(&profile)
+            .map(|p| (p.applicable_check_ids(&revision), p.required_checks.clone()));
+        let mut stored: BTreeMap<String, Stored> = BTreeMap::new();
+        let mut digests = BTreeMap::new();
+        for a in run["artifacts"].as_array().unwrap() {
+            let rel = a["path"].as_str().unwrap();
+            digests.insert(rel.to_owned(), a["sha256"].as_str().unwrap().to_owned());
+            if reads(rel) {
+                stored.insert(rel.to_owned(), Ok(read(&path.join(rel))));
+            }
+        }
+        let judge = |stored: &BTreeMap<String, Stored>| {
+            judge_dir(
+                &evaluation,
+                &run,
+                stored,
+                &digests,
+                registered
+                    .as_ref()
+                    .map(|(a, r)| (a.as_slice(), r.as_slice())),
+            )
+        };
+        assert!(
+            judge(&stored).disagreements.is_empty(),
+            "{} does not re-judge to itself",
+            path.display()
+        );
+        for c in run["checks"].as_array().unwrap() {
+            let id = c["id"].as_str().unwrap();
+            for role in ["positive", "negative", "mutant"] {
+                let file = artifact_path(id, role);
+                let Some(Ok(doc)) = stored.get(&file) else {
+                    continue;
+                };
+                let doc = doc.clone();
+                for e in mcpres::judge::vocabulary::entries() {
+                    if e.profile != profile || e.check != id || e.role != role {
+                        continue;
+                    }
+                    let reason = e.reason.replace("{n}", "500");
+                    for outcome in &e.outcomes {
+                        let outcome = serde_json::to_value(outcome).unwrap();
+                        if doc["observedReasonCode"] == reason.as_str()
+                            && doc["observedOutcome"] == outcome
+                        {
+                            continue;
+                        }
+                        let mut relabelled = doc.clone();
+                        relabelled["observedReasonCode"] = json!(reason);
+                        relabelled["observedOutcome"] = outcome.clone();
+                        let mut s = stored.clone();
+                        s.insert(file.clone(), Ok(relabelled));
+                        total += 1;
+                        if judge(&s).disagreements.iter().any(|d| d.file == file) {
+                            refused += 1;
+                        } else {
+                            let o: ProbeOutcome = serde_json::from_value(outcome).unwrap();
+                            *believed.entry(format!("{reason} {o}")).or_default() += 1;
+                            if std::env::var_os("MCPRES_SWEEP_LIST").is_some() {
+                                eprintln!("believed: {} {id} {role} {reason} {o}", rel_of(&path));
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    let mut by_count: Vec<_> = believed.iter().collect();
+    by_count.sort_by(|a, b| b.1.cmp(a.1));
+    eprintln!("refused {refused} of {total}; believed by reason: {by_count:#?}");
+    assert!(total > 2_000, "only {total} relabels were tried");
+    assert!(
+        refused >= 1_200,
+        "only {refused} of {total} relabels were refused"
+    );
+}
+
+/// `mcpres profile run stdio-transport --checks concurrent-requests` against
+/// the profile test subject with `breaks`; the run directory.
+fn run_batch(out: &Path, breaks: &[&str]) -> Value {
+    let subject = repo("tests/subjects/profile_subject.py");
+    let mut args: Vec<std::ffi::OsString> = [
+        "profile",
+        "run",
+        "stdio-transport",
+        "--revision",
+        "2025-11-25",
+        "--checks",
+        "concurrent-requests",
+        "-o",
+    ]
+    .iter()
+    .map(std::ffi::OsString::from)
+    .collect();
+    args.push(out.as_os_str().to_owned());
+    args.push("--".into());
+    args.push("python3".into());
+    args.push(subject.into_os_string());
+    for b in breaks {
+        args.push("--break".into());
+        args.push(b.into());
+    }
+    let args: Vec<&std::ffi::OsStr> = args.iter().map(|a| a.as_os_str()).collect();
+    let o = mcpres(&args);
+    let negative = out.join("artifacts/concurrent-requests/negative.json");
+    assert!(negative.is_file(), "{}", output_text(&o));
+    read(&negative)
+}
+
+/// Silence and an exit are different observations, and each is judged from
+/// the waits the transcript keeps: a subject that stops answering on a batch
+/// while it still runs with its stdout open is read `MCP_RES_NO_ANSWER`, one
+/// that exits on it `MCP_RES_SUBJECT_EXITED` (both FAIL the control: a
+/// batch must be refused); the honest subject refuses the batch (PASS). Each
+/// validates as written. Relabelled (digests recomputed): the honest
+/// positive (every request answered) as unanswered, the honest control and
+/// the silent one as an exit, the exit as ended by the runner, each is
+/// refused from the bytes.
+#[test]
+fn silence_and_an_exit_are_read_from_the_waits_the_transcript_keeps() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cases = [
+        ("twin", vec![], "REJECT", "MCP_RES_BATCH_REFUSED", "PASS"),
+        (
+            "hang",
+            vec!["hang-on-batch"],
+            "NO_EFFECT",
+            "MCP_RES_NO_ANSWER",
+            "FAIL",
+        ),
+        (
+            "exit",
+            vec!["exit-on-batch"],
+            "TERMINATE",
+            "MCP_RES_SUBJECT_EXITED",
+            "FAIL",
+        ),
+    ];
+    for (name, breaks, outcome, reason, verdict) in &cases {
+        let dir = tmp.path().join(name);
+        let negative = run_batch(&dir, breaks);
+        assert_eq!(
+            negative["observedOutcome"], *outcome,
+            "{name}: {negative:#}"
+        );
+        assert_eq!(
+            negative["observedReasonCode"], *reason,
+            "{name}: {negative:#}"
+        );
+        let waits = negative["transcript"]["replies"].as_array().unwrap();
+        assert!(!waits.is_empty(), "{name}: {negative:#}");
+        let run = read(&dir.join("run.json"));
+        assert_eq!(run["checks"][0]["verdict"], *verdict, "{name}: {run:#}");
+        let (_, report) = validate(&dir);
+        assert_eq!(
+            pointers(&report),
+            Vec::<String>::new(),
+            "{name}: {report:#}"
+        );
+    }
+    let relabels = [
+        (
+            "twin",
+            "positive",
+            "NOT_OBSERVED",
+            "MCP_RES_NO_ANSWER",
+            "every answer its runner waited for",
+        ),
+        (
+            "twin",
+            "negative",
+            "TERMINATE",
+            "MCP_RES_SUBJECT_EXITED",
+            "no wait that read stdout closed",
+        ),
+        (
+            "hang",
+            "negative",
+            "TERMINATE",
+            "MCP_RES_SUBJECT_EXITED",
+            "no wait that read stdout closed",
+        ),
+        (
+            "exit",
+            "negative",
+            "NOT_OBSERVED",
+            "MCP_RES_ENDED_BY_RUNNER",
+            "recorded the subject's end",
+        ),
+    ];
+    for (name, role, outcome, reason, why) in relabels {
+        let dir = tmp.path().join(format!("{name}-{role}-as-{reason}"));
+        copy_dir(&tmp.path().join(name), &dir);
+        let path = dir.join(format!("artifacts/concurrent-requests/{role}.json"));
+        let mut doc = read(&path);
+        doc["observedOutcome"] = json!(outcome);
+        doc["observedReasonCode"] = json!(reason);
+        write(&path, &doc);
+        Relabel::open(&dir).save();
+        let (code, report) = validate(&dir);
+        assert_eq!(code, 1, "{name} as {reason}: {report:#}");
+        let at = format!("artifacts/concurrent-requests/{role}.json /observedReasonCode");
+        assert!(
+            messages(&report)
+                .iter()
+                .any(|m| m.starts_with(&at) && m.contains(why)),
+            "{name} {role} as {reason}: {:#?}",
+            messages(&report)
+        );
+    }
+}

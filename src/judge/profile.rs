@@ -50,6 +50,8 @@ pub const OPEN_FAILED: &str = "MCP_RES_OPEN_FAILED";
 /// The subject ended after mcpres asked it to: its end says nothing of how
 /// it met the input.
 pub const ENDED_BY_RUNNER: &str = "MCP_RES_ENDED_BY_RUNNER";
+/// The subject exited, or closed its stdout, instead of answering.
+const SUBJECT_EXITED: &str = crate::diag::reasons::SUBJECT_EXITED;
 /// The subject answered the opening request with an error: the lifecycle's
 /// MUST is broken, and the check fails.
 pub const OPEN_REFUSED: &str = "MCP_RES_OPEN_REFUSED";
@@ -256,6 +258,55 @@ pub fn rederive(
             not_in_record(o),
             format!(
                 "check {id}: its {role}.json says {REVISION_NOT_SPOKEN}, but its stored transcript holds no `server/discover` answered -32601"
+            ),
+        ));
+    }
+    // The answers the runner waited for are read again from the stdout
+    // prefix each was decided on; a reading of silence, an ending or the
+    // runner's own ending needs a wait (or an end) the record shows so.
+    if let Some(read) = super::stdio::replies_read(transcript) {
+        let readings = match read {
+            Err(why) => {
+                return Some((
+                    not_in_record(o),
+                    format!("check {id}: its {role}.json stored transcript: {why}"),
+                ));
+            }
+            Ok(readings) => readings,
+        };
+        if o.observed_reason == NO_ANSWER
+            && !readings
+                .iter()
+                .any(|r| r == "no answer" || r == "stdout closed")
+        {
+            return Some((
+                not_in_record(o),
+                format!(
+                    "check {id}: its {role}.json says {NO_ANSWER}, but every answer its runner waited for is in the stored stdout it had read ({})",
+                    readings.join(", ")
+                ),
+            ));
+        }
+    }
+    if o.observed_reason == SUBJECT_EXITED
+        && super::stdio::went_by_itself(transcript) == Some(false)
+    {
+        return Some((
+            not_in_record(o),
+            format!(
+                "check {id}: its {role}.json says {SUBJECT_EXITED}, but its stored transcript shows no wait that read stdout closed and no exit or stdout close before the runner's first ending"
+            ),
+        ));
+    }
+    if o.observed_reason == ENDED_BY_RUNNER
+        && transcript.get("replies").is_some()
+        && let Some(ended) = transcript.pointer("/observation/endedBy")
+        && ended.get("mcpres").is_none()
+    {
+        return Some((
+            not_in_record(o),
+            format!(
+                "check {id}: its {role}.json says {ENDED_BY_RUNNER}, but its exchange recorded the subject's end as {ended} (not after an ending act of the runner)"
             ),
         ));
     }

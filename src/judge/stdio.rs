@@ -508,8 +508,227 @@ pub fn non_protocol_lines(transcript: &Value) -> Option<usize> {
     )
 }
 
+/// The answers a stdio probe's runner waited for (`replies`: per wait, the
+/// id, how many stdout bytes it had read when it decided, and what it read),
+/// each read again from that prefix of the stored stdout: the first complete
+/// line holding a response with that id is `result` or `error CODE`; none is
+/// `no answer`, or `stdout closed` when the prefix is the whole of the
+/// stored stdout. `Some(Ok(labels))`, the recorded readings, when the bytes
+/// give every one; `Some(Err(why))` for the first they do not give; `None`
+/// for a record that keeps no waits (made before they were kept, or not a
+/// stdio probe) or whose stdout bytes are not all stored.
+pub fn replies_read(transcript: &Value) -> Option<Result<Vec<String>, String>> {
+    let replies = transcript.get("replies")?.as_array()?;
+    let stdout = stdout_bytes(transcript)?;
+    if transcript.get("stdoutDroppedBytes").and_then(Value::as_u64) != Some(0) {
+        return None;
+    }
+    let mut labels = Vec::new();
+    for (i, r) in replies.iter().enumerate() {
+        let Some(recorded) = r.get("reply").and_then(Value::as_str) else {
+            return Some(Err(format!("its wait {i} records no reading")));
+        };
+        labels.push(recorded.to_string());
+        let Some(seen) = r
+            .get("seenBytes")
+            .and_then(Value::as_u64)
+            .and_then(|n| usize::try_from(n).ok())
+        else {
+            return Some(Err(format!("its wait {i} records no stdout byte count")));
+        };
+        let Some(prefix) = stdout.get(..seen) else {
+            return Some(Err(format!(
+                "its wait {i} says {seen} stdout bytes had been read, but {} are stored",
+                stdout.len()
+            )));
+        };
+        // A wait kept without its id (one with no canonical form) is not read.
+        let Some(id) = r.get("id") else {
+            continue;
+        };
+        let answer = messages(prefix).into_iter().find(|m| {
+            m.get("id") == Some(id)
+                && m.get("method").is_none()
+                && (m.get("result").is_some() || m.get("error").is_some())
+        });
+        let read = match &answer {
+            Some(m) => match m.get("error") {
+                Some(e) => format!(
+                    "error {}",
+                    e.get("code").and_then(Value::as_i64).unwrap_or(0)
+                ),
+                None => "result".to_string(),
+            },
+            None if recorded == "stdout closed" => {
+                if seen != stdout.len() {
+                    return Some(Err(format!(
+                        "its wait {i} for {id} says stdout closed after {seen} bytes, but {} stdout bytes are stored",
+                        stdout.len()
+                    )));
+                }
+                continue;
+            }
+            None => "no answer".to_string(),
+        };
+        if read != recorded {
+            return Some(Err(format!(
+                "its wait {i} for {id} says {recorded}, but the {seen} stdout bytes it had read give {read}"
+            )));
+        }
+    }
+    Some(Ok(labels))
+}
+
+/// Whether a stdio probe's record shows its subject gone by itself before
+/// the runner's first act that ends it: a wait that read its stdout closed;
+/// the exchange's own reading (`observation.stdoutClosed`, or an exit it
+/// reaped); the end of the probe (`end.endedBy`) being the subject's; or a
+/// `stdout-closed` or `exited` event no later than the runner's first
+/// ending. `None` for a record that keeps no waits (`replies`).
+pub fn went_by_itself(transcript: &Value) -> Option<bool> {
+    let replies = transcript.get("replies")?.as_array()?;
+    if replies.iter().any(|r| r["reply"] == "stdout closed") {
+        return Some(true);
+    }
+    let observation = &transcript["observation"];
+    if observation.get("stdoutClosed") == Some(&Value::Bool(true))
+        || observation.get("exit").is_some_and(|e| !e.is_null())
+    {
+        return Some(true);
+    }
+    let ended_by = transcript.pointer("/end/endedBy");
+    if ended_by == Some(&Value::String("subject".into())) {
+        return Some(true);
+    }
+    let first_ending = ended_by.and_then(|e| e.get("atMs")).and_then(Value::as_u64);
+    let events = transcript.get("events").and_then(Value::as_array);
+    Some(events.is_some_and(|events| {
+        events.iter().any(|e| {
+            matches!(e["event"].as_str(), Some("stdout-closed" | "exited"))
+                && e["atMs"]
+                    .as_u64()
+                    .is_some_and(|at| first_ending.is_none_or(|end| at <= end))
+        })
+    }))
+}
+
 #[cfg(test)]
 mod tests {
+
+    /// A transcript whose stdout is `lines` (one chunk) with `replies` kept.
+    fn waited(lines: &str, replies: Value) -> Value {
+        serde_json::json!({
+            "chunks": [{"atMs": 5, "stream": "stdout", "text": lines}],
+            "stdoutDroppedBytes": 0,
+            "replies": replies,
+        })
+    }
+
+    #[test]
+    fn each_wait_is_read_again_from_the_stdout_it_had_read() {
+        use serde_json::json;
+        let out = "{\"id\":1,\"jsonrpc\":\"2.0\",\"result\":{}}\n{\"id\":2,\"jsonrpc\":\"2.0\",\"error\":{\"code\":-32602,\"message\":\"x\"}}\n";
+        let first = out.find('\n').unwrap() + 1;
+        let all = out.len();
+        let ok = waited(
+            out,
+            json!([
+                {"id": 1, "seenBytes": first, "reply": "result"},
+                {"id": 2, "seenBytes": all, "reply": "error -32602"},
+                {"id": 3, "seenBytes": all, "reply": "stdout closed"},
+                {"seenBytes": all, "reply": "no answer"},
+            ]),
+        );
+        assert_eq!(
+            replies_read(&ok),
+            Some(Ok(vec![
+                "result".to_string(),
+                "error -32602".to_string(),
+                "stdout closed".to_string(),
+                "no answer".to_string()
+            ]))
+        );
+        // Decided before the answer arrived: silence is what it read.
+        let early = waited(
+            out,
+            json!([{"id": 2, "seenBytes": first, "reply": "no answer"}]),
+        );
+        assert!(matches!(replies_read(&early), Some(Ok(_))));
+        // Said unanswered with the answer in the bytes it had read.
+        let missed = waited(
+            out,
+            json!([{"id": 2, "seenBytes": all, "reply": "no answer"}]),
+        );
+        assert!(
+            matches!(replies_read(&missed), Some(Err(why)) if why.contains("give error -32602"))
+        );
+        // A close with bytes after it cannot be.
+        let closed = waited(
+            out,
+            json!([{"id": 3, "seenBytes": first, "reply": "stdout closed"}]),
+        );
+        assert!(matches!(replies_read(&closed), Some(Err(_))));
+        // More bytes read than stored.
+        let over = waited(
+            out,
+            json!([{"id": 3, "seenBytes": all + 1, "reply": "no answer"}]),
+        );
+        assert!(matches!(replies_read(&over), Some(Err(_))));
+        // A record without waits, or with stdout not all stored, is not read.
+        assert_eq!(replies_read(&json!({"chunks": []})), None);
+        let mut dropped = ok.clone();
+        dropped["stdoutDroppedBytes"] = json!(10);
+        assert_eq!(replies_read(&dropped), None);
+    }
+
+    #[test]
+    fn a_subject_gone_by_itself_is_read_from_its_waits_and_ends() {
+        use serde_json::json;
+        let t = |replies: Value, observation: Value, ended_by: Value, events: Value| json!({"replies": replies, "observation": observation, "end": {"endedBy": ended_by}, "events": events});
+        let runner = json!({"mcpres": "stdin closed", "atMs": 100});
+        let silent = json!([{"id": 1, "seenBytes": 0, "reply": "no answer"}]);
+        // Nothing of its own before the runner ended it.
+        assert_eq!(
+            went_by_itself(&t(
+                silent.clone(),
+                json!({}),
+                runner.clone(),
+                json!([{"atMs": 101, "event": "stdout-closed"}, {"atMs": 102, "event": "exited"}])
+            )),
+            Some(false)
+        );
+        // Its stdout closed before the runner's ending.
+        assert_eq!(
+            went_by_itself(&t(
+                silent.clone(),
+                json!({}),
+                runner.clone(),
+                json!([{"atMs": 99, "event": "stdout-closed"}])
+            )),
+            Some(true)
+        );
+        // A wait that read the close; an exchange that saw it; its own end.
+        let closed = json!([{"id": 1, "seenBytes": 0, "reply": "stdout closed"}]);
+        assert_eq!(
+            went_by_itself(&t(closed, json!({}), runner.clone(), json!([]))),
+            Some(true)
+        );
+        assert_eq!(
+            went_by_itself(&t(
+                silent.clone(),
+                json!({"stdoutClosed": true, "exit": null}),
+                runner.clone(),
+                json!([])
+            )),
+            Some(true)
+        );
+        assert_eq!(
+            went_by_itself(&t(silent, json!({}), json!("subject"), json!([]))),
+            Some(true)
+        );
+        // A record without waits is not read.
+        assert_eq!(went_by_itself(&json!({"end": {"endedBy": runner}})), None);
+    }
 
     #[test]
     fn unasked_output_is_read_against_the_window_and_the_runners_end() {

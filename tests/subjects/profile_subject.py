@@ -115,6 +115,8 @@ BREAKS = {
     "orphan-child": "child-tree-cleanup: start `sleep 30` in a new session and leave it",
     "drop-when-blocked": "backpressure: non-blocking stdout, drop responses on EAGAIN",
     "batch-accepted": "concurrent-requests: answer batch elements one by one",
+    "hang-on-batch": "concurrent-requests: on a batch, stop reading and answering while still running with stdout open (silence, not an exit)",
+    "exit-on-batch": "concurrent-requests: on a batch, exit 0 without answering (an exit, not silence)",
     "ignore-sigint": "interruption NOT_OBSERVED: ignore SIGINT (no MUST asks a server to exit on it)",
     "no-init-required": "no-process/connection-as-conversation: serve requests without initialize or _meta",
     "answer-notifications": "discovery-versus-legacy-initialization: answer every notification",
@@ -479,6 +481,11 @@ class Subject:
     def handle_message(self, msg):
         self.last_message = time.monotonic()
         if isinstance(msg, list):
+            if self.broken("hang-on-batch"):
+                while True:
+                    time.sleep(3600)
+            if self.broken("exit-on-batch"):
+                os._exit(0)
             if self.broken("batch-accepted") and msg:
                 for element in msg:
                     self.handle_message(element)

@@ -396,8 +396,16 @@ impl<'a> Ctx<'a> {
                 _ => ev.non_json_lines += 1,
             }
         }
+        // The exit first, then whether the runner's ending came before it
+        // (read from the same reaped status: an exit reaped between the two
+        // readings would otherwise be ended by the runner with no exit).
         ev.exit = probe.try_exit().map(|s| super::probe::status_text(&s));
-        ev.ended_by = probe.ended_by_runner();
+        ev.ended_by = if ev.exit.is_some() {
+            probe.ended_by_runner()
+        } else {
+            None
+        };
+        ev.stdout_closed = probe.stdout_closed();
         ev
     }
 
@@ -466,6 +474,8 @@ pub struct Evidence {
     /// Responses to ids other than the liveness request's.
     pub other_responses: Vec<Value>,
     pub exit: Option<String>,
+    /// Had the subject's stdout closed when the evidence was gathered?
+    pub stdout_closed: bool,
     /// What mcpres did that ended the subject (a signal, stdin closed),
     /// when it ended after that: then its end is not its own.
     pub ended_by: Option<String>,
@@ -518,6 +528,7 @@ impl Evidence {
             "otherResponses": self.other_responses.len(),
             "stdoutLines": [self.lines.0, self.lines.1],
             "exit": self.exit,
+            "stdoutClosed": self.stdout_closed,
             "endedBy": match (&self.exit, &self.ended_by) {
                 (None, _) => Value::Null,
                 (Some(_), None) => json!("subject"),
@@ -561,8 +572,22 @@ impl Evidence {
                 (ProbeOutcome::Reject, refused.into())
             }
             Reply::Silent if self.alive => (ProbeOutcome::NoEffect, NO_ANSWER.into()),
-            _ if self.ended_by.is_some() => (ProbeOutcome::NotObserved, ENDED_BY_RUNNER.into()),
-            _ => (ProbeOutcome::Terminate, SUBJECT_EXITED.into()),
+            _ => self.gone(),
+        }
+    }
+
+    /// The reading of an exchange whose liveness request went unanswered:
+    /// ended by the runner (a signal, stdin closed) before it exited; exited
+    /// or with its stdout closed, the subject ending; otherwise still running
+    /// with its stdout open, which is silence, not an ending
+    /// (`MCP_RES_NO_ANSWER`).
+    pub fn gone(&self) -> (ProbeOutcome, String) {
+        if self.ended_by.is_some() {
+            (ProbeOutcome::NotObserved, ENDED_BY_RUNNER.into())
+        } else if self.exit.is_some() || self.stdout_closed || *self.reply == Reply::Closed {
+            (ProbeOutcome::Terminate, SUBJECT_EXITED.into())
+        } else {
+            (ProbeOutcome::NoEffect, NO_ANSWER.into())
         }
     }
 }
@@ -1023,6 +1048,35 @@ mod tests {
             ..ev(Reply::Error(-32602, json!({})), true, 0)
         };
         assert_eq!(r(serving).1, "REFUSED");
+    }
+
+    /// A subject that left the liveness request unanswered while it still
+    /// runs with its stdout open has not exited: its reading is silence
+    /// (`MCP_RES_NO_ANSWER`), not `SUBJECT_EXITED`; the same with its stdout
+    /// closed, or reaped, is its ending.
+    #[test]
+    fn a_subject_that_stops_answering_is_silent_not_gone() {
+        let r = |e: Evidence| e.refusal("REFUSED", "ACCEPTED", false);
+        assert_eq!(
+            r(ev(Reply::Silent, false, 0)),
+            (ProbeOutcome::NoEffect, NO_ANSWER.to_string())
+        );
+        let closed = Evidence {
+            stdout_closed: true,
+            ..ev(Reply::Silent, false, 0)
+        };
+        assert_eq!(
+            r(closed),
+            (ProbeOutcome::Terminate, SUBJECT_EXITED.to_string())
+        );
+        let reaped = Evidence {
+            exit: Some("signal 9".into()),
+            ..ev(Reply::Silent, false, 0)
+        };
+        assert_eq!(
+            r(reaped),
+            (ProbeOutcome::Terminate, SUBJECT_EXITED.to_string())
+        );
     }
 
     #[test]

@@ -202,6 +202,11 @@ struct Io {
     pending_writes: usize,
     recorded: Recorded,
     events: Vec<Value>,
+    /// Every answer the runner waited for, as it decided it: the id, how
+    /// many stdout bytes it had read when it decided, and what it read
+    /// (`replies` in the transcript: the judge reads each again from that
+    /// prefix of the stored stdout).
+    replies: Vec<Value>,
 }
 
 type Shared = Arc<(Mutex<Io>, Condvar)>;
@@ -354,7 +359,14 @@ impl Probe {
                         }
                     }
                     let n = match out.read(&mut buf) {
-                        Ok(0) | Err(_) => break,
+                        Ok(0) => break,
+                        Err(e) => {
+                            let at = now_ms(started);
+                            shared.0.lock().expect("probe lock").events.push(
+                                json!({"atMs": at, "event": "stdout-read-failed", "error": e.kind().to_string()}),
+                            );
+                            break;
+                        }
                         Ok(n) => n,
                     };
                     let at_ms = now_ms(started);
@@ -390,7 +402,11 @@ impl Probe {
                     drop(io);
                     notify(&shared);
                 }
-                shared.0.lock().expect("probe lock").stdout_eof = true;
+                let at = now_ms(started);
+                let mut io = shared.0.lock().expect("probe lock");
+                io.stdout_eof = true;
+                io.events.push(json!({"atMs": at, "event": "stdout-closed"}));
+                drop(io);
                 notify(&shared);
             }));
         }
@@ -552,6 +568,7 @@ impl Probe {
     pub fn reply(&self, id: &Value, limit: Duration) -> Reply {
         let mut found = None;
         let mut from = 0usize;
+        let mut seen = 0usize;
         let done = self.wait_until(limit, |io| {
             // Only complete lines are messages; scan each once, in place.
             while let Some(end) = io.stdout[from..].iter().position(|&b| b == b'\n') {
@@ -559,19 +576,35 @@ impl Probe {
                 from += end + 1;
                 if let Some(m) = response_to(line, id) {
                     found = Some(m);
+                    seen = from;
                     return true;
                 }
             }
+            seen = io.stdout.len();
             io.stdout_eof
         });
-        match found {
+        let reply = match found {
             Some(m) => match m.get("error") {
                 Some(e) => Reply::Error(e.get("code").and_then(Value::as_i64).unwrap_or(0), m),
                 None => Reply::Result(m),
             },
             None if done => Reply::Closed,
             None => Reply::Silent,
+        };
+        // An id outside the safe integer range has no canonical form: the
+        // decision is kept without it (and the judge does not read it).
+        let mut decision = json!({"seenBytes": seen, "reply": reply.label()});
+        if id.is_string() || id.is_null() || id.as_i64().is_some_and(|n| n.unsigned_abs() < 1 << 53)
+        {
+            decision["id"] = id.clone();
         }
+        self.shared
+            .0
+            .lock()
+            .expect("probe lock")
+            .replies
+            .push(decision);
+        reply
     }
 
     /// Has the subject exited? Reaps it if so.
@@ -885,6 +918,7 @@ impl Probe {
             "pid": self.pid,
             "chunks": chunks,
             "events": io.events,
+            "replies": io.replies,
             "signalWaits": self.waits,
             "stdoutBytes": io.stdout.len() + io.stdout_dropped,
             "stdoutDroppedBytes": io.stdout_dropped,

@@ -1126,7 +1126,7 @@ fn safe_integer_constraints(ctx: &Ctx) -> CheckRun {
         if near {
             (Accept, reasons::UNSAFE_INTEGER_CORRUPTED.into())
         } else if !ev.alive {
-            (Terminate, SUBJECT_EXITED.into())
+            ev.gone()
         } else {
             (NoEffect, KEPT.into())
         }
@@ -1195,7 +1195,7 @@ fn interleaved_unrelated_requests(ctx: &Ctx) -> CheckRun {
                         && r.pointer("/error/code").and_then(Value::as_i64) != Some(-32700))
             });
             let c = if !ev.alive {
-                (Terminate, SUBJECT_EXITED.to_string())
+                ev.gone()
             } else if ev.parse_errors > 0 {
                 (Reject, SYNTAX_GUARD.to_string())
             } else if answered_stray {

@@ -589,7 +589,7 @@ fn stderr_diagnostics(ctx: &Ctx) -> CheckRun {
             let on_stderr = stderr_has_protocol(&stderr);
             let diagnosed = stderr.len() > stderr_before;
             let c = if !ev.alive {
-                (Terminate, SUBJECT_EXITED.to_string())
+                ev.gone()
             } else if on_stderr {
                 (Reject, reasons::STDERR_CARRIES_PROTOCOL.into())
             } else if ev.non_json_lines > 0 {
@@ -1215,6 +1215,7 @@ fn oversized_line(ctx: &Ctx) -> CheckRun {
                     .wait_exit(ctx.answer)
                     .map(|s| super::probe::status_text(&s));
                 ev.ended_by = probe.ended_by_runner();
+                ev.stdout_closed = probe.stdout_closed();
             }
             let c = match &*ev.reply {
                 // MCP sets no line size limit: serving a valid 16 MiB
@@ -1243,7 +1244,7 @@ fn oversized_line(ctx: &Ctx) -> CheckRun {
                 _ => match ev.exit.as_deref() {
                     Some("exit 0") => (Terminate, BOUNDED.to_string()),
                     Some(_) => (Terminate, reasons::OVERSIZED_LINE_CRASHED.to_string()),
-                    None => (Terminate, SUBJECT_EXITED.to_string()),
+                    None => ev.gone(),
                 },
             };
             seen = Some(c.0);
@@ -1821,7 +1822,7 @@ fn discovery_versus_legacy_initialization(ctx: &Ctx) -> CheckRun {
             }
             let ev = ctx.exchange(probe, line, None);
             let c = if !ev.alive {
-                (Terminate, SUBJECT_EXITED.to_string())
+                ev.gone()
             } else if ev.parse_errors > 0 {
                 (Reject, SYNTAX_GUARD.to_string())
             } else if !ev.other_responses.is_empty() {

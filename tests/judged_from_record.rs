@@ -1003,6 +1003,13 @@ fn a_positive_whose_bytes_never_open_the_conversation_is_refused() {
         }
     }
     assert!(emptied > 0, "{positive}");
+    // Its waits would say first that bytes they read are missing
+    // (`each_wait_is_read_again_from_the_stdout_it_had_read`): without them,
+    // as a record made before waits were kept, the opening is what is read.
+    positive["transcript"]
+        .as_object_mut()
+        .unwrap()
+        .remove("replies");
     write(&path, &positive);
     let mut r = Relabel::open(&dir);
     r.save();
@@ -2512,15 +2519,25 @@ fn an_http_control_relabelled_as_met_by_the_syntax_guard_is_refused() {
             "no response its connections received holds a -32700 error, so the syntax guard did not fire",
         );
     }
-    // Nor as answered with a status or an error code it did not get.
-    for (id, code) in [
-        ("content-type", "MCP_RES_SYNTAX_GUARD"),
-        ("content-type", "MCP_RES_HTTP_STATUS_500"),
-        ("authenticated-loopback-http", "MCP_RES_JSONRPC_ERROR_32603"),
-        ("status-code-consistency", "MCP_RES_HTTP_STATUS_503"),
+    // Nor as answered with a status, an error code or a 2xx answer without
+    // a frame it did not get.
+    for (id, outcome, code) in [
+        ("content-type", "REJECT", "MCP_RES_SYNTAX_GUARD"),
+        ("content-type", "REJECT", "MCP_RES_HTTP_STATUS_500"),
+        ("content-type", "NO_EFFECT", "MCP_RES_HTTP_NO_ANSWER_FRAME"),
+        (
+            "authenticated-loopback-http",
+            "REJECT",
+            "MCP_RES_JSONRPC_ERROR_32603",
+        ),
+        (
+            "status-code-consistency",
+            "REJECT",
+            "MCP_RES_HTTP_STATUS_503",
+        ),
     ] {
         let (_tmp, dir) = copy_of(rel);
-        relabel_negative(&dir, id, "REJECT", code, "FAIL");
+        relabel_negative(&dir, id, outcome, code, "FAIL");
         refused_saying(
             &dir,
             &format!(
@@ -2528,6 +2545,23 @@ fn an_http_control_relabelled_as_met_by_the_syntax_guard_is_refused() {
             ),
         );
     }
+    // A mutant met otherwise than its control is labelled with the answer
+    // its defective request got, and no other.
+    let (_tmp, dir) = copy_of(rel);
+    let id = "content-type";
+    let path = dir.join(format!("artifacts/{id}/mutant.json"));
+    let mut mutant = read(&path);
+    assert_eq!(
+        mutant["observedReasonCode"], "MCP_RES_SYNTAX_GUARD",
+        "{mutant:#}"
+    );
+    mutant["observedReasonCode"] = json!("MCP_RES_HTTP_STATUS_500");
+    write(&path, &mutant);
+    Relabel::open(&dir).save();
+    refused_saying(
+        &dir,
+        "says the defective request was answered MCP_RES_HTTP_STATUS_500, but its stored received bytes answer it with MCP_RES_SYNTAX_GUARD",
+    );
 }
 
 /// Every observation of every committed evaluation relabelled, one at a time,
@@ -2763,5 +2797,37 @@ fn silence_and_an_exit_are_read_from_the_waits_the_transcript_keeps() {
             "{name} {role} as {reason}: {:#?}",
             messages(&report)
         );
+    }
+}
+
+/// The opening's own wait says whether the conversation opened: a fresh run's
+/// positive (the opening answered with a result) relabelled as not opened
+/// (no answer, refused) is refused from the wait its runner kept for the
+/// opening request (a revision not spoken, from the bytes themselves).
+#[test]
+fn an_opening_its_wait_read_answered_cannot_be_relabelled_unopened() {
+    let tmp = tempfile::tempdir().unwrap();
+    let run = tmp.path().join("run");
+    run_batch(&run, &[]);
+    let opening = "but the wait its runner kept for the opening request read result";
+    for (reason, why) in [
+        ("MCP_RES_OPEN_FAILED", opening),
+        ("MCP_RES_OPEN_REFUSED", opening),
+        // Read first from the bytes themselves (no -32601 to server/discover).
+        (
+            "MCP_RES_REVISION_NOT_SPOKEN",
+            "but its stored transcript holds no `server/discover` answered -32601",
+        ),
+    ] {
+        let dir = tmp.path().join(reason);
+        copy_dir(&run, &dir);
+        let path = dir.join("artifacts/concurrent-requests/positive.json");
+        let mut doc = read(&path);
+        doc["observedOutcome"] = json!("NOT_OBSERVED");
+        doc["observedReasonCode"] = json!(reason);
+        doc["propertyReached"] = json!(false);
+        write(&path, &doc);
+        Relabel::open(&dir).save();
+        refused_saying(&dir, &format!("says {reason}, {why}"));
     }
 }

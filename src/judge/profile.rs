@@ -288,6 +288,31 @@ pub fn rederive(
             ));
         }
     }
+    // The opening's own wait says whether the conversation opened, and how
+    // it was met: a result opened it; an error refused it (-32601 to
+    // `server/discover` is a revision not spoken); silence or a close is a
+    // failure to open unless the opening was answered under another id.
+    if let Some(open) = super::stdio::opening_wait(transcript) {
+        let silent = open == "no answer" || open == "stdout closed";
+        let contradicted = match o.observed_reason.as_str() {
+            OPEN_FAILED => !silent,
+            OPEN_REFUSED => {
+                open == "result"
+                    || (silent && super::stdio::opening_misanswered(transcript).is_none())
+            }
+            REVISION_NOT_SPOKEN => open != "error -32601",
+            _ => false,
+        };
+        if contradicted {
+            return Some((
+                not_in_record(o),
+                format!(
+                    "check {id}: its {role}.json says {}, but the wait its runner kept for the opening request read {open}",
+                    o.observed_reason
+                ),
+            ));
+        }
+    }
     if o.observed_reason == SUBJECT_EXITED
         && super::stdio::went_by_itself(transcript) == Some(false)
     {
@@ -799,14 +824,18 @@ fn vocabulary_reread(
 }
 
 /// Is `reason` a label naming the answer a control got: the syntax guard,
-/// `MCP_RES_HTTP_STATUS_{n}` or `MCP_RES_JSONRPC_ERROR_{n}`?
+/// `MCP_RES_HTTP_STATUS_{n}`, `MCP_RES_JSONRPC_ERROR_{n}`, or a 2xx answer
+/// without a frame (`MCP_RES_HTTP_NO_ANSWER_FRAME`)?
 fn answer_code(reason: &str) -> bool {
     let numbered = |prefix: &str| {
         reason
             .strip_prefix(prefix)
             .is_some_and(|n| (1..=10).contains(&n.len()) && n.bytes().all(|b| b.is_ascii_digit()))
     };
-    reason == SYNTAX_GUARD || numbered("MCP_RES_HTTP_STATUS_") || numbered("MCP_RES_JSONRPC_ERROR_")
+    reason == SYNTAX_GUARD
+        || reason == crate::diag::reasons::HTTP_NO_ANSWER_FRAME
+        || numbered("MCP_RES_HTTP_STATUS_")
+        || numbered("MCP_RES_JSONRPC_ERROR_")
 }
 
 /// `o` judged not observed under the judge's own label: what its stored
@@ -1103,7 +1132,21 @@ fn http_refusal_reread(
             let met_as_control = reading == Reading::Refused;
             let labelled_as_control = o.observed_reason == refusal.reason;
             if met_as_control == labelled_as_control {
-                return None;
+                // Met otherwise than the control, and labelled with the
+                // answer it got: that answer must be the one stored.
+                let (observed, reason) = judged(&reading);
+                if met_as_control || !answer_code(&o.observed_reason) || reason == o.observed_reason
+                {
+                    return None;
+                }
+                return Some(as_read(
+                    observed,
+                    reason.clone(),
+                    format!(
+                        "check {id}: its {role}.json says the defective request was answered {}, but its stored received bytes answer it with {reason}",
+                        o.observed_reason
+                    ),
+                ));
             }
             let (observed, reason) = judged(&reading);
             Some((

@@ -579,6 +579,20 @@ pub fn replies_read(transcript: &Value) -> Option<Result<Vec<String>, String>> {
     Some(Ok(labels))
 }
 
+/// What the runner read for the opening request: the first kept wait
+/// (`replies`) whose id is that of an opening request (`initialize`,
+/// `server/discover`) on the stored stdin. `None` when the record keeps no
+/// waits, its stdin is not all stored, or no wait was for an opening.
+pub fn opening_wait(transcript: &Value) -> Option<String> {
+    let replies = transcript.get("replies")?.as_array()?;
+    let ids = opening_ids(&stream_bytes(transcript, "stdin")?);
+    replies
+        .iter()
+        .find(|r| r.get("id").is_some_and(|id| ids.contains(id)))
+        .and_then(|r| r["reply"].as_str())
+        .map(str::to_string)
+}
+
 /// Whether a stdio probe's record shows its subject gone by itself before
 /// the runner's first act that ends it: a wait that read its stdout closed;
 /// the exchange's own reading (`observation.stdoutClosed`, or an exit it

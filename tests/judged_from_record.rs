@@ -2831,3 +2831,132 @@ fn an_opening_its_wait_read_answered_cannot_be_relabelled_unopened() {
         refused_saying(&dir, &format!("says {reason}, {why}"));
     }
 }
+
+/// Over Streamable HTTP, silence and a close are read from the response reads
+/// the transcript keeps (`response-read` events): the HTTP test subject that
+/// holds the content-type control's connection open without a response is
+/// read `MCP_RES_NO_ANSWER`, the one that closes it without a response
+/// `MCP_RES_HTTP_CLOSED_WITHOUT_RESPONSE`, and the honest subject's 415 is
+/// the check's refusal (PASS); each validates as written. Relabelled
+/// (digests recomputed): the honest positive as unanswered, the honest
+/// control and the silent one as closed, the closed one as unanswered, each
+/// is refused from the reads.
+#[test]
+fn over_http_silence_and_a_close_are_read_from_the_kept_response_reads() {
+    let tmp = tempfile::tempdir().unwrap();
+    let run = |name: &str, brk: Option<&str>| {
+        let dir = tmp.path().join(name);
+        let mut subject = vec!["--port", "{port}"];
+        if let Some(b) = brk {
+            subject.extend(["--break", b]);
+        }
+        let run = run_subject(
+            &dir,
+            "streamable-http",
+            &[
+                "--revision",
+                "2025-11-25",
+                "--http",
+                "http://127.0.0.1:0/mcp",
+                "--checks",
+                "content-type",
+            ],
+            "http_subject.py",
+            &subject,
+        );
+        (dir, run)
+    };
+    for (name, brk, outcome, reason, verdict) in [
+        (
+            "twin",
+            None,
+            "REJECT",
+            "MCP_RES_HTTP_UNSUPPORTED_CONTENT_TYPE_REFUSED",
+            "PASS",
+        ),
+        (
+            "hang",
+            Some("content-type-hang"),
+            "NO_EFFECT",
+            "MCP_RES_NO_ANSWER",
+            "FAIL",
+        ),
+        (
+            "close",
+            Some("content-type-close"),
+            "REJECT",
+            "MCP_RES_HTTP_CLOSED_WITHOUT_RESPONSE",
+            "FAIL",
+        ),
+    ] {
+        let (dir, run) = run(name, brk);
+        let negative = read(&dir.join("artifacts/content-type/negative.json"));
+        assert_eq!(negative["observedOutcome"], outcome, "{name}: {negative:#}");
+        assert_eq!(
+            negative["observedReasonCode"], reason,
+            "{name}: {negative:#}"
+        );
+        assert!(
+            negative.to_string().contains("\"response-read\""),
+            "{name}: {negative:#}"
+        );
+        assert_eq!(run["checks"][0]["verdict"], verdict, "{name}: {run:#}");
+        let (_, report) = validate(&dir);
+        assert_eq!(
+            pointers(&report),
+            Vec::<String>::new(),
+            "{name}: {report:#}"
+        );
+    }
+    let unanswered = "every response read its runner kept holds an answer";
+    let unclosed = "no response read its runner kept ended with the connection closed";
+    for (name, role, outcome, reason, why) in [
+        (
+            "twin",
+            "positive",
+            "NOT_OBSERVED",
+            "MCP_RES_NO_ANSWER",
+            unanswered,
+        ),
+        (
+            "twin",
+            "negative",
+            "REJECT",
+            "MCP_RES_HTTP_CLOSED_WITHOUT_RESPONSE",
+            unclosed,
+        ),
+        (
+            "hang",
+            "negative",
+            "REJECT",
+            "MCP_RES_HTTP_CLOSED_WITHOUT_RESPONSE",
+            unclosed,
+        ),
+        (
+            "close",
+            "negative",
+            "NO_EFFECT",
+            "MCP_RES_NO_ANSWER",
+            unanswered,
+        ),
+    ] {
+        let dir = tmp.path().join(format!("{name}-{role}-as-{reason}"));
+        copy_dir(&tmp.path().join(name), &dir);
+        let path = dir.join(format!("artifacts/content-type/{role}.json"));
+        let mut doc = read(&path);
+        doc["observedOutcome"] = json!(outcome);
+        doc["observedReasonCode"] = json!(reason);
+        write(&path, &doc);
+        Relabel::open(&dir).save();
+        let (code, report) = validate(&dir);
+        assert_eq!(code, 1, "{name} {role} as {reason}: {report:#}");
+        let at = format!("artifacts/content-type/{role}.json /observedReasonCode");
+        assert!(
+            messages(&report)
+                .iter()
+                .any(|m| m.starts_with(&at) && m.contains(why)),
+            "{name} {role} as {reason}: {:#?}",
+            messages(&report)
+        );
+    }
+}

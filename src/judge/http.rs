@@ -487,6 +487,22 @@ pub fn read_answer(
     Reading::Other(reasons::HTTP_NO_ANSWER_FRAME.into())
 }
 
+/// The response reads a Streamable HTTP probe's runner kept
+/// (`response-read` events: per read, its connection, the status it read,
+/// the ids answered, whether the subject had closed the connection), in
+/// order. `None` for a record that keeps none (made before they were kept,
+/// or not an HTTP probe).
+pub fn response_reads(transcript: &Value) -> Option<Vec<&Value>> {
+    transcript.get("connections")?;
+    let reads: Vec<&Value> = transcript
+        .get("events")?
+        .as_array()?
+        .iter()
+        .filter(|e| e["event"] == "response-read")
+        .collect();
+    (!reads.is_empty()).then_some(reads)
+}
+
 /// Was the transcript's conversation opened under 2026-07-28 (a
 /// `server/discover` sent) rather than 2025-11-25 (`initialize`)? `None`
 /// when its sent bytes show neither.

@@ -313,6 +313,47 @@ pub fn rederive(
             ));
         }
     }
+    // Over Streamable HTTP every response read the runner made is kept
+    // with what it read: no answer needs a read that did not answer (the
+    // control's request, where the observation names it), and a close
+    // without a response a read that ended so.
+    if let Some(reads) = super::http::response_reads(transcript) {
+        let request = transcript
+            .pointer("/observation/requestId")
+            .filter(|r| !r.is_null());
+        // The reads of the connection that carried the control's request,
+        // where the observation names one sent on exactly one connection.
+        let carrier = request
+            .and_then(|id| super::http::connection_of(transcript, id).map(|conn| (id, conn)));
+        // A connection closed before any response is a close, not silence.
+        let closed = |r: &&Value| r["status"].is_null() && r["closedBySubject"] == json!(true);
+        let unanswered = |r: &&Value| {
+            !closed(r)
+                && match carrier {
+                    Some((id, conn)) => {
+                        r["connection"].as_u64() == Some(conn)
+                            && !r["answered"].as_array().is_some_and(|a| a.contains(id))
+                    }
+                    None => r["answers"].as_u64() == Some(0),
+                }
+        };
+        let contradicted = match o.observed_reason.as_str() {
+            NO_ANSWER => (!reads.iter().any(unanswered))
+                .then_some("every response read its runner kept holds an answer"),
+            crate::diag::reasons::HTTP_CLOSED_WITHOUT_RESPONSE => (!reads.iter().any(closed))
+                .then_some("no response read its runner kept ended with the connection closed before a response"),
+            _ => None,
+        };
+        if let Some(why) = contradicted {
+            return Some((
+                not_in_record(o),
+                format!(
+                    "check {id}: its {role}.json says {}, but {why}",
+                    o.observed_reason
+                ),
+            ));
+        }
+    }
     if o.observed_reason == SUBJECT_EXITED
         && super::stdio::went_by_itself(transcript) == Some(false)
     {

@@ -209,6 +209,9 @@ BREAKS = {
     "bind-all": "binds 0.0.0.0, stops on SIGTERM (a SHOULD: left open, NOT_OBSERVED)",
     # Allowed by the specification (no check FAILs): tests/profile_http.rs.
     "content-type-400": "an unsupported Content-Type gets 400 (not 415)",
+    # Silence and a close are different observations (tests/judged_from_record.rs).
+    "content-type-hang": "an unsupported Content-Type gets no response; the connection is held open until the client closes it",
+    "content-type-close": "an unsupported Content-Type gets the connection closed without a response",
     "legacy-only": "a 2025-era server: server/discover is -32601 (NOT_OBSERVED on 2026-07-28)",
     "null-id-parse-error": "a request with id null gets 400 with -32700 (left open: NOT_OBSERVED)",
     "put-400": "a PUT gets 400, not 405 (a SHOULD of RFC 9110; left open: NOT_OBSERVED)",
@@ -798,6 +801,16 @@ class Subject:
                               close, [("Allow", "POST")])
             return None
         media = (req.header("content-type") or "").split(";", 1)[0].strip().lower()
+        if media != "application/json" and self.broken("content-type-hang"):
+            conn.sock.settimeout(None)
+            try:
+                while conn.sock.recv(CHUNK):
+                    pass
+            except OSError:
+                pass
+            return None
+        if media != "application/json" and self.broken("content-type-close"):
+            return None
         if media != "application/json" and not self.broken("content-type"):
             status = 400 if self.broken("content-type-400") else 415
             self.respond_json(conn, status, rpc_error(None, INVALID_REQUEST,

@@ -310,6 +310,7 @@ impl Rec {
 pub struct Conn<'r> {
     pub id: usize,
     io: Blocking<Tapped<'r>>,
+    rec: &'r Rec,
 }
 
 /// A connection's tap: every byte and event into the record, under the
@@ -341,7 +342,7 @@ impl<'r> Conn<'r> {
     pub fn open(rec: &'r Rec, addr: SocketAddr) -> std::io::Result<Conn<'r>> {
         let id = rec.next_conn();
         let io = Blocking::connect(addr, Duration::from_secs(2), Tapped { rec, id })?;
-        Ok(Conn { id, io })
+        Ok(Conn { id, io, rec })
     }
 
     /// Write `bytes` (recorded first); false when the write failed.
@@ -358,7 +359,9 @@ impl<'r> Conn<'r> {
     /// subject that answers (and stops reading) before the whole body is
     /// written is still heard. The connection is closed afterwards.
     pub fn write_then_read(&mut self, bytes: &[u8], limit: Duration) -> Resp {
-        Resp::from(self.io.write_then_read(bytes, limit))
+        let r = Resp::from(self.io.write_then_read(bytes, limit));
+        self.read_done(&r);
+        r
     }
 
     /// Stop writing (a FIN to the subject); reading goes on.
@@ -384,7 +387,33 @@ impl<'r> Conn<'r> {
 
     /// Read one response as `how` says.
     pub fn response_with(&mut self, limit: Duration, how: &Reading) -> Resp {
-        Resp::from(self.io.response(limit, how))
+        let r = Resp::from(self.io.response(limit, how));
+        self.read_done(&r);
+        r
+    }
+
+    /// Record that a response read ended and what it read: after every
+    /// received chunk it read, so the judge knows which bytes the runner had
+    /// when it decided (a `response-read` event on this connection).
+    fn read_done(&self, r: &Resp) {
+        self.rec.event(
+            Some(self.id),
+            "response-read",
+            json!({
+                "status": r.status,
+                // The ids it answered (one with no canonical form, a number
+                // beyond the safe range, is left out).
+                "answered": r
+                    .answers()
+                    .iter()
+                    .filter_map(|a| a.get("id"))
+                    .filter(|id| id.is_string() || id.as_i64().is_some_and(|n| n.unsigned_abs() < 1 << 53))
+                    .collect::<Vec<_>>(),
+                "answers": r.answers().len(),
+                "closedBySubject": r.eof,
+                "timedOut": r.timed_out,
+            }),
+        );
     }
 }
 

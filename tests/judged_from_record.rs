@@ -2960,3 +2960,45 @@ fn over_http_silence_and_a_close_are_read_from_the_kept_response_reads() {
         );
     }
 }
+
+/// A probe never made (too slow to decide) leaves only the preflight's
+/// timing, and a twin's refusal needs a twin sent: a committed positive
+/// relabelled `MCP_RES_TOO_SLOW_TO_DECIDE`, a positive whose transcript is
+/// only a timing record while it keeps its label, and a control without a
+/// recorded twin relabelled `MCP_RES_VALID_TWIN_REFUSED`, are each refused.
+#[test]
+fn a_probe_never_made_and_a_twin_never_sent_are_read_from_the_record() {
+    let rel = "bundles/profiles/reference-stdio-transport-2025-11-25";
+    let id = "concurrent-requests";
+    let relabel = |role: &str, edit: &dyn Fn(&mut Value)| {
+        let (tmp, dir) = copy_of(rel);
+        let path = dir.join(format!("artifacts/{id}/{role}.json"));
+        let mut doc = read(&path);
+        edit(&mut doc);
+        write(&path, &doc);
+        Relabel::open(&dir).save();
+        (tmp, dir)
+    };
+    let (_t, dir) = relabel("positive", &|d| {
+        d["observedOutcome"] = json!("NOT_OBSERVED");
+        d["observedReasonCode"] = json!("MCP_RES_TOO_SLOW_TO_DECIDE");
+    });
+    refused_saying(
+        &dir,
+        "(no probe made), but its stored transcript is of a probe",
+    );
+    let (_t, dir) = relabel("positive", &|d| {
+        d["transcript"] = json!({"timing": {"startupMs": 40, "answerMs": 5}});
+    });
+    refused_saying(&dir, "holds only the timing of a probe never made");
+    let negative = read(&repo(rel).join(format!("artifacts/{id}/negative.json")));
+    assert!(
+        negative["transcript"]["observation"].get("twin").is_none(),
+        "{negative:#}"
+    );
+    let (_t, dir) = relabel("negative", &|d| {
+        d["observedOutcome"] = json!("NOT_OBSERVED");
+        d["observedReasonCode"] = json!("MCP_RES_VALID_TWIN_REFUSED");
+    });
+    refused_saying(&dir, "records no valid twin sent");
+}

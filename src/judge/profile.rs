@@ -261,6 +261,45 @@ pub fn rederive(
             ),
         ));
     }
+    // An observation too slow to decide was never made: its record is the
+    // preflight's timing alone. A label of one made, on such a record, and
+    // that label on a record of a probe, are not what the record shows.
+    let probed = ["chunks", "connections", "events"]
+        .iter()
+        .any(|k| transcript.get(k).is_some());
+    let timing_only = transcript
+        .as_object()
+        .is_some_and(|t| t.len() == 1 && t.contains_key("timing"));
+    if o.observed_reason == TOO_SLOW_TO_DECIDE && probed {
+        return Some((
+            not_in_record(o),
+            format!(
+                "check {id}: its {role}.json says {TOO_SLOW_TO_DECIDE} (no probe made), but its stored transcript is of a probe"
+            ),
+        ));
+    }
+    if o.observed_reason != TOO_SLOW_TO_DECIDE && timing_only {
+        return Some((
+            not_in_record(o),
+            format!(
+                "check {id}: its {role}.json says {}, but its stored transcript holds only the timing of a probe never made",
+                o.observed_reason
+            ),
+        ));
+    }
+    // A twin's refusal is given only where a twin was sent, and the runner
+    // records every twin it sends.
+    if o.observed_reason == VALID_TWIN_REFUSED
+        && transcript.get("observation").is_some()
+        && transcript.pointer("/observation/twin").is_none()
+    {
+        return Some((
+            not_in_record(o),
+            format!(
+                "check {id}: its {role}.json says {VALID_TWIN_REFUSED}, but its stored observation records no valid twin sent"
+            ),
+        ));
+    }
     // The answers the runner waited for are read again from the stdout
     // prefix each was decided on; a reading of silence, an ending or the
     // runner's own ending needs a wait (or an end) the record shows so.

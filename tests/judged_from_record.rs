@@ -2946,6 +2946,20 @@ fn over_http_silence_and_a_close_are_read_from_the_kept_response_reads() {
             "MCP_RES_NO_ANSWER",
             unanswered,
         ),
+        (
+            "twin",
+            "positive",
+            "TERMINATE",
+            "MCP_RES_SUBJECT_EXITED",
+            "every connection it opened was accepted",
+        ),
+        (
+            "twin",
+            "positive",
+            "NOT_OBSERVED",
+            "MCP_RES_OPEN_FAILED",
+            "every opening its connections sent got its result",
+        ),
     ] {
         let dir = tmp.path().join(format!("{name}-{role}-as-{reason}"));
         copy_dir(&tmp.path().join(name), &dir);
@@ -3008,4 +3022,31 @@ fn a_probe_never_made_and_a_twin_never_sent_are_read_from_the_record() {
         d["observedReasonCode"] = json!("MCP_RES_VALID_TWIN_REFUSED");
     });
     refused_saying(&dir, "records no valid twin sent");
+}
+
+/// A mutant that must be answered (a request for a method no server has) is
+/// credited with its answer only where a kept wait read one: the survivor
+/// run's mutant, met with silence, relabelled as answered is refused.
+#[test]
+fn a_mutant_met_with_silence_cannot_be_relabelled_as_answered() {
+    let (_tmp, dir) = survivor_run();
+    let id = "request-identity-metadata";
+    let path = dir.join(format!("artifacts/{id}/mutant.json"));
+    let mut doc = read(&path);
+    assert_eq!(
+        doc["expectedReasonCode"], "MCP_RES_MUTANT_REQUEST_ANSWERED",
+        "{doc:#}"
+    );
+    assert_ne!(
+        doc["observedReasonCode"], "MCP_RES_MUTANT_REQUEST_ANSWERED",
+        "{doc:#}"
+    );
+    doc["observedOutcome"] = json!("REJECT");
+    doc["observedReasonCode"] = json!("MCP_RES_MUTANT_REQUEST_ANSWERED");
+    write(&path, &doc);
+    Relabel::open(&dir).save();
+    refused_saying(
+        &dir,
+        "but no wait its runner kept for a request other than the opening read an answer",
+    );
 }

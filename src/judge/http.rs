@@ -503,6 +503,39 @@ pub fn response_reads(transcript: &Value) -> Option<Vec<&Value>> {
     (!reads.is_empty()).then_some(reads)
 }
 
+/// Did every opening the transcript's connections sent (`initialize`,
+/// `server/discover`) get its result in the first response read kept on its
+/// connection? `None` when the record keeps no reads, its sent bytes are not
+/// all stored, or no opening was sent.
+pub fn openings_answered(transcript: &Value) -> Option<bool> {
+    let reads = response_reads(transcript)?;
+    let sent = stream(transcript, "sent")?;
+    let mut any = false;
+    for (conn, bytes) in &sent {
+        let ids: Vec<Value> = framed(bytes, true)
+            .into_iter()
+            .filter(|m| matches!(m["method"].as_str(), Some("initialize" | "server/discover")))
+            .filter_map(|m| m.get("id").cloned())
+            .collect();
+        if ids.is_empty() {
+            continue;
+        }
+        any = true;
+        let first = reads
+            .iter()
+            .find(|r| r["connection"].as_u64() == Some(*conn));
+        let got = first.is_some_and(|r| {
+            r["results"]
+                .as_array()
+                .is_some_and(|results| ids.iter().all(|id| results.contains(id)))
+        });
+        if !got {
+            return Some(false);
+        }
+    }
+    any.then_some(true)
+}
+
 /// Was the transcript's conversation opened under 2026-07-28 (a
 /// `server/discover` sent) rather than 2025-11-25 (`initialize`)? `None`
 /// when its sent bytes show neither.

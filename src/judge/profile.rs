@@ -373,12 +373,24 @@ pub fn rederive(
                         r["connection"].as_u64() == Some(conn)
                             && !r["answered"].as_array().is_some_and(|a| a.contains(id))
                     }
-                    None => r["answers"].as_u64() == Some(0),
+                    // A 202 (a notification or a response taken in) asks
+                    // for no answer.
+                    None => r["answers"].as_u64() == Some(0) && r["status"].as_u64() != Some(202),
                 }
         };
+        let connect_failed = transcript["events"]
+            .as_array()
+            .is_some_and(|e| e.iter().any(|e| e["event"] == "connect-failed"));
+        let answerless =
+            |r: &&Value| r["answers"].as_u64() == Some(0) && r["status"].as_u64() != Some(202);
+        let opened = super::http::openings_answered(transcript) == Some(true);
         let contradicted = match o.observed_reason.as_str() {
             NO_ANSWER => (!reads.iter().any(unanswered))
                 .then_some("every response read its runner kept holds an answer"),
+            SUBJECT_EXITED => (!connect_failed && !reads.iter().any(answerless))
+                .then_some("every connection it opened was accepted and every response read its runner kept holds an answer"),
+            OPEN_FAILED | OPEN_REFUSED => opened
+                .then_some("every opening its connections sent got its result in the first response read kept on that connection"),
             crate::diag::reasons::HTTP_CLOSED_WITHOUT_RESPONSE => (!reads.iter().any(closed))
                 .then_some("no response read its runner kept ended with the connection closed before a response"),
             _ => None,
@@ -392,6 +404,16 @@ pub fn rederive(
                 ),
             ));
         }
+    }
+    if o.observed_reason == MUTANT_REQUEST_ANSWERED
+        && super::stdio::request_answered(transcript) == Some(false)
+    {
+        return Some((
+            not_in_record(o),
+            format!(
+                "check {id}: its {role}.json says {MUTANT_REQUEST_ANSWERED}, but no wait its runner kept for a request other than the opening read an answer"
+            ),
+        ));
     }
     if o.observed_reason == SUBJECT_EXITED
         && super::stdio::went_by_itself(transcript) == Some(false)

@@ -593,6 +593,20 @@ pub fn opening_wait(transcript: &Value) -> Option<String> {
         .map(str::to_string)
 }
 
+/// Did a kept wait for a request other than the opening read an answer (a
+/// result or an error)? `None` when the record keeps no waits or its stdin
+/// is not all stored.
+pub fn request_answered(transcript: &Value) -> Option<bool> {
+    let replies = transcript.get("replies")?.as_array()?;
+    let ids = opening_ids(&stream_bytes(transcript, "stdin")?);
+    Some(replies.iter().any(|r| {
+        r.get("id").is_some_and(|id| !ids.contains(id))
+            && r["reply"]
+                .as_str()
+                .is_some_and(|t| t == "result" || t.starts_with("error "))
+    }))
+}
+
 /// Whether a stdio probe's record shows its subject gone by itself before
 /// the runner's first act that ends it: a wait that read its stdout closed;
 /// the exchange's own reading (`observation.stdoutClosed`, or an exit it

@@ -409,6 +409,14 @@ impl<'r> Conn<'r> {
                     .filter_map(|a| a.get("id"))
                     .filter(|id| id.is_string() || id.as_i64().is_some_and(|n| n.unsigned_abs() < 1 << 53))
                     .collect::<Vec<_>>(),
+                // Those answered with a result (not an error).
+                "results": r
+                    .answers()
+                    .iter()
+                    .filter(|a| a.get("result").is_some())
+                    .filter_map(|a| a.get("id"))
+                    .filter(|id| id.is_string() || id.as_i64().is_some_and(|n| n.unsigned_abs() < 1 << 53))
+                    .collect::<Vec<_>>(),
                 "answers": r.answers().len(),
                 "closedBySubject": r.eof,
                 "timedOut": r.timed_out,

@@ -2495,6 +2495,14 @@ fn an_observation_whose_bytes_show_an_opening_cannot_be_relabelled_as_unopened()
     let rel = "bundles/field/evidence/legs/reference-http-2025-11-25";
     for id in ["content-type", "keepalive"] {
         let (_tmp, dir) = copy_of(rel);
+        // As a record made before response reads were kept.
+        let path = dir.join(format!("artifacts/{id}/negative.json"));
+        let mut doc = read(&path);
+        doc["transcript"]["events"]
+            .as_array_mut()
+            .unwrap()
+            .retain(|e| e["event"] != "response-read");
+        write(&path, &doc);
         relabel_negative(
             &dir,
             id,
@@ -2574,9 +2582,9 @@ fn an_http_control_relabelled_as_met_by_the_syntax_guard_is_refused() {
 /// with each other reason (and outcome) its check's runner can give that role
 /// (`src/judge/vocabulary.tsv`): the relabel is refused when the judge finds
 /// a disagreement at that artifact, from its bytes. Judged in process (about
-/// 7,200 relabels, `{n}` families tried as 500), with the count of those
+/// 7,050 relabels, `{n}` families tried as 500), with the count of those
 /// still believed printed per reason (`MCPRES_SWEEP_LIST=1` lists each). The
-/// floor is what the judge refuses today (5,153 on 2026-12-05); a change that
+/// floor is what the judge refuses today (5,442 on 2026-12-05); a change that
 /// lowers it fails here.
 #[test]
 fn relabels_within_each_checks_vocabulary_are_refused_from_the_bytes() {

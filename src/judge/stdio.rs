@@ -593,14 +593,20 @@ pub fn opening_wait(transcript: &Value) -> Option<String> {
         .map(str::to_string)
 }
 
-/// Did a kept wait for a request other than the opening read an answer (a
-/// result or an error)? `None` when the record keeps no waits or its stdin
+/// Did a kept wait other than the opening's (the first for an opening
+/// request) read an answer (a result or an error)? `None` when the record keeps no waits or its stdin
 /// is not all stored.
 pub fn request_answered(transcript: &Value) -> Option<bool> {
     let replies = transcript.get("replies")?.as_array()?;
     let ids = opening_ids(&stream_bytes(transcript, "stdin")?);
-    Some(replies.iter().any(|r| {
-        r.get("id").is_some_and(|id| !ids.contains(id))
+    // The opening's wait is the first for an opening request; a later
+    // `server/discover` (a mutant's request) is a request like any other.
+    let opening = replies
+        .iter()
+        .position(|r| r.get("id").is_some_and(|id| ids.contains(id)));
+    Some(replies.iter().enumerate().any(|(k, r)| {
+        Some(k) != opening
+            && r.get("id").is_some()
             && r["reply"]
                 .as_str()
                 .is_some_and(|t| t == "result" || t.starts_with("error "))

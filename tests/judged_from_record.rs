@@ -2968,6 +2968,13 @@ fn over_http_silence_and_a_close_are_read_from_the_kept_response_reads() {
             "MCP_RES_OPEN_FAILED",
             "every opening its connections sent got its result",
         ),
+        (
+            "twin",
+            "positive",
+            "REJECT",
+            "MCP_RES_HTTP_STATUS_401",
+            "no response read its runner kept got the status 401",
+        ),
     ] {
         let dir = tmp.path().join(format!("{name}-{role}-as-{reason}"));
         copy_dir(&tmp.path().join(name), &dir);
@@ -3056,5 +3063,36 @@ fn a_mutant_met_with_silence_cannot_be_relabelled_as_answered() {
     refused_saying(
         &dir,
         "but no wait its runner kept for a request other than the opening read an answer",
+    );
+}
+
+/// A mutant answered is an acceptance when the answer is a result and a
+/// refusal when it is an error: the honest subject's concurrent-requests
+/// mutant (a request for a method no server has, answered -32601) relabelled
+/// as accepted is refused at its outcome.
+#[test]
+fn an_answered_mutant_keeps_the_outcome_its_answer_gives() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("run");
+    run_batch(&dir, &[]);
+    let path = dir.join("artifacts/concurrent-requests/mutant.json");
+    let mut doc = read(&path);
+    assert_eq!(
+        doc["observedReasonCode"], "MCP_RES_MUTANT_REQUEST_ANSWERED",
+        "{doc:#}"
+    );
+    assert_eq!(doc["observedOutcome"], "REJECT", "{doc:#}");
+    doc["observedOutcome"] = json!("ACCEPT");
+    write(&path, &doc);
+    Relabel::open(&dir).save();
+    let (code, report) = validate(&dir);
+    assert_eq!(code, 1, "{report:#}");
+    let at = "artifacts/concurrent-requests/mutant.json /observedOutcome";
+    assert!(
+        messages(&report)
+            .iter()
+            .any(|m| m.starts_with(at) && m.contains("read error -32601")),
+        "{:#?}",
+        messages(&report)
     );
 }

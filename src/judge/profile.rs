@@ -384,7 +384,39 @@ pub fn rederive(
         let answerless =
             |r: &&Value| r["answers"].as_u64() == Some(0) && r["status"].as_u64() != Some(202);
         let opened = super::http::openings_answered(transcript) == Some(true);
+        // A status named in the label is one a read got.
+        let status_read = |n: u64| reads.iter().any(|r| r["status"].as_u64() == Some(n));
+        let frameless = |r: &&Value| {
+            r["answers"].as_u64() == Some(0)
+                && r["status"]
+                    .as_u64()
+                    .is_some_and(|s| (200..300).contains(&s))
+        };
+        let labelled_status = o
+            .observed_reason
+            .strip_prefix("MCP_RES_HTTP_STATUS_")
+            .and_then(|n| n.parse::<u64>().ok());
+        // A control or mutant of a refusal-table check labelled with its
+        // answer is read from its own connection's bytes below.
+        let reread_below = role != "positive"
+            && super::http::refusal_of(id).is_some()
+            && answer_code(&o.observed_reason);
+        if let Some(n) = labelled_status
+            && !reread_below
+            && !status_read(n)
+        {
+            return Some((
+                not_in_record(o),
+                format!(
+                    "check {id}: its {role}.json says {}, but no response read its runner kept got the status {n}",
+                    o.observed_reason
+                ),
+            ));
+        }
         let contradicted = match o.observed_reason.as_str() {
+            crate::diag::reasons::HTTP_NO_ANSWER_FRAME => (!reread_below
+                && !reads.iter().any(frameless))
+                .then_some("no response read its runner kept got a 2xx status without an answer"),
             NO_ANSWER => (!reads.iter().any(unanswered))
                 .then_some("every response read its runner kept holds an answer"),
             SUBJECT_EXITED => (!connect_failed && !reads.iter().any(answerless))
@@ -406,14 +438,34 @@ pub fn rederive(
         }
     }
     if o.observed_reason == MUTANT_REQUEST_ANSWERED
-        && super::stdio::request_answered(transcript) == Some(false)
+        && let Some(answer) = super::stdio::request_answer(transcript)
     {
-        return Some((
-            not_in_record(o),
-            format!(
-                "check {id}: its {role}.json says {MUTANT_REQUEST_ANSWERED}, but no wait its runner kept for a request other than the opening read an answer"
-            ),
-        ));
+        let Some(answer) = answer else {
+            return Some((
+                not_in_record(o),
+                format!(
+                    "check {id}: its {role}.json says {MUTANT_REQUEST_ANSWERED}, but no wait its runner kept for a request other than the opening read an answer"
+                ),
+            ));
+        };
+        // A result is an acceptance, an error a refusal.
+        let outcome = if answer == "result" {
+            ProbeOutcome::Accept
+        } else {
+            ProbeOutcome::Reject
+        };
+        if o.observed != outcome {
+            return Some((
+                Observation {
+                    observed: outcome,
+                    ..o.clone()
+                },
+                format!(
+                    "check {id}: its {role}.json says {} ({MUTANT_REQUEST_ANSWERED}), but the wait its runner kept for the request read {answer}",
+                    o.observed
+                ),
+            ));
+        }
     }
     if o.observed_reason == SUBJECT_EXITED
         && super::stdio::went_by_itself(transcript) == Some(false)
@@ -1951,14 +2003,32 @@ pub fn judge_dir(
                             .or_else(|| vocabulary_reread(profile_id, id, role, &o));
                         obs[k] = Some(match found {
                             Some((judged, why)) => {
-                                differ(
-                                    &mut out,
-                                    &path,
-                                    "/observedReasonCode".into(),
-                                    &json!(o.observed_reason),
-                                    json!(judged.observed_reason),
-                                    why,
-                                );
+                                // The same reason with another outcome (an
+                                // answer read as a result, not an error) is
+                                // told at the outcome.
+                                let pointer = if judged.observed_reason == o.observed_reason {
+                                    differ(
+                                        &mut out,
+                                        &path,
+                                        "/observedOutcome".into(),
+                                        &json!(o.observed),
+                                        json!(judged.observed),
+                                        why,
+                                    );
+                                    None
+                                } else {
+                                    Some(why)
+                                };
+                                if let Some(why) = pointer {
+                                    differ(
+                                        &mut out,
+                                        &path,
+                                        "/observedReasonCode".into(),
+                                        &json!(o.observed_reason),
+                                        json!(judged.observed_reason),
+                                        why,
+                                    );
+                                }
                                 judged
                             }
                             None => o,

@@ -597,6 +597,13 @@ pub fn opening_wait(transcript: &Value) -> Option<String> {
 /// request) read an answer (a result or an error)? `None` when the record keeps no waits or its stdin
 /// is not all stored.
 pub fn request_answered(transcript: &Value) -> Option<bool> {
+    Some(request_answer(transcript)?.is_some())
+}
+
+/// What the last kept wait other than the opening's that read an answer
+/// read (`result` or `error CODE`); `Some(None)` when none did, `None` when
+/// the record keeps no waits or its stdin is not all stored.
+pub fn request_answer(transcript: &Value) -> Option<Option<String>> {
     let replies = transcript.get("replies")?.as_array()?;
     let ids = opening_ids(&stream_bytes(transcript, "stdin")?);
     // The opening's wait is the first for an opening request; a later
@@ -604,13 +611,16 @@ pub fn request_answered(transcript: &Value) -> Option<bool> {
     let opening = replies
         .iter()
         .position(|r| r.get("id").is_some_and(|id| ids.contains(id)));
-    Some(replies.iter().enumerate().any(|(k, r)| {
-        Some(k) != opening
-            && r.get("id").is_some()
-            && r["reply"]
-                .as_str()
-                .is_some_and(|t| t == "result" || t.starts_with("error "))
-    }))
+    Some(
+        replies
+            .iter()
+            .enumerate()
+            .filter(|(k, r)| Some(*k) != opening && r.get("id").is_some())
+            .filter_map(|(_, r)| r["reply"].as_str())
+            .filter(|t| *t == "result" || t.starts_with("error "))
+            .last()
+            .map(str::to_string),
+    )
 }
 
 /// Whether a stdio probe's record shows its subject gone by itself before

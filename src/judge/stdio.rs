@@ -618,7 +618,7 @@ pub fn request_answer(transcript: &Value) -> Option<Option<String>> {
             .filter(|(k, r)| Some(*k) != opening && r.get("id").is_some())
             .filter_map(|(_, r)| r["reply"].as_str())
             .filter(|t| *t == "result" || t.starts_with("error "))
-            .last()
+            .next_back()
             .map(str::to_string),
     )
 }

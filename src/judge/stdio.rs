@@ -617,8 +617,7 @@ pub fn request_answer(transcript: &Value) -> Option<Option<String>> {
             .enumerate()
             .filter(|(k, r)| Some(*k) != opening && r.get("id").is_some())
             .filter_map(|(_, r)| r["reply"].as_str())
-            .filter(|t| *t == "result" || t.starts_with("error "))
-            .next_back()
+            .rfind(|t| *t == "result" || t.starts_with("error "))
             .map(str::to_string),
     )
 }

@@ -2794,23 +2794,11 @@ fn silence_and_an_exit_are_read_from_the_waits_the_transcript_keeps() {
         ),
     ];
     for (name, role, outcome, reason, why) in relabels {
-        let dir = tmp.path().join(format!("{name}-{role}-as-{reason}"));
-        copy_dir(&tmp.path().join(name), &dir);
-        let path = dir.join(format!("artifacts/concurrent-requests/{role}.json"));
-        let mut doc = read(&path);
-        doc["observedOutcome"] = json!(outcome);
-        doc["observedReasonCode"] = json!(reason);
-        write(&path, &doc);
-        Relabel::open(&dir).save();
-        let (code, report) = validate(&dir);
-        assert_eq!(code, 1, "{name} as {reason}: {report:#}");
-        let at = format!("artifacts/concurrent-requests/{role}.json /observedReasonCode");
-        assert!(
-            messages(&report)
-                .iter()
-                .any(|m| m.starts_with(&at) && m.contains(why)),
-            "{name} {role} as {reason}: {:#?}",
-            messages(&report)
+        relabelled_copy_is_refused(
+            &tmp.path().join(name),
+            &tmp.path().join(format!("{name}-{role}-as-{reason}")),
+            "concurrent-requests",
+            (role, outcome, reason, why),
         );
     }
 }
@@ -2976,23 +2964,11 @@ fn over_http_silence_and_a_close_are_read_from_the_kept_response_reads() {
             "no response read its runner kept got the status 401",
         ),
     ] {
-        let dir = tmp.path().join(format!("{name}-{role}-as-{reason}"));
-        copy_dir(&tmp.path().join(name), &dir);
-        let path = dir.join(format!("artifacts/content-type/{role}.json"));
-        let mut doc = read(&path);
-        doc["observedOutcome"] = json!(outcome);
-        doc["observedReasonCode"] = json!(reason);
-        write(&path, &doc);
-        Relabel::open(&dir).save();
-        let (code, report) = validate(&dir);
-        assert_eq!(code, 1, "{name} {role} as {reason}: {report:#}");
-        let at = format!("artifacts/content-type/{role}.json /observedReasonCode");
-        assert!(
-            messages(&report)
-                .iter()
-                .any(|m| m.starts_with(&at) && m.contains(why)),
-            "{name} {role} as {reason}: {:#?}",
-            messages(&report)
+        relabelled_copy_is_refused(
+            &tmp.path().join(name),
+            &tmp.path().join(format!("{name}-{role}-as-{reason}")),
+            "content-type",
+            (role, outcome, reason, why),
         );
     }
 }
@@ -3093,6 +3069,35 @@ fn an_answered_mutant_keeps_the_outcome_its_answer_gives() {
             .iter()
             .any(|m| m.starts_with(at) && m.contains("read error -32601")),
         "{:#?}",
+        messages(&report)
+    );
+}
+
+/// A copy of the run directory `from` (as `to`) with check `id`'s `role`
+/// observation relabelled `outcome` (`reason`), digests recomputed: `validate`
+/// refuses it at that artifact's reason, saying `why`.
+fn relabelled_copy_is_refused(
+    from: &Path,
+    to: &Path,
+    id: &str,
+    (role, outcome, reason, why): (&str, &str, &str, &str),
+) {
+    copy_dir(from, to);
+    let path = to.join(format!("artifacts/{id}/{role}.json"));
+    let mut doc = read(&path);
+    doc["observedOutcome"] = json!(outcome);
+    doc["observedReasonCode"] = json!(reason);
+    write(&path, &doc);
+    Relabel::open(to).save();
+    let (code, report) = validate(to);
+    assert_eq!(code, 1, "{role} as {reason}: {report:#}");
+    let at = format!("artifacts/{id}/{role}.json /observedReasonCode");
+    assert!(
+        messages(&report)
+            .iter()
+            .any(|m| m.starts_with(&at) && m.contains(why)),
+        "{} {role} as {reason}: {:#?}",
+        from.display(),
         messages(&report)
     );
 }

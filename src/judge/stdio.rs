@@ -508,6 +508,9 @@ pub fn non_protocol_lines(transcript: &Value) -> Option<usize> {
     )
 }
 
+/// How the redactor marks a credential it replaced in a stored stream.
+const REDACTION_MARK: &[u8] = b"[REDACTED:";
+
 /// The answers a stdio probe's runner waited for (`replies`: per wait, the
 /// id, how many stdout bytes it had read when it decided, and what it read),
 /// each read again from that prefix of the stored stdout: the first complete
@@ -516,13 +519,23 @@ pub fn non_protocol_lines(transcript: &Value) -> Option<usize> {
 /// stored stdout. `Some(Ok(labels))`, the recorded readings, when the bytes
 /// give every one; `Some(Err(why))` for the first they do not give; `None`
 /// for a record that keeps no waits (made before they were kept, or not a
-/// stdio probe) or whose stdout bytes are not all stored.
+/// stdio probe) or whose stdout bytes are not all stored. A wait decided
+/// past the first redaction marker is kept unread (the runner counted the
+/// bytes before the redactor replaced a credential).
 pub fn replies_read(transcript: &Value) -> Option<Result<Vec<String>, String>> {
     let replies = transcript.get("replies")?.as_array()?;
     let stdout = stdout_bytes(transcript)?;
     if transcript.get("stdoutDroppedBytes").and_then(Value::as_u64) != Some(0) {
         return None;
     }
+    // The runner counted the bytes it read; the stored stdout is redacted
+    // (a credential replaced by a `[REDACTED:...]` marker where it starts),
+    // so it is the same bytes only up to its first marker: a wait decided
+    // past it is not read again.
+    let exact = stdout
+        .windows(REDACTION_MARK.len())
+        .position(|w| w == REDACTION_MARK)
+        .unwrap_or(usize::MAX);
     let mut labels = Vec::new();
     for (i, r) in replies.iter().enumerate() {
         let Some(recorded) = r.get("reply").and_then(Value::as_str) else {
@@ -537,15 +550,22 @@ pub fn replies_read(transcript: &Value) -> Option<Result<Vec<String>, String>> {
             return Some(Err(format!("its wait {i} records no stdout byte count")));
         };
         let Some(prefix) = stdout.get(..seen) else {
+            if exact != usize::MAX {
+                continue;
+            }
             return Some(Err(format!(
                 "its wait {i} says {seen} stdout bytes had been read, but {} are stored",
                 stdout.len()
             )));
         };
-        // A wait kept without its id (one with no canonical form) is not read.
+        // A wait kept without its id (one with no canonical form) is not
+        // read, nor one decided past a redaction.
         let Some(id) = r.get("id") else {
             continue;
         };
+        if seen > exact || (recorded == "stdout closed" && exact != usize::MAX) {
+            continue;
+        }
         let answer = messages(prefix).into_iter().find(|m| {
             m.get("id") == Some(id)
                 && m.get("method").is_none()
@@ -717,6 +737,14 @@ mod tests {
             json!([{"id": 3, "seenBytes": all + 1, "reply": "no answer"}]),
         );
         assert!(matches!(replies_read(&over), Some(Err(_))));
+        // Past a redaction marker the stored bytes are not those the runner
+        // counted: a wait decided there is not read again.
+        let redacted = "{\"id\":1,\"jsonrpc\":\"2.0\",\"result\":{\"name\":\"[REDACTED:environment-value]\"}}\n";
+        let past = waited(
+            redacted,
+            json!([{"id": 1, "seenBytes": redacted.len() + 9, "reply": "result"}]),
+        );
+        assert!(matches!(replies_read(&past), Some(Ok(_))));
         // A record without waits, or with stdout not all stored, is not read.
         assert_eq!(replies_read(&json!({"chunks": []})), None);
         let mut dropped = ok.clone();

@@ -327,6 +327,9 @@ pub fn rederive(
             ));
         }
     }
+    if let Some(found) = answer_reread(id, role, o, transcript) {
+        return Some(found);
+    }
     // The opening's own wait says whether the conversation opened, and how
     // it was met: a result opened it; an error refused it (-32601 to
     // `server/discover` is a revision not spoken); silence or a close is a
@@ -477,11 +480,16 @@ pub fn rederive(
             ),
         ));
     }
+    // Only an exchange's own reading gives the runner's ending: one that
+    // recorded the subject's end after an act of the runner.
     if o.observed_reason == ENDED_BY_RUNNER
         && transcript.get("replies").is_some()
-        && let Some(ended) = transcript.pointer("/observation/endedBy")
-        && ended.get("mcpres").is_none()
+        && transcript.pointer("/observation/endedBy/mcpres").is_none()
     {
+        let ended = transcript.pointer("/observation/endedBy").map_or(
+            "nothing (no exchange's reading is stored)".to_string(),
+            |e| e.to_string(),
+        );
         return Some((
             not_in_record(o),
             format!(
@@ -1499,11 +1507,212 @@ fn media_type_reread(
     ))
 }
 
+/// Labels that name how a request was answered, read against the answer the
+/// record keeps for it: silence needs the request's last wait (stdio) or a
+/// read with no response (Streamable HTTP) to have got none, and (for a
+/// control still serving) no syntax guard or null-id refusal in the lines
+/// gathered; an error label needs that error in the stored answers; a twin
+/// refusal needs the twin not served, and a twin not served leaves no other
+/// label than the twin refusal on a control that was not an acceptance.
+fn answer_reread(
+    id: &str,
+    role: &str,
+    o: &Observation,
+    transcript: &Value,
+) -> Option<(Observation, String)> {
+    use super::stdio::{gathered, last_wait_for, wait_readings};
+    let observation = transcript.get("observation").unwrap_or(&Value::Null);
+    let request = observation.get("requestId").filter(|r| !r.is_null());
+    let answered = |r: &str| r == "result" || r.starts_with("error ");
+    let refuse = |why: String| {
+        Some((
+            not_in_record(o),
+            format!(
+                "check {id}: its {role}.json says {}, but {why}",
+                o.observed_reason
+            ),
+        ))
+    };
+    let http_messages = super::http::messages(transcript);
+    let code_seen = |code: i64| {
+        http_messages.as_ref().map(|messages| {
+            messages
+                .iter()
+                .any(|m| m.pointer("/error/code").and_then(Value::as_i64) == Some(code))
+        })
+    };
+    match o.observed_reason.as_str() {
+        NO_ANSWER => {
+            if let Some(req) = request
+                && let Some(read) = last_wait_for(transcript, req)
+                && answered(&read)
+            {
+                return refuse(format!(
+                    "the last wait its runner kept for the request {req} read {read}"
+                ));
+            }
+            // A control met with silence while the subject went on serving
+            // (its liveness request answered) is a refusal where the lines
+            // gathered hold the syntax guard or a null-id error.
+            if o.observed == ProbeOutcome::NoEffect
+                && let Some(live) = observation.get("liveId")
+                && last_wait_for(transcript, live).is_some_and(|r| answered(&r))
+                && let Some(g) = gathered(transcript)
+                && (g.parse_errors > 0 || g.null_id_errors > 0)
+            {
+                return refuse(format!(
+                    "the subject went on serving and the stdout lines the exchange was gathered from hold {} parse error(s) and {} other null-id error(s)",
+                    g.parse_errors, g.null_id_errors
+                ));
+            }
+            if o.observed == ProbeOutcome::NoEffect
+                && let Some(reads) = super::http::response_reads(transcript)
+            {
+                let carrier = request.and_then(|r| super::http::connection_of(transcript, r));
+                let silent = reads.iter().any(|r| {
+                    r["status"].is_null()
+                        && r["closedBySubject"] != json!(true)
+                        && carrier.is_none_or(|c| r["connection"].as_u64() == Some(c))
+                });
+                if !silent {
+                    return refuse(
+                        "every response read its runner kept for the request got a response or a close"
+                            .into(),
+                    );
+                }
+            }
+        }
+        // A conversation not opened leaves an observation of its opening
+        // alone: one that records more was made after the opening.
+        OPEN_FAILED | OPEN_REFUSED if o.observed == ProbeOutcome::NotObserved => {
+            if let Some(keys) = observation.as_object()
+                && let Some(k) = keys.keys().find(|k| *k != "open")
+            {
+                return refuse(format!(
+                    "its stored observation records `{k}`, of an exchange made after the opening"
+                ));
+            }
+        }
+        // Left open is what a served request is (a stdio control answered
+        // with a result where no MUST asks for a refusal).
+        BEHAVIOUR_LEFT_OPEN => {
+            if let Some(req) = request
+                && let Some(read) = last_wait_for(transcript, req)
+                && read != "result"
+            {
+                return refuse(format!(
+                    "the last wait its runner kept for the request {req} read {read}, not a result"
+                ));
+            }
+        }
+        crate::diag::reasons::REQUEST_REFUSED => {
+            if let Some(reads) = wait_readings(transcript)
+                && !reads.iter().any(|r| r.starts_with("error "))
+            {
+                return refuse(format!(
+                    "no wait its runner kept read an error ({})",
+                    reads.join(", ")
+                ));
+            }
+        }
+        METHOD_NOT_FOUND_NOT_CREDITED => {
+            let stdio = match request.and_then(|r| last_wait_for(transcript, r)) {
+                Some(read) => Some(read == "error -32601"),
+                None => wait_readings(transcript).map(|r| r.contains(&"error -32601")),
+            };
+            if let Some(false) = stdio.or_else(|| code_seen(-32601)) {
+                return refuse("the record holds no -32601 answer to its request".into());
+            }
+        }
+        VALID_TWIN_REFUSED if role != "positive" => {
+            if let Some(twin) = observation.pointer("/twin/id")
+                && twin_accepted(transcript, twin) == Some(true)
+            {
+                return refuse(format!(
+                    "its stored transcript holds an accepting result for the valid twin {twin}"
+                ));
+            }
+        }
+        reason => {
+            // A control or mutant said served is one whose request got a
+            // result: the last wait kept for it (stdio) read one, or the
+            // stored received bytes (Streamable HTTP) hold one for its id.
+            let served = reason.ends_with("_ACCEPTED")
+                || reason.ends_with("_SERVED")
+                || reason.ends_with("_EXECUTED")
+                || reason == crate::diag::reasons::CONVERSATION_ASSUMED
+                || reason == crate::diag::reasons::UNSUPPORTED_VERSION_ECHOED;
+            if role != "positive"
+                && o.observed == ProbeOutcome::Accept
+                && served
+                && let Some(req) = request
+            {
+                // A batch answered as an array is served without a
+                // response of the request's own.
+                let batch = reason == crate::diag::reasons::BATCH_ACCEPTED
+                    && gathered(transcript).is_some_and(|g| g.batch_results > 0);
+                if let Some(read) = last_wait_for(transcript, req)
+                    && read != "result"
+                    && !batch
+                {
+                    return refuse(format!(
+                        "the last wait its runner kept for the request {req} read {read}, not a result"
+                    ));
+                }
+                if transcript.get("replies").is_none()
+                    && let Some(messages) = &http_messages
+                    && answer_to(messages, req).is_none_or(|m| m.get("result").is_none())
+                {
+                    return refuse(format!(
+                        "its stored received bytes hold no result for the request {req}"
+                    ));
+                }
+            }
+            if let Some(n) = reason
+                .strip_prefix("MCP_RES_JSONRPC_ERROR_")
+                .and_then(|n| n.parse::<i64>().ok())
+                && code_seen(-n) == Some(false)
+            {
+                return refuse(format!(
+                    "no answer in its stored received bytes carries the error code -{n}"
+                ));
+            }
+            // A control (or mutant) met otherwise than with an acceptance
+            // after its valid twin was not served is the twin refusal.
+            if role != "positive"
+                && o.observed != ProbeOutcome::Accept
+                && let Some(twin) = observation.pointer("/twin/id")
+                && twin_accepted(transcript, twin) == Some(false)
+            {
+                return Some((
+                    Observation {
+                        observed: ProbeOutcome::NotObserved,
+                        observed_reason: VALID_TWIN_REFUSED.into(),
+                        ..o.clone()
+                    },
+                    format!(
+                        "check {id}: its {role}.json says {}, but its stored bytes hold no accepting result for the valid twin request {twin}, so the control's reading cannot be bound to the property",
+                        o.observed_reason
+                    ),
+                ));
+            }
+        }
+    }
+    None
+}
+
 /// Was the request `twin` (a valid twin, or a control) accepted (answered
 /// with a result that is not `isError: true`), by the stored stdout of a
 /// stdio transcript or the stored received bytes of an HTTP one? `None` when
 /// those bytes are not all stored.
 fn twin_accepted(transcript: &Value, twin: &Value) -> Option<bool> {
+    // Over stdio the runner decided on the answer its wait read: one that
+    // came after the wait was over was not what it saw.
+    if let Some(read) = super::stdio::last_wait_for(transcript, twin)
+        && read != "result"
+    {
+        return Some(false);
+    }
     let messages = match super::http::messages(transcript) {
         Some(m) => m,
         None => super::stdio::messages(&super::stdio::stdout_bytes(transcript)?),

@@ -599,6 +599,33 @@ pub fn replies_read(transcript: &Value) -> Option<Result<Vec<String>, String>> {
     Some(Ok(labels))
 }
 
+/// What the last kept wait (`replies`) for the request `id` read (`result`,
+/// `error CODE`, `no answer`, `stdout closed`): the reading the runner
+/// decided that request on. `None` when the record keeps no waits or none
+/// for `id`.
+pub fn last_wait_for(transcript: &Value, id: &Value) -> Option<String> {
+    transcript
+        .get("replies")?
+        .as_array()?
+        .iter()
+        .rfind(|r| r.get("id") == Some(id))
+        .and_then(|r| r["reply"].as_str())
+        .map(str::to_string)
+}
+
+/// The readings of every kept wait (`replies`), in order; `None` when the
+/// record keeps none.
+pub fn wait_readings(transcript: &Value) -> Option<Vec<&str>> {
+    Some(
+        transcript
+            .get("replies")?
+            .as_array()?
+            .iter()
+            .filter_map(|r| r["reply"].as_str())
+            .collect(),
+    )
+}
+
 /// What the runner read for the opening request: the first kept wait
 /// (`replies`) whose id is that of an opening request (`initialize`,
 /// `server/discover`) on the stored stdin. `None` when the record keeps no

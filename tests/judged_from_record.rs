@@ -2673,9 +2673,9 @@ fn relabels_within_each_checks_vocabulary_are_refused_from_the_bytes() {
     let mut by_count: Vec<_> = believed.iter().collect();
     by_count.sort_by(|a, b| b.1.cmp(a.1));
     eprintln!("refused {refused} of {total}; believed by reason: {by_count:#?}");
-    assert!(total > 7_000, "only {total} relabels were tried");
+    assert!(total > 6_900, "only {total} relabels were tried");
     assert!(
-        refused >= 5_400,
+        refused >= 6_300,
         "only {refused} of {total} relabels were refused"
     );
 }

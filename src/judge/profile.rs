@@ -327,9 +327,6 @@ pub fn rederive(
             ));
         }
     }
-    if let Some(found) = answer_reread(id, role, o, transcript) {
-        return Some(found);
-    }
     // The opening's own wait says whether the conversation opened, and how
     // it was met: a result opened it; an error refused it (-32601 to
     // `server/discover` is a revision not spoken); silence or a close is a
@@ -418,12 +415,17 @@ pub fn rederive(
         }
         let contradicted = match o.observed_reason.as_str() {
             crate::diag::reasons::HTTP_NO_ANSWER_FRAME => (!reread_below
-                && !reads.iter().any(frameless))
+                && !reads.iter().any(|r| {
+                    frameless(r)
+                        && carrier.is_none_or(|(_, conn)| r["connection"].as_u64() == Some(conn))
+                }))
                 .then_some("no response read its runner kept got a 2xx status without an answer"),
             NO_ANSWER => (!reads.iter().any(unanswered))
                 .then_some("every response read its runner kept holds an answer"),
-            SUBJECT_EXITED => (!connect_failed && !reads.iter().any(answerless))
-                .then_some("every connection it opened was accepted and every response read its runner kept holds an answer"),
+            // A subject gone stays gone: once it has exited no later read is
+            // answered, so the last read kept is one without an answer.
+            SUBJECT_EXITED => (!connect_failed && !reads.last().is_some_and(answerless))
+                .then_some("every connection it opened was accepted and the last response read its runner kept holds an answer"),
             OPEN_FAILED | OPEN_REFUSED => opened
                 .then_some("every opening its connections sent got its result in the first response read kept on that connection"),
             crate::diag::reasons::HTTP_CLOSED_WITHOUT_RESPONSE => (!reads.iter().any(closed))
@@ -658,6 +660,9 @@ pub fn rederive(
                 o.expected_reason
             ),
         ));
+    }
+    if let Some(found) = answer_reread(id, role, o, transcript) {
+        return Some(found);
     }
     // A Streamable HTTP control (or its mutant) of a check whose refusal is
     // a fixed set of statuses or codes: the answer is read again from the
@@ -1260,6 +1265,22 @@ fn http_refusal_reread(
             );
             Some(as_read(observed, reason, why))
         }
+        // Left open is a control not met with the check's refusal (served
+        // where serving is allowed, or refused another way): its
+        // connection's bytes must not show that refusal.
+        "negative" if o.observed_reason == BEHAVIOUR_LEFT_OPEN => {
+            let request = transcript.pointer("/observation/requestId")?;
+            let conn = http::connection_of(transcript, request)?;
+            let reading = read(conn, request)?;
+            if reading != Reading::Refused {
+                return None;
+            }
+            let (observed, reason) = judged(&reading);
+            let why = format!(
+                "check {id}: its {role}.json says {BEHAVIOUR_LEFT_OPEN}, but its stored received bytes answer the control with the check's refusal {reason}"
+            );
+            Some(as_read(observed, reason, why))
+        }
         "negative" if o.observed_reason == o.expected_reason => {
             // An explicit null is a control sent with a null id
             // (request-response-binding); it too must have been sent on
@@ -1507,6 +1528,23 @@ fn media_type_reread(
     ))
 }
 
+/// The stdio controls (check, role) whose silence, while the subject goes on
+/// serving (its liveness request answered), is their refusal: the runners
+/// read them so (a pretty-printed request, an invalid UTF-8 byte, a 16 MiB
+/// line, a batch, a request before any conversation, a null or object id).
+const SILENCE_REFUSES: [(&str, &str); 10] = [
+    ("released-message-framing", "negative"),
+    ("malformed-output", "negative"),
+    ("malformed-output", "mutant"),
+    ("oversized-line", "negative"),
+    ("oversized-line", "mutant"),
+    ("concurrent-requests", "negative"),
+    ("no-process-as-conversation", "negative"),
+    ("no-process-as-conversation", "mutant"),
+    ("request-identity-metadata", "negative"),
+    ("result-identity-metadata", "negative"),
+];
+
 /// Labels that name how a request was answered, read against the answer the
 /// record keeps for it: silence needs the request's last wait (stdio) or a
 /// read with no response (Streamable HTTP) to have got none, and (for a
@@ -1522,7 +1560,22 @@ fn answer_reread(
 ) -> Option<(Observation, String)> {
     use super::stdio::{gathered, last_wait_for, wait_readings};
     let observation = transcript.get("observation").unwrap_or(&Value::Null);
-    let request = observation.get("requestId").filter(|r| !r.is_null());
+    // The request an exchange was read on: the one it records, or (an
+    // exchange of one request alone, which records no id) the only wait kept.
+    let only_wait = transcript
+        .get("replies")
+        .and_then(Value::as_array)
+        .filter(|w| {
+            w.len() == 1
+                && observation.get("reply").is_some()
+                && observation.get("stdoutLines").is_some()
+                && observation.get("liveId").is_none()
+        })
+        .and_then(|w| w[0].get("id"));
+    let request = observation
+        .get("requestId")
+        .filter(|r| !r.is_null())
+        .or(only_wait);
     let answered = |r: &str| r == "result" || r.starts_with("error ");
     let refuse = |why: String| {
         Some((
@@ -1565,6 +1618,19 @@ fn answer_reread(
                     g.parse_errors, g.null_id_errors
                 ));
             }
+            // Where silence while serving is the control's refusal, a
+            // control met with silence and the subject still serving is
+            // refused, not unanswered.
+            if o.observed == ProbeOutcome::NoEffect
+                && SILENCE_REFUSES.contains(&(id, role))
+                && let Some(live) = observation.get("liveId")
+                && let Some(read) = last_wait_for(transcript, live)
+                && answered(&read)
+            {
+                return refuse(format!(
+                    "the subject went on serving (its liveness request {live} read {read}), and silence while serving is this control's refusal"
+                ));
+            }
             if o.observed == ProbeOutcome::NoEffect
                 && let Some(reads) = super::http::response_reads(transcript)
             {
@@ -1603,6 +1669,70 @@ fn answer_reread(
                 return refuse(format!(
                     "the last wait its runner kept for the request {req} read {read}, not a result"
                 ));
+            }
+        }
+        // Polluted stdout is a line on it that is not JSON-RPC: among the
+        // lines the exchange was gathered from, or (the purity positive,
+        // judged on the whole transcript) anywhere.
+        STDOUT_POLLUTED => {
+            let bad = match gathered(transcript) {
+                Some(g) => Some(g.non_json_lines),
+                None if id == "stdout-protocol-purity" && role == "positive" => {
+                    super::stdio::non_protocol_lines(transcript)
+                }
+                None => None,
+            };
+            if bad == Some(0) {
+                return refuse("no stdout line it was read from is other than JSON-RPC".into());
+            }
+        }
+        // A crash is an exit of the subject's own other than status 0.
+        crate::diag::reasons::OVERSIZED_LINE_CRASHED => {
+            let exits: Vec<&str> = transcript
+                .get("events")
+                .and_then(Value::as_array)
+                .map(|e| {
+                    e.iter()
+                        .filter(|e| e["event"] == "exited")
+                        .filter_map(|e| e["status"].as_str())
+                        .collect()
+                })
+                .unwrap_or_default();
+            let by_runner = observation.pointer("/endedBy/mcpres").is_some();
+            if transcript.get("replies").is_some()
+                && (by_runner || !exits.iter().any(|s| *s != "exit 0"))
+            {
+                return refuse(format!(
+                    "its transcript records {} (no exit of the subject's own other than status 0)",
+                    if by_runner {
+                        "the subject ended after an ending act of the runner".to_string()
+                    } else if exits.is_empty() {
+                        "no exit".to_string()
+                    } else {
+                        exits.join(", ")
+                    }
+                ));
+            }
+        }
+        // A redirect is a 3xx status or a `Location` header on the wire.
+        crate::diag::reasons::HTTP_REDIRECTED => {
+            if let Some(reads) = super::http::response_reads(transcript)
+                && let Some(received) = super::http::received(transcript)
+            {
+                let status = reads.iter().any(|r| {
+                    r["status"]
+                        .as_u64()
+                        .is_some_and(|s| (300..400).contains(&s))
+                });
+                let location = received.values().any(|b| {
+                    b.windows(11)
+                        .any(|w| w.eq_ignore_ascii_case(b"\r\nlocation:"))
+                });
+                if !status && !location {
+                    return refuse(
+                        "no response its runner read has a 3xx status or a Location header".into(),
+                    );
+                }
             }
         }
         crate::diag::reasons::REQUEST_REFUSED => {
@@ -1656,7 +1786,7 @@ fn answer_reread(
                     && !batch
                 {
                     return refuse(format!(
-                        "the last wait its runner kept for the request {req} read {read}, not a result"
+                        "its stored bytes hold no accepting result for the request {req}: the last wait its runner kept for it read {read}"
                     ));
                 }
                 if transcript.get("replies").is_none()
@@ -1664,7 +1794,7 @@ fn answer_reread(
                     && answer_to(messages, req).is_none_or(|m| m.get("result").is_none())
                 {
                     return refuse(format!(
-                        "its stored received bytes hold no result for the request {req}"
+                        "its stored received bytes hold no accepting result for the request {req}"
                     ));
                 }
             }
@@ -1672,6 +1802,9 @@ fn answer_reread(
                 .strip_prefix("MCP_RES_JSONRPC_ERROR_")
                 .and_then(|n| n.parse::<i64>().ok())
                 && code_seen(-n) == Some(false)
+                // (A refusal-table control's answer is read from its own
+                // connection, below.)
+                && (role == "positive" || super::http::refusal_of(id).is_none())
             {
                 return refuse(format!(
                     "no answer in its stored received bytes carries the error code -{n}"
@@ -2768,6 +2901,159 @@ mod tests {
         ])["chunks"]
             .clone();
         assert!(rederive("json-schema-dialect-identity", "negative", &n, &t).is_none());
+    }
+
+    /// A stdio transcript whose stdout is `lines`, with the waits `replies`
+    /// (each decided on all of stdout) and the exchange's `observation`.
+    fn waited(lines: &[Value], replies: &[(i64, &str)], observation: Value) -> Value {
+        let mut t = stdout(lines);
+        let seen = t["chunks"][0]["text"].as_str().unwrap().len();
+        t["stdoutDroppedBytes"] = json!(0);
+        t["replies"] = replies
+            .iter()
+            .map(|(id, r)| json!({"id": id, "reply": r, "seenBytes": seen}))
+            .collect();
+        t["observation"] = observation;
+        t
+    }
+
+    fn labelled(outcome: ProbeOutcome, reason: &str) -> Observation {
+        Observation {
+            observed: outcome,
+            observed_reason: reason.into(),
+            ..o(true, "")
+        }
+    }
+
+    #[test]
+    fn silence_is_read_against_the_requests_last_wait_and_the_lines_gathered() {
+        let result = |id: i64| json!({"jsonrpc": "2.0", "id": id, "result": {}});
+        let silent = labelled(ProbeOutcome::NoEffect, NO_ANSWER);
+        // The control answered at its last wait: not silence.
+        let t = waited(
+            &[result(2)],
+            &[(2, "no answer"), (2, "result")],
+            json!({"requestId": 2}),
+        );
+        let (judged, why) = rederive("partial-line", "negative", &silent, &t).unwrap();
+        assert_eq!(judged.observed_reason, LABEL_NOT_IN_RECORD, "{why}");
+        // Unanswered, the subject still serving, a parse error gathered: the
+        // syntax guard fired, which is not silence.
+        let guard =
+            json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32700, "message": "p"}});
+        let t = waited(
+            &[guard, result(3)],
+            &[(3, "result"), (2, "no answer")],
+            json!({"requestId": 2, "liveId": 3, "stdoutLines": [0, 2], "parseErrors": 1}),
+        );
+        assert!(rederive("oversized-line", "mutant", &silent, &t).is_some());
+        // Unanswered with nothing gathered: silence stands, except where
+        // silence while serving is the control's refusal.
+        let t = waited(
+            &[result(3)],
+            &[(3, "result"), (2, "no answer")],
+            json!({"requestId": 2, "liveId": 3, "stdoutLines": [0, 1], "parseErrors": 0}),
+        );
+        assert!(rederive("stdout-protocol-purity", "negative", &silent, &t).is_none());
+        assert!(rederive("oversized-line", "mutant", &silent, &t).is_some());
+    }
+
+    #[test]
+    fn an_error_label_needs_that_error_and_a_served_label_its_result() {
+        let error = |id: i64, code: i64| json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": "m"}});
+        let result = |id: i64| json!({"jsonrpc": "2.0", "id": id, "result": {}});
+        // A positive whose every wait read a result was not refused.
+        let refused = labelled(ProbeOutcome::Reject, crate::diag::reasons::REQUEST_REFUSED);
+        let t = waited(
+            &[result(1), result(2)],
+            &[(1, "result"), (2, "result")],
+            json!({}),
+        );
+        assert!(rederive("explicit-protocol-revision", "positive", &refused, &t).is_some());
+        let t = waited(
+            &[result(1), error(2, -32602)],
+            &[(1, "result"), (2, "error -32602")],
+            json!({}),
+        );
+        assert!(rederive("explicit-protocol-revision", "positive", &refused, &t).is_none());
+        // -32601 is credited as not credited only where it was the answer.
+        let uncredited = labelled(ProbeOutcome::NotObserved, METHOD_NOT_FOUND_NOT_CREDITED);
+        let t = waited(
+            &[error(2, -32022)],
+            &[(2, "error -32022")],
+            json!({"requestId": 2}),
+        );
+        assert!(rederive("unsupported-version-failure", "negative", &uncredited, &t).is_some());
+        let t = waited(
+            &[error(2, -32601)],
+            &[(2, "error -32601")],
+            json!({"requestId": 2}),
+        );
+        assert!(rederive("unsupported-version-failure", "negative", &uncredited, &t).is_none());
+        // A control said served whose request was refused.
+        let served = labelled(
+            ProbeOutcome::Accept,
+            crate::diag::reasons::SCHEMA_VIOLATION_ACCEPTED,
+        );
+        let t = waited(
+            &[error(2, -32602)],
+            &[(2, "error -32602")],
+            json!({"requestId": 2}),
+        );
+        assert!(rederive("json-schema-dialect-identity", "negative", &served, &t).is_some());
+        let t = waited(&[result(2)], &[(2, "result")], json!({"requestId": 2}));
+        assert!(rederive("json-schema-dialect-identity", "negative", &served, &t).is_none());
+        // Over HTTP a JSON-RPC error code named in the label is stored.
+        let coded = labelled(ProbeOutcome::Reject, "MCP_RES_JSONRPC_ERROR_32600");
+        let t = http(&[(400, error(2, -32602))]);
+        assert!(rederive("keepalive", "negative", &coded, &t).is_some());
+        let t = http(&[(400, error(2, -32600))]);
+        assert!(rederive("keepalive", "negative", &coded, &t).is_none());
+    }
+
+    #[test]
+    fn an_opening_label_needs_an_observation_of_the_opening_alone() {
+        let failed = labelled(ProbeOutcome::NotObserved, OPEN_FAILED);
+        let result = json!({"jsonrpc": "2.0", "id": 2, "result": {}});
+        let t = waited(
+            &[result],
+            &[(2, "result")],
+            json!({"requestId": 2, "reply": "result"}),
+        );
+        assert!(rederive("oversized-line", "positive", &failed, &t).is_some());
+        let open = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{}}\n";
+        let t = json!({
+            "chunks": [{"stream": "stdin", "text": open}],
+            "observation": {"open": "no answer"},
+        });
+        let found = rederive("oversized-line", "positive", &failed, &t);
+        assert!(found.is_none(), "{found:?}");
+    }
+
+    #[test]
+    fn a_mutant_whose_twin_was_served_is_not_a_twin_refusal_and_one_unserved_is_nothing_else() {
+        let twin = json!({"jsonrpc": "2.0", "id": 1, "result": {}});
+        let control =
+            json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32700, "message": "p"}});
+        let observation = json!({"twin": {"id": 1}, "requestId": 2});
+        let refused_twin = labelled(ProbeOutcome::NotObserved, VALID_TWIN_REFUSED);
+        let t = waited(
+            &[twin, control.clone()],
+            &[(1, "result"), (2, "no answer")],
+            observation.clone(),
+        );
+        assert!(rederive("json-schema-dialect-identity", "mutant", &refused_twin, &t).is_some());
+        // The twin's wait read nothing (its answer came too late): the
+        // mutant's guard cannot be bound to the property.
+        let guard = labelled(ProbeOutcome::Reject, SYNTAX_GUARD);
+        let t = waited(
+            &[control],
+            &[(1, "no answer"), (2, "no answer")],
+            observation,
+        );
+        let (judged, _) = rederive("json-schema-dialect-identity", "mutant", &guard, &t).unwrap();
+        assert_eq!(judged.observed_reason, VALID_TWIN_REFUSED);
+        assert!(rederive("json-schema-dialect-identity", "mutant", &refused_twin, &t).is_none());
     }
 
     /// One HTTP connection per answer: `(status, body)`.

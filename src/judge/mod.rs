@@ -25,6 +25,16 @@ pub mod profile;
 pub mod stdio;
 pub mod vocabulary;
 
+/// The released MCP revisions: what a counter-offer or a list of supported
+/// versions may name.
+pub const RELEASED_REVISIONS: &[&str] = &[
+    "2024-11-05",
+    "2025-03-26",
+    "2025-06-18",
+    "2025-11-25",
+    "2026-07-28",
+];
+
 /// A recorded field the judge does not give: where it is, what is recorded
 /// there, and what the record gives instead.
 #[derive(Debug, Clone, PartialEq)]

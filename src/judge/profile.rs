@@ -664,6 +664,19 @@ pub fn rederive(
     if let Some(found) = answer_reread(id, role, o, transcript) {
         return Some(found);
     }
+    if role == "positive"
+        && transcript.get("replies").is_some()
+        && let Some(found) = stdio_positive_reread(id, o, transcript)
+    {
+        return Some(found);
+    }
+    if id == "supported-version-advertisement"
+        && role != "positive"
+        && transcript.get("replies").is_some()
+        && let Some(found) = bogus_version_reread(role, o, transcript)
+    {
+        return Some(found);
+    }
     // A Streamable HTTP control (or its mutant) of a check whose refusal is
     // a fixed set of statuses or codes: the answer is read again from the
     // connection that carried it.
@@ -1528,6 +1541,467 @@ fn media_type_reread(
     ))
 }
 
+/// The stdio positives whose reading is a function of the waits their runner
+/// kept (and of the stored stdout where it only grows): the label the record
+/// gives where it gives another than the one recorded, and why.
+///
+/// - startup-timeout: the opening's wait (a result holds; nothing is the
+///   start-up timeout; an error the opening refused, -32601 to
+///   `server/discover` the revision not spoken; a close the subject exited);
+/// - concurrent-requests, no-process-as-conversation: every request's wait
+///   read a result, or one was lost or refused;
+/// - oversized-line: the 16 MiB request's wait (a result holds, an error is
+///   the large line refused, nothing is no answer, a close an exit);
+/// - backpressure: lost responses are not what the record gives where every
+///   request's wait read a result and no id is answered twice on stdout;
+/// - partial-line: answered twice needs two lines answering the request;
+///   released-message-framing: a violated framing needs a stdout line that
+///   is not one JSON object, or stdout ending inside a line;
+///   malformed-output: malformed output needs stdout that is not UTF-8 or a
+///   line that is not JSON-RPC.
+fn stdio_positive_reread(
+    id: &str,
+    o: &Observation,
+    transcript: &Value,
+) -> Option<(Observation, String)> {
+    use super::stdio::{lines_with_id, opening_wait, request_waits, stdout_bytes};
+    use crate::diag::reasons as r;
+    use ProbeOutcome::{Accept, NotObserved, Reject, Terminate};
+    let held = o.expected_reason.as_str();
+    let gives = |(observed, reason): (ProbeOutcome, &str), why: String| {
+        if observed == o.observed && reason == o.observed_reason {
+            return None;
+        }
+        Some((
+            Observation {
+                observed,
+                observed_reason: reason.to_string(),
+                ..o.clone()
+            },
+            format!(
+                "check {id}: its positive.json says {} ({}), but {why} give {reason}",
+                o.observed, o.observed_reason
+            ),
+        ))
+    };
+    let refuse = |why: String| {
+        Some((
+            not_in_record(o),
+            format!(
+                "check {id}: its positive.json says {}, but {why}",
+                o.observed_reason
+            ),
+        ))
+    };
+    let answered = |r: &str| r == "result" || r.starts_with("error ");
+    let read_as = |reading: &str, refused: &'static str| match reading {
+        "result" => (Accept, held),
+        "no answer" => (NotObserved, NO_ANSWER),
+        "stdout closed" => (Terminate, SUBJECT_EXITED),
+        _ => (Reject, refused),
+    };
+    match id {
+        "startup-timeout" => {
+            let open = opening_wait(transcript)?;
+            let stdin = super::stdio::stream_bytes(transcript, "stdin")?;
+            let modern = super::stdio::messages(&stdin)
+                .first()
+                .is_some_and(|m| m["method"] == "server/discover");
+            let reading = match open.as_str() {
+                "no answer" => (Terminate, r::STARTUP_TIMEOUT),
+                "error -32601" if modern => (NotObserved, REVISION_NOT_SPOKEN),
+                other => read_as(other, OPEN_REFUSED),
+            };
+            gives(
+                reading,
+                format!("the opening's wait its runner kept read {open}, which"),
+            )
+        }
+        "concurrent-requests" | "no-process-as-conversation" => {
+            let waits = request_waits(transcript)?;
+            let want = if id == "concurrent-requests" { 5 } else { 2 };
+            if waits.len() != want {
+                return None;
+            }
+            let all = waits.iter().all(|(_, w)| w == "result");
+            let lost = if id == "concurrent-requests" {
+                r::CONCURRENT_REQUEST_LOST
+            } else {
+                r::SECOND_CLIENT_REFUSED
+            };
+            let readings: Vec<&str> = waits.iter().map(|(_, w)| w.as_str()).collect();
+            gives(
+                (Accept, if all { held } else { lost }),
+                format!(
+                    "the waits its runner kept for its {want} requests ({})",
+                    readings.join(", ")
+                ),
+            )
+        }
+        "oversized-line" => {
+            let waits = request_waits(transcript)?;
+            let [(_, wait)] = waits.as_slice() else {
+                return None;
+            };
+            gives(
+                read_as(wait, r::LARGE_LINE_REFUSED),
+                format!("the wait its runner kept for the 16 MiB request read {wait}, which"),
+            )
+        }
+        "process-exit"
+            if [r::EXIT_ON_STDIN_CLOSE, r::RUNS_AFTER_STDIN_CLOSE]
+                .contains(&o.observed_reason.as_str()) =>
+        {
+            let exited = super::stdio::exited_after_stdin_close(transcript)?;
+            gives(
+                if exited {
+                    (Terminate, r::EXIT_ON_STDIN_CLOSE)
+                } else {
+                    (ProbeOutcome::NoEffect, r::RUNS_AFTER_STDIN_CLOSE)
+                },
+                format!(
+                    "its stored events, {} after stdin was closed,",
+                    if exited {
+                        "an exit"
+                    } else {
+                        "no exit before the runner stopped waiting"
+                    }
+                ),
+            )
+        }
+        "discovery-versus-legacy-initialization" => {
+            let open = opening_wait(transcript)?;
+            let reading = match open.as_str() {
+                // The revision asked for is the opening's own: a legacy
+                // answer must name it, a modern one list it.
+                "result" => {
+                    let stdin = super::stdio::stream_bytes(transcript, "stdin")?;
+                    let request = super::stdio::messages(&stdin).into_iter().next()?;
+                    let answer = super::stdio::messages(&stdout_bytes(transcript)?)
+                        .into_iter()
+                        .find(|m| m.get("id") == request.get("id") && m.get("result").is_some())?;
+                    let ok = if request["method"] == "server/discover" {
+                        let rev = request
+                            .pointer("/params/_meta/io.modelcontextprotocol~1protocolVersion")?;
+                        answer
+                            .pointer("/result/supportedVersions")
+                            .and_then(Value::as_array)
+                            .is_some_and(|v| v.contains(rev))
+                    } else {
+                        let rev = request.pointer("/params/protocolVersion")?;
+                        answer.pointer("/result/protocolVersion") == Some(rev)
+                    };
+                    (
+                        Accept,
+                        if ok {
+                            held
+                        } else {
+                            r::ERA_OPENING_WRONG_VERSION
+                        },
+                    )
+                }
+                other => read_as(other, r::ERA_OPENING_REFUSED),
+            };
+            gives(
+                reading,
+                format!(
+                    "the opening's wait its runner kept read {open} and its stored answer, which"
+                ),
+            )
+        }
+        "result-identity-metadata" => {
+            let waits = request_waits(transcript)?;
+            if waits.len() != 2 {
+                return None;
+            }
+            let same = waits.iter().all(|(_, w)| w == "result");
+            gives(
+                (Accept, if same { held } else { r::RESULT_ID_RETYPED }),
+                format!(
+                    "the waits its runner kept for the integer id and the same digits as a string ({}, {})",
+                    waits[0].1, waits[1].1
+                ),
+            )
+        }
+        "interleaved-unrelated-requests" => {
+            let waits = request_waits(transcript)?;
+            let [(_, first), (_, second)] = waits.as_slice() else {
+                return None;
+            };
+            let ok = answered(first) && answered(second);
+            let reading = match first.as_str() {
+                "result" if ok => (Accept, held),
+                "result" => (Accept, r::INTERLEAVED_LOST),
+                other => read_as(other, r::REQUEST_REFUSED),
+            };
+            gives(
+                reading,
+                format!("the waits its runner kept for the two requests ({first}, {second})"),
+            )
+        }
+        "modern-legacy-auto-behavior" => {
+            let waits = super::stdio::wait_readings(transcript)?;
+            let (discover, fallback) = match waits.as_slice() {
+                [d] => (*d, None),
+                [d, f] => (*d, Some(*f)),
+                _ => return None,
+            };
+            let error = |w: &str| w.starts_with("error ");
+            let reading = match (discover, fallback) {
+                ("result", None) => (Accept, held),
+                ("result" | "error -32601", Some("result")) => (Accept, held),
+                ("result", Some(f)) if error(f) && f != "error -32700" => (Accept, held),
+                (d, None) if error(d) => (Reject, r::ERA_PROBE_REFUSED),
+                (_, Some(f)) if error(f) => (Reject, r::LEGACY_FALLBACK_REFUSED),
+                ("no answer", _) | (_, Some("no answer")) => (NotObserved, NO_ANSWER),
+                _ => (Terminate, SUBJECT_EXITED),
+            };
+            gives(
+                reading,
+                format!(
+                    "the waits its runner kept for server/discover ({discover}) and the fallback ({})",
+                    fallback.unwrap_or("none sent")
+                ),
+            )
+        }
+        "extension-declaration" => {
+            if opening_wait(transcript)? != "result" {
+                return None;
+            }
+            let stdin = super::stdio::stream_bytes(transcript, "stdin")?;
+            let request = super::stdio::messages(&stdin).into_iter().next()?;
+            let answer = super::stdio::messages(&stdout_bytes(transcript)?)
+                .into_iter()
+                .find(|m| m.get("id") == request.get("id") && m.get("result").is_some())?;
+            let caps = answer
+                .pointer("/result/capabilities")
+                .and_then(Value::as_object);
+            let well = |key: &str| {
+                caps.and_then(|c| c.get(key)).is_none_or(|v| {
+                    v.as_object()
+                        .is_some_and(|o| o.values().all(Value::is_object))
+                })
+            };
+            let ok = caps.is_some() && well("experimental") && well("extensions");
+            gives(
+                (Accept, if ok { held } else { r::EXTENSIONS_MALFORMED }),
+                "the capabilities of the stored answer to its opening".to_string(),
+            )
+        }
+        // The released revisions: on 2026-07-28 `server/discover` must list
+        // the one asked for, before it `initialize` must name a released one
+        // (unsupported-version-failure: the one asked for).
+        "supported-version-advertisement" | "unsupported-version-failure" => {
+            let stdin = super::stdio::stream_bytes(transcript, "stdin")?;
+            let sent = super::stdio::messages(&stdin);
+            let opening = sent.first()?;
+            let modern = opening["method"] == "server/discover";
+            let wrong = if id == "supported-version-advertisement" {
+                r::VERSIONS_NOT_ADVERTISED
+            } else {
+                r::SUPPORTED_VERSION_NOT_SERVED
+            };
+            // At 2026-07-28 unsupported-version-failure's positive is a
+            // listing after opening, held on any result.
+            let (wait, ok) = if modern && id == "unsupported-version-failure" {
+                let waits = request_waits(transcript)?;
+                let [(_, wait)] = waits.as_slice() else {
+                    return None;
+                };
+                (wait.clone(), true)
+            } else {
+                let wait = opening_wait(transcript)?;
+                let answer = super::stdio::messages(&stdout_bytes(transcript)?)
+                    .into_iter()
+                    .find(|m| m.get("id") == opening.get("id") && m.get("result").is_some());
+                let ok = answer.is_some_and(|m| {
+                    if modern {
+                        let rev = opening
+                            .pointer("/params/_meta/io.modelcontextprotocol~1protocolVersion");
+                        m.pointer("/result/supportedVersions")
+                            .and_then(Value::as_array)
+                            .is_some_and(|v| rev.is_some_and(|rev| v.contains(rev)))
+                    } else if id == "supported-version-advertisement" {
+                        m.pointer("/result/protocolVersion")
+                            .and_then(Value::as_str)
+                            .is_some_and(|v| super::RELEASED_REVISIONS.contains(&v))
+                    } else {
+                        m.pointer("/result/protocolVersion")
+                            == opening.pointer("/params/protocolVersion")
+                    }
+                });
+                (wait, ok)
+            };
+            let reading = match wait.as_str() {
+                "result" => (Accept, if ok { held } else { wrong }),
+                other => read_as(other, r::REQUEST_REFUSED),
+            };
+            gives(
+                reading,
+                format!("its kept wait ({wait}) and the stored answer"),
+            )
+        }
+        "backpressure" if o.observed_reason == r::BACKPRESSURE_LOST_RESPONSES => {
+            let waits = request_waits(transcript)?;
+            let count = transcript.pointer("/observation/requests")?.as_u64()?;
+            let stdout = stdout_bytes(transcript)?;
+            let mut counts: BTreeMap<String, usize> = BTreeMap::new();
+            for m in super::stdio::messages(&stdout) {
+                if let Some(i) = m.get("id") {
+                    *counts.entry(i.to_string()).or_default() += 1;
+                }
+            }
+            let once = waits.len() as u64 == count
+                && waits
+                    .iter()
+                    .all(|(i, w)| w == "result" && counts.get(&i.to_string()) == Some(&1))
+                && counts.values().all(|&n| n == 1);
+            if once {
+                return refuse(format!(
+                    "the wait its runner kept for each of its {count} requests read a result and no id is answered twice on the stored stdout"
+                ));
+            }
+            None
+        }
+        "partial-line" if o.observed_reason == r::PARTIAL_LINE_ANSWERED_TWICE => {
+            let waits = request_waits(transcript)?;
+            let [(request, _)] = waits.as_slice() else {
+                return None;
+            };
+            let n = lines_with_id(transcript, request)?;
+            (n < 2).then(|| {
+                refuse(format!(
+                    "the stored stdout answers the request {request} on {n} line(s)"
+                ))
+            })?
+        }
+        "released-message-framing" if o.observed_reason == r::FRAMING_VIOLATED => {
+            let stdout = stdout_bytes(transcript)?;
+            let objects = super::stdio::messages(&stdout).len();
+            let lines = stdout.iter().filter(|&&b| b == b'\n').count();
+            let torn = stdout.last().is_some_and(|&b| b != b'\n');
+            (objects == lines && !torn).then(|| {
+                refuse(format!(
+                    "each of the {lines} stored stdout line(s) is one JSON object and stdout ends with a line feed"
+                ))
+            })?
+        }
+        "malformed-output" if o.observed_reason == r::OUTPUT_MALFORMED => {
+            let stdout = stdout_bytes(transcript)?;
+            let utf8 = std::str::from_utf8(&stdout).is_ok();
+            let bad = super::stdio::non_protocol_lines(transcript)?;
+            (utf8 && bad == 0).then(|| {
+                refuse("the stored stdout is UTF-8 and every line of it is JSON-RPC".into())
+            })?
+        }
+        _ => None,
+    }
+}
+
+/// supported-version-advertisement's control and mutant (a request naming a
+/// version no revision has: `initialize` on a fresh process before
+/// 2026-07-28, a listing after `server/discover` at it), read from the
+/// answer to it on the stored stdout: an echo of the version is served; a
+/// counter-offer of a released revision, or an error listing only released
+/// ones (`error.data.supported`), is the refusal; another version offered
+/// is an unknown one; an error without the list is one not advertised;
+/// -32601 at 2026-07-28 is never credited; -32700 is the syntax guard.
+/// Nothing is read for a control left unanswered or whose valid twin was not
+/// served (other rules read those).
+fn bogus_version_reread(
+    role: &str,
+    o: &Observation,
+    transcript: &Value,
+) -> Option<(Observation, String)> {
+    use crate::diag::reasons as r;
+    use ProbeOutcome::{Accept, NotObserved, Reject};
+    let observation = transcript.get("observation")?;
+    let request = observation.get("requestId").filter(|r| !r.is_null())?;
+    let wait = super::stdio::last_wait_for(transcript, request)?;
+    if !(wait == "result" || wait.starts_with("error ")) {
+        // Unanswered, no answer's content can be named; a null-id error
+        // gathered (and no syntax guard) is the one not advertised.
+        let refused_unread = o.observed_reason == r::SUPPORTED_VERSIONS_NOT_ADVERTISED
+            && super::stdio::gathered(transcript)
+                .is_some_and(|g| g.null_id_errors > 0 && g.parse_errors == 0);
+        let named = [
+            r::UNSUPPORTED_VERSION_ECHOED,
+            r::SUPPORTED_VERSION_ADVERTISED,
+            r::UNKNOWN_VERSION_ADVERTISED,
+            r::SUPPORTED_VERSIONS_NOT_ADVERTISED,
+        ]
+        .contains(&o.observed_reason.as_str());
+        if named && !refused_unread {
+            return Some((
+                not_in_record(o),
+                format!(
+                    "check supported-version-advertisement: its {role}.json says {}, but the last wait its runner kept for its request {request} read {wait}",
+                    o.observed_reason
+                ),
+            ));
+        }
+        return None;
+    }
+    if let Some(twin) = observation.pointer("/twin/id")
+        && twin_accepted(transcript, twin) != Some(true)
+    {
+        return None;
+    }
+    let stdin = super::stdio::stream_bytes(transcript, "stdin")?;
+    let sent = super::stdio::messages(&stdin);
+    let modern = sent
+        .first()
+        .is_some_and(|m| m["method"] == "server/discover");
+    let answer = super::stdio::messages(&super::stdio::stdout_bytes(transcript)?)
+        .into_iter()
+        .find(|m| m.get("id") == Some(request) && m.get("method").is_none())?;
+    let control = sent.iter().find(|m| m.get("id") == Some(request));
+    let asked = control.and_then(|m| {
+        m.pointer("/params/protocolVersion")
+            .or_else(|| m.pointer("/params/_meta/io.modelcontextprotocol~1protocolVersion"))
+    });
+    let released = |v: &Value| {
+        v.as_str()
+            .is_some_and(|v| super::RELEASED_REVISIONS.contains(&v))
+    };
+    let reading = match wait.as_str() {
+        "error -32601" if modern => (NotObserved, r::METHOD_NOT_FOUND_NOT_CREDITED),
+        "error -32700" => (Reject, SYNTAX_GUARD),
+        "result" => match answer.pointer("/result/protocolVersion") {
+            Some(v) if Some(v) == asked => (Accept, r::UNSUPPORTED_VERSION_ECHOED),
+            Some(v) if released(v) => (Reject, r::SUPPORTED_VERSION_ADVERTISED),
+            Some(_) if asked.is_none() => return None,
+            Some(_) => (Reject, r::UNKNOWN_VERSION_ADVERTISED),
+            None => (Accept, r::UNSUPPORTED_VERSION_ACCEPTED),
+        },
+        _ => {
+            let listed = answer
+                .pointer("/error/data/supported")
+                .and_then(Value::as_array)
+                .is_some_and(|a| !a.is_empty() && a.iter().all(released));
+            if listed {
+                (Reject, r::SUPPORTED_VERSION_ADVERTISED)
+            } else {
+                (Reject, r::SUPPORTED_VERSIONS_NOT_ADVERTISED)
+            }
+        }
+    };
+    if reading == (o.observed, o.observed_reason.as_str()) {
+        return None;
+    }
+    Some((
+        Observation {
+            observed: reading.0,
+            observed_reason: reading.1.to_string(),
+            ..o.clone()
+        },
+        format!(
+            "check supported-version-advertisement: its {role}.json says {} ({}), but the stored answer to its request {request} ({wait}) gives {}",
+            o.observed, o.observed_reason, reading.1
+        ),
+    ))
+}
+
 /// The stdio controls (check, role) whose silence, while the subject goes on
 /// serving (its liveness request answered), is their refusal: the runners
 /// read them so (a pretty-printed request, an invalid UTF-8 byte, a 16 MiB
@@ -1572,10 +2046,24 @@ fn answer_reread(
                 && observation.get("liveId").is_none()
         })
         .and_then(|w| w[0].get("id"));
+    // A control whose id has no place in the summary (null, an object) is
+    // the one wait kept for such an id.
+    let odd_id = transcript
+        .get("replies")
+        .and_then(Value::as_array)
+        .and_then(|w| {
+            let odd: Vec<&Value> = w
+                .iter()
+                .filter_map(|r| r.get("id"))
+                .filter(|id| id.is_null() || id.is_object())
+                .collect();
+            (odd.len() == 1 && observation.get("reply").is_some()).then(|| odd[0])
+        });
     let request = observation
         .get("requestId")
         .filter(|r| !r.is_null())
-        .or(only_wait);
+        .or(only_wait)
+        .or(odd_id);
     let answered = |r: &str| r == "result" || r.starts_with("error ");
     let refuse = |why: String| {
         Some((
@@ -3054,6 +3542,165 @@ mod tests {
         let (judged, _) = rederive("json-schema-dialect-identity", "mutant", &guard, &t).unwrap();
         assert_eq!(judged.observed_reason, VALID_TWIN_REFUSED);
         assert!(rederive("json-schema-dialect-identity", "mutant", &refused_twin, &t).is_none());
+    }
+
+    /// [`waited`] with `stdin` sent (one line per message).
+    fn sent_and_waited(
+        stdin: &[Value],
+        lines: &[Value],
+        replies: &[(i64, &str)],
+        observation: Value,
+    ) -> Value {
+        let mut t = waited(lines, replies, observation);
+        let text: String = stdin.iter().map(|l| format!("{l}\n")).collect();
+        t["chunks"]
+            .as_array_mut()
+            .unwrap()
+            .insert(0, json!({"stream": "stdin", "text": text}));
+        t
+    }
+
+    fn positive(
+        expected: ProbeOutcome,
+        held: &str,
+        observed: ProbeOutcome,
+        reason: &str,
+    ) -> Observation {
+        Observation {
+            expected,
+            expected_reason: held.into(),
+            observed,
+            observed_reason: reason.into(),
+            reached: true,
+            detail: String::new(),
+            answer: None,
+        }
+    }
+
+    #[test]
+    fn stdio_positives_are_read_from_the_waits_their_runners_kept() {
+        use crate::diag::reasons as r;
+        let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-11-25"}});
+        let opened =
+            json!({"jsonrpc": "2.0", "id": 1, "result": {"protocolVersion": "2025-11-25"}});
+        // startup-timeout: an opening answered in time is no timeout, and
+        // one never answered is no refusal.
+        let timeout = positive(
+            ProbeOutcome::Accept,
+            r::STARTUP_WITHIN_BOUND,
+            ProbeOutcome::Terminate,
+            r::STARTUP_TIMEOUT,
+        );
+        let t = sent_and_waited(
+            std::slice::from_ref(&init),
+            std::slice::from_ref(&opened),
+            &[(1, "result")],
+            json!({"open": "result"}),
+        );
+        let (judged, why) = rederive("startup-timeout", "positive", &timeout, &t).unwrap();
+        assert_eq!(judged.observed_reason, r::STARTUP_WITHIN_BOUND, "{why}");
+        let t = sent_and_waited(
+            std::slice::from_ref(&init),
+            &[],
+            &[(1, "no answer")],
+            json!({"open": "no answer"}),
+        );
+        assert!(rederive("startup-timeout", "positive", &timeout, &t).is_none());
+        let refused = positive(
+            ProbeOutcome::Accept,
+            r::STARTUP_WITHIN_BOUND,
+            ProbeOutcome::Reject,
+            OPEN_REFUSED,
+        );
+        assert!(rederive("startup-timeout", "positive", &refused, &t).is_some());
+        // concurrent-requests: one of five unanswered is a request lost.
+        let list = |id: i64| json!({"jsonrpc": "2.0", "id": id, "method": "tools/list"});
+        let result = |id: i64| json!({"jsonrpc": "2.0", "id": id, "result": {}});
+        let held = positive(
+            ProbeOutcome::Accept,
+            r::CONCURRENT_ANSWERED_BY_ID,
+            ProbeOutcome::Accept,
+            r::CONCURRENT_ANSWERED_BY_ID,
+        );
+        let stdin: Vec<Value> = std::iter::once(init.clone())
+            .chain((2..7).map(list))
+            .collect();
+        let mut replies = vec![
+            (1, "result"),
+            (2, "result"),
+            (3, "result"),
+            (4, "no answer"),
+        ];
+        replies.extend([(5, "result"), (6, "result")]);
+        let out: Vec<Value> = [opened.clone(), result(2), result(3), result(5), result(6)].into();
+        let t = sent_and_waited(&stdin, &out, &replies, json!({}));
+        let (judged, _) = rederive("concurrent-requests", "positive", &held, &t).unwrap();
+        assert_eq!(judged.observed_reason, r::CONCURRENT_REQUEST_LOST);
+        // process-exit: an exit after stdin closed holds; the runner's
+        // marker first is no exit.
+        let runs = positive(
+            ProbeOutcome::Terminate,
+            r::EXIT_ON_STDIN_CLOSE,
+            ProbeOutcome::NoEffect,
+            r::RUNS_AFTER_STDIN_CLOSE,
+        );
+        let mut t = sent_and_waited(
+            &[init],
+            &[opened],
+            &[(1, "result")],
+            json!({"status": "exit 0"}),
+        );
+        t["events"] = json!([{"atMs": 5, "event": "stdin-closed"}, {"atMs": 9, "event": "exited", "status": "exit 0"}]);
+        let (judged, _) = rederive("process-exit", "positive", &runs, &t).unwrap();
+        assert_eq!(judged.observed_reason, r::EXIT_ON_STDIN_CLOSE);
+        t["events"] = json!([
+            {"atMs": 5, "event": "stdin-closed"},
+            {"atMs": 5005, "event": crate::judge::stdio::NO_EXIT_AFTER_STDIN_CLOSE},
+            {"atMs": 5100, "event": "exited", "status": "signal 15"},
+        ]);
+        assert!(rederive("process-exit", "positive", &runs, &t).is_none());
+    }
+
+    #[test]
+    fn a_bogus_version_control_is_read_from_its_answer() {
+        use crate::diag::reasons as r;
+        let control = json!({"jsonrpc": "2.0", "id": 2, "method": "initialize", "params": {"protocolVersion": "1999-01-01"}});
+        let ping = json!({"jsonrpc": "2.0", "id": 3, "method": "ping"});
+        let listed = json!({"jsonrpc": "2.0", "id": 2, "error": {"code": -32602, "message": "m", "data": {"supported": ["2025-11-25"]}}});
+        let pong = json!({"jsonrpc": "2.0", "id": 3, "result": {}});
+        let not_listed = labelled(ProbeOutcome::Reject, r::SUPPORTED_VERSIONS_NOT_ADVERTISED);
+        let t = sent_and_waited(
+            &[control.clone(), ping.clone()],
+            &[listed, pong.clone()],
+            &[(2, "error -32602"), (3, "result")],
+            json!({"requestId": 2, "liveId": 3}),
+        );
+        let (judged, _) = rederive(
+            "supported-version-advertisement",
+            "negative",
+            &not_listed,
+            &t,
+        )
+        .unwrap();
+        assert_eq!(judged.observed_reason, r::SUPPORTED_VERSION_ADVERTISED);
+        // Echoed back, the version was served.
+        let echoed =
+            json!({"jsonrpc": "2.0", "id": 2, "result": {"protocolVersion": "1999-01-01"}});
+        let t = sent_and_waited(
+            &[control, ping],
+            &[echoed, pong],
+            &[(2, "result"), (3, "result")],
+            json!({"requestId": 2, "liveId": 3}),
+        );
+        let (judged, _) = rederive(
+            "supported-version-advertisement",
+            "negative",
+            &not_listed,
+            &t,
+        )
+        .unwrap();
+        assert_eq!(judged.observed_reason, r::UNSUPPORTED_VERSION_ECHOED);
+        assert_eq!(judged.observed, ProbeOutcome::Accept);
     }
 
     /// One HTTP connection per answer: `(status, body)`.

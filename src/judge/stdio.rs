@@ -41,6 +41,26 @@ pub fn stream_bytes(transcript: &Value, stream: &str) -> Option<Vec<u8>> {
     Some(out)
 }
 
+/// The bytes of `stream` up to its first chunk whose bytes are not stored
+/// (elided); `None` when the transcript records no chunks.
+pub fn stream_prefix(transcript: &Value, stream: &str) -> Option<Vec<u8>> {
+    let chunks = transcript.get("chunks")?.as_array()?;
+    let mut out = Vec::new();
+    for c in chunks.iter().filter(|c| c["stream"] == stream) {
+        if let Some(text) = c["text"].as_str() {
+            out.extend_from_slice(text.as_bytes());
+        } else if let Some(bytes) = c["base64"]
+            .as_str()
+            .and_then(|b| base64::engine::general_purpose::STANDARD.decode(b).ok())
+        {
+            out.extend(bytes);
+        } else {
+            break;
+        }
+    }
+    Some(out)
+}
+
 /// The command names of the shells a launcher may interpose
 /// (`shell-free-argument-boundaries`).
 pub const SHELLS: &[&str] = &[
@@ -289,6 +309,26 @@ pub fn signal_ended(transcript: &Value) -> Option<(String, bool)> {
         }
     }
     None
+}
+
+/// The event `process-exit`'s runner notes when the subject had not exited
+/// when it stopped waiting after closing stdin.
+pub const NO_EXIT_AFTER_STDIN_CLOSE: &str = "no exit after stdin closed";
+
+/// Whether the subject exited after its stdin was closed, read from the
+/// order of the stored events: after `stdin-closed`, an `exited` event
+/// before the runner's [`NO_EXIT_AFTER_STDIN_CLOSE`] is an exit; the marker
+/// first is none. `None` when the record shows neither.
+pub fn exited_after_stdin_close(transcript: &Value) -> Option<bool> {
+    let events = transcript.get("events")?.as_array()?;
+    let start = events.iter().position(|e| e["event"] == "stdin-closed")?;
+    events[start + 1..]
+        .iter()
+        .find_map(|e| match e["event"].as_str() {
+            Some("exited") => Some(true),
+            Some(NO_EXIT_AFTER_STDIN_CLOSE) => Some(false),
+            _ => None,
+        })
 }
 
 /// The ids of the opening requests (`initialize`, `server/discover`) among
@@ -623,6 +663,37 @@ pub fn wait_readings(transcript: &Value) -> Option<Vec<&str>> {
             .iter()
             .filter_map(|r| r["reply"].as_str())
             .collect(),
+    )
+}
+
+/// The kept waits other than the opening's (the first for an opening
+/// request on the stored stdin, read up to its first chunk not stored: the
+/// opening goes first), in order: each request's id and what its wait read.
+/// `None` when the record keeps no waits or no chunks.
+pub fn request_waits(transcript: &Value) -> Option<Vec<(Value, String)>> {
+    let replies = transcript.get("replies")?.as_array()?;
+    let ids = opening_ids(&stream_prefix(transcript, "stdin")?);
+    let opening = replies
+        .iter()
+        .position(|r| r.get("id").is_some_and(|id| ids.contains(id)));
+    Some(
+        replies
+            .iter()
+            .enumerate()
+            .filter(|(k, _)| Some(*k) != opening)
+            .filter_map(|(_, r)| Some((r.get("id")?.clone(), r["reply"].as_str()?.to_string())))
+            .collect(),
+    )
+}
+
+/// How many complete stdout lines of the transcript are JSON objects with
+/// the id `id`; `None` when its stdout bytes are not all stored.
+pub fn lines_with_id(transcript: &Value, id: &Value) -> Option<usize> {
+    Some(
+        messages(&stdout_bytes(transcript)?)
+            .iter()
+            .filter(|m| m.get("id") == Some(id))
+            .count(),
     )
 }
 

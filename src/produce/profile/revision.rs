@@ -158,13 +158,7 @@ pub const CHECKS: &[CheckDecl] = &[
 ];
 
 /// The released revisions a counter-offer may name.
-const RELEASED: &[&str] = &[
-    "2024-11-05",
-    "2025-03-26",
-    "2025-06-18",
-    "2025-11-25",
-    "2026-07-28",
-];
+const RELEASED: &[&str] = crate::judge::RELEASED_REVISIONS;
 /// A version no revision has.
 /// `UnsupportedProtocolVersionError` (2026-07-28).
 const UNSUPPORTED_VERSION: i64 = -32022;

@@ -1276,6 +1276,11 @@ fn process_exit(ctx: &Ctx) -> CheckRun {
     let positive = opened(ctx, Terminate, HELD, |probe, _open| {
         probe.close_stdin();
         let status = probe.wait_exit(Duration::from_secs(5));
+        if status.is_none() {
+            // The record says where the runner stopped waiting, so the
+            // judge reads the exit (or none) from the order of its events.
+            probe.note(crate::judge::stdio::NO_EXIT_AFTER_STDIN_CLOSE);
+        }
         let c = match &status {
             Some(_) => (Terminate, HELD.to_string()),
             None => (NoEffect, reasons::RUNS_AFTER_STDIN_CLOSE.to_string()),

@@ -670,6 +670,19 @@ pub fn rederive(
     {
         return Some(found);
     }
+    if role == "positive"
+        && transcript.get("connections").is_some()
+        && let Some(found) = http_positive_reread(id, o, transcript)
+    {
+        return Some(found);
+    }
+    if id == "oversized-line"
+        && role != "positive"
+        && transcript.get("replies").is_some()
+        && let Some(found) = oversized_control_reread(role, o, transcript)
+    {
+        return Some(found);
+    }
     if id == "supported-version-advertisement"
         && role != "positive"
         && transcript.get("replies").is_some()
@@ -1896,6 +1909,178 @@ fn stdio_positive_reread(
         }
         _ => None,
     }
+}
+
+/// oversized-line's control (a valid 16 MiB request) and mutant (a short
+/// request with a syntax defect), read where the subject went on serving
+/// (its liveness request answered) or answered the request: a result is
+/// left open (the control) or the defect served (the mutant); -32700 to the
+/// mutant, or its silence with a parse error gathered, is the syntax guard;
+/// another error, or silence with a parse or null-id error gathered, is the
+/// bounded refusal; silence with nothing gathered is the line dropped
+/// silently. An ending (no liveness answer) is read by the other rules.
+fn oversized_control_reread(
+    role: &str,
+    o: &Observation,
+    transcript: &Value,
+) -> Option<(Observation, String)> {
+    use super::stdio::{gathered, last_wait_for};
+    use crate::diag::reasons as r;
+    use ProbeOutcome::{Accept, NotObserved, Reject};
+    let observation = transcript.get("observation")?;
+    let request = observation.get("requestId").filter(|r| !r.is_null())?;
+    let wait = last_wait_for(transcript, request)?;
+    let live = observation.get("liveId")?;
+    let alive =
+        last_wait_for(transcript, live).is_some_and(|w| w == "result" || w.starts_with("error "));
+    let g = gathered(transcript)?;
+    let defect = role == "mutant";
+    let reading = match wait.as_str() {
+        "result" if !defect => (NotObserved, BEHAVIOUR_LEFT_OPEN),
+        "result" => (Accept, r::OVERSIZED_LINE_ACCEPTED),
+        "error -32700" if defect => (Reject, SYNTAX_GUARD),
+        w if w.starts_with("error ") && alive => (Reject, r::OVERSIZED_LINE_BOUNDED),
+        "no answer" if g.parse_errors > 0 && defect => (Reject, SYNTAX_GUARD),
+        "no answer" if alive => {
+            if g.parse_errors + g.null_id_errors > 0 {
+                (Reject, r::OVERSIZED_LINE_BOUNDED)
+            } else {
+                (Reject, r::OVERSIZED_LINE_DROPPED_SILENTLY)
+            }
+        }
+        _ => return None,
+    };
+    if reading == (o.observed, o.observed_reason.as_str()) {
+        return None;
+    }
+    Some((
+        Observation {
+            observed: reading.0,
+            observed_reason: reading.1.to_string(),
+            ..o.clone()
+        },
+        format!(
+            "check oversized-line: its {role}.json says {} ({}), but the wait its runner kept for the request ({wait}), the liveness request's ({}) and the {} parse and {} null-id error(s) gathered give {}",
+            o.observed,
+            o.observed_reason,
+            if alive { "answered" } else { "unanswered" },
+            g.parse_errors,
+            g.null_id_errors,
+            reading.1
+        ),
+    ))
+}
+
+/// Streamable HTTP positives whose reading is a function of the first
+/// response on the connection that carried their request:
+///
+/// - status-code-consistency: a notification (`notifications/cancelled`)
+///   answered `202` with no body holds; another status is the wrong one; a
+///   close before any response is the subject gone; nothing is no answer;
+/// - request-response-binding: two requests on two connections at once,
+///   each answered on its own with its own id alone, hold; neither answered
+///   is no answer; anything else is a response bound to the wrong request.
+fn http_positive_reread(
+    id: &str,
+    o: &Observation,
+    transcript: &Value,
+) -> Option<(Observation, String)> {
+    use super::http;
+    use crate::diag::reasons as r;
+    use ProbeOutcome::{Accept, NotObserved, Terminate};
+    let held = o.expected_reason.as_str();
+    let conns: Vec<u64> = http::sent_bodies(transcript)?.into_keys().collect();
+    let answers = |e: &http::Exchange| -> Vec<Value> {
+        e.messages()
+            .into_iter()
+            .filter(|m| {
+                m.get("id").is_some() && (m.get("result").is_some() || m.get("error").is_some())
+            })
+            .collect()
+    };
+    let (reading, why): ((ProbeOutcome, &str), String) = match id {
+        "status-code-consistency" => {
+            let conn = *conns.iter().find(|c| {
+                http::sent_on(transcript, **c)
+                    .iter()
+                    .any(|m| m["method"] == "notifications/cancelled")
+            })?;
+            let first = http::exchanges_on(transcript, conn)?.into_iter().next();
+            let reading = match &first {
+                Some(e) if e.status == 202 && e.body.is_empty() => (Accept, held),
+                Some(_) => (Accept, r::HTTP_NOTIFICATION_STATUS_WRONG),
+                None if http::closed_by_subject(transcript, conn) => (Terminate, SUBJECT_EXITED),
+                None => (NotObserved, NO_ANSWER),
+            };
+            let what = first.map_or("no response".to_string(), |e| {
+                format!("status {} with {} body bytes", e.status, e.body.len())
+            });
+            (
+                reading,
+                format!("the notification's connection stored {what}, which"),
+            )
+        }
+        "request-response-binding" => {
+            // The two connections that each carried one request with an id.
+            let carried: Vec<(u64, Value)> = conns
+                .iter()
+                .filter_map(|c| {
+                    let sent = http::sent_on(transcript, *c);
+                    match sent.as_slice() {
+                        [m] if !matches!(
+                            m["method"].as_str(),
+                            Some("initialize" | "server/discover")
+                        ) =>
+                        {
+                            m.get("id")
+                                .filter(|i| !i.is_null())
+                                .map(|i| (*c, i.clone()))
+                        }
+                        _ => None,
+                    }
+                })
+                .collect();
+            let [(c1, id1), (c2, id2)] = carried.as_slice() else {
+                return None;
+            };
+            let first = |c: u64| http::exchanges_on(transcript, c).map(|e| e.into_iter().next());
+            let (e1, e2) = (first(*c1)?, first(*c2)?);
+            let got = |e: &Option<http::Exchange>| e.as_ref().map(answers).unwrap_or_default();
+            let (a1, a2) = (got(&e1), got(&e2));
+            let own = |a: &[Value], id: &Value| a.len() == 1 && a[0].get("id") == Some(id);
+            let has = |a: &[Value], id: &Value| a.iter().any(|m| m.get("id") == Some(id));
+            let reading = if own(&a1, id1) && own(&a2, id2) {
+                (Accept, held)
+            } else if (!has(&a1, id1) || !has(&a2, id2)) && a1.is_empty() && a2.is_empty() {
+                (NotObserved, NO_ANSWER)
+            } else {
+                (Accept, r::HTTP_RESPONSE_MISBOUND)
+            };
+            (
+                reading,
+                format!(
+                    "the two connections stored {} and {} answer(s), which",
+                    a1.len(),
+                    a2.len()
+                ),
+            )
+        }
+        _ => return None,
+    };
+    if reading == (o.observed, o.observed_reason.as_str()) {
+        return None;
+    }
+    Some((
+        Observation {
+            observed: reading.0,
+            observed_reason: reading.1.to_string(),
+            ..o.clone()
+        },
+        format!(
+            "check {id}: its positive.json says {} ({}), but {why} give {}",
+            o.observed, o.observed_reason, reading.1
+        ),
+    ))
 }
 
 /// supported-version-advertisement's control and mutant (a request naming a
@@ -3703,6 +3888,31 @@ mod tests {
         assert_eq!(judged.observed, ProbeOutcome::Accept);
     }
 
+    #[test]
+    fn a_long_line_control_is_read_from_its_waits_and_the_lines_gathered() {
+        use crate::diag::reasons as r;
+        let pong = json!({"jsonrpc": "2.0", "id": 3, "result": {}});
+        let refusal =
+            json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32600, "message": "too long"}});
+        let observation = json!({"requestId": 2, "liveId": 3, "stdoutLines": [0, 2]});
+        let dropped = labelled(ProbeOutcome::Reject, r::OVERSIZED_LINE_DROPPED_SILENTLY);
+        // A null-id refusal gathered: bounded, not dropped silently.
+        let t = waited(
+            &[refusal, pong.clone()],
+            &[(3, "result"), (2, "no answer")],
+            observation.clone(),
+        );
+        let (judged, why) = rederive("oversized-line", "negative", &dropped, &t).unwrap();
+        assert_eq!(judged.observed_reason, r::OVERSIZED_LINE_BOUNDED, "{why}");
+        // Nothing gathered: dropped silently it was.
+        let observation = json!({"requestId": 2, "liveId": 3, "stdoutLines": [0, 1]});
+        let t = waited(&[pong], &[(3, "result"), (2, "no answer")], observation);
+        assert!(rederive("oversized-line", "negative", &dropped, &t).is_none());
+        let bounded = labelled(ProbeOutcome::Reject, r::OVERSIZED_LINE_BOUNDED);
+        let (judged, _) = rederive("oversized-line", "negative", &bounded, &t).unwrap();
+        assert_eq!(judged.observed_reason, r::OVERSIZED_LINE_DROPPED_SILENTLY);
+    }
+
     /// One HTTP connection per answer: `(status, body)`.
     fn http(answers: &[(u16, Value)]) -> Value {
         let events: Vec<Value> = answers
@@ -3717,6 +3927,38 @@ mod tests {
             })
             .collect();
         json!({"connections": [], "events": events})
+    }
+
+    #[test]
+    fn http_positives_are_read_from_the_first_response_on_their_connection() {
+        use crate::diag::reasons as r;
+        // A notification answered 200 with a body: the wrong status.
+        let note = "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{}}";
+        let request = format!(
+            "POST /mcp HTTP/1.1\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{note}",
+            note.len()
+        );
+        let t = |response: &str| {
+            json!({"connections": [], "events": [
+                {"connection": 1, "stream": "sent", "text": request},
+                {"connection": 1, "stream": "received", "text": response},
+            ]})
+        };
+        let held = positive(
+            ProbeOutcome::Accept,
+            r::HTTP_NOTIFICATION_202,
+            ProbeOutcome::Accept,
+            r::HTTP_NOTIFICATION_202,
+        );
+        let wrong = t("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}");
+        let (judged, why) = rederive("status-code-consistency", "positive", &held, &wrong).unwrap();
+        assert_eq!(
+            judged.observed_reason,
+            r::HTTP_NOTIFICATION_STATUS_WRONG,
+            "{why}"
+        );
+        let right = t("HTTP/1.1 202 Accepted\r\nContent-Length: 0\r\n\r\n");
+        assert!(rederive("status-code-consistency", "positive", &held, &right).is_none());
     }
 
     #[test]

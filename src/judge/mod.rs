@@ -35,6 +35,15 @@ pub const RELEASED_REVISIONS: &[&str] = &[
     "2026-07-28",
 ];
 
+/// The JSON Schema dialects a tool's `inputSchema` may name (`$schema`).
+pub const SCHEMA_DIALECTS: &[&str] = &[
+    "https://json-schema.org/draft/2020-12/schema",
+    "https://json-schema.org/draft/2019-09/schema",
+    "http://json-schema.org/draft-07/schema#",
+    "http://json-schema.org/draft-07/schema",
+    "http://json-schema.org/draft-04/schema#",
+];
+
 /// A recorded field the judge does not give: where it is, what is recorded
 /// there, and what the record gives instead.
 #[derive(Debug, Clone, PartialEq)]

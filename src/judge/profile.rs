@@ -1854,6 +1854,84 @@ fn stdio_positive_reread(
                 format!("its kept wait ({wait}) and the stored answer"),
             )
         }
+        "stdio-backward-compatibility" => {
+            let open = opening_wait(transcript)?;
+            let stdin = super::stdio::stream_bytes(transcript, "stdin")?;
+            let request = super::stdio::messages(&stdin).into_iter().next()?;
+            let reading = match open.as_str() {
+                "result" => {
+                    let answer = super::stdio::messages(&stdout_bytes(transcript)?)
+                        .into_iter()
+                        .find(|m| m.get("id") == request.get("id") && m.get("result").is_some())?;
+                    let same =
+                        answer.pointer("/result/protocolVersion") == Some(&json!("2025-11-25"));
+                    (
+                        Accept,
+                        if same {
+                            held
+                        } else {
+                            r::STDIO_LEGACY_VERSION_CHANGED
+                        },
+                    )
+                }
+                other => read_as(other, r::REQUEST_REFUSED),
+            };
+            gives(
+                reading,
+                format!(
+                    "the wait its runner kept for initialize 2025-11-25 ({open}) and the stored answer"
+                ),
+            )
+        }
+        "request-identity-metadata" => {
+            let waits = request_waits(transcript)?;
+            let [(_, text), (_, int)] = waits.as_slice() else {
+                return None;
+            };
+            let ok = text == "result" && int == "result";
+            let reading = match int.as_str() {
+                "result" if ok => (Accept, held),
+                "result" => (Accept, r::REQUEST_ID_NOT_ECHOED),
+                other => read_as(other, r::REQUEST_REFUSED),
+            };
+            gives(
+                reading,
+                format!("the waits its runner kept for a string and an integer id ({text}, {int})"),
+            )
+        }
+        "json-schema-dialect-identity" => {
+            let waits = request_waits(transcript)?;
+            let [(request, wait)] = waits.as_slice() else {
+                return None;
+            };
+            let reading = match wait.as_str() {
+                "result" => {
+                    let answer = super::stdio::messages(&stdout_bytes(transcript)?)
+                        .into_iter()
+                        .find(|m| m.get("id") == Some(request) && m.get("result").is_some())?;
+                    let tools = answer
+                        .pointer("/result/tools")
+                        .and_then(Value::as_array)
+                        .cloned()
+                        .unwrap_or_default();
+                    let ok = !tools.is_empty()
+                        && tools.iter().all(|t| {
+                            let s = t.get("inputSchema");
+                            s.and_then(|s| s.get("type")) == Some(&json!("object"))
+                                && s.and_then(|s| s.get("$schema")).is_none_or(|d| {
+                                    d.as_str()
+                                        .is_some_and(|d| super::SCHEMA_DIALECTS.contains(&d))
+                                })
+                        });
+                    (Accept, if ok { held } else { r::SCHEMA_DIALECT_UNKNOWN })
+                }
+                other => read_as(other, r::REQUEST_REFUSED),
+            };
+            gives(
+                reading,
+                format!("the wait its runner kept for tools/list ({wait}) and the tools it stored"),
+            )
+        }
         "backpressure" if o.observed_reason == r::BACKPRESSURE_LOST_RESPONSES => {
             let waits = request_waits(transcript)?;
             let count = transcript.pointer("/observation/requests")?.as_u64()?;
@@ -2445,10 +2523,15 @@ fn answer_reread(
                 || reason.ends_with("_EXECUTED")
                 || reason == crate::diag::reasons::CONVERSATION_ASSUMED
                 || reason == crate::diag::reasons::UNSUPPORTED_VERSION_ECHOED;
+            // An HTTP mutant's request is the one sent with the syntax
+            // defect.
+            let defect = (role == "mutant" && request.is_none())
+                .then(|| super::http::defect_connection(transcript).map(|(_, id)| id))
+                .flatten();
             if role != "positive"
                 && o.observed == ProbeOutcome::Accept
                 && served
-                && let Some(req) = request
+                && let Some(req) = request.or(defect.as_ref())
             {
                 // A batch answered as an array is served without a
                 // response of the request's own.
@@ -3821,6 +3904,22 @@ mod tests {
         let t = sent_and_waited(&stdin, &out, &replies, json!({}));
         let (judged, _) = rederive("concurrent-requests", "positive", &held, &t).unwrap();
         assert_eq!(judged.observed_reason, r::CONCURRENT_REQUEST_LOST);
+        // request-identity-metadata: the integer id unanswered while the
+        // string id was is not an id echoed.
+        let echoed = positive(
+            ProbeOutcome::Accept,
+            r::REQUEST_ID_ECHOED,
+            ProbeOutcome::Accept,
+            r::REQUEST_ID_ECHOED,
+        );
+        let t = sent_and_waited(
+            &[init.clone(), list(8), list(2)],
+            &[opened.clone(), result(8)],
+            &[(1, "result"), (8, "result"), (2, "no answer")],
+            json!({}),
+        );
+        let (judged, _) = rederive("request-identity-metadata", "positive", &echoed, &t).unwrap();
+        assert_eq!(judged.observed_reason, NO_ANSWER);
         // process-exit: an exit after stdin closed holds; the runner's
         // marker first is no exit.
         let runs = positive(

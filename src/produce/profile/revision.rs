@@ -930,13 +930,7 @@ fn extension_declaration(ctx: &Ctx) -> CheckRun {
     check("extension-declaration", positive, pair)
 }
 
-const DIALECTS: &[&str] = &[
-    "https://json-schema.org/draft/2020-12/schema",
-    "https://json-schema.org/draft/2019-09/schema",
-    "http://json-schema.org/draft-07/schema#",
-    "http://json-schema.org/draft-07/schema",
-    "http://json-schema.org/draft-04/schema#",
-];
+const DIALECTS: &[&str] = crate::judge::SCHEMA_DIALECTS;
 
 /// The plain JSON types a probe can give a value of, with one value each.
 const PLAIN_TYPES: &[&str] = &["string", "integer", "boolean", "array", "object", "null"];

@@ -2005,6 +2005,16 @@ fn oversized_control_reread(
     use super::stdio::{gathered, last_wait_for};
     use crate::diag::reasons as r;
     use ProbeOutcome::{Accept, NotObserved, Reject};
+    let domain = [
+        BEHAVIOUR_LEFT_OPEN,
+        r::OVERSIZED_LINE_ACCEPTED,
+        SYNTAX_GUARD,
+        r::OVERSIZED_LINE_BOUNDED,
+        r::OVERSIZED_LINE_DROPPED_SILENTLY,
+    ];
+    if !domain.contains(&o.observed_reason.as_str()) {
+        return None;
+    }
     let observation = transcript.get("observation")?;
     let request = observation.get("requestId").filter(|r| !r.is_null())?;
     let wait = last_wait_for(transcript, request)?;
@@ -2178,6 +2188,20 @@ fn bogus_version_reread(
 ) -> Option<(Observation, String)> {
     use crate::diag::reasons as r;
     use ProbeOutcome::{Accept, NotObserved, Reject};
+    // Only a label this classifier gives is read again here (another is
+    // the vocabulary's, or the other rules').
+    let domain = [
+        r::UNSUPPORTED_VERSION_ECHOED,
+        r::SUPPORTED_VERSION_ADVERTISED,
+        r::UNKNOWN_VERSION_ADVERTISED,
+        r::UNSUPPORTED_VERSION_ACCEPTED,
+        r::SUPPORTED_VERSIONS_NOT_ADVERTISED,
+        r::METHOD_NOT_FOUND_NOT_CREDITED,
+        SYNTAX_GUARD,
+    ];
+    if !domain.contains(&o.observed_reason.as_str()) {
+        return None;
+    }
     let observation = transcript.get("observation")?;
     let request = observation.get("requestId").filter(|r| !r.is_null())?;
     let wait = super::stdio::last_wait_for(transcript, request)?;

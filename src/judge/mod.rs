@@ -44,6 +44,18 @@ pub const SCHEMA_DIALECTS: &[&str] = &[
     "http://json-schema.org/draft-04/schema#",
 ];
 
+/// Does every tool of a non-empty listing declare an object `inputSchema`
+/// whose `$schema`, where named, is one of [`SCHEMA_DIALECTS`]?
+pub fn schemas_identified(tools: &[serde_json::Value]) -> bool {
+    !tools.is_empty()
+        && tools.iter().all(|t| {
+            let s = t.get("inputSchema");
+            s.and_then(|s| s.get("type")) == Some(&serde_json::json!("object"))
+                && s.and_then(|s| s.get("$schema"))
+                    .is_none_or(|d| d.as_str().is_some_and(|d| SCHEMA_DIALECTS.contains(&d)))
+        })
+}
+
 /// A recorded field the judge does not give: where it is, what is recorded
 /// there, and what the record gives instead.
 #[derive(Debug, Clone, PartialEq)]

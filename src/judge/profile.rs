@@ -1581,21 +1581,13 @@ fn stdio_positive_reread(
     use crate::diag::reasons as r;
     use ProbeOutcome::{Accept, NotObserved, Reject, Terminate};
     let held = o.expected_reason.as_str();
-    let gives = |(observed, reason): (ProbeOutcome, &str), why: String| {
-        if observed == o.observed && reason == o.observed_reason {
-            return None;
-        }
-        Some((
-            Observation {
-                observed,
-                observed_reason: reason.to_string(),
-                ..o.clone()
-            },
+    let gives = |reading: (ProbeOutcome, &str), why: String| {
+        reread_as(o, reading, || {
             format!(
-                "check {id}: its positive.json says {} ({}), but {why} give {reason}",
-                o.observed, o.observed_reason
-            ),
-        ))
+                "check {id}: its positive.json says {} ({}), but {why} give {}",
+                o.observed, o.observed_reason, reading.1
+            )
+        })
     };
     let refuse = |why: String| {
         Some((
@@ -1644,7 +1636,7 @@ fn stdio_positive_reread(
             };
             let readings: Vec<&str> = waits.iter().map(|(_, w)| w.as_str()).collect();
             gives(
-                (Accept, if all { held } else { lost }),
+                held_or(all, held, lost),
                 format!(
                     "the waits its runner kept for its {want} requests ({})",
                     readings.join(", ")
@@ -1688,11 +1680,8 @@ fn stdio_positive_reread(
                 // The revision asked for is the opening's own: a legacy
                 // answer must name it, a modern one list it.
                 "result" => {
-                    let stdin = super::stdio::stream_bytes(transcript, "stdin")?;
-                    let request = super::stdio::messages(&stdin).into_iter().next()?;
-                    let answer = super::stdio::messages(&stdout_bytes(transcript)?)
-                        .into_iter()
-                        .find(|m| m.get("id") == request.get("id") && m.get("result").is_some())?;
+                    let request = first_sent(transcript)?;
+                    let answer = result_message(transcript, request.get("id"))?;
                     let ok = if request["method"] == "server/discover" {
                         let rev = request
                             .pointer("/params/_meta/io.modelcontextprotocol~1protocolVersion")?;
@@ -1704,14 +1693,7 @@ fn stdio_positive_reread(
                         let rev = request.pointer("/params/protocolVersion")?;
                         answer.pointer("/result/protocolVersion") == Some(rev)
                     };
-                    (
-                        Accept,
-                        if ok {
-                            held
-                        } else {
-                            r::ERA_OPENING_WRONG_VERSION
-                        },
-                    )
+                    held_or(ok, held, r::ERA_OPENING_WRONG_VERSION)
                 }
                 other => read_as(other, r::ERA_OPENING_REFUSED),
             };
@@ -1729,7 +1711,7 @@ fn stdio_positive_reread(
             }
             let same = waits.iter().all(|(_, w)| w == "result");
             gives(
-                (Accept, if same { held } else { r::RESULT_ID_RETYPED }),
+                held_or(same, held, r::RESULT_ID_RETYPED),
                 format!(
                     "the waits its runner kept for the integer id and the same digits as a string ({}, {})",
                     waits[0].1, waits[1].1
@@ -1781,11 +1763,7 @@ fn stdio_positive_reread(
             if opening_wait(transcript)? != "result" {
                 return None;
             }
-            let stdin = super::stdio::stream_bytes(transcript, "stdin")?;
-            let request = super::stdio::messages(&stdin).into_iter().next()?;
-            let answer = super::stdio::messages(&stdout_bytes(transcript)?)
-                .into_iter()
-                .find(|m| m.get("id") == request.get("id") && m.get("result").is_some())?;
+            let answer = result_message(transcript, first_sent(transcript)?.get("id"))?;
             let caps = answer
                 .pointer("/result/capabilities")
                 .and_then(Value::as_object);
@@ -1797,7 +1775,7 @@ fn stdio_positive_reread(
             };
             let ok = caps.is_some() && well("experimental") && well("extensions");
             gives(
-                (Accept, if ok { held } else { r::EXTENSIONS_MALFORMED }),
+                held_or(ok, held, r::EXTENSIONS_MALFORMED),
                 "the capabilities of the stored answer to its opening".to_string(),
             )
         }
@@ -1805,9 +1783,7 @@ fn stdio_positive_reread(
         // the one asked for, before it `initialize` must name a released one
         // (unsupported-version-failure: the one asked for).
         "supported-version-advertisement" | "unsupported-version-failure" => {
-            let stdin = super::stdio::stream_bytes(transcript, "stdin")?;
-            let sent = super::stdio::messages(&stdin);
-            let opening = sent.first()?;
+            let opening = first_sent(transcript)?;
             let modern = opening["method"] == "server/discover";
             let wrong = if id == "supported-version-advertisement" {
                 r::VERSIONS_NOT_ADVERTISED
@@ -1824,9 +1800,7 @@ fn stdio_positive_reread(
                 (wait.clone(), true)
             } else {
                 let wait = opening_wait(transcript)?;
-                let answer = super::stdio::messages(&stdout_bytes(transcript)?)
-                    .into_iter()
-                    .find(|m| m.get("id") == opening.get("id") && m.get("result").is_some());
+                let answer = result_message(transcript, opening.get("id"));
                 let ok = answer.is_some_and(|m| {
                     if modern {
                         let rev = opening
@@ -1846,7 +1820,7 @@ fn stdio_positive_reread(
                 (wait, ok)
             };
             let reading = match wait.as_str() {
-                "result" => (Accept, if ok { held } else { wrong }),
+                "result" => held_or(ok, held, wrong),
                 other => read_as(other, r::REQUEST_REFUSED),
             };
             gives(
@@ -1856,23 +1830,13 @@ fn stdio_positive_reread(
         }
         "stdio-backward-compatibility" => {
             let open = opening_wait(transcript)?;
-            let stdin = super::stdio::stream_bytes(transcript, "stdin")?;
-            let request = super::stdio::messages(&stdin).into_iter().next()?;
+            let request = first_sent(transcript)?;
             let reading = match open.as_str() {
                 "result" => {
-                    let answer = super::stdio::messages(&stdout_bytes(transcript)?)
-                        .into_iter()
-                        .find(|m| m.get("id") == request.get("id") && m.get("result").is_some())?;
+                    let answer = result_message(transcript, request.get("id"))?;
                     let same =
                         answer.pointer("/result/protocolVersion") == Some(&json!("2025-11-25"));
-                    (
-                        Accept,
-                        if same {
-                            held
-                        } else {
-                            r::STDIO_LEGACY_VERSION_CHANGED
-                        },
-                    )
+                    held_or(same, held, r::STDIO_LEGACY_VERSION_CHANGED)
                 }
                 other => read_as(other, r::REQUEST_REFUSED),
             };
@@ -1906,24 +1870,14 @@ fn stdio_positive_reread(
             };
             let reading = match wait.as_str() {
                 "result" => {
-                    let answer = super::stdio::messages(&stdout_bytes(transcript)?)
-                        .into_iter()
-                        .find(|m| m.get("id") == Some(request) && m.get("result").is_some())?;
+                    let answer = result_message(transcript, Some(request))?;
                     let tools = answer
                         .pointer("/result/tools")
                         .and_then(Value::as_array)
                         .cloned()
                         .unwrap_or_default();
-                    let ok = !tools.is_empty()
-                        && tools.iter().all(|t| {
-                            let s = t.get("inputSchema");
-                            s.and_then(|s| s.get("type")) == Some(&json!("object"))
-                                && s.and_then(|s| s.get("$schema")).is_none_or(|d| {
-                                    d.as_str()
-                                        .is_some_and(|d| super::SCHEMA_DIALECTS.contains(&d))
-                                })
-                        });
-                    (Accept, if ok { held } else { r::SCHEMA_DIALECT_UNKNOWN })
+                    let ok = super::schemas_identified(&tools);
+                    held_or(ok, held, r::SCHEMA_DIALECT_UNKNOWN)
                 }
                 other => read_as(other, r::REQUEST_REFUSED),
             };
@@ -1989,6 +1943,44 @@ fn stdio_positive_reread(
     }
 }
 
+/// The first message the stored stdin sends (a stdio probe's opening).
+fn first_sent(transcript: &Value) -> Option<Value> {
+    let stdin = super::stdio::stream_bytes(transcript, "stdin")?;
+    super::stdio::messages(&stdin).into_iter().next()
+}
+
+/// The stored stdout's result message for the request `id`.
+fn result_message(transcript: &Value, id: Option<&Value>) -> Option<Value> {
+    super::stdio::messages(&super::stdio::stdout_bytes(transcript)?)
+        .into_iter()
+        .find(|m| m.get("id") == id && m.get("result").is_some())
+}
+
+/// A served reading: `held` where `ok`, else `wrong`.
+fn held_or<'a>(ok: bool, held: &'a str, wrong: &'a str) -> (ProbeOutcome, &'a str) {
+    (ProbeOutcome::Accept, if ok { held } else { wrong })
+}
+
+/// `o` read as `reading` (an outcome and a reason) instead, and why (`why`
+/// says what gives it); `None` where the labels are already that reading.
+fn reread_as(
+    o: &Observation,
+    reading: (ProbeOutcome, &str),
+    why: impl FnOnce() -> String,
+) -> Option<(Observation, String)> {
+    if reading == (o.observed, o.observed_reason.as_str()) {
+        return None;
+    }
+    Some((
+        Observation {
+            observed: reading.0,
+            observed_reason: reading.1.to_string(),
+            ..o.clone()
+        },
+        why(),
+    ))
+}
+
 /// oversized-line's control (a valid 16 MiB request) and mutant (a short
 /// request with a syntax defect), read where the subject went on serving
 /// (its liveness request answered) or answered the request: a result is
@@ -2038,15 +2030,7 @@ fn oversized_control_reread(
         }
         _ => return None,
     };
-    if reading == (o.observed, o.observed_reason.as_str()) {
-        return None;
-    }
-    Some((
-        Observation {
-            observed: reading.0,
-            observed_reason: reading.1.to_string(),
-            ..o.clone()
-        },
+    reread_as(o, reading, || {
         format!(
             "check oversized-line: its {role}.json says {} ({}), but the wait its runner kept for the request ({wait}), the liveness request's ({}) and the {} parse and {} null-id error(s) gathered give {}",
             o.observed,
@@ -2055,8 +2039,8 @@ fn oversized_control_reread(
             g.parse_errors,
             g.null_id_errors,
             reading.1
-        ),
-    ))
+        )
+    })
 }
 
 /// Streamable HTTP positives whose reading is a function of the first
@@ -2155,20 +2139,12 @@ fn http_positive_reread(
         }
         _ => return None,
     };
-    if reading == (o.observed, o.observed_reason.as_str()) {
-        return None;
-    }
-    Some((
-        Observation {
-            observed: reading.0,
-            observed_reason: reading.1.to_string(),
-            ..o.clone()
-        },
+    reread_as(o, reading, || {
         format!(
             "check {id}: its positive.json says {} ({}), but {why} give {}",
             o.observed, o.observed_reason, reading.1
-        ),
-    ))
+        )
+    })
 }
 
 /// supported-version-advertisement's control and mutant (a request naming a
@@ -2273,20 +2249,12 @@ fn bogus_version_reread(
             }
         }
     };
-    if reading == (o.observed, o.observed_reason.as_str()) {
-        return None;
-    }
-    Some((
-        Observation {
-            observed: reading.0,
-            observed_reason: reading.1.to_string(),
-            ..o.clone()
-        },
+    reread_as(o, reading, || {
         format!(
             "check supported-version-advertisement: its {role}.json says {} ({}), but the stored answer to its request {request} ({wait}) gives {}",
             o.observed, o.observed_reason, reading.1
-        ),
-    ))
+        )
+    })
 }
 
 /// The stdio controls (check, role) whose silence, while the subject goes on
@@ -3861,11 +3829,7 @@ mod tests {
         Observation {
             expected,
             expected_reason: held.into(),
-            observed,
-            observed_reason: reason.into(),
-            reached: true,
-            detail: String::new(),
-            answer: None,
+            ..labelled(observed, reason)
         }
     }
 
@@ -3977,38 +3941,31 @@ mod tests {
         let listed = json!({"jsonrpc": "2.0", "id": 2, "error": {"code": -32602, "message": "m", "data": {"supported": ["2025-11-25"]}}});
         let pong = json!({"jsonrpc": "2.0", "id": 3, "result": {}});
         let not_listed = labelled(ProbeOutcome::Reject, r::SUPPORTED_VERSIONS_NOT_ADVERTISED);
-        let t = sent_and_waited(
-            &[control.clone(), ping.clone()],
-            &[listed, pong.clone()],
-            &[(2, "error -32602"), (3, "result")],
-            json!({"requestId": 2, "liveId": 3}),
-        );
-        let (judged, _) = rederive(
-            "supported-version-advertisement",
-            "negative",
-            &not_listed,
-            &t,
-        )
-        .unwrap();
-        assert_eq!(judged.observed_reason, r::SUPPORTED_VERSION_ADVERTISED);
+        // The control answered `answer`, the liveness request after it.
+        let judged = |answer: Value, wait: &str| {
+            let t = sent_and_waited(
+                &[control.clone(), ping.clone()],
+                &[answer, pong.clone()],
+                &[(2, wait), (3, "result")],
+                json!({"requestId": 2, "liveId": 3}),
+            );
+            rederive(
+                "supported-version-advertisement",
+                "negative",
+                &not_listed,
+                &t,
+            )
+            .unwrap()
+            .0
+        };
+        let listed = judged(listed, "error -32602");
+        assert_eq!(listed.observed_reason, r::SUPPORTED_VERSION_ADVERTISED);
         // Echoed back, the version was served.
         let echoed =
             json!({"jsonrpc": "2.0", "id": 2, "result": {"protocolVersion": "1999-01-01"}});
-        let t = sent_and_waited(
-            &[control, ping],
-            &[echoed, pong],
-            &[(2, "result"), (3, "result")],
-            json!({"requestId": 2, "liveId": 3}),
-        );
-        let (judged, _) = rederive(
-            "supported-version-advertisement",
-            "negative",
-            &not_listed,
-            &t,
-        )
-        .unwrap();
-        assert_eq!(judged.observed_reason, r::UNSUPPORTED_VERSION_ECHOED);
-        assert_eq!(judged.observed, ProbeOutcome::Accept);
+        let echoed = judged(echoed, "result");
+        assert_eq!(echoed.observed_reason, r::UNSUPPORTED_VERSION_ECHOED);
+        assert_eq!(echoed.observed, ProbeOutcome::Accept);
     }
 
     #[test]

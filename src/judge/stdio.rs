@@ -722,21 +722,13 @@ pub fn request_answered(transcript: &Value) -> Option<bool> {
 /// read (`result` or `error CODE`); `Some(None)` when none did, `None` when
 /// the record keeps no waits or its stdin is not all stored.
 pub fn request_answer(transcript: &Value) -> Option<Option<String>> {
-    let replies = transcript.get("replies")?.as_array()?;
-    let ids = opening_ids(&stream_bytes(transcript, "stdin")?);
     // The opening's wait is the first for an opening request; a later
     // `server/discover` (a mutant's request) is a request like any other.
-    let opening = replies
-        .iter()
-        .position(|r| r.get("id").is_some_and(|id| ids.contains(id)));
     Some(
-        replies
-            .iter()
-            .enumerate()
-            .filter(|(k, r)| Some(*k) != opening && r.get("id").is_some())
-            .filter_map(|(_, r)| r["reply"].as_str())
-            .rfind(|t| *t == "result" || t.starts_with("error "))
-            .map(str::to_string),
+        request_waits(transcript)?
+            .into_iter()
+            .map(|(_, reading)| reading)
+            .rfind(|t| t == "result" || t.starts_with("error ")),
     )
 }
 

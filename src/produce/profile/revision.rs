@@ -930,8 +930,6 @@ fn extension_declaration(ctx: &Ctx) -> CheckRun {
     check("extension-declaration", positive, pair)
 }
 
-const DIALECTS: &[&str] = crate::judge::SCHEMA_DIALECTS;
-
 /// The plain JSON types a probe can give a value of, with one value each.
 const PLAIN_TYPES: &[&str] = &["string", "integer", "boolean", "array", "object", "null"];
 
@@ -1032,13 +1030,7 @@ fn json_schema_dialect_identity(ctx: &Ctx) -> CheckRun {
             .and_then(Value::as_array)
             .cloned()
             .unwrap_or_default();
-        let ok = !tools.is_empty()
-            && tools.iter().all(|t| {
-                let s = t.get("inputSchema");
-                s.and_then(|s| s.get("type")) == Some(&json!("object"))
-                    && s.and_then(|s| s.get("$schema"))
-                        .is_none_or(|d| d.as_str().is_some_and(|d| DIALECTS.contains(&d)))
-            });
+        let ok = crate::judge::schemas_identified(&tools);
         call = ill_typed_call(&tools);
         (
             answered(&reply, ok, HELD, reasons::SCHEMA_DIALECT_UNKNOWN),

@@ -2441,7 +2441,10 @@ fn answer_reread(
                         .collect()
                 })
                 .unwrap_or_default();
-            let by_runner = observation.pointer("/endedBy/mcpres").is_some();
+            // (An exit after the runner's own ending act is not the
+            // subject's own.)
+            let by_runner = observation.pointer("/endedBy/mcpres").is_some()
+                || super::stdio::went_by_itself(transcript) == Some(false);
             if transcript.get("replies").is_some()
                 && (by_runner || !exits.iter().any(|s| *s != "exit 0"))
             {
@@ -3988,6 +3991,16 @@ mod tests {
         let observation = json!({"requestId": 2, "liveId": 3, "stdoutLines": [0, 1]});
         let t = waited(&[pong], &[(3, "result"), (2, "no answer")], observation);
         assert!(rederive("oversized-line", "negative", &dropped, &t).is_none());
+        // A death after the runner's own ending act is not the subject's
+        // crash.
+        let crashed = labelled(ProbeOutcome::Terminate, r::OVERSIZED_LINE_CRASHED);
+        let mut ended = t.clone();
+        ended["end"] = json!({"endedBy": {"mcpres": "stdin closed", "atMs": 10}});
+        ended["events"] = json!([
+            {"atMs": 10, "event": "stdin-closed"},
+            {"atMs": 20, "event": "exited", "status": "signal 15"},
+        ]);
+        assert!(rederive("oversized-line", "negative", &crashed, &ended).is_some());
         let bounded = labelled(ProbeOutcome::Reject, r::OVERSIZED_LINE_BOUNDED);
         let (judged, _) = rederive("oversized-line", "negative", &bounded, &t).unwrap();
         assert_eq!(judged.observed_reason, r::OVERSIZED_LINE_DROPPED_SILENTLY);

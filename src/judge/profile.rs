@@ -2043,12 +2043,29 @@ fn oversized_control_reread(
     })
 }
 
+/// The connections among `conns` that carried one request alone (with an
+/// id, not an opening), with that id.
+fn carried_alone(transcript: &Value, conns: &[u64]) -> Vec<(u64, Value)> {
+    conns
+        .iter()
+        .filter_map(|c| match super::http::sent_on(transcript, *c).as_slice() {
+            [m] if !matches!(m["method"].as_str(), Some("initialize" | "server/discover")) => m
+                .get("id")
+                .filter(|i| !i.is_null())
+                .map(|i| (*c, i.clone())),
+            _ => None,
+        })
+        .collect()
+}
+
 /// Streamable HTTP positives whose reading is a function of the first
 /// response on the connection that carried their request:
 ///
 /// - status-code-consistency: a notification (`notifications/cancelled`)
 ///   answered `202` with no body holds; another status is the wrong one; a
 ///   close before any response is the subject gone; nothing is no answer;
+/// - backpressure: eight requests on eight connections at once, all
+///   answered (on the reads kept), hold; none is no answer; some is lost;
 /// - request-response-binding: two requests on two connections at once,
 ///   each answered on its own with its own id alone, hold; neither answered
 ///   is no answer; anything else is a response bound to the wrong request.
@@ -2092,26 +2109,35 @@ fn http_positive_reread(
                 format!("the notification's connection stored {what}, which"),
             )
         }
+        "backpressure" => {
+            // Eight requests on eight connections at once: each answered on
+            // the read its runner kept for that connection.
+            let reads = http::response_reads(transcript)?;
+            let carried = carried_alone(transcript, &conns);
+            let answered_n = carried
+                .iter()
+                .filter(|(c, id)| {
+                    reads.iter().any(|r| {
+                        r["connection"].as_u64() == Some(*c)
+                            && r["answered"].as_array().is_some_and(|a| a.contains(id))
+                    })
+                })
+                .count();
+            let reading = match answered_n {
+                8 => (Accept, held),
+                0 => (NotObserved, NO_ANSWER),
+                _ => (Accept, r::HTTP_CONCURRENT_LOST),
+            };
+            (
+                reading,
+                format!(
+                    "the reads its runner kept answer {answered_n} of its 8 concurrent requests, which"
+                ),
+            )
+        }
         "request-response-binding" => {
             // The two connections that each carried one request with an id.
-            let carried: Vec<(u64, Value)> = conns
-                .iter()
-                .filter_map(|c| {
-                    let sent = http::sent_on(transcript, *c);
-                    match sent.as_slice() {
-                        [m] if !matches!(
-                            m["method"].as_str(),
-                            Some("initialize" | "server/discover")
-                        ) =>
-                        {
-                            m.get("id")
-                                .filter(|i| !i.is_null())
-                                .map(|i| (*c, i.clone()))
-                        }
-                        _ => None,
-                    }
-                })
-                .collect();
+            let carried = carried_alone(transcript, &conns);
             let [(c1, id1), (c2, id2)] = carried.as_slice() else {
                 return None;
             };

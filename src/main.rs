@@ -15,9 +15,15 @@ fn main() -> std::process::ExitCode {
     {
         use mcpres::produce::drive::sandbox;
         let mut args = std::env::args_os().skip(1);
-        if args.next().as_deref() == Some(std::ffi::OsStr::new(sandbox::EXEC_ARG)) {
+        let first = args.next();
+        if first.as_deref() == Some(std::ffi::OsStr::new(sandbox::EXEC_ARG)) {
             let rest: Vec<std::ffi::OsString> = args.collect();
             return std::process::ExitCode::from(sandbox::exec_main(&rest));
+        }
+        // The first process of a subject's PID namespace.
+        if first.as_deref() == Some(std::ffi::OsStr::new(sandbox::INIT_ARG)) {
+            let rest: Vec<std::ffi::OsString> = args.collect();
+            return std::process::ExitCode::from(sandbox::init_main(&rest));
         }
     }
     purging_producer();

@@ -188,6 +188,13 @@ fn the_honest_twin_leaves_nothing_and_passes_in_the_sandbox() {
             .iter()
             .all(|e| e["sandboxed"] == true && e["ownNetwork"] == true)
     );
+    // Each session had a PID namespace, and nothing was left in it.
+    let ended = lifecycle_events(&out, "pid-namespace-ended");
+    assert_eq!(ended.len(), spawned.len());
+    for e in ended {
+        assert!(e["initPid"].as_u64().is_some(), "{e}");
+        assert_eq!(e["left"], serde_json::json!([]), "{e}");
+    }
 }
 
 #[test]
@@ -232,6 +239,47 @@ fn without_the_sandbox_the_evidence_says_so_and_why() {
 
 /// `mcpres profile run stdio-transport --checks stderr-diagnostics
 /// --sandbox require --env HOME=$HOME -o out -- python3 SERVER extra...`.
+/// A daemon the subject starts (a child that forks a grandchild into a
+/// new session and exits) is an orphan that no parent of the subject's
+/// waits for. In the sandbox it stays in the subject's PID namespace, held
+/// by the namespace's init: it is named with where it was found, killed with
+/// the namespace, and fails cleanup; nothing is left running.
+#[test]
+fn a_daemon_the_subject_starts_is_held_and_killed_through_its_pid_namespace() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("bundle");
+    let marker = format!("mcpres-daemon-{}", std::process::id());
+    let _guard = KillMarked(marker.clone());
+    let o = run(&out, "require", &["--daemonize", &marker]);
+    assert_eq!(o.status.code(), Some(1), "{}", output_text(&o));
+    assert_eq!(alive_with(&marker), Vec::<String>::new());
+    let ended = lifecycle_events(&out, "pid-namespace-ended");
+    assert!(!ended.is_empty());
+    let clean = ended
+        .iter()
+        .find(|e| e["session"] == "t1-clean")
+        .expect("the clean session's namespace");
+    let init = clean["initPid"].as_u64().expect("an init");
+    let left = clean["left"].as_array().unwrap();
+    assert_eq!(left.len(), 1, "{clean}");
+    // Re-parented to the namespace's init, in a session of its own.
+    assert_eq!(left[0]["parentPid"], init, "{clean}");
+    assert_eq!(left[0]["sessionId"], left[0]["pid"], "{clean}");
+    let cleanup = read_json(&out.join("raw/cleanup-report.json"));
+    assert_eq!(cleanup["passed"], false, "{cleanup}");
+    let escaped = cleanup["escapedProcesses"].as_array().unwrap();
+    assert!(
+        escaped
+            .iter()
+            .any(|p| p["foundAfterSession"] == "clean" && p["foundIn"] == "pid-namespace"),
+        "{cleanup}"
+    );
+    // The init itself is never a process the subject left.
+    assert!(escaped.iter().all(|p| p["pid"] != init), "{cleanup}");
+    let (_, report) = load(&out);
+    assert!(report.valid, "{:?}", report.findings);
+}
+
 fn profile_run(out: &Path, extra: &[&str]) -> Output {
     let env_home = format!("HOME={}", home().display());
     let mut args = vec![
@@ -311,6 +359,49 @@ fn a_profile_run_names_what_each_probe_left_and_its_twin_keeps_cleanup() {
     assert_eq!(cleanup["observed"], true, "{cleanup}\n{}", output_text(&o));
     assert_eq!(cleanup["probesThatLeftFiles"], serde_json::json!([]));
     assert_eq!(o.status.code(), Some(0), "{}", output_text(&o));
+}
+
+/// A profile probe's subject that starts a daemon: the daemon is found in
+/// the probe's PID namespace, named in the probe's record, killed, and the
+/// run's cleanup is not observed (the honest twin's is, in the test above).
+#[test]
+fn a_profile_probe_names_the_daemon_its_subject_left_in_its_pid_namespace() {
+    let tmp = tempfile::tempdir().unwrap();
+    let marker = format!("mcpres-profile-daemon-{}", std::process::id());
+    let _guard = KillMarked(marker.clone());
+    let out = tmp.path().join("left");
+    let o = profile_run(&out, &["--daemonize", &marker]);
+    let text = output_text(&o);
+    assert_eq!(o.status.code(), Some(1), "{text}");
+    assert_eq!(alive_with(&marker), Vec::<String>::new());
+    let cleanup = read_json(&out.join("artifacts/cleanup.json"));
+    assert_eq!(cleanup["observed"], false, "{cleanup}\n{text}");
+    let leaky = cleanup["probesThatLeftProcesses"].as_array().unwrap();
+    assert!(
+        !leaky.is_empty() && leaky.iter().all(|l| l.as_str().unwrap().contains("(python")),
+        "{cleanup}"
+    );
+    let positive = read_json(&out.join("artifacts/stderr-diagnostics/positive.json"));
+    let end = &positive["transcript"]["end"];
+    let left = end["leftBehindProcesses"].as_array().unwrap();
+    assert!(
+        left.iter()
+            .any(|p| p["foundIn"] == "pid-namespace" && p["sessionId"] == p["pid"]),
+        "{end}"
+    );
+    let v = mcpres(&["validate", out.to_str().unwrap()]);
+    assert_eq!(v.status.code(), Some(1), "{}", output_text(&v));
+    assert!(
+        output_text(&v).contains("MCP_RES_PROFILE_CLEANUP_INCOMPLETE"),
+        "{}",
+        output_text(&v)
+    );
+    // The run's FAIL is the one its record gives: nothing else is refused.
+    assert!(
+        !output_text(&v).contains("but its checks give"),
+        "{}",
+        output_text(&v)
+    );
 }
 
 /// The controlled faults the operational profile needs: a directory that

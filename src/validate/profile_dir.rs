@@ -585,7 +585,14 @@ fn consistency(
         );
     }
     let identity_changed = record.identity.as_ref().is_some_and(|i| i.changed);
-    let derived = if identity_changed || record.checks.iter().any(|c| c.verdict == Verdict::Fail) {
+    // A run whose cleanup was not observed fails (`judge::run_result`, which
+    // the producer wrote it with); the evaluation's own result says nothing
+    // of it.
+    let cleanup_missed = !ev.cleanup.observed;
+    let derived = if identity_changed
+        || cleanup_missed
+        || record.checks.iter().any(|c| c.verdict == Verdict::Fail)
+    {
         "FAIL"
     } else if record
         .checks
@@ -600,7 +607,7 @@ fn consistency(
         push(
             "/result".into(),
             format!(
-                "{RUN_FILE} says result {}, but its checks give {derived} (FAIL when a check fails or the subject's identity changed, else INCOMPLETE when one was not observed, else PASS)",
+                "{RUN_FILE} says result {}, but its checks give {derived} (FAIL when a check fails, the subject's identity changed or cleanup was not observed, else INCOMPLETE when one was not observed, else PASS)",
                 record.result
             ),
         );

@@ -5,6 +5,11 @@ string argument `text`) and tools/call echo, and can misbehave on purpose:
   --escape MARKER   on initialize, start a child in a new session (setsid) that
                     sleeps for 1000 s with MARKER on its command line: a
                     descendant outside the process group, left running;
+  --daemonize MARKER  on initialize, start a child that forks a grandchild
+                    into a new session (sleeping 1000 s with MARKER on its
+                    command line) and exits at once, as a daemon does: the
+                    grandchild is an orphan that no parent of the subject's
+                    ever waits for;
   --temp-file       on initialize, write a file with tempfile.mkstemp (in
                     $TMPDIR) and close it, without removing it;
   --tmp-file NAME   on initialize, write /tmp/NAME (not $TMPDIR) and leave it;
@@ -25,9 +30,20 @@ import sys
 import tempfile
 
 
+# The intermediate child: fork, and in the grandchild leave the session and
+# become a sleeper with the marker on its command line; the child exits.
+DAEMON = """
+import os, sys
+if os.fork() == 0:
+    os.setsid()
+    os.execv(sys.executable, [sys.executable, "-c", "import time; time.sleep(1000)", sys.argv[1]])
+"""
+
+
 def main():
     args = sys.argv[1:]
     marker = None
+    daemon_marker = None
     temp_file = False
     tmp_name = None
     home_name = None
@@ -36,6 +52,8 @@ def main():
         flag = args.pop(0)
         if flag == "--escape":
             marker = args.pop(0)
+        elif flag == "--daemonize":
+            daemon_marker = args.pop(0)
         elif flag == "--temp-file":
             temp_file = True
         elif flag == "--tmp-file":
@@ -65,6 +83,13 @@ def main():
                     stdout=subprocess.DEVNULL,
                     stderr=subprocess.DEVNULL,
                     start_new_session=True,
+                )
+            if daemon_marker is not None:
+                subprocess.run(
+                    [sys.executable, "-c", DAEMON, daemon_marker],
+                    stdin=subprocess.DEVNULL,
+                    stdout=subprocess.DEVNULL,
+                    stderr=subprocess.DEVNULL,
                 )
             if temp_file:
                 fd, _ = tempfile.mkstemp(prefix="residue-", suffix=".txt")

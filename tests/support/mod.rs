@@ -317,3 +317,37 @@ pub fn jwt_like(text: &str) -> bool {
     .iter()
     .any(|m| text.contains(m))
 }
+
+/// Pids of live processes whose command line contains `marker`.
+pub fn alive_with(marker: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir("/proc").unwrap().flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        if !name.bytes().all(|b| b.is_ascii_digit()) {
+            continue;
+        }
+        let Ok(cmdline) = std::fs::read(e.path().join("cmdline")) else {
+            continue;
+        };
+        let zombie = std::fs::read_to_string(e.path().join("stat")).is_ok_and(|s| {
+            s.rsplit(')')
+                .next()
+                .is_some_and(|t| t.trim_start().starts_with('Z'))
+        });
+        if !zombie && String::from_utf8_lossy(&cmdline).contains(marker) {
+            out.push(name);
+        }
+    }
+    out
+}
+
+/// Kills whatever still carries the marker when the test ends, pass or fail.
+pub struct KillMarked(pub String);
+
+impl Drop for KillMarked {
+    fn drop(&mut self) {
+        for pid in alive_with(&self.0) {
+            let _ = std::process::Command::new("kill").args(["-9", &pid]).status();
+        }
+    }
+}

@@ -201,8 +201,49 @@ pub fn snapshot() -> BTreeMap<u32, Proc> {
     out
 }
 
+/// Is `p` the first process of a subject's PID namespace that the sandbox
+/// started (`mcpres __sandbox-init`, see `sandbox::init_main`)? Its command
+/// name says so, and the kernel confirms it: it is process 1 of a namespace
+/// one level below this process's (`NSpid` has two numbers, the second 1).
+/// A subject's descendant can take that name but not that place: every one
+/// of them lives in that namespace or below it.
+pub fn is_sandbox_init(p: &Proc) -> bool {
+    p.comm == super::sandbox::INIT_COMM
+        && std::fs::read_to_string(format!("/proc/{}/status", p.pid)).is_ok_and(|t| {
+            t.lines()
+                .find_map(|l| l.strip_prefix("NSpid:"))
+                .is_some_and(|ids| {
+                    let ids: Vec<&str> = ids.split_whitespace().collect();
+                    ids.len() == 2 && ids[1] == "1"
+                })
+        })
+}
+
+/// The processes (zombies included) in the PID namespace whose first
+/// process is `init` (which is left out), found by the namespace each
+/// process is in (`/proc/PID/ns/pid`), not by who its parent is.
+pub fn pid_namespace_members(init: u32) -> Vec<Proc> {
+    pid_namespace(init).map_or_else(Vec::new, |ns| in_pid_namespace(&ns, init))
+}
+
+/// The PID namespace process `pid` is in (`/proc/PID/ns/pid`, as
+/// `pid:[INODE]`).
+pub fn pid_namespace(pid: u32) -> Option<std::path::PathBuf> {
+    std::fs::read_link(format!("/proc/{pid}/ns/pid")).ok()
+}
+
+/// The processes (zombies included) in PID namespace `ns` (from
+/// [`pid_namespace`]), `except` left out.
+pub fn in_pid_namespace(ns: &std::path::Path, except: u32) -> Vec<Proc> {
+    snapshot()
+        .into_values()
+        .filter(|p| p.pid != except && pid_namespace(p.pid).is_some_and(|n| n == ns))
+        .collect()
+}
+
 /// The descendants of `roots` in `procs` (by parent pid; the roots excluded),
-/// in pid order.
+/// in pid order. A sandbox's namespace init (see [`is_sandbox_init`]) is
+/// walked through but never listed: it is mcpres's, not the subject's.
 pub fn descendants(procs: &BTreeMap<u32, Proc>, roots: &[u32]) -> Vec<Proc> {
     let mut children: BTreeMap<u32, Vec<u32>> = BTreeMap::new();
     for p in procs.values() {
@@ -221,6 +262,7 @@ pub fn descendants(procs: &BTreeMap<u32, Proc>, roots: &[u32]) -> Vec<Proc> {
     seen.into_iter()
         .filter(|p| !roots.contains(p))
         .filter_map(|p| procs.get(&p).cloned())
+        .filter(|p| !is_sandbox_init(p))
         .collect()
 }
 
@@ -238,7 +280,7 @@ pub fn process_tree(pid: u32) -> Vec<u32> {
 pub fn adopted_by(procs: &BTreeMap<u32, Proc>, me: u32, own: &BTreeSet<u32>) -> Vec<Proc> {
     procs
         .values()
-        .filter(|p| p.ppid == me && !own.contains(&p.pid))
+        .filter(|p| p.ppid == me && !own.contains(&p.pid) && !is_sandbox_init(p))
         .cloned()
         .collect()
 }

@@ -34,7 +34,6 @@ use std::ffi::{CString, OsString};
 use std::io::Write as _;
 use std::os::unix::ffi::OsStrExt as _;
 use std::os::unix::fs::{FileTypeExt as _, MetadataExt as _, PermissionsExt as _};
-use std::os::unix::process::CommandExt as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::OnceLock;
@@ -42,9 +41,17 @@ use std::sync::OnceLock;
 use serde_json::{Value, json};
 
 use super::ident;
+use super::proc::{self, Proc};
 
 /// The hidden first argument that makes `mcpres` the sandbox's helper.
 pub const EXEC_ARG: &str = "__sandbox-exec";
+
+/// The hidden first argument that makes `mcpres` the first process of a
+/// subject's PID namespace (see [`init_main`]).
+pub const INIT_ARG: &str = "__sandbox-init";
+
+/// The command name (`/proc/PID/comm`) that first process takes.
+pub const INIT_COMM: &str = "mcpres-ns-init";
 
 /// Files up to this size left in the sandbox are hashed; larger ones are
 /// recorded with their length only.
@@ -52,6 +59,11 @@ pub const HASH_LIMIT: u64 = 16 * 1024 * 1024;
 
 /// At most this many entries of one stage are recorded.
 pub const ENTRY_LIMIT: usize = 1000;
+
+/// How long a driver waits for the process standing in for a subject to
+/// name the subject's pid (it takes milliseconds; the bound is for a
+/// machine under load).
+pub const NAMING_LIMIT: std::time::Duration = std::time::Duration::from_secs(20);
 
 /// Top-level directories never overlaid: kernel file systems and devices.
 const NOT_OVERLAID: [&str; 3] = ["proc", "sys", "dev"];
@@ -169,7 +181,7 @@ impl Plan {
         match self {
             Plan::Sandbox(_) => json!({
                 "sandboxed": true,
-                "namespaces": ["user", "mount", "network (stdio subjects)"],
+                "namespaces": ["user", "mount", "network (stdio subjects)", "pid (every process the subject starts)"],
                 "filesystem": "every top-level directory but /proc, /sys and /dev is an overlay whose upper layer mcpres lists and hashes after each session and then removes; /dev/shm is private; the root directory itself is read-only",
             }),
             Plan::Scoped { reason, chosen } => json!({
@@ -297,6 +309,33 @@ pub struct Stage {
     read_only: Vec<String>,
     /// Controlled faults of the file system.
     faults: Vec<Fault>,
+    /// The PID namespace was ended ([`Stage::end_namespace`]).
+    namespace_ended: std::sync::atomic::AtomicBool,
+}
+
+/// What ending a subject's PID namespace found.
+#[derive(Debug, Clone, Default)]
+pub struct NamespaceEnd {
+    /// The init's pid, as the host sees it (`None`: no namespace was made).
+    pub init: Option<u32>,
+    /// The processes still alive in the namespace when it was ended (the
+    /// init apart): left behind by the subject, wherever they moved (a
+    /// session or group of their own), then killed with the namespace.
+    pub left: Vec<Proc>,
+    /// The namespace's init was gone before it was ended (its processes
+    /// went with it).
+    pub init_gone: bool,
+}
+
+impl NamespaceEnd {
+    /// The record in the evidence.
+    pub fn to_json(&self) -> Value {
+        json!({
+            "initPid": self.init,
+            "initGoneBefore": self.init_gone,
+            "left": self.left.iter().map(Proc::to_json).collect::<Vec<_>>(),
+        })
+    }
 }
 
 /// A file-system fault the sandbox injects, deterministic and recorded.
@@ -382,6 +421,7 @@ impl Stage {
             dirs,
             net,
             faults: Vec::new(),
+            namespace_ended: std::sync::atomic::AtomicBool::new(false),
         })
     }
 
@@ -403,7 +443,11 @@ impl Stage {
     /// The program and arguments that run `program` with `args` in this
     /// stage (the working directory is the caller's).
     pub fn wrap(&self, tools: &Tools, program: &Path, args: &[String]) -> (PathBuf, Vec<OsString>) {
-        let mut argv: Vec<OsString> = vec![if self.net { "-rmn" } else { "-rm" }.into()];
+        // `-p` without `--fork`: `unshare` and the helper stay where they
+        // are (same process), and the first process the helper starts, the
+        // namespace's init, is the first of a new PID namespace that every
+        // later descendant of the subject joins.
+        let mut argv: Vec<OsString> = vec![if self.net { "-rmnp" } else { "-rmp" }.into()];
         argv.push("--".into());
         argv.push(tools.exe.clone().into_os_string());
         argv.push(EXEC_ARG.into());
@@ -536,8 +580,132 @@ impl Stage {
     }
 }
 
+impl Stage {
+    /// The namespace's init, as the helper reported it (pid, start time).
+    fn init(&self) -> Option<(u32, u64)> {
+        let text = std::fs::read(self.root.join("report").join("init.json")).ok()?;
+        let v: Value = serde_json::from_slice(&text).ok()?;
+        Some((
+            u32::try_from(v["pid"].as_u64()?).ok()?,
+            v["start"].as_u64()?,
+        ))
+    }
+
+    /// The subject's pid (as the host sees it), once the process standing
+    /// in for it (`leader`, the one mcpres started) has named it; `leader`
+    /// itself when this stage has no PID namespace, or when the subject
+    /// could not be started (the stand-in then ends at once). Waits at
+    /// most `limit`.
+    pub fn subject_pid(&self, leader: u32, limit: std::time::Duration) -> u32 {
+        let until = std::time::Instant::now() + limit;
+        loop {
+            let named = std::fs::read(self.root.join("report").join("init.json"))
+                .ok()
+                .and_then(|t| serde_json::from_slice::<Value>(&t).ok());
+            if let Some(v) = named {
+                return v["subject"]
+                    .as_u64()
+                    .and_then(|p| u32::try_from(p).ok())
+                    .unwrap_or(leader);
+            }
+            if proc::read(leader).is_none_or(|p| p.zombie())
+                || std::time::Instant::now() >= until
+            {
+                return leader;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
+    }
+
+    /// The processes alive in the subject's PID namespace right now (its
+    /// init apart): every descendant the subject still has, wherever it
+    /// moved. Empty without a namespace.
+    pub fn namespace_members(&self) -> Vec<Proc> {
+        let Some((pid, start)) = self.init() else {
+            return Vec::new();
+        };
+        if proc::start_time(pid) != Some(start) {
+            return Vec::new();
+        }
+        proc::pid_namespace_members(pid)
+            .into_iter()
+            .filter(|p| !p.zombie())
+            .collect()
+    }
+
+    /// End the subject's PID namespace, once: list the processes alive in
+    /// it (the init apart), then kill its init, which makes the kernel kill
+    /// every one of them, and reap the init where it is this process's
+    /// child by now (the subject, its parent, has ended and this process
+    /// adopts orphans). Called after the subject itself has ended.
+    pub fn end_namespace(&self) -> NamespaceEnd {
+        use std::sync::atomic::Ordering;
+        if self.namespace_ended.swap(true, Ordering::SeqCst) {
+            return NamespaceEnd::default();
+        }
+        let Some((pid, start)) = self.init() else {
+            return NamespaceEnd::default();
+        };
+        if proc::start_time(pid) != Some(start) || proc::read(pid).is_none_or(|p| p.zombie()) {
+            return NamespaceEnd {
+                init: Some(pid),
+                left: Vec::new(),
+                init_gone: true,
+            };
+        }
+        let Some(ns) = proc::pid_namespace(pid) else {
+            return NamespaceEnd {
+                init: Some(pid),
+                left: Vec::new(),
+                init_gone: true,
+            };
+        };
+        let left: Vec<Proc> = proc::in_pid_namespace(&ns, pid)
+            .into_iter()
+            .filter(|p| !p.zombie())
+            .collect();
+        super::end::signal(pid, rustix::process::Signal::KILL);
+        let until = std::time::Instant::now() + std::time::Duration::from_secs(2);
+        let me = std::process::id();
+        let reap = |pid: u32| {
+            i32::try_from(pid)
+                .ok()
+                .and_then(rustix::process::Pid::from_raw)
+                .is_some_and(|p| {
+                    rustix::process::waitpid(Some(p), rustix::process::WaitOptions::NOHANG)
+                        .is_ok_and(|r| r.is_some())
+                })
+        };
+        loop {
+            // The init ends only once every process of its namespace is
+            // reaped: those this process adopted (children of the subject,
+            // which it outlived) are reaped here, as they die.
+            for p in proc::in_pid_namespace(&ns, pid) {
+                if p.zombie() && p.ppid == me {
+                    reap(p.pid);
+                }
+            }
+            // Reaped here (an adopted child), or gone, or a zombie another
+            // process reaps.
+            let reaped = reap(pid);
+            let now = proc::read(pid).filter(|_| proc::start_time(pid) == Some(start));
+            let done = reaped || now.as_ref().is_none_or(|p| p.zombie() && p.ppid != me);
+            if done || std::time::Instant::now() >= until {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        NamespaceEnd {
+            init: Some(pid),
+            left,
+            init_gone: false,
+        }
+    }
+}
+
 impl Drop for Stage {
     fn drop(&mut self) {
+        self.end_namespace();
         force_remove(&self.root);
     }
 }
@@ -780,25 +948,267 @@ pub fn exec_main(args: &[OsString]) -> u8 {
             return 125;
         }
     };
+    let init_report = match std::fs::File::create(report_dir.join("init.json")) {
+        Ok(f) => f,
+        Err(e) => {
+            eprintln!("mcpres sandbox: cannot write the init report: {e}");
+            return 125;
+        }
+    };
     let mut scope = set_up(&stage, loopback, &through);
     let (injected, not_injected) = inject(&faults);
     if !faults.is_empty() {
         scope["injected"] = json!(injected);
         scope["notInjected"] = json!(not_injected);
     }
-    let _ = report.write_all(scope.to_string().as_bytes());
-    drop(report);
     if let Some(dir) = &cwd {
         // Again, through the new mounts: the old handle names the host's
         // directory, not its overlay.
         let _ = std::env::set_current_dir(dir);
     }
-    let e = Command::new(program).args(rest).exec();
-    eprintln!(
-        "mcpres sandbox: cannot execute {}: {e}",
-        Path::new(program).display()
-    );
-    127
+    // `unshare -p` made a PID namespace for this process's children, not
+    // for itself (a process never changes its own), and a process in that
+    // state may not start threads: the subject runs as the second process
+    // of the namespace, started by its first (the init), and this process
+    // stands in for it towards the driver until it ends, then ends the way
+    // the subject did.
+    let channel = match Channel::bind() {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("mcpres sandbox: cannot open the init's channel: {e}");
+            return 125;
+        }
+    };
+    let init = match start_init(&channel.name, program, &rest) {
+        Ok(init) => init,
+        Err(e) => {
+            eprintln!("mcpres sandbox: {e}");
+            return 125;
+        }
+    };
+    scope["pidNamespace"] = json!({"init": true, "subjectIsSecondProcess": true});
+    let _ = report.write_all(scope.to_string().as_bytes());
+    drop(report);
+    stand_in(&channel, init, init_report)
+}
+
+/// The datagram socket the init tells this process about the subject on
+/// (an abstract address: nothing in the file system, gone with the
+/// processes).
+struct Channel {
+    name: String,
+    socket: std::os::unix::net::UnixDatagram,
+}
+
+impl Channel {
+    fn bind() -> std::io::Result<Channel> {
+        use std::os::linux::net::SocketAddrExt as _;
+        let name = format!("mcpres-init-{}", ident::random_hex(12));
+        let addr = std::os::unix::net::SocketAddr::from_abstract_name(name.as_bytes())?;
+        let socket = std::os::unix::net::UnixDatagram::bind_addr(&addr)?;
+        Ok(Channel { name, socket })
+    }
+
+    fn receive(&self) -> Option<String> {
+        let mut buf = [0u8; 64];
+        let n = self.socket.recv(&mut buf).ok()?;
+        String::from_utf8(buf[..n].to_vec()).ok()
+    }
+}
+
+/// Tell the process standing in for the subject `message`, on `name`.
+fn tell(name: &str, message: &str) {
+    use std::os::linux::net::SocketAddrExt as _;
+    let Ok(addr) = std::os::unix::net::SocketAddr::from_abstract_name(name.as_bytes()) else {
+        return;
+    };
+    if let Ok(socket) = std::os::unix::net::UnixDatagram::unbound() {
+        let _ = socket.send_to_addr(message.as_bytes(), &addr);
+    }
+}
+
+/// Start the PID namespace's first process (`mcpres __sandbox-init`) with
+/// this process's standard streams, environment and directory, which it
+/// hands to the subject; the init watches the process that started the
+/// sandbox (this process's parent). Its pid as the host sees it.
+fn start_init(channel: &str, program: &OsString, rest: &[&OsString]) -> Result<u32, String> {
+    let exe = std::env::current_exe().map_err(|e| format!("cannot find mcpres itself: {e}"))?;
+    let driver = rustix::process::getppid()
+        .map(|p| p.as_raw_nonzero().get().unsigned_abs())
+        .ok_or("no parent to watch")?;
+    let driver_start = proc::start_time(driver).ok_or("the parent's start time is unreadable")?;
+    let child = Command::new(exe)
+        .arg(INIT_ARG)
+        .arg(driver.to_string())
+        .arg(driver_start.to_string())
+        .arg(channel)
+        .arg("--")
+        .arg(program)
+        .args(rest)
+        .spawn()
+        .map_err(|e| format!("cannot start the namespace's init: {e}"))?;
+    // Never waited for here: once this process ends, mcpres (the child
+    // subreaper) adopts it, and ends it after listing its namespace.
+    Ok(child.id())
+}
+
+/// Stand in for the subject: learn its pid from the init's children, name
+/// it and the init in `init.json` (for the driver), let go of the standard
+/// streams (the subject holds them), and end as the subject ends: with its
+/// exit code, or by its signal.
+fn stand_in(channel: &Channel, init: u32, mut report: std::fs::File) -> u8 {
+    let _ = channel
+        .socket
+        .set_read_timeout(Some(std::time::Duration::from_secs(30)));
+    let first = channel.receive();
+    let mut record = json!({"pid": init, "start": proc::start_time(init)});
+    if first.as_deref() == Some("started") {
+        let subject = std::fs::read_to_string(format!("/proc/{init}/task/{init}/children"))
+            .ok()
+            .and_then(|t| t.split_whitespace().next()?.parse::<u32>().ok());
+        if let Some(pid) = subject {
+            record["subject"] = json!(pid);
+            record["subjectStart"] = json!(proc::start_time(pid));
+        }
+    }
+    let _ = report.write_all(record.to_string().as_bytes());
+    drop(report);
+    if let Ok(null) = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open("/dev/null")
+    {
+        let _ = rustix::stdio::dup2_stdin(&null);
+        let _ = rustix::stdio::dup2_stdout(&null);
+        let _ = rustix::stdio::dup2_stderr(&null);
+    }
+    let status = if first.as_deref() == Some("started") {
+        let _ = channel.socket.set_read_timeout(None);
+        channel.receive()
+    } else {
+        first
+    };
+    let Some(status) = status else {
+        return 125;
+    };
+    let number = |prefix: &str| {
+        status
+            .strip_prefix(prefix)
+            .and_then(|n| n.parse::<i32>().ok())
+    };
+    if let Some(code) = number("exit ") {
+        return u8::try_from(code & 0xff).unwrap_or(1);
+    }
+    if let Some(signo) = number("signal ") {
+        // Die of it, without a core dump of this process.
+        let _ = rustix::process::setrlimit(
+            rustix::process::Resource::Core,
+            rustix::process::Rlimit {
+                current: Some(0),
+                maximum: None,
+            },
+        );
+        if let Some(sig) = rustix::process::Signal::from_named_raw(signo) {
+            let _ = rustix::process::kill_process(rustix::process::getpid(), sig);
+            std::thread::sleep(std::time::Duration::from_secs(1));
+        }
+        return u8::try_from((128 + signo) & 0xff).unwrap_or(1);
+    }
+    125
+}
+
+/// How often the namespace's init reaps and looks for its watched process
+/// once the subject has ended.
+const INIT_TICK: std::time::Duration = std::time::Duration::from_millis(100);
+
+/// The first process of a subject's PID namespace, run as `mcpres
+/// __sandbox-init DRIVER-PID DRIVER-START CHANNEL -- PROGRAM ARGS...`: it
+/// starts the subject with its own standard streams, environment and
+/// directory (the subject inherits the process group of the process that
+/// stands in for it), tells that process, then leaves the group and
+/// session, takes the command name [`INIT_COMM`] and lets go of the
+/// streams. It reaps every orphan of the namespace (each is re-parented to
+/// it, whatever session or group it moved to), tells how the subject ended
+/// (`exit N`, `signal N`), and lives on until it is killed (by
+/// [`Stage::end_namespace`], which lists the namespace's processes first)
+/// or the process that started the sandbox is gone. When it ends, the
+/// kernel kills every process left in the namespace.
+pub fn init_main(args: &[OsString]) -> u8 {
+    let number = |i: usize| {
+        args.get(i)
+            .and_then(|a| a.to_str())
+            .and_then(|a| a.parse::<u64>().ok())
+    };
+    let (Some(driver), Some(start), Some(channel), Some("--"), Some(program)) = (
+        number(0).and_then(|d| u32::try_from(d).ok()),
+        number(1),
+        args.get(2).and_then(|a| a.to_str()),
+        args.get(3).and_then(|a| a.to_str()),
+        args.get(4),
+    ) else {
+        eprintln!("mcpres sandbox: usage: {INIT_ARG} DRIVER-PID DRIVER-START CHANNEL -- PROGRAM ARGS...");
+        return 2;
+    };
+    let subject = match Command::new(program).args(&args[5..]).spawn() {
+        Ok(child) => {
+            tell(channel, "started");
+            Some(child.id())
+        }
+        Err(e) => {
+            eprintln!(
+                "mcpres sandbox: cannot execute {}: {e}",
+                Path::new(program).display()
+            );
+            tell(channel, "exit 127");
+            None
+        }
+    };
+    let _ = rustix::process::setsid();
+    if let Ok(name) = CString::new(INIT_COMM) {
+        let _ = rustix::thread::set_name(&name);
+    }
+    if let Ok(null) = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open("/dev/null")
+    {
+        let _ = rustix::stdio::dup2_stdin(&null);
+        let _ = rustix::stdio::dup2_stdout(&null);
+        let _ = rustix::stdio::dup2_stderr(&null);
+    }
+    let _ = std::env::set_current_dir("/");
+    // Until the subject ends: every child reaped as it dies.
+    if let Some(subject) = subject {
+        loop {
+            match rustix::process::wait(rustix::process::WaitOptions::empty()) {
+                Ok(Some((pid, status))) => {
+                    if pid.as_raw_nonzero().get().unsigned_abs() != subject {
+                        continue;
+                    }
+                    let told = match (status.exit_status(), status.terminating_signal()) {
+                        (Some(code), _) => format!("exit {code}"),
+                        (None, Some(signo)) => format!("signal {signo}"),
+                        (None, None) => "exit 125".to_string(),
+                    };
+                    tell(channel, &told);
+                    break;
+                }
+                Ok(None) => {}
+                Err(e) if e == rustix::io::Errno::INTR => {}
+                Err(_) => {
+                    tell(channel, "exit 125");
+                    break;
+                }
+            }
+        }
+    }
+    loop {
+        while let Ok(Some(_)) = rustix::process::wait(rustix::process::WaitOptions::NOHANG) {}
+        if proc::start_time(driver) != Some(start) {
+            return 0;
+        }
+        std::thread::sleep(INIT_TICK);
+    }
 }
 
 /// The flags of the mount at `path` that a remount inside a user namespace

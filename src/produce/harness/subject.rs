@@ -307,15 +307,22 @@ impl Session {
             source,
         })?;
         let spawned_ms = ms_since(epoch);
-        let pid = child.id().unwrap_or(0);
+        let leader = child.id().unwrap_or(0);
+        // In the sandbox, the subject is the second process of its PID
+        // namespace, and the process started here stands in for it (same
+        // process group, same pipes, ends as it ends).
+        let pid = stage.as_ref().map_or(leader, |(_, s)| {
+            s.subject_pid(leader, sandbox::NAMING_LIMIT)
+        });
         let guard = GroupGuard {
-            pgid: i32::try_from(pid).unwrap_or(0),
+            pgid: i32::try_from(leader).unwrap_or(0),
             armed: true,
         };
         let rec = Arc::new(Mutex::new(Recording::default()));
         rec.lock().expect("fresh lock").events.push(json!({
             "session": name, "event": "spawned", "offsetMs": spawned_ms, "pid": pid,
-            "processGroup": pid, "program": program.display().to_string(), "args": args,
+            "processGroup": leader, "standIn": (pid != leader).then_some(leader),
+            "program": program.display().to_string(), "args": args,
             "environmentKeys": full_env.keys().collect::<Vec<_>>(),
             "harnessProvidedKeys": provided,
             "operatorKeys": env.keys().collect::<Vec<_>>(),
@@ -940,7 +947,30 @@ impl Session {
         }
         let at = self.now_ms();
         self.event(json!({"event": "group-measured", "offsetMs": at, "liveProcesses": members.0, "zombies": members.1}));
-        // Descendants that left the group survive its kill; the harness has
+        // Descendants that left the group survive its kill. In the sandbox,
+        // every one of them is in the subject's PID namespace, wherever it
+        // moved: listed, then killed with the namespace.
+        let in_namespace = match self.stage.take() {
+            Some(stage) => {
+                let (ended, stage) = tokio::task::spawn_blocking(move || {
+                    let ended = stage.end_namespace();
+                    (ended, stage)
+                })
+                .await
+                .expect("ending a namespace does not panic");
+                self.stage = Some(stage);
+                Some(ended)
+            }
+            None => None,
+        };
+        if let Some(ns) = &in_namespace {
+            let at = self.now_ms();
+            let mut e = ns.to_json();
+            e["event"] = json!("pid-namespace-ended");
+            e["offsetMs"] = json!(at);
+            self.event(e);
+        }
+        // Outside a namespace (or adopted before it ended), the harness has
         // adopted them (child subreaper): record, kill and reap them.
         let swept = end::sweep_async().await;
         let at = self.now_ms();
@@ -948,8 +978,22 @@ impl Session {
             "event": "escaped-processes", "offsetMs": at, "adoptsOrphans": proc::tracking(),
             "killed": swept.killed, "exitedBeforeSweep": swept.exited, "remaining": swept.remaining,
         }));
-        let mut escaped = swept.killed;
-        escaped.extend(swept.remaining);
+        let mut escaped: Vec<Value> = Vec::new();
+        for p in in_namespace.iter().flat_map(|ns| &ns.left) {
+            let mut v = p.to_json();
+            v["foundIn"] = json!("pid-namespace");
+            escaped.push(v);
+        }
+        // A process found in the namespace and adopted too is counted once.
+        let listed: std::collections::BTreeSet<u64> =
+            escaped.iter().filter_map(|p| p["pid"].as_u64()).collect();
+        escaped.extend(
+            swept
+                .killed
+                .into_iter()
+                .chain(swept.remaining)
+                .filter(|p| p["pid"].as_u64().is_none_or(|pid| !listed.contains(&pid))),
+        );
         // Every entry left in the private temporary directory is a file the
         // subject wrote and did not remove.
         let temp_left = self
@@ -1047,7 +1091,7 @@ impl Leader for SessionLeader {
             }
             if let Ok(Some(status)) = self.child.try_wait() {
                 self.status = Some(status);
-                proc::unregister_child(self.pid);
+                proc::unregister_child(self.pgid.unsigned_abs());
                 return true;
             }
             if Instant::now() >= until {

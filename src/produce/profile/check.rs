@@ -425,7 +425,7 @@ impl<'a> Ctx<'a> {
             let what: Vec<String> = ended
                 .left_behind_processes
                 .iter()
-                .map(|p| format!("{} ({})", p["pid"], p["comm"].as_str().unwrap_or("?")))
+                .map(|p| format!("{} ({})", p["pid"], p["command"].as_str().unwrap_or("?")))
                 .collect();
             t.leaky.push(format!(
                 "{} process(es) left behind by the subject with pid {}: {}",

@@ -284,7 +284,14 @@ pub struct Ended {
 pub struct Probe {
     started: Instant,
     child: Child,
+    /// The subject's pid: every reading of the subject's process, and the
+    /// signals the runner sends it, use it.
     pid: u32,
+    /// The process mcpres started and reaps, whose process group the
+    /// subject is in: the subject itself, or in the sandbox the process
+    /// that stands in for it (the subject is the second process of its PID
+    /// namespace) and ends as it ends.
+    leader: u32,
     shared: Shared,
     writer: Option<mpsc::Sender<WriterMsg>>,
     threads: Vec<std::thread::JoinHandle<()>>,
@@ -343,7 +350,10 @@ impl Probe {
         );
         let started = Instant::now();
         let mut child = spawn::spawn(cmd)?;
-        let pid = child.id();
+        let leader = child.id();
+        let pid = stage.as_ref().map_or(leader, |s| {
+            s.subject_pid(leader, crate::produce::drive::sandbox::NAMING_LIMIT)
+        });
         let shared: Shared = Arc::new((Mutex::new(Io::default()), Condvar::new()));
         let mut threads = Vec::new();
         if let Some(mut out) = child.stdout.take() {
@@ -443,6 +453,7 @@ impl Probe {
             started,
             child,
             pid,
+            leader,
             shared,
             writer: Some(tx),
             threads,
@@ -616,7 +627,7 @@ impl Probe {
         let reaped = match self.status {
             None => match self.child.try_wait() {
                 Ok(Some(s)) => {
-                    proc::unregister_child(self.pid);
+                    proc::unregister_child(self.leader);
                     Some(s)
                 }
                 _ => None,
@@ -807,7 +818,7 @@ impl Probe {
         if !already {
             self.close_stdin();
         }
-        let pgid = self.pid as i32;
+        let pgid = self.leader as i32;
         let group = end::end_group(
             &mut self,
             pgid,
@@ -843,6 +854,16 @@ impl Probe {
             .iter()
             .map(|p| (p.pid, p.to_json()))
             .collect();
+        // In the sandbox, every process the subject started is in its PID
+        // namespace, whatever session or group it moved to: each one still
+        // alive is this probe's, and is killed with the namespace.
+        if let Some(stage) = &self.stage {
+            for p in stage.end_namespace().left {
+                let mut v = p.to_json();
+                v["foundIn"] = json!("pid-namespace");
+                leftovers.insert(p.pid, v);
+            }
+        }
         // Only a process this probe saw descend from its subject (same
         // number, same start time) counts: never a later process that
         // reuses the number (another check's fresh subject). The spawn
@@ -862,7 +883,7 @@ impl Probe {
         // Adopted orphans are ours when we saw them below the subject or
         // they are still in its process group; the others are killed too
         // (nothing may stay), but not blamed on this probe.
-        let pgid = self.pid as i32;
+        let pgid = self.leader as i32;
         let (swept, _) = end::sweep_where(|p| p.pgid == pgid || self.saw(p));
         let (strangers, _) = end::sweep_where(|_| true);
         ended.unattributed = strangers.killed;
@@ -974,12 +995,12 @@ impl Leader for Probe {
 impl Drop for Probe {
     fn drop(&mut self) {
         if self.status.is_none() {
-            let _ = end::kill_group(self.pid as i32);
+            let _ = end::kill_group(self.leader as i32);
             let _ = self.child.kill();
             // Reaped and unregistered under the spawn lock (see `try_exit`).
             let _spawning = crate::produce::drive::spawn::hold_spawn_lock();
             let _ = self.child.wait();
-            proc::unregister_child(self.pid);
+            proc::unregister_child(self.leader);
         }
     }
 }

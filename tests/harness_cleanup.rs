@@ -9,7 +9,7 @@
 mod support;
 
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
 use serde_json::{Value, json};
 

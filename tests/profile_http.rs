@@ -223,7 +223,12 @@ fn a_killed_http_run_leaves_no_server_no_listener_and_no_directory() {
         std::thread::sleep(Duration::from_millis(5));
     }
     let running = support::marked_servers(&seed);
-    assert!(!running.is_empty(), "no server started");
+    if running.is_empty() {
+        // Say why: what the run printed, and how it ended.
+        let _ = child.kill();
+        let o = child.wait_with_output().unwrap();
+        panic!("no server started: {}", support::output_text(&o));
+    }
     // The ports those servers listen on, to see them closed afterwards.
     let ports: Vec<u16> = running
         .iter()

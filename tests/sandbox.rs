@@ -4,7 +4,9 @@
 //! gets no clean cleanup claim, the files are named (path, length, SHA-256)
 //! and none of them reaches the host; its honest twin passes; an attempt to
 //! reach an outside address is counted inside the subject's own network
-//! namespace; and the fallback (`--sandbox off`) is labelled in the evidence.
+//! namespace; a daemon the subject starts is held, named and killed through
+//! its PID namespace; the process standing in for the subject ends as it
+//! ends; and the fallback (`--sandbox off`) is labelled in the evidence.
 //!
 //! The runs that need the sandbox say `--sandbox require`: on a machine that
 //! forbids namespaces they fail loudly instead of running unsandboxed (and,
@@ -378,7 +380,10 @@ fn a_profile_probe_names_the_daemon_its_subject_left_in_its_pid_namespace() {
     assert_eq!(cleanup["observed"], false, "{cleanup}\n{text}");
     let leaky = cleanup["probesThatLeftProcesses"].as_array().unwrap();
     assert!(
-        !leaky.is_empty() && leaky.iter().all(|l| l.as_str().unwrap().contains("(python")),
+        !leaky.is_empty()
+            && leaky
+                .iter()
+                .all(|l| l.as_str().unwrap().contains("(python")),
         "{cleanup}"
     );
     let positive = read_json(&out.join("artifacts/stderr-diagnostics/positive.json"));
@@ -492,4 +497,57 @@ fn walk(dir: &Path) -> Vec<PathBuf> {
         }
     }
     out
+}
+
+/// The subject is the second process of its PID namespace; the process
+/// mcpres started stands in for it: it names the subject's pid and ends as
+/// the subject ends (its exit code, or its signal), and the subject can
+/// start threads (a process that made the namespace for its children could
+/// not).
+#[test]
+fn the_stand_in_ends_as_the_subject_ends_and_names_its_pid() {
+    use mcpres::produce::drive::sandbox::{NAMING_LIMIT, Stage, tools_with};
+    use std::os::unix::process::ExitStatusExt as _;
+    let tools = tools_with(&exe()).expect("the sandbox is available here");
+    let parent = tempfile::tempdir().unwrap();
+    let run = |name: &str, script: &str| {
+        let stage = Stage::create(parent.path(), name, true).unwrap();
+        let (program, args) =
+            stage.wrap(&tools, Path::new("/bin/sh"), &["-c".into(), script.into()]);
+        let mut child = std::process::Command::new(program)
+            .args(args)
+            .env_clear()
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let leader = child.id();
+        let subject = stage.subject_pid(leader, NAMING_LIMIT);
+        let mut out = String::new();
+        use std::io::Read as _;
+        child
+            .stdout
+            .take()
+            .unwrap()
+            .read_to_string(&mut out)
+            .unwrap();
+        let status = child.wait().unwrap();
+        (leader, subject, out, status)
+    };
+    // The subject prints its own view of itself: pid 2 of its namespace.
+    let (leader, subject, out, status) = run(
+        "exit",
+        "while read -r l; do case $l in NSpid*) echo $l;; esac; done < /proc/self/status; exit 3",
+    );
+    assert_ne!(subject, leader);
+    assert_eq!(out.trim(), format!("NSpid: {subject} 2"));
+    assert_eq!(status.code(), Some(3));
+    let (_, _, _, status) = run("signal", "kill -TERM $$");
+    assert_eq!(status.signal(), Some(15), "{status:?}");
+    // Threads: Python starts one and joins it.
+    let (_, _, out, status) = run(
+        "threads",
+        "python3 -c 'import threading; t = threading.Thread(target=print, args=(\"thread ran\",)); t.start(); t.join()'",
+    );
+    assert_eq!(out.trim(), "thread ran");
+    assert!(status.success());
 }

@@ -347,7 +347,9 @@ pub struct KillMarked(pub String);
 impl Drop for KillMarked {
     fn drop(&mut self) {
         for pid in alive_with(&self.0) {
-            let _ = std::process::Command::new("kill").args(["-9", &pid]).status();
+            let _ = std::process::Command::new("kill")
+                .args(["-9", &pid])
+                .status();
         }
     }
 }

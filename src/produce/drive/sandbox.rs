@@ -1,12 +1,17 @@
 //! The sandbox a subject runs in (spec/harness.md, "The sandbox").
 //!
-//! A subject mcpres starts is executed through `unshare -rm[n]` (util-linux:
-//! a new user namespace in which the caller is root, and a new mount
-//! namespace; for a stdio subject also a new network namespace) and then
-//! through this binary's hidden `__sandbox-exec` entry, which sets the
-//! mounts up and *executes* the subject in place. Each step is an `exec`, so
-//! the subject keeps the process id, process group and pipes the driver gave
-//! the first program: every signal, `/proc` reading and pipe works as before.
+//! A subject mcpres starts is run through `unshare -rmp[n]` (util-linux: a
+//! new user namespace in which the caller is root, a new mount namespace, a
+//! PID namespace for the caller's children, and for a stdio subject a new
+//! network namespace), which executes this binary's hidden `__sandbox-exec`
+//! entry: it sets the mounts up and starts the namespace's first process
+//! (`__sandbox-init`, [`init_main`]), which starts the subject as the
+//! second. The helper stays the process the driver started (same pid,
+//! group and pipes until it lets them go) and stands in for the subject: it
+//! names the subject's pid in the stage's `init.json`
+//! ([`Stage::subject_pid`]) and ends as the subject ends. The init holds
+//! every orphan of the namespace until [`Stage::end_namespace`] lists and
+//! kills them.
 //!
 //! Inside, every directory at the top of the file system (but `/proc`,
 //! `/sys` and `/dev`) is an overlay: the host's directory is the read-only
@@ -608,9 +613,7 @@ impl Stage {
                     .and_then(|p| u32::try_from(p).ok())
                     .unwrap_or(leader);
             }
-            if proc::read(leader).is_none_or(|p| p.zombie())
-                || std::time::Instant::now() >= until
-            {
+            if proc::read(leader).is_none_or(|p| p.zombie()) || std::time::Instant::now() >= until {
                 return leader;
             }
             std::thread::sleep(std::time::Duration::from_millis(1));
@@ -1146,7 +1149,9 @@ pub fn init_main(args: &[OsString]) -> u8 {
         args.get(3).and_then(|a| a.to_str()),
         args.get(4),
     ) else {
-        eprintln!("mcpres sandbox: usage: {INIT_ARG} DRIVER-PID DRIVER-START CHANNEL -- PROGRAM ARGS...");
+        eprintln!(
+            "mcpres sandbox: usage: {INIT_ARG} DRIVER-PID DRIVER-START CHANNEL -- PROGRAM ARGS..."
+        );
         return 2;
     };
     let subject = match Command::new(program).args(&args[5..]).spawn() {

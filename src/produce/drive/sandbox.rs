@@ -1076,15 +1076,7 @@ fn stand_in(channel: &Channel, init: u32, mut report: std::fs::File) -> u8 {
     }
     let _ = report.write_all(record.to_string().as_bytes());
     drop(report);
-    if let Ok(null) = std::fs::OpenOptions::new()
-        .read(true)
-        .write(true)
-        .open("/dev/null")
-    {
-        let _ = rustix::stdio::dup2_stdin(&null);
-        let _ = rustix::stdio::dup2_stdout(&null);
-        let _ = rustix::stdio::dup2_stderr(&null);
-    }
+    let_go_of_streams();
     let status = if first.as_deref() == Some("started") {
         let _ = channel.socket.set_read_timeout(None);
         channel.receive()
@@ -1118,6 +1110,21 @@ fn stand_in(channel: &Channel, init: u32, mut report: std::fs::File) -> u8 {
         return u8::try_from((128 + signo) & 0xff).unwrap_or(1);
     }
     125
+}
+
+/// Put `/dev/null` in place of this process's standard streams: the
+/// subject's pipes are then held by the subject alone, and close when it
+/// ends.
+fn let_go_of_streams() {
+    if let Ok(null) = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open("/dev/null")
+    {
+        let _ = rustix::stdio::dup2_stdin(&null);
+        let _ = rustix::stdio::dup2_stdout(&null);
+        let _ = rustix::stdio::dup2_stderr(&null);
+    }
 }
 
 /// How often the namespace's init reaps and looks for its watched process
@@ -1172,15 +1179,7 @@ pub fn init_main(args: &[OsString]) -> u8 {
     if let Ok(name) = CString::new(INIT_COMM) {
         let _ = rustix::thread::set_name(&name);
     }
-    if let Ok(null) = std::fs::OpenOptions::new()
-        .read(true)
-        .write(true)
-        .open("/dev/null")
-    {
-        let _ = rustix::stdio::dup2_stdin(&null);
-        let _ = rustix::stdio::dup2_stdout(&null);
-        let _ = rustix::stdio::dup2_stderr(&null);
-    }
+    let_go_of_streams();
     let _ = std::env::set_current_dir("/");
     // Until the subject ends: every child reaped as it dies.
     if let Some(subject) = subject {

@@ -1012,10 +1012,31 @@ impl Channel {
         Ok(Channel { name, socket })
     }
 
-    fn receive(&self) -> Option<String> {
+    /// The next message, waiting as long as process `init` (the sender)
+    /// lives; `None` once it is gone without a word.
+    fn receive_from(&self, init: u32) -> Option<String> {
+        let _ = self
+            .socket
+            .set_read_timeout(Some(std::time::Duration::from_secs(1)));
         let mut buf = [0u8; 64];
-        let n = self.socket.recv(&mut buf).ok()?;
-        String::from_utf8(buf[..n].to_vec()).ok()
+        loop {
+            match self.socket.recv(&mut buf) {
+                Ok(n) => return String::from_utf8(buf[..n].to_vec()).ok(),
+                Err(e)
+                    if matches!(
+                        e.kind(),
+                        std::io::ErrorKind::WouldBlock
+                            | std::io::ErrorKind::TimedOut
+                            | std::io::ErrorKind::Interrupted
+                    ) =>
+                {
+                    if proc::read(init).is_none_or(|p| p.zombie()) {
+                        return None;
+                    }
+                }
+                Err(_) => return None,
+            }
+        }
     }
 }
 
@@ -1060,10 +1081,7 @@ fn start_init(channel: &str, program: &OsString, rest: &[&OsString]) -> Result<u
 /// streams (the subject holds them), and end as the subject ends: with its
 /// exit code, or by its signal.
 fn stand_in(channel: &Channel, init: u32, mut report: std::fs::File) -> u8 {
-    let _ = channel
-        .socket
-        .set_read_timeout(Some(std::time::Duration::from_secs(30)));
-    let first = channel.receive();
+    let first = channel.receive_from(init);
     let mut record = json!({"pid": init, "start": proc::start_time(init)});
     if first.as_deref() == Some("started") {
         let subject = std::fs::read_to_string(format!("/proc/{init}/task/{init}/children"))
@@ -1078,8 +1096,7 @@ fn stand_in(channel: &Channel, init: u32, mut report: std::fs::File) -> u8 {
     drop(report);
     let_go_of_streams();
     let status = if first.as_deref() == Some("started") {
-        let _ = channel.socket.set_read_timeout(None);
-        channel.receive()
+        channel.receive_from(init)
     } else {
         first
     };

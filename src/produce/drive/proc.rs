@@ -235,9 +235,16 @@ pub fn pid_namespace(pid: u32) -> Option<std::path::PathBuf> {
 /// The processes (zombies included) in PID namespace `ns` (from
 /// [`pid_namespace`]), `except` left out.
 pub fn in_pid_namespace(ns: &std::path::Path, except: u32) -> Vec<Proc> {
-    snapshot()
-        .into_values()
-        .filter(|p| p.pid != except && pid_namespace(p.pid).is_some_and(|n| n == ns))
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    // The namespace link first (one `readlink`), the status only of those
+    // in it.
+    entries
+        .flatten()
+        .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|&pid| pid != except && pid_namespace(pid).is_some_and(|n| n == ns))
+        .filter_map(read)
         .collect()
 }
 

@@ -616,7 +616,7 @@ impl Stage {
             if proc::read(leader).is_none_or(|p| p.zombie()) || std::time::Instant::now() >= until {
                 return leader;
             }
-            std::thread::sleep(std::time::Duration::from_millis(1));
+            std::thread::sleep(std::time::Duration::from_micros(250));
         }
     }
 
@@ -696,7 +696,7 @@ impl Stage {
             if done || std::time::Instant::now() >= until {
                 break;
             }
-            std::thread::sleep(std::time::Duration::from_millis(5));
+            std::thread::sleep(std::time::Duration::from_micros(250));
         }
         NamespaceEnd {
             init: Some(pid),

@@ -210,6 +210,10 @@ impl Observation {
 /// is not protocol only.
 pub const STDOUT_POLLUTED: &str = "MCP_RES_STDOUT_POLLUTED";
 
+/// The JSON-RPC error code of an unsupported protocol version on revision
+/// 2026-07-28.
+pub const UNSUPPORTED_VERSION_CODE: i64 = -32022;
+
 /// What the stored bytes of the observation `o` (check `id`, `role`, its
 /// artifact's `transcript`) give where they give something else than its
 /// labels: the observation as they give it and why. The verdict is judged on
@@ -2455,6 +2459,51 @@ fn answer_reread(
                 return refuse("no stdout line it was read from is other than JSON-RPC".into());
             }
         }
+        // A wrong error is an error answer whose code is neither the
+        // syntax guard's nor the property's own (-32022).
+        crate::diag::reasons::UNSUPPORTED_VERSION_WRONG_ERROR => {
+            if let Some(req) = request
+                && let Some(read) = last_wait_for(transcript, req)
+                && !read
+                    .strip_prefix("error ")
+                    .and_then(|c| c.parse::<i64>().ok())
+                    .is_some_and(|c| c != -32700 && c != UNSUPPORTED_VERSION_CODE)
+            {
+                return refuse(format!(
+                    "the last wait its runner kept for the request {req} read {read}, not an error other than -32700 and the property's {UNSUPPORTED_VERSION_CODE}"
+                ));
+            }
+        }
+        // Refused with the wrong error is met otherwise than with a result,
+        // the syntax guard, the property's own code (-32022) or method not
+        // found (not credited).
+        crate::diag::reasons::VERSION_REFUSED_WRONG_ERROR => {
+            if let Some(req) = request
+                && let Some(read) = last_wait_for(transcript, req)
+                && (read == "result"
+                    || read
+                        .strip_prefix("error ")
+                        .and_then(|c| c.parse::<i64>().ok())
+                        .is_some_and(|c| [-32700, UNSUPPORTED_VERSION_CODE, -32601].contains(&c)))
+            {
+                return refuse(format!(
+                    "the last wait its runner kept for the request {req} read {read}, which is not a refusal with another error"
+                ));
+            }
+        }
+        // Protocol on stderr is a JSON-RPC message on a stderr line the
+        // transcript stores (the whole stream, kept to the probe's end: a
+        // superset of what the runner had read when it judged).
+        crate::diag::reasons::STDERR_CARRIES_PROTOCOL => {
+            if let Some(stderr) = super::stdio::stream_bytes(transcript, "stderr")
+                && !super::stdio::carries_protocol(&stderr)
+            {
+                return refuse(format!(
+                    "none of the {} stderr byte(s) its transcript stores is a line holding a JSON-RPC message",
+                    stderr.len()
+                ));
+            }
+        }
         // A crash is an exit of the subject's own other than status 0.
         crate::diag::reasons::OVERSIZED_LINE_CRASHED => {
             let exits: Vec<&str> = transcript
@@ -2543,6 +2592,7 @@ fn answer_reread(
                 || reason.ends_with("_SERVED")
                 || reason.ends_with("_EXECUTED")
                 || reason == crate::diag::reasons::CONVERSATION_ASSUMED
+                || reason == crate::diag::reasons::EARLIER_VERSION_CARRIED_OVER
                 || reason == crate::diag::reasons::UNSUPPORTED_VERSION_ECHOED;
             // An HTTP mutant's request is the one sent with the syntax
             // defect.
@@ -3733,6 +3783,73 @@ mod tests {
         );
         assert!(rederive("stdout-protocol-purity", "negative", &silent, &t).is_none());
         assert!(rederive("oversized-line", "mutant", &silent, &t).is_some());
+    }
+
+    #[test]
+    fn wrong_errors_and_protocol_on_stderr_are_read_from_the_record() {
+        let error = |id: i64, code: i64| json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": "m"}});
+        let result = |id: i64| json!({"jsonrpc": "2.0", "id": id, "result": {}});
+        // Refused with the wrong error: an error, not -32700 and not the
+        // property's own -32022.
+        let wrong = labelled(
+            ProbeOutcome::Reject,
+            crate::diag::reasons::UNSUPPORTED_VERSION_WRONG_ERROR,
+        );
+        for (reply, label, refused) in [
+            (error(2, -32602), "error -32602", false),
+            (error(2, -32022), "error -32022", true),
+            (result(2), "result", true),
+        ] {
+            let t = waited(&[reply], &[(2, label)], json!({"requestId": 2}));
+            assert_eq!(
+                rederive("unsupported-version-failure", "negative", &wrong, &t).is_some(),
+                refused,
+                "{label}"
+            );
+        }
+        // The same for a version named after opening, where -32601 is not
+        // credited either.
+        let wrong = labelled(
+            ProbeOutcome::Reject,
+            crate::diag::reasons::VERSION_REFUSED_WRONG_ERROR,
+        );
+        for (reply, label, refused) in [
+            (error(2, -32602), "error -32602", false),
+            (error(2, -32601), "error -32601", true),
+            (result(2), "result", true),
+        ] {
+            let t = waited(&[reply], &[(2, label)], json!({"requestId": 2}));
+            assert_eq!(
+                rederive("no-connection-as-conversation", "negative", &wrong, &t).is_some(),
+                refused,
+                "{label}"
+            );
+        }
+        // An earlier version carried over is a request served.
+        let carried = labelled(
+            ProbeOutcome::Accept,
+            crate::diag::reasons::EARLIER_VERSION_CARRIED_OVER,
+        );
+        let t = waited(
+            &[error(2, -32022)],
+            &[(2, "error -32022")],
+            json!({"requestId": 2}),
+        );
+        assert!(rederive("no-connection-as-conversation", "negative", &carried, &t).is_some());
+        // Protocol on stderr needs a JSON-RPC line among the stored stderr.
+        let on_stderr = labelled(
+            ProbeOutcome::Accept,
+            crate::diag::reasons::STDERR_CARRIES_PROTOCOL,
+        );
+        let mut t = waited(&[result(2)], &[(2, "result")], json!({}));
+        let chunks = t["chunks"].as_array_mut().unwrap();
+        chunks.push(json!({"atMs": 1, "stream": "stderr", "bytes": 12, "text": "starting up\n"}));
+        assert!(rederive("stderr-diagnostics", "positive", &on_stderr, &t).is_some());
+        t["chunks"].as_array_mut().unwrap().push(json!({
+            "atMs": 2, "stream": "stderr", "bytes": 0,
+            "text": "{\"jsonrpc\":\"2.0\",\"method\":\"x\"}\n",
+        }));
+        assert!(rederive("stderr-diagnostics", "positive", &on_stderr, &t).is_none());
     }
 
     #[test]

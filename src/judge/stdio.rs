@@ -41,6 +41,19 @@ pub fn stream_bytes(transcript: &Value, stream: &str) -> Option<Vec<u8>> {
     Some(out)
 }
 
+/// Does `stderr` hold a complete line that is a JSON object with a
+/// `jsonrpc` member: a protocol message written on the diagnostic channel?
+pub fn carries_protocol(stderr: &[u8]) -> bool {
+    let mut lines: Vec<&[u8]> = stderr.split(|&b| b == b'\n').collect();
+    // The unterminated tail is no line yet.
+    lines.pop();
+    lines.into_iter().any(|l| {
+        serde_json::from_slice::<Value>(l.strip_suffix(b"\r").unwrap_or(l))
+            .ok()
+            .is_some_and(|v| v.get("jsonrpc").is_some())
+    })
+}
+
 /// The bytes of `stream` up to its first chunk whose bytes are not stored
 /// (elided); `None` when the transcript records no chunks.
 pub fn stream_prefix(transcript: &Value, stream: &str) -> Option<Vec<u8>> {

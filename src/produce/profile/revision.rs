@@ -161,7 +161,7 @@ pub const CHECKS: &[CheckDecl] = &[
 const RELEASED: &[&str] = crate::judge::RELEASED_REVISIONS;
 /// A version no revision has.
 /// `UnsupportedProtocolVersionError` (2026-07-28).
-const UNSUPPORTED_VERSION: i64 = -32022;
+const UNSUPPORTED_VERSION: i64 = crate::judge::profile::UNSUPPORTED_VERSION_CODE;
 
 fn answered(reply: &Reply, ok: bool, held: &str, wrong: &str) -> (ProbeOutcome, String) {
     match reply {

@@ -524,11 +524,7 @@ fn polluted_is_wrong(o: Obs) -> Obs {
 }
 
 fn stderr_has_protocol(stderr: &[u8]) -> bool {
-    split_lines(stderr).0.iter().any(|l| {
-        serde_json::from_slice::<Value>(trim_cr(l))
-            .ok()
-            .is_some_and(|v| v.get("jsonrpc").is_some())
-    })
+    crate::judge::stdio::carries_protocol(stderr)
 }
 
 /// A line met with no diagnostic anywhere.

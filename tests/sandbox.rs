@@ -3,8 +3,8 @@
 //! leaves files in `/tmp` (not its `TMPDIR`) and under its home directory
 //! gets no clean cleanup claim, the files are named (path, length, SHA-256)
 //! and none of them reaches the host; its honest twin passes; an attempt to
-//! reach an outside address is counted inside the subject's own network
-//! namespace; a daemon the subject starts is held, named and killed through
+//! reach an outside address is named (protocol, address, port) inside the
+//! subject's own network namespace; a daemon the subject starts is held, named and killed through
 //! its PID namespace; the process standing in for the subject ends as it
 //! ends; and the fallback (`--sandbox off`) is labelled in the evidence.
 //!
@@ -184,6 +184,11 @@ fn the_honest_twin_leaves_nothing_and_passes_in_the_sandbox() {
     for e in packets {
         assert_eq!(e["packets"]["ipv4"], 0, "{e}");
     }
+    let named = lifecycle_events(&out, "outside-destinations");
+    assert!(!named.is_empty());
+    for e in named {
+        assert_eq!(e["destinations"], serde_json::json!([]), "{e}");
+    }
     let spawned = lifecycle_events(&out, "spawned");
     assert!(
         spawned
@@ -200,16 +205,30 @@ fn the_honest_twin_leaves_nothing_and_passes_in_the_sandbox() {
 }
 
 #[test]
-fn an_attempt_to_reach_an_outside_address_is_counted_and_goes_nowhere() {
+fn an_attempt_to_reach_an_outside_address_is_named_and_goes_nowhere() {
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("bundle");
     let o = run(&out, "require", &["--reach-out"]);
     // The attempt failed inside (no route), so the server went on serving.
     assert_eq!(o.status.code(), Some(0), "{}", output_text(&o));
-    let packets = lifecycle_events(&out, "unroutable-packets");
-    assert!(!packets.is_empty());
-    for e in &packets {
-        assert!(e["packets"]["ipv4"].as_u64().is_some_and(|n| n >= 1), "{e}");
+    // Every outside address is local to the namespace: the attempts are
+    // named (each session of the trial tried both, once each) and were
+    // refused inside it.
+    let named = lifecycle_events(&out, "outside-destinations");
+    assert!(!named.is_empty());
+    for e in &named {
+        assert_eq!(
+            e["destinations"],
+            serde_json::json!([
+                {"protocol": "tcp", "address": "192.0.2.1", "port": 443},
+                {"protocol": "udp", "address": "2001:db8::53", "port": 53},
+            ]),
+            "{e}"
+        );
+    }
+    for s in sessions(&out) {
+        assert_eq!(s["scope"]["outsideLocal"], true, "{s}");
+        assert_eq!(s["scope"]["outsideWatched"], true, "{s}");
     }
 }
 

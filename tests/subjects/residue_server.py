@@ -14,9 +14,9 @@ string argument `text`) and tools/call echo, and can misbehave on purpose:
                     $TMPDIR) and close it, without removing it;
   --tmp-file NAME   on initialize, write /tmp/NAME (not $TMPDIR) and leave it;
   --home-file NAME  on initialize, write $HOME/NAME and leave it;
-  --reach-out       on initialize, try to connect to 192.0.2.1:443 (an
-                    address reserved for documentation) and go on whatever
-                    happens (run it only where the network is a namespace of
+  --reach-out       on initialize, try to connect to 192.0.2.1:443 and send
+                    a UDP datagram to [2001:db8::53]:53 (addresses reserved
+                    for documentation), and go on whatever happens (run it only where the network is a namespace of
                     its own: the sandbox).
 
 With neither flag it is honest: it leaves nothing behind.
@@ -104,6 +104,11 @@ def main():
             if reach_out:
                 try:
                     socket.create_connection(("192.0.2.1", 443), timeout=1).close()
+                except OSError:
+                    pass
+                try:
+                    with socket.socket(socket.AF_INET6, socket.SOCK_DGRAM) as u:
+                        u.sendto(b"x", ("2001:db8::53", 53))
                 except OSError:
                     pass
             reply(rid, result={

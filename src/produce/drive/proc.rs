@@ -207,16 +207,18 @@ pub fn snapshot() -> BTreeMap<u32, Proc> {
 /// one level below this process's (`NSpid` has two numbers, the second 1).
 /// A subject's descendant can take that name but not that place: every one
 /// of them lives in that namespace or below it.
+/// An init this process killed and has not seen gone (it may still be
+/// tearing its namespaces down) is one too, by pid and start time.
 pub fn is_sandbox_init(p: &Proc) -> bool {
     p.comm == super::sandbox::INIT_COMM
-        && std::fs::read_to_string(format!("/proc/{}/status", p.pid)).is_ok_and(|t| {
+        && (std::fs::read_to_string(format!("/proc/{}/status", p.pid)).is_ok_and(|t| {
             t.lines()
                 .find_map(|l| l.strip_prefix("NSpid:"))
                 .is_some_and(|ids| {
                     let ids: Vec<&str> = ids.split_whitespace().collect();
                     ids.len() == 2 && ids[1] == "1"
                 })
-        })
+        }) || start_time(p.pid).is_some_and(|t| super::sandbox::was_ended_init(p.pid, t)))
 }
 
 /// The processes (zombies included) in the PID namespace whose first

@@ -558,7 +558,11 @@ impl Stage {
         let (caches, left): (Vec<Value>, Vec<Value>) = entries
             .into_iter()
             .partition(|e| e.get("runtimeCache").is_some());
-        json!({"entriesLeft": left, "runtimeCaches": caches, "truncated": truncated, "scope": scope})
+        let mut seen = json!({"entriesLeft": left, "runtimeCaches": caches, "truncated": truncated, "scope": scope});
+        if let Some(outside) = self.outside_destinations() {
+            seen["outsideDestinations"] = outside;
+        }
+        seen
     }
 
     /// How many packets the kernel found no route for in the subject's own
@@ -586,6 +590,24 @@ impl Stage {
 }
 
 impl Stage {
+    /// Every destination beyond loopback the subject's processes tried while
+    /// the subject lived (`protocol`, `address`, `port`; at most
+    /// 256), as the process standing in for it saw them on the namespace's
+    /// loopback interface; `None` without a network namespace of its own.
+    /// Read after the session.
+    pub fn outside_destinations(&self) -> Option<Value> {
+        if !self.net {
+            return None;
+        }
+        let text = std::fs::read_to_string(self.root.join("report").join("outside.jsonl"))
+            .unwrap_or_default();
+        let list: Vec<Value> = text
+            .lines()
+            .filter_map(|l| serde_json::from_str(l).ok())
+            .collect();
+        Some(json!(list))
+    }
+
     /// The namespace's init, as the helper reported it (pid, start time).
     fn init(&self) -> Option<(u32, u64)> {
         let text = std::fs::read(self.root.join("report").join("init.json")).ok()?;
@@ -668,7 +690,14 @@ impl Stage {
             .filter(|p| !p.zombie())
             .collect();
         super::end::signal(pid, rustix::process::Signal::KILL);
-        let until = std::time::Instant::now() + std::time::Duration::from_secs(2);
+        ENDED_INITS
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .push((pid, start));
+        // Killed, the init ends for certain, but only once every process of
+        // its namespace is reaped and its mounts are torn down, which a
+        // loaded machine can make slow: waited for generously.
+        let until = std::time::Instant::now() + ENDING_LIMIT;
         let me = std::process::id();
         let reap = |pid: u32| {
             i32::try_from(pid)
@@ -704,6 +733,23 @@ impl Stage {
             init_gone: false,
         }
     }
+}
+
+/// The namespace inits [`Stage::end_namespace`] killed (pid, start time):
+/// one still ending is recognised as what it is ([`was_ended_init`]), not
+/// taken for a process the subject left.
+static ENDED_INITS: std::sync::Mutex<Vec<(u32, u64)>> = std::sync::Mutex::new(Vec::new());
+
+/// How long [`Stage::end_namespace`] waits for the killed init to end.
+const ENDING_LIMIT: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// Is process `pid`, started at `start`, a namespace init that
+/// [`Stage::end_namespace`] killed?
+pub fn was_ended_init(pid: u32, start: u64) -> bool {
+    ENDED_INITS
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .contains(&(pid, start))
 }
 
 impl Drop for Stage {
@@ -958,7 +1004,28 @@ pub fn exec_main(args: &[OsString]) -> u8 {
             return 125;
         }
     };
+    let outside_log = loopback
+        .then(|| std::fs::File::create(report_dir.join("outside.jsonl")))
+        .transpose();
+    let outside_log = match outside_log {
+        Ok(f) => f,
+        Err(e) => {
+            eprintln!("mcpres sandbox: cannot write the outside-destination report: {e}");
+            return 125;
+        }
+    };
     let mut scope = set_up(&stage, loopback, &through);
+    // Opened before the subject starts, so no packet of its goes unseen.
+    let mut watch = None;
+    if let Some(log) = outside_log {
+        match Watch::open(log) {
+            Ok(w) => {
+                scope["outsideWatched"] = json!(true);
+                watch = Some(w);
+            }
+            Err(e) => scope["outsideWatched"] = json!(e),
+        }
+    }
     let (injected, not_injected) = inject(&faults);
     if !faults.is_empty() {
         scope["injected"] = json!(injected);
@@ -992,7 +1059,7 @@ pub fn exec_main(args: &[OsString]) -> u8 {
     scope["pidNamespace"] = json!({"init": true, "subjectIsSecondProcess": true});
     let _ = report.write_all(scope.to_string().as_bytes());
     drop(report);
-    stand_in(&channel, init, init_report)
+    stand_in(&channel, init, init_report, watch.as_mut())
 }
 
 /// The datagram socket the init tells this process about the subject on
@@ -1013,28 +1080,52 @@ impl Channel {
     }
 
     /// The next message, waiting as long as process `init` (the sender)
-    /// lives; `None` once it is gone without a word.
-    fn receive_from(&self, init: u32) -> Option<String> {
-        let _ = self
-            .socket
-            .set_read_timeout(Some(std::time::Duration::from_secs(1)));
+    /// lives; `None` once it is gone without a word. Meanwhile, every
+    /// packet `watch` sees is read.
+    fn receive_from(&self, init: u32, mut watch: Option<&mut Watch>) -> Option<String> {
+        use rustix::event::{PollFd, PollFlags, Timespec, poll};
+        let _ = self.socket.set_nonblocking(true);
         let mut buf = [0u8; 64];
+        let second = Timespec {
+            tv_sec: 1,
+            tv_nsec: 0,
+        };
         loop {
-            match self.socket.recv(&mut buf) {
-                Ok(n) => return String::from_utf8(buf[..n].to_vec()).ok(),
-                Err(e)
-                    if matches!(
-                        e.kind(),
-                        std::io::ErrorKind::WouldBlock
-                            | std::io::ErrorKind::TimedOut
-                            | std::io::ErrorKind::Interrupted
-                    ) =>
-                {
-                    if proc::read(init).is_none_or(|p| p.zombie()) {
-                        return None;
-                    }
+            let (told, packets) = {
+                let mut fds = vec![PollFd::new(&self.socket, PollFlags::IN)];
+                if let Some(w) = watch.as_deref() {
+                    fds.push(PollFd::new(&w.socket, PollFlags::IN));
                 }
-                Err(_) => return None,
+                match poll(&mut fds, Some(&second)) {
+                    Ok(_) => (
+                        !fds[0].revents().is_empty(),
+                        fds.get(1).is_some_and(|f| !f.revents().is_empty()),
+                    ),
+                    Err(rustix::io::Errno::INTR) => (false, false),
+                    Err(_) => return None,
+                }
+            };
+            if packets && let Some(w) = watch.as_deref_mut() {
+                w.drain();
+            }
+            if told {
+                match self.socket.recv(&mut buf) {
+                    Ok(n) => {
+                        // What the subject sent just before it ended.
+                        if let Some(w) = watch.as_deref_mut() {
+                            w.drain();
+                        }
+                        return String::from_utf8(buf[..n].to_vec()).ok();
+                    }
+                    Err(e)
+                        if matches!(
+                            e.kind(),
+                            std::io::ErrorKind::WouldBlock | std::io::ErrorKind::Interrupted
+                        ) => {}
+                    Err(_) => return None,
+                }
+            } else if !packets && proc::read(init).is_none_or(|p| p.zombie()) {
+                return None;
             }
         }
     }
@@ -1080,23 +1171,29 @@ fn start_init(channel: &str, program: &OsString, rest: &[&OsString]) -> Result<u
 /// it and the init in `init.json` (for the driver), let go of the standard
 /// streams (the subject holds them), and end as the subject ends: with its
 /// exit code, or by its signal.
-fn stand_in(channel: &Channel, init: u32, mut report: std::fs::File) -> u8 {
-    let first = channel.receive_from(init);
+fn stand_in(
+    channel: &Channel,
+    init: u32,
+    mut report: std::fs::File,
+    mut watch: Option<&mut Watch>,
+) -> u8 {
+    let first = channel.receive_from(init, watch.as_deref_mut());
+    // "started PID START": the subject as the host sees it, named by the
+    // init before it could be reaped (a subject may end at once).
+    let started = first.as_deref().and_then(|m| m.strip_prefix("started"));
     let mut record = json!({"pid": init, "start": proc::start_time(init)});
-    if first.as_deref() == Some("started") {
-        let subject = std::fs::read_to_string(format!("/proc/{init}/task/{init}/children"))
-            .ok()
-            .and_then(|t| t.split_whitespace().next()?.parse::<u32>().ok());
-        if let Some(pid) = subject {
+    if let Some(named) = started {
+        let mut it = named.split_whitespace().map(|n| n.parse::<u64>().ok());
+        if let (Some(Some(pid)), Some(Some(start))) = (it.next(), it.next()) {
             record["subject"] = json!(pid);
-            record["subjectStart"] = json!(proc::start_time(pid));
+            record["subjectStart"] = json!(start);
         }
     }
     let _ = report.write_all(record.to_string().as_bytes());
     drop(report);
     let_go_of_streams();
-    let status = if first.as_deref() == Some("started") {
-        channel.receive_from(init)
+    let status = if started.is_some() {
+        channel.receive_from(init, watch)
     } else {
         first
     };
@@ -1180,7 +1277,22 @@ pub fn init_main(args: &[OsString]) -> u8 {
     };
     let subject = match Command::new(program).args(&args[5..]).spawn() {
         Ok(child) => {
-            tell(channel, "started");
+            // Its host pid and start time, read before it can be reaped:
+            // this process's /proc is the host's, where `self` is this
+            // process's host pid and its only child is the subject.
+            let host = std::fs::read_link("/proc/self")
+                .ok()
+                .and_then(|p| p.to_str()?.parse::<u32>().ok());
+            let named = host
+                .and_then(|me| {
+                    std::fs::read_to_string(format!("/proc/{me}/task/{me}/children")).ok()
+                })
+                .and_then(|t| t.split_whitespace().next()?.parse::<u32>().ok())
+                .and_then(|pid| Some((pid, proc::start_time(pid)?)));
+            match named {
+                Some((pid, start)) => tell(channel, &format!("started {pid} {start}")),
+                None => tell(channel, "started"),
+            }
             Some(child.id())
         }
         Err(e) => {
@@ -1336,35 +1448,14 @@ fn inject(faults: &[Fault]) -> (Vec<Value>, Vec<Value>) {
     (done, not)
 }
 
-/// Bring the loopback interface of this network namespace up, as `ip link
-/// set lo up` would, over a route netlink socket: one `RTM_NEWLINK` for
-/// interface 1 (loopback's index in every namespace) with `IFF_UP`, and the
-/// kernel's acknowledgement. No program is started for it.
-fn loopback_up() -> Result<(), String> {
-    use rustix::net::{AddressFamily, RecvFlags, SendFlags, SocketType, recv, send, socket};
-    const RTM_NEWLINK: u16 = 16;
-    const NLM_F_REQUEST: u16 = 1;
-    const NLM_F_ACK: u16 = 4;
+/// Send one route netlink request and read the kernel's acknowledgement.
+fn netlink_ask(fd: &rustix::fd::OwnedFd, msg: &[u8]) -> Result<(), String> {
+    use rustix::net::{RecvFlags, SendFlags, recv, send};
     const NLMSG_ERROR: u16 = 2;
-    const IFF_UP: u32 = 1;
-    // No protocol: NETLINK_ROUTE.
-    let fd = socket(AddressFamily::NETLINK, SocketType::RAW, None)
-        .map_err(|e| format!("no netlink socket: {e}"))?;
-    let mut msg = Vec::with_capacity(32);
-    msg.extend_from_slice(&32u32.to_ne_bytes()); // nlmsg_len
-    msg.extend_from_slice(&RTM_NEWLINK.to_ne_bytes());
-    msg.extend_from_slice(&(NLM_F_REQUEST | NLM_F_ACK).to_ne_bytes());
-    msg.extend_from_slice(&1u32.to_ne_bytes()); // nlmsg_seq
-    msg.extend_from_slice(&0u32.to_ne_bytes()); // nlmsg_pid: the kernel
-    msg.extend_from_slice(&[0, 0]); // ifi_family AF_UNSPEC, padding
-    msg.extend_from_slice(&0u16.to_ne_bytes()); // ifi_type
-    msg.extend_from_slice(&1i32.to_ne_bytes()); // ifi_index: loopback
-    msg.extend_from_slice(&IFF_UP.to_ne_bytes()); // ifi_flags
-    msg.extend_from_slice(&IFF_UP.to_ne_bytes()); // ifi_change
-    send(&fd, &msg, SendFlags::empty()).map_err(|e| format!("netlink send: {e}"))?;
+    send(fd, msg, SendFlags::empty()).map_err(|e| format!("netlink send: {e}"))?;
     let mut buf = [0u8; 512];
     let (_, n) =
-        recv(&fd, &mut buf[..], RecvFlags::empty()).map_err(|e| format!("netlink receive: {e}"))?;
+        recv(fd, &mut buf[..], RecvFlags::empty()).map_err(|e| format!("netlink receive: {e}"))?;
     if n < 20 || u16::from_ne_bytes([buf[4], buf[5]]) != NLMSG_ERROR {
         return Err("netlink: no acknowledgement".into());
     }
@@ -1374,6 +1465,187 @@ fn loopback_up() -> Result<(), String> {
             "netlink: {}",
             std::io::Error::from_raw_os_error(e.saturating_neg())
         )),
+    }
+}
+
+/// A route netlink socket (no protocol: `NETLINK_ROUTE`).
+fn netlink() -> Result<rustix::fd::OwnedFd, String> {
+    use rustix::net::{AddressFamily, SocketType, socket};
+    socket(AddressFamily::NETLINK, SocketType::RAW, None)
+        .map_err(|e| format!("no netlink socket: {e}"))
+}
+
+/// The 16-byte header of a netlink request of `len` bytes in all.
+fn netlink_header(len: u32, kind: u16, flags: u16, seq: u32) -> Vec<u8> {
+    let mut msg = Vec::with_capacity(len as usize);
+    msg.extend_from_slice(&len.to_ne_bytes()); // nlmsg_len
+    msg.extend_from_slice(&kind.to_ne_bytes());
+    msg.extend_from_slice(&flags.to_ne_bytes());
+    msg.extend_from_slice(&seq.to_ne_bytes()); // nlmsg_seq
+    msg.extend_from_slice(&0u32.to_ne_bytes()); // nlmsg_pid: the kernel
+    msg
+}
+
+const NLM_F_REQUEST: u16 = 1;
+const NLM_F_ACK: u16 = 4;
+
+/// Bring the loopback interface of this network namespace up, as `ip link
+/// set lo up` would, over a route netlink socket: one `RTM_NEWLINK` for
+/// interface 1 (loopback's index in every namespace) with `IFF_UP`, and the
+/// kernel's acknowledgement. No program is started for it.
+fn loopback_up() -> Result<(), String> {
+    const RTM_NEWLINK: u16 = 16;
+    const IFF_UP: u32 = 1;
+    let fd = netlink()?;
+    let mut msg = netlink_header(32, RTM_NEWLINK, NLM_F_REQUEST | NLM_F_ACK, 1);
+    msg.extend_from_slice(&[0, 0]); // ifi_family AF_UNSPEC, padding
+    msg.extend_from_slice(&0u16.to_ne_bytes()); // ifi_type
+    msg.extend_from_slice(&1i32.to_ne_bytes()); // ifi_index: loopback
+    msg.extend_from_slice(&IFF_UP.to_ne_bytes()); // ifi_flags
+    msg.extend_from_slice(&IFF_UP.to_ne_bytes()); // ifi_change
+    netlink_ask(&fd, &msg)
+}
+
+/// Make every address local to this network namespace, as `ip route add
+/// local 0.0.0.0/0 dev lo table local` and `ip -6 route add local ::/0 dev
+/// lo table local` would: a packet for an outside address then goes over
+/// loopback (where [`Watch`] sees where it was going) instead of finding no
+/// route, and, with nothing listening there, the kernel refuses it at once
+/// (a connection gets "connection refused"). Nothing leaves the namespace
+/// either way: it has no other interface.
+fn outside_routes() -> Result<(), String> {
+    const RTM_NEWROUTE: u16 = 24;
+    const NLM_F_CREATE: u16 = 0x400;
+    const RT_TABLE_LOCAL: u8 = 255;
+    const RTPROT_BOOT: u8 = 3;
+    const RT_SCOPE_HOST: u8 = 254;
+    const RTN_LOCAL: u8 = 2;
+    const RTA_OIF: u16 = 4;
+    let fd = netlink()?;
+    for (seq, family) in [(2u32, 2u8), (3, 10)] {
+        let mut msg = netlink_header(
+            36,
+            RTM_NEWROUTE,
+            NLM_F_REQUEST | NLM_F_ACK | NLM_F_CREATE,
+            seq,
+        );
+        // rtmsg: family (AF_INET, AF_INET6), destination and source prefix
+        // lengths 0, tos 0, table, protocol, scope, type; flags 0.
+        msg.extend_from_slice(&[
+            family,
+            0,
+            0,
+            0,
+            RT_TABLE_LOCAL,
+            RTPROT_BOOT,
+            RT_SCOPE_HOST,
+            RTN_LOCAL,
+        ]);
+        msg.extend_from_slice(&0u32.to_ne_bytes());
+        // One attribute: the output interface, loopback.
+        msg.extend_from_slice(&8u16.to_ne_bytes());
+        msg.extend_from_slice(&RTA_OIF.to_ne_bytes());
+        msg.extend_from_slice(&1u32.to_ne_bytes());
+        netlink_ask(&fd, &msg)
+            .map_err(|e| format!("{} {e}", if family == 2 { "IPv4:" } else { "IPv6:" }))?;
+    }
+    Ok(())
+}
+
+/// At most this many outside destinations are written to `outside.jsonl`.
+const OUTSIDE_LIMIT: usize = 256;
+
+/// Where the subject tried to go beyond loopback: a packet socket on the
+/// network namespace's only interface (opened before the subject starts,
+/// read by the process standing in for it), writing each new destination
+/// (`protocol`, `address`, `port`) as one line of the stage's
+/// `report/outside.jsonl`. A connection counts once, by its opening
+/// segment (TCP `SYN` without `ACK`); a datagram (UDP) and an echo request
+/// (ICMP) by themselves.
+struct Watch {
+    socket: rustix::fd::OwnedFd,
+    log: std::fs::File,
+    seen: std::collections::BTreeSet<(&'static str, std::net::IpAddr, Option<u16>)>,
+}
+
+impl Watch {
+    fn open(log: std::fs::File) -> Result<Watch, String> {
+        use rustix::net::{AddressFamily, SocketFlags, SocketType, eth, socket_with};
+        // Cooked (`SOCK_DGRAM`): each packet without its link header.
+        let socket = socket_with(
+            AddressFamily::PACKET,
+            SocketType::DGRAM,
+            SocketFlags::NONBLOCK | SocketFlags::CLOEXEC,
+            Some(eth::ALL),
+        )
+        .map_err(|e| format!("no packet socket: {e}"))?;
+        Ok(Watch {
+            socket,
+            log,
+            seen: Default::default(),
+        })
+    }
+
+    /// Read every packet waiting; write each new outside destination.
+    fn drain(&mut self) {
+        let mut buf = [0u8; 128];
+        while let Ok((_, n, _)) =
+            rustix::net::recvfrom(&self.socket, &mut buf[..], rustix::net::RecvFlags::TRUNC)
+        {
+            let n = n.min(buf.len());
+            let Some(dest) = outside_destination(&buf[..n]) else {
+                continue;
+            };
+            if self.seen.len() >= OUTSIDE_LIMIT || !self.seen.insert(dest) {
+                continue;
+            }
+            let (protocol, address, port) = dest;
+            let line = json!({"protocol": protocol, "address": address.to_string(), "port": port});
+            let _ = writeln!(self.log, "{line}");
+        }
+    }
+}
+
+/// Where `packet` (an IPv4 or IPv6 packet, maybe cut short) was going, when
+/// that is beyond loopback and the packet opens something: a TCP `SYN`
+/// without `ACK`, a UDP datagram, an ICMP echo request.
+fn outside_destination(packet: &[u8]) -> Option<(&'static str, std::net::IpAddr, Option<u16>)> {
+    use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
+    let (protocol, dest, l4): (u8, IpAddr, &[u8]) = match packet.first()? >> 4 {
+        4 => {
+            let ihl = usize::from(packet[0] & 0x0f) * 4;
+            let dest: [u8; 4] = packet.get(16..20)?.try_into().ok()?;
+            (
+                *packet.get(9)?,
+                IpAddr::V4(Ipv4Addr::from(dest)),
+                packet.get(ihl..)?,
+            )
+        }
+        6 => {
+            let dest: [u8; 16] = packet.get(24..40)?.try_into().ok()?;
+            (
+                *packet.get(6)?,
+                IpAddr::V6(Ipv6Addr::from(dest)),
+                packet.get(40..)?,
+            )
+        }
+        _ => return None,
+    };
+    if dest.is_loopback() || dest.is_unspecified() {
+        return None;
+    }
+    let port = || Some(u16::from_be_bytes(l4.get(2..4)?.try_into().ok()?));
+    match protocol {
+        // TCP: SYN set, ACK clear (flags at byte 13).
+        6 => {
+            let flags = *l4.get(13)?;
+            (flags & 0x02 != 0 && flags & 0x10 == 0).then_some(("tcp", dest, Some(port()?)))
+        }
+        17 => Some(("udp", dest, Some(port()?))),
+        // ICMP echo request (8), ICMPv6 echo request (128).
+        1 if *l4.first()? == 8 => Some(("icmp", dest, None)),
+        58 if *l4.first()? == 128 => Some(("icmp", dest, None)),
+        _ => None,
     }
 }
 
@@ -1468,7 +1740,12 @@ fn set_up(stage: &Path, loopback: bool, through: &[PathBuf]) -> Value {
         Ok(()) => json!(true),
         Err(e) => json!(format!("not read-only: {e}")),
     };
-    let loopback = loopback.then(|| loopback_up().map_or_else(|e| json!(e), |()| json!(true)));
+    let up = loopback.then(loopback_up);
+    let outside = match &up {
+        Some(Ok(())) => Some(outside_routes().map_or_else(|e| json!(e), |()| json!(true))),
+        _ => None,
+    };
+    let loopback = up.map(|r| r.map_or_else(|e| json!(e), |()| json!(true)));
     let writable = writable_mounts(&overlaid, stage, through);
     json!({
         "reported": true,
@@ -1479,12 +1756,85 @@ fn set_up(stage: &Path, loopback: bool, through: &[PathBuf]) -> Value {
         "devShm": shm,
         "rootReadOnly": root_read_only,
         "loopbackUp": loopback,
+        "outsideLocal": outside,
     })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// An IPv4 packet (20-byte header) to `dest` carrying `l4`.
+    fn v4(protocol: u8, dest: [u8; 4], l4: &[u8]) -> Vec<u8> {
+        let mut p = vec![0x45, 0, 0, 0, 0, 0, 0, 0, 64, protocol, 0, 0, 127, 0, 0, 1];
+        p.extend_from_slice(&dest);
+        p.extend_from_slice(l4);
+        p
+    }
+
+    /// A TCP header's first 14 bytes: source port 40000, `port`, `flags`.
+    fn tcp(port: u16, flags: u8) -> Vec<u8> {
+        let mut t = vec![0x9c, 0x40];
+        t.extend_from_slice(&port.to_be_bytes());
+        t.extend_from_slice(&[0; 9]);
+        t.push(flags);
+        t
+    }
+
+    #[test]
+    fn outside_destinations_are_read_from_opening_packets_only() {
+        use std::net::IpAddr;
+        let addr = |s: &str| s.parse::<IpAddr>().unwrap();
+        // A connection's SYN names its destination; its SYN-ACK, ACK and RST
+        // do not.
+        assert_eq!(
+            outside_destination(&v4(6, [192, 0, 2, 1], &tcp(443, 0x02))),
+            Some(("tcp", addr("192.0.2.1"), Some(443)))
+        );
+        for flags in [0x12, 0x10, 0x14, 0x04] {
+            assert_eq!(
+                outside_destination(&v4(6, [192, 0, 2, 1], &tcp(443, flags))),
+                None
+            );
+        }
+        // Loopback and the unspecified address are not outside.
+        assert_eq!(
+            outside_destination(&v4(6, [127, 0, 0, 1], &tcp(443, 0x02))),
+            None
+        );
+        assert_eq!(
+            outside_destination(&v4(17, [0, 0, 0, 0], &[0, 1, 0, 53])),
+            None
+        );
+        // A UDP datagram, an ICMP echo request (not its reply).
+        assert_eq!(
+            outside_destination(&v4(17, [8, 8, 8, 8], &[0x9c, 0x40, 0, 53])),
+            Some(("udp", addr("8.8.8.8"), Some(53)))
+        );
+        assert_eq!(
+            outside_destination(&v4(1, [8, 8, 8, 8], &[8, 0])),
+            Some(("icmp", addr("8.8.8.8"), None))
+        );
+        assert_eq!(outside_destination(&v4(1, [8, 8, 8, 8], &[0, 0])), None);
+        // IPv6: a UDP datagram to 2001:db8::53 port 53.
+        let mut p = vec![0x60, 0, 0, 0, 0, 8, 17, 64];
+        p.extend_from_slice(&std::net::Ipv6Addr::LOCALHOST.octets());
+        p.extend_from_slice(
+            &"2001:db8::53"
+                .parse::<std::net::Ipv6Addr>()
+                .unwrap()
+                .octets(),
+        );
+        p.extend_from_slice(&[0x9c, 0x40, 0, 53]);
+        assert_eq!(
+            outside_destination(&p),
+            Some(("udp", addr("2001:db8::53"), Some(53)))
+        );
+        // Cut short or not IP at all: nothing.
+        assert_eq!(outside_destination(&p[..30]), None);
+        assert_eq!(outside_destination(&[]), None);
+        assert_eq!(outside_destination(&[0x20, 1, 2]), None);
+    }
 
     #[test]
     fn occurrences_are_counted_without_overlap() {

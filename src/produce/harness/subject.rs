@@ -1011,6 +1011,12 @@ impl Session {
         if let Some(seen) = &sandbox {
             let at = self.now_ms();
             self.event(json!({"event": "sandbox-measured", "offsetMs": at, "entriesLeft": seen["entriesLeft"], "truncated": seen["truncated"], "scope": seen["scope"]}));
+            if let Some(outside) = seen.get("outsideDestinations") {
+                // Its own network namespace: every address beyond loopback
+                // was local to it, and each one the subject's processes
+                // tried was seen on the loopback interface and refused there.
+                self.event(json!({"event": "outside-destinations", "offsetMs": at, "destinations": outside}));
+            }
         }
         let end_ms = self.now_ms();
         if self.temp_dir.is_some() {

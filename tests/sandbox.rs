@@ -175,8 +175,21 @@ fn the_honest_twin_leaves_nothing_and_passes_in_the_sandbox() {
     assert_eq!(o.status.code(), Some(0), "{}", output_text(&o));
     let cleanup = read_json(&out.join("raw/cleanup-report.json"));
     assert_eq!(cleanup["passed"], true, "{cleanup}");
-    for s in sessions(&out) {
+    let all = sessions(&out);
+    for s in &all {
         assert_eq!(s["entriesLeft"], serde_json::json!([]), "{s}");
+        // What the process's first stage (the availability check) could not
+        // overlay is named in every session and not tried again.
+        assert_eq!(s["scope"]["overlaid"], all[0]["scope"]["overlaid"], "{s}");
+        for n in s["scope"]["notCovered"].as_array().unwrap() {
+            let path = n["path"].as_str().unwrap();
+            if path.matches('/').count() == 1 && path != "/dev/shm" {
+                assert!(
+                    n["why"].as_str().unwrap().ends_with("not tried again)"),
+                    "{n}"
+                );
+            }
+        }
     }
     // Its own network namespace: nothing tried beyond loopback.
     let packets = lifecycle_events(&out, "unroutable-packets");

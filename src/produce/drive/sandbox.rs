@@ -265,6 +265,13 @@ pub fn tools_with(exe: &Path) -> Result<Tools, String> {
             .output()
             .map_err(|e| format!("cannot run {}: {e}", tools.unshare.display()))?;
         let landed = stage.upper().join("tmp").join(&name).is_file();
+        // What could not be overlaid here is not tried again by later stages.
+        if let Some(mut scope) = std::fs::read(stage.root.join("report").join("scope.json"))
+            .ok()
+            .and_then(|b| serde_json::from_slice::<Value>(&b).ok())
+        {
+            stage.learn_and_name_skipped(&mut scope);
+        }
         let leaked = Path::new("/tmp").join(&name);
         if leaked.exists() {
             let _ = std::fs::remove_file(&leaked);
@@ -307,6 +314,9 @@ pub struct Stage {
     through: Vec<PathBuf>,
     /// The top-level directories given an overlay.
     dirs: Vec<String>,
+    /// Top-level directories not given one: an earlier stage of this
+    /// process could not overlay them (name, the kernel's reason then).
+    skipped: Vec<(String, String)>,
     /// A network namespace of its own.
     net: bool,
     /// Empty top-level directories of the root file system, left to be
@@ -385,6 +395,7 @@ impl Stage {
         std::fs::create_dir_all(&root)?;
         let mut dirs = Vec::new();
         let mut read_only = Vec::new();
+        let mut skipped = Vec::new();
         let root_dev = std::fs::metadata("/")?.dev();
         for entry in std::fs::read_dir("/")?.flatten() {
             let Some(name) = entry.file_name().to_str().map(str::to_string) else {
@@ -403,6 +414,10 @@ impl Stage {
             let empty = std::fs::read_dir(&path).is_ok_and(|mut d| d.next().is_none());
             if empty && std::fs::metadata(&path).is_ok_and(|m| m.dev() == root_dev) {
                 read_only.push(format!("/{name}"));
+                continue;
+            }
+            if let Some(why) = not_overlaid_here(&name) {
+                skipped.push((name, why));
                 continue;
             }
             dirs.push(name);
@@ -424,6 +439,7 @@ impl Stage {
             through,
             read_only,
             dirs,
+            skipped,
             net,
             faults: Vec::new(),
             namespace_ended: std::sync::atomic::AtomicBool::new(false),
@@ -554,6 +570,7 @@ impl Stage {
             .unwrap_or_else(|| json!({"reported": false}));
         if scope["reported"] == true {
             scope["readOnlyWithRoot"] = json!(self.read_only);
+            self.learn_and_name_skipped(&mut scope);
         }
         let (caches, left): (Vec<Value>, Vec<Value>) = entries
             .into_iter()
@@ -563,6 +580,45 @@ impl Stage {
             seen["outsideDestinations"] = outside;
         }
         seen
+    }
+
+    /// Remember every top-level directory this stage could not overlay (a
+    /// later stage of this process does not try again: each refused
+    /// overlay costs the session milliseconds), and name the directories
+    /// this stage did not try in the scope's `notCovered`, with the reason
+    /// of the stage that found it.
+    fn learn_and_name_skipped(&self, scope: &mut Value) {
+        if let Some(list) = scope["notCovered"].as_array() {
+            let mut known = NOT_OVERLAID_HERE
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            for e in list {
+                let (Some(path), Some(why)) = (e["path"].as_str(), e["why"].as_str()) else {
+                    continue;
+                };
+                if let Some(d) = path.strip_prefix('/')
+                    && self.dirs.iter().any(|x| x == d)
+                {
+                    known
+                        .entry(d.to_string())
+                        .or_insert_with(|| why.to_string());
+                }
+            }
+        }
+        if self.skipped.is_empty() {
+            return;
+        }
+        if !scope["notCovered"].is_array() {
+            scope["notCovered"] = json!([]);
+        }
+        if let Some(list) = scope["notCovered"].as_array_mut() {
+            for (d, why) in &self.skipped {
+                list.push(json!({
+                    "path": format!("/{d}"),
+                    "why": format!("{why} (at an earlier stage of this process; not tried again)"),
+                }));
+            }
+        }
     }
 
     /// How many packets the kernel found no route for in the subject's own
@@ -739,6 +795,21 @@ impl Stage {
 /// one still ending is recognised as what it is ([`was_ended_init`]), not
 /// taken for a process the subject left.
 static ENDED_INITS: std::sync::Mutex<Vec<(u32, u64)>> = std::sync::Mutex::new(Vec::new());
+
+/// Top-level directories a stage of this process could not overlay (name,
+/// the kernel's reason): later stages leave them as they are.
+static NOT_OVERLAID_HERE: std::sync::Mutex<std::collections::BTreeMap<String, String>> =
+    std::sync::Mutex::new(std::collections::BTreeMap::new());
+
+/// Why top-level directory `name` cannot be overlaid, when a stage of this
+/// process found that it cannot.
+fn not_overlaid_here(name: &str) -> Option<String> {
+    NOT_OVERLAID_HERE
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .get(name)
+        .cloned()
+}
 
 /// How long [`Stage::end_namespace`] waits for the killed init to end.
 const ENDING_LIMIT: std::time::Duration = std::time::Duration::from_secs(10);

@@ -724,6 +724,7 @@ impl Stage {
         if self.namespace_ended.swap(true, Ordering::SeqCst) {
             return NamespaceEnd::default();
         }
+        reap_ended_inits();
         let Some((pid, start)) = self.init() else {
             return NamespaceEnd::default();
         };
@@ -755,15 +756,27 @@ impl Stage {
         // loaded machine can make slow: waited for generously.
         let until = std::time::Instant::now() + ENDING_LIMIT;
         let me = std::process::id();
-        let reap = |pid: u32| {
-            i32::try_from(pid)
-                .ok()
-                .and_then(rustix::process::Pid::from_raw)
-                .is_some_and(|p| {
-                    rustix::process::waitpid(Some(p), rustix::process::WaitOptions::NOHANG)
-                        .is_ok_and(|r| r.is_some())
-                })
-        };
+        if left.is_empty() {
+            // Nothing the subject started was alive: the init ends alone
+            // (its namespaces torn down, what it holds released), which a
+            // session need not wait for; it is reaped by a later session's
+            // end, or by this process's parent once this process is gone.
+            for p in proc::in_pid_namespace(&ns, pid) {
+                if p.zombie() && p.ppid == me {
+                    reap(p.pid);
+                }
+            }
+            PENDING_INITS
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .push((pid, start));
+            reap_ended_inits();
+            return NamespaceEnd {
+                init: Some(pid),
+                left,
+                init_gone: false,
+            };
+        }
         loop {
             // The init ends only once every process of its namespace is
             // reaped: those this process adopted (children of the subject,
@@ -813,6 +826,40 @@ fn not_overlaid_here(name: &str) -> Option<String> {
 
 /// How long [`Stage::end_namespace`] waits for the killed init to end.
 const ENDING_LIMIT: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// Inits [`Stage::end_namespace`] killed without waiting for their end
+/// (pid, start time), each reaped once it has ended.
+static PENDING_INITS: std::sync::Mutex<Vec<(u32, u64)>> = std::sync::Mutex::new(Vec::new());
+
+/// Reap `pid` if it is this process's child and has ended.
+fn reap(pid: u32) -> bool {
+    i32::try_from(pid)
+        .ok()
+        .and_then(rustix::process::Pid::from_raw)
+        .is_some_and(|p| {
+            rustix::process::waitpid(Some(p), rustix::process::WaitOptions::NOHANG)
+                .is_ok_and(|r| r.is_some())
+        })
+}
+
+/// Reap every init killed earlier that has ended by now; forget those gone.
+fn reap_ended_inits() {
+    let me = std::process::id();
+    let mut pending = PENDING_INITS
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    pending.retain(|&(pid, start)| {
+        let Some(p) = proc::read(pid).filter(|_| proc::start_time(pid) == Some(start)) else {
+            return false;
+        };
+        if p.ppid != me {
+            // Another process's child (the stand-in may not have ended
+            // yet): its parent reaps it.
+            return !p.zombie();
+        }
+        !(p.zombie() && reap(pid))
+    });
+}
 
 /// Is process `pid`, started at `start`, a namespace init that
 /// [`Stage::end_namespace`] killed?
@@ -1264,10 +1311,13 @@ fn stand_in(
     drop(report);
     let_go_of_streams();
     let status = if started.is_some() {
-        channel.receive_from(init, watch)
+        channel.receive_from(init, watch.as_deref_mut())
     } else {
         first
     };
+    if let Some(w) = watch {
+        hand_over(&channel.name, w);
+    }
     let Some(status) = status else {
         return 125;
     };
@@ -1295,6 +1345,43 @@ fn stand_in(
         return u8::try_from((128 + signo) & 0xff).unwrap_or(1);
     }
     125
+}
+
+/// The address the namespace's init holds (never read) so that a socket
+/// sent to it lives as long as the init does.
+fn keeper_name(channel: &str) -> String {
+    format!("{channel}-keeper")
+}
+
+/// Send the packet socket to the init's keeper address before this process
+/// ends: the kernel releases a packet socket only after a grace period (8
+/// to 16 ms here), and released at this process's end it would delay the
+/// subject's end as the driver sees it; in flight to the init, it is
+/// released when the init is, after the session.
+fn hand_over(channel: &str, watch: &Watch) {
+    use rustix::fd::AsFd as _;
+    use rustix::net::{
+        AddressFamily, SendAncillaryBuffer, SendAncillaryMessage, SendFlags, SocketAddrUnix,
+        SocketType, sendmsg_addr, socket,
+    };
+    let Ok(addr) = SocketAddrUnix::new_abstract_name(keeper_name(channel).as_bytes()) else {
+        return;
+    };
+    let Ok(sock) = socket(AddressFamily::UNIX, SocketType::DGRAM, None) else {
+        return;
+    };
+    let fds = [watch.socket.as_fd()];
+    let mut space = [std::mem::MaybeUninit::uninit(); rustix::cmsg_space!(ScmRights(1))];
+    let mut control = SendAncillaryBuffer::new(&mut space);
+    if control.push(SendAncillaryMessage::ScmRights(&fds)) {
+        let _ = sendmsg_addr(
+            &sock,
+            &addr,
+            &[std::io::IoSlice::new(b"keep")],
+            &mut control,
+            SendFlags::empty(),
+        );
+    }
 }
 
 /// Put `/dev/null` in place of this process's standard streams: the
@@ -1345,6 +1432,14 @@ pub fn init_main(args: &[OsString]) -> u8 {
             "mcpres sandbox: usage: {INIT_ARG} DRIVER-PID DRIVER-START CHANNEL -- PROGRAM ARGS..."
         );
         return 2;
+    };
+    // Holds what the process standing in for the subject hands over
+    // (its packet socket) until this process ends.
+    let _keeper = {
+        use std::os::linux::net::SocketAddrExt as _;
+        std::os::unix::net::SocketAddr::from_abstract_name(keeper_name(channel).as_bytes())
+            .and_then(|a| std::os::unix::net::UnixDatagram::bind_addr(&a))
+            .ok()
     };
     let subject = match Command::new(program).args(&args[5..]).spawn() {
         Ok(child) => {

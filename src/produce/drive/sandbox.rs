@@ -243,8 +243,15 @@ pub fn tools_with(exe: &Path) -> Result<Tools, String> {
     let unshare = find_tool("unshare").ok_or("`unshare` (util-linux) is not installed")?;
     let exe = exe.to_path_buf();
     let tools = Tools { unshare, exe };
-    let parent =
-        std::env::temp_dir().join(format!("mcpres-sandbox-probe-{}", ident::random_hex(6)));
+    // Named by this process's pid and start time, so that a later process
+    // removes what a process killed during its check (SIGKILL) left.
+    remove_stale_probes(&std::env::temp_dir());
+    let me = std::process::id();
+    let parent = std::env::temp_dir().join(format!(
+        "{PROBE_PREFIX}{me}-{}-{}",
+        proc::start_time(me).unwrap_or(0),
+        ident::random_hex(6)
+    ));
     std::fs::create_dir(&parent).map_err(|e| format!("cannot create {}: {e}", parent.display()))?;
     let result = (|| {
         let stage = Stage::create(&parent, "probe", true)
@@ -289,6 +296,43 @@ pub fn tools_with(exe: &Path) -> Result<Tools, String> {
     })();
     force_remove(&parent);
     result.map(|()| tools)
+}
+
+/// The name of an availability check's directory in the temporary
+/// directory: `mcpres-sandbox-probe-PID-START-RANDOM`.
+const PROBE_PREFIX: &str = "mcpres-sandbox-probe-";
+
+/// Remove the availability-check directories in `tmp` whose process (by
+/// pid and start time in the name) is gone: it was killed before it could.
+/// Nothing else is touched.
+fn remove_stale_probes(tmp: &Path) {
+    let Ok(entries) = std::fs::read_dir(tmp) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let name = e.file_name();
+        let Some(rest) = name.to_str().and_then(|n| n.strip_prefix(PROBE_PREFIX)) else {
+            continue;
+        };
+        let mut it = rest.split('-');
+        let (Some(Ok(pid)), Some(Ok(start)), Some(random), None) = (
+            it.next().map(str::parse::<u32>),
+            it.next().map(str::parse::<u64>),
+            it.next(),
+            it.next(),
+        ) else {
+            continue;
+        };
+        if random.len() != 12 || !random.bytes().all(|b| b.is_ascii_hexdigit()) {
+            continue;
+        }
+        let owned = e
+            .metadata()
+            .is_ok_and(|m| m.is_dir() && m.uid() == rustix::process::geteuid().as_raw());
+        if owned && proc::start_time(pid) != Some(start) {
+            force_remove(&e.path());
+        }
+    }
 }
 
 /// `name` as an executable file: in `PATH`, else in the system directories
@@ -2000,6 +2044,33 @@ mod tests {
         assert_eq!(outside_destination(&p[..30]), None);
         assert_eq!(outside_destination(&[]), None);
         assert_eq!(outside_destination(&[0x20, 1, 2]), None);
+    }
+
+    #[test]
+    fn only_checks_of_processes_that_are_gone_are_removed() {
+        let tmp = tempfile::tempdir().unwrap();
+        let me = std::process::id();
+        let mine = format!(
+            "{PROBE_PREFIX}{me}-{}-0123456789ab",
+            proc::start_time(me).unwrap()
+        );
+        // A process that has ended (reaped): its pid names no process with
+        // that start time.
+        let mut gone = std::process::Command::new("true").spawn().unwrap();
+        let gone_pid = gone.id();
+        gone.wait().unwrap();
+        let stale = format!("{PROBE_PREFIX}{gone_pid}-1-abcdefabcdef");
+        let other = format!("{PROBE_PREFIX}not-a-check");
+        let file = format!("{PROBE_PREFIX}{gone_pid}-1-fedcbafedcba");
+        for d in [&mine, &stale, &other] {
+            std::fs::create_dir_all(tmp.path().join(d).join("probe/upper/tmp")).unwrap();
+        }
+        std::fs::write(tmp.path().join(&file), b"not a directory").unwrap();
+        remove_stale_probes(tmp.path());
+        assert!(tmp.path().join(&mine).is_dir());
+        assert!(!tmp.path().join(&stale).exists());
+        assert!(tmp.path().join(&other).is_dir());
+        assert!(tmp.path().join(&file).is_file());
     }
 
     #[test]

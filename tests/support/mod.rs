@@ -294,7 +294,7 @@ pub fn assert_port_released(port: u16, since: u64, what: &str) {
         return;
     }
     let me = std::process::id();
-    let old: Vec<u32> = mcpres::produce::drive::proc::listener_owners(port)
+    let old: Vec<u32> = mcpres::produce::drive::proc::listener_owners(None, port)
         .into_iter()
         .filter(|&pid| pid != me && start_ticks(pid).is_some_and(|t| t < since))
         .collect();

@@ -17,7 +17,7 @@
 //! records it before it feeds the parser.
 
 use std::io::{Read, Write};
-use std::net::{Shutdown, SocketAddr, TcpStream};
+use std::net::{Shutdown, TcpStream};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
@@ -618,8 +618,12 @@ pub struct Blocking<T: Tap> {
 impl<T: Tap> Blocking<T> {
     /// Connect to `addr` within `limit` (`connected` with the local port, or
     /// `connect-failed`, on the tap).
-    pub fn connect(addr: SocketAddr, limit: Duration, tap: T) -> std::io::Result<Blocking<T>> {
-        match TcpStream::connect_timeout(&addr, limit) {
+    pub fn connect(
+        to: &super::door::Endpoint,
+        limit: Duration,
+        tap: T,
+    ) -> std::io::Result<Blocking<T>> {
+        match to.connect(limit) {
             Ok(stream) => {
                 let _ = stream.set_nodelay(true);
                 let local = stream.local_addr().map(|a| a.port()).unwrap_or(0);
@@ -911,7 +915,7 @@ pub mod nonblocking {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::net::{IpAddr, TcpListener};
+    use std::net::{IpAddr, SocketAddr, TcpListener};
     use std::sync::Mutex;
 
     #[test]
@@ -1235,7 +1239,7 @@ mod tests {
         let (addr, server) = serve_once(answer);
         let kept = Kept::default();
         let request = Request::to("GET", "/", &addr.to_string()).to_bytes();
-        let mut conn = Blocking::connect(addr, Duration::from_secs(2), &kept).unwrap();
+        let mut conn = Blocking::connect(&addr.into(), Duration::from_secs(2), &kept).unwrap();
         assert!(conn.write(&request));
         let r = conn.response(Duration::from_secs(5), &Reading::default());
         assert_eq!(r.status, Some(200));
@@ -1260,7 +1264,7 @@ mod tests {
             b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 99\r\n\r\n{}",
         );
         let kept = Kept::default();
-        let mut conn = Blocking::connect(addr, Duration::from_secs(2), &kept).unwrap();
+        let mut conn = Blocking::connect(&addr.into(), Duration::from_secs(2), &kept).unwrap();
         assert!(conn.write(b"GET / HTTP/1.1\r\n\r\n"));
         let r = conn.response(Duration::from_secs(5), &Reading::default());
         server.join().unwrap();
@@ -1293,7 +1297,7 @@ mod tests {
         );
         let (addr, server) = serve_once(Box::leak(answer.into_bytes().into_boxed_slice()));
         let kept = Kept::default();
-        let mut conn = Blocking::connect(addr, Duration::from_secs(2), &kept).unwrap();
+        let mut conn = Blocking::connect(&addr.into(), Duration::from_secs(2), &kept).unwrap();
         assert!(conn.write(b"POST / HTTP/1.1\r\n\r\n"));
         let r = conn.response(Duration::from_secs(10), &Reading::default());
         server.join().unwrap();

@@ -16,7 +16,10 @@
 //! - `redact`: the one redactor every stored byte passes through.
 //! - `sandbox`: the namespaces and overlays a subject runs in, and what it
 //!   left there.
+//! - `door`: how mcpres reaches a subject listening in a network namespace
+//!   of its own (connections opened inside, handed over as sockets).
 
+pub mod door;
 pub mod end;
 pub mod http;
 pub mod ident;

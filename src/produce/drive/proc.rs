@@ -509,25 +509,36 @@ pub fn parse_tcp_table(text: &str) -> Vec<TcpSocket> {
 
 /// Every TCP socket of the caller's network namespace, IPv4 then IPv6.
 pub fn tcp_sockets() -> Vec<TcpSocket> {
-    ["/proc/net/tcp", "/proc/net/tcp6"]
+    tcp_sockets_in(None)
+}
+
+/// Every TCP socket of the network namespace process `of` is in (the
+/// caller's own with `None`), IPv4 then IPv6: a sandboxed subject's sockets
+/// are in a namespace of its own.
+pub fn tcp_sockets_in(of: Option<u32>) -> Vec<TcpSocket> {
+    let dir = of.map_or_else(|| "/proc/net".to_string(), |pid| format!("/proc/{pid}/net"));
+    ["tcp", "tcp6"]
         .iter()
-        .flat_map(|file| parse_tcp_table(&std::fs::read_to_string(file).unwrap_or_default()))
+        .flat_map(|file| {
+            parse_tcp_table(&std::fs::read_to_string(format!("{dir}/{file}")).unwrap_or_default())
+        })
         .collect()
 }
 
-/// The listening TCP sockets on `port`.
-pub fn listening_on(port: u16) -> Vec<TcpSocket> {
-    tcp_sockets()
+/// The listening TCP sockets on `port`, in the network namespace of
+/// process `of` (the caller's own with `None`).
+pub fn listening_on(of: Option<u32>, port: u16) -> Vec<TcpSocket> {
+    tcp_sockets_in(of)
         .into_iter()
         .filter(|s| s.listening() && s.local.port() == port)
         .collect()
 }
 
-/// The local addresses with a listening TCP socket on `port`, sorted and
-/// without duplicates: shows whether a subject bound loopback only or every
-/// interface.
-pub fn listening_addresses(port: u16) -> Vec<String> {
-    let mut out: Vec<String> = listening_on(port)
+/// The local addresses with a listening TCP socket on `port` (in the
+/// network namespace of process `of`), sorted and without duplicates: shows
+/// whether a subject bound loopback only or every interface.
+pub fn listening_addresses(of: Option<u32>, port: u16) -> Vec<String> {
+    let mut out: Vec<String> = listening_on(of, port)
         .iter()
         .map(|s| s.local.ip().to_string())
         .collect();
@@ -544,9 +555,10 @@ pub fn inode_listening(inode: u64) -> bool {
         .any(|s| s.listening() && s.inode == inode)
 }
 
-/// The processes that hold a listening TCP socket on `port`.
-pub fn listener_owners(port: u16) -> Vec<u32> {
-    let inodes: BTreeSet<u64> = listening_on(port).iter().map(|s| s.inode).collect();
+/// The processes that hold a listening TCP socket on `port` (in the
+/// network namespace of process `of`).
+pub fn listener_owners(of: Option<u32>, port: u16) -> Vec<u32> {
+    let inodes: BTreeSet<u64> = listening_on(of, port).iter().map(|s| s.inode).collect();
     if inodes.is_empty() {
         return Vec::new();
     }
@@ -561,7 +573,23 @@ pub fn listener_owners(port: u16) -> Vec<u32> {
 /// unspecified address with port 0.
 pub fn socket_peers(pids: &[u32]) -> Vec<(u16, SocketAddr, String)> {
     let inodes: BTreeSet<u64> = pids.iter().flat_map(|&pid| socket_inodes(pid)).collect();
-    tcp_sockets()
+    // Each network namespace the processes are in, read once (a sandboxed
+    // subject's is its own).
+    let mut spaces = BTreeMap::new();
+    for &pid in pids {
+        if let Ok(ns) = std::fs::read_link(format!("/proc/{pid}/ns/net")) {
+            spaces.entry(ns).or_insert(pid);
+        }
+    }
+    let tables: Vec<TcpSocket> = if spaces.is_empty() {
+        tcp_sockets()
+    } else {
+        spaces
+            .into_values()
+            .flat_map(|pid| tcp_sockets_in(Some(pid)))
+            .collect()
+    };
+    tables
         .into_iter()
         .filter(|s| inodes.contains(&s.inode))
         .map(|s| (s.local.port(), s.remote, s.state))
@@ -800,8 +828,12 @@ mod tests {
         // Another listener does not answer for this one.
         let other = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         assert_ne!(socket_inode(&other), Some(inode));
-        assert_eq!(listening_addresses(port), vec!["127.0.0.1".to_string()]);
-        assert_eq!(listener_owners(port), vec![std::process::id()]);
+        assert_eq!(listening_addresses(None, port), vec!["127.0.0.1".to_string()]);
+        assert_eq!(listener_owners(None, port), vec![std::process::id()]);
+        assert_eq!(
+            listener_owners(Some(std::process::id()), port),
+            vec![std::process::id()]
+        );
         let held = sockets_of(&[std::process::id()]);
         assert!(
             held.contains(&(port, 0, TCP_LISTEN.to_string())),
@@ -810,6 +842,6 @@ mod tests {
         drop(l);
         assert!(!inode_listening(inode));
         assert!(inode_listening(socket_inode(&other).unwrap()));
-        assert!(listener_owners(port).is_empty());
+        assert!(listener_owners(None, port).is_empty());
     }
 }

@@ -505,6 +505,20 @@ impl Stage {
         self.net
     }
 
+    /// Where `addr` inside the subject's network namespace is reached from
+    /// here: through the namespace's door, or directly when the subject
+    /// shares this process's namespace.
+    pub fn endpoint(&self, addr: std::net::SocketAddr) -> super::door::Endpoint {
+        if self.net {
+            super::door::Endpoint::through(
+                addr,
+                &self.root.join("report").join(super::door::DOOR_FILE),
+            )
+        } else {
+            super::door::Endpoint::direct(addr)
+        }
+    }
+
     /// The program and arguments that run `program` with `args` in this
     /// stage (the working directory is the caller's).
     pub fn wrap(&self, tools: &Tools, program: &Path, args: &[String]) -> (PathBuf, Vec<OsString>) {
@@ -1176,7 +1190,22 @@ pub fn exec_main(args: &[OsString]) -> u8 {
             return 125;
         }
     };
+    // The door into the network namespace (for an HTTP subject), bound
+    // before the overlays hide the host's report directory; the init
+    // serves it.
+    let door = loopback.then(|| super::door::bind(&report_dir));
     let mut scope = set_up(&stage, loopback, &through);
+    let door = match door {
+        Some(Ok(listener)) => {
+            scope["door"] = json!(true);
+            Some(listener)
+        }
+        Some(Err(e)) => {
+            scope["door"] = json!(format!("no door: {e}"));
+            None
+        }
+        None => None,
+    };
     // Opened before the subject starts, so no packet of its goes unseen.
     let mut watch = None;
     if let Some(log) = outside_log {
@@ -1211,7 +1240,7 @@ pub fn exec_main(args: &[OsString]) -> u8 {
             return 125;
         }
     };
-    let init = match start_init(&channel.name, program, &rest) {
+    let init = match start_init(&channel.name, door.is_some(), program, &rest) {
         Ok(init) => init,
         Err(e) => {
             eprintln!("mcpres sandbox: {e}");
@@ -1221,7 +1250,7 @@ pub fn exec_main(args: &[OsString]) -> u8 {
     scope["pidNamespace"] = json!({"init": true, "subjectIsSecondProcess": true});
     let _ = report.write_all(scope.to_string().as_bytes());
     drop(report);
-    stand_in(&channel, init, init_report, watch.as_mut())
+    stand_in(&channel, init, init_report, watch.as_mut(), door)
 }
 
 /// The datagram socket the init tells this process about the subject on
@@ -1308,7 +1337,12 @@ fn tell(name: &str, message: &str) {
 /// this process's standard streams, environment and directory, which it
 /// hands to the subject; the init watches the process that started the
 /// sandbox (this process's parent). Its pid as the host sees it.
-fn start_init(channel: &str, program: &OsString, rest: &[&OsString]) -> Result<u32, String> {
+fn start_init(
+    channel: &str,
+    door: bool,
+    program: &OsString,
+    rest: &[&OsString],
+) -> Result<u32, String> {
     let exe = std::env::current_exe().map_err(|e| format!("cannot find mcpres itself: {e}"))?;
     let driver = rustix::process::getppid()
         .map(|p| p.as_raw_nonzero().get().unsigned_abs())
@@ -1319,6 +1353,7 @@ fn start_init(channel: &str, program: &OsString, rest: &[&OsString]) -> Result<u
         .arg(driver.to_string())
         .arg(driver_start.to_string())
         .arg(channel)
+        .args(door.then_some("--door"))
         .arg("--")
         .arg(program)
         .args(rest)
@@ -1338,6 +1373,7 @@ fn stand_in(
     init: u32,
     mut report: std::fs::File,
     mut watch: Option<&mut Watch>,
+    door: Option<std::os::unix::net::UnixListener>,
 ) -> u8 {
     let first = channel.receive_from(init, watch.as_deref_mut());
     // "started PID START": the subject as the host sees it, named by the
@@ -1353,6 +1389,12 @@ fn stand_in(
     }
     let _ = report.write_all(record.to_string().as_bytes());
     drop(report);
+    // The init, which lives as long as the namespace, serves the door.
+    if let Some(listener) = door
+        && started.is_some()
+    {
+        send_fd(&door_name(&channel.name), &listener, b"door");
+    }
     let_go_of_streams();
     let status = if started.is_some() {
         channel.receive_from(init, watch.as_deref_mut())
@@ -1403,29 +1445,66 @@ fn keeper_name(channel: &str) -> String {
 /// subject's end as the driver sees it; in flight to the init, it is
 /// released when the init is, after the session.
 fn hand_over(channel: &str, watch: &Watch) {
-    use rustix::fd::AsFd as _;
+    send_fd(&keeper_name(channel), &watch.socket, b"keep");
+}
+
+/// The address the init takes the door's listener on.
+fn door_name(channel: &str) -> String {
+    format!("{channel}-door")
+}
+
+/// Send `fd` (with `word`) to the abstract datagram address `name`.
+fn send_fd(name: &str, fd: &impl rustix::fd::AsFd, word: &[u8]) {
     use rustix::net::{
         AddressFamily, SendAncillaryBuffer, SendAncillaryMessage, SendFlags, SocketAddrUnix,
         SocketType, sendmsg_addr, socket,
     };
-    let Ok(addr) = SocketAddrUnix::new_abstract_name(keeper_name(channel).as_bytes()) else {
+    let Ok(addr) = SocketAddrUnix::new_abstract_name(name.as_bytes()) else {
         return;
     };
     let Ok(sock) = socket(AddressFamily::UNIX, SocketType::DGRAM, None) else {
         return;
     };
-    let fds = [watch.socket.as_fd()];
+    let fds = [fd.as_fd()];
     let mut space = [std::mem::MaybeUninit::uninit(); rustix::cmsg_space!(ScmRights(1))];
     let mut control = SendAncillaryBuffer::new(&mut space);
     if control.push(SendAncillaryMessage::ScmRights(&fds)) {
         let _ = sendmsg_addr(
             &sock,
             &addr,
-            &[std::io::IoSlice::new(b"keep")],
+            &[std::io::IoSlice::new(word)],
             &mut control,
             SendFlags::empty(),
         );
     }
+}
+
+/// The one socket sent to `socket` within `limit`, if any.
+fn receive_fd(
+    socket: &std::os::unix::net::UnixDatagram,
+    limit: std::time::Duration,
+) -> Option<rustix::fd::OwnedFd> {
+    use rustix::net::{RecvAncillaryBuffer, RecvAncillaryMessage, RecvFlags, recvmsg};
+    socket.set_read_timeout(Some(limit)).ok()?;
+    let mut word = [0u8; 16];
+    let mut space = [std::mem::MaybeUninit::uninit(); rustix::cmsg_space!(ScmRights(1))];
+    let mut control = RecvAncillaryBuffer::new(&mut space);
+    recvmsg(
+        socket,
+        &mut [std::io::IoSliceMut::new(&mut word)],
+        &mut control,
+        RecvFlags::CMSG_CLOEXEC,
+    )
+    .ok()?;
+    let mut got = None;
+    for message in control.drain() {
+        if let RecvAncillaryMessage::ScmRights(fds) = message {
+            for fd in fds {
+                got.get_or_insert(fd);
+            }
+        }
+    }
+    got
 }
 
 /// Put `/dev/null` in place of this process's standard streams: the
@@ -1465,18 +1544,30 @@ pub fn init_main(args: &[OsString]) -> u8 {
             .and_then(|a| a.to_str())
             .and_then(|a| a.parse::<u64>().ok())
     };
+    // `--door`: the subject is reached through the namespace's door, whose
+    // listener the process standing in sends once the subject started.
+    let door = args.get(3).and_then(|a| a.to_str()) == Some("--door");
+    let after = if door { 4 } else { 3 };
     let (Some(driver), Some(start), Some(channel), Some("--"), Some(program)) = (
         number(0).and_then(|d| u32::try_from(d).ok()),
         number(1),
         args.get(2).and_then(|a| a.to_str()),
-        args.get(3).and_then(|a| a.to_str()),
-        args.get(4),
+        args.get(after).and_then(|a| a.to_str()),
+        args.get(after + 1),
     ) else {
         eprintln!(
-            "mcpres sandbox: usage: {INIT_ARG} DRIVER-PID DRIVER-START CHANNEL -- PROGRAM ARGS..."
+            "mcpres sandbox: usage: {INIT_ARG} DRIVER-PID DRIVER-START CHANNEL [--door] -- PROGRAM ARGS..."
         );
         return 2;
     };
+    let door_inbox = door
+        .then(|| {
+            use std::os::linux::net::SocketAddrExt as _;
+            std::os::unix::net::SocketAddr::from_abstract_name(door_name(channel).as_bytes())
+                .and_then(|a| std::os::unix::net::UnixDatagram::bind_addr(&a))
+                .ok()
+        })
+        .flatten();
     // Holds what the process standing in for the subject hands over
     // (its packet socket) until this process ends.
     let _keeper = {
@@ -1485,7 +1576,7 @@ pub fn init_main(args: &[OsString]) -> u8 {
             .and_then(|a| std::os::unix::net::UnixDatagram::bind_addr(&a))
             .ok()
     };
-    let subject = match Command::new(program).args(&args[5..]).spawn() {
+    let subject = match Command::new(program).args(&args[after + 2..]).spawn() {
         Ok(child) => {
             // Its host pid and start time, read before it can be reaped:
             // this process's /proc is the host's, where `self` is this
@@ -1515,6 +1606,16 @@ pub fn init_main(args: &[OsString]) -> u8 {
         }
     };
     let _ = rustix::process::setsid();
+    // This process is the first of its PID namespace, so unlike the
+    // helper it may start a thread: it serves the door (a connection asked
+    // for meanwhile waits in the listener's backlog).
+    if subject.is_some()
+        && let Some(inbox) = door_inbox
+        && let Some(fd) = receive_fd(&inbox, std::time::Duration::from_secs(5))
+    {
+        let listener = std::os::unix::net::UnixListener::from(fd);
+        std::thread::spawn(move || super::door::serve(listener));
+    }
     if let Ok(name) = CString::new(INIT_COMM) {
         let _ = rustix::thread::set_name(&name);
     }

@@ -170,12 +170,27 @@ fn check_allowlist(
     })
 }
 
-/// Is something accepting connections on `addr`?
-pub async fn listening(addr: SocketAddr) -> bool {
+/// Is something accepting connections at `to`?
+pub async fn listening(to: &crate::produce::drive::door::Endpoint) -> bool {
     matches!(
-        tokio::time::timeout(Duration::from_millis(500), TcpStream::connect(addr)).await,
+        tokio::time::timeout(Duration::from_millis(500), connect(to)).await,
         Ok(Ok(_))
     )
+}
+
+/// A connection to `to`: directly, or through the door of the subject's
+/// network namespace (opened inside, handed over; a blocking exchange of a
+/// few microseconds, on the blocking pool).
+async fn connect(to: &crate::produce::drive::door::Endpoint) -> std::io::Result<TcpStream> {
+    if !to.in_namespace() {
+        return TcpStream::connect(to.addr).await;
+    }
+    let to = to.clone();
+    let stream = tokio::task::spawn_blocking(move || to.connect(Duration::from_secs(10)))
+        .await
+        .map_err(std::io::Error::other)??;
+    stream.set_nonblocking(true)?;
+    TcpStream::from_std(stream)
 }
 
 /// What a POST carries, as the status rules of Streamable HTTP see it.
@@ -343,6 +358,9 @@ fn header_safe(v: &str) -> bool {
 #[derive(Debug, Clone)]
 pub struct Client {
     pub target: HttpTarget,
+    /// Where the target is reached: through the door of the subject's
+    /// network namespace when it runs in one of its own.
+    pub reach: crate::produce::drive::door::Endpoint,
     pub state: Arc<Mutex<HttpState>>,
     rec: Arc<Mutex<Recording>>,
     session: String,
@@ -359,6 +377,7 @@ impl Client {
         tx: mpsc::UnboundedSender<Pumped>,
     ) -> Self {
         Client {
+            reach: target.addr.into(),
             target,
             state: Arc::default(),
             rec,
@@ -470,7 +489,7 @@ impl Client {
                 Err(_) => self.closed(&conn, "server", "the idle connection failed"),
             }
         }
-        let stream = TcpStream::connect(self.target.addr).await?;
+        let stream = connect(&self.reach).await?;
         let _ = stream.set_nodelay(true);
         let id = {
             let mut s = self.state();

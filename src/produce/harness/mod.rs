@@ -577,14 +577,14 @@ async fn prepare(args: &RunOptions) -> Result<Prepared, HarnessError> {
                 scenario.name
             )));
         }
-        if !http::listening(target.addr).await {
+        if !http::listening(&target.addr.into()).await {
             return Err(HarnessError::Usage(format!(
                 "nothing accepts connections at {}: start the server first, or give -- PROGRAM",
                 target.addr
             )));
         }
     } else if let Some(target) = &http
-        && http::listening(target.addr).await
+        && http::listening(&target.addr.into()).await
     {
         return Err(HarnessError::Usage(format!(
             "{} already accepts connections: another process listens there",
@@ -1330,7 +1330,7 @@ async fn run_part(
     // The harness's own subject must not listen any more; a server it did
     // not start is none of its business to stop.
     let listener_gone = match http {
-        Some(target) if program.is_some() => !http::listening(target.addr).await,
+        Some(target) if program.is_some() => !http::listening(&target.addr.into()).await,
         _ => true,
     };
     // Temporary files: any file a subject held open at the end of its

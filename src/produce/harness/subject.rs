@@ -179,7 +179,9 @@ impl Spawner<'_> {
                         sandbox::Stage::create_through(
                             root,
                             name,
-                            http.is_none(),
+                            // A network namespace of its own, HTTP
+                            // subjects too (reached through its door).
+                            true,
                             // The session's private temporary directory
                             // too: what is left there is measured as before.
                             &self
@@ -431,13 +433,19 @@ impl Session {
             }));
         }
         let http = http.map(|target| HttpSession {
-            client: super::http::Client::new(
-                target.clone(),
-                Arc::clone(&rec),
-                name.to_string(),
-                epoch,
-                tx.clone(),
-            ),
+            client: {
+                let mut c = super::http::Client::new(
+                    target.clone(),
+                    Arc::clone(&rec),
+                    name.to_string(),
+                    epoch,
+                    tx.clone(),
+                );
+                if let Some((_, s)) = &stage {
+                    c.reach = s.endpoint(target.addr);
+                }
+                c
+            },
             tx,
             inflight: Vec::new(),
             shutdown: None,
@@ -597,13 +605,14 @@ impl Session {
     /// HTTP subjects: wait until the target accepts connections (or the
     /// process exits, or `limit` passes); recorded as a lifecycle event.
     pub async fn wait_listening(&mut self, limit: Duration) {
-        let Some(addr) = self.http.as_ref().map(|h| h.client.target.addr) else {
+        let Some(reach) = self.http.as_ref().map(|h| h.client.reach.clone()) else {
             return;
         };
+        let addr = reach.addr;
         let until = Instant::now() + limit;
         let mut ready = false;
         while Instant::now() < until {
-            if super::http::listening(addr).await {
+            if super::http::listening(&reach).await {
                 ready = true;
                 break;
             }
@@ -618,7 +627,10 @@ impl Session {
         self.event(json!({
             "event": if ready { "listening" } else { "not-listening" }, "offsetMs": at,
             "port": addr.port(),
-            "boundAddresses": proc::listening_addresses(addr.port()),
+            "boundAddresses": proc::listening_addresses(
+                (self.pid != 0).then_some(self.pid),
+                addr.port(),
+            ),
         }));
     }
 

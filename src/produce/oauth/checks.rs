@@ -577,7 +577,7 @@ fn metadata_discovery(o: &OauthCtx) -> CheckRun {
 
     // Positive: the metadata document.
     let rec = o.rec();
-    let resp = match Conn::open(&rec, server.addr) {
+    let resp = match Conn::open(&rec, &server.addr) {
         Ok(mut conn) => {
             let req = Request::to("GET", metadata_path(), &server.authority)
                 .header("Connection", "close");

@@ -315,7 +315,8 @@ pub fn run_planned(
             l.sandbox = Some(sandbox::LaunchSandbox {
                 tools: tools.clone(),
                 stages: dir.0.clone(),
-                own_network: !http,
+                // HTTP subjects too: reached through the namespace's door.
+                own_network: true,
                 watched: sandbox::Watched::default(),
             });
         }

@@ -472,6 +472,15 @@ impl Probe {
         self.pid
     }
 
+    /// Where `addr` (as the subject sees it) is reached: through the door of
+    /// its network namespace when it has one of its own.
+    pub fn endpoint(&self, addr: std::net::SocketAddr) -> crate::produce::drive::door::Endpoint {
+        match &self.stage {
+            Some(stage) => stage.endpoint(addr),
+            None => crate::produce::drive::door::Endpoint::direct(addr),
+        }
+    }
+
     pub fn elapsed_ms(&self) -> u64 {
         now_ms(self.started)
     }

@@ -30,7 +30,7 @@ impl Ctx<'_> {
             let addr = SocketAddr::new(web.ip, web.port);
             return Server {
                 probe: None,
-                addr,
+                addr: addr.into(),
                 authority: web.authority(web.port),
                 failed: (!accepting(addr))
                     .then(|| format!("nothing accepts connections at {addr}")),
@@ -49,7 +49,7 @@ impl Ctx<'_> {
                     Err(e) => {
                         return Server {
                             probe: None,
-                            addr: SocketAddr::new(web.ip, 0),
+                            addr: SocketAddr::new(web.ip, 0).into(),
                             authority: String::new(),
                             failed: Some(format!("no free port: {e}")),
                         };
@@ -58,14 +58,14 @@ impl Ctx<'_> {
             } else {
                 web.port
             };
-            let addr = SocketAddr::new(web.ip, port);
+            let mut addr: Endpoint = SocketAddr::new(web.ip, port).into();
             let mut launch = with_port(launch, port);
             if let (Some(name), Some(b)) = (&web.bearer_env, &web.bearer) {
                 launch.env.insert(name.clone(), b.value().to_string());
             }
             let mut server = Server {
                 probe: None,
-                addr,
+                addr: addr.clone(),
                 authority: web.authority(port),
                 failed: None,
             };
@@ -76,6 +76,11 @@ impl Ctx<'_> {
                     return server;
                 }
             };
+            // In a network namespace of its own, the server is reached
+            // through the namespace's door, and no other process can take
+            // its port.
+            addr = probe.endpoint(addr.addr);
+            server.addr = addr.clone();
             for t in &taken {
                 probe.note(&format!(
                     "port {t} was taken by another process before the server bound it; started again on {port}"
@@ -84,9 +89,9 @@ impl Ctx<'_> {
             let until = Instant::now() + self.startup;
             let mut foreign = false;
             loop {
-                if accepting(addr) {
+                if accepting(&addr) {
                     probe.sample_tree();
-                    let owners = proc::listener_owners(port);
+                    let owners = proc::listener_owners(Some(probe.pid()), port);
                     let ours = owners.is_empty()
                         || owners
                             .iter()
@@ -141,7 +146,7 @@ impl Ctx<'_> {
                 super::probe::TERM_GRACE,
             )
             .is_some();
-        let listening_after_sigterm = accepting(server.addr);
+        let listening_after_sigterm = accepting(&server.addr);
         let pid = probe.pid();
         let mut artifact = self.finish(
             probe,
@@ -150,8 +155,8 @@ impl Ctx<'_> {
         // Once the group and every adopted descendant are gone, a listener
         // still on the port that is not another check's live server was
         // left behind by this one.
-        if accepting(server.addr) {
-            let owners = proc::listener_owners(server.addr.port());
+        if accepting(&server.addr) {
+            let owners = proc::listener_owners(None, server.addr.port());
             let foreign = owners.iter().all(|p| proc::is_own_child(*p));
             artifact["observation"]["listenerAfterCleanup"] = json!(owners);
             if !foreign || owners.is_empty() {
@@ -222,7 +227,7 @@ impl Ctx<'_> {
         msg: &Value,
         shape: &Shape,
     ) -> Resp {
-        match Conn::open(rec, server.addr) {
+        match Conn::open(rec, &server.addr) {
             Ok(mut c) => self.post(&mut c, server, session, msg, shape),
             Err(_) => Resp::default(),
         }
@@ -237,7 +242,7 @@ impl Ctx<'_> {
         let mut session = Session::default();
         // The opening is often the first request a fresh process gets: it
         // is judged on the start-up bound, not the answer bound.
-        let resp = match Conn::open(rec, server.addr) {
+        let resp = match Conn::open(rec, &server.addr) {
             Ok(mut c) => {
                 let bytes = self.http_request(server, &session, &msg, &Shape::default());
                 if c.write(&bytes) {

@@ -667,11 +667,12 @@ fn authenticated_loopback_http(ctx: &Ctx) -> CheckRun {
     }
     let b = Bench::start(ctx);
     let port = b.server.addr.port();
+    let ns = b.server.probe.as_ref().map(Probe::pid);
     let launched = b.server.probe.is_some();
     let p = b.observe(Accept, HELD, |rec, s| {
         let (id, msg) = ctx.live_request();
         let r = ctx.post_fresh(rec, &b.server, s, &msg, &Shape::default());
-        let bound = crate::produce::drive::proc::listening_addresses(port);
+        let bound = crate::produce::drive::proc::listening_addresses(ns, port);
         let loopback = bound.iter().all(|a| {
             a.parse::<IpAddr>()
                 .is_ok_and(|ip| ip.to_canonical().is_loopback())
@@ -712,8 +713,8 @@ fn request_response_binding(ctx: &Ctx) -> CheckRun {
         let (id1, m1) = ctx.live_request();
         let (id2, m2) = ctx.live_request();
         let (Ok(mut c1), Ok(mut c2)) = (
-            Conn::open(rec, b.server.addr),
-            Conn::open(rec, b.server.addr),
+            Conn::open(rec, &b.server.addr),
+            Conn::open(rec, &b.server.addr),
         ) else {
             return (
                 (Terminate, SUBJECT_EXITED.into()),
@@ -969,7 +970,7 @@ fn keepalive(ctx: &Ctx) -> CheckRun {
     const HONOURED: &str = reasons::HTTP_CLOSE_HONOURED;
     let b = Bench::start(ctx);
     let p = b.observe(Accept, HELD, |rec, s| {
-        let Ok(mut conn) = Conn::open(rec, b.server.addr) else {
+        let Ok(mut conn) = Conn::open(rec, &b.server.addr) else {
             return (
                 (Terminate, SUBJECT_EXITED.into()),
                 "could not connect".into(),
@@ -1003,7 +1004,7 @@ fn keepalive(ctx: &Ctx) -> CheckRun {
     });
     let (id, msg) = ctx.live_request();
     let n = b.observe(Accept, HONOURED, |rec, s| {
-        let Ok(mut conn) = Conn::open(rec, b.server.addr) else {
+        let Ok(mut conn) = Conn::open(rec, &b.server.addr) else {
             return (
                 (Terminate, SUBJECT_EXITED.into()),
                 "could not connect".into(),
@@ -1190,7 +1191,7 @@ fn interrupted_body(ctx: &Ctx) -> CheckRun {
     let p = b.observe(Accept, HELD, |rec, s| {
         let (id, msg) = ctx.live_request();
         let (head, body) = split_head(&ctx.http_request(&b.server, s, &msg, &Shape::default()));
-        let Ok(mut conn) = Conn::open(rec, b.server.addr) else {
+        let Ok(mut conn) = Conn::open(rec, &b.server.addr) else {
             return (
                 (Terminate, SUBJECT_EXITED.into()),
                 "could not connect".into(),
@@ -1211,7 +1212,7 @@ fn interrupted_body(ctx: &Ctx) -> CheckRun {
     let (id, msg) = ctx.live_request();
     let n = b.twinned(REFUSED, Some(&id), |rec, s| {
         let (head, body) = split_head(&ctx.http_request(&b.server, s, &msg, &Shape::default()));
-        let Ok(mut conn) = Conn::open(rec, b.server.addr) else {
+        let Ok(mut conn) = Conn::open(rec, &b.server.addr) else {
             return (
                 (Terminate, SUBJECT_EXITED.into()),
                 "could not connect".into(),
@@ -1317,7 +1318,7 @@ fn early_close(ctx: &Ctx) -> CheckRun {
     let id = ctx.id();
     let msg = moment(ctx, &b.tools, &id);
     let n = b.observe(NoEffect, ABSORBED, |rec, s| {
-        if let Ok(mut conn) = Conn::open(rec, b.server.addr) {
+        if let Ok(mut conn) = Conn::open(rec, &b.server.addr) {
             conn.write(&ctx.http_request(&b.server, s, &msg, &Shape::default()));
             conn.close("closed as soon as the request was written");
         }
@@ -1348,7 +1349,7 @@ fn timeout(ctx: &Ctx) -> CheckRun {
     });
     let idle = ctx.web().idle;
     let n = b.observe(Reject, REFUSED, |rec, _s| {
-        let Ok(mut conn) = Conn::open(rec, b.server.addr) else {
+        let Ok(mut conn) = Conn::open(rec, &b.server.addr) else {
             return ((Terminate, SUBJECT_EXITED.into()), "could not connect".into(), json!({}));
         };
         let started = Instant::now();
@@ -1390,7 +1391,7 @@ fn retry(ctx: &Ctx) -> CheckRun {
     let b = Bench::start(ctx);
     let p = b.observe(Accept, HELD, |rec, s| {
         let (_, first) = ctx.live_request();
-        if let Ok(mut conn) = Conn::open(rec, b.server.addr) {
+        if let Ok(mut conn) = Conn::open(rec, &b.server.addr) {
             conn.write(&ctx.http_request(&b.server, s, &first, &Shape::default()));
             conn.close("abandoned before its answer");
         }
@@ -1557,7 +1558,7 @@ fn cancellation_by_stream_close(ctx: &Ctx) -> CheckRun {
     );
     let n = b.observe(NoEffect, ABSORBED, |rec, s| {
         let mut first = Resp::default();
-        if let Ok(mut conn) = Conn::open(rec, b.server.addr) {
+        if let Ok(mut conn) = Conn::open(rec, &b.server.addr) {
             conn.write(&ctx.http_request(&b.server, s, &msg, &Shape::default()));
             let how = Reading {
                 stop_after_frames: Some(1),
@@ -1627,7 +1628,7 @@ fn malformed_chunk(ctx: &Ctx) -> CheckRun {
         let mut request = ctx.http_post(&b.server, s, &msg, &Shape::default());
         request.body = Body::ChunkedRaw([&b"zz\r\n"[..], &body, b"\r\n0\r\n\r\n"].concat());
         let bad = request.to_bytes();
-        let r = match Conn::open(rec, b.server.addr) {
+        let r = match Conn::open(rec, &b.server.addr) {
             Ok(mut c) => {
                 c.write(&bad);
                 c.response(ctx.answer)
@@ -1702,7 +1703,7 @@ fn oversized_event(ctx: &Ctx) -> CheckRun {
     };
     let n = b.twinned(REFUSED, Some(&id), |rec, s| {
         let wire = ctx.http_request(&b.server, s, &msg, &Shape::default());
-        let r = match Conn::open(rec, b.server.addr) {
+        let r = match Conn::open(rec, &b.server.addr) {
             Ok(mut c) => c.write_then_read(&wire, ctx.answer),
             Err(_) => Resp::default(),
         };
@@ -1729,7 +1730,7 @@ fn slow_consumer(ctx: &Ctx) -> CheckRun {
         let id = ctx.id();
         let text = filler(SLOW_ANSWER_BYTES);
         let msg = echo_call(ctx, &b.tools, &id, &text);
-        let r = match Conn::open(rec, b.server.addr) {
+        let r = match Conn::open(rec, &b.server.addr) {
             Ok(mut c) => {
                 c.write(&ctx.http_request(&b.server, s, &msg, &Shape::default()));
                 let how = Reading {
@@ -1755,14 +1756,14 @@ fn slow_consumer(ctx: &Ctx) -> CheckRun {
     let n = b.observe(Accept, SERVED, |rec, s| {
         let big_id = ctx.id();
         let big = echo_call(ctx, &b.tools, &big_id, &filler(SLOW_ANSWER_BYTES));
-        let stalled = Conn::open(rec, b.server.addr).map(|mut c| {
+        let stalled = Conn::open(rec, &b.server.addr).map(|mut c| {
             c.write(&ctx.http_request(&b.server, s, &big, &Shape::default()));
             c
         });
         std::thread::sleep(settle(ctx));
         let started = Instant::now();
         // Answered while the other answer stays unread, or not at all.
-        let r = match Conn::open(rec, b.server.addr) {
+        let r = match Conn::open(rec, &b.server.addr) {
             Ok(mut c) => {
                 c.write(&ctx.http_request(&b.server, s, &msg, &Shape::default()));
                 c.response(stall(ctx))
@@ -1798,7 +1799,7 @@ fn backpressure(ctx: &Ctx) -> CheckRun {
         let mut conns = Vec::new();
         for _ in 0..8 {
             let (id, msg) = ctx.live_request();
-            if let Ok(mut c) = Conn::open(rec, b.server.addr) {
+            if let Ok(mut c) = Conn::open(rec, &b.server.addr) {
                 c.write(&ctx.http_request(&b.server, s, &msg, &Shape::default()));
                 conns.push((id, c));
             }
@@ -1823,7 +1824,7 @@ fn backpressure(ctx: &Ctx) -> CheckRun {
     let n = b.observe(Accept, ORDERED, |rec, s| {
         let (id1, m1) = ctx.live_request();
         let (id2, m2) = ctx.live_request();
-        let Ok(mut conn) = Conn::open(rec, b.server.addr) else {
+        let Ok(mut conn) = Conn::open(rec, &b.server.addr) else {
             return (
                 (Terminate, SUBJECT_EXITED.into()),
                 "could not connect".into(),
@@ -2015,10 +2016,10 @@ fn signalled(
     wait: Duration,
 ) -> (bool, bool) {
     let Some(probe) = server.probe.as_mut() else {
-        return (false, crate::produce::profile::web::accepting(server.addr));
+        return (false, crate::produce::profile::web::accepting(&server.addr));
     };
     let exited = probe.signal_and_wait(signal, name, wait).is_some();
-    (exited, crate::produce::profile::web::accepting(server.addr))
+    (exited, crate::produce::profile::web::accepting(&server.addr))
 }
 
 fn listener_cleanup(ctx: &Ctx) -> CheckRun {
@@ -2041,7 +2042,10 @@ fn listener_cleanup(ctx: &Ctx) -> CheckRun {
             observe_on(ctx, server, Accept, HELD, |rec, s| {
                 let (id, msg) = ctx.live_request();
                 let r = ctx.post_fresh(rec, server, s, &msg, &Shape::default());
-                let bound = crate::produce::drive::proc::listening_addresses(server.addr.port());
+                let bound = crate::produce::drive::proc::listening_addresses(
+                    server.probe.as_ref().map(Probe::pid),
+                    server.addr.port(),
+                );
                 let loopback = !bound.is_empty()
                     && bound.iter().all(|a| {
                         a.parse::<IpAddr>()
@@ -2070,7 +2074,7 @@ fn listener_cleanup(ctx: &Ctx) -> CheckRun {
             })
         },
         |server| {
-            let addr = server.addr;
+            let addr = server.addr.clone();
             observe_mut(ctx, server, Terminate, CLOSED, |_, _, server| {
                 // "Ignored" is judged on the start-up bound, not a 2 s
                 // grace: a subject slowed by a loaded machine is not one
@@ -2089,7 +2093,7 @@ fn listener_cleanup(ctx: &Ctx) -> CheckRun {
             })
         },
         |server| {
-            let addr = server.addr;
+            let addr = server.addr.clone();
             let mut seen = None;
             let o = observe_mut(ctx, server, Reject, SYNTAX_GUARD, |_, _, server| {
                 let (exited, accepting) = signalled(
@@ -2128,7 +2132,7 @@ fn socket_cleanup(ctx: &Ctx) -> CheckRun {
                      signal: rustix::process::Signal,
                      name: &str,
                      wait: Duration| {
-        let addr = server.addr;
+        let addr = server.addr.clone();
         let mut seen = None;
         let o = observe_mut(ctx, server, Terminate, CLOSED, |rec, _, server| {
             let Ok(mut idle) = Conn::open(rec, addr) else {
@@ -2162,7 +2166,7 @@ fn socket_cleanup(ctx: &Ctx) -> CheckRun {
                 let mut ok = 0;
                 for _ in 0..5 {
                     let (id, msg) = ctx.live_request();
-                    if let Ok(mut c) = Conn::open(rec, server.addr) {
+                    if let Ok(mut c) = Conn::open(rec, &server.addr) {
                         ports.push(c.local_port());
                         if ctx
                             .post(&mut c, server, s, &msg, &Shape::default())

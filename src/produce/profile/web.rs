@@ -8,7 +8,7 @@
 //! short or a connection closed early is seen as it happened.
 
 use std::collections::BTreeMap;
-use std::net::{IpAddr, SocketAddr, TcpListener, TcpStream};
+use std::net::{IpAddr, SocketAddr, TcpListener};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
@@ -16,6 +16,7 @@ use serde_json::{Value, json};
 
 use super::probe::{Launch, Probe, TRANSCRIPT_KEEP_BYTES, chunk_record};
 pub use crate::produce::drive::http::Reading;
+pub use crate::produce::drive::door::Endpoint;
 use crate::produce::drive::http::{Blocking, Response, Tap};
 use crate::produce::drive::redact::Redactor;
 
@@ -135,9 +136,9 @@ pub fn names_port(launch: &Launch) -> bool {
         || launch.env.values().any(|v| v.contains("{port}"))
 }
 
-/// Does something accept connections at `addr` right now?
-pub fn accepting(addr: SocketAddr) -> bool {
-    TcpStream::connect_timeout(&addr, Duration::from_millis(200)).is_ok()
+/// Does something accept connections at `to` right now?
+pub fn accepting(to: impl Into<Endpoint>) -> bool {
+    to.into().accepting()
 }
 
 /// One observation's record of every connection: opens, closes, and every
@@ -339,9 +340,9 @@ impl Tap for Tapped<'_> {
 }
 
 impl<'r> Conn<'r> {
-    pub fn open(rec: &'r Rec, addr: SocketAddr) -> std::io::Result<Conn<'r>> {
+    pub fn open(rec: &'r Rec, to: impl Into<Endpoint>) -> std::io::Result<Conn<'r>> {
         let id = rec.next_conn();
-        let io = Blocking::connect(addr, Duration::from_secs(2), Tapped { rec, id })?;
+        let io = Blocking::connect(&to.into(), Duration::from_secs(2), Tapped { rec, id })?;
         Ok(Conn { id, io, rec })
     }
 
@@ -583,7 +584,9 @@ pub struct Session {
 /// any) and where it listens.
 pub struct Server {
     pub probe: Option<Probe>,
-    pub addr: SocketAddr,
+    /// Where the server is reached (through its network namespace's door
+    /// when it runs in one of its own).
+    pub addr: Endpoint,
     pub authority: String,
     /// Why the server could not be started or reached, if so.
     pub failed: Option<String>,

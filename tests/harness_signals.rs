@@ -147,10 +147,17 @@ fn interrupt(signal: &str, expected: i32, http: bool, campaign: bool) {
     // The subject and its descendant, found by the script's unique path on
     // their command lines (in the sandbox, the pid file the subject writes
     // lands in the overlay, not where the test could read it); over HTTP,
-    // also once its listener accepts.
-    let listening = || !http || std::net::TcpStream::connect(("127.0.0.1", port)).is_ok();
+    // also once it listens (in the network namespace of its own the
+    // sandbox gives it, where the host's loopback does not reach: read in
+    // that namespace's TCP table).
+    let listening = |pids: &[u32]| {
+        !http
+            || pids.iter().any(|&p| {
+                !mcpres::produce::drive::proc::listening_on(Some(p), port).is_empty()
+            })
+    };
     let mut pids = marked(&script);
-    while pids.len() < 2 || !listening() {
+    while pids.len() < 2 || !listening(&pids) {
         assert!(
             started.elapsed() < Duration::from_secs(30),
             "{what}: the subject never started"

@@ -242,6 +242,7 @@ fn an_attempt_to_reach_an_outside_address_is_named_and_goes_nowhere() {
     for s in sessions(&out) {
         assert_eq!(s["scope"]["outsideLocal"], true, "{s}");
         assert_eq!(s["scope"]["outsideWatched"], true, "{s}");
+        assert_eq!(s["scope"]["outsideFiltered"], true, "{s}");
     }
 }
 
@@ -582,4 +583,179 @@ fn the_stand_in_ends_as_the_subject_ends_and_names_its_pid() {
     );
     assert_eq!(out.trim(), "thread ran");
     assert!(status.success());
+}
+
+const HTTP_SERVER: &str = "tests/subjects/http_subject.py";
+
+/// Every outside destination named in `v` (any depth), in order.
+fn outside_named(v: &Value, out: &mut Vec<Value>) {
+    match v {
+        Value::Object(m) => {
+            for (k, x) in m {
+                if k == "outsideDestinations" {
+                    out.push(x.clone());
+                } else {
+                    outside_named(x, out);
+                }
+            }
+        }
+        Value::Array(a) => a.iter().for_each(|x| outside_named(x, out)),
+        _ => {}
+    }
+}
+
+/// An HTTP subject runs in a network namespace of its own too, reached
+/// through the namespace's door: a profile run of it passes as before, its
+/// attempts to reach outside addresses are named in every probe that
+/// started it, and its honest twin names none.
+#[test]
+fn an_http_subject_in_its_own_network_namespace_is_reached_and_its_outside_attempts_named() {
+    let tmp = tempfile::tempdir().unwrap();
+    let run = |out: &Path, extra: &[&str]| {
+        let mut args = vec![
+            "profile",
+            "run",
+            "streamable-http",
+            "--checks",
+            "keepalive,listener-cleanup",
+            "--sandbox",
+            "require",
+            "--http",
+            "http://127.0.0.1:0/mcp",
+            "-o",
+            out.to_str().unwrap(),
+            "--",
+            "python3",
+            HTTP_SERVER,
+            "--port",
+            "{port}",
+        ];
+        args.extend_from_slice(extra);
+        mcpres(&args)
+    };
+    let expected = serde_json::json!([
+        {"address": "192.0.2.1", "port": 443, "protocol": "tcp"},
+        {"address": "2001:db8::53", "port": 53, "protocol": "udp"},
+    ]);
+    for (name, extra) in [("reaching", &["--reach-out"][..]), ("twin", &[][..])] {
+        let out = tmp.path().join(name);
+        let o = run(&out, extra);
+        // Reached through the door: every check is observed and passes.
+        assert_eq!(o.status.code(), Some(0), "{name}: {}", output_text(&o));
+        let preflight = read_json(&out.join("artifacts/preflight.json"));
+        let mut named = Vec::new();
+        outside_named(&preflight, &mut named);
+        for dir in ["keepalive", "listener-cleanup"] {
+            for f in std::fs::read_dir(out.join("artifacts").join(dir)).unwrap() {
+                outside_named(&read_json(&f.unwrap().path()), &mut named);
+            }
+        }
+        assert!(named.len() >= 3, "{name}: {named:?}");
+        for n in &named {
+            if name == "twin" {
+                assert_eq!(n, &serde_json::json!([]), "{name}");
+            } else {
+                assert_eq!(n, &expected, "{name}");
+            }
+        }
+        let text = std::fs::read_to_string(out.join("artifacts/preflight.json")).unwrap();
+        assert!(text.contains("\"door\":true"), "{name}: {text}");
+        // The listener's addresses were read in its own namespace.
+        let positive = read_json(&out.join("artifacts/listener-cleanup/positive.json"));
+        let mut bound = Vec::new();
+        find_key(&positive, "boundAddresses", &mut bound);
+        assert_eq!(bound, vec![serde_json::json!(["127.0.0.1"])], "{name}");
+        let v = mcpres(&["validate", out.to_str().unwrap()]);
+        assert_eq!(v.status.code(), Some(0), "{name}: {}", output_text(&v));
+    }
+}
+
+/// Every value of `key` in `v` (any depth).
+fn find_key(v: &Value, key: &str, out: &mut Vec<Value>) {
+    match v {
+        Value::Object(m) => {
+            for (k, x) in m {
+                if k == key {
+                    out.push(x.clone());
+                } else {
+                    find_key(x, key, out);
+                }
+            }
+        }
+        Value::Array(a) => a.iter().for_each(|x| find_key(x, key, out)),
+        _ => {}
+    }
+}
+
+/// The harness over Streamable HTTP: its subject too listens in a network
+/// namespace of its own and is reached through the door. The reference
+/// server passes there; the HTTP test subject (built for the profile, which
+/// the generic scenario fails on its own account, as without the sandbox)
+/// gets the same verdicts whether or not it tries outside addresses, and
+/// what it tried is a lifecycle event of every session; its twin's lists
+/// are empty.
+#[test]
+fn a_harness_http_subject_is_reached_through_its_door_and_its_outside_attempts_named() {
+    let tmp = tempfile::tempdir().unwrap();
+    let exe = env!("CARGO_BIN_EXE_mcpres");
+    let run = |out: &Path, subject: &[&str]| {
+        let port = free_port().to_string();
+        let url = format!("http://127.0.0.1:{port}/mcp");
+        let mut args = vec![
+            "run",
+            "--scenario",
+            "generic",
+            "--sandbox",
+            "require",
+            "--http",
+            &url,
+            "-o",
+            out.to_str().unwrap(),
+            "--",
+        ];
+        args.extend(subject.iter().map(|a| if *a == "{port}" { port.as_str() } else { a }));
+        let o = mcpres(&args);
+        let spawned = lifecycle_events(out, "spawned");
+        assert!(!spawned.is_empty());
+        assert!(spawned.iter().all(|e| e["ownNetwork"] == true), "{spawned:?}");
+        // The listener was read in the subject's namespace.
+        let listening = lifecycle_events(out, "listening");
+        assert!(!listening.is_empty());
+        for e in listening {
+            assert_eq!(e["boundAddresses"], serde_json::json!(["127.0.0.1"]), "{e}");
+        }
+        (o, lifecycle_events(out, "outside-destinations"), spawned.len())
+    };
+    let (o, named, sessions) = run(
+        &tmp.path().join("reference"),
+        &[exe, "serve", "--transport", "http", "--port", "{port}"],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", output_text(&o));
+    assert_eq!(named.len(), sessions);
+    let mut tables = Vec::new();
+    for (name, reach) in [("reaching", true), ("twin", false)] {
+        let mut subject = vec!["python3", HTTP_SERVER, "--port", "{port}"];
+        if reach {
+            subject.push("--reach-out");
+        }
+        let (o, named, sessions) = run(&tmp.path().join(name), &subject);
+        assert_eq!(named.len(), sessions, "{name}: {named:?}");
+        for e in &named {
+            let want = if reach {
+                serde_json::json!([
+                    {"protocol": "tcp", "address": "192.0.2.1", "port": 443},
+                    {"protocol": "udp", "address": "2001:db8::53", "port": 53},
+                ])
+            } else {
+                serde_json::json!([])
+            };
+            assert_eq!(e["destinations"], want, "{name}: {e}");
+        }
+        let dir = tmp.path().join(name).display().to_string();
+        tables.push((
+            o.status.code(),
+            String::from_utf8_lossy(&o.stdout).replace(&dir, "OUT"),
+        ));
+    }
+    assert_eq!(tables[0], tables[1]);
 }

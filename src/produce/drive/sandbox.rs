@@ -1212,6 +1212,10 @@ pub fn exec_main(args: &[OsString]) -> u8 {
         match Watch::open(log) {
             Ok(w) => {
                 scope["outsideWatched"] = json!(true);
+                scope["outsideFiltered"] = match &w.filtered {
+                    Ok(()) => json!(true),
+                    Err(e) => json!(e),
+                };
                 watch = Some(w);
             }
             Err(e) => scope["outsideWatched"] = json!(e),
@@ -1874,6 +1878,8 @@ const OUTSIDE_LIMIT: usize = 256;
 /// segment (TCP `SYN` without `ACK`); a datagram (UDP) and an echo request
 /// (ICMP) by themselves.
 struct Watch {
+    /// Whether the packet filter was attached (or why not).
+    filtered: Result<(), String>,
     socket: rustix::fd::OwnedFd,
     log: std::fs::File,
     seen: std::collections::BTreeSet<(&'static str, std::net::IpAddr, Option<u16>)>,
@@ -1890,7 +1896,18 @@ impl Watch {
             Some(eth::ALL),
         )
         .map_err(|e| format!("no packet socket: {e}"))?;
+        // Only packets for an address beyond loopback are queued (and only
+        // their first 128 bytes): an HTTP subject's traffic with mcpres,
+        // all on loopback, neither wakes this process nor fills the
+        // socket's buffer ahead of an outside attempt. Without the filter
+        // every packet is read and sorted here, as before.
+        let socket = socket2::Socket::from(socket);
+        let filtered = socket
+            .attach_filter(&outside_only())
+            .map_err(|e| format!("no filter: {e}"));
+        let socket = rustix::fd::OwnedFd::from(socket);
         Ok(Watch {
+            filtered,
             socket,
             log,
             seen: Default::default(),
@@ -1915,6 +1932,46 @@ impl Watch {
             let _ = writeln!(self.log, "{line}");
         }
     }
+}
+
+/// A classic BPF program over a packet from its network header: keep the
+/// first 128 bytes of an IPv4 packet whose destination is not in
+/// 127.0.0.0/8 and of an IPv6 packet whose destination is not `::1`; drop
+/// every other packet (and one too short to hold its destination). Each
+/// instruction is (code, jump if true, jump if false, constant).
+const OUTSIDE_ONLY: [(u16, u8, u8, u32); 17] = {
+    const LDB: u16 = 0x30; // BPF_LD | BPF_B | BPF_ABS
+    const LDW: u16 = 0x20; // BPF_LD | BPF_W | BPF_ABS
+    const RSH: u16 = 0x74; // BPF_ALU | BPF_RSH | BPF_K
+    const AND: u16 = 0x54; // BPF_ALU | BPF_AND | BPF_K
+    const JEQ: u16 = 0x15; // BPF_JMP | BPF_JEQ | BPF_K
+    const RET: u16 = 0x06; // BPF_RET | BPF_K
+    [
+        (LDB, 0, 0, 0),            // 0: A = version and header length
+        (RSH, 0, 0, 4),            // 1: A = version
+        (JEQ, 0, 3, 4),            // 2: IPv4? 3 : 6
+        (LDW, 0, 0, 16),           // 3: A = IPv4 destination
+        (AND, 0, 0, 0xff00_0000),  // 4: its first octet
+        (JEQ, 10, 9, 0x7f00_0000), // 5: 127/8? drop : keep
+        (JEQ, 0, 8, 6),            // 6: IPv6? 7 : keep
+        (LDW, 0, 0, 24),           // 7: destination, word 1
+        (JEQ, 0, 6, 0),            // 8: 0? 9 : keep
+        (LDW, 0, 0, 28),           // 9: word 2
+        (JEQ, 0, 4, 0),            // 10: 0? 11 : keep
+        (LDW, 0, 0, 32),           // 11: word 3
+        (JEQ, 0, 2, 0),            // 12: 0? 13 : keep
+        (LDW, 0, 0, 36),           // 13: word 4
+        (JEQ, 1, 0, 1),            // 14: ::1? drop : keep
+        (RET, 0, 0, 128),          // 15: keep 128 bytes
+        (RET, 0, 0, 0),            // 16: drop
+    ]
+};
+
+fn outside_only() -> Vec<socket2::SockFilter> {
+    OUTSIDE_ONLY
+        .iter()
+        .map(|&(code, jt, jf, k)| socket2::SockFilter::new(code, jt, jf, k))
+        .collect()
 }
 
 /// Where `packet` (an IPv4 or IPv6 packet, maybe cut short) was going, when
@@ -2081,6 +2138,64 @@ mod tests {
         p.extend_from_slice(&dest);
         p.extend_from_slice(l4);
         p
+    }
+
+    /// What the kernel's classic BPF does with `prog` over `packet`: the
+    /// number of bytes kept (0: dropped; a load past the end drops).
+    fn run_filter(prog: &[(u16, u8, u8, u32)], packet: &[u8]) -> u32 {
+        let mut a: u32 = 0;
+        let mut pc = 0usize;
+        loop {
+            let (code, jt, jf, k) = prog[pc];
+            let at = k as usize;
+            pc += 1;
+            match code {
+                0x30 => match packet.get(at) {
+                    Some(b) => a = u32::from(*b),
+                    None => return 0,
+                },
+                0x20 => match packet.get(at..at + 4) {
+                    Some(w) => a = u32::from_be_bytes([w[0], w[1], w[2], w[3]]),
+                    None => return 0,
+                },
+                0x74 => a >>= k,
+                0x54 => a &= k,
+                0x15 => pc += usize::from(if a == k { jt } else { jf }),
+                0x06 => return k,
+                other => panic!("unexpected instruction {other:#x}"),
+            }
+        }
+    }
+
+    /// An IPv6 packet (40-byte header) to `dest`.
+    fn v6(dest: std::net::Ipv6Addr) -> Vec<u8> {
+        let mut p = vec![0x60, 0, 0, 0, 0, 8, 17, 64];
+        p.extend_from_slice(&std::net::Ipv6Addr::LOCALHOST.octets());
+        p.extend_from_slice(&dest.octets());
+        p.extend_from_slice(&[0; 8]);
+        p
+    }
+
+    /// The watch's filter keeps what may be an outside attempt and drops
+    /// loopback's own traffic (both directions) and what is too short.
+    #[test]
+    fn the_watch_filter_keeps_only_packets_for_outside_addresses() {
+        let keep = |p: &[u8]| run_filter(&OUTSIDE_ONLY, p);
+        assert_eq!(keep(&v4(6, [192, 0, 2, 1], &tcp(443, 0x02))), 128);
+        assert_eq!(keep(&v4(17, [10, 0, 0, 1], &[0; 8])), 128);
+        assert_eq!(keep(&v4(6, [127, 0, 0, 1], &tcp(80, 0x02))), 0);
+        assert_eq!(keep(&v4(6, [127, 9, 8, 7], &tcp(80, 0x10))), 0);
+        assert_eq!(keep(&v6("::1".parse().unwrap())), 0);
+        assert_eq!(keep(&v6("2001:db8::53".parse().unwrap())), 128);
+        assert_eq!(keep(&v6("::2".parse().unwrap())), 128);
+        assert_eq!(keep(&v6("::ffff:127.0.0.1".parse().unwrap())), 128);
+        assert_eq!(keep(&[0x45, 0, 0]), 0);
+        let mut short = vec![0u8; 30];
+        short[0] = 0x60;
+        assert_eq!(keep(&short), 0);
+        // Neither IPv4 nor IPv6: kept, and left to the parser.
+        assert_eq!(keep(&[0x10; 40]), 128);
+        assert_eq!(outside_only().len(), OUTSIDE_ONLY.len());
     }
 
     /// A TCP header's first 14 bytes: source port 40000, `port`, `flags`.

@@ -291,12 +291,6 @@ pub fn run_planned(
             "a stdio profile run needs the subject's command after `--`".into(),
         ));
     }
-    // A fixed port can hold one server at a time.
-    let jobs = if web.as_ref().is_some_and(|w| w.port != 0) && options.launch.is_some() {
-        1
-    } else {
-        options.jobs
-    };
     // Every process a check starts runs in a sandbox stage of its own below
     // `stages` (removed with it), where the machine allows it.
     let sandbox_plan = match &options.launch {
@@ -305,6 +299,16 @@ pub fn run_planned(
             reason: "the server was not started by mcpres".into(),
             chosen: false,
         },
+    };
+    // A fixed port holds one server at a time, unless each server has a
+    // network namespace of its own (the sandbox's).
+    let jobs = if web.as_ref().is_some_and(|w| w.port != 0)
+        && options.launch.is_some()
+        && sandbox_plan.tools().is_none()
+    {
+        1
+    } else {
+        options.jobs
     };
     let stages = match sandbox_plan.tools() {
         Some(_) => Some(StageDir::create()?),

@@ -6,6 +6,9 @@
 #
 #   - `mcpres run --trials 3` (scenario reference-faults: 12 subject sessions);
 #   - `mcpres profile run stdio-transport` (every check; dozens of processes);
+#   - `mcpres profile run streamable-http` against the reference server over
+#     HTTP (every check; in the sandbox each server has a network namespace
+#     of its own and is reached through its door);
 #
 # and the per-session cost alone: `mcpres run` sessions record `spawned` and
 # `reaped` offsets, so the median session length with and without is shown.
@@ -24,12 +27,14 @@ RUNS="${RUNS:-5}"
 
 echo "binary: $BIN"
 echo "load before: $(cut -d' ' -f1-3 /proc/loadavg) (1/5/15 min), $(nproc) CPUs"
-for what in run profile; do
+for what in run profile http; do
   for mode in off require; do
     if [ "$what" = run ]; then
       cmd="$BIN run --trials 3 --sandbox $mode -o $TMP/out -- $BIN serve --transport stdio"
-    else
+    elif [ "$what" = profile ]; then
       cmd="$BIN profile run stdio-transport --sandbox $mode -o $TMP/out -- $BIN serve"
+    else
+      cmd="$BIN profile run streamable-http --http http://127.0.0.1:0/mcp --sandbox $mode -o $TMP/out -- $BIN serve --transport http --port {port}"
     fi
     hyperfine --style basic --runs "$RUNS" --warmup 1 -N -i --prepare "rm -rf $TMP/out" \
       --export-json "$TMP/$what-$mode.json" "$cmd" >/dev/null

@@ -2,8 +2,9 @@
 //!
 //! A subject mcpres starts is run through `unshare -rmp[n]` (util-linux: a
 //! new user namespace in which the caller is root, a new mount namespace, a
-//! PID namespace for the caller's children, and for a stdio subject a new
-//! network namespace), which executes this binary's hidden `__sandbox-exec`
+//! PID namespace for the caller's children, and a new network namespace,
+//! reached through the door of `super::door` for an HTTP subject), which
+//! executes this binary's hidden `__sandbox-exec`
 //! entry: it sets the mounts up and starts the namespace's first process
 //! (`__sandbox-init`, [`init_main`]), which starts the subject as the
 //! second. The helper stays the process the driver started (same pid,
@@ -186,7 +187,7 @@ impl Plan {
         match self {
             Plan::Sandbox(_) => json!({
                 "sandboxed": true,
-                "namespaces": ["user", "mount", "network (stdio subjects)", "pid (every process the subject starts)"],
+                "namespaces": ["user", "mount", "network (an HTTP subject reached through its door; the OAuth runner's subjects share the runner's own)", "pid (every process the subject starts)"],
                 "filesystem": "every top-level directory but /proc, /sys and /dev is an overlay whose upper layer mcpres lists and hashes after each session and then removes; /dev/shm is private; the root directory itself is read-only",
             }),
             Plan::Scoped { reason, chosen } => json!({

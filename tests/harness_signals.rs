@@ -152,9 +152,9 @@ fn interrupt(signal: &str, expected: i32, http: bool, campaign: bool) {
     // that namespace's TCP table).
     let listening = |pids: &[u32]| {
         !http
-            || pids.iter().any(|&p| {
-                !mcpres::produce::drive::proc::listening_on(Some(p), port).is_empty()
-            })
+            || pids
+                .iter()
+                .any(|&p| !mcpres::produce::drive::proc::listening_on(Some(p), port).is_empty())
     };
     let mut pids = marked(&script);
     while pids.len() < 2 || !listening(&pids) {

@@ -713,18 +713,29 @@ fn a_harness_http_subject_is_reached_through_its_door_and_its_outside_attempts_n
             out.to_str().unwrap(),
             "--",
         ];
-        args.extend(subject.iter().map(|a| if *a == "{port}" { port.as_str() } else { a }));
+        args.extend(
+            subject
+                .iter()
+                .map(|a| if *a == "{port}" { port.as_str() } else { a }),
+        );
         let o = mcpres(&args);
         let spawned = lifecycle_events(out, "spawned");
         assert!(!spawned.is_empty());
-        assert!(spawned.iter().all(|e| e["ownNetwork"] == true), "{spawned:?}");
+        assert!(
+            spawned.iter().all(|e| e["ownNetwork"] == true),
+            "{spawned:?}"
+        );
         // The listener was read in the subject's namespace.
         let listening = lifecycle_events(out, "listening");
         assert!(!listening.is_empty());
         for e in listening {
             assert_eq!(e["boundAddresses"], serde_json::json!(["127.0.0.1"]), "{e}");
         }
-        (o, lifecycle_events(out, "outside-destinations"), spawned.len())
+        (
+            o,
+            lifecycle_events(out, "outside-destinations"),
+            spawned.len(),
+        )
     };
     let (o, named, sessions) = run(
         &tmp.path().join("reference"),

@@ -176,7 +176,11 @@ fn knock(door: &Path, addr: SocketAddr, limit: Duration) -> std::io::Result<TcpS
     let text = String::from_utf8_lossy(&said[..got.bytes.min(said.len())]).to_string();
     let Some(fd) = socket else {
         // "errno N": the kernel's answer to the connect inside.
-        if let Some(n) = text.trim().strip_prefix("errno ").and_then(|n| n.parse().ok()) {
+        if let Some(n) = text
+            .trim()
+            .strip_prefix("errno ")
+            .and_then(|n| n.parse().ok())
+        {
             return Err(std::io::Error::from_raw_os_error(n));
         }
         if got.bytes == 0 {
@@ -335,10 +339,8 @@ mod tests {
         drop(tcp);
         let refused = end.connect(Duration::from_secs(2)).unwrap_err();
         assert_eq!(refused.kind(), std::io::ErrorKind::ConnectionRefused);
-        let outside = Endpoint::through(
-            "192.0.2.1:80".parse().unwrap(),
-            &dir.path().join(DOOR_FILE),
-        );
+        let outside =
+            Endpoint::through("192.0.2.1:80".parse().unwrap(), &dir.path().join(DOOR_FILE));
         assert_eq!(
             outside.connect(Duration::from_secs(2)).unwrap_err().kind(),
             std::io::ErrorKind::PermissionDenied

@@ -828,7 +828,10 @@ mod tests {
         // Another listener does not answer for this one.
         let other = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         assert_ne!(socket_inode(&other), Some(inode));
-        assert_eq!(listening_addresses(None, port), vec!["127.0.0.1".to_string()]);
+        assert_eq!(
+            listening_addresses(None, port),
+            vec!["127.0.0.1".to_string()]
+        );
         assert_eq!(listener_owners(None, port), vec![std::process::id()]);
         assert_eq!(
             listener_owners(Some(std::process::id()), port),

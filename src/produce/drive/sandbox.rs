@@ -716,10 +716,17 @@ impl Stage {
         }
         let text = std::fs::read_to_string(self.root.join("report").join("outside.jsonl"))
             .unwrap_or_default();
-        let list: Vec<Value> = text
+        // The helper named them while the subject lived, the init after
+        // (each from its own start): each once, in the order first named.
+        let mut list: Vec<Value> = Vec::new();
+        for v in text
             .lines()
-            .filter_map(|l| serde_json::from_str(l).ok())
-            .collect();
+            .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        {
+            if list.len() < OUTSIDE_LIMIT && !list.contains(&v) {
+                list.push(v);
+            }
+        }
         Some(json!(list))
     }
 
@@ -1444,13 +1451,67 @@ fn keeper_name(channel: &str) -> String {
     format!("{channel}-keeper")
 }
 
-/// Send the packet socket to the init's keeper address before this process
-/// ends: the kernel releases a packet socket only after a grace period (8
-/// to 16 ms here), and released at this process's end it would delay the
-/// subject's end as the driver sees it; in flight to the init, it is
-/// released when the init is, after the session.
+/// Send the packet socket and the outside-destination log to the init's
+/// keeper address before this process ends. The init goes on watching:
+/// what a process the subject left behind tries after the subject ended is
+/// named too, until the namespace is ended. And the kernel releases a
+/// packet socket only after a grace period (8 to 16 ms here): released at
+/// this process's end it would delay the subject's end as the driver sees
+/// it; held by the init, it is released when the init is, after the session.
 fn hand_over(channel: &str, watch: &Watch) {
-    send_fd(&keeper_name(channel), &watch.socket, b"keep");
+    use rustix::fd::AsFd as _;
+    send_fds(
+        &keeper_name(channel),
+        &[watch.socket.as_fd(), watch.log.as_fd()],
+        b"keep",
+    );
+}
+
+/// The init's side of [`hand_over`]: take the packet socket and the log
+/// from `keeper`, and name every new outside destination until this process
+/// is killed.
+fn keep_watching(keeper: std::os::unix::net::UnixDatagram) {
+    use rustix::net::{RecvAncillaryBuffer, RecvAncillaryMessage, RecvFlags, recvmsg};
+    let mut word = [0u8; 16];
+    let mut space = [std::mem::MaybeUninit::uninit(); rustix::cmsg_space!(ScmRights(2))];
+    let mut control = RecvAncillaryBuffer::new(&mut space);
+    if recvmsg(
+        &keeper,
+        &mut [std::io::IoSliceMut::new(&mut word)],
+        &mut control,
+        RecvFlags::CMSG_CLOEXEC,
+    )
+    .is_err()
+    {
+        return;
+    }
+    let mut fds = Vec::new();
+    for message in control.drain() {
+        if let RecvAncillaryMessage::ScmRights(got) = message {
+            fds.extend(got);
+        }
+    }
+    drop(control);
+    let mut fds = fds.into_iter();
+    let (Some(socket), Some(log)) = (fds.next(), fds.next()) else {
+        return;
+    };
+    let mut watch = Watch {
+        filtered: Ok(()),
+        socket,
+        log: std::fs::File::from(log),
+        seen: Default::default(),
+    };
+    loop {
+        let mut polled = [rustix::event::PollFd::new(
+            &watch.socket,
+            rustix::event::PollFlags::IN,
+        )];
+        match rustix::event::poll(&mut polled, None) {
+            Ok(_) | Err(rustix::io::Errno::INTR) => watch.drain(),
+            Err(_) => return,
+        }
+    }
 }
 
 /// The address the init takes the door's listener on.
@@ -1460,6 +1521,12 @@ fn door_name(channel: &str) -> String {
 
 /// Send `fd` (with `word`) to the abstract datagram address `name`.
 fn send_fd(name: &str, fd: &impl rustix::fd::AsFd, word: &[u8]) {
+    send_fds(name, &[fd.as_fd()], word);
+}
+
+/// Send `fds` (at most two, with `word`) to the abstract datagram address
+/// `name`.
+fn send_fds(name: &str, fds: &[rustix::fd::BorrowedFd<'_>], word: &[u8]) {
     use rustix::net::{
         AddressFamily, SendAncillaryBuffer, SendAncillaryMessage, SendFlags, SocketAddrUnix,
         SocketType, sendmsg_addr, socket,
@@ -1470,10 +1537,9 @@ fn send_fd(name: &str, fd: &impl rustix::fd::AsFd, word: &[u8]) {
     let Ok(sock) = socket(AddressFamily::UNIX, SocketType::DGRAM, None) else {
         return;
     };
-    let fds = [fd.as_fd()];
-    let mut space = [std::mem::MaybeUninit::uninit(); rustix::cmsg_space!(ScmRights(1))];
+    let mut space = [std::mem::MaybeUninit::uninit(); rustix::cmsg_space!(ScmRights(2))];
     let mut control = SendAncillaryBuffer::new(&mut space);
-    if control.push(SendAncillaryMessage::ScmRights(&fds)) {
+    if control.push(SendAncillaryMessage::ScmRights(fds)) {
         let _ = sendmsg_addr(
             &sock,
             &addr,
@@ -1573,9 +1639,9 @@ pub fn init_main(args: &[OsString]) -> u8 {
                 .ok()
         })
         .flatten();
-    // Holds what the process standing in for the subject hands over
-    // (its packet socket) until this process ends.
-    let _keeper = {
+    // Takes what the process standing in for the subject hands over (its
+    // packet socket and log) once the subject has ended.
+    let keeper = {
         use std::os::linux::net::SocketAddrExt as _;
         std::os::unix::net::SocketAddr::from_abstract_name(keeper_name(channel).as_bytes())
             .and_then(|a| std::os::unix::net::UnixDatagram::bind_addr(&a))
@@ -1614,6 +1680,9 @@ pub fn init_main(args: &[OsString]) -> u8 {
     // This process is the first of its PID namespace, so unlike the
     // helper it may start a thread: it serves the door (a connection asked
     // for meanwhile waits in the listener's backlog).
+    if let Some(keeper) = keeper {
+        std::thread::spawn(move || keep_watching(keeper));
+    }
     if subject.is_some()
         && let Some(inbox) = door_inbox
         && let Some(fd) = receive_fd(&inbox, std::time::Duration::from_secs(5))
@@ -2197,6 +2266,58 @@ mod tests {
         // Neither IPv4 nor IPv6: kept, and left to the parser.
         assert_eq!(keep(&[0x10; 40]), 128);
         assert_eq!(outside_only().len(), OUTSIDE_ONLY.len());
+    }
+
+    /// The stand-in hands its watch (socket and log) to the init's keeper,
+    /// and the init goes on naming what arrives (a datagram socket stands in
+    /// for the packet socket here: what it receives is read as packets).
+    #[test]
+    fn the_init_goes_on_watching_what_the_stand_in_hands_over() {
+        let dir = tempfile::tempdir().unwrap();
+        let channel = format!("mcpres-test-{}", ident::random_hex(8));
+        let keeper = {
+            use std::os::linux::net::SocketAddrExt as _;
+            let a = std::os::unix::net::SocketAddr::from_abstract_name(
+                keeper_name(&channel).as_bytes(),
+            )
+            .unwrap();
+            std::os::unix::net::UnixDatagram::bind_addr(&a).unwrap()
+        };
+        let watching = std::thread::spawn(move || keep_watching(keeper));
+        let (inside, outside) = std::os::unix::net::UnixDatagram::pair().unwrap();
+        inside.set_nonblocking(true).unwrap();
+        let log_path = dir.path().join("outside.jsonl");
+        let mut watch = Watch {
+            filtered: Ok(()),
+            socket: rustix::fd::OwnedFd::from(inside),
+            log: std::fs::File::create(&log_path).unwrap(),
+            seen: Default::default(),
+        };
+        // Named by the stand-in while the subject lived.
+        outside
+            .send(&v4(6, [192, 0, 2, 1], &tcp(443, 0x02)))
+            .unwrap();
+        watch.drain();
+        hand_over(&channel, &watch);
+        drop(watch);
+        // After the subject ended: named by the init.
+        outside
+            .send(&v4(6, [192, 0, 2, 2], &tcp(8443, 0x02)))
+            .unwrap();
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        let lines = loop {
+            let text = std::fs::read_to_string(&log_path).unwrap();
+            if text.lines().count() >= 2 || std::time::Instant::now() > deadline {
+                break text;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        };
+        assert_eq!(
+            lines,
+            "{\"address\":\"192.0.2.1\",\"port\":443,\"protocol\":\"tcp\"}\n\
+             {\"address\":\"192.0.2.2\",\"port\":8443,\"protocol\":\"tcp\"}\n"
+        );
+        assert!(!watching.is_finished());
     }
 
     /// A TCP header's first 14 bytes: source port 40000, `port`, `flags`.

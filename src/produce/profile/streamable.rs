@@ -2019,7 +2019,10 @@ fn signalled(
         return (false, crate::produce::profile::web::accepting(&server.addr));
     };
     let exited = probe.signal_and_wait(signal, name, wait).is_some();
-    (exited, crate::produce::profile::web::accepting(&server.addr))
+    (
+        exited,
+        crate::produce::profile::web::accepting(&server.addr),
+    )
 }
 
 fn listener_cleanup(ctx: &Ctx) -> CheckRun {

@@ -15,8 +15,8 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 
 use super::probe::{Launch, Probe, TRANSCRIPT_KEEP_BYTES, chunk_record};
-pub use crate::produce::drive::http::Reading;
 pub use crate::produce::drive::door::Endpoint;
+pub use crate::produce::drive::http::Reading;
 use crate::produce::drive::http::{Blocking, Response, Tap};
 use crate::produce::drive::redact::Redactor;
 

@@ -26,6 +26,45 @@ pub fn received(transcript: &Value) -> Option<BTreeMap<u64, Vec<u8>>> {
     stream(transcript, "received")
 }
 
+/// The one connection whose sent bytes are stored elided (a body too large
+/// to keep, stored as its head and digest): `None` when no connection or
+/// more than one has such a chunk.
+pub fn elided_sent_connection(transcript: &Value) -> Option<u64> {
+    let mut conns: Vec<u64> = transcript
+        .get("events")?
+        .as_array()?
+        .iter()
+        .filter(|e| e["stream"] == "sent" && e.get("elided").is_some())
+        .filter_map(|e| e["connection"].as_u64())
+        .collect();
+    conns.sort_unstable();
+    conns.dedup();
+    match conns[..] {
+        [one] => Some(one),
+        _ => None,
+    }
+}
+
+/// The connections whose sent bytes carry a request with the header
+/// `Connection: close` (its name and value in any case).
+pub fn closing_connections(transcript: &Value) -> Option<Vec<u64>> {
+    Some(
+        stream(transcript, "sent")?
+            .into_iter()
+            .filter(|(_, bytes)| {
+                bytes
+                    .split(|b| *b == b'\n')
+                    .map(|line| String::from_utf8_lossy(line).trim().to_ascii_lowercase())
+                    .any(|line| {
+                        line.strip_prefix("connection:")
+                            .is_some_and(|v| v.split(',').any(|t| t.trim() == "close"))
+                    })
+            })
+            .map(|(conn, _)| conn)
+            .collect(),
+    )
+}
+
 /// [`received`] for the bytes mcpres sent (`sent`) or received.
 fn stream(transcript: &Value, which: &str) -> Option<BTreeMap<u64, Vec<u8>>> {
     transcript.get("connections")?;
@@ -242,6 +281,20 @@ pub fn closed_by_subject(transcript: &Value, conn: u64) -> bool {
         .into_iter()
         .flatten()
         .any(|e| e["event"] == "subject-closed" && e["connection"].as_u64() == Some(conn))
+}
+
+/// Did the subject end connection `conn`: closed it (`subject-closed`) or
+/// broke it (`read-failed`, a reset)? The runner takes either for the end
+/// of the connection.
+pub fn ended_by_subject(transcript: &Value, conn: u64) -> bool {
+    transcript["events"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .any(|e| {
+            (e["event"] == "subject-closed" || e["event"] == "read-failed")
+                && e["connection"].as_u64() == Some(conn)
+        })
 }
 
 /// The requests (JSON-RPC messages with a method) mcpres sent on

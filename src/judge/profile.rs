@@ -700,6 +700,11 @@ pub fn rederive(
     if let Some(found) = http_refusal_reread(id, role, o, transcript) {
         return Some(found);
     }
+    if id == "keepalive"
+        && let Some(found) = keepalive_control_reread(role, o, transcript)
+    {
+        return Some(found);
+    }
     if let Some(found) = media_type_reread(id, role, o, transcript) {
         return Some(found);
     }
@@ -1246,9 +1251,16 @@ fn http_refusal_reread(
     use super::http::{self, Reading};
     let refusal = http::refusal_of(id)?;
     transcript.get("connections")?;
-    // Every byte must be stored for the bytes to speak.
+    // Every received byte must be stored for the bytes to speak. A sent
+    // body too large to store (an oversized control's, stored as its head
+    // and digest) leaves its request's connection to be found as the one
+    // such connection; every other sent byte must be stored.
     http::received(transcript)?;
-    http::sent_bodies(transcript)?;
+    let elided = http::elided_sent_connection(transcript);
+    if elided.is_none() {
+        http::sent_bodies(transcript)?;
+    }
+    let control_connection = |request: &Value| http::connection_of(transcript, request).or(elided);
     let modern = http::modern(transcript).unwrap_or(false);
     let read = |conn: u64, request: &Value| {
         let answer = http::exchanges_on(transcript, conn)?.into_iter().next();
@@ -1284,7 +1296,7 @@ fn http_refusal_reread(
         // bytes of its connection are read as the runner read them.
         "negative" if answer_code(&o.observed_reason) => {
             let request = transcript.pointer("/observation/requestId")?;
-            let conn = http::connection_of(transcript, request)?;
+            let conn = control_connection(request)?;
             let (observed, reason) = judged(&read(conn, request)?);
             if reason == o.observed_reason {
                 return None;
@@ -1300,7 +1312,7 @@ fn http_refusal_reread(
         // connection's bytes must not show that refusal.
         "negative" if o.observed_reason == BEHAVIOUR_LEFT_OPEN => {
             let request = transcript.pointer("/observation/requestId")?;
-            let conn = http::connection_of(transcript, request)?;
+            let conn = control_connection(request)?;
             let reading = read(conn, request)?;
             if reading != Reading::Refused {
                 return None;
@@ -1316,7 +1328,7 @@ fn http_refusal_reread(
             // (request-response-binding); it too must have been sent on
             // exactly one connection.
             let request = transcript.pointer("/observation/requestId");
-            let conn = request.and_then(|r| http::connection_of(transcript, r));
+            let conn = request.and_then(|r| control_connection(r));
             let reading = match (request, conn) {
                 (Some(r), Some(c)) => read(c, r)?,
                 _ => {
@@ -1377,6 +1389,117 @@ fn http_refusal_reread(
         }
         _ => None,
     }
+}
+
+/// keepalive's control (a request with `Connection: close`) and its mutant
+/// (the same request made a syntax defect), read from the first response on
+/// the connection that carried each, in the runner's order:
+///
+/// - the control answered (a result or an error with its id) holds when the
+///   subject then ended the connection (`MCP_RES_HTTP_CLOSE_HONOURED`), and
+///   is `MCP_RES_HTTP_CLOSE_IGNORED` when it did not;
+/// - the mutant answered with a result met the control's reason;
+/// - otherwise, either is what the answer names: the syntax guard, a
+///   JSON-RPC error code, a status, a 2xx without a frame, a close without
+///   a response, nothing.
+///
+/// Nothing is read when the bytes are not all stored, or for another label.
+fn keepalive_control_reread(
+    role: &str,
+    o: &Observation,
+    transcript: &Value,
+) -> Option<(Observation, String)> {
+    use super::http::{self, Reading};
+    use crate::diag::reasons as r;
+    use ProbeOutcome::{Accept, NoEffect, Reject};
+    let honoured = r::HTTP_CLOSE_HONOURED;
+    let domain = [
+        honoured,
+        r::HTTP_CLOSE_IGNORED,
+        r::HTTP_CLOSED_WITHOUT_RESPONSE,
+        NO_ANSWER,
+    ];
+    // The syntax guard is left to the rule that reads every connection for
+    // a -32700.
+    if o.observed_reason == SYNTAX_GUARD
+        || !(domain.contains(&o.observed_reason.as_str()) || answer_code(&o.observed_reason))
+    {
+        return None;
+    }
+    transcript.get("connections")?;
+    http::received(transcript)?;
+    let (conn, request) = match role {
+        // The one connection whose request said `Connection: close`, with
+        // that request's id.
+        "negative" => {
+            let [conn] = http::closing_connections(transcript)?[..] else {
+                return None;
+            };
+            let [request] = &http::sent_on(transcript, conn)[..] else {
+                return None;
+            };
+            (conn, request.get("id")?.clone())
+        }
+        "mutant" => http::defect_connection(transcript)?,
+        _ => return None,
+    };
+    let first = http::exchanges_on(transcript, conn)?.into_iter().next();
+    let ended = http::ended_by_subject(transcript, conn);
+    let answers_request = first.as_ref().is_some_and(|e| {
+        e.messages().iter().any(|m| {
+            m.get("id") == Some(&request) && (m.get("result").is_some() || m.get("error").is_some())
+        })
+    });
+    // A refusal table that refuses nothing: the runner's reading of an
+    // answer that is not the one it looked for.
+    let nothing = http::Refusal {
+        check: "keepalive",
+        reason: honoured,
+        statuses: &[],
+        statuses_modern: None,
+        codes: &[],
+        tool_error: false,
+    };
+    let modern = http::modern(transcript).unwrap_or(false);
+    let (observed, reason) = if role == "negative" && answers_request {
+        if ended {
+            (Accept, honoured.to_string())
+        } else {
+            (Accept, r::HTTP_CLOSE_IGNORED.to_string())
+        }
+    } else {
+        match http::read_answer(&nothing, modern, first.as_ref(), ended, &request) {
+            Reading::SyntaxGuard => (Reject, SYNTAX_GUARD.to_string()),
+            Reading::Accepted | Reading::Refused => (Accept, honoured.to_string()),
+            Reading::Other(code) if code == NO_ANSWER || code == r::HTTP_NO_ANSWER_FRAME => {
+                (NoEffect, code)
+            }
+            Reading::Other(code) => (Reject, code),
+        }
+    };
+    if observed == o.observed && reason == o.observed_reason {
+        return None;
+    }
+    let what = match role {
+        "negative" => "the request with Connection: close",
+        _ => "the defective request",
+    };
+    Some((
+        Observation {
+            observed,
+            reached: if role == "mutant" {
+                reason == honoured
+            } else {
+                o.reached
+            },
+            observed_reason: reason.clone(),
+            ..o.clone()
+        },
+        format!(
+            "check keepalive: its {role}.json says {} ({}), but its stored received bytes give {} ({reason}) for {what}",
+            o.observed, o.observed_reason, observed
+        ),
+    ))
 }
 
 /// The media-type positives, read from the answer to their request
@@ -2072,7 +2195,13 @@ fn carried_alone(transcript: &Value, conns: &[u64]) -> Vec<(u64, Value)> {
 ///   answered (on the reads kept), hold; none is no answer; some is lost;
 /// - request-response-binding: two requests on two connections at once,
 ///   each answered on its own with its own id alone, hold; neither answered
-///   is no answer; anything else is a response bound to the wrong request.
+///   is no answer; anything else is a response bound to the wrong request;
+/// - keepalive: two requests one after the other on one connection: the
+///   first answered in the connection's first response and the second in
+///   its second hold; the first answered and not the second is a connection
+///   not reused; the first not answered is a 401 when the first response is
+///   one, the subject gone when it ended the connection before any
+///   response, else no answer.
 fn http_positive_reread(
     id: &str,
     o: &Observation,
@@ -2080,7 +2209,7 @@ fn http_positive_reread(
 ) -> Option<(Observation, String)> {
     use super::http;
     use crate::diag::reasons as r;
-    use ProbeOutcome::{Accept, NotObserved, Terminate};
+    use ProbeOutcome::{Accept, NotObserved, Reject, Terminate};
     let held = o.expected_reason.as_str();
     let conns: Vec<u64> = http::sent_bodies(transcript)?.into_keys().collect();
     let answers = |e: &http::Exchange| -> Vec<Value> {
@@ -2091,7 +2220,47 @@ fn http_positive_reread(
             })
             .collect()
     };
+    let unauthorized = r::http_status(401);
     let (reading, why): ((ProbeOutcome, &str), String) = match id {
+        "keepalive" => {
+            // The one connection that carried two requests (with ids).
+            let (conn, ids) = conns.iter().find_map(|&c| {
+                let ids: Vec<Value> = http::sent_on(transcript, c)
+                    .iter()
+                    .filter(|m| {
+                        !matches!(m["method"].as_str(), Some("initialize" | "server/discover"))
+                    })
+                    .filter_map(|m| m.get("id").filter(|i| !i.is_null()).cloned())
+                    .collect();
+                (ids.len() == 2).then_some((c, ids))
+            })?;
+            let responses = http::exchanges_on(transcript, conn)?;
+            let answers_in = |n: usize, id: &Value| {
+                responses
+                    .get(n)
+                    .is_some_and(|e| answers(e).iter().any(|m| m.get("id") == Some(id)))
+            };
+            let reading = if answers_in(0, &ids[0]) {
+                if answers_in(1, &ids[1]) {
+                    (Accept, held)
+                } else {
+                    (Accept, r::HTTP_CONNECTION_NOT_REUSED)
+                }
+            } else {
+                match responses.first() {
+                    Some(e) if e.status == 401 => (Reject, unauthorized.as_str()),
+                    None if http::ended_by_subject(transcript, conn) => (Terminate, SUBJECT_EXITED),
+                    _ => (NotObserved, NO_ANSWER),
+                }
+            };
+            (
+                reading,
+                format!(
+                    "its connection stored {} response(s) to its two requests, which",
+                    responses.len()
+                ),
+            )
+        }
         "status-code-consistency" => {
             let conn = *conns.iter().find(|c| {
                 http::sent_on(transcript, **c)

@@ -1328,7 +1328,7 @@ fn http_refusal_reread(
             // (request-response-binding); it too must have been sent on
             // exactly one connection.
             let request = transcript.pointer("/observation/requestId");
-            let conn = request.and_then(|r| control_connection(r));
+            let conn = request.and_then(control_connection);
             let reading = match (request, conn) {
                 (Some(r), Some(c)) => read(c, r)?,
                 _ => {

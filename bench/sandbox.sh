@@ -6,6 +6,10 @@
 #
 #   - `mcpres run --trials 3` (scenario reference-faults: 12 subject sessions);
 #   - `mcpres profile run stdio-transport` (every check; dozens of processes);
+#   - with MCPRES_PY_MCP_PYTHON set (a Python with the `mcp` SDK, as .ci/run
+#     installs it): `mcpres run --trials 3` against the Python SDK's echo
+#     server (tests/subjects/py_echo_server.py), a real server whose sessions
+#     take hundreds of milliseconds;
 #   - `mcpres profile run streamable-http` against the reference server over
 #     HTTP (every check; in the sandbox each server has a network namespace
 #     of its own and is reached through its door);
@@ -27,10 +31,14 @@ RUNS="${RUNS:-5}"
 
 echo "binary: $BIN"
 echo "load before: $(cut -d' ' -f1-3 /proc/loadavg) (1/5/15 min), $(nproc) CPUs"
-for what in run profile http; do
+WHATS="run profile http"
+if [ -n "${MCPRES_PY_MCP_PYTHON:-}" ]; then WHATS="run run-py profile http"; fi
+for what in $WHATS; do
   for mode in off require; do
     if [ "$what" = run ]; then
       cmd="$BIN run --trials 3 --sandbox $mode -o $TMP/out -- $BIN serve --transport stdio"
+    elif [ "$what" = run-py ]; then
+      cmd="$BIN run --trials 3 --scenario generic --sandbox $mode -o $TMP/out -- $MCPRES_PY_MCP_PYTHON tests/subjects/py_echo_server.py"
     elif [ "$what" = profile ]; then
       cmd="$BIN profile run stdio-transport --sandbox $mode -o $TMP/out -- $BIN serve"
     else

@@ -3207,3 +3207,40 @@ fn an_oversized_control_with_its_body_elided_is_read_from_its_connection() {
         .collect();
     assert_eq!(found.len(), 1, "{report:#}");
 }
+
+/// no-process-as-conversation's control read at its revision. server-everything
+/// answers `tools/list` on a fresh process with no `initialize` (2025-11-25
+/// states no MUST against that: left open). Relabelled as the refusal and
+/// the check as a PASS, the judge reads the wait kept for the request (a
+/// result) and refuses it; so does a label of a conversation assumed, which
+/// is what that answer would be at 2026-07-28, not at 2025-11-25. The
+/// reference server's refusal (-32602) relabelled as left open is refused
+/// too.
+#[test]
+fn a_conversation_control_relabelled_is_refused_from_its_wait_at_its_revision() {
+    let leg = "bundles/field/evidence/legs/everything-stdio-2025-11-25";
+    let id = "no-process-as-conversation";
+    for (outcome, reason, verdict) in [
+        ("REJECT", "MCP_RES_RESTART_IS_NEW_CONVERSATION", "PASS"),
+        ("ACCEPT", "MCP_RES_CONVERSATION_ASSUMED", "FAIL"),
+    ] {
+        let (_tmp, dir) = copy_of(leg);
+        relabel_negative(&dir, id, outcome, reason, verdict);
+        refused_saying(
+            &dir,
+            "read result, which at 2025-11-25 is NOT_OBSERVED (MCP_RES_BEHAVIOUR_LEFT_OPEN)",
+        );
+    }
+    let (_tmp, dir) = copy_of("bundles/field/evidence/legs/reference-stdio-2026-07-28");
+    relabel_negative(
+        &dir,
+        id,
+        "NOT_OBSERVED",
+        "MCP_RES_BEHAVIOUR_LEFT_OPEN",
+        "NOT_OBSERVED",
+    );
+    refused_saying(
+        &dir,
+        "negative.json /observedReasonCode: recorded \"MCP_RES_BEHAVIOUR_LEFT_OPEN\"",
+    );
+}

@@ -1502,6 +1502,73 @@ fn keepalive_control_reread(
     ))
 }
 
+/// no-process-as-conversation's control (a fresh process asked for
+/// `tools/list` with no conversation opened) and its mutant (the same line
+/// made a syntax defect), read from the last wait kept for the request (the
+/// one it records, or the only wait kept): a result is a conversation
+/// assumed at 2026-07-28 and left open at 2025-11-25 (which states no MUST
+/// for a server that answers a request before `initialize`); -32700 is the
+/// syntax guard; another error is the refusal. Silence and a close are read
+/// by the other rules; another label is left to them too.
+fn conversation_control_reread(
+    id: &str,
+    role: &str,
+    o: &Observation,
+    transcript: &Value,
+    revision: &str,
+) -> Option<(Observation, String)> {
+    use crate::diag::reasons as r;
+    if id != "no-process-as-conversation" || !matches!(role, "negative" | "mutant") {
+        return None;
+    }
+    let domain = [
+        r::RESTART_IS_NEW_CONVERSATION,
+        r::CONVERSATION_ASSUMED,
+        BEHAVIOUR_LEFT_OPEN,
+        SYNTAX_GUARD,
+    ];
+    if !domain.contains(&o.observed_reason.as_str()) {
+        return None;
+    }
+    let observation = transcript.get("observation")?;
+    let waits = transcript.get("replies")?.as_array()?;
+    let request = observation
+        .get("requestId")
+        .filter(|r| !r.is_null())
+        .or_else(|| match waits.as_slice() {
+            [only] if observation.get("liveId").is_none() => only.get("id"),
+            _ => None,
+        })?;
+    let wait = super::stdio::last_wait_for(transcript, request)?;
+    let legacy = revision == crate::model::mcp::PROTOCOL_REVISION;
+    let (observed, reason) = match wait.as_str() {
+        "result" if legacy => (ProbeOutcome::NotObserved, BEHAVIOUR_LEFT_OPEN),
+        "result" => (ProbeOutcome::Accept, r::CONVERSATION_ASSUMED),
+        "error -32700" => (ProbeOutcome::Reject, SYNTAX_GUARD),
+        w if w.starts_with("error ") => (ProbeOutcome::Reject, r::RESTART_IS_NEW_CONVERSATION),
+        _ => return None,
+    };
+    if observed == o.observed && reason == o.observed_reason {
+        return None;
+    }
+    Some((
+        Observation {
+            observed,
+            observed_reason: reason.to_string(),
+            reached: if role == "mutant" {
+                reason == r::RESTART_IS_NEW_CONVERSATION
+            } else {
+                o.reached
+            },
+            ..o.clone()
+        },
+        format!(
+            "check {id}: its {role}.json says {} ({}), but the last wait its runner kept for its request {request} read {wait}, which at {revision} is {observed} ({reason})",
+            o.observed, o.observed_reason
+        ),
+    ))
+}
+
 /// The media-type positives, read from the answer to their request
 /// (`transcript.observation.requestId`, on the connection that sent it):
 ///
@@ -3336,6 +3403,15 @@ pub fn judge_dir(
                             _ => None,
                         };
                         let found = rederive(id, role, &o, &doc["transcript"])
+                            .or_else(|| {
+                                conversation_control_reread(
+                                    id,
+                                    role,
+                                    &o,
+                                    &doc["transcript"],
+                                    revision,
+                                )
+                            })
                             .or_else(|| server_signal_reread(id, role, k, &o, stored))
                             .or_else(|| served_reread(id, role, &o, &doc["transcript"], held))
                             .or_else(|| vocabulary_reread(profile_id, id, role, &o));

@@ -3244,3 +3244,42 @@ fn a_conversation_control_relabelled_is_refused_from_its_wait_at_its_revision() 
         "negative.json /observedReasonCode: recorded \"MCP_RES_BEHAVIOUR_LEFT_OPEN\"",
     );
 }
+
+/// timeout's control read from its stalled connection. The Python SDK's
+/// server held a request whose head never ended open past the bound
+/// (left open: no MUST asks for a timeout). Relabelled as timed out and the
+/// check as a PASS, the judge finds no close and no 408 on that connection
+/// and refuses it; the reference server, which answers that request with
+/// 408, relabelled as left open, is refused too.
+#[test]
+fn a_stalled_request_relabelled_is_refused_from_its_connection() {
+    let (_tmp, dir) = copy_of("bundles/field/evidence/legs/python-sdk-http-2025-11-25");
+    relabel_negative(
+        &dir,
+        "timeout",
+        "REJECT",
+        "MCP_RES_HTTP_STALLED_REQUEST_TIMED_OUT",
+        "PASS",
+    );
+    refused_saying(
+        &dir,
+        "give NOT_OBSERVED (MCP_RES_BEHAVIOUR_LEFT_OPEN) for the stalled request",
+    );
+    let (_tmp, dir) = copy_of("bundles/field/evidence/legs/reference-http-2025-11-25");
+    let negative = read(&path_in(&dir, "timeout", "negative"));
+    assert_eq!(
+        negative["observedReasonCode"], "MCP_RES_HTTP_STALLED_REQUEST_TIMED_OUT",
+        "{negative}"
+    );
+    relabel_negative(
+        &dir,
+        "timeout",
+        "NOT_OBSERVED",
+        "MCP_RES_BEHAVIOUR_LEFT_OPEN",
+        "NOT_OBSERVED",
+    );
+    refused_saying(
+        &dir,
+        "give REJECT (MCP_RES_HTTP_STALLED_REQUEST_TIMED_OUT) for the stalled request",
+    );
+}

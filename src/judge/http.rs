@@ -45,6 +45,18 @@ pub fn elided_sent_connection(transcript: &Value) -> Option<u64> {
     }
 }
 
+/// The connections whose sent bytes never end a request head (no empty
+/// line): a request left stalled by the runner.
+pub fn unended_connections(transcript: &Value) -> Option<Vec<u64>> {
+    Some(
+        stream(transcript, "sent")?
+            .into_iter()
+            .filter(|(_, bytes)| !bytes.windows(4).any(|w| w == b"\r\n\r\n"))
+            .map(|(conn, _)| conn)
+            .collect(),
+    )
+}
+
 /// The connections whose sent bytes carry a request with the header
 /// `Connection: close` (its name and value in any case).
 pub fn closing_connections(transcript: &Value) -> Option<Vec<u64>> {

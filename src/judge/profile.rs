@@ -705,6 +705,11 @@ pub fn rederive(
     {
         return Some(found);
     }
+    if id == "timeout"
+        && let Some(found) = timeout_control_reread(role, o, transcript)
+    {
+        return Some(found);
+    }
     if let Some(found) = media_type_reread(id, role, o, transcript) {
         return Some(found);
     }
@@ -1389,6 +1394,113 @@ fn http_refusal_reread(
         }
         _ => None,
     }
+}
+
+/// timeout's control (a request whose head never ends, left stalled) and
+/// its mutant (a request made a syntax defect), read from their
+/// connections' stored bytes and events as the runner read them:
+///
+/// - the control: the subject ending the stalled connection, or a 408 on
+///   it, is the refusal (`MCP_RES_HTTP_STALLED_REQUEST_TIMED_OUT`);
+///   anything else is left open (no MUST asks a server to time out);
+/// - the mutant: a 408, or the connection ended before any response, is
+///   the refusal; a parse error the syntax guard; a result the request
+///   served; else what the answer names.
+///
+/// The stalled connection is the one whose sent bytes never end a head.
+/// Nothing is read for another label or when the bytes are not all stored.
+fn timeout_control_reread(
+    role: &str,
+    o: &Observation,
+    transcript: &Value,
+) -> Option<(Observation, String)> {
+    use super::http::{self, Reading};
+    use crate::diag::reasons as r;
+    use ProbeOutcome::{Accept, NoEffect, NotObserved, Reject};
+    let refused = r::HTTP_STALLED_REQUEST_TIMED_OUT;
+    transcript.get("connections")?;
+    http::received(transcript)?;
+    let (observed, reason, what) = match role {
+        "negative" => {
+            if ![refused, BEHAVIOUR_LEFT_OPEN].contains(&o.observed_reason.as_str()) {
+                return None;
+            }
+            let [conn] = http::unended_connections(transcript)?[..] else {
+                return None;
+            };
+            let first = http::exchanges_on(transcript, conn)?.into_iter().next();
+            let ended = http::ended_by_subject(transcript, conn);
+            if ended || first.as_ref().is_some_and(|e| e.status == 408) {
+                (Reject, refused.to_string(), "the stalled request")
+            } else {
+                (
+                    NotObserved,
+                    BEHAVIOUR_LEFT_OPEN.to_string(),
+                    "the stalled request",
+                )
+            }
+        }
+        "mutant" => {
+            let label = o.observed_reason.as_str();
+            let domain = [
+                refused,
+                r::HTTP_ANSWERED_WITHIN_BOUND,
+                r::HTTP_CLOSED_WITHOUT_RESPONSE,
+                NO_ANSWER,
+            ];
+            if label == SYNTAX_GUARD || !(domain.contains(&label) || answer_code(label)) {
+                return None;
+            }
+            let (conn, request) = http::defect_connection(transcript)?;
+            let first = http::exchanges_on(transcript, conn)?.into_iter().next();
+            let ended = http::ended_by_subject(transcript, conn);
+            let timed_out = http::Refusal {
+                check: "timeout",
+                reason: refused,
+                statuses: &[408],
+                statuses_modern: None,
+                codes: &[],
+                tool_error: false,
+            };
+            let modern = http::modern(transcript).unwrap_or(false);
+            let (observed, reason) = if first.is_none() && ended {
+                (Reject, refused.to_string())
+            } else {
+                match http::read_answer(&timed_out, modern, first.as_ref(), ended, &request) {
+                    Reading::SyntaxGuard => (Reject, SYNTAX_GUARD.to_string()),
+                    Reading::Refused => (Reject, refused.to_string()),
+                    Reading::Accepted => (Accept, r::HTTP_ANSWERED_WITHIN_BOUND.to_string()),
+                    Reading::Other(code)
+                        if code == NO_ANSWER || code == r::HTTP_NO_ANSWER_FRAME =>
+                    {
+                        (NoEffect, code)
+                    }
+                    Reading::Other(code) => (Reject, code),
+                }
+            };
+            (observed, reason, "the defective request")
+        }
+        _ => return None,
+    };
+    if observed == o.observed && reason == o.observed_reason {
+        return None;
+    }
+    Some((
+        Observation {
+            observed,
+            reached: if role == "mutant" {
+                reason == refused
+            } else {
+                o.reached
+            },
+            observed_reason: reason.clone(),
+            ..o.clone()
+        },
+        format!(
+            "check timeout: its {role}.json says {} ({}), but its stored connection bytes and events give {observed} ({reason}) for {what}",
+            o.observed, o.observed_reason
+        ),
+    ))
 }
 
 /// keepalive's control (a request with `Connection: close`) and its mutant

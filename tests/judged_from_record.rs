@@ -3283,3 +3283,30 @@ fn a_stalled_request_relabelled_is_refused_from_its_connection() {
         "give REJECT (MCP_RES_HTTP_STALLED_REQUEST_TIMED_OUT) for the stalled request",
     );
 }
+
+/// A control whose request id no kept wait can name (result-identity-metadata
+/// sends `{"mcpres": 1}` as an id, which the reference server refuses with a
+/// null-id -32600): relabelled as served, the judge reads the stored stdout
+/// for a result with that id, finds none, and refuses it.
+#[test]
+fn a_control_with_an_object_id_relabelled_as_served_is_refused_from_its_stdout() {
+    let (_tmp, dir) = copy_of("bundles/profiles/reference-protocol-revision-2025-11-25");
+    let id = "result-identity-metadata";
+    let negative = read(&path_in(&dir, id, "negative"));
+    assert_eq!(
+        negative["transcript"]["observation"]["requestId"],
+        json!({"mcpres": 1}),
+        "{negative}"
+    );
+    relabel_negative(
+        &dir,
+        id,
+        "ACCEPT",
+        "MCP_RES_INVALID_ID_TYPE_ACCEPTED",
+        "FAIL",
+    );
+    refused_saying(
+        &dir,
+        "its stored stdout holds no accepting result for the request {\"mcpres\":1}",
+    );
+}

@@ -2964,6 +2964,21 @@ fn answer_reread(
                         "its stored bytes hold no accepting result for the request {req}: the last wait its runner kept for it read {read}"
                     ));
                 }
+                // A request whose id no kept wait can name (an object, as
+                // the invalid-id-type control sends): its stored stdout must
+                // hold a result with that id.
+                if transcript.get("replies").is_some()
+                    && last_wait_for(transcript, req).is_none()
+                    && !batch
+                    && let Some(stdout) = super::stdio::stdout_bytes(transcript)
+                    && !super::stdio::messages(&stdout)
+                        .iter()
+                        .any(|m| m.get("id") == Some(req) && m.get("result").is_some())
+                {
+                    return refuse(format!(
+                        "its stored stdout holds no accepting result for the request {req}"
+                    ));
+                }
                 if transcript.get("replies").is_none()
                     && let Some(messages) = &http_messages
                     && answer_to(messages, req).is_none_or(|m| m.get("result").is_none())

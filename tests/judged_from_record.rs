@@ -3310,3 +3310,30 @@ fn a_control_with_an_object_id_relabelled_as_served_is_refused_from_its_stdout()
         "its stored stdout holds no accepting result for the request {\"mcpres\":1}",
     );
 }
+
+/// interleaved-unrelated-requests' control read from its gathered stdout
+/// lines: the reference server answered the request and ignored the stray
+/// response (`MCP_RES_STRAY_RESPONSE_IGNORED`). Relabelled as having
+/// answered the stray response (a FAIL), the judge finds no line with the
+/// stray response's id and no null-id error among them, and refuses it.
+#[test]
+fn a_stray_response_relabelled_as_answered_is_refused_from_its_stdout() {
+    let (_tmp, dir) = copy_of("bundles/profiles/reference-protocol-revision-2025-11-25");
+    let id = "interleaved-unrelated-requests";
+    let negative = read(&path_in(&dir, id, "negative"));
+    assert_eq!(
+        negative["observedReasonCode"], "MCP_RES_STRAY_RESPONSE_IGNORED",
+        "{negative}"
+    );
+    relabel_negative(
+        &dir,
+        id,
+        "ACCEPT",
+        "MCP_RES_STRAY_RESPONSE_ANSWERED",
+        "FAIL",
+    );
+    refused_saying(
+        &dir,
+        "give NO_EFFECT (MCP_RES_STRAY_RESPONSE_IGNORED) for the stray response 424242",
+    );
+}

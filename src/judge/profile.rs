@@ -710,6 +710,11 @@ pub fn rederive(
     {
         return Some(found);
     }
+    if (id, role) == ("interleaved-unrelated-requests", "negative")
+        && let Some(found) = stray_response_reread(o, transcript)
+    {
+        return Some(found);
+    }
     if let Some(found) = media_type_reread(id, role, o, transcript) {
         return Some(found);
     }
@@ -1498,6 +1503,74 @@ fn timeout_control_reread(
         },
         format!(
             "check timeout: its {role}.json says {} ({}), but its stored connection bytes and events give {observed} ({reason}) for {what}",
+            o.observed, o.observed_reason
+        ),
+    ))
+}
+
+/// interleaved-unrelated-requests' control (a request, then on the same
+/// write a response to no request of the subject's), read from the stdout
+/// lines its evidence was gathered from, as the runner read them once the
+/// subject went on serving (its liveness request answered): a -32700 is
+/// the syntax guard; a response with the stray response's id (the id of
+/// the one response its stdin sent), or a null-id error other than -32700,
+/// answered the stray response; else the request answered (a result or an
+/// error) is the stray response ignored, and none is no answer. Nothing is
+/// read for another label, or when the bytes are not all stored.
+fn stray_response_reread(o: &Observation, transcript: &Value) -> Option<(Observation, String)> {
+    use super::stdio::{gathered, gathered_objects, last_wait_for, messages, stream_bytes};
+    use crate::diag::reasons as r;
+    use ProbeOutcome::{Accept, NoEffect, NotObserved, Reject};
+    let (ignored, answered) = (r::STRAY_RESPONSE_IGNORED, r::STRAY_RESPONSE_ANSWERED);
+    if ![ignored, answered].contains(&o.observed_reason.as_str()) {
+        return None;
+    }
+    let observation = transcript.get("observation")?;
+    let live = observation.get("liveId")?;
+    let got = |id: &Value| {
+        last_wait_for(transcript, id).is_some_and(|w| w == "result" || w.starts_with("error "))
+    };
+    if !got(live) {
+        return None;
+    }
+    let stdin = stream_bytes(transcript, "stdin")?;
+    let strays: Vec<Value> = messages(&stdin)
+        .into_iter()
+        .filter(|m| m.get("method").is_none() && m.get("result").is_some())
+        .filter_map(|m| m.get("id").cloned())
+        .collect();
+    let [stray] = &strays[..] else {
+        return None;
+    };
+    let request = observation.get("requestId").filter(|r| !r.is_null())?;
+    let lines = gathered_objects(transcript)?;
+    let g = gathered(transcript)?;
+    let stray_answered = lines.iter().any(|m| {
+        m.get("method").is_none()
+            && (m.get("id") == Some(stray)
+                || (m.get("id") == Some(&Value::Null)
+                    && m.pointer("/error/code").and_then(Value::as_i64) != Some(-32700)))
+    });
+    let (observed, reason) = if g.parse_errors > 0 {
+        (Reject, SYNTAX_GUARD)
+    } else if stray_answered {
+        (Accept, answered)
+    } else if got(request) {
+        (NoEffect, ignored)
+    } else {
+        (NotObserved, NO_ANSWER)
+    };
+    if observed == o.observed && reason == o.observed_reason {
+        return None;
+    }
+    Some((
+        Observation {
+            observed,
+            observed_reason: reason.to_string(),
+            ..o.clone()
+        },
+        format!(
+            "check interleaved-unrelated-requests: its negative.json says {} ({}), but the stdout lines its evidence was gathered from give {observed} ({reason}) for the stray response {stray}",
             o.observed, o.observed_reason
         ),
     ))

@@ -213,6 +213,41 @@ pub fn gathered(transcript: &Value) -> Option<Gathered> {
     Some(g)
 }
 
+/// The JSON objects among the complete stdout lines an exchange's evidence
+/// was gathered from (`observation.stdoutLines`, as [`gathered`] reads
+/// them). `None` as for [`gathered`].
+pub fn gathered_objects(transcript: &Value) -> Option<Vec<Value>> {
+    let range = transcript.pointer("/observation/stdoutLines")?.as_array()?;
+    let (from, to) = match range.as_slice() {
+        [a, b] => (
+            usize::try_from(a.as_u64()?).ok()?,
+            usize::try_from(b.as_u64()?).ok()?,
+        ),
+        _ => return None,
+    };
+    let stdout = stdout_bytes(transcript)?;
+    let end = stdout
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |i| i + 1);
+    let lines: Vec<&[u8]> = stdout[..end]
+        .split_inclusive(|&b| b == b'\n')
+        .map(|l| &l[..l.len() - 1])
+        .collect();
+    Some(
+        lines
+            .get(from..to)?
+            .iter()
+            .filter_map(|line| {
+                let line = line.strip_suffix(b"\r").unwrap_or(line);
+                serde_json::from_slice::<Value>(line)
+                    .ok()
+                    .filter(Value::is_object)
+            })
+            .collect(),
+    )
+}
+
 /// `shell-free-argument-boundaries`' control and mutant, read from the
 /// launch attempt they stored: the program string handed to the launcher
 /// (`launcher.program`) and what the launcher did with it

@@ -3337,3 +3337,44 @@ fn a_stray_response_relabelled_as_answered_is_refused_from_its_stdout() {
         "give NO_EFFECT (MCP_RES_STRAY_RESPONSE_IGNORED) for the stray response 424242",
     );
 }
+
+/// request-response-binding's control is sent with a null id (recorded as
+/// `requestId: null`); the reference server refuses it. Relabelled as served
+/// (a FAIL), the judge finds no result with a null id among the stored
+/// responses and refuses it. timeout's control relabelled as the subject gone
+/// is refused too: the stalled connection opened.
+#[test]
+fn a_null_id_control_said_served_and_a_stall_said_gone_are_refused() {
+    let rel = "bundles/field/evidence/legs/reference-http-2025-11-25";
+    let (_tmp, dir) = copy_of(rel);
+    let id = "request-response-binding";
+    let negative = read(&path_in(&dir, id, "negative"));
+    assert_eq!(
+        negative["transcript"]["observation"]["requestId"],
+        Value::Null,
+        "{negative}"
+    );
+    relabel_negative(
+        &dir,
+        id,
+        "ACCEPT",
+        "MCP_RES_HTTP_UNBINDABLE_ID_ACCEPTED",
+        "FAIL",
+    );
+    refused_saying(
+        &dir,
+        "hold no accepting result for its request, sent with a null id",
+    );
+    let (_tmp, dir) = copy_of(rel);
+    relabel_negative(
+        &dir,
+        "timeout",
+        "TERMINATE",
+        "MCP_RES_SUBJECT_EXITED",
+        "FAIL",
+    );
+    refused_saying(
+        &dir,
+        "give REJECT (MCP_RES_HTTP_STALLED_REQUEST_TIMED_OUT) for the stalled request",
+    );
+}

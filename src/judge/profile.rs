@@ -1427,10 +1427,29 @@ fn timeout_control_reread(
     http::received(transcript)?;
     let (observed, reason, what) = match role {
         "negative" => {
-            if ![refused, BEHAVIOUR_LEFT_OPEN].contains(&o.observed_reason.as_str()) {
+            if ![refused, BEHAVIOUR_LEFT_OPEN, SUBJECT_EXITED].contains(&o.observed_reason.as_str())
+            {
                 return None;
             }
-            let [conn] = http::unended_connections(transcript)?[..] else {
+            let unended = http::unended_connections(transcript)?;
+            // No stalled connection made: the subject gone is a connection
+            // that failed to open.
+            let connect_failed = transcript["events"]
+                .as_array()
+                .is_some_and(|e| e.iter().any(|e| e["event"] == "connect-failed"));
+            if unended.is_empty() && connect_failed {
+                if o.observed_reason == SUBJECT_EXITED {
+                    return None;
+                }
+                return Some((
+                    not_in_record(o),
+                    format!(
+                        "check timeout: its {role}.json says {}, but its stored events show the stalled request's connection failed to open",
+                        o.observed_reason
+                    ),
+                ));
+            }
+            let [conn] = unended[..] else {
                 return None;
             };
             let first = http::exchanges_on(transcript, conn)?.into_iter().next();
@@ -3060,6 +3079,26 @@ fn answer_reread(
                         "its stored received bytes hold no accepting result for the request {req}"
                     ));
                 }
+            }
+            // An HTTP control sent with a null id (recorded as
+            // `requestId: null`) said served: a result with a null id must
+            // be among the stored received responses.
+            if role != "positive"
+                && o.observed == ProbeOutcome::Accept
+                && served
+                && transcript.get("replies").is_none()
+                && observation.get("requestId") == Some(&Value::Null)
+                && let Some(messages) = &http_messages
+                && !messages.iter().any(|m| {
+                    m.get("id") == Some(&Value::Null)
+                        && m.get("method").is_none()
+                        && m.get("result").is_some()
+                })
+            {
+                return refuse(
+                    "its stored received bytes hold no accepting result for its request, sent with a null id"
+                        .into(),
+                );
             }
             if let Some(n) = reason
                 .strip_prefix("MCP_RES_JSONRPC_ERROR_")

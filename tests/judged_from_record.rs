@@ -3378,3 +3378,50 @@ fn a_null_id_control_said_served_and_a_stall_said_gone_are_refused() {
         "give REJECT (MCP_RES_HTTP_STALLED_REQUEST_TIMED_OUT) for the stalled request",
     );
 }
+
+/// Whether the listener still accepted connections after SIGTERM is read
+/// from the connection the runner opened for that (stored after its
+/// `listening-probe` event). A server that exits on SIGTERM while a forked
+/// child keeps its listening socket fails listener-cleanup
+/// (`MCP_RES_HTTP_LISTENER_LEFT_OPEN`, through its namespace's door, and the
+/// child is named as left behind); relabelled as closed and the check as a
+/// PASS, it is refused. The honest twin's control, whose probe connection
+/// failed to open, relabelled as left open is refused too.
+#[test]
+fn whether_a_listener_outlived_sigterm_is_read_from_the_probe_connection() {
+    let tmp = tempfile::tempdir().unwrap();
+    let id = "listener-cleanup";
+    let orphan = tmp.path().join("orphan");
+    let run = run_listener_cleanup(&orphan, Some("orphan-listener"));
+    assert_eq!(
+        verdict_of(&run, id),
+        ("FAIL".into(), "MCP_RES_HTTP_LISTENER_LEFT_OPEN".into()),
+        "{run:#}"
+    );
+    assert_eq!(pointers(&validate(&orphan).1), Vec::<String>::new());
+    relabel_negative(
+        &orphan,
+        id,
+        "TERMINATE",
+        "MCP_RES_HTTP_LISTENER_CLOSED_ON_STOP",
+        "PASS",
+    );
+    refused_saying(
+        &orphan,
+        "the connection its runner opened after SIGTERM was accepted (MCP_RES_HTTP_LISTENER_LEFT_OPEN)",
+    );
+    let honest = tmp.path().join("honest");
+    let run = run_listener_cleanup(&honest, None);
+    assert_eq!(verdict_of(&run, id).0, "PASS", "{run:#}");
+    relabel_negative(
+        &honest,
+        id,
+        "TERMINATE",
+        "MCP_RES_HTTP_LISTENER_LEFT_OPEN",
+        "FAIL",
+    );
+    refused_saying(
+        &honest,
+        "the connection its runner opened after SIGTERM failed to open (MCP_RES_HTTP_LISTENER_CLOSED_ON_STOP)",
+    );
+}

@@ -1527,6 +1527,57 @@ fn timeout_control_reread(
     ))
 }
 
+/// listener-cleanup's control (SIGTERM) and mutant (SIGCONT): whether the
+/// listener still accepted connections after the signal is read from the
+/// connection its runner opened for that (the first `connected` or
+/// `connect-failed` after its `listening-probe` event). A listener said
+/// closed that accepted it, or said left open that refused it, is judged as
+/// the kernel answered. Records without the probe event (made before it was
+/// kept) are not read so; whether the server exited is read from its
+/// process record by another rule.
+fn listening_probe_reread(
+    role: &str,
+    o: &Observation,
+    transcript: &Value,
+) -> Option<(Observation, String)> {
+    use crate::diag::reasons as r;
+    let (closed, left_open) = (r::HTTP_LISTENER_CLOSED_ON_STOP, r::HTTP_LISTENER_LEFT_OPEN);
+    if ![closed, left_open].contains(&o.observed_reason.as_str()) {
+        return None;
+    }
+    let events = transcript.get("events")?.as_array()?;
+    let probe = events
+        .iter()
+        .position(|e| e["event"] == "listening-probe")?;
+    let accepted = events[probe..]
+        .iter()
+        .find_map(|e| match e["event"].as_str() {
+            Some("connected") => Some(true),
+            Some("connect-failed") => Some(false),
+            _ => None,
+        })?;
+    let reason = if accepted { left_open } else { closed };
+    if reason == o.observed_reason {
+        return None;
+    }
+    let after = events[probe]["after"].as_str().unwrap_or("the signal");
+    Some((
+        Observation {
+            observed_reason: reason.to_string(),
+            ..o.clone()
+        },
+        format!(
+            "check listener-cleanup: its {role}.json says {}, but the connection its runner opened after {after} {} ({reason})",
+            o.observed_reason,
+            if accepted {
+                "was accepted"
+            } else {
+                "failed to open"
+            }
+        ),
+    ))
+}
+
 /// interleaved-unrelated-requests' control (a request, then on the same
 /// write a response to no request of the subject's), read from the stdout
 /// lines its evidence was gathered from, as the runner read them once the
@@ -3652,6 +3703,13 @@ pub fn judge_dir(
                                 )
                             })
                             .or_else(|| server_signal_reread(id, role, k, &o, stored))
+                            // Whether it exited first, then whether its
+                            // listener outlived the signal.
+                            .or_else(|| {
+                                (id == "listener-cleanup" && *role != "positive")
+                                    .then(|| listening_probe_reread(role, &o, &doc["transcript"]))
+                                    .flatten()
+                            })
                             .or_else(|| served_reread(id, role, &o, &doc["transcript"], held))
                             .or_else(|| vocabulary_reread(profile_id, id, role, &o));
                         obs[k] = Some(match found {

@@ -89,6 +89,8 @@ Options:
   bind-all                     binds 0.0.0.0 (a SHOULD of MCP: left open, NOT_OBSERVED)
   socket-cleanup               accepted sockets are never closed (kept, no longer read)
                                and SIGTERM is ignored
+  orphan-listener              on SIGTERM the process exits, but a forked child keeps
+                               the listening socket open
 """
 
 import os
@@ -216,6 +218,7 @@ BREAKS = {
     "null-id-parse-error": "a request with id null gets 400 with -32700 (left open: NOT_OBSERVED)",
     "put-400": "a PUT gets 400, not 405 (a SHOULD of RFC 9110; left open: NOT_OBSERVED)",
     "slow-stop": "on SIGTERM, take 3 s to finish before closing and exiting (a loaded machine)",
+    "orphan-listener": "on SIGTERM, exit while a forked child keeps the listening socket open",
     "unknown-session-400": "a session id never issued gets 400 with -32000, as the TypeScript SDK does (left open at 2025-11-25)",
     "refuse-after-two": "after two requests beyond the opening, every parsable request gets 400 (-32600): "
                         "a blanket refusal no negative control may credit (its valid twin is refused too)",
@@ -519,6 +522,14 @@ class Subject:
     def on_signal(self, signum, _frame):
         if self.broken("slow-stop"):
             time.sleep(3)
+        if self.broken("orphan-listener") and os.fork() == 0:
+            # The child keeps the listening socket (never accepting: the
+            # kernel still completes each connection into its backlog) in a
+            # session of its own, while the parent exits.
+            os.setsid()
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
+            while True:
+                time.sleep(60)
         try:
             self.listener.close()
         except OSError:

@@ -2007,22 +2007,33 @@ fn per_observation(
     }
 }
 
-/// Send `signal` to the server, wait up to the grace for it to exit, and
-/// read what it left: (exited, still accepting).
+/// Send `signal` to the server and wait up to `wait` for it to exit:
+/// whether it did (a server mcpres did not start is never signalled).
 fn signalled(
     server: &mut Server,
     signal: rustix::process::Signal,
     name: &str,
     wait: Duration,
-) -> (bool, bool) {
-    let Some(probe) = server.probe.as_mut() else {
-        return (false, crate::produce::profile::web::accepting(&server.addr));
-    };
-    let exited = probe.signal_and_wait(signal, name, wait).is_some();
-    (
-        exited,
-        crate::produce::profile::web::accepting(&server.addr),
-    )
+) -> bool {
+    server
+        .probe
+        .as_mut()
+        .is_some_and(|probe| probe.signal_and_wait(signal, name, wait).is_some())
+}
+
+/// Is the server still accepting connections after `signal`? Asked with a
+/// connection of the observation's own record, after a `listening-probe`
+/// event naming the signal: the kernel's answer (`connected`, or
+/// `connect-failed`) is stored, so the judge reads it again.
+fn accepting_recorded(rec: &Rec, server: &Server, signal: &str) -> bool {
+    rec.event(None, "listening-probe", json!({"after": signal}));
+    match Conn::open(rec, &server.addr) {
+        Ok(c) => {
+            c.close("listening probe");
+            true
+        }
+        Err(_) => false,
+    }
 }
 
 fn listener_cleanup(ctx: &Ctx) -> CheckRun {
@@ -2078,16 +2089,17 @@ fn listener_cleanup(ctx: &Ctx) -> CheckRun {
         },
         |server| {
             let addr = server.addr.clone();
-            observe_mut(ctx, server, Terminate, CLOSED, |_, _, server| {
+            observe_mut(ctx, server, Terminate, CLOSED, |rec, _, server| {
                 // "Ignored" is judged on the start-up bound, not a 2 s
                 // grace: a subject slowed by a loaded machine is not one
                 // that ignores SIGTERM.
-                let (exited, accepting) = signalled(
+                let exited = signalled(
                     server,
                     rustix::process::Signal::TERM,
                     "SIGTERM",
                     ctx.startup.max(super::probe::TERM_GRACE),
                 );
+                let accepting = accepting_recorded(rec, server, "SIGTERM");
                 (
                     read(exited, accepting),
                     format!("SIGTERM: exited {exited}; {addr} still accepting: {accepting}"),
@@ -2098,13 +2110,14 @@ fn listener_cleanup(ctx: &Ctx) -> CheckRun {
         |server| {
             let addr = server.addr.clone();
             let mut seen = None;
-            let o = observe_mut(ctx, server, Reject, SYNTAX_GUARD, |_, _, server| {
-                let (exited, accepting) = signalled(
+            let o = observe_mut(ctx, server, Reject, SYNTAX_GUARD, |rec, _, server| {
+                let exited = signalled(
                     server,
                     rustix::process::Signal::CONT,
                     "SIGCONT",
                     paced(ctx, Duration::from_millis(300)),
                 );
+                let accepting = accepting_recorded(rec, server, "SIGCONT");
                 seen = Some(read(exited, accepting));
                 (
                     read(exited, accepting),
@@ -2146,7 +2159,7 @@ fn socket_cleanup(ctx: &Ctx) -> CheckRun {
                 );
             };
             std::thread::sleep(Duration::from_millis(50));
-            let (exited, _) = signalled(server, signal, name, wait);
+            let exited = signalled(server, signal, name, wait);
             let closed = idle.wait_closed(Duration::from_millis(500));
             let c = stopped(exited, closed);
             seen = Some(c.clone());

@@ -1419,9 +1419,9 @@ fn timeout_control_reread(
     o: &Observation,
     transcript: &Value,
 ) -> Option<(Observation, String)> {
-    use super::http::{self, Reading};
+    use super::http;
     use crate::diag::reasons as r;
-    use ProbeOutcome::{Accept, NoEffect, NotObserved, Reject};
+    use ProbeOutcome::{Accept, NotObserved, Reject};
     let refused = r::HTTP_STALLED_REQUEST_TIMED_OUT;
     transcript.get("connections")?;
     http::received(transcript)?;
@@ -1478,28 +1478,13 @@ fn timeout_control_reread(
             let (conn, request) = http::defect_connection(transcript)?;
             let first = http::exchanges_on(transcript, conn)?.into_iter().next();
             let ended = http::ended_by_subject(transcript, conn);
-            let timed_out = http::Refusal {
-                check: "timeout",
-                reason: refused,
-                statuses: &[408],
-                statuses_modern: None,
-                codes: &[],
-                tool_error: false,
-            };
-            let modern = http::modern(transcript).unwrap_or(false);
             let (observed, reason) = if first.is_none() && ended {
                 (Reject, refused.to_string())
             } else {
-                match http::read_answer(&timed_out, modern, first.as_ref(), ended, &request) {
-                    Reading::SyntaxGuard => (Reject, SYNTAX_GUARD.to_string()),
-                    Reading::Refused => (Reject, refused.to_string()),
-                    Reading::Accepted => (Accept, r::HTTP_ANSWERED_WITHIN_BOUND.to_string()),
-                    Reading::Other(code)
-                        if code == NO_ANSWER || code == r::HTTP_NO_ANSWER_FRAME =>
-                    {
-                        (NoEffect, code)
-                    }
-                    Reading::Other(code) => (Reject, code),
+                match answer_reading(transcript, &[408], refused, first.as_ref(), ended, &request) {
+                    (Reject, reason) if reason == refused => (Reject, reason),
+                    (Accept, _) => (Accept, r::HTTP_ANSWERED_WITHIN_BOUND.to_string()),
+                    other => other,
                 }
             };
             (observed, reason, "the defective request")
@@ -1646,6 +1631,45 @@ fn stray_response_reread(o: &Observation, transcript: &Value) -> Option<(Observa
     ))
 }
 
+/// The runner's generic reading of an HTTP answer (`first`, the first
+/// final response on the request's connection; `ended`: the subject ended
+/// that connection) to `request`, where `statuses` are the refusal: a parse
+/// error is the syntax guard; the refusal, and a result for the request,
+/// are `refused`'s label (for the caller to tell apart where they differ);
+/// else what the answer names itself (an error code, a status, a 2xx
+/// without a frame, a close without a response, nothing).
+fn answer_reading(
+    transcript: &Value,
+    statuses: &'static [u16],
+    refused: &'static str,
+    first: Option<&super::http::Exchange>,
+    ended: bool,
+    request: &Value,
+) -> (ProbeOutcome, String) {
+    use super::http::{self, Reading};
+    use ProbeOutcome::{Accept, NoEffect, Reject};
+    let refusal = http::Refusal {
+        check: "",
+        reason: refused,
+        statuses,
+        statuses_modern: None,
+        codes: &[],
+        tool_error: false,
+    };
+    let modern = http::modern(transcript).unwrap_or(false);
+    match http::read_answer(&refusal, modern, first, ended, request) {
+        Reading::SyntaxGuard => (Reject, SYNTAX_GUARD.to_string()),
+        Reading::Refused => (Reject, refused.to_string()),
+        Reading::Accepted => (Accept, refused.to_string()),
+        Reading::Other(code)
+            if code == NO_ANSWER || code == crate::diag::reasons::HTTP_NO_ANSWER_FRAME =>
+        {
+            (NoEffect, code)
+        }
+        Reading::Other(code) => (Reject, code),
+    }
+}
+
 /// keepalive's control (a request with `Connection: close`) and its mutant
 /// (the same request made a syntax defect), read from the first response on
 /// the connection that carried each, in the runner's order:
@@ -1664,9 +1688,9 @@ fn keepalive_control_reread(
     o: &Observation,
     transcript: &Value,
 ) -> Option<(Observation, String)> {
-    use super::http::{self, Reading};
+    use super::http;
     use crate::diag::reasons as r;
-    use ProbeOutcome::{Accept, NoEffect, Reject};
+    use ProbeOutcome::Accept;
     let honoured = r::HTTP_CLOSE_HONOURED;
     let domain = [
         honoured,
@@ -1705,17 +1729,6 @@ fn keepalive_control_reread(
             m.get("id") == Some(&request) && (m.get("result").is_some() || m.get("error").is_some())
         })
     });
-    // A refusal table that refuses nothing: the runner's reading of an
-    // answer that is not the one it looked for.
-    let nothing = http::Refusal {
-        check: "keepalive",
-        reason: honoured,
-        statuses: &[],
-        statuses_modern: None,
-        codes: &[],
-        tool_error: false,
-    };
-    let modern = http::modern(transcript).unwrap_or(false);
     let (observed, reason) = if role == "negative" && answers_request {
         if ended {
             (Accept, honoured.to_string())
@@ -1723,14 +1736,10 @@ fn keepalive_control_reread(
             (Accept, r::HTTP_CLOSE_IGNORED.to_string())
         }
     } else {
-        match http::read_answer(&nothing, modern, first.as_ref(), ended, &request) {
-            Reading::SyntaxGuard => (Reject, SYNTAX_GUARD.to_string()),
-            Reading::Accepted | Reading::Refused => (Accept, honoured.to_string()),
-            Reading::Other(code) if code == NO_ANSWER || code == r::HTTP_NO_ANSWER_FRAME => {
-                (NoEffect, code)
-            }
-            Reading::Other(code) => (Reject, code),
-        }
+        // No status or code is keepalive's refusal: the runner's reading of
+        // an answer that is not the one it looked for (a result, as the
+        // refusal would, meets the control's reason).
+        answer_reading(transcript, &[], honoured, first.as_ref(), ended, &request)
     };
     if observed == o.observed && reason == o.observed_reason {
         return None;

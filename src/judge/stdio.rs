@@ -169,27 +169,10 @@ pub struct Gathered {
 /// non-JSON line). `None` when the range is not stored, the stdout bytes are
 /// not all stored, or the range runs past them.
 pub fn gathered(transcript: &Value) -> Option<Gathered> {
-    let observation = transcript.get("observation")?;
-    let range = observation.get("stdoutLines")?.as_array()?;
-    let (from, to) = match range.as_slice() {
-        [a, b] => (
-            usize::try_from(a.as_u64()?).ok()?,
-            usize::try_from(b.as_u64()?).ok()?,
-        ),
-        _ => return None,
-    };
-    let live = observation.get("liveId");
-    let stdout = stdout_bytes(transcript)?;
-    let end = stdout
-        .iter()
-        .rposition(|&b| b == b'\n')
-        .map_or(0, |i| i + 1);
-    let lines: Vec<&[u8]> = stdout[..end]
-        .split_inclusive(|&b| b == b'\n')
-        .map(|l| &l[..l.len() - 1])
-        .collect();
+    let live = transcript.pointer("/observation/liveId");
+    let lines = gathered_lines(transcript)?;
     let mut g = Gathered::default();
-    for line in lines.get(from..to)? {
+    for line in &lines {
         let line = line.strip_suffix(b"\r").unwrap_or(line);
         match serde_json::from_slice::<Value>(line) {
             Ok(v) if v.is_object() => {
@@ -213,10 +196,10 @@ pub fn gathered(transcript: &Value) -> Option<Gathered> {
     Some(g)
 }
 
-/// The JSON objects among the complete stdout lines an exchange's evidence
-/// was gathered from (`observation.stdoutLines`, as [`gathered`] reads
-/// them). `None` as for [`gathered`].
-pub fn gathered_objects(transcript: &Value) -> Option<Vec<Value>> {
+/// The complete stdout lines an exchange's evidence was gathered from
+/// (`observation.stdoutLines`, `[from, to)`), without their line feeds.
+/// `None` as for [`gathered`].
+fn gathered_lines(transcript: &Value) -> Option<Vec<Vec<u8>>> {
     let range = transcript.pointer("/observation/stdoutLines")?.as_array()?;
     let (from, to) = match range.as_slice() {
         [a, b] => (
@@ -234,9 +217,15 @@ pub fn gathered_objects(transcript: &Value) -> Option<Vec<Value>> {
         .split_inclusive(|&b| b == b'\n')
         .map(|l| &l[..l.len() - 1])
         .collect();
+    Some(lines.get(from..to)?.iter().map(|l| l.to_vec()).collect())
+}
+
+/// The JSON objects among the complete stdout lines an exchange's evidence
+/// was gathered from (`observation.stdoutLines`, as [`gathered`] reads
+/// them). `None` as for [`gathered`].
+pub fn gathered_objects(transcript: &Value) -> Option<Vec<Value>> {
     Some(
-        lines
-            .get(from..to)?
+        gathered_lines(transcript)?
             .iter()
             .filter_map(|line| {
                 let line = line.strip_suffix(b"\r").unwrap_or(line);

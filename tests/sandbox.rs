@@ -698,8 +698,7 @@ fn find_key(v: &Value, key: &str, out: &mut Vec<Value>) {
 fn a_harness_http_subject_is_reached_through_its_door_and_its_outside_attempts_named() {
     let tmp = tempfile::tempdir().unwrap();
     let exe = env!("CARGO_BIN_EXE_mcpres");
-    let run = |out: &Path, subject: &[&str]| {
-        let port = free_port().to_string();
+    let run = |out: &Path, subject: &[&str], port: String| {
         let url = format!("http://127.0.0.1:{port}/mcp");
         let mut args = vec![
             "run",
@@ -737,11 +736,17 @@ fn a_harness_http_subject_is_reached_through_its_door_and_its_outside_attempts_n
             spawned.len(),
         )
     };
+    // Another process holds the same port on this machine: the subject's
+    // own namespace has it free.
+    let busy = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let busy_port = busy.local_addr().unwrap().port().to_string();
     let (o, named, sessions) = run(
         &tmp.path().join("reference"),
         &[exe, "serve", "--transport", "http", "--port", "{port}"],
+        busy_port,
     );
     assert_eq!(o.status.code(), Some(0), "{}", output_text(&o));
+    drop(busy);
     assert_eq!(named.len(), sessions);
     let mut tables = Vec::new();
     for (name, reach) in [("reaching", true), ("twin", false)] {
@@ -749,7 +754,7 @@ fn a_harness_http_subject_is_reached_through_its_door_and_its_outside_attempts_n
         if reach {
             subject.push("--reach-out");
         }
-        let (o, named, sessions) = run(&tmp.path().join(name), &subject);
+        let (o, named, sessions) = run(&tmp.path().join(name), &subject, free_port().to_string());
         assert_eq!(named.len(), sessions, "{name}: {named:?}");
         for e in &named {
             let want = if reach {

@@ -583,13 +583,6 @@ async fn prepare(args: &RunOptions) -> Result<Prepared, HarnessError> {
                 target.addr
             )));
         }
-    } else if let Some(target) = &http
-        && http::listening(&target.addr.into()).await
-    {
-        return Err(HarnessError::Usage(format!(
-            "{} already accepts connections: another process listens there",
-            target.addr
-        )));
     }
     if args.output.symlink_metadata().is_ok() {
         return Err(HarnessError::Usage(format!(
@@ -647,6 +640,19 @@ async fn prepare(args: &RunOptions) -> Result<Prepared, HarnessError> {
             chosen: false,
         }
     };
+    // A server the harness starts outside the sandbox shares this machine's
+    // ports; in the sandbox it listens in a network namespace of its own,
+    // where no other process holds its port.
+    if let Some(target) = &http
+        && program.is_some()
+        && sandbox.tools().is_none()
+        && http::listening(&target.addr.into()).await
+    {
+        return Err(HarnessError::Usage(format!(
+            "{} already accepts connections: another process listens there",
+            target.addr
+        )));
+    }
     Ok(Prepared {
         scenario,
         scenario_note,
@@ -1329,8 +1335,13 @@ async fn run_part(
         .all(|g| g["liveNow"] == 0 && g["liveAfterKill"] == 0);
     // The harness's own subject must not listen any more; a server it did
     // not start is none of its business to stop.
+    // (In the sandbox each session's server listened in a network namespace
+    // of its own, ended with its session: a listener on this machine's port
+    // now is another process's.)
     let listener_gone = match http {
-        Some(target) if program.is_some() => !http::listening(&target.addr.into()).await,
+        Some(target) if program.is_some() && prep.sandbox.tools().is_none() => {
+            !http::listening(&target.addr.into()).await
+        }
         _ => true,
     };
     // Temporary files: any file a subject held open at the end of its

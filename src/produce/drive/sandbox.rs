@@ -222,6 +222,17 @@ pub fn plan(mode: Mode) -> Result<Plan, String> {
 
 static AVAILABLE: OnceLock<Result<Tools, String>> = OnceLock::new();
 
+/// Start finding out whether the sandbox can be built here ([`available`])
+/// on a thread of its own, unless `mode` is `off`: a caller with other
+/// work to do before it asks [`plan`] does not wait for the check alone.
+pub fn warm(mode: Mode) {
+    if mode != Mode::Off && AVAILABLE.get().is_none() {
+        std::thread::spawn(|| {
+            let _ = available();
+        });
+    }
+}
+
 /// Can subjects run in the sandbox here? Tried for real, once per process: a
 /// stage is built, `/bin/sh` writes a file to `/tmp` inside it, and the file
 /// must be in the stage's upper layer and not on the host.

@@ -598,6 +598,12 @@ async fn prepare(args: &RunOptions) -> Result<Prepared, HarnessError> {
             (Some(program), rest)
         }
     };
+    // Whether the sandbox can be built here is tried for real once per
+    // process (a stage and a short subject of its own): started now, it
+    // runs while the command line's files are hashed.
+    if program.is_some() {
+        sandbox::warm(args.sandbox);
+    }
     // Observed identity: the files of the command line, hashed now, just
     // before the first session starts them.
     let executed = match (&program, args.command.first()) {

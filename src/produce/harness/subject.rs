@@ -1103,6 +1103,7 @@ impl Leader for SessionLeader {
 
     fn wait_exit(&mut self, limit: Duration) -> bool {
         let until = Instant::now() + limit;
+        let mut backoff = end::Backoff::default();
         loop {
             if self.status.is_some() {
                 return true;
@@ -1115,7 +1116,7 @@ impl Leader for SessionLeader {
             if Instant::now() >= until {
                 return false;
             }
-            std::thread::sleep(Duration::from_millis(5));
+            backoff.pause_until(until);
         }
     }
 

@@ -661,6 +661,7 @@ impl Probe {
     /// Wait at most `limit` for the subject to exit.
     pub fn wait_exit(&mut self, limit: Duration) -> Option<ExitStatus> {
         let until = Instant::now() + limit;
+        let mut backoff = crate::produce::drive::end::Backoff::default();
         loop {
             self.sample_tree();
             if let Some(s) = self.try_exit() {
@@ -669,7 +670,7 @@ impl Probe {
             if Instant::now() >= until {
                 return None;
             }
-            std::thread::sleep(Duration::from_millis(5));
+            backoff.pause_until(until);
         }
     }
 

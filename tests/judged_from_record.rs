@@ -2584,7 +2584,7 @@ fn an_http_control_relabelled_as_met_by_the_syntax_guard_is_refused() {
 /// a disagreement at that artifact, from its bytes. Judged in process (about
 /// 7,050 relabels, `{n}` families tried as 500), with the count of those
 /// still believed printed per reason (`MCPRES_SWEEP_LIST=1` lists each). The
-/// floor is what the judge refuses today (6,742 of 7,010 on 2026-12-05); a change that
+/// floor is what the judge refuses today (6,745 of 7,005 on 2026-12-05, with the field legs regenerated); a change that
 /// lowers it fails here.
 #[test]
 fn relabels_within_each_checks_vocabulary_are_refused_from_the_bytes() {
@@ -2675,7 +2675,7 @@ fn relabels_within_each_checks_vocabulary_are_refused_from_the_bytes() {
     eprintln!("refused {refused} of {total}; believed by reason: {by_count:#?}");
     assert!(total > 6_900, "only {total} relabels were tried");
     assert!(
-        refused >= 6_740,
+        refused >= 6_745,
         "only {refused} of {total} relabels were refused"
     );
 }

@@ -1563,6 +1563,51 @@ fn listening_probe_reread(
     ))
 }
 
+/// listener-cleanup's positive, answered, from the addresses its record
+/// says the subject listened on (`observation.boundAddresses`, read from the
+/// subject's TCP table by the runner and stored): all loopback is the
+/// property held; anything else (or nothing found) leaves it open (binding
+/// beyond loopback is against a SHOULD). Read only between those two labels.
+fn bound_addresses_reread(o: &Observation, transcript: &Value) -> Option<(Observation, String)> {
+    use crate::diag::reasons as r;
+    let (held, open) = (r::HTTP_LISTENER_LOOPBACK_ONLY, r::BEHAVIOUR_LEFT_OPEN);
+    if ![held, open].contains(&o.observed_reason.as_str()) {
+        return None;
+    }
+    let bound = transcript
+        .get("observation")?
+        .get("boundAddresses")?
+        .as_array()?;
+    let loopback = !bound.is_empty()
+        && bound.iter().all(|a| {
+            a.as_str()
+                .and_then(|a| a.parse::<std::net::IpAddr>().ok())
+                .is_some_and(|ip| ip.to_canonical().is_loopback())
+        });
+    let (outcome, reason) = if loopback {
+        (ProbeOutcome::Accept, held)
+    } else {
+        (ProbeOutcome::NotObserved, open)
+    };
+    if reason == o.observed_reason && outcome == o.observed {
+        return None;
+    }
+    Some((
+        Observation {
+            observed: outcome,
+            observed_reason: reason.to_string(),
+            ..o.clone()
+        },
+        format!(
+            "check listener-cleanup: its positive.json says {} ({}), but the bound addresses its record names ({}) give {} ({reason})",
+            o.observed.as_str(),
+            o.observed_reason,
+            serde_json::to_string(bound).unwrap_or_default(),
+            outcome.as_str(),
+        ),
+    ))
+}
+
 /// interleaved-unrelated-requests' control (a request, then on the same
 /// write a response to no request of the subject's), read from the stdout
 /// lines its evidence was gathered from, as the runner read them once the
@@ -3719,6 +3764,11 @@ pub fn judge_dir(
                                     .then(|| listening_probe_reread(role, &o, &doc["transcript"]))
                                     .flatten()
                             })
+                            .or_else(|| {
+                                (id == "listener-cleanup" && *role == "positive")
+                                    .then(|| bound_addresses_reread(&o, &doc["transcript"]))
+                                    .flatten()
+                            })
                             .or_else(|| served_reread(id, role, &o, &doc["transcript"], held))
                             .or_else(|| vocabulary_reread(profile_id, id, role, &o));
                         obs[k] = Some(match found {
@@ -4152,6 +4202,38 @@ fn verdict_why(v: &CheckVerdict, p: Option<&Observation>, n: Option<&Observation
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn listener_cleanup_positive_is_read_from_its_bound_addresses() {
+        use crate::diag::reasons as r;
+        let o = |outcome, reason: &str| Observation {
+            expected: ProbeOutcome::Accept,
+            expected_reason: r::HTTP_LISTENER_LOOPBACK_ONLY.into(),
+            observed: outcome,
+            observed_reason: reason.into(),
+            reached: true,
+            detail: String::new(),
+            answer: None,
+        };
+        let on = |bound: Value| json!({"observation": {"boundAddresses": bound}});
+        let held = o(ProbeOutcome::Accept, r::HTTP_LISTENER_LOOPBACK_ONLY);
+        let open = o(ProbeOutcome::NotObserved, r::BEHAVIOUR_LEFT_OPEN);
+        // As recorded: nothing to say.
+        assert!(bound_addresses_reread(&held, &on(json!(["127.0.0.1", "::1"]))).is_none());
+        assert!(bound_addresses_reread(&open, &on(json!(["::"]))).is_none());
+        assert!(bound_addresses_reread(&open, &on(json!([]))).is_none());
+        // Every interface said loopback only, and loopback said left open.
+        let (judged, why) = bound_addresses_reread(&held, &on(json!(["::"]))).unwrap();
+        assert_eq!(judged.observed_reason, r::BEHAVIOUR_LEFT_OPEN);
+        assert_eq!(judged.observed, ProbeOutcome::NotObserved);
+        assert!(why.contains("[\"::\"]"), "{why}");
+        let (judged, _) = bound_addresses_reread(&open, &on(json!(["::ffff:127.0.0.1"]))).unwrap();
+        assert_eq!(judged.observed_reason, r::HTTP_LISTENER_LOOPBACK_ONLY);
+        // Another label, or no stored addresses: not read here.
+        let other = o(ProbeOutcome::NoEffect, r::NO_ANSWER);
+        assert!(bound_addresses_reread(&other, &on(json!(["::"]))).is_none());
+        assert!(bound_addresses_reread(&held, &json!({"observation": {}})).is_none());
+    }
 
     fn o(held: bool, reason: &str) -> Observation {
         Observation {

@@ -208,6 +208,25 @@ fn the_honest_twin_leaves_nothing_and_passes_in_the_sandbox() {
             .iter()
             .all(|e| e["sandboxed"] == true && e["ownNetwork"] == true)
     );
+    // Every session after the first was prepared while the one before it
+    // ran (its sandbox set up ahead), and its subject started when it was
+    // let go: the `spawned` offset, after the preparation began.
+    let (first, later) = spawned.split_first().unwrap();
+    assert!(first["sandboxPreparedAtMs"].is_null(), "{first}");
+    assert!(!later.is_empty());
+    for (e, before) in later.iter().zip(&spawned) {
+        let prepared = e["sandboxPreparedAtMs"].as_u64().expect("prepared ahead");
+        assert!(
+            before["offsetMs"].as_u64().unwrap() <= prepared
+                && prepared <= e["offsetMs"].as_u64().unwrap(),
+            "{before}\n{e}"
+        );
+    }
+    let ahead = all
+        .iter()
+        .filter(|s| s["scope"]["preparedAhead"] == true)
+        .count();
+    assert_eq!(ahead, later.len(), "{all:?}");
     // Each session had a PID namespace, and nothing was left in it.
     let ended = lifecycle_events(&out, "pid-namespace-ended");
     assert_eq!(ended.len(), spawned.len());
@@ -774,4 +793,49 @@ fn a_harness_http_subject_is_reached_through_its_door_and_its_outside_attempts_n
         ));
     }
     assert_eq!(tables[0], tables[1]);
+}
+
+/// A session prepared ahead and never run (the clean control of a subject
+/// that exits at once fails, so no control after it runs) starts nothing
+/// and leaves nothing: its helper and init are gone once the run has
+/// ended, and so is every directory it made.
+#[test]
+fn a_session_prepared_ahead_and_never_run_leaves_nothing() {
+    let tmp = tempfile::tempdir().unwrap();
+    let scratch = tmp.path().join("tmp");
+    std::fs::create_dir(&scratch).unwrap();
+    let out = tmp.path().join("bundle");
+    let marker = format!("mcpres-never-run-{}", std::process::id());
+    let _guard = KillMarked(marker.clone());
+    let o = command()
+        .args([
+            "run",
+            "--scenario",
+            "generic",
+            "--sandbox",
+            "require",
+            "-o",
+            out.to_str().unwrap(),
+            "--",
+            "/bin/sh",
+            "-c",
+            "exit 3",
+            &marker,
+        ])
+        .env("TMPDIR", &scratch)
+        .output()
+        .unwrap();
+    let text = output_text(&o);
+    assert_eq!(o.status.code(), Some(1), "{text}");
+    assert!(text.contains("clean control"), "{text}");
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    while !alive_with(&marker).is_empty() && std::time::Instant::now() < until {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert_eq!(alive_with(&marker), Vec::<String>::new());
+    let left: Vec<_> = std::fs::read_dir(&scratch)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert!(left.is_empty(), "left in TMPDIR: {left:?}");
 }

@@ -39,7 +39,9 @@
 use std::ffi::{CString, OsString};
 use std::io::Write as _;
 use std::os::unix::ffi::OsStrExt as _;
-use std::os::unix::fs::{FileTypeExt as _, MetadataExt as _, PermissionsExt as _};
+use std::os::unix::fs::{
+    FileTypeExt as _, MetadataExt as _, OpenOptionsExt as _, PermissionsExt as _,
+};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::OnceLock;
@@ -382,7 +384,20 @@ pub struct Stage {
     faults: Vec<Fault>,
     /// The PID namespace was ended ([`Stage::end_namespace`]).
     namespace_ended: std::sync::atomic::AtomicBool,
+    /// Prepared ahead ([`Stage::hold`]): the driver's end of the stage's
+    /// `report/go` FIFO; the namespace's init starts the subject once
+    /// [`Stage::let_go`] writes to it. Open (for reading and writing) as
+    /// long as the stage lives, so what is written stays readable however
+    /// late the init opens it; closed unwritten, the init reads end of file
+    /// and ends without starting anything.
+    go: Option<std::fs::File>,
 }
+
+/// What [`Stage::let_go`] writes.
+const GO_WORD: &[u8] = b"go\n";
+
+/// The FIFO a held stage's helper waits on, in its report directory.
+const GO_FILE: &str = "go";
 
 /// What ending a subject's PID namespace found.
 #[derive(Debug, Clone, Default)]
@@ -499,7 +514,44 @@ impl Stage {
             net,
             faults: Vec::new(),
             namespace_ended: std::sync::atomic::AtomicBool::new(false),
+            go: None,
         })
+    }
+
+    /// Prepare this stage ahead of its session: the helper started from
+    /// [`Stage::wrap`] sets everything up (mounts, network, watch, door) and
+    /// starts the namespace's init, which waits on the stage's `report/go`
+    /// FIFO; the subject is started only once [`Stage::let_go`] is called.
+    /// Call before [`Stage::wrap`].
+    pub fn hold(&mut self) -> std::io::Result<()> {
+        let path = self.root.join("report").join(GO_FILE);
+        rustix::fs::mknodat(
+            rustix::fs::CWD,
+            &path,
+            rustix::fs::FileType::Fifo,
+            rustix::fs::Mode::from_raw_mode(0o600),
+            0,
+        )?;
+        // Read and write: opening never blocks, the init's reads block
+        // (rather than end) until this end writes or is closed, and a write
+        // cannot fail for want of a reader.
+        let fifo = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open(&path)?;
+        self.go = Some(fifo);
+        Ok(())
+    }
+
+    /// Let a held stage's subject start ([`Stage::hold`]).
+    pub fn let_go(&self) -> std::io::Result<()> {
+        match &self.go {
+            Some(fifo) => {
+                let mut fifo: &std::fs::File = fifo;
+                fifo.write_all(GO_WORD)
+            }
+            None => Ok(()),
+        }
     }
 
     /// Inject `fault` into every process started in this stage (recorded in
@@ -569,6 +621,9 @@ impl Stage {
         }
         if self.net {
             argv.push("--loopback".into());
+        }
+        if self.go.is_some() {
+            argv.push("--await-go".into());
         }
         argv.push("--".into());
         argv.push(program.as_os_str().to_owned());
@@ -1125,6 +1180,7 @@ pub fn exec_main(args: &[OsString]) -> u8 {
     let mut stage: Option<PathBuf> = None;
     let mut cwd: Option<PathBuf> = None;
     let mut loopback = false;
+    let mut await_go = false;
     let mut through: Vec<PathBuf> = Vec::new();
     let mut faults: Vec<Fault> = Vec::new();
     let mut it = args.iter();
@@ -1134,6 +1190,7 @@ pub fn exec_main(args: &[OsString]) -> u8 {
             Some("--stage") => stage = it.next().map(PathBuf::from),
             Some("--cwd") => cwd = it.next().map(PathBuf::from),
             Some("--loopback") => loopback = true,
+            Some("--await-go") => await_go = true,
             Some("--through") => through.extend(it.next().map(PathBuf::from)),
             Some("--disk-full") => {
                 let dir = it.next().map(PathBuf::from);
@@ -1199,6 +1256,23 @@ pub fn exec_main(args: &[OsString]) -> u8 {
             return 125;
         }
     };
+    // A held stage's go signal, opened now for the same reason (reading,
+    // without waiting for a writer: the driver holds one).
+    let go = match await_go
+        .then(|| {
+            std::fs::OpenOptions::new()
+                .read(true)
+                .custom_flags(rustix::fs::OFlags::NONBLOCK.bits() as i32)
+                .open(report_dir.join(GO_FILE))
+        })
+        .transpose()
+    {
+        Ok(go) => go,
+        Err(e) => {
+            eprintln!("mcpres sandbox: cannot open the go signal: {e}");
+            return 125;
+        }
+    };
     let outside_log = loopback
         .then(|| std::fs::File::create(report_dir.join("outside.jsonl")))
         .transpose();
@@ -1256,6 +1330,15 @@ pub fn exec_main(args: &[OsString]) -> u8 {
     // of the namespace, started by its first (the init), and this process
     // stands in for it towards the driver until it ends, then ends the way
     // the subject did.
+    // Prepared ahead: everything above is done, and the init is started
+    // too; it starts the subject when the driver says so (end of file: it
+    // never will). It reads the signal through this process's descriptor
+    // (the FIFO's path is under an overlay by now), which stays open until
+    // this process ends.
+    let go_path = go.as_ref().map(|f| {
+        use std::os::fd::AsRawFd as _;
+        format!("/proc/{}/fd/{}", std::process::id(), f.as_raw_fd())
+    });
     let channel = match Channel::bind() {
         Ok(c) => c,
         Err(e) => {
@@ -1263,7 +1346,13 @@ pub fn exec_main(args: &[OsString]) -> u8 {
             return 125;
         }
     };
-    let init = match start_init(&channel.name, door.is_some(), program, &rest) {
+    let init = match start_init(
+        &channel.name,
+        door.is_some(),
+        go_path.as_deref(),
+        program,
+        &rest,
+    ) {
         Ok(init) => init,
         Err(e) => {
             eprintln!("mcpres sandbox: {e}");
@@ -1271,9 +1360,39 @@ pub fn exec_main(args: &[OsString]) -> u8 {
         }
     };
     scope["pidNamespace"] = json!({"init": true, "subjectIsSecondProcess": true});
+    if go.is_some() {
+        scope["preparedAhead"] = json!(true);
+    }
     let _ = report.write_all(scope.to_string().as_bytes());
     drop(report);
-    stand_in(&channel, init, init_report, watch.as_mut(), door)
+    let ended = stand_in(&channel, init, init_report, watch.as_mut(), door);
+    drop(go);
+    ended
+}
+
+/// Wait until the driver writes the go word on `fifo` (true), or closes its
+/// end without it (false).
+fn wait_for_go(fifo: std::fs::File) -> bool {
+    use std::io::Read as _;
+    if rustix::fs::fcntl_setfl(&fifo, rustix::fs::OFlags::empty()).is_err() {
+        return false;
+    }
+    let mut got = Vec::new();
+    let mut buf = [0u8; 8];
+    let mut fifo = fifo;
+    loop {
+        match fifo.read(&mut buf) {
+            Ok(0) => return false,
+            Ok(n) => {
+                got.extend_from_slice(&buf[..n]);
+                if got.len() >= GO_WORD.len() {
+                    return got.starts_with(GO_WORD);
+                }
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(_) => return false,
+        }
+    }
 }
 
 /// The datagram socket the init tells this process about the subject on
@@ -1363,6 +1482,7 @@ fn tell(name: &str, message: &str) {
 fn start_init(
     channel: &str,
     door: bool,
+    go: Option<&str>,
     program: &OsString,
     rest: &[&OsString],
 ) -> Result<u32, String> {
@@ -1377,6 +1497,7 @@ fn start_init(
         .arg(driver_start.to_string())
         .arg(channel)
         .args(door.then_some("--door"))
+        .args(go.into_iter().flat_map(|path| ["--go", path]))
         .arg("--")
         .arg(program)
         .args(rest)
@@ -1628,8 +1749,22 @@ pub fn init_main(args: &[OsString]) -> u8 {
     };
     // `--door`: the subject is reached through the namespace's door, whose
     // listener the process standing in sends once the subject started.
-    let door = args.get(3).and_then(|a| a.to_str()) == Some("--door");
-    let after = if door { 4 } else { 3 };
+    // `--go PATH`: prepared ahead; the subject starts once the driver's go
+    // word is read from PATH.
+    let mut door = false;
+    let mut go: Option<&OsString> = None;
+    let mut after = 3;
+    loop {
+        match args.get(after).and_then(|a| a.to_str()) {
+            Some("--door") => door = true,
+            Some("--go") => {
+                after += 1;
+                go = args.get(after);
+            }
+            _ => break,
+        }
+        after += 1;
+    }
     let (Some(driver), Some(start), Some(channel), Some("--"), Some(program)) = (
         number(0).and_then(|d| u32::try_from(d).ok()),
         number(1),
@@ -1638,7 +1773,7 @@ pub fn init_main(args: &[OsString]) -> u8 {
         args.get(after + 1),
     ) else {
         eprintln!(
-            "mcpres sandbox: usage: {INIT_ARG} DRIVER-PID DRIVER-START CHANNEL [--door] -- PROGRAM ARGS..."
+            "mcpres sandbox: usage: {INIT_ARG} DRIVER-PID DRIVER-START CHANNEL [--door] [--go PATH] -- PROGRAM ARGS..."
         );
         return 2;
     };
@@ -1658,6 +1793,18 @@ pub fn init_main(args: &[OsString]) -> u8 {
             .and_then(|a| std::os::unix::net::UnixDatagram::bind_addr(&a))
             .ok()
     };
+    if let Some(path) = go {
+        let opened = std::fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(rustix::fs::OFlags::NONBLOCK.bits() as i32)
+            .open(path);
+        if !opened.is_ok_and(wait_for_go) {
+            // Never let go (the session was not run): nothing was started,
+            // and the namespace ends with this process.
+            tell(channel, "exit 125");
+            return 125;
+        }
+    }
     let subject = match Command::new(program).args(&args[after + 2..]).spawn() {
         Ok(child) => {
             // Its host pid and start time, read before it can be reaped:

@@ -274,6 +274,11 @@ pub fn run_blocking(args: RunOptions, reporter: &mut Progress) -> Result<RunOutc
             r = run(args, reporter) => r,
         }
     });
+    // The runtime is shut down first, which waits for its blocking work: a
+    // session being prepared ahead (`Spawner::prepare`) is finished and
+    // discarded by then (its helper killed, its stage removed), so nothing
+    // it makes outlives the cleanup below.
+    drop(rt);
     // Every session is finished or dropped (its group killed) by now. After a
     // signal the dropped subjects are not reaped yet (tokio reaps them only
     // while its runtime runs): kill their groups again and reap them.
@@ -298,7 +303,8 @@ pub fn run_blocking(args: RunOptions, reporter: &mut Progress) -> Result<RunOutc
     }
     // A subject killed while it was writing into its private temporary
     // directory may have finished that write after the scratch directory was
-    // removed: remove again whatever is left now that nothing runs.
+    // removed (and a session prepared ahead may have made its directories
+    // there): remove again whatever is left now that nothing runs.
     for dir in scratch_registry().drain(..) {
         let _ = std::fs::remove_dir_all(&dir);
     }
@@ -343,8 +349,10 @@ impl Scratch {
 
 impl Drop for Scratch {
     fn drop(&mut self) {
+        // Still registered: a session prepared ahead may be writing below it
+        // until the runtime has shut down, and `run_blocking` removes it
+        // once more then.
         let _ = std::fs::remove_dir_all(&self.0);
-        scratch_registry().retain(|p| *p != self.0);
     }
 }
 
@@ -919,6 +927,7 @@ async fn discover_tools(prep: &Prepared) -> Result<Vec<Value>, HarnessError> {
         temp_root: prep.program.as_ref().map(|_| temp_root.as_path()),
         sandbox: prep.sandbox.tools().map(|t| (t, stage_root.as_path())),
         through: Some(&journals),
+        prepared: &Default::default(),
     };
     let mut session = spawner.spawn("tools", &[]).await?;
     let base = scenario::fresh_id();
@@ -1253,6 +1262,8 @@ async fn run_part(
 
     let mut trials = Vec::new();
     let mut stopped_early: Option<String> = None;
+    // A session prepared ahead, carried from one trial to the next.
+    let prepared = std::sync::Mutex::new(None);
     for index in spec.trials.clone() {
         // The scenario's duration limit: no trial starts after it (the
         // first trial of a bundle always runs, so that it records something).
@@ -1286,6 +1297,8 @@ async fn run_part(
             prep.sandbox.tools().map(|t| (t, stage_root.as_path())),
             http.as_ref(),
             revision,
+            (index < *spec.trials.end()).then_some(index + 1),
+            &prepared,
         )
         .await?;
         let duration = trial.end_ms - trial.start_ms;
@@ -2024,6 +2037,8 @@ async fn run_trial(
     sandbox: Option<(&sandbox::Tools, &Path)>,
     http: Option<&http::HttpTarget>,
     revision: vocab::Revision,
+    next_trial: Option<usize>,
+    prepared: &std::sync::Mutex<Option<subject::Pending>>,
 ) -> Result<TrialRecord, HarnessError> {
     let ms = || u64::try_from(epoch.elapsed().as_millis()).unwrap_or(u64::MAX);
     let start_ms = ms();
@@ -2045,6 +2060,7 @@ async fn run_trial(
         temp_root,
         sandbox,
         through: Some(&journals),
+        prepared,
     };
     let clean_started = Instant::now();
     if progress.lines && progress.trial == 1 {
@@ -2055,7 +2071,40 @@ async fn run_trial(
             2 * scenario.exchange_budget_ms
         ));
     }
+    // The sessions after the clean control, in order (each control that
+    // needs a subject, then the client faults' session): each is prepared
+    // while the one before it runs (in the sandbox, its stage is set up
+    // ahead; spec/harness.md).
+    let planned: Vec<(String, Vec<String>)> = scenario
+        .negatives
+        .iter()
+        .filter(|c| !c.injector.is_self_check())
+        .map(|control| {
+            let log = journals.join(format!("t{index}-{}.injection.jsonl", control.name));
+            let extra = if control.injector == vocab::Injector::SubjectFlag {
+                scenario::fault_args(control, u64::from(seed), &log)
+            } else {
+                Vec::new()
+            };
+            (format!("t{index}-{}", control.name), extra)
+        })
+        .chain(
+            (!scenario.client_faults.is_empty()).then(|| (format!("t{index}-client"), Vec::new())),
+        )
+        .chain(next_trial.map(|next| (format!("t{next}-clean"), Vec::new())))
+        .collect();
+    let subject_negatives = scenario
+        .negatives
+        .iter()
+        .filter(|c| !c.injector.is_self_check())
+        .count();
+    let prepare_next = |i: usize| {
+        if let Some((name, extra)) = planned.get(i) {
+            spawner.prepare(name, extra);
+        }
+    };
     let mut session = spawner.spawn(&format!("t{index}-clean"), &[]).await?;
+    prepare_next(0);
     // A fresh random probe per trial: a subject that replays a recorded
     // transcript cannot know it.
     let probe = format!("mcpres-probe-{}", scenario::fresh_token());
@@ -2119,23 +2168,19 @@ async fn run_trial(
         });
     }
     let mut negatives = Vec::new();
-    for control in scenario
+    for (i, control) in scenario
         .negatives
         .iter()
         .filter(|c| !c.injector.is_self_check())
+        .enumerate()
     {
         let log = journals.join(format!("t{index}-{}.injection.jsonl", control.name));
         let by_subject = control.injector == vocab::Injector::SubjectFlag;
-        let extra = if by_subject {
-            scenario::fault_args(control, u64::from(seed), &log)
-        } else {
-            Vec::new()
-        };
+        let (name, extra) = &planned[i];
         let start = ms();
         let started = Instant::now();
-        let mut session = spawner
-            .spawn(&format!("t{index}-{}", control.name), &extra)
-            .await?;
+        let mut session = spawner.spawn(name, extra).await?;
+        prepare_next(i + 1);
         let (outcome, harness_log) = if by_subject {
             (
                 scenario::run_negative(&mut session, scenario, control).await,
@@ -2212,6 +2257,7 @@ async fn run_trial(
         let start = ms();
         let started = Instant::now();
         let mut session = spawner.spawn(&format!("t{index}-client"), &[]).await?;
+        prepare_next(subject_negatives + 1);
         let outcome = client::run_client_faults(&mut session, scenario).await;
         progress.done(
             "client faults",

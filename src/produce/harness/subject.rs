@@ -147,67 +147,30 @@ pub struct Spawner<'a> {
     /// A host directory a sandboxed subject writes through to (the
     /// harness's injection journals).
     pub through: Option<&'a Path>,
+    /// The session prepared ahead, if any ([`Spawner::prepare`]): a slot
+    /// that may outlive this spawner (the next trial's first session is
+    /// prepared while this trial's last one runs).
+    pub prepared: &'a Mutex<Option<Pending>>,
 }
 
 impl Spawner<'_> {
     /// Start session `name`; `extra` is appended to the subject's arguments.
+    /// A session [`Spawner::prepare`]d with the same name and arguments is
+    /// let go instead of started afresh.
     pub async fn spawn(&self, name: &str, extra: &[String]) -> Result<Session, SubjectError> {
         let mut session = match (self.program, self.http) {
             (Some(program), http) => {
                 let mut argv = self.args.to_vec();
                 argv.extend_from_slice(extra);
-                let temp_dir = match self.temp_root {
-                    Some(root) => {
-                        let dir = root.join(name);
-                        std::fs::create_dir_all(&dir).map_err(|source| SubjectError::Spawn {
-                            program: program.display().to_string(),
-                            source,
-                        })?;
-                        Some(dir)
-                    }
+                let ready = match self.take_pending(name, extra) {
+                    Some(pending) => pending.task.await.ok().flatten(),
                     None => None,
                 };
-                if self.sandbox.is_some() {
-                    sandbox::can_execute(program).map_err(|source| SubjectError::Spawn {
-                        program: program.display().to_string(),
-                        source,
-                    })?;
-                }
-                let stage = match self.sandbox {
-                    Some((tools, root)) => Some((
-                        tools,
-                        sandbox::Stage::create_through(
-                            root,
-                            name,
-                            // A network namespace of its own, HTTP
-                            // subjects too (reached through its door).
-                            true,
-                            // The session's private temporary directory
-                            // too: what is left there is measured as before.
-                            &self
-                                .through
-                                .iter()
-                                .map(|p| p.to_path_buf())
-                                .chain(temp_dir.clone())
-                                .collect::<Vec<_>>(),
-                        )
-                        .map_err(|source| SubjectError::Spawn {
-                            program: program.display().to_string(),
-                            source,
-                        })?,
-                    )),
-                    None => None,
+                let launched = match ready {
+                    Some(prepared) => prepared.let_go(),
+                    None => self.plan(program, argv.clone()).launch(name, false)?,
                 };
-                Session::spawn(
-                    name,
-                    self.epoch,
-                    program,
-                    &argv,
-                    self.env,
-                    http,
-                    temp_dir.as_deref(),
-                    stage,
-                )?
+                Session::begin(name, self.epoch, program, &argv, self.env, http, launched)
             }
             (None, Some(target)) => Session::connect(name, self.epoch, target),
             (None, None) => {
@@ -220,6 +183,199 @@ impl Spawner<'_> {
         session.set_revision(self.revision);
         session.wait_listening(self.listen_limit).await;
         Ok(session)
+    }
+
+    /// Prepare session `name` (with `extra`) ahead, when its subject will
+    /// run in the sandbox: on a blocking thread (the caller goes on driving
+    /// its session), its stage is made and its helper started, which sets
+    /// everything up (mounts, network, watch) and starts the namespace's
+    /// init, which then waits; the subject itself starts only when
+    /// [`Spawner::spawn`] is called for it. A session prepared before and
+    /// not used is discarded. Without a sandbox, or when preparing fails,
+    /// nothing is prepared (the session is then started as usual).
+    pub fn prepare(&self, name: &str, extra: &[String]) {
+        let Some(program) = self.program else {
+            return;
+        };
+        if self.sandbox.is_none() {
+            return;
+        }
+        let mut argv = self.args.to_vec();
+        argv.extend_from_slice(extra);
+        let plan = self.plan(program, argv);
+        let epoch = self.epoch;
+        let session = name.to_string();
+        let task = tokio::task::spawn_blocking(move || {
+            let prepared_ms = ms_since(epoch);
+            let mut launched = plan.launch(&session, true).ok()?;
+            launched.prepared_ms = Some(prepared_ms);
+            Some(Prepared {
+                launched: Some(launched),
+            })
+        });
+        let before = self
+            .prepared
+            .lock()
+            .expect("prepared lock")
+            .replace(Pending {
+                name: name.to_string(),
+                extra: extra.to_vec(),
+                task,
+            });
+        // One prepared ahead and not used: discarded once it is ready.
+        drop(before);
+    }
+
+    /// The session pending for `name` with `extra`, if that is the one.
+    fn take_pending(&self, name: &str, extra: &[String]) -> Option<Pending> {
+        let mut slot = self.prepared.lock().expect("prepared lock");
+        if slot
+            .as_ref()
+            .is_some_and(|p| p.name == name && p.extra == extra)
+        {
+            slot.take()
+        } else {
+            None
+        }
+    }
+
+    /// What starting `program` with `argv` takes, owned.
+    fn plan(&self, program: &Path, argv: Vec<String>) -> LaunchPlan {
+        LaunchPlan {
+            program: program.to_path_buf(),
+            argv,
+            env: self.env.clone(),
+            http: self.http.is_some(),
+            temp_root: self.temp_root.map(Path::to_path_buf),
+            sandbox: self
+                .sandbox
+                .map(|(tools, root)| (tools.clone(), root.to_path_buf())),
+            through: self.through.map(Path::to_path_buf),
+        }
+    }
+}
+
+/// Everything a session's process is started from ([`Spawner::spawn`]).
+struct LaunchPlan {
+    program: PathBuf,
+    argv: Vec<String>,
+    env: BTreeMap<String, String>,
+    http: bool,
+    temp_root: Option<PathBuf>,
+    sandbox: Option<(sandbox::Tools, PathBuf)>,
+    through: Option<PathBuf>,
+}
+
+impl LaunchPlan {
+    /// Start it for session `name`: its private temporary directory and, in
+    /// the sandbox, its stage (held, with `hold`: the subject waits for the
+    /// stage's go, [`sandbox::Stage::let_go`]).
+    fn launch(&self, name: &str, hold: bool) -> Result<Launched, SubjectError> {
+        let failed = |source| SubjectError::Spawn {
+            program: self.program.display().to_string(),
+            source,
+        };
+        let temp_dir = match &self.temp_root {
+            Some(root) => {
+                let dir = root.join(name);
+                std::fs::create_dir_all(&dir).map_err(failed)?;
+                Some(dir)
+            }
+            None => None,
+        };
+        if self.sandbox.is_some() {
+            sandbox::can_execute(&self.program).map_err(failed)?;
+        }
+        let stage = match &self.sandbox {
+            Some((tools, root)) => {
+                let mut stage = sandbox::Stage::create_through(
+                    root,
+                    name,
+                    // A network namespace of its own, HTTP subjects too
+                    // (reached through its door).
+                    true,
+                    // The session's private temporary directory too: what
+                    // is left there is measured as before.
+                    &self
+                        .through
+                        .iter()
+                        .cloned()
+                        .chain(temp_dir.clone())
+                        .collect::<Vec<_>>(),
+                )
+                .map_err(failed)?;
+                if hold {
+                    stage.hold().map_err(failed)?;
+                }
+                Some((tools, stage))
+            }
+            None => None,
+        };
+        Launched::start(
+            &self.program,
+            &self.argv,
+            &self.env,
+            self.http,
+            temp_dir.as_deref(),
+            stage,
+        )
+    }
+}
+
+/// A session being prepared ahead ([`Spawner::prepare`]), for `name` with
+/// `extra`.
+pub struct Pending {
+    name: String,
+    extra: Vec<String>,
+    task: tokio::task::JoinHandle<Option<Prepared>>,
+}
+
+/// A session prepared ahead ([`Spawner::prepare`]): its helper is setting
+/// up (or has set up) its stage, and its init waits for the stage's go.
+/// Dropped unused, the helper is killed, then reaped and its stage removed
+/// (closing the go unwritten, so the init ends without starting anything)
+/// on the runtime.
+pub struct Prepared {
+    launched: Option<Launched>,
+}
+
+impl Prepared {
+    /// Let the subject start: the process as started, for its session.
+    fn let_go(mut self) -> Launched {
+        let launched = self
+            .launched
+            .take()
+            .expect("a prepared session is let go once");
+        if let Some(stage) = &launched.stage {
+            // A helper that is gone cannot be told; its session then
+            // records how it ended.
+            let _ = stage.let_go();
+        }
+        launched
+    }
+}
+
+impl Drop for Prepared {
+    fn drop(&mut self) {
+        let Some(mut launched) = self.launched.take() else {
+            return;
+        };
+        let _ = launched.child.start_kill();
+        let pid = launched.child.id();
+        let end = async move {
+            let _ = launched.child.wait().await;
+            if let Some(pid) = pid {
+                crate::produce::drive::proc::unregister_child(pid);
+            }
+            // The stage (with its directories) goes last.
+            drop(launched);
+        };
+        match tokio::runtime::Handle::try_current() {
+            Ok(handle) => {
+                handle.spawn(end);
+            }
+            Err(_) => drop(end),
+        }
     }
 }
 
@@ -262,6 +418,63 @@ struct HttpSession {
     judged: usize,
 }
 
+/// A subject's process as started, before its session is recorded.
+struct Launched {
+    child: Child,
+    full_env: BTreeMap<String, String>,
+    provided: Vec<&'static str>,
+    temp_dir: Option<PathBuf>,
+    stage: Option<sandbox::Stage>,
+    /// When its sandbox was prepared ahead ([`Spawner::prepare`]).
+    prepared_ms: Option<u64>,
+}
+
+impl Launched {
+    /// Start `program` (see [`Session::spawn`]); in `stage` when given.
+    fn start(
+        program: &Path,
+        args: &[String],
+        env: &BTreeMap<String, String>,
+        http: bool,
+        temp_dir: Option<&Path>,
+        stage: Option<(&sandbox::Tools, sandbox::Stage)>,
+    ) -> Result<Launched, SubjectError> {
+        let mut full_env = env.clone();
+        let mut provided: Vec<&'static str> = Vec::new();
+        if let Some(dir) = temp_dir {
+            for key in TEMP_ENV_KEYS {
+                if !env.contains_key(key) {
+                    full_env.insert(key.to_string(), dir.display().to_string());
+                    provided.push(key);
+                }
+            }
+        }
+        let cmd = spawn::command_in(
+            stage.as_ref().map(|(tools, stage)| (stage, *tools)),
+            program,
+            args,
+            &full_env,
+            if http {
+                StdinMode::Null
+            } else {
+                StdinMode::Piped
+            },
+        );
+        let child = spawn::spawn_async(cmd).map_err(|source| SubjectError::Spawn {
+            program: program.display().to_string(),
+            source,
+        })?;
+        Ok(Launched {
+            child,
+            full_env,
+            provided,
+            temp_dir: temp_dir.map(Path::to_path_buf),
+            stage: stage.map(|(_, s)| s),
+            prepared_ms: None,
+        })
+    }
+}
+
 fn ms_since(epoch: Instant) -> u64 {
     u64::try_from(epoch.elapsed().as_millis()).unwrap_or(u64::MAX)
 }
@@ -283,39 +496,39 @@ impl Session {
         temp_dir: Option<&Path>,
         stage: Option<(&sandbox::Tools, sandbox::Stage)>,
     ) -> Result<Session, SubjectError> {
-        let mut full_env = env.clone();
-        let mut provided: Vec<&str> = Vec::new();
-        if let Some(dir) = temp_dir {
-            for key in TEMP_ENV_KEYS {
-                if !env.contains_key(key) {
-                    full_env.insert(key.to_string(), dir.display().to_string());
-                    provided.push(key);
-                }
-            }
-        }
-        let cmd = spawn::command_in(
-            stage.as_ref().map(|(tools, stage)| (stage, *tools)),
-            program,
-            args,
-            &full_env,
-            if http.is_some() {
-                StdinMode::Null
-            } else {
-                StdinMode::Piped
-            },
-        );
-        let mut child = spawn::spawn_async(cmd).map_err(|source| SubjectError::Spawn {
-            program: program.display().to_string(),
-            source,
-        })?;
+        let launched = Launched::start(program, args, env, http.is_some(), temp_dir, stage)?;
+        Ok(Session::begin(
+            name, epoch, program, args, env, http, launched,
+        ))
+    }
+
+    /// The session of a started (or prepared, and now let go) process.
+    fn begin(
+        name: &str,
+        epoch: Instant,
+        program: &Path,
+        args: &[String],
+        env: &BTreeMap<String, String>,
+        http: Option<&HttpTarget>,
+        launched: Launched,
+    ) -> Session {
+        let Launched {
+            mut child,
+            full_env,
+            provided,
+            temp_dir,
+            stage,
+            prepared_ms,
+        } = launched;
+        let temp_dir = temp_dir.as_deref();
         let spawned_ms = ms_since(epoch);
         let leader = child.id().unwrap_or(0);
         // In the sandbox, the subject is the second process of its PID
         // namespace, and the process started here stands in for it (same
         // process group, same pipes, ends as it ends).
-        let pid = stage.as_ref().map_or(leader, |(_, s)| {
-            s.subject_pid(leader, sandbox::NAMING_LIMIT)
-        });
+        let pid = stage
+            .as_ref()
+            .map_or(leader, |s| s.subject_pid(leader, sandbox::NAMING_LIMIT));
         let guard = GroupGuard {
             pgid: i32::try_from(leader).unwrap_or(0),
             armed: true,
@@ -329,7 +542,10 @@ impl Session {
             "harnessProvidedKeys": provided,
             "operatorKeys": env.keys().collect::<Vec<_>>(),
             "sandboxed": stage.is_some(),
-            "ownNetwork": stage.as_ref().is_some_and(|(_, s)| s.own_network()),
+            "ownNetwork": stage.as_ref().is_some_and(|s| s.own_network()),
+            // Its sandbox was set up while the session before it ran, and
+            // the subject started now (`offsetMs`), when it was let go.
+            "sandboxPreparedAtMs": prepared_ms,
             "temporaryDirectory": temp_dir.map(|_| json!({
                 "handedOverAs": provided,
                 "overriddenByOperator": TEMP_ENV_KEYS.iter().filter(|k| env.contains_key(**k)).collect::<Vec<_>>(),
@@ -441,7 +657,7 @@ impl Session {
                     epoch,
                     tx.clone(),
                 );
-                if let Some((_, s)) = &stage {
+                if let Some(s) = &stage {
                     c.reach = s.endpoint(target.addr);
                 }
                 c
@@ -451,7 +667,7 @@ impl Session {
             shutdown: None,
             judged: 0,
         });
-        Ok(Session {
+        Session {
             name: name.to_string(),
             epoch,
             stdin: child.stdin.take(),
@@ -467,8 +683,8 @@ impl Session {
             revision: Revision::default(),
             open_files_recorded: false,
             temp_dir: temp_dir.map(Path::to_path_buf),
-            stage: stage.map(|(_, s)| s),
-        })
+            stage,
+        }
     }
 
     /// Drive an MCP server the harness did not start, over Streamable HTTP at

@@ -1233,7 +1233,10 @@ impl Session {
         // and left; the stage is then removed from the host.
         let sandbox = self.stage.take().map(|stage| {
             let seen = stage.observe();
-            drop(stage);
+            // Removing the stage (dozens of directories, some milliseconds)
+            // is off the session's path: on a blocking thread, which the
+            // runtime waits for before the run's last cleanup.
+            drop(tokio::task::spawn_blocking(move || drop(stage)));
             seen
         });
         if let Some(seen) = &sandbox {

@@ -430,7 +430,8 @@ struct Launched {
 }
 
 impl Launched {
-    /// Start `program` (see [`Session::spawn`]); in `stage` when given.
+    /// Start `program` with `args` and exactly `env` (see
+    /// [`Session::begin`]); in `stage` when given.
     fn start(
         program: &Path,
         args: &[String],
@@ -480,29 +481,12 @@ fn ms_since(epoch: Instant) -> u64 {
 }
 
 impl Session {
-    /// Start `program` with `args` and exactly `env` (nothing inherited) plus,
-    /// with `temp_dir`, TMPDIR, TMP and TEMP naming it (each unless `env`
-    /// has it already). With `http`, the subject is driven over Streamable
-    /// HTTP at that target and its stdout is recorded as a plain capture;
-    /// otherwise over stdio.
-    #[allow(clippy::too_many_arguments)]
-    pub fn spawn(
-        name: &str,
-        epoch: Instant,
-        program: &Path,
-        args: &[String],
-        env: &BTreeMap<String, String>,
-        http: Option<&HttpTarget>,
-        temp_dir: Option<&Path>,
-        stage: Option<(&sandbox::Tools, sandbox::Stage)>,
-    ) -> Result<Session, SubjectError> {
-        let launched = Launched::start(program, args, env, http.is_some(), temp_dir, stage)?;
-        Ok(Session::begin(
-            name, epoch, program, args, env, http, launched,
-        ))
-    }
-
-    /// The session of a started (or prepared, and now let go) process.
+    /// The session of a started (or prepared, and now let go) process
+    /// ([`Launched::start`]): `program` ran with `args`, and exactly `env`
+    /// plus, with a private temporary directory, TMPDIR, TMP and TEMP naming
+    /// it (each unless `env` has it already). With `http`, the subject is
+    /// driven over Streamable HTTP at that target and its stdout is recorded
+    /// as a plain capture; otherwise over stdio.
     fn begin(
         name: &str,
         epoch: Instant,

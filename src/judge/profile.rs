@@ -2572,6 +2572,10 @@ fn carried_alone(transcript: &Value, conns: &[u64]) -> Vec<(u64, Value)> {
 /// - request-response-binding: two requests on two connections at once,
 ///   each answered on its own with its own id alone, hold; neither answered
 ///   is no answer; anything else is a response bound to the wrong request;
+/// - proxy-added-headers: one request with proxy headers on a connection of
+///   its own, read only between the labels its first response decides: a
+///   3xx is a redirect; no answer to it with a status of 400 or more is the
+///   headers refused; a result for it holds;
 /// - keepalive: two requests one after the other on one connection: the
 ///   first answered in the connection's first response and the second in
 ///   its second hold; the first answered and not the second is a connection
@@ -2709,6 +2713,44 @@ fn http_positive_reread(
                     "the two connections stored {} and {} answer(s), which",
                     a1.len(),
                     a2.len()
+                ),
+            )
+        }
+        "proxy-added-headers" => {
+            // One request with proxy headers on a connection of its own:
+            // read only between the labels its first response decides.
+            let refused = r::HTTP_PROXY_HEADERS_REFUSED;
+            if ![held, refused, r::HTTP_REDIRECTED].contains(&o.observed_reason.as_str()) {
+                return None;
+            }
+            let carried = carried_alone(transcript, &conns);
+            let [(conn, request)] = carried.as_slice() else {
+                return None;
+            };
+            let first = http::exchanges_on(transcript, *conn)?.into_iter().next()?;
+            let answered = answers(&first)
+                .into_iter()
+                .find(|m| m.get("id") == Some(request));
+            let reading = if (300..400).contains(&first.status) {
+                (Accept, r::HTTP_REDIRECTED)
+            } else if answered.is_none() && first.status >= 400 {
+                (Reject, refused)
+            } else if answered.as_ref().is_some_and(|m| m.get("result").is_some()) {
+                (Accept, held)
+            } else {
+                // An error with its id, or a 2xx without one: other rules'.
+                return None;
+            };
+            (
+                reading,
+                format!(
+                    "its request's connection stored status {} {} an answer to it, which",
+                    first.status,
+                    if answered.is_some() {
+                        "with"
+                    } else {
+                        "without"
+                    }
                 ),
             )
         }

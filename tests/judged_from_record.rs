@@ -2675,7 +2675,7 @@ fn relabels_within_each_checks_vocabulary_are_refused_from_the_bytes() {
     eprintln!("refused {refused} of {total}; believed by reason: {by_count:#?}");
     assert!(total > 6_900, "only {total} relabels were tried");
     assert!(
-        refused >= 6_755,
+        refused >= 6_921,
         "only {refused} of {total} relabels were refused"
     );
 }
@@ -3486,4 +3486,215 @@ fn a_request_with_proxy_headers_served_relabelled_as_refused_is_refused_from_its
         &dir,
         "its request's connection stored status 200 with an answer to it",
     );
+}
+
+/// Five more Streamable HTTP positives are read from the first response on
+/// their request's connection: one answer holds duplicate-delivery (two
+/// would be answered twice); a response read to its end holds early-close;
+/// a result holds cancellation-by-stream-close; an event stream with
+/// progress before the result holds long-lived-response-stream; an answer
+/// from a subject listening on loopback only holds
+/// authenticated-loopback-http. The reference server holds each, so each
+/// positive relabelled with the failure its runner would have given
+/// otherwise (digests recomputed) is refused from the stored response.
+#[test]
+fn http_positives_relabelled_as_failures_are_refused_from_their_responses() {
+    let cases = [
+        ("duplicate-delivery", "MCP_RES_HTTP_ANSWERED_TWICE"),
+        ("early-close", "MCP_RES_HTTP_ANSWER_INCOMPLETE"),
+        ("cancellation-by-stream-close", "MCP_RES_HTTP_STREAM_FAILED"),
+        ("long-lived-response-stream", "MCP_RES_HTTP_NOT_STREAMED"),
+        (
+            "long-lived-response-stream",
+            "MCP_RES_HTTP_STREAM_ENDED_EARLY",
+        ),
+        (
+            "authenticated-loopback-http",
+            "MCP_RES_HTTP_LISTENER_NOT_LOOPBACK",
+        ),
+    ];
+    for (id, wrong) in cases {
+        let (_tmp, dir) = copy_of("bundles/field/evidence/legs/reference-http-2025-11-25");
+        let path = dir.join(format!("artifacts/{id}/positive.json"));
+        let mut doc = read(&path);
+        assert_eq!(doc["observedOutcome"], "ACCEPT", "{id}");
+        assert_eq!(doc["observedReasonCode"], doc["expectedReasonCode"], "{id}");
+        doc["observedReasonCode"] = json!(wrong);
+        write(&path, &doc);
+        let mut r = Relabel::open(&dir);
+        let i = r.index(id);
+        r.run["checks"][i]["verdict"] = json!("FAIL");
+        r.run["checks"][i]["reason"] = json!(wrong);
+        for c in r.evaluation["checks"].as_array_mut().unwrap() {
+            if c["id"] == id {
+                c["positive"]["observedReasonCode"] = json!(wrong);
+            }
+        }
+        r.relabel_results();
+        r.save();
+        refused_saying(
+            &dir,
+            &format!(
+                "check {id}: its positive.json says ACCEPT ({wrong}), but its request's connection stored status 200 with 1 answer(s) to it, which"
+            ),
+        );
+    }
+}
+
+/// Three Streamable HTTP controls read from their connections: after the
+/// early close (early-close) and the stream closed after its first event
+/// (cancellation-by-stream-close), the reference server answers the request
+/// on the record's last connection, so neither control can be relabelled
+/// as a subject that stopped serving; and it never answers the response
+/// delivered to it twice (duplicate-delivery), so that control cannot be
+/// relabelled as answered: no stored response carries a foreign id.
+#[test]
+fn http_controls_relabelled_against_their_connections_are_refused() {
+    let cases = [
+        (
+            "early-close",
+            "REJECT",
+            "MCP_RES_HTTP_STOPPED_SERVING",
+            "is answered in the stored bytes: the subject went on serving",
+        ),
+        (
+            "cancellation-by-stream-close",
+            "REJECT",
+            "MCP_RES_HTTP_STOPPED_SERVING",
+            "is answered in the stored bytes: the subject went on serving",
+        ),
+        (
+            "duplicate-delivery",
+            "ACCEPT",
+            "MCP_RES_HTTP_STRAY_RESPONSE_ANSWERED",
+            "no stored response carries an id other than those of the requests it sent",
+        ),
+    ];
+    for (id, outcome, reason, says) in cases {
+        let (_tmp, dir) = copy_of("bundles/field/evidence/legs/reference-http-2025-11-25");
+        let doc = read(&dir.join(format!("artifacts/{id}/negative.json")));
+        assert_eq!(doc["observedReasonCode"], doc["expectedReasonCode"], "{id}");
+        relabel_negative(&dir, id, outcome, reason, "FAIL");
+        refused_saying(
+            &dir,
+            &format!("check {id}: its negative.json says {outcome} ({reason}), but"),
+        );
+        refused_saying(&dir, says);
+    }
+}
+
+/// `positive.json`, `run.json` and `evaluation.json` of check `id` relabelled
+/// to `outcome` / `reason` with the check's verdict `verdict`, digests
+/// recomputed.
+fn relabel_positive(dir: &Path, id: &str, outcome: &str, reason: &str, verdict: &str) {
+    let path = dir.join(format!("artifacts/{id}/positive.json"));
+    let mut doc = read(&path);
+    doc["observedOutcome"] = json!(outcome);
+    doc["observedReasonCode"] = json!(reason);
+    write(&path, &doc);
+    let mut r = Relabel::open(dir);
+    let i = r.index(id);
+    r.run["checks"][i]["verdict"] = json!(verdict);
+    r.run["checks"][i]["reason"] = json!(reason);
+    for c in r.evaluation["checks"].as_array_mut().unwrap() {
+        if c["id"] == id {
+            c["positive"]["observedOutcome"] = json!(outcome);
+            c["positive"]["observedReasonCode"] = json!(reason);
+        }
+    }
+    r.relabel_results();
+    r.save();
+}
+
+/// Protocol-revision observations read from the stored opening and stdout:
+/// the reference server answers `initialize` with the revision asked for,
+/// lists a string `resultType`, answers `server/discover` completely, never
+/// puts a `result` in an error, serves a request naming an unknown session
+/// and answers an id past 2^53 under that id. Each relabelled with the
+/// failure its runner gives otherwise (digests recomputed) is refused.
+#[test]
+fn revision_observations_relabelled_against_their_stdout_are_refused() {
+    let old = "bundles/profiles/reference-protocol-revision-2025-11-25";
+    let new = "bundles/profiles/reference-protocol-revision-2026-07-28";
+    let cases = [
+        (
+            old,
+            "explicit-protocol-revision",
+            "positive",
+            "ACCEPT",
+            "MCP_RES_REVISION_NOT_HONOURED",
+            "the opening's wait its runner kept read result and its stored answer, which give MCP_RES_REVISION_EXPLICIT",
+        ),
+        (
+            old,
+            "unsupported-version-failure",
+            "positive",
+            "ACCEPT",
+            "MCP_RES_SUPPORTED_VERSION_NOT_SERVED",
+            "its kept wait (result) and the stored answer give MCP_RES_SUPPORTED_VERSION_SERVED",
+        ),
+        (
+            new,
+            "explicit-protocol-revision",
+            "positive",
+            "ACCEPT",
+            "MCP_RES_REVISION_NOT_HONOURED",
+            "the wait its runner kept for the request after the opening read result",
+        ),
+        (
+            new,
+            "server-discover",
+            "positive",
+            "ACCEPT",
+            "MCP_RES_DISCOVER_INCOMPLETE",
+            "the opening's wait its runner kept read result and its stored answer, which give MCP_RES_DISCOVER_COMPLETE",
+        ),
+        (
+            new,
+            "required-result-type",
+            "positive",
+            "ACCEPT",
+            "MCP_RES_RESULT_TYPE_MISSING",
+            "the wait its runner kept for tools/list read result and its stored answer",
+        ),
+        (
+            new,
+            "required-result-type",
+            "negative",
+            "REJECT",
+            "MCP_RES_ERROR_WITH_RESULT",
+            "no stored stdout message is an error carrying a result",
+        ),
+        (
+            new,
+            "no-session-id-assumption",
+            "negative",
+            "REJECT",
+            "MCP_RES_SESSION_ID_ASSUMED",
+            "no stored stdout message is an error other than -32700",
+        ),
+        (
+            old,
+            "safe-integer-constraints",
+            "negative",
+            "ACCEPT",
+            "MCP_RES_UNSAFE_INTEGER_CORRUPTED",
+            "no stored stdout line answers under an id next to the",
+        ),
+    ];
+    for (bundle, id, role, outcome, reason, says) in cases {
+        let (_tmp, dir) = copy_of(bundle);
+        let doc = read(&dir.join(format!("artifacts/{id}/{role}.json")));
+        assert_eq!(
+            doc["observedReasonCode"], doc["expectedReasonCode"],
+            "{bundle} {id} {role}"
+        );
+        if role == "positive" {
+            relabel_positive(&dir, id, outcome, reason, "FAIL");
+        } else {
+            relabel_negative(&dir, id, outcome, reason, "FAIL");
+        }
+        refused_saying(&dir, &format!("check {id}: its {role}.json says"));
+        refused_saying(&dir, says);
+    }
 }

@@ -144,6 +144,14 @@ pub struct Exchange {
     pub status: u16,
     pub headers: Vec<(String, String)>,
     pub body: Vec<u8>,
+    /// The body was read to the end its framing gives (`Content-Length`
+    /// bytes, or the chunked coding's last chunk); a body framed by the
+    /// close is never complete here (see [`Exchange::until_close`]).
+    pub complete: bool,
+    /// The body is framed by the close of the connection (neither length
+    /// nor chunked coding): it is complete when the subject ended the
+    /// connection.
+    pub until_close: bool,
 }
 
 impl Exchange {
@@ -232,22 +240,27 @@ fn parse(mut bytes: &[u8], request: bool) -> Vec<Exchange> {
             bytes = rest;
             continue;
         }
-        let (body, used) = if !request && (status == 204 || status == 304) {
-            (Vec::new(), 0)
+        let mut until_close = false;
+        let (body, used, complete) = if !request && (status == 204 || status == 304) {
+            (Vec::new(), 0, true)
         } else if get("transfer-encoding").is_some_and(|t| t.contains("chunked")) {
             dechunk(rest)
         } else if let Some(n) = get("content-length").and_then(|n| n.parse::<usize>().ok()) {
+            let whole = n <= rest.len();
             let n = n.min(rest.len());
-            (rest[..n].to_vec(), n)
+            (rest[..n].to_vec(), n, whole)
         } else if request {
-            (Vec::new(), 0)
+            (Vec::new(), 0, true)
         } else {
-            (rest.to_vec(), rest.len())
+            until_close = true;
+            (rest.to_vec(), rest.len(), false)
         };
         out.push(Exchange {
             status,
             headers,
             body,
+            complete,
+            until_close,
         });
         bytes = &rest[used..];
     }
@@ -640,9 +653,10 @@ pub fn defect_connection(transcript: &Value) -> Option<(u64, Value)> {
     (found.len() == 1).then(|| found.remove(0))
 }
 
-/// The body of a chunked transfer coding at the start of `bytes` and how
-/// many bytes it used (as far as it can be read).
-fn dechunk(bytes: &[u8]) -> (Vec<u8>, usize) {
+/// The body of a chunked transfer coding at the start of `bytes`, how
+/// many bytes it used (as far as it can be read), and whether it ended
+/// (its last chunk and the empty line after any trailers were read).
+fn dechunk(bytes: &[u8]) -> (Vec<u8>, usize, bool) {
     let mut body = Vec::new();
     let mut at = 0;
     while let Some(eol) = find(&bytes[at..], b"\r\n") {
@@ -653,9 +667,15 @@ fn dechunk(bytes: &[u8]) -> (Vec<u8>, usize) {
         };
         let start = at + eol + 2;
         if size == 0 {
-            // The last chunk, then (trailers and) the final CRLF.
-            let end = find(&bytes[start..], b"\r\n").map_or(bytes.len(), |e| start + e + 2);
-            return (body, end);
+            // The last chunk, then trailer lines (if any) and an empty line.
+            let mut line = start;
+            while let Some(e) = find(&bytes[line..], b"\r\n") {
+                if e == 0 {
+                    return (body, line + 2, true);
+                }
+                line += e + 2;
+            }
+            return (body, bytes.len(), false);
         }
         let end = (start + size).min(bytes.len());
         body.extend_from_slice(&bytes[start..end]);
@@ -664,7 +684,7 @@ fn dechunk(bytes: &[u8]) -> (Vec<u8>, usize) {
             break;
         }
     }
-    (body, bytes.len())
+    (body, bytes.len(), false)
 }
 
 /// The JSON-RPC messages of an event stream's `data` fields.
@@ -797,6 +817,33 @@ mod tests {
             {"connection": 1, "stream": "sent", "text": "ignored"}
         ]});
         assert_eq!(messages(&t), Some(vec![]));
+    }
+}
+
+#[cfg(test)]
+mod framing_tests {
+    use super::*;
+
+    #[test]
+    fn a_response_is_complete_only_when_its_framing_ends() {
+        let cl = b"HTTP/1.1 200 OK\r\nContent-Length: 4\r\n\r\n{}";
+        assert!(!exchanges(cl)[0].complete);
+        let cl = b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}";
+        assert!(exchanges(cl)[0].complete);
+        let chunked = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n";
+        assert!(!exchanges(chunked)[0].complete);
+        let ended = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n";
+        let e = &exchanges(ended)[0];
+        assert!(e.complete && e.body == b"{}");
+        // Trailers: complete only at the empty line after them.
+        let open = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n0\r\nX-T: 1\r\n";
+        assert!(!exchanges(open)[0].complete);
+        let closed = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n0\r\nX-T: 1\r\n\r\nHTTP/1.1 204 No\r\n\r\n";
+        let both = exchanges(closed);
+        assert!(both[0].complete && both[1].status == 204 && both[1].complete);
+        let by_close = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n\r\n{}";
+        let e = &exchanges(by_close)[0];
+        assert!(!e.complete && e.until_close);
     }
 }
 

@@ -680,6 +680,26 @@ pub fn rederive(
     {
         return Some(found);
     }
+    if role != "positive"
+        && transcript.get("connections").is_some()
+        && let Some(found) = http_control_reread(id, role, o, transcript)
+    {
+        return Some(found);
+    }
+    if matches!(id, "required-result-type" | "no-session-id-assumption")
+        && role != "positive"
+        && transcript.get("replies").is_some()
+        && let Some(found) = stdout_error_reread(id, role, o, transcript)
+    {
+        return Some(found);
+    }
+    if id == "safe-integer-constraints"
+        && role == "negative"
+        && transcript.get("replies").is_some()
+        && let Some(found) = unsafe_integer_reread(o, transcript)
+    {
+        return Some(found);
+    }
     if id == "oversized-line"
         && role != "positive"
         && transcript.get("replies").is_some()
@@ -2068,8 +2088,9 @@ fn media_type_reread(
 ///   read a result, or one was lost or refused;
 /// - oversized-line: the 16 MiB request's wait (a result holds, an error is
 ///   the large line refused, nothing is no answer, a close an exit);
-/// - backpressure: lost responses are not what the record gives where every
-///   request's wait read a result and no id is answered twice on stdout;
+/// - backpressure: every request's wait read an answer (a result or an
+///   error) and no id is answered twice on the whole stored stdout is the
+///   property held, and nothing else is (the runner keeps the whole stdout);
 /// - partial-line: answered twice needs two lines answering the request;
 ///   released-message-framing: a violated framing needs a stdout line that
 ///   is not one JSON object, or stdout ending inside a line;
@@ -2204,6 +2225,86 @@ fn stdio_positive_reread(
                 reading,
                 format!(
                     "the opening's wait its runner kept read {open} and its stored answer, which"
+                ),
+            )
+        }
+        // explicit-protocol-revision: before 2026-07-28 the opening's
+        // answer names the revision asked for; at it, the one request after
+        // the opening (any result holds). server-discover: the discovery
+        // answer lists versions and capabilities and names the server.
+        "explicit-protocol-revision" | "server-discover" => {
+            let request = first_sent(transcript)?;
+            let modern = request["method"] == "server/discover";
+            if modern && id == "explicit-protocol-revision" {
+                let waits = request_waits(transcript)?;
+                let [(_, wait)] = waits.as_slice() else {
+                    return None;
+                };
+                return gives(
+                    read_as(wait, r::REQUEST_REFUSED),
+                    format!(
+                        "the wait its runner kept for the request after the opening read {wait}, which"
+                    ),
+                );
+            }
+            if !modern && id == "server-discover" {
+                return None;
+            }
+            let open = opening_wait(transcript)?;
+            let reading = if open == "result" {
+                let m = result_message(transcript, request.get("id"))?;
+                let ok = if modern {
+                    let res = m.get("result");
+                    res.and_then(|x| x.get("supportedVersions"))
+                        .is_some_and(Value::is_array)
+                        && res
+                            .and_then(|x| x.get("capabilities"))
+                            .is_some_and(Value::is_object)
+                        && res
+                            .and_then(|x| x.pointer("/_meta"))
+                            .and_then(|meta| meta.get(crate::model::mcp::META_SERVER_INFO))
+                            .and_then(|x| x.get("name"))
+                            .is_some_and(Value::is_string)
+                } else {
+                    m.pointer("/result/protocolVersion")
+                        == request.pointer("/params/protocolVersion")
+                };
+                let wrong = if modern {
+                    r::DISCOVER_INCOMPLETE
+                } else {
+                    r::REVISION_NOT_HONOURED
+                };
+                held_or(ok, held, wrong)
+            } else {
+                read_as(&open, r::REQUEST_REFUSED)
+            };
+            gives(
+                reading,
+                format!(
+                    "the opening's wait its runner kept read {open} and its stored answer, which"
+                ),
+            )
+        }
+        "required-result-type" => {
+            let waits = request_waits(transcript)?;
+            let [(request, wait)] = waits.as_slice() else {
+                return None;
+            };
+            let reading = if wait == "result" {
+                let m = result_message(transcript, Some(request))?;
+                held_or(
+                    m.pointer("/result/resultType")
+                        .is_some_and(Value::is_string),
+                    held,
+                    r::RESULT_TYPE_MISSING,
+                )
+            } else {
+                read_as(wait, r::REQUEST_REFUSED)
+            };
+            gives(
+                reading,
+                format!(
+                    "the wait its runner kept for tools/list read {wait} and its stored answer, which"
                 ),
             )
         }
@@ -2389,7 +2490,12 @@ fn stdio_positive_reread(
                 format!("the wait its runner kept for tools/list ({wait}) and the tools it stored"),
             )
         }
-        "backpressure" if o.observed_reason == r::BACKPRESSURE_LOST_RESPONSES => {
+        "backpressure"
+            if [held, r::BACKPRESSURE_LOST_RESPONSES].contains(&o.observed_reason.as_str()) =>
+        {
+            // Every request answered (a result or an error: either is its
+            // response) exactly once on the whole stored stdout is the
+            // property held; anything else is not.
             let waits = request_waits(transcript)?;
             let count = transcript.pointer("/observation/requests")?.as_u64()?;
             let stdout = stdout_bytes(transcript)?;
@@ -2402,14 +2508,17 @@ fn stdio_positive_reread(
             let once = waits.len() as u64 == count
                 && waits
                     .iter()
-                    .all(|(i, w)| w == "result" && counts.get(&i.to_string()) == Some(&1))
+                    .all(|(i, w)| answered(w) && counts.get(&i.to_string()) == Some(&1))
                 && counts.values().all(|&n| n == 1);
-            if once {
-                return refuse(format!(
-                    "the wait its runner kept for each of its {count} requests read a result and no id is answered twice on the stored stdout"
-                ));
+            match (once, o.observed_reason == held) {
+                (true, false) => refuse(format!(
+                    "the wait its runner kept for each of its {count} requests read an answer and no id is answered twice on the stored stdout"
+                )),
+                (false, true) => refuse(format!(
+                    "the stored stdout does not answer each of its {count} requests exactly once (the waits its runner kept and the lines it stored)"
+                )),
+                _ => None,
             }
-            None
         }
         "partial-line" if o.observed_reason == r::PARTIAL_LINE_ANSWERED_TWICE => {
             let waits = request_waits(transcript)?;
@@ -2559,6 +2668,193 @@ fn carried_alone(transcript: &Value, conns: &[u64]) -> Vec<(u64, Value)> {
             _ => None,
         })
         .collect()
+}
+
+/// Two controls whose failure label is an error of a given shape on stdout:
+/// `required-result-type`'s error carrying a `result` member
+/// (`MCP_RES_ERROR_WITH_RESULT`) needs a stored stdout message with both;
+/// `no-session-id-assumption`'s refusal of an unknown session id
+/// (`MCP_RES_SESSION_ID_ASSUMED`) needs a stored error other than -32700.
+/// Where the whole stored stdout has none, the label is not the record's.
+fn stdout_error_reread(
+    id: &str,
+    role: &str,
+    o: &Observation,
+    transcript: &Value,
+) -> Option<(Observation, String)> {
+    use crate::diag::reasons as r;
+    let (label, what): (&str, &str) = match id {
+        "required-result-type" => (r::ERROR_WITH_RESULT, "an error carrying a result"),
+        _ => (r::SESSION_ID_ASSUMED, "an error other than -32700"),
+    };
+    if o.observed_reason != label {
+        return None;
+    }
+    let stdout = super::stdio::stdout_bytes(transcript)?;
+    let found = super::stdio::messages(&stdout).iter().any(|m| {
+        m.get("method").is_none()
+            && m.get("error").is_some()
+            && if id == "required-result-type" {
+                m.get("result").is_some()
+            } else {
+                m.pointer("/error/code").and_then(Value::as_i64) != Some(-32700)
+            }
+    });
+    (!found).then(|| {
+        (
+            not_in_record(o),
+            format!(
+                "check {id}: its {role}.json says {} ({label}), but no stored stdout message is {what}",
+                o.observed
+            ),
+        )
+    })
+}
+
+/// safe-integer-constraints' control (a request whose id is an integer past
+/// 2^53, sent as a number): answered under a rounded neighbour (an id within
+/// 8 of it that is not it, as an integer or a fraction) anywhere on the
+/// stored stdout is the id corrupted; nowhere is not. Read only between those
+/// two labels, over the whole stored stdout.
+fn unsafe_integer_reread(o: &Observation, transcript: &Value) -> Option<(Observation, String)> {
+    use crate::diag::reasons as r;
+    let (corrupted, kept) = (r::UNSAFE_INTEGER_CORRUPTED, r::UNSAFE_INTEGER_NOT_CORRUPTED);
+    let reason = o.observed_reason.as_str();
+    if ![corrupted, kept].contains(&reason) {
+        return None;
+    }
+    let stdin = super::stdio::stream_bytes(transcript, "stdin")?;
+    let sent = super::stdio::messages(&stdin)
+        .into_iter()
+        .filter(|m| m.get("method").is_some())
+        .filter_map(|m| m.get("id").and_then(Value::as_u64))
+        .find(|i| *i > (1u64 << 53))?;
+    let stdout = super::stdio::stdout_bytes(transcript)?;
+    let near = super::stdio::messages(&stdout).into_iter().find(|m| {
+        m.get("method").is_none()
+            && (m
+                .get("id")
+                .and_then(Value::as_u64)
+                .is_some_and(|i| i != sent && i.abs_diff(sent) <= 8)
+                || m.get("id").is_some_and(|i| {
+                    i.as_u64().is_none()
+                        && i.as_f64().is_some_and(|f| (f - sent as f64).abs() <= 8.0)
+                }))
+    });
+    let why = match (&near, reason == corrupted) {
+        (Some(m), false) => format!(
+            "the stored stdout answers under the id {} next to the {sent} it sent",
+            m["id"]
+        ),
+        (None, true) => {
+            format!("no stored stdout line answers under an id next to the {sent} it sent")
+        }
+        _ => return None,
+    };
+    Some((
+        not_in_record(o),
+        format!(
+            "check safe-integer-constraints: its negative.json says {} ({reason}), but {why}",
+            o.observed
+        ),
+    ))
+}
+
+/// Streamable HTTP controls read from their stored connections:
+///
+/// - early-close and cancellation-by-stream-close (the control): after a
+///   connection the runner closed early, a request on a connection of its
+///   own, the last of the record, asks whether the subject still serves; an
+///   answer to it is the close absorbed, none is not (a subject that stopped
+///   serving, or ended);
+/// - duplicate-delivery (control and mutant): a response (an id with a
+///   result or an error, no method) sent to the subject is answered only
+///   where a stored response carries an id that no request mcpres sent
+///   carries.
+///
+/// Read only between the labels the stored bytes decide.
+fn http_control_reread(
+    id: &str,
+    role: &str,
+    o: &Observation,
+    transcript: &Value,
+) -> Option<(Observation, String)> {
+    use super::http;
+    use crate::diag::reasons as r;
+    let refuse = |why: String| {
+        Some((
+            not_in_record(o),
+            format!(
+                "check {id}: its {role}.json says {} ({}), but {why}",
+                o.observed, o.observed_reason
+            ),
+        ))
+    };
+    let reason = o.observed_reason.as_str();
+    match id {
+        "early-close" | "cancellation-by-stream-close" if role == "negative" => {
+            let absorbed = o.expected_reason.as_str();
+            if ![absorbed, r::HTTP_STOPPED_SERVING].contains(&reason) {
+                return None;
+            }
+            let conns: Vec<u64> = http::sent_bodies(transcript)?.into_keys().collect();
+            let carried = carried_alone(transcript, &conns);
+            let (conn, request) = carried.last()?;
+            // The request asking whether it still serves is the last one.
+            if conns.iter().max() != Some(conn) {
+                return None;
+            }
+            let serving = http::exchanges_on(transcript, *conn)?
+                .first()
+                .is_some_and(|e| {
+                    e.messages().iter().any(|m| {
+                        m.get("id") == Some(request)
+                            && (m.get("result").is_some() || m.get("error").is_some())
+                    })
+                });
+            match (serving, reason == absorbed) {
+                (true, false) => refuse(format!(
+                    "the request on its last connection (id {request}) is answered in the stored bytes: the subject went on serving"
+                )),
+                (false, true) => refuse(format!(
+                    "the request on its last connection (id {request}) is not answered in the stored bytes"
+                )),
+                _ => None,
+            }
+        }
+        "duplicate-delivery" if role != "positive" => {
+            let (answered, not_answered) = (
+                r::HTTP_STRAY_RESPONSE_ANSWERED,
+                r::HTTP_STRAY_RESPONSE_NOT_ANSWERED,
+            );
+            if ![answered, not_answered].contains(&reason) {
+                return None;
+            }
+            let asked: Vec<Value> = http::sent_messages(transcript)?
+                .into_iter()
+                .filter(|m| m.get("method").is_some())
+                .filter_map(|m| m.get("id").cloned())
+                .collect();
+            let stray = http::messages(transcript)?.into_iter().find(|m| {
+                m.get("method").is_none()
+                    && (m.get("result").is_some() || m.get("error").is_some())
+                    && m.get("id")
+                        .is_some_and(|i| !i.is_null() && !asked.contains(i))
+            });
+            match (stray, reason == answered) {
+                (Some(m), false) => refuse(format!(
+                    "the stored bytes hold a response with the id {} that no request it sent carries",
+                    m["id"]
+                )),
+                (None, true) => refuse(
+                    "no stored response carries an id other than those of the requests it sent"
+                        .into(),
+                ),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
 }
 
 /// Streamable HTTP positives whose reading is a function of the first
@@ -2750,6 +3046,110 @@ fn http_positive_reread(
                         "with"
                     } else {
                         "without"
+                    }
+                ),
+            )
+        }
+        "duplicate-delivery"
+        | "early-close"
+        | "cancellation-by-stream-close"
+        | "long-lived-response-stream"
+        | "authenticated-loopback-http" => {
+            // One request on a connection of its own, read from the first
+            // response stored on that connection.
+            let carried = carried_alone(transcript, &conns);
+            let [(conn, request)] = carried.as_slice() else {
+                return None;
+            };
+            let first = http::exchanges_on(transcript, *conn)?.into_iter().next();
+            let ended = http::ended_by_subject(transcript, *conn);
+            let mine: Vec<Value> = first
+                .as_ref()
+                .map(|e| {
+                    answers(e)
+                        .into_iter()
+                        .filter(|m| m.get("id") == Some(request))
+                        .collect()
+                })
+                .unwrap_or_default();
+            let complete = first
+                .as_ref()
+                .is_some_and(|e| e.complete || (e.until_close && ended));
+            let result = first.as_ref().and_then(|e| e.result_for(request));
+            // No answer to it: a 401, the subject gone before any response,
+            // else no answer (the runner's reading of an unanswered request).
+            let unanswered = match &first {
+                Some(e) if e.status == 401 => (Reject, unauthorized.as_str()),
+                None if ended => (Terminate, SUBJECT_EXITED),
+                _ => (NotObserved, NO_ANSWER),
+            };
+            let reading = match id {
+                _ if mine.is_empty() && id == "long-lived-response-stream" => {
+                    if complete || ended {
+                        (Accept, r::HTTP_STREAM_ENDED_EARLY)
+                    } else {
+                        (NotObserved, NO_ANSWER)
+                    }
+                }
+                _ if mine.is_empty() => unanswered,
+                "duplicate-delivery" => held_or(mine.len() == 1, held, r::HTTP_ANSWERED_TWICE),
+                "early-close" => held_or(complete, held, r::HTTP_ANSWER_INCOMPLETE),
+                "cancellation-by-stream-close" => {
+                    held_or(result.is_some(), held, r::HTTP_STREAM_FAILED)
+                }
+                "long-lived-response-stream" => {
+                    let e = first.as_ref()?;
+                    let streamed = e
+                        .header("content-type")
+                        .is_some_and(|m| m.to_ascii_lowercase().starts_with("text/event-stream"));
+                    let progress = e
+                        .messages()
+                        .iter()
+                        .take_while(|m| m.get("id") != Some(request))
+                        .filter(|m| m["method"] == "notifications/progress")
+                        .count();
+                    held_or(
+                        streamed && progress > 0 && result.is_some(),
+                        held,
+                        r::HTTP_NOT_STREAMED,
+                    )
+                }
+                _ => {
+                    // authenticated-loopback-http: answered, with the
+                    // addresses its record says the subject listened on;
+                    // all loopback (or none found) holds. One beyond
+                    // loopback decides nothing here (a subject mcpres did
+                    // not launch is not judged by its table).
+                    let bound = transcript
+                        .get("observation")?
+                        .get("boundAddresses")?
+                        .as_array()?;
+                    let loopback = bound.iter().all(|a| {
+                        a.as_str()
+                            .and_then(|a| a.parse::<std::net::IpAddr>().ok())
+                            .is_some_and(|ip| ip.to_canonical().is_loopback())
+                    });
+                    if !loopback {
+                        return None;
+                    }
+                    (Accept, held)
+                }
+            };
+            (
+                reading,
+                format!(
+                    "its request's connection stored {} with {} answer(s) to it{}, which",
+                    first
+                        .as_ref()
+                        .map_or("no response".to_string(), |e| format!(
+                            "status {}",
+                            e.status
+                        )),
+                    mine.len(),
+                    if complete {
+                        ""
+                    } else {
+                        " (the response not read to its end)"
                     }
                 ),
             )

@@ -613,6 +613,21 @@ pub fn replies_read(transcript: &Value) -> Option<Result<Vec<String>, String>> {
         .windows(REDACTION_MARK.len())
         .position(|w| w == REDACTION_MARK)
         .unwrap_or(usize::MAX);
+    // Every complete line's message with the offset just past its LF: a
+    // wait that had read `seen` bytes saw the lines ending at or before it
+    // (parsed once, not once per wait: a burst's waits are hundreds).
+    let mut lines: Vec<(usize, Value)> = Vec::new();
+    let mut start = 0;
+    for (at, _) in stdout.iter().enumerate().filter(|(_, b)| **b == b'\n') {
+        let line = &stdout[start..at];
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        if let Ok(v) = serde_json::from_slice::<Value>(line)
+            && v.is_object()
+        {
+            lines.push((at + 1, v));
+        }
+        start = at + 1;
+    }
     let mut labels = Vec::new();
     for (i, r) in replies.iter().enumerate() {
         let Some(recorded) = r.get("reply").and_then(Value::as_str) else {
@@ -626,7 +641,7 @@ pub fn replies_read(transcript: &Value) -> Option<Result<Vec<String>, String>> {
         else {
             return Some(Err(format!("its wait {i} records no stdout byte count")));
         };
-        let Some(prefix) = stdout.get(..seen) else {
+        if seen > stdout.len() {
             if exact != usize::MAX {
                 continue;
             }
@@ -634,7 +649,7 @@ pub fn replies_read(transcript: &Value) -> Option<Result<Vec<String>, String>> {
                 "its wait {i} says {seen} stdout bytes had been read, but {} are stored",
                 stdout.len()
             )));
-        };
+        }
         // A wait kept without its id (one with no canonical form) is not
         // read, nor one decided past a redaction.
         let Some(id) = r.get("id") else {
@@ -643,11 +658,15 @@ pub fn replies_read(transcript: &Value) -> Option<Result<Vec<String>, String>> {
         if seen > exact || (recorded == "stdout closed" && exact != usize::MAX) {
             continue;
         }
-        let answer = messages(prefix).into_iter().find(|m| {
-            m.get("id") == Some(id)
-                && m.get("method").is_none()
-                && (m.get("result").is_some() || m.get("error").is_some())
-        });
+        let answer = lines
+            .iter()
+            .take_while(|(end, _)| *end <= seen)
+            .map(|(_, m)| m)
+            .find(|m| {
+                m.get("id") == Some(id)
+                    && m.get("method").is_none()
+                    && (m.get("result").is_some() || m.get("error").is_some())
+            });
         let read = match &answer {
             Some(m) => match m.get("error") {
                 Some(e) => format!(

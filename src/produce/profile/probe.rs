@@ -115,6 +115,9 @@ struct Recorded {
     kept: [usize; 3],
     records: [usize; 3],
     folded: [Option<Folded>; 3],
+    /// Per stream, the bytes kept in full beyond [`TRANSCRIPT_KEEP_BYTES`]
+    /// (a check whose judge counts every answer keeps them all).
+    more: [usize; 3],
 }
 
 impl Recorded {
@@ -140,8 +143,8 @@ impl Recorded {
             return;
         }
         self.records[i] += 1;
-        let elide =
-            self.kept[i] + bytes.len() > TRANSCRIPT_KEEP_BYTES || bytes.len() > CHUNK_ELIDE_BYTES;
+        let elide = self.kept[i] + bytes.len() > TRANSCRIPT_KEEP_BYTES + self.more[i]
+            || bytes.len() > CHUNK_ELIDE_BYTES;
         let body = if elide {
             Body::Elided {
                 len: bytes.len(),
@@ -506,6 +509,15 @@ impl Probe {
     /// Wait until everything queued was written, at most `limit`.
     pub fn flushed(&self, limit: Duration) -> bool {
         self.wait_until(limit, |io| io.pending_writes == 0)
+    }
+
+    /// Keep up to `bytes` more of the subject's stdout in full than a
+    /// transcript keeps ([`TRANSCRIPT_KEEP_BYTES`]), for a check whose judge
+    /// reads every line (at most [`STDOUT_KEEP_BYTES`] in all).
+    pub fn keep_more_stdout(&self, bytes: usize) {
+        let mut io = self.shared.0.lock().expect("probe lock");
+        io.recorded.more[Stream::Stdout as usize] =
+            bytes.min(STDOUT_KEEP_BYTES.saturating_sub(TRANSCRIPT_KEEP_BYTES));
     }
 
     /// Stop (or resume) reading the subject's stdout.
@@ -1164,6 +1176,21 @@ mod tests {
         assert!(v[2].get("text").is_none());
         assert_eq!(v[2]["bytes"], 2);
         assert_eq!(v[3]["text"], "ab");
+        // A check that keeps more stdout keeps it, and only stdout.
+        let mut r = Recorded::default();
+        r.more[Stream::Stdout as usize] = TRANSCRIPT_KEEP_BYTES;
+        for at in 0..4 {
+            r.push(at, Stream::Stdout, &vec![b'a'; TRANSCRIPT_KEEP_BYTES / 2]);
+            r.push(at, Stream::Stdin, &vec![b'a'; TRANSCRIPT_KEEP_BYTES / 2]);
+        }
+        r.push(5, Stream::Stdout, b"ab");
+        let v = r.to_json();
+        let kept = |stream: &str| {
+            v.iter()
+                .filter(|c| c["stream"] == stream && c.get("text").is_some())
+                .count()
+        };
+        assert_eq!((kept("stdout"), kept("stdin")), (4, 2));
     }
 
     /// A subject writing a byte at a time: past the records a stream may

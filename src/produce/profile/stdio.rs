@@ -1480,6 +1480,9 @@ fn backpressure(ctx: &Ctx) -> CheckRun {
     };
     let positive = opened(ctx, Accept, HELD, |probe, _open| {
         let (ids, bytes) = burst(ctx);
+        // The judge counts every answer on the stored stdout: keep it all
+        // (300 answers of a large catalogue run to megabytes).
+        probe.keep_more_stdout(8 << 20);
         probe.pause_stdout(true);
         probe.send(bytes);
         std::thread::sleep(ctx.paced(Duration::from_millis(300)));

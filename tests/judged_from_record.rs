@@ -2675,7 +2675,7 @@ fn relabels_within_each_checks_vocabulary_are_refused_from_the_bytes() {
     eprintln!("refused {refused} of {total}; believed by reason: {by_count:#?}");
     assert!(total > 6_900, "only {total} relabels were tried");
     assert!(
-        refused >= 6_921,
+        refused >= 6_976,
         "only {refused} of {total} relabels were refused"
     );
 }
@@ -3666,6 +3666,14 @@ fn revision_observations_relabelled_against_their_stdout_are_refused() {
             "no stored stdout message is an error carrying a result",
         ),
         (
+            "bundles/profiles/python-sdk-protocol-revision-2025-11-25",
+            "capability-declaration",
+            "positive",
+            "ACCEPT",
+            "MCP_RES_CAPABILITIES_MISSING",
+            "but the capabilities of the stored answer to its opening give MCP_RES_CAPABILITIES_DECLARED",
+        ),
+        (
             new,
             "no-session-id-assumption",
             "negative",
@@ -3697,4 +3705,198 @@ fn revision_observations_relabelled_against_their_stdout_are_refused() {
         refused_saying(&dir, &format!("check {id}: its {role}.json says"));
         refused_saying(&dir, says);
     }
+}
+
+/// Two more readings of Streamable HTTP controls from their connections: the
+/// reference server answers two pipelined requests in order (the first
+/// response the first, the second the second), so `backpressure`'s control
+/// relabelled as reordered is refused; and it answers a malformed chunk and
+/// a syntax defect with a 400, never a 2xx without an answer, so
+/// `malformed-chunk`'s control and `backpressure`'s mutant relabelled as
+/// "no answer frame" are refused.
+#[test]
+fn pipelined_order_and_an_answerless_2xx_are_read_from_the_connections() {
+    let leg = "bundles/field/evidence/legs/reference-http-2025-11-25";
+    let (_tmp, dir) = copy_of(leg);
+    let doc = read(&dir.join("artifacts/backpressure/negative.json"));
+    assert_eq!(doc["observedReasonCode"], "MCP_RES_HTTP_PIPELINE_ORDERED");
+    relabel_negative(
+        &dir,
+        "backpressure",
+        "ACCEPT",
+        "MCP_RES_HTTP_PIPELINE_REORDERED",
+        "FAIL",
+    );
+    refused_saying(
+        &dir,
+        "but the first response on its pipelined connection answers",
+    );
+
+    let (_tmp, dir) = copy_of(leg);
+    relabel_negative(
+        &dir,
+        "malformed-chunk",
+        "NO_EFFECT",
+        "MCP_RES_HTTP_NO_ANSWER_FRAME",
+        "NOT_OBSERVED",
+    );
+    refused_saying(
+        &dir,
+        "no connection that carried a request has a first stored response that is a 2xx without an answer",
+    );
+
+    let (_tmp, dir) = copy_of(leg);
+    let path = dir.join("artifacts/backpressure/mutant.json");
+    let mut doc = read(&path);
+    assert_ne!(doc["observedReasonCode"], "MCP_RES_HTTP_NO_ANSWER_FRAME");
+    doc["observedOutcome"] = json!("NO_EFFECT");
+    doc["observedReasonCode"] = json!("MCP_RES_HTTP_NO_ANSWER_FRAME");
+    write(&path, &doc);
+    Relabel::open(&dir).save();
+    refused_saying(
+        &dir,
+        "check backpressure: its mutant.json says NO_EFFECT (MCP_RES_HTTP_NO_ANSWER_FRAME), but no connection",
+    );
+}
+
+/// socket-cleanup read from its record: the reference server answers its
+/// five requests and holds no socket for them afterwards (the socket table
+/// its record names is empty), and closes the idle connection when SIGTERM
+/// ends it (a `subject-closed` event on the connection that sent nothing).
+/// Relabelled as sockets held, or as the idle connection left open, each is
+/// refused.
+#[test]
+fn socket_cleanup_relabelled_against_its_record_is_refused() {
+    let leg = "bundles/field/evidence/legs/reference-http-2025-11-25";
+    let (_tmp, dir) = copy_of(leg);
+    relabel_positive(
+        &dir,
+        "socket-cleanup",
+        "ACCEPT",
+        "MCP_RES_HTTP_SOCKETS_HELD",
+        "FAIL",
+    );
+    refused_saying(
+        &dir,
+        "its 5 requests answered in the stored bytes and the 0 socket(s) its record says the subject still held for them",
+    );
+    let (_tmp, dir) = copy_of(leg);
+    let doc = read(&dir.join("artifacts/socket-cleanup/negative.json"));
+    assert_eq!(
+        doc["observedReasonCode"],
+        "MCP_RES_HTTP_SOCKETS_CLOSED_ON_STOP"
+    );
+    relabel_negative(
+        &dir,
+        "socket-cleanup",
+        "TERMINATE",
+        "MCP_RES_HTTP_SOCKET_LEFT_OPEN",
+        "FAIL",
+    );
+    refused_saying(
+        &dir,
+        "the subject ended its idle connection (3) in the stored events",
+    );
+}
+
+/// A syntax-defect mutant answered by the syntax guard (a -32700 with a null
+/// id, so the wait for its own id read nothing) relabelled as unanswered is
+/// refused from the stored stdout: the reference server's partial-line and
+/// no-process-as-conversation mutants.
+#[test]
+fn a_mutant_met_by_the_syntax_guard_cannot_be_relabelled_unanswered() {
+    for id in ["partial-line", "no-process-as-conversation"] {
+        let (_tmp, dir) = copy_of("bundles/profiles/reference-stdio-transport-2025-11-25");
+        let path = dir.join(format!("artifacts/{id}/mutant.json"));
+        let mut doc = read(&path);
+        assert_eq!(doc["observedReasonCode"], "MCP_RES_SYNTAX_GUARD", "{id}");
+        doc["observedOutcome"] = json!("NO_EFFECT");
+        doc["observedReasonCode"] = json!("MCP_RES_NO_ANSWER");
+        write(&path, &doc);
+        Relabel::open(&dir).save();
+        refused_saying(
+            &dir,
+            &format!(
+                "check {id}: its mutant.json says NO_EFFECT (MCP_RES_NO_ANSWER), but the stored stdout holds a -32700 parse error"
+            ),
+        );
+    }
+}
+
+/// oversized-line's control where the subject ended: server-everything
+/// exits 0 when it reads the 16 MiB line (its stdout closes with neither the
+/// request nor the liveness request answered, and no signal of the runner's
+/// is stored), a bounded ending. Relabelled as no answer, as the line
+/// dropped silently or as the subject gone, each is refused from the stored
+/// waits and exit (a crash is refused by the exit rule already).
+#[test]
+fn an_oversized_line_ending_is_read_from_the_stored_exit() {
+    let leg = "bundles/profiles/everything-stdio-transport-2025-11-25";
+    let doc = read(&repo(leg).join("artifacts/oversized-line/negative.json"));
+    assert_eq!(doc["observedReasonCode"], "MCP_RES_OVERSIZED_LINE_BOUNDED");
+    assert_eq!(doc["observedOutcome"], "TERMINATE");
+    for (outcome, reason, verdict) in [
+        ("NO_EFFECT", "MCP_RES_NO_ANSWER", "NOT_OBSERVED"),
+        ("REJECT", "MCP_RES_OVERSIZED_LINE_DROPPED_SILENTLY", "FAIL"),
+        ("TERMINATE", "MCP_RES_SUBJECT_EXITED", "NOT_OBSERVED"),
+    ] {
+        let (_tmp, dir) = copy_of(leg);
+        relabel_negative(&dir, "oversized-line", outcome, reason, verdict);
+        refused_saying(
+            &dir,
+            "the wait its runner kept for the request (stdout closed), the liveness request's (unanswered)",
+        );
+    }
+}
+
+/// unsupported-version-failure's control before 2026-07-28 read from the
+/// stored answer: the reference server answers an `initialize` naming an
+/// unknown version with its own released revision (the counter-offer, the
+/// refusal), so the control relabelled as the version accepted is refused.
+#[test]
+fn a_counter_offer_relabelled_as_the_unknown_version_accepted_is_refused() {
+    let (_tmp, dir) = copy_of("bundles/profiles/reference-protocol-revision-2025-11-25");
+    let id = "unsupported-version-failure";
+    let doc = read(&dir.join(format!("artifacts/{id}/negative.json")));
+    assert_eq!(
+        doc["observedReasonCode"],
+        "MCP_RES_UNSUPPORTED_VERSION_REFUSED"
+    );
+    relabel_negative(
+        &dir,
+        id,
+        "ACCEPT",
+        "MCP_RES_UNSUPPORTED_VERSION_ACCEPTED",
+        "FAIL",
+    );
+    refused_saying(
+        &dir,
+        "names 2025-11-25, which gives MCP_RES_UNSUPPORTED_VERSION_REFUSED",
+    );
+}
+
+/// json-schema-dialect-identity's control read from the stored answer: the
+/// Python SDK server answers its ill-typed call with a tool result marked
+/// `isError`, the refusal, so the control relabelled as the violation
+/// accepted is refused.
+#[test]
+fn an_ill_typed_call_refused_as_a_tool_error_cannot_be_relabelled_accepted() {
+    let (_tmp, dir) = copy_of("bundles/profiles/python-sdk-protocol-revision-2025-11-25");
+    let id = "json-schema-dialect-identity";
+    let doc = read(&dir.join(format!("artifacts/{id}/negative.json")));
+    assert_eq!(
+        doc["observedReasonCode"],
+        "MCP_RES_SCHEMA_VIOLATION_REFUSED"
+    );
+    relabel_negative(
+        &dir,
+        id,
+        "ACCEPT",
+        "MCP_RES_SCHEMA_VIOLATION_ACCEPTED",
+        "FAIL",
+    );
+    refused_saying(
+        &dir,
+        "the stored result for its ill-typed call has isError, which gives MCP_RES_SCHEMA_VIOLATION_REFUSED",
+    );
 }

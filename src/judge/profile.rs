@@ -686,10 +686,45 @@ pub fn rederive(
     {
         return Some(found);
     }
+    // A syntax-defect mutant left with no answer to its id, while the
+    // stored stdout holds a -32700: the syntax guard answered it (with a
+    // null id, as JSON-RPC asks of a request whose id cannot be read).
+    if role == "mutant"
+        && o.expected_reason == SYNTAX_GUARD
+        && o.observed_reason == NO_ANSWER
+        && transcript.get("replies").is_some()
+        && let Some(stdout) = super::stdio::stdout_bytes(transcript)
+        && super::stdio::messages(&stdout).iter().any(|m| {
+            m.get("method").is_none()
+                && m.pointer("/error/code").and_then(Value::as_i64) == Some(-32700)
+        })
+    {
+        return Some((
+            not_in_record(o),
+            format!(
+                "check {id}: its mutant.json says {} ({NO_ANSWER}), but the stored stdout holds a -32700 parse error: the syntax guard answered the defect",
+                o.observed
+            ),
+        ));
+    }
     if matches!(id, "required-result-type" | "no-session-id-assumption")
         && role != "positive"
         && transcript.get("replies").is_some()
         && let Some(found) = stdout_error_reread(id, role, o, transcript)
+    {
+        return Some(found);
+    }
+    if id == "json-schema-dialect-identity"
+        && role == "negative"
+        && transcript.get("replies").is_some()
+        && let Some(found) = ill_typed_call_reread(o, transcript)
+    {
+        return Some(found);
+    }
+    if id == "unsupported-version-failure"
+        && role == "negative"
+        && transcript.get("replies").is_some()
+        && let Some(found) = legacy_bogus_version_reread(o, transcript)
     {
         return Some(found);
     }
@@ -2363,6 +2398,21 @@ fn stdio_positive_reread(
                 ),
             )
         }
+        "capability-declaration" => {
+            // The opening answered: its result carries a capabilities
+            // object, or the capabilities are missing.
+            if opening_wait(transcript)? != "result" {
+                return None;
+            }
+            let answer = result_message(transcript, first_sent(transcript)?.get("id"))?;
+            let ok = answer
+                .pointer("/result/capabilities")
+                .is_some_and(Value::is_object);
+            gives(
+                held_or(ok, held, r::CAPABILITIES_MISSING),
+                "the capabilities of the stored answer to its opening".to_string(),
+            )
+        }
         "extension-declaration" => {
             if opening_wait(transcript)? != "result" {
                 return None;
@@ -2600,7 +2650,9 @@ fn reread_as(
 /// mutant, or its silence with a parse error gathered, is the syntax guard;
 /// another error, or silence with a parse or null-id error gathered, is the
 /// bounded refusal; silence with nothing gathered is the line dropped
-/// silently. An ending (no liveness answer) is read by the other rules.
+/// silently. Its stdout closed with neither answered, and no signal of the
+/// runner's stored, is a bounded ending on a clean exit (status 0) and a
+/// crash on any other: a death is never a bounded refusal.
 fn oversized_control_reread(
     role: &str,
     o: &Observation,
@@ -2608,13 +2660,16 @@ fn oversized_control_reread(
 ) -> Option<(Observation, String)> {
     use super::stdio::{gathered, last_wait_for};
     use crate::diag::reasons as r;
-    use ProbeOutcome::{Accept, NotObserved, Reject};
+    use ProbeOutcome::{Accept, NotObserved, Reject, Terminate};
     let domain = [
         BEHAVIOUR_LEFT_OPEN,
         r::OVERSIZED_LINE_ACCEPTED,
         SYNTAX_GUARD,
         r::OVERSIZED_LINE_BOUNDED,
         r::OVERSIZED_LINE_DROPPED_SILENTLY,
+        r::OVERSIZED_LINE_CRASHED,
+        NO_ANSWER,
+        SUBJECT_EXITED,
     ];
     if !domain.contains(&o.observed_reason.as_str()) {
         return None;
@@ -2638,6 +2693,28 @@ fn oversized_control_reread(
                 (Reject, r::OVERSIZED_LINE_BOUNDED)
             } else {
                 (Reject, r::OVERSIZED_LINE_DROPPED_SILENTLY)
+            }
+        }
+        // Its stdout closed with neither request answered: how it ended
+        // decides, when it ended of itself (no signal of the runner's is
+        // stored): a clean exit is a bounded ending, any other a crash.
+        "stdout closed" if !alive => {
+            let events = transcript.get("events")?.as_array()?;
+            if events
+                .iter()
+                .any(|e| e["event"].as_str().is_some_and(|t| t.starts_with("sent ")))
+            {
+                return None;
+            }
+            let status = events
+                .iter()
+                .find(|e| e["event"] == "exited")?
+                .get("status")?
+                .as_str()?;
+            if status == "exit 0" {
+                (Terminate, r::OVERSIZED_LINE_BOUNDED)
+            } else {
+                (Terminate, r::OVERSIZED_LINE_CRASHED)
             }
         }
         _ => return None,
@@ -2706,6 +2783,102 @@ fn stdout_error_reread(
             format!(
                 "check {id}: its {role}.json says {} ({label}), but no stored stdout message is {what}",
                 o.observed
+            ),
+        )
+    })
+}
+
+/// json-schema-dialect-identity's control (a `tools/call` with an argument
+/// of the wrong type, after its well-typed twin): answered with a result,
+/// the tool's `isError: true` is the refusal and any other result the
+/// violation accepted. Read only between those two labels, from the stored
+/// answer to the last `tools/call` sent.
+fn ill_typed_call_reread(o: &Observation, transcript: &Value) -> Option<(Observation, String)> {
+    use crate::diag::reasons as r;
+    let (accepted, refused) = (r::SCHEMA_VIOLATION_ACCEPTED, r::SCHEMA_VIOLATION_REFUSED);
+    let reason = o.observed_reason.as_str();
+    if ![accepted, refused].contains(&reason) {
+        return None;
+    }
+    let stdin = super::stdio::stream_bytes(transcript, "stdin")?;
+    let call = super::stdio::messages(&stdin)
+        .into_iter()
+        .rfind(|m| m["method"] == "tools/call")?;
+    let answer = result_message(transcript, call.get("id"))?;
+    let is_error = answer.pointer("/result/isError") == Some(&Value::Bool(true));
+    let (outcome, reading) = if is_error {
+        (ProbeOutcome::Reject, refused)
+    } else {
+        (ProbeOutcome::Accept, accepted)
+    };
+    (reading != reason).then(|| {
+        (
+            Observation {
+                observed: outcome,
+                observed_reason: reading.to_string(),
+                ..o.clone()
+            },
+            format!(
+                "check json-schema-dialect-identity: its negative.json says {} ({reason}), but the stored result for its ill-typed call {} isError, which gives {reading}",
+                o.observed,
+                if is_error { "has" } else { "has no" }
+            ),
+        )
+    })
+}
+
+/// unsupported-version-failure's control before 2026-07-28: an `initialize`
+/// naming a version no revision has, on a fresh process. Answered with a
+/// result, the version the result names decides: that unknown version (or
+/// none) is the version accepted; a released one is the counter-offer, the
+/// refusal. Read only between those two labels, from the stored answer.
+fn legacy_bogus_version_reread(
+    o: &Observation,
+    transcript: &Value,
+) -> Option<(Observation, String)> {
+    use crate::diag::reasons as r;
+    let (accepted, refused) = (
+        r::UNSUPPORTED_VERSION_ACCEPTED,
+        r::UNSUPPORTED_VERSION_REFUSED,
+    );
+    let reason = o.observed_reason.as_str();
+    if ![accepted, refused].contains(&reason) {
+        return None;
+    }
+    let request = first_sent(transcript)?;
+    if request["method"] != "initialize" {
+        return None;
+    }
+    let asked = request.pointer("/params/protocolVersion")?.as_str()?;
+    if super::RELEASED_REVISIONS.contains(&asked) {
+        return None;
+    }
+    let answer = result_message(transcript, request.get("id"))?;
+    let named = answer
+        .pointer("/result/protocolVersion")
+        .and_then(Value::as_str);
+    let reading = match named {
+        Some(v) if super::RELEASED_REVISIONS.contains(&v) => refused,
+        Some(v) if v == asked => accepted,
+        None => accepted,
+        // Another unknown version: neither label (other rules read it).
+        Some(_) => return None,
+    };
+    (reading != reason).then(|| {
+        (
+            Observation {
+                observed: if reading == accepted {
+                    ProbeOutcome::Accept
+                } else {
+                    ProbeOutcome::Reject
+                },
+                observed_reason: reading.to_string(),
+                ..o.clone()
+            },
+            format!(
+                "check unsupported-version-failure: its negative.json says {} ({reason}), but the stored answer to its initialize naming {asked} names {}, which gives {reading}",
+                o.observed,
+                named.unwrap_or("no version")
             ),
         )
     })
@@ -2821,6 +2994,125 @@ fn http_control_reread(
                 )),
                 _ => None,
             }
+        }
+        "socket-cleanup" if role != "positive" => {
+            // A signal with an idle connection open (one that sent
+            // nothing): the subject closed it, or did not.
+            let (closed, open) = (r::HTTP_SOCKETS_CLOSED_ON_STOP, r::HTTP_SOCKET_LEFT_OPEN);
+            if ![closed, open].contains(&reason) {
+                return None;
+            }
+            let sent = http::sent_bodies(transcript)?;
+            let received = http::received(transcript)?;
+            let idle: Vec<u64> = (1..=transcript.get("connections")?.as_u64()?)
+                .filter(|c| !sent.contains_key(c) && !received.contains_key(c))
+                .collect();
+            let [conn] = idle.as_slice() else {
+                return None;
+            };
+            let ended = http::ended_by_subject(transcript, *conn);
+            match (ended, reason == closed) {
+                (true, false) => refuse(format!(
+                    "the subject ended its idle connection ({conn}) in the stored events"
+                )),
+                (false, true) => refuse(format!(
+                    "no stored event shows the subject ending its idle connection ({conn})"
+                )),
+                _ => None,
+            }
+        }
+        "backpressure" if role == "negative" => {
+            // Two requests written back to back on one connection.
+            let (ordered, reordered) = (r::HTTP_PIPELINE_ORDERED, r::HTTP_PIPELINE_REORDERED);
+            if ![ordered, reordered].contains(&reason) {
+                return None;
+            }
+            let conns: Vec<u64> = http::sent_bodies(transcript)?.into_keys().collect();
+            let (conn, ids) = conns.iter().find_map(|&c| {
+                let ids: Vec<Value> = http::sent_on(transcript, c)
+                    .iter()
+                    .filter_map(|m| m.get("id").filter(|i| !i.is_null()).cloned())
+                    .collect();
+                (ids.len() == 2).then_some((c, ids))
+            })?;
+            let responses = http::exchanges_on(transcript, conn)?;
+            let answers_of = |n: usize| -> Vec<Value> {
+                responses
+                    .get(n)
+                    .map(|e| {
+                        e.messages()
+                            .into_iter()
+                            .filter(|m| {
+                                m.get("method").is_none()
+                                    && (m.get("result").is_some() || m.get("error").is_some())
+                            })
+                            .filter_map(|m| m.get("id").cloned())
+                            .collect()
+                    })
+                    .unwrap_or_default()
+            };
+            let (first, second) = (answers_of(0), answers_of(1));
+            let reading = if first.contains(&ids[1]) || (first.contains(&ids[0]) && first.len() > 1)
+            {
+                reordered
+            } else if first.contains(&ids[0]) && (second.contains(&ids[1]) || second.is_empty()) {
+                ordered
+            } else if first.contains(&ids[0]) {
+                reordered
+            } else {
+                // The first not answered: its refusal is other rules'.
+                return None;
+            };
+            (reading != reason).then(|| {
+                (
+                    Observation {
+                        observed: ProbeOutcome::Accept,
+                        observed_reason: reading.to_string(),
+                        ..o.clone()
+                    },
+                    format!(
+                        "check {id}: its {role}.json says {} ({reason}), but the first response on its pipelined connection answers {} and the second {}, which give {reading}",
+                        o.observed,
+                        serde_json::to_string(&first).unwrap_or_default(),
+                        serde_json::to_string(&second).unwrap_or_default(),
+                    ),
+                )
+            })
+        }
+        // (A check with a refusal in the judge's table has its control read
+        // by that table's rule, which names the answer.)
+        _ if reason == r::HTTP_NO_ANSWER_FRAME
+            && (role == "mutant" || http::refusal_of(id).is_none()) =>
+        {
+            // A 2xx with no answer in it: some connection that carried a
+            // request (or a body that does not parse) has a first stored
+            // response with a 2xx status and no JSON-RPC answer.
+            let bodies = http::sent_bodies(transcript)?;
+            let seen = bodies.iter().any(|(conn, sent)| {
+                let messages = http::sent_on(transcript, *conn);
+                let unparsed = sent
+                    .iter()
+                    .any(|b| !b.is_empty() && serde_json::from_slice::<Value>(b).is_err());
+                let asks = messages
+                    .iter()
+                    .any(|m| m.get("id").is_some_and(|i| !i.is_null()));
+                (unparsed || asks)
+                    && http::exchanges_on(transcript, *conn)
+                        .and_then(|e| e.into_iter().next())
+                        .is_some_and(|e| {
+                            (200..300).contains(&e.status)
+                                && !e.messages().iter().any(|m| {
+                                    m.get("method").is_none()
+                                        && (m.get("result").is_some() || m.get("error").is_some())
+                                })
+                        })
+            });
+            (!seen).then(|| {
+                refuse(
+                    "no connection that carried a request has a first stored response that is a 2xx without an answer"
+                        .into(),
+                )
+            })?
         }
         "duplicate-delivery" if role != "positive" => {
             let (answered, not_answered) = (
@@ -3047,6 +3339,35 @@ fn http_positive_reread(
                     } else {
                         "without"
                     }
+                ),
+            )
+        }
+        "socket-cleanup" => {
+            // Five requests, each on a connection of its own that mcpres
+            // closed; then the sockets the subject still held for them, as
+            // its record names them (`observation.held`, read from the
+            // subject's socket table and stored).
+            let sockets = r::HTTP_SOCKETS_HELD;
+            if ![held, sockets].contains(&o.observed_reason.as_str()) {
+                return None;
+            }
+            let kept = transcript.get("observation")?.get("held")?.as_array()?;
+            let answered_n = carried_alone(transcript, &conns)
+                .iter()
+                .filter(|(c, request)| {
+                    http::exchanges_on(transcript, *c)
+                        .and_then(|e| e.into_iter().next())
+                        .is_some_and(|e| answers(&e).iter().any(|m| m.get("id") == Some(request)))
+                })
+                .count();
+            if answered_n < 5 {
+                return None;
+            }
+            (
+                held_or(kept.is_empty(), held, sockets),
+                format!(
+                    "its 5 requests answered in the stored bytes and the {} socket(s) its record says the subject still held for them",
+                    kept.len()
                 ),
             )
         }

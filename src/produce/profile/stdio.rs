@@ -1654,6 +1654,10 @@ fn interruption(ctx: &Ctx) -> CheckRun {
                 bytes.extend_from_slice(&ctx.line("tools/list", json!({})).1);
             }
             if !bytes.is_empty() {
+                // Whether the last line is torn is read from the stored
+                // stdout: keep all of it (the answers in flight run past
+                // what a transcript keeps for a large catalogue).
+                probe.keep_more_stdout(8 << 20);
                 probe.send(bytes);
                 probe.flushed(Duration::from_secs(2));
             }

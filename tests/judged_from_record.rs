@@ -3712,8 +3712,8 @@ fn revision_observations_relabelled_against_their_stdout_are_refused() {
 /// response the first, the second the second), so `backpressure`'s control
 /// relabelled as reordered is refused; and it answers a malformed chunk and
 /// a syntax defect with a 400, never a 2xx without an answer, so
-/// `malformed-chunk`'s control and `backpressure`'s mutant relabelled as
-/// "no answer frame" are refused.
+/// `malformed-chunk`'s control and `backpressure`'s control and mutant
+/// relabelled as "no answer frame" are refused.
 #[test]
 fn pipelined_order_and_an_answerless_2xx_are_read_from_the_connections() {
     let leg = "bundles/field/evidence/legs/reference-http-2025-11-25";
@@ -3743,6 +3743,19 @@ fn pipelined_order_and_an_answerless_2xx_are_read_from_the_connections() {
     refused_saying(
         &dir,
         "no connection that carried a request has a first stored response that is a 2xx without an answer",
+    );
+
+    let (_tmp, dir) = copy_of(leg);
+    relabel_negative(
+        &dir,
+        "backpressure",
+        "NO_EFFECT",
+        "MCP_RES_HTTP_NO_ANSWER_FRAME",
+        "NOT_OBSERVED",
+    );
+    refused_saying(
+        &dir,
+        "check backpressure: its negative.json says NO_EFFECT (MCP_RES_HTTP_NO_ANSWER_FRAME), but no connection",
     );
 
     let (_tmp, dir) = copy_of(leg);
@@ -3898,5 +3911,26 @@ fn an_ill_typed_call_refused_as_a_tool_error_cannot_be_relabelled_accepted() {
     refused_saying(
         &dir,
         "the stored result for its ill-typed call has isError, which gives MCP_RES_SCHEMA_VIOLATION_REFUSED",
+    );
+}
+
+/// long-lived-response-stream's control (a streaming call with wrongly typed
+/// arguments) is refused by the Python SDK server with a tool result marked
+/// `isError`; its stored bytes hold no accepting result for it, so the
+/// control relabelled as the invalid arguments accepted is refused.
+#[test]
+fn a_streaming_call_refused_as_a_tool_error_cannot_be_relabelled_accepted() {
+    let (_tmp, dir) = copy_of("bundles/field/evidence/legs/python-sdk-http-2025-11-25");
+    let id = "long-lived-response-stream";
+    relabel_negative(
+        &dir,
+        id,
+        "ACCEPT",
+        "MCP_RES_HTTP_INVALID_ARGUMENTS_ACCEPTED",
+        "FAIL",
+    );
+    refused_saying(
+        &dir,
+        "says the control was served (MCP_RES_HTTP_INVALID_ARGUMENTS_ACCEPTED), but its stored received bytes hold no accepting result for the control",
     );
 }

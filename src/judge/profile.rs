@@ -1037,7 +1037,9 @@ pub fn rederive(
 /// [`rederive`]'s other way round for a control: one said served with the
 /// property's own acceptance (`held`, its positive's expected reason: ACCEPT
 /// where a refusal was expected) whose stored bytes hold no accepting result
-/// for its request was not served, whatever else it was. (Other acceptances
+/// for its request was not served, whatever else it was. So is
+/// `long-lived-response-stream`'s control said to have its invalid arguments
+/// accepted (a result that is not the tool's `isError`). (Other acceptances
 /// a control can be labelled with, a redirect or a media type, are not a
 /// result and are not read so.)
 fn served_reread(
@@ -1047,10 +1049,15 @@ fn served_reread(
     transcript: &Value,
     held: Option<&str>,
 ) -> Option<(Observation, String)> {
+    // The control labelled with the positive's own label, or (the one
+    // served label that names a tool call's result) its invalid arguments
+    // accepted.
+    let served = held == Some(o.observed_reason.as_str())
+        || o.observed_reason == crate::diag::reasons::HTTP_INVALID_ARGUMENTS_ACCEPTED;
     if role != "negative"
         || o.observed != ProbeOutcome::Accept
         || o.expected != ProbeOutcome::Reject
-        || held != Some(o.observed_reason.as_str())
+        || !served
     {
         return None;
     }
@@ -2995,6 +3002,41 @@ fn http_control_reread(
                 _ => None,
             }
         }
+        // (A check with a refusal in the judge's table has its control read
+        // by that table's rule, which names the answer.)
+        _ if reason == r::HTTP_NO_ANSWER_FRAME
+            && (role == "mutant" || http::refusal_of(id).is_none()) =>
+        {
+            // A 2xx with no answer in it: some connection that carried a
+            // request (or a body that does not parse) has a first stored
+            // response with a 2xx status and no JSON-RPC answer.
+            let bodies = http::sent_bodies(transcript)?;
+            let seen = bodies.iter().any(|(conn, sent)| {
+                let messages = http::sent_on(transcript, *conn);
+                let unparsed = sent
+                    .iter()
+                    .any(|b| !b.is_empty() && serde_json::from_slice::<Value>(b).is_err());
+                let asks = messages
+                    .iter()
+                    .any(|m| m.get("id").is_some_and(|i| !i.is_null()));
+                (unparsed || asks)
+                    && http::exchanges_on(transcript, *conn)
+                        .and_then(|e| e.into_iter().next())
+                        .is_some_and(|e| {
+                            (200..300).contains(&e.status)
+                                && !e.messages().iter().any(|m| {
+                                    m.get("method").is_none()
+                                        && (m.get("result").is_some() || m.get("error").is_some())
+                                })
+                        })
+            });
+            (!seen).then(|| {
+                refuse(
+                    "no connection that carried a request has a first stored response that is a 2xx without an answer"
+                        .into(),
+                )
+            })?
+        }
         "socket-cleanup" if role != "positive" => {
             // A signal with an idle connection open (one that sent
             // nothing): the subject closed it, or did not.
@@ -3078,41 +3120,6 @@ fn http_control_reread(
                     ),
                 )
             })
-        }
-        // (A check with a refusal in the judge's table has its control read
-        // by that table's rule, which names the answer.)
-        _ if reason == r::HTTP_NO_ANSWER_FRAME
-            && (role == "mutant" || http::refusal_of(id).is_none()) =>
-        {
-            // A 2xx with no answer in it: some connection that carried a
-            // request (or a body that does not parse) has a first stored
-            // response with a 2xx status and no JSON-RPC answer.
-            let bodies = http::sent_bodies(transcript)?;
-            let seen = bodies.iter().any(|(conn, sent)| {
-                let messages = http::sent_on(transcript, *conn);
-                let unparsed = sent
-                    .iter()
-                    .any(|b| !b.is_empty() && serde_json::from_slice::<Value>(b).is_err());
-                let asks = messages
-                    .iter()
-                    .any(|m| m.get("id").is_some_and(|i| !i.is_null()));
-                (unparsed || asks)
-                    && http::exchanges_on(transcript, *conn)
-                        .and_then(|e| e.into_iter().next())
-                        .is_some_and(|e| {
-                            (200..300).contains(&e.status)
-                                && !e.messages().iter().any(|m| {
-                                    m.get("method").is_none()
-                                        && (m.get("result").is_some() || m.get("error").is_some())
-                                })
-                        })
-            });
-            (!seen).then(|| {
-                refuse(
-                    "no connection that carried a request has a first stored response that is a 2xx without an answer"
-                        .into(),
-                )
-            })?
         }
         "duplicate-delivery" if role != "positive" => {
             let (answered, not_answered) = (

@@ -2675,7 +2675,7 @@ fn relabels_within_each_checks_vocabulary_are_refused_from_the_bytes() {
     eprintln!("refused {refused} of {total}; believed by reason: {by_count:#?}");
     assert!(total > 6_900, "only {total} relabels were tried");
     assert!(
-        refused >= 6_976,
+        refused >= 6_982,
         "only {refused} of {total} relabels were refused"
     );
 }

@@ -2675,7 +2675,7 @@ fn relabels_within_each_checks_vocabulary_are_refused_from_the_bytes() {
     eprintln!("refused {refused} of {total}; believed by reason: {by_count:#?}");
     assert!(total > 6_900, "only {total} relabels were tried");
     assert!(
-        refused >= 6_982,
+        refused >= 6_986,
         "only {refused} of {total} relabels were refused"
     );
 }
@@ -3933,4 +3933,37 @@ fn a_streaming_call_refused_as_a_tool_error_cannot_be_relabelled_accepted() {
         &dir,
         "says the control was served (MCP_RES_HTTP_INVALID_ARGUMENTS_ACCEPTED), but its stored received bytes hold no accepting result for the control",
     );
+}
+
+/// no-connection-as-conversation's control at 2025-11-25 is a listing on a
+/// fresh process with no opening; the labels of the 2026-07-28 control (a
+/// version refused with the wrong error, an earlier version carried over)
+/// are refused at that revision whatever the bytes.
+#[test]
+fn a_2026_label_on_a_2025_conversation_control_is_refused() {
+    for (bundle, outcome, reason) in [
+        (
+            "bundles/profiles/reference-protocol-revision-2025-11-25",
+            "REJECT",
+            "MCP_RES_VERSION_REFUSED_WRONG_ERROR",
+        ),
+        (
+            "bundles/profiles/everything-protocol-revision-2025-11-25",
+            "ACCEPT",
+            "MCP_RES_EARLIER_VERSION_CARRIED_OVER",
+        ),
+    ] {
+        let (_tmp, dir) = copy_of(bundle);
+        relabel_negative(
+            &dir,
+            "no-connection-as-conversation",
+            outcome,
+            reason,
+            "FAIL",
+        );
+        refused_saying(
+            &dir,
+            "a label of the 2026-07-28 control, but the evaluation is at 2025-11-25",
+        );
+    }
 }

@@ -1889,6 +1889,29 @@ fn conversation_control_reread(
     revision: &str,
 ) -> Option<(Observation, String)> {
     use crate::diag::reasons as r;
+    // no-connection-as-conversation's control and mutant before 2026-07-28
+    // are a listing on a fresh process with no opening, read by a classifier
+    // that never names a version: the labels of the 2026-07-28 control (a
+    // version refused with the wrong error, an earlier version carried over,
+    // -32601 not credited) are not what such a record can give.
+    if id == "no-connection-as-conversation"
+        && role != "positive"
+        && revision == crate::model::mcp::PROTOCOL_REVISION
+        && [
+            r::VERSION_REFUSED_WRONG_ERROR,
+            r::EARLIER_VERSION_CARRIED_OVER,
+            METHOD_NOT_FOUND_NOT_CREDITED,
+        ]
+        .contains(&o.observed_reason.as_str())
+    {
+        return Some((
+            not_in_record(o),
+            format!(
+                "check {id}: its {role}.json says {}, a label of the 2026-07-28 control, but the evaluation is at {revision}, whose control names no version",
+                o.observed_reason
+            ),
+        ));
+    }
     if id != "no-process-as-conversation" || !matches!(role, "negative" | "mutant") {
         return None;
     }

@@ -2583,9 +2583,9 @@ fn an_http_control_relabelled_as_met_by_the_syntax_guard_is_refused() {
 /// (`src/judge/vocabulary.tsv`): the relabel is refused when the judge finds
 /// a disagreement at that artifact, from its bytes. Judged in process (about
 /// 7,050 relabels, `{n}` families tried as 500), with the count of those
-/// still believed printed per reason (`MCPRES_SWEEP_LIST=1` lists each). The
-/// floor is what the judge refuses today (6,755 of 7,005 on 2026-12-05, with the field legs regenerated); a change that
-/// lowers it fails here.
+/// still believed printed per reason (`MCPRES_SWEEP_LIST=1` lists each).
+/// Every one is refused (7,005 of 7,005 on 2026-12-06, with the field legs
+/// regenerated): a change that lets one relabel be believed fails here.
 #[test]
 fn relabels_within_each_checks_vocabulary_are_refused_from_the_bytes() {
     use mcpres::judge::profile::{Stored, artifact_path, judge_dir, reads};
@@ -2674,9 +2674,9 @@ fn relabels_within_each_checks_vocabulary_are_refused_from_the_bytes() {
     by_count.sort_by(|a, b| b.1.cmp(a.1));
     eprintln!("refused {refused} of {total}; believed by reason: {by_count:#?}");
     assert!(total > 6_900, "only {total} relabels were tried");
-    assert!(
-        refused >= 6_986,
-        "only {refused} of {total} relabels were refused"
+    assert_eq!(
+        refused, total,
+        "only {refused} of {total} relabels were refused; believed: {by_count:#?}"
     );
 }
 
@@ -3966,4 +3966,57 @@ fn a_2026_label_on_a_2025_conversation_control_is_refused() {
             "a label of the 2026-07-28 control, but the evaluation is at 2025-11-25",
         );
     }
+}
+
+/// A control whose valid twin the stored stdout answers with an error is
+/// uncredited whatever else it met (the twin binds every reading but
+/// acceptance): server-everything answers the 2026-07-28 era probe's twin
+/// with -32601 at 2025-11-25, so its control relabelled as method not found
+/// (uncredited for another reason) is refused.
+#[test]
+fn a_control_beside_a_refused_twin_bears_only_the_twin_label() {
+    let (_tmp, dir) = copy_of("bundles/profiles/everything-protocol-revision-2025-11-25");
+    let id = "modern-legacy-auto-behavior";
+    let doc = read(&dir.join(format!("artifacts/{id}/negative.json")));
+    assert_eq!(doc["observedReasonCode"], "MCP_RES_VALID_TWIN_REFUSED");
+    relabel_negative(
+        &dir,
+        id,
+        "NOT_OBSERVED",
+        "MCP_RES_METHOD_NOT_FOUND_NOT_CREDITED",
+        "NOT_OBSERVED",
+    );
+    refused_saying(&dir, "hold no accepting result for the valid twin");
+}
+
+/// A control credited with its refusal whose request its runner's last
+/// wait read no answer (and no line gathered is a null-id error or the
+/// syntax guard) is refused: the Python SDK server leaves a
+/// `server/discover` with non-object params unanswered at 2026-07-28.
+#[test]
+fn silence_relabelled_as_a_refusal_is_refused() {
+    let (_tmp, dir) = copy_of("bundles/profiles/python-sdk-protocol-revision-2026-07-28");
+    let id = "server-discover";
+    let doc = read(&dir.join(format!("artifacts/{id}/negative.json")));
+    assert_eq!(doc["observedReasonCode"], "MCP_RES_NO_ANSWER");
+    relabel_negative(
+        &dir,
+        id,
+        "REJECT",
+        "MCP_RES_DISCOVER_INVALID_PARAMS_REFUSED",
+        "PASS",
+    );
+    refused_saying(&dir, "read no answer, and no line gathered while waiting");
+}
+
+/// safe-integer-constraints' control met with silence while the subject
+/// went on serving is the id kept (no answer under a rounded neighbour), not
+/// an unanswered control: server-everything stays silent on a listing with
+/// an id past 2^53.
+#[test]
+fn an_unsafe_integer_control_met_with_silence_is_the_id_kept() {
+    let (_tmp, dir) = copy_of("bundles/profiles/everything-protocol-revision-2025-11-25");
+    let id = "safe-integer-constraints";
+    relabel_negative(&dir, id, "NO_EFFECT", "MCP_RES_NO_ANSWER", "FAIL");
+    refused_saying(&dir, "the id was not corrupted");
 }

@@ -88,16 +88,54 @@ fn stream(transcript: &Value, which: &str) -> Option<BTreeMap<u64, Vec<u8>>> {
         let Some(conn) = e["connection"].as_u64() else {
             continue;
         };
-        let bytes = out.entry(conn).or_default();
-        if let Some(text) = e["text"].as_str() {
-            bytes.extend_from_slice(text.as_bytes());
-        } else if let Some(b64) = e["base64"].as_str() {
-            bytes.extend(base64::engine::general_purpose::STANDARD.decode(b64).ok()?);
-        } else {
-            return None;
-        }
+        out.entry(conn).or_default().extend(chunk_bytes(e)?);
     }
     Some(out)
+}
+
+/// The most bytes one stored chunk may declare: a `deflate` chunk is never
+/// inflated beyond it (a record is untrusted input).
+pub const CHUNK_MAX_BYTES: usize = 64 << 20;
+
+/// The bytes one stored chunk holds: its `text`, its `base64`, or its
+/// `deflate` (base64 of a raw DEFLATE stream that inflates to exactly the
+/// chunk's `bytes` length); `None` when the chunk is elided (only a digest
+/// and head are stored) or its stored form does not decode to its length.
+pub fn chunk_bytes(e: &Value) -> Option<Vec<u8>> {
+    use std::io::Read;
+    let b64 = &base64::engine::general_purpose::STANDARD;
+    if let Some(text) = e["text"].as_str() {
+        return Some(text.as_bytes().to_vec());
+    }
+    if let Some(s) = e["base64"].as_str() {
+        return b64.decode(s).ok();
+    }
+    let packed = b64.decode(e["deflate"].as_str()?).ok()?;
+    let len = usize::try_from(e["bytes"].as_u64()?).ok()?;
+    if len > CHUNK_MAX_BYTES {
+        return None;
+    }
+    let mut out = Vec::with_capacity(len);
+    flate2::read::DeflateDecoder::new(packed.as_slice())
+        .take(len as u64 + 1)
+        .read_to_end(&mut out)
+        .ok()?;
+    (out.len() == len).then_some(out)
+}
+
+/// `bytes` as a stored chunk's `deflate` member, when it is long and packs
+/// to at most an eighth of its length (the runner's filler does); `None`
+/// when it does not pack that well.
+pub fn deflated(bytes: &[u8]) -> Option<String> {
+    use std::io::Write;
+    if bytes.len() < 1024 {
+        return None;
+    }
+    let mut w = flate2::write::DeflateEncoder::new(Vec::new(), flate2::Compression::default());
+    w.write_all(bytes).ok()?;
+    let packed = w.finish().ok()?;
+    (packed.len() <= bytes.len() / 8)
+        .then(|| base64::engine::general_purpose::STANDARD.encode(packed))
 }
 
 /// Every JSON-RPC message the subject answered on any connection of the
@@ -817,6 +855,42 @@ mod tests {
             {"connection": 1, "stream": "sent", "text": "ignored"}
         ]});
         assert_eq!(messages(&t), Some(vec![]));
+    }
+
+    #[test]
+    fn a_deflated_chunk_reads_back_only_at_its_declared_length() {
+        let body = "0123456789abcdef".repeat(8 << 10);
+        let packed = deflated(body.as_bytes()).expect("filler packs");
+        assert!(packed.len() < body.len() / 8);
+        let chunk = |len: usize| json!({"bytes": len, "deflate": packed});
+        assert_eq!(
+            chunk_bytes(&chunk(body.len())),
+            Some(body.clone().into_bytes())
+        );
+        // A length that is not the inflated one (shorter or longer) reads as
+        // nothing, as does a length beyond the bound.
+        assert_eq!(chunk_bytes(&chunk(body.len() - 1)), None);
+        assert_eq!(chunk_bytes(&chunk(body.len() + 1)), None);
+        assert_eq!(chunk_bytes(&chunk(CHUNK_MAX_BYTES + 1)), None);
+        assert_eq!(
+            chunk_bytes(&json!({"bytes": 3, "deflate": "not base64!"})),
+            None
+        );
+        // Bytes that do not pack stay plain (or elided), never deflated.
+        let noise: Vec<u8> = (0..4096u32)
+            .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
+            .collect();
+        assert_eq!(deflated(&noise), None);
+        assert_eq!(deflated(b"short"), None);
+        // A connection's stream joins deflated and plain chunks in order.
+        let t = json!({"connections": 1, "events": [
+            {"connection": 1, "stream": "sent", "text": "ab"},
+            {"connection": 1, "stream": "sent", "bytes": body.len(), "deflate": packed},
+            {"connection": 1, "stream": "sent", "text": "yz"}
+        ]});
+        let sent = stream(&t, "sent").unwrap();
+        assert_eq!(sent[&1].len(), body.len() + 4);
+        assert!(sent[&1].starts_with(b"ab0123") && sent[&1].ends_with(b"defyz"));
     }
 }
 

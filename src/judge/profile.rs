@@ -636,6 +636,28 @@ pub fn rederive(
             ),
         ));
     }
+    // A control or mutant not served, whose valid twin the stored bytes show
+    // not accepted, is uncredited whatever else it met: the twin binds every
+    // reading but acceptance (`twin_bound`), so no other label of silence,
+    // an error or an ending stands beside a refused twin.
+    if role != "positive"
+        && o.observed != ProbeOutcome::Accept
+        && o.observed_reason != VALID_TWIN_REFUSED
+        && let Some(twin) = transcript.pointer("/observation/twin/id")
+        && twin_accepted(transcript, twin) == Some(false)
+    {
+        return Some((
+            Observation {
+                observed: ProbeOutcome::NotObserved,
+                observed_reason: VALID_TWIN_REFUSED.into(),
+                ..o.clone()
+            },
+            format!(
+                "check {id}: its {role}.json says {} ({}), but its stored bytes hold no accepting result for the valid twin {twin}, which leaves the control uncredited ({VALID_TWIN_REFUSED})",
+                o.observed, o.observed_reason
+            ),
+        ));
+    }
     // A control credited as refused whose request the stored bytes (stdout,
     // or the received bytes of its connections) show served (a result that
     // is not `isError`) is not what the bytes give: the subject accepted the
@@ -1988,7 +2010,6 @@ fn flush_reread(
     transcript: &Value,
 ) -> Option<(Observation, String)> {
     use crate::diag::reasons;
-    use base64::Engine as _;
     if (id, role) != ("buffering-detection", "positive") {
         return None;
     }
@@ -2018,15 +2039,7 @@ fn flush_reread(
         if e["stream"] != "received" || e["connection"].as_u64() != Some(conn) {
             continue;
         }
-        if let Some(text) = e["text"].as_str() {
-            bytes.extend_from_slice(text.as_bytes());
-        } else {
-            bytes.extend(
-                base64::engine::general_purpose::STANDARD
-                    .decode(e["base64"].as_str()?)
-                    .ok()?,
-            );
-        }
+        bytes.extend(super::http::chunk_bytes(e)?);
         let at = e["atMs"].as_u64()?;
         let messages: Vec<Value> = super::http::exchanges(&bytes)
             .first()
@@ -2923,7 +2936,16 @@ fn unsafe_integer_reread(o: &Observation, transcript: &Value) -> Option<(Observa
     use crate::diag::reasons as r;
     let (corrupted, kept) = (r::UNSAFE_INTEGER_CORRUPTED, r::UNSAFE_INTEGER_NOT_CORRUPTED);
     let reason = o.observed_reason.as_str();
-    if ![corrupted, kept].contains(&reason) {
+    // Silence while the subject went on serving (its liveness request
+    // answered) is no reading of its own: the id kept, or corrupted.
+    let serving = || {
+        transcript
+            .pointer("/observation/liveId")
+            .and_then(|live| super::stdio::last_wait_for(transcript, live))
+            .is_some_and(|read| read == "result" || read.starts_with("error "))
+    };
+    let silent = reason == NO_ANSWER && serving();
+    if ![corrupted, kept].contains(&reason) && !silent {
         return None;
     }
     let stdin = super::stdio::stream_bytes(transcript, "stdin")?;
@@ -2952,6 +2974,9 @@ fn unsafe_integer_reread(o: &Observation, transcript: &Value) -> Option<(Observa
         (None, true) => {
             format!("no stored stdout line answers under an id next to the {sent} it sent")
         }
+        (None, false) if silent => format!(
+            "the subject went on serving and no stored stdout line answers under an id next to the {sent} it sent: the id was not corrupted ({kept})"
+        ),
         _ => return None,
     };
     Some((
@@ -3018,6 +3043,39 @@ fn http_control_reread(
             match (serving, reason == absorbed) {
                 (true, false) => refuse(format!(
                     "the request on its last connection (id {request}) is answered in the stored bytes: the subject went on serving"
+                )),
+                (false, true) => refuse(format!(
+                    "the request on its last connection (id {request}) is not answered in the stored bytes"
+                )),
+                _ => None,
+            }
+        }
+        "slow-consumer" if role == "negative" => {
+            // A 1 MiB answer left unread on one connection while another
+            // request, alone on the last connection, is answered or not.
+            let (served, blocked) = (o.expected_reason.as_str(), r::HTTP_STALL_BLOCKED_OTHERS);
+            if ![served, blocked].contains(&reason) {
+                return None;
+            }
+            let conns: Vec<u64> = http::sent_bodies(transcript)?.into_keys().collect();
+            let carried = carried_alone(transcript, &conns);
+            let [_, (conn, request)] = carried.as_slice() else {
+                return None;
+            };
+            if conns.iter().max() != Some(conn) {
+                return None;
+            }
+            let answered = http::exchanges_on(transcript, *conn)?
+                .first()
+                .is_some_and(|e| {
+                    e.messages().iter().any(|m| {
+                        m.get("id") == Some(request)
+                            && (m.get("result").is_some() || m.get("error").is_some())
+                    })
+                });
+            match (answered, reason == served) {
+                (true, false) => refuse(format!(
+                    "the request on its last connection (id {request}) is answered in the stored bytes while the other answer stayed unread"
                 )),
                 (false, true) => refuse(format!(
                     "the request on its last connection (id {request}) is not answered in the stored bytes"
@@ -3405,6 +3463,8 @@ fn http_positive_reread(
         | "early-close"
         | "cancellation-by-stream-close"
         | "long-lived-response-stream"
+        | "oversized-event"
+        | "slow-consumer"
         | "authenticated-loopback-http" => {
             // One request on a connection of its own, read from the first
             // response stored on that connection.
@@ -3447,6 +3507,30 @@ fn http_positive_reread(
                 "early-close" => held_or(complete, held, r::HTTP_ANSWER_INCOMPLETE),
                 "cancellation-by-stream-close" => {
                     held_or(result.is_some(), held, r::HTTP_STREAM_FAILED)
+                }
+                "oversized-event" | "slow-consumer" => {
+                    // The large text it asked to have echoed, whole in the
+                    // first text of the result, or not.
+                    let sent = http::sent_on(transcript, *conn)
+                        .into_iter()
+                        .find(|m| m.get("id") == Some(request))?;
+                    let text = sent
+                        .pointer("/params/arguments")?
+                        .as_object()?
+                        .values()
+                        .filter_map(Value::as_str)
+                        .max_by_key(|t| t.len())?;
+                    let intact = result
+                        .as_ref()
+                        .and_then(|r| r.pointer("/content/0/text"))
+                        .and_then(Value::as_str)
+                        .is_some_and(|t| t.contains(text));
+                    let wrong = if id == "oversized-event" {
+                        r::HTTP_LARGE_EVENT_CORRUPTED
+                    } else {
+                        r::HTTP_SLOW_READ_CORRUPTED
+                    };
+                    held_or(intact, held, wrong)
                 }
                 "long-lived-response-stream" => {
                     let e = first.as_ref()?;
@@ -3921,6 +4005,27 @@ fn answer_reread(
                     "its stored transcript holds an accepting result for the valid twin {twin}"
                 ));
             }
+        }
+        // A control or mutant credited with its refusal whose request its
+        // runner's last wait read no answer: over stdio silence is a refusal
+        // only where it is the control's (`SILENCE_REFUSES`), or where the
+        // lines gathered while waiting hold a null-id error or the syntax
+        // guard.
+        reason
+            if role != "positive"
+                && o.observed == ProbeOutcome::Reject
+                && reason == o.expected_reason
+                && !SILENCE_REFUSES.contains(&(id, role))
+                && request
+                    .and_then(|req| last_wait_for(transcript, req))
+                    .is_some_and(|read| read == "no answer")
+                && gathered(transcript)
+                    .is_some_and(|g| g.null_id_errors == 0 && g.parse_errors == 0) =>
+        {
+            return refuse(format!(
+                "the last wait its runner kept for the request {} read no answer, and no line gathered while waiting is a null-id error or the syntax guard",
+                request.map(Value::to_string).unwrap_or_default()
+            ));
         }
         reason => {
             // A control or mutant said served is one whose request got a

@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use super::probe::{Launch, Probe, TRANSCRIPT_KEEP_BYTES, chunk_record};
+use super::probe::{CHUNK_ELIDE_BYTES, Launch, Probe, TRANSCRIPT_KEEP_BYTES, chunk_record};
 pub use crate::produce::drive::door::Endpoint;
 pub use crate::produce::drive::http::Reading;
 use crate::produce::drive::http::{Blocking, Response, Tap};
@@ -153,9 +153,25 @@ pub struct Rec {
 #[derive(Default)]
 struct RecInner {
     events: Vec<Entry>,
-    kept: BTreeMap<&'static str, usize>,
+    kept: BTreeMap<&'static str, Kept>,
     connections: usize,
 }
+
+/// Per direction, the bytes a transcript stores in full (`plain`, up to
+/// [`TRANSCRIPT_KEEP_BYTES`]) and, beyond them, deflated (`packed`, up to
+/// [`PACKED_KEEP_BYTES`], for chunks that pack well: the filler of the
+/// large-body checks), so that their judges read every byte.
+#[derive(Clone, Copy, Default)]
+struct Kept {
+    plain: usize,
+    packed: usize,
+}
+
+/// Per direction, the bytes beyond [`TRANSCRIPT_KEEP_BYTES`] a transcript
+/// may store deflated: `slow-consumer`'s 1 MiB answer and the request that
+/// carried it, and `oversized-event`'s 256 KiB (the 16 MiB body of its
+/// control stays elided).
+pub const PACKED_KEEP_BYTES: usize = 4 << 20;
 
 /// A recorded event, or a chunk held raw until the transcript is made.
 enum Entry {
@@ -217,18 +233,26 @@ impl Rec {
     }
 
     fn chunk_value(
-        kept: &mut BTreeMap<&'static str, usize>,
+        kept: &mut BTreeMap<&'static str, Kept>,
         at: u64,
         conn: usize,
         dir: &'static str,
         bytes: &[u8],
     ) -> Value {
         let kept = kept.entry(dir).or_default();
-        let elide = *kept + bytes.len() > TRANSCRIPT_KEEP_BYTES;
+        let elide = kept.plain + bytes.len() > TRANSCRIPT_KEEP_BYTES;
         if !elide {
-            *kept += bytes.len();
+            kept.plain += bytes.len();
         }
-        let mut v = chunk_record(at, dir, bytes, elide);
+        let mut v = if (elide || bytes.len() > CHUNK_ELIDE_BYTES)
+            && kept.packed + bytes.len() <= PACKED_KEEP_BYTES
+            && let Some(packed) = crate::judge::http::deflated(bytes)
+        {
+            kept.packed += bytes.len();
+            json!({"atMs": at, "stream": dir, "bytes": bytes.len(), "deflate": packed})
+        } else {
+            chunk_record(at, dir, bytes, elide)
+        };
         v["connection"] = json!(conn);
         v
     }

@@ -4020,3 +4020,30 @@ fn an_unsafe_integer_control_met_with_silence_is_the_id_kept() {
     relabel_negative(&dir, id, "NO_EFFECT", "MCP_RES_NO_ANSWER", "FAIL");
     refused_saying(&dir, "the id was not corrupted");
 }
+
+/// An attempt beyond loopback seen in the isolated OAuth run's namespace
+/// (`artifacts/cleanup.json` `outsideAttempts`) is an external network
+/// request: an evaluation that counts none beside it (loopback only) is
+/// refused. The committed reference evaluation lists none and re-judges as
+/// recorded (`oauth_evaluations_are_judged_from_their_record_too`).
+#[test]
+fn an_outside_attempt_in_the_record_is_counted_as_an_external_request() {
+    let (_tmp, dir) = copy_of("bundles/oauth/reference");
+    let path = dir.join("artifacts/cleanup.json");
+    let mut cleanup = read(&path);
+    cleanup["outsideAttempts"] = json!([{"protocol": "tcp", "address": "192.0.2.1", "port": 80}]);
+    write(&path, &cleanup);
+    rebind_oauth(&dir);
+    let (code, report) = validate(&dir);
+    only_not_from_record(code, &report);
+    assert!(
+        messages(&report)
+            .iter()
+            .any(|m| m.contains("1 attempt(s) beyond loopback seen in the run's namespace")),
+        "{report:#}"
+    );
+    assert!(
+        pointers(&report).contains(&"/fixture/externalNetworkRequests".to_string()),
+        "{report:#}"
+    );
+}

@@ -173,7 +173,7 @@ fn s(v: &[&str]) -> Vec<String> {
 }
 
 #[test]
-fn an_egress_attempt_of_the_subject_finds_no_route_inside_the_namespace() {
+fn an_egress_attempt_of_the_subject_never_leaves_the_namespace_and_is_recorded() {
     if let Some(why) = namespace_unavailable() {
         println!("SKIP: a network namespace cannot be made here ({why})");
         return;
@@ -207,7 +207,15 @@ fn an_egress_attempt_of_the_subject_finds_no_route_inside_the_namespace() {
     let run = read_json(&out.join("run.json"));
     assert_eq!(run["networkNamespace"], true);
     assert_eq!(run["networkInterfaces"], serde_json::json!(["lo"]));
-    assert_eq!(run["externalRequests"]["total"], 0);
+    // The attempt never left the namespace (routed to loopback, where
+    // nothing listens on port 80) and is recorded from its opening packet.
+    let attempt = serde_json::json!([{"protocol": "tcp", "address": "192.0.2.1", "port": 80}]);
+    assert_eq!(
+        run["externalRequests"]["subjectOutsideAttempts"], attempt,
+        "{}",
+        run["externalRequests"]
+    );
+    assert_eq!(run["externalRequests"]["total"], 1);
     assert!(
         run["externalRequests"]["subjectSocketSamples"]
             .as_u64()
@@ -216,13 +224,58 @@ fn an_egress_attempt_of_the_subject_finds_no_route_inside_the_namespace() {
     );
     let stderr = subject_stderr(&out);
     assert!(
-        stderr.contains("egress 192.0.2.1:80 failed: ENETUNREACH"),
+        stderr.contains("egress 192.0.2.1:80 failed: ECONNREFUSED"),
         "the subject's stderr: {stderr}"
     );
     assert!(!stderr.contains("connected"), "{stderr}");
+    let cleanup = read_json(&out.join("artifacts/cleanup.json"));
+    assert_eq!(cleanup["outsideAttempts"], attempt);
+    assert_eq!(cleanup["outsideWatch"]["watched"], true, "{cleanup}");
+    let doc = read_json(&out.join("evaluation.json"));
+    assert_eq!(doc["fixture"]["loopbackOnly"], false);
+    assert_eq!(doc["fixture"]["externalNetworkRequests"], 1);
+    // Re-judged from the stored record, the count stands (the run fails
+    // on the subject's refusals, not on it).
+    let check = command().arg("validate").arg(&out).output().unwrap();
+    let said = output_text(&check);
+    assert!(
+        !said.contains("externalNetworkRequests"),
+        "the run's own count is what its record gives: {said}"
+    );
+}
+
+/// The honest twin of the egress subject: the reference subject makes no
+/// attempt beyond loopback, and the watch records none.
+#[test]
+fn a_subject_that_stays_on_loopback_has_no_outside_attempt_recorded() {
+    if let Some(why) = namespace_unavailable() {
+        println!("SKIP: a network namespace cannot be made here ({why})");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("eval");
+    let mut args = s(&[
+        "oauth",
+        "run",
+        "--isolate-network",
+        "-o",
+        out.to_str().unwrap(),
+        "--",
+    ]);
+    args.extend(reference(&seed(7)));
+    let o = command().args(&args).output().expect("run mcpres");
+    assert_eq!(o.status.code(), Some(0), "{}", output_text(&o));
+    let run = read_json(&out.join("run.json"));
+    assert_eq!(
+        run["externalRequests"]["subjectOutsideAttempts"],
+        serde_json::json!([])
+    );
+    assert_eq!(run["externalRequests"]["total"], 0);
+    let cleanup = read_json(&out.join("artifacts/cleanup.json"));
+    assert_eq!(cleanup["outsideWatch"]["watched"], true, "{cleanup}");
+    assert_eq!(cleanup["outsideWatch"]["filtered"], true, "{cleanup}");
     let doc = read_json(&out.join("evaluation.json"));
     assert_eq!(doc["fixture"]["loopbackOnly"], true);
-    assert_eq!(doc["fixture"]["externalNetworkRequests"], 0);
 }
 
 #[test]

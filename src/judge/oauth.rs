@@ -1311,6 +1311,10 @@ pub fn judge_dir(
             .filter_map(|c| c["target"].as_str())
             .filter(|t| !on_loopback(t))
             .count() as u64;
+        // Attempts beyond loopback seen on the isolated namespace's
+        // interface (the subjects'), as the stored record lists them.
+        let outside = cleanup["outsideAttempts"].as_array().map_or(0, Vec::len) as u64;
+        let off_loopback = off_loopback + outside;
         let recorded = evaluation["fixture"]["externalNetworkRequests"].as_u64();
         if off_loopback > 0 && recorded.is_some_and(|r| r < off_loopback) {
             push(
@@ -1319,7 +1323,8 @@ pub fn judge_dir(
                 &evaluation["fixture"]["externalNetworkRequests"],
                 json!(off_loopback),
                 format!(
-                    "the stored {CLEANUP_PATH} lists {off_loopback} connection(s) of the runner to an address off loopback"
+                    "the stored {CLEANUP_PATH} lists {} connection(s) of the runner to an address off loopback and {outside} attempt(s) beyond loopback seen in the run's namespace",
+                    off_loopback - outside
                 ),
             );
         }

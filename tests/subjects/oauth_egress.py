@@ -1,14 +1,15 @@
 """A subject that tries to reach an address off loopback (192.0.2.1, TEST-NET-1)
 when it starts, for tests/oauth_run_isolation.rs: run ONLY inside the network
-namespace `mcpres oauth run --isolate-network` makes, where the attempt must
-fail with "network is unreachable".
+namespace `mcpres oauth run --isolate-network` makes, where every address
+beyond loopback is routed to loopback: the attempt is refused there (nothing
+listens on port 80) and its opening packet is recorded by the run.
 
 Usage: oauth_egress.py PORT
 
 It refuses to try unless its network namespace has the loopback interface
 alone (read from /proc/self/net/dev), so that it never sends a packet off the
 machine even when started by mistake outside a namespace. It prints on stderr
-what happened to the attempt (`egress 192.0.2.1:80 failed: ENETUNREACH ...`),
+what happened to the attempt (`egress 192.0.2.1:80 failed: ECONNREFUSED ...`),
 then answers every HTTP request on 127.0.0.1:PORT with a 401 JSON-RPC error
 until SIGTERM. Python 3 standard library only.
 """

@@ -2095,6 +2095,86 @@ fn outside_routes() -> Result<(), String> {
     Ok(())
 }
 
+/// Outside attempts in the calling process's own network namespace (the
+/// isolated OAuth run's, which its subjects share): the namespace's routes
+/// send every address beyond loopback to loopback, as in a sandbox stage,
+/// and a [`Watch`] on a thread of its own records each new destination
+/// until [`NamespaceWatch::finish`]. Only for a process that owns its
+/// network namespace (it changes the namespace's routes).
+pub struct NamespaceWatch {
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    thread: Option<std::thread::JoinHandle<()>>,
+    log: std::fs::File,
+    /// Whether the packet filter was attached (or why not).
+    pub filtered: Result<(), String>,
+}
+
+impl NamespaceWatch {
+    /// Route every address beyond loopback to loopback and start watching;
+    /// why not, when the namespace refuses either.
+    pub fn start() -> Result<NamespaceWatch, String> {
+        use std::sync::atomic::{AtomicBool, Ordering};
+        outside_routes().map_err(|e| format!("no outside routes: {e}"))?;
+        let log = rustix::fs::memfd_create("mcpres-outside", rustix::fs::MemfdFlags::CLOEXEC)
+            .map(std::fs::File::from)
+            .map_err(|e| format!("no log: {e}"))?;
+        let reader = log.try_clone().map_err(|e| format!("no log: {e}"))?;
+        let mut watch = Watch::open(log)?;
+        let filtered = watch.filtered.clone();
+        let stop = std::sync::Arc::new(AtomicBool::new(false));
+        let stopping = stop.clone();
+        let thread = std::thread::spawn(move || {
+            let pause = rustix::event::Timespec {
+                tv_sec: 0,
+                tv_nsec: 50_000_000,
+            };
+            loop {
+                let done = stopping.load(Ordering::Acquire);
+                let mut polled = [rustix::event::PollFd::new(
+                    &watch.socket,
+                    rustix::event::PollFlags::IN,
+                )];
+                match rustix::event::poll(&mut polled, Some(&pause)) {
+                    Ok(_) | Err(rustix::io::Errno::INTR) => watch.drain(),
+                    Err(_) => return,
+                }
+                if done {
+                    return;
+                }
+            }
+        });
+        Ok(NamespaceWatch {
+            stop,
+            thread: Some(thread),
+            log: reader,
+            filtered,
+        })
+    }
+
+    /// Stop watching (after a last look at what is queued); every outside
+    /// destination seen, in the order first seen (`protocol`, `address`,
+    /// `port`).
+    pub fn finish(mut self) -> Vec<Value> {
+        use std::io::{Read as _, Seek as _};
+        self.stop.store(true, std::sync::atomic::Ordering::Release);
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+        let mut text = String::new();
+        let _ = self.log.rewind();
+        let _ = self.log.read_to_string(&mut text);
+        text.lines()
+            .filter_map(|l| serde_json::from_str(l).ok())
+            .collect()
+    }
+}
+
+impl Drop for NamespaceWatch {
+    fn drop(&mut self) {
+        self.stop.store(true, std::sync::atomic::Ordering::Release);
+    }
+}
+
 /// At most this many outside destinations are written to `outside.jsonl`.
 const OUTSIDE_LIMIT: usize = 256;
 

@@ -441,6 +441,12 @@ pub fn run(options: &Options, report: &mut dyn FnMut(Event)) -> Result<Outcome, 
         (None, Some(r)) => resource_identity(r)?,
         (None, None) => unreachable!("checked above"),
     };
+    // In the run's own network namespace every attempt to reach beyond
+    // loopback is seen on its one interface: the runner and the fixture
+    // connect to loopback only, so what is seen is the subjects'.
+    let outside_watch = options
+        .network_namespace
+        .then(crate::produce::drive::sandbox::NamespaceWatch::start);
     let loopback = IpAddr::from([127, 0, 0, 1]);
     // The redirect listener: held for the run, released at its end.
     let redirect = TcpListener::bind(SocketAddr::new(loopback, 0))
@@ -769,8 +775,24 @@ pub fn run(options: &Options, report: &mut dyn FnMut(Event)) -> Result<Outcome, 
         .iter()
         .filter(|(t, _)| web::parse_url(t).is_err())
         .count();
-    let external =
-        runner_off_loopback + fixture_fetches_off_loopback + network.subject_external.len();
+    let (outside, outside_watched) = match outside_watch {
+        Some(Ok(w)) => {
+            let filtered = match &w.filtered {
+                Ok(()) => json!(true),
+                Err(e) => json!(e),
+            };
+            (w.finish(), json!({"watched": true, "filtered": filtered}))
+        }
+        Some(Err(why)) => (Vec::new(), json!({"watched": why})),
+        None => (
+            Vec::new(),
+            json!({"watched": "not isolated: no namespace of the run's own to watch"}),
+        ),
+    };
+    let external = runner_off_loopback
+        + fixture_fetches_off_loopback
+        + network.subject_external.len()
+        + outside.len();
     let listener_doc = json!({
         "issuer": issuer,
         "address": fixture_addr.to_string(),
@@ -787,6 +809,8 @@ pub fn run(options: &Options, report: &mut dyn FnMut(Event)) -> Result<Outcome, 
         "refusedBeforeConnect": network.refused,
         "subjectRefusalsSeen": refusals_seen,
         "subjectRefusalsEchoingTheToken": refusals_echoing,
+        "outsideAttempts": outside,
+        "outsideWatch": outside_watched,
         "sandbox": sandbox_plan.to_json(),
     });
     let cleanup_sha = store.put("artifacts/cleanup.json", &cleanup_doc)?.sha256;
@@ -935,9 +959,10 @@ pub fn run(options: &Options, report: &mut dyn FnMut(Event)) -> Result<Outcome, 
             "fixtureFetchesOffLoopback": fixture_fetches_off_loopback,
             "subjectPeersOffLoopback": network.subject_external.iter().collect::<Vec<_>>(),
             "subjectSocketSamples": network.subject_samples,
+            "subjectOutsideAttempts": outside,
             "subjectSocketSampling": sampling,
             "how": if options.network_namespace {
-                "the run took place in a network namespace of its own whose only interface is loopback: a connection to any other address fails before it leaves the machine; the counts above are what was recorded besides"
+                "the run took place in a network namespace of its own whose only interface is loopback, where every address beyond loopback is routed to loopback: an attempt to reach one never leaves the machine and is recorded from its opening packet on that interface (subjectOutsideAttempts); the counts above are what was recorded besides"
             } else {
                 "not isolated: the counts above are what was recorded; a subject connection the sampling missed would not be counted"
             },

@@ -167,6 +167,55 @@ fn files_left_in_tmp_and_at_home_are_named_and_none_reaches_the_host() {
     }
 }
 
+/// A file the subject leaves in its working directory lands in that
+/// session's overlay: named there (the run fails on it), never on the host.
+/// What changes on the host's working directory meanwhile is not the
+/// subject's (the overlay holds all it wrote), so the honest twin's runs
+/// are not failed by another process's writes there (a unit test covers
+/// the attribution: `the_working_directory_is_overlaid_only_when_every_session_says_so`).
+#[test]
+fn a_file_left_in_the_working_directory_is_named_from_the_overlay() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cwd = tmp.path().join("cwd");
+    std::fs::create_dir(&cwd).unwrap();
+    let out = tmp.path().join("bundle");
+    let name = format!("mcpres-sandbox-cwd-{}.txt", std::process::id());
+    let server = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(SERVER);
+    let o = mcpres_in(
+        &cwd,
+        &[
+            "run",
+            "--scenario",
+            "generic",
+            "--sandbox",
+            "require",
+            "-o",
+            out.to_str().unwrap(),
+            "--",
+            "python3",
+            server.to_str().unwrap(),
+            "--cwd-file",
+            &name,
+        ],
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", output_text(&o));
+    assert!(!cwd.join(&name).exists(), "the file reached the host");
+    let fs = read_json(&out.join("raw/filesystem-report.json"));
+    assert_eq!(fs["subjectWroteFiles"], true, "{fs}");
+    assert_eq!(fs["workingDirectory"]["attributedToSubject"], false, "{fs}");
+    for s in sessions(&out) {
+        let left = s["entriesLeft"].as_array().unwrap();
+        assert!(
+            left.iter()
+                .any(|e| e["path"].as_str().is_some_and(|p| p.ends_with(&name))
+                    && e["change"] == "created"),
+            "{name} not named in {s}"
+        );
+    }
+    let cleanup = read_json(&out.join("raw/cleanup-report.json"));
+    assert_eq!(cleanup["reasonCode"], "RESIDUE_SUBJECT_FILES");
+}
+
 #[test]
 fn the_honest_twin_leaves_nothing_and_passes_in_the_sandbox() {
     let tmp = tempfile::tempdir().unwrap();

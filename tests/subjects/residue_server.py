@@ -14,6 +14,8 @@ string argument `text`) and tools/call echo, and can misbehave on purpose:
                     $TMPDIR) and close it, without removing it;
   --tmp-file NAME   on initialize, write /tmp/NAME (not $TMPDIR) and leave it;
   --home-file NAME  on initialize, write $HOME/NAME and leave it;
+  --cwd-file NAME   on initialize, write NAME in the working directory and
+                    leave it;
   --reach-out       on initialize, try to connect to 192.0.2.1:443 and send
                     a UDP datagram to [2001:db8::53]:53 (addresses reserved
                     for documentation), and go on whatever happens (run it only where the network is a namespace of
@@ -47,6 +49,7 @@ def main():
     temp_file = False
     tmp_name = None
     home_name = None
+    cwd_name = None
     reach_out = False
     while args:
         flag = args.pop(0)
@@ -60,6 +63,8 @@ def main():
             tmp_name = args.pop(0)
         elif flag == "--home-file":
             home_name = args.pop(0)
+        elif flag == "--cwd-file":
+            cwd_name = args.pop(0)
         elif flag == "--reach-out":
             reach_out = True
     for line in sys.stdin:
@@ -101,6 +106,9 @@ def main():
             if home_name is not None:
                 with open(os.path.join(os.environ.get("HOME", "/"), home_name), "wb") as f:
                     f.write(b"left at home by residue_server.py\n")
+            if cwd_name is not None:
+                with open(cwd_name, "wb") as f:
+                    f.write(b"left in the working directory by residue_server.py\n")
             if reach_out:
                 try:
                     socket.create_connection(("192.0.2.1", 443), timeout=1).close()

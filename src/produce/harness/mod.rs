@@ -1756,6 +1756,22 @@ fn cleanup_reason(c: &CleanupChecks) -> String {
     )
 }
 
+/// Did every sandboxed session (at least one) see `dir` through an overlay:
+/// its scope lists `dir`, or a directory above it, as overlaid?
+fn overlaid_in_every_session(sandboxes: &[Value], dir: Option<&std::path::Path>) -> bool {
+    let Some(dir) = dir else {
+        return false;
+    };
+    !sandboxes.is_empty()
+        && sandboxes.iter().all(|s| {
+            s["scope"]["overlaid"].as_array().is_some_and(|o| {
+                o.iter()
+                    .filter_map(Value::as_str)
+                    .any(|p| dir.starts_with(p))
+            })
+        })
+}
+
 /// `raw/filesystem-report.json`: the files the subjects wrote and left, as
 /// observed (see spec/harness.md, "Files the subject wrote").
 fn files_report(
@@ -1774,12 +1790,18 @@ fn files_report(
     let changed_files = workdir.map_or(0, |c| {
         c.changed.iter().filter(|e| e["kind"] == "file").count()
     });
+    let sandboxed = plan.tools().is_some();
+    // In the sandbox every session sees the working directory through an
+    // overlay (its scope lists it, or a directory above it, as overlaid):
+    // what the subject wrote there is in that session's upper layer, and a
+    // change on the host is another process's (a shell's redirect, a run
+    // beside this one), never the subject's.
+    let cwd = std::env::current_dir().ok();
+    let workdir_overlaid = sandboxed && overlaid_in_every_session(sandboxes, cwd.as_deref());
     let wrote = left_in(temp_dirs)
         || left_in(sandboxes)
-        || !new.is_empty()
-        || changed_files > 0
+        || (!workdir_overlaid && (!new.is_empty() || changed_files > 0))
         || !open_left.is_empty();
-    let sandboxed = plan.tools().is_some();
     json!({
         "sandbox": plan.to_json(),
         "sandboxSessions": sandboxed.then(|| json!({
@@ -1793,6 +1815,12 @@ fn files_report(
         "workingDirectory": workdir.map(|c| json!({
             "rule": "the top level of the working directory (the harness's, which the subject shares), before the first and after the last session: new entries, entries whose modification time or length changed, entries removed",
             "newEntries": c.new, "changedEntries": c.changed, "removedEntries": c.removed,
+            "attributedToSubject": !workdir_overlaid,
+            "attribution": if workdir_overlaid {
+                "not the subject's: every session saw the working directory through an overlay, whose upper layer (sandboxSessions) holds what the subject wrote there; these are changes other processes made on the host"
+            } else {
+                "the subject's: it wrote in the host's working directory itself"
+            },
         })),
         "openTemporaryFilesLeft": open_left,
         "subjectWroteFiles": wrote,
@@ -2410,6 +2438,28 @@ fn sign_and_verify_inner(doc: &Value, output: &Path) -> Result<DemoSigned, Strin
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_working_directory_is_overlaid_only_when_every_session_says_so() {
+        let session = |overlaid: &[&str]| json!({"scope": {"overlaid": overlaid}});
+        let cwd = std::path::Path::new("/work/main");
+        let both = [session(&["/etc", "/work"]), session(&["/work/main"])];
+        assert!(overlaid_in_every_session(&both, Some(cwd)));
+        // One session that did not overlay it (a mount that failed), none
+        // at all, a sibling that only shares a prefix, or no directory.
+        let one = [session(&["/work"]), session(&["/etc"])];
+        assert!(!overlaid_in_every_session(&one, Some(cwd)));
+        assert!(!overlaid_in_every_session(&[], Some(cwd)));
+        assert!(!overlaid_in_every_session(
+            &[session(&["/work/mai"])],
+            Some(cwd)
+        ));
+        assert!(!overlaid_in_every_session(&both, None));
+        assert!(!overlaid_in_every_session(
+            &[json!({"scope": {}})],
+            Some(cwd)
+        ));
+    }
 
     /// The harness's files, lowest first (spec/harness.md, "Source layout").
     const LAYERS: [(&str, &str); 15] = [

@@ -3968,45 +3968,51 @@ fn a_2026_label_on_a_2025_conversation_control_is_refused() {
     }
 }
 
+/// A committed control (recorded as `was`) relabelled `outcome`/`reason`
+/// with the check `verdict`, digests recomputed: refused, saying `says`.
+fn control_relabel_refused(
+    bundle: &str,
+    id: &str,
+    was: &str,
+    (outcome, reason, verdict): (&str, &str, &str),
+    says: &str,
+) {
+    let (_tmp, dir) = copy_of(bundle);
+    let doc = read(&dir.join(format!("artifacts/{id}/negative.json")));
+    assert_eq!(doc["observedReasonCode"], was);
+    relabel_negative(&dir, id, outcome, reason, verdict);
+    refused_saying(&dir, says);
+}
+
 /// A control whose valid twin the stored stdout answers with an error is
 /// uncredited whatever else it met (the twin binds every reading but
 /// acceptance): server-everything answers the 2026-07-28 era probe's twin
 /// with -32601 at 2025-11-25, so its control relabelled as method not found
-/// (uncredited for another reason) is refused.
+/// (uncredited for another reason) is refused. And a control credited with
+/// its refusal whose request its runner's last wait read no answer (and no
+/// line gathered is a null-id error or the syntax guard) is refused: the
+/// Python SDK server leaves a `server/discover` with non-object params
+/// unanswered at 2026-07-28.
 #[test]
-fn a_control_beside_a_refused_twin_bears_only_the_twin_label() {
-    let (_tmp, dir) = copy_of("bundles/profiles/everything-protocol-revision-2025-11-25");
-    let id = "modern-legacy-auto-behavior";
-    let doc = read(&dir.join(format!("artifacts/{id}/negative.json")));
-    assert_eq!(doc["observedReasonCode"], "MCP_RES_VALID_TWIN_REFUSED");
-    relabel_negative(
-        &dir,
-        id,
-        "NOT_OBSERVED",
-        "MCP_RES_METHOD_NOT_FOUND_NOT_CREDITED",
-        "NOT_OBSERVED",
+fn a_refused_twin_and_silence_bear_only_their_own_labels() {
+    control_relabel_refused(
+        "bundles/profiles/everything-protocol-revision-2025-11-25",
+        "modern-legacy-auto-behavior",
+        "MCP_RES_VALID_TWIN_REFUSED",
+        (
+            "NOT_OBSERVED",
+            "MCP_RES_METHOD_NOT_FOUND_NOT_CREDITED",
+            "NOT_OBSERVED",
+        ),
+        "hold no accepting result for the valid twin",
     );
-    refused_saying(&dir, "hold no accepting result for the valid twin");
-}
-
-/// A control credited with its refusal whose request its runner's last
-/// wait read no answer (and no line gathered is a null-id error or the
-/// syntax guard) is refused: the Python SDK server leaves a
-/// `server/discover` with non-object params unanswered at 2026-07-28.
-#[test]
-fn silence_relabelled_as_a_refusal_is_refused() {
-    let (_tmp, dir) = copy_of("bundles/profiles/python-sdk-protocol-revision-2026-07-28");
-    let id = "server-discover";
-    let doc = read(&dir.join(format!("artifacts/{id}/negative.json")));
-    assert_eq!(doc["observedReasonCode"], "MCP_RES_NO_ANSWER");
-    relabel_negative(
-        &dir,
-        id,
-        "REJECT",
-        "MCP_RES_DISCOVER_INVALID_PARAMS_REFUSED",
-        "PASS",
+    control_relabel_refused(
+        "bundles/profiles/python-sdk-protocol-revision-2026-07-28",
+        "server-discover",
+        "MCP_RES_NO_ANSWER",
+        ("REJECT", "MCP_RES_DISCOVER_INVALID_PARAMS_REFUSED", "PASS"),
+        "read no answer, and no line gathered while waiting",
     );
-    refused_saying(&dir, "read no answer, and no line gathered while waiting");
 }
 
 /// safe-integer-constraints' control met with silence while the subject
@@ -4015,10 +4021,13 @@ fn silence_relabelled_as_a_refusal_is_refused() {
 /// an id past 2^53.
 #[test]
 fn an_unsafe_integer_control_met_with_silence_is_the_id_kept() {
-    let (_tmp, dir) = copy_of("bundles/profiles/everything-protocol-revision-2025-11-25");
-    let id = "safe-integer-constraints";
-    relabel_negative(&dir, id, "NO_EFFECT", "MCP_RES_NO_ANSWER", "FAIL");
-    refused_saying(&dir, "the id was not corrupted");
+    control_relabel_refused(
+        "bundles/profiles/everything-protocol-revision-2025-11-25",
+        "safe-integer-constraints",
+        "MCP_RES_UNSAFE_INTEGER_NOT_CORRUPTED",
+        ("NO_EFFECT", "MCP_RES_NO_ANSWER", "FAIL"),
+        "the id was not corrupted",
+    );
 }
 
 /// An attempt beyond loopback seen in the isolated OAuth run's namespace

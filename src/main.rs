@@ -20,6 +20,23 @@ fn main() -> std::process::ExitCode {
             let rest: Vec<std::ffi::OsString> = args.collect();
             return std::process::ExitCode::from(sandbox::exec_main(&rest));
         }
+        // The operational runner's injection shim, its idle children and its
+        // null subject (src/produce/ops/).
+        {
+            use mcpres::produce::ops;
+            let is = |arg: &str| first.as_deref() == Some(std::ffi::OsStr::new(arg));
+            if is(ops::shim::ARG) {
+                let rest: Vec<std::ffi::OsString> = args.collect();
+                return std::process::ExitCode::from(ops::shim::main(&rest));
+            }
+            if is(ops::shim::IDLE_ARG) {
+                let rest: Vec<std::ffi::OsString> = args.collect();
+                return std::process::ExitCode::from(ops::shim::idle_main(&rest));
+            }
+            if is(ops::NULL_ARG) {
+                return std::process::ExitCode::from(ops::load::null_main());
+            }
+        }
         // The first process of a subject's PID namespace.
         if first.as_deref() == Some(std::ffi::OsStr::new(sandbox::INIT_ARG)) {
             let rest: Vec<std::ffi::OsString> = args.collect();

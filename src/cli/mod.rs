@@ -59,6 +59,9 @@ pub struct Cli {
 enum ProfileAction {
     /// Run a profile's checks against a stdio MCP server and write an evaluation directory.
     Run(Box<profile_run::ProfileRunArgs>),
+    /// Print the built-in operational-resilience workload (TOML), to copy and edit for
+    /// `profile run operational-resilience --workload FILE`.
+    Workload,
 }
 
 #[derive(Debug, Subcommand)]
@@ -403,6 +406,13 @@ fn dispatch(command: Command) -> CliResult {
         Command::Profile {
             action: ProfileAction::Run(args),
         } => profile_run::main(*args),
+        #[cfg(feature = "server")]
+        Command::Profile {
+            action: ProfileAction::Workload,
+        } => {
+            print!("{}", mcpres::produce::ops::workload::DEFAULT_TOML);
+            Ok(Exit::Valid)
+        }
         #[cfg(feature = "server")]
         Command::Field { action } => field::main(action),
         Command::Official(cmd) => official_cmd::run(cmd),

@@ -73,6 +73,10 @@ pub struct ProfileRunArgs {
     /// not start; its digest names the subject.
     #[arg(long, value_name = "PATH", requires = "http")]
     pub subject_artifact: Option<PathBuf>,
+    /// The declared workload of an operational-resilience run (TOML; see
+    /// `mcpres profile workload` for the built-in default it replaces).
+    #[arg(long, value_name = "FILE")]
+    pub workload: Option<PathBuf>,
     /// Progress as JSON Lines on stdout (check-finished, run-finished)
     /// instead of the closing table.
     #[arg(long)]
@@ -131,6 +135,23 @@ pub fn main(args: ProfileRunArgs) -> CliResult {
             })
         }
     };
+    let workload = match &args.workload {
+        None => None,
+        Some(_) if full_id(&args.profile) != profile::OPERATIONAL => {
+            return Err(CliError::Unusable(format!(
+                "{who}: --workload is for mcp-res/operational-resilience/v1 only"
+            )));
+        }
+        Some(path) => {
+            let text = std::fs::read_to_string(path).map_err(|e| {
+                CliError::Unusable(format!("{who}: cannot read {}: {e}", path.display()))
+            })?;
+            Some(
+                mcpres::produce::ops::workload::Workload::parse(&text)
+                    .map_err(|e| CliError::Unusable(format!("{who}: {}: {e}", path.display())))?,
+            )
+        }
+    };
     let options = Options {
         profile: full_id(&args.profile),
         revision: args.revision.into(),
@@ -144,6 +165,7 @@ pub fn main(args: ProfileRunArgs) -> CliResult {
         cancel: std::sync::Arc::default(),
         sandbox: args.sandbox.into(),
         expanded: Default::default(),
+        workload,
     };
     let cancel = options.cancel.clone();
     track_descendants(who);

@@ -21,6 +21,7 @@
 pub mod field;
 pub mod http;
 pub mod oauth;
+pub mod ops;
 pub mod profile;
 pub mod stdio;
 pub mod vocabulary;

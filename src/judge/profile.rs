@@ -254,6 +254,22 @@ pub fn rederive(
     o: &Observation,
     transcript: &Value,
 ) -> Option<(Observation, String)> {
+    // An operational observation is read from its own record alone.
+    if let Some((outcome, reason, why)) = super::ops::reading(id, role, transcript) {
+        if outcome == o.observed && reason == o.observed_reason {
+            return None;
+        }
+        let told = format!("{} {}", o.observed, o.observed_reason);
+        let mut judged = o.clone();
+        judged.observed = outcome;
+        judged.observed_reason = reason;
+        judged.detail = why.clone();
+        let why = format!(
+            "check {id}: its {role}.json says {told}; its record gives {} {}: {why}",
+            judged.observed, judged.observed_reason
+        );
+        return Some((judged, why));
+    }
     // A revision not spoken is credited only where the stored bytes show
     // it: the evaluated revision's opening sent on stdin and -32601 on
     // stdout. Otherwise the probe simply could not be made.
@@ -4531,6 +4547,7 @@ pub fn server_path(id: &str) -> String {
 pub fn reads(path: &str) -> bool {
     path == CLEANUP_PATH
         || path == IDENTITY_PATH
+        || path == super::ops::WORKLOAD_PATH
         || path.strip_prefix("artifacts/").is_some_and(|rest| {
             rest.split_once('/').is_some_and(|(check, file)| {
                 !check.is_empty()

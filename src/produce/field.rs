@@ -684,6 +684,7 @@ pub fn run(
                     cancel: options.cancel.clone(),
                     sandbox: Default::default(),
                     expanded,
+                    workload: None,
                 };
                 let mut forward = |done: usize, total: usize, row: &Row| {
                     report(Event::Check {

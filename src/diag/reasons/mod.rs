@@ -31,6 +31,8 @@ pub enum ReasonFamily {
     ProtocolRevision,
     /// `mcp-res/streamable-http/v1` (`produce/profile/streamable.rs`).
     StreamableHttp,
+    /// `mcp-res/operational-resilience/v1` (`produce/ops/`, read by `judge::ops`).
+    OperationalResilience,
     /// `mcp-res/oauth-boundary/v1` (`produce/oauth/`, and the validator's derived codes).
     OauthBoundary,
 }
@@ -42,6 +44,7 @@ impl ReasonFamily {
         ReasonFamily::StdioTransport,
         ReasonFamily::ProtocolRevision,
         ReasonFamily::StreamableHttp,
+        ReasonFamily::OperationalResilience,
         ReasonFamily::OauthBoundary,
     ];
 
@@ -52,6 +55,7 @@ impl ReasonFamily {
             ReasonFamily::StdioTransport => "stdio-transport",
             ReasonFamily::ProtocolRevision => "protocol-revision",
             ReasonFamily::StreamableHttp => "streamable-http",
+            ReasonFamily::OperationalResilience => "operational-resilience",
             ReasonFamily::OauthBoundary => "oauth-boundary",
         }
     }
@@ -71,6 +75,9 @@ impl ReasonFamily {
             }
             ReasonFamily::StreamableHttp => {
                 "Written by the `mcp-res/streamable-http/v1` runner (`src/produce/profile/streamable.rs`)."
+            }
+            ReasonFamily::OperationalResilience => {
+                "Written by the `mcp-res/operational-resilience/v1` runner (`src/produce/ops/`), each read from its observation's record by `src/judge/ops.rs`."
             }
             ReasonFamily::OauthBoundary => {
                 "Written by `mcpres oauth run` (`src/produce/oauth/`); the validator derives the per-check pairs for the cases it reads (`src/validate/oauth.rs`)."

@@ -530,6 +530,46 @@ reasons! {
         HTTP_SOCKETS_HELD "MCP_RES_HTTP_SOCKETS_HELD" Wrong
             "After the clients closed, the subject still held their sockets.";
     }
+    /// `mcp-res/operational-resilience/v1`: read from each observation's record of the
+    /// declared workload, what was injected and what was measured (`judge::ops`).
+    OperationalResilience {
+        OPS_START_WITHIN_BUDGET "MCP_RES_OPS_START_WITHIN_BUDGET" Holds
+            "The subject answered its opening within the workload's declared start budget (cold-start: the median of the declared fresh starts; warm-start: the second of two starts in a row).";
+        OPS_START_OVER_BUDGET "MCP_RES_OPS_START_OVER_BUDGET" Refused
+            "The start took longer than the workload's declared budget. It is what the negative control (the subject started behind an injected delay of the budget plus 500 ms) must give; on the positive it is the subject's own start over budget.";
+        OPS_SERVED_THROUGH_FLOOD "MCP_RES_OPS_SERVED_THROUGH_FLOOD" Holds
+            "Every valid request sent among a flood of malformed lines was answered, as the stored stdout shows.";
+        OPS_FLOOD_REFUSED "MCP_RES_OPS_FLOOD_REFUSED" Refused
+            "No line of the malformed flood was served (each refused with an error or dropped), and the request after the flood was answered: the subject survived it.";
+        OPS_FLOOD_LINE_SERVED "MCP_RES_OPS_FLOOD_LINE_SERVED" Wrong
+            "A line of the flood was answered with a result: malformed input was served.";
+        OPS_FLOOD_REQUESTS_REFUSED "MCP_RES_OPS_FLOOD_REQUESTS_REFUSED" Wrong
+            "Well-formed requests of the flood (the wrong-reason mutant's, for a method no server has) were answered with errors under their own ids: refusals of requests, not of malformed input. It is the reason the mutant must meet.";
+        OPS_VALID_REQUEST_UNANSWERED "MCP_RES_OPS_VALID_REQUEST_UNANSWERED" Wrong
+            "A valid request sent among or after the flood got no answer while the subject still ran (JSON-RPC 2.0 §4: every request MUST be answered).";
+        OPS_RSS_BOUNDED "MCP_RES_OPS_RSS_BOUNDED" Holds
+            "Over the soak after the warm-up, the least-squares slope of the resident memory of the subject's processes per 1,000 answered operations was within the workload's budget.";
+        OPS_RSS_GROWTH_OVER_BUDGET "MCP_RES_OPS_RSS_GROWTH_OVER_BUDGET" Refused
+            "The resident memory grew faster than the workload's budget per 1,000 operations (by the slope over the soak, not one sample). It is what the negative control's injected leak must give.";
+        OPS_CHILDREN_BOUNDED "MCP_RES_OPS_CHILDREN_BOUNDED" Holds
+            "Over the soak after the warm-up, the slope of the subject's live descendants per 1,000 operations was within the workload's budget.";
+        OPS_CHILDREN_GROWTH_OVER_BUDGET "MCP_RES_OPS_CHILDREN_GROWTH_OVER_BUDGET" Refused
+            "The subject's live descendants grew faster than the workload's budget per 1,000 operations. It is what the negative control's injected idle children must give.";
+        OPS_LISTENERS_BOUNDED "MCP_RES_OPS_LISTENERS_BOUNDED" Holds
+            "Over the soak after the warm-up, the slope of the subject's listening sockets per 1,000 operations was within the workload's budget.";
+        OPS_LISTENERS_GROWTH_OVER_BUDGET "MCP_RES_OPS_LISTENERS_GROWTH_OVER_BUDGET" Refused
+            "The subject's listening sockets grew faster than the workload's budget per 1,000 operations. It is what the negative control's injected listeners must give.";
+        OPS_SOAK_WITHIN_BUDGET "MCP_RES_OPS_SOAK_WITHIN_BUDGET" Holds
+            "Over the soak after the warm-up, the p50, p95 and p99 latencies (from each request's intended send time) and the share of requests without a result were within the workload's budgets.";
+        OPS_SOAK_OVER_BUDGET "MCP_RES_OPS_SOAK_OVER_BUDGET" Refused
+            "A latency percentile or the share of requests without a result was over the workload's budget; the detail names which. It is what the negative control's injected response delay must give.";
+        OPS_TOO_FEW_SAMPLES "MCP_RES_OPS_TOO_FEW_SAMPLES" NotObserved
+            "The soak left fewer than eight samples after the warm-up, or no spread in answered operations, or no judged request: no slope or percentile could be read.";
+        OPS_GENERATOR_LIMITED "MCP_RES_OPS_GENERATOR_LIMITED" NotObserved
+            "The load generator's measured ceiling (against mcpres's null subject) was below twice the workload's rate: a budget miss could be the generator's, so nothing is judged.";
+        OPS_INJECTION_NOT_DECLARED "MCP_RES_OPS_INJECTION_NOT_DECLARED" NotObserved
+            "The record's injection is not the one the workload declares for that observation (`judge::ops::injection`): it is not judged.";
+    }
     /// `mcp-res/oauth-boundary/v1`: the runner's own codes, then per check its ACCEPTED and
     /// REJECTED pair (`MCP_RES_OAUTH_<CHECK>_<BRANCH>`, in manifest order).
     OauthBoundary {

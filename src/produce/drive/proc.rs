@@ -375,7 +375,7 @@ pub fn cmdline(pid: u32) -> Vec<String> {
 }
 
 /// The targets of the file descriptors process `pid` holds open.
-fn fd_targets(pid: u32) -> Vec<std::path::PathBuf> {
+pub fn fd_targets(pid: u32) -> Vec<std::path::PathBuf> {
     let Ok(fds) = std::fs::read_dir(format!("/proc/{pid}/fd")) else {
         return Vec::new();
     };
@@ -413,7 +413,7 @@ pub fn open_files(pgid: i32) -> Vec<String> {
 }
 
 /// The inodes of the sockets process `pid` holds (`socket:[INODE]`).
-fn socket_inodes(pid: u32) -> BTreeSet<u64> {
+pub fn socket_inodes(pid: u32) -> BTreeSet<u64> {
     fd_targets(pid)
         .iter()
         .filter_map(|t| {

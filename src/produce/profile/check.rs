@@ -112,6 +112,11 @@ pub struct Ctx<'a> {
     pub cancel: std::sync::Arc<std::sync::atomic::AtomicBool>,
     /// The subject's pace as the preflight measured it.
     pub timing: Timing,
+    /// The declared workload of an operational-resilience run.
+    pub ops: Option<std::sync::Arc<crate::produce::ops::workload::Workload>>,
+    /// What an operational run measured once and several checks read (the positive
+    /// soak, the generator's ceiling).
+    pub ops_shared: crate::produce::ops::Shared,
 }
 
 #[derive(Debug, Default, Clone)]
@@ -149,6 +154,8 @@ impl<'a> Ctx<'a> {
             tally: Mutex::new(Tally::default()),
             cancel: std::sync::Arc::default(),
             timing: Timing::default(),
+            ops: None,
+            ops_shared: Default::default(),
         }
     }
 

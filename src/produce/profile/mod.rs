@@ -52,6 +52,7 @@ pub fn runnable(profile: &str) -> Option<&'static [CheckDecl]> {
         "mcp-res/stdio-transport/v1" => Some(stdio::CHECKS),
         "mcp-res/protocol-revision/v1" => Some(revision::CHECKS),
         "mcp-res/streamable-http/v1" => Some(streamable::CHECKS),
+        OPERATIONAL => Some(crate::produce::ops::checks::CHECKS),
         _ => None,
     }
 }
@@ -83,6 +84,9 @@ pub struct Options {
     /// command (a field matrix's `${NAME}`), by name: redacted wherever they
     /// appear, as the subject's environment is.
     pub expanded: BTreeMap<String, String>,
+    /// The declared workload of an operational-resilience run (`None`: the
+    /// built-in default).
+    pub workload: Option<crate::produce::ops::workload::Workload>,
 }
 
 /// A Streamable HTTP target.
@@ -104,6 +108,9 @@ pub struct HttpOptions {
     /// the server: its digest is the evaluation's `artifactSha256`.
     pub subject_artifact: Option<PathBuf>,
 }
+
+/// The operational-resilience profile (its checks in `produce::ops`).
+pub const OPERATIONAL: &str = crate::judge::ops::PROFILE;
 
 /// The profile that is evaluated over Streamable HTTP.
 pub const STREAMABLE_HTTP: &str = "mcp-res/streamable-http/v1";
@@ -165,7 +172,7 @@ pub fn plan(
         .ok_or_else(|| ProfileError::Usage(format!("no profile {profile} is registered")))?;
     let decls = runnable(profile).ok_or_else(|| {
         ProfileError::Usage(format!(
-            "mcpres can run mcp-res/stdio-transport/v1, mcp-res/protocol-revision/v1 and mcp-res/streamable-http/v1; not {profile}"
+            "mcpres can run mcp-res/stdio-transport/v1, mcp-res/protocol-revision/v1, mcp-res/streamable-http/v1 and mcp-res/operational-resilience/v1 (7 of its 26 checks); not {profile}"
         ))
     })?;
     let rev = revision.as_str();
@@ -334,6 +341,14 @@ pub fn run_planned(
     );
     ctx.web = web;
     ctx.cancel = options.cancel.clone();
+    if options.profile == OPERATIONAL {
+        ctx.ops = Some(std::sync::Arc::new(
+            options
+                .workload
+                .clone()
+                .unwrap_or_else(crate::produce::ops::workload::Workload::builtin),
+        ));
+    }
     // The one redactor: every artifact, and every field derived from what
     // the subject said (its name and version, each check's reason and
     // detail), passes it before it is stored.
@@ -525,6 +540,17 @@ pub fn run_planned(
     let identity_doc = watch.record();
     let identity_changed = judge::identity_changed(&identity_doc).unwrap_or(true);
     store.put(judge::IDENTITY_PATH, &identity_doc)?;
+    if let Some(w) = &ctx.ops {
+        store.put(crate::judge::ops::WORKLOAD_PATH, &w.to_json())?;
+        let (ceiling, soak) = ctx.ops_shared.measured();
+        let runtime = options.launch.as_ref().map_or_else(String::new, |l| {
+            crate::produce::drive::spawn::runtime_version(&l.program)
+        });
+        store.put(
+            crate::judge::ops::MEASUREMENT_PATH,
+            &crate::produce::ops::report::measurement(w, ceiling.as_ref(), soak.as_ref(), &runtime),
+        )?;
+    }
     let verdicts: Vec<Verdict> = rows.iter().map(|r| r.verdict).collect();
     let claimed: Vec<&str> = evaluated.iter().map(|c| c.id).collect();
     let rev = options.revision.as_str();

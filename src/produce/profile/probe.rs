@@ -210,6 +210,10 @@ struct Io {
     /// (`replies` in the transcript: the judge reads each again from that
     /// prefix of the stored stdout).
     replies: Vec<Value>,
+    /// When each stdout read came in (microseconds from the start) and how
+    /// long the kept stdout was after it: the arrival of every line, for a
+    /// load generator's latencies ([`Probe::lines_since`]).
+    arrivals: Vec<(u64, usize)>,
 }
 
 type Shared = Arc<(Mutex<Io>, Condvar)>;
@@ -408,6 +412,11 @@ impl Probe {
                         io.stdout.reserve_exact(STDOUT_KEEP_BYTES);
                     }
                     io.stdout.extend_from_slice(&buf[..fits]);
+                    if fits > 0 {
+                        let us = u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX);
+                        let len = io.stdout.len();
+                        io.arrivals.push((us, len));
+                    }
                     io.stdout_dropped += n - fits;
                     if fits > 0 {
                         io.recorded.push(at_ms, Stream::Stdout, &buf[..fits]);
@@ -486,6 +495,31 @@ impl Probe {
 
     pub fn elapsed_ms(&self) -> u64 {
         now_ms(self.started)
+    }
+
+    /// Microseconds since the subject was started.
+    pub fn elapsed_us(&self) -> u64 {
+        u64::try_from(self.started.elapsed().as_micros()).unwrap_or(u64::MAX)
+    }
+
+    /// The complete stdout lines from byte `from` on, each with when it
+    /// arrived (microseconds from the start: the read that brought its line
+    /// feed), and the byte the next call starts from.
+    pub fn lines_since(&self, from: usize) -> (Vec<(u64, Vec<u8>)>, usize) {
+        let io = self.shared.0.lock().expect("probe lock");
+        let mut out = Vec::new();
+        let mut at = from.min(io.stdout.len());
+        let mut k = io.arrivals.partition_point(|&(_, len)| len <= at);
+        while let Some(end) = io.stdout[at..].iter().position(|&b| b == b'\n') {
+            let lf = at + end;
+            while k < io.arrivals.len() && io.arrivals[k].1 <= lf {
+                k += 1;
+            }
+            let us = io.arrivals.get(k).map_or(0, |a| a.0);
+            out.push((us, io.stdout[at..lf].to_vec()));
+            at = lf + 1;
+        }
+        (out, at)
     }
 
     /// Write `bytes` to the subject's stdin (queued: a subject that stops

@@ -1,0 +1,570 @@
+//! `mcp-res/operational-resilience/v1` observations judged from their record
+//! (spec/operational.md). An operational observation stores what was measured, raw: the
+//! declared workload, what was injected, each start's time, each request's intended, sent
+//! and answered times with its outcome, and each `/proc` sample of the subject's
+//! processes. Its reading (outcome and reason) is a pure function of that record and the
+//! stored stdout: the runner labels an observation with [`reading`], and `validate` reads
+//! it again and refuses a label the record does not give.
+//!
+//! No verdict comes from a guess at the machine's pace: every budget is the workload's,
+//! declared and bound into the record, and a leak is a slope over the soak, not one sample.
+
+use std::collections::BTreeMap;
+
+use serde_json::{Value, json};
+
+use crate::model::vocab::ProbeOutcome;
+
+/// The profile these readings are for.
+pub const PROFILE: &str = "mcp-res/operational-resilience/v1";
+/// The declared workload, as bound into every observation.
+pub const WORKLOAD_PATH: &str = "artifacts/workload.json";
+/// The measurement report.
+pub const MEASUREMENT_PATH: &str = "artifacts/measurement.json";
+
+pub const START_WITHIN_BUDGET: &str = crate::diag::reasons::OPS_START_WITHIN_BUDGET;
+pub const START_OVER_BUDGET: &str = crate::diag::reasons::OPS_START_OVER_BUDGET;
+pub const SERVED_THROUGH_FLOOD: &str = crate::diag::reasons::OPS_SERVED_THROUGH_FLOOD;
+pub const FLOOD_REFUSED: &str = crate::diag::reasons::OPS_FLOOD_REFUSED;
+pub const FLOOD_LINE_SERVED: &str = crate::diag::reasons::OPS_FLOOD_LINE_SERVED;
+pub const FLOOD_REQUESTS_REFUSED: &str = crate::diag::reasons::OPS_FLOOD_REQUESTS_REFUSED;
+pub const VALID_UNANSWERED: &str = crate::diag::reasons::OPS_VALID_REQUEST_UNANSWERED;
+pub const RSS_BOUNDED: &str = crate::diag::reasons::OPS_RSS_BOUNDED;
+pub const RSS_GROWTH: &str = crate::diag::reasons::OPS_RSS_GROWTH_OVER_BUDGET;
+pub const CHILDREN_BOUNDED: &str = crate::diag::reasons::OPS_CHILDREN_BOUNDED;
+pub const CHILDREN_GROWTH: &str = crate::diag::reasons::OPS_CHILDREN_GROWTH_OVER_BUDGET;
+pub const LISTENERS_BOUNDED: &str = crate::diag::reasons::OPS_LISTENERS_BOUNDED;
+pub const LISTENERS_GROWTH: &str = crate::diag::reasons::OPS_LISTENERS_GROWTH_OVER_BUDGET;
+pub const SOAK_WITHIN_BUDGET: &str = crate::diag::reasons::OPS_SOAK_WITHIN_BUDGET;
+pub const SOAK_OVER_BUDGET: &str = crate::diag::reasons::OPS_SOAK_OVER_BUDGET;
+pub const TOO_FEW_SAMPLES: &str = crate::diag::reasons::OPS_TOO_FEW_SAMPLES;
+pub const GENERATOR_LIMITED: &str = crate::diag::reasons::OPS_GENERATOR_LIMITED;
+pub const INJECTION_NOT_DECLARED: &str = crate::diag::reasons::OPS_INJECTION_NOT_DECLARED;
+
+const OPEN_FAILED: &str = crate::diag::reasons::OPEN_FAILED;
+const OPEN_REFUSED: &str = crate::diag::reasons::OPEN_REFUSED;
+const SUBJECT_EXITED: &str = crate::diag::reasons::SUBJECT_EXITED;
+const LABEL_NOT_IN_RECORD: &str = crate::diag::reasons::LABEL_NOT_IN_RECORD;
+
+/// A reading: outcome, reason and why.
+pub type Reading = (ProbeOutcome, String, String);
+
+fn read(o: ProbeOutcome, reason: &str, why: impl Into<String>) -> Reading {
+    (o, reason.to_string(), why.into())
+}
+
+fn u(v: &Value, k: &str) -> Option<u64> {
+    v.get(k).and_then(Value::as_u64)
+}
+
+/// The smallest leak a control injects, KiB a second.
+pub const LEAK_FLOOR_KIB_PER_S: u64 = 2048;
+
+/// The fewest children or listeners a control leaves, per ten seconds.
+pub const HANDLE_FLOOR_PER_10S: u64 = 20;
+
+/// What is injected for `check`'s `role` under workload `w` (the shim's spec as JSON;
+/// `{}` for nothing). The runner injects exactly this, and the judge refuses a record
+/// that says it injected anything else.
+pub fn injection(check: &str, role: &str, w: &Value) -> Value {
+    let b = &w["budgets"];
+    let factor = u(&w["controls"], "defectFactor").unwrap_or(4);
+    let rate = u(&w["load"], "ratePerS").unwrap_or(1);
+    // A growth of `per_1000` per 1,000 operations at `rate` operations a second, made
+    // `factor` times larger: per second, and per ten seconds.
+    let per_s = |per_1000: u64| (per_1000.max(1) * factor * rate).div_ceil(1000);
+    let per_10s = |per_1000: u64| (per_1000.max(1) * factor * rate * 10).div_ceil(1000);
+    match (check, role) {
+        ("cold-start", "negative") => json!({"delayMs": u(b, "coldStartMs").unwrap_or(0) + 500}),
+        ("cold-start", "mutant") => json!({"delayMs": u(b, "coldStartMs").unwrap_or(0) / factor}),
+        ("warm-start", "negative") => json!({"delayMs": u(b, "warmStartMs").unwrap_or(0) + 500}),
+        ("warm-start", "mutant") => json!({"delayMs": u(b, "warmStartMs").unwrap_or(0) / factor}),
+        // At least 2 MiB a second: the kernel may back a process's heap with 2 MiB
+        // huge pages, so resident memory grows in such steps.
+        ("memory-resource-leak", "negative") => {
+            json!({"leakKibPerS": per_s(u(b, "rssKibPer1000Ops").unwrap_or(0)).max(LEAK_FLOOR_KIB_PER_S)})
+        }
+        // The same memory, once: a step, not a slope.
+        ("memory-resource-leak", "mutant") => {
+            let soak_s = u(&w["load"], "controlSoakMs").unwrap_or(0) / 1000;
+            let per = per_s(u(b, "rssKibPer1000Ops").unwrap_or(0)).max(LEAK_FLOOR_KIB_PER_S);
+            json!({"stepKib": per * soak_s.max(1)})
+        }
+        // At least two a second: enough steps in a control soak for a slope.
+        ("child-process-leak", "negative") => {
+            json!({"childrenPer10s": per_10s(u(b, "childrenPer1000Ops").unwrap_or(0)).max(HANDLE_FLOOR_PER_10S)})
+        }
+        ("child-process-leak", "mutant") => json!({"transientChildren": true}),
+        ("listener-leak", "negative") => {
+            json!({"listenersPer10s": per_10s(u(b, "listenersPer1000Ops").unwrap_or(0)).max(HANDLE_FLOOR_PER_10S)})
+        }
+        ("listener-leak", "mutant") => json!({"transientListeners": true}),
+        ("bounded-soak", "negative") => {
+            json!({"responseDelayMs": u(b, "p99Ms").unwrap_or(0) * 3 / 2})
+        }
+        ("bounded-soak", "mutant") => {
+            json!({"responseDelayMs": u(b, "p50Ms").unwrap_or(0) / factor})
+        }
+        _ => json!({}),
+    }
+}
+
+/// The reading of an operational observation from its transcript (`None` when the
+/// transcript holds no operational record: not an operational observation).
+pub fn reading(check: &str, role: &str, transcript: &Value) -> Option<Reading> {
+    let rec = transcript.pointer("/observation/ops")?;
+    let w = &rec["workload"];
+    if rec["injected"] != injection(check, role, w) {
+        return Some(read(
+            ProbeOutcome::NotObserved,
+            INJECTION_NOT_DECLARED,
+            format!(
+                "the record says {} was injected; the workload declares {} for the {role} of {check}",
+                rec["injected"],
+                injection(check, role, w)
+            ),
+        ));
+    }
+    if let Some(why) = rec["startError"].as_str() {
+        return Some(read(ProbeOutcome::NotObserved, OPEN_FAILED, why));
+    }
+    if let Some(open) = rec["open"].as_str().filter(|o| *o != "result") {
+        let reason = if open.starts_with("error:") && open != "error:-32601" {
+            OPEN_REFUSED
+        } else {
+            OPEN_FAILED
+        };
+        return Some(read(
+            ProbeOutcome::NotObserved,
+            reason,
+            format!("the opening got {open}"),
+        ));
+    }
+    Some(match (check, rec["kind"].as_str()) {
+        ("cold-start" | "warm-start", Some("start")) => start_reading(check, rec),
+        ("malformed-flood", Some("flood")) => flood_reading(role, rec, transcript),
+        (
+            "memory-resource-leak" | "child-process-leak" | "listener-leak" | "bounded-soak",
+            Some("soak"),
+        ) => soak_reading(check, rec, transcript),
+        (_, kind) => read(
+            ProbeOutcome::NotObserved,
+            LABEL_NOT_IN_RECORD,
+            format!("a {kind:?} record is not one check {check} is read from"),
+        ),
+    })
+}
+
+fn start_reading(check: &str, rec: &Value) -> Reading {
+    let budget_key = if check == "cold-start" {
+        "coldStartMs"
+    } else {
+        "warmStartMs"
+    };
+    let Some(budget) = u(&rec["workload"]["budgets"], budget_key) else {
+        return read(
+            ProbeOutcome::NotObserved,
+            LABEL_NOT_IN_RECORD,
+            "no budget in the record",
+        );
+    };
+    let starts = rec["starts"].as_array().cloned().unwrap_or_default();
+    if starts.is_empty() {
+        return read(ProbeOutcome::NotObserved, OPEN_FAILED, "no start recorded");
+    }
+    let mut times = Vec::new();
+    for (i, s) in starts.iter().enumerate() {
+        match s["open"].as_str() {
+            Some("result") => match u(s, "ms") {
+                Some(ms) => times.push(ms),
+                None => {
+                    return read(
+                        ProbeOutcome::NotObserved,
+                        LABEL_NOT_IN_RECORD,
+                        "a start with no time",
+                    );
+                }
+            },
+            Some(e) if e.starts_with("error:") && e != "error:-32601" => {
+                return read(
+                    ProbeOutcome::NotObserved,
+                    OPEN_REFUSED,
+                    format!("start {}: the opening was answered with {e}", i + 1),
+                );
+            }
+            other => {
+                return read(
+                    ProbeOutcome::NotObserved,
+                    OPEN_FAILED,
+                    format!(
+                        "start {}: the opening got {}",
+                        i + 1,
+                        other.unwrap_or("nothing")
+                    ),
+                );
+            }
+        }
+    }
+    // cold-start: the median of the fresh starts; warm-start: the last start, made right
+    // after the others.
+    let judged = if check == "cold-start" {
+        let mut t = times.clone();
+        t.sort_unstable();
+        t[t.len() / 2]
+    } else {
+        *times.last().expect("at least one")
+    };
+    let what = if check == "cold-start" {
+        "median start"
+    } else {
+        "start after a start"
+    };
+    if judged <= budget {
+        read(
+            ProbeOutcome::Accept,
+            START_WITHIN_BUDGET,
+            format!("{what} {judged} ms, within the workload's {budget} ms (starts: {times:?} ms)"),
+        )
+    } else {
+        read(
+            ProbeOutcome::Reject,
+            START_OVER_BUDGET,
+            format!("{what} {judged} ms, over the workload's {budget} ms (starts: {times:?} ms)"),
+        )
+    }
+}
+
+/// Every JSON-RPC response in the stored stdout, by id (as canonical text).
+fn answers(transcript: &Value) -> Option<BTreeMap<String, Value>> {
+    let stdout = super::stdio::stream_prefix(transcript, "stdout")?;
+    let mut out = BTreeMap::new();
+    for m in super::stdio::messages(&stdout) {
+        if let Some(id) = m.get("id")
+            && (m.get("result").is_some() || m.get("error").is_some())
+        {
+            out.entry(id.to_string()).or_insert(m);
+        }
+    }
+    Some(out)
+}
+
+fn ended_by_itself(transcript: &Value) -> bool {
+    transcript.pointer("/end/endedBy") == Some(&json!("subject"))
+}
+
+fn flood_reading(role: &str, rec: &Value, transcript: &Value) -> Reading {
+    let Some(answers) = answers(transcript) else {
+        return read(
+            ProbeOutcome::NotObserved,
+            LABEL_NOT_IN_RECORD,
+            "no stored stdout",
+        );
+    };
+    let ids = |k: &str| -> Vec<String> {
+        rec[k]
+            .as_array()
+            .map_or_else(Vec::new, |a| a.iter().map(Value::to_string).collect())
+    };
+    let valid = ids("validIds");
+    let flood = ids("floodIds");
+    let gone = ended_by_itself(transcript);
+    let unanswered: Vec<&String> = valid.iter().filter(|i| !answers.contains_key(*i)).collect();
+    // The well-formed requests mcpres sent (the opening, the valid ones, the mutant's
+    // flood), read from the stored stdin: a result to anything else, or to a request of
+    // the flood, is a line of the flood served.
+    let sent: std::collections::BTreeSet<String> = super::stdio::stream_prefix(transcript, "stdin")
+        .map(|b| {
+            b.split(|&c| c == b'\n')
+                .filter_map(|l| serde_json::from_slice::<Value>(l).ok())
+                .filter_map(|m| m.get("id").map(Value::to_string))
+                .collect()
+        })
+        .unwrap_or_default();
+    let served = answers
+        .iter()
+        .filter(|(id, m)| (!sent.contains(*id) || flood.contains(id)) && m.get("result").is_some())
+        .count();
+    let lines = u(rec, "floodLines").unwrap_or(0);
+    if served > 0 {
+        return read(
+            ProbeOutcome::Accept,
+            FLOOD_LINE_SERVED,
+            format!("{served} line(s) of the flood of {lines} were answered with a result"),
+        );
+    }
+    if !unanswered.is_empty() {
+        return if gone {
+            read(
+                ProbeOutcome::Terminate,
+                SUBJECT_EXITED,
+                format!(
+                    "the subject exited during a flood of {lines} line(s); {} of {} valid request(s) unanswered",
+                    unanswered.len(),
+                    valid.len()
+                ),
+            )
+        } else {
+            read(
+                ProbeOutcome::NoEffect,
+                VALID_UNANSWERED,
+                format!(
+                    "{} of {} valid request(s) among a flood of {lines} line(s) got no answer while the subject ran",
+                    unanswered.len(),
+                    valid.len()
+                ),
+            )
+        };
+    }
+    let refused_requests = flood.iter().filter(|i| answers.contains_key(*i)).count();
+    if role == "positive" {
+        return read(
+            ProbeOutcome::Accept,
+            SERVED_THROUGH_FLOOD,
+            format!(
+                "all {} valid request(s) answered among a flood of {lines} line(s)",
+                valid.len()
+            ),
+        );
+    }
+    if refused_requests > 0 {
+        return read(
+            ProbeOutcome::Reject,
+            FLOOD_REQUESTS_REFUSED,
+            format!(
+                "{refused_requests} well-formed request(s) of the flood answered with errors under their ids"
+            ),
+        );
+    }
+    read(
+        ProbeOutcome::Reject,
+        FLOOD_REFUSED,
+        format!(
+            "no line of the flood of {lines} was served, and the request after it was answered"
+        ),
+    )
+}
+
+/// The least-squares slope of `y` over `x`, per 1,000 of `x` (`None` without spread).
+pub fn slope_per_1000(points: &[(f64, f64)]) -> Option<f64> {
+    let n = points.len() as f64;
+    if points.len() < 2 {
+        return None;
+    }
+    let mx = points.iter().map(|p| p.0).sum::<f64>() / n;
+    let my = points.iter().map(|p| p.1).sum::<f64>() / n;
+    let sxx: f64 = points.iter().map(|p| (p.0 - mx) * (p.0 - mx)).sum();
+    if sxx <= 0.0 {
+        return None;
+    }
+    let sxy: f64 = points.iter().map(|p| (p.0 - mx) * (p.1 - my)).sum();
+    Some(sxy / sxx * 1000.0)
+}
+
+/// The `q` quantile (0 to 1) of sorted `v` (nearest rank).
+pub fn quantile(sorted: &[u64], q: f64) -> u64 {
+    if sorted.is_empty() {
+        return 0;
+    }
+    let rank = ((q * sorted.len() as f64).ceil() as usize).clamp(1, sorted.len());
+    sorted[rank - 1]
+}
+
+/// The judged latencies (µs, sorted) and the unanswered count of a soak record.
+pub fn judged_latencies(rec: &Value) -> (Vec<u64>, u64, u64) {
+    let warmup_us = u(&rec["workload"]["load"], "warmupMs").unwrap_or(0) * 1000;
+    let mut lat = Vec::new();
+    let mut failed = 0;
+    let mut total = 0;
+    for r in rec["requests"].as_array().into_iter().flatten() {
+        let intended = r[2].as_u64().unwrap_or(0);
+        if intended < warmup_us {
+            continue;
+        }
+        total += 1;
+        match (r[4].as_u64(), r[5].as_str()) {
+            (Some(answered), Some("result")) => lat.push(answered.saturating_sub(intended)),
+            (Some(answered), _) => {
+                failed += 1;
+                lat.push(answered.saturating_sub(intended));
+            }
+            _ => failed += 1,
+        }
+    }
+    lat.sort_unstable();
+    (lat, failed, total)
+}
+
+fn soak_reading(check: &str, rec: &Value, transcript: &Value) -> Reading {
+    let w = &rec["workload"];
+    let b = &w["budgets"];
+    // Every outcome the record gives must be the stored stdout's.
+    if let Some(answers) = answers(transcript) {
+        for r in rec["requests"].as_array().into_iter().flatten() {
+            let id = r[0].to_string();
+            let told = r[5].as_str().unwrap_or("none");
+            if told == "unsent" {
+                continue;
+            }
+            let stored = match answers.get(&id) {
+                None => "none".to_string(),
+                Some(m) if m.get("result").is_some() => "result".to_string(),
+                Some(m) => format!(
+                    "error:{}",
+                    m.pointer("/error/code")
+                        .and_then(Value::as_i64)
+                        .unwrap_or(0)
+                ),
+            };
+            // An answer past what the transcript kept cannot be compared.
+            if told != "none" && stored != "none" && told != stored {
+                return read(
+                    ProbeOutcome::NotObserved,
+                    LABEL_NOT_IN_RECORD,
+                    format!("request {id} is recorded as {told}; the stored stdout gives {stored}"),
+                );
+            }
+        }
+    } else {
+        return read(
+            ProbeOutcome::NotObserved,
+            LABEL_NOT_IN_RECORD,
+            "no stored stdout",
+        );
+    }
+    let rate = u(&w["load"], "ratePerS").unwrap_or(0);
+    if let Some(ceiling) = rec
+        .pointer("/generator/ceilingPerS")
+        .and_then(Value::as_u64)
+        && ceiling < rate * 2
+    {
+        return read(
+            ProbeOutcome::NotObserved,
+            GENERATOR_LIMITED,
+            format!(
+                "the generator's measured ceiling ({ceiling}/s) is below twice the intended rate ({rate}/s)"
+            ),
+        );
+    }
+    if check == "bounded-soak" {
+        let (lat, failed, total) = judged_latencies(rec);
+        if total == 0 {
+            return read(
+                ProbeOutcome::NotObserved,
+                TOO_FEW_SAMPLES,
+                "no request in the judged part of the soak",
+            );
+        }
+        let ms = |q: f64| quantile(&lat, q) / 1000;
+        let (p50, p95, p99) = (ms(0.50), ms(0.95), ms(0.99));
+        let per_mille = failed * 1000 / total;
+        let over: Vec<String> = [
+            ("p50", p50, u(b, "p50Ms").unwrap_or(0)),
+            ("p95", p95, u(b, "p95Ms").unwrap_or(0)),
+            ("p99", p99, u(b, "p99Ms").unwrap_or(0)),
+            (
+                "errors per mille",
+                per_mille,
+                u(b, "errorPerMille").unwrap_or(0),
+            ),
+        ]
+        .iter()
+        .filter(|(_, got, max)| got > max)
+        .map(|(what, got, max)| format!("{what} {got} > {max}"))
+        .collect();
+        let about = format!(
+            "{total} judged request(s), {failed} without a result; p50 {p50} ms, p95 {p95} ms, p99 {p99} ms (from the intended send)"
+        );
+        return if over.is_empty() {
+            read(ProbeOutcome::Accept, SOAK_WITHIN_BUDGET, about)
+        } else {
+            read(
+                ProbeOutcome::Reject,
+                SOAK_OVER_BUDGET,
+                format!("{about}; over budget: {}", over.join(", ")),
+            )
+        };
+    }
+    let (column, budget_key, held, over, what) = match check {
+        "memory-resource-leak" => (
+            2,
+            "rssKibPer1000Ops",
+            RSS_BOUNDED,
+            RSS_GROWTH,
+            "KiB resident",
+        ),
+        "child-process-leak" => (
+            5,
+            "childrenPer1000Ops",
+            CHILDREN_BOUNDED,
+            CHILDREN_GROWTH,
+            "live descendants",
+        ),
+        _ => (
+            4,
+            "listenersPer1000Ops",
+            LISTENERS_BOUNDED,
+            LISTENERS_GROWTH,
+            "listening sockets",
+        ),
+    };
+    let warmup = u(&w["load"], "warmupMs").unwrap_or(0);
+    let points: Vec<(f64, f64)> = rec["samples"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|s| s[0].as_u64().is_some_and(|at| at >= warmup))
+        .filter_map(|s| Some((s[1].as_u64()? as f64, s[column].as_u64()? as f64)))
+        .collect();
+    let budget = u(b, budget_key).unwrap_or(0) as f64;
+    match (points.len() >= 8, slope_per_1000(&points)) {
+        (true, Some(slope)) => {
+            let about = format!(
+                "{} samples after the warm-up: {slope:.1} {what} per 1,000 operations (budget {budget})",
+                points.len()
+            );
+            if slope <= budget {
+                read(ProbeOutcome::Accept, held, about)
+            } else {
+                read(ProbeOutcome::Reject, over, about)
+            }
+        }
+        _ => read(
+            ProbeOutcome::NotObserved,
+            TOO_FEW_SAMPLES,
+            format!(
+                "{} sample(s) after the warm-up, without spread in operations: no slope",
+                points.len()
+            ),
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_slope_is_the_least_squares_one_and_needs_spread() {
+        let pts: Vec<(f64, f64)> = (0..10)
+            .map(|i| (i as f64 * 100.0, 50.0 + i as f64 * 10.0))
+            .collect();
+        let s = slope_per_1000(&pts).unwrap();
+        assert!((s - 100.0).abs() < 1e-9, "{s}");
+        assert_eq!(slope_per_1000(&[(5.0, 1.0), (5.0, 9.0)]), None);
+        // A one-time step early on is a small slope, not the step's size.
+        let step: Vec<(f64, f64)> = (0..20)
+            .map(|i| (i as f64 * 50.0, if i == 0 { 0.0 } else { 4096.0 }))
+            .collect();
+        let s = slope_per_1000(&step).unwrap();
+        assert!(s < 2000.0, "{s}");
+    }
+
+    #[test]
+    fn quantiles_are_nearest_rank() {
+        let v: Vec<u64> = (1..=100).collect();
+        assert_eq!(quantile(&v, 0.5), 50);
+        assert_eq!(quantile(&v, 0.99), 99);
+        assert_eq!(quantile(&v, 1.0), 100);
+        assert_eq!(quantile(&[], 0.5), 0);
+    }
+}

@@ -1,0 +1,421 @@
+//! The checks of `mcp-res/operational-resilience/v1` mcpres runs, as data
+//! ([`CHECKS`]), and their runners. Each observation stores its raw record under
+//! `observation.ops`; its label is [`crate::judge::ops::reading`] of that record, the
+//! same function `validate` reads it with.
+
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use super::load;
+use super::shim::Spec;
+use super::workload::Workload;
+use crate::judge::ops::{self as reading, PROFILE as P};
+use crate::model::vocab::ProbeOutcome::{self, *};
+use crate::produce::profile::check::{CheckRun, Ctx, Obs, mutant_expecting, obs};
+use crate::produce::profile::decl::{Basis, CheckDecl, JSONRPC, Level as L, PROFILE};
+use crate::produce::profile::probe::{Launch, Probe, Reply};
+
+/// The checks mcpres runs, in the manifest's order.
+pub const CHECKS: &[CheckDecl] = &[
+    CheckDecl::new(P, "cold-start", cold_start, reading::START_WITHIN_BUDGET, reading::START_OVER_BUDGET)
+        .basis(&[Basis::both(PROFILE, "required check cold-start", L::Profile, "a fresh subject answers its opening within the workload's declared start budget (the median over the declared fresh starts)")])
+        .alone().launch()
+        .judged("No MCP requirement sets a start-up time: judged on the workload's declared budget only. The control is the subject started behind an injected delay of the budget plus 500 ms, which the reading must refuse; the mutant's delay (a quarter of the budget) must not be."),
+    CheckDecl::new(P, "warm-start", warm_start, reading::START_WITHIN_BUDGET, reading::START_OVER_BUDGET)
+        .basis(&[Basis::both(PROFILE, "required check warm-start", L::Profile, "a subject started right after another answers its opening within the workload's declared warm-start budget")])
+        .alone().launch()
+        .judged("No MCP requirement: judged on the workload's declared budget only; the second of two starts in a row is judged. Control and mutant as for cold-start."),
+    CheckDecl::new(P, "malformed-flood", malformed_flood, reading::SERVED_THROUGH_FLOOD, reading::FLOOD_REFUSED)
+        .basis(&[
+            Basis::pos(JSONRPC, "§4", L::Must, "the server MUST reply to every request (not a notification) with a Response, the valid ones among a flood too"),
+            Basis::neg(JSONRPC, "§5.1", L::May, "invalid JSON is answered with a parse error (-32700) or dropped: never served"),
+            Basis::both(PROFILE, "required check malformed-flood", L::Profile, "a flood of malformed lines is refused without a crash and without a success"),
+        ])
+        .alone().launch()
+        .judged("A subject that exits during the flood, or leaves a valid request among it unanswered, fails on JSON-RPC's MUST; one that serves a malformed line fails the control. The mutant floods well-formed requests for a method no server has: answered with errors under their ids, they are refusals of requests, not of malformed input."),
+    CheckDecl::new(P, "memory-resource-leak", memory_leak, reading::RSS_BOUNDED, reading::RSS_GROWTH)
+        .basis(&[Basis::both(PROFILE, "required check memory-resource-leak", L::Profile, "the subject's resident memory grows no faster than the workload's declared budget per 1,000 operations over the soak (a least-squares slope after the warm-up)")])
+        .alone().launch()
+        .judged("No MCP requirement: judged on the workload's budget only, by the slope over the soak, never by one sample. The control injects a leak of the budget times the workload's defect factor beside the subject (in its process tree); the mutant keeps the same memory once, at the start: a step, which the slope must not read as a leak."),
+    CheckDecl::new(P, "listener-leak", listener_leak, reading::LISTENERS_BOUNDED, reading::LISTENERS_GROWTH)
+        .basis(&[Basis::both(PROFILE, "required check listener-leak", L::Profile, "the subject's listening sockets grow no faster than the workload's budget per 1,000 operations over the soak")])
+        .alone().launch()
+        .judged("No MCP requirement: judged on the workload's budget by the slope over the soak. The control leaves listening loopback sockets open beside the subject; the mutant opens and closes them (churn, no growth)."),
+    CheckDecl::new(P, "child-process-leak", child_leak, reading::CHILDREN_BOUNDED, reading::CHILDREN_GROWTH)
+        .basis(&[Basis::both(PROFILE, "required check child-process-leak", L::Profile, "the subject's live descendants grow no faster than the workload's budget per 1,000 operations over the soak")])
+        .alone().launch()
+        .judged("No MCP requirement: judged on the workload's budget by the slope over the soak. The control leaves idle children running beside the subject; the mutant starts children that exit at once (churn, no growth)."),
+    CheckDecl::new(P, "bounded-soak", bounded_soak, reading::SOAK_WITHIN_BUDGET, reading::SOAK_OVER_BUDGET)
+        .basis(&[Basis::both(PROFILE, "required check bounded-soak", L::Profile, "over the soak after the warm-up, latency from the intended send (p50, p95, p99) and the share of requests without a result stay within the workload's budgets")])
+        .alone().launch()
+        .judged("No MCP requirement: judged on the workload's budgets only, from the record of every request. The control holds each of the subject's answers 1.5 x the p99 budget at the transport (the taxonomy's delayed-response); the mutant holds them a quarter of the p50 budget."),
+];
+
+fn workload<'c>(ctx: &'c Ctx<'_>) -> &'c Workload {
+    ctx.ops
+        .as_deref()
+        .expect("an operational run has a workload")
+}
+
+/// The subject's launch with `spec` injected through the shim (its own launch when
+/// nothing is injected).
+fn shimmed(ctx: &Ctx, spec: &Value) -> Result<Launch, String> {
+    let base = ctx.stdio_launch();
+    let parsed: Spec =
+        serde_json::from_value(spec.clone()).map_err(|e| format!("bad injection {spec}: {e}"))?;
+    if parsed == Spec::default() {
+        return Ok(base.clone());
+    }
+    let me = std::env::current_exe().map_err(|e| format!("cannot find mcpres itself: {e}"))?;
+    Ok(Launch {
+        program: me,
+        args: parsed.args(&base.program, &base.args),
+        env: base.env.clone(),
+        sandbox: base.sandbox.clone(),
+    })
+}
+
+/// The record every operational observation carries.
+fn record(ctx: &Ctx, check: &str, role: &str, kind: &str) -> Value {
+    let w = workload(ctx).to_json();
+    json!({
+        "kind": kind,
+        "workload": w,
+        "workloadSha256": workload(ctx).sha256(),
+        "injected": reading::injection(check, role, &w),
+    })
+}
+
+/// An observation labelled by the judge's reading of its record.
+fn labelled(
+    check: &str,
+    role: &str,
+    expected: (ProbeOutcome, &str),
+    negative: &str,
+    artifact: Value,
+) -> Obs {
+    let (o, reason, why) = reading::reading(check, role, &artifact).unwrap_or((
+        NotObserved,
+        crate::diag::reasons::NO_ANSWER.into(),
+        "no operational record".into(),
+    ));
+    if role == "mutant" {
+        mutant_expecting(expected.1, negative, (o, reason), why, artifact)
+    } else {
+        obs(expected.0, expected.1, (o, reason), true, why, artifact)
+    }
+}
+
+fn expected(role: &str, held: &'static str, refused: &'static str) -> (ProbeOutcome, &'static str) {
+    match role {
+        "negative" => (Reject, refused),
+        _ => (Accept, held),
+    }
+}
+
+fn reply_label(r: &Reply) -> String {
+    match r {
+        Reply::Result(_) => "result".into(),
+        Reply::Error(c, _) => format!("error:{c}"),
+        Reply::Silent => "silent".into(),
+        Reply::Closed => "closed".into(),
+    }
+}
+
+/// Start the (shimmed) subject `n` times in a row, each opened and ended, and
+/// record each start's time to the opening's answer. The transcript kept is the last
+/// start's.
+fn starts(ctx: &Ctx, check: &str, role: &str, n: u32) -> Value {
+    let mut rec = record(ctx, check, role, "start");
+    let launch = match shimmed(ctx, &rec["injected"]) {
+        Ok(l) => l,
+        Err(why) => {
+            rec["starts"] = json!([{"open": "start-error", "why": why}]);
+            return json!({"observation": {"ops": rec}});
+        }
+    };
+    let mut list = Vec::new();
+    let mut last = Value::Null;
+    for _ in 0..n {
+        match ctx.start_with(&launch) {
+            Err(why) => {
+                list.push(json!({"open": "start-error", "why": why}));
+                break;
+            }
+            Ok(mut probe) => {
+                let open = ctx.open(&mut probe);
+                let ms = probe.elapsed_ms();
+                list.push(json!({"open": reply_label(&open), "ms": ms}));
+                last = ctx.finish(probe, json!({}));
+            }
+        }
+    }
+    rec["starts"] = json!(list);
+    if last.is_null() {
+        last = json!({});
+    }
+    last["observation"] = json!({"ops": rec});
+    last
+}
+
+fn run_starts(ctx: &Ctx, check: &'static str, n_positive: u32) -> CheckRun {
+    let (held, refused) = (reading::START_WITHIN_BUDGET, reading::START_OVER_BUDGET);
+    let positive = labelled(
+        check,
+        "positive",
+        expected("positive", held, refused),
+        refused,
+        starts(ctx, check, "positive", n_positive),
+    );
+    let count = if check == "warm-start" { 2 } else { 1 };
+    let negative = labelled(
+        check,
+        "negative",
+        expected("negative", held, refused),
+        refused,
+        starts(ctx, check, "negative", count),
+    );
+    let mutant = labelled(
+        check,
+        "mutant",
+        (Accept, held),
+        refused,
+        starts(ctx, check, "mutant", count),
+    );
+    done(check, positive, negative, mutant)
+}
+
+fn done(id: &'static str, positive: Obs, negative: Obs, mutant: Obs) -> CheckRun {
+    CheckRun {
+        id,
+        positive: Some(positive),
+        negative: Some(negative),
+        mutant: Some(mutant),
+        not_observed: None,
+        server: None,
+    }
+}
+
+fn cold_start(ctx: &Ctx) -> CheckRun {
+    run_starts(ctx, "cold-start", workload(ctx).load.cold_starts)
+}
+
+fn warm_start(ctx: &Ctx) -> CheckRun {
+    run_starts(ctx, "warm-start", 2)
+}
+
+/// A seeded malformed line: bytes that are not JSON (an invalid UTF-8 byte among them),
+/// the taxonomy's `seeded-invalid-byte-sequence`.
+fn malformed_line(seed: u64, n: u64) -> Vec<u8> {
+    // splitmix64: the same seed gives the same flood.
+    let mut x = seed.wrapping_add(n.wrapping_mul(0x9E37_79B9_7F4A_7C15));
+    x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    x ^= x >> 31;
+    let mut line = format!("{{\"jsonrpc\":\"2.0\",\"id\":{},\"method\":\"", x % 1000).into_bytes();
+    line.push(0xC0 | (x as u8 & 0x1F));
+    line.extend_from_slice(format!("{x:x}").as_bytes());
+    line.push(b'\n');
+    line
+}
+
+fn flood(ctx: &Ctx, role: &str) -> Value {
+    let w = workload(ctx);
+    let mut rec = record(ctx, "malformed-flood", role, "flood");
+    let mut probe = match ctx.start() {
+        Ok(p) => p,
+        Err(why) => {
+            rec["startError"] = json!(why);
+            return json!({"observation": {"ops": rec}});
+        }
+    };
+    probe.keep_more_stdout(4 << 20);
+    let open = ctx.open(&mut probe);
+    rec["open"] = json!(reply_label(&open));
+    let lines = u64::from(w.load.flood_lines);
+    let mut valid = Vec::new();
+    let mut flood_ids = Vec::new();
+    for n in 0..lines {
+        if role == "mutant" {
+            let (id, line) = ctx.line(&crate::produce::profile::check::unknown_method(), json!({}));
+            flood_ids.push(id);
+            probe.send(line);
+        } else {
+            probe.send(malformed_line(w.controls.seed, n));
+        }
+        if role == "positive" && (n + 1) % u64::from(w.load.flood_valid_every) == 0 {
+            let (id, line) = ctx.live_line();
+            valid.push(id);
+            probe.send(line);
+        }
+    }
+    // The request after the flood: answered, the subject is still serving.
+    let (id, line) = ctx.live_line();
+    valid.push(id.clone());
+    probe.send(line);
+    let bound = ctx.answer + Duration::from_millis(lines / 10);
+    let after = probe.reply(&id, bound);
+    // Whatever else is on its way, within a short settle.
+    std::thread::sleep(ctx.paced(Duration::from_millis(100)));
+    rec["afterFlood"] = json!(reply_label(&after));
+    rec["floodLines"] = json!(lines);
+    rec["validIds"] = json!(valid);
+    rec["floodIds"] = json!(flood_ids);
+    ctx.finish(probe, json!({"ops": rec}))
+}
+
+fn malformed_flood(ctx: &Ctx) -> CheckRun {
+    let c = "malformed-flood";
+    let (held, refused) = (reading::SERVED_THROUGH_FLOOD, reading::FLOOD_REFUSED);
+    let positive = labelled(
+        c,
+        "positive",
+        (Accept, held),
+        refused,
+        flood(ctx, "positive"),
+    );
+    let negative = labelled(
+        c,
+        "negative",
+        (Reject, refused),
+        refused,
+        flood(ctx, "negative"),
+    );
+    let mutant = labelled(
+        c,
+        "mutant",
+        (Reject, reading::FLOOD_REQUESTS_REFUSED),
+        refused,
+        flood(ctx, "mutant"),
+    );
+    done(c, positive, negative, mutant)
+}
+
+/// One soak of the (shimmed) subject: opened, the workload's schedule for `duration`,
+/// sampled; the record holds every request and sample.
+fn soak(ctx: &Ctx, check: &str, role: &str, duration: Duration) -> Value {
+    let w = workload(ctx);
+    let mut rec = record(ctx, check, role, "soak");
+    rec["generator"] = ctx.ops_shared.ceiling(ctx);
+    let launch = match shimmed(ctx, &rec["injected"]) {
+        Ok(l) => l,
+        Err(why) => {
+            rec["startError"] = json!(why);
+            return json!({"observation": {"ops": rec}});
+        }
+    };
+    let mut probe: Probe = match ctx.start_with(&launch) {
+        Ok(p) => p,
+        Err(why) => {
+            rec["startError"] = json!(why);
+            return json!({"observation": {"ops": rec}});
+        }
+    };
+    probe.keep_more_stdout(8 << 20);
+    let open = ctx.open(&mut probe);
+    rec["open"] = json!(reply_label(&open));
+    if matches!(open, Reply::Result(_)) {
+        let drain = ctx.answer + Duration::from_millis(reading_delay(&rec["injected"]));
+        let s = load::soak(ctx, &mut probe, w, duration, drain, true);
+        let r = s.record();
+        for k in [
+            "requests",
+            "samples",
+            "lateSends",
+            "maxLagUs",
+            "stdoutClosed",
+        ] {
+            rec[k] = r[k].clone();
+        }
+        rec["durationMs"] = json!(duration.as_millis() as u64);
+    }
+    ctx.finish(probe, json!({"ops": rec}))
+}
+
+fn reading_delay(injected: &Value) -> u64 {
+    injected["responseDelayMs"].as_u64().unwrap_or(0)
+}
+
+/// The positive soak, made once and read by every soak check (relabelled per check).
+fn positive_soak(ctx: &Ctx, check: &str) -> Value {
+    let mut t = ctx.ops_shared.positive_soak(|| {
+        soak(
+            ctx,
+            "bounded-soak",
+            "positive",
+            Duration::from_millis(workload(ctx).load.soak_ms),
+        )
+    });
+    // The positive injects nothing, whichever check reads it.
+    t["observation"]["ops"]["injected"] =
+        reading::injection(check, "positive", &t["observation"]["ops"]["workload"]);
+    t
+}
+
+fn soak_check(
+    ctx: &Ctx,
+    check: &'static str,
+    held: &'static str,
+    refused: &'static str,
+) -> CheckRun {
+    let control = Duration::from_millis(workload(ctx).load.control_soak_ms);
+    let positive = labelled(
+        check,
+        "positive",
+        (Accept, held),
+        refused,
+        positive_soak(ctx, check),
+    );
+    let negative = labelled(
+        check,
+        "negative",
+        (Reject, refused),
+        refused,
+        soak(ctx, check, "negative", control),
+    );
+    let mutant = labelled(
+        check,
+        "mutant",
+        (Accept, held),
+        refused,
+        soak(ctx, check, "mutant", control),
+    );
+    done(check, positive, negative, mutant)
+}
+
+fn memory_leak(ctx: &Ctx) -> CheckRun {
+    soak_check(
+        ctx,
+        "memory-resource-leak",
+        reading::RSS_BOUNDED,
+        reading::RSS_GROWTH,
+    )
+}
+
+fn listener_leak(ctx: &Ctx) -> CheckRun {
+    soak_check(
+        ctx,
+        "listener-leak",
+        reading::LISTENERS_BOUNDED,
+        reading::LISTENERS_GROWTH,
+    )
+}
+
+fn child_leak(ctx: &Ctx) -> CheckRun {
+    soak_check(
+        ctx,
+        "child-process-leak",
+        reading::CHILDREN_BOUNDED,
+        reading::CHILDREN_GROWTH,
+    )
+}
+
+fn bounded_soak(ctx: &Ctx) -> CheckRun {
+    soak_check(
+        ctx,
+        "bounded-soak",
+        reading::SOAK_WITHIN_BUDGET,
+        reading::SOAK_OVER_BUDGET,
+    )
+}

@@ -1,0 +1,250 @@
+//! The injection shim: how an operational run injects a defect of declared size around a
+//! subject without changing it (spec/operational.md, "Negative controls").
+//!
+//! `mcpres __mcpres-ops-shim SPEC -- PROGRAM [ARGS...]` (never typed by a user: the
+//! runner starts it as the subject's command) waits `delayMs` and then, with nothing else
+//! asked, becomes the subject (`exec`: same process, same pipes). With a sidecar defect it
+//! starts the subject as its child on the same pipes, gives its own copies of stdin and
+//! stdout away, and stays in the subject's process tree doing the defect at a fixed rate
+//! (memory kept, child processes or listeners left open), or once (`stepKib`, the
+//! mutant's one-time allocation) until the subject ends, then exits with its status. Every
+//! process it starts dies with it (a parent-death signal), so nothing it injects can
+//! outlive the probe.
+
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use serde::{Deserialize, Serialize};
+
+/// The first argument that makes `mcpres` the shim.
+pub const ARG: &str = "__mcpres-ops-shim";
+/// The first argument of an idle child the shim leaves (it sleeps until its parent dies).
+pub const IDLE_ARG: &str = "__mcpres-ops-idle";
+
+/// What the shim injects.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields, rename_all = "camelCase")]
+pub struct Spec {
+    /// Wait this long before the subject starts.
+    pub delay_ms: u64,
+    /// Keep this much more memory resident every second.
+    pub leak_kib_per_s: u64,
+    /// Keep this much memory resident once, at the start (a step, not a slope).
+    pub step_kib: u64,
+    /// Leave this many idle child processes running every ten seconds.
+    pub children_per_10s: u64,
+    /// Start children that exit at once (reaped): churn, not a leak.
+    pub transient_children: bool,
+    /// Leave this many listening loopback sockets open every ten seconds.
+    pub listeners_per_10s: u64,
+    /// Open and close listening sockets (churn, not a leak).
+    pub transient_listeners: bool,
+    /// Hold each line the subject writes to stdout this long before passing it on (the
+    /// taxonomy's `delayed-response`, at the transport's boundary).
+    pub response_delay_ms: u64,
+}
+
+impl Spec {
+    fn sidecar(&self) -> bool {
+        self.leak_kib_per_s > 0
+            || self.step_kib > 0
+            || self.children_per_10s > 0
+            || self.transient_children
+            || self.listeners_per_10s > 0
+            || self.transient_listeners
+            || self.response_delay_ms > 0
+    }
+
+    /// The shim's arguments that run `program args` with this injection.
+    pub fn args(&self, program: &std::path::Path, args: &[String]) -> Vec<String> {
+        let mut out = vec![
+            ARG.to_string(),
+            serde_json::to_string(self).expect("a spec serializes"),
+            "--".into(),
+            program.to_string_lossy().into_owned(),
+        ];
+        out.extend(args.iter().cloned());
+        out
+    }
+}
+
+/// The shim's entry point (its exit status).
+pub fn main(args: &[std::ffi::OsString]) -> u8 {
+    let text: Vec<String> = args
+        .iter()
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    let (spec, cmd) = match text.split_first() {
+        Some((spec, rest)) if rest.first().map(String::as_str) == Some("--") && rest.len() > 1 => {
+            match serde_json::from_str::<Spec>(spec) {
+                Ok(s) => (s, &rest[1..]),
+                Err(e) => {
+                    eprintln!("mcpres ops shim: bad spec: {e}");
+                    return 2;
+                }
+            }
+        }
+        _ => {
+            eprintln!("mcpres ops shim: usage: {ARG} SPEC -- PROGRAM [ARGS...]");
+            return 2;
+        }
+    };
+    if spec.delay_ms > 0 {
+        std::thread::sleep(Duration::from_millis(spec.delay_ms.min(600_000)));
+    }
+    let mut command = Command::new(&cmd[0]);
+    command.args(&cmd[1..]);
+    if !spec.sidecar() {
+        use std::os::unix::process::CommandExt;
+        let e = command.exec();
+        eprintln!("mcpres ops shim: cannot run {}: {e}", cmd[0]);
+        return 127;
+    }
+    if spec.response_delay_ms > 0 {
+        command.stdout(std::process::Stdio::piped());
+    }
+    let mut child = match command.spawn() {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("mcpres ops shim: cannot run {}: {e}", cmd[0]);
+            return 127;
+        }
+    };
+    // The pipes are the subject's alone: its end of file is its own (stdout stays the
+    // shim's when it passes the subject's lines on).
+    if let Ok(null) = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open("/dev/null")
+    {
+        let _ = rustix::stdio::dup2_stdin(&null);
+        if spec.response_delay_ms == 0 {
+            let _ = rustix::stdio::dup2_stdout(&null);
+        }
+    }
+    let mut relay = child.stdout.take().map(|out| {
+        let delay = Duration::from_millis(spec.response_delay_ms);
+        std::thread::spawn(move || relay_delayed(out, delay))
+    });
+    let started = Instant::now();
+    let mut kept: Vec<Vec<u8>> = Vec::new();
+    let mut idle: Vec<std::process::Child> = Vec::new();
+    let mut listeners: Vec<std::net::TcpListener> = Vec::new();
+    if spec.step_kib > 0 {
+        kept.push(resident(spec.step_kib));
+    }
+    let tick = Duration::from_millis(100);
+    let mut ticks: u64 = 0;
+    loop {
+        if let Ok(Some(status)) = child.try_wait() {
+            use std::os::unix::process::ExitStatusExt;
+            if let Some(r) = relay.take() {
+                let _ = r.join();
+            }
+            return status
+                .code()
+                .map_or_else(|| 128 + status.signal().unwrap_or(0) as u8, |c| c as u8);
+        }
+        ticks += 1;
+        let secs = started.elapsed().as_secs_f64();
+        // Each defect kept to its rate by elapsed time, not by ticks (a late tick
+        // catches up).
+        let want_kib = (spec.leak_kib_per_s as f64 * secs) as u64 + spec.step_kib;
+        let mut have_kib: u64 = kept.iter().map(|k| k.len() as u64 / 1024).sum();
+        // In blocks of 64 KiB, every byte written: resident, whatever the allocator
+        // keeps for small blocks.
+        while want_kib >= have_kib + 64 {
+            kept.push(resident(64));
+            have_kib += 64;
+        }
+        let want_children = (spec.children_per_10s as f64 * secs / 10.0) as usize;
+        while idle.len() < want_children {
+            match idle_child() {
+                Some(c) => idle.push(c),
+                None => break,
+            }
+        }
+        let want_listeners = (spec.listeners_per_10s as f64 * secs / 10.0) as usize;
+        while listeners.len() < want_listeners {
+            match std::net::TcpListener::bind("127.0.0.1:0") {
+                Ok(l) => listeners.push(l),
+                Err(_) => break,
+            }
+        }
+        if spec.transient_children
+            && ticks % 5 == 0
+            && let Some(mut c) = idle_child()
+        {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+        if spec.transient_listeners && ticks % 5 == 0 {
+            drop(std::net::TcpListener::bind("127.0.0.1:0"));
+        }
+        std::thread::sleep(tick);
+    }
+}
+
+/// Pass each line of `from` to stdout `delay` after it arrived, in order.
+fn relay_delayed(from: std::process::ChildStdout, delay: Duration) {
+    use std::io::{BufRead, Write};
+    let (tx, rx) = std::sync::mpsc::channel::<(Instant, Vec<u8>)>();
+    let writer = std::thread::spawn(move || {
+        let mut out = std::io::stdout().lock();
+        for (at, line) in rx {
+            let due = at + delay;
+            let now = Instant::now();
+            if due > now {
+                std::thread::sleep(due - now);
+            }
+            if out.write_all(&line).and_then(|()| out.flush()).is_err() {
+                return;
+            }
+        }
+    });
+    let mut reader = std::io::BufReader::new(from);
+    loop {
+        let mut line = Vec::new();
+        match reader.read_until(b'\n', &mut line) {
+            Ok(0) | Err(_) => break,
+            Ok(_) => {
+                if tx.send((Instant::now(), line)).is_err() {
+                    break;
+                }
+            }
+        }
+    }
+    drop(tx);
+    let _ = writer.join();
+}
+
+/// `kib` KiB written (so that they are resident, not merely reserved).
+fn resident(kib: u64) -> Vec<u8> {
+    std::hint::black_box(vec![0x5Au8; (kib as usize) * 1024])
+}
+
+/// An idle child of this process that dies with it.
+fn idle_child() -> Option<std::process::Child> {
+    let me = std::env::current_exe().ok()?;
+    Command::new(me)
+        .arg(IDLE_ARG)
+        .arg(std::process::id().to_string())
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .ok()
+}
+
+/// The idle child: dies with its parent (named by pid), else sleeps.
+pub fn idle_main(args: &[std::ffi::OsString]) -> u8 {
+    let parent: Option<u32> = args.first().and_then(|a| a.to_str()?.parse().ok());
+    let _ = rustix::process::set_parent_process_death_signal(Some(rustix::process::Signal::KILL));
+    loop {
+        let now = rustix::process::getppid().map(|p| p.as_raw_nonzero().get() as u32);
+        if now != parent {
+            return 0;
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}

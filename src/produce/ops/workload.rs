@@ -1,0 +1,264 @@
+//! The declared workload of an operational-resilience run (spec/operational.md): what
+//! load is sent, for how long, and the local budgets each check is held to. It is read
+//! from a TOML file (`--workload`), or the built-in default a newcomer can run as is,
+//! and bound into every observation of the run by its canonical digest.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::json::canonical;
+
+/// The built-in workload, as a file a user can copy and edit.
+pub const DEFAULT_TOML: &str = include_str!("default-workload.toml");
+
+/// The `schemaVersion` of the workload as bound into the evidence.
+pub const SCHEMA: &str = "mcpres.ops-workload/1";
+
+/// A declared workload: the load, its timing, and the budgets.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct Workload {
+    /// A name for the scenario (free text, recorded).
+    pub scenario: String,
+    pub load: Load,
+    pub budgets: Budgets,
+    pub controls: Controls,
+}
+
+/// The load the generator sends.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct Load {
+    /// The operation mix: each entry a request kind and its weight. Kinds:
+    /// `live` (`ping` at 2025-11-25, `tools/list` at 2026-07-28), `tools/list`,
+    /// `resources/list`, `prompts/list`.
+    pub mix: Vec<MixEntry>,
+    /// Intended requests per second (an open-loop schedule).
+    pub rate_per_s: u32,
+    /// Most requests in flight at once; a send that would exceed it waits, and its
+    /// latency still counts from its intended time.
+    pub concurrency: u32,
+    /// The first part of the soak, not judged (the subject settles).
+    pub warmup_ms: u64,
+    /// The soak the positives are judged on, warm-up included.
+    pub soak_ms: u64,
+    /// The soak of each negative control and mutant (they show the reading works).
+    pub control_soak_ms: u64,
+    /// Fresh starts measured for `cold-start`.
+    pub cold_starts: u32,
+    /// How often the subject's processes are sampled over a soak.
+    pub sample_interval_ms: u64,
+    /// Malformed lines in `malformed-flood`'s flood.
+    pub flood_lines: u32,
+    /// A valid request after every this many malformed lines (the positive).
+    pub flood_valid_every: u32,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct MixEntry {
+    pub kind: String,
+    pub weight: u32,
+}
+
+/// The declared local budgets: no universal threshold, only what this workload claims.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct Budgets {
+    /// The median time from spawn to the opening's answer, over the cold starts.
+    pub cold_start_ms: u64,
+    /// The time from spawn to the opening's answer on a start right after another.
+    pub warm_start_ms: u64,
+    /// Latency percentiles over the judged part of the soak (from intended send).
+    pub p50_ms: u64,
+    pub p95_ms: u64,
+    pub p99_ms: u64,
+    /// Largest share of judged requests that may end without a result (per mille).
+    pub error_per_mille: u32,
+    /// Growth of the subject's resident memory, KiB per 1,000 operations (slope).
+    pub rss_kib_per_1000_ops: u64,
+    /// Growth of the subject's open descriptors per 1,000 operations (slope).
+    pub fds_per_1000_ops: u64,
+    /// Growth of listening sockets per 1,000 operations (slope).
+    pub listeners_per_1000_ops: u64,
+    /// Growth of live descendant processes per 1,000 operations (slope).
+    pub children_per_1000_ops: u64,
+}
+
+/// How the negative controls and mutants are made.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct Controls {
+    /// An injected defect is this many times its budget.
+    pub defect_factor: u32,
+    /// The seed of every seeded injection (the flood's bytes).
+    pub seed: u64,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum WorkloadError {
+    #[error("not a workload file: {0}")]
+    Toml(String),
+    #[error("the workload is unusable: {0}")]
+    Invalid(String),
+}
+
+/// The request kinds a mix may name.
+pub const KINDS: [&str; 4] = ["live", "tools/list", "resources/list", "prompts/list"];
+
+impl Workload {
+    /// The built-in default.
+    pub fn builtin() -> Workload {
+        Workload::parse(DEFAULT_TOML).expect("the built-in workload parses")
+    }
+
+    /// Read a workload from TOML text (every field required, none unknown).
+    pub fn parse(text: &str) -> Result<Workload, WorkloadError> {
+        let w: Workload = toml::from_str(text).map_err(|e| WorkloadError::Toml(e.to_string()))?;
+        w.check()?;
+        Ok(w)
+    }
+
+    fn check(&self) -> Result<(), WorkloadError> {
+        let bad = |s: &str| Err(WorkloadError::Invalid(s.into()));
+        if self.load.mix.is_empty() || self.load.mix.iter().all(|m| m.weight == 0) {
+            return bad("load.mix needs at least one kind with a weight above 0");
+        }
+        if let Some(m) = self
+            .load
+            .mix
+            .iter()
+            .find(|m| !KINDS.contains(&m.kind.as_str()))
+        {
+            return Err(WorkloadError::Invalid(format!(
+                "load.mix: unknown kind {:?} (known: {})",
+                m.kind,
+                KINDS.join(", ")
+            )));
+        }
+        if !(1..=10_000).contains(&self.load.rate_per_s) {
+            return bad("load.ratePerS must be 1 to 10000");
+        }
+        if !(1..=1024).contains(&self.load.concurrency) {
+            return bad("load.concurrency must be 1 to 1024");
+        }
+        if self.load.soak_ms > 3_600_000 || self.load.control_soak_ms > 3_600_000 {
+            return bad("a soak longer than an hour is not a bounded soak");
+        }
+        if self.load.warmup_ms >= self.load.soak_ms {
+            return bad("load.warmupMs must be shorter than load.soakMs");
+        }
+        if self.load.control_soak_ms < 1000 || self.load.control_soak_ms <= self.load.warmup_ms {
+            return bad("load.controlSoakMs must be at least 1000 and longer than load.warmupMs");
+        }
+        if !(1..=50).contains(&self.load.cold_starts) {
+            return bad("load.coldStarts must be 1 to 50");
+        }
+        if !(20..=10_000).contains(&self.load.sample_interval_ms) {
+            return bad("load.sampleIntervalMs must be 20 to 10000");
+        }
+        // A slope needs samples: at least eight over the judged part of each soak.
+        let judged = self.load.control_soak_ms - self.load.warmup_ms;
+        if judged / self.load.sample_interval_ms < 8 {
+            return bad("the judged part of a control soak holds fewer than 8 samples");
+        }
+        if !(1..=1_000_000).contains(&self.load.flood_lines) || self.load.flood_valid_every == 0 {
+            return bad("load.floodLines must be 1 to 1000000 and load.floodValidEvery above 0");
+        }
+        if self.budgets.p50_ms > self.budgets.p95_ms || self.budgets.p95_ms > self.budgets.p99_ms {
+            return bad("budgets: p50Ms <= p95Ms <= p99Ms");
+        }
+        if self.budgets.error_per_mille > 1000 {
+            return bad("budgets.errorPerMille is at most 1000");
+        }
+        if self.controls.seed >= 1 << 53 {
+            return bad("controls.seed must be below 2^53 (a JSON-safe integer)");
+        }
+        if !(2..=100).contains(&self.controls.defect_factor) {
+            return bad("controls.defectFactor must be 2 to 100");
+        }
+        Ok(())
+    }
+
+    /// The workload as it is bound into the evidence.
+    pub fn to_json(&self) -> Value {
+        let mut v = serde_json::to_value(self).expect("a workload serializes");
+        v["schemaVersion"] = Value::String(SCHEMA.into());
+        v
+    }
+
+    /// The SHA-256 of its canonical JSON.
+    pub fn sha256(&self) -> String {
+        canonical::sha256_hex(
+            &canonical::to_vec(&self.to_json()).expect("a checked workload has a canonical form"),
+        )
+    }
+
+    /// The request kind of the `n`th operation: a fixed interleaving of the mix by
+    /// weight (deterministic, so a run can be repeated).
+    pub fn kind_of(&self, n: u64) -> &str {
+        let total: u64 = self.load.mix.iter().map(|m| u64::from(m.weight)).sum();
+        let mut at = n % total;
+        for m in &self.load.mix {
+            if at < u64::from(m.weight) {
+                return &m.kind;
+            }
+            at -= u64::from(m.weight);
+        }
+        &self.load.mix[0].kind
+    }
+}
+
+/// The workload bound in an evidence record, read back (the judge's view).
+pub fn from_json(v: &Value) -> Option<Workload> {
+    let mut v = v.clone();
+    v.as_object_mut()?.remove("schemaVersion");
+    serde_json::from_value(v).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_builtin_workload_parses_and_round_trips_through_its_json() {
+        let w = Workload::builtin();
+        assert_eq!(from_json(&w.to_json()), Some(w.clone()));
+        assert_eq!(w.sha256().len(), 64);
+    }
+
+    #[test]
+    fn an_unknown_field_or_kind_or_a_bad_budget_is_refused() {
+        let with = |from: &str, to: &str| DEFAULT_TOML.replacen(from, to, 1);
+        assert!(matches!(
+            Workload::parse(&format!("{DEFAULT_TOML}\nsurprise = 1\n")),
+            Err(WorkloadError::Toml(_))
+        ));
+        let e = Workload::parse(&with("kind = \"tools/list\"", "kind = \"tools/call\""));
+        assert!(matches!(e, Err(WorkloadError::Invalid(m)) if m.contains("unknown kind")));
+        let e = Workload::parse(&with("p50Ms = ", "p50Ms = 99999 + "));
+        assert!(e.is_err());
+        let e = Workload::parse(&with("defectFactor = 4", "defectFactor = 1"));
+        assert!(matches!(e, Err(WorkloadError::Invalid(m)) if m.contains("defectFactor")));
+    }
+
+    #[test]
+    fn the_mix_interleaves_by_weight() {
+        let mut w = Workload::builtin();
+        w.load.mix = vec![
+            MixEntry {
+                kind: "live".into(),
+                weight: 2,
+            },
+            MixEntry {
+                kind: "tools/list".into(),
+                weight: 1,
+            },
+        ];
+        let kinds: Vec<&str> = (0..6).map(|n| w.kind_of(n)).collect();
+        assert_eq!(
+            kinds,
+            ["live", "live", "tools/list", "live", "live", "tools/list"]
+        );
+    }
+}

@@ -4600,6 +4600,10 @@ pub fn judge_dir(
     let mut evaluated: Vec<Value> = Vec::new();
     let mut claimed: Vec<String> = Vec::new();
     let mut complete = true;
+    if profile_id == super::ops::PROFILE {
+        let ids: Vec<&str> = run_checks.iter().filter_map(|c| c["id"].as_str()).collect();
+        out.extend(super::ops::binding(stored, &ids));
+    }
     for (i, check) in run_checks.iter().enumerate() {
         let id = check["id"].as_str().unwrap_or_default();
         let mut obs: [Option<Observation>; 3] = [None, None, None];

@@ -7,11 +7,15 @@ use crate::produce::profile::decl::{CheckDecl, OAUTH_BOUNDARY, describe_one, spe
 use crate::produce::{oauth, profile};
 
 /// Every declaration of the protocol profiles, by profile.
-pub fn protocol_profiles() -> [(&'static str, &'static [CheckDecl]); 3] {
+pub fn protocol_profiles() -> [(&'static str, &'static [CheckDecl]); 4] {
     [
         ("mcp-res/stdio-transport/v1", profile::stdio::CHECKS),
         ("mcp-res/protocol-revision/v1", profile::revision::CHECKS),
         ("mcp-res/streamable-http/v1", profile::streamable::CHECKS),
+        (
+            crate::judge::ops::PROFILE,
+            crate::produce::ops::checks::CHECKS,
+        ),
     ]
 }
 

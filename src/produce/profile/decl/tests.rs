@@ -88,7 +88,18 @@ fn follows_the_manifest<R>(profile: &str, checks: &[CheckDecl<R>]) {
         .cloned()
         .chain(p.conditional_checks.iter().map(|c| c.id.clone()))
         .collect();
-    assert_eq!(ids, registered, "{profile}");
+    if profile == crate::judge::ops::PROFILE {
+        // mcpres runs part of the operational profile so far: a subset, in the
+        // manifest's order.
+        let order: Vec<&str> = registered
+            .iter()
+            .map(String::as_str)
+            .filter(|r| ids.contains(r))
+            .collect();
+        assert_eq!(ids, order, "{profile}");
+    } else {
+        assert_eq!(ids, registered, "{profile}");
+    }
     for d in checks {
         assert_eq!(d.profile, profile, "{}", d.id);
         for rev in REVISIONS {
@@ -199,7 +210,13 @@ fn needs_are_declared() {
         .filter(|d| d.needs.alone)
         .map(|d| d.id)
         .collect();
-    assert_eq!(alone, ["child-tree-cleanup"]);
+    // child-tree-cleanup, and every operational check (each measures the subject's pace
+    // and processes, which a concurrent probe would disturb).
+    let ops: Vec<&str> = crate::produce::ops::checks::CHECKS
+        .iter()
+        .map(|d| d.id)
+        .collect();
+    assert_eq!(alone, [&["child-tree-cleanup"][..], &ops].concat());
     let launch: Vec<&str> = declared("mcp-res/streamable-http/v1")
         .iter()
         .filter(|d| d.needs.launch)

@@ -1,0 +1,279 @@
+//! `mcpres profile run operational-resilience` through the binary: the honest test
+//! subject passes every check mcpres runs, and each subject with one operational defect
+//! fails exactly the check about it; every evaluation written is validated, and a
+//! record whose workload is not the run's, or whose label its record does not give, is
+//! refused by `validate`.
+
+mod support;
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use support::{mcpres, output_text, read_json};
+
+/// A short workload for tests (the built-in one soaks longer).
+const WORKLOAD: &str = r#"
+scenario = "mcpres tests: a short steady load"
+
+[load]
+mix = [{ kind = "live", weight = 3 }, { kind = "tools/list", weight = 1 }]
+ratePerS = 50
+concurrency = 4
+warmupMs = 500
+soakMs = 3500
+controlSoakMs = 2500
+coldStarts = 1
+sampleIntervalMs = 50
+floodLines = 100
+floodValidEvery = 10
+
+[budgets]
+coldStartMs = 2000
+warmStartMs = 2000
+p50Ms = 250
+p95Ms = 750
+p99Ms = 1500
+errorPerMille = 10
+rssKibPer1000Ops = 1024
+fdsPer1000Ops = 4
+listenersPer1000Ops = 1
+childrenPer1000Ops = 1
+
+[controls]
+defectFactor = 4
+seed = 7
+"#;
+
+fn subject() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/subjects/ops_subject.py")
+}
+
+/// Run the profile (the named checks, or every one mcpres runs) against the ops test
+/// subject with `flags`; the evaluation directory and run.json's verdicts by check.
+fn run(
+    tmp: &tempfile::TempDir,
+    checks: &[&str],
+    flags: &[&str],
+) -> (PathBuf, Vec<(String, String, String)>) {
+    let workload = tmp.path().join("workload.toml");
+    std::fs::write(&workload, WORKLOAD).unwrap();
+    let out = tmp.path().join("eval");
+    let mut args: Vec<String> = vec![
+        "profile".into(),
+        "run".into(),
+        "operational-resilience".into(),
+        "--workload".into(),
+        workload.display().to_string(),
+        "-o".into(),
+        out.display().to_string(),
+    ];
+    if !checks.is_empty() {
+        args.push("--checks".into());
+        args.push(checks.join(","));
+    }
+    args.push("--".into());
+    args.push("python3".into());
+    args.push(subject().display().to_string());
+    args.extend(flags.iter().map(|f| f.to_string()));
+    let o = mcpres(&args);
+    assert!(
+        out.join("run.json").is_file(),
+        "no evaluation written: {}",
+        output_text(&o)
+    );
+    let run = read_json(&out.join("run.json"));
+    let verdicts = run["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            (
+                c["id"].as_str().unwrap().to_string(),
+                c["verdict"].as_str().unwrap().to_string(),
+                c["reason"].as_str().unwrap_or_default().to_string(),
+            )
+        })
+        .collect();
+    (out, verdicts)
+}
+
+fn validate(dir: &Path) -> (i32, String) {
+    let o = mcpres(&["validate", "--format", "json", dir.to_str().unwrap()]);
+    (o.status.code().unwrap_or(-1), output_text(&o))
+}
+
+#[test]
+fn the_honest_subject_passes_every_check_and_its_evaluation_is_valid() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (dir, verdicts) = run(&tmp, &[], &[]);
+    let ids: Vec<&str> = verdicts.iter().map(|v| v.0.as_str()).collect();
+    assert_eq!(
+        ids,
+        [
+            "cold-start",
+            "warm-start",
+            "malformed-flood",
+            "memory-resource-leak",
+            "listener-leak",
+            "child-process-leak",
+            "bounded-soak"
+        ]
+    );
+    for (id, verdict, reason) in &verdicts {
+        assert_eq!(verdict, "PASS", "{id}: {reason}");
+    }
+    let (code, text) = validate(&dir);
+    assert_eq!(code, 0, "{text}");
+    // The workload is bound, and the measurement report has what it must.
+    let w = read_json(&dir.join("artifacts/workload.json"));
+    assert_eq!(w["load"]["ratePerS"], 50);
+    let m = read_json(&dir.join("artifacts/measurement.json"));
+    for k in [
+        "generator",
+        "scenario",
+        "operationMix",
+        "concurrency",
+        "durationMs",
+        "warmupMs",
+        "clock",
+        "latency",
+        "errorsByReason",
+        "peakRssKib",
+        "handles",
+        "runtime",
+        "platform",
+        "architecture",
+        "runner",
+    ] {
+        assert!(!m[k].is_null(), "measurement.json has no {k}: {m}");
+    }
+    assert!(
+        m["generator"]["ceiling"]["ceilingPerS"].as_u64().unwrap() >= 100,
+        "{m}"
+    );
+    assert!(m["latency"]["judgedRequests"].as_u64().unwrap() > 50, "{m}");
+    assert!(m["peakRssKib"].as_u64().unwrap() > 0, "{m}");
+}
+
+/// Each defect fails its own check (with the reason the record gives), and the
+/// evaluation is refused by `validate` with that check's finding.
+#[test]
+fn each_defect_fails_its_own_check() {
+    let cases: [(&str, &[&str], &str); 6] = [
+        (
+            "cold-start",
+            &["--slow-start-ms", "3000"],
+            "MCP_RES_OPS_START_OVER_BUDGET",
+        ),
+        (
+            "malformed-flood",
+            &["--die-after-malformed", "5"],
+            "MCP_RES_SUBJECT_EXITED",
+        ),
+        (
+            "memory-resource-leak",
+            &["--leak-kib-per-call", "64"],
+            "MCP_RES_OPS_RSS_GROWTH_OVER_BUDGET",
+        ),
+        (
+            "listener-leak",
+            &["--listener-every", "10"],
+            "MCP_RES_OPS_LISTENERS_GROWTH_OVER_BUDGET",
+        ),
+        (
+            "child-process-leak",
+            &["--child-every", "10"],
+            "MCP_RES_OPS_CHILDREN_GROWTH_OVER_BUDGET",
+        ),
+        (
+            "bounded-soak",
+            &["--slow-answer-ms", "300"],
+            "MCP_RES_OPS_SOAK_OVER_BUDGET",
+        ),
+    ];
+    for (check, flags, reason) in cases {
+        let tmp = tempfile::tempdir().unwrap();
+        let (dir, verdicts) = run(&tmp, &[check], flags);
+        assert_eq!(verdicts.len(), 1);
+        let (id, verdict, got) = &verdicts[0];
+        assert_eq!(
+            (id.as_str(), verdict.as_str()),
+            (check, "FAIL"),
+            "{check} with {flags:?}: {got}"
+        );
+        assert_eq!(got, reason, "{check} with {flags:?}");
+        let (code, text) = validate(&dir);
+        assert_eq!(code, 1, "{check}: {text}");
+    }
+}
+
+/// A record read with a laxer workload than the run declared is refused, and so is a
+/// label its record does not give.
+#[test]
+fn a_laxer_budget_or_a_label_not_in_the_record_is_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (dir, verdicts) = run(&tmp, &["cold-start"], &["--slow-start-ms", "3000"]);
+    assert_eq!(verdicts[0].1, "FAIL");
+    let positive = dir.join("artifacts/cold-start/positive.json");
+    // The budget raised in the record only, and the label made to agree with it.
+    let mut doc: Value = read_json(&positive);
+    doc["transcript"]["observation"]["ops"]["workload"]["budgets"]["coldStartMs"] = 60_000.into();
+    doc["observedOutcome"] = "ACCEPT".into();
+    doc["observedReasonCode"] = "MCP_RES_OPS_START_WITHIN_BUDGET".into();
+    std::fs::write(&positive, serde_json::to_vec_pretty(&doc).unwrap()).unwrap();
+    let resealed = tmp.path().join("resealed");
+    reseal(&dir, &resealed);
+    let (code, text) = validate(&resealed);
+    assert_ne!(code, 0, "{text}");
+    assert!(text.contains("another workload"), "{text}");
+}
+
+/// Copy `dir` to `to` with every digest the directory lists recomputed (run.json's
+/// artifact list and evaluation file, the evaluation's check digests and seal): only the
+/// judge can then tell what the record gives.
+fn reseal(dir: &Path, to: &Path) {
+    copy(dir, to);
+    let sha = |p: &Path| mcpres::json::canonical::sha256_hex(&std::fs::read(p).unwrap());
+    let mut run = read_json(&to.join("run.json"));
+    let mut eval = read_json(&to.join("evaluation.json"));
+    for a in run["artifacts"].as_array_mut().unwrap() {
+        let path = to.join(a["path"].as_str().unwrap());
+        let digest = sha(&path);
+        let bytes = std::fs::metadata(&path).unwrap().len();
+        for c in eval["checks"].as_array_mut().unwrap() {
+            for role in ["positive", "negativeControl"] {
+                if c[role]["artifactSha256"] == a["sha256"] {
+                    c[role]["artifactSha256"] = digest.clone().into();
+                }
+            }
+        }
+        a["sha256"] = digest.into();
+        a["bytes"] = bytes.into();
+    }
+    mcpres::validate::profile::seal(&mut eval);
+    std::fs::write(
+        to.join("evaluation.json"),
+        serde_json::to_vec_pretty(&eval).unwrap(),
+    )
+    .unwrap();
+    run["evaluationFileSha256"] = sha(&to.join("evaluation.json")).into();
+    std::fs::write(
+        to.join("run.json"),
+        serde_json::to_vec_pretty(&run).unwrap(),
+    )
+    .unwrap();
+}
+
+fn copy(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let target = to.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            copy(&e.path(), &target);
+        } else {
+            std::fs::copy(e.path(), target).unwrap();
+        }
+    }
+}

@@ -1,0 +1,87 @@
+"""The operational test subject: a small stdio MCP server (Python 3 standard
+library only) for `mcpres profile run operational-resilience`. Healthy by
+default (the honest twin); each option switches on one operational defect:
+
+  --slow-start-ms N      sleep N ms before reading anything (cold and warm start)
+  --leak-kib-per-call K  keep K KiB more for every request served (memory)
+  --die-after-malformed N  exit after the Nth line that is not JSON (flood)
+  --child-every N        start a `sleep` child every Nth request, never reaped
+  --listener-every N     open a listening loopback socket every Nth request
+  --slow-answer-ms N     sleep N ms before each answer (latency)
+
+Both revisions: `initialize` (2025-11-25), `server/discover` (2026-07-28),
+`ping`, `tools/list`; an unknown method gets -32601, a line that is not JSON
+-32700 with a null id. Stdin EOF exits 0.
+"""
+
+import argparse
+import json
+import socket
+import subprocess
+import sys
+import time
+
+p = argparse.ArgumentParser()
+p.add_argument("--slow-start-ms", type=int, default=0)
+p.add_argument("--leak-kib-per-call", type=int, default=0)
+p.add_argument("--die-after-malformed", type=int, default=0)
+p.add_argument("--child-every", type=int, default=0)
+p.add_argument("--listener-every", type=int, default=0)
+p.add_argument("--slow-answer-ms", type=int, default=0)
+a = p.parse_args()
+
+if a.slow_start_ms:
+    time.sleep(a.slow_start_ms / 1000)
+
+INFO = {"name": "mcpres-ops-subject", "version": "0.1.0"}
+kept = []
+children = []
+listeners = []
+served = 0
+malformed = 0
+
+
+def send(msg):
+    sys.stdout.write(json.dumps(msg) + "\n")
+    sys.stdout.flush()
+
+
+for raw in sys.stdin.buffer:
+    try:
+        msg = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError):
+        malformed += 1
+        if a.die_after_malformed and malformed >= a.die_after_malformed:
+            sys.exit(3)
+        send({"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": "parse error"}})
+        continue
+    if not isinstance(msg, dict) or "method" not in msg or "id" not in msg:
+        continue
+    served += 1
+    if a.leak_kib_per_call:
+        kept.append(bytearray(b"\x5a" * (a.leak_kib_per_call * 1024)))
+    if a.child_every and served % a.child_every == 0:
+        children.append(subprocess.Popen(["sleep", "600"]))
+    if a.listener_every and served % a.listener_every == 0:
+        s = socket.socket()
+        s.bind(("127.0.0.1", 0))
+        s.listen()
+        listeners.append(s)
+    if a.slow_answer_ms:
+        time.sleep(a.slow_answer_ms / 1000)
+    method, mid = msg["method"], msg["id"]
+    params = msg.get("params") or {}
+    if method == "initialize":
+        result = {"protocolVersion": params.get("protocolVersion", "2025-11-25"),
+                  "capabilities": {"tools": {}}, "serverInfo": INFO}
+    elif method == "server/discover":
+        result = {"supportedVersions": ["2025-11-25", "2026-07-28"],
+                  "capabilities": {"tools": {}}, "serverInfo": INFO, "resultType": "complete"}
+    elif method == "ping":
+        result = {}
+    elif method == "tools/list":
+        result = {"tools": [{"name": "echo", "inputSchema": {"type": "object"}}]}
+    else:
+        send({"jsonrpc": "2.0", "id": mid, "error": {"code": -32601, "message": "method not found"}})
+        continue
+    send({"jsonrpc": "2.0", "id": mid, "result": result})

@@ -58,7 +58,7 @@ fn u(v: &Value, k: &str) -> Option<u64> {
 }
 
 /// The smallest leak a control injects, KiB a second.
-pub const LEAK_FLOOR_KIB_PER_S: u64 = 4096;
+pub const LEAK_FLOOR_KIB_PER_S: u64 = 8192;
 /// Resident memory that grows by less than this over the judged operations is never
 /// read as a leak: the kernel may back a heap with 2 MiB huge pages, so one allocation
 /// can show as a 2 MiB step.
@@ -68,7 +68,7 @@ pub const RSS_NOISE_KIB: f64 = 4096.0;
 pub const HANDLE_NOISE: f64 = 2.0;
 
 /// The fewest children or listeners a control leaves, per ten seconds.
-pub const HANDLE_FLOOR_PER_10S: u64 = 20;
+pub const HANDLE_FLOOR_PER_10S: u64 = 50;
 
 /// What is injected for `check`'s `role` under workload `w` (the shim's spec as JSON;
 /// `{}` for nothing). The runner injects exactly this, and the judge refuses a record
@@ -517,12 +517,21 @@ fn soak_reading(check: &str, rec: &Value, transcript: &Value) -> Reading {
             HANDLE_NOISE,
         ),
     };
+    // The second half of the soak after the warm-up: a runtime whose heap grows to a
+    // steady size (a garbage collector's) has had the first half to get there; a leak
+    // keeps growing.
     let warmup = u(&w["load"], "warmupMs").unwrap_or(0);
+    let last = rec["samples"]
+        .as_array()
+        .and_then(|s| s.last())
+        .and_then(|s| s[0].as_u64())
+        .unwrap_or(0);
+    let from = warmup + last.saturating_sub(warmup) / 2;
     let points: Vec<(f64, f64)> = rec["samples"]
         .as_array()
         .into_iter()
         .flatten()
-        .filter(|s| s[0].as_u64().is_some_and(|at| at >= warmup))
+        .filter(|s| s[0].as_u64().is_some_and(|at| at >= from))
         .filter_map(|s| Some((s[1].as_u64()? as f64, s[column].as_u64()? as f64)))
         .collect();
     let budget = u(b, budget_key).unwrap_or(0) as f64;
@@ -531,7 +540,7 @@ fn soak_reading(check: &str, rec: &Value, transcript: &Value) -> Reading {
             let span = points.last().map_or(0.0, |p| p.0) - points.first().map_or(0.0, |p| p.0);
             let growth = slope * span / 1000.0;
             let about = format!(
-                "{} samples after the warm-up: {slope:.1} {what} per 1,000 operations (budget {budget}), {growth:.1} over the {span} operations judged",
+                "{} samples in the second half of the soak after the warm-up: {slope:.1} {what} per 1,000 operations (budget {budget}), {growth:.1} over the {span} operations judged",
                 points.len()
             );
             // A growth within the noise floor (the kernel's 2 MiB huge pages, one
@@ -546,7 +555,7 @@ fn soak_reading(check: &str, rec: &Value, transcript: &Value) -> Reading {
             ProbeOutcome::NotObserved,
             TOO_FEW_SAMPLES,
             format!(
-                "{} sample(s) after the warm-up, without spread in operations: no slope",
+                "{} sample(s) in the second half of the soak after the warm-up (8 needed, with spread in operations): no slope",
                 points.len()
             ),
         ),

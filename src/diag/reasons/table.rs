@@ -548,15 +548,15 @@ reasons! {
         OPS_VALID_REQUEST_UNANSWERED "MCP_RES_OPS_VALID_REQUEST_UNANSWERED" Wrong
             "A valid request sent among or after the flood got no answer while the subject still ran (JSON-RPC 2.0 §4: every request MUST be answered).";
         OPS_RSS_BOUNDED "MCP_RES_OPS_RSS_BOUNDED" Holds
-            "Over the soak after the warm-up, the least-squares slope of the resident memory of the subject's processes per 1,000 answered operations was within the workload's budget.";
+            "Over the second half of the soak after the warm-up, the least-squares slope of the resident memory of the subject's processes per 1,000 answered operations was within the workload's budget, or the growth it fits over those operations was under 4 MiB (the kernel's 2 MiB huge pages make smaller growth indistinguishable from one allocation).";
         OPS_RSS_GROWTH_OVER_BUDGET "MCP_RES_OPS_RSS_GROWTH_OVER_BUDGET" Refused
             "The resident memory grew faster than the workload's budget per 1,000 operations (by the slope over the soak, not one sample). It is what the negative control's injected leak must give.";
         OPS_CHILDREN_BOUNDED "MCP_RES_OPS_CHILDREN_BOUNDED" Holds
-            "Over the soak after the warm-up, the slope of the subject's live descendants per 1,000 operations was within the workload's budget.";
+            "Over the second half of the soak after the warm-up, the slope of the subject's live descendants per 1,000 operations was within the workload's budget, or the growth it fits was under two.";
         OPS_CHILDREN_GROWTH_OVER_BUDGET "MCP_RES_OPS_CHILDREN_GROWTH_OVER_BUDGET" Refused
             "The subject's live descendants grew faster than the workload's budget per 1,000 operations. It is what the negative control's injected idle children must give.";
         OPS_LISTENERS_BOUNDED "MCP_RES_OPS_LISTENERS_BOUNDED" Holds
-            "Over the soak after the warm-up, the slope of the subject's listening sockets per 1,000 operations was within the workload's budget.";
+            "Over the second half of the soak after the warm-up, the slope of the subject's listening sockets per 1,000 operations was within the workload's budget, or the growth it fits was under two.";
         OPS_LISTENERS_GROWTH_OVER_BUDGET "MCP_RES_OPS_LISTENERS_GROWTH_OVER_BUDGET" Refused
             "The subject's listening sockets grew faster than the workload's budget per 1,000 operations. It is what the negative control's injected listeners must give.";
         OPS_SOAK_WITHIN_BUDGET "MCP_RES_OPS_SOAK_WITHIN_BUDGET" Holds
@@ -564,7 +564,7 @@ reasons! {
         OPS_SOAK_OVER_BUDGET "MCP_RES_OPS_SOAK_OVER_BUDGET" Refused
             "A latency percentile or the share of requests without a result was over the workload's budget; the detail names which. It is what the negative control's injected response delay must give.";
         OPS_TOO_FEW_SAMPLES "MCP_RES_OPS_TOO_FEW_SAMPLES" NotObserved
-            "The soak left fewer than eight samples after the warm-up, or no spread in answered operations, or no judged request: no slope or percentile could be read.";
+            "The soak left fewer than eight samples in the second half after the warm-up, or no spread in answered operations, or no judged request: no slope or percentile could be read.";
         OPS_GENERATOR_LIMITED "MCP_RES_OPS_GENERATOR_LIMITED" NotObserved
             "The load generator's measured ceiling (against mcpres's null subject) was below twice the workload's rate: a budget miss could be the generator's, so nothing is judged.";
         OPS_INJECTION_NOT_DECLARED "MCP_RES_OPS_INJECTION_NOT_DECLARED" NotObserved

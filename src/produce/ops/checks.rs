@@ -35,9 +35,9 @@ pub const CHECKS: &[CheckDecl] = &[
         .alone().launch()
         .judged("A subject that exits during the flood, or leaves a valid request among it unanswered, fails on JSON-RPC's MUST; one that serves a malformed line fails the control. The mutant floods well-formed requests for a method no server has: answered with errors under their ids, they are refusals of requests, not of malformed input."),
     CheckDecl::new(P, "memory-resource-leak", memory_leak, reading::RSS_BOUNDED, reading::RSS_GROWTH)
-        .basis(&[Basis::both(PROFILE, "required check memory-resource-leak", L::Profile, "the subject's resident memory grows no faster than the workload's declared budget per 1,000 operations over the soak (a least-squares slope after the warm-up)")])
+        .basis(&[Basis::both(PROFILE, "required check memory-resource-leak", L::Profile, "the subject's resident memory grows no faster than the workload's declared budget per 1,000 operations over the soak (a least-squares slope over the second half of the soak after the warm-up, growth under 4 MiB never read as a leak)")])
         .alone().launch()
-        .judged("No MCP requirement: judged on the workload's budget only, by the slope over the soak, never by one sample. The control injects a leak of the budget times the workload's defect factor beside the subject (in its process tree); the mutant keeps the same memory once, at the start: a step, which the slope must not read as a leak."),
+        .judged("No MCP requirement: judged on the workload's budget only, by the slope over the second half of the soak after the warm-up (a garbage-collected heap has the first half to reach its size), never by one sample. The control injects a leak of the budget times the workload's defect factor beside the subject (in its process tree); the mutant keeps the same memory once, at the start: a step, which the slope must not read as a leak."),
     CheckDecl::new(P, "listener-leak", listener_leak, reading::LISTENERS_BOUNDED, reading::LISTENERS_GROWTH)
         .basis(&[Basis::both(PROFILE, "required check listener-leak", L::Profile, "the subject's listening sockets grow no faster than the workload's budget per 1,000 operations over the soak")])
         .alone().launch()

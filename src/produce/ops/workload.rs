@@ -157,10 +157,13 @@ impl Workload {
         if !(20..=10_000).contains(&self.load.sample_interval_ms) {
             return bad("load.sampleIntervalMs must be 20 to 10000");
         }
-        // A slope needs samples: at least eight over the judged part of each soak.
+        // A slope needs samples: at least eight over the second half of the judged part
+        // of each soak (what a leak is read from).
         let judged = self.load.control_soak_ms - self.load.warmup_ms;
-        if judged / self.load.sample_interval_ms < 8 {
-            return bad("the judged part of a control soak holds fewer than 8 samples");
+        if judged / 2 / self.load.sample_interval_ms < 8 {
+            return bad(
+                "the second half of a control soak's judged part holds fewer than 8 samples",
+            );
         }
         if !(1..=1_000_000).contains(&self.load.flood_lines) || self.load.flood_valid_every == 0 {
             return bad("load.floodLines must be 1 to 1000000 and load.floodValidEvery above 0");

@@ -121,20 +121,6 @@ pub fn main(args: ProfileRunArgs) -> CliResult {
         unresolved.as_ref(),
     )
     .map_err(|e| CliError::Unusable(format!("{who}: {e}")))?;
-    let launch = match args.command.split_first() {
-        None if args.http.is_some() => None,
-        None => return Err(CliError::Unusable(format!("{who}: no PROGRAM after --"))),
-        Some((program, rest)) => {
-            let resolved = resolve_executable(program, &escaped(program))
-                .map_err(|e| CliError::Unusable(format!("{who}: {e}")))?;
-            Some(Launch {
-                program: resolved,
-                args: rest.to_vec(),
-                env,
-                sandbox: None,
-            })
-        }
-    };
     let workload = match &args.workload {
         None => None,
         Some(_) if full_id(&args.profile) != profile::OPERATIONAL => {
@@ -150,6 +136,20 @@ pub fn main(args: ProfileRunArgs) -> CliResult {
                 mcpres::produce::ops::workload::Workload::parse(&text)
                     .map_err(|e| CliError::Unusable(format!("{who}: {}: {e}", path.display())))?,
             )
+        }
+    };
+    let launch = match args.command.split_first() {
+        None if args.http.is_some() => None,
+        None => return Err(CliError::Unusable(format!("{who}: no PROGRAM after --"))),
+        Some((program, rest)) => {
+            let resolved = resolve_executable(program, &escaped(program))
+                .map_err(|e| CliError::Unusable(format!("{who}: {e}")))?;
+            Some(Launch {
+                program: resolved,
+                args: rest.to_vec(),
+                env,
+                sandbox: None,
+            })
         }
     };
     let options = Options {

@@ -55,6 +55,8 @@ struct Judged {
     outcome: Outcome,
     doc: Option<Value>,
     run: Option<Value>,
+    /// An operational evaluation's measurement report, as its directory lists it.
+    measurement: Option<Value>,
 }
 
 pub fn run(args: ReportArgs) -> CliResult {
@@ -233,6 +235,7 @@ fn section_of(index: usize, j: &Judged) -> report::Rendered {
         unreadable: reason.as_deref(),
         doc: j.doc.as_ref(),
         run: j.run.as_ref(),
+        measurement: j.measurement.as_ref(),
     };
     report::render_section(index, &section)
 }
@@ -281,6 +284,12 @@ fn judge_batches<T: Send>(
                 let index = b * BATCH + k;
                 let judged = match bundle::load_with(path, &limits, &dir_limits) {
                     Ok(loaded) => {
+                        let measurement = loaded.profile_dir.as_ref().and_then(|d| {
+                            d.stored
+                                .get(mcpres::judge::ops::MEASUREMENT_PATH)
+                                .and_then(|m| m.as_ref().ok())
+                                .cloned()
+                        });
                         // A profile or field directory is shown as its artifacts judge it:
                         // the verdicts, flags and results the judge gives, never one that
                         // only run.json or matrix.json says.
@@ -315,6 +324,7 @@ fn judge_batches<T: Send>(
                             },
                             doc,
                             run,
+                            measurement,
                         }
                     }
                     Err(e) => Judged {
@@ -324,6 +334,7 @@ fn judge_batches<T: Send>(
                         },
                         doc: None,
                         run: None,
+                        measurement: None,
                     },
                 };
                 then(index, judged)

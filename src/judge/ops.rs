@@ -590,6 +590,111 @@ mod tests {
         assert_eq!(quantile(&v, 1.0), 100);
         assert_eq!(quantile(&[], 0.5), 0);
     }
+
+    /// A soak record of `n` requests answered in 1 ms each, with a generator ceiling.
+    fn soak_record(ceiling: u64) -> Value {
+        let w = json!({
+            "scenario": "t",
+            "load": {"mix": [{"kind": "live", "weight": 1}], "ratePerS": 50, "concurrency": 4,
+                     "warmupMs": 500, "soakMs": 2500, "controlSoakMs": 2500, "coldStarts": 1,
+                     "sampleIntervalMs": 50, "floodLines": 10, "floodValidEvery": 5},
+            "budgets": {"coldStartMs": 2000, "warmStartMs": 2000, "p50Ms": 250, "p95Ms": 750,
+                        "p99Ms": 1500, "errorPerMille": 10, "rssKibPer1000Ops": 1024,
+                        "fdsPer1000Ops": 4, "listenersPer1000Ops": 1, "childrenPer1000Ops": 1},
+            "controls": {"defectFactor": 4, "seed": 7},
+            "schemaVersion": "mcpres.ops-workload/1",
+        });
+        let requests: Vec<Value> = (0..100u64)
+            .map(|i| {
+                json!([
+                    i,
+                    "live",
+                    i * 20_000 + 600_000,
+                    i * 20_000 + 600_000,
+                    i * 20_000 + 601_000,
+                    "result"
+                ])
+            })
+            .collect();
+        let mut stdout = String::new();
+        for i in 0..100u64 {
+            stdout.push_str(&format!(
+                "{{\"jsonrpc\":\"2.0\",\"id\":{i},\"result\":{{}}}}\n"
+            ));
+        }
+        json!({
+            "chunks": [{"atMs": 0, "stream": "stdout", "text": stdout}],
+            "observation": {"ops": {
+                "kind": "soak",
+                "workload": w,
+                "injected": {},
+                "generator": {"ceilingPerS": ceiling},
+                "requests": requests,
+                "samples": [],
+            }},
+        })
+    }
+
+    #[test]
+    fn a_soak_the_generator_could_not_keep_up_with_is_never_a_fail() {
+        let t = soak_record(10);
+        let (o, reason, _) = reading("bounded-soak", "positive", &t).unwrap();
+        assert_eq!(
+            (o, reason.as_str()),
+            (ProbeOutcome::NotObserved, GENERATOR_LIMITED)
+        );
+        let held = reading("bounded-soak", "positive", &soak_record(100_000)).unwrap();
+        assert_eq!(
+            (held.0, held.1.as_str()),
+            (ProbeOutcome::Accept, SOAK_WITHIN_BUDGET)
+        );
+        // And the verdict of such a positive is NOT_OBSERVED.
+        let obs =
+            |outcome, reason: &str, expected, want: &str| super::super::profile::Observation {
+                expected,
+                expected_reason: want.into(),
+                observed: outcome,
+                observed_reason: reason.into(),
+                reached: true,
+                detail: String::new(),
+                answer: None,
+            };
+        let p = obs(
+            ProbeOutcome::NotObserved,
+            GENERATOR_LIMITED,
+            ProbeOutcome::Accept,
+            SOAK_WITHIN_BUDGET,
+        );
+        let n = obs(
+            ProbeOutcome::Reject,
+            SOAK_OVER_BUDGET,
+            ProbeOutcome::Reject,
+            SOAK_OVER_BUDGET,
+        );
+        let m = obs(
+            ProbeOutcome::Accept,
+            SOAK_WITHIN_BUDGET,
+            ProbeOutcome::Accept,
+            SOAK_WITHIN_BUDGET,
+        );
+        let v = super::super::profile::check_verdict(Some(&p), Some(&n), Some(&m), None);
+        assert_eq!(
+            v.verdict,
+            super::super::profile::Verdict::NotObserved,
+            "{v:?}"
+        );
+    }
+
+    #[test]
+    fn an_injection_other_than_the_declared_one_is_not_judged() {
+        let mut t = soak_record(100_000);
+        t["observation"]["ops"]["injected"] = json!({"responseDelayMs": 1});
+        let (o, reason, _) = reading("bounded-soak", "negative", &t).unwrap();
+        assert_eq!(
+            (o, reason.as_str()),
+            (ProbeOutcome::NotObserved, INJECTION_NOT_DECLARED)
+        );
+    }
 }
 
 /// The workload every operational observation of a directory was read with must be the

@@ -60,14 +60,19 @@ pub const OPEN_REFUSED: &str = "MCP_RES_OPEN_REFUSED";
 /// with that reason, never a FAIL. A conversation that did not open for
 /// want of an answer (silence or a close, which a loaded machine can
 /// cause) and an end mcpres caused are among them; an opening answered
-/// with an error (`MCP_RES_OPEN_REFUSED`) is not.
-pub const UNDECIDED: [&str; 6] = [
+/// with an error (`MCP_RES_OPEN_REFUSED`) is not. So are an operational
+/// reading without enough samples, one the load generator's own ceiling
+/// could have caused, and a record whose injection is not the declared one.
+pub const UNDECIDED: [&str; 9] = [
     VALID_TWIN_REFUSED,
     METHOD_NOT_FOUND_NOT_CREDITED,
     BEHAVIOUR_LEFT_OPEN,
     REVISION_NOT_SPOKEN,
     OPEN_FAILED,
     ENDED_BY_RUNNER,
+    super::ops::TOO_FEW_SAMPLES,
+    super::ops::GENERATOR_LIMITED,
+    super::ops::INJECTION_NOT_DECLARED,
 ];
 /// The checks whose negative control is a refusal of a protocol version or
 /// era: -32601 (method not found) is never credited to them.
@@ -4548,6 +4553,7 @@ pub fn reads(path: &str) -> bool {
     path == CLEANUP_PATH
         || path == IDENTITY_PATH
         || path == super::ops::WORKLOAD_PATH
+        || path == super::ops::MEASUREMENT_PATH
         || path.strip_prefix("artifacts/").is_some_and(|rest| {
             rest.split_once('/').is_some_and(|(check, file)| {
                 !check.is_empty()

@@ -192,7 +192,13 @@ pub fn plan(
     if let Some(only) = only {
         for name in only {
             if !planned.iter().any(|(d, _)| d.id == name) {
-                let why = if p.registered_check_ids().contains(name) {
+                let why = if applicable.contains(name) {
+                    let runs: Vec<&str> = decls.iter().map(|d| d.id).collect();
+                    format!(
+                        "check {name} of {profile} is not run by mcpres yet (it runs {})",
+                        runs.join(", ")
+                    )
+                } else if p.registered_check_ids().contains(name) {
                     format!("check {name} of {profile} does not apply at revision {rev}")
                 } else {
                     format!("{profile} has no check {name}")

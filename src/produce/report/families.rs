@@ -315,3 +315,133 @@ pub(super) fn field_matrix(html: &mut String, report: &Report, doc: &Value) {
     }
     html.push_str("</table>\n");
 }
+
+/// An operational-resilience evaluation's measurement report (`artifacts/measurement.json`,
+/// digest-bound in its directory): the positive soak's latency histogram, resident memory
+/// and handles over the soak, errors by reason, and the generator's measured ceiling.
+pub(super) fn operational(html: &mut String, m: &Value) {
+    html.push_str("<h3>Measurement (one bounded run of the declared workload)</h3>\n");
+    let us = |p: &str| {
+        num(Some(m), p).map_or("-".to_string(), |v| format!("{:.1} ms", v as f64 / 1000.0))
+    };
+    let _ = writeln!(
+        html,
+        "<table><tr><th>scenario</th><td>{}</td></tr><tr><th>rate, concurrency</th><td>{}/s, {}</td></tr>\
+         <tr><th>judged requests</th><td>{} ({} without a result)</td></tr>\
+         <tr><th>min / median / p95 / p99 / max</th><td>{} / {} / {} / {} / {}</td></tr>\
+         <tr><th>peak resident memory</th><td>{} KiB</td></tr>\
+         <tr><th>generator ceiling</th><td>{}/s against mcpres's null subject</td></tr>\
+         <tr><th>subject runtime, platform</th><td>{}, {} {}</td></tr></table>",
+        shown(str_at(Some(m), "/scenario")),
+        num(Some(m), "/ratePerS").unwrap_or(0),
+        num(Some(m), "/concurrency").unwrap_or(0),
+        num(Some(m), "/latency/judgedRequests").unwrap_or(0),
+        num(Some(m), "/latency/withoutResult").unwrap_or(0),
+        us("/latency/minUs"),
+        us("/latency/medianUs"),
+        us("/latency/p95Us"),
+        us("/latency/p99Us"),
+        us("/latency/maxUs"),
+        num(Some(m), "/peakRssKib").unwrap_or(0),
+        num(Some(m), "/generator/ceiling/ceilingPerS").map_or("-".into(), |c| c.to_string()),
+        shown(str_at(Some(m), "/runtime")),
+        shown(str_at(Some(m), "/platform")),
+        shown(str_at(Some(m), "/architecture")),
+    );
+    // Latency histogram: one bar per power-of-two millisecond bucket.
+    let buckets = array(Some(m), "/latency/histogram");
+    if !buckets.is_empty() {
+        let max = buckets
+            .iter()
+            .filter_map(|b| b[1].as_u64())
+            .max()
+            .unwrap_or(1)
+            .max(1);
+        let (w, h, bar) = (40 + 44 * buckets.len(), 130, 36);
+        let _ = write!(
+            html,
+            "<h4>Latency from the due time (requests per bucket)</h4>\
+             <svg width=\"{w}\" height=\"{h}\" role=\"img\" aria-label=\"latency histogram\">"
+        );
+        for (i, b) in buckets.iter().enumerate() {
+            let (upper, n) = (b[0].as_u64().unwrap_or(0), b[1].as_u64().unwrap_or(0));
+            let bh = (n * 90 / max).max(1);
+            let x = 20 + 44 * i;
+            let _ = write!(
+                html,
+                "<rect x=\"{x}\" y=\"{}\" width=\"{bar}\" height=\"{bh}\" fill=\"#4a78b0\"><title>≤ {upper} ms: {n}</title></rect>\
+                 <text x=\"{}\" y=\"{}\" font-size=\"10\" text-anchor=\"middle\">{n}</text>\
+                 <text x=\"{}\" y=\"125\" font-size=\"10\" text-anchor=\"middle\">≤{upper}ms</text>",
+                100 - bh,
+                x + bar / 2,
+                (100 - bh).saturating_sub(2),
+                x + bar / 2,
+            );
+        }
+        html.push_str("</svg>\n");
+    }
+    // Resident memory over the soak, with the handles as a table of first and last.
+    let samples = array(Some(m), "/positiveSoakSamples");
+    let points: Vec<(u64, u64)> = samples
+        .iter()
+        .filter_map(|s| Some((s[0].as_u64()?, s[2].as_u64()?)))
+        .collect();
+    if points.len() >= 2 {
+        let t_max = points.iter().map(|p| p.0).max().unwrap_or(1).max(1);
+        let lo = points.iter().map(|p| p.1).min().unwrap_or(0);
+        let hi = points.iter().map(|p| p.1).max().unwrap_or(0).max(lo + 1);
+        let line: Vec<String> = points
+            .iter()
+            .map(|(t, r)| {
+                format!(
+                    "{},{}",
+                    40 + t * 400 / t_max,
+                    110 - (r - lo) * 100 / (hi - lo)
+                )
+            })
+            .collect();
+        let _ = write!(
+            html,
+            "<h4>Resident memory over the positive soak ({lo} to {hi} KiB)</h4>\
+             <svg width=\"460\" height=\"130\" role=\"img\" aria-label=\"resident memory over the soak\">\
+             <polyline fill=\"none\" stroke=\"#b05a4a\" stroke-width=\"1.5\" points=\"{}\"/>\
+             <text x=\"40\" y=\"125\" font-size=\"10\">0 ms</text><text x=\"440\" y=\"125\" font-size=\"10\" text-anchor=\"end\">{t_max} ms</text></svg>\n",
+            line.join(" ")
+        );
+    }
+    let handle = |p: &str| num(Some(m), p).map_or("-".to_string(), |v| v.to_string());
+    let _ = writeln!(
+        html,
+        "<table><tr><th></th><th>first sample</th><th>last sample</th></tr>\
+         <tr><th>open descriptors</th><td>{}</td><td>{}</td></tr>\
+         <tr><th>listening sockets</th><td>{}</td><td>{}</td></tr>\
+         <tr><th>live descendants</th><td>{}</td><td>{}</td></tr></table>",
+        handle("/handles/first/fds"),
+        handle("/handles/last/fds"),
+        handle("/handles/first/listeners"),
+        handle("/handles/last/listeners"),
+        handle("/handles/first/children"),
+        handle("/handles/last/children"),
+    );
+    let errors = m.get("errorsByReason").and_then(Value::as_object);
+    match errors.filter(|e| !e.is_empty()) {
+        None => html.push_str("<p>Errors by reason: none.</p>\n"),
+        Some(e) => {
+            html.push_str("<table><tr><th>without a result</th><th>requests</th></tr>");
+            for (k, v) in e {
+                let _ = write!(
+                    html,
+                    "<tr><td><code>{}</code></td><td>{}</td></tr>",
+                    escape(k),
+                    v
+                );
+            }
+            html.push_str("</table>\n");
+        }
+    }
+    let _ = writeln!(
+        html,
+        "<p class=\"muted\">{}</p>",
+        shown(str_at(Some(m), "/claims"))
+    );
+}

@@ -41,6 +41,9 @@ pub struct Section<'a> {
     /// A profile evaluation directory's run.json as the judge gives it (an OAuth-boundary
     /// evaluation's as recorded).
     pub run: Option<&'a Value>,
+    /// An operational-resilience evaluation directory's measurement report
+    /// (`artifacts/measurement.json`, as listed and digest-checked in its directory).
+    pub measurement: Option<&'a Value>,
 }
 
 /// HTML-escape a string for text and double-quoted attribute values.
@@ -301,6 +304,9 @@ fn section(html: &mut String, index: usize, s: &Section<'_>) {
     }
     if s.run.is_some() || family.is_some_and(|f| f.starts_with("mcp-res.profile-evaluation/")) {
         check_grid(html, s.doc, s.run);
+    }
+    if let Some(m) = s.measurement {
+        families::operational(html, m);
     }
     if let Some(d) = s.doc {
         match family.unwrap_or("") {
@@ -991,6 +997,7 @@ mod tests {
             unreadable: Some(forged),
             doc: None,
             run: None,
+            measurement: None,
         }]);
         assert!(page_digests(&page).is_empty());
         // A digest in the head is read back.
@@ -1008,6 +1015,7 @@ mod tests {
             unreadable: Some("no such <file>"),
             doc: None,
             run: None,
+            measurement: None,
         }]);
         assert!(page.contains("UNREADABLE"));
         assert!(page.contains("&lt;b&gt;x&lt;/b&gt;"));

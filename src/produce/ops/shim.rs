@@ -141,6 +141,12 @@ pub fn main(args: &[std::ffi::OsString]) -> u8 {
             if let Some(r) = relay.take() {
                 let _ = r.join();
             }
+            // What it injected ends with the subject, before the shim does: nothing
+            // is left for the runner to find.
+            for mut c in idle.drain(..) {
+                let _ = c.kill();
+                let _ = c.wait();
+            }
             return status
                 .code()
                 .map_or_else(|| 128 + status.signal().unwrap_or(0) as u8, |c| c as u8);

@@ -401,42 +401,53 @@ pub fn judged_latencies(rec: &Value) -> (Vec<u64>, u64, u64) {
     (lat, failed, total)
 }
 
-fn soak_reading(check: &str, rec: &Value, transcript: &Value) -> Reading {
-    let w = &rec["workload"];
-    let b = &w["budgets"];
-    // Every outcome the record gives must be the stored stdout's.
-    if let Some(answers) = answers(transcript) {
-        for r in rec["requests"].as_array().into_iter().flatten() {
-            let id = r[0].to_string();
-            let told = r[5].as_str().unwrap_or("none");
-            if told == "unsent" {
-                continue;
-            }
-            let stored = match answers.get(&id) {
-                None => "none".to_string(),
-                Some(m) if m.get("result").is_some() => "result".to_string(),
-                Some(m) => format!(
-                    "error:{}",
-                    m.pointer("/error/code")
-                        .and_then(Value::as_i64)
-                        .unwrap_or(0)
-                ),
-            };
-            // An answer past what the transcript kept cannot be compared.
-            if told != "none" && stored != "none" && told != stored {
-                return read(
-                    ProbeOutcome::NotObserved,
-                    LABEL_NOT_IN_RECORD,
-                    format!("request {id} is recorded as {told}; the stored stdout gives {stored}"),
-                );
-            }
-        }
-    } else {
-        return read(
+/// Where a soak record's outcomes are not what the stored stdout holds for their ids (an
+/// answer past what the transcript kept is not compared), the reading that says so.
+fn outcomes_not_in_stdout(rec: &Value, transcript: &Value) -> Option<Reading> {
+    let Some(answers) = answers(transcript) else {
+        return Some(read(
             ProbeOutcome::NotObserved,
             LABEL_NOT_IN_RECORD,
             "no stored stdout",
-        );
+        ));
+    };
+    for r in rec["requests"].as_array().into_iter().flatten() {
+        let id = r[0].to_string();
+        let told = r[5].as_str().unwrap_or("none");
+        if told == "unsent" {
+            continue;
+        }
+        let stored = match answers.get(&id) {
+            None => "none".to_string(),
+            Some(m) if m.get("result").is_some() => "result".to_string(),
+            Some(m) => format!(
+                "error:{}",
+                m.pointer("/error/code")
+                    .and_then(Value::as_i64)
+                    .unwrap_or(0)
+            ),
+        };
+        if told != "none" && stored != "none" && told != stored {
+            return Some(read(
+                ProbeOutcome::NotObserved,
+                LABEL_NOT_IN_RECORD,
+                format!("request {id} is recorded as {told}; the stored stdout gives {stored}"),
+            ));
+        }
+    }
+    None
+}
+
+fn soak_reading(check: &str, rec: &Value, transcript: &Value) -> Reading {
+    let w = &rec["workload"];
+    let b = &w["budgets"];
+    // Every outcome the record gives must be the stored stdout's (bounded-soak reads
+    // them; a leak reading reads the samples alone, and its transcript may leave the
+    // bytes to bounded-soak's).
+    if check == "bounded-soak"
+        && let Some(r) = outcomes_not_in_stdout(rec, transcript)
+    {
+        return r;
     }
     let rate = u(&w["load"], "ratePerS").unwrap_or(0);
     if let Some(ceiling) = rec

@@ -573,6 +573,71 @@ fn soak_reading(check: &str, rec: &Value, transcript: &Value) -> Reading {
     }
 }
 
+/// The workload every operational observation of a directory was read with must be the
+/// one the directory declares (`artifacts/workload.json`), byte for byte in canonical
+/// form, with its digest: a record that carries a laxer budget than the run declared is
+/// refused. One disagreement per observation that differs; one when the declaration is
+/// missing or unreadable.
+pub fn binding(
+    stored: &BTreeMap<String, Result<Value, String>>,
+    checks: &[&str],
+) -> Vec<super::Disagreement> {
+    let mut out = Vec::new();
+    let declared = match stored.get(WORKLOAD_PATH) {
+        Some(Ok(w)) => w,
+        Some(Err(why)) => {
+            out.push(super::Disagreement {
+                file: WORKLOAD_PATH.into(),
+                pointer: String::new(),
+                recorded: Value::Null,
+                judged: Value::Null,
+                why: format!("{WORKLOAD_PATH} cannot be read: {why}"),
+            });
+            return out;
+        }
+        None => {
+            out.push(super::Disagreement {
+                file: WORKLOAD_PATH.into(),
+                pointer: String::new(),
+                recorded: Value::Null,
+                judged: Value::Null,
+                why: format!(
+                    "an operational evaluation declares its workload in {WORKLOAD_PATH}, which the directory does not list"
+                ),
+            });
+            return out;
+        }
+    };
+    let canonical = |v: &Value| crate::json::canonical::to_vec(v).ok();
+    let want = canonical(declared);
+    let want_sha = want.as_deref().map(crate::json::canonical::sha256_hex);
+    for check in checks {
+        for role in ["positive", "negative", "mutant"] {
+            let path = format!("artifacts/{check}/{role}.json");
+            let Some(Ok(doc)) = stored.get(&path) else {
+                continue;
+            };
+            let Some(rec) = doc.pointer("/transcript/observation/ops") else {
+                continue;
+            };
+            let same = canonical(&rec["workload"]) == want && want.is_some();
+            let sha_ok = rec["workloadSha256"].as_str() == want_sha.as_deref();
+            if !same || !sha_ok {
+                out.push(super::Disagreement {
+                    file: path.clone(),
+                    pointer: "/transcript/observation/ops/workload".into(),
+                    recorded: rec["workloadSha256"].clone(),
+                    judged: json!(want_sha),
+                    why: format!(
+                        "{path} was read with another workload than the one {WORKLOAD_PATH} declares"
+                    ),
+                });
+            }
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -706,69 +771,4 @@ mod tests {
             (ProbeOutcome::NotObserved, INJECTION_NOT_DECLARED)
         );
     }
-}
-
-/// The workload every operational observation of a directory was read with must be the
-/// one the directory declares (`artifacts/workload.json`), byte for byte in canonical
-/// form, with its digest: a record that carries a laxer budget than the run declared is
-/// refused. One disagreement per observation that differs; one when the declaration is
-/// missing or unreadable.
-pub fn binding(
-    stored: &BTreeMap<String, Result<Value, String>>,
-    checks: &[&str],
-) -> Vec<super::Disagreement> {
-    let mut out = Vec::new();
-    let declared = match stored.get(WORKLOAD_PATH) {
-        Some(Ok(w)) => w,
-        Some(Err(why)) => {
-            out.push(super::Disagreement {
-                file: WORKLOAD_PATH.into(),
-                pointer: String::new(),
-                recorded: Value::Null,
-                judged: Value::Null,
-                why: format!("{WORKLOAD_PATH} cannot be read: {why}"),
-            });
-            return out;
-        }
-        None => {
-            out.push(super::Disagreement {
-                file: WORKLOAD_PATH.into(),
-                pointer: String::new(),
-                recorded: Value::Null,
-                judged: Value::Null,
-                why: format!(
-                    "an operational evaluation declares its workload in {WORKLOAD_PATH}, which the directory does not list"
-                ),
-            });
-            return out;
-        }
-    };
-    let canonical = |v: &Value| crate::json::canonical::to_vec(v).ok();
-    let want = canonical(declared);
-    let want_sha = want.as_deref().map(crate::json::canonical::sha256_hex);
-    for check in checks {
-        for role in ["positive", "negative", "mutant"] {
-            let path = format!("artifacts/{check}/{role}.json");
-            let Some(Ok(doc)) = stored.get(&path) else {
-                continue;
-            };
-            let Some(rec) = doc.pointer("/transcript/observation/ops") else {
-                continue;
-            };
-            let same = canonical(&rec["workload"]) == want && want.is_some();
-            let sha_ok = rec["workloadSha256"].as_str() == want_sha.as_deref();
-            if !same || !sha_ok {
-                out.push(super::Disagreement {
-                    file: path.clone(),
-                    pointer: "/transcript/observation/ops/workload".into(),
-                    recorded: rec["workloadSha256"].clone(),
-                    judged: json!(want_sha),
-                    why: format!(
-                        "{path} was read with another workload than the one {WORKLOAD_PATH} declares"
-                    ),
-                });
-            }
-        }
-    }
-    out
 }

@@ -178,13 +178,13 @@ pub fn main(args: &[std::ffi::OsString]) -> u8 {
             }
         }
         if spec.transient_children
-            && ticks % 5 == 0
+            && ticks.is_multiple_of(5)
             && let Some(mut c) = idle_child()
         {
             let _ = c.kill();
             let _ = c.wait();
         }
-        if spec.transient_listeners && ticks % 5 == 0 {
+        if spec.transient_listeners && ticks.is_multiple_of(5) {
             drop(std::net::TcpListener::bind("127.0.0.1:0"));
         }
         std::thread::sleep(tick);

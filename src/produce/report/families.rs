@@ -400,12 +400,12 @@ pub(super) fn operational(html: &mut String, m: &Value) {
                 )
             })
             .collect();
-        let _ = write!(
+        let _ = writeln!(
             html,
             "<h4>Resident memory over the positive soak ({lo} to {hi} KiB)</h4>\
              <svg width=\"460\" height=\"130\" role=\"img\" aria-label=\"resident memory over the soak\">\
              <polyline fill=\"none\" stroke=\"#b05a4a\" stroke-width=\"1.5\" points=\"{}\"/>\
-             <text x=\"40\" y=\"125\" font-size=\"10\">0 ms</text><text x=\"440\" y=\"125\" font-size=\"10\" text-anchor=\"end\">{t_max} ms</text></svg>\n",
+             <text x=\"40\" y=\"125\" font-size=\"10\">0 ms</text><text x=\"440\" y=\"125\" font-size=\"10\" text-anchor=\"end\">{t_max} ms</text></svg>",
             line.join(" ")
         );
     }

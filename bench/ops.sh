@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# How long an operational-resilience run takes (issue 35: every check on the
+# reference server in under 3 minutes with the default workload on 2 cores),
+# and what the load generator measured of itself: whole `mcpres profile run
+# operational-resilience` processes against the reference server over stdio,
+# with the built-in workload, RUNS times (default 2), each timed; then the
+# generator's ceiling and the positive soak's latency from each run's
+# measurement report.
+#
+#   bench/ops.sh                 (MCPRES_BIN=target/release/mcpres by default)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BIN="$(realpath "${MCPRES_BIN:-target/release/mcpres}")"
+RUNS="${RUNS:-2}"
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+for i in $(seq 1 "$RUNS"); do
+  start=$(date +%s.%N)
+  "$BIN" profile run operational-resilience -o "$tmp/run$i" -- "$BIN" serve >/dev/null 2>&1 || true
+  end=$(date +%s.%N)
+  python3 - "$tmp/run$i" "$(echo "$end - $start" | bc)" <<'PY'
+import json, sys
+d, secs = sys.argv[1], float(sys.argv[2])
+run = json.load(open(f"{d}/run.json"))
+m = json.load(open(f"{d}/artifacts/measurement.json"))
+checks = run["checks"]
+passed = sum(1 for c in checks if c["verdict"] == "PASS")
+lat = m["latency"]
+print(f"{len(checks)} checks ({passed} PASS) in {secs:.1f} s; generator ceiling "
+      f"{m['generator']['ceiling']['ceilingPerS']}/s at concurrency {m['concurrency']}; "
+      f"positive soak p50 {lat['medianUs']/1000:.2f} ms, p99 {lat['p99Us']/1000:.2f} ms over "
+      f"{lat['judgedRequests']} judged requests; peak RSS {m['peakRssKib']} KiB")
+PY
+done

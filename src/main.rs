@@ -21,9 +21,9 @@ fn main() -> std::process::ExitCode {
             return std::process::ExitCode::from(sandbox::exec_main(&rest));
         }
         // The operational runner's injection shim, its idle children and its
-        // null subject (src/produce/ops/).
+        // null subject (src/produce/profile/ops/).
         {
-            use mcpres::produce::ops;
+            use mcpres::produce::profile::ops;
             let is = |arg: &str| first.as_deref() == Some(std::ffi::OsStr::new(arg));
             if is(ops::shim::ARG) {
                 let rest: Vec<std::ffi::OsString> = args.collect();

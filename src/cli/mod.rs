@@ -410,7 +410,7 @@ fn dispatch(command: Command) -> CliResult {
         Command::Profile {
             action: ProfileAction::Workload,
         } => {
-            print!("{}", mcpres::produce::ops::workload::DEFAULT_TOML);
+            print!("{}", mcpres::produce::profile::ops::workload::DEFAULT_TOML);
             Ok(Exit::Valid)
         }
         #[cfg(feature = "server")]

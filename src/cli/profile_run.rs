@@ -133,7 +133,7 @@ pub fn main(args: ProfileRunArgs) -> CliResult {
                 CliError::Unusable(format!("{who}: cannot read {}: {e}", path.display()))
             })?;
             Some(
-                mcpres::produce::ops::workload::Workload::parse(&text)
+                mcpres::produce::profile::ops::workload::Workload::parse(&text)
                     .map_err(|e| CliError::Unusable(format!("{who}: {}: {e}", path.display())))?,
             )
         }

@@ -14,7 +14,7 @@ pub fn protocol_profiles() -> [(&'static str, &'static [CheckDecl]); 4] {
         ("mcp-res/streamable-http/v1", profile::streamable::CHECKS),
         (
             crate::judge::ops::PROFILE,
-            crate::produce::ops::checks::CHECKS,
+            crate::produce::profile::ops::checks::CHECKS,
         ),
     ]
 }

@@ -16,8 +16,6 @@ pub mod migrate;
 #[cfg(feature = "server")]
 pub mod oauth;
 pub mod official;
-#[cfg(feature = "server")]
-pub mod ops;
 pub mod pack;
 #[cfg(feature = "server")]
 pub mod profile;

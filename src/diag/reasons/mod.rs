@@ -31,7 +31,7 @@ pub enum ReasonFamily {
     ProtocolRevision,
     /// `mcp-res/streamable-http/v1` (`produce/profile/streamable.rs`).
     StreamableHttp,
-    /// `mcp-res/operational-resilience/v1` (`produce/ops/`, read by `judge::ops`).
+    /// `mcp-res/operational-resilience/v1` (`produce/profile/ops/`, read by `judge::ops`).
     OperationalResilience,
     /// `mcp-res/oauth-boundary/v1` (`produce/oauth/`, and the validator's derived codes).
     OauthBoundary,
@@ -77,7 +77,7 @@ impl ReasonFamily {
                 "Written by the `mcp-res/streamable-http/v1` runner (`src/produce/profile/streamable.rs`)."
             }
             ReasonFamily::OperationalResilience => {
-                "Written by the `mcp-res/operational-resilience/v1` runner (`src/produce/ops/`), each read from its observation's record by `src/judge/ops.rs`."
+                "Written by the `mcp-res/operational-resilience/v1` runner (`src/produce/profile/ops/`), each read from its observation's record by `src/judge/ops.rs`."
             }
             ReasonFamily::OauthBoundary => {
                 "Written by `mcpres oauth run` (`src/produce/oauth/`); the validator derives the per-check pairs for the cases it reads (`src/validate/oauth.rs`)."

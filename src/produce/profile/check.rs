@@ -113,10 +113,10 @@ pub struct Ctx<'a> {
     /// The subject's pace as the preflight measured it.
     pub timing: Timing,
     /// The declared workload of an operational-resilience run.
-    pub ops: Option<std::sync::Arc<crate::produce::ops::workload::Workload>>,
+    pub ops: Option<std::sync::Arc<crate::produce::profile::ops::workload::Workload>>,
     /// What an operational run measured once and several checks read (the positive
     /// soak, the generator's ceiling).
-    pub ops_shared: crate::produce::ops::Shared,
+    pub ops_shared: crate::produce::profile::ops::Shared,
 }
 
 #[derive(Debug, Default, Clone)]

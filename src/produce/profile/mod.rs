@@ -11,6 +11,7 @@
 
 pub mod check;
 pub mod decl;
+pub mod ops;
 pub mod probe;
 pub mod revision;
 pub mod serve;
@@ -52,7 +53,7 @@ pub fn runnable(profile: &str) -> Option<&'static [CheckDecl]> {
         "mcp-res/stdio-transport/v1" => Some(stdio::CHECKS),
         "mcp-res/protocol-revision/v1" => Some(revision::CHECKS),
         "mcp-res/streamable-http/v1" => Some(streamable::CHECKS),
-        OPERATIONAL => Some(crate::produce::ops::checks::CHECKS),
+        OPERATIONAL => Some(crate::produce::profile::ops::checks::CHECKS),
         _ => None,
     }
 }
@@ -86,7 +87,7 @@ pub struct Options {
     pub expanded: BTreeMap<String, String>,
     /// The declared workload of an operational-resilience run (`None`: the
     /// built-in default).
-    pub workload: Option<crate::produce::ops::workload::Workload>,
+    pub workload: Option<crate::produce::profile::ops::workload::Workload>,
 }
 
 /// A Streamable HTTP target.
@@ -109,7 +110,7 @@ pub struct HttpOptions {
     pub subject_artifact: Option<PathBuf>,
 }
 
-/// The operational-resilience profile (its checks in `produce::ops`).
+/// The operational-resilience profile (its checks in `produce::profile::ops`).
 pub const OPERATIONAL: &str = crate::judge::ops::PROFILE;
 
 /// The profile that is evaluated over Streamable HTTP.
@@ -352,7 +353,7 @@ pub fn run_planned(
             options
                 .workload
                 .clone()
-                .unwrap_or_else(crate::produce::ops::workload::Workload::builtin),
+                .unwrap_or_else(crate::produce::profile::ops::workload::Workload::builtin),
         ));
     }
     // The one redactor: every artifact, and every field derived from what
@@ -554,7 +555,12 @@ pub fn run_planned(
         });
         store.put(
             crate::judge::ops::MEASUREMENT_PATH,
-            &crate::produce::ops::report::measurement(w, ceiling.as_ref(), soak.as_ref(), &runtime),
+            &crate::produce::profile::ops::report::measurement(
+                w,
+                ceiling.as_ref(),
+                soak.as_ref(),
+                &runtime,
+            ),
         )?;
     }
     let verdicts: Vec<Verdict> = rows.iter().map(|r| r.verdict).collect();

@@ -212,7 +212,7 @@ fn needs_are_declared() {
         .collect();
     // child-tree-cleanup, and every operational check (each measures the subject's pace
     // and processes, which a concurrent probe would disturb).
-    let ops: Vec<&str> = crate::produce::ops::checks::CHECKS
+    let ops: Vec<&str> = crate::produce::profile::ops::checks::CHECKS
         .iter()
         .map(|d| d.id)
         .collect();
@@ -315,7 +315,7 @@ fn committed_evaluations() -> Vec<(PathBuf, String, Revision)> {
 }
 
 /// What the runners really wrote agrees with the declarations: in every committed
-/// evaluation (the three protocol profiles and the OAuth boundary), each check's positive
+/// evaluation (the three protocol profiles, operational resilience and the OAuth boundary), each check's positive
 /// expects the declared `held` and its negative control the declared `refused` reason of
 /// the evaluated revision.
 #[test]
@@ -333,8 +333,9 @@ fn committed_evaluations_agree_with_the_declarations() {
         };
         read += agree(&dir, rev, checks);
     }
-    // The bundles hold evaluations of all three protocol profiles and the OAuth boundary.
-    assert_eq!(profiles.len(), 4, "{profiles:?}");
+    // The bundles hold evaluations of all three protocol profiles, the operational one
+    // and the OAuth boundary.
+    assert_eq!(profiles.len(), 5, "{profiles:?}");
     assert!(read > 300, "{read} observations read");
 }
 

@@ -37,15 +37,15 @@ pub const CHECKS: &[CheckDecl] = &[
     CheckDecl::new(P, "memory-resource-leak", memory_leak, reading::RSS_BOUNDED, reading::RSS_GROWTH)
         .basis(&[Basis::both(PROFILE, "required check memory-resource-leak", L::Profile, "the subject's resident memory grows no faster than the workload's declared budget per 1,000 operations over the soak (a least-squares slope over the second half of the soak after the warm-up, growth under 4 MiB never read as a leak)")])
         .alone().launch()
-        .judged("No MCP requirement: judged on the workload's budget only, by the slope over the second half of the soak after the warm-up (a garbage-collected heap has the first half to reach its size), never by one sample. The control injects a leak of the budget times the workload's defect factor beside the subject (in its process tree); the mutant keeps the same memory once, at the start: a step, which the slope must not read as a leak."),
+        .judged("No MCP requirement: judged on the workload's budget only, by the slope over the second half of the soak after the warm-up (a garbage-collected heap has the first half to reach its size), never by one sample. The control injects a leak beside the subject, in its process tree, of the budget times the workload's defect factor or 8 MiB a second, whichever is larger (resident memory grows in 2 MiB huge-page steps); the mutant keeps the same memory once, at the start: a step, which the slope must not read as a leak."),
     CheckDecl::new(P, "listener-leak", listener_leak, reading::LISTENERS_BOUNDED, reading::LISTENERS_GROWTH)
         .basis(&[Basis::both(PROFILE, "required check listener-leak", L::Profile, "the subject's listening sockets grow no faster than the workload's budget per 1,000 operations over the soak")])
         .alone().launch()
-        .judged("No MCP requirement: judged on the workload's budget by the slope over the soak. The control leaves listening loopback sockets open beside the subject; the mutant opens and closes them (churn, no growth)."),
+        .judged("No MCP requirement: judged on the workload's budget by the slope over the soak. The control leaves listening loopback sockets open beside the subject (the budget times the defect factor, at least five a second); the mutant opens and closes them (churn, no growth)."),
     CheckDecl::new(P, "child-process-leak", child_leak, reading::CHILDREN_BOUNDED, reading::CHILDREN_GROWTH)
         .basis(&[Basis::both(PROFILE, "required check child-process-leak", L::Profile, "the subject's live descendants grow no faster than the workload's budget per 1,000 operations over the soak")])
         .alone().launch()
-        .judged("No MCP requirement: judged on the workload's budget by the slope over the soak. The control leaves idle children running beside the subject; the mutant starts children that exit at once (churn, no growth)."),
+        .judged("No MCP requirement: judged on the workload's budget by the slope over the soak. The control leaves idle children running beside the subject (the budget times the defect factor, at least five a second); the mutant starts children that exit at once (churn, no growth)."),
     CheckDecl::new(P, "bounded-soak", bounded_soak, reading::SOAK_WITHIN_BUDGET, reading::SOAK_OVER_BUDGET)
         .basis(&[Basis::both(PROFILE, "required check bounded-soak", L::Profile, "over the soak after the warm-up, latency from the intended send (p50, p95, p99) and the share of requests without a result stay within the workload's budgets")])
         .alone().launch()

@@ -172,6 +172,31 @@ fn every_profile_evaluation_page_has_a_check_grid() {
     assert!(seen >= 10, "only {seen} profile evaluations found");
 }
 
+/// An operational evaluation's page draws its measurement report: the latency histogram,
+/// resident memory over the soak, the handles and the generator's ceiling, from the
+/// digest-bound `artifacts/measurement.json`; other evaluations' pages have none of it.
+#[test]
+fn an_operational_evaluation_page_draws_its_measurement() {
+    let dir = repo("bundles/profiles/reference-operational-resilience-2025-11-25");
+    let (code, page) = report(&[&dir]);
+    assert_eq!(code, 0);
+    assert_self_contained(&page);
+    let m = read_json(&dir.join("artifacts/measurement.json"));
+    assert!(page.contains("aria-label=\"latency histogram\""));
+    assert!(page.contains("aria-label=\"resident memory over the soak\""));
+    assert!(page.contains("listening sockets"));
+    let ceiling = m["generator"]["ceiling"]["ceilingPerS"].as_u64().unwrap();
+    assert!(page.contains(&format!("{ceiling}/s against mcpres's null subject")));
+    let judged = m["latency"]["judgedRequests"].as_u64().unwrap();
+    assert!(
+        page.contains(&format!("<td>{judged} (")),
+        "judged requests not shown"
+    );
+    let other = repo("bundles/profiles/reference-stdio-transport-2025-11-25");
+    let (_, plain) = report(&[&other]);
+    assert!(!plain.contains("latency histogram"));
+}
+
 /// A folder of evaluations stands for the evaluations it holds, as for `validate`.
 #[test]
 fn a_folder_of_evaluations_gets_one_section_each() {

@@ -757,6 +757,18 @@ pub type Runner = fn(&Ctx) -> CheckRun;
 pub const MUTANT_SURVIVED: &str = reasons::WRONG_REASON_MUTANT_SURVIVED;
 
 impl CheckRun {
+    /// A check whose three observations were made.
+    pub fn observed(id: &'static str, positive: Obs, negative: Obs, mutant: Obs) -> Self {
+        CheckRun {
+            id,
+            positive: Some(positive),
+            negative: Some(negative),
+            mutant: Some(mutant),
+            not_observed: None,
+            server: None,
+        }
+    }
+
     pub fn not_observed(id: &'static str, why: impl Into<String>) -> Self {
         CheckRun {
             id,

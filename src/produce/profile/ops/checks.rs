@@ -183,18 +183,7 @@ fn run_starts(ctx: &Ctx, check: &'static str, n_positive: u32) -> CheckRun {
         refused,
         starts(ctx, check, "mutant", count),
     );
-    done(check, positive, negative, mutant)
-}
-
-fn done(id: &'static str, positive: Obs, negative: Obs, mutant: Obs) -> CheckRun {
-    CheckRun {
-        id,
-        positive: Some(positive),
-        negative: Some(negative),
-        mutant: Some(mutant),
-        not_observed: None,
-        server: None,
-    }
+    CheckRun::observed(check, positive, negative, mutant)
 }
 
 fn cold_start(ctx: &Ctx) -> CheckRun {
@@ -289,7 +278,7 @@ fn malformed_flood(ctx: &Ctx) -> CheckRun {
         refused,
         flood(ctx, "mutant"),
     );
-    done(c, positive, negative, mutant)
+    CheckRun::observed(c, positive, negative, mutant)
 }
 
 /// One soak of the (shimmed) subject: opened, the workload's schedule for `duration`,
@@ -393,7 +382,7 @@ fn soak_check(
         refused,
         soak(ctx, check, "mutant", control),
     );
-    done(check, positive, negative, mutant)
+    CheckRun::observed(check, positive, negative, mutant)
 }
 
 fn memory_leak(ctx: &Ctx) -> CheckRun {

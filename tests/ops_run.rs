@@ -160,7 +160,7 @@ fn the_honest_subject_passes_every_check_and_its_evaluation_is_valid() {
 /// evaluation is refused by `validate` with that check's finding.
 #[test]
 fn each_defect_fails_its_own_check() {
-    let cases: [(&str, &[&str], &str); 6] = [
+    let cases: [(&str, &[&str], &str); 7] = [
         (
             "cold-start",
             &["--slow-start-ms", "3000"],
@@ -174,6 +174,13 @@ fn each_defect_fails_its_own_check() {
         (
             "memory-resource-leak",
             &["--leak-kib-per-call", "64"],
+            "MCP_RES_OPS_RSS_GROWTH_OVER_BUDGET",
+        ),
+        // A leak in a daemon that left the subject's process tree (forked twice, its
+        // own session): the sandbox's PID namespace still holds it.
+        (
+            "memory-resource-leak",
+            &["--daemon-leak-kib", "800"],
             "MCP_RES_OPS_RSS_GROWTH_OVER_BUDGET",
         ),
         (

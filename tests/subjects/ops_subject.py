@@ -8,6 +8,9 @@ default (the honest twin); each option switches on one operational defect:
   --child-every N        start a `sleep` child every Nth request, never reaped
   --listener-every N     open a listening loopback socket every Nth request
   --slow-answer-ms N     sleep N ms before each answer (latency)
+  --daemon-leak-kib K    at start, leave a daemon (forked twice, its own session, so
+                         no longer the subject's descendant) that keeps K KiB more
+                         every 100 ms while the subject runs (memory, hidden)
 
 Both revisions: `initialize` (2025-11-25), `server/discover` (2026-07-28),
 `ping`, `tools/list`; an unknown method gets -32601, a line that is not JSON
@@ -28,7 +31,27 @@ p.add_argument("--die-after-malformed", type=int, default=0)
 p.add_argument("--child-every", type=int, default=0)
 p.add_argument("--listener-every", type=int, default=0)
 p.add_argument("--slow-answer-ms", type=int, default=0)
+p.add_argument("--daemon-leak-kib", type=int, default=0)
 a = p.parse_args()
+
+if a.daemon_leak_kib:
+    import os
+
+    parent = os.getpid()
+    if os.fork() == 0:
+        os.setsid()
+        if os.fork() == 0:
+            held = []
+            # Until the subject is gone.
+            while True:
+                try:
+                    os.kill(parent, 0)
+                except OSError:
+                    os._exit(0)
+                held.append(bytearray(b"\x5a" * (a.daemon_leak_kib * 1024)))
+                time.sleep(0.1)
+        os._exit(0)
+    os.wait()
 
 if a.slow_start_ms:
     time.sleep(a.slow_start_ms / 1000)

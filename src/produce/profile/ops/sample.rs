@@ -1,6 +1,7 @@
 //! What the subject's processes hold, sampled from `/proc` over a soak: resident memory,
 //! open descriptors, listening sockets and live descendants, summed over the process and
-//! every descendant (spec/operational.md, "Samples"). A leak is judged by the slope over
+//! every descendant, or in the sandbox over every process of the subject's PID namespace
+//! (spec/operational.md, "Samples and leaks"). A leak is judged by the slope over
 //! the soak (`judge::ops`), never by one sample.
 
 use std::sync::Arc;
@@ -51,9 +52,30 @@ fn rss_kib(pid: u32) -> u64 {
         .unwrap_or(0)
 }
 
-/// Read the tree of `pid` now.
+/// The subject's processes now: in a PID namespace of its own (the sandbox's), every
+/// process of that namespace but its init (mcpres's), so that a process that left the
+/// tree (a daemon that forked twice and called `setsid`) is still counted; else `pid`
+/// and its descendants.
+fn processes(pid: u32) -> Vec<u32> {
+    let own = proc::pid_namespace(std::process::id());
+    match proc::pid_namespace(pid) {
+        Some(ns) if own.as_ref() != Some(&ns) => {
+            let mut all: Vec<u32> = proc::in_pid_namespace(&ns, 0)
+                .into_iter()
+                .filter(|p| !proc::is_sandbox_init(p))
+                .map(|p| p.pid)
+                .collect();
+            // The subject first, as in a tree.
+            all.sort_by_key(|p| *p != pid);
+            all
+        }
+        _ => proc::process_tree(pid),
+    }
+}
+
+/// Read the subject's processes now ([`processes`]).
 pub fn read(pid: u32, at_ms: u64, ops: u64) -> Sample {
-    let tree = proc::process_tree(pid);
+    let tree = processes(pid);
     let listening: std::collections::BTreeSet<u64> = proc::tcp_sockets_in(Some(pid))
         .into_iter()
         .filter(|s| s.listening())

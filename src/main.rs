@@ -25,13 +25,15 @@ fn main() -> std::process::ExitCode {
         {
             use mcpres::produce::profile::ops;
             let is = |arg: &str| first.as_deref() == Some(std::ffi::OsStr::new(arg));
-            if is(ops::shim::ARG) {
+            if is(mcpres::produce::drive::shim::ARG) {
                 let rest: Vec<std::ffi::OsString> = args.collect();
-                return std::process::ExitCode::from(ops::shim::main(&rest));
+                return std::process::ExitCode::from(mcpres::produce::drive::shim::main(&rest));
             }
-            if is(ops::shim::IDLE_ARG) {
+            if is(mcpres::produce::drive::shim::IDLE_ARG) {
                 let rest: Vec<std::ffi::OsString> = args.collect();
-                return std::process::ExitCode::from(ops::shim::idle_main(&rest));
+                return std::process::ExitCode::from(mcpres::produce::drive::shim::idle_main(
+                    &rest,
+                ));
             }
             if is(ops::NULL_ARG) {
                 return std::process::ExitCode::from(ops::load::null_main());

@@ -303,7 +303,9 @@ fn the_producer_floor_stands_below_the_runners() {
 /// (plus its availability probe, a shell writing one file); HTTP/1.1 requests are
 /// written by one request writer. The reference server is not a producer. `main.rs`
 /// starts no subject: a producer executes itself again there, with the allocator's
-/// purge delay at 0.
+/// purge delay at 0. The operational runner's injection shim (`drive/shim.rs`)
+/// starts the subject as its child on the same pipes (or executes it in its
+/// own place), and leaves idle children of its own as the injected defect.
 #[test]
 fn subjects_are_spawned_and_requests_written_in_one_place() {
     let mut spawns = BTreeSet::new();
@@ -328,6 +330,7 @@ fn subjects_are_spawned_and_requests_written_in_one_place() {
     let expected_spawns: BTreeSet<String> = [
         "main.rs",
         "produce/drive/sandbox.rs",
+        "produce/drive/shim.rs",
         "produce/drive/spawn.rs",
         "produce/oauth/isolate.rs",
     ]

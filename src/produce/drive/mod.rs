@@ -18,6 +18,9 @@
 //!   left there.
 //! - `door`: how mcpres reaches a subject listening in a network namespace
 //!   of its own (connections opened inside, handed over as sockets).
+//! - `shim`: the injection shim an operational run starts a subject through
+//!   (a start delay, or a defect of declared size beside the subject in its
+//!   process tree, or its answers held), never changing the subject.
 
 pub mod door;
 pub mod end;
@@ -26,4 +29,5 @@ pub mod ident;
 pub mod proc;
 pub mod redact;
 pub mod sandbox;
+pub mod shim;
 pub mod spawn;

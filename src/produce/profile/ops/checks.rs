@@ -8,10 +8,10 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use super::load;
-use super::shim::Spec;
 use super::workload::Workload;
 use crate::judge::ops::{self as reading, PROFILE as P};
 use crate::model::vocab::ProbeOutcome::{self, *};
+use crate::produce::drive::shim::Spec;
 use crate::produce::profile::check::{CheckRun, Ctx, Obs, mutant_expecting, obs};
 use crate::produce::profile::decl::{Basis, CheckDecl, JSONRPC, Level as L, PROFILE};
 use crate::produce::profile::probe::{Launch, Probe, Reply};

@@ -9,7 +9,6 @@ pub mod checks;
 pub mod load;
 pub mod report;
 pub mod sample;
-pub mod shim;
 pub mod workload;
 
 use std::sync::{Mutex, OnceLock};

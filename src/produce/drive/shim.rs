@@ -1,5 +1,5 @@
 //! The injection shim: how an operational run injects a defect of declared size around a
-//! subject without changing it (spec/operational.md, "Negative controls").
+//! subject without changing it (spec/operational.md, "Why the controls inject, and where").
 //!
 //! `mcpres __mcpres-ops-shim SPEC -- PROGRAM [ARGS...]` (never typed by a user: the
 //! runner starts it as the subject's command) waits `delayMs` and then, with nothing else
@@ -7,9 +7,10 @@
 //! starts the subject as its child on the same pipes, gives its own copies of stdin and
 //! stdout away, and stays in the subject's process tree doing the defect at a fixed rate
 //! (memory kept, child processes or listeners left open), or once (`stepKib`, the
-//! mutant's one-time allocation) until the subject ends, then exits with its status. Every
-//! process it starts dies with it (a parent-death signal), so nothing it injects can
-//! outlive the probe.
+//! mutant's one-time allocation) until the subject ends, then ends what it injected and
+//! exits with the subject's status. SIGTERM and SIGINT it gets go to the subject, so it
+//! never ends before the subject does; every process it starts also dies with it (a
+//! parent-death signal), so nothing it injects can outlive the probe.
 
 use std::process::Command;
 use std::time::{Duration, Instant};
@@ -122,6 +123,7 @@ pub fn main(args: &[std::ffi::OsString]) -> u8 {
             let _ = rustix::stdio::dup2_stdout(&null);
         }
     }
+    forward_signals(child.id());
     let mut relay = child.stdout.take().map(|out| {
         let delay = Duration::from_millis(spec.response_delay_ms);
         std::thread::spawn(move || relay_delayed(out, delay))
@@ -189,6 +191,42 @@ pub fn main(args: &[std::ffi::OsString]) -> u8 {
         }
         std::thread::sleep(tick);
     }
+}
+
+/// SIGTERM and SIGINT sent to the shim go to the subject, its child: the shim ends when
+/// the subject does (and ends what it injected first), never before it, so that a runner
+/// ending the probe by a signal finds nothing of the subject's left behind.
+fn forward_signals(child: u32) {
+    let Some(pid) = i32::try_from(child)
+        .ok()
+        .and_then(rustix::process::Pid::from_raw)
+    else {
+        return;
+    };
+    std::thread::spawn(move || {
+        use tokio::signal::unix::{SignalKind, signal};
+        let Ok(rt) = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+        else {
+            return;
+        };
+        rt.block_on(async move {
+            let (Ok(mut term), Ok(mut int)) = (
+                signal(SignalKind::terminate()),
+                signal(SignalKind::interrupt()),
+            ) else {
+                return;
+            };
+            loop {
+                let sig = tokio::select! {
+                    _ = term.recv() => rustix::process::Signal::TERM,
+                    _ = int.recv() => rustix::process::Signal::INT,
+                };
+                let _ = rustix::process::kill_process(pid, sig);
+            }
+        });
+    });
 }
 
 /// Pass each line of `from` to stdout `delay` after it arrived, in order.

@@ -27,6 +27,8 @@ coldStarts = 1
 sampleIntervalMs = 50
 floodLines = 100
 floodValidEvery = 10
+oversizedBytes = 1048576
+inFlightAtShutdown = 4
 
 [budgets]
 coldStartMs = 2000
@@ -39,6 +41,8 @@ rssKibPer1000Ops = 1024
 fdsPer1000Ops = 4
 listenersPer1000Ops = 1
 childrenPer1000Ops = 1
+shutdownMs = 2000
+termMs = 2000
 
 [controls]
 defectFactor = 4
@@ -114,10 +118,14 @@ fn the_honest_subject_passes_every_check_and_its_evaluation_is_valid() {
             "cold-start",
             "warm-start",
             "malformed-flood",
+            "oversized-input",
+            "graceful-shutdown",
+            "forced-shutdown",
             "memory-resource-leak",
             "listener-leak",
             "child-process-leak",
-            "bounded-soak"
+            "bounded-soak",
+            "cleanup"
         ]
     );
     for (id, verdict, reason) in &verdicts {
@@ -160,7 +168,7 @@ fn the_honest_subject_passes_every_check_and_its_evaluation_is_valid() {
 /// evaluation is refused by `validate` with that check's finding.
 #[test]
 fn each_defect_fails_its_own_check() {
-    let cases: [(&str, &[&str], &str); 7] = [
+    let cases: [(&str, &[&str], &str); 11] = [
         (
             "cold-start",
             &["--slow-start-ms", "3000"],
@@ -197,6 +205,26 @@ fn each_defect_fails_its_own_check() {
             "bounded-soak",
             &["--slow-answer-ms", "300"],
             "MCP_RES_OPS_SOAK_OVER_BUDGET",
+        ),
+        (
+            "oversized-input",
+            &["--max-line-bytes", "100000"],
+            "MCP_RES_SUBJECT_EXITED",
+        ),
+        (
+            "graceful-shutdown",
+            &["--ignore-eof"],
+            "MCP_RES_OPS_SHUTDOWN_OVER_BUDGET",
+        ),
+        (
+            "forced-shutdown",
+            &["--ignore-sigterm"],
+            "MCP_RES_OPS_TERM_OVER_BUDGET",
+        ),
+        (
+            "cleanup",
+            &["--orphan"],
+            "MCP_RES_OPS_RESIDUE_LEFT",
         ),
     ];
     for (check, flags, reason) in cases {

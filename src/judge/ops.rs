@@ -40,6 +40,17 @@ pub const SOAK_OVER_BUDGET: &str = crate::diag::reasons::OPS_SOAK_OVER_BUDGET;
 pub const TOO_FEW_SAMPLES: &str = crate::diag::reasons::OPS_TOO_FEW_SAMPLES;
 pub const GENERATOR_LIMITED: &str = crate::diag::reasons::OPS_GENERATOR_LIMITED;
 pub const INJECTION_NOT_DECLARED: &str = crate::diag::reasons::OPS_INJECTION_NOT_DECLARED;
+pub const OVERSIZED_THROUGH: &str = crate::diag::reasons::OPS_SERVED_THROUGH_OVERSIZED;
+pub const OVERSIZED_LINE_REFUSED: &str = crate::diag::reasons::OPS_OVERSIZED_LINE_REFUSED;
+pub const OVERSIZED_LINE_SERVED: &str = crate::diag::reasons::OPS_OVERSIZED_LINE_SERVED;
+pub const OVERSIZED_REQUEST_REFUSED: &str = crate::diag::reasons::OPS_OVERSIZED_REQUEST_REFUSED;
+pub const SHUTDOWN_WITHIN_BUDGET: &str = crate::diag::reasons::OPS_SHUTDOWN_WITHIN_BUDGET;
+pub const SHUTDOWN_OVER_BUDGET: &str = crate::diag::reasons::OPS_SHUTDOWN_OVER_BUDGET;
+pub const IN_FLIGHT_UNANSWERED: &str = crate::diag::reasons::OPS_IN_FLIGHT_UNANSWERED;
+pub const TERM_WITHIN_BUDGET: &str = crate::diag::reasons::OPS_TERM_WITHIN_BUDGET;
+pub const TERM_OVER_BUDGET: &str = crate::diag::reasons::OPS_TERM_OVER_BUDGET;
+pub const CLEANUP_COMPLETE: &str = crate::diag::reasons::OPS_CLEANUP_COMPLETE;
+pub const RESIDUE_LEFT: &str = crate::diag::reasons::OPS_RESIDUE_LEFT;
 
 const OPEN_FAILED: &str = crate::diag::reasons::OPEN_FAILED;
 const OPEN_REFUSED: &str = crate::diag::reasons::OPEN_REFUSED;
@@ -112,6 +123,23 @@ pub fn injection(check: &str, role: &str, w: &Value) -> Value {
         ("bounded-soak", "mutant") => {
             json!({"responseDelayMs": u(b, "p50Ms").unwrap_or(0) / factor})
         }
+        // The subject sees its end of file a second past the budget, or a quarter of it.
+        ("graceful-shutdown", "negative") => {
+            json!({"eofDelayMs": u(b, "shutdownMs").unwrap_or(0) + 1000})
+        }
+        ("graceful-shutdown", "mutant") => {
+            json!({"eofDelayMs": u(b, "shutdownMs").unwrap_or(0) / factor})
+        }
+        // SIGTERM reaches the subject a second past the budget, or a quarter of it.
+        ("forced-shutdown", "negative") => {
+            json!({"termDelayMs": u(b, "termMs").unwrap_or(0) + 1000})
+        }
+        ("forced-shutdown", "mutant") => {
+            json!({"termDelayMs": u(b, "termMs").unwrap_or(0) / factor})
+        }
+        // A process that outlives the subject; the mutant's children end by themselves.
+        ("cleanup", "negative") => json!({"orphan": true}),
+        ("cleanup", "mutant") => json!({"transientChildren": true}),
         _ => json!({}),
     }
 }
@@ -150,6 +178,10 @@ pub fn reading(check: &str, role: &str, transcript: &Value) -> Option<Reading> {
     Some(match (check, rec["kind"].as_str()) {
         ("cold-start" | "warm-start", Some("start")) => start_reading(check, rec),
         ("malformed-flood", Some("flood")) => flood_reading(role, rec, transcript),
+        ("oversized-input", Some("oversized")) => oversized_reading(role, rec, transcript),
+        ("graceful-shutdown", Some("shutdown")) => shutdown_reading(rec, transcript),
+        ("forced-shutdown", Some("term")) => term_reading(rec, transcript),
+        ("cleanup", Some("cleanup")) => cleanup_reading(transcript),
         (
             "memory-resource-leak" | "child-process-leak" | "listener-leak" | "bounded-soak",
             Some("soak"),
@@ -349,6 +381,322 @@ fn flood_reading(role: &str, rec: &Value, transcript: &Value) -> Reading {
             "no line of the flood of {lines} was served, and the request after it was answered"
         ),
     )
+}
+
+/// The ids of the requests the stored stdin sent, every chunk read: a kept chunk line
+/// by line, an elided one (a line too long to keep) by the id at the head of its line,
+/// which the runner writes first (`{"jsonrpc":"2.0","id":N,`).
+fn sent_ids(transcript: &Value) -> std::collections::BTreeSet<String> {
+    let mut out = std::collections::BTreeSet::new();
+    for c in transcript["chunks"].as_array().into_iter().flatten() {
+        if c["stream"] != "stdin" {
+            continue;
+        }
+        if let Some(text) = c["text"].as_str() {
+            for l in text.split('\n') {
+                if let Some(id) = serde_json::from_str::<Value>(l)
+                    .ok()
+                    .and_then(|m| m.get("id").cloned())
+                {
+                    out.insert(id.to_string());
+                }
+            }
+        } else if let Some(head) = c
+            .pointer("/elided/headBase64")
+            .and_then(Value::as_str)
+            .and_then(|b| {
+                use base64::Engine;
+                base64::engine::general_purpose::STANDARD.decode(b).ok()
+            })
+            && let Ok(head) = String::from_utf8(head)
+            && let Some(rest) = head.strip_prefix(r#"{"jsonrpc":"2.0","id":"#)
+        {
+            let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+            if !digits.is_empty() && rest[digits.len()..].starts_with(',') {
+                out.insert(digits);
+            }
+        }
+    }
+    out
+}
+
+/// `oversized-input`: one line of the workload's size (a well-formed request at the
+/// positive, bytes that are not JSON at the negative, a well-formed request for a
+/// method no server has at the mutant), then a valid request that must be answered.
+fn oversized_reading(role: &str, rec: &Value, transcript: &Value) -> Reading {
+    let Some(answers) = answers(transcript) else {
+        return read(
+            ProbeOutcome::NotObserved,
+            LABEL_NOT_IN_RECORD,
+            "no stored stdout",
+        );
+    };
+    let bytes = u(rec, "oversizedBytes").unwrap_or(0);
+    let sent = sent_ids(transcript);
+    let big = rec["oversizedId"].to_string();
+    let after = rec["afterId"].to_string();
+    // A result to an id mcpres never sent, or to the mutant's request for no method,
+    // is the oversized line served.
+    let served = answers
+        .iter()
+        .filter(|(id, m)| {
+            m.get("result").is_some() && (!sent.contains(*id) || (role == "mutant" && **id == big))
+        })
+        .count();
+    if served > 0 {
+        return read(
+            ProbeOutcome::Accept,
+            OVERSIZED_LINE_SERVED,
+            format!("{served} answer(s) with a result to no request of mcpres's, or to the request for no method, after a line of {bytes} bytes"),
+        );
+    }
+    if !sent.contains(&after) {
+        return read(
+            ProbeOutcome::NotObserved,
+            LABEL_NOT_IN_RECORD,
+            "the stored stdin holds no request after the oversized line",
+        );
+    }
+    let big_answer = match answers.get(&big) {
+        None => "no answer".to_string(),
+        Some(m) if m.get("result").is_some() => "a result".to_string(),
+        Some(m) => format!(
+            "error {}",
+            m.pointer("/error/code").and_then(Value::as_i64).unwrap_or(0)
+        ),
+    };
+    if !answers.contains_key(&after) {
+        return if ended_by_itself(transcript) {
+            read(
+                ProbeOutcome::Terminate,
+                SUBJECT_EXITED,
+                format!("the subject exited after a line of {bytes} bytes; the request after it unanswered"),
+            )
+        } else {
+            read(
+                ProbeOutcome::NoEffect,
+                VALID_UNANSWERED,
+                format!("the request after a line of {bytes} bytes got no answer while the subject ran"),
+            )
+        };
+    }
+    if role == "positive" {
+        return read(
+            ProbeOutcome::Accept,
+            OVERSIZED_THROUGH,
+            format!("a request of {bytes} bytes got {big_answer}, and the request after it was answered"),
+        );
+    }
+    if role == "mutant" && answers.contains_key(&big) {
+        return read(
+            ProbeOutcome::Reject,
+            OVERSIZED_REQUEST_REFUSED,
+            format!("the well-formed request of {bytes} bytes for no method got {big_answer} under its id: a refusal of a request"),
+        );
+    }
+    read(
+        ProbeOutcome::Reject,
+        OVERSIZED_LINE_REFUSED,
+        format!("a line of {bytes} bytes that is not JSON was not served, and the request after it was answered"),
+    )
+}
+
+/// The time (ms from the probe's start) of the first stored event named `name`, and of
+/// the first `exited` event after it.
+fn event_then_exit(transcript: &Value, name: &str) -> (Option<u64>, Option<u64>) {
+    let events = transcript["events"].as_array().cloned().unwrap_or_default();
+    let Some(at) = events.iter().position(|e| e["event"] == name) else {
+        return (None, None);
+    };
+    let exit = events[at + 1..]
+        .iter()
+        .find(|e| e["event"] == "exited")
+        .and_then(|e| u(e, "atMs"));
+    (u(&events[at], "atMs"), exit)
+}
+
+/// `graceful-shutdown`: requests sent, stdin closed; the subject must answer them and
+/// exit by itself within the workload's `shutdownMs` of the close.
+fn shutdown_reading(rec: &Value, transcript: &Value) -> Reading {
+    let budget = u(&rec["workload"]["budgets"], "shutdownMs").unwrap_or(0);
+    let Some(answers) = answers(transcript) else {
+        return read(
+            ProbeOutcome::NotObserved,
+            LABEL_NOT_IN_RECORD,
+            "no stored stdout",
+        );
+    };
+    let in_flight: Vec<String> = rec["inFlightIds"]
+        .as_array()
+        .map_or_else(Vec::new, |a| a.iter().map(Value::to_string).collect());
+    let (closed, exit) = event_then_exit(transcript, "stdin-closed");
+    let Some(closed) = closed else {
+        return if ended_by_itself(transcript) {
+            read(
+                ProbeOutcome::Terminate,
+                SUBJECT_EXITED,
+                "the subject exited before its stdin was closed",
+            )
+        } else {
+            read(
+                ProbeOutcome::NotObserved,
+                LABEL_NOT_IN_RECORD,
+                "no stdin-closed event in the record",
+            )
+        };
+    };
+    let unanswered = in_flight
+        .iter()
+        .filter(|i| !answers.contains_key(*i))
+        .count();
+    match (
+        exit,
+        super::stdio::exited_after_stdin_close(transcript),
+    ) {
+        (Some(exit), Some(true)) => {
+            let took = exit.saturating_sub(closed);
+            if unanswered > 0 {
+                read(
+                    ProbeOutcome::NoEffect,
+                    IN_FLIGHT_UNANSWERED,
+                    format!(
+                        "exited {took} ms after stdin closed with {unanswered} of {} request(s) sent before the close unanswered",
+                        in_flight.len()
+                    ),
+                )
+            } else if took <= budget {
+                read(
+                    ProbeOutcome::Accept,
+                    SHUTDOWN_WITHIN_BUDGET,
+                    format!(
+                        "answered the {} request(s) sent before the close and exited by itself {took} ms after stdin closed (budget {budget} ms)",
+                        in_flight.len()
+                    ),
+                )
+            } else {
+                read(
+                    ProbeOutcome::Reject,
+                    SHUTDOWN_OVER_BUDGET,
+                    format!("exited by itself {took} ms after stdin closed, over the workload's {budget} ms"),
+                )
+            }
+        }
+        (_, Some(false)) => read(
+            ProbeOutcome::Reject,
+            SHUTDOWN_OVER_BUDGET,
+            format!(
+                "no exit by itself within the runner's wait after stdin closed (budget {budget} ms); it was ended by {}",
+                ended_by(transcript)
+            ),
+        ),
+        _ => read(
+            ProbeOutcome::NotObserved,
+            LABEL_NOT_IN_RECORD,
+            "the record shows neither an exit after stdin closed nor the runner giving up",
+        ),
+    }
+}
+
+/// How the runner ended a subject that did not end by itself, from the end record.
+fn ended_by(transcript: &Value) -> &'static str {
+    let end = &transcript["end"];
+    if end["killed"] == json!(true) {
+        "SIGKILL to its process group"
+    } else if end["terminatedBySigterm"] == json!(true) {
+        "the runner's SIGTERM"
+    } else {
+        "the runner"
+    }
+}
+
+/// `forced-shutdown`: SIGTERM with stdin open; the subject must exit within the
+/// workload's `termMs` of it.
+fn term_reading(rec: &Value, transcript: &Value) -> Reading {
+    let budget = u(&rec["workload"]["budgets"], "termMs").unwrap_or(0);
+    let (sent, exit) = event_then_exit(transcript, "sent SIGTERM");
+    let Some(sent) = sent else {
+        return if ended_by_itself(transcript) {
+            read(
+                ProbeOutcome::Terminate,
+                SUBJECT_EXITED,
+                "the subject exited before SIGTERM was sent",
+            )
+        } else {
+            read(
+                ProbeOutcome::NotObserved,
+                LABEL_NOT_IN_RECORD,
+                "no SIGTERM in the record",
+            )
+        };
+    };
+    match (exit, super::stdio::signal_ended(transcript)) {
+        (Some(exit), Some((name, true))) if name == "SIGTERM" => {
+            let took = exit.saturating_sub(sent);
+            if took <= budget {
+                read(
+                    ProbeOutcome::Accept,
+                    TERM_WITHIN_BUDGET,
+                    format!("exited {took} ms after SIGTERM (budget {budget} ms)"),
+                )
+            } else {
+                read(
+                    ProbeOutcome::Reject,
+                    TERM_OVER_BUDGET,
+                    format!("exited {took} ms after SIGTERM, over the workload's {budget} ms"),
+                )
+            }
+        }
+        (_, Some((name, false))) if name == "SIGTERM" => read(
+            ProbeOutcome::Reject,
+            TERM_OVER_BUDGET,
+            format!(
+                "no exit on SIGTERM within the runner's wait (budget {budget} ms); it was ended by {}",
+                ended_by(transcript)
+            ),
+        ),
+        _ => read(
+            ProbeOutcome::NotObserved,
+            LABEL_NOT_IN_RECORD,
+            "the record shows neither an exit after SIGTERM nor the runner giving up",
+        ),
+    }
+}
+
+/// `cleanup`: once the subject ended, nothing of its process tree may be left (the
+/// probe's end record: what it found alive below the subject, in its process group, or
+/// in its PID namespace, then killed).
+fn cleanup_reading(transcript: &Value) -> Reading {
+    let Some(end) = transcript.get("end").filter(|e| e["status"].is_string()) else {
+        return read(
+            ProbeOutcome::NotObserved,
+            LABEL_NOT_IN_RECORD,
+            "the record shows no end of the subject",
+        );
+    };
+    let seen = transcript["descendantsSeen"].as_array().map_or(0, Vec::len);
+    let left: Vec<String> = end["leftBehindProcesses"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|p| format!("{} ({})", p["pid"], p["command"].as_str().unwrap_or("?")))
+        .collect();
+    if left.is_empty() && u(end, "leftBehind") == Some(0) {
+        read(
+            ProbeOutcome::Accept,
+            CLEANUP_COMPLETE,
+            format!("nothing of the subject's process tree ({seen} descendant(s) seen) was alive once it ended ({})", end["status"].as_str().unwrap_or("?")),
+        )
+    } else {
+        read(
+            ProbeOutcome::Reject,
+            RESIDUE_LEFT,
+            format!(
+                "{} process(es) of the subject's tree alive once it ended: {}",
+                left.len().max(u(end, "leftBehind").unwrap_or(0) as usize),
+                left.join(", ")
+            ),
+        )
+    }
 }
 
 /// The least-squares slope of `y` over `x`, per 1,000 of `x` (`None` without spread).

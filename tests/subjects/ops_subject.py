@@ -11,6 +11,12 @@ default (the honest twin); each option switches on one operational defect:
   --daemon-leak-kib K    at start, leave a daemon (forked twice, its own session, so
                          no longer the subject's descendant) that keeps K KiB more
                          every 100 ms while the subject runs (memory, hidden)
+  --max-line-bytes N     exit (status 4) on a line longer than N bytes (oversized)
+  --ignore-eof           at stdin's end of file, keep running until a signal
+                         (graceful shutdown)
+  --ignore-sigterm       ignore SIGTERM (forced shutdown)
+  --orphan               at start, leave a `sleep` in its own session that outlives
+                         the subject (cleanup)
 
 Both revisions: `initialize` (2025-11-25), `server/discover` (2026-07-28),
 `ping`, `tools/list`; an unknown method gets -32601, a line that is not JSON
@@ -32,7 +38,20 @@ p.add_argument("--child-every", type=int, default=0)
 p.add_argument("--listener-every", type=int, default=0)
 p.add_argument("--slow-answer-ms", type=int, default=0)
 p.add_argument("--daemon-leak-kib", type=int, default=0)
+p.add_argument("--max-line-bytes", type=int, default=0)
+p.add_argument("--ignore-eof", action="store_true")
+p.add_argument("--ignore-sigterm", action="store_true")
+p.add_argument("--orphan", action="store_true")
 a = p.parse_args()
+
+if a.ignore_sigterm:
+    import signal
+
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+
+if a.orphan:
+    subprocess.Popen(["sleep", "300"], start_new_session=True,
+                     stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 if a.daemon_leak_kib:
     import os
@@ -70,6 +89,8 @@ def send(msg):
 
 
 for raw in sys.stdin.buffer:
+    if a.max_line_bytes and len(raw) > a.max_line_bytes:
+        sys.exit(4)
     try:
         msg = json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, ValueError):
@@ -108,3 +129,7 @@ for raw in sys.stdin.buffer:
         send({"jsonrpc": "2.0", "id": mid, "error": {"code": -32601, "message": "method not found"}})
         continue
     send({"jsonrpc": "2.0", "id": mid, "result": result})
+
+if a.ignore_eof:
+    while True:
+        time.sleep(1)

@@ -569,6 +569,28 @@ reasons! {
             "The load generator's measured ceiling (against mcpres's null subject) was below twice the workload's rate: a budget miss could be the generator's, so nothing is judged.";
         OPS_INJECTION_NOT_DECLARED "MCP_RES_OPS_INJECTION_NOT_DECLARED" NotObserved
             "The record's injection is not the one the workload declares for that observation (`judge::ops::injection`): it is not judged.";
+        OPS_SERVED_THROUGH_OVERSIZED "MCP_RES_OPS_SERVED_THROUGH_OVERSIZED" Holds
+            "A well-formed request one line of the workload's oversized size long was answered or dropped without harm, and the request after it was answered.";
+        OPS_OVERSIZED_LINE_REFUSED "MCP_RES_OPS_OVERSIZED_LINE_REFUSED" Refused
+            "A line of the workload's oversized size that is not JSON was not served (refused with an error or dropped), and the request after it was answered. It is what the negative control must give.";
+        OPS_OVERSIZED_LINE_SERVED "MCP_RES_OPS_OVERSIZED_LINE_SERVED" Wrong
+            "After an oversized line, a result came for an id mcpres never sent, or for the mutant's request for a method no server has: the line was served.";
+        OPS_OVERSIZED_REQUEST_REFUSED "MCP_RES_OPS_OVERSIZED_REQUEST_REFUSED" Wrong
+            "The well-formed oversized request for a method no server has (the wrong-reason mutant's) was answered with an error under its own id: a refusal of a request, not of malformed input. It is the reason the mutant must meet.";
+        OPS_SHUTDOWN_WITHIN_BUDGET "MCP_RES_OPS_SHUTDOWN_WITHIN_BUDGET" Holds
+            "With its stdin closed right after requests were sent, the subject answered them and exited by itself (no signal) within the workload's shutdown budget of the close, as the stored events show.";
+        OPS_SHUTDOWN_OVER_BUDGET "MCP_RES_OPS_SHUTDOWN_OVER_BUDGET" Refused
+            "The subject exited later than the workload's shutdown budget after its stdin closed, or not by itself at all (the runner ended it). It is what the negative control (end of file held back the budget plus a second) must give.";
+        OPS_IN_FLIGHT_UNANSWERED "MCP_RES_OPS_IN_FLIGHT_UNANSWERED" Wrong
+            "The subject exited after its stdin closed without answering a request it was sent before the close (JSON-RPC 2.0 §4: every request MUST be answered).";
+        OPS_TERM_WITHIN_BUDGET "MCP_RES_OPS_TERM_WITHIN_BUDGET" Holds
+            "Sent SIGTERM with its stdin open, the subject exited within the workload's term budget, as the stored events show.";
+        OPS_TERM_OVER_BUDGET "MCP_RES_OPS_TERM_OVER_BUDGET" Refused
+            "The subject exited later than the workload's term budget after SIGTERM, or not on SIGTERM at all (the runner killed it). It is what the negative control (SIGTERM passed on the budget plus a second late) must give.";
+        OPS_CLEANUP_COMPLETE "MCP_RES_OPS_CLEANUP_COMPLETE" Holds
+            "Once the subject ended, no process of its tree (below it, in its process group, or in its sandbox's PID namespace) was alive.";
+        OPS_RESIDUE_LEFT "MCP_RES_OPS_RESIDUE_LEFT" Refused
+            "A process of the subject's tree was still alive once the subject ended (found, recorded, then killed by the runner). It is what the negative control's injected orphan must give.";
     }
     /// `mcp-res/oauth-boundary/v1`: the runner's own codes, then per check its ACCEPTED and
     /// REJECTED pair (`MCP_RES_OAUTH_<CHECK>_<BRANCH>`, in manifest order).

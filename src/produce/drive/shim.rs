@@ -43,6 +43,16 @@ pub struct Spec {
     /// Hold each line the subject writes to stdout this long before passing it on (the
     /// taxonomy's `delayed-response`, at the transport's boundary).
     pub response_delay_ms: u64,
+    /// Hold the subject's stdin open this long after the runner closed it (the
+    /// subject sees its end of file late: a shutdown that takes longer).
+    pub eof_delay_ms: u64,
+    /// Pass SIGTERM and SIGINT on to the subject this long after they arrive (a
+    /// subject slow to act on an ending signal).
+    pub term_delay_ms: u64,
+    /// Leave one idle process that outlives the subject: its own session, no
+    /// parent-death signal, never ended by the shim (the taxonomy's cleanup failure:
+    /// a residue the runner must find).
+    pub orphan: bool,
 }
 
 impl Spec {
@@ -54,6 +64,9 @@ impl Spec {
             || self.listeners_per_10s > 0
             || self.transient_listeners
             || self.response_delay_ms > 0
+            || self.eof_delay_ms > 0
+            || self.term_delay_ms > 0
+            || self.orphan
     }
 
     /// The shim's arguments that run `program args` with this injection.
@@ -104,6 +117,9 @@ pub fn main(args: &[std::ffi::OsString]) -> u8 {
     if spec.response_delay_ms > 0 {
         command.stdout(std::process::Stdio::piped());
     }
+    if spec.eof_delay_ms > 0 {
+        command.stdin(std::process::Stdio::piped());
+    }
     let mut child = match command.spawn() {
         Ok(c) => c,
         Err(e) => {
@@ -118,12 +134,22 @@ pub fn main(args: &[std::ffi::OsString]) -> u8 {
         .write(true)
         .open("/dev/null")
     {
-        let _ = rustix::stdio::dup2_stdin(&null);
+        if spec.eof_delay_ms == 0 {
+            let _ = rustix::stdio::dup2_stdin(&null);
+        }
         if spec.response_delay_ms == 0 {
             let _ = rustix::stdio::dup2_stdout(&null);
         }
     }
-    forward_signals(child.id());
+    forward_signals(child.id(), Duration::from_millis(spec.term_delay_ms));
+    if let Some(to) = child.stdin.take() {
+        let delay = Duration::from_millis(spec.eof_delay_ms);
+        std::thread::spawn(move || relay_stdin(to, delay));
+    }
+    if spec.orphan {
+        // Not kept: the shim never ends it.
+        drop(orphan_child());
+    }
     let mut relay = child.stdout.take().map(|out| {
         let delay = Duration::from_millis(spec.response_delay_ms);
         std::thread::spawn(move || relay_delayed(out, delay))
@@ -196,7 +222,7 @@ pub fn main(args: &[std::ffi::OsString]) -> u8 {
 /// SIGTERM and SIGINT sent to the shim go to the subject, its child: the shim ends when
 /// the subject does (and ends what it injected first), never before it, so that a runner
 /// ending the probe by a signal finds nothing of the subject's left behind.
-fn forward_signals(child: u32) {
+fn forward_signals(child: u32, delay: Duration) {
     let Some(pid) = i32::try_from(child)
         .ok()
         .and_then(rustix::process::Pid::from_raw)
@@ -223,6 +249,9 @@ fn forward_signals(child: u32) {
                     _ = term.recv() => rustix::process::Signal::TERM,
                     _ = int.recv() => rustix::process::Signal::INT,
                 };
+                if !delay.is_zero() {
+                    tokio::time::sleep(delay).await;
+                }
                 let _ = rustix::process::kill_process(pid, sig);
             }
         });
@@ -262,6 +291,26 @@ fn relay_delayed(from: std::process::ChildStdout, delay: Duration) {
     let _ = writer.join();
 }
 
+/// Pass the shim's stdin on to the subject; at its end of file, wait `delay` before
+/// closing the subject's.
+fn relay_stdin(mut to: std::process::ChildStdin, delay: Duration) {
+    use std::io::{Read, Write};
+    let mut from = std::io::stdin().lock();
+    let mut buf = vec![0u8; 64 << 10];
+    loop {
+        match from.read(&mut buf) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => {
+                if to.write_all(&buf[..n]).and_then(|()| to.flush()).is_err() {
+                    return;
+                }
+            }
+        }
+    }
+    std::thread::sleep(delay);
+    drop(to);
+}
+
 /// `kib` KiB written (so that they are resident, not merely reserved).
 fn resident(kib: u64) -> Vec<u8> {
     std::hint::black_box(vec![0x5Au8; (kib as usize) * 1024])
@@ -280,8 +329,33 @@ fn idle_child() -> Option<std::process::Child> {
         .ok()
 }
 
-/// The idle child: dies with its parent (named by pid), else sleeps.
+/// An idle process that outlives this one (see [`Spec::orphan`]).
+fn orphan_child() -> Option<std::process::Child> {
+    let me = std::env::current_exe().ok()?;
+    Command::new(me)
+        .arg(IDLE_ARG)
+        .arg(ORPHAN)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .ok()
+}
+
+/// The idle child's argument that makes it an orphan to be.
+const ORPHAN: &str = "orphan";
+/// How long an orphan sleeps before it exits by itself: longer than any probe waits,
+/// short enough that a runner that failed to find it leaves nothing for long.
+const ORPHAN_LIFE: Duration = Duration::from_secs(300);
+
+/// The idle child: dies with its parent (named by pid), else sleeps; an orphan
+/// (`orphan`) moves to its own session and sleeps [`ORPHAN_LIFE`].
 pub fn idle_main(args: &[std::ffi::OsString]) -> u8 {
+    if args.first().and_then(|a| a.to_str()) == Some(ORPHAN) {
+        let _ = rustix::process::setsid();
+        std::thread::sleep(ORPHAN_LIFE);
+        return 0;
+    }
     let parent: Option<u32> = args.first().and_then(|a| a.to_str()?.parse().ok());
     let _ = rustix::process::set_parent_process_death_signal(Some(rustix::process::Signal::KILL));
     loop {

@@ -130,6 +130,9 @@ pub struct Tally {
     /// Adopted orphans that descend from no subject a probe saw: killed,
     /// and they keep cleanup from being observed, but no check is blamed.
     pub unattributed: Vec<Value>,
+    /// Processes a negative control left on purpose (the operational `cleanup`
+    /// check's injected orphan), found and killed: its reading, not the run's residue.
+    pub injected: Vec<String>,
 }
 
 impl<'a> Ctx<'a> {
@@ -420,23 +423,49 @@ impl<'a> Ctx<'a> {
     /// observation's summary.
     pub fn finish(&self, probe: Probe, summary: Value) -> Value {
         let (ended, mut artifact) = probe.finish();
-        self.count(&ended, &artifact);
+        self.count(&ended, &artifact, false);
         artifact["observation"] = summary;
         artifact
     }
 
-    fn count(&self, ended: &Ended, artifact: &Value) {
+    /// [`Ctx::finish`] for a probe whose subject was made to leave a process behind
+    /// on purpose: what it left is recorded as injected, not as the run's residue.
+    pub fn finish_injected(&self, probe: Probe, summary: Value) -> Value {
+        let (ended, mut artifact) = probe.finish();
+        self.count(&ended, &artifact, true);
+        artifact["observation"] = summary;
+        artifact
+    }
+
+    fn count(&self, ended: &Ended, artifact: &Value, injected: bool) {
         let mut t = self.tally.lock().expect("tally lock");
         t.probes += 1;
-        if ended.left_behind > 0 {
-            let what: Vec<String> = ended
-                .left_behind_processes
+        // What a control injected is mcpres's own process; anything else the subject
+        // left is the subject's, whatever the probe.
+        let own = std::env::current_exe()
+            .ok()
+            .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
+            .map(|n| n.chars().take(15).collect::<String>());
+        let (mine, theirs): (Vec<&Value>, Vec<&Value>) =
+            ended.left_behind_processes.iter().partition(|p| {
+                injected && own.is_some() && p["command"].as_str() == own.as_deref()
+            });
+        t.injected.extend(mine.iter().map(|p| {
+            format!(
+                "{} ({}), left on purpose below the subject with pid {}",
+                p["pid"],
+                p["command"].as_str().unwrap_or("?"),
+                artifact["pid"]
+            )
+        }));
+        if !theirs.is_empty() {
+            let what: Vec<String> = theirs
                 .iter()
                 .map(|p| format!("{} ({})", p["pid"], p["command"].as_str().unwrap_or("?")))
                 .collect();
             t.leaky.push(format!(
                 "{} process(es) left behind by the subject with pid {}: {}",
-                ended.left_behind,
+                theirs.len(),
                 artifact["pid"],
                 what.join(", ")
             ));

@@ -541,6 +541,9 @@ pub fn run_planned(
         "adoptedAfterRun": swept,
         "adoptedUnattributed": tally.unattributed,
     });
+    if !tally.injected.is_empty() {
+        cleanup["injectedByControls"] = json!(tally.injected);
+    }
     let cleanup_observed = judge::cleanup_from(&cleanup).unwrap_or(false);
     cleanup["observed"] = json!(cleanup_observed);
     let cleanup_sha = store.put(judge::CLEANUP_PATH, &cleanup)?.sha256;

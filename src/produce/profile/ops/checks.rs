@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
+use super::ending;
 use super::load;
 use super::workload::Workload;
 use crate::judge::ops::{self as reading, PROFILE as P};
@@ -34,6 +35,25 @@ pub const CHECKS: &[CheckDecl] = &[
         ])
         .alone().launch()
         .judged("A subject that exits during the flood, or leaves a valid request among it unanswered, fails on JSON-RPC's MUST; one that serves a malformed line fails the control. The mutant floods well-formed requests for a method no server has: answered with errors under their ids, they are refusals of requests, not of malformed input."),
+    CheckDecl::new(P, "oversized-input", ending::oversized_input, reading::OVERSIZED_THROUGH, reading::OVERSIZED_LINE_REFUSED)
+        .basis(&[
+            Basis::pos(JSONRPC, "§4", L::Must, "the server MUST reply to every request (not a notification) with a Response: the one after an oversized line too"),
+            Basis::neg(JSONRPC, "§5.1", L::May, "invalid JSON is answered with a parse error (-32700) or dropped: never served"),
+            Basis::both(PROFILE, "required check oversized-input", L::Profile, "one line of the workload's declared size is refused or served without a crash, and the subject goes on serving"),
+        ])
+        .alone().launch()
+        .judged("The positive sends one well-formed liveness request padded (in `_meta`) to the workload's oversizedBytes, then a valid request: the subject may answer the large one or refuse it, but an exit or the next request unanswered fails on JSON-RPC's MUST. The control sends a line that size that is not JSON (seeded bytes, the taxonomy's malformed-message); the mutant a well-formed request that size for a method no server has, answered with an error under its id: a refusal of a request, not of malformed input."),
+    CheckDecl::new(P, "graceful-shutdown", ending::graceful_shutdown, reading::SHUTDOWN_WITHIN_BUDGET, reading::SHUTDOWN_OVER_BUDGET)
+        .basis(&[
+            Basis::pos(JSONRPC, "§4", L::Must, "the server MUST reply to every request: those sent right before the client closed its input too"),
+            Basis::both(PROFILE, "required check graceful-shutdown", L::Profile, "with its stdin closed (MCP's stdio shutdown: the client closes the server's input first and waits for it to exit), the subject exits by itself within the workload's shutdown budget"),
+        ])
+        .alone().launch()
+        .judged("MCP's lifecycle asks the client to close the server's input and wait for it to exit before any signal; it sets no time, so the time is judged on the workload's budget only. Requests sent before the close left unanswered fail on JSON-RPC's MUST. The control holds the subject's end of file back the budget plus a second (at the transport, the shim); the mutant a quarter of the budget."),
+    CheckDecl::new(P, "forced-shutdown", ending::forced_shutdown, reading::TERM_WITHIN_BUDGET, reading::TERM_OVER_BUDGET)
+        .basis(&[Basis::both(PROFILE, "required check forced-shutdown", L::Profile, "sent SIGTERM while serving (stdin still open), the subject exits within the workload's term budget")])
+        .alone().launch()
+        .judged("MCP's stdio shutdown sends SIGTERM when the server has not exited after its input closed, and SIGKILL after that; no time is set, so the time is judged on the workload's budget only. A subject that ignores SIGTERM is killed and fails. The control passes SIGTERM on to the subject the budget plus a second late (the shim); the mutant a quarter of the budget late."),
     CheckDecl::new(P, "memory-resource-leak", memory_leak, reading::RSS_BOUNDED, reading::RSS_GROWTH)
         .basis(&[Basis::both(PROFILE, "required check memory-resource-leak", L::Profile, "the subject's resident memory grows no faster than the workload's declared budget per 1,000 operations over the soak (a least-squares slope over the second half of the soak after the warm-up, growth under 4 MiB never read as a leak)")])
         .alone().launch()
@@ -50,9 +70,13 @@ pub const CHECKS: &[CheckDecl] = &[
         .basis(&[Basis::both(PROFILE, "required check bounded-soak", L::Profile, "over the soak after the warm-up, latency from the intended send (p50, p95, p99) and the share of requests without a result stay within the workload's budgets")])
         .alone().launch()
         .judged("No MCP requirement: judged on the workload's budgets only, from the record of every request. The control holds each of the subject's answers 1.5 x the p99 budget at the transport (the taxonomy's delayed-response); the mutant holds them a quarter of the p50 budget."),
+    CheckDecl::new(P, "cleanup", ending::cleanup, reading::CLEANUP_COMPLETE, reading::RESIDUE_LEFT)
+        .basis(&[Basis::both(PROFILE, "required check cleanup", L::Profile, "once the subject has ended (stdin closed, then SIGTERM, then its process group killed), no process of its tree is alive")])
+        .alone().launch()
+        .judged("No MCP requirement: the profile's own. Read from the probe's end record: every process seen below the subject, left in its process group or (in the sandbox) in its PID namespace and still alive once it ended. The control leaves an idle process in its own session beside the subject (the taxonomy's cleanup-failure: a residue that must be reported); the mutant starts children that end by themselves."),
 ];
 
-fn workload<'c>(ctx: &'c Ctx<'_>) -> &'c Workload {
+pub(super) fn workload<'c>(ctx: &'c Ctx<'_>) -> &'c Workload {
     ctx.ops
         .as_deref()
         .expect("an operational run has a workload")
@@ -60,7 +84,7 @@ fn workload<'c>(ctx: &'c Ctx<'_>) -> &'c Workload {
 
 /// The subject's launch with `spec` injected through the shim (its own launch when
 /// nothing is injected).
-fn shimmed(ctx: &Ctx, spec: &Value) -> Result<Launch, String> {
+pub(super) fn shimmed(ctx: &Ctx, spec: &Value) -> Result<Launch, String> {
     let base = ctx.stdio_launch();
     let parsed: Spec =
         serde_json::from_value(spec.clone()).map_err(|e| format!("bad injection {spec}: {e}"))?;
@@ -77,7 +101,7 @@ fn shimmed(ctx: &Ctx, spec: &Value) -> Result<Launch, String> {
 }
 
 /// The record every operational observation carries.
-fn record(ctx: &Ctx, check: &str, role: &str, kind: &str) -> Value {
+pub(super) fn record(ctx: &Ctx, check: &str, role: &str, kind: &str) -> Value {
     let w = workload(ctx).to_json();
     json!({
         "kind": kind,
@@ -88,7 +112,7 @@ fn record(ctx: &Ctx, check: &str, role: &str, kind: &str) -> Value {
 }
 
 /// An observation labelled by the judge's reading of its record.
-fn labelled(
+pub(super) fn labelled(
     check: &str,
     role: &str,
     expected: (ProbeOutcome, &str),
@@ -107,14 +131,14 @@ fn labelled(
     }
 }
 
-fn expected(role: &str, held: &'static str, refused: &'static str) -> (ProbeOutcome, &'static str) {
+pub(super) fn expected(role: &str, held: &'static str, refused: &'static str) -> (ProbeOutcome, &'static str) {
     match role {
         "negative" => (Reject, refused),
         _ => (Accept, held),
     }
 }
 
-fn reply_label(r: &Reply) -> String {
+pub(super) fn reply_label(r: &Reply) -> String {
     match r {
         Reply::Result(_) => "result".into(),
         Reply::Error(c, _) => format!("error:{c}"),

@@ -6,6 +6,7 @@
 //! injection shim ([`shim`]) and the measurement report ([`report`]).
 
 pub mod checks;
+pub mod ending;
 pub mod load;
 pub mod report;
 pub mod sample;

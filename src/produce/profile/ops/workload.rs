@@ -52,6 +52,11 @@ pub struct Load {
     pub flood_lines: u32,
     /// A valid request after every this many malformed lines (the positive).
     pub flood_valid_every: u32,
+    /// The size of `oversized-input`'s one line, in bytes.
+    pub oversized_bytes: u64,
+    /// Requests sent right before stdin is closed in `graceful-shutdown` (each must be
+    /// answered before the subject exits).
+    pub in_flight_at_shutdown: u32,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -83,6 +88,10 @@ pub struct Budgets {
     pub listeners_per_1000_ops: u64,
     /// Growth of live descendant processes per 1,000 operations (slope).
     pub children_per_1000_ops: u64,
+    /// From stdin closed to the subject's exit, without a signal (`graceful-shutdown`).
+    pub shutdown_ms: u64,
+    /// From SIGTERM to the subject's exit (`forced-shutdown`).
+    pub term_ms: u64,
 }
 
 /// How the negative controls and mutants are made.
@@ -167,6 +176,19 @@ impl Workload {
         }
         if !(1..=1_000_000).contains(&self.load.flood_lines) || self.load.flood_valid_every == 0 {
             return bad("load.floodLines must be 1 to 1000000 and load.floodValidEvery above 0");
+        }
+        if !(1024..=256 << 20).contains(&self.load.oversized_bytes) {
+            return bad("load.oversizedBytes must be 1024 to 268435456");
+        }
+        if !(1..=1000).contains(&self.load.in_flight_at_shutdown) {
+            return bad("load.inFlightAtShutdown must be 1 to 1000");
+        }
+        // Each is waited for as long as twice itself (and a second) before the runner
+        // gives up: no more than a minute each.
+        if !(1..=30_000).contains(&self.budgets.shutdown_ms)
+            || !(1..=30_000).contains(&self.budgets.term_ms)
+        {
+            return bad("budgets.shutdownMs and budgets.termMs must be 1 to 30000");
         }
         if self.budgets.p50_ms > self.budgets.p95_ms || self.budgets.p95_ms > self.budgets.p99_ms {
             return bad("budgets: p50Ms <= p95Ms <= p99Ms");

@@ -117,6 +117,7 @@ fn the_honest_subject_passes_every_check_and_its_evaluation_is_valid() {
         [
             "cold-start",
             "warm-start",
+            "bounded-concurrency",
             "malformed-flood",
             "oversized-input",
             "graceful-shutdown",
@@ -168,7 +169,7 @@ fn the_honest_subject_passes_every_check_and_its_evaluation_is_valid() {
 /// evaluation is refused by `validate` with that check's finding.
 #[test]
 fn each_defect_fails_its_own_check() {
-    let cases: [(&str, &[&str], &str); 11] = [
+    let cases: [(&str, &[&str], &str); 12] = [
         (
             "cold-start",
             &["--slow-start-ms", "3000"],
@@ -205,6 +206,11 @@ fn each_defect_fails_its_own_check() {
             "bounded-soak",
             &["--slow-answer-ms", "300"],
             "MCP_RES_OPS_SOAK_OVER_BUDGET",
+        ),
+        (
+            "bounded-concurrency",
+            &["--queue", "4"],
+            "MCP_RES_OPS_BURST_UNANSWERED",
         ),
         (
             "oversized-input",

@@ -31,7 +31,7 @@ for rev in 2025-11-25 2026-07-28; do
     [ -n "${MCPRES_PY_MCP_PYTHON:-}" ] && leg python-sdk "$profile" "$rev" "$MCPRES_PY_MCP_PYTHON" tests/subjects/py_echo_server.py
   done
 done
-# Operational resilience (7 of its 26 checks, stdio, the built-in workload): one leg per
+# Operational resilience (12 of its 26 checks, stdio, the built-in workload): one leg per
 # subject and revision it opens; no preflight probe (every check opens the subject itself).
 ops() {
   local name="$1" revision="$2"; shift 2

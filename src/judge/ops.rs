@@ -46,9 +46,10 @@ pub const OVERSIZED_LINE_SERVED: &str = crate::diag::reasons::OPS_OVERSIZED_LINE
 pub const OVERSIZED_REQUEST_REFUSED: &str = crate::diag::reasons::OPS_OVERSIZED_REQUEST_REFUSED;
 pub const SHUTDOWN_WITHIN_BUDGET: &str = crate::diag::reasons::OPS_SHUTDOWN_WITHIN_BUDGET;
 pub const SHUTDOWN_OVER_BUDGET: &str = crate::diag::reasons::OPS_SHUTDOWN_OVER_BUDGET;
-pub const IN_FLIGHT_UNANSWERED: &str = crate::diag::reasons::OPS_IN_FLIGHT_UNANSWERED;
 pub const TERM_WITHIN_BUDGET: &str = crate::diag::reasons::OPS_TERM_WITHIN_BUDGET;
 pub const TERM_OVER_BUDGET: &str = crate::diag::reasons::OPS_TERM_OVER_BUDGET;
+pub const BURST_ANSWERED: &str = crate::diag::reasons::OPS_BURST_ANSWERED;
+pub const BURST_UNANSWERED: &str = crate::diag::reasons::OPS_BURST_UNANSWERED;
 pub const CLEANUP_COMPLETE: &str = crate::diag::reasons::OPS_CLEANUP_COMPLETE;
 pub const RESIDUE_LEFT: &str = crate::diag::reasons::OPS_RESIDUE_LEFT;
 
@@ -137,6 +138,14 @@ pub fn injection(check: &str, role: &str, w: &Value) -> Value {
         ("forced-shutdown", "mutant") => {
             json!({"termDelayMs": u(b, "termMs").unwrap_or(0) / factor})
         }
+        // A queue in front of the subject that holds the workload's concurrency and
+        // loses what is over it; the mutant's refuses it at once (bounded).
+        ("bounded-concurrency", "negative") => {
+            json!({"dropOverInFlight": u(&w["load"], "concurrency").unwrap_or(1)})
+        }
+        ("bounded-concurrency", "mutant") => {
+            json!({"rejectOverInFlight": u(&w["load"], "concurrency").unwrap_or(1)})
+        }
         // A process that outlives the subject; the mutant's children end by themselves.
         ("cleanup", "negative") => json!({"orphan": true}),
         ("cleanup", "mutant") => json!({"transientChildren": true}),
@@ -182,6 +191,7 @@ pub fn reading(check: &str, role: &str, transcript: &Value) -> Option<Reading> {
         ("graceful-shutdown", Some("shutdown")) => shutdown_reading(rec, transcript),
         ("forced-shutdown", Some("term")) => term_reading(rec, transcript),
         ("cleanup", Some("cleanup")) => cleanup_reading(transcript),
+        ("bounded-concurrency", Some("burst")) => burst_reading(rec, transcript),
         (
             "memory-resource-leak" | "child-process-leak" | "listener-leak" | "bounded-soak",
             Some("soak"),
@@ -501,6 +511,71 @@ fn oversized_reading(role: &str, rec: &Value, transcript: &Value) -> Reading {
     )
 }
 
+/// `bounded-concurrency`: the workload's concurrency times its defect factor requests
+/// sent at once; every one must get an answer (a result or an error: an overload
+/// refusal is a bounded outcome) while the subject runs.
+fn burst_reading(rec: &Value, transcript: &Value) -> Reading {
+    let Some(answers) = answers(transcript) else {
+        return read(
+            ProbeOutcome::NotObserved,
+            LABEL_NOT_IN_RECORD,
+            "no stored stdout",
+        );
+    };
+    let burst: Vec<String> = rec["burstIds"]
+        .as_array()
+        .map_or_else(Vec::new, |a| a.iter().map(Value::to_string).collect());
+    let sent = sent_ids(transcript);
+    if burst.is_empty() || burst.iter().any(|i| !sent.contains(i)) {
+        return read(
+            ProbeOutcome::NotObserved,
+            LABEL_NOT_IN_RECORD,
+            "the record's burst is not what the stored stdin sent",
+        );
+    }
+    let unanswered = burst.iter().filter(|i| !answers.contains_key(*i)).count();
+    let mut errors: BTreeMap<i64, usize> = BTreeMap::new();
+    for i in &burst {
+        if let Some(code) = answers
+            .get(i)
+            .and_then(|m| m.pointer("/error/code"))
+            .and_then(Value::as_i64)
+        {
+            *errors.entry(code).or_default() += 1;
+        }
+    }
+    let n = burst.len();
+    if unanswered > 0 {
+        return if ended_by_itself(transcript) {
+            read(
+                ProbeOutcome::Terminate,
+                SUBJECT_EXITED,
+                format!("the subject exited with {unanswered} of {n} requests sent at once unanswered"),
+            )
+        } else {
+            read(
+                ProbeOutcome::NoEffect,
+                BURST_UNANSWERED,
+                format!("{unanswered} of {n} requests sent at once got no answer while the subject ran"),
+            )
+        };
+    }
+    let errs: usize = errors.values().sum();
+    read(
+        ProbeOutcome::Accept,
+        BURST_ANSWERED,
+        format!(
+            "all {n} requests sent at once answered: {} with a result, {errs} with an error{}",
+            n - errs,
+            if errors.is_empty() {
+                String::new()
+            } else {
+                format!(" (by code: {errors:?})")
+            }
+        ),
+    )
+}
+
 /// The time (ms from the probe's start) of the first stored event named `name`, and of
 /// the first `exited` event after it.
 fn event_then_exit(transcript: &Value, name: &str) -> (Option<u64>, Option<u64>) {
@@ -555,29 +630,25 @@ fn shutdown_reading(rec: &Value, transcript: &Value) -> Reading {
     ) {
         (Some(exit), Some(true)) => {
             let took = exit.saturating_sub(closed);
-            if unanswered > 0 {
-                read(
-                    ProbeOutcome::NoEffect,
-                    IN_FLIGHT_UNANSWERED,
-                    format!(
-                        "exited {took} ms after stdin closed with {unanswered} of {} request(s) sent before the close unanswered",
-                        in_flight.len()
-                    ),
-                )
-            } else if took <= budget {
+            // Requests in flight at the close are reported, not judged: MCP leaves the
+            // end of a connection to the transport, and a client that closes the
+            // server's input has ended it (spec/operational.md).
+            let drained = format!(
+                "{} of the {} request(s) sent right before the close answered",
+                in_flight.len() - unanswered,
+                in_flight.len()
+            );
+            if took <= budget {
                 read(
                     ProbeOutcome::Accept,
                     SHUTDOWN_WITHIN_BUDGET,
-                    format!(
-                        "answered the {} request(s) sent before the close and exited by itself {took} ms after stdin closed (budget {budget} ms)",
-                        in_flight.len()
-                    ),
+                    format!("exited by itself {took} ms after stdin closed (budget {budget} ms); {drained}"),
                 )
             } else {
                 read(
                     ProbeOutcome::Reject,
                     SHUTDOWN_OVER_BUDGET,
-                    format!("exited by itself {took} ms after stdin closed, over the workload's {budget} ms"),
+                    format!("exited by itself {took} ms after stdin closed, over the workload's {budget} ms; {drained}"),
                 )
             }
         }
@@ -1119,4 +1190,136 @@ mod tests {
             (ProbeOutcome::NotObserved, INJECTION_NOT_DECLARED)
         );
     }
+
+    /// The budgets an ending record carries.
+    fn ending_workload() -> Value {
+        json!({"budgets": {"shutdownMs": 2000, "termMs": 2000}, "load": {"concurrency": 4},
+               "controls": {"defectFactor": 4}})
+    }
+
+    fn ending_record(check: &str, role: &str, kind: &str, events: Value, end: Value) -> Value {
+        let w = ending_workload();
+        json!({
+            "chunks": [
+                {"atMs": 1, "stream": "stdin", "text": "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n"},
+                {"atMs": 2, "stream": "stdout", "text": "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n"},
+            ],
+            "events": events,
+            "signalWaits": [{"signal": "SIGTERM", "sentAtMs": 100}],
+            "end": end,
+            "observation": {"ops": {"kind": kind, "workload": w, "open": "result",
+                                    "injected": injection(check, role, &w), "inFlightIds": [1]}},
+        })
+    }
+
+    #[test]
+    fn a_shutdown_is_read_from_the_stored_times_against_the_budget() {
+        let by_itself = json!({"status": "exit 0", "endedBy": {"mcpres": "stdin closed"}});
+        let t = |exit_ms: u64| {
+            ending_record(
+                "graceful-shutdown",
+                "positive",
+                "shutdown",
+                json!([{"atMs": 100, "event": "stdin-closed"}, {"atMs": exit_ms, "event": "exited", "status": "exit 0"}]),
+                by_itself.clone(),
+            )
+        };
+        let r = reading("graceful-shutdown", "positive", &t(600)).unwrap();
+        assert_eq!((r.0, r.1.as_str()), (ProbeOutcome::Accept, SHUTDOWN_WITHIN_BUDGET));
+        assert!(r.2.contains("1 of the 1 request(s)"), "{}", r.2);
+        let r = reading("graceful-shutdown", "positive", &t(2200)).unwrap();
+        assert_eq!((r.0, r.1.as_str()), (ProbeOutcome::Reject, SHUTDOWN_OVER_BUDGET));
+        // The runner gave up: no exit by itself.
+        let gave_up = ending_record(
+            "graceful-shutdown",
+            "positive",
+            "shutdown",
+            json!([{"atMs": 100, "event": "stdin-closed"},
+                   {"atMs": 5100, "event": crate::judge::stdio::NO_EXIT_AFTER_STDIN_CLOSE},
+                   {"atMs": 5200, "event": "exited", "status": "signal 15"}]),
+            json!({"status": "signal 15", "terminatedBySigterm": true}),
+        );
+        let r = reading("graceful-shutdown", "positive", &gave_up).unwrap();
+        assert_eq!((r.0, r.1.as_str()), (ProbeOutcome::Reject, SHUTDOWN_OVER_BUDGET));
+        // A record claiming another injection than the workload's is not judged.
+        let mut forged = t(600);
+        forged["observation"]["ops"]["injected"] = json!({"eofDelayMs": 1});
+        let r = reading("graceful-shutdown", "negative", &forged).unwrap();
+        assert_eq!(r.1, INJECTION_NOT_DECLARED);
+    }
+
+    #[test]
+    fn a_sigterm_is_read_from_the_stored_events() {
+        let t = |events: Value| ending_record("forced-shutdown", "positive", "term", events, json!({"status": "signal 15"}));
+        let quick = t(json!([{"atMs": 100, "event": "sent SIGTERM"}, {"atMs": 130, "event": "exited", "status": "signal 15"}]));
+        let r = reading("forced-shutdown", "positive", &quick).unwrap();
+        assert_eq!((r.0, r.1.as_str()), (ProbeOutcome::Accept, TERM_WITHIN_BUDGET));
+        let ignored = t(json!([{"atMs": 100, "event": "sent SIGTERM"}, {"atMs": 5100, "event": "no exit after SIGTERM"},
+                              {"atMs": 7200, "event": "exited", "status": "signal 9"}]));
+        let r = reading("forced-shutdown", "positive", &ignored).unwrap();
+        assert_eq!((r.0, r.1.as_str()), (ProbeOutcome::Reject, TERM_OVER_BUDGET));
+        let before = ending_record(
+            "forced-shutdown",
+            "positive",
+            "term",
+            json!([{"atMs": 50, "event": "exited", "status": "exit 1"}]),
+            json!({"status": "exit 1", "endedBy": "subject"}),
+        );
+        let r = reading("forced-shutdown", "positive", &before).unwrap();
+        assert_eq!((r.0, r.1.as_str()), (ProbeOutcome::Terminate, SUBJECT_EXITED));
+    }
+
+    #[test]
+    fn cleanup_is_read_from_what_the_end_found_alive() {
+        let t = |left: Value, n: u64| {
+            ending_record("cleanup", "positive", "cleanup", json!([]),
+                json!({"status": "exit 0", "leftBehind": n, "leftBehindProcesses": left}))
+        };
+        let r = reading("cleanup", "positive", &t(json!([]), 0)).unwrap();
+        assert_eq!((r.0, r.1.as_str()), (ProbeOutcome::Accept, CLEANUP_COMPLETE));
+        let r = reading("cleanup", "positive", &t(json!([{"pid": 9, "command": "sleep"}]), 1)).unwrap();
+        assert_eq!((r.0, r.1.as_str()), (ProbeOutcome::Reject, RESIDUE_LEFT));
+        assert!(r.2.contains("9 (sleep)"), "{}", r.2);
+        // A count without the list is not a clean end either.
+        let r = reading("cleanup", "positive", &t(json!([]), 2)).unwrap();
+        assert_eq!(r.1, RESIDUE_LEFT);
+    }
+
+    #[test]
+    fn a_burst_is_answered_or_not_by_what_stdout_holds() {
+        let mut t = ending_record("bounded-concurrency", "positive", "burst", json!([]), json!({"status": "exit 0"}));
+        let mut stdin = String::new();
+        let mut stdout = String::new();
+        for i in 1..=4 {
+            stdin.push_str(&format!("{{\"jsonrpc\":\"2.0\",\"id\":{i},\"method\":\"ping\"}}\n"));
+            if i != 3 {
+                stdout.push_str(&format!("{{\"jsonrpc\":\"2.0\",\"id\":{i},\"result\":{{}}}}\n"));
+            }
+        }
+        t["chunks"] = json!([{"atMs": 1, "stream": "stdin", "text": stdin},
+                             {"atMs": 2, "stream": "stdout", "text": stdout}]);
+        t["observation"]["ops"]["burstIds"] = json!([1, 2, 3, 4]);
+        let r = reading("bounded-concurrency", "positive", &t).unwrap();
+        assert_eq!((r.0, r.1.as_str()), (ProbeOutcome::NoEffect, BURST_UNANSWERED));
+        // An overload refusal is an answer.
+        let refused = "{\"jsonrpc\":\"2.0\",\"id\":3,\"error\":{\"code\":-32000,\"message\":\"busy\"}}\n";
+        t["chunks"][1]["text"] = json!(format!("{stdout}{refused}"));
+        let r = reading("bounded-concurrency", "positive", &t).unwrap();
+        assert_eq!((r.0, r.1.as_str()), (ProbeOutcome::Accept, BURST_ANSWERED));
+        // A burst the stored stdin did not send is not judged.
+        t["observation"]["ops"]["burstIds"] = json!([1, 2, 3, 4, 5]);
+        let r = reading("bounded-concurrency", "positive", &t).unwrap();
+        assert_eq!(r.1, LABEL_NOT_IN_RECORD);
+    }
+
+    #[test]
+    fn an_elided_line_is_named_by_the_id_at_its_head() {
+        use base64::Engine;
+        let head = base64::engine::general_purpose::STANDARD.encode(br#"{"jsonrpc":"2.0","id":42,"method":"ping","params":{"_meta":{"x":"aaaa"#);
+        let t = json!({"chunks": [{"atMs": 1, "stream": "stdin", "bytes": 1 << 20, "elided": {"sha256": "00", "headBase64": head}}]});
+        assert!(sent_ids(&t).contains("42"));
+        let t = json!({"chunks": [{"atMs": 1, "stream": "stdin", "bytes": 9, "elided": {"sha256": "00", "headBase64": "e30="}}]});
+        assert!(sent_ids(&t).is_empty());
+    }
+
 }

@@ -15,6 +15,9 @@ default (the honest twin); each option switches on one operational defect:
   --ignore-eof           at stdin's end of file, keep running until a signal
                          (graceful shutdown)
   --ignore-sigterm       ignore SIGTERM (forced shutdown)
+  --queue N              serve requests from a queue of N, 50 ms each, on one worker
+                         thread; a request that finds the queue full is dropped,
+                         never answered (bounded concurrency)
   --orphan               at start, leave a `sleep` in its own session that outlives
                          the subject (cleanup)
 
@@ -42,6 +45,7 @@ p.add_argument("--max-line-bytes", type=int, default=0)
 p.add_argument("--ignore-eof", action="store_true")
 p.add_argument("--ignore-sigterm", action="store_true")
 p.add_argument("--orphan", action="store_true")
+p.add_argument("--queue", type=int, default=0)
 a = p.parse_args()
 
 if a.ignore_sigterm:
@@ -88,6 +92,40 @@ def send(msg):
     sys.stdout.flush()
 
 
+def answer(msg):
+    method, mid = msg["method"], msg["id"]
+    params = msg.get("params") or {}
+    if method == "initialize":
+        result = {"protocolVersion": params.get("protocolVersion", "2025-11-25"),
+                  "capabilities": {"tools": {}}, "serverInfo": INFO}
+    elif method == "server/discover":
+        result = {"supportedVersions": ["2025-11-25", "2026-07-28"],
+                  "capabilities": {"tools": {}}, "serverInfo": INFO, "resultType": "complete"}
+    elif method == "ping":
+        result = {}
+    elif method == "tools/list":
+        result = {"tools": [{"name": "echo", "inputSchema": {"type": "object"}}]}
+    else:
+        send({"jsonrpc": "2.0", "id": mid, "error": {"code": -32601, "message": "method not found"}})
+        return
+    send({"jsonrpc": "2.0", "id": mid, "result": result})
+
+
+work = None
+if a.queue:
+    import queue
+    import threading
+
+    work = queue.Queue(maxsize=a.queue)
+
+    def worker():
+        while True:
+            m = work.get()
+            time.sleep(0.05)
+            answer(m)
+
+    threading.Thread(target=worker, daemon=True).start()
+
 for raw in sys.stdin.buffer:
     if a.max_line_bytes and len(raw) > a.max_line_bytes:
         sys.exit(4)
@@ -113,22 +151,13 @@ for raw in sys.stdin.buffer:
         listeners.append(s)
     if a.slow_answer_ms:
         time.sleep(a.slow_answer_ms / 1000)
-    method, mid = msg["method"], msg["id"]
-    params = msg.get("params") or {}
-    if method == "initialize":
-        result = {"protocolVersion": params.get("protocolVersion", "2025-11-25"),
-                  "capabilities": {"tools": {}}, "serverInfo": INFO}
-    elif method == "server/discover":
-        result = {"supportedVersions": ["2025-11-25", "2026-07-28"],
-                  "capabilities": {"tools": {}}, "serverInfo": INFO, "resultType": "complete"}
-    elif method == "ping":
-        result = {}
-    elif method == "tools/list":
-        result = {"tools": [{"name": "echo", "inputSchema": {"type": "object"}}]}
-    else:
-        send({"jsonrpc": "2.0", "id": mid, "error": {"code": -32601, "message": "method not found"}})
+    if work is not None:
+        try:
+            work.put_nowait(msg)
+        except queue.Full:
+            pass
         continue
-    send({"jsonrpc": "2.0", "id": mid, "result": result})
+    answer(msg)
 
 if a.ignore_eof:
     while True:

@@ -578,15 +578,17 @@ reasons! {
         OPS_OVERSIZED_REQUEST_REFUSED "MCP_RES_OPS_OVERSIZED_REQUEST_REFUSED" Wrong
             "The well-formed oversized request for a method no server has (the wrong-reason mutant's) was answered with an error under its own id: a refusal of a request, not of malformed input. It is the reason the mutant must meet.";
         OPS_SHUTDOWN_WITHIN_BUDGET "MCP_RES_OPS_SHUTDOWN_WITHIN_BUDGET" Holds
-            "With its stdin closed right after requests were sent, the subject answered them and exited by itself (no signal) within the workload's shutdown budget of the close, as the stored events show.";
+            "With its stdin closed right after requests were sent, the subject exited by itself (no signal) within the workload's shutdown budget of the close, as the stored events show (how many of those requests it answered is reported in the detail, not judged).";
         OPS_SHUTDOWN_OVER_BUDGET "MCP_RES_OPS_SHUTDOWN_OVER_BUDGET" Refused
             "The subject exited later than the workload's shutdown budget after its stdin closed, or not by itself at all (the runner ended it). It is what the negative control (end of file held back the budget plus a second) must give.";
-        OPS_IN_FLIGHT_UNANSWERED "MCP_RES_OPS_IN_FLIGHT_UNANSWERED" Wrong
-            "The subject exited after its stdin closed without answering a request it was sent before the close (JSON-RPC 2.0 §4: every request MUST be answered).";
         OPS_TERM_WITHIN_BUDGET "MCP_RES_OPS_TERM_WITHIN_BUDGET" Holds
             "Sent SIGTERM with its stdin open, the subject exited within the workload's term budget, as the stored events show.";
         OPS_TERM_OVER_BUDGET "MCP_RES_OPS_TERM_OVER_BUDGET" Refused
             "The subject exited later than the workload's term budget after SIGTERM, or not on SIGTERM at all (the runner killed it). It is what the negative control (SIGTERM passed on the budget plus a second late) must give.";
+        OPS_BURST_ANSWERED "MCP_RES_OPS_BURST_ANSWERED" Holds
+            "Every request of a burst (the workload's concurrency times its defect factor, sent at once) got an answer, a result or an error (an overload refusal is a bounded outcome), as the stored stdout shows.";
+        OPS_BURST_UNANSWERED "MCP_RES_OPS_BURST_UNANSWERED" Refused
+            "A request of the burst got no answer while the subject ran (JSON-RPC 2.0 §4: every request MUST be answered): work lost over the concurrency it could take. It is what the negative control (a queue that drops what is over the workload's concurrency) must give.";
         OPS_CLEANUP_COMPLETE "MCP_RES_OPS_CLEANUP_COMPLETE" Holds
             "Once the subject ended, no process of its tree (below it, in its process group, or in its sandbox's PID namespace) was alive.";
         OPS_RESIDUE_LEFT "MCP_RES_OPS_RESIDUE_LEFT" Refused

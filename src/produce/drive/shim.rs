@@ -53,6 +53,13 @@ pub struct Spec {
     /// parent-death signal, never ended by the shim (the taxonomy's cleanup failure:
     /// a residue the runner must find).
     pub orphan: bool,
+    /// Forward at most this many requests in flight to the subject; drop (never
+    /// answer) any request over it: a queue that loses work (the taxonomy's
+    /// resource-exhaustion, unbounded for the client).
+    pub drop_over_in_flight: u32,
+    /// Forward at most this many requests in flight; answer any request over it at
+    /// once with an overload error (`-32000`, `data.retryAfterMs`): a bounded queue.
+    pub reject_over_in_flight: u32,
 }
 
 impl Spec {
@@ -67,6 +74,11 @@ impl Spec {
             || self.eof_delay_ms > 0
             || self.term_delay_ms > 0
             || self.orphan
+            || self.gated()
+    }
+
+    fn gated(&self) -> bool {
+        self.drop_over_in_flight > 0 || self.reject_over_in_flight > 0
     }
 
     /// The shim's arguments that run `program args` with this injection.
@@ -114,10 +126,10 @@ pub fn main(args: &[std::ffi::OsString]) -> u8 {
         eprintln!("mcpres ops shim: cannot run {}: {e}", cmd[0]);
         return 127;
     }
-    if spec.response_delay_ms > 0 {
+    if spec.response_delay_ms > 0 || spec.gated() {
         command.stdout(std::process::Stdio::piped());
     }
-    if spec.eof_delay_ms > 0 {
+    if spec.eof_delay_ms > 0 || spec.gated() {
         command.stdin(std::process::Stdio::piped());
     }
     let mut child = match command.spawn() {
@@ -134,15 +146,21 @@ pub fn main(args: &[std::ffi::OsString]) -> u8 {
         .write(true)
         .open("/dev/null")
     {
-        if spec.eof_delay_ms == 0 {
+        if spec.eof_delay_ms == 0 && !spec.gated() {
             let _ = rustix::stdio::dup2_stdin(&null);
         }
-        if spec.response_delay_ms == 0 {
+        if spec.response_delay_ms == 0 && !spec.gated() {
             let _ = rustix::stdio::dup2_stdout(&null);
         }
     }
     forward_signals(child.id(), Duration::from_millis(spec.term_delay_ms));
-    if let Some(to) = child.stdin.take() {
+    let mut relay = None;
+    if spec.gated() {
+        let (to, from) = (child.stdin.take(), child.stdout.take());
+        if let (Some(to), Some(from)) = (to, from) {
+            relay = Some(gate(to, from, &spec));
+        }
+    } else if let Some(to) = child.stdin.take() {
         let delay = Duration::from_millis(spec.eof_delay_ms);
         std::thread::spawn(move || relay_stdin(to, delay));
     }
@@ -150,10 +168,12 @@ pub fn main(args: &[std::ffi::OsString]) -> u8 {
         // Not kept: the shim never ends it.
         drop(orphan_child());
     }
-    let mut relay = child.stdout.take().map(|out| {
-        let delay = Duration::from_millis(spec.response_delay_ms);
-        std::thread::spawn(move || relay_delayed(out, delay))
-    });
+    if relay.is_none() {
+        relay = child.stdout.take().map(|out| {
+            let delay = Duration::from_millis(spec.response_delay_ms);
+            std::thread::spawn(move || relay_delayed(out, delay))
+        });
+    }
     let started = Instant::now();
     let mut kept: Vec<Vec<u8>> = Vec::new();
     let mut idle: Vec<std::process::Child> = Vec::new();
@@ -289,6 +309,83 @@ fn relay_delayed(from: std::process::ChildStdout, delay: Duration) {
     }
     drop(tx);
     let _ = writer.join();
+}
+
+/// The in-flight gate: the shim's stdin passes to the subject line by line, and the
+/// subject's stdout to the shim's; a request (a line with an id and a method) that
+/// would put more than the limit in flight is dropped or answered with an overload
+/// error, per `spec`. A response on stdout takes one off the count. The returned
+/// thread ends when the subject's stdout does.
+fn gate(
+    mut to: std::process::ChildStdin,
+    from: std::process::ChildStdout,
+    spec: &Spec,
+) -> std::thread::JoinHandle<()> {
+    use std::io::{BufRead, Write};
+    use std::sync::{Arc, Mutex};
+    let (limit, reject) = if spec.reject_over_in_flight > 0 {
+        (spec.reject_over_in_flight as usize, true)
+    } else {
+        (spec.drop_over_in_flight as usize, false)
+    };
+    let in_flight = Arc::new(Mutex::new(0usize));
+    let out = Arc::new(Mutex::new(std::io::stdout()));
+    let (count, answers) = (in_flight.clone(), out.clone());
+    std::thread::spawn(move || {
+        let mut reader = std::io::BufReader::new(std::io::stdin().lock());
+        loop {
+            let mut line = Vec::new();
+            match reader.read_until(b'\n', &mut line) {
+                Ok(0) | Err(_) => break,
+                Ok(_) => {}
+            }
+            let msg: Option<serde_json::Value> = serde_json::from_slice(&line).ok();
+            let id = msg
+                .as_ref()
+                .filter(|m| m.get("method").is_some())
+                .and_then(|m| m.get("id").cloned());
+            if let Some(id) = id {
+                let mut n = count.lock().expect("count lock");
+                if *n >= limit {
+                    drop(n);
+                    if reject {
+                        let refusal = serde_json::json!({"jsonrpc": "2.0", "id": id, "error": {
+                            "code": -32000, "message": "overloaded: too many requests in flight",
+                            "data": {"retryAfterMs": 100}}});
+                        let mut o = answers.lock().expect("stdout lock");
+                        let _ = writeln!(o, "{refusal}").and_then(|()| o.flush());
+                    }
+                    continue;
+                }
+                *n += 1;
+            }
+            if to.write_all(&line).and_then(|()| to.flush()).is_err() {
+                return;
+            }
+        }
+        drop(to);
+    });
+    std::thread::spawn(move || {
+        let mut reader = std::io::BufReader::new(from);
+        loop {
+            let mut line = Vec::new();
+            match reader.read_until(b'\n', &mut line) {
+                Ok(0) | Err(_) => break,
+                Ok(_) => {}
+            }
+            let is_response = serde_json::from_slice::<serde_json::Value>(&line)
+                .ok()
+                .is_some_and(|m| m.get("id").is_some() && m.get("method").is_none());
+            if is_response {
+                let mut n = in_flight.lock().expect("count lock");
+                *n = n.saturating_sub(1);
+            }
+            let mut o = out.lock().expect("stdout lock");
+            if o.write_all(&line).and_then(|()| o.flush()).is_err() {
+                break;
+            }
+        }
+    })
 }
 
 /// Pass the shim's stdin on to the subject; at its end of file, wait `delay` before

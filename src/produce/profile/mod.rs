@@ -173,7 +173,8 @@ pub fn plan(
         .ok_or_else(|| ProfileError::Usage(format!("no profile {profile} is registered")))?;
     let decls = runnable(profile).ok_or_else(|| {
         ProfileError::Usage(format!(
-            "mcpres can run mcp-res/stdio-transport/v1, mcp-res/protocol-revision/v1, mcp-res/streamable-http/v1 and mcp-res/operational-resilience/v1 (7 of its 26 checks); not {profile}"
+            "mcpres can run mcp-res/stdio-transport/v1, mcp-res/protocol-revision/v1, mcp-res/streamable-http/v1 and mcp-res/operational-resilience/v1 ({} of its 26 checks); not {profile}",
+            crate::produce::profile::ops::checks::CHECKS.len()
         ))
     })?;
     let rev = revision.as_str();

@@ -27,6 +27,13 @@ pub const CHECKS: &[CheckDecl] = &[
         .basis(&[Basis::both(PROFILE, "required check warm-start", L::Profile, "a subject started right after another answers its opening within the workload's declared warm-start budget")])
         .alone().launch()
         .judged("No MCP requirement: judged on the workload's declared budget only; the second of two starts in a row is judged. Control and mutant as for cold-start."),
+    CheckDecl::new(P, "bounded-concurrency", ending::bounded_concurrency, reading::BURST_ANSWERED, reading::BURST_UNANSWERED)
+        .basis(&[
+            Basis::both(JSONRPC, "§4", L::Must, "the server MUST reply to every request: each of many sent at once too (an error, such as an overload refusal, is a reply)"),
+            Basis::both(PROFILE, "required check bounded-concurrency", L::Profile, "requests over the concurrency a subject takes get a bounded outcome (served or refused), never silence"),
+        ])
+        .alone().launch()
+        .judged("The workload's concurrency times its defect factor requests are written at once; every one must be answered, with a result or an error, while the subject runs. Silence fails on JSON-RPC's MUST. The control puts a queue in front of the subject (the shim) that holds the workload's concurrency in flight and drops what is over it (the taxonomy's resource-exhaustion, lost); the mutant's queue refuses what is over it at once with an overload error and a retry hint: bounded, so it must be read as answered."),
     CheckDecl::new(P, "malformed-flood", malformed_flood, reading::SERVED_THROUGH_FLOOD, reading::FLOOD_REFUSED)
         .basis(&[
             Basis::pos(JSONRPC, "§4", L::Must, "the server MUST reply to every request (not a notification) with a Response, the valid ones among a flood too"),
@@ -44,12 +51,9 @@ pub const CHECKS: &[CheckDecl] = &[
         .alone().launch()
         .judged("The positive sends one well-formed liveness request padded (in `_meta`) to the workload's oversizedBytes, then a valid request: the subject may answer the large one or refuse it, but an exit or the next request unanswered fails on JSON-RPC's MUST. The control sends a line that size that is not JSON (seeded bytes, the taxonomy's malformed-message); the mutant a well-formed request that size for a method no server has, answered with an error under its id: a refusal of a request, not of malformed input."),
     CheckDecl::new(P, "graceful-shutdown", ending::graceful_shutdown, reading::SHUTDOWN_WITHIN_BUDGET, reading::SHUTDOWN_OVER_BUDGET)
-        .basis(&[
-            Basis::pos(JSONRPC, "§4", L::Must, "the server MUST reply to every request: those sent right before the client closed its input too"),
-            Basis::both(PROFILE, "required check graceful-shutdown", L::Profile, "with its stdin closed (MCP's stdio shutdown: the client closes the server's input first and waits for it to exit), the subject exits by itself within the workload's shutdown budget"),
-        ])
+        .basis(&[Basis::both(PROFILE, "required check graceful-shutdown", L::Profile, "with its stdin closed (MCP's stdio shutdown: the client closes the server's input first and waits for it to exit), the subject exits by itself within the workload's shutdown budget")])
         .alone().launch()
-        .judged("MCP's lifecycle asks the client to close the server's input and wait for it to exit before any signal; it sets no time, so the time is judged on the workload's budget only. Requests sent before the close left unanswered fail on JSON-RPC's MUST. The control holds the subject's end of file back the budget plus a second (at the transport, the shim); the mutant a quarter of the budget."),
+        .judged("MCP's lifecycle asks the client to close the server's input and wait for it to exit before any signal; it sets no time, so the time is judged on the workload's budget only. How many of the requests sent right before the close were answered is reported, not judged: MCP leaves the end of a connection to the transport, and a client that closes the server's input has ended it. The control holds the subject's end of file back the budget plus a second (at the transport, the shim); the mutant a quarter of the budget."),
     CheckDecl::new(P, "forced-shutdown", ending::forced_shutdown, reading::TERM_WITHIN_BUDGET, reading::TERM_OVER_BUDGET)
         .basis(&[Basis::both(PROFILE, "required check forced-shutdown", L::Profile, "sent SIGTERM while serving (stdin still open), the subject exits within the workload's term budget")])
         .alone().launch()

@@ -121,6 +121,63 @@ pub fn oversized_input(ctx: &Ctx) -> CheckRun {
     CheckRun::observed(c, positive, negative, mutant)
 }
 
+fn burst(ctx: &Ctx, role: &str) -> Value {
+    let w = workload(ctx);
+    let mut rec = record(ctx, "bounded-concurrency", role, "burst");
+    let launch = match shimmed(ctx, &rec["injected"]) {
+        Ok(l) => l,
+        Err(why) => {
+            rec["startError"] = json!(why);
+            return json!({"observation": {"ops": rec}});
+        }
+    };
+    let mut probe = match ctx.start_with(&launch) {
+        Ok(p) => p,
+        Err(why) => {
+            rec["startError"] = json!(why);
+            return json!({"observation": {"ops": rec}});
+        }
+    };
+    let open = ctx.open(&mut probe);
+    rec["open"] = json!(reply_label(&open));
+    if matches!(open, Reply::Result(_)) {
+        let n = w.load.concurrency * w.controls.defect_factor;
+        let mut ids = Vec::new();
+        let mut bytes = Vec::new();
+        for _ in 0..n {
+            let (id, line) = ctx.live_line();
+            ids.push(id);
+            bytes.extend(line);
+        }
+        // One write: the requests arrive together.
+        probe.send(bytes);
+        let mut got = 0;
+        for id in &ids {
+            if !matches!(probe.reply(id, ctx.answer), Reply::Silent | Reply::Closed) {
+                got += 1;
+            }
+        }
+        rec["burstIds"] = json!(ids);
+        rec["answeredWithinWait"] = json!(got);
+    }
+    ctx.finish(probe, json!({"ops": rec}))
+}
+
+pub fn bounded_concurrency(ctx: &Ctx) -> CheckRun {
+    let c = "bounded-concurrency";
+    let (held, refused) = (reading::BURST_ANSWERED, reading::BURST_UNANSWERED);
+    let positive = labelled(c, "positive", (Accept, held), refused, burst(ctx, "positive"));
+    let negative = labelled(
+        c,
+        "negative",
+        (NoEffect, refused),
+        refused,
+        burst(ctx, "negative"),
+    );
+    let mutant = labelled(c, "mutant", (Accept, held), refused, burst(ctx, "mutant"));
+    CheckRun::observed(c, positive, negative, mutant)
+}
+
 /// How one of the ending checks ends its subject.
 #[derive(Clone, Copy, PartialEq)]
 enum Ending {

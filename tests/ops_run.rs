@@ -227,11 +227,7 @@ fn each_defect_fails_its_own_check() {
             &["--ignore-sigterm"],
             "MCP_RES_OPS_TERM_OVER_BUDGET",
         ),
-        (
-            "cleanup",
-            &["--orphan"],
-            "MCP_RES_OPS_RESIDUE_LEFT",
-        ),
+        ("cleanup", &["--orphan"], "MCP_RES_OPS_RESIDUE_LEFT"),
     ];
     for (check, flags, reason) in cases {
         let tmp = tempfile::tempdir().unwrap();

@@ -457,7 +457,9 @@ fn oversized_reading(role: &str, rec: &Value, transcript: &Value) -> Reading {
         return read(
             ProbeOutcome::Accept,
             OVERSIZED_LINE_SERVED,
-            format!("{served} answer(s) with a result to no request of mcpres's, or to the request for no method, after a line of {bytes} bytes"),
+            format!(
+                "{served} answer(s) with a result to no request of mcpres's, or to the request for no method, after a line of {bytes} bytes"
+            ),
         );
     }
     if !sent.contains(&after) {
@@ -472,7 +474,9 @@ fn oversized_reading(role: &str, rec: &Value, transcript: &Value) -> Reading {
         Some(m) if m.get("result").is_some() => "a result".to_string(),
         Some(m) => format!(
             "error {}",
-            m.pointer("/error/code").and_then(Value::as_i64).unwrap_or(0)
+            m.pointer("/error/code")
+                .and_then(Value::as_i64)
+                .unwrap_or(0)
         ),
     };
     if !answers.contains_key(&after) {
@@ -480,13 +484,17 @@ fn oversized_reading(role: &str, rec: &Value, transcript: &Value) -> Reading {
             read(
                 ProbeOutcome::Terminate,
                 SUBJECT_EXITED,
-                format!("the subject exited after a line of {bytes} bytes; the request after it unanswered"),
+                format!(
+                    "the subject exited after a line of {bytes} bytes; the request after it unanswered"
+                ),
             )
         } else {
             read(
                 ProbeOutcome::NoEffect,
                 VALID_UNANSWERED,
-                format!("the request after a line of {bytes} bytes got no answer while the subject ran"),
+                format!(
+                    "the request after a line of {bytes} bytes got no answer while the subject ran"
+                ),
             )
         };
     }
@@ -494,20 +502,26 @@ fn oversized_reading(role: &str, rec: &Value, transcript: &Value) -> Reading {
         return read(
             ProbeOutcome::Accept,
             OVERSIZED_THROUGH,
-            format!("a request of {bytes} bytes got {big_answer}, and the request after it was answered"),
+            format!(
+                "a request of {bytes} bytes got {big_answer}, and the request after it was answered"
+            ),
         );
     }
     if role == "mutant" && answers.contains_key(&big) {
         return read(
             ProbeOutcome::Reject,
             OVERSIZED_REQUEST_REFUSED,
-            format!("the well-formed request of {bytes} bytes for no method got {big_answer} under its id: a refusal of a request"),
+            format!(
+                "the well-formed request of {bytes} bytes for no method got {big_answer} under its id: a refusal of a request"
+            ),
         );
     }
     read(
         ProbeOutcome::Reject,
         OVERSIZED_LINE_REFUSED,
-        format!("a line of {bytes} bytes that is not JSON was not served, and the request after it was answered"),
+        format!(
+            "a line of {bytes} bytes that is not JSON was not served, and the request after it was answered"
+        ),
     )
 }
 
@@ -550,13 +564,17 @@ fn burst_reading(rec: &Value, transcript: &Value) -> Reading {
             read(
                 ProbeOutcome::Terminate,
                 SUBJECT_EXITED,
-                format!("the subject exited with {unanswered} of {n} requests sent at once unanswered"),
+                format!(
+                    "the subject exited with {unanswered} of {n} requests sent at once unanswered"
+                ),
             )
         } else {
             read(
                 ProbeOutcome::NoEffect,
                 BURST_UNANSWERED,
-                format!("{unanswered} of {n} requests sent at once got no answer while the subject ran"),
+                format!(
+                    "{unanswered} of {n} requests sent at once got no answer while the subject ran"
+                ),
             )
         };
     }
@@ -624,10 +642,7 @@ fn shutdown_reading(rec: &Value, transcript: &Value) -> Reading {
         .iter()
         .filter(|i| !answers.contains_key(*i))
         .count();
-    match (
-        exit,
-        super::stdio::exited_after_stdin_close(transcript),
-    ) {
+    match (exit, super::stdio::exited_after_stdin_close(transcript)) {
         (Some(exit), Some(true)) => {
             let took = exit.saturating_sub(closed);
             // Requests in flight at the close are reported, not judged: MCP leaves the
@@ -642,13 +657,17 @@ fn shutdown_reading(rec: &Value, transcript: &Value) -> Reading {
                 read(
                     ProbeOutcome::Accept,
                     SHUTDOWN_WITHIN_BUDGET,
-                    format!("exited by itself {took} ms after stdin closed (budget {budget} ms); {drained}"),
+                    format!(
+                        "exited by itself {took} ms after stdin closed (budget {budget} ms); {drained}"
+                    ),
                 )
             } else {
                 read(
                     ProbeOutcome::Reject,
                     SHUTDOWN_OVER_BUDGET,
-                    format!("exited by itself {took} ms after stdin closed, over the workload's {budget} ms; {drained}"),
+                    format!(
+                        "exited by itself {took} ms after stdin closed, over the workload's {budget} ms; {drained}"
+                    ),
                 )
             }
         }
@@ -755,7 +774,10 @@ fn cleanup_reading(transcript: &Value) -> Reading {
         read(
             ProbeOutcome::Accept,
             CLEANUP_COMPLETE,
-            format!("nothing of the subject's process tree ({seen} descendant(s) seen) was alive once it ended ({})", end["status"].as_str().unwrap_or("?")),
+            format!(
+                "nothing of the subject's process tree ({seen} descendant(s) seen) was alive once it ended ({})",
+                end["status"].as_str().unwrap_or("?")
+            ),
         )
     } else {
         read(
@@ -1225,10 +1247,16 @@ mod tests {
             )
         };
         let r = reading("graceful-shutdown", "positive", &t(600)).unwrap();
-        assert_eq!((r.0, r.1.as_str()), (ProbeOutcome::Accept, SHUTDOWN_WITHIN_BUDGET));
+        assert_eq!(
+            (r.0, r.1.as_str()),
+            (ProbeOutcome::Accept, SHUTDOWN_WITHIN_BUDGET)
+        );
         assert!(r.2.contains("1 of the 1 request(s)"), "{}", r.2);
         let r = reading("graceful-shutdown", "positive", &t(2200)).unwrap();
-        assert_eq!((r.0, r.1.as_str()), (ProbeOutcome::Reject, SHUTDOWN_OVER_BUDGET));
+        assert_eq!(
+            (r.0, r.1.as_str()),
+            (ProbeOutcome::Reject, SHUTDOWN_OVER_BUDGET)
+        );
         // The runner gave up: no exit by itself.
         let gave_up = ending_record(
             "graceful-shutdown",
@@ -1240,7 +1268,10 @@ mod tests {
             json!({"status": "signal 15", "terminatedBySigterm": true}),
         );
         let r = reading("graceful-shutdown", "positive", &gave_up).unwrap();
-        assert_eq!((r.0, r.1.as_str()), (ProbeOutcome::Reject, SHUTDOWN_OVER_BUDGET));
+        assert_eq!(
+            (r.0, r.1.as_str()),
+            (ProbeOutcome::Reject, SHUTDOWN_OVER_BUDGET)
+        );
         // A record claiming another injection than the workload's is not judged.
         let mut forged = t(600);
         forged["observation"]["ops"]["injected"] = json!({"eofDelayMs": 1});
@@ -1250,14 +1281,32 @@ mod tests {
 
     #[test]
     fn a_sigterm_is_read_from_the_stored_events() {
-        let t = |events: Value| ending_record("forced-shutdown", "positive", "term", events, json!({"status": "signal 15"}));
-        let quick = t(json!([{"atMs": 100, "event": "sent SIGTERM"}, {"atMs": 130, "event": "exited", "status": "signal 15"}]));
+        let t = |events: Value| {
+            ending_record(
+                "forced-shutdown",
+                "positive",
+                "term",
+                events,
+                json!({"status": "signal 15"}),
+            )
+        };
+        let quick = t(
+            json!([{"atMs": 100, "event": "sent SIGTERM"}, {"atMs": 130, "event": "exited", "status": "signal 15"}]),
+        );
         let r = reading("forced-shutdown", "positive", &quick).unwrap();
-        assert_eq!((r.0, r.1.as_str()), (ProbeOutcome::Accept, TERM_WITHIN_BUDGET));
-        let ignored = t(json!([{"atMs": 100, "event": "sent SIGTERM"}, {"atMs": 5100, "event": "no exit after SIGTERM"},
-                              {"atMs": 7200, "event": "exited", "status": "signal 9"}]));
+        assert_eq!(
+            (r.0, r.1.as_str()),
+            (ProbeOutcome::Accept, TERM_WITHIN_BUDGET)
+        );
+        let ignored = t(
+            json!([{"atMs": 100, "event": "sent SIGTERM"}, {"atMs": 5100, "event": "no exit after SIGTERM"},
+                              {"atMs": 7200, "event": "exited", "status": "signal 9"}]),
+        );
         let r = reading("forced-shutdown", "positive", &ignored).unwrap();
-        assert_eq!((r.0, r.1.as_str()), (ProbeOutcome::Reject, TERM_OVER_BUDGET));
+        assert_eq!(
+            (r.0, r.1.as_str()),
+            (ProbeOutcome::Reject, TERM_OVER_BUDGET)
+        );
         let before = ending_record(
             "forced-shutdown",
             "positive",
@@ -1266,18 +1315,34 @@ mod tests {
             json!({"status": "exit 1", "endedBy": "subject"}),
         );
         let r = reading("forced-shutdown", "positive", &before).unwrap();
-        assert_eq!((r.0, r.1.as_str()), (ProbeOutcome::Terminate, SUBJECT_EXITED));
+        assert_eq!(
+            (r.0, r.1.as_str()),
+            (ProbeOutcome::Terminate, SUBJECT_EXITED)
+        );
     }
 
     #[test]
     fn cleanup_is_read_from_what_the_end_found_alive() {
         let t = |left: Value, n: u64| {
-            ending_record("cleanup", "positive", "cleanup", json!([]),
-                json!({"status": "exit 0", "leftBehind": n, "leftBehindProcesses": left}))
+            ending_record(
+                "cleanup",
+                "positive",
+                "cleanup",
+                json!([]),
+                json!({"status": "exit 0", "leftBehind": n, "leftBehindProcesses": left}),
+            )
         };
         let r = reading("cleanup", "positive", &t(json!([]), 0)).unwrap();
-        assert_eq!((r.0, r.1.as_str()), (ProbeOutcome::Accept, CLEANUP_COMPLETE));
-        let r = reading("cleanup", "positive", &t(json!([{"pid": 9, "command": "sleep"}]), 1)).unwrap();
+        assert_eq!(
+            (r.0, r.1.as_str()),
+            (ProbeOutcome::Accept, CLEANUP_COMPLETE)
+        );
+        let r = reading(
+            "cleanup",
+            "positive",
+            &t(json!([{"pid": 9, "command": "sleep"}]), 1),
+        )
+        .unwrap();
         assert_eq!((r.0, r.1.as_str()), (ProbeOutcome::Reject, RESIDUE_LEFT));
         assert!(r.2.contains("9 (sleep)"), "{}", r.2);
         // A count without the list is not a clean end either.
@@ -1287,22 +1352,36 @@ mod tests {
 
     #[test]
     fn a_burst_is_answered_or_not_by_what_stdout_holds() {
-        let mut t = ending_record("bounded-concurrency", "positive", "burst", json!([]), json!({"status": "exit 0"}));
+        let mut t = ending_record(
+            "bounded-concurrency",
+            "positive",
+            "burst",
+            json!([]),
+            json!({"status": "exit 0"}),
+        );
         let mut stdin = String::new();
         let mut stdout = String::new();
         for i in 1..=4 {
-            stdin.push_str(&format!("{{\"jsonrpc\":\"2.0\",\"id\":{i},\"method\":\"ping\"}}\n"));
+            stdin.push_str(&format!(
+                "{{\"jsonrpc\":\"2.0\",\"id\":{i},\"method\":\"ping\"}}\n"
+            ));
             if i != 3 {
-                stdout.push_str(&format!("{{\"jsonrpc\":\"2.0\",\"id\":{i},\"result\":{{}}}}\n"));
+                stdout.push_str(&format!(
+                    "{{\"jsonrpc\":\"2.0\",\"id\":{i},\"result\":{{}}}}\n"
+                ));
             }
         }
         t["chunks"] = json!([{"atMs": 1, "stream": "stdin", "text": stdin},
                              {"atMs": 2, "stream": "stdout", "text": stdout}]);
         t["observation"]["ops"]["burstIds"] = json!([1, 2, 3, 4]);
         let r = reading("bounded-concurrency", "positive", &t).unwrap();
-        assert_eq!((r.0, r.1.as_str()), (ProbeOutcome::NoEffect, BURST_UNANSWERED));
+        assert_eq!(
+            (r.0, r.1.as_str()),
+            (ProbeOutcome::NoEffect, BURST_UNANSWERED)
+        );
         // An overload refusal is an answer.
-        let refused = "{\"jsonrpc\":\"2.0\",\"id\":3,\"error\":{\"code\":-32000,\"message\":\"busy\"}}\n";
+        let refused =
+            "{\"jsonrpc\":\"2.0\",\"id\":3,\"error\":{\"code\":-32000,\"message\":\"busy\"}}\n";
         t["chunks"][1]["text"] = json!(format!("{stdout}{refused}"));
         let r = reading("bounded-concurrency", "positive", &t).unwrap();
         assert_eq!((r.0, r.1.as_str()), (ProbeOutcome::Accept, BURST_ANSWERED));
@@ -1315,11 +1394,11 @@ mod tests {
     #[test]
     fn an_elided_line_is_named_by_the_id_at_its_head() {
         use base64::Engine;
-        let head = base64::engine::general_purpose::STANDARD.encode(br#"{"jsonrpc":"2.0","id":42,"method":"ping","params":{"_meta":{"x":"aaaa"#);
+        let head = base64::engine::general_purpose::STANDARD
+            .encode(br#"{"jsonrpc":"2.0","id":42,"method":"ping","params":{"_meta":{"x":"aaaa"#);
         let t = json!({"chunks": [{"atMs": 1, "stream": "stdin", "bytes": 1 << 20, "elided": {"sha256": "00", "headBase64": head}}]});
         assert!(sent_ids(&t).contains("42"));
         let t = json!({"chunks": [{"atMs": 1, "stream": "stdin", "bytes": 9, "elided": {"sha256": "00", "headBase64": "e30="}}]});
         assert!(sent_ids(&t).is_empty());
     }
-
 }

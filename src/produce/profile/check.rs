@@ -446,10 +446,10 @@ impl<'a> Ctx<'a> {
             .ok()
             .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
             .map(|n| n.chars().take(15).collect::<String>());
-        let (mine, theirs): (Vec<&Value>, Vec<&Value>) =
-            ended.left_behind_processes.iter().partition(|p| {
-                injected && own.is_some() && p["command"].as_str() == own.as_deref()
-            });
+        let (mine, theirs): (Vec<&Value>, Vec<&Value>) = ended
+            .left_behind_processes
+            .iter()
+            .partition(|p| injected && own.is_some() && p["command"].as_str() == own.as_deref());
         t.injected.extend(mine.iter().map(|p| {
             format!(
                 "{} ({}), left on purpose below the subject with pid {}",

@@ -135,7 +135,11 @@ pub(super) fn labelled(
     }
 }
 
-pub(super) fn expected(role: &str, held: &'static str, refused: &'static str) -> (ProbeOutcome, &'static str) {
+pub(super) fn expected(
+    role: &str,
+    held: &'static str,
+    refused: &'static str,
+) -> (ProbeOutcome, &'static str) {
     match role {
         "negative" => (Reject, refused),
         _ => (Accept, held),

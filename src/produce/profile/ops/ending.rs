@@ -25,7 +25,9 @@ fn padded_line(ctx: &Ctx, id: &Value, method: &str, bytes: u64) -> Vec<u8> {
     let params_text = serde_json::to_string(&params).expect("params serialize");
     let head = format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"{method}","params":"#);
     let bare = head.len() + params_text.len() + 2; // the closing brace and the newline
-    let pad = usize::try_from(bytes).unwrap_or(usize::MAX).saturating_sub(bare);
+    let pad = usize::try_from(bytes)
+        .unwrap_or(usize::MAX)
+        .saturating_sub(bare);
     let empty = format!(r#""{PADDING_KEY}":"""#);
     let filled = format!(r#""{PADDING_KEY}":"{}""#, "a".repeat(pad));
     let params_text = params_text.replacen(&empty, &filled, 1);
@@ -166,7 +168,13 @@ fn burst(ctx: &Ctx, role: &str) -> Value {
 pub fn bounded_concurrency(ctx: &Ctx) -> CheckRun {
     let c = "bounded-concurrency";
     let (held, refused) = (reading::BURST_ANSWERED, reading::BURST_UNANSWERED);
-    let positive = labelled(c, "positive", (Accept, held), refused, burst(ctx, "positive"));
+    let positive = labelled(
+        c,
+        "positive",
+        (Accept, held),
+        refused,
+        burst(ctx, "positive"),
+    );
     let negative = labelled(
         c,
         "negative",

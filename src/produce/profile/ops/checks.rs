@@ -155,6 +155,40 @@ pub(super) fn reply_label(r: &Reply) -> String {
     }
 }
 
+/// The three observations of a check, each made by `run(role)` and labelled by the
+/// reading: the positive must give `held`, the control `negative`, the mutant `mutant`
+/// (and never the control's reason).
+pub(super) fn three(
+    check: &'static str,
+    held: &'static str,
+    negative: (ProbeOutcome, &'static str),
+    mutant: (ProbeOutcome, &'static str),
+    run: impl Fn(&str) -> Value,
+) -> CheckRun {
+    let refused = negative.1;
+    let positive = labelled(check, "positive", (Accept, held), refused, run("positive"));
+    let control = labelled(check, "negative", negative, refused, run("negative"));
+    let mutant = labelled(check, "mutant", mutant, refused, run("mutant"));
+    CheckRun::observed(check, positive, control, mutant)
+}
+
+/// The (shimmed) subject of `rec`'s injection started and opened, the opening's answer
+/// recorded in `rec`; or, when it could not start, the observation that says why.
+pub(super) fn started(ctx: &Ctx, rec: &mut Value) -> Result<(Probe, Reply), Value> {
+    let launch = shimmed(ctx, &rec["injected"]).and_then(|l| ctx.start_with(&l));
+    match launch {
+        Ok(mut probe) => {
+            let open = ctx.open(&mut probe);
+            rec["open"] = json!(reply_label(&open));
+            Ok((probe, open))
+        }
+        Err(why) => {
+            rec["startError"] = json!(why);
+            Err(json!({"observation": {"ops": rec}}))
+        }
+    }
+}
+
 /// Start the (shimmed) subject `n` times in a row, each opened and ended, and
 /// record each start's time to the opening's answer. The transcript kept is the last
 /// start's.
@@ -287,30 +321,14 @@ fn flood(ctx: &Ctx, role: &str) -> Value {
 }
 
 fn malformed_flood(ctx: &Ctx) -> CheckRun {
-    let c = "malformed-flood";
-    let (held, refused) = (reading::SERVED_THROUGH_FLOOD, reading::FLOOD_REFUSED);
-    let positive = labelled(
-        c,
-        "positive",
-        (Accept, held),
-        refused,
-        flood(ctx, "positive"),
-    );
-    let negative = labelled(
-        c,
-        "negative",
+    let refused = reading::FLOOD_REFUSED;
+    three(
+        "malformed-flood",
+        reading::SERVED_THROUGH_FLOOD,
         (Reject, refused),
-        refused,
-        flood(ctx, "negative"),
-    );
-    let mutant = labelled(
-        c,
-        "mutant",
         (Reject, reading::FLOOD_REQUESTS_REFUSED),
-        refused,
-        flood(ctx, "mutant"),
-    );
-    CheckRun::observed(c, positive, negative, mutant)
+        |role| flood(ctx, role),
+    )
 }
 
 /// One soak of the (shimmed) subject: opened, the workload's schedule for `duration`,

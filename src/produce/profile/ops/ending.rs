@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use super::checks::{expected, labelled, record, reply_label, shimmed, workload};
+use super::checks::{record, reply_label, started, three, workload};
 use crate::judge::ops as reading;
 use crate::model::vocab::ProbeOutcome::*;
 use crate::produce::profile::check::{CheckRun, Ctx, unknown_method};
@@ -58,15 +58,10 @@ fn garbage_line(seed: u64, bytes: u64) -> Vec<u8> {
 fn oversized(ctx: &Ctx, role: &str) -> Value {
     let w = workload(ctx);
     let mut rec = record(ctx, "oversized-input", role, "oversized");
-    let mut probe = match ctx.start() {
+    let (mut probe, open) = match started(ctx, &mut rec) {
         Ok(p) => p,
-        Err(why) => {
-            rec["startError"] = json!(why);
-            return json!({"observation": {"ops": rec}});
-        }
+        Err(observation) => return observation,
     };
-    let open = ctx.open(&mut probe);
-    rec["open"] = json!(reply_label(&open));
     rec["oversizedBytes"] = json!(w.load.oversized_bytes);
     if matches!(open, Reply::Result(_)) {
         let big_id = ctx.id();
@@ -97,51 +92,22 @@ fn oversized(ctx: &Ctx, role: &str) -> Value {
 }
 
 pub fn oversized_input(ctx: &Ctx) -> CheckRun {
-    let c = "oversized-input";
-    let (held, refused) = (reading::OVERSIZED_THROUGH, reading::OVERSIZED_LINE_REFUSED);
-    let positive = labelled(
-        c,
-        "positive",
-        (Accept, held),
-        refused,
-        oversized(ctx, "positive"),
-    );
-    let negative = labelled(
-        c,
-        "negative",
-        (Reject, refused),
-        refused,
-        oversized(ctx, "negative"),
-    );
-    let mutant = labelled(
-        c,
-        "mutant",
+    three(
+        "oversized-input",
+        reading::OVERSIZED_THROUGH,
+        (Reject, reading::OVERSIZED_LINE_REFUSED),
         (Reject, reading::OVERSIZED_REQUEST_REFUSED),
-        refused,
-        oversized(ctx, "mutant"),
-    );
-    CheckRun::observed(c, positive, negative, mutant)
+        |role| oversized(ctx, role),
+    )
 }
 
 fn burst(ctx: &Ctx, role: &str) -> Value {
     let w = workload(ctx);
     let mut rec = record(ctx, "bounded-concurrency", role, "burst");
-    let launch = match shimmed(ctx, &rec["injected"]) {
-        Ok(l) => l,
-        Err(why) => {
-            rec["startError"] = json!(why);
-            return json!({"observation": {"ops": rec}});
-        }
-    };
-    let mut probe = match ctx.start_with(&launch) {
+    let (mut probe, open) = match started(ctx, &mut rec) {
         Ok(p) => p,
-        Err(why) => {
-            rec["startError"] = json!(why);
-            return json!({"observation": {"ops": rec}});
-        }
+        Err(observation) => return observation,
     };
-    let open = ctx.open(&mut probe);
-    rec["open"] = json!(reply_label(&open));
     if matches!(open, Reply::Result(_)) {
         let n = w.load.concurrency * w.controls.defect_factor;
         let mut ids = Vec::new();
@@ -166,24 +132,14 @@ fn burst(ctx: &Ctx, role: &str) -> Value {
 }
 
 pub fn bounded_concurrency(ctx: &Ctx) -> CheckRun {
-    let c = "bounded-concurrency";
-    let (held, refused) = (reading::BURST_ANSWERED, reading::BURST_UNANSWERED);
-    let positive = labelled(
-        c,
-        "positive",
+    let held = reading::BURST_ANSWERED;
+    three(
+        "bounded-concurrency",
+        held,
+        (NoEffect, reading::BURST_UNANSWERED),
         (Accept, held),
-        refused,
-        burst(ctx, "positive"),
-    );
-    let negative = labelled(
-        c,
-        "negative",
-        (NoEffect, refused),
-        refused,
-        burst(ctx, "negative"),
-    );
-    let mutant = labelled(c, "mutant", (Accept, held), refused, burst(ctx, "mutant"));
-    CheckRun::observed(c, positive, negative, mutant)
+        |role| burst(ctx, role),
+    )
 }
 
 /// How one of the ending checks ends its subject.
@@ -206,22 +162,10 @@ fn ending(ctx: &Ctx, check: &str, role: &str, how: Ending) -> Value {
         Ending::Ordinary => "cleanup",
     };
     let mut rec = record(ctx, check, role, kind);
-    let launch = match shimmed(ctx, &rec["injected"]) {
-        Ok(l) => l,
-        Err(why) => {
-            rec["startError"] = json!(why);
-            return json!({"observation": {"ops": rec}});
-        }
-    };
-    let mut probe = match ctx.start_with(&launch) {
+    let (mut probe, open) = match started(ctx, &mut rec) {
         Ok(p) => p,
-        Err(why) => {
-            rec["startError"] = json!(why);
-            return json!({"observation": {"ops": rec}});
-        }
+        Err(observation) => return observation,
     };
-    let open = ctx.open(&mut probe);
-    rec["open"] = json!(reply_label(&open));
     if matches!(open, Reply::Result(_)) {
         let mut ids = Vec::new();
         for _ in 0..w.load.in_flight_at_shutdown {
@@ -269,19 +213,9 @@ fn ending_check(
     held: &'static str,
     refused: &'static str,
 ) -> CheckRun {
-    let run = |role: &str| {
-        labelled(
-            check,
-            role,
-            expected(role, held, refused),
-            refused,
-            ending(ctx, check, role, how),
-        )
-    };
-    let positive = run("positive");
-    let negative = run("negative");
-    let mutant = run("mutant");
-    CheckRun::observed(check, positive, negative, mutant)
+    three(check, held, (Reject, refused), (Accept, held), |role| {
+        ending(ctx, check, role, how)
+    })
 }
 
 pub fn graceful_shutdown(ctx: &Ctx) -> CheckRun {

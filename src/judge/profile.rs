@@ -4497,6 +4497,66 @@ pub fn cleanup_from(doc: &Value) -> Result<bool, String> {
     }
 }
 
+/// What the stored transcripts say was left behind, read from each artifact's end
+/// record (`transcript.end.leftBehindProcesses`): every process not excused, as
+/// `path: pid (command)`. A process a control left on purpose (the operational
+/// `cleanup` check's orphan) is excused only when `cleanup`'s `injectedByControls` names
+/// its pid and it is found in that check's negative control; a pid `injectedByControls`
+/// names that no such control left is a disagreement of its own (the second list).
+pub fn residue_in_artifacts(
+    stored: &BTreeMap<String, Result<Value, String>>,
+    cleanup: &Value,
+) -> (Vec<String>, Vec<Disagreement>) {
+    const INJECTING: &str = "artifacts/cleanup/negative.json";
+    let named: std::collections::BTreeSet<u64> = cleanup["injectedByControls"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|e| e.as_str()?.split(' ').next()?.parse().ok())
+        .collect();
+    let mut found_injected = std::collections::BTreeSet::new();
+    let mut residue = Vec::new();
+    for (path, doc) in stored {
+        let Ok(doc) = doc else { continue };
+        if !path.starts_with("artifacts/") {
+            continue;
+        }
+        let left = doc
+            .pointer("/transcript/end/leftBehindProcesses")
+            .and_then(Value::as_array);
+        for p in left.into_iter().flatten() {
+            let pid = p["pid"].as_u64();
+            if path == INJECTING
+                && let Some(pid) = pid.filter(|pid| named.contains(pid))
+            {
+                found_injected.insert(pid);
+                continue;
+            }
+            residue.push(format!(
+                "{path}: {} ({})",
+                p["pid"],
+                p["command"].as_str().unwrap_or("?")
+            ));
+        }
+    }
+    residue.sort();
+    residue.dedup();
+    let stray: Vec<u64> = named.difference(&found_injected).copied().collect();
+    let mut out = Vec::new();
+    if !stray.is_empty() {
+        out.push(Disagreement {
+            file: CLEANUP_PATH.into(),
+            pointer: "/injectedByControls".into(),
+            recorded: cleanup["injectedByControls"].clone(),
+            judged: json!(stray),
+            why: format!(
+                "{CLEANUP_PATH} names as injected by a control process(es) {stray:?} that no control's stored end record ({INJECTING}) left behind"
+            ),
+        });
+    }
+    (residue, out)
+}
+
 /// The stored path of the identity record: the subject's digest at the
 /// run's start, before and after every check, and at the end.
 pub const IDENTITY_PATH: &str = "artifacts/identity.json";
@@ -4874,7 +4934,22 @@ pub fn judge_dir(
     }
     let cleanup = match stored.get(CLEANUP_PATH) {
         Some(Ok(doc)) => match cleanup_from(doc) {
-            Ok(observed) => {
+            Ok(listed) => {
+                let (residue, excused) = residue_in_artifacts(stored, doc);
+                out.extend(excused);
+                let observed = listed && residue.is_empty();
+                if listed && !residue.is_empty() {
+                    out.push(Disagreement {
+                        file: CLEANUP_PATH.into(),
+                        pointer: "/probesThatLeftProcesses".into(),
+                        recorded: doc["probesThatLeftProcesses"].clone(),
+                        judged: json!(residue),
+                        why: format!(
+                            "stored transcripts record processes left behind that {CLEANUP_PATH} does not list: {}",
+                            residue.join("; ")
+                        ),
+                    });
+                }
                 differ(
                 &mut out,
                     CLEANUP_PATH,
@@ -6224,5 +6299,35 @@ mod tests {
         assert!(!reads("artifacts/preflight.json"));
         assert_eq!(truncate("", 16), "unknown");
         assert_eq!(truncate("aé", 2), "a");
+    }
+
+    #[test]
+    fn residue_is_read_from_every_stored_end_record_and_only_a_named_control_orphan_is_excused() {
+        let end = |left: Value| Ok(json!({"transcript": {"end": {"leftBehindProcesses": left}}}));
+        let mut stored: BTreeMap<String, Result<Value, String>> = BTreeMap::new();
+        stored.insert("artifacts/a/positive.json".into(), end(json!([])));
+        stored.insert(
+            "artifacts/cleanup/negative.json".into(),
+            end(json!([{"pid": 77, "command": "mcpres"}])),
+        );
+        let named = json!({"injectedByControls": ["77 (mcpres), left on purpose below the subject with pid 5"]});
+        let (residue, excused) = residue_in_artifacts(&stored, &named);
+        assert!(
+            residue.is_empty() && excused.is_empty(),
+            "{residue:?} {excused:?}"
+        );
+        // Not named: the control's orphan is residue like any other.
+        let (residue, _) = residue_in_artifacts(&stored, &json!({}));
+        assert_eq!(residue, ["artifacts/cleanup/negative.json: 77 (mcpres)"]);
+        // A process another probe left is never excused, whatever the list names.
+        stored.insert(
+            "artifacts/a/negative.json".into(),
+            end(json!([{"pid": 78, "command": "sleep"}])),
+        );
+        let named2 = json!({"injectedByControls": ["77 (mcpres), x", "78 (sleep), x"]});
+        let (residue, stray) = residue_in_artifacts(&stored, &named2);
+        assert_eq!(residue, ["artifacts/a/negative.json: 78 (sleep)"]);
+        assert_eq!(stray.len(), 1);
+        assert_eq!(stray[0].judged, json!([78]));
     }
 }

@@ -43,6 +43,7 @@ listenersPer1000Ops = 1
 childrenPer1000Ops = 1
 shutdownMs = 2000
 termMs = 2000
+requestTimeoutMs = 3000
 
 [controls]
 defectFactor = 4
@@ -118,8 +119,11 @@ fn the_honest_subject_passes_every_check_and_its_evaluation_is_valid() {
             "cold-start",
             "warm-start",
             "bounded-concurrency",
+            "timeout",
+            "process-crash",
             "malformed-flood",
             "oversized-input",
+            "duplicate-delivery",
             "graceful-shutdown",
             "forced-shutdown",
             "memory-resource-leak",
@@ -169,7 +173,7 @@ fn the_honest_subject_passes_every_check_and_its_evaluation_is_valid() {
 /// evaluation is refused by `validate` with that check's finding.
 #[test]
 fn each_defect_fails_its_own_check() {
-    let cases: [(&str, &[&str], &str); 12] = [
+    let cases: [(&str, &[&str], &str); 16] = [
         (
             "cold-start",
             &["--slow-start-ms", "3000"],
@@ -228,6 +232,25 @@ fn each_defect_fails_its_own_check() {
             "MCP_RES_OPS_TERM_OVER_BUDGET",
         ),
         ("cleanup", &["--orphan"], "MCP_RES_OPS_RESIDUE_LEFT"),
+        // Every answer later than the workload's request timeout.
+        (
+            "timeout",
+            &["--slow-answer-ms", "3500"],
+            "MCP_RES_OPS_DEADLINE_MISSED",
+        ),
+        // Deaf once a request was cancelled: the request after it misses the deadline.
+        (
+            "timeout",
+            &["--hang-after-cancel"],
+            "MCP_RES_OPS_DEADLINE_MISSED",
+        ),
+        (
+            "duplicate-delivery",
+            &["--stall-on-duplicate-id"],
+            "MCP_RES_OPS_DUPLICATE_STALLED",
+        ),
+        // A process in its own session: a crash of the subject's group does not reach it.
+        ("process-crash", &["--orphan"], "MCP_RES_OPS_CRASH_RESIDUE"),
     ];
     for (check, flags, reason) in cases {
         let tmp = tempfile::tempdir().unwrap();
@@ -242,6 +265,30 @@ fn each_defect_fails_its_own_check() {
         assert_eq!(got, reason, "{check} with {flags:?}");
         let (code, text) = validate(&dir);
         assert_eq!(code, 1, "{check}: {text}");
+    }
+}
+
+/// Twins of defects that stay within what the check asks: answers slower than usual but
+/// within the request timeout, and a helper process in the subject's own process group
+/// (which a crash of the group takes along), pass.
+#[test]
+fn a_defect_s_honest_twin_passes() {
+    let cases: [(&str, &[&str]); 2] = [
+        ("timeout", &["--slow-answer-ms", "500"]),
+        ("process-crash", &["--helper"]),
+    ];
+    for (check, flags) in cases {
+        let tmp = tempfile::tempdir().unwrap();
+        let (dir, verdicts) = run(&tmp, &[check], flags);
+        assert_eq!(verdicts.len(), 1);
+        let (id, verdict, got) = &verdicts[0];
+        assert_eq!(
+            (id.as_str(), verdict.as_str()),
+            (check, "PASS"),
+            "{check} with {flags:?}: {got}"
+        );
+        let (code, text) = validate(&dir);
+        assert_eq!(code, 0, "{check}: {text}");
     }
 }
 

@@ -52,6 +52,13 @@ pub const BURST_ANSWERED: &str = crate::diag::reasons::OPS_BURST_ANSWERED;
 pub const BURST_UNANSWERED: &str = crate::diag::reasons::OPS_BURST_UNANSWERED;
 pub const CLEANUP_COMPLETE: &str = crate::diag::reasons::OPS_CLEANUP_COMPLETE;
 pub const RESIDUE_LEFT: &str = crate::diag::reasons::OPS_RESIDUE_LEFT;
+pub const ANSWERED_BY_DEADLINE: &str = crate::diag::reasons::OPS_ANSWERED_BY_DEADLINE;
+pub const DEADLINE_MISSED: &str = crate::diag::reasons::OPS_DEADLINE_MISSED;
+pub const DUPLICATE_BOUNDED: &str = crate::diag::reasons::OPS_DUPLICATE_BOUNDED;
+pub const DUPLICATE_STALLED: &str = crate::diag::reasons::OPS_DUPLICATE_STALLED;
+pub const CRASH_RECOVERED: &str = crate::diag::reasons::OPS_CRASH_RECOVERED;
+pub const CRASH_RESIDUE: &str = crate::diag::reasons::OPS_CRASH_RESIDUE;
+pub const RESTART_FAILED: &str = crate::diag::reasons::OPS_RESTART_FAILED;
 
 const OPEN_FAILED: &str = crate::diag::reasons::OPEN_FAILED;
 const OPEN_REFUSED: &str = crate::diag::reasons::OPEN_REFUSED;
@@ -149,6 +156,21 @@ pub fn injection(check: &str, role: &str, w: &Value) -> Value {
         // A process that outlives the subject; the mutant's children end by themselves.
         ("cleanup", "negative") => json!({"orphan": true}),
         ("cleanup", "mutant") => json!({"transientChildren": true}),
+        // Answers held back a second past the request timeout, or a quarter of it.
+        ("timeout", "negative") => {
+            json!({"responseDelayMs": u(b, "requestTimeoutMs").unwrap_or(0) + 1000})
+        }
+        ("timeout", "mutant") => {
+            json!({"responseDelayMs": u(b, "requestTimeoutMs").unwrap_or(0) / factor})
+        }
+        // A transport that stops passing input on once a request comes twice; the
+        // mutant's passes the first copy only (suppression at the transport).
+        ("duplicate-delivery", "negative") => json!({"deafAfterDuplicate": true}),
+        ("duplicate-delivery", "mutant") => json!({"dropDuplicates": true}),
+        // A process of the subject's tree that survives its crash; the mutant's
+        // children end by themselves.
+        ("process-crash", "negative") => json!({"orphan": true}),
+        ("process-crash", "mutant") => json!({"transientChildren": true}),
         _ => json!({}),
     }
 }
@@ -192,6 +214,9 @@ pub fn reading(check: &str, role: &str, transcript: &Value) -> Option<Reading> {
         ("forced-shutdown", Some("term")) => term_reading(rec, transcript),
         ("cleanup", Some("cleanup")) => cleanup_reading(transcript),
         ("bounded-concurrency", Some("burst")) => burst_reading(rec, transcript),
+        ("timeout", Some("timeout")) => timeout_reading(rec, transcript),
+        ("duplicate-delivery", Some("duplicate")) => duplicate_reading(rec, transcript),
+        ("process-crash", Some("crash")) => crash_reading(rec, transcript),
         (
             "memory-resource-leak" | "child-process-leak" | "listener-leak" | "bounded-soak",
             Some("soak"),
@@ -752,6 +777,300 @@ fn term_reading(rec: &Value, transcript: &Value) -> Reading {
     }
 }
 
+/// Every complete line of `stream` with the time (ms from the probe's start) of the
+/// chunk that completed it, parsed as JSON where it is; up to the first chunk whose
+/// bytes are not stored.
+fn timed_messages(transcript: &Value, stream: &str) -> Vec<(u64, Value)> {
+    use base64::Engine;
+    let mut out = Vec::new();
+    let mut buf: Vec<u8> = Vec::new();
+    for c in transcript["chunks"].as_array().into_iter().flatten() {
+        if c["stream"] != stream {
+            continue;
+        }
+        let bytes = if let Some(t) = c["text"].as_str() {
+            t.as_bytes().to_vec()
+        } else if let Some(b) = c["base64"]
+            .as_str()
+            .and_then(|b| base64::engine::general_purpose::STANDARD.decode(b).ok())
+        {
+            b
+        } else {
+            break;
+        };
+        let at = u(c, "atMs").unwrap_or(0);
+        buf.extend(bytes);
+        while let Some(nl) = buf.iter().position(|b| *b == b'\n') {
+            let line: Vec<u8> = buf.drain(..=nl).collect();
+            if let Ok(m) = serde_json::from_slice::<Value>(&line) {
+                out.push((at, m));
+            }
+        }
+    }
+    out
+}
+
+/// The time the stored stdin carried request `id`, and the time the stored stdout
+/// first carried an answer to it.
+fn sent_and_answered(transcript: &Value, id: &Value) -> (Option<u64>, Option<(u64, Value)>) {
+    let sent = timed_messages(transcript, "stdin")
+        .into_iter()
+        .find(|(_, m)| m.get("id") == Some(id) && m.get("method").is_some())
+        .map(|(at, _)| at);
+    let answer = timed_messages(transcript, "stdout")
+        .into_iter()
+        .find(|(_, m)| {
+            m.get("id") == Some(id) && (m.get("result").is_some() || m.get("error").is_some())
+        });
+    (sent, answer)
+}
+
+fn answer_label(m: &Value) -> String {
+    match m.pointer("/error/code").and_then(Value::as_i64) {
+        Some(code) => format!("error {code}"),
+        None => "a result".into(),
+    }
+}
+
+/// `timeout`: a request, then a request cancelled at once (`notifications/cancelled`),
+/// then a request after it; each judged request (the first and the one after the
+/// cancellation) must be answered within the workload's `requestTimeoutMs` of its
+/// send, from the stored times. Past the timeout the client gave up (and cancelled):
+/// the wait was bounded, and the subject missed the deadline.
+fn timeout_reading(rec: &Value, transcript: &Value) -> Reading {
+    let budget = u(&rec["workload"]["budgets"], "requestTimeoutMs").unwrap_or(0);
+    let judged: Vec<Value> = rec["judgedIds"].as_array().cloned().unwrap_or_default();
+    if judged.len() != 2 {
+        return read(
+            ProbeOutcome::NotObserved,
+            LABEL_NOT_IN_RECORD,
+            "the record names no two judged requests",
+        );
+    }
+    let mut times = Vec::new();
+    for (n, id) in judged.iter().enumerate() {
+        let which = if n == 0 {
+            "the first request"
+        } else {
+            "the request after the cancellation"
+        };
+        let (sent, answer) = sent_and_answered(transcript, id);
+        let Some(sent) = sent else {
+            return read(
+                ProbeOutcome::NotObserved,
+                LABEL_NOT_IN_RECORD,
+                format!("the stored stdin does not carry {which} ({id})"),
+            );
+        };
+        match answer {
+            Some((at, m)) if at.saturating_sub(sent) <= budget => {
+                times.push(format!("{which}: {} in {} ms", answer_label(&m), at - sent));
+            }
+            Some((at, m)) => {
+                return read(
+                    ProbeOutcome::Reject,
+                    DEADLINE_MISSED,
+                    format!(
+                        "{which} got {} {} ms after it was sent, past the workload's request timeout of {budget} ms (the client had given up and cancelled it)",
+                        answer_label(&m),
+                        at.saturating_sub(sent)
+                    ),
+                );
+            }
+            None if ended_by_itself(transcript) => {
+                return read(
+                    ProbeOutcome::Terminate,
+                    SUBJECT_EXITED,
+                    format!("the subject exited; {which} unanswered"),
+                );
+            }
+            None => {
+                return read(
+                    ProbeOutcome::Reject,
+                    DEADLINE_MISSED,
+                    format!(
+                        "{which} got no answer within the workload's request timeout of {budget} ms: the client gave up on it"
+                    ),
+                );
+            }
+        }
+    }
+    read(
+        ProbeOutcome::Accept,
+        ANSWERED_BY_DEADLINE,
+        format!(
+            "{} (request timeout {budget} ms); a request cancelled at once did not stop the subject serving",
+            times.join("; ")
+        ),
+    )
+}
+
+/// `duplicate-delivery`: one request delivered twice (the same line, the same id),
+/// then a request after it. The duplicated request must be answered at least once
+/// and the one after it answered while the subject runs (JSON-RPC 2.0 §4). How the
+/// duplicate was met (answered twice, once, or refused) is reported in bounded words.
+fn duplicate_reading(rec: &Value, transcript: &Value) -> Reading {
+    let (dup, after) = (&rec["duplicatedId"], &rec["afterId"]);
+    let copies = timed_messages(transcript, "stdin")
+        .iter()
+        .filter(|(_, m)| m.get("id") == Some(dup) && m.get("method").is_some())
+        .count();
+    let sent_after = timed_messages(transcript, "stdin")
+        .iter()
+        .any(|(_, m)| m.get("id") == Some(after) && m.get("method").is_some());
+    if copies != 2 || !sent_after {
+        return read(
+            ProbeOutcome::NotObserved,
+            LABEL_NOT_IN_RECORD,
+            format!(
+                "the stored stdin carries {copies} copies of the duplicated request (two expected) and {} request after it",
+                if sent_after { "a" } else { "no" }
+            ),
+        );
+    }
+    let out = timed_messages(transcript, "stdout");
+    let to = |id: &Value| -> Vec<&Value> {
+        out.iter()
+            .map(|(_, m)| m)
+            .filter(|m| {
+                m.get("id") == Some(id) && (m.get("result").is_some() || m.get("error").is_some())
+            })
+            .collect()
+    };
+    let (dup_answers, after_answers) = (to(dup), to(after));
+    if dup_answers.is_empty() || after_answers.is_empty() {
+        let which = if dup_answers.is_empty() {
+            "the request delivered twice"
+        } else {
+            "the request after the duplicate"
+        };
+        return if ended_by_itself(transcript) {
+            read(
+                ProbeOutcome::Terminate,
+                SUBJECT_EXITED,
+                format!("the subject exited after a request came twice; {which} unanswered"),
+            )
+        } else {
+            read(
+                ProbeOutcome::NoEffect,
+                DUPLICATE_STALLED,
+                format!(
+                    "after one request was delivered twice, {which} got no answer while the subject ran (JSON-RPC 2.0 §4: MUST reply)"
+                ),
+            )
+        };
+    }
+    let met = match dup_answers.as_slice() {
+        [one] => format!(
+            "answered once ({}): duplicate suppression observed",
+            answer_label(one)
+        ),
+        [a, b] if a == b => {
+            "answered twice with the same answer: the original result replayed".into()
+        }
+        many => format!(
+            "answered {} times ({}): no duplicate effect observed in this bounded case (a read-only request)",
+            many.len(),
+            many.iter()
+                .map(|m| answer_label(m))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    };
+    read(
+        ProbeOutcome::Accept,
+        DUPLICATE_BOUNDED,
+        format!(
+            "the request delivered twice was {met}; the request after it got {}",
+            answer_label(after_answers[0])
+        ),
+    )
+}
+
+/// `process-crash`: the subject, serving, with a request in flight, is killed
+/// (SIGKILL to its process group: no chance to clean up). Nothing of its tree may
+/// outlive it (the taxonomy's "child reaped"), and a fresh process of the subject must
+/// open and answer a request (a restart allowed). The crashed subject's transcript is
+/// the observation's; the restart's is stored under `observation.ops.restart`.
+fn crash_reading(rec: &Value, transcript: &Value) -> Reading {
+    let killed = transcript["events"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .any(|e| e["event"] == "sent SIGKILL to the process group");
+    if !killed {
+        return if ended_by_itself(transcript) {
+            read(
+                ProbeOutcome::Terminate,
+                SUBJECT_EXITED,
+                "the subject exited before it was killed",
+            )
+        } else {
+            read(
+                ProbeOutcome::NotObserved,
+                LABEL_NOT_IN_RECORD,
+                "the record shows no kill",
+            )
+        };
+    }
+    let served = &rec["servedId"];
+    if sent_and_answered(transcript, served).1.is_none() {
+        return read(
+            ProbeOutcome::NoEffect,
+            VALID_UNANSWERED,
+            "the request before the crash got no answer: the subject was not serving when it was killed",
+        );
+    }
+    let left: Vec<String> = transcript["end"]["leftBehindProcesses"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|p| format!("{} ({})", p["pid"], p["command"].as_str().unwrap_or("?")))
+        .collect();
+    if !left.is_empty() {
+        return read(
+            ProbeOutcome::Reject,
+            CRASH_RESIDUE,
+            format!(
+                "{} process(es) of the crashed subject's tree outlived it (found, recorded, then killed by the runner): {}",
+                left.len(),
+                left.join(", ")
+            ),
+        );
+    }
+    let restart = &rec["restart"];
+    if let Some(why) = restart["startError"].as_str() {
+        return read(
+            ProbeOutcome::Reject,
+            RESTART_FAILED,
+            format!("after the crash a fresh process could not start: {why}"),
+        );
+    }
+    let after = &restart["afterId"];
+    match sent_and_answered(&restart["transcript"], after) {
+        (Some(_), Some((_, m))) => read(
+            ProbeOutcome::Accept,
+            CRASH_RECOVERED,
+            format!(
+                "killed with a request in flight; nothing of its tree outlived it; a fresh process opened and got {} for a request",
+                answer_label(&m)
+            ),
+        ),
+        _ => read(
+            ProbeOutcome::Reject,
+            RESTART_FAILED,
+            format!(
+                "after the crash a fresh process {} (its transcript is stored with the observation)",
+                match restart["open"].as_str() {
+                    Some("result") => "opened but left a request unanswered".to_string(),
+                    Some(o) => format!("got {o} for its opening"),
+                    None => "was not opened".to_string(),
+                }
+            ),
+        ),
+    }
+}
+
 /// `cleanup`: once the subject ended, nothing of its process tree may be left (the
 /// probe's end record: what it found alive below the subject, in its process group, or
 /// in its PID namespace, then killed).
@@ -1215,7 +1534,7 @@ mod tests {
 
     /// The budgets an ending record carries.
     fn ending_workload() -> Value {
-        json!({"budgets": {"shutdownMs": 2000, "termMs": 2000}, "load": {"concurrency": 4},
+        json!({"budgets": {"shutdownMs": 2000, "termMs": 2000, "requestTimeoutMs": 3000}, "load": {"concurrency": 4},
                "controls": {"defectFactor": 4}})
     }
 
@@ -1400,5 +1719,171 @@ mod tests {
         assert!(sent_ids(&t).contains("42"));
         let t = json!({"chunks": [{"atMs": 1, "stream": "stdin", "bytes": 9, "elided": {"sha256": "00", "headBase64": "e30="}}]});
         assert!(sent_ids(&t).is_empty());
+    }
+
+    fn req(id: u64) -> String {
+        format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},\"method\":\"ping\"}}\n")
+    }
+
+    fn ans(id: u64) -> String {
+        format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},\"result\":{{}}}}\n")
+    }
+
+    #[test]
+    fn a_line_is_timed_by_the_chunk_that_completed_it() {
+        let t = json!({"chunks": [
+            {"atMs": 5, "stream": "stdout", "text": "{\"id\":1,"},
+            {"atMs": 9, "stream": "stdin", "text": req(2)},
+            {"atMs": 40, "stream": "stdout", "text": "\"result\":{}}\nnot json\n"},
+        ]});
+        let out = timed_messages(&t, "stdout");
+        assert_eq!(out.len(), 1);
+        assert_eq!(out[0].0, 40);
+        assert_eq!(out[0].1["id"], 1);
+        assert_eq!(sent_and_answered(&t, &json!(1)).0, None);
+        assert_eq!(sent_and_answered(&t, &json!(2)).0, Some(9));
+    }
+
+    #[test]
+    fn a_deadline_is_read_from_the_stored_send_and_answer_times() {
+        let t = |answer_at: Option<u64>| {
+            let mut t = ending_record(
+                "timeout",
+                "positive",
+                "timeout",
+                json!([]),
+                json!({"status": "exit 0"}),
+            );
+            let mut chunks = vec![
+                json!({"atMs": 10, "stream": "stdin", "text": req(1)}),
+                json!({"atMs": 20, "stream": "stdout", "text": ans(1)}),
+                json!({"atMs": 30, "stream": "stdin", "text": req(2)}),
+            ];
+            if let Some(at) = answer_at {
+                chunks.push(json!({"atMs": at, "stream": "stdout", "text": ans(2)}));
+            }
+            t["chunks"] = json!(chunks);
+            t["observation"]["ops"]["judgedIds"] = json!([1, 2]);
+            t
+        };
+        let r = reading("timeout", "positive", &t(Some(3030))).unwrap();
+        assert_eq!(
+            (r.0, r.1.as_str()),
+            (ProbeOutcome::Accept, ANSWERED_BY_DEADLINE)
+        );
+        let r = reading("timeout", "positive", &t(Some(3031))).unwrap();
+        assert_eq!((r.0, r.1.as_str()), (ProbeOutcome::Reject, DEADLINE_MISSED));
+        let r = reading("timeout", "positive", &t(None)).unwrap();
+        assert_eq!((r.0, r.1.as_str()), (ProbeOutcome::Reject, DEADLINE_MISSED));
+        // A subject that exited is not a missed deadline.
+        let mut gone = t(None);
+        gone["end"] = json!({"status": "exit 1", "endedBy": "subject"});
+        let r = reading("timeout", "positive", &gone).unwrap();
+        assert_eq!(
+            (r.0, r.1.as_str()),
+            (ProbeOutcome::Terminate, SUBJECT_EXITED)
+        );
+        // Ids the stored stdin never carried are not judged.
+        let mut forged = t(Some(40));
+        forged["observation"]["ops"]["judgedIds"] = json!([1, 7]);
+        let r = reading("timeout", "positive", &forged).unwrap();
+        assert_eq!(r.1, LABEL_NOT_IN_RECORD);
+    }
+
+    #[test]
+    fn a_duplicate_is_met_by_what_stdout_holds() {
+        let t = |stdout: String| {
+            let mut t = ending_record(
+                "duplicate-delivery",
+                "positive",
+                "duplicate",
+                json!([]),
+                json!({"status": "exit 0"}),
+            );
+            t["chunks"] = json!([
+                {"atMs": 10, "stream": "stdin", "text": format!("{}{}", req(1), req(1))},
+                {"atMs": 12, "stream": "stdin", "text": req(2)},
+                {"atMs": 20, "stream": "stdout", "text": stdout},
+            ]);
+            t["observation"]["ops"]["duplicatedId"] = json!(1);
+            t["observation"]["ops"]["afterId"] = json!(2);
+            t
+        };
+        let r = reading(
+            "duplicate-delivery",
+            "positive",
+            &t(format!("{}{}", ans(1), ans(2))),
+        )
+        .unwrap();
+        assert_eq!(
+            (r.0, r.1.as_str()),
+            (ProbeOutcome::Accept, DUPLICATE_BOUNDED)
+        );
+        assert!(r.2.contains("suppression observed"), "{}", r.2);
+        let r = reading(
+            "duplicate-delivery",
+            "positive",
+            &t(format!("{}{}{}", ans(1), ans(1), ans(2))),
+        )
+        .unwrap();
+        assert!(r.2.contains("replayed"), "{}", r.2);
+        let r = reading("duplicate-delivery", "positive", &t(ans(1))).unwrap();
+        assert_eq!(
+            (r.0, r.1.as_str()),
+            (ProbeOutcome::NoEffect, DUPLICATE_STALLED)
+        );
+        let r = reading("duplicate-delivery", "positive", &t(ans(2))).unwrap();
+        assert_eq!(r.1, DUPLICATE_STALLED);
+        // One copy on the stored stdin is no duplicate delivery.
+        let mut once = t(format!("{}{}", ans(1), ans(2)));
+        once["chunks"][0]["text"] = json!(req(1));
+        let r = reading("duplicate-delivery", "positive", &once).unwrap();
+        assert_eq!(r.1, LABEL_NOT_IN_RECORD);
+    }
+
+    #[test]
+    fn a_crash_is_read_from_the_kill_what_outlived_it_and_the_restart() {
+        let t = |left: Value, restart: Value| {
+            let mut t = ending_record(
+                "process-crash",
+                "positive",
+                "crash",
+                json!([{"atMs": 30, "event": "sent SIGKILL to the process group"},
+                       {"atMs": 31, "event": "exited", "status": "signal 9"}]),
+                json!({"status": "signal 9", "leftBehindProcesses": left}),
+            );
+            t["observation"]["ops"]["servedId"] = json!(1);
+            t["observation"]["ops"]["restart"] = restart;
+            t
+        };
+        let fresh = json!({"open": "result", "afterId": 5, "transcript": {"chunks": [
+            {"atMs": 3, "stream": "stdin", "text": req(5)},
+            {"atMs": 4, "stream": "stdout", "text": ans(5)}]}});
+        let r = reading("process-crash", "positive", &t(json!([]), fresh.clone())).unwrap();
+        assert_eq!((r.0, r.1.as_str()), (ProbeOutcome::Accept, CRASH_RECOVERED));
+        let r = reading(
+            "process-crash",
+            "positive",
+            &t(json!([{"pid": 9, "command": "sleep"}]), fresh.clone()),
+        )
+        .unwrap();
+        assert_eq!((r.0, r.1.as_str()), (ProbeOutcome::Reject, CRASH_RESIDUE));
+        assert!(r.2.contains("9 (sleep)"), "{}", r.2);
+        let mut deaf = fresh.clone();
+        deaf["transcript"]["chunks"] = json!([{"atMs": 3, "stream": "stdin", "text": req(5)}]);
+        let r = reading("process-crash", "positive", &t(json!([]), deaf)).unwrap();
+        assert_eq!((r.0, r.1.as_str()), (ProbeOutcome::Reject, RESTART_FAILED));
+        let r = reading(
+            "process-crash",
+            "positive",
+            &t(json!([]), json!({"startError": "no such file"})),
+        )
+        .unwrap();
+        assert_eq!(r.1, RESTART_FAILED);
+        // No kill in the record: nothing to read.
+        let mut unkilled = t(json!([]), fresh);
+        unkilled["events"] = json!([]);
+        let r = reading("process-crash", "positive", &unkilled).unwrap();
+        assert_eq!(r.1, LABEL_NOT_IN_RECORD);
     }
 }

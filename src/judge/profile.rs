@@ -4507,7 +4507,11 @@ pub fn residue_in_artifacts(
     stored: &BTreeMap<String, Result<Value, String>>,
     cleanup: &Value,
 ) -> (Vec<String>, Vec<Disagreement>) {
-    const INJECTING: &str = "artifacts/cleanup/negative.json";
+    /// The controls that leave a process behind on purpose.
+    const INJECTING: [&str; 2] = [
+        "artifacts/cleanup/negative.json",
+        "artifacts/process-crash/negative.json",
+    ];
     let named: std::collections::BTreeSet<u64> = cleanup["injectedByControls"]
         .as_array()
         .into_iter()
@@ -4521,22 +4525,28 @@ pub fn residue_in_artifacts(
         if !path.starts_with("artifacts/") {
             continue;
         }
-        let left = doc
-            .pointer("/transcript/end/leftBehindProcesses")
-            .and_then(Value::as_array);
-        for p in left.into_iter().flatten() {
-            let pid = p["pid"].as_u64();
-            if path == INJECTING
-                && let Some(pid) = pid.filter(|pid| named.contains(pid))
-            {
-                found_injected.insert(pid);
-                continue;
+        // A probe's own end record, and that of a restart it stored (process-crash).
+        let ends = [
+            "/transcript/end/leftBehindProcesses",
+            "/transcript/observation/ops/restart/transcript/end/leftBehindProcesses",
+        ];
+        for (n, pointer) in ends.iter().enumerate() {
+            let left = doc.pointer(pointer).and_then(Value::as_array);
+            for p in left.into_iter().flatten() {
+                let pid = p["pid"].as_u64();
+                if n == 0
+                    && INJECTING.contains(&path.as_str())
+                    && let Some(pid) = pid.filter(|pid| named.contains(pid))
+                {
+                    found_injected.insert(pid);
+                    continue;
+                }
+                residue.push(format!(
+                    "{path}: {} ({})",
+                    p["pid"],
+                    p["command"].as_str().unwrap_or("?")
+                ));
             }
-            residue.push(format!(
-                "{path}: {} ({})",
-                p["pid"],
-                p["command"].as_str().unwrap_or("?")
-            ));
         }
     }
     residue.sort();
@@ -4550,7 +4560,8 @@ pub fn residue_in_artifacts(
             recorded: cleanup["injectedByControls"].clone(),
             judged: json!(stray),
             why: format!(
-                "{CLEANUP_PATH} names as injected by a control process(es) {stray:?} that no control's stored end record ({INJECTING}) left behind"
+                "{CLEANUP_PATH} names as injected by a control process(es) {stray:?} that no control's stored end record ({}) left behind",
+                    INJECTING.join(", ")
             ),
         });
     }

@@ -19,7 +19,14 @@ default (the honest twin); each option switches on one operational defect:
                          thread; a request that finds the queue full is dropped,
                          never answered (bounded concurrency)
   --orphan               at start, leave a `sleep` in its own session that outlives
-                         the subject (cleanup)
+                         the subject (cleanup; and a crash does not reach it)
+  --helper               at start, leave a `sleep` in the subject's own process group,
+                         ended when the subject ends (the honest twin of --orphan:
+                         a crash of the group takes it along)
+  --hang-after-cancel    once a `notifications/cancelled` arrives, answer nothing
+                         more (timeout)
+  --stall-on-duplicate-id  once a request id comes a second time, answer nothing
+                         more (duplicate delivery)
 
 Both revisions: `initialize` (2025-11-25), `server/discover` (2026-07-28),
 `ping`, `tools/list`; an unknown method gets -32601, a line that is not JSON
@@ -46,6 +53,9 @@ p.add_argument("--ignore-eof", action="store_true")
 p.add_argument("--ignore-sigterm", action="store_true")
 p.add_argument("--orphan", action="store_true")
 p.add_argument("--queue", type=int, default=0)
+p.add_argument("--helper", action="store_true")
+p.add_argument("--hang-after-cancel", action="store_true")
+p.add_argument("--stall-on-duplicate-id", action="store_true")
 a = p.parse_args()
 
 if a.ignore_sigterm:
@@ -56,6 +66,20 @@ if a.ignore_sigterm:
 if a.orphan:
     subprocess.Popen(["sleep", "300"], start_new_session=True,
                      stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+helper = None
+if a.helper:
+    import signal
+
+    helper = subprocess.Popen(["sleep", "300"], stdin=subprocess.DEVNULL,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+    def end_helper(*_):
+        helper.terminate()
+        helper.wait()
+        sys.exit(0)
+
+    signal.signal(signal.SIGTERM, end_helper)
 
 if a.daemon_leak_kib:
     import os
@@ -85,6 +109,8 @@ children = []
 listeners = []
 served = 0
 malformed = 0
+seen_ids = set()
+deaf = False
 
 
 def send(msg):
@@ -137,8 +163,20 @@ for raw in sys.stdin.buffer:
             sys.exit(3)
         send({"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": "parse error"}})
         continue
-    if not isinstance(msg, dict) or "method" not in msg or "id" not in msg:
+    if deaf:
         continue
+    if not isinstance(msg, dict) or "method" not in msg:
+        continue
+    if "id" not in msg:
+        if a.hang_after_cancel and msg["method"] == "notifications/cancelled":
+            deaf = True
+        continue
+    if a.stall_on_duplicate_id:
+        key = json.dumps(msg["id"])
+        if key in seen_ids:
+            deaf = True
+            continue
+        seen_ids.add(key)
     served += 1
     if a.leak_kib_per_call:
         kept.append(bytearray(b"\x5a" * (a.leak_kib_per_call * 1024)))
@@ -158,6 +196,10 @@ for raw in sys.stdin.buffer:
             pass
         continue
     answer(msg)
+
+if helper is not None:
+    helper.terminate()
+    helper.wait()
 
 if a.ignore_eof:
     while True:

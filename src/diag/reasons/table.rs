@@ -593,6 +593,20 @@ reasons! {
             "Once the subject ended, no process of its tree (below it, in its process group, or in its sandbox's PID namespace) was alive.";
         OPS_RESIDUE_LEFT "MCP_RES_OPS_RESIDUE_LEFT" Refused
             "A process of the subject's tree was still alive once the subject ended (found, recorded, then killed by the runner). It is what the negative control's injected orphan must give.";
+        OPS_ANSWERED_BY_DEADLINE "MCP_RES_OPS_ANSWERED_BY_DEADLINE" Holds
+            "A request, and the request sent after another was cancelled at once (`notifications/cancelled`), were each answered within the workload's request timeout of their send, from the stored times.";
+        OPS_DEADLINE_MISSED "MCP_RES_OPS_DEADLINE_MISSED" Refused
+            "A judged request got no answer within the workload's request timeout of its send (the client gave up on it and cancelled it: a bounded wait), or its answer came later than that. It is what the negative control (answers held back the timeout plus a second) must give.";
+        OPS_DUPLICATE_BOUNDED "MCP_RES_OPS_DUPLICATE_BOUNDED" Holds
+            "One request delivered twice (the same line, the same id) was answered at least once, and the request after it was answered; how the duplicate was met (suppressed, replayed, refused) is reported in bounded words, never as exactly-once delivery.";
+        OPS_DUPLICATE_STALLED "MCP_RES_OPS_DUPLICATE_STALLED" Refused
+            "After one request was delivered twice, the duplicated request or the request after it got no answer while the subject ran (JSON-RPC 2.0 §4: every request MUST be answered). It is what the negative control (a transport that stops passing input on at a duplicate) must give.";
+        OPS_CRASH_RECOVERED "MCP_RES_OPS_CRASH_RECOVERED" Holds
+            "Killed while serving with a request in flight (SIGKILL to its process group), the subject left nothing of its process tree alive, and a fresh process of it opened and answered a request.";
+        OPS_CRASH_RESIDUE "MCP_RES_OPS_CRASH_RESIDUE" Refused
+            "A process of the crashed subject's tree outlived the crash (found, recorded, then killed by the runner): the taxonomy's process crash asks for the child reaped. It is what the negative control's injected orphan must give.";
+        OPS_RESTART_FAILED "MCP_RES_OPS_RESTART_FAILED" Refused
+            "After the crash, a fresh process of the subject could not start, did not open, or left a request unanswered.";
     }
     /// `mcp-res/oauth-boundary/v1`: the runner's own codes, then per check its ACCEPTED and
     /// REJECTED pair (`MCP_RES_OAUTH_<CHECK>_<BRANCH>`, in manifest order).

@@ -60,6 +60,13 @@ pub struct Spec {
     /// Forward at most this many requests in flight; answer any request over it at
     /// once with an overload error (`-32000`, `data.retryAfterMs`): a bounded queue.
     pub reject_over_in_flight: u32,
+    /// Stop passing stdin on to the subject once a request's id comes a second time
+    /// (the subject never sees anything after it, and its stdin stays open): a
+    /// transport, or a subject, that stalls on a duplicate delivery.
+    pub deaf_after_duplicate: bool,
+    /// Pass only the first copy of a request whose id came before (duplicate
+    /// suppression at the transport).
+    pub drop_duplicates: bool,
 }
 
 impl Spec {
@@ -75,6 +82,11 @@ impl Spec {
             || self.term_delay_ms > 0
             || self.orphan
             || self.gated()
+            || self.deduped()
+    }
+
+    fn deduped(&self) -> bool {
+        self.deaf_after_duplicate || self.drop_duplicates
     }
 
     fn gated(&self) -> bool {
@@ -129,7 +141,7 @@ pub fn main(args: &[std::ffi::OsString]) -> u8 {
     if spec.response_delay_ms > 0 || spec.gated() {
         command.stdout(std::process::Stdio::piped());
     }
-    if spec.eof_delay_ms > 0 || spec.gated() {
+    if spec.eof_delay_ms > 0 || spec.gated() || spec.deduped() {
         command.stdin(std::process::Stdio::piped());
     }
     let mut child = match command.spawn() {
@@ -146,7 +158,7 @@ pub fn main(args: &[std::ffi::OsString]) -> u8 {
         .write(true)
         .open("/dev/null")
     {
-        if spec.eof_delay_ms == 0 && !spec.gated() {
+        if spec.eof_delay_ms == 0 && !spec.gated() && !spec.deduped() {
             let _ = rustix::stdio::dup2_stdin(&null);
         }
         if spec.response_delay_ms == 0 && !spec.gated() {
@@ -160,6 +172,11 @@ pub fn main(args: &[std::ffi::OsString]) -> u8 {
         if let (Some(to), Some(from)) = (to, from) {
             relay = Some(gate(to, from, &spec));
         }
+    } else if spec.deduped()
+        && let Some(to) = child.stdin.take()
+    {
+        let deaf = spec.deaf_after_duplicate;
+        std::thread::spawn(move || dedupe_stdin(to, deaf));
     } else if let Some(to) = child.stdin.take() {
         let delay = Duration::from_millis(spec.eof_delay_ms);
         std::thread::spawn(move || relay_stdin(to, delay));
@@ -405,6 +422,40 @@ fn relay_stdin(mut to: std::process::ChildStdin, delay: Duration) {
         }
     }
     std::thread::sleep(delay);
+    drop(to);
+}
+
+/// Pass the shim's stdin on to the subject line by line; a request whose id came
+/// before is dropped, and with `deaf` nothing after it is passed on (the subject's
+/// stdin stays open until the shim's ends).
+fn dedupe_stdin(mut to: std::process::ChildStdin, deaf: bool) {
+    use std::io::{BufRead, Write};
+    let mut seen = std::collections::BTreeSet::new();
+    let mut stalled = false;
+    let mut reader = std::io::BufReader::new(std::io::stdin().lock());
+    loop {
+        let mut line = Vec::new();
+        match reader.read_until(b'\n', &mut line) {
+            Ok(0) | Err(_) => break,
+            Ok(_) => {}
+        }
+        let id = serde_json::from_slice::<serde_json::Value>(&line)
+            .ok()
+            .filter(|m| m.get("method").is_some())
+            .and_then(|m| m.get("id").map(ToString::to_string));
+        if let Some(id) = id
+            && !seen.insert(id)
+        {
+            stalled |= deaf;
+            continue;
+        }
+        if stalled {
+            continue;
+        }
+        if to.write_all(&line).and_then(|()| to.flush()).is_err() {
+            return;
+        }
+    }
     drop(to);
 }
 

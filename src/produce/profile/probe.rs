@@ -742,6 +742,49 @@ impl Probe {
         }
     }
 
+    /// Crash the subject: SIGKILL to its whole process group at once (no chance to
+    /// clean up), noted as `sent SIGKILL to the process group`; then wait at most
+    /// `limit` for its exit.
+    pub fn crash(&mut self, limit: Duration) -> Option<ExitStatus> {
+        self.sample_tree();
+        if self.try_exit().is_some() {
+            return self.status;
+        }
+        self.note("sent SIGKILL to the process group");
+        self.ending("SIGKILL to the process group");
+        use crate::produce::drive::{end, proc};
+        // The subject's own group; in the sandbox, where the process standing in for
+        // it may share that group, every member but that one (its end is the
+        // namespace's, which would take every process in it along).
+        let pgid = proc::read(self.pid).map_or(self.pid as i32, |p| p.pgid);
+        let whole_group = self.leader == self.pid || pgid != self.leader as i32;
+        let members: Vec<u32> = proc::group(pgid)
+            .into_iter()
+            .map(|p| p.pid)
+            .filter(|pid| whole_group || *pid != self.leader)
+            .collect();
+        if whole_group {
+            let _ = end::kill_group(pgid);
+        } else {
+            for pid in &members {
+                end::signal(*pid, rustix::process::Signal::KILL);
+            }
+        }
+        end::signal(self.pid, rustix::process::Signal::KILL);
+        // The crash is over once the kernel has taken every process it hit (a large
+        // process takes a while to be torn down): only what it did not reach is left.
+        let until = Instant::now() + limit;
+        let mut backoff = end::Backoff::default();
+        while members
+            .iter()
+            .any(|pid| proc::read(*pid).is_some_and(|p| !p.zombie()))
+            && Instant::now() < until
+        {
+            backoff.pause_until(until);
+        }
+        self.wait_exit(until.saturating_duration_since(Instant::now()))
+    }
+
     /// Send an ending `signal` and wait for the subject to exit: `grace`
     /// first, then, unless the kernel's masks say the signal is ignored
     /// (`SIG_IGN`), up to [`SIGNAL_SETTLE`] more. What the masks said is

@@ -9,12 +9,13 @@ use serde_json::{Value, json};
 
 use super::ending;
 use super::load;
+use super::recovery;
 use super::workload::Workload;
 use crate::judge::ops::{self as reading, PROFILE as P};
 use crate::model::vocab::ProbeOutcome::{self, *};
 use crate::produce::drive::shim::Spec;
 use crate::produce::profile::check::{CheckRun, Ctx, Obs, mutant_expecting, obs};
-use crate::produce::profile::decl::{Basis, CheckDecl, JSONRPC, Level as L, PROFILE};
+use crate::produce::profile::decl::{Basis, CheckDecl, JSONRPC, Level as L, MCP_2025, PROFILE};
 use crate::produce::profile::probe::{Launch, Probe, Reply};
 
 /// The checks mcpres runs, in the manifest's order.
@@ -34,6 +35,18 @@ pub const CHECKS: &[CheckDecl] = &[
         ])
         .alone().launch()
         .judged("The workload's concurrency times its defect factor requests are written at once; every one must be answered, with a result or an error, while the subject runs. Silence fails on JSON-RPC's MUST. The control puts a queue in front of the subject (the shim) that holds the workload's concurrency in flight and drops what is over it (the taxonomy's resource-exhaustion, lost); the mutant's queue refuses what is over it at once with an overload error and a retry hint: bounded, so it must be read as answered."),
+    CheckDecl::new(P, "timeout", recovery::timeout_check, reading::ANSWERED_BY_DEADLINE, reading::DEADLINE_MISSED)
+        .basis(&[
+            Basis::both(MCP_2025, "Basic › Lifecycle › Timeouts", L::Should, "a sender sets a timeout on every request it sends, and past it issues a cancellation and stops waiting: the deadline is the client's (here the workload's)"),
+            Basis::pos(JSONRPC, "§4", L::Must, "the server MUST reply to every request (not a notification): the one sent after another was cancelled too"),
+            Basis::both(PROFILE, "required check timeout", L::Profile, "a request is answered within the workload's declared request timeout, and a cancelled request leaves the subject serving (a bounded wait, the timer cleared, a new operation allowed)"),
+        ])
+        .alone().launch()
+        .judged("The deadline is the workload's request timeout, not a guess at the machine's pace. A request is sent and waited for up to the timeout; then a request is sent and cancelled at once with `notifications/cancelled` (the subject may answer it or not), and a request after it is waited for up to the timeout. Both waited-for requests must be answered within the timeout of their send, read from the stored times of the request and its answer; a missed deadline fails on the workload's budget, a subject that exits fails. Past the timeout the client gives up and cancels. The control holds every answer back the timeout plus a second at the transport (the taxonomy's timeout: delay over budget); the mutant a quarter of it."),
+    CheckDecl::new(P, "process-crash", recovery::process_crash, reading::CRASH_RECOVERED, reading::CRASH_RESIDUE)
+        .basis(&[Basis::both(PROFILE, "required check process-crash", L::Profile, "killed while serving (the taxonomy's forced termination), the subject leaves no process of its tree alive (the child reaped) and a fresh process of it opens and serves (a restart allowed)")])
+        .alone().launch()
+        .judged("No MCP requirement: the profile's and the taxonomy's own (termination observed, no graceful-shutdown claim, fresh process restart allowed, child reaped). A request is answered, a second is sent, and the subject's process group is sent SIGKILL at once; what of its tree is alive once it is gone is read from the crashed probe's end record, and a fresh process of the subject (nothing injected) must open and answer a request, read from its own stored transcript. The control leaves an idle process in its own session beside the subject, which a crash does not reach; the mutant starts children that end by themselves."),
     CheckDecl::new(P, "malformed-flood", malformed_flood, reading::SERVED_THROUGH_FLOOD, reading::FLOOD_REFUSED)
         .basis(&[
             Basis::pos(JSONRPC, "§4", L::Must, "the server MUST reply to every request (not a notification) with a Response, the valid ones among a flood too"),
@@ -50,6 +63,13 @@ pub const CHECKS: &[CheckDecl] = &[
         ])
         .alone().launch()
         .judged("The positive sends one well-formed liveness request padded (in `_meta`) to the workload's oversizedBytes, then a valid request: the subject may answer the large one or refuse it, but an exit or the next request unanswered fails on JSON-RPC's MUST. The control sends a line that size that is not JSON (seeded bytes, the taxonomy's malformed-message); the mutant a well-formed request that size for a method no server has, answered with an error under its id: a refusal of a request, not of malformed input."),
+    CheckDecl::new(P, "duplicate-delivery", recovery::duplicate_delivery, reading::DUPLICATE_BOUNDED, reading::DUPLICATE_STALLED)
+        .basis(&[
+            Basis::both(JSONRPC, "§4", L::Must, "the server MUST reply to every request: the one delivered twice (at least once) and the one after it"),
+            Basis::both(PROFILE, "required check duplicate-delivery", L::Profile, "a request delivered twice gets a bounded outcome (suppressed, replayed or refused) and the subject goes on serving; client evidence never claims exactly-once delivery"),
+        ])
+        .alone().launch()
+        .judged("One read-only request is written twice in one write (the same line, the same id: a transport that delivers again), then a request after it. The duplicated request must be answered at least once and the one after it answered while the subject runs, on JSON-RPC's MUST; how the duplicate was met is reported in the taxonomy's bounded words (duplicate suppression observed, the original result replayed, no duplicate effect observed in this bounded case), never as exactly-once delivery. The control's transport stops passing input on once a request comes twice (a subject that stalls on a duplicate); the mutant's passes the first copy only (suppression at the transport), which must be read as bounded."),
     CheckDecl::new(P, "graceful-shutdown", ending::graceful_shutdown, reading::SHUTDOWN_WITHIN_BUDGET, reading::SHUTDOWN_OVER_BUDGET)
         .basis(&[Basis::both(PROFILE, "required check graceful-shutdown", L::Profile, "with its stdin closed (MCP's stdio shutdown: the client closes the server's input first and waits for it to exit), the subject exits by itself within the workload's shutdown budget")])
         .alone().launch()

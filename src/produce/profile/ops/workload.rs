@@ -92,6 +92,9 @@ pub struct Budgets {
     pub shutdown_ms: u64,
     /// From SIGTERM to the subject's exit (`forced-shutdown`).
     pub term_ms: u64,
+    /// From a request's send to its answer, past which the client gives up on it and
+    /// cancels it (`timeout`).
+    pub request_timeout_ms: u64,
 }
 
 /// How the negative controls and mutants are made.
@@ -187,8 +190,11 @@ impl Workload {
         // gives up: no more than a minute each.
         if !(1..=30_000).contains(&self.budgets.shutdown_ms)
             || !(1..=30_000).contains(&self.budgets.term_ms)
+            || !(1..=30_000).contains(&self.budgets.request_timeout_ms)
         {
-            return bad("budgets.shutdownMs and budgets.termMs must be 1 to 30000");
+            return bad(
+                "budgets.shutdownMs, budgets.termMs and budgets.requestTimeoutMs must be 1 to 30000",
+            );
         }
         if self.budgets.p50_ms > self.budgets.p95_ms || self.budgets.p95_ms > self.budgets.p99_ms {
             return bad("budgets: p50Ms <= p95Ms <= p99Ms");

@@ -121,6 +121,7 @@ fn the_honest_subject_passes_every_check_and_its_evaluation_is_valid() {
             "bounded-concurrency",
             "timeout",
             "process-crash",
+            "restart",
             "malformed-flood",
             "oversized-input",
             "duplicate-delivery",
@@ -173,7 +174,7 @@ fn the_honest_subject_passes_every_check_and_its_evaluation_is_valid() {
 /// evaluation is refused by `validate` with that check's finding.
 #[test]
 fn each_defect_fails_its_own_check() {
-    let cases: [(&str, &[&str], &str); 16] = [
+    let cases: [(&str, &[&str], &str); 17] = [
         (
             "cold-start",
             &["--slow-start-ms", "3000"],
@@ -251,6 +252,12 @@ fn each_defect_fails_its_own_check() {
         ),
         // A process in its own session: a crash of the subject's group does not reach it.
         ("process-crash", &["--orphan"], "MCP_RES_OPS_CRASH_RESIDUE"),
+        // A tool named anew at every start: a reconnecting client does not find it.
+        (
+            "restart",
+            &["--random-tool-name"],
+            "MCP_RES_OPS_SURFACE_CHANGED",
+        ),
     ];
     for (check, flags, reason) in cases {
         let tmp = tempfile::tempdir().unwrap();
@@ -269,13 +276,15 @@ fn each_defect_fails_its_own_check() {
 }
 
 /// Twins of defects that stay within what the check asks: answers slower than usual but
-/// within the request timeout, and a helper process in the subject's own process group
-/// (which a crash of the group takes along), pass.
+/// within the request timeout, a helper process in the subject's own process group
+/// (which a crash of the group takes along), and tools listed in another order at every
+/// start (the order is no declared state), pass.
 #[test]
 fn a_defect_s_honest_twin_passes() {
-    let cases: [(&str, &[&str]); 2] = [
+    let cases: [(&str, &[&str]); 3] = [
         ("timeout", &["--slow-answer-ms", "500"]),
         ("process-crash", &["--helper"]),
+        ("restart", &["--shuffle-tools"]),
     ];
     for (check, flags) in cases {
         let tmp = tempfile::tempdir().unwrap();

@@ -59,6 +59,8 @@ pub const DUPLICATE_STALLED: &str = crate::diag::reasons::OPS_DUPLICATE_STALLED;
 pub const CRASH_RECOVERED: &str = crate::diag::reasons::OPS_CRASH_RECOVERED;
 pub const CRASH_RESIDUE: &str = crate::diag::reasons::OPS_CRASH_RESIDUE;
 pub const RESTART_FAILED: &str = crate::diag::reasons::OPS_RESTART_FAILED;
+pub const RESTART_SAME_SURFACE: &str = crate::diag::reasons::OPS_RESTART_SAME_SURFACE;
+pub const SURFACE_CHANGED: &str = crate::diag::reasons::OPS_SURFACE_CHANGED;
 
 const OPEN_FAILED: &str = crate::diag::reasons::OPEN_FAILED;
 const OPEN_REFUSED: &str = crate::diag::reasons::OPEN_REFUSED;
@@ -171,6 +173,10 @@ pub fn injection(check: &str, role: &str, w: &Value) -> Value {
         // children end by themselves.
         ("process-crash", "negative") => json!({"orphan": true}),
         ("process-crash", "mutant") => json!({"transientChildren": true}),
+        // Tool names that differ at every start; the mutant's are renamed the same way
+        // at every start.
+        ("restart", "negative") => json!({"toolSuffix": "random"}),
+        ("restart", "mutant") => json!({"toolSuffix": "-v1"}),
         _ => json!({}),
     }
 }
@@ -217,6 +223,7 @@ pub fn reading(check: &str, role: &str, transcript: &Value) -> Option<Reading> {
         ("timeout", Some("timeout")) => timeout_reading(rec, transcript),
         ("duplicate-delivery", Some("duplicate")) => duplicate_reading(rec, transcript),
         ("process-crash", Some("crash")) => crash_reading(rec, transcript),
+        ("restart", Some("restart")) => restart_reading(rec, transcript),
         (
             "memory-resource-leak" | "child-process-leak" | "listener-leak" | "bounded-soak",
             Some("soak"),
@@ -1071,6 +1078,122 @@ fn crash_reading(rec: &Value, transcript: &Value) -> Reading {
     }
 }
 
+/// What a client learns of a subject when it opens it and lists its tools, from a
+/// stored transcript: the opening's server name, protocol version (or, at 2026-07-28,
+/// supported versions) and capability names, and the tool names (sorted) or the error `tools/list` got. `Err` says what is
+/// missing.
+fn declared_surface(transcript: &Value, tools_id: &Value) -> Result<Value, String> {
+    let out = timed_messages(transcript, "stdout");
+    let opening_id = timed_messages(transcript, "stdin")
+        .into_iter()
+        .find(|(_, m)| matches!(m["method"].as_str(), Some("initialize" | "server/discover")))
+        .and_then(|(_, m)| m.get("id").cloned())
+        .ok_or("no opening request on the stored stdin")?;
+    let opening = out
+        .iter()
+        .map(|(_, m)| m)
+        .find(|m| m.get("id") == Some(&opening_id) && m.get("result").is_some())
+        .ok_or("no answer to the opening on the stored stdout")?;
+    let r = &opening["result"];
+    // 2025-11-25 names the server in the result, 2026-07-28 in its `_meta`.
+    let server = r
+        .pointer("/serverInfo/name")
+        .or_else(|| r["_meta"]["io.modelcontextprotocol/serverInfo"].get("name"));
+    let versions = r
+        .get("protocolVersion")
+        .or_else(|| r.get("supportedVersions"));
+    let mut caps: Vec<&String> = r["capabilities"]
+        .as_object()
+        .map(|o| o.keys().collect())
+        .unwrap_or_default();
+    caps.sort();
+    let tools = out
+        .iter()
+        .map(|(_, m)| m)
+        .find(|m| {
+            m.get("id") == Some(tools_id) && (m.get("result").is_some() || m.get("error").is_some())
+        })
+        .ok_or("no answer to tools/list on the stored stdout")?;
+    let listed = match tools.pointer("/result/tools").and_then(Value::as_array) {
+        Some(list) => {
+            let mut names: Vec<&str> = list.iter().filter_map(|t| t["name"].as_str()).collect();
+            names.sort_unstable();
+            json!(names)
+        }
+        None => json!(answer_label(tools)),
+    };
+    Ok(json!({
+        "server": server,
+        "protocolVersion": versions,
+        "capabilities": caps,
+        "tools": listed,
+    }))
+}
+
+/// `restart`: the subject opened and its tools listed, ended through its input
+/// (MCP's stdio shutdown), then started afresh with the same injection: the fresh
+/// process must open and declare the same surface (server, protocol version,
+/// capabilities, tool names) as the one before, read from both stored transcripts.
+fn restart_reading(rec: &Value, transcript: &Value) -> Reading {
+    let before = match declared_surface(transcript, &rec["toolsId"]) {
+        Ok(s) => s,
+        Err(why) => {
+            return if ended_by_itself(transcript) {
+                read(
+                    ProbeOutcome::Terminate,
+                    SUBJECT_EXITED,
+                    format!("the subject exited before its restart: {why}"),
+                )
+            } else {
+                read(
+                    ProbeOutcome::NotObserved,
+                    LABEL_NOT_IN_RECORD,
+                    format!("before the restart: {why}"),
+                )
+            };
+        }
+    };
+    let restart = &rec["restart"];
+    if let Some(why) = restart["startError"].as_str() {
+        return read(
+            ProbeOutcome::Reject,
+            RESTART_FAILED,
+            format!("the fresh process could not start: {why}"),
+        );
+    }
+    let after = match declared_surface(&restart["transcript"], &restart["afterId"]) {
+        Ok(s) => s,
+        Err(why) => {
+            return read(
+                ProbeOutcome::Reject,
+                RESTART_FAILED,
+                format!("after the restart: {why}"),
+            );
+        }
+    };
+    if before == after {
+        return read(
+            ProbeOutcome::Accept,
+            RESTART_SAME_SURFACE,
+            format!(
+                "after a restart the fresh process opened and declared the same surface: {before}"
+            ),
+        );
+    }
+    let differs: Vec<&str> = ["server", "protocolVersion", "capabilities", "tools"]
+        .into_iter()
+        .filter(|k| before[k] != after[k])
+        .collect();
+    read(
+        ProbeOutcome::Reject,
+        SURFACE_CHANGED,
+        format!(
+            "after a restart the declared surface differs in {}: before {before}, after {after}",
+            differs.join(", ")
+        ),
+    )
+}
+
 /// `cleanup`: once the subject ended, nothing of its process tree may be left (the
 /// probe's end record: what it found alive below the subject, in its process group, or
 /// in its PID namespace, then killed).
@@ -1885,5 +2008,49 @@ mod tests {
         unkilled["events"] = json!([]);
         let r = reading("process-crash", "positive", &unkilled).unwrap();
         assert_eq!(r.1, LABEL_NOT_IN_RECORD);
+    }
+
+    #[test]
+    fn a_restart_compares_the_surface_both_transcripts_declare() {
+        let opening = "{\"jsonrpc\":\"2.0\",\"id\":0,\"result\":{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{\"tools\":{}},\"serverInfo\":{\"name\":\"s\"}}}\n";
+        let tools = |id: u64, names: &str| {
+            format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},\"result\":{{\"tools\":[{names}]}}}}\n")
+        };
+        let side = |id: u64, names: &str| {
+            json!({"chunks": [
+                {"atMs": 0, "stream": "stdin", "text": "{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\"}\n"},
+                {"atMs": 1, "stream": "stdout", "text": opening},
+                {"atMs": 2, "stream": "stdin", "text": req(id)},
+                {"atMs": 3, "stream": "stdout", "text": tools(id, names)},
+            ]})
+        };
+        let t = |after: &str| {
+            let mut t = ending_record(
+                "restart",
+                "positive",
+                "restart",
+                json!([]),
+                json!({"status": "exit 0"}),
+            );
+            t["chunks"] = side(1, r#"{"name":"a"},{"name":"b"}"#)["chunks"].clone();
+            t["observation"]["ops"]["toolsId"] = json!(1);
+            t["observation"]["ops"]["restart"] =
+                json!({"open": "result", "afterId": 2, "transcript": side(2, after)});
+            t
+        };
+        // The order is no declared state.
+        let r = reading("restart", "positive", &t(r#"{"name":"b"},{"name":"a"}"#)).unwrap();
+        assert_eq!(
+            (r.0, r.1.as_str()),
+            (ProbeOutcome::Accept, RESTART_SAME_SURFACE)
+        );
+        let r = reading("restart", "positive", &t(r#"{"name":"a"},{"name":"c"}"#)).unwrap();
+        assert_eq!((r.0, r.1.as_str()), (ProbeOutcome::Reject, SURFACE_CHANGED));
+        assert!(r.2.contains("differs in tools"), "{}", r.2);
+        let mut unanswered = t("");
+        unanswered["observation"]["ops"]["restart"]["transcript"]["chunks"] =
+            json!([{"atMs": 1, "stream": "stdout", "text": opening}]);
+        let r = reading("restart", "positive", &unanswered).unwrap();
+        assert_eq!((r.0, r.1.as_str()), (ProbeOutcome::Reject, RESTART_FAILED));
     }
 }

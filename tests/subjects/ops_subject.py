@@ -23,6 +23,9 @@ default (the honest twin); each option switches on one operational defect:
   --helper               at start, leave a `sleep` in the subject's own process group,
                          ended when the subject ends (the honest twin of --orphan:
                          a crash of the group takes it along)
+  --random-tool-name     name its tool with a suffix drawn at each start (restart)
+  --shuffle-tools        list three tools in an order drawn at each start (the honest
+                         twin of --random-tool-name: the order is no declared state)
   --hang-after-cancel    once a `notifications/cancelled` arrives, answer nothing
                          more (timeout)
   --stall-on-duplicate-id  once a request id comes a second time, answer nothing
@@ -54,6 +57,8 @@ p.add_argument("--ignore-sigterm", action="store_true")
 p.add_argument("--orphan", action="store_true")
 p.add_argument("--queue", type=int, default=0)
 p.add_argument("--helper", action="store_true")
+p.add_argument("--random-tool-name", action="store_true")
+p.add_argument("--shuffle-tools", action="store_true")
 p.add_argument("--hang-after-cancel", action="store_true")
 p.add_argument("--stall-on-duplicate-id", action="store_true")
 a = p.parse_args()
@@ -104,6 +109,16 @@ if a.slow_start_ms:
     time.sleep(a.slow_start_ms / 1000)
 
 INFO = {"name": "mcpres-ops-subject", "version": "0.1.0"}
+TOOLS = [{"name": "echo", "inputSchema": {"type": "object"}}]
+if a.random_tool_name:
+    import secrets
+
+    TOOLS = [{"name": "echo-" + secrets.token_hex(4), "inputSchema": {"type": "object"}}]
+if a.shuffle_tools:
+    import random
+
+    TOOLS = [{"name": n, "inputSchema": {"type": "object"}} for n in ("echo", "add", "time")]
+    random.shuffle(TOOLS)
 kept = []
 children = []
 listeners = []
@@ -130,7 +145,7 @@ def answer(msg):
     elif method == "ping":
         result = {}
     elif method == "tools/list":
-        result = {"tools": [{"name": "echo", "inputSchema": {"type": "object"}}]}
+        result = {"tools": TOOLS}
     else:
         send({"jsonrpc": "2.0", "id": mid, "error": {"code": -32601, "message": "method not found"}})
         return

@@ -605,6 +605,10 @@ reasons! {
             "Killed while serving with a request in flight (SIGKILL to its process group), the subject left nothing of its process tree alive, and a fresh process of it opened and answered a request.";
         OPS_CRASH_RESIDUE "MCP_RES_OPS_CRASH_RESIDUE" Refused
             "A process of the crashed subject's tree outlived the crash (found, recorded, then killed by the runner): the taxonomy's process crash asks for the child reaped. It is what the negative control's injected orphan must give.";
+        OPS_RESTART_SAME_SURFACE "MCP_RES_OPS_RESTART_SAME_SURFACE" Holds
+            "Ended through its input and started afresh, the subject opened again and declared the same surface (server name, protocol version, capability names, tool names) as before, read from both stored transcripts.";
+        OPS_SURFACE_CHANGED "MCP_RES_OPS_SURFACE_CHANGED" Refused
+            "After a restart the subject declared another surface than before (server name, protocol version, capability names or tool names): a client that reconnects does not find the server it knew. It is what the negative control (tool names that differ at every start) must give.";
         OPS_RESTART_FAILED "MCP_RES_OPS_RESTART_FAILED" Refused
             "After the crash, a fresh process of the subject could not start, did not open, or left a request unanswered.";
     }

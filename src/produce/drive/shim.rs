@@ -67,6 +67,11 @@ pub struct Spec {
     /// Pass only the first copy of a request whose id came before (duplicate
     /// suppression at the transport).
     pub drop_duplicates: bool,
+    /// Append this to the name of every tool the subject lists (`tools/list`
+    /// answers): `random` draws one suffix per process (a declared surface that
+    /// differs from one start to the next), anything else is appended as is (the same
+    /// surface at every start).
+    pub tool_suffix: String,
 }
 
 impl Spec {
@@ -83,6 +88,20 @@ impl Spec {
             || self.orphan
             || self.gated()
             || self.deduped()
+            || !self.tool_suffix.is_empty()
+    }
+
+    /// The suffix this process appends to tool names, if any.
+    fn suffix(&self) -> Option<String> {
+        match self.tool_suffix.as_str() {
+            "" => None,
+            "random" => {
+                let mut b = [0u8; 4];
+                getrandom::fill(&mut b).ok()?;
+                Some(format!("-{}", hex::encode(b)))
+            }
+            fixed => Some(fixed.to_string()),
+        }
     }
 
     fn deduped(&self) -> bool {
@@ -138,7 +157,7 @@ pub fn main(args: &[std::ffi::OsString]) -> u8 {
         eprintln!("mcpres ops shim: cannot run {}: {e}", cmd[0]);
         return 127;
     }
-    if spec.response_delay_ms > 0 || spec.gated() {
+    if spec.response_delay_ms > 0 || spec.gated() || !spec.tool_suffix.is_empty() {
         command.stdout(std::process::Stdio::piped());
     }
     if spec.eof_delay_ms > 0 || spec.gated() || spec.deduped() {
@@ -161,7 +180,7 @@ pub fn main(args: &[std::ffi::OsString]) -> u8 {
         if spec.eof_delay_ms == 0 && !spec.gated() && !spec.deduped() {
             let _ = rustix::stdio::dup2_stdin(&null);
         }
-        if spec.response_delay_ms == 0 && !spec.gated() {
+        if spec.response_delay_ms == 0 && !spec.gated() && spec.tool_suffix.is_empty() {
             let _ = rustix::stdio::dup2_stdout(&null);
         }
     }
@@ -188,7 +207,8 @@ pub fn main(args: &[std::ffi::OsString]) -> u8 {
     if relay.is_none() {
         relay = child.stdout.take().map(|out| {
             let delay = Duration::from_millis(spec.response_delay_ms);
-            std::thread::spawn(move || relay_delayed(out, delay))
+            let suffix = spec.suffix();
+            std::thread::spawn(move || relay_delayed(out, delay, suffix))
         });
     }
     let started = Instant::now();
@@ -295,8 +315,31 @@ fn forward_signals(child: u32, delay: Duration) {
     });
 }
 
-/// Pass each line of `from` to stdout `delay` after it arrived, in order.
-fn relay_delayed(from: std::process::ChildStdout, delay: Duration) {
+/// `line` with `suffix` appended to every tool name of a `tools/list` answer (the line
+/// unchanged when it is no such answer).
+fn renamed_tools(line: Vec<u8>, suffix: &str) -> Vec<u8> {
+    let Ok(mut m) = serde_json::from_slice::<serde_json::Value>(&line) else {
+        return line;
+    };
+    let Some(tools) = m
+        .pointer_mut("/result/tools")
+        .and_then(serde_json::Value::as_array_mut)
+    else {
+        return line;
+    };
+    for t in tools {
+        if let Some(name) = t.get("name").and_then(serde_json::Value::as_str) {
+            t["name"] = serde_json::Value::from(format!("{name}{suffix}"));
+        }
+    }
+    let mut out = serde_json::to_vec(&m).expect("a value serializes");
+    out.push(b'\n');
+    out
+}
+
+/// Pass each line of `from` to stdout `delay` after it arrived, in order (with tool
+/// names renamed when `suffix` is given).
+fn relay_delayed(from: std::process::ChildStdout, delay: Duration, suffix: Option<String>) {
     use std::io::{BufRead, Write};
     let (tx, rx) = std::sync::mpsc::channel::<(Instant, Vec<u8>)>();
     let writer = std::thread::spawn(move || {
@@ -318,6 +361,10 @@ fn relay_delayed(from: std::process::ChildStdout, delay: Duration) {
         match reader.read_until(b'\n', &mut line) {
             Ok(0) | Err(_) => break,
             Ok(_) => {
+                let line = match &suffix {
+                    Some(s) => renamed_tools(line, s),
+                    None => line,
+                };
                 if tx.send((Instant::now(), line)).is_err() {
                     break;
                 }
@@ -512,5 +559,40 @@ pub fn idle_main(args: &[std::ffi::OsString]) -> u8 {
             return 0;
         }
         std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_a_tools_list_answer_is_renamed() {
+        let line = br#"{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"a"},{"name":"b"}]}}
+"#
+        .to_vec();
+        let out: serde_json::Value = serde_json::from_slice(&renamed_tools(line, "-x")).unwrap();
+        assert_eq!(out["result"]["tools"][0]["name"], "a-x");
+        assert_eq!(out["result"]["tools"][1]["name"], "b-x");
+        let other = br#"{"jsonrpc":"2.0","id":1,"result":{}}
+"#
+        .to_vec();
+        assert_eq!(renamed_tools(other.clone(), "-x"), other);
+        assert_eq!(renamed_tools(b"not json\n".to_vec(), "-x"), b"not json\n");
+    }
+
+    #[test]
+    fn a_random_suffix_differs_per_draw_and_a_fixed_one_does_not() {
+        let random = Spec {
+            tool_suffix: "random".into(),
+            ..Spec::default()
+        };
+        assert_ne!(random.suffix(), random.suffix());
+        let fixed = Spec {
+            tool_suffix: "-v1".into(),
+            ..Spec::default()
+        };
+        assert_eq!(fixed.suffix().as_deref(), Some("-v1"));
+        assert_eq!(Spec::default().suffix(), None);
     }
 }

@@ -1,7 +1,8 @@
 //! The operational checks about faults a serving subject must get through:
 //! `timeout` (a client that gives up on a request and cancels it), `duplicate-delivery`
-//! (one request delivered twice) and `process-crash` (killed with a request in flight,
-//! then started afresh). Each stores its raw record under `observation.ops` beside the
+//! (one request delivered twice), `process-crash` (killed with a request in flight,
+//! then started afresh) and `restart` (ended through its input, started afresh, the
+//! same surface declared). Each stores its raw record under `observation.ops` beside the
 //! probe's own chunks and events; its label is [`crate::judge::ops::reading`] of that
 //! record.
 
@@ -9,11 +10,11 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use super::checks::{record, reply_label, started, three, workload};
+use super::checks::{record, reply_label, shimmed, started, three, workload};
 use crate::judge::ops as reading;
 use crate::model::vocab::ProbeOutcome::*;
 use crate::produce::profile::check::{CheckRun, Ctx, json_line};
-use crate::produce::profile::probe::{Probe, Reply};
+use crate::produce::profile::probe::{Launch, Probe, Reply};
 
 /// `notifications/cancelled` for request `id`, as a client that stops waiting sends it.
 fn cancel(ctx: &Ctx, probe: &mut Probe, id: &Value, reason: &str) {
@@ -107,16 +108,26 @@ pub fn duplicate_delivery(ctx: &Ctx) -> CheckRun {
     )
 }
 
-/// A fresh process of the subject (its own launch, nothing injected), opened and
-/// asked one request; its transcript is kept whole.
-fn restart(ctx: &Ctx) -> Value {
+/// `tools/list` under the evaluated revision (at 2026-07-28 the liveness request is
+/// that listing already).
+fn tools_line(ctx: &Ctx) -> (Value, Vec<u8>) {
+    if ctx.modern() {
+        ctx.live_line()
+    } else {
+        ctx.line("tools/list", json!({}))
+    }
+}
+
+/// A fresh process of the subject from `launch`, opened and asked for its tools; its
+/// transcript is kept whole.
+fn fresh(ctx: &Ctx, launch: Result<Launch, String>) -> Value {
     let mut r = json!({});
-    match ctx.start() {
+    match launch.and_then(|l| ctx.start_with(&l)) {
         Err(why) => r["startError"] = json!(why),
         Ok(mut probe) => {
             let open = ctx.open(&mut probe);
             r["open"] = json!(reply_label(&open));
-            let (after, line) = ctx.live_line();
+            let (after, line) = tools_line(ctx);
             if matches!(open, Reply::Result(_)) {
                 probe.send(line);
                 let _ = probe.reply(&after, ctx.answer);
@@ -126,6 +137,44 @@ fn restart(ctx: &Ctx) -> Value {
         }
     }
     r
+}
+
+fn restart(ctx: &Ctx, role: &str) -> Value {
+    let w = workload(ctx);
+    let mut rec = record(ctx, "restart", role, "restart");
+    let (mut probe, open) = match started(ctx, &mut rec) {
+        Ok(p) => p,
+        Err(observation) => return observation,
+    };
+    let opened = matches!(open, Reply::Result(_));
+    if opened {
+        let (tools, line) = tools_line(ctx);
+        probe.send(line);
+        let _ = probe.reply(&tools, ctx.answer);
+        rec["toolsId"] = tools;
+        // MCP's stdio shutdown: the input closed, the exit waited for (how long it
+        // took is `graceful-shutdown`'s to judge; the probe's end takes over after).
+        probe.close_stdin();
+        let _ = probe.wait_exit(Duration::from_millis(w.budgets.shutdown_ms * 2 + 1000));
+    }
+    let injected = rec["injected"].clone();
+    let mut artifact = ctx.finish(probe, json!({"ops": rec}));
+    if opened {
+        // The same subject, with the same injection, started afresh.
+        artifact["observation"]["ops"]["restart"] = fresh(ctx, shimmed(ctx, &injected));
+    }
+    artifact
+}
+
+pub fn restart_check(ctx: &Ctx) -> CheckRun {
+    let held = reading::RESTART_SAME_SURFACE;
+    three(
+        "restart",
+        held,
+        (Reject, reading::SURFACE_CHANGED),
+        (Accept, held),
+        |role| restart(ctx, role),
+    )
 }
 
 /// How long a killed subject is given to be seen gone.
@@ -157,7 +206,7 @@ fn crash(ctx: &Ctx, role: &str) -> Value {
         ctx.finish(probe, summary)
     };
     if serving {
-        artifact["observation"]["ops"]["restart"] = restart(ctx);
+        artifact["observation"]["ops"]["restart"] = fresh(ctx, Ok(ctx.stdio_launch().clone()));
     }
     artifact
 }

@@ -61,8 +61,25 @@ fn run(
     checks: &[&str],
     flags: &[&str],
 ) -> (PathBuf, Vec<(String, String, String)>) {
+    run_with(tmp, WORKLOAD, checks, flags)
+}
+
+/// The test workload with the subject's limits declared (`--max-in-flight 4` and its
+/// `slow` tool, one second a call).
+fn declared_limits() -> String {
+    format!(
+        "{WORKLOAD}\n[subject]\nmaxInFlight = 4\nholdTool = \"slow\"\nholdArguments = {{ delayMs = 1000 }}\nholdMs = 1000\n"
+    )
+}
+
+fn run_with(
+    tmp: &tempfile::TempDir,
+    workload_text: &str,
+    checks: &[&str],
+    flags: &[&str],
+) -> (PathBuf, Vec<(String, String, String)>) {
     let workload = tmp.path().join("workload.toml");
-    std::fs::write(&workload, WORKLOAD).unwrap();
+    std::fs::write(&workload, workload_text).unwrap();
     let out = tmp.path().join("eval");
     let mut args: Vec<String> = vec![
         "profile".into(),
@@ -119,6 +136,9 @@ fn the_honest_subject_passes_every_check_and_its_evaluation_is_valid() {
             "cold-start",
             "warm-start",
             "bounded-concurrency",
+            "queue-saturation",
+            "overload-rejection",
+            "retry-after",
             "timeout",
             "process-crash",
             "restart",
@@ -134,8 +154,14 @@ fn the_honest_subject_passes_every_check_and_its_evaluation_is_valid() {
             "cleanup"
         ]
     );
+    // The limit checks need the subject's limits declared; this workload declares none.
+    let limits = ["queue-saturation", "overload-rejection", "retry-after"];
     for (id, verdict, reason) in &verdicts {
-        assert_eq!(verdict, "PASS", "{id}: {reason}");
+        if limits.contains(&id.as_str()) {
+            assert_eq!(verdict, "NOT_OBSERVED", "{id}: {reason}");
+        } else {
+            assert_eq!(verdict, "PASS", "{id}: {reason}");
+        }
     }
     let (code, text) = validate(&dir);
     assert_eq!(code, 0, "{text}");
@@ -272,6 +298,68 @@ fn each_defect_fails_its_own_check() {
         assert_eq!(got, reason, "{check} with {flags:?}");
         let (code, text) = validate(&dir);
         assert_eq!(code, 1, "{check}: {text}");
+    }
+}
+
+/// With the subject's limits declared, the subject that keeps them passes the three
+/// limit checks, and each way of breaking them fails its own check with its reason.
+#[test]
+fn the_declared_limits_are_held_to() {
+    let limits = ["queue-saturation", "overload-rejection", "retry-after"];
+    /// Checks run, the subject's flags, and (check, verdict, reason) expected.
+    type Case<'a> = (&'a [&'a str], &'a [&'a str], &'a [(&'a str, &'a str, &'a str)]);
+    let cases: [Case; 4] = [
+        (
+            &limits,
+            &["--max-in-flight", "4"],
+            &[
+                ("queue-saturation", "PASS", "MCP_RES_OPS_QUEUE_BOUNDED"),
+                (
+                    "overload-rejection",
+                    "PASS",
+                    "MCP_RES_OPS_OVERLOAD_REJECTED",
+                ),
+                ("retry-after", "PASS", "MCP_RES_OPS_RETRY_HONOURED"),
+            ],
+        ),
+        (
+            &["retry-after"],
+            &["--max-in-flight", "4", "--no-retry-hint"],
+            &[("retry-after", "FAIL", "MCP_RES_OPS_NO_RETRY_HINT")],
+        ),
+        (
+            &["queue-saturation", "overload-rejection"],
+            &["--max-in-flight", "4", "--drop-over-limit"],
+            &[
+                ("queue-saturation", "FAIL", "MCP_RES_OPS_QUEUE_LOST"),
+                ("overload-rejection", "FAIL", "MCP_RES_OPS_OVERLOAD_LOST"),
+            ],
+        ),
+        // Declared, not kept: every request served, however many are in flight.
+        (
+            &["overload-rejection", "retry-after"],
+            &[],
+            &[
+                (
+                    "overload-rejection",
+                    "FAIL",
+                    "MCP_RES_OPS_OVERLOAD_NOT_ENFORCED",
+                ),
+                ("retry-after", "NOT_OBSERVED", "MCP_RES_CHECK_NOT_OBSERVED"),
+            ],
+        ),
+    ];
+    for (checks, flags, want) in cases {
+        let tmp = tempfile::tempdir().unwrap();
+        let (dir, verdicts) = run_with(&tmp, &declared_limits(), checks, flags);
+        let got: Vec<(&str, &str, &str)> = verdicts
+            .iter()
+            .map(|(a, b, c)| (a.as_str(), b.as_str(), c.as_str()))
+            .collect();
+        assert_eq!(got, want, "{flags:?}");
+        let (code, text) = validate(&dir);
+        let fails = want.iter().any(|w| w.1 == "FAIL");
+        assert_eq!(code, i32::from(fails), "{flags:?}: {text}");
     }
 }
 

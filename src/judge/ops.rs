@@ -61,6 +61,17 @@ pub const CRASH_RESIDUE: &str = crate::diag::reasons::OPS_CRASH_RESIDUE;
 pub const RESTART_FAILED: &str = crate::diag::reasons::OPS_RESTART_FAILED;
 pub const RESTART_SAME_SURFACE: &str = crate::diag::reasons::OPS_RESTART_SAME_SURFACE;
 pub const SURFACE_CHANGED: &str = crate::diag::reasons::OPS_SURFACE_CHANGED;
+pub const OVERLOAD_REJECTED: &str = crate::diag::reasons::OPS_OVERLOAD_REJECTED;
+pub const OVERLOAD_LOST: &str = crate::diag::reasons::OPS_OVERLOAD_LOST;
+pub const OVERLOAD_NOT_ENFORCED: &str = crate::diag::reasons::OPS_OVERLOAD_NOT_ENFORCED;
+pub const HOLD_NOT_HELD: &str = crate::diag::reasons::OPS_HOLD_NOT_HELD;
+pub const RETRY_HONOURED: &str = crate::diag::reasons::OPS_RETRY_HONOURED;
+pub const NO_RETRY_HINT: &str = crate::diag::reasons::OPS_NO_RETRY_HINT;
+pub const RETRY_NOT_SERVED: &str = crate::diag::reasons::OPS_RETRY_NOT_SERVED;
+pub const NO_REFUSAL: &str = crate::diag::reasons::OPS_NO_REFUSAL;
+pub const QUEUE_BOUNDED: &str = crate::diag::reasons::OPS_QUEUE_BOUNDED;
+pub const QUEUE_LOST: &str = crate::diag::reasons::OPS_QUEUE_LOST;
+pub const QUEUE_NOT_DRAINED: &str = crate::diag::reasons::OPS_QUEUE_NOT_DRAINED;
 
 const OPEN_FAILED: &str = crate::diag::reasons::OPEN_FAILED;
 const OPEN_REFUSED: &str = crate::diag::reasons::OPEN_REFUSED;
@@ -177,6 +188,18 @@ pub fn injection(check: &str, role: &str, w: &Value) -> Value {
         // at every start.
         ("restart", "negative") => json!({"toolSuffix": "random"}),
         ("restart", "mutant") => json!({"toolSuffix": "-v1"}),
+        // A queue in front of the subject that holds its declared limit and loses what
+        // is over it; the mutant's refuses it at once (with a retry hint).
+        ("overload-rejection" | "queue-saturation", "negative") => {
+            json!({"dropOverInFlight": u(&w["subject"], "maxInFlight").unwrap_or(1)})
+        }
+        ("overload-rejection" | "queue-saturation" | "retry-after", "mutant") => {
+            json!({"rejectOverInFlight": u(&w["subject"], "maxInFlight").unwrap_or(1)})
+        }
+        // Refusals without a retry hint.
+        ("retry-after", "negative") => {
+            json!({"rejectOverInFlight": u(&w["subject"], "maxInFlight").unwrap_or(1), "noRetryHint": true})
+        }
         _ => json!({}),
     }
 }
@@ -224,6 +247,9 @@ pub fn reading(check: &str, role: &str, transcript: &Value) -> Option<Reading> {
         ("duplicate-delivery", Some("duplicate")) => duplicate_reading(rec, transcript),
         ("process-crash", Some("crash")) => crash_reading(rec, transcript),
         ("restart", Some("restart")) => restart_reading(rec, transcript),
+        ("overload-rejection" | "retry-after" | "queue-saturation", Some("overload")) => {
+            overload_reading(check, rec, transcript)
+        }
         (
             "memory-resource-leak" | "child-process-leak" | "listener-leak" | "bounded-soak",
             Some("soak"),
@@ -1192,6 +1218,224 @@ fn restart_reading(rec: &Value, transcript: &Value) -> Reading {
             differs.join(", ")
         ),
     )
+}
+
+/// The retry hint of an overload refusal, in ms: `error.data.retryAfterMs`, or
+/// `error.data.retryAfter` in seconds.
+pub fn retry_hint_ms(answer: &Value) -> Option<u64> {
+    let data = answer.pointer("/error/data")?;
+    if let Some(ms) = data.get("retryAfterMs").and_then(Value::as_u64) {
+        return Some(ms);
+    }
+    data.get("retryAfter")
+        .and_then(Value::as_f64)
+        .filter(|s| *s >= 0.0)
+        .map(|s| (s * 1000.0) as u64)
+}
+
+/// `overload-rejection`, `retry-after`, `queue-saturation`: the subject's declared
+/// places (`subject.maxInFlight`) filled with its declared hold call, then more sent.
+/// Every time is read from the stored chunks.
+fn overload_reading(check: &str, rec: &Value, transcript: &Value) -> Reading {
+    let ids = |k: &str| -> Vec<Value> { rec[k].as_array().cloned().unwrap_or_default() };
+    let (holds, over, retries) = (ids("holdIds"), ids("overIds"), ids("retryIds"));
+    let inp = timed_messages(transcript, "stdin");
+    let out = timed_messages(transcript, "stdout");
+    let sent = |id: &Value| {
+        inp.iter()
+            .find(|(_, m)| m.get("id") == Some(id) && m.get("method").is_some())
+            .map(|(at, _)| *at)
+    };
+    let answer = |id: &Value| {
+        out.iter().find(|(_, m)| {
+            m.get("id") == Some(id) && (m.get("result").is_some() || m.get("error").is_some())
+        })
+    };
+    if holds.is_empty()
+        || holds
+            .iter()
+            .chain(&over)
+            .chain(&retries)
+            .any(|i| sent(i).is_none())
+    {
+        return read(
+            ProbeOutcome::NotObserved,
+            LABEL_NOT_IN_RECORD,
+            "the record names requests the stored stdin did not send",
+        );
+    }
+    let exited = ended_by_itself(transcript);
+    let lost = |which: &str, n: usize| {
+        if exited {
+            read(
+                ProbeOutcome::Terminate,
+                SUBJECT_EXITED,
+                format!("the subject exited; {n} {which} unanswered"),
+            )
+        } else {
+            let reason = if check == "queue-saturation" {
+                QUEUE_LOST
+            } else {
+                OVERLOAD_LOST
+            };
+            read(
+                ProbeOutcome::NoEffect,
+                reason,
+                format!(
+                    "{n} {which} got no answer while the subject ran (JSON-RPC 2.0 §4: MUST reply)"
+                ),
+            )
+        }
+    };
+    if check == "queue-saturation" {
+        let unanswered = holds.iter().filter(|i| answer(i).is_none()).count();
+        if unanswered > 0 {
+            return lost("of the requests sent over the declared limit", unanswered);
+        }
+        let refused = holds
+            .iter()
+            .filter(|i| answer(i).is_some_and(|(_, m)| m.get("error").is_some()))
+            .count();
+        let after = &rec["afterId"];
+        return match sent(after).and(answer(after)) {
+            Some((_, m)) if m.get("result").is_some() => read(
+                ProbeOutcome::Accept,
+                QUEUE_BOUNDED,
+                format!(
+                    "{} hold calls sent at once ({} over the declared limit of {}): every one answered ({refused} refused), and a request after them got a result",
+                    holds.len(),
+                    holds.len().saturating_sub(
+                        u(&rec["workload"]["subject"], "maxInFlight").unwrap_or(0) as usize
+                    ),
+                    u(&rec["workload"]["subject"], "maxInFlight").unwrap_or(0)
+                ),
+            ),
+            Some((_, m)) => read(
+                ProbeOutcome::Reject,
+                QUEUE_NOT_DRAINED,
+                format!(
+                    "once the hold calls were answered, the request after them got {}",
+                    answer_label(m)
+                ),
+            ),
+            None if exited => read(
+                ProbeOutcome::Terminate,
+                SUBJECT_EXITED,
+                "the subject exited; the request after the hold calls unanswered",
+            ),
+            None => read(
+                ProbeOutcome::Reject,
+                QUEUE_NOT_DRAINED,
+                "once the hold calls were answered, the request after them got no answer",
+            ),
+        };
+    }
+    // The places were full when the requests over them were sent: no hold answered
+    // before the last of them was sent.
+    let last_over = over.iter().filter_map(sent).max().unwrap_or(0);
+    let first_hold_answer = holds
+        .iter()
+        .filter_map(|i| answer(i).map(|(at, _)| *at))
+        .min();
+    if over.is_empty() || first_hold_answer.is_some_and(|at| at <= last_over) {
+        return read(
+            ProbeOutcome::NotObserved,
+            HOLD_NOT_HELD,
+            format!(
+                "a declared hold call was answered ({}) before the requests over the limit were all sent: the places were not all held",
+                first_hold_answer.map_or("-".into(), |a| format!("at {a} ms")),
+            ),
+        );
+    }
+    let unanswered = over.iter().filter(|i| answer(i).is_none()).count();
+    if unanswered > 0 {
+        return lost("of the requests sent over the declared limit", unanswered);
+    }
+    // A result while every place was still held: more in flight than declared.
+    let free_from = first_hold_answer.unwrap_or(u64::MAX);
+    let served_over = over
+        .iter()
+        .filter(|i| answer(i).is_some_and(|(at, m)| m.get("result").is_some() && *at < free_from))
+        .count();
+    let refusals: Vec<&Value> = over
+        .iter()
+        .filter_map(|i| {
+            answer(i)
+                .map(|(_, m)| m)
+                .filter(|m| m.get("error").is_some())
+        })
+        .collect();
+    let limit = u(&rec["workload"]["subject"], "maxInFlight").unwrap_or(0);
+    if check == "overload-rejection" {
+        if served_over > 0 {
+            return read(
+                ProbeOutcome::Reject,
+                OVERLOAD_NOT_ENFORCED,
+                format!(
+                    "with its {limit} declared places held, the subject served {served_over} more request(s) with a result: the declared limit is not enforced"
+                ),
+            );
+        }
+        let codes: std::collections::BTreeSet<i64> = refusals
+            .iter()
+            .filter_map(|m| m.pointer("/error/code").and_then(Value::as_i64))
+            .collect();
+        return read(
+            ProbeOutcome::Accept,
+            OVERLOAD_REJECTED,
+            format!(
+                "with its {limit} declared places held, {} request(s) over them were refused (codes {codes:?}) and {} served once a place was free; none lost",
+                refusals.len(),
+                over.len() - refusals.len()
+            ),
+        );
+    }
+    // retry-after
+    if refusals.is_empty() {
+        return read(
+            ProbeOutcome::NotObserved,
+            NO_REFUSAL,
+            format!(
+                "with its {limit} declared places held, the subject refused nothing over them: no retry hint to read"
+            ),
+        );
+    }
+    let hints: Vec<Option<u64>> = refusals.iter().map(|m| retry_hint_ms(m)).collect();
+    if hints.iter().any(Option::is_none) {
+        return read(
+            ProbeOutcome::Reject,
+            NO_RETRY_HINT,
+            format!(
+                "{} of {} overload refusal(s) carry no retry hint (error.data.retryAfterMs or retryAfter): a client cannot tell when to come back",
+                hints.iter().filter(|h| h.is_none()).count(),
+                refusals.len()
+            ),
+        );
+    }
+    match retries.last().and_then(answer) {
+        Some((at, m)) if m.get("result").is_some() => read(
+            ProbeOutcome::Accept,
+            RETRY_HONOURED,
+            format!(
+                "{} refusal(s) with a retry hint ({:?} ms); retried after each hint, a result came on retry {} at {at} ms",
+                refusals.len(),
+                hints
+                    .iter()
+                    .flatten()
+                    .collect::<std::collections::BTreeSet<_>>(),
+                retries.len()
+            ),
+        ),
+        last => read(
+            ProbeOutcome::Reject,
+            RETRY_NOT_SERVED,
+            format!(
+                "retried after each hint {} time(s); the last retry got {}",
+                retries.len(),
+                last.map_or("no answer".into(), |(_, m)| answer_label(m))
+            ),
+        ),
+    }
 }
 
 /// `cleanup`: once the subject ended, nothing of its process tree may be left (the

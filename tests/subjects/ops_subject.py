@@ -26,6 +26,14 @@ default (the honest twin); each option switches on one operational defect:
   --random-tool-name     name its tool with a suffix drawn at each start (restart)
   --shuffle-tools        list three tools in an order drawn at each start (the honest
                          twin of --random-tool-name: the order is no declared state)
+  --max-in-flight N      serve at most N `slow` tool calls at once (each on a thread of
+                         its own, `delayMs` long); a request that comes while N are
+                         running is refused at once with -32000 and data.retryAfterMs
+                         (the honest twin of the limit checks)
+  --no-retry-hint        with --max-in-flight: refuse without data.retryAfterMs
+                         (retry after)
+  --drop-over-limit      with --max-in-flight: drop a request over the limit, never
+                         answered (overload rejection, queue saturation)
   --hang-after-cancel    once a `notifications/cancelled` arrives, answer nothing
                          more (timeout)
   --stall-on-duplicate-id  once a request id comes a second time, answer nothing
@@ -57,6 +65,9 @@ p.add_argument("--ignore-sigterm", action="store_true")
 p.add_argument("--orphan", action="store_true")
 p.add_argument("--queue", type=int, default=0)
 p.add_argument("--helper", action="store_true")
+p.add_argument("--max-in-flight", type=int, default=0)
+p.add_argument("--no-retry-hint", action="store_true")
+p.add_argument("--drop-over-limit", action="store_true")
 p.add_argument("--random-tool-name", action="store_true")
 p.add_argument("--shuffle-tools", action="store_true")
 p.add_argument("--hang-after-cancel", action="store_true")
@@ -109,7 +120,8 @@ if a.slow_start_ms:
     time.sleep(a.slow_start_ms / 1000)
 
 INFO = {"name": "mcpres-ops-subject", "version": "0.1.0"}
-TOOLS = [{"name": "echo", "inputSchema": {"type": "object"}}]
+TOOLS = [{"name": "echo", "inputSchema": {"type": "object"}},
+         {"name": "slow", "inputSchema": {"type": "object"}}]
 if a.random_tool_name:
     import secrets
 
@@ -128,9 +140,23 @@ seen_ids = set()
 deaf = False
 
 
+import threading
+
+out_lock = threading.Lock()
+running = [0]
+
+
 def send(msg):
-    sys.stdout.write(json.dumps(msg) + "\n")
-    sys.stdout.flush()
+    with out_lock:
+        sys.stdout.write(json.dumps(msg) + "\n")
+        sys.stdout.flush()
+
+
+def slow(mid, delay_ms):
+    time.sleep(delay_ms / 1000)
+    with out_lock:
+        running[0] -= 1
+    send({"jsonrpc": "2.0", "id": mid, "result": {"content": [{"type": "text", "text": "done"}]}})
 
 
 def answer(msg):
@@ -144,6 +170,12 @@ def answer(msg):
                   "capabilities": {"tools": {}}, "serverInfo": INFO, "resultType": "complete"}
     elif method == "ping":
         result = {}
+    elif method == "tools/call" and (params.get("name") == "slow"):
+        delay = int((params.get("arguments") or {}).get("delayMs", 1000))
+        with out_lock:
+            running[0] += 1
+        threading.Thread(target=slow, args=(mid, delay), daemon=True).start()
+        return
     elif method == "tools/list":
         result = {"tools": TOOLS}
     else:
@@ -192,6 +224,17 @@ for raw in sys.stdin.buffer:
             deaf = True
             continue
         seen_ids.add(key)
+    if a.max_in_flight:
+        with out_lock:
+            full = running[0] >= a.max_in_flight
+        if full:
+            if a.drop_over_limit:
+                continue
+            err = {"code": -32000, "message": "overloaded"}
+            if not a.no_retry_hint:
+                err["data"] = {"retryAfterMs": 100}
+            send({"jsonrpc": "2.0", "id": msg["id"], "error": err})
+            continue
     served += 1
     if a.leak_kib_per_call:
         kept.append(bytearray(b"\x5a" * (a.leak_kib_per_call * 1024)))

@@ -609,6 +609,28 @@ reasons! {
             "Ended through its input and started afresh, the subject opened again and declared the same surface (server name, protocol version, capability names, tool names) as before, read from both stored transcripts.";
         OPS_SURFACE_CHANGED "MCP_RES_OPS_SURFACE_CHANGED" Refused
             "After a restart the subject declared another surface than before (server name, protocol version, capability names or tool names): a client that reconnects does not find the server it knew. It is what the negative control (tool names that differ at every start) must give.";
+        OPS_OVERLOAD_REJECTED "MCP_RES_OPS_OVERLOAD_REJECTED" Holds
+            "With the subject's declared places (the workload's `subject.maxInFlight`) held by its declared hold call, every request sent over them was answered: refused with an error, or served once a place was free; none lost, none served while every place was held.";
+        OPS_OVERLOAD_LOST "MCP_RES_OPS_OVERLOAD_LOST" Refused
+            "A request sent over the subject's declared limit got no answer while the subject ran (JSON-RPC 2.0 §4: every request MUST be answered). It is what the negative control (a queue that drops what is over the declared limit) must give.";
+        OPS_OVERLOAD_NOT_ENFORCED "MCP_RES_OPS_OVERLOAD_NOT_ENFORCED" Refused
+            "With every declared place held, the subject served a request over them with a result: more in flight than the workload declares for it.";
+        OPS_HOLD_NOT_HELD "MCP_RES_OPS_HOLD_NOT_HELD" NotObserved
+            "A declared hold call was answered before the requests over the limit were all sent (the tool is missing, or holds less than declared): the places were not all held, so nothing over them was observed.";
+        OPS_RETRY_HONOURED "MCP_RES_OPS_RETRY_HONOURED" Holds
+            "Every overload refusal carried a retry hint (`error.data.retryAfterMs`, or `retryAfter` in seconds), and a request retried after the hints got a result.";
+        OPS_NO_RETRY_HINT "MCP_RES_OPS_NO_RETRY_HINT" Refused
+            "An overload refusal carried no retry hint: a client cannot tell when to come back. It is what the negative control (refusals without a hint) must give.";
+        OPS_RETRY_NOT_SERVED "MCP_RES_OPS_RETRY_NOT_SERVED" Refused
+            "Retried after every hint until the declared hold calls were over, the request never got a result.";
+        OPS_NO_REFUSAL "MCP_RES_OPS_NO_REFUSAL" NotObserved
+            "With its declared places held, the subject refused nothing over them (it served them later): there is no retry hint to read.";
+        OPS_QUEUE_BOUNDED "MCP_RES_OPS_QUEUE_BOUNDED" Holds
+            "The declared limit times the defect factor hold calls, sent at once, were each answered (served or refused), and a request after them got a result (the queue drained).";
+        OPS_QUEUE_LOST "MCP_RES_OPS_QUEUE_LOST" Refused
+            "A hold call sent over the declared limit got no answer while the subject ran (JSON-RPC 2.0 §4: MUST reply): a saturated queue lost work. It is what the negative control (a queue that drops what is over the declared limit) must give.";
+        OPS_QUEUE_NOT_DRAINED "MCP_RES_OPS_QUEUE_NOT_DRAINED" Refused
+            "Once the hold calls were answered, the request after them did not get a result: the saturated queue did not drain.";
         OPS_RESTART_FAILED "MCP_RES_OPS_RESTART_FAILED" Refused
             "After the crash, a fresh process of the subject could not start, did not open, or left a request unanswered.";
     }

@@ -60,6 +60,8 @@ pub struct Spec {
     /// Forward at most this many requests in flight; answer any request over it at
     /// once with an overload error (`-32000`, `data.retryAfterMs`): a bounded queue.
     pub reject_over_in_flight: u32,
+    /// With `rejectOverInFlight`: the overload error carries no retry hint.
+    pub no_retry_hint: bool,
     /// Stop passing stdin on to the subject once a request's id comes a second time
     /// (the subject never sees anything after it, and its stdin stays open): a
     /// transport, or a subject, that stalls on a duplicate delivery.
@@ -392,6 +394,7 @@ fn gate(
     } else {
         (spec.drop_over_in_flight as usize, false)
     };
+    let no_hint = spec.no_retry_hint;
     let in_flight = Arc::new(Mutex::new(0usize));
     let out = Arc::new(Mutex::new(std::io::stdout()));
     let (count, answers) = (in_flight.clone(), out.clone());
@@ -413,9 +416,15 @@ fn gate(
                 if *n >= limit {
                     drop(n);
                     if reject {
-                        let refusal = serde_json::json!({"jsonrpc": "2.0", "id": id, "error": {
+                        let mut refusal = serde_json::json!({"jsonrpc": "2.0", "id": id, "error": {
                             "code": -32000, "message": "overloaded: too many requests in flight",
                             "data": {"retryAfterMs": 100}}});
+                        if no_hint {
+                            refusal["error"]
+                                .as_object_mut()
+                                .expect("an object")
+                                .remove("data");
+                        }
                         let mut o = answers.lock().expect("stdout lock");
                         let _ = writeln!(o, "{refusal}").and_then(|()| o.flush());
                     }

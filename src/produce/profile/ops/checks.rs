@@ -9,6 +9,7 @@ use serde_json::{Value, json};
 
 use super::ending;
 use super::load;
+use super::overload;
 use super::recovery;
 use super::workload::Workload;
 use crate::judge::ops::{self as reading, PROFILE as P};
@@ -35,6 +36,24 @@ pub const CHECKS: &[CheckDecl] = &[
         ])
         .alone().launch()
         .judged("The workload's concurrency times its defect factor requests are written at once; every one must be answered, with a result or an error, while the subject runs. Silence fails on JSON-RPC's MUST. The control puts a queue in front of the subject (the shim) that holds the workload's concurrency in flight and drops what is over it (the taxonomy's resource-exhaustion, lost); the mutant's queue refuses what is over it at once with an overload error and a retry hint: bounded, so it must be read as answered."),
+    CheckDecl::new(P, "queue-saturation", overload::queue_saturation, reading::QUEUE_BOUNDED, reading::QUEUE_LOST)
+        .basis(&[
+            Basis::both(JSONRPC, "§4", L::Must, "the server MUST reply to every request: each of the hold calls sent over its limit too (served later or refused)"),
+            Basis::both(PROFILE, "required check queue-saturation", L::Profile, "a queue saturated past the subject's declared limit loses nothing and drains: every request answered, and the next served"),
+        ])
+        .alone().launch()
+        .judged("Needs the workload's `[subject]` declaration (the subject's limit and a hold call); without it NOT_OBSERVED. The declared limit times the defect factor hold calls are written at once; every one must be answered, served or refused, while the subject runs (silence fails on JSON-RPC's MUST), and a request after them must get a result. The control puts a queue in front of the subject (the shim) that holds the declared limit and drops what is over it (the taxonomy's resource-exhaustion); the mutant's refuses it at once with an overload error: bounded, read as the positive."),
+    CheckDecl::new(P, "overload-rejection", overload::overload_rejection, reading::OVERLOAD_REJECTED, reading::OVERLOAD_LOST)
+        .basis(&[
+            Basis::both(JSONRPC, "§4", L::Must, "the server MUST reply to every request: the ones over its limit too (an overload error is a reply)"),
+            Basis::both(PROFILE, "required check overload-rejection", L::Profile, "over the subject's declared limit a request is refused at once (or served once a place is free), never lost, and never served while every place is held"),
+        ])
+        .alone().launch()
+        .judged("Needs the workload's `[subject]` declaration; without it NOT_OBSERVED. The declared places are filled with the declared hold call, then as many requests again are written at once: each must be answered (silence fails on JSON-RPC's MUST), and none may get a result while every place is still held (that is more in flight than declared: the profile's own failure). Times are read from the stored chunks; a hold answered before the requests over it were sent leaves the check NOT_OBSERVED (the places were not held). The control's queue (the shim) drops what is over the declared limit; the mutant's refuses it at once with an overload error."),
+    CheckDecl::new(P, "retry-after", overload::retry_after, reading::RETRY_HONOURED, reading::NO_RETRY_HINT)
+        .basis(&[Basis::both(PROFILE, "required check retry-after", L::Profile, "an overload refusal tells the client when to come back (a retry hint), and a request retried after it is served once a place is free")])
+        .alone().launch()
+        .judged("No MCP requirement names a retry hint over stdio (Streamable HTTP has RFC 9110's Retry-After); the profile's own and the taxonomy's resource-exhaustion row (retry-after allowed). Needs the workload's `[subject]` declaration; without it NOT_OBSERVED, and NOT_OBSERVED too when the subject refuses nothing over its places. Every refusal must carry `error.data.retryAfterMs` (or `retryAfter` in seconds); the runner retries after each hint until a result or the holds are over, and the last retry must get a result. The control's queue refuses without a hint; the mutant's with one."),
     CheckDecl::new(P, "timeout", recovery::timeout_check, reading::ANSWERED_BY_DEADLINE, reading::DEADLINE_MISSED)
         .basis(&[
             Basis::both(MCP_2025, "Basic › Lifecycle › Timeouts", L::Should, "a sender sets a timeout on every request it sends, and past it issues a cancellation and stops waiting: the deadline is the client's (here the workload's)"),
@@ -187,7 +206,7 @@ pub(super) fn three(
     held: &'static str,
     negative: (ProbeOutcome, &'static str),
     mutant: (ProbeOutcome, &'static str),
-    run: impl Fn(&str) -> Value,
+    mut run: impl FnMut(&str) -> Value,
 ) -> CheckRun {
     let refused = negative.1;
     let positive = labelled(check, "positive", (Accept, held), refused, run("positive"));

@@ -8,6 +8,7 @@
 pub mod checks;
 pub mod ending;
 pub mod load;
+pub mod overload;
 pub mod recovery;
 pub mod report;
 pub mod sample;

@@ -23,6 +23,33 @@ pub struct Workload {
     pub load: Load,
     pub budgets: Budgets,
     pub controls: Controls,
+    /// What the subject declares of itself (optional): the checks that need it are
+    /// NOT_OBSERVED without it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub subject: Option<SubjectDecl>,
+}
+
+/// What a subject declares of itself, for the checks about its limits
+/// (`overload-rejection`, `retry-after`, `queue-saturation`): the workload's author says
+/// it, the run holds the subject to it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct SubjectDecl {
+    /// The most requests the subject serves at once; more are to be refused (or
+    /// queued and served later), never lost.
+    pub max_in_flight: u32,
+    /// A tool whose call holds one of those places for a while (`tools/call` with
+    /// `holdArguments`), so that the runner can fill them.
+    pub hold_tool: String,
+    /// The hold call's arguments (a table).
+    #[serde(default = "empty_object")]
+    pub hold_arguments: Value,
+    /// How long one hold call takes, in ms: the runner's waits are derived from it.
+    pub hold_ms: u64,
+}
+
+fn empty_object() -> Value {
+    Value::Object(Default::default())
 }
 
 /// The load the generator sends.
@@ -208,6 +235,17 @@ impl Workload {
         if !(2..=100).contains(&self.controls.defect_factor) {
             return bad("controls.defectFactor must be 2 to 100");
         }
+        if let Some(s) = &self.subject {
+            if !(1..=256).contains(&s.max_in_flight) {
+                return bad("subject.maxInFlight must be 1 to 256");
+            }
+            if !(100..=30_000).contains(&s.hold_ms) {
+                return bad("subject.holdMs must be 100 to 30000");
+            }
+            if s.hold_tool.is_empty() || !s.hold_arguments.is_object() {
+                return bad("subject.holdTool must be named and subject.holdArguments a table");
+            }
+        }
         Ok(())
     }
 
@@ -271,6 +309,21 @@ mod tests {
         assert!(e.is_err());
         let e = Workload::parse(&with("defectFactor = 4", "defectFactor = 1"));
         assert!(matches!(e, Err(WorkloadError::Invalid(m)) if m.contains("defectFactor")));
+    }
+
+    #[test]
+    fn a_subject_declaration_is_optional_and_checked() {
+        assert_eq!(Workload::builtin().subject, None);
+        let declared = format!(
+            "{DEFAULT_TOML}\n[subject]\nmaxInFlight = 8\nholdTool = \"slow\"\nholdArguments = {{ delayMs = 1500 }}\nholdMs = 1500\n"
+        );
+        let w = Workload::parse(&declared).unwrap();
+        let s = w.subject.clone().unwrap();
+        assert_eq!((s.max_in_flight, s.hold_ms), (8, 1500));
+        assert_eq!(s.hold_arguments["delayMs"], 1500);
+        assert_eq!(from_json(&w.to_json()), Some(w.clone()));
+        let e = Workload::parse(&declared.replace("maxInFlight = 8", "maxInFlight = 0"));
+        assert!(matches!(e, Err(WorkloadError::Invalid(m)) if m.contains("maxInFlight")));
     }
 
     #[test]

@@ -1,0 +1,175 @@
+//! The operational checks about the limits a subject declares (the workload's
+//! `[subject]`: how many requests it serves at once and a tool call that holds one of
+//! those places): `overload-rejection`, `retry-after` and `queue-saturation`. Without
+//! that declaration each is NOT_OBSERVED with the reason: nothing says what to overload.
+//! Each stores its raw record under `observation.ops`; its label is
+//! [`crate::judge::ops::reading`] of that record.
+
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use super::checks::{record, started, three, workload};
+use super::workload::SubjectDecl;
+use crate::judge::ops as reading;
+use crate::model::vocab::ProbeOutcome::*;
+use crate::produce::profile::check::{CheckRun, Ctx};
+use crate::produce::profile::probe::{Probe, Reply};
+
+/// Why a limit check is not observed without a declaration.
+const UNDECLARED: &str = "the workload declares no limit for the subject ([subject] maxInFlight, holdTool, holdArguments, holdMs): nothing says what to overload";
+
+/// The most retries `retry-after` makes.
+const MAX_RETRIES: usize = 50;
+/// The shortest wait between retries, whatever the hint says.
+const RETRY_FLOOR: Duration = Duration::from_millis(10);
+
+/// `n` hold calls, written at once; their ids.
+fn hold(ctx: &Ctx, probe: &mut Probe, s: &SubjectDecl, n: u32) -> Vec<Value> {
+    let mut ids = Vec::new();
+    let mut bytes = Vec::new();
+    for _ in 0..n {
+        let (id, line) = ctx.line(
+            "tools/call",
+            json!({"name": s.hold_tool, "arguments": s.hold_arguments}),
+        );
+        ids.push(id);
+        bytes.extend(line);
+    }
+    probe.send(bytes);
+    ids
+}
+
+fn overload(ctx: &Ctx, check: &str, role: &str) -> Value {
+    let w = workload(ctx);
+    let s = w.subject.as_ref().expect("checked by the caller");
+    let mut rec = record(ctx, check, role, "overload");
+    let (mut probe, open) = match started(ctx, &mut rec) {
+        Ok(p) => p,
+        Err(observation) => return observation,
+    };
+    if matches!(open, Reply::Result(_)) {
+        probe.keep_more_stdout(1 << 20);
+        let hold_for = Duration::from_millis(s.hold_ms);
+        if check == "queue-saturation" {
+            let holds = hold(
+                ctx,
+                &mut probe,
+                s,
+                s.max_in_flight * w.controls.defect_factor,
+            );
+            let until = Instant::now() + hold_for * w.controls.defect_factor + ctx.answer;
+            for id in &holds {
+                let _ = probe.reply(id, until.saturating_duration_since(Instant::now()));
+            }
+            let (after, line) = ctx.live_line();
+            probe.send(line);
+            let _ = probe.reply(&after, ctx.answer);
+            rec["holdIds"] = json!(holds);
+            rec["afterId"] = after;
+        } else {
+            let holds = hold(ctx, &mut probe, s, s.max_in_flight);
+            // The holds reach the subject first.
+            probe.flushed(ctx.answer);
+            let mut over = Vec::new();
+            let mut bytes = Vec::new();
+            for _ in 0..s.max_in_flight {
+                let (id, line) = ctx.live_line();
+                over.push(id);
+                bytes.extend(line);
+            }
+            probe.send(bytes);
+            let mut refusals = Vec::new();
+            for id in &over {
+                if let Reply::Error(_, body) = probe.reply(id, ctx.answer) {
+                    refusals.push(body);
+                }
+            }
+            if check == "retry-after" && !refusals.is_empty() {
+                // Retried after each hint (at least the floor) until a result or the
+                // holds are over.
+                let until = Instant::now() + hold_for + ctx.answer;
+                let mut hint = refusals
+                    .iter()
+                    .filter_map(reading::retry_hint_ms)
+                    .max()
+                    .map(Duration::from_millis);
+                let mut retries = Vec::new();
+                while retries.len() < MAX_RETRIES && Instant::now() < until {
+                    std::thread::sleep(hint.unwrap_or(RETRY_FLOOR).max(RETRY_FLOOR));
+                    let (id, line) = ctx.live_line();
+                    probe.send(line);
+                    let reply = probe.reply(&id, ctx.answer);
+                    retries.push(id);
+                    match reply {
+                        Reply::Error(_, body) => {
+                            hint = reading::retry_hint_ms(&body).map(Duration::from_millis);
+                        }
+                        _ => break,
+                    }
+                }
+                rec["retryIds"] = json!(retries);
+            }
+            let until = Instant::now() + hold_for + ctx.answer;
+            for id in &holds {
+                let _ = probe.reply(id, until.saturating_duration_since(Instant::now()));
+            }
+            rec["holdIds"] = json!(holds);
+            rec["overIds"] = json!(over);
+        }
+    }
+    ctx.finish(probe, json!({"ops": rec}))
+}
+
+fn limit_check(
+    ctx: &Ctx,
+    check: &'static str,
+    held: &'static str,
+    refused: (crate::model::vocab::ProbeOutcome, &'static str),
+) -> CheckRun {
+    if workload(ctx).subject.is_none() {
+        return CheckRun::not_observed(check, UNDECLARED);
+    }
+    // A subject that did not hold its places, or refused nothing over them, does not
+    // offer what the check reads: not observed, with what the positive's record says.
+    let positive = overload(ctx, check, "positive");
+    if let Some((NotObserved, reason, why)) = reading::reading(check, "positive", &positive)
+        && reason != crate::diag::reasons::OPS_INJECTION_NOT_DECLARED
+    {
+        return CheckRun::not_observed(check, format!("{reason}: {why}"));
+    }
+    let mut first = Some(positive);
+    three(check, held, refused, (Accept, held), |role| {
+        match (role, first.take()) {
+            ("positive", Some(made)) => made,
+            _ => overload(ctx, check, role),
+        }
+    })
+}
+
+pub fn overload_rejection(ctx: &Ctx) -> CheckRun {
+    limit_check(
+        ctx,
+        "overload-rejection",
+        reading::OVERLOAD_REJECTED,
+        (NoEffect, reading::OVERLOAD_LOST),
+    )
+}
+
+pub fn retry_after(ctx: &Ctx) -> CheckRun {
+    limit_check(
+        ctx,
+        "retry-after",
+        reading::RETRY_HONOURED,
+        (Reject, reading::NO_RETRY_HINT),
+    )
+}
+
+pub fn queue_saturation(ctx: &Ctx) -> CheckRun {
+    limit_check(
+        ctx,
+        "queue-saturation",
+        reading::QUEUE_BOUNDED,
+        (NoEffect, reading::QUEUE_LOST),
+    )
+}

@@ -3,7 +3,9 @@
 # reference server in under 3 minutes with the default workload on 2 cores),
 # and what the load generator measured of itself: whole `mcpres profile run
 # operational-resilience` processes against the reference server over stdio,
-# with the built-in workload, RUNS times (default 2), each timed; then the
+# with the built-in workload plus the reference server's declared limit
+# (bundles/profiles/reference-workload.toml, `serve --max-in-flight 8`), RUNS
+# times (default 2), each timed; then the
 # generator's ceiling and the positive soak's latency from each run's
 # measurement report.
 #
@@ -16,7 +18,8 @@ tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 for i in $(seq 1 "$RUNS"); do
   start=$(date +%s.%N)
-  "$BIN" profile run operational-resilience -o "$tmp/run$i" -- "$BIN" serve >/dev/null 2>&1 || true
+  "$BIN" profile run operational-resilience --workload bundles/profiles/reference-workload.toml \
+    -o "$tmp/run$i" -- "$BIN" serve --max-in-flight 8 >/dev/null 2>&1 || true
   end=$(date +%s.%N)
   python3 - "$tmp/run$i" "$(echo "$end - $start" | bc)" <<'PY'
 import json, sys

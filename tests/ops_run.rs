@@ -120,6 +120,25 @@ fn run_with(
     (out, verdicts)
 }
 
+/// Run `check` alone on the test subject with `flags`; its verdict must be `verdict`.
+/// The evaluation's directory and the check's reason.
+fn run_one(
+    tmp: &tempfile::TempDir,
+    check: &str,
+    flags: &[&str],
+    verdict: &str,
+) -> (PathBuf, String) {
+    let (dir, verdicts) = run(tmp, &[check], flags);
+    assert_eq!(verdicts.len(), 1);
+    let (id, got, reason) = &verdicts[0];
+    assert_eq!(
+        (id.as_str(), got.as_str()),
+        (check, verdict),
+        "{check} with {flags:?}: {reason}"
+    );
+    (dir, reason.clone())
+}
+
 fn validate(dir: &Path) -> (i32, String) {
     let o = mcpres(&["validate", "--format", "json", dir.to_str().unwrap()]);
     (o.status.code().unwrap_or(-1), output_text(&o))
@@ -287,14 +306,7 @@ fn each_defect_fails_its_own_check() {
     ];
     for (check, flags, reason) in cases {
         let tmp = tempfile::tempdir().unwrap();
-        let (dir, verdicts) = run(&tmp, &[check], flags);
-        assert_eq!(verdicts.len(), 1);
-        let (id, verdict, got) = &verdicts[0];
-        assert_eq!(
-            (id.as_str(), verdict.as_str()),
-            (check, "FAIL"),
-            "{check} with {flags:?}: {got}"
-        );
+        let (dir, got) = run_one(&tmp, check, flags, "FAIL");
         assert_eq!(got, reason, "{check} with {flags:?}");
         let (code, text) = validate(&dir);
         assert_eq!(code, 1, "{check}: {text}");
@@ -307,7 +319,11 @@ fn each_defect_fails_its_own_check() {
 fn the_declared_limits_are_held_to() {
     let limits = ["queue-saturation", "overload-rejection", "retry-after"];
     /// Checks run, the subject's flags, and (check, verdict, reason) expected.
-    type Case<'a> = (&'a [&'a str], &'a [&'a str], &'a [(&'a str, &'a str, &'a str)]);
+    type Case<'a> = (
+        &'a [&'a str],
+        &'a [&'a str],
+        &'a [(&'a str, &'a str, &'a str)],
+    );
     let cases: [Case; 4] = [
         (
             &limits,
@@ -376,14 +392,7 @@ fn a_defect_s_honest_twin_passes() {
     ];
     for (check, flags) in cases {
         let tmp = tempfile::tempdir().unwrap();
-        let (dir, verdicts) = run(&tmp, &[check], flags);
-        assert_eq!(verdicts.len(), 1);
-        let (id, verdict, got) = &verdicts[0];
-        assert_eq!(
-            (id.as_str(), verdict.as_str()),
-            (check, "PASS"),
-            "{check} with {flags:?}: {got}"
-        );
+        let (dir, _) = run_one(&tmp, check, flags, "PASS");
         let (code, text) = validate(&dir);
         assert_eq!(code, 0, "{check}: {text}");
     }

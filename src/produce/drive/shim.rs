@@ -317,6 +317,20 @@ fn forward_signals(child: u32, delay: Duration) {
     });
 }
 
+/// The lines of `from` (each with its newline, the last one perhaps without), until
+/// its end or an error.
+fn lines(from: impl std::io::Read) -> impl Iterator<Item = Vec<u8>> {
+    use std::io::BufRead;
+    let mut reader = std::io::BufReader::new(from);
+    std::iter::from_fn(move || {
+        let mut line = Vec::new();
+        match reader.read_until(b'\n', &mut line) {
+            Ok(0) | Err(_) => None,
+            Ok(_) => Some(line),
+        }
+    })
+}
+
 /// `line` with `suffix` appended to every tool name of a `tools/list` answer (the line
 /// unchanged when it is no such answer).
 fn renamed_tools(line: Vec<u8>, suffix: &str) -> Vec<u8> {
@@ -342,7 +356,7 @@ fn renamed_tools(line: Vec<u8>, suffix: &str) -> Vec<u8> {
 /// Pass each line of `from` to stdout `delay` after it arrived, in order (with tool
 /// names renamed when `suffix` is given).
 fn relay_delayed(from: std::process::ChildStdout, delay: Duration, suffix: Option<String>) {
-    use std::io::{BufRead, Write};
+    use std::io::Write;
     let (tx, rx) = std::sync::mpsc::channel::<(Instant, Vec<u8>)>();
     let writer = std::thread::spawn(move || {
         let mut out = std::io::stdout().lock();
@@ -357,20 +371,13 @@ fn relay_delayed(from: std::process::ChildStdout, delay: Duration, suffix: Optio
             }
         }
     });
-    let mut reader = std::io::BufReader::new(from);
-    loop {
-        let mut line = Vec::new();
-        match reader.read_until(b'\n', &mut line) {
-            Ok(0) | Err(_) => break,
-            Ok(_) => {
-                let line = match &suffix {
-                    Some(s) => renamed_tools(line, s),
-                    None => line,
-                };
-                if tx.send((Instant::now(), line)).is_err() {
-                    break;
-                }
-            }
+    for line in lines(from) {
+        let line = match &suffix {
+            Some(s) => renamed_tools(line, s),
+            None => line,
+        };
+        if tx.send((Instant::now(), line)).is_err() {
+            break;
         }
     }
     drop(tx);
@@ -387,7 +394,7 @@ fn gate(
     from: std::process::ChildStdout,
     spec: &Spec,
 ) -> std::thread::JoinHandle<()> {
-    use std::io::{BufRead, Write};
+    use std::io::Write;
     use std::sync::{Arc, Mutex};
     let (limit, reject) = if spec.reject_over_in_flight > 0 {
         (spec.reject_over_in_flight as usize, true)
@@ -399,13 +406,7 @@ fn gate(
     let out = Arc::new(Mutex::new(std::io::stdout()));
     let (count, answers) = (in_flight.clone(), out.clone());
     std::thread::spawn(move || {
-        let mut reader = std::io::BufReader::new(std::io::stdin().lock());
-        loop {
-            let mut line = Vec::new();
-            match reader.read_until(b'\n', &mut line) {
-                Ok(0) | Err(_) => break,
-                Ok(_) => {}
-            }
+        for line in lines(std::io::stdin().lock()) {
             let msg: Option<serde_json::Value> = serde_json::from_slice(&line).ok();
             let id = msg
                 .as_ref()
@@ -439,13 +440,7 @@ fn gate(
         drop(to);
     });
     std::thread::spawn(move || {
-        let mut reader = std::io::BufReader::new(from);
-        loop {
-            let mut line = Vec::new();
-            match reader.read_until(b'\n', &mut line) {
-                Ok(0) | Err(_) => break,
-                Ok(_) => {}
-            }
+        for line in lines(from) {
             let is_response = serde_json::from_slice::<serde_json::Value>(&line)
                 .ok()
                 .is_some_and(|m| m.get("id").is_some() && m.get("method").is_none());
@@ -485,16 +480,10 @@ fn relay_stdin(mut to: std::process::ChildStdin, delay: Duration) {
 /// before is dropped, and with `deaf` nothing after it is passed on (the subject's
 /// stdin stays open until the shim's ends).
 fn dedupe_stdin(mut to: std::process::ChildStdin, deaf: bool) {
-    use std::io::{BufRead, Write};
+    use std::io::Write;
     let mut seen = std::collections::BTreeSet::new();
     let mut stalled = false;
-    let mut reader = std::io::BufReader::new(std::io::stdin().lock());
-    loop {
-        let mut line = Vec::new();
-        match reader.read_until(b'\n', &mut line) {
-            Ok(0) | Err(_) => break,
-            Ok(_) => {}
-        }
+    for line in lines(std::io::stdin().lock()) {
         let id = serde_json::from_slice::<serde_json::Value>(&line)
             .ok()
             .filter(|m| m.get("method").is_some())

@@ -625,6 +625,15 @@ impl Stage {
         if self.go.is_some() {
             argv.push("--await-go".into());
         }
+        // The process the namespace's init watches: this one, named here, where it
+        // is known (the helper's parent may already be gone, and another process
+        // adopted it, by the time the helper asks).
+        let me = std::process::id();
+        if let Some(start) = proc::start_time(me) {
+            argv.push("--driver".into());
+            argv.push(me.to_string().into());
+            argv.push(start.to_string().into());
+        }
         argv.push("--".into());
         argv.push(program.as_os_str().to_owned());
         argv.extend(args.iter().map(OsString::from));
@@ -1183,6 +1192,7 @@ pub fn exec_main(args: &[OsString]) -> u8 {
     let mut await_go = false;
     let mut through: Vec<PathBuf> = Vec::new();
     let mut faults: Vec<Fault> = Vec::new();
+    let mut driver: Option<(u32, u64)> = None;
     let mut it = args.iter();
     let mut program: Option<&OsString> = None;
     while let Some(a) = it.next() {
@@ -1192,6 +1202,17 @@ pub fn exec_main(args: &[OsString]) -> u8 {
             Some("--loopback") => loopback = true,
             Some("--await-go") => await_go = true,
             Some("--through") => through.extend(it.next().map(PathBuf::from)),
+            Some("--driver") => {
+                let pid = it.next().and_then(|p| p.to_str()?.parse::<u32>().ok());
+                let start = it.next().and_then(|s| s.to_str()?.parse::<u64>().ok());
+                match pid.zip(start) {
+                    Some(d) => driver = Some(d),
+                    None => {
+                        eprintln!("mcpres sandbox: --driver needs PID START");
+                        return 2;
+                    }
+                }
+            }
             Some("--disk-full") => {
                 let dir = it.next().map(PathBuf::from);
                 let bytes = it.next().and_then(|b| b.to_str()?.parse::<u64>().ok());
@@ -1227,7 +1248,7 @@ pub fn exec_main(args: &[OsString]) -> u8 {
     }
     let (Some(stage), Some(program)) = (stage, program) else {
         eprintln!(
-            "mcpres sandbox: usage: {EXEC_ARG} --stage DIR --cwd DIR [--loopback] -- PROGRAM ARGS..."
+            "mcpres sandbox: usage: {EXEC_ARG} --stage DIR --cwd DIR [--loopback] [--driver PID START] -- PROGRAM ARGS..."
         );
         return 2;
     };
@@ -1347,6 +1368,7 @@ pub fn exec_main(args: &[OsString]) -> u8 {
         }
     };
     let init = match start_init(
+        driver,
         &channel.name,
         door.is_some(),
         go_path.as_deref(),
@@ -1478,8 +1500,10 @@ fn tell(name: &str, message: &str) {
 /// Start the PID namespace's first process (`mcpres __sandbox-init`) with
 /// this process's standard streams, environment and directory, which it
 /// hands to the subject; the init watches the process that started the
-/// sandbox (this process's parent). Its pid as the host sees it.
+/// sandbox: `driver` (its pid and start time) when the helper was told it, else this
+/// process's parent. Its pid as the host sees it.
 fn start_init(
+    driver: Option<(u32, u64)>,
     channel: &str,
     door: bool,
     go: Option<&str>,
@@ -1487,10 +1511,16 @@ fn start_init(
     rest: &[&OsString],
 ) -> Result<u32, String> {
     let exe = std::env::current_exe().map_err(|e| format!("cannot find mcpres itself: {e}"))?;
-    let driver = rustix::process::getppid()
-        .map(|p| p.as_raw_nonzero().get().unsigned_abs())
-        .ok_or("no parent to watch")?;
-    let driver_start = proc::start_time(driver).ok_or("the parent's start time is unreadable")?;
+    let (driver, driver_start) = match driver {
+        Some(d) => d,
+        None => {
+            let parent = rustix::process::getppid()
+                .map(|p| p.as_raw_nonzero().get().unsigned_abs())
+                .ok_or("no parent to watch")?;
+            let start = proc::start_time(parent).ok_or("the parent's start time is unreadable")?;
+            (parent, start)
+        }
+    };
     let child = Command::new(exe)
         .arg(INIT_ARG)
         .arg(driver.to_string())
@@ -2439,6 +2469,34 @@ fn set_up(stage: &Path, loopback: bool, through: &[PathBuf]) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The init watches the process that made the wrapper, named by it: the helper's
+    /// parent may be gone (and the helper adopted by pid 1) before the helper asks, and
+    /// an init watching pid 1 would never end. Found when an availability check's
+    /// launcher was killed early.
+    #[test]
+    fn the_wrapper_names_its_maker_as_the_process_to_watch() {
+        let tmp = tempfile::tempdir().unwrap();
+        let stage = Stage::create(tmp.path(), "driver", false).unwrap();
+        let tools = Tools {
+            unshare: PathBuf::from("/usr/bin/unshare"),
+            exe: PathBuf::from("/bin/mcpres"),
+        };
+        let (_, argv) = stage.wrap(&tools, Path::new("/bin/true"), &[]);
+        let at = argv
+            .iter()
+            .position(|a| a == "--driver")
+            .expect("a --driver");
+        let me = std::process::id();
+        assert_eq!(argv[at + 1], OsString::from(me.to_string()));
+        assert_eq!(
+            argv[at + 2],
+            OsString::from(proc::start_time(me).unwrap().to_string())
+        );
+        // Before the subject's own arguments.
+        let dashes = argv.iter().rposition(|a| a == "--").unwrap();
+        assert!(at < dashes);
+    }
 
     /// An IPv4 packet (20-byte header) to `dest` carrying `l4`.
     fn v4(protocol: u8, dest: [u8; 4], l4: &[u8]) -> Vec<u8> {

@@ -1054,12 +1054,7 @@ fn crash_reading(rec: &Value, transcript: &Value) -> Reading {
             "the request before the crash got no answer: the subject was not serving when it was killed",
         );
     }
-    let left: Vec<String> = transcript["end"]["leftBehindProcesses"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .map(|p| format!("{} ({})", p["pid"], p["command"].as_str().unwrap_or("?")))
-        .collect();
+    let left = left_behind(&transcript["end"]);
     if !left.is_empty() {
         return read(
             ProbeOutcome::Reject,
@@ -1438,6 +1433,16 @@ fn overload_reading(check: &str, rec: &Value, transcript: &Value) -> Reading {
     }
 }
 
+/// The processes an end record found alive, as `pid (command)`.
+fn left_behind(end: &Value) -> Vec<String> {
+    end["leftBehindProcesses"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|p| format!("{} ({})", p["pid"], p["command"].as_str().unwrap_or("?")))
+        .collect()
+}
+
 /// `cleanup`: once the subject ended, nothing of its process tree may be left (the
 /// probe's end record: what it found alive below the subject, in its process group, or
 /// in its PID namespace, then killed).
@@ -1450,12 +1455,7 @@ fn cleanup_reading(transcript: &Value) -> Reading {
         );
     };
     let seen = transcript["descendantsSeen"].as_array().map_or(0, Vec::len);
-    let left: Vec<String> = end["leftBehindProcesses"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .map(|p| format!("{} ({})", p["pid"], p["command"].as_str().unwrap_or("?")))
-        .collect();
+    let left = left_behind(end);
     if left.is_empty() && u(end, "leftBehind") == Some(0) {
         read(
             ProbeOutcome::Accept,

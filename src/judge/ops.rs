@@ -72,6 +72,12 @@ pub const NO_REFUSAL: &str = crate::diag::reasons::OPS_NO_REFUSAL;
 pub const QUEUE_BOUNDED: &str = crate::diag::reasons::OPS_QUEUE_BOUNDED;
 pub const QUEUE_LOST: &str = crate::diag::reasons::OPS_QUEUE_LOST;
 pub const QUEUE_NOT_DRAINED: &str = crate::diag::reasons::OPS_QUEUE_NOT_DRAINED;
+pub const RATE_LIMIT_HELD: &str = crate::diag::reasons::OPS_RATE_LIMIT_HELD;
+pub const RATE_LIMIT_LOST: &str = crate::diag::reasons::OPS_RATE_LIMIT_LOST;
+pub const RATE_NOT_ENFORCED: &str = crate::diag::reasons::OPS_RATE_NOT_ENFORCED;
+pub const RATE_UNDER_DECLARED: &str = crate::diag::reasons::OPS_RATE_UNDER_DECLARED;
+pub const RATE_LIMIT_STUCK: &str = crate::diag::reasons::OPS_RATE_LIMIT_STUCK;
+pub const RATE_NOT_REACHED: &str = crate::diag::reasons::OPS_RATE_NOT_REACHED;
 
 const OPEN_FAILED: &str = crate::diag::reasons::OPEN_FAILED;
 const OPEN_REFUSED: &str = crate::diag::reasons::OPEN_REFUSED;
@@ -196,6 +202,16 @@ pub fn injection(check: &str, role: &str, w: &Value) -> Value {
         ("overload-rejection" | "queue-saturation" | "retry-after", "mutant") => {
             json!({"rejectOverInFlight": u(&w["subject"], "maxInFlight").unwrap_or(1)})
         }
+        // A rate limit at the transport, the declared one, that drops what is over it;
+        // the mutant's refuses it at once (with a retry hint).
+        ("rate-limiting", "negative") => json!({
+            "dropOverRate": u(&w["rateLimit"], "requests").unwrap_or(1),
+            "rateWindowMs": u(&w["rateLimit"], "windowMs").unwrap_or(1000),
+        }),
+        ("rate-limiting", "mutant") => json!({
+            "rejectOverRate": u(&w["rateLimit"], "requests").unwrap_or(1),
+            "rateWindowMs": u(&w["rateLimit"], "windowMs").unwrap_or(1000),
+        }),
         // Refusals without a retry hint.
         ("retry-after", "negative") => {
             json!({"rejectOverInFlight": u(&w["subject"], "maxInFlight").unwrap_or(1), "noRetryHint": true})
@@ -250,6 +266,7 @@ pub fn reading(check: &str, role: &str, transcript: &Value) -> Option<Reading> {
         ("overload-rejection" | "retry-after" | "queue-saturation", Some("overload")) => {
             overload_reading(check, rec, transcript)
         }
+        ("rate-limiting", Some("rate")) => rate_reading(rec, transcript),
         (
             "memory-resource-leak" | "child-process-leak" | "listener-leak" | "bounded-soak",
             Some("soak"),
@@ -355,8 +372,23 @@ fn answers(transcript: &Value) -> Option<BTreeMap<String, Value>> {
     Some(out)
 }
 
+/// Did the subject end by itself? Its exit came before mcpres did anything to
+/// end it, or it closed its stdout before that (an interpreter closes its
+/// streams, then takes its time to finish exiting: the close is the ending
+/// observed, whatever the exit's moment).
 fn ended_by_itself(transcript: &Value) -> bool {
-    transcript.pointer("/end/endedBy") == Some(&json!("subject"))
+    let ended_by = transcript.pointer("/end/endedBy");
+    if ended_by == Some(&json!("subject")) {
+        return true;
+    }
+    let Some(acted) = ended_by.and_then(|e| e.get("atMs")).and_then(Value::as_u64) else {
+        return false;
+    };
+    transcript["events"].as_array().is_some_and(|events| {
+        events.iter().any(|e| {
+            e["event"] == "stdout-closed" && e["atMs"].as_u64().is_some_and(|at| at < acted)
+        })
+    })
 }
 
 fn flood_reading(role: &str, rec: &Value, transcript: &Value) -> Reading {
@@ -1231,6 +1263,142 @@ pub fn retry_hint_ms(answer: &Value) -> Option<u64> {
 /// `overload-rejection`, `retry-after`, `queue-saturation`: the subject's declared
 /// places (`subject.maxInFlight`) filled with its declared hold call, then more sent.
 /// Every time is read from the stored chunks.
+/// `rate-limiting`: a window after the opening, the declared rate limit times the defect
+/// factor requests written at once (`burstIds`), then, a window after the burst's last
+/// answer, one more (`afterId`). Every request of the burst must be answered while the
+/// subject runs (JSON-RPC 2.0 §4); at least the declared number served and no more
+/// than twice it within one window of the first send (a fixed window's boundary may
+/// let two windows' worth through); the one after must get a result. All times are the
+/// stored chunks'.
+fn rate_reading(rec: &Value, transcript: &Value) -> Reading {
+    let limit = &rec["workload"]["rateLimit"];
+    let (Some(n), Some(window)) = (u(limit, "requests"), u(limit, "windowMs")) else {
+        return read(
+            ProbeOutcome::NotObserved,
+            LABEL_NOT_IN_RECORD,
+            "the record's workload declares no rate limit",
+        );
+    };
+    let burst: Vec<Value> = rec["burstIds"].as_array().cloned().unwrap_or_default();
+    let after = &rec["afterId"];
+    let inp = timed_messages(transcript, "stdin");
+    let out = timed_messages(transcript, "stdout");
+    let sent = |id: &Value| {
+        inp.iter()
+            .find(|(_, m)| m.get("id") == Some(id) && m.get("method").is_some())
+            .map(|(at, _)| *at)
+    };
+    let answer = |id: &Value| {
+        out.iter().find(|(_, m)| {
+            m.get("id") == Some(id) && (m.get("result").is_some() || m.get("error").is_some())
+        })
+    };
+    if burst.is_empty() || burst.iter().chain([after]).any(|i| sent(i).is_none()) {
+        return read(
+            ProbeOutcome::NotObserved,
+            LABEL_NOT_IN_RECORD,
+            "the record names requests the stored stdin did not send",
+        );
+    }
+    let exited = ended_by_itself(transcript);
+    let unanswered = burst.iter().filter(|i| answer(i).is_none()).count();
+    if unanswered > 0 {
+        return if exited {
+            read(
+                ProbeOutcome::Terminate,
+                SUBJECT_EXITED,
+                format!("the subject exited; {unanswered} request(s) of the burst unanswered"),
+            )
+        } else {
+            read(
+                ProbeOutcome::NoEffect,
+                RATE_LIMIT_LOST,
+                format!(
+                    "{unanswered} of {} request(s) of the burst got no answer while the subject ran (JSON-RPC 2.0 §4: MUST reply)",
+                    burst.len()
+                ),
+            )
+        };
+    }
+    let first = burst.iter().filter_map(sent).min().unwrap_or(0);
+    let answers: Vec<(u64, bool)> = burst
+        .iter()
+        .filter_map(answer)
+        .map(|(at, m)| (*at, m.get("result").is_some()))
+        .collect();
+    let served = answers.iter().filter(|a| a.1).count() as u64;
+    let refused = answers.len() as u64 - served;
+    let served_in_window = answers
+        .iter()
+        .filter(|(at, ok)| *ok && *at < first + window)
+        .count() as u64;
+    if served_in_window > 2 * n {
+        return read(
+            ProbeOutcome::Reject,
+            RATE_NOT_ENFORCED,
+            format!(
+                "{served_in_window} request(s) served within {window} ms of the burst's first send; the declared limit is {n} per {window} ms"
+            ),
+        );
+    }
+    if refused == 0 {
+        return read(
+            ProbeOutcome::NotObserved,
+            RATE_NOT_REACHED,
+            format!(
+                "all {served} request(s) of the burst served, {served_in_window} of them within one window: the declared limit of {n} per {window} ms was not reached"
+            ),
+        );
+    }
+    // The burst came a window after the opening: the declared number is its due.
+    if served < n {
+        return read(
+            ProbeOutcome::Reject,
+            RATE_UNDER_DECLARED,
+            format!(
+                "{refused} of {} request(s) refused with {served} served ({served_in_window} within one window): fewer than the declared {n} per {window} ms",
+                burst.len()
+            ),
+        );
+    }
+    let last = answers.iter().map(|a| a.0).max().unwrap_or(0);
+    if sent(after).is_some_and(|at| at < last + window) {
+        return read(
+            ProbeOutcome::NotObserved,
+            LABEL_NOT_IN_RECORD,
+            "the request after the burst was sent less than a window after its last answer",
+        );
+    }
+    match answer(after) {
+        Some((_, m)) if m.get("result").is_some() => read(
+            ProbeOutcome::Accept,
+            RATE_LIMIT_HELD,
+            format!(
+                "a burst of {}: {served} served ({served_in_window} within one window), {refused} refused, none lost; a request a window later got a result",
+                burst.len()
+            ),
+        ),
+        Some((_, m)) => read(
+            ProbeOutcome::Reject,
+            RATE_LIMIT_STUCK,
+            format!(
+                "a request a window after the burst's last answer got {}",
+                answer_label(m)
+            ),
+        ),
+        None if exited => read(
+            ProbeOutcome::Terminate,
+            SUBJECT_EXITED,
+            "the subject exited; the request after the burst unanswered",
+        ),
+        None => read(
+            ProbeOutcome::Reject,
+            RATE_LIMIT_STUCK,
+            "a request a window after the burst's last answer got no answer",
+        ),
+    }
+}
+
 fn overload_reading(check: &str, rec: &Value, transcript: &Value) -> Reading {
     let ids = |k: &str| -> Vec<Value> { rec[k].as_array().cloned().unwrap_or_default() };
     let (holds, over, retries) = (ids("holdIds"), ids("overIds"), ids("retryIds"));
@@ -1783,6 +1951,27 @@ mod tests {
             .collect();
         let s = slope_per_1000(&step).unwrap();
         assert!(s < 2000.0, "{s}");
+    }
+
+    #[test]
+    fn a_subject_that_closed_its_stdout_before_mcpres_acted_ended_by_itself() {
+        let t = |events: Value, ended_by: Value| json!({"events": events, "end": {"endedBy": ended_by}});
+        let closed = json!([{"atMs": 40, "event": "stdout-closed"}]);
+        assert!(ended_by_itself(&t(json!([]), json!("subject"))));
+        assert!(ended_by_itself(&t(
+            closed.clone(),
+            json!({"mcpres": "stdin closed", "atMs": 41})
+        )));
+        // A close after mcpres acted (or in the same millisecond) is its answer to mcpres.
+        assert!(!ended_by_itself(&t(
+            closed.clone(),
+            json!({"mcpres": "stdin closed", "atMs": 40})
+        )));
+        assert!(!ended_by_itself(&t(
+            json!([]),
+            json!({"mcpres": "stdin closed", "atMs": 41})
+        )));
+        assert!(!ended_by_itself(&t(closed, Value::Null)));
     }
 
     #[test]

@@ -912,6 +912,12 @@ impl Probe {
             .stage
             .as_ref()
             .and_then(|s| s.unroutable_packets(self.pid));
+        // A subject that closed its stdout by itself is on its way out (an
+        // interpreter closes its streams before it finishes exiting): its
+        // exit is awaited before anything is done to end it.
+        if self.try_exit().is_none() && self.stdout_closed() && self.endings.is_empty() {
+            self.wait_exit(TERM_GRACE);
+        }
         let already = self.try_exit().is_some();
         let roots: Vec<u32> = self.descendants.keys().copied().collect();
         if !already {

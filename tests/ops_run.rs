@@ -157,6 +157,7 @@ fn the_honest_subject_passes_every_check_and_its_evaluation_is_valid() {
             "bounded-concurrency",
             "queue-saturation",
             "overload-rejection",
+            "rate-limiting",
             "retry-after",
             "timeout",
             "process-crash",
@@ -174,7 +175,12 @@ fn the_honest_subject_passes_every_check_and_its_evaluation_is_valid() {
         ]
     );
     // The limit checks need the subject's limits declared; this workload declares none.
-    let limits = ["queue-saturation", "overload-rejection", "retry-after"];
+    let limits = [
+        "queue-saturation",
+        "overload-rejection",
+        "retry-after",
+        "rate-limiting",
+    ];
     for (id, verdict, reason) in &verdicts {
         if limits.contains(&id.as_str()) {
             assert_eq!(verdict, "NOT_OBSERVED", "{id}: {reason}");
@@ -376,6 +382,43 @@ fn the_declared_limits_are_held_to() {
         let (code, text) = validate(&dir);
         let fails = want.iter().any(|w| w.1 == "FAIL");
         assert_eq!(code, i32::from(fails), "{flags:?}: {text}");
+    }
+}
+
+/// With a rate limit declared (5 requests a second), the subject that keeps it passes
+/// `rate-limiting`; one that drops what is over it, one that keeps no limit and one
+/// stricter than declared each fail it with their reason.
+#[test]
+fn the_declared_rate_limit_is_held_to() {
+    let declared = format!("{WORKLOAD}\n[rateLimit]\nrequests = 5\nwindowMs = 1000\n");
+    let cases: [(&[&str], &str, &str); 4] = [
+        (
+            &["--rate-limit", "5/1000"],
+            "PASS",
+            "MCP_RES_OPS_RATE_LIMIT_HELD",
+        ),
+        (
+            &["--rate-limit", "5/1000", "--rate-drop"],
+            "FAIL",
+            "MCP_RES_OPS_RATE_LIMIT_LOST",
+        ),
+        (&[], "FAIL", "MCP_RES_OPS_RATE_NOT_ENFORCED"),
+        (
+            &["--rate-limit", "5/1000", "--rate-strict", "2"],
+            "FAIL",
+            "MCP_RES_OPS_RATE_UNDER_DECLARED",
+        ),
+    ];
+    for (flags, verdict, reason) in cases {
+        let tmp = tempfile::tempdir().unwrap();
+        let (dir, verdicts) = run_with(&tmp, &declared, &["rate-limiting"], flags);
+        let got: Vec<(&str, &str, &str)> = verdicts
+            .iter()
+            .map(|(a, b, c)| (a.as_str(), b.as_str(), c.as_str()))
+            .collect();
+        assert_eq!(got, [("rate-limiting", verdict, reason)], "{flags:?}");
+        let (code, text) = validate(&dir);
+        assert_eq!(code, i32::from(verdict == "FAIL"), "{flags:?}: {text}");
     }
 }
 

@@ -492,3 +492,25 @@ fn cancelled_requests_release_their_in_flight_slot() {
         "no late success"
     );
 }
+
+#[test]
+fn requests_over_the_rate_limit_are_refused_with_the_wait() {
+    // Two a minute: the third request is refused, whatever the machine's pace.
+    let mut s = StdioServer::start(&["--rate-limit", "2/60000"]);
+    s.initialize();
+    for id in 2..=3 {
+        let (r, _) = s.call(id, "ping", json!({}));
+        assert_eq!(r["result"], json!({}), "request {id}: {r}");
+    }
+    let (r, _) = s.call(4, "ping", json!({}));
+    assert_eq!(r["error"]["code"], -32000, "{r}");
+    let data = &r["error"]["data"];
+    assert_eq!(data["reason"], "rate-over-limit");
+    assert_eq!(
+        (data["limit"].as_u64(), data["windowMs"].as_u64()),
+        (Some(2), Some(60000))
+    );
+    let wait = data["retryAfterMs"].as_u64().expect("a retry hint");
+    assert!((1..=60000).contains(&wait), "{wait}");
+    s.finish(T);
+}

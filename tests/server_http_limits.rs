@@ -206,3 +206,54 @@ fn connections_past_the_cap_wait_until_one_closes() {
     assert_still_answers(srv.port);
     srv.stop();
 }
+
+#[test]
+fn requests_over_the_rate_limit_are_answered_429_with_retry_after() {
+    // One a minute, the opening excepted: the second request is refused.
+    let srv = HttpServer::start(&["--rate-limit", "1/60000"]);
+    let open = post(srv.port, &initialize_body(), &[], GENEROUS);
+    assert_eq!(open.status, 200);
+    let session = open
+        .header("mcp-session-id")
+        .expect("a session id")
+        .to_string();
+    let headers = [
+        ("mcp-session-id", session.as_str()),
+        ("mcp-protocol-version", "2025-11-25"),
+    ];
+    let ping = |id: i64| {
+        post(
+            srv.port,
+            request(id, "ping", serde_json::json!({}))
+                .to_string()
+                .as_bytes(),
+            &headers,
+            GENEROUS,
+        )
+    };
+    let first = ping(2);
+    assert_eq!(
+        first.status,
+        200,
+        "{:?}",
+        String::from_utf8_lossy(&first.body)
+    );
+    let second = ping(3);
+    assert_eq!(
+        second.status,
+        429,
+        "{:?}",
+        String::from_utf8_lossy(&second.body)
+    );
+    let secs: u64 = second
+        .header("retry-after")
+        .expect("Retry-After")
+        .parse()
+        .expect("whole seconds");
+    assert!((1..=60).contains(&secs), "{secs}");
+    let body: serde_json::Value = serde_json::from_slice(&second.body).expect("a JSON body");
+    assert_eq!(body["id"], 3);
+    assert_eq!(body["error"]["data"]["reason"], "rate-over-limit");
+    assert_still_answers(srv.port);
+    srv.stop();
+}

@@ -113,6 +113,11 @@ pub struct ServeCli {
     /// Most requests in flight at once; more are rejected as overloaded.
     #[arg(long, default_value_t = 64)]
     pub max_in_flight: usize,
+    /// At most N requests (the opening excepted) served in any span of MS milliseconds;
+    /// more are refused as rate limited (`-32000`, `data.retryAfterMs`; over HTTP, 429
+    /// with `Retry-After`).
+    #[arg(long, value_name = "N/MS", value_parser = mcpres::server::rate::parse)]
+    pub rate_limit: Option<(usize, u64)>,
     /// `--transport http`: milliseconds a connection may take to send a request's headers
     /// (an idle keep-alive connection is closed after it too).
     /// The default stays below `profile run`'s `--idle-timeout-ms` (5000), so
@@ -184,6 +189,7 @@ impl From<ServeCli> for ServeArgs {
             residue_dir: a.residue_dir,
             max_message_bytes: a.max_message_bytes,
             max_in_flight: a.max_in_flight,
+            rate_limit: a.rate_limit,
             header_read_timeout_ms: a.header_read_timeout_ms,
             body_read_timeout_ms: a.body_read_timeout_ms,
             max_connections: a.max_connections,

@@ -535,6 +535,24 @@ pub fn overload_response(id: &Value, limit: usize) -> Value {
     )
 }
 
+/// A request over `--rate-limit`, refused; `retry_after_ms` is when a place frees.
+pub fn rate_limited_response(
+    id: &Value,
+    limit: usize,
+    window_ms: u64,
+    retry_after_ms: u64,
+) -> Value {
+    error_response(
+        id,
+        -32000,
+        "Rate limited: too many requests in the window",
+        Some(
+            json!({"reason": "rate-over-limit", "limit": limit, "windowMs": window_ms,
+                    "retryAfterMs": retry_after_ms}),
+        ),
+    )
+}
+
 /// `cancellation`: the operation controller cancelled the request at half budget.
 pub fn cancelled_response(d: &Decision) -> Value {
     error_response(

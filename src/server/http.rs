@@ -46,6 +46,8 @@ struct ConnKill(Arc<Notify>);
 struct HttpState {
     config: Arc<Config>,
     in_flight: AtomicUsize,
+    /// `--rate-limit`: the requests served in the last window.
+    rate: Option<std::sync::Mutex<super::rate::RateLog>>,
     /// The origins a browser page may send from (the listener's own).
     allowed_origins: Vec<String>,
     /// `--auth loopback`: the protected resource.
@@ -374,6 +376,16 @@ async fn fault_layer(State(state): State<Arc<HttpState>>, req: Request, next: Ne
                 Some(json!({"method": info.method})),
             ),
         );
+    }
+    if info.method != "initialize"
+        && let Some(rate) = &state.rate
+    {
+        let mut r = rate
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Err(wait) = r.admit(std::time::Instant::now()) {
+            return rate_limited(&info.id, &r, wait);
+        }
     }
     let limit = state.config.args.max_in_flight;
     if state.in_flight.fetch_add(1, Ordering::SeqCst) >= limit {
@@ -751,6 +763,20 @@ fn overloaded(id: &Value, limit: usize) -> Response {
     r
 }
 
+/// A request over `--rate-limit`: 429, with `Retry-After` in whole seconds (rounded up)
+/// and the exact wait in the body's `data.retryAfterMs`.
+fn rate_limited(id: &Value, r: &super::rate::RateLog, wait: Duration) -> Response {
+    let ms = (wait.as_millis() as u64).max(1);
+    let mut response = json_response(
+        StatusCode::TOO_MANY_REQUESTS,
+        &fault::rate_limited_response(id, r.limit(), r.window().as_millis() as u64, ms),
+    );
+    if let Ok(v) = HeaderValue::from_str(&ms.div_ceil(1000).to_string()) {
+        response.headers_mut().insert(header::RETRY_AFTER, v);
+    }
+    response
+}
+
 pub(crate) async fn serve(config: Arc<Config>) -> Result<(), ServerError> {
     // `--auth loopback`: learn the authorization server's keys before any
     // listener exists, so a refused start leaves nothing behind.
@@ -799,6 +825,9 @@ pub(crate) async fn serve(config: Arc<Config>) -> Result<(), ServerError> {
     let state = Arc::new(HttpState {
         config: config.clone(),
         in_flight: AtomicUsize::new(0),
+        rate: config.args.rate_limit.map(|(n, ms)| {
+            std::sync::Mutex::new(super::rate::RateLog::new(n, Duration::from_millis(ms)))
+        }),
         allowed_origins,
         auth: auth.clone(),
     });

@@ -19,6 +19,7 @@ pub mod handler;
 pub mod http;
 pub mod oauth;
 pub mod protected;
+pub mod rate;
 pub mod stdio;
 
 use std::net::IpAddr;
@@ -70,6 +71,9 @@ pub struct ServeArgs {
     pub max_message_bytes: usize,
     /// Most requests in flight at once.
     pub max_in_flight: usize,
+    /// `--rate-limit N/MS`: at most N requests (the opening excepted) served in any
+    /// span of MS milliseconds; more are refused as rate limited.
+    pub rate_limit: Option<(usize, u64)>,
     /// `--transport http`: milliseconds a connection may take to send a
     /// request's headers (counted from when the server starts waiting for
     /// them, so an idle keep-alive connection is closed after it too).
@@ -107,6 +111,7 @@ impl Default for ServeArgs {
             residue_dir: None,
             max_message_bytes: 4 * 1024 * 1024,
             max_in_flight: 64,
+            rate_limit: None,
             header_read_timeout_ms: 3_000,
             body_read_timeout_ms: 30_000,
             max_connections: 64,

@@ -430,6 +430,10 @@ pub(crate) async fn serve(config: Arc<Config>) -> Result<(), ServerError> {
     // One stdio process serves one legacy session: a second `initialize` is
     // refused rather than silently renegotiating the session under way.
     let mut initialized = false;
+    let mut rate = config
+        .args
+        .rate_limit
+        .map(|(n, ms)| super::rate::RateLog::new(n, Duration::from_millis(ms)));
     loop {
         let frame = tokio::select! {
             f = read_frame(&mut stdin, max) => f,
@@ -538,6 +542,18 @@ pub(crate) async fn serve(config: Arc<Config>) -> Result<(), ServerError> {
                     -32601,
                     "Method not found",
                     Some(json!({"method": info.method})),
+                ));
+                continue;
+            }
+            if info.method != "initialize"
+                && let Some(r) = rate.as_mut()
+                && let Err(wait) = r.admit(std::time::Instant::now())
+            {
+                shared.emit(&fault::rate_limited_response(
+                    &info.id,
+                    r.limit(),
+                    r.window().as_millis() as u64,
+                    (wait.as_millis() as u64).max(1),
                 ));
                 continue;
             }

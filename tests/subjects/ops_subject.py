@@ -34,6 +34,13 @@ default (the honest twin); each option switches on one operational defect:
                          (retry after)
   --drop-over-limit      with --max-in-flight: drop a request over the limit, never
                          answered (overload rejection, queue saturation)
+  --rate-limit N/MS      serve at most N requests (initialize excepted) in any span of
+                         MS ms; one over it is refused at once with -32000 and
+                         data.retryAfterMs (the honest twin of the rate-limit defects)
+  --rate-drop            with --rate-limit: drop a request over it, never answered
+                         (rate limiting)
+  --rate-strict N        with --rate-limit: refuse once N requests are in the window,
+                         fewer than the limit declared (rate limiting)
   --hang-after-cancel    once a `notifications/cancelled` arrives, answer nothing
                          more (timeout)
   --stall-on-duplicate-id  once a request id comes a second time, answer nothing
@@ -70,6 +77,9 @@ p.add_argument("--no-retry-hint", action="store_true")
 p.add_argument("--drop-over-limit", action="store_true")
 p.add_argument("--random-tool-name", action="store_true")
 p.add_argument("--shuffle-tools", action="store_true")
+p.add_argument("--rate-limit", default="")
+p.add_argument("--rate-drop", action="store_true")
+p.add_argument("--rate-strict", type=int, default=0)
 p.add_argument("--hang-after-cancel", action="store_true")
 p.add_argument("--stall-on-duplicate-id", action="store_true")
 a = p.parse_args()
@@ -184,6 +194,13 @@ def answer(msg):
     send({"jsonrpc": "2.0", "id": mid, "result": result})
 
 
+rate = None
+if a.rate_limit:
+    n, ms = a.rate_limit.split("/")
+    rate_limit = a.rate_strict or int(n)
+    rate_window = int(ms) / 1000
+    rate = []
+
 work = None
 if a.queue:
     import queue
@@ -224,6 +241,18 @@ for raw in sys.stdin.buffer:
             deaf = True
             continue
         seen_ids.add(key)
+    if rate is not None and msg["method"] != "initialize":
+        now = time.monotonic()
+        while rate and now - rate[0] >= rate_window:
+            rate.pop(0)
+        if len(rate) >= rate_limit:
+            if a.rate_drop:
+                continue
+            wait_ms = max(1, int((rate_window - (now - rate[0])) * 1000))
+            send({"jsonrpc": "2.0", "id": msg["id"], "error": {
+                "code": -32000, "message": "rate limited", "data": {"retryAfterMs": wait_ms}}})
+            continue
+        rate.append(now)
     if a.max_in_flight:
         with out_lock:
             full = running[0] >= a.max_in_flight

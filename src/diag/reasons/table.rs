@@ -633,6 +633,18 @@ reasons! {
             "Once the hold calls were answered, the request after them did not get a result: the saturated queue did not drain.";
         OPS_RESTART_FAILED "MCP_RES_OPS_RESTART_FAILED" Refused
             "After the crash, a fresh process of the subject could not start, did not open, or left a request unanswered.";
+        OPS_RATE_LIMIT_HELD "MCP_RES_OPS_RATE_LIMIT_HELD" Holds
+            "A burst of the declared rate limit times the defect factor (the workload's `rateLimit`), sent a window after the opening in rounds of the workload's concurrency, was answered in full: at least the declared requests served, no more than twice them within one window, the rest refused with an error or served in a later window; and a request a window after the burst got a result.";
+        OPS_RATE_LIMIT_LOST "MCP_RES_OPS_RATE_LIMIT_LOST" Refused
+            "A request of the burst sent over the declared rate limit got no answer while the subject ran (JSON-RPC 2.0 §4: every request MUST be answered). It is what the negative control (a rate limit at the transport that drops what is over it) must give.";
+        OPS_RATE_NOT_ENFORCED "MCP_RES_OPS_RATE_NOT_ENFORCED" Refused
+            "More than twice the declared requests were served with a result within one window of the burst's first send (times from the stored chunks): the declared rate limit was not kept (a fixed window's boundary may let two windows' worth through, never more).";
+        OPS_RATE_UNDER_DECLARED "MCP_RES_OPS_RATE_UNDER_DECLARED" Refused
+            "The subject refused requests of the burst before it had served the declared number of them in the window: its limit is stricter than the workload declares.";
+        OPS_RATE_LIMIT_STUCK "MCP_RES_OPS_RATE_LIMIT_STUCK" Refused
+            "A request sent a full window after the burst's last answer was refused or not answered: the rate limit did not release.";
+        OPS_RATE_NOT_REACHED "MCP_RES_OPS_RATE_NOT_REACHED" NotObserved
+            "The whole burst was served, over more than one window: the subject was too slow for the burst to reach the declared limit, so the limit was not observed.";
     }
     /// `mcp-res/oauth-boundary/v1`: the runner's own codes, then per check its ACCEPTED and
     /// REJECTED pair (`MCP_RES_OAUTH_<CHECK>_<BRANCH>`, in manifest order).

@@ -62,6 +62,15 @@ pub struct Spec {
     pub reject_over_in_flight: u32,
     /// With `rejectOverInFlight`: the overload error carries no retry hint.
     pub no_retry_hint: bool,
+    /// Forward at most this many requests in any span of `rateWindowMs`; drop (never
+    /// answer) any request over it: a rate limit that loses work.
+    pub drop_over_rate: u32,
+    /// Forward at most this many requests in any span of `rateWindowMs`; answer any
+    /// request over it at once with a rate-limit error (`-32000`,
+    /// `data.retryAfterMs`): a rate limit kept at the transport.
+    pub reject_over_rate: u32,
+    /// The window of `dropOverRate` and `rejectOverRate`, in ms.
+    pub rate_window_ms: u64,
     /// Stop passing stdin on to the subject once a request's id comes a second time
     /// (the subject never sees anything after it, and its stdin stays open): a
     /// transport, or a subject, that stalls on a duplicate delivery.
@@ -111,7 +120,10 @@ impl Spec {
     }
 
     fn gated(&self) -> bool {
-        self.drop_over_in_flight > 0 || self.reject_over_in_flight > 0
+        self.drop_over_in_flight > 0
+            || self.reject_over_in_flight > 0
+            || self.drop_over_rate > 0
+            || self.reject_over_rate > 0
     }
 
     /// The shim's arguments that run `program args` with this injection.
@@ -384,11 +396,11 @@ fn relay_delayed(from: std::process::ChildStdout, delay: Duration, suffix: Optio
     let _ = writer.join();
 }
 
-/// The in-flight gate: the shim's stdin passes to the subject line by line, and the
-/// subject's stdout to the shim's; a request (a line with an id and a method) that
-/// would put more than the limit in flight is dropped or answered with an overload
-/// error, per `spec`. A response on stdout takes one off the count. The returned
-/// thread ends when the subject's stdout does.
+/// The gate: the shim's stdin passes to the subject line by line, and the subject's
+/// stdout to the shim's; a request (a line with an id and a method) that would put more
+/// than the limit in flight, or more than the rate limit in its window, is dropped or
+/// answered with an error, per `spec`. A response on stdout takes one off the in-flight
+/// count. The returned thread ends when the subject's stdout does.
 fn gate(
     mut to: std::process::ChildStdin,
     from: std::process::ChildStdout,
@@ -398,14 +410,32 @@ fn gate(
     use std::sync::{Arc, Mutex};
     let (limit, reject) = if spec.reject_over_in_flight > 0 {
         (spec.reject_over_in_flight as usize, true)
-    } else {
+    } else if spec.drop_over_in_flight > 0 {
         (spec.drop_over_in_flight as usize, false)
+    } else {
+        (usize::MAX, false)
     };
+    let mut rate = (spec.drop_over_rate > 0 || spec.reject_over_rate > 0).then(|| {
+        crate::server::rate::RateLog::new(
+            spec.drop_over_rate.max(spec.reject_over_rate) as usize,
+            Duration::from_millis(spec.rate_window_ms.max(1)),
+        )
+    });
+    let reject_rate = spec.reject_over_rate > 0;
     let no_hint = spec.no_retry_hint;
     let in_flight = Arc::new(Mutex::new(0usize));
     let out = Arc::new(Mutex::new(std::io::stdout()));
     let (count, answers) = (in_flight.clone(), out.clone());
     std::thread::spawn(move || {
+        let refuse = |id: serde_json::Value, message: &str, hint: Option<u64>| {
+            let mut error = serde_json::json!({"code": -32000, "message": message});
+            if let Some(ms) = hint {
+                error["data"] = serde_json::json!({"retryAfterMs": ms});
+            }
+            let refusal = serde_json::json!({"jsonrpc": "2.0", "id": id, "error": error});
+            let mut o = answers.lock().expect("stdout lock");
+            let _ = writeln!(o, "{refusal}").and_then(|()| o.flush());
+        };
         for line in lines(std::io::stdin().lock()) {
             let msg: Option<serde_json::Value> = serde_json::from_slice(&line).ok();
             let id = msg
@@ -413,21 +443,25 @@ fn gate(
                 .filter(|m| m.get("method").is_some())
                 .and_then(|m| m.get("id").cloned());
             if let Some(id) = id {
+                if let Some(r) = rate.as_mut()
+                    && let Err(wait) = r.admit(Instant::now())
+                {
+                    if reject_rate {
+                        let ms = u64::try_from(wait.as_millis()).unwrap_or(u64::MAX).max(1);
+                        refuse(
+                            id,
+                            "rate limited: too many requests in the window",
+                            Some(ms),
+                        );
+                    }
+                    continue;
+                }
                 let mut n = count.lock().expect("count lock");
                 if *n >= limit {
                     drop(n);
                     if reject {
-                        let mut refusal = serde_json::json!({"jsonrpc": "2.0", "id": id, "error": {
-                            "code": -32000, "message": "overloaded: too many requests in flight",
-                            "data": {"retryAfterMs": 100}}});
-                        if no_hint {
-                            refusal["error"]
-                                .as_object_mut()
-                                .expect("an object")
-                                .remove("data");
-                        }
-                        let mut o = answers.lock().expect("stdout lock");
-                        let _ = writeln!(o, "{refusal}").and_then(|()| o.flush());
+                        let hint = (!no_hint).then_some(100);
+                        refuse(id, "overloaded: too many requests in flight", hint);
                     }
                     continue;
                 }

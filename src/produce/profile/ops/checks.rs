@@ -50,6 +50,13 @@ pub const CHECKS: &[CheckDecl] = &[
         ])
         .alone().launch()
         .judged("Needs the workload's `[subject]` declaration; without it NOT_OBSERVED. The declared places are filled with the declared hold call, then as many requests again are written at once: each must be answered (silence fails on JSON-RPC's MUST), and none may get a result while every place is still held (that is more in flight than declared: the profile's own failure). Times are read from the stored chunks; a hold answered before the requests over it were sent leaves the check NOT_OBSERVED (the places were not held). The control's queue (the shim) drops what is over the declared limit; the mutant's refuses it at once with an overload error."),
+    CheckDecl::new(P, "rate-limiting", overload::rate_limiting, reading::RATE_LIMIT_HELD, reading::RATE_LIMIT_LOST)
+        .basis(&[
+            Basis::both(JSONRPC, "§4", L::Must, "the server MUST reply to every request: the ones over its rate limit too (a rate-limit error is a reply)"),
+            Basis::both(PROFILE, "required check rate-limiting", L::Profile, "over the subject's declared rate limit a request is refused (or served in a later window), never lost; the limit holds, and releases once its window has passed"),
+        ])
+        .alone().launch()
+        .judged("Needs the workload's `[rateLimit]` declaration (requests per window); without it NOT_OBSERVED. A window after the opening, the declared requests times the defect factor are sent in rounds of the workload's concurrency (at most the declared `[subject]` places), each round written at once when the one before was answered (a rate is exceeded, never the places); each must be answered while the subject runs (silence fails on JSON-RPC's MUST); at least the declared number must be served and no more than twice it within one window of the first send (a fixed window's boundary may let two windows' worth through; more fails the declaration); and a request sent a window after the burst's last answer must get a result. Times are the stored chunks'. A burst served whole over more than a window did not reach the limit: NOT_OBSERVED. The control puts the declared rate limit at the transport (the shim), dropping what is over it (the taxonomy's resource-exhaustion, lost); the mutant's refuses it at once with an error and a retry hint: read as the positive."),
     CheckDecl::new(P, "retry-after", overload::retry_after, reading::RETRY_HONOURED, reading::NO_RETRY_HINT)
         .basis(&[Basis::both(PROFILE, "required check retry-after", L::Profile, "an overload refusal tells the client when to come back (a retry hint), and a request retried after it is served once a place is free")])
         .alone().launch()

@@ -1,7 +1,8 @@
 //! The operational checks about the limits a subject declares (the workload's
 //! `[subject]`: how many requests it serves at once and a tool call that holds one of
-//! those places): `overload-rejection`, `retry-after` and `queue-saturation`. Without
-//! that declaration each is NOT_OBSERVED with the reason: nothing says what to overload.
+//! those places): `overload-rejection`, `retry-after` and `queue-saturation`; and its
+//! `[rateLimit]`: `rate-limiting`. Without that declaration each is NOT_OBSERVED with
+//! the reason: nothing says what to overload.
 //! Each stores its raw record under `observation.ops`; its label is
 //! [`crate::judge::ops::reading`] of that record.
 
@@ -171,5 +172,95 @@ pub fn queue_saturation(ctx: &Ctx) -> CheckRun {
         "queue-saturation",
         reading::QUEUE_BOUNDED,
         (NoEffect, reading::QUEUE_LOST),
+    )
+}
+
+/// Why `rate-limiting` is not observed without a declaration.
+const NO_RATE_LIMIT: &str = "the workload declares no rate limit for the subject ([rateLimit] requests, windowMs): nothing says what to exceed";
+
+fn rate(ctx: &Ctx, role: &str) -> Value {
+    let w = workload(ctx);
+    let r = w.rate_limit.as_ref().expect("checked by the caller");
+    let window = Duration::from_millis(r.window_ms);
+    let mut rec = record(ctx, "rate-limiting", role, "rate");
+    let (mut probe, open) = match started(ctx, &mut rec) {
+        Ok(p) => p,
+        Err(observation) => return observation,
+    };
+    if matches!(open, Reply::Result(_)) {
+        probe.keep_more_stdout(1 << 20);
+        // The opening's requests leave the window first.
+        std::thread::sleep(window);
+        // The burst goes out in rounds of the workload's concurrency (no more than the
+        // subject's declared places), each written at once once the round before was
+        // answered: a rate is exceeded, never the places.
+        let round = w
+            .subject
+            .as_ref()
+            .map_or(w.load.concurrency, |s| {
+                s.max_in_flight.min(w.load.concurrency)
+            })
+            .max(1);
+        let total = r.requests * w.controls.defect_factor;
+        // Refused at once, or served in this window or later ones: the last of them
+        // within as many windows as the burst holds limits, and the answer window.
+        let until = Instant::now() + window * w.controls.defect_factor + ctx.answer;
+        let mut last = Instant::now();
+        let mut ids = Vec::new();
+        while ids.len() < total as usize {
+            let mut batch = Vec::new();
+            let mut bytes = Vec::new();
+            for _ in 0..round.min(total - ids.len() as u32) {
+                let (id, line) = ctx.live_line();
+                batch.push(id);
+                bytes.extend(line);
+            }
+            probe.send(bytes);
+            for id in &batch {
+                if !matches!(
+                    probe.reply(id, until.saturating_duration_since(Instant::now())),
+                    Reply::Silent | Reply::Closed
+                ) {
+                    last = Instant::now();
+                }
+            }
+            ids.extend(batch);
+        }
+        // A window after the last answer (and a little more: the stored times are the
+        // reader's), every place is free again.
+        let due = last + window + Duration::from_millis(20);
+        std::thread::sleep(due.saturating_duration_since(Instant::now()));
+        let (after, line) = ctx.live_line();
+        probe.send(line);
+        let _ = probe.reply(&after, ctx.answer);
+        rec["burstIds"] = json!(ids);
+        rec["afterId"] = after;
+    }
+    ctx.finish(probe, json!({"ops": rec}))
+}
+
+pub fn rate_limiting(ctx: &Ctx) -> CheckRun {
+    const CHECK: &str = "rate-limiting";
+    if workload(ctx).rate_limit.is_none() {
+        return CheckRun::not_observed(CHECK, NO_RATE_LIMIT);
+    }
+    // A subject too slow for the burst to reach its limit does not offer what the check
+    // reads: not observed, with what the positive's record says.
+    let positive = rate(ctx, "positive");
+    if let Some((NotObserved, reason, why)) = reading::reading(CHECK, "positive", &positive)
+        && reason != crate::diag::reasons::OPS_INJECTION_NOT_DECLARED
+    {
+        return CheckRun::not_observed(CHECK, format!("{reason}: {why}"));
+    }
+    let mut first = Some(positive);
+    three(
+        CHECK,
+        reading::RATE_LIMIT_HELD,
+        (NoEffect, reading::RATE_LIMIT_LOST),
+        (Accept, reading::RATE_LIMIT_HELD),
+        |role| match (role, first.take()) {
+            ("positive", Some(made)) => made,
+            _ => rate(ctx, role),
+        },
     )
 }

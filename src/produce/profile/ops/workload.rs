@@ -27,6 +27,19 @@ pub struct Workload {
     /// NOT_OBSERVED without it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub subject: Option<SubjectDecl>,
+    /// The rate limit the subject declares (optional): `rate-limiting` is NOT_OBSERVED
+    /// without it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate_limit: Option<RateLimitDecl>,
+}
+
+/// A rate limit a subject declares of itself: at most `requests` requests served in any
+/// span of `windowMs`; more are to be refused (or served in a later window), never lost.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct RateLimitDecl {
+    pub requests: u32,
+    pub window_ms: u64,
 }
 
 /// What a subject declares of itself, for the checks about its limits
@@ -246,6 +259,14 @@ impl Workload {
                 return bad("subject.holdTool must be named and subject.holdArguments a table");
             }
         }
+        if let Some(r) = &self.rate_limit {
+            if !(1..=1000).contains(&r.requests) {
+                return bad("rateLimit.requests must be 1 to 1000");
+            }
+            if !(100..=30_000).contains(&r.window_ms) {
+                return bad("rateLimit.windowMs must be 100 to 30000");
+            }
+        }
         Ok(())
     }
 
@@ -324,6 +345,26 @@ mod tests {
         assert_eq!(from_json(&w.to_json()), Some(w.clone()));
         let e = Workload::parse(&declared.replace("maxInFlight = 8", "maxInFlight = 0"));
         assert!(matches!(e, Err(WorkloadError::Invalid(m)) if m.contains("maxInFlight")));
+    }
+
+    #[test]
+    fn a_rate_limit_declaration_is_optional_and_checked() {
+        assert_eq!(Workload::builtin().rate_limit, None);
+        let declared = format!("{DEFAULT_TOML}\n[rateLimit]\nrequests = 5\nwindowMs = 1000\n");
+        let w = Workload::parse(&declared).unwrap();
+        assert_eq!(
+            w.rate_limit,
+            Some(RateLimitDecl {
+                requests: 5,
+                window_ms: 1000
+            })
+        );
+        assert_eq!(w.to_json()["rateLimit"]["windowMs"], 1000);
+        assert_eq!(from_json(&w.to_json()), Some(w.clone()));
+        let e = Workload::parse(&declared.replace("windowMs = 1000", "windowMs = 10"));
+        assert!(matches!(e, Err(WorkloadError::Invalid(m)) if m.contains("windowMs")));
+        let e = Workload::parse(&declared.replace("requests = 5", "requests = 5\nburst = 2"));
+        assert!(matches!(e, Err(WorkloadError::Toml(_))));
     }
 
     #[test]

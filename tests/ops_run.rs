@@ -162,6 +162,8 @@ fn the_honest_subject_passes_every_check_and_its_evaluation_is_valid() {
             "timeout",
             "process-crash",
             "restart",
+            "disk-full",
+            "permission-failure",
             "malformed-flood",
             "oversized-input",
             "duplicate-delivery",
@@ -180,6 +182,8 @@ fn the_honest_subject_passes_every_check_and_its_evaluation_is_valid() {
         "overload-rejection",
         "retry-after",
         "rate-limiting",
+        "disk-full",
+        "permission-failure",
     ];
     for (id, verdict, reason) in &verdicts {
         if limits.contains(&id.as_str()) {
@@ -419,6 +423,61 @@ fn the_declared_rate_limit_is_held_to() {
         assert_eq!(got, [("rate-limiting", verdict, reason)], "{flags:?}");
         let (code, text) = validate(&dir);
         assert_eq!(code, i32::from(verdict == "FAIL"), "{flags:?}: {text}");
+    }
+}
+
+/// With a storage declared (a directory and the subject's `store` tool), the subject that
+/// reports a failed write passes `disk-full` and `permission-failure`; one that claims
+/// the write, and one that exits on it, fail both; one whose write never works earns no
+/// verdict at all (NOT_OBSERVED), never a PASS.
+#[test]
+fn the_declared_storage_is_held_to() {
+    let checks = ["disk-full", "permission-failure"];
+    let cases: [(&[&str], &str, &str); 4] = [
+        (&[], "PASS", "MCP_RES_OPS_STORAGE_FAILURE_REPORTED"),
+        (
+            &["--store-claims"],
+            "FAIL",
+            "MCP_RES_OPS_STORAGE_WRITE_CLAIMED",
+        ),
+        (&["--store-crash"], "FAIL", "MCP_RES_SUBJECT_EXITED"),
+        (
+            &["--store-broken"],
+            "NOT_OBSERVED",
+            "MCP_RES_CHECK_NOT_OBSERVED",
+        ),
+    ];
+    for (extra, verdict, reason) in cases {
+        let tmp = tempfile::tempdir().unwrap();
+        let state = tmp.path().join("state");
+        std::fs::create_dir(&state).unwrap();
+        let state = state.display().to_string();
+        let declared = format!(
+            "{WORKLOAD}\n[storage]\npath = \"{state}\"\nwriteTool = \"store\"\nwriteArguments = {{ key = \"probe\", bytes = 4096 }}\n"
+        );
+        let mut flags = vec!["--state-dir", state.as_str()];
+        flags.extend_from_slice(extra);
+        // A run that observes nothing writes no evaluation: `cleanup` runs beside the
+        // two when neither is expected to be observed.
+        let mut run_checks = checks.to_vec();
+        if verdict == "NOT_OBSERVED" {
+            run_checks.push("cleanup");
+        }
+        let (dir, verdicts) = run_with(&tmp, &declared, &run_checks, &flags);
+        let got: Vec<(&str, &str, &str)> = verdicts
+            .iter()
+            .map(|(a, b, c)| (a.as_str(), b.as_str(), c.as_str()))
+            .collect();
+        let mut want: Vec<(&str, &str, &str)> =
+            checks.iter().map(|c| (*c, verdict, reason)).collect();
+        if verdict == "NOT_OBSERVED" {
+            want.push(("cleanup", "PASS", "MCP_RES_OPS_CLEANUP_COMPLETE"));
+        }
+        assert_eq!(got, want, "{extra:?}");
+        let (code, text) = validate(&dir);
+        assert_eq!(code, i32::from(verdict == "FAIL"), "{extra:?}: {text}");
+        // Every write went to the sandbox's layers: the host's directory is untouched.
+        assert_eq!(std::fs::read_dir(&state).unwrap().count(), 0, "{extra:?}");
     }
 }
 

@@ -514,3 +514,56 @@ fn requests_over_the_rate_limit_are_refused_with_the_wait() {
     assert!((1..=60000).contains(&wait), "{wait}");
     s.finish(T);
 }
+
+#[test]
+fn the_store_tool_writes_its_file_or_reports_why_not() {
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("state");
+    std::fs::create_dir(&state).unwrap();
+    let mut s = StdioServer::start(&["--state-dir", state.to_str().unwrap()]);
+    s.initialize();
+    let (list, _) = s.call(2, "tools/list", json!({}));
+    let names: Vec<&str> = list["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|t| t["name"].as_str())
+        .collect();
+    assert!(names.contains(&"store"), "{names:?}");
+    let (r, _) = s.call(
+        3,
+        "tools/call",
+        json!({"name": "store", "arguments": {"key": "a", "bytes": 10}}),
+    );
+    assert_eq!(r["result"]["isError"], json!(null), "{r}");
+    assert_eq!(std::fs::read(state.join("a")).unwrap(), b"xxxxxxxxxx");
+    // The directory gone: the write fails, is reported, and leaves nothing.
+    std::fs::remove_dir_all(&state).unwrap();
+    let (r, _) = s.call(
+        4,
+        "tools/call",
+        json!({"name": "store", "arguments": {"key": "b", "text": "hi"}}),
+    );
+    assert_eq!(r["result"]["isError"], true, "{r}");
+    let text = r["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(text.starts_with("could not store b:"), "{text}");
+    let (r, _) = s.call(
+        5,
+        "tools/call",
+        json!({"name": "store", "arguments": {"key": "../x", "text": "hi"}}),
+    );
+    assert_eq!(r["error"]["code"], -32602, "{r}");
+    s.finish(T);
+    // Without --state-dir there is no store tool.
+    let mut plain = StdioServer::start(&[]);
+    plain.initialize();
+    let (list, _) = plain.call(2, "tools/list", json!({}));
+    assert!(
+        !list["result"]["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|t| t["name"] == "store")
+    );
+    plain.finish(T);
+}

@@ -31,11 +31,11 @@ for rev in 2025-11-25 2026-07-28; do
     [ -n "${MCPRES_PY_MCP_PYTHON:-}" ] && leg python-sdk "$profile" "$rev" "$MCPRES_PY_MCP_PYTHON" tests/subjects/py_echo_server.py
   done
 done
-# Operational resilience (19 of its 26 checks, stdio): one leg per subject and revision it
+# Operational resilience (22 of its 26 checks, stdio): one leg per subject and revision it
 # opens; no preflight probe (every check opens the subject itself). The reference server
 # runs with its limit declared (reference-workload.toml: the built-in workload plus
-# [subject] and [rateLimit] for --max-in-flight 8 --rate-limit 100/1000); the third-party subjects with the built-in workload,
-# which declares no limit (their three limit checks are NOT_OBSERVED).
+# [subject], [rateLimit] and [storage] for --max-in-flight 8 --rate-limit 100/1000 --state-dir /var/tmp); the third-party subjects with the built-in workload,
+# which declares no limit (their limit and storage checks are NOT_OBSERVED).
 ops() {
   local name="$1" revision="$2" workload="$3"; shift 3
   local dir="$OUT/$name-operational-resilience-$revision"
@@ -43,7 +43,7 @@ ops() {
   "$BIN" profile run operational-resilience --revision "$revision" ${workload:+--workload "$workload"} -o "$dir" -- "$@" 2>/dev/null | tail -1
 }
 for rev in 2025-11-25 2026-07-28; do
-  ops reference "$rev" "$OUT/reference-workload.toml" "$BIN" serve --max-in-flight 8 --rate-limit 100/1000
+  ops reference "$rev" "$OUT/reference-workload.toml" "$BIN" serve --max-in-flight 8 --rate-limit 100/1000 --state-dir /var/tmp
   [ -n "${MCPRES_PY_MCP_PYTHON:-}" ] && ops python-sdk "$rev" "" "$MCPRES_PY_MCP_PYTHON" tests/subjects/py_echo_server.py
 done
 [ -n "${MCPRES_EVERYTHING_DIR:-}" ] && ops everything 2025-11-25 "" node "$MCPRES_EVERYTHING_DIR/dist/index.js" stdio

@@ -118,6 +118,11 @@ pub struct ServeCli {
     /// with `Retry-After`).
     #[arg(long, value_name = "N/MS", value_parser = mcpres::server::rate::parse)]
     pub rate_limit: Option<(usize, u64)>,
+    /// List a `store` tool that writes files to DIR (an existing directory): a
+    /// temporary file, synced, then renamed; a failed write answers isError with the
+    /// system's reason and leaves nothing.
+    #[arg(long, value_name = "DIR")]
+    pub state_dir: Option<PathBuf>,
     /// `--transport http`: milliseconds a connection may take to send a request's headers
     /// (an idle keep-alive connection is closed after it too).
     /// The default stays below `profile run`'s `--idle-timeout-ms` (5000), so
@@ -190,6 +195,7 @@ impl From<ServeCli> for ServeArgs {
             max_message_bytes: a.max_message_bytes,
             max_in_flight: a.max_in_flight,
             rate_limit: a.rate_limit,
+            state_dir: a.state_dir,
             header_read_timeout_ms: a.header_read_timeout_ms,
             body_read_timeout_ms: a.body_read_timeout_ms,
             max_connections: a.max_connections,

@@ -78,6 +78,13 @@ pub const RATE_NOT_ENFORCED: &str = crate::diag::reasons::OPS_RATE_NOT_ENFORCED;
 pub const RATE_UNDER_DECLARED: &str = crate::diag::reasons::OPS_RATE_UNDER_DECLARED;
 pub const RATE_LIMIT_STUCK: &str = crate::diag::reasons::OPS_RATE_LIMIT_STUCK;
 pub const RATE_NOT_REACHED: &str = crate::diag::reasons::OPS_RATE_NOT_REACHED;
+pub const STORAGE_FAILURE_REPORTED: &str = crate::diag::reasons::OPS_STORAGE_FAILURE_REPORTED;
+pub const STORAGE_WRITE_CLAIMED: &str = crate::diag::reasons::OPS_STORAGE_WRITE_CLAIMED;
+pub const STORAGE_WRITE_UNANSWERED: &str = crate::diag::reasons::OPS_STORAGE_WRITE_UNANSWERED;
+pub const STORAGE_STOPPED_SERVING: &str = crate::diag::reasons::OPS_STORAGE_STOPPED_SERVING;
+pub const STORAGE_WRITE_SERVED: &str = crate::diag::reasons::OPS_STORAGE_WRITE_SERVED;
+pub const STORAGE_WRITE_FAILED: &str = crate::diag::reasons::OPS_STORAGE_WRITE_FAILED;
+pub const STORAGE_FAULT_NOT_INJECTED: &str = crate::diag::reasons::OPS_STORAGE_FAULT_NOT_INJECTED;
 
 const OPEN_FAILED: &str = crate::diag::reasons::OPEN_FAILED;
 const OPEN_REFUSED: &str = crate::diag::reasons::OPEN_REFUSED;
@@ -212,11 +219,32 @@ pub fn injection(check: &str, role: &str, w: &Value) -> Value {
             "rejectOverRate": u(&w["rateLimit"], "requests").unwrap_or(1),
             "rateWindowMs": u(&w["rateLimit"], "windowMs").unwrap_or(1000),
         }),
+        // The write tool answered with a success at the transport, whatever the subject
+        // said (a swallowed failure).
+        ("disk-full" | "permission-failure", "negative") => {
+            json!({"claimTool": w["storage"]["writeTool"].as_str().unwrap_or("")})
+        }
         // Refusals without a retry hint.
         ("retry-after", "negative") => {
             json!({"rejectOverInFlight": u(&w["subject"], "maxInFlight").unwrap_or(1), "noRetryHint": true})
         }
         _ => json!({}),
+    }
+}
+
+/// The storage fault the sandbox injects for `check`'s `role` under workload `w`, as the
+/// sandbox records it in its scope (`null` for none): the declared directory with no
+/// room at all (`disk-full`) or read-only (`permission-failure`), for the positive and
+/// the control; the mutant writes with the storage as it is.
+pub fn storage_fault(check: &str, role: &str, w: &Value) -> Value {
+    let Some(path) = w["storage"]["path"].as_str() else {
+        return Value::Null;
+    };
+    match (check, role) {
+        (_, "mutant") => Value::Null,
+        ("disk-full", _) => json!({"fault": "disk-full", "path": path, "bytes": 0}),
+        ("permission-failure", _) => json!({"fault": "read-only", "path": path}),
+        _ => Value::Null,
     }
 }
 
@@ -267,6 +295,9 @@ pub fn reading(check: &str, role: &str, transcript: &Value) -> Option<Reading> {
             overload_reading(check, rec, transcript)
         }
         ("rate-limiting", Some("rate")) => rate_reading(rec, transcript),
+        ("disk-full" | "permission-failure", Some("storage")) => {
+            storage_reading(check, role, rec, transcript)
+        }
         (
             "memory-resource-leak" | "child-process-leak" | "listener-leak" | "bounded-soak",
             Some("soak"),
@@ -1263,6 +1294,162 @@ pub fn retry_hint_ms(answer: &Value) -> Option<u64> {
 /// `overload-rejection`, `retry-after`, `queue-saturation`: the subject's declared
 /// places (`subject.maxInFlight`) filled with its declared hold call, then more sent.
 /// Every time is read from the stored chunks.
+/// How the declared write was answered in `transcript`: `Some(true)` a success,
+/// `Some(false)` a failure (an error, or a result with `isError`), `None` no answer.
+fn write_answer(transcript: &Value, id: &Value) -> Option<(bool, String)> {
+    timed_messages(transcript, "stdout")
+        .into_iter()
+        .map(|(_, m)| m)
+        .find(|m| {
+            m.get("id") == Some(id) && (m.get("result").is_some() || m.get("error").is_some())
+        })
+        .map(|m| {
+            let failed =
+                m.get("error").is_some() || m.pointer("/result/isError") == Some(&json!(true));
+            let text = m
+                .pointer("/result/content/0/text")
+                .or_else(|| m.pointer("/error/message"))
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .chars()
+                .take(120)
+                .collect::<String>();
+            (!failed, text)
+        })
+}
+
+/// `disk-full` and `permission-failure`: the declared write, with the declared storage
+/// made full or read-only in the subject's sandbox (the fault read back from the
+/// stored sandbox scope), then a liveness request. The positive also holds a baseline:
+/// the same write in a fresh process with no fault, which must succeed (else the
+/// declaration names no working write and nothing is observed).
+fn storage_reading(check: &str, role: &str, rec: &Value, transcript: &Value) -> Reading {
+    let fault = storage_fault(check, role, &rec["workload"]);
+    if rec["storageFault"] != fault {
+        return read(
+            ProbeOutcome::NotObserved,
+            INJECTION_NOT_DECLARED,
+            format!(
+                "the record says {} was the storage fault; the workload declares {fault} for the {role} of {check}",
+                rec["storageFault"]
+            ),
+        );
+    }
+    let write = &rec["writeId"];
+    if role == "positive" {
+        let base = &rec["baseline"];
+        match write_answer(&base["transcript"], &base["writeId"]) {
+            Some((true, _)) => {}
+            Some((false, text)) => {
+                return read(
+                    ProbeOutcome::NotObserved,
+                    STORAGE_WRITE_FAILED,
+                    format!("with no fault, the declared write failed: {text:?}"),
+                );
+            }
+            None => {
+                return read(
+                    ProbeOutcome::NotObserved,
+                    STORAGE_WRITE_FAILED,
+                    "with no fault, the declared write got no answer",
+                );
+            }
+        }
+    }
+    if !fault.is_null() {
+        let injected = transcript
+            .pointer("/sandbox/scope/injected")
+            .and_then(Value::as_array)
+            .is_some_and(|l| l.contains(&fault));
+        if !injected {
+            return read(
+                ProbeOutcome::NotObserved,
+                STORAGE_FAULT_NOT_INJECTED,
+                format!(
+                    "the stored sandbox scope does not show {fault} injected ({})",
+                    transcript
+                        .pointer("/sandbox/scope/notInjected")
+                        .map_or("no sandbox record".into(), Value::to_string)
+                ),
+            );
+        }
+    }
+    let exited = ended_by_itself(transcript);
+    let Some((ok, text)) = write_answer(transcript, write) else {
+        return if exited {
+            read(
+                ProbeOutcome::Terminate,
+                SUBJECT_EXITED,
+                "the subject exited; the declared write unanswered",
+            )
+        } else if fault.is_null() {
+            read(
+                ProbeOutcome::NotObserved,
+                STORAGE_WRITE_FAILED,
+                "with no fault, the declared write got no answer",
+            )
+        } else {
+            read(
+                ProbeOutcome::Reject,
+                STORAGE_WRITE_UNANSWERED,
+                format!(
+                    "with {fault}, the declared write got no answer while the subject ran (JSON-RPC 2.0 §4: MUST reply)"
+                ),
+            )
+        };
+    };
+    match (fault.is_null(), ok) {
+        (true, true) => read(
+            ProbeOutcome::Accept,
+            STORAGE_WRITE_SERVED,
+            format!("with no fault, the declared write succeeded: {text:?}"),
+        ),
+        (true, false) => read(
+            ProbeOutcome::NotObserved,
+            STORAGE_WRITE_FAILED,
+            format!("with no fault, the declared write failed: {text:?}"),
+        ),
+        (false, true) => read(
+            ProbeOutcome::Reject,
+            STORAGE_WRITE_CLAIMED,
+            format!("with {fault}, the declared write was answered as a success: {text:?}"),
+        ),
+        (false, false) => {
+            let after = &rec["afterId"];
+            let answered = timed_messages(transcript, "stdout")
+                .into_iter()
+                .find(|(_, m)| {
+                    m.get("id") == Some(after)
+                        && (m.get("result").is_some() || m.get("error").is_some())
+                });
+            match answered {
+                Some((_, m)) if m.get("result").is_some() => read(
+                    ProbeOutcome::Accept,
+                    STORAGE_FAILURE_REPORTED,
+                    format!(
+                        "with {fault}, the declared write failed ({text:?}) and a request after it got a result"
+                    ),
+                ),
+                Some((_, m)) => read(
+                    ProbeOutcome::Reject,
+                    STORAGE_STOPPED_SERVING,
+                    format!("after the failed write, a request got {}", answer_label(&m)),
+                ),
+                None if exited => read(
+                    ProbeOutcome::Terminate,
+                    SUBJECT_EXITED,
+                    "the subject exited after the failed write; the request after it unanswered",
+                ),
+                None => read(
+                    ProbeOutcome::Reject,
+                    STORAGE_STOPPED_SERVING,
+                    "after the failed write, a request got no answer while the subject ran",
+                ),
+            }
+        }
+    }
+}
+
 /// `rate-limiting`: a window after the opening, the declared rate limit times the defect
 /// factor requests written at once (`burstIds`), then, a window after the burst's last
 /// answer, one more (`afterId`). Every request of the burst must be answered while the

@@ -4525,10 +4525,12 @@ pub fn residue_in_artifacts(
         if !path.starts_with("artifacts/") {
             continue;
         }
-        // A probe's own end record, and that of a restart it stored (process-crash).
+        // A probe's own end record, and that of a restart it stored (process-crash) or
+        // of a baseline (the storage checks).
         let ends = [
             "/transcript/end/leftBehindProcesses",
             "/transcript/observation/ops/restart/transcript/end/leftBehindProcesses",
+            "/transcript/observation/ops/baseline/transcript/end/leftBehindProcesses",
         ];
         for (n, pointer) in ends.iter().enumerate() {
             let left = doc.pointer(pointer).and_then(Value::as_array);

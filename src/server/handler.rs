@@ -43,6 +43,46 @@ pub const WAV_EMPTY_BASE64: &str = "UklGRiQAAABXQVZFZm10IBAAAAABAAEAQB8AAIA+AAAC
 #[derive(Debug, Default)]
 pub struct SharedState {
     counter: Mutex<CounterState>,
+    /// `--state-dir`: where the `store` tool writes (the tool is listed only with it).
+    state_dir: Option<std::path::PathBuf>,
+}
+
+impl SharedState {
+    pub fn with_state_dir(state_dir: Option<std::path::PathBuf>) -> SharedState {
+        SharedState {
+            state_dir,
+            ..SharedState::default()
+        }
+    }
+}
+
+/// The largest write `store` makes, in bytes.
+const MAX_STORE_BYTES: u64 = 16 << 20;
+
+/// `store`'s definition (listed with `--state-dir`).
+fn store_definition() -> Value {
+    json!({"name": "store", "description": "Write `text`, or `bytes` bytes, to the file `key` in the server's state directory (written to a temporary file, synced, then renamed: a failed write leaves nothing); a write that fails is answered with isError and the system's reason.",
+     "inputSchema": {"type": "object", "properties": {
+         "key": {"type": "string", "pattern": "^[A-Za-z0-9._-]{1,64}$"},
+         "text": {"type": "string"},
+         "bytes": {"type": "integer", "minimum": 0, "maximum": MAX_STORE_BYTES}},
+       "required": ["key"], "additionalProperties": false},
+     "annotations": {"readOnlyHint": false, "idempotentHint": true, "destructiveHint": true}})
+}
+
+/// Write `data` to `dir/key` through a temporary file that is removed when anything fails.
+fn store_file(dir: &std::path::Path, key: &str, data: &[u8]) -> std::io::Result<()> {
+    use std::io::Write;
+    let tmp = dir.join(format!(".{key}.tmp-{}", std::process::id()));
+    let written = std::fs::File::create(&tmp).and_then(|mut f| {
+        f.write_all(data)?;
+        f.sync_all()
+    });
+    let done = written.and_then(|()| std::fs::rename(&tmp, dir.join(key)));
+    if done.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    done
 }
 
 #[derive(Debug, Default)]
@@ -180,8 +220,11 @@ fn no_cursor(request: &Option<PaginatedRequestParams>) -> Result<(), McpError> {
 
 /// Arguments a tool's `inputSchema` does not declare: every schema here says
 /// `additionalProperties: false`, and inputs are validated (-32602).
-fn undeclared_arguments(tool: &str, args: &Map<String, Value>) -> Result<(), McpError> {
-    let tools = tool_definitions();
+fn undeclared_arguments(
+    tools: &Value,
+    tool: &str,
+    args: &Map<String, Value>,
+) -> Result<(), McpError> {
     let Some(props) = tools
         .as_array()
         .into_iter()
@@ -314,6 +357,17 @@ const NAMES: [&str; 4] = ["alice", "bob", "carol", "dave"];
 const IDS: [&str; 3] = ["1", "2", "3"];
 
 impl RefServer {
+    /// The tools listed: the catalogue, and `store` with `--state-dir`.
+    fn listed_tools(&self) -> Value {
+        let mut tools = tool_definitions();
+        if self.shared.state_dir.is_some()
+            && let Some(list) = tools.as_array_mut()
+        {
+            list.push(store_definition());
+        }
+        tools
+    }
+
     async fn run_tool(
         &self,
         name: &str,
@@ -322,6 +376,42 @@ impl RefServer {
     ) -> Result<Value, McpError> {
         match name {
             "echo" => Ok(text_result(arg_str(args, "text")?)),
+            "store" if self.shared.state_dir.is_some() => {
+                let dir = self.shared.state_dir.clone().unwrap_or_default();
+                let key = arg_str(args, "key")?.to_string();
+                if key.is_empty()
+                    || key.len() > 64
+                    || !key
+                        .bytes()
+                        .all(|b| b.is_ascii_alphanumeric() || b"._-".contains(&b))
+                    || key.starts_with('.')
+                {
+                    return Err(invalid_params(
+                        "argument `key` must be 1 to 64 of A-Z a-z 0-9 . _ - (not starting with .)",
+                    ));
+                }
+                let data = match (args.get("text"), args.get("bytes")) {
+                    (Some(_), Some(_)) => {
+                        return Err(invalid_params("give `text` or `bytes`, not both"));
+                    }
+                    (Some(_), None) => arg_str(args, "text")?.as_bytes().to_vec(),
+                    _ => vec![b'x'; arg_bounded(args, "bytes", 0, MAX_STORE_BYTES)? as usize],
+                };
+                let n = data.len();
+                let written = tokio::task::spawn_blocking({
+                    let key = key.clone();
+                    move || store_file(&dir, &key, &data)
+                })
+                .await
+                .map_err(|e| McpError::internal_error(format!("store task failed: {e}"), None))?;
+                Ok(match written {
+                    Ok(()) => text_result(format!("stored {n} bytes as {key}")),
+                    Err(e) => json!({
+                        "content": [{"type": "text", "text": format!("could not store {key}: {e}")}],
+                        "isError": true
+                    }),
+                })
+            }
             "add" => {
                 let a = arg_int(args, "a")?
                     .ok_or_else(|| invalid_params("argument `a` is required"))?;
@@ -587,7 +677,7 @@ impl ServerHandler for RefServer {
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
         no_cursor(&request)?;
-        let r: ListToolsResult = complete(json!({"tools": tool_definitions()}))?;
+        let r: ListToolsResult = complete(json!({"tools": self.listed_tools()}))?;
         Ok(r.with_ttl_ms(LIST_TTL_MS)
             .with_cache_scope(CacheScope::Public))
     }
@@ -598,7 +688,7 @@ impl ServerHandler for RefServer {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
         let args = request.arguments.clone().unwrap_or_default();
-        undeclared_arguments(&request.name, &args)?;
+        undeclared_arguments(&self.listed_tools(), &request.name, &args)?;
         let value = self.run_tool(&request.name, &args, &context).await?;
         let result: CallToolResult = complete(value)?;
         Ok(result.into())

@@ -74,6 +74,8 @@ pub struct ServeArgs {
     /// `--rate-limit N/MS`: at most N requests (the opening excepted) served in any
     /// span of MS milliseconds; more are refused as rate limited.
     pub rate_limit: Option<(usize, u64)>,
+    /// `--state-dir DIR`: lists the `store` tool, which writes files there.
+    pub state_dir: Option<PathBuf>,
     /// `--transport http`: milliseconds a connection may take to send a
     /// request's headers (counted from when the server starts waiting for
     /// them, so an idle keep-alive connection is closed after it too).
@@ -112,6 +114,7 @@ impl Default for ServeArgs {
             max_message_bytes: 4 * 1024 * 1024,
             max_in_flight: 64,
             rate_limit: None,
+            state_dir: None,
             header_read_timeout_ms: 3_000,
             body_read_timeout_ms: 30_000,
             max_connections: 64,
@@ -280,6 +283,14 @@ fn validate(args: ServeArgs) -> Result<Config, ServerError> {
             "--header-read-timeout-ms and --body-read-timeout-ms must be at least 1".into(),
         ));
     }
+    if let Some(dir) = &args.state_dir
+        && !dir.is_dir()
+    {
+        return Err(ServerError::InvalidOption(format!(
+            "--state-dir {}: not an existing directory",
+            dir.display()
+        )));
+    }
     if args.max_in_flight == 0 {
         return Err(ServerError::InvalidOption(
             "--max-in-flight must be at least 1".into(),
@@ -324,11 +335,12 @@ fn validate(args: ServeArgs) -> Result<Config, ServerError> {
         args.injection_log.as_deref(),
         transport,
     )?;
+    let shared = Arc::new(handler::SharedState::with_state_dir(args.state_dir.clone()));
     Ok(Config {
         args,
         versions,
         engine: Arc::new(engine),
-        shared: Arc::new(handler::SharedState::default()),
+        shared,
         bearer,
         auth_issuer,
     })

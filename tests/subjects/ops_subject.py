@@ -41,6 +41,14 @@ default (the honest twin); each option switches on one operational defect:
                          (rate limiting)
   --rate-strict N        with --rate-limit: refuse once N requests are in the window,
                          fewer than the limit declared (rate limiting)
+  --state-dir DIR        list a `store` tool writing {key, bytes} to a file in DIR (a
+                         temporary file, then renamed); a failed write is answered
+                         with isError and the system's reason (the honest twin of
+                         the storage defects)
+  --store-claims         with --state-dir: answer a failed write as stored (disk full,
+                         permission failure)
+  --store-crash          with --state-dir: exit (status 5) when a write fails
+  --store-broken         with --state-dir: every write fails, fault or not
   --hang-after-cancel    once a `notifications/cancelled` arrives, answer nothing
                          more (timeout)
   --stall-on-duplicate-id  once a request id comes a second time, answer nothing
@@ -80,6 +88,10 @@ p.add_argument("--shuffle-tools", action="store_true")
 p.add_argument("--rate-limit", default="")
 p.add_argument("--rate-drop", action="store_true")
 p.add_argument("--rate-strict", type=int, default=0)
+p.add_argument("--state-dir", default="")
+p.add_argument("--store-claims", action="store_true")
+p.add_argument("--store-crash", action="store_true")
+p.add_argument("--store-broken", action="store_true")
 p.add_argument("--hang-after-cancel", action="store_true")
 p.add_argument("--stall-on-duplicate-id", action="store_true")
 a = p.parse_args()
@@ -141,6 +153,8 @@ if a.shuffle_tools:
 
     TOOLS = [{"name": n, "inputSchema": {"type": "object"}} for n in ("echo", "add", "time")]
     random.shuffle(TOOLS)
+if a.state_dir:
+    TOOLS = TOOLS + [{"name": "store", "inputSchema": {"type": "object"}}]
 kept = []
 children = []
 listeners = []
@@ -186,6 +200,33 @@ def answer(msg):
             running[0] += 1
         threading.Thread(target=slow, args=(mid, delay), daemon=True).start()
         return
+    elif method == "tools/call" and a.state_dir and params.get("name") == "store":
+        import os
+
+        args = params.get("arguments") or {}
+        key = str(args.get("key", "k"))
+        tmp = os.path.join(a.state_dir, "." + key + ".tmp")
+        try:
+            if a.store_broken:
+                raise OSError("this store never works")
+            with open(tmp, "wb") as f:
+                f.write(b"x" * int(args.get("bytes", 16)))
+                f.flush()
+                os.fsync(f.fileno())
+            os.replace(tmp, os.path.join(a.state_dir, key))
+            result = {"content": [{"type": "text", "text": "stored " + key}]}
+        except OSError as e:
+            try:
+                os.remove(tmp)
+            except OSError:
+                pass
+            if a.store_crash:
+                sys.exit(5)
+            if a.store_claims:
+                result = {"content": [{"type": "text", "text": "stored " + key}]}
+            else:
+                result = {"content": [{"type": "text", "text": "could not store: " + str(e)}],
+                          "isError": True}
     elif method == "tools/list":
         result = {"tools": TOOLS}
     else:

@@ -643,6 +643,20 @@ reasons! {
             "The subject refused requests of the burst before it had served the declared number of them in the window: its limit is stricter than the workload declares.";
         OPS_RATE_LIMIT_STUCK "MCP_RES_OPS_RATE_LIMIT_STUCK" Refused
             "A request sent a full window after the burst's last answer was refused or not answered: the rate limit did not release.";
+        OPS_STORAGE_FAILURE_REPORTED "MCP_RES_OPS_STORAGE_FAILURE_REPORTED" Holds
+            "With the declared storage made full (no room, no inode) or read-only in the subject's sandbox, the declared write was answered as failed (an error, or a result with isError), and a request after it got a result: the failure reported, no write claimed, the subject still serving.";
+        OPS_STORAGE_WRITE_CLAIMED "MCP_RES_OPS_STORAGE_WRITE_CLAIMED" Refused
+            "With the declared storage full or read-only, the declared write was answered as a success: a write the storage could not hold was claimed (the taxonomy's forbidden partial-artifact claim). It is what the negative control (a transport that answers the write tool with a success) must give.";
+        OPS_STORAGE_WRITE_UNANSWERED "MCP_RES_OPS_STORAGE_WRITE_UNANSWERED" Refused
+            "With the declared storage full or read-only, the declared write got no answer while the subject ran (JSON-RPC 2.0 §4: every request MUST be answered).";
+        OPS_STORAGE_STOPPED_SERVING "MCP_RES_OPS_STORAGE_STOPPED_SERVING" Refused
+            "After the failed write, a request got no result while the subject ran: a storage failure stopped the subject serving.";
+        OPS_STORAGE_WRITE_SERVED "MCP_RES_OPS_STORAGE_WRITE_SERVED" Holds
+            "With the storage left as it is (no fault), the declared write was answered as a success: what the write does when it can. The mutant's reading, and the baseline the positive needs.";
+        OPS_STORAGE_WRITE_FAILED "MCP_RES_OPS_STORAGE_WRITE_FAILED" NotObserved
+            "With no fault injected, the declared write failed (or got no answer): the declaration does not name a write that works, so a failure under the fault says nothing about it.";
+        OPS_STORAGE_FAULT_NOT_INJECTED "MCP_RES_OPS_STORAGE_FAULT_NOT_INJECTED" NotObserved
+            "The record's sandbox does not show the storage fault injected (no sandbox, or the mount failed): nothing was observed under it.";
         OPS_RATE_NOT_REACHED "MCP_RES_OPS_RATE_NOT_REACHED" NotObserved
             "The whole burst was served, over more than one window: the subject was too slow for the burst to reach the declared limit, so the limit was not observed.";
     }

@@ -106,6 +106,9 @@ pub struct LaunchSandbox {
     /// Strings whose occurrences in the files a process leaves are counted
     /// (the credentials a run presents).
     pub watched: Watched,
+    /// Controlled faults of the file system, injected into every process of
+    /// the launch (recorded in each stage's scope).
+    pub faults: Vec<Fault>,
 }
 
 /// Secrets whose occurrences in files left in a stage are counted, never
@@ -149,7 +152,11 @@ impl LaunchSandbox {
     pub fn stage(&self) -> std::io::Result<Stage> {
         static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(1);
         let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        Stage::create(&self.stages, &format!("p{n}"), self.own_network)
+        let mut stage = Stage::create(&self.stages, &format!("p{n}"), self.own_network)?;
+        for f in &self.faults {
+            stage.inject(f.clone());
+        }
+        Ok(stage)
     }
 }
 
@@ -429,6 +436,8 @@ impl NamespaceEnd {
 pub enum Fault {
     /// An existing directory becomes an empty file system of `bytes` bytes
     /// (tmpfs `size=`): a write past it fails with "no space left on device".
+    /// With `bytes` 0 it has no room at all: one page and no inode free, so
+    /// creating any file there fails with "no space left on device".
     DiskFull { dir: PathBuf, bytes: u64 },
     /// An existing path becomes read-only: a write fails with "read-only file
     /// system".
@@ -1981,7 +1990,12 @@ fn inject(faults: &[Fault]) -> (Vec<Value>, Vec<Value>) {
             Fault::DiskFull { dir, bytes } => {
                 let record = json!({"fault": "disk-full", "path": dir.display().to_string(), "bytes": bytes});
                 let result = if dir.is_dir() {
-                    CString::new(format!("size={bytes},mode=0777"))
+                    let room = if *bytes == 0 {
+                        "size=4096,nr_inodes=1".to_string()
+                    } else {
+                        format!("size={bytes}")
+                    };
+                    CString::new(format!("{room},mode=0777"))
                         .map_err(|e| e.to_string())
                         .and_then(|data| {
                             mount(

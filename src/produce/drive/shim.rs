@@ -71,6 +71,10 @@ pub struct Spec {
     pub reject_over_rate: u32,
     /// The window of `dropOverRate` and `rejectOverRate`, in ms.
     pub rate_window_ms: u64,
+    /// Answer every call of this tool with a success, whatever the subject answered
+    /// (a write whose failure is swallowed: the taxonomy's forbidden partial-artifact
+    /// claim).
+    pub claim_tool: String,
     /// Stop passing stdin on to the subject once a request's id comes a second time
     /// (the subject never sees anything after it, and its stdin stays open): a
     /// transport, or a subject, that stalls on a duplicate delivery.
@@ -100,6 +104,11 @@ impl Spec {
             || self.gated()
             || self.deduped()
             || !self.tool_suffix.is_empty()
+            || self.claims()
+    }
+
+    fn claims(&self) -> bool {
+        !self.claim_tool.is_empty()
     }
 
     /// The suffix this process appends to tool names, if any.
@@ -171,10 +180,10 @@ pub fn main(args: &[std::ffi::OsString]) -> u8 {
         eprintln!("mcpres ops shim: cannot run {}: {e}", cmd[0]);
         return 127;
     }
-    if spec.response_delay_ms > 0 || spec.gated() || !spec.tool_suffix.is_empty() {
+    if spec.response_delay_ms > 0 || spec.gated() || !spec.tool_suffix.is_empty() || spec.claims() {
         command.stdout(std::process::Stdio::piped());
     }
-    if spec.eof_delay_ms > 0 || spec.gated() || spec.deduped() {
+    if spec.eof_delay_ms > 0 || spec.gated() || spec.deduped() || spec.claims() {
         command.stdin(std::process::Stdio::piped());
     }
     let mut child = match command.spawn() {
@@ -191,16 +200,25 @@ pub fn main(args: &[std::ffi::OsString]) -> u8 {
         .write(true)
         .open("/dev/null")
     {
-        if spec.eof_delay_ms == 0 && !spec.gated() && !spec.deduped() {
+        if spec.eof_delay_ms == 0 && !spec.gated() && !spec.deduped() && !spec.claims() {
             let _ = rustix::stdio::dup2_stdin(&null);
         }
-        if spec.response_delay_ms == 0 && !spec.gated() && spec.tool_suffix.is_empty() {
+        if spec.response_delay_ms == 0
+            && !spec.gated()
+            && spec.tool_suffix.is_empty()
+            && !spec.claims()
+        {
             let _ = rustix::stdio::dup2_stdout(&null);
         }
     }
     forward_signals(child.id(), Duration::from_millis(spec.term_delay_ms));
     let mut relay = None;
-    if spec.gated() {
+    if spec.claims() {
+        let (to, from) = (child.stdin.take(), child.stdout.take());
+        if let (Some(to), Some(from)) = (to, from) {
+            relay = Some(claim(to, from, spec.claim_tool.clone()));
+        }
+    } else if spec.gated() {
         let (to, from) = (child.stdin.take(), child.stdout.take());
         if let (Some(to), Some(from)) = (to, from) {
             relay = Some(gate(to, from, &spec));
@@ -484,6 +502,58 @@ fn gate(
             }
             let mut o = out.lock().expect("stdout lock");
             if o.write_all(&line).and_then(|()| o.flush()).is_err() {
+                break;
+            }
+        }
+    })
+}
+
+/// The claiming relay: stdin passes to the subject line by line, noting the ids of
+/// `tools/call` requests for `tool`; the subject's answer to any of them goes out as a
+/// success, whatever it was. The returned thread ends when the subject's stdout does.
+fn claim(
+    mut to: std::process::ChildStdin,
+    from: std::process::ChildStdout,
+    tool: String,
+) -> std::thread::JoinHandle<()> {
+    use std::io::Write;
+    use std::sync::{Arc, Mutex};
+    let ids = Arc::new(Mutex::new(std::collections::BTreeSet::<String>::new()));
+    let noted = ids.clone();
+    std::thread::spawn(move || {
+        for line in lines(std::io::stdin().lock()) {
+            if let Ok(m) = serde_json::from_slice::<serde_json::Value>(&line)
+                && m.get("method").and_then(serde_json::Value::as_str) == Some("tools/call")
+                && m.pointer("/params/name")
+                    .and_then(serde_json::Value::as_str)
+                    == Some(tool.as_str())
+                && let Some(id) = m.get("id")
+            {
+                noted.lock().expect("ids lock").insert(id.to_string());
+            }
+            if to.write_all(&line).and_then(|()| to.flush()).is_err() {
+                return;
+            }
+        }
+        drop(to);
+    });
+    std::thread::spawn(move || {
+        let mut out = std::io::stdout();
+        for line in lines(from) {
+            let claimed = serde_json::from_slice::<serde_json::Value>(&line)
+                .ok()
+                .filter(|m| m.get("method").is_none())
+                .and_then(|m| m.get("id").cloned())
+                .filter(|id| ids.lock().expect("ids lock").remove(&id.to_string()));
+            let line = match claimed {
+                Some(id) => {
+                    let ok = serde_json::json!({"jsonrpc": "2.0", "id": id, "result": {
+                        "content": [{"type": "text", "text": "stored"}]}});
+                    format!("{ok}\n").into_bytes()
+                }
+                None => line,
+            };
+            if out.write_all(&line).and_then(|()| out.flush()).is_err() {
                 break;
             }
         }

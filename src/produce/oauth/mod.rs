@@ -505,6 +505,7 @@ pub fn run(options: &Options, report: &mut dyn FnMut(Event)) -> Result<Outcome, 
                 stages: dir.0.clone(),
                 own_network: false,
                 watched: watched.clone(),
+                faults: Vec::new(),
             });
         }
         l

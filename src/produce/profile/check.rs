@@ -125,6 +125,9 @@ pub struct Tally {
     pub leaky: Vec<String>,
     /// Probes whose sandbox held files the subject wrote and left.
     pub files_left: Vec<String>,
+    /// Files a subject wrote in the storage the operational workload declares
+    /// (`[storage] path`): its declared state, recorded, not counted as residue.
+    pub declared_state: Vec<String>,
     pub killed: usize,
     pub descendants_seen: usize,
     /// Adopted orphans that descend from no subject a probe saw: killed,
@@ -476,13 +479,34 @@ impl<'a> Ctx<'a> {
             .and_then(|s| s["entriesLeft"].as_array())
             .filter(|l| !l.is_empty())
         {
-            let paths: Vec<&str> = left.iter().filter_map(|e| e["path"].as_str()).collect();
-            t.files_left.push(format!(
-                "{} file(s) left by the subject with pid {}: {}",
-                left.len(),
-                artifact["pid"],
-                paths.join(", ")
-            ));
+            let storage = self
+                .ops
+                .as_deref()
+                .and_then(|w| w.storage.as_ref())
+                .map(|s| std::path::PathBuf::from(&s.path));
+            let (state, paths): (Vec<&str>, Vec<&str>) = left
+                .iter()
+                .filter_map(|e| e["path"].as_str())
+                .partition(|p| {
+                    storage
+                        .as_ref()
+                        .is_some_and(|dir| std::path::Path::new(p).starts_with(dir))
+                });
+            let pid = &artifact["pid"];
+            if !paths.is_empty() {
+                t.files_left.push(format!(
+                    "{} file(s) left by the subject with pid {pid}: {}",
+                    paths.len(),
+                    paths.join(", ")
+                ));
+            }
+            if !state.is_empty() {
+                t.declared_state.push(format!(
+                    "{} file(s) in the declared storage, by the subject with pid {pid}: {}",
+                    state.len(),
+                    state.join(", ")
+                ));
+            }
         }
         if ended.killed {
             t.killed += 1;

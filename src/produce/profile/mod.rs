@@ -337,6 +337,7 @@ pub fn run_planned(
                 // HTTP subjects too: reached through the namespace's door.
                 own_network: true,
                 watched: sandbox::Watched::default(),
+                faults: Vec::new(),
             });
         }
         l
@@ -542,6 +543,9 @@ pub fn run_planned(
         "adoptedAfterRun": swept,
         "adoptedUnattributed": tally.unattributed,
     });
+    if !tally.declared_state.is_empty() {
+        cleanup["declaredStateFiles"] = json!(tally.declared_state);
+    }
     if !tally.injected.is_empty() {
         cleanup["injectedByControls"] = json!(tally.injected);
     }

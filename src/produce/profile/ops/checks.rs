@@ -11,6 +11,7 @@ use super::ending;
 use super::load;
 use super::overload;
 use super::recovery;
+use super::storage;
 use super::workload::Workload;
 use crate::judge::ops::{self as reading, PROFILE as P};
 use crate::model::vocab::ProbeOutcome::{self, *};
@@ -77,6 +78,20 @@ pub const CHECKS: &[CheckDecl] = &[
         .basis(&[Basis::both(PROFILE, "required check restart", L::Profile, "ended and started afresh, the subject opens again and declares the state a client knew it by: the same server, protocol version, capabilities and tools")])
         .alone().launch()
         .judged("No MCP requirement: MCP promises nothing across processes (a change within a session is announced with `notifications/tools/list_changed`); the profile's own. The subject is opened and its tools listed, ended through its input (MCP's stdio shutdown), and started afresh with the same injection; the fresh process must open and declare the same surface, read from both stored transcripts. The declared state compared is what every subject declares: server name, protocol version, capability names and tool names (state a subject keeps in files is not compared: in the sandbox each process has its own upper layer). The control renames every listed tool with a suffix drawn per process (a surface that differs at every start, as a server that names tools at random or lists them before it registered them all); the mutant renames them the same way at every start."),
+    CheckDecl::new(P, "disk-full", storage::disk_full, reading::STORAGE_FAILURE_REPORTED, reading::STORAGE_WRITE_CLAIMED)
+        .basis(&[
+            Basis::pos(JSONRPC, "§4", L::Must, "the server MUST reply to every request: the write that cannot be stored too, and the request after it"),
+            Basis::both(PROFILE, "required check disk-full", L::Profile, "with its storage full, the subject reports the write as failed (the taxonomy's filesystem-publication-failure: publication failure, no partial artifact claim) and goes on serving"),
+        ])
+        .alone().launch()
+        .judged("Needs the workload's `[storage]` declaration (a directory the subject writes and a tool call that writes a file there) and the sandbox; without either, or without the directory on this machine, NOT_OBSERVED. The positive first makes the declared write in a fresh process with no fault: it must succeed (a write that fails anyway says nothing: NOT_OBSERVED). Then, in a fresh process whose sandbox mounts the declared directory as an empty file system with no room and no free inode (creating any file there fails with ENOSPC), the declared write must be answered as failed (an error, or a result with isError) and a request after it must get a result; a success is a claimed write the storage could not hold (the taxonomy's forbidden partial-artifact claim), silence fails on JSON-RPC's MUST, an exit or a subject that stops serving fails. The fault is read back from the stored sandbox scope, never assumed. The control answers the write tool with a success at the transport (the shim: a swallowed failure); the mutant makes the same write with no fault, whose success must be read as served, not as a claim."),
+    CheckDecl::new(P, "permission-failure", storage::permission_failure, reading::STORAGE_FAILURE_REPORTED, reading::STORAGE_WRITE_CLAIMED)
+        .basis(&[
+            Basis::pos(JSONRPC, "§4", L::Must, "the server MUST reply to every request: the write that is refused too, and the request after it"),
+            Basis::both(PROFILE, "required check permission-failure", L::Profile, "with its storage refusing writes, the subject reports the write as failed (the taxonomy's filesystem-publication-failure: publication failure, no partial artifact claim) and goes on serving"),
+        ])
+        .alone().launch()
+        .judged("Needs the workload's `[storage]` declaration (a directory the subject writes and a tool call that writes a file there) and the sandbox; without either, or without the directory on this machine, NOT_OBSERVED. The positive first makes the declared write in a fresh process with no fault: it must succeed (a write that fails anyway says nothing: NOT_OBSERVED). Then, in a fresh process whose sandbox mounts the declared directory read-only (a write there fails with EROFS: the sandbox denies writes by mount, since the subject may be root in its own user namespace), the declared write must be answered as failed (an error, or a result with isError) and a request after it must get a result; a success is a claimed write the storage could not hold (the taxonomy's forbidden partial-artifact claim), silence fails on JSON-RPC's MUST, an exit or a subject that stops serving fails. The fault is read back from the stored sandbox scope, never assumed. The control answers the write tool with a success at the transport (the shim: a swallowed failure); the mutant makes the same write with no fault, whose success must be read as served, not as a claim."),
     CheckDecl::new(P, "malformed-flood", malformed_flood, reading::SERVED_THROUGH_FLOOD, reading::FLOOD_REFUSED)
         .basis(&[
             Basis::pos(JSONRPC, "§4", L::Must, "the server MUST reply to every request (not a notification) with a Response, the valid ones among a flood too"),

@@ -12,6 +12,7 @@ pub mod overload;
 pub mod recovery;
 pub mod report;
 pub mod sample;
+pub mod storage;
 pub mod workload;
 
 use std::sync::{Mutex, OnceLock};

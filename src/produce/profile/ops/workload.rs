@@ -31,6 +31,25 @@ pub struct Workload {
     /// without it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rate_limit: Option<RateLimitDecl>,
+    /// The storage the subject writes (optional): `disk-full` and `permission-failure`
+    /// are NOT_OBSERVED without it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub storage: Option<StorageDecl>,
+}
+
+/// Storage a subject declares it writes: a directory, and a tool call that writes a
+/// file there. The storage checks make that directory full, or read-only, in the
+/// subject's sandbox (never on the host).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct StorageDecl {
+    /// An absolute path of an existing directory (as the subject sees it).
+    pub path: String,
+    /// The tool whose call (`tools/call` with `writeArguments`) writes a file there.
+    pub write_tool: String,
+    /// The write call's arguments (a table).
+    #[serde(default = "empty_object")]
+    pub write_arguments: Value,
 }
 
 /// A rate limit a subject declares of itself: at most `requests` requests served in any
@@ -259,6 +278,18 @@ impl Workload {
                 return bad("subject.holdTool must be named and subject.holdArguments a table");
             }
         }
+        if let Some(s) = &self.storage {
+            let p = std::path::Path::new(&s.path);
+            let special = ["/proc", "/sys", "/dev"].iter().any(|d| p.starts_with(d));
+            if !p.is_absolute() || p.parent().is_none() || special {
+                return bad(
+                    "storage.path must be an absolute directory other than /, /proc, /sys and /dev",
+                );
+            }
+            if s.write_tool.is_empty() || !s.write_arguments.is_object() {
+                return bad("storage.writeTool must be named and storage.writeArguments a table");
+            }
+        }
         if let Some(r) = &self.rate_limit {
             if !(1..=1000).contains(&r.requests) {
                 return bad("rateLimit.requests must be 1 to 1000");
@@ -365,6 +396,29 @@ mod tests {
         assert!(matches!(e, Err(WorkloadError::Invalid(m)) if m.contains("windowMs")));
         let e = Workload::parse(&declared.replace("requests = 5", "requests = 5\nburst = 2"));
         assert!(matches!(e, Err(WorkloadError::Toml(_))));
+    }
+
+    #[test]
+    fn a_storage_declaration_is_optional_and_checked() {
+        assert_eq!(Workload::builtin().storage, None);
+        let declared = format!(
+            "{DEFAULT_TOML}\n[storage]\npath = \"/var/tmp\"\nwriteTool = \"store\"\nwriteArguments = {{ key = \"k\", bytes = 4096 }}\n"
+        );
+        let w = Workload::parse(&declared).unwrap();
+        let s = w.storage.clone().unwrap();
+        assert_eq!(
+            (s.path.as_str(), s.write_tool.as_str()),
+            ("/var/tmp", "store")
+        );
+        assert_eq!(w.to_json()["storage"]["writeArguments"]["bytes"], 4096);
+        assert_eq!(from_json(&w.to_json()), Some(w.clone()));
+        for bad in ["\"/\"", "\"var/tmp\"", "\"/proc/x\""] {
+            let e = Workload::parse(&declared.replace("\"/var/tmp\"", bad));
+            assert!(
+                matches!(e, Err(WorkloadError::Invalid(m)) if m.contains("storage.path")),
+                "{bad}"
+            );
+        }
     }
 
     #[test]

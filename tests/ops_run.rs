@@ -229,7 +229,7 @@ fn the_honest_subject_passes_every_check_and_its_evaluation_is_valid() {
 /// evaluation is refused by `validate` with that check's finding.
 #[test]
 fn each_defect_fails_its_own_check() {
-    let cases: [(&str, &[&str], &str); 17] = [
+    let cases: [(&str, &[&str], &str); 18] = [
         (
             "cold-start",
             &["--slow-start-ms", "3000"],
@@ -251,6 +251,12 @@ fn each_defect_fails_its_own_check() {
             "memory-resource-leak",
             &["--daemon-leak-kib", "800"],
             "MCP_RES_OPS_RSS_GROWTH_OVER_BUDGET",
+        ),
+        // Memory within budget, a file descriptor kept every fifth request.
+        (
+            "memory-resource-leak",
+            &["--fd-every", "5"],
+            "MCP_RES_OPS_FDS_GROWTH_OVER_BUDGET",
         ),
         (
             "listener-leak",

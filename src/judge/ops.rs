@@ -31,6 +31,7 @@ pub const FLOOD_REQUESTS_REFUSED: &str = crate::diag::reasons::OPS_FLOOD_REQUEST
 pub const VALID_UNANSWERED: &str = crate::diag::reasons::OPS_VALID_REQUEST_UNANSWERED;
 pub const RSS_BOUNDED: &str = crate::diag::reasons::OPS_RSS_BOUNDED;
 pub const RSS_GROWTH: &str = crate::diag::reasons::OPS_RSS_GROWTH_OVER_BUDGET;
+pub const FDS_GROWTH: &str = crate::diag::reasons::OPS_FDS_GROWTH_OVER_BUDGET;
 pub const CHILDREN_BOUNDED: &str = crate::diag::reasons::OPS_CHILDREN_BOUNDED;
 pub const CHILDREN_GROWTH: &str = crate::diag::reasons::OPS_CHILDREN_GROWTH_OVER_BUDGET;
 pub const LISTENERS_BOUNDED: &str = crate::diag::reasons::OPS_LISTENERS_BOUNDED;
@@ -2010,6 +2011,44 @@ fn soak_reading(check: &str, rec: &Value, transcript: &Value) -> Reading {
             HANDLE_NOISE,
         ),
     };
+    let reading = slope_reading(rec, column, budget_key, held, over, what, floor);
+    // Memory and the other resource a process holds per operation, open files: the
+    // memory first (the control's leak), then the descriptors.
+    if check == "memory-resource-leak" && reading.0 == ProbeOutcome::Accept {
+        let fds = slope_reading(
+            rec,
+            3,
+            "fdsPer1000Ops",
+            RSS_BOUNDED,
+            FDS_GROWTH,
+            "open files",
+            HANDLE_NOISE,
+        );
+        return match fds.0 {
+            ProbeOutcome::Accept => {
+                let files = fds.2.split_once(": ").map_or(fds.2.as_str(), |(_, f)| f);
+                (reading.0, reading.1, format!("{}; {files}", reading.2))
+            }
+            _ => fds,
+        };
+    }
+    reading
+}
+
+/// The slope of the samples' `column` over the second half of the soak after the
+/// warm-up, per 1,000 operations, against the workload's `budget_key`: `held` within it
+/// (or a growth under `floor`), `over` past it.
+fn slope_reading(
+    rec: &Value,
+    column: usize,
+    budget_key: &str,
+    held: &str,
+    over: &str,
+    what: &str,
+    floor: f64,
+) -> Reading {
+    let w = &rec["workload"];
+    let b = &w["budgets"];
     // The second half of the soak after the warm-up: a runtime whose heap grows to a
     // steady size (a garbage collector's) has had the first half to get there; a leak
     // keeps growing.

@@ -7,6 +7,7 @@ default (the honest twin); each option switches on one operational defect:
   --die-after-malformed N  exit after the Nth line that is not JSON (flood)
   --child-every N        start a `sleep` child every Nth request, never reaped
   --listener-every N     open a listening loopback socket every Nth request
+  --fd-every N           open /dev/null every Nth request, never closed (open files)
   --slow-answer-ms N     sleep N ms before each answer (latency)
   --daemon-leak-kib K    at start, leave a daemon (forked twice, its own session, so
                          no longer the subject's descendant) that keeps K KiB more
@@ -73,6 +74,7 @@ p.add_argument("--die-after-malformed", type=int, default=0)
 p.add_argument("--child-every", type=int, default=0)
 p.add_argument("--listener-every", type=int, default=0)
 p.add_argument("--slow-answer-ms", type=int, default=0)
+p.add_argument("--fd-every", type=int, default=0)
 p.add_argument("--daemon-leak-kib", type=int, default=0)
 p.add_argument("--max-line-bytes", type=int, default=0)
 p.add_argument("--ignore-eof", action="store_true")
@@ -310,6 +312,8 @@ for raw in sys.stdin.buffer:
         kept.append(bytearray(b"\x5a" * (a.leak_kib_per_call * 1024)))
     if a.child_every and served % a.child_every == 0:
         children.append(subprocess.Popen(["sleep", "600"]))
+    if a.fd_every and served % a.fd_every == 0:
+        kept.append(open("/dev/null", "rb"))
     if a.listener_every and served % a.listener_every == 0:
         s = socket.socket()
         s.bind(("127.0.0.1", 0))

@@ -551,6 +551,8 @@ reasons! {
             "Over the second half of the soak after the warm-up, the least-squares slope of the resident memory of the subject's processes per 1,000 answered operations was within the workload's budget, or the growth it fits over those operations was under 4 MiB (the kernel's 2 MiB huge pages make smaller growth indistinguishable from one allocation).";
         OPS_RSS_GROWTH_OVER_BUDGET "MCP_RES_OPS_RSS_GROWTH_OVER_BUDGET" Refused
             "The resident memory grew faster than the workload's budget per 1,000 operations (by the slope over the soak, not one sample). It is what the negative control's injected leak must give.";
+        OPS_FDS_GROWTH_OVER_BUDGET "MCP_RES_OPS_FDS_GROWTH_OVER_BUDGET" Refused
+            "The resident memory stayed within its budget, but the subject's open files (every descriptor of its process tree) grew faster than the workload's `fdsPer1000Ops` (by the slope over the soak; a growth under two never read as a leak).";
         OPS_CHILDREN_BOUNDED "MCP_RES_OPS_CHILDREN_BOUNDED" Holds
             "Over the second half of the soak after the warm-up, the slope of the subject's live descendants per 1,000 operations was within the workload's budget, or the growth it fits was under two.";
         OPS_CHILDREN_GROWTH_OVER_BUDGET "MCP_RES_OPS_CHILDREN_GROWTH_OVER_BUDGET" Refused

@@ -156,6 +156,7 @@ fn the_honest_subject_passes_every_check_and_its_evaluation_is_valid() {
             "warm-start",
             "bounded-concurrency",
             "queue-saturation",
+            "backpressure",
             "overload-rejection",
             "rate-limiting",
             "retry-after",
@@ -229,7 +230,7 @@ fn the_honest_subject_passes_every_check_and_its_evaluation_is_valid() {
 /// evaluation is refused by `validate` with that check's finding.
 #[test]
 fn each_defect_fails_its_own_check() {
-    let cases: [(&str, &[&str], &str); 18] = [
+    let cases: [(&str, &[&str], &str); 19] = [
         (
             "cold-start",
             &["--slow-start-ms", "3000"],
@@ -277,6 +278,12 @@ fn each_defect_fails_its_own_check() {
             "bounded-concurrency",
             &["--queue", "4"],
             "MCP_RES_OPS_BURST_UNANSWERED",
+        ),
+        // Answers written without waiting: what the runner's full pipe does not take is lost.
+        (
+            "backpressure",
+            &["--drop-when-blocked"],
+            "MCP_RES_OPS_BACKPRESSURE_LOST",
         ),
         (
             "oversized-input",

@@ -73,6 +73,9 @@ pub const NO_REFUSAL: &str = crate::diag::reasons::OPS_NO_REFUSAL;
 pub const QUEUE_BOUNDED: &str = crate::diag::reasons::OPS_QUEUE_BOUNDED;
 pub const QUEUE_LOST: &str = crate::diag::reasons::OPS_QUEUE_LOST;
 pub const QUEUE_NOT_DRAINED: &str = crate::diag::reasons::OPS_QUEUE_NOT_DRAINED;
+pub const BACKPRESSURE_HELD: &str = crate::diag::reasons::OPS_BACKPRESSURE_HELD;
+pub const BACKPRESSURE_LOST: &str = crate::diag::reasons::OPS_BACKPRESSURE_LOST;
+pub const BACKPRESSURE_STALLED: &str = crate::diag::reasons::OPS_BACKPRESSURE_STALLED;
 pub const RATE_LIMIT_HELD: &str = crate::diag::reasons::OPS_RATE_LIMIT_HELD;
 pub const RATE_LIMIT_LOST: &str = crate::diag::reasons::OPS_RATE_LIMIT_LOST;
 pub const RATE_NOT_ENFORCED: &str = crate::diag::reasons::OPS_RATE_NOT_ENFORCED;
@@ -220,6 +223,10 @@ pub fn injection(check: &str, role: &str, w: &Value) -> Value {
             "rejectOverRate": u(&w["rateLimit"], "requests").unwrap_or(1),
             "rateWindowMs": u(&w["rateLimit"], "windowMs").unwrap_or(1000),
         }),
+        // A transport that drops what the runner's full pipe does not take at once; the
+        // mutant's holds every answer 50 ms (and buffers them all).
+        ("backpressure", "negative") => json!({"dropWhenFull": true}),
+        ("backpressure", "mutant") => json!({"responseDelayMs": 50}),
         // The write tool answered with a success at the transport, whatever the subject
         // said (a swallowed failure).
         ("disk-full" | "permission-failure", "negative") => {
@@ -296,6 +303,7 @@ pub fn reading(check: &str, role: &str, transcript: &Value) -> Option<Reading> {
             overload_reading(check, rec, transcript)
         }
         ("rate-limiting", Some("rate")) => rate_reading(rec, transcript),
+        ("backpressure", Some("backpressure")) => backpressure_reading(rec, transcript),
         ("disk-full" | "permission-failure", Some("storage")) => {
             storage_reading(check, role, rec, transcript)
         }
@@ -1295,6 +1303,105 @@ pub fn retry_hint_ms(answer: &Value) -> Option<u64> {
 /// `overload-rejection`, `retry-after`, `queue-saturation`: the subject's declared
 /// places (`subject.maxInFlight`) filled with its declared hold call, then more sent.
 /// Every time is read from the stored chunks.
+/// `backpressure`: with the runner's reading paused (the stored `stdout-paused` and
+/// `stdout-resumed` events), `requestIds` were sent; once reading resumed, each must be
+/// answered (JSON-RPC 2.0 §4) and the request after them (`afterId`) get a result.
+fn backpressure_reading(rec: &Value, transcript: &Value) -> Reading {
+    let ids: Vec<String> = rec["requestIds"]
+        .as_array()
+        .map_or_else(Vec::new, |a| a.iter().map(Value::to_string).collect());
+    let after = rec["afterId"].to_string();
+    let sent: std::collections::BTreeSet<String> = timed_messages(transcript, "stdin")
+        .into_iter()
+        .filter(|(_, m)| m.get("method").is_some())
+        .filter_map(|(_, m)| m.get("id").map(Value::to_string))
+        .collect();
+    if ids.is_empty() || ids.iter().chain([&after]).any(|i| !sent.contains(i)) {
+        return read(
+            ProbeOutcome::NotObserved,
+            LABEL_NOT_IN_RECORD,
+            "the record names requests the stored stdin did not send",
+        );
+    }
+    let event = |name: &str| {
+        transcript["events"]
+            .as_array()
+            .and_then(|l| l.iter().find(|e| e["event"] == name))
+            .and_then(|e| u(e, "atMs"))
+    };
+    let (Some(paused), Some(resumed)) = (event("stdout-paused"), event("stdout-resumed")) else {
+        return read(
+            ProbeOutcome::NotObserved,
+            LABEL_NOT_IN_RECORD,
+            "the stored events show no pause of the runner's reading",
+        );
+    };
+    let Some(answers) = answers(transcript) else {
+        return read(
+            ProbeOutcome::NotObserved,
+            LABEL_NOT_IN_RECORD,
+            "no stored stdout",
+        );
+    };
+    let n = ids.len();
+    let bytes = u(rec, "answerBytes").unwrap_or(0) * n as u64;
+    let exited = ended_by_itself(transcript);
+    let unanswered = ids.iter().filter(|i| !answers.contains_key(*i)).count();
+    if unanswered > 0 {
+        return if exited {
+            read(
+                ProbeOutcome::Terminate,
+                SUBJECT_EXITED,
+                format!(
+                    "the subject exited; {unanswered} of {n} request(s) sent with its output unread unanswered"
+                ),
+            )
+        } else {
+            read(
+                ProbeOutcome::NoEffect,
+                BACKPRESSURE_LOST,
+                format!(
+                    "{unanswered} of {n} request(s) sent while the runner did not read (about {bytes} bytes of answers) got no answer once it read again (JSON-RPC 2.0 §4: MUST reply)"
+                ),
+            )
+        };
+    }
+    let held = match u(rec, "pendingAtResume").unwrap_or(0) {
+        0 => "the subject had read every request while its output waited (it buffered)".to_string(),
+        p => format!(
+            "{p} bytes of requests were still unread by the subject when reading resumed (it held back)"
+        ),
+    };
+    match answers.get(&after) {
+        Some(m) if m.get("result").is_some() => read(
+            ProbeOutcome::Accept,
+            BACKPRESSURE_HELD,
+            format!(
+                "{n} request(s) sent with the output unread for {} ms (about {bytes} bytes of answers): every one answered once reading resumed, and a request after them got a result; {held}",
+                resumed.saturating_sub(paused)
+            ),
+        ),
+        Some(m) => read(
+            ProbeOutcome::Reject,
+            BACKPRESSURE_STALLED,
+            format!(
+                "after the held output was read, a request got {}",
+                answer_label(m)
+            ),
+        ),
+        None if exited => read(
+            ProbeOutcome::Terminate,
+            SUBJECT_EXITED,
+            "the subject exited; the request after the held output unanswered",
+        ),
+        None => read(
+            ProbeOutcome::Reject,
+            BACKPRESSURE_STALLED,
+            "after the held output was read, a request got no answer",
+        ),
+    }
+}
+
 /// How the declared write was answered in `transcript`: `Some(true)` a success,
 /// `Some(false)` a failure (an error, or a result with `isError`), `None` no answer.
 fn write_answer(transcript: &Value, id: &Value) -> Option<(bool, String)> {

@@ -50,6 +50,8 @@ default (the honest twin); each option switches on one operational defect:
                          permission failure)
   --store-crash          with --state-dir: exit (status 5) when a write fails
   --store-broken         with --state-dir: every write fails, fault or not
+  --drop-when-blocked    write stdout without waiting: an answer the full pipe does not
+                         take at once is dropped (backpressure)
   --hang-after-cancel    once a `notifications/cancelled` arrives, answer nothing
                          more (timeout)
   --stall-on-duplicate-id  once a request id comes a second time, answer nothing
@@ -94,6 +96,7 @@ p.add_argument("--state-dir", default="")
 p.add_argument("--store-claims", action="store_true")
 p.add_argument("--store-crash", action="store_true")
 p.add_argument("--store-broken", action="store_true")
+p.add_argument("--drop-when-blocked", action="store_true")
 p.add_argument("--hang-after-cancel", action="store_true")
 p.add_argument("--stall-on-duplicate-id", action="store_true")
 a = p.parse_args()
@@ -172,8 +175,26 @@ out_lock = threading.Lock()
 running = [0]
 
 
+if a.drop_when_blocked:
+    import os
+
+    os.set_blocking(1, False)
+
+
 def send(msg):
     with out_lock:
+        if a.drop_when_blocked:
+            data = (json.dumps(msg) + "\n").encode()
+            try:
+                n = os.write(1, data)
+            except BlockingIOError:
+                return
+            while n < len(data):
+                try:
+                    n += os.write(1, data[n:])
+                except BlockingIOError:
+                    time.sleep(0.001)
+            return
         sys.stdout.write(json.dumps(msg) + "\n")
         sys.stdout.flush()
 

@@ -635,6 +635,12 @@ reasons! {
             "Once the hold calls were answered, the request after them did not get a result: the saturated queue did not drain.";
         OPS_RESTART_FAILED "MCP_RES_OPS_RESTART_FAILED" Refused
             "After the crash, a fresh process of the subject could not start, did not open, or left a request unanswered.";
+        OPS_BACKPRESSURE_HELD "MCP_RES_OPS_BACKPRESSURE_HELD" Holds
+            "With the runner not reading the subject's output, requests whose answers fill several pipes were sent; once it read again, every one was answered and a request after them got a result. Whether the subject held back (requests left unread) or buffered is reported, not judged.";
+        OPS_BACKPRESSURE_LOST "MCP_RES_OPS_BACKPRESSURE_LOST" Refused
+            "A request sent while the runner did not read the subject's output got no answer once it read again, while the subject ran (JSON-RPC 2.0 §4: every request MUST be answered). It is what the negative control (a transport that drops output the runner's full pipe does not take) must give.";
+        OPS_BACKPRESSURE_STALLED "MCP_RES_OPS_BACKPRESSURE_STALLED" Refused
+            "Once the held output was read, the request after it got no result: the subject did not recover from its output being held.";
         OPS_RATE_LIMIT_HELD "MCP_RES_OPS_RATE_LIMIT_HELD" Holds
             "A burst of the declared rate limit times the defect factor (the workload's `rateLimit`), sent a window after the opening in rounds of the workload's concurrency, was answered in full: at least the declared requests served, no more than twice them within one window, the rest refused with an error or served in a later window; and a request a window after the burst got a result.";
         OPS_RATE_LIMIT_LOST "MCP_RES_OPS_RATE_LIMIT_LOST" Refused

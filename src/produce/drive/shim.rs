@@ -71,6 +71,10 @@ pub struct Spec {
     pub reject_over_rate: u32,
     /// The window of `dropOverRate` and `rejectOverRate`, in ms.
     pub rate_window_ms: u64,
+    /// Pass the subject's stdout on without ever waiting: a line that finds the
+    /// runner's pipe full is dropped (a transport that loses output under
+    /// backpressure).
+    pub drop_when_full: bool,
     /// Answer every call of this tool with a success, whatever the subject answered
     /// (a write whose failure is swallowed: the taxonomy's forbidden partial-artifact
     /// claim).
@@ -105,6 +109,16 @@ impl Spec {
             || self.deduped()
             || !self.tool_suffix.is_empty()
             || self.claims()
+            || self.drop_when_full
+    }
+
+    /// Does the shim stand between the subject's stdout and the runner?
+    fn relays_stdout(&self) -> bool {
+        self.response_delay_ms > 0
+            || self.gated()
+            || !self.tool_suffix.is_empty()
+            || self.claims()
+            || self.drop_when_full
     }
 
     fn claims(&self) -> bool {
@@ -180,7 +194,7 @@ pub fn main(args: &[std::ffi::OsString]) -> u8 {
         eprintln!("mcpres ops shim: cannot run {}: {e}", cmd[0]);
         return 127;
     }
-    if spec.response_delay_ms > 0 || spec.gated() || !spec.tool_suffix.is_empty() || spec.claims() {
+    if spec.relays_stdout() {
         command.stdout(std::process::Stdio::piped());
     }
     if spec.eof_delay_ms > 0 || spec.gated() || spec.deduped() || spec.claims() {
@@ -203,11 +217,7 @@ pub fn main(args: &[std::ffi::OsString]) -> u8 {
         if spec.eof_delay_ms == 0 && !spec.gated() && !spec.deduped() && !spec.claims() {
             let _ = rustix::stdio::dup2_stdin(&null);
         }
-        if spec.response_delay_ms == 0
-            && !spec.gated()
-            && spec.tool_suffix.is_empty()
-            && !spec.claims()
-        {
+        if !spec.relays_stdout() {
             let _ = rustix::stdio::dup2_stdout(&null);
         }
     }
@@ -235,6 +245,12 @@ pub fn main(args: &[std::ffi::OsString]) -> u8 {
     if spec.orphan {
         // Not kept: the shim never ends it.
         drop(orphan_child());
+    }
+    if relay.is_none() && spec.drop_when_full {
+        relay = child
+            .stdout
+            .take()
+            .map(|out| std::thread::spawn(move || relay_dropping(out)));
     }
     if relay.is_none() {
         relay = child.stdout.take().map(|out| {
@@ -506,6 +522,59 @@ fn gate(
             }
         }
     })
+}
+
+/// Pass each line of `from` to stdout without waiting: stdout is made non-blocking, and
+/// a line that finds the runner's pipe full is dropped. A line the pipe took part of is
+/// finished (no line is cut); the lines that came meanwhile found the pipe full, and are
+/// dropped too.
+fn relay_dropping(from: std::process::ChildStdout) {
+    use std::io::Write;
+    use std::os::fd::AsFd;
+    // The descriptor itself (a copy of it shares the open file and its flags): every
+    // write is one system call, nothing held in a buffer.
+    let Ok(fd) = std::io::stdout().as_fd().try_clone_to_owned() else {
+        return;
+    };
+    let nonblocking = rustix::fs::fcntl_getfl(&fd)
+        .and_then(|f| rustix::fs::fcntl_setfl(&fd, f | rustix::fs::OFlags::NONBLOCK))
+        .is_ok();
+    let mut out = std::fs::File::from(fd);
+    let (tx, rx) = std::sync::mpsc::channel::<(Instant, Vec<u8>)>();
+    let reader = std::thread::spawn(move || {
+        for line in lines(from) {
+            if tx.send((Instant::now(), line)).is_err() {
+                return;
+            }
+        }
+    });
+    let mut full_until: Option<Instant> = None;
+    for (came, line) in rx {
+        if full_until.is_some_and(|t| came < t) {
+            continue;
+        }
+        let mut at = 0;
+        let mut waited = false;
+        while at < line.len() {
+            match out.write(&line[at..]) {
+                Ok(0) => return,
+                Ok(n) => at += n,
+                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                    if at == 0 && nonblocking {
+                        break;
+                    }
+                    waited = true;
+                    std::thread::sleep(Duration::from_millis(1));
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(_) => return,
+            }
+        }
+        if waited {
+            full_until = Some(Instant::now());
+        }
+    }
+    let _ = reader.join();
 }
 
 /// The claiming relay: stdin passes to the subject line by line, noting the ids of

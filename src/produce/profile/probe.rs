@@ -554,6 +554,18 @@ impl Probe {
             bytes.min(STDOUT_KEEP_BYTES.saturating_sub(TRANSCRIPT_KEEP_BYTES));
     }
 
+    /// Keep up to `bytes` more of the subject's stdin in full than a transcript keeps
+    /// ([`TRANSCRIPT_KEEP_BYTES`]), for a check whose judge reads every request sent.
+    pub fn keep_more_stdin(&self, bytes: usize) {
+        let mut io = self.shared.0.lock().expect("probe lock");
+        io.recorded.more[Stream::Stdin as usize] = bytes.min(STDOUT_KEEP_BYTES);
+    }
+
+    /// Bytes queued for the subject's stdin and not yet taken by it.
+    pub fn pending_write_bytes(&self) -> usize {
+        self.shared.0.lock().expect("probe lock").pending_writes
+    }
+
     /// Stop (or resume) reading the subject's stdout.
     pub fn pause_stdout(&self, paused: bool) {
         self.shared.0.lock().expect("probe lock").paused = paused;

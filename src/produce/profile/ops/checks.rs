@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
+use super::backpressure;
 use super::ending;
 use super::load;
 use super::overload;
@@ -44,6 +45,13 @@ pub const CHECKS: &[CheckDecl] = &[
         ])
         .alone().launch()
         .judged("Needs the workload's `[subject]` declaration (the subject's limit and a hold call); without it NOT_OBSERVED. The declared limit times the defect factor hold calls are written at once; every one must be answered, served or refused, while the subject runs (silence fails on JSON-RPC's MUST), and a request after them must get a result. The control puts a queue in front of the subject (the shim) that holds the declared limit and drops what is over it (the taxonomy's resource-exhaustion); the mutant's refuses it at once with an overload error: bounded, read as the positive."),
+    CheckDecl::new(P, "backpressure", backpressure::backpressure, reading::BACKPRESSURE_HELD, reading::BACKPRESSURE_LOST)
+        .basis(&[
+            Basis::both(JSONRPC, "§4", L::Must, "the server MUST reply to every request: the ones sent while its client was not reading too"),
+            Basis::both(PROFILE, "required check backpressure", L::Profile, "a client that stops reading makes the subject wait (or buffer), never lose an answer, and the subject serves again once the client reads"),
+        ])
+        .alone().launch()
+        .judged("The runner stops reading the subject's stdout and sends requests whose answers come to three pipes' worth (its tool list when it has one, else the liveness request; at most 6,000), in writes of at most 32 KiB, holds its reading a second, and reads again: every request must be answered while the subject runs (silence fails on JSON-RPC's MUST), and a request after them must get a result. Whether the subject stopped reading its input (requests left unread when reading resumed) or buffered its answers is reported from the record, not judged: MCP asks for neither. The control puts a transport in front of the runner (the shim) that drops every line its full pipe does not take at once (output lost under backpressure); the mutant's holds every answer 50 ms and buffers them all: slower, nothing lost, read as the positive."),
     CheckDecl::new(P, "overload-rejection", overload::overload_rejection, reading::OVERLOAD_REJECTED, reading::OVERLOAD_LOST)
         .basis(&[
             Basis::both(JSONRPC, "§4", L::Must, "the server MUST reply to every request: the ones over its limit too (an overload error is a reply)"),

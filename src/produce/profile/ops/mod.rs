@@ -5,6 +5,7 @@
 //! ([`workload`]), the load generator ([`load`]), the `/proc` sampler ([`sample`]), the
 //! injection shim ([`shim`]) and the measurement report ([`report`]).
 
+pub mod backpressure;
 pub mod checks;
 pub mod ending;
 pub mod load;

@@ -76,6 +76,10 @@ pub const QUEUE_NOT_DRAINED: &str = crate::diag::reasons::OPS_QUEUE_NOT_DRAINED;
 pub const BACKPRESSURE_HELD: &str = crate::diag::reasons::OPS_BACKPRESSURE_HELD;
 pub const BACKPRESSURE_LOST: &str = crate::diag::reasons::OPS_BACKPRESSURE_LOST;
 pub const BACKPRESSURE_STALLED: &str = crate::diag::reasons::OPS_BACKPRESSURE_STALLED;
+pub const BACKPRESSURE_NOT_REACHED: &str = crate::diag::reasons::OPS_BACKPRESSURE_NOT_REACHED;
+/// The answers a backpressure observation needs, in bytes, for the runner's pipe to
+/// have filled: two pipes' worth (the pipe, and one chunk its reader may take first).
+pub const BACKPRESSURE_BYTES: u64 = 2 * 65536;
 pub const RATE_LIMIT_HELD: &str = crate::diag::reasons::OPS_RATE_LIMIT_HELD;
 pub const RATE_LIMIT_LOST: &str = crate::diag::reasons::OPS_RATE_LIMIT_LOST;
 pub const RATE_NOT_ENFORCED: &str = crate::diag::reasons::OPS_RATE_NOT_ENFORCED;
@@ -1366,6 +1370,26 @@ fn backpressure_reading(rec: &Value, transcript: &Value) -> Reading {
             )
         };
     }
+    // The pipe filled only if the answers (not refusals cut short) came to more than it
+    // holds: read from the stored answers themselves.
+    let answered: u64 = ids
+        .iter()
+        .filter_map(|i| answers.get(i))
+        .map(|m| m.to_string().len() as u64 + 1)
+        .sum();
+    if answered < BACKPRESSURE_BYTES {
+        let refused = ids
+            .iter()
+            .filter(|i| answers.get(*i).is_some_and(|m| m.get("error").is_some()))
+            .count();
+        return read(
+            ProbeOutcome::NotObserved,
+            BACKPRESSURE_NOT_REACHED,
+            format!(
+                "the answers to the {n} request(s) came to about {answered} bytes ({refused} refused), less than the {BACKPRESSURE_BYTES} that fill the runner's pipe: no backpressure was exercised"
+            ),
+        );
+    }
     let held = match u(rec, "pendingAtResume").unwrap_or(0) {
         0 => "the subject had read every request while its output waited (it buffered)".to_string(),
         p => format!(
@@ -1377,7 +1401,7 @@ fn backpressure_reading(rec: &Value, transcript: &Value) -> Reading {
             ProbeOutcome::Accept,
             BACKPRESSURE_HELD,
             format!(
-                "{n} request(s) sent with the output unread for {} ms (about {bytes} bytes of answers): every one answered once reading resumed, and a request after them got a result; {held}",
+                "{n} request(s) sent with the output unread for {} ms (about {answered} bytes of answers): every one answered once reading resumed, and a request after them got a result; {held}",
                 resumed.saturating_sub(paused)
             ),
         ),

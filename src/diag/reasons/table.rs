@@ -639,6 +639,8 @@ reasons! {
             "With the runner not reading the subject's output, requests whose answers fill several pipes were sent; once it read again, every one was answered and a request after them got a result. Whether the subject held back (requests left unread) or buffered is reported, not judged.";
         OPS_BACKPRESSURE_LOST "MCP_RES_OPS_BACKPRESSURE_LOST" Refused
             "A request sent while the runner did not read the subject's output got no answer once it read again, while the subject ran (JSON-RPC 2.0 §4: every request MUST be answered). It is what the negative control (a transport that drops output the runner's full pipe does not take) must give.";
+        OPS_BACKPRESSURE_NOT_REACHED "MCP_RES_OPS_BACKPRESSURE_NOT_REACHED" NotObserved
+            "Every request was answered, but the stored answers came to less than two pipes' worth (refusals, or answers smaller than their first one): the runner's pipe never filled, so no backpressure was exercised.";
         OPS_BACKPRESSURE_STALLED "MCP_RES_OPS_BACKPRESSURE_STALLED" Refused
             "Once the held output was read, the request after it got no result: the subject did not recover from its output being held.";
         OPS_RATE_LIMIT_HELD "MCP_RES_OPS_RATE_LIMIT_HELD" Holds

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use super::checks::{record, started, three};
+use super::checks::{record, started, three, workload};
 use crate::judge::ops as reading;
 use crate::model::vocab::ProbeOutcome::*;
 use crate::produce::profile::check::{CheckRun, Ctx};
@@ -25,6 +25,9 @@ const MOST: usize = 6000;
 const HOLD: Duration = Duration::from_secs(1);
 /// The requests go out in writes of at most this many bytes (each a stored chunk).
 const WRITE_BYTES: usize = 32 << 10;
+/// With the subject's places declared, the requests go out that many at a time, this
+/// long apart: within its limit, so that its answers (not its refusals) fill the pipes.
+const ROUND_GAP: Duration = Duration::from_millis(20);
 
 fn flow(ctx: &Ctx, role: &str) -> Value {
     let mut rec = record(ctx, "backpressure", role, "backpressure");
@@ -57,8 +60,14 @@ fn flow(ctx: &Ctx, role: &str) -> Value {
         };
         if size > 0 {
             let n = (PIPES * PIPE_BYTES).div_ceil(size).clamp(8, MOST);
+            // A subject that declares its places gets no more at once than it takes.
+            let round = workload(ctx)
+                .subject
+                .as_ref()
+                .map_or(usize::MAX, |s| s.max_in_flight as usize);
             let mut ids = Vec::with_capacity(n);
             let mut writes: Vec<Vec<u8>> = vec![Vec::new()];
+            let mut in_write = 0;
             for _ in 0..n {
                 let (id, line) = if kind == "tools/list" {
                     list(ctx)
@@ -69,17 +78,24 @@ fn flow(ctx: &Ctx, role: &str) -> Value {
                 if writes
                     .last()
                     .is_some_and(|w| w.len() + line.len() > WRITE_BYTES)
+                    || in_write == round
                 {
                     writes.push(Vec::new());
+                    in_write = 0;
                 }
+                in_write += 1;
                 writes.last_mut().expect("one write at least").extend(line);
             }
             let sent: usize = writes.iter().map(Vec::len).sum();
             probe.keep_more_stdin(sent + PIPE_BYTES);
             probe.keep_more_stdout(n * size * 2 + PIPE_BYTES);
             probe.pause_stdout(true);
+            let paced = round != usize::MAX;
             for w in writes {
                 probe.send(w);
+                if paced {
+                    std::thread::sleep(ROUND_GAP);
+                }
             }
             // Held unread for a while: a subject that stops reading its input once its
             // output is full shows it as requests still waiting.
@@ -103,11 +119,24 @@ fn flow(ctx: &Ctx, role: &str) -> Value {
 }
 
 pub fn backpressure(ctx: &Ctx) -> CheckRun {
+    const CHECK: &str = "backpressure";
+    // Answers that never filled the runner's pipe (refusals, or a subject that answers
+    // little) exercised nothing: not observed, with what the positive's record says.
+    let positive = flow(ctx, "positive");
+    if let Some((NotObserved, reason, why)) = reading::reading(CHECK, "positive", &positive)
+        && reason != crate::diag::reasons::OPS_INJECTION_NOT_DECLARED
+    {
+        return CheckRun::not_observed(CHECK, format!("{reason}: {why}"));
+    }
+    let mut first = Some(positive);
     three(
-        "backpressure",
+        CHECK,
         reading::BACKPRESSURE_HELD,
         (NoEffect, reading::BACKPRESSURE_LOST),
         (Accept, reading::BACKPRESSURE_HELD),
-        |role| flow(ctx, role),
+        |role| match (role, first.take()) {
+            ("positive", Some(made)) => made,
+            _ => flow(ctx, role),
+        },
     )
 }

@@ -922,16 +922,39 @@ fn timed_messages(transcript: &Value, stream: &str) -> Vec<(u64, Value)> {
 /// The time the stored stdin carried request `id`, and the time the stored stdout
 /// first carried an answer to it.
 fn sent_and_answered(transcript: &Value, id: &Value) -> (Option<u64>, Option<(u64, Value)>) {
-    let sent = timed_messages(transcript, "stdin")
-        .into_iter()
-        .find(|(_, m)| m.get("id") == Some(id) && m.get("method").is_some())
-        .map(|(at, _)| at);
-    let answer = timed_messages(transcript, "stdout")
-        .into_iter()
-        .find(|(_, m)| {
+    let timed = Timed::of(transcript);
+    (timed.sent(id), timed.answer(id).cloned())
+}
+
+/// Both streams' stored messages with their times: when a request was sent, and what
+/// answered it when.
+struct Timed {
+    inp: Vec<(u64, Value)>,
+    out: Vec<(u64, Value)>,
+}
+
+impl Timed {
+    fn of(transcript: &Value) -> Timed {
+        Timed {
+            inp: timed_messages(transcript, "stdin"),
+            out: timed_messages(transcript, "stdout"),
+        }
+    }
+
+    /// When the request `id` was sent.
+    fn sent(&self, id: &Value) -> Option<u64> {
+        self.inp
+            .iter()
+            .find(|(_, m)| m.get("id") == Some(id) && m.get("method").is_some())
+            .map(|(at, _)| *at)
+    }
+
+    /// The first response to `id` (a result or an error), with its time.
+    fn answer(&self, id: &Value) -> Option<&(u64, Value)> {
+        self.out.iter().find(|(_, m)| {
             m.get("id") == Some(id) && (m.get("result").is_some() || m.get("error").is_some())
-        });
-    (sent, answer)
+        })
+    }
 }
 
 fn answer_label(m: &Value) -> String {
@@ -1600,18 +1623,9 @@ fn rate_reading(rec: &Value, transcript: &Value) -> Reading {
     };
     let burst: Vec<Value> = rec["burstIds"].as_array().cloned().unwrap_or_default();
     let after = &rec["afterId"];
-    let inp = timed_messages(transcript, "stdin");
-    let out = timed_messages(transcript, "stdout");
-    let sent = |id: &Value| {
-        inp.iter()
-            .find(|(_, m)| m.get("id") == Some(id) && m.get("method").is_some())
-            .map(|(at, _)| *at)
-    };
-    let answer = |id: &Value| {
-        out.iter().find(|(_, m)| {
-            m.get("id") == Some(id) && (m.get("result").is_some() || m.get("error").is_some())
-        })
-    };
+    let timed = Timed::of(transcript);
+    let sent = |id: &Value| timed.sent(id);
+    let answer = |id: &Value| timed.answer(id);
     if burst.is_empty() || burst.iter().chain([after]).any(|i| sent(i).is_none()) {
         return read(
             ProbeOutcome::NotObserved,
@@ -1721,18 +1735,9 @@ fn rate_reading(rec: &Value, transcript: &Value) -> Reading {
 fn overload_reading(check: &str, rec: &Value, transcript: &Value) -> Reading {
     let ids = |k: &str| -> Vec<Value> { rec[k].as_array().cloned().unwrap_or_default() };
     let (holds, over, retries) = (ids("holdIds"), ids("overIds"), ids("retryIds"));
-    let inp = timed_messages(transcript, "stdin");
-    let out = timed_messages(transcript, "stdout");
-    let sent = |id: &Value| {
-        inp.iter()
-            .find(|(_, m)| m.get("id") == Some(id) && m.get("method").is_some())
-            .map(|(at, _)| *at)
-    };
-    let answer = |id: &Value| {
-        out.iter().find(|(_, m)| {
-            m.get("id") == Some(id) && (m.get("result").is_some() || m.get("error").is_some())
-        })
-    };
+    let timed = Timed::of(transcript);
+    let sent = |id: &Value| timed.sent(id);
+    let answer = |id: &Value| timed.answer(id);
     if holds.is_empty()
         || holds
             .iter()

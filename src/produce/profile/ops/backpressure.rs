@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use super::checks::{record, started, three, workload};
+use super::checks::{record, started, three_unless_unobserved, workload};
 use crate::judge::ops as reading;
 use crate::model::vocab::ProbeOutcome::*;
 use crate::produce::profile::check::{CheckRun, Ctx};
@@ -119,24 +119,13 @@ fn flow(ctx: &Ctx, role: &str) -> Value {
 }
 
 pub fn backpressure(ctx: &Ctx) -> CheckRun {
-    const CHECK: &str = "backpressure";
     // Answers that never filled the runner's pipe (refusals, or a subject that answers
     // little) exercised nothing: not observed, with what the positive's record says.
-    let positive = flow(ctx, "positive");
-    if let Some((NotObserved, reason, why)) = reading::reading(CHECK, "positive", &positive)
-        && reason != crate::diag::reasons::OPS_INJECTION_NOT_DECLARED
-    {
-        return CheckRun::not_observed(CHECK, format!("{reason}: {why}"));
-    }
-    let mut first = Some(positive);
-    three(
-        CHECK,
+    three_unless_unobserved(
+        "backpressure",
         reading::BACKPRESSURE_HELD,
         (NoEffect, reading::BACKPRESSURE_LOST),
         (Accept, reading::BACKPRESSURE_HELD),
-        |role| match (role, first.take()) {
-            ("positive", Some(made)) => made,
-            _ => flow(ctx, role),
-        },
+        |role| flow(ctx, role),
     )
 }

@@ -245,6 +245,32 @@ pub(super) fn three(
     CheckRun::observed(check, positive, control, mutant)
 }
 
+/// [`three`] for a check whose positive can show that the subject does not offer what
+/// the check reads (a limit never reached, a declared write that never works): that
+/// positive's NOT_OBSERVED reading makes the check NOT_OBSERVED, with its reason, and
+/// no control is run. Otherwise the positive made first is the one labelled.
+pub(super) fn three_unless_unobserved(
+    check: &'static str,
+    held: &'static str,
+    negative: (ProbeOutcome, &'static str),
+    mutant: (ProbeOutcome, &'static str),
+    mut run: impl FnMut(&str) -> Value,
+) -> CheckRun {
+    let positive = run("positive");
+    if let Some((NotObserved, reason, why)) = reading::reading(check, "positive", &positive)
+        && reason != crate::diag::reasons::OPS_INJECTION_NOT_DECLARED
+    {
+        return CheckRun::not_observed(check, format!("{reason}: {why}"));
+    }
+    let mut first = Some(positive);
+    three(check, held, negative, mutant, |role| {
+        match (role, first.take()) {
+            ("positive", Some(made)) => made,
+            _ => run(role),
+        }
+    })
+}
+
 /// The (shimmed) subject of `rec`'s injection started and opened, the opening's answer
 /// recorded in `rec`; or, when it could not start, the observation that says why.
 pub(super) fn started(ctx: &Ctx, rec: &mut Value) -> Result<(Probe, Reply), Value> {

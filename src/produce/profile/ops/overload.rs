@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use super::checks::{record, started, three, workload};
+use super::checks::{record, started, three_unless_unobserved, workload};
 use super::workload::SubjectDecl;
 use crate::judge::ops as reading;
 use crate::model::vocab::ProbeOutcome::*;
@@ -133,18 +133,8 @@ fn limit_check(
     }
     // A subject that did not hold its places, or refused nothing over them, does not
     // offer what the check reads: not observed, with what the positive's record says.
-    let positive = overload(ctx, check, "positive");
-    if let Some((NotObserved, reason, why)) = reading::reading(check, "positive", &positive)
-        && reason != crate::diag::reasons::OPS_INJECTION_NOT_DECLARED
-    {
-        return CheckRun::not_observed(check, format!("{reason}: {why}"));
-    }
-    let mut first = Some(positive);
-    three(check, held, refused, (Accept, held), |role| {
-        match (role, first.take()) {
-            ("positive", Some(made)) => made,
-            _ => overload(ctx, check, role),
-        }
+    three_unless_unobserved(check, held, refused, (Accept, held), |role| {
+        overload(ctx, check, role)
     })
 }
 
@@ -246,21 +236,11 @@ pub fn rate_limiting(ctx: &Ctx) -> CheckRun {
     }
     // A subject too slow for the burst to reach its limit does not offer what the check
     // reads: not observed, with what the positive's record says.
-    let positive = rate(ctx, "positive");
-    if let Some((NotObserved, reason, why)) = reading::reading(CHECK, "positive", &positive)
-        && reason != crate::diag::reasons::OPS_INJECTION_NOT_DECLARED
-    {
-        return CheckRun::not_observed(CHECK, format!("{reason}: {why}"));
-    }
-    let mut first = Some(positive);
-    three(
+    three_unless_unobserved(
         CHECK,
         reading::RATE_LIMIT_HELD,
         (NoEffect, reading::RATE_LIMIT_LOST),
         (Accept, reading::RATE_LIMIT_HELD),
-        |role| match (role, first.take()) {
-            ("positive", Some(made)) => made,
-            _ => rate(ctx, role),
-        },
+        |role| rate(ctx, role),
     )
 }

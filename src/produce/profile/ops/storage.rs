@@ -9,7 +9,7 @@
 
 use serde_json::{Value, json};
 
-use super::checks::{record, reply_label, shimmed, three, workload};
+use super::checks::{record, reply_label, shimmed, three_unless_unobserved, workload};
 use super::workload::StorageDecl;
 use crate::judge::ops as reading;
 use crate::model::vocab::ProbeOutcome::*;
@@ -121,22 +121,12 @@ fn storage_check(
     }
     // A declared write that fails with no fault, or a fault the sandbox could not
     // inject, leaves nothing to read: not observed, with what the positive's record says.
-    let positive = storage(ctx, check, "positive");
-    if let Some((NotObserved, reason, why)) = reading::reading(check, "positive", &positive)
-        && reason != crate::diag::reasons::OPS_INJECTION_NOT_DECLARED
-    {
-        return CheckRun::not_observed(check, format!("{reason}: {why}"));
-    }
-    let mut first = Some(positive);
-    three(
+    three_unless_unobserved(
         check,
         reading::STORAGE_FAILURE_REPORTED,
         (outcome, refused),
         (Accept, reading::STORAGE_WRITE_SERVED),
-        |role| match (role, first.take()) {
-            ("positive", Some(made)) => made,
-            _ => storage(ctx, check, role),
-        },
+        |role| storage(ctx, check, role),
     )
 }
 

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use super::checks::{record, started, three_unless_unobserved, workload};
+use super::checks::{live_after, record, started, three_unless_unobserved, workload};
 use crate::judge::ops as reading;
 use crate::model::vocab::ProbeOutcome::*;
 use crate::produce::profile::check::{CheckRun, Ctx};
@@ -106,13 +106,10 @@ fn flow(ctx: &Ctx, role: &str) -> Value {
             for id in &ids {
                 let _ = probe.reply(id, until.saturating_duration_since(Instant::now()));
             }
-            let (after, line) = ctx.live_line();
-            probe.send(line);
-            let _ = probe.reply(&after, ctx.answer);
+            live_after(ctx, &mut probe, &mut rec);
             rec["requestKind"] = json!(kind);
             rec["answerBytes"] = json!(size);
             rec["requestIds"] = json!(ids);
-            rec["afterId"] = after;
         }
     }
     ctx.finish(probe, json!({"ops": rec}))

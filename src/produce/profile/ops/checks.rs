@@ -228,6 +228,15 @@ pub(super) fn reply_label(r: &Reply) -> String {
     }
 }
 
+/// A liveness request after what a check did, waited for up to the answer window; its
+/// id is the record's `afterId` (the reading looks for its answer in the stored stdout).
+pub(super) fn live_after(ctx: &Ctx, probe: &mut Probe, rec: &mut Value) {
+    let (after, line) = ctx.live_line();
+    probe.send(line);
+    let _ = probe.reply(&after, ctx.answer);
+    rec["afterId"] = after;
+}
+
 /// The three observations of a check, each made by `run(role)` and labelled by the
 /// reading: the positive must give `held`, the control `negative`, the mutant `mutant`
 /// (and never the control's reason).
@@ -274,7 +283,21 @@ pub(super) fn three_unless_unobserved(
 /// The (shimmed) subject of `rec`'s injection started and opened, the opening's answer
 /// recorded in `rec`; or, when it could not start, the observation that says why.
 pub(super) fn started(ctx: &Ctx, rec: &mut Value) -> Result<(Probe, Reply), Value> {
-    let launch = shimmed(ctx, &rec["injected"]).and_then(|l| ctx.start_with(&l));
+    started_with_faults(ctx, rec, Vec::new())
+}
+
+/// [`started`], with `faults` injected into the subject's sandbox (when the run has one).
+pub(super) fn started_with_faults(
+    ctx: &Ctx,
+    rec: &mut Value,
+    faults: Vec<crate::produce::drive::sandbox::Fault>,
+) -> Result<(Probe, Reply), Value> {
+    let launch = shimmed(ctx, &rec["injected"]).and_then(|mut l| {
+        if let Some(sandbox) = l.sandbox.as_mut() {
+            sandbox.faults = faults;
+        }
+        ctx.start_with(&l)
+    });
     match launch {
         Ok(mut probe) => {
             let open = ctx.open(&mut probe);

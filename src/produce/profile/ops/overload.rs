@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use super::checks::{record, started, three_unless_unobserved, workload};
+use super::checks::{live_after, record, started, three_unless_unobserved, workload};
 use super::workload::SubjectDecl;
 use crate::judge::ops as reading;
 use crate::model::vocab::ProbeOutcome::*;
@@ -63,11 +63,8 @@ fn overload(ctx: &Ctx, check: &str, role: &str) -> Value {
             for id in &holds {
                 let _ = probe.reply(id, until.saturating_duration_since(Instant::now()));
             }
-            let (after, line) = ctx.live_line();
-            probe.send(line);
-            let _ = probe.reply(&after, ctx.answer);
+            live_after(ctx, &mut probe, &mut rec);
             rec["holdIds"] = json!(holds);
-            rec["afterId"] = after;
         } else {
             let holds = hold(ctx, &mut probe, s, s.max_in_flight);
             // The holds reach the subject first.
@@ -220,11 +217,8 @@ fn rate(ctx: &Ctx, role: &str) -> Value {
         // reader's), every place is free again.
         let due = last + window + Duration::from_millis(20);
         std::thread::sleep(due.saturating_duration_since(Instant::now()));
-        let (after, line) = ctx.live_line();
-        probe.send(line);
-        let _ = probe.reply(&after, ctx.answer);
+        live_after(ctx, &mut probe, &mut rec);
         rec["burstIds"] = json!(ids);
-        rec["afterId"] = after;
     }
     ctx.finish(probe, json!({"ops": rec}))
 }

@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use super::checks::{record, reply_label, shimmed, started, three, workload};
+use super::checks::{live_after, record, reply_label, shimmed, started, three, workload};
 use crate::judge::ops as reading;
 use crate::model::vocab::ProbeOutcome::*;
 use crate::produce::profile::check::{CheckRun, Ctx, json_line};
@@ -88,11 +88,8 @@ fn duplicate(ctx: &Ctx, role: &str) -> Value {
         // One write: the same request delivered twice, as a transport that retries.
         probe.send(twice);
         let _ = probe.reply(&dup, ctx.answer);
-        let (after, line) = ctx.live_line();
-        probe.send(line);
-        let _ = probe.reply(&after, ctx.answer);
+        live_after(ctx, &mut probe, &mut rec);
         rec["duplicatedId"] = dup;
-        rec["afterId"] = after;
     }
     ctx.finish(probe, json!({"ops": rec}))
 }

@@ -9,7 +9,9 @@
 
 use serde_json::{Value, json};
 
-use super::checks::{record, reply_label, shimmed, three_unless_unobserved, workload};
+use super::checks::{
+    live_after, record, reply_label, started_with_faults, three_unless_unobserved, workload,
+};
 use super::workload::StorageDecl;
 use crate::judge::ops as reading;
 use crate::model::vocab::ProbeOutcome::*;
@@ -18,28 +20,13 @@ use crate::produce::profile::check::{CheckRun, Ctx};
 use crate::produce::profile::probe::Reply;
 
 /// The declared write in a fresh process of the subject with `fault` (and the role's
-/// shim injection), then a liveness request; the record's `writeId`, `write`,
-/// `afterId`, and the transcript.
-fn write_once(ctx: &Ctx, rec: &mut Value, s: &StorageDecl, fault: Option<Fault>) -> Value {
-    let mut launch = match shimmed(ctx, &rec["injected"]) {
-        Ok(l) => l,
-        Err(why) => {
-            rec["startError"] = json!(why);
-            return Value::Null;
-        }
-    };
-    if let Some(sandbox) = launch.sandbox.as_mut() {
-        sandbox.faults = fault.into_iter().collect();
-    }
-    let mut probe = match ctx.start_with(&launch) {
+/// shim injection), then a liveness request: `rec` gets `writeId`, `write` and
+/// `afterId`; the observation (its transcript, `rec` under `observation.ops`) is returned.
+fn write_once(ctx: &Ctx, mut rec: Value, s: &StorageDecl, fault: Option<Fault>) -> Value {
+    let (mut probe, open) = match started_with_faults(ctx, &mut rec, fault.into_iter().collect()) {
         Ok(p) => p,
-        Err(why) => {
-            rec["startError"] = json!(why);
-            return Value::Null;
-        }
+        Err(observation) => return observation,
     };
-    let open = ctx.open(&mut probe);
-    rec["open"] = json!(reply_label(&open));
     if matches!(open, Reply::Result(_)) {
         let (id, line) = ctx.line(
             "tools/call",
@@ -50,13 +37,10 @@ fn write_once(ctx: &Ctx, rec: &mut Value, s: &StorageDecl, fault: Option<Fault>)
         rec["writeId"] = id;
         rec["write"] = json!(reply_label(&reply));
         if !matches!(reply, Reply::Closed) {
-            let (after, line) = ctx.live_line();
-            probe.send(line);
-            let _ = probe.reply(&after, ctx.answer);
-            rec["afterId"] = after;
+            live_after(ctx, &mut probe, &mut rec);
         }
     }
-    ctx.finish(probe, Value::Null)
+    ctx.finish(probe, json!({"ops": rec}))
 }
 
 fn storage(ctx: &Ctx, check: &str, role: &str) -> Value {
@@ -77,19 +61,22 @@ fn storage(ctx: &Ctx, check: &str, role: &str) -> Value {
     };
     if role == "positive" {
         // The same write with no fault first, in a process of its own: it must work.
-        let mut base = json!({"injected": {}});
-        let transcript = write_once(ctx, &mut base, s, None);
-        let obj = base.as_object_mut().expect("an object");
-        obj.remove("injected");
-        obj.insert("transcript".into(), transcript);
+        let mut transcript = write_once(ctx, json!({"injected": {}}), s, None);
+        let mut base = transcript
+            .get_mut("observation")
+            .and_then(|o| o.get_mut("ops"))
+            .map(Value::take)
+            .unwrap_or_default();
+        if let Some(obj) = base.as_object_mut() {
+            obj.remove("injected");
+        }
+        if let Some(obj) = transcript.as_object_mut() {
+            obj.remove("observation");
+        }
+        base["transcript"] = transcript;
         rec["baseline"] = base;
     }
-    let mut transcript = write_once(ctx, &mut rec, s, fault);
-    if transcript.is_null() {
-        transcript = json!({});
-    }
-    transcript["observation"] = json!({"ops": rec});
-    transcript
+    write_once(ctx, rec, s, fault)
 }
 
 fn storage_check(

@@ -161,8 +161,10 @@ fn the_honest_subject_passes_every_check_and_its_evaluation_is_valid() {
             "rate-limiting",
             "retry-after",
             "timeout",
+            "partial-outage",
             "process-crash",
             "restart",
+            "downstream-failure",
             "disk-full",
             "permission-failure",
             "malformed-flood",
@@ -185,6 +187,8 @@ fn the_honest_subject_passes_every_check_and_its_evaluation_is_valid() {
         "rate-limiting",
         "disk-full",
         "permission-failure",
+        "partial-outage",
+        "downstream-failure",
     ];
     for (id, verdict, reason) in &verdicts {
         if limits.contains(&id.as_str()) {
@@ -491,6 +495,80 @@ fn the_declared_storage_is_held_to() {
         assert_eq!(code, i32::from(verdict == "FAIL"), "{extra:?}: {text}");
         // Every write went to the sandbox's layers: the host's directory is untouched.
         assert_eq!(std::fs::read_dir(&state).unwrap().count(), 0, "{extra:?}");
+    }
+}
+
+/// The declared downstream (served by the runner's stub beside the subject): a subject
+/// that reports the downstream's failure and recovers passes both checks; one that
+/// answers a failed call as a success, exits on it, or caches the failure for ever fails
+/// the check that reads it; a breaker that closes within the declared recovery time is
+/// the honest twin of the cached failure; a subject with no call that reaches the
+/// downstream is not observed.
+#[test]
+fn the_declared_downstream_is_held_to() {
+    let declared = format!(
+        "{WORKLOAD}\n[downstream]\nurlEnv = \"MCPRES_TEST_DOWNSTREAM\"\ncallTool = \"fetch\"\ncallArguments = {{ path = \"/probe\" }}\nrecoveryMs = 2000\n"
+    );
+    let env = ["--downstream-env", "MCPRES_TEST_DOWNSTREAM"];
+    let reported = ("PASS", "MCP_RES_OPS_DOWNSTREAM_FAILURE_REPORTED");
+    let recovered = ("PASS", "MCP_RES_OPS_OUTAGE_RECOVERED");
+    let exited = ("FAIL", "MCP_RES_SUBJECT_EXITED");
+    let lied = ("FAIL", "MCP_RES_OPS_DOWNSTREAM_FALSE_SUCCESS");
+    let not = ("NOT_OBSERVED", "MCP_RES_CHECK_NOT_OBSERVED");
+    // Flags; partial-outage's verdict and reason; downstream-failure's.
+    type Verdict<'a> = (&'a str, &'a str);
+    let cases: [(&[&str], Verdict, Verdict); 6] = [
+        (&env, recovered, reported),
+        (
+            &[env[0], env[1], "--downstream-breaker-ms", "300"],
+            recovered,
+            reported,
+        ),
+        (&[env[0], env[1], "--downstream-lies"], lied, lied),
+        (&[env[0], env[1], "--downstream-crash"], exited, exited),
+        (
+            &[env[0], env[1], "--downstream-sticky"],
+            ("FAIL", "MCP_RES_OPS_OUTAGE_NOT_RECOVERED"),
+            reported,
+        ),
+        // No `fetch` tool: the declared call fails with the downstream up.
+        (&[], not, not),
+    ];
+    for (flags, outage, failure) in cases {
+        let tmp = tempfile::tempdir().unwrap();
+        let mut checks = vec!["partial-outage", "downstream-failure"];
+        if outage.0 == "NOT_OBSERVED" {
+            checks.push("cleanup");
+        }
+        let (dir, verdicts) = run_with(&tmp, &declared, &checks, flags);
+        let got: Vec<(&str, &str, &str)> = verdicts
+            .iter()
+            .map(|(a, b, c)| (a.as_str(), b.as_str(), c.as_str()))
+            .collect();
+        let mut want = vec![
+            ("partial-outage", outage.0, outage.1),
+            ("downstream-failure", failure.0, failure.1),
+        ];
+        if outage.0 == "NOT_OBSERVED" {
+            want.push(("cleanup", "PASS", "MCP_RES_OPS_CLEANUP_COMPLETE"));
+        }
+        assert_eq!(got, want, "{flags:?}");
+        let (code, text) = validate(&dir);
+        let failed = outage.0 == "FAIL" || failure.0 == "FAIL";
+        assert_eq!(code, i32::from(failed), "{flags:?}: {text}");
+        if failure.0 == "PASS" {
+            // The stub's log is in the stored record: the control's calls reached the
+            // downstream, which answered 503.
+            let control = read_json(&dir.join("artifacts/downstream-failure/negative.json"));
+            let stderr: String = control["transcript"]["chunks"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|c| c["stream"] == "stderr")
+                .filter_map(|c| c["text"].as_str())
+                .collect();
+            assert!(stderr.contains("\"status\":503"), "{stderr}");
+        }
     }
 }
 

@@ -93,6 +93,18 @@ pub const STORAGE_STOPPED_SERVING: &str = crate::diag::reasons::OPS_STORAGE_STOP
 pub const STORAGE_WRITE_SERVED: &str = crate::diag::reasons::OPS_STORAGE_WRITE_SERVED;
 pub const STORAGE_WRITE_FAILED: &str = crate::diag::reasons::OPS_STORAGE_WRITE_FAILED;
 pub const STORAGE_FAULT_NOT_INJECTED: &str = crate::diag::reasons::OPS_STORAGE_FAULT_NOT_INJECTED;
+pub const DOWNSTREAM_FAILURE_REPORTED: &str = crate::diag::reasons::OPS_DOWNSTREAM_FAILURE_REPORTED;
+pub const DOWNSTREAM_FALSE_SUCCESS: &str = crate::diag::reasons::OPS_DOWNSTREAM_FALSE_SUCCESS;
+pub const DOWNSTREAM_CALL_UNANSWERED: &str = crate::diag::reasons::OPS_DOWNSTREAM_CALL_UNANSWERED;
+pub const DOWNSTREAM_STOPPED_SERVING: &str = crate::diag::reasons::OPS_DOWNSTREAM_STOPPED_SERVING;
+pub const DOWNSTREAM_CALL_SERVED: &str = crate::diag::reasons::OPS_DOWNSTREAM_CALL_SERVED;
+pub const DOWNSTREAM_CALL_FAILED: &str = crate::diag::reasons::OPS_DOWNSTREAM_CALL_FAILED;
+pub const DOWNSTREAM_NOT_CALLED: &str = crate::diag::reasons::OPS_DOWNSTREAM_NOT_CALLED;
+pub const OUTAGE_RECOVERED: &str = crate::diag::reasons::OPS_OUTAGE_RECOVERED;
+pub const OUTAGE_NOT_RECOVERED: &str = crate::diag::reasons::OPS_OUTAGE_NOT_RECOVERED;
+/// The key of the downstream stub's log lines on the subject's stderr (and of the
+/// runner's control lines to it on stdin).
+pub const STUB_KEY: &str = "mcpresDownstream";
 
 const OPEN_FAILED: &str = crate::diag::reasons::OPEN_FAILED;
 const OPEN_REFUSED: &str = crate::diag::reasons::OPEN_REFUSED;
@@ -236,6 +248,33 @@ pub fn injection(check: &str, role: &str, w: &Value) -> Value {
         ("disk-full" | "permission-failure", "negative") => {
             json!({"claimTool": w["storage"]["writeTool"].as_str().unwrap_or("")})
         }
+        // The declared downstream served by the stub: unavailable from the start (the
+        // taxonomy's dependency-failure), the control's calls answered with a success
+        // at the transport whatever the subject said (a false success), the mutant's
+        // downstream 75 ms late (the taxonomy's delayed-response) but answering.
+        ("downstream-failure", _) => {
+            let env = w["downstream"]["urlEnv"].as_str().unwrap_or("");
+            match role {
+                "negative" => json!({"downstreamEnv": env, "downstreamPhase": "down",
+                    "claimTool": w["downstream"]["callTool"].as_str().unwrap_or("")}),
+                "mutant" => json!({"downstreamEnv": env, "downstreamPhase": "slow"}),
+                _ => json!({"downstreamEnv": env, "downstreamPhase": "down"}),
+            }
+        }
+        // The stub up, then down, then up again (moved by the runner); the control's
+        // transport repeats the first failed answer to the call for ever, the mutant's
+        // for a quarter of the declared recovery time (a breaker that closes).
+        ("partial-outage", _) => {
+            let d = &w["downstream"];
+            let env = d["urlEnv"].as_str().unwrap_or("");
+            let tool = d["callTool"].as_str().unwrap_or("");
+            match role {
+                "negative" => json!({"downstreamEnv": env, "stickyFailureTool": tool}),
+                "mutant" => json!({"downstreamEnv": env, "stickyFailureTool": tool,
+                    "stickyFailureMs": (u(d, "recoveryMs").unwrap_or(0) / 4).max(1)}),
+                _ => json!({"downstreamEnv": env}),
+            }
+        }
         // Refusals without a retry hint.
         ("retry-after", "negative") => {
             json!({"rejectOverInFlight": u(&w["subject"], "maxInFlight").unwrap_or(1), "noRetryHint": true})
@@ -311,6 +350,8 @@ pub fn reading(check: &str, role: &str, transcript: &Value) -> Option<Reading> {
         ("disk-full" | "permission-failure", Some("storage")) => {
             storage_reading(check, role, rec, transcript)
         }
+        ("downstream-failure", Some("downstream")) => downstream_reading(rec, transcript),
+        ("partial-outage", Some("outage")) => outage_reading(rec, transcript),
         (
             "memory-resource-leak" | "child-process-leak" | "listener-leak" | "bounded-soak",
             Some("soak"),
@@ -1605,6 +1646,279 @@ fn storage_reading(check: &str, role: &str, rec: &Value, transcript: &Value) -> 
     }
 }
 
+/// The downstream stub's log in `transcript`'s stderr: the phase and epoch (control
+/// lines before it) of each request it answered, in order.
+fn stub_log(transcript: &Value) -> Vec<(String, u64)> {
+    timed_messages(transcript, "stderr")
+        .into_iter()
+        .filter_map(|(_, m)| {
+            let l = m.get(STUB_KEY)?;
+            Some((l.get("phase")?.as_str()?.to_string(), u(l, "epoch")?))
+        })
+        .collect()
+}
+
+/// The answer to request `id` in the stored stdout, and its time.
+fn answer_to(transcript: &Value, id: &Value) -> Option<(u64, Value)> {
+    timed_messages(transcript, "stdout")
+        .into_iter()
+        .find(|(_, m)| {
+            m.get("id") == Some(id) && (m.get("result").is_some() || m.get("error").is_some())
+        })
+}
+
+/// The liveness request `id` after a downstream failure: a result holds (`held`), and
+/// anything else is the subject that stopped serving (or exited).
+fn served_after(transcript: &Value, id: &Value, held: Reading) -> Reading {
+    match answer_to(transcript, id) {
+        Some((_, m)) if m.get("result").is_some() => held,
+        Some((_, m)) => read(
+            ProbeOutcome::Reject,
+            DOWNSTREAM_STOPPED_SERVING,
+            format!(
+                "with the downstream unavailable, a request that does not need it got {}",
+                answer_label(&m)
+            ),
+        ),
+        None if ended_by_itself(transcript) => read(
+            ProbeOutcome::Terminate,
+            SUBJECT_EXITED,
+            "the subject exited with the downstream unavailable; a request that does not need it unanswered",
+        ),
+        None => read(
+            ProbeOutcome::Reject,
+            DOWNSTREAM_STOPPED_SERVING,
+            "with the downstream unavailable, a request that does not need it got no answer while the subject ran",
+        ),
+    }
+}
+
+/// The declared calls `ids`, made with the downstream unavailable (`down` requests in
+/// the stub's log): each must be answered as failed. `None` when every one was; else
+/// the reading of the first that was not.
+fn failures_reported(transcript: &Value, ids: &[Value], down_requests: usize) -> Option<Reading> {
+    for id in ids {
+        match write_answer(transcript, id) {
+            Some((false, _)) => {}
+            Some((true, text)) if down_requests > 0 => {
+                return Some(read(
+                    ProbeOutcome::Reject,
+                    DOWNSTREAM_FALSE_SUCCESS,
+                    format!(
+                        "the downstream answered 503 to all {down_requests} of the subject's requests, and a declared call was answered as a success: {text:?}"
+                    ),
+                ));
+            }
+            Some((true, text)) => {
+                return Some(read(
+                    ProbeOutcome::NotObserved,
+                    DOWNSTREAM_NOT_CALLED,
+                    format!(
+                        "with the downstream unavailable, a declared call succeeded without any request to it ({text:?}): the call does not reach the declared downstream"
+                    ),
+                ));
+            }
+            None if ended_by_itself(transcript) => {
+                return Some(read(
+                    ProbeOutcome::Terminate,
+                    SUBJECT_EXITED,
+                    "the subject exited with the downstream unavailable; a declared call unanswered",
+                ));
+            }
+            None => {
+                return Some(read(
+                    ProbeOutcome::Reject,
+                    DOWNSTREAM_CALL_UNANSWERED,
+                    "with the downstream unavailable, a declared call got no answer while the subject ran (JSON-RPC 2.0 §4: MUST reply)",
+                ));
+            }
+        }
+    }
+    None
+}
+
+/// A call with the downstream answering (`up` or `slow`): `None` when it succeeded and
+/// the stub's log shows the subject's request; else the NOT_OBSERVED reading that says
+/// the declaration names no call that reaches a working downstream.
+fn call_works(transcript: &Value, id: &Value, requests: usize, phase: &str) -> Option<Reading> {
+    match write_answer(transcript, id) {
+        Some((true, _)) if requests > 0 => None,
+        Some((true, text)) => Some(read(
+            ProbeOutcome::NotObserved,
+            DOWNSTREAM_NOT_CALLED,
+            format!(
+                "the declared call succeeded ({text:?}) but the stub's log shows no request from the subject"
+            ),
+        )),
+        Some((false, text)) => Some(read(
+            ProbeOutcome::NotObserved,
+            DOWNSTREAM_CALL_FAILED,
+            format!("with the downstream {phase}, the declared call failed: {text:?}"),
+        )),
+        None if ended_by_itself(transcript) => Some(read(
+            ProbeOutcome::Terminate,
+            SUBJECT_EXITED,
+            format!("the subject exited with the downstream {phase}; the declared call unanswered"),
+        )),
+        None => Some(read(
+            ProbeOutcome::NotObserved,
+            DOWNSTREAM_CALL_FAILED,
+            format!("with the downstream {phase}, the declared call got no answer"),
+        )),
+    }
+}
+
+/// The stub's answers in `phase` at `epoch` (the control lines before them).
+fn count(log: &[(String, u64)], phase: &str, epoch: u64) -> usize {
+    log.iter()
+        .filter(|(p, e)| p == phase && *e == epoch)
+        .count()
+}
+
+/// `downstream-failure`: in a fresh process whose declared downstream (the runner's
+/// stub) answers 503 to every request, the declared call is made twice (`callIds`, the
+/// taxonomy's trigger count) and a liveness request after them (`afterId`). Each call
+/// must be answered as failed (a success after a 503 is a false success; silence fails
+/// on JSON-RPC §4) and the request after must get a result. The positive also holds a
+/// baseline (`baseline`): the call in a fresh process with the downstream up, which must
+/// succeed and reach the stub, else nothing is observed. The mutant's downstream
+/// answers 75 ms late: its calls must be read as served.
+fn downstream_reading(rec: &Value, transcript: &Value) -> Reading {
+    let ids: Vec<Value> = rec["callIds"].as_array().cloned().unwrap_or_default();
+    if rec["injected"]["downstreamPhase"] == "down" && rec["injected"]["claimTool"].is_null() {
+        let base = &rec["baseline"];
+        let log = stub_log(&base["transcript"]);
+        if let Some(r) = call_works(
+            &base["transcript"],
+            &base["callId"],
+            count(&log, "up", 0),
+            "up",
+        ) {
+            return r;
+        }
+    }
+    let log = stub_log(transcript);
+    if ids.is_empty() {
+        return read(
+            ProbeOutcome::NotObserved,
+            LABEL_NOT_IN_RECORD,
+            "the record holds no declared call",
+        );
+    }
+    if rec["injected"]["downstreamPhase"] == "slow" {
+        for id in &ids {
+            if let Some(r) = call_works(transcript, id, count(&log, "slow", 0), "75 ms late") {
+                return r;
+            }
+        }
+        return read(
+            ProbeOutcome::Accept,
+            DOWNSTREAM_CALL_SERVED,
+            format!(
+                "with the downstream answering 75 ms late, all {} declared calls reached it ({} requests) and succeeded",
+                ids.len(),
+                count(&log, "slow", 0)
+            ),
+        );
+    }
+    if let Some(r) = failures_reported(transcript, &ids, count(&log, "down", 0)) {
+        return r;
+    }
+    served_after(
+        transcript,
+        &rec["afterId"],
+        read(
+            ProbeOutcome::Accept,
+            DOWNSTREAM_FAILURE_REPORTED,
+            format!(
+                "with the downstream answering 503 ({} requests), all {} declared calls were answered as failed, and a request after them got a result",
+                count(&log, "down", 0),
+                ids.len()
+            ),
+        ),
+    )
+}
+
+/// `partial-outage`: one process; the declared call with the downstream up (`beforeId`:
+/// it must succeed and reach the stub, else nothing is observed); the stub moved down
+/// (a control line on stdin); the call again (`duringId`: it must be answered as
+/// failed) and a liveness request (`afterId`: it must get a result, the part of the
+/// subject that does not need the downstream still serving); the stub moved up; the
+/// call retried (`retryIds`) until it succeeds. The last retry must succeed within the
+/// declared recovery time of the stored control line that moved the stub up.
+fn outage_reading(rec: &Value, transcript: &Value) -> Reading {
+    let log = stub_log(transcript);
+    // Epoch 0 is before the outage, 1 during it (one control line before), 2 after.
+    if let Some(r) = call_works(transcript, &rec["beforeId"], count(&log, "up", 0), "up") {
+        return r;
+    }
+    if let Some(r) = failures_reported(
+        transcript,
+        std::slice::from_ref(&rec["duringId"]),
+        count(&log, "down", 1),
+    ) {
+        return r;
+    }
+    let during = served_after(
+        transcript,
+        &rec["afterId"],
+        read(ProbeOutcome::Accept, OUTAGE_RECOVERED, ""),
+    );
+    if during.1 != OUTAGE_RECOVERED {
+        return during;
+    }
+    let recovery = u(&rec["workload"]["downstream"], "recoveryMs").unwrap_or(0);
+    let back = timed_messages(transcript, "stdin")
+        .into_iter()
+        .filter(|(_, m)| m.get(STUB_KEY).and_then(Value::as_str) == Some("up"))
+        .map(|(at, _)| at)
+        .next_back();
+    let Some(back) = back else {
+        return read(
+            ProbeOutcome::NotObserved,
+            LABEL_NOT_IN_RECORD,
+            "the stored stdin holds no control line that moved the downstream back up",
+        );
+    };
+    let retries = rec["retryIds"].as_array().cloned().unwrap_or_default();
+    let served = retries.iter().find_map(|id| {
+        let (at, m) = answer_to(transcript, id)?;
+        let ok = m.get("result").is_some() && m.pointer("/result/isError") != Some(&json!(true));
+        ok.then_some(at)
+    });
+    match served {
+        Some(at) if at.saturating_sub(back) <= recovery => read(
+            ProbeOutcome::Accept,
+            OUTAGE_RECOVERED,
+            format!(
+                "the call succeeded before the outage, failed during it while the subject served, and succeeded {} ms after the downstream was back (declared recovery {recovery} ms)",
+                at.saturating_sub(back)
+            ),
+        ),
+        Some(at) => read(
+            ProbeOutcome::Reject,
+            OUTAGE_NOT_RECOVERED,
+            format!(
+                "the call succeeded again only {} ms after the downstream was back (declared recovery {recovery} ms)",
+                at.saturating_sub(back)
+            ),
+        ),
+        None if ended_by_itself(transcript) => read(
+            ProbeOutcome::Terminate,
+            SUBJECT_EXITED,
+            "the subject exited after the outage; the call never succeeded again",
+        ),
+        None => read(
+            ProbeOutcome::Reject,
+            OUTAGE_NOT_RECOVERED,
+            format!(
+                "once the downstream was back, none of {} retries of the call over the declared recovery time ({recovery} ms) succeeded",
+                retries.len()
+            ),
+        ),
+    }
+}
+
 /// `rate-limiting`: a window after the opening, the declared rate limit times the defect
 /// factor requests written at once (`burstIds`), then, a window after the burst's last
 /// answer, one more (`afterId`). Every request of the burst must be answered while the
@@ -2334,6 +2648,96 @@ mod tests {
             json!({"mcpres": "stdin closed", "atMs": 41})
         )));
         assert!(!ended_by_itself(&t(closed, Value::Null)));
+    }
+
+    /// An outage record: `lines` are (ms, stream, line) in order.
+    fn outage_transcript(lines: &[(u64, &str, &str)]) -> Value {
+        let chunks: Vec<Value> = lines
+            .iter()
+            .map(|(at, stream, line)| json!({"atMs": at, "stream": stream, "text": format!("{line}\n")}))
+            .collect();
+        let w = json!({"downstream": {"urlEnv": "U", "callTool": "fetch", "callArguments": {},
+                       "recoveryMs": 1000}});
+        json!({"chunks": chunks, "observation": {"ops": {
+            "kind": "outage", "workload": w, "open": "result",
+            "injected": injection("partial-outage", "positive", &w),
+            "beforeId": 1, "duringId": 2, "afterId": 3, "retryIds": [4, 5],
+        }}})
+    }
+
+    #[test]
+    fn an_outage_is_read_from_the_stub_log_and_the_stored_times() {
+        let ok =
+            |id: u64| format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},\"result\":{{\"content\":[]}}}}");
+        let failed = |id: u64| {
+            format!(
+                "{{\"jsonrpc\":\"2.0\",\"id\":{id},\"result\":{{\"content\":[],\"isError\":true}}}}"
+            )
+        };
+        let log = |phase: &str, epoch: u64| {
+            format!(
+                "{{\"mcpresDownstream\":{{\"n\":1,\"phase\":\"{phase}\",\"epoch\":{epoch},\"status\":200}}}}"
+            )
+        };
+        let up_line = "{\"mcpresDownstream\":\"up\"}";
+        let (ok1, ok5, failed2, failed4) = (ok(1), ok(5), failed(2), failed(4));
+        let (log_up, log_down, log_back, live) =
+            (log("up", 0), log("down", 1), log("up", 2), ok(3));
+        let reading = |lines: &[(u64, &str, &str)]| {
+            let t = outage_transcript(lines);
+            let r = super::reading("partial-outage", "positive", &t).unwrap();
+            (r.0, r.1)
+        };
+        let mut lines = vec![
+            (10, "stderr", log_up.as_str()),
+            (11, "stdout", ok1.as_str()),
+            (20, "stderr", log_down.as_str()),
+            (21, "stdout", failed2.as_str()),
+            (22, "stdout", live.as_str()),
+            (30, "stdin", up_line),
+            (31, "stderr", log_back.as_str()),
+            (40, "stdout", failed4.as_str()),
+            (900, "stdout", ok5.as_str()),
+        ];
+        assert_eq!(
+            reading(&lines),
+            (ProbeOutcome::Accept, OUTAGE_RECOVERED.into())
+        );
+        // The same success 1,100 ms after the stub was back: over the declared 1,000.
+        lines[8].0 = 1130;
+        assert_eq!(
+            reading(&lines),
+            (ProbeOutcome::Reject, OUTAGE_NOT_RECOVERED.into())
+        );
+        // A success during the outage, after the stub answered 503: a false success.
+        let mut lied = lines.clone();
+        let two = ok(2);
+        lied[3].2 = two.as_str();
+        assert_eq!(
+            reading(&lied),
+            (ProbeOutcome::Reject, DOWNSTREAM_FALSE_SUCCESS.into())
+        );
+        // No stub log before the outage: the call never reached the downstream.
+        let mut uncalled = lines.clone();
+        uncalled.remove(0);
+        assert_eq!(
+            reading(&uncalled),
+            (ProbeOutcome::NotObserved, DOWNSTREAM_NOT_CALLED.into())
+        );
+        // No answer to the request that does not need the downstream: stopped serving.
+        let mut deaf = lines.clone();
+        deaf.remove(4);
+        assert_eq!(
+            reading(&deaf),
+            (ProbeOutcome::Reject, DOWNSTREAM_STOPPED_SERVING.into())
+        );
+        // A record that says it injected another defect is refused.
+        let mut t = outage_transcript(&lines);
+        t["observation"]["ops"]["injected"]["stickyFailureMs"] = json!(1);
+        assert_eq!(
+            super::reading("partial-outage", "positive", &t).unwrap().1,
+            INJECTION_NOT_DECLARED
+        );
     }
 
     #[test]

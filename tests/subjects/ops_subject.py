@@ -50,6 +50,16 @@ default (the honest twin); each option switches on one operational defect:
                          permission failure)
   --store-crash          with --state-dir: exit (status 5) when a write fails
   --store-broken         with --state-dir: every write fails, fault or not
+  --downstream-env VAR   list a `fetch` tool that POSTs to the URL in $VAR (2 s timeout);
+                         a downstream failure is answered with isError and the reason
+                         (the honest twin of the downstream defects)
+  --downstream-lies      with --downstream-env: answer a failed fetch as a success
+                         (downstream failure: a false success)
+  --downstream-crash     with --downstream-env: exit (status 6) when a fetch fails
+  --downstream-sticky    with --downstream-env: once a fetch fails, fail every later
+                         one without calling (partial outage: never recovers)
+  --downstream-breaker-ms N  with --downstream-env: once a fetch fails, fail fast for N
+                         ms, then call again (a breaker that closes: the honest twin)
   --drop-when-blocked    write stdout without waiting: an answer the full pipe does not
                          take at once is dropped (backpressure)
   --hang-after-cancel    once a `notifications/cancelled` arrives, answer nothing
@@ -97,6 +107,11 @@ p.add_argument("--store-claims", action="store_true")
 p.add_argument("--store-crash", action="store_true")
 p.add_argument("--store-broken", action="store_true")
 p.add_argument("--drop-when-blocked", action="store_true")
+p.add_argument("--downstream-env", default="")
+p.add_argument("--downstream-lies", action="store_true")
+p.add_argument("--downstream-crash", action="store_true")
+p.add_argument("--downstream-sticky", action="store_true")
+p.add_argument("--downstream-breaker-ms", type=int, default=0)
 p.add_argument("--hang-after-cancel", action="store_true")
 p.add_argument("--stall-on-duplicate-id", action="store_true")
 a = p.parse_args()
@@ -160,6 +175,38 @@ if a.shuffle_tools:
     random.shuffle(TOOLS)
 if a.state_dir:
     TOOLS = TOOLS + [{"name": "store", "inputSchema": {"type": "object"}}]
+if a.downstream_env:
+    TOOLS = TOOLS + [{"name": "fetch", "inputSchema": {"type": "object"}}]
+# When the last fetch failed (monotonic seconds), for --downstream-sticky and
+# --downstream-breaker-ms.
+fetch_failed_at = [None]
+
+
+def fetch():
+    import os
+    import time
+    import urllib.error
+    import urllib.request
+
+    failed = fetch_failed_at[0]
+    if failed is not None and (a.downstream_sticky or (
+            a.downstream_breaker_ms and time.monotonic() - failed < a.downstream_breaker_ms / 1000)):
+        return {"content": [{"type": "text", "text": "downstream failing (cached)"}], "isError": True}
+    try:
+        req = urllib.request.Request(os.environ.get(a.downstream_env, ""), data=b"{}", method="POST")
+        # Never through a proxy: the downstream is on loopback.
+        opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+        with opener.open(req, timeout=2) as r:
+            body = r.read().decode("utf-8", "replace")
+        fetch_failed_at[0] = None
+        return {"content": [{"type": "text", "text": body}]}
+    except (urllib.error.URLError, OSError, ValueError) as e:
+        fetch_failed_at[0] = time.monotonic()
+        if a.downstream_crash:
+            sys.exit(6)
+        if a.downstream_lies:
+            return {"content": [{"type": "text", "text": "{\"ok\":true}"}]}
+        return {"content": [{"type": "text", "text": "downstream failed: " + str(e)}], "isError": True}
 kept = []
 children = []
 listeners = []
@@ -250,6 +297,8 @@ def answer(msg):
             else:
                 result = {"content": [{"type": "text", "text": "could not store: " + str(e)}],
                           "isError": True}
+    elif method == "tools/call" and a.downstream_env and params.get("name") == "fetch":
+        result = fetch()
     elif method == "tools/list":
         result = {"tools": TOOLS}
     else:

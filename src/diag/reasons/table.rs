@@ -669,6 +669,24 @@ reasons! {
             "The record's sandbox does not show the storage fault injected (no sandbox, or the mount failed): nothing was observed under it.";
         OPS_RATE_NOT_REACHED "MCP_RES_OPS_RATE_NOT_REACHED" NotObserved
             "The whole burst was served, over more than one window: the subject was too slow for the burst to reach the declared limit, so the limit was not observed.";
+        OPS_DOWNSTREAM_FAILURE_REPORTED "MCP_RES_OPS_DOWNSTREAM_FAILURE_REPORTED" Holds
+            "With the declared downstream answering 503 to every request (the taxonomy's dependency-failure), each declared call was answered as failed (an error, or a result with isError) and a request after them got a result: a bounded dependency error, no false success, the subject still serving.";
+        OPS_DOWNSTREAM_FALSE_SUCCESS "MCP_RES_OPS_DOWNSTREAM_FALSE_SUCCESS" Refused
+            "With the declared downstream unavailable, a declared call that reached it was answered as a success: the taxonomy's forbidden false success. It is what the negative control (a transport that answers the call with a success) must give.";
+        OPS_DOWNSTREAM_CALL_UNANSWERED "MCP_RES_OPS_DOWNSTREAM_CALL_UNANSWERED" Refused
+            "With the declared downstream unavailable, a declared call got no answer while the subject ran (JSON-RPC 2.0 §4: every request MUST be answered).";
+        OPS_DOWNSTREAM_STOPPED_SERVING "MCP_RES_OPS_DOWNSTREAM_STOPPED_SERVING" Refused
+            "With the declared downstream unavailable, a request that does not need it got no result while the subject ran: a dependency failure stopped the whole subject serving.";
+        OPS_DOWNSTREAM_CALL_SERVED "MCP_RES_OPS_DOWNSTREAM_CALL_SERVED" Holds
+            "With the declared downstream answering (at once, or 75 ms late: the taxonomy's delayed-response), the declared calls reached it and were answered as successes. The mutant's reading of downstream-failure.";
+        OPS_DOWNSTREAM_CALL_FAILED "MCP_RES_OPS_DOWNSTREAM_CALL_FAILED" NotObserved
+            "With the declared downstream answering, the declared call failed (or got no answer): the declaration does not name a call that works, so a failure with the downstream down says nothing about it.";
+        OPS_DOWNSTREAM_NOT_CALLED "MCP_RES_OPS_DOWNSTREAM_NOT_CALLED" NotObserved
+            "The stored stub log shows no request from the subject during the declared call: the call does not reach the declared downstream (or not through the declared environment variable), so its answers say nothing about the downstream.";
+        OPS_OUTAGE_RECOVERED "MCP_RES_OPS_OUTAGE_RECOVERED" Holds
+            "Through an outage of the declared downstream within one session, the declared call succeeded before it, was answered as failed during it while a request that does not need it got a result, and succeeded again within the declared recovery time once the downstream was back.";
+        OPS_OUTAGE_NOT_RECOVERED "MCP_RES_OPS_OUTAGE_NOT_RECOVERED" Refused
+            "Once the declared downstream was back, the declared call did not succeed within the declared recovery time: the subject kept failing after the outage (a failure cached, a breaker that does not close). It is what the negative control (a transport that repeats the first failure for ever) must give.";
     }
     /// `mcp-res/oauth-boundary/v1`: the runner's own codes, then per check its ACCEPTED and
     /// REJECTED pair (`MCP_RES_OAUTH_<CHECK>_<BRANCH>`, in manifest order).

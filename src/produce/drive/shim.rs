@@ -91,6 +91,19 @@ pub struct Spec {
     /// differs from one start to the next), anything else is appended as is (the same
     /// surface at every start).
     pub tool_suffix: String,
+    /// Serve a downstream stub ([`super::downstream`]) on loopback and give the subject
+    /// its URL in this environment variable; the runner moves its phase with control
+    /// lines on stdin, which the shim keeps from the subject.
+    pub downstream_env: String,
+    /// The stub's first phase (`up`, `down` or `slow`; `up` when empty).
+    pub downstream_phase: String,
+    /// Once the subject answers a call of this tool as failed, answer every later call
+    /// of it with that failure, whatever the subject said (a failure cached for ever:
+    /// a subject that never recovers from a downstream outage).
+    pub sticky_failure_tool: String,
+    /// With `stickyFailureTool`: keep the failure this long only (a circuit breaker
+    /// that closes again), in ms; 0 for ever.
+    pub sticky_failure_ms: u64,
 }
 
 impl Spec {
@@ -110,6 +123,7 @@ impl Spec {
             || !self.tool_suffix.is_empty()
             || self.claims()
             || self.drop_when_full
+            || self.tooled()
     }
 
     /// Does the shim stand between the subject's stdout and the runner?
@@ -117,12 +131,18 @@ impl Spec {
         self.response_delay_ms > 0
             || self.gated()
             || !self.tool_suffix.is_empty()
-            || self.claims()
+            || self.tooled()
             || self.drop_when_full
     }
 
     fn claims(&self) -> bool {
         !self.claim_tool.is_empty()
+    }
+
+    /// Does the shim read the requests line by line and rewrite answers to a tool's
+    /// calls (a claim, a cached failure), or keep control lines from the subject?
+    fn tooled(&self) -> bool {
+        self.claims() || !self.sticky_failure_tool.is_empty() || !self.downstream_env.is_empty()
     }
 
     /// The suffix this process appends to tool names, if any.
@@ -188,6 +208,23 @@ pub fn main(args: &[std::ffi::OsString]) -> u8 {
     }
     let mut command = Command::new(&cmd[0]);
     command.args(&cmd[1..]);
+    let mut stub = None;
+    if !spec.downstream_env.is_empty() {
+        let phase = match spec.downstream_phase.as_str() {
+            "" => "up",
+            p => p,
+        };
+        match super::downstream::Stub::serve(phase) {
+            Ok(s) => {
+                command.env(&spec.downstream_env, &s.url);
+                stub = Some(s);
+            }
+            Err(e) => {
+                eprintln!("mcpres ops shim: cannot serve the downstream stub: {e}");
+                return 2;
+            }
+        }
+    }
     if !spec.sidecar() {
         use std::os::unix::process::CommandExt;
         let e = command.exec();
@@ -197,7 +234,7 @@ pub fn main(args: &[std::ffi::OsString]) -> u8 {
     if spec.relays_stdout() {
         command.stdout(std::process::Stdio::piped());
     }
-    if spec.eof_delay_ms > 0 || spec.gated() || spec.deduped() || spec.claims() {
+    if spec.eof_delay_ms > 0 || spec.gated() || spec.deduped() || spec.tooled() {
         command.stdin(std::process::Stdio::piped());
     }
     let mut child = match command.spawn() {
@@ -214,7 +251,7 @@ pub fn main(args: &[std::ffi::OsString]) -> u8 {
         .write(true)
         .open("/dev/null")
     {
-        if spec.eof_delay_ms == 0 && !spec.gated() && !spec.deduped() && !spec.claims() {
+        if spec.eof_delay_ms == 0 && !spec.gated() && !spec.deduped() && !spec.tooled() {
             let _ = rustix::stdio::dup2_stdin(&null);
         }
         if !spec.relays_stdout() {
@@ -223,10 +260,10 @@ pub fn main(args: &[std::ffi::OsString]) -> u8 {
     }
     forward_signals(child.id(), Duration::from_millis(spec.term_delay_ms));
     let mut relay = None;
-    if spec.claims() {
+    if spec.tooled() {
         let (to, from) = (child.stdin.take(), child.stdout.take());
         if let (Some(to), Some(from)) = (to, from) {
-            relay = Some(claim(to, from, spec.claim_tool.clone()));
+            relay = Some(tool_relay(to, from, &spec, stub));
         }
     } else if spec.gated() {
         let (to, from) = (child.stdin.take(), child.stdout.take());
@@ -577,28 +614,44 @@ fn relay_dropping(from: std::process::ChildStdout) {
     let _ = reader.join();
 }
 
-/// The claiming relay: stdin passes to the subject line by line, noting the ids of
-/// `tools/call` requests for `tool`; the subject's answer to any of them goes out as a
-/// success, whatever it was. The returned thread ends when the subject's stdout does.
-fn claim(
+/// The tool relay: stdin passes to the subject line by line (a downstream control
+/// line goes to the stub instead), noting the ids of `tools/call` requests for the
+/// claimed tool and the sticky one. The subject's answer to a claimed call goes out as a
+/// success, whatever it was; once it answers a sticky call as failed, every later
+/// answer to one is that failure (for `stickyFailureMs`, or for ever). The returned
+/// thread ends when the subject's stdout does.
+fn tool_relay(
     mut to: std::process::ChildStdin,
     from: std::process::ChildStdout,
-    tool: String,
+    spec: &Spec,
+    stub: Option<super::downstream::Stub>,
 ) -> std::thread::JoinHandle<()> {
+    use serde_json::{Value, json};
+    use std::collections::BTreeMap;
     use std::io::Write;
     use std::sync::{Arc, Mutex};
-    let ids = Arc::new(Mutex::new(std::collections::BTreeSet::<String>::new()));
+    // The id of each noted call, and whether it is the claimed tool's (else the sticky one's).
+    let ids = Arc::new(Mutex::new(BTreeMap::<String, bool>::new()));
     let noted = ids.clone();
+    let (claimed, sticky) = (spec.claim_tool.clone(), spec.sticky_failure_tool.clone());
     std::thread::spawn(move || {
         for line in lines(std::io::stdin().lock()) {
-            if let Ok(m) = serde_json::from_slice::<serde_json::Value>(&line)
-                && m.get("method").and_then(serde_json::Value::as_str) == Some("tools/call")
-                && m.pointer("/params/name")
-                    .and_then(serde_json::Value::as_str)
-                    == Some(tool.as_str())
+            if stub.as_ref().is_some_and(|s| s.control(&line)) {
+                continue;
+            }
+            if let Ok(m) = serde_json::from_slice::<Value>(&line)
+                && m.get("method").and_then(Value::as_str) == Some("tools/call")
+                && let Some(name) = m.pointer("/params/name").and_then(Value::as_str)
                 && let Some(id) = m.get("id")
             {
-                noted.lock().expect("ids lock").insert(id.to_string());
+                if !claimed.is_empty() && name == claimed {
+                    noted.lock().expect("ids lock").insert(id.to_string(), true);
+                } else if !sticky.is_empty() && name == sticky {
+                    noted
+                        .lock()
+                        .expect("ids lock")
+                        .insert(id.to_string(), false);
+                }
             }
             if to.write_all(&line).and_then(|()| to.flush()).is_err() {
                 return;
@@ -606,21 +659,55 @@ fn claim(
         }
         drop(to);
     });
+    let keep = match spec.sticky_failure_ms {
+        0 => None,
+        ms => Some(Duration::from_millis(ms)),
+    };
     std::thread::spawn(move || {
         let mut out = std::io::stdout();
+        // The failure kept (its message without the id) and since when.
+        let mut failure: Option<(Value, Instant)> = None;
         for line in lines(from) {
-            let claimed = serde_json::from_slice::<serde_json::Value>(&line)
+            let answer = serde_json::from_slice::<Value>(&line)
                 .ok()
-                .filter(|m| m.get("method").is_none())
+                .filter(|m| m.get("method").is_none());
+            let noted = answer
+                .as_ref()
                 .and_then(|m| m.get("id").cloned())
-                .filter(|id| ids.lock().expect("ids lock").remove(&id.to_string()));
-            let line = match claimed {
-                Some(id) => {
-                    let ok = serde_json::json!({"jsonrpc": "2.0", "id": id, "result": {
+                .and_then(|id| {
+                    let kind = ids.lock().expect("ids lock").remove(&id.to_string())?;
+                    Some((id, kind))
+                });
+            let line = match (noted, answer) {
+                (Some((id, true)), _) => {
+                    let ok = json!({"jsonrpc": "2.0", "id": id, "result": {
                         "content": [{"type": "text", "text": "stored"}]}});
                     format!("{ok}\n").into_bytes()
                 }
-                None => line,
+                (Some((id, false)), Some(m)) => {
+                    if failure
+                        .as_ref()
+                        .is_some_and(|(_, since)| keep.is_some_and(|k| since.elapsed() > k))
+                    {
+                        failure = None;
+                    }
+                    match &failure {
+                        Some((kept, _)) => {
+                            let mut again = kept.clone();
+                            again["id"] = id;
+                            format!("{again}\n").into_bytes()
+                        }
+                        None => {
+                            let failed = m.get("error").is_some()
+                                || m.pointer("/result/isError") == Some(&json!(true));
+                            if failed {
+                                failure = Some((m, Instant::now()));
+                            }
+                            line
+                        }
+                    }
+                }
+                _ => line,
             };
             if out.write_all(&line).and_then(|()| out.flush()).is_err() {
                 break;

@@ -8,6 +8,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use super::backpressure;
+use super::downstream;
 use super::ending;
 use super::load;
 use super::overload;
@@ -78,6 +79,13 @@ pub const CHECKS: &[CheckDecl] = &[
         ])
         .alone().launch()
         .judged("The deadline is the workload's request timeout, not a guess at the machine's pace. A request is sent and waited for up to the timeout; then a request is sent and cancelled at once with `notifications/cancelled` (the subject may answer it or not), and a request after it is waited for up to the timeout. Both waited-for requests must be answered within the timeout of their send, read from the stored times of the request and its answer; a missed deadline fails on the workload's budget, a subject that exits fails. Past the timeout the client gives up and cancels. The control holds every answer back the timeout plus a second at the transport (the taxonomy's timeout: delay over budget); the mutant a quarter of it."),
+    CheckDecl::new(P, "partial-outage", downstream::partial_outage, reading::OUTAGE_RECOVERED, reading::OUTAGE_NOT_RECOVERED)
+        .basis(&[
+            Basis::both(JSONRPC, "§4", L::Must, "the server MUST reply to every request: the call made while its downstream is out, and a request that does not need it"),
+            Basis::both(PROFILE, "required check partial-outage", L::Profile, "with one dependency out, the subject reports the calls that need it as failed (the taxonomy's dependency-failure: no false success), serves what does not need it, and serves the calls again once it is back (backoff or retry per its policy, within the declared recovery time)"),
+        ])
+        .alone().launch()
+        .judged("Needs the workload's `[downstream]` declaration (the environment variable the subject reads a downstream's URL from, a tool call that makes a request there, and a recovery time); without it NOT_OBSERVED. The runner serves that URL itself: a loopback HTTP stub the shim runs beside the subject (in its sandbox), whose every answer is logged to the stored stderr with its phase. In one session: the declared call with the stub up must succeed and reach it (else NOT_OBSERVED: the declaration names no working call); the stub is moved down (503 to every request, by a control line the shim keeps from the subject) and the call must be answered as failed (a success after a 503 is a false success; silence fails on JSON-RPC's MUST), and a liveness request must get a result; the stub is moved up and the call retried every tenth of the recovery time: it must succeed within the declared recovery time of the stored control line (the subject's own backoff allowed). The control's transport repeats the first failed answer to the call for ever (a failure cached: never recovers); the mutant's for a quarter of the recovery time (a breaker that closes again), which must be read as recovered."),
     CheckDecl::new(P, "process-crash", recovery::process_crash, reading::CRASH_RECOVERED, reading::CRASH_RESIDUE)
         .basis(&[Basis::both(PROFILE, "required check process-crash", L::Profile, "killed while serving (the taxonomy's forced termination), the subject leaves no process of its tree alive (the child reaped) and a fresh process of it opens and serves (a restart allowed)")])
         .alone().launch()
@@ -86,6 +94,13 @@ pub const CHECKS: &[CheckDecl] = &[
         .basis(&[Basis::both(PROFILE, "required check restart", L::Profile, "ended and started afresh, the subject opens again and declares the state a client knew it by: the same server, protocol version, capabilities and tools")])
         .alone().launch()
         .judged("No MCP requirement: MCP promises nothing across processes (a change within a session is announced with `notifications/tools/list_changed`); the profile's own. The subject is opened and its tools listed, ended through its input (MCP's stdio shutdown), and started afresh with the same injection; the fresh process must open and declare the same surface, read from both stored transcripts. The declared state compared is what every subject declares: server name, protocol version, capability names and tool names (state a subject keeps in files is not compared: in the sandbox each process has its own upper layer). The control renames every listed tool with a suffix drawn per process (a surface that differs at every start, as a server that names tools at random or lists them before it registered them all); the mutant renames them the same way at every start."),
+    CheckDecl::new(P, "downstream-failure", downstream::downstream_failure, reading::DOWNSTREAM_FAILURE_REPORTED, reading::DOWNSTREAM_FALSE_SUCCESS)
+        .basis(&[
+            Basis::pos(JSONRPC, "§4", L::Must, "the server MUST reply to every request: the calls whose downstream is unavailable too, and the request after them"),
+            Basis::both(PROFILE, "required check downstream-failure", L::Profile, "with its downstream unavailable, the subject answers the calls that need it with a bounded dependency error (the taxonomy's dependency-failure: no false success) and goes on serving"),
+        ])
+        .alone().launch()
+        .judged("Needs the workload's `[downstream]` declaration; without it NOT_OBSERVED. The runner serves the declared URL itself (a loopback HTTP stub beside the subject, every answer logged to the stored stderr). The positive first makes the declared call in a fresh process with the stub up: it must succeed and the stub's log must show the subject's request (else NOT_OBSERVED). Then, in a fresh process whose stub answers 503 to every request (the taxonomy's dependency-failure, return-unavailable, triggered twice), the call is made twice: each must be answered as failed (an error, or a result with isError); a success after the stub's 503 is a false success, silence fails on JSON-RPC's MUST, an exit fails; and a liveness request after them must get a result. The control's transport answers the call with a success whatever the subject said (a swallowed dependency failure); the mutant's stub answers 75 ms late (the taxonomy's delayed-response) and the calls' successes must be read as served."),
     CheckDecl::new(P, "disk-full", storage::disk_full, reading::STORAGE_FAILURE_REPORTED, reading::STORAGE_WRITE_CLAIMED)
         .basis(&[
             Basis::pos(JSONRPC, "§4", L::Must, "the server MUST reply to every request: the write that cannot be stored too, and the request after it"),

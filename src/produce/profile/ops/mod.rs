@@ -7,6 +7,7 @@
 
 pub mod backpressure;
 pub mod checks;
+pub mod downstream;
 pub mod ending;
 pub mod load;
 pub mod overload;

@@ -35,6 +35,30 @@ pub struct Workload {
     /// are NOT_OBSERVED without it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub storage: Option<StorageDecl>,
+    /// The downstream the subject calls (optional): `downstream-failure` and
+    /// `partial-outage` are NOT_OBSERVED without it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub downstream: Option<DownstreamDecl>,
+}
+
+/// A downstream a subject declares it calls over HTTP: the environment variable it reads
+/// the downstream's base URL from, and a tool call that makes one request to it. The
+/// runner serves that URL itself (a loopback stub beside the subject, in its sandbox)
+/// and makes it answer, fail or come back.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct DownstreamDecl {
+    /// The environment variable that carries the downstream's base URL
+    /// (`http://127.0.0.1:PORT/`).
+    pub url_env: String,
+    /// The tool whose call (`tools/call` with `callArguments`) calls the downstream.
+    pub call_tool: String,
+    /// The call's arguments (a table).
+    #[serde(default = "empty_object")]
+    pub call_arguments: Value,
+    /// Once the downstream is back, how long the subject may take to serve the call
+    /// again (its backoff or circuit breaker), in ms.
+    pub recovery_ms: u64,
 }
 
 /// Storage a subject declares it writes: a directory, and a tool call that writes a
@@ -290,6 +314,25 @@ impl Workload {
                 return bad("storage.writeTool must be named and storage.writeArguments a table");
             }
         }
+        if let Some(d) = &self.downstream {
+            let env_ok = !d.url_env.is_empty()
+                && d.url_env
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b == b'_');
+            if !env_ok {
+                return bad(
+                    "downstream.urlEnv must be an environment variable's name ([A-Za-z0-9_]+)",
+                );
+            }
+            if d.call_tool.is_empty() || !d.call_arguments.is_object() {
+                return bad(
+                    "downstream.callTool must be named and downstream.callArguments a table",
+                );
+            }
+            if !(100..=60_000).contains(&d.recovery_ms) {
+                return bad("downstream.recoveryMs must be 100 to 60000");
+            }
+        }
         if let Some(r) = &self.rate_limit {
             if !(1..=1000).contains(&r.requests) {
                 return bad("rateLimit.requests must be 1 to 1000");
@@ -417,6 +460,33 @@ mod tests {
             assert!(
                 matches!(e, Err(WorkloadError::Invalid(m)) if m.contains("storage.path")),
                 "{bad}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_downstream_declaration_is_optional_and_checked() {
+        assert_eq!(Workload::builtin().downstream, None);
+        let declared = format!(
+            "{DEFAULT_TOML}\n[downstream]\nurlEnv = \"MCPRES_DOWNSTREAM_URL\"\ncallTool = \"fetch\"\ncallArguments = {{ path = \"/x\" }}\nrecoveryMs = 3000\n"
+        );
+        let w = Workload::parse(&declared).unwrap();
+        let d = w.downstream.clone().unwrap();
+        assert_eq!(
+            (d.url_env.as_str(), d.call_tool.as_str(), d.recovery_ms),
+            ("MCPRES_DOWNSTREAM_URL", "fetch", 3000)
+        );
+        assert_eq!(w.to_json()["downstream"]["callArguments"]["path"], "/x");
+        assert_eq!(from_json(&w.to_json()), Some(w.clone()));
+        for (from, to, says) in [
+            ("\"MCPRES_DOWNSTREAM_URL\"", "\"A=B\"", "urlEnv"),
+            ("\"fetch\"", "\"\"", "callTool"),
+            ("recoveryMs = 3000", "recoveryMs = 10", "recoveryMs"),
+        ] {
+            let e = Workload::parse(&declared.replace(from, to));
+            assert!(
+                matches!(&e, Err(WorkloadError::Invalid(m)) if m.contains(says)),
+                "{to}: {e:?}"
             );
         }
     }

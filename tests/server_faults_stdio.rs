@@ -567,3 +567,67 @@ fn the_store_tool_writes_its_file_or_reports_why_not() {
     );
     plain.finish(T);
 }
+
+/// `--downstream-env VAR`: the `fetch` tool POSTs to the URL in `$VAR` (a loopback
+/// listener here) and answers with its body; a 503, or nothing listening, is answered
+/// with isError and the reason, never as a success.
+#[test]
+fn the_fetch_tool_reports_its_downstream_s_failure() {
+    use std::io::{Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/", listener.local_addr().unwrap());
+    let served = std::thread::spawn(move || {
+        let mut requests = Vec::new();
+        for (n, conn) in listener.incoming().take(2).enumerate() {
+            let mut c = conn.unwrap();
+            let mut buf = vec![0u8; 4096];
+            let got = c.read(&mut buf).unwrap();
+            requests.push(String::from_utf8_lossy(&buf[..got]).into_owned());
+            let reply = if n == 0 {
+                "HTTP/1.1 200 OK\r\nContent-Length: 9\r\nConnection: close\r\n\r\n{\"up\":1}\n"
+            } else {
+                "HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+            };
+            c.write_all(reply.as_bytes()).unwrap();
+        }
+        requests
+    });
+    let mut s = StdioServer::start_with_env(
+        &["--downstream-env", "MCPRES_TEST_DOWNSTREAM"],
+        &[("MCPRES_TEST_DOWNSTREAM", url.as_str())],
+    );
+    s.initialize();
+    let (list, _) = s.call(2, "tools/list", json!({}));
+    assert!(
+        list["result"]["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|t| t["name"] == "fetch"),
+        "{list}"
+    );
+    let call = json!({"name": "fetch", "arguments": {"path": "/items", "body": "{\"q\":1}"}});
+    let (r, _) = s.call(3, "tools/call", call.clone());
+    assert_eq!(r["result"]["isError"], json!(null), "{r}");
+    assert_eq!(r["result"]["content"][0]["text"], "{\"up\":1}\n", "{r}");
+    let (r, _) = s.call(4, "tools/call", call.clone());
+    assert_eq!(r["result"]["isError"], true, "{r}");
+    let text = r["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(text.contains("HTTP 503"), "{text}");
+    let requests = served.join().unwrap();
+    assert!(
+        requests[0].starts_with("POST /items HTTP/1.1\r\n"),
+        "{requests:?}"
+    );
+    assert!(requests[0].ends_with("{\"q\":1}"), "{requests:?}");
+    // The listener gone: refused, reported.
+    let (r, _) = s.call(5, "tools/call", call);
+    assert_eq!(r["result"]["isError"], true, "{r}");
+    let (r, _) = s.call(
+        6,
+        "tools/call",
+        json!({"name": "fetch", "arguments": {"path": "no-slash"}}),
+    );
+    assert_eq!(r["error"]["code"], -32602, "{r}");
+    s.finish(T);
+}

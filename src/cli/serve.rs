@@ -123,6 +123,11 @@ pub struct ServeCli {
     /// system's reason and leaves nothing.
     #[arg(long, value_name = "DIR")]
     pub state_dir: Option<PathBuf>,
+    /// List a `fetch` tool that POSTs to the downstream whose base URL (`http://` only)
+    /// is in the environment variable VAR when it is called; a downstream that fails
+    /// (refused, 2 s without an answer, or not 2xx) answers isError with the reason.
+    #[arg(long, value_name = "VAR")]
+    pub downstream_env: Option<String>,
     /// `--transport http`: milliseconds a connection may take to send a request's headers
     /// (an idle keep-alive connection is closed after it too).
     /// The default stays below `profile run`'s `--idle-timeout-ms` (5000), so
@@ -196,6 +201,7 @@ impl From<ServeCli> for ServeArgs {
             max_in_flight: a.max_in_flight,
             rate_limit: a.rate_limit,
             state_dir: a.state_dir,
+            downstream_env: a.downstream_env,
             header_read_timeout_ms: a.header_read_timeout_ms,
             body_read_timeout_ms: a.body_read_timeout_ms,
             max_connections: a.max_connections,

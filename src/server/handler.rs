@@ -45,6 +45,9 @@ pub struct SharedState {
     counter: Mutex<CounterState>,
     /// `--state-dir`: where the `store` tool writes (the tool is listed only with it).
     state_dir: Option<std::path::PathBuf>,
+    /// `--downstream-env`: the variable `fetch` reads its downstream's URL from (the
+    /// tool is listed only with it).
+    downstream_env: Option<String>,
 }
 
 impl SharedState {
@@ -54,6 +57,26 @@ impl SharedState {
             ..SharedState::default()
         }
     }
+
+    pub fn with_downstream_env(self, downstream_env: Option<String>) -> SharedState {
+        SharedState {
+            downstream_env,
+            ..self
+        }
+    }
+}
+
+/// How long `fetch` waits for its downstream (to connect, and for each read).
+const FETCH_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// `fetch`'s definition (listed with `--downstream-env`).
+fn fetch_definition() -> Value {
+    json!({"name": "fetch", "description": "POST `body` (a JSON text, `{}` by default) to the server's downstream, whose base URL is in the environment variable named by --downstream-env, joined with `path`; answers with the downstream's body. A downstream that fails (refused, no answer within 2 s, or a status other than 2xx) is answered with isError and the reason.",
+     "inputSchema": {"type": "object", "properties": {
+         "path": {"type": "string", "pattern": "^/[A-Za-z0-9._~/-]{0,200}$"},
+         "body": {"type": "string", "maxLength": 65536}},
+       "additionalProperties": false},
+     "annotations": {"readOnlyHint": true, "openWorldHint": true}})
 }
 
 /// The largest write `store` makes, in bytes.
@@ -357,13 +380,17 @@ const NAMES: [&str; 4] = ["alice", "bob", "carol", "dave"];
 const IDS: [&str; 3] = ["1", "2", "3"];
 
 impl RefServer {
-    /// The tools listed: the catalogue, and `store` with `--state-dir`.
+    /// The tools listed: the catalogue, `store` with `--state-dir`, and `fetch` with
+    /// `--downstream-env`.
     fn listed_tools(&self) -> Value {
         let mut tools = tool_definitions();
-        if self.shared.state_dir.is_some()
-            && let Some(list) = tools.as_array_mut()
-        {
-            list.push(store_definition());
+        if let Some(list) = tools.as_array_mut() {
+            if self.shared.state_dir.is_some() {
+                list.push(store_definition());
+            }
+            if self.shared.downstream_env.is_some() {
+                list.push(fetch_definition());
+            }
         }
         tools
     }
@@ -408,6 +435,49 @@ impl RefServer {
                     Ok(()) => text_result(format!("stored {n} bytes as {key}")),
                     Err(e) => json!({
                         "content": [{"type": "text", "text": format!("could not store {key}: {e}")}],
+                        "isError": true
+                    }),
+                })
+            }
+            "fetch" if self.shared.downstream_env.is_some() => {
+                let var = self.shared.downstream_env.clone().unwrap_or_default();
+                let path = match args.get("path") {
+                    None => "/".to_string(),
+                    Some(_) => arg_str(args, "path")?.to_string(),
+                };
+                if !path.starts_with('/')
+                    || path.len() > 201
+                    || !path
+                        .bytes()
+                        .all(|b| b.is_ascii_alphanumeric() || b"._~/-".contains(&b))
+                {
+                    return Err(invalid_params(
+                        "argument `path` must start with / and hold only A-Z a-z 0-9 . _ ~ / -",
+                    ));
+                }
+                let body = match args.get("body") {
+                    None => "{}".to_string(),
+                    Some(_) => arg_str(args, "body")?.to_string(),
+                };
+                if body.len() > 65536 {
+                    return Err(invalid_params("argument `body` is at most 65536 bytes"));
+                }
+                let Ok(base) = std::env::var(&var) else {
+                    return Ok(json!({
+                        "content": [{"type": "text", "text": format!("no downstream: ${var} is not set")}],
+                        "isError": true
+                    }));
+                };
+                let url = format!("{}{}", base.trim_end_matches('/'), path);
+                let fetched = tokio::task::spawn_blocking(move || {
+                    super::downstream::post(&url, &body, FETCH_WAIT)
+                })
+                .await
+                .map_err(|e| McpError::internal_error(format!("fetch task failed: {e}"), None))?;
+                Ok(match fetched {
+                    super::downstream::Fetched::Ok(_, text) => text_result(text),
+                    super::downstream::Fetched::Failed(why) => json!({
+                        "content": [{"type": "text", "text": format!("downstream failed: {why}")}],
                         "isError": true
                     }),
                 })

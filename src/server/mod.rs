@@ -14,6 +14,7 @@
 //!
 //! Diagnostics go to stderr only; stdout carries protocol frames only.
 
+pub mod downstream;
 pub mod fault;
 pub mod handler;
 pub mod http;
@@ -76,6 +77,8 @@ pub struct ServeArgs {
     pub rate_limit: Option<(usize, u64)>,
     /// `--state-dir DIR`: lists the `store` tool, which writes files there.
     pub state_dir: Option<PathBuf>,
+    /// `--downstream-env VAR`: lists the `fetch` tool, which POSTs to the URL in `$VAR`.
+    pub downstream_env: Option<String>,
     /// `--transport http`: milliseconds a connection may take to send a
     /// request's headers (counted from when the server starts waiting for
     /// them, so an idle keep-alive connection is closed after it too).
@@ -115,6 +118,7 @@ impl Default for ServeArgs {
             max_in_flight: 64,
             rate_limit: None,
             state_dir: None,
+            downstream_env: None,
             header_read_timeout_ms: 3_000,
             body_read_timeout_ms: 30_000,
             max_connections: 64,
@@ -291,6 +295,13 @@ fn validate(args: ServeArgs) -> Result<Config, ServerError> {
             dir.display()
         )));
     }
+    if let Some(var) = &args.downstream_env
+        && (var.is_empty() || !var.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_'))
+    {
+        return Err(ServerError::InvalidOption(format!(
+            "--downstream-env {var:?}: not an environment variable's name ([A-Za-z0-9_]+)"
+        )));
+    }
     if args.max_in_flight == 0 {
         return Err(ServerError::InvalidOption(
             "--max-in-flight must be at least 1".into(),
@@ -335,7 +346,10 @@ fn validate(args: ServeArgs) -> Result<Config, ServerError> {
         args.injection_log.as_deref(),
         transport,
     )?;
-    let shared = Arc::new(handler::SharedState::with_state_dir(args.state_dir.clone()));
+    let shared = Arc::new(
+        handler::SharedState::with_state_dir(args.state_dir.clone())
+            .with_downstream_env(args.downstream_env.clone()),
+    );
     Ok(Config {
         args,
         versions,

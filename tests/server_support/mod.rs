@@ -53,9 +53,15 @@ pub struct StdioServer {
 
 impl StdioServer {
     pub fn start(args: &[&str]) -> StdioServer {
+        StdioServer::start_with_env(args, &[])
+    }
+
+    /// [`StdioServer::start`] with `env` added to the server's environment.
+    pub fn start_with_env(args: &[&str], env: &[(&str, &str)]) -> StdioServer {
         let mut child = Command::new(BIN)
             .arg("serve")
             .args(args)
+            .envs(env.iter().copied())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())

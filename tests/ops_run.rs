@@ -78,6 +78,17 @@ fn run_with(
     checks: &[&str],
     flags: &[&str],
 ) -> (PathBuf, Vec<(String, String, String)>) {
+    run_with_options(tmp, workload_text, checks, &[], flags)
+}
+
+/// [`run_with`], with `options` given to `mcpres profile run` (before the subject).
+fn run_with_options(
+    tmp: &tempfile::TempDir,
+    workload_text: &str,
+    checks: &[&str],
+    options: &[&str],
+    flags: &[&str],
+) -> (PathBuf, Vec<(String, String, String)>) {
     let workload = tmp.path().join("workload.toml");
     std::fs::write(&workload, workload_text).unwrap();
     let out = tmp.path().join("eval");
@@ -94,6 +105,7 @@ fn run_with(
         args.push("--checks".into());
         args.push(checks.join(","));
     }
+    args.extend(options.iter().map(|o| o.to_string()));
     args.push("--".into());
     args.push("python3".into());
     args.push(subject().display().to_string());
@@ -164,6 +176,7 @@ fn the_honest_subject_passes_every_check_and_its_evaluation_is_valid() {
             "partial-outage",
             "process-crash",
             "restart",
+            "rolling-version-skew",
             "downstream-failure",
             "disk-full",
             "permission-failure",
@@ -188,6 +201,7 @@ fn the_honest_subject_passes_every_check_and_its_evaluation_is_valid() {
         "disk-full",
         "permission-failure",
         "partial-outage",
+        "rolling-version-skew",
         "downstream-failure",
     ];
     for (id, verdict, reason) in &verdicts {
@@ -569,6 +583,99 @@ fn the_declared_downstream_is_held_to() {
                 .collect();
             assert!(stderr.contains("\"status\":503"), "{stderr}");
         }
+    }
+}
+
+/// The declared other version, run beside the subject: a next version that names itself
+/// otherwise and adds a tool is compatible; one that lists other tools, or speaks only
+/// another protocol revision, fails; one that cannot run while the subject holds a lock
+/// on a shared file fails where the two share files (no sandbox: in the sandbox each
+/// process has its own layer, which the test shows too); a command that cannot be
+/// started is not observed.
+#[test]
+fn the_declared_other_version_is_held_to() {
+    let tmp = tempfile::tempdir().unwrap();
+    let lock = tmp.path().join("subject.lock").display().to_string();
+    let state = tmp.path().display().to_string();
+    let subject = subject().display().to_string();
+    // The other version's flags, the subject's, `profile run`'s options, the verdict
+    // and its reason.
+    type Case<'a> = (
+        &'a [&'a str],
+        &'a [&'a str],
+        &'a [&'a str],
+        &'a str,
+        &'a str,
+    );
+    let cases: [Case; 6] = [
+        (
+            &["--version", "0.2.0", "--state-dir", &state],
+            &[],
+            &[],
+            "PASS",
+            "MCP_RES_OPS_SKEW_COMPATIBLE",
+        ),
+        (
+            &["--random-tool-name"],
+            &[],
+            &[],
+            "FAIL",
+            "MCP_RES_OPS_SKEW_TOOL_REMOVED",
+        ),
+        (
+            &["--only-revision", "2025-06-18"],
+            &[],
+            &[],
+            "FAIL",
+            "MCP_RES_OPS_SKEW_REVISION_DROPPED",
+        ),
+        (
+            &["--lock-file", &lock],
+            &["--lock-file", &lock],
+            &["--sandbox", "off"],
+            "FAIL",
+            "MCP_RES_OPS_SKEW_OTHER_FAILED",
+        ),
+        (
+            &["--lock-file", &lock],
+            &["--lock-file", &lock],
+            &[],
+            "PASS",
+            "MCP_RES_OPS_SKEW_COMPATIBLE",
+        ),
+        (
+            &["--no-such-program"],
+            &[],
+            &[],
+            "NOT_OBSERVED",
+            "MCP_RES_CHECK_NOT_OBSERVED",
+        ),
+    ];
+    for (other, flags, options, verdict, reason) in cases {
+        let tmp = tempfile::tempdir().unwrap();
+        let mut command = vec!["python3", subject.as_str()];
+        command.extend_from_slice(other);
+        if verdict == "NOT_OBSERVED" {
+            command = vec!["/nonexistent/mcpres-other-version"];
+        }
+        let declared = format!(
+            "{WORKLOAD}\n[versionSkew]\ncommand = {}\nlabel = \"next\"\n",
+            serde_json::to_string(&command).unwrap()
+        );
+        let (dir, verdicts) = run_with_options(
+            &tmp,
+            &declared,
+            &["rolling-version-skew", "cleanup"],
+            options,
+            flags,
+        );
+        assert_eq!(
+            (verdicts[0].1.as_str(), verdicts[0].2.as_str()),
+            (verdict, reason),
+            "{other:?} {options:?}"
+        );
+        let (code, text) = validate(&dir);
+        assert_eq!(code, i32::from(verdict == "FAIL"), "{other:?}: {text}");
     }
 }
 

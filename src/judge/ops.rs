@@ -102,6 +102,14 @@ pub const DOWNSTREAM_CALL_FAILED: &str = crate::diag::reasons::OPS_DOWNSTREAM_CA
 pub const DOWNSTREAM_NOT_CALLED: &str = crate::diag::reasons::OPS_DOWNSTREAM_NOT_CALLED;
 pub const OUTAGE_RECOVERED: &str = crate::diag::reasons::OPS_OUTAGE_RECOVERED;
 pub const OUTAGE_NOT_RECOVERED: &str = crate::diag::reasons::OPS_OUTAGE_NOT_RECOVERED;
+pub const SKEW_COMPATIBLE: &str = crate::diag::reasons::OPS_SKEW_COMPATIBLE;
+pub const SKEW_TOOL_REMOVED: &str = crate::diag::reasons::OPS_SKEW_TOOL_REMOVED;
+pub const SKEW_REVISION_DROPPED: &str = crate::diag::reasons::OPS_SKEW_REVISION_DROPPED;
+pub const SKEW_OTHER_FAILED: &str = crate::diag::reasons::OPS_SKEW_OTHER_FAILED;
+pub const SKEW_RUNNING_STOPPED: &str = crate::diag::reasons::OPS_SKEW_RUNNING_STOPPED;
+pub const SKEW_NOT_STARTED: &str = crate::diag::reasons::OPS_SKEW_NOT_STARTED;
+pub const SKEW_OTHER_SERVER: &str = crate::diag::reasons::OPS_SKEW_OTHER_SERVER;
+pub const SKEW_NO_TOOLS: &str = crate::diag::reasons::OPS_SKEW_NO_TOOLS;
 /// The key of the downstream stub's log lines on the subject's stderr (and of the
 /// runner's control lines to it on stdin).
 pub const STUB_KEY: &str = "mcpresDownstream";
@@ -275,6 +283,10 @@ pub fn injection(check: &str, role: &str, w: &Value) -> Value {
                 _ => json!({"downstreamEnv": env}),
             }
         }
+        // The other version leaves the first tool out of its list; the mutant's adds
+        // one (an additive change).
+        ("rolling-version-skew", "negative") => json!({"dropFirstTool": true}),
+        ("rolling-version-skew", "mutant") => json!({"extraTool": "mcpres-added-tool"}),
         // Refusals without a retry hint.
         ("retry-after", "negative") => {
             json!({"rejectOverInFlight": u(&w["subject"], "maxInFlight").unwrap_or(1), "noRetryHint": true})
@@ -315,6 +327,9 @@ pub fn reading(check: &str, role: &str, transcript: &Value) -> Option<Reading> {
             ),
         ));
     }
+    if let Some(why) = rec["otherNotStarted"].as_str() {
+        return Some(read(ProbeOutcome::NotObserved, SKEW_NOT_STARTED, why));
+    }
     if let Some(why) = rec["startError"].as_str() {
         return Some(read(ProbeOutcome::NotObserved, OPEN_FAILED, why));
     }
@@ -352,6 +367,7 @@ pub fn reading(check: &str, role: &str, transcript: &Value) -> Option<Reading> {
         }
         ("downstream-failure", Some("downstream")) => downstream_reading(rec, transcript),
         ("partial-outage", Some("outage")) => outage_reading(rec, transcript),
+        ("rolling-version-skew", Some("skew")) => skew_reading(rec, transcript),
         (
             "memory-resource-leak" | "child-process-leak" | "listener-leak" | "bounded-soak",
             Some("soak"),
@@ -1353,6 +1369,152 @@ fn restart_reading(rec: &Value, transcript: &Value) -> Reading {
             differs.join(", ")
         ),
     )
+}
+
+/// The protocol revisions a declared surface agreed to: the negotiated one
+/// (2025-11-25's `protocolVersion`) or the supported ones (2026-07-28's
+/// `supportedVersions`).
+fn revisions(surface: &Value) -> Vec<String> {
+    match &surface["protocolVersion"] {
+        Value::String(v) => vec![v.clone()],
+        Value::Array(list) => list
+            .iter()
+            .filter_map(|v| v.as_str().map(String::from))
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// `rolling-version-skew`: the running version opened and its tools listed
+/// (`toolsId`); the declared other version started beside it (`other`: its own
+/// transcript, opened and its tools listed), and a request to the running version while
+/// the other runs (`afterId`). The other version must open, agree to every revision the
+/// running one did, and list every tool the running one listed; the running one must
+/// answer the request after with a result. Read from both stored transcripts.
+fn skew_reading(rec: &Value, transcript: &Value) -> Reading {
+    let running = match declared_surface(transcript, &rec["toolsId"]) {
+        Ok(s) => s,
+        Err(why) if ended_by_itself(transcript) => {
+            return read(
+                ProbeOutcome::Terminate,
+                SUBJECT_EXITED,
+                format!("the running version exited: {why}"),
+            );
+        }
+        Err(why) => {
+            return read(
+                ProbeOutcome::NotObserved,
+                LABEL_NOT_IN_RECORD,
+                format!("the running version: {why}"),
+            );
+        }
+    };
+    let shown: Vec<&str> = running["tools"]
+        .as_array()
+        .map(|l| l.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    if shown.is_empty() {
+        return read(
+            ProbeOutcome::NotObserved,
+            SKEW_NO_TOOLS,
+            format!("the running version listed no tools ({})", running["tools"]),
+        );
+    }
+    let other = &rec["other"];
+    let label = rec["otherVersion"]["label"].as_str().unwrap_or("?");
+    if let Some(why) = other["startError"].as_str() {
+        return read(
+            ProbeOutcome::Reject,
+            SKEW_OTHER_FAILED,
+            format!("the other version ({label}) could not start beside the running one: {why}"),
+        );
+    }
+    let theirs = match declared_surface(&other["transcript"], &other["toolsId"]) {
+        Ok(s) => s,
+        Err(why) => {
+            return read(
+                ProbeOutcome::Reject,
+                SKEW_OTHER_FAILED,
+                format!("the other version ({label}) beside the running one: {why}"),
+            );
+        }
+    };
+    if theirs["server"] != running["server"] {
+        return read(
+            ProbeOutcome::NotObserved,
+            SKEW_OTHER_SERVER,
+            format!(
+                "the running version is {}, the declared other version ({label}) {}",
+                running["server"], theirs["server"]
+            ),
+        );
+    }
+    let agreed = revisions(&theirs);
+    let dropped: Vec<String> = revisions(&running)
+        .into_iter()
+        .filter(|r| !agreed.contains(r))
+        .collect();
+    if !dropped.is_empty() {
+        return read(
+            ProbeOutcome::Reject,
+            SKEW_REVISION_DROPPED,
+            format!(
+                "the running version agreed to {dropped:?}, the other version ({label}) to {agreed:?} only"
+            ),
+        );
+    }
+    let listed: Vec<&str> = theirs["tools"]
+        .as_array()
+        .map(|l| l.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    let removed: Vec<&&str> = shown.iter().filter(|t| !listed.contains(t)).collect();
+    if !removed.is_empty() {
+        return read(
+            ProbeOutcome::Reject,
+            SKEW_TOOL_REMOVED,
+            format!(
+                "the other version ({label}) does not list {removed:?}, which the running version listed"
+            ),
+        );
+    }
+    match answer_to(transcript, &rec["afterId"]) {
+        Some((_, m)) if m.get("result").is_some() => {
+            let added: Vec<&&str> = listed.iter().filter(|t| !shown.contains(t)).collect();
+            // Each in a sandbox of its own has its own file layers: what they would
+            // share on one machine was not shared here.
+            let apart = if transcript.get("sandbox").is_some_and(|s| !s.is_null()) {
+                " (each in a sandbox of its own: files the two would share were not shared)"
+            } else {
+                ""
+            };
+            read(
+                ProbeOutcome::Accept,
+                SKEW_COMPATIBLE,
+                format!(
+                    "the other version ({label}) opened beside the running one with {agreed:?}, listed all {} of its tools (added: {added:?}), and the running one went on serving{apart}",
+                    shown.len()
+                ),
+            )
+        }
+        Some((_, m)) => read(
+            ProbeOutcome::Reject,
+            SKEW_RUNNING_STOPPED,
+            format!(
+                "with the other version beside it, the running version answered {}",
+                answer_label(&m)
+            ),
+        ),
+        None if ended_by_itself(transcript) => read(
+            ProbeOutcome::Terminate,
+            SUBJECT_EXITED,
+            "the running version exited once the other version started beside it",
+        ),
+        None => read(
+            ProbeOutcome::Reject,
+            SKEW_RUNNING_STOPPED,
+            "with the other version beside it, the running version got no answer",
+        ),
+    }
 }
 
 /// The retry hint of an overload refusal, in ms: `error.data.retryAfterMs`, or

@@ -60,6 +60,12 @@ default (the honest twin); each option switches on one operational defect:
                          one without calling (partial outage: never recovers)
   --downstream-breaker-ms N  with --downstream-env: once a fetch fails, fail fast for N
                          ms, then call again (a breaker that closes: the honest twin)
+  --lock-file PATH       hold an exclusive lock on PATH while running; exit (status 7)
+                         at start when another process holds it (two versions that
+                         cannot run at once: rolling version skew)
+  --only-revision REV    answer every opening with protocol revision REV (and list only
+                         it), whatever was asked (rolling version skew)
+  --version V            the version this subject names itself (default 0.1.0)
   --drop-when-blocked    write stdout without waiting: an answer the full pipe does not
                          take at once is dropped (backpressure)
   --hang-after-cancel    once a `notifications/cancelled` arrives, answer nothing
@@ -108,6 +114,9 @@ p.add_argument("--store-crash", action="store_true")
 p.add_argument("--store-broken", action="store_true")
 p.add_argument("--drop-when-blocked", action="store_true")
 p.add_argument("--downstream-env", default="")
+p.add_argument("--lock-file", default="")
+p.add_argument("--only-revision", default="")
+p.add_argument("--version", default="0.1.0")
 p.add_argument("--downstream-lies", action="store_true")
 p.add_argument("--downstream-crash", action="store_true")
 p.add_argument("--downstream-sticky", action="store_true")
@@ -161,7 +170,22 @@ if a.daemon_leak_kib:
 if a.slow_start_ms:
     time.sleep(a.slow_start_ms / 1000)
 
-INFO = {"name": "mcpres-ops-subject", "version": "0.1.0"}
+if a.lock_file:
+    import fcntl
+
+    lock = open(a.lock_file, "a")
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        sys.stderr.write("another process holds " + a.lock_file + "\n")
+        sys.exit(7)
+    import atexit
+    import os
+
+    # The holder removes its lock file when it exits (nothing left behind).
+    atexit.register(lambda: os.path.exists(a.lock_file) and os.remove(a.lock_file))
+
+INFO = {"name": "mcpres-ops-subject", "version": a.version}
 TOOLS = [{"name": "echo", "inputSchema": {"type": "object"}},
          {"name": "slow", "inputSchema": {"type": "object"}}]
 if a.random_tool_name:
@@ -257,10 +281,10 @@ def answer(msg):
     method, mid = msg["method"], msg["id"]
     params = msg.get("params") or {}
     if method == "initialize":
-        result = {"protocolVersion": params.get("protocolVersion", "2025-11-25"),
+        result = {"protocolVersion": a.only_revision or params.get("protocolVersion", "2025-11-25"),
                   "capabilities": {"tools": {}}, "serverInfo": INFO}
     elif method == "server/discover":
-        result = {"supportedVersions": ["2025-11-25", "2026-07-28"],
+        result = {"supportedVersions": [a.only_revision] if a.only_revision else ["2025-11-25", "2026-07-28"],
                   "capabilities": {"tools": {}}, "serverInfo": INFO, "resultType": "complete"}
     elif method == "ping":
         result = {}

@@ -685,6 +685,22 @@ reasons! {
             "The stored stub log shows no request from the subject during the declared call: the call does not reach the declared downstream (or not through the declared environment variable), so its answers say nothing about the downstream.";
         OPS_OUTAGE_RECOVERED "MCP_RES_OPS_OUTAGE_RECOVERED" Holds
             "Through an outage of the declared downstream within one session, the declared call succeeded before it, was answered as failed during it while a request that does not need it got a result, and succeeded again within the declared recovery time once the downstream was back.";
+        OPS_SKEW_COMPATIBLE "MCP_RES_OPS_SKEW_COMPATIBLE" Holds
+            "With the subject's declared other version started beside it (a rolling update), the other version opened with the protocol revision the running one negotiated and listed every tool the running one listed (tools added allowed), and the running version went on serving.";
+        OPS_SKEW_TOOL_REMOVED "MCP_RES_OPS_SKEW_TOOL_REMOVED" Refused
+            "The declared other version does not list a tool the running version listed: a client that learned the surface on one version finds a tool gone on the other during the update. It is what the negative control (a transport that leaves the first tool out of the other version's list) must give.";
+        OPS_SKEW_REVISION_DROPPED "MCP_RES_OPS_SKEW_REVISION_DROPPED" Refused
+            "The declared other version did not agree to the protocol revision the running version negotiated with the same client: a client moved between them mid-update cannot go on speaking it.";
+        OPS_SKEW_OTHER_FAILED "MCP_RES_OPS_SKEW_OTHER_FAILED" Refused
+            "The declared other version could not start, open or list its tools beside the running version (a lock, a port or a file the two cannot share): the two versions cannot run at once.";
+        OPS_SKEW_RUNNING_STOPPED "MCP_RES_OPS_SKEW_RUNNING_STOPPED" Refused
+            "With the declared other version started beside it, the running version got no result for a request: starting the other version stopped the running one serving.";
+        OPS_SKEW_NOT_STARTED "MCP_RES_OPS_SKEW_NOT_STARTED" NotObserved
+            "The declared other version's command names no program mcpres can start (not found, or not executable): a declaration to fix, not an observation.";
+        OPS_SKEW_OTHER_SERVER "MCP_RES_OPS_SKEW_OTHER_SERVER" NotObserved
+            "The declared other version names itself another server than the running one: not a version of the same subject, so nothing about skew between versions is observed.";
+        OPS_SKEW_NO_TOOLS "MCP_RES_OPS_SKEW_NO_TOOLS" NotObserved
+            "The running version lists no tools: no surface a client learned from it to look for on the other version.";
         OPS_OUTAGE_NOT_RECOVERED "MCP_RES_OPS_OUTAGE_NOT_RECOVERED" Refused
             "Once the declared downstream was back, the declared call did not succeed within the declared recovery time: the subject kept failing after the outage (a failure cached, a breaker that does not close). It is what the negative control (a transport that repeats the first failure for ever) must give.";
     }

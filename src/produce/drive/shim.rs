@@ -91,6 +91,11 @@ pub struct Spec {
     /// differs from one start to the next), anything else is appended as is (the same
     /// surface at every start).
     pub tool_suffix: String,
+    /// Leave the first tool out of every `tools/list` answer (a version that removed a
+    /// tool its clients used).
+    pub drop_first_tool: bool,
+    /// Add a tool of this name to every `tools/list` answer (a version that added one).
+    pub extra_tool: String,
     /// Serve a downstream stub ([`super::downstream`]) on loopback and give the subject
     /// its URL in this environment variable; the runner moves its phase with control
     /// lines on stdin, which the shim keeps from the subject.
@@ -120,17 +125,22 @@ impl Spec {
             || self.orphan
             || self.gated()
             || self.deduped()
-            || !self.tool_suffix.is_empty()
+            || self.edits_surface()
             || self.claims()
             || self.drop_when_full
             || self.tooled()
+    }
+
+    /// Does the shim change the listed tools (renamed, one left out, one added)?
+    fn edits_surface(&self) -> bool {
+        !self.tool_suffix.is_empty() || self.drop_first_tool || !self.extra_tool.is_empty()
     }
 
     /// Does the shim stand between the subject's stdout and the runner?
     fn relays_stdout(&self) -> bool {
         self.response_delay_ms > 0
             || self.gated()
-            || !self.tool_suffix.is_empty()
+            || self.edits_surface()
             || self.tooled()
             || self.drop_when_full
     }
@@ -292,8 +302,12 @@ pub fn main(args: &[std::ffi::OsString]) -> u8 {
     if relay.is_none() {
         relay = child.stdout.take().map(|out| {
             let delay = Duration::from_millis(spec.response_delay_ms);
-            let suffix = spec.suffix();
-            std::thread::spawn(move || relay_delayed(out, delay, suffix))
+            let edit = Edit {
+                suffix: spec.suffix(),
+                drop_first: spec.drop_first_tool,
+                extra: Some(spec.extra_tool.clone()).filter(|t| !t.is_empty()),
+            };
+            std::thread::spawn(move || relay_delayed(out, delay, edit))
         });
     }
     let started = Instant::now();
@@ -414,9 +428,26 @@ fn lines(from: impl std::io::Read) -> impl Iterator<Item = Vec<u8>> {
     })
 }
 
-/// `line` with `suffix` appended to every tool name of a `tools/list` answer (the line
-/// unchanged when it is no such answer).
-fn renamed_tools(line: Vec<u8>, suffix: &str) -> Vec<u8> {
+/// How the shim changes the tools a subject lists.
+#[derive(Default)]
+struct Edit {
+    /// Appended to every tool name.
+    suffix: Option<String>,
+    /// The first tool left out.
+    drop_first: bool,
+    /// A tool of this name added.
+    extra: Option<String>,
+}
+
+impl Edit {
+    fn any(&self) -> bool {
+        self.suffix.is_some() || self.drop_first || self.extra.is_some()
+    }
+}
+
+/// `line` with the listed tools changed by `edit` when it is a `tools/list` answer
+/// (unchanged when it is no such answer).
+fn edited_tools(line: Vec<u8>, edit: &Edit) -> Vec<u8> {
     let Ok(mut m) = serde_json::from_slice::<serde_json::Value>(&line) else {
         return line;
     };
@@ -426,19 +457,30 @@ fn renamed_tools(line: Vec<u8>, suffix: &str) -> Vec<u8> {
     else {
         return line;
     };
-    for t in tools {
-        if let Some(name) = t.get("name").and_then(serde_json::Value::as_str) {
-            t["name"] = serde_json::Value::from(format!("{name}{suffix}"));
+    if let Some(suffix) = &edit.suffix {
+        for t in tools.iter_mut() {
+            if let Some(name) = t.get("name").and_then(serde_json::Value::as_str) {
+                t["name"] = serde_json::Value::from(format!("{name}{suffix}"));
+            }
         }
+    }
+    if edit.drop_first && !tools.is_empty() {
+        tools.remove(0);
+    }
+    if let Some(extra) = &edit.extra {
+        tools.push(
+            serde_json::json!({"name": extra, "description": "added by this version",
+            "inputSchema": {"type": "object"}}),
+        );
     }
     let mut out = serde_json::to_vec(&m).expect("a value serializes");
     out.push(b'\n');
     out
 }
 
-/// Pass each line of `from` to stdout `delay` after it arrived, in order (with tool
-/// names renamed when `suffix` is given).
-fn relay_delayed(from: std::process::ChildStdout, delay: Duration, suffix: Option<String>) {
+/// Pass each line of `from` to stdout `delay` after it arrived, in order (with the
+/// listed tools changed by `edit`).
+fn relay_delayed(from: std::process::ChildStdout, delay: Duration, edit: Edit) {
     use std::io::Write;
     let (tx, rx) = std::sync::mpsc::channel::<(Instant, Vec<u8>)>();
     let writer = std::thread::spawn(move || {
@@ -455,9 +497,10 @@ fn relay_delayed(from: std::process::ChildStdout, delay: Duration, suffix: Optio
         }
     });
     for line in lines(from) {
-        let line = match &suffix {
-            Some(s) => renamed_tools(line, s),
-            None => line,
+        let line = if edit.any() {
+            edited_tools(line, &edit)
+        } else {
+            line
         };
         if tx.send((Instant::now(), line)).is_err() {
             break;
@@ -825,18 +868,40 @@ mod tests {
     use super::*;
 
     #[test]
-    fn only_a_tools_list_answer_is_renamed() {
+    fn only_a_tools_list_answer_is_edited() {
         let line = br#"{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"a"},{"name":"b"}]}}
 "#
         .to_vec();
-        let out: serde_json::Value = serde_json::from_slice(&renamed_tools(line, "-x")).unwrap();
+        let renamed = Edit {
+            suffix: Some("-x".into()),
+            ..Edit::default()
+        };
+        let out: serde_json::Value =
+            serde_json::from_slice(&edited_tools(line.clone(), &renamed)).unwrap();
         assert_eq!(out["result"]["tools"][0]["name"], "a-x");
         assert_eq!(out["result"]["tools"][1]["name"], "b-x");
+        // The first left out, one added.
+        let changed = Edit {
+            drop_first: true,
+            extra: Some("c".into()),
+            ..Edit::default()
+        };
+        let out: serde_json::Value = serde_json::from_slice(&edited_tools(line, &changed)).unwrap();
+        let names: Vec<&str> = out["result"]["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["name"].as_str().unwrap())
+            .collect();
+        assert_eq!(names, ["b", "c"]);
         let other = br#"{"jsonrpc":"2.0","id":1,"result":{}}
 "#
         .to_vec();
-        assert_eq!(renamed_tools(other.clone(), "-x"), other);
-        assert_eq!(renamed_tools(b"not json\n".to_vec(), "-x"), b"not json\n");
+        assert_eq!(edited_tools(other.clone(), &changed), other);
+        assert_eq!(
+            edited_tools(b"not json\n".to_vec(), &renamed),
+            b"not json\n"
+        );
     }
 
     #[test]

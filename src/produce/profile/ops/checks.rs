@@ -13,6 +13,7 @@ use super::ending;
 use super::load;
 use super::overload;
 use super::recovery;
+use super::skew;
 use super::storage;
 use super::workload::Workload;
 use crate::judge::ops::{self as reading, PROFILE as P};
@@ -94,6 +95,10 @@ pub const CHECKS: &[CheckDecl] = &[
         .basis(&[Basis::both(PROFILE, "required check restart", L::Profile, "ended and started afresh, the subject opens again and declares the state a client knew it by: the same server, protocol version, capabilities and tools")])
         .alone().launch()
         .judged("No MCP requirement: MCP promises nothing across processes (a change within a session is announced with `notifications/tools/list_changed`); the profile's own. The subject is opened and its tools listed, ended through its input (MCP's stdio shutdown), and started afresh with the same injection; the fresh process must open and declare the same surface, read from both stored transcripts. The declared state compared is what every subject declares: server name, protocol version, capability names and tool names (state a subject keeps in files is not compared: in the sandbox each process has its own upper layer). The control renames every listed tool with a suffix drawn per process (a surface that differs at every start, as a server that names tools at random or lists them before it registered them all); the mutant renames them the same way at every start."),
+    CheckDecl::new(P, "rolling-version-skew", skew::rolling_version_skew, reading::SKEW_COMPATIBLE, reading::SKEW_TOOL_REMOVED)
+        .basis(&[Basis::both(PROFILE, "required check rolling-version-skew", L::Profile, "during a rolling update the subject's two versions run at once: the other version opens beside the running one, agrees to the protocol revision the running one negotiated and lists every tool the running one listed (added ones allowed), and the running one goes on serving")])
+        .alone().launch()
+        .judged("No MCP requirement: MCP promises nothing across versions (a change within a session is announced with `notifications/tools/list_changed`); the profile's own. Needs the workload's `[versionSkew]` declaration (the other version's command and what it is); without it NOT_OBSERVED, and NOT_OBSERVED when its command cannot be started, when it names itself another server, or when the running version lists no tools. The running version (the subject, nothing injected) is opened and its tools listed; the other version is started beside it (same environment, same sandbox) and opened and its tools listed; then the running version is sent a request. From both stored transcripts: the other version must open and list its tools (else the two cannot run at once), agree to every revision the running one did, and list every tool the running one listed; the running one must answer with a result. The control leaves the first tool out of the other version's list at the transport (the shim: a tool removed between versions); the mutant adds one (an additive change), which must be read as compatible."),
     CheckDecl::new(P, "downstream-failure", downstream::downstream_failure, reading::DOWNSTREAM_FAILURE_REPORTED, reading::DOWNSTREAM_FALSE_SUCCESS)
         .basis(&[
             Basis::pos(JSONRPC, "§4", L::Must, "the server MUST reply to every request: the calls whose downstream is unavailable too, and the request after them"),
@@ -177,7 +182,11 @@ pub(super) fn workload<'c>(ctx: &'c Ctx<'_>) -> &'c Workload {
 /// The subject's launch with `spec` injected through the shim (its own launch when
 /// nothing is injected).
 pub(super) fn shimmed(ctx: &Ctx, spec: &Value) -> Result<Launch, String> {
-    let base = ctx.stdio_launch();
+    shim_over(ctx.stdio_launch(), spec)
+}
+
+/// `base` with `spec` injected through the shim (`base` itself when nothing is).
+pub(super) fn shim_over(base: &Launch, spec: &Value) -> Result<Launch, String> {
     let parsed: Spec =
         serde_json::from_value(spec.clone()).map_err(|e| format!("bad injection {spec}: {e}"))?;
     if parsed == Spec::default() {

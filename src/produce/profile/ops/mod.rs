@@ -14,6 +14,7 @@ pub mod overload;
 pub mod recovery;
 pub mod report;
 pub mod sample;
+pub mod skew;
 pub mod storage;
 pub mod workload;
 

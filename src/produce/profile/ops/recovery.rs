@@ -107,7 +107,7 @@ pub fn duplicate_delivery(ctx: &Ctx) -> CheckRun {
 
 /// `tools/list` under the evaluated revision (at 2026-07-28 the liveness request is
 /// that listing already).
-fn tools_line(ctx: &Ctx) -> (Value, Vec<u8>) {
+pub(super) fn tools_line(ctx: &Ctx) -> (Value, Vec<u8>) {
     if ctx.modern() {
         ctx.live_line()
     } else {

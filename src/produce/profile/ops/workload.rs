@@ -39,6 +39,23 @@ pub struct Workload {
     /// `partial-outage` are NOT_OBSERVED without it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub downstream: Option<DownstreamDecl>,
+    /// The subject's other version (optional): `rolling-version-skew` is NOT_OBSERVED
+    /// without it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub version_skew: Option<VersionSkewDecl>,
+}
+
+/// The other version of the subject a rolling update runs beside it (the next release,
+/// or the one before): started the way the subject is (its environment, its sandbox),
+/// at the same time.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct VersionSkewDecl {
+    /// The other version's command: its program (a path, or a name looked up in PATH)
+    /// and arguments.
+    pub command: Vec<String>,
+    /// What the other version is (free text, recorded: `0.3.0`, `main at abc123`).
+    pub label: String,
 }
 
 /// A downstream a subject declares it calls over HTTP: the environment variable it reads
@@ -333,6 +350,13 @@ impl Workload {
                 return bad("downstream.recoveryMs must be 100 to 60000");
             }
         }
+        if let Some(v) = &self.version_skew
+            && (v.command.first().is_none_or(String::is_empty) || v.label.is_empty())
+        {
+            return bad(
+                "versionSkew.command must name a program and versionSkew.label say which version it is",
+            );
+        }
         if let Some(r) = &self.rate_limit {
             if !(1..=1000).contains(&r.requests) {
                 return bad("rateLimit.requests must be 1 to 1000");
@@ -487,6 +511,25 @@ mod tests {
             assert!(
                 matches!(&e, Err(WorkloadError::Invalid(m)) if m.contains(says)),
                 "{to}: {e:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_version_skew_declaration_is_optional_and_checked() {
+        assert_eq!(Workload::builtin().version_skew, None);
+        let declared = format!(
+            "{DEFAULT_TOML}\n[versionSkew]\ncommand = [\"mcpres\", \"serve\"]\nlabel = \"next\"\n"
+        );
+        let w = Workload::parse(&declared).unwrap();
+        assert_eq!(w.version_skew.clone().unwrap().command, ["mcpres", "serve"]);
+        assert_eq!(w.to_json()["versionSkew"]["label"], "next");
+        assert_eq!(from_json(&w.to_json()), Some(w.clone()));
+        for bad in ["command = []", "command = [\"\"]"] {
+            let e = Workload::parse(&declared.replace("command = [\"mcpres\", \"serve\"]", bad));
+            assert!(
+                matches!(&e, Err(WorkloadError::Invalid(m)) if m.contains("versionSkew")),
+                "{bad}: {e:?}"
             );
         }
     }

@@ -1,0 +1,110 @@
+//! `rolling-version-skew`: the subject's other version (the workload's `[versionSkew]`:
+//! the next release, or the one before) started beside the running one, as a rolling
+//! update does. A client that learned the running version's surface must find it on
+//! the other: the same protocol revision, every tool it was shown; and the running
+//! version must go on serving while the other starts. The record stores both
+//! transcripts under `observation.ops`; its label is [`crate::judge::ops::reading`] of
+//! that record.
+
+use serde_json::{Value, json};
+
+use super::checks::{record, reply_label, shim_over, three_unless_unobserved, workload};
+use super::recovery::tools_line;
+use crate::judge::ops as reading;
+use crate::model::vocab::ProbeOutcome::*;
+use crate::produce::drive::ident::artifact_digest;
+use crate::produce::drive::spawn::resolve_executable;
+use crate::produce::profile::check::{CheckRun, Ctx};
+use crate::produce::profile::probe::{Launch, Reply};
+
+/// The other version's launch: its program resolved as the subject's is, started with
+/// the subject's environment and sandbox.
+fn other_launch(ctx: &Ctx, command: &[String]) -> Result<Launch, String> {
+    let base = ctx.stdio_launch();
+    let (program, args) = command.split_first().ok_or("no command")?;
+    let program = resolve_executable(program, program)?;
+    Ok(Launch {
+        program,
+        args: args.to_vec(),
+        env: base.env.clone(),
+        sandbox: base.sandbox.clone(),
+    })
+}
+
+fn skew(ctx: &Ctx, role: &str) -> Value {
+    let w = workload(ctx);
+    let v = w.version_skew.as_ref().expect("checked by the caller");
+    let mut rec = record(ctx, "rolling-version-skew", role, "skew");
+    let other = other_launch(ctx, &v.command);
+    rec["otherVersion"] = json!({
+        "label": v.label,
+        "command": v.command,
+        "artifactSha256": other.as_ref().ok().and_then(|l| artifact_digest(&l.program).ok()).map(|(d, _)| d),
+    });
+    if let Err(why) = &other {
+        rec["otherNotStarted"] = json!(why);
+        return json!({"observation": {"ops": rec}});
+    }
+    // The running version: the subject as it is, nothing injected.
+    let mut running = match ctx.start() {
+        Ok(p) => p,
+        Err(why) => {
+            rec["startError"] = json!(why);
+            return json!({"observation": {"ops": rec}});
+        }
+    };
+    let open = ctx.open(&mut running);
+    rec["open"] = json!(reply_label(&open));
+    if matches!(open, Reply::Result(_)) {
+        let (tools, line) = tools_line(ctx);
+        running.send(line);
+        let _ = running.reply(&tools, ctx.answer);
+        rec["toolsId"] = tools;
+        // The other version (with the role's injection) beside it.
+        let mut o = json!({});
+        match other
+            .and_then(|l| shim_over(&l, &rec["injected"]))
+            .and_then(|l| ctx.start_with(&l))
+        {
+            Err(why) => o["startError"] = json!(why),
+            Ok(mut probe) => {
+                let open = ctx.open(&mut probe);
+                o["open"] = json!(reply_label(&open));
+                let (listed, line) = tools_line(ctx);
+                if matches!(open, Reply::Result(_)) {
+                    probe.send(line);
+                    let _ = probe.reply(&listed, ctx.answer);
+                }
+                o["toolsId"] = listed;
+                // The running version still serving while the other runs.
+                let (after, line) = ctx.live_line();
+                running.send(line);
+                let _ = running.reply(&after, ctx.answer);
+                rec["afterId"] = after;
+                o["transcript"] = ctx.finish(probe, json!({}));
+            }
+        }
+        rec["other"] = o;
+    }
+    ctx.finish(running, json!({"ops": rec}))
+}
+
+pub fn rolling_version_skew(ctx: &Ctx) -> CheckRun {
+    let check = "rolling-version-skew";
+    if workload(ctx).version_skew.is_none() {
+        return CheckRun::not_observed(
+            check,
+            "the workload declares no other version of the subject ([versionSkew] command, label): nothing to run beside it",
+        );
+    }
+    let held = reading::SKEW_COMPATIBLE;
+    // A running version with no tools, or another server declared, leaves nothing to
+    // compare: not observed, with what the positive's record says.
+    three_unless_unobserved(
+        check,
+        held,
+        (Reject, reading::SKEW_TOOL_REMOVED),
+        (Accept, held),
+        |role| skew(ctx, role),
+    )
+}

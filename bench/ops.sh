@@ -4,7 +4,9 @@
 # and what the load generator measured of itself: whole `mcpres profile run
 # operational-resilience` processes against the reference server over stdio,
 # with the built-in workload plus the reference server's declared limit
-# (bundles/profiles/reference-workload.toml, `serve --max-in-flight 8 --rate-limit 100/1000 --state-dir /var/tmp`), RUNS
+# (bundles/profiles/reference-workload.toml, `serve --max-in-flight 8 --rate-limit 100/1000
+# --state-dir /var/tmp --downstream-env MCPRES_DOWNSTREAM_URL`; its other version is `mcpres`
+# in PATH, this build's directory first), RUNS
 # times (default 2), each timed; then the
 # generator's ceiling and the positive soak's latency from each run's
 # measurement report.
@@ -14,12 +16,14 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 BIN="$(realpath "${MCPRES_BIN:-target/release/mcpres}")"
 RUNS="${RUNS:-2}"
+export PATH="$(dirname "$BIN"):$PATH"
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 for i in $(seq 1 "$RUNS"); do
   start=$(date +%s.%N)
   "$BIN" profile run operational-resilience --workload bundles/profiles/reference-workload.toml \
-    -o "$tmp/run$i" -- "$BIN" serve --max-in-flight 8 --rate-limit 100/1000 --state-dir /var/tmp >/dev/null 2>&1 || true
+    -o "$tmp/run$i" -- "$BIN" serve --max-in-flight 8 --rate-limit 100/1000 --state-dir /var/tmp \
+    --downstream-env MCPRES_DOWNSTREAM_URL >/dev/null 2>&1 || true
   end=$(date +%s.%N)
   python3 - "$tmp/run$i" "$(echo "$end - $start" | bc)" <<'PY'
 import json, sys

@@ -31,11 +31,14 @@ for rev in 2025-11-25 2026-07-28; do
     [ -n "${MCPRES_PY_MCP_PYTHON:-}" ] && leg python-sdk "$profile" "$rev" "$MCPRES_PY_MCP_PYTHON" tests/subjects/py_echo_server.py
   done
 done
-# Operational resilience (22 of its 26 checks, stdio): one leg per subject and revision it
+# Operational resilience (all 26 checks, stdio): one leg per subject and revision it
 # opens; no preflight probe (every check opens the subject itself). The reference server
-# runs with its limit declared (reference-workload.toml: the built-in workload plus
-# [subject], [rateLimit] and [storage] for --max-in-flight 8 --rate-limit 100/1000 --state-dir /var/tmp); the third-party subjects with the built-in workload,
-# which declares no limit (their limit and storage checks are NOT_OBSERVED).
+# runs with what it offers declared (reference-workload.toml: the built-in workload plus
+# [subject], [rateLimit], [storage], [downstream] and [versionSkew] for its options
+# below); the third-party subjects with the built-in workload, which declares none of
+# those (the nine checks that need them are NOT_OBSERVED). The reference workload names
+# its other version `mcpres`, looked up in PATH: this build's directory comes first.
+export PATH="$(dirname "$BIN"):$PATH"
 ops() {
   local name="$1" revision="$2" workload="$3"; shift 3
   local dir="$OUT/$name-operational-resilience-$revision"
@@ -43,7 +46,7 @@ ops() {
   "$BIN" profile run operational-resilience --revision "$revision" ${workload:+--workload "$workload"} -o "$dir" -- "$@" 2>/dev/null | tail -1
 }
 for rev in 2025-11-25 2026-07-28; do
-  ops reference "$rev" "$OUT/reference-workload.toml" "$BIN" serve --max-in-flight 8 --rate-limit 100/1000 --state-dir /var/tmp
+  ops reference "$rev" "$OUT/reference-workload.toml" "$BIN" serve --max-in-flight 8 --rate-limit 100/1000 --state-dir /var/tmp --downstream-env MCPRES_DOWNSTREAM_URL
   [ -n "${MCPRES_PY_MCP_PYTHON:-}" ] && ops python-sdk "$rev" "" "$MCPRES_PY_MCP_PYTHON" tests/subjects/py_echo_server.py
 done
 [ -n "${MCPRES_EVERYTHING_DIR:-}" ] && ops everything 2025-11-25 "" node "$MCPRES_EVERYTHING_DIR/dist/index.js" stdio

@@ -218,7 +218,7 @@ pub fn main(args: ProfileRunArgs) -> CliResult {
         Ok(o) => o,
         Err(e) => {
             let (message, failing) = match &e {
-                ProfileError::NothingObserved => (format!("{who}: {e}"), true),
+                ProfileError::NothingObserved(_) => (format!("{who}: {e}"), true),
                 _ => (format!("{who}: {e}"), false),
             };
             if json_mode {

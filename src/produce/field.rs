@@ -701,7 +701,7 @@ pub fn run(
                         return Err(FieldError::Io { path, source });
                     }
                     Err(ProfileError::Store(e)) => return Err(FieldError::Store(e)),
-                    Err(e @ (ProfileError::Usage(_) | ProfileError::NothingObserved)) => {
+                    Err(e @ (ProfileError::Usage(_) | ProfileError::NothingObserved(_))) => {
                         not_run(leg, registry, &kernel, &e.to_string())
                     }
                 }

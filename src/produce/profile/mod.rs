@@ -120,8 +120,8 @@ pub const STREAMABLE_HTTP: &str = "mcp-res/streamable-http/v1";
 pub enum ProfileError {
     #[error("{0}")]
     Usage(String),
-    #[error("no check could be observed against this subject; nothing to evaluate")]
-    NothingObserved,
+    #[error("no check could be observed against this subject; nothing to evaluate ({})", .0.join("; "))]
+    NothingObserved(Vec<String>),
     #[error("the run was cancelled; nothing was kept")]
     Cancelled,
     #[error("cannot write {path}: {source}")]
@@ -172,9 +172,14 @@ pub fn plan(
         .get(profile)
         .ok_or_else(|| ProfileError::Usage(format!("no profile {profile} is registered")))?;
     let decls = runnable(profile).ok_or_else(|| {
+        let ops = crate::produce::profile::ops::checks::CHECKS.len();
+        let ops = if ops == 26 {
+            "all 26 of its checks".to_string()
+        } else {
+            format!("{ops} of its 26 checks")
+        };
         ProfileError::Usage(format!(
-            "mcpres can run mcp-res/stdio-transport/v1, mcp-res/protocol-revision/v1, mcp-res/streamable-http/v1 and mcp-res/operational-resilience/v1 ({} of its 26 checks); not {profile}",
-            crate::produce::profile::ops::checks::CHECKS.len()
+            "mcpres can run mcp-res/stdio-transport/v1, mcp-res/protocol-revision/v1, mcp-res/streamable-http/v1 and mcp-res/operational-resilience/v1 ({ops}); not {profile}"
         ))
     })?;
     let rev = revision.as_str();
@@ -527,7 +532,12 @@ pub fn run_planned(
         return Err(ProfileError::Cancelled);
     }
     if evaluated.is_empty() {
-        return Err(ProfileError::NothingObserved);
+        // Why each was not observed, in the check's own words.
+        let why = run_checks
+            .iter()
+            .map(|c| format!("{}: {}", c.id, c.detail))
+            .collect();
+        return Err(ProfileError::NothingObserved(why));
     }
     // Cleanup: every probe ended with nothing of its tree left, and nothing
     // adopted is left now.

@@ -1387,7 +1387,7 @@ fn revisions(surface: &Value) -> Vec<String> {
 
 /// `rolling-version-skew`: the running version opened and its tools listed
 /// (`toolsId`); the declared other version started beside it (`other`: its own
-/// transcript, opened and its tools listed), and a request to the running version while
+/// transcript, opened and its tools listed, `afterId`), and a request to the running version while
 /// the other runs (`afterId`). The other version must open, agree to every revision the
 /// running one did, and list every tool the running one listed; the running one must
 /// answer the request after with a result. Read from both stored transcripts.
@@ -1429,7 +1429,7 @@ fn skew_reading(rec: &Value, transcript: &Value) -> Reading {
             format!("the other version ({label}) could not start beside the running one: {why}"),
         );
     }
-    let theirs = match declared_surface(&other["transcript"], &other["toolsId"]) {
+    let theirs = match declared_surface(&other["transcript"], &other["afterId"]) {
         Ok(s) => s,
         Err(why) => {
             return read(

@@ -118,6 +118,16 @@ pub(super) fn tools_line(ctx: &Ctx) -> (Value, Vec<u8>) {
 /// A fresh process of the subject from `launch`, opened and asked for its tools; its
 /// transcript is kept whole.
 fn fresh(ctx: &Ctx, launch: Result<Launch, String>) -> Value {
+    fresh_with(ctx, launch, || {})
+}
+
+/// [`fresh`], with `meanwhile` done once it has listed its tools, before it ends (while
+/// it still runs).
+pub(super) fn fresh_with(
+    ctx: &Ctx,
+    launch: Result<Launch, String>,
+    meanwhile: impl FnOnce(),
+) -> Value {
     let mut r = json!({});
     match launch.and_then(|l| ctx.start_with(&l)) {
         Err(why) => r["startError"] = json!(why),
@@ -130,6 +140,7 @@ fn fresh(ctx: &Ctx, launch: Result<Launch, String>) -> Value {
                 let _ = probe.reply(&after, ctx.answer);
             }
             r["afterId"] = after;
+            meanwhile();
             r["transcript"] = ctx.finish(probe, json!({}));
         }
     }

@@ -9,7 +9,7 @@
 use serde_json::{Value, json};
 
 use super::checks::{record, reply_label, shim_over, three_unless_unobserved, workload};
-use super::recovery::tools_line;
+use super::recovery::{fresh_with, tools_line};
 use crate::judge::ops as reading;
 use crate::model::vocab::ProbeOutcome::*;
 use crate::produce::drive::ident::artifact_digest;
@@ -60,31 +60,17 @@ fn skew(ctx: &Ctx, role: &str) -> Value {
         running.send(line);
         let _ = running.reply(&tools, ctx.answer);
         rec["toolsId"] = tools;
-        // The other version (with the role's injection) beside it.
-        let mut o = json!({});
-        match other
-            .and_then(|l| shim_over(&l, &rec["injected"]))
-            .and_then(|l| ctx.start_with(&l))
-        {
-            Err(why) => o["startError"] = json!(why),
-            Ok(mut probe) => {
-                let open = ctx.open(&mut probe);
-                o["open"] = json!(reply_label(&open));
-                let (listed, line) = tools_line(ctx);
-                if matches!(open, Reply::Result(_)) {
-                    probe.send(line);
-                    let _ = probe.reply(&listed, ctx.answer);
-                }
-                o["toolsId"] = listed;
-                // The running version still serving while the other runs.
-                let (after, line) = ctx.live_line();
-                running.send(line);
-                let _ = running.reply(&after, ctx.answer);
-                rec["afterId"] = after;
-                o["transcript"] = ctx.finish(probe, json!({}));
-            }
-        }
-        rec["other"] = o;
+        // The other version (with the role's injection) beside it; the running version
+        // asked once more while the other still runs.
+        let launch = other.and_then(|l| shim_over(&l, &rec["injected"]));
+        let mut after = Value::Null;
+        rec["other"] = fresh_with(ctx, launch, || {
+            let (id, line) = ctx.live_line();
+            running.send(line);
+            let _ = running.reply(&id, ctx.answer);
+            after = id;
+        });
+        rec["afterId"] = after;
     }
     ctx.finish(running, json!({"ops": rec}))
 }

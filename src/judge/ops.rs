@@ -2902,6 +2902,70 @@ mod tests {
         );
     }
 
+    /// A skew record: the running version's opening and tools (`ours`), the other
+    /// version's (`theirs`), and whether the running one answered the request after.
+    fn skew_transcript(ours: (&str, &[&str]), theirs: (&str, &[&str]), served: bool) -> Value {
+        let side = |(rev, tools): (&str, &[&str]), name: &str| {
+            let tools: Vec<Value> = tools.iter().map(|t| json!({"name": t})).collect();
+            let open = json!({"jsonrpc": "2.0", "id": 1, "result": {"protocolVersion": rev,
+                "capabilities": {"tools": {}}, "serverInfo": {"name": name}}});
+            let list = json!({"jsonrpc": "2.0", "id": 2, "result": {"tools": tools}});
+            vec![
+                json!({"atMs": 1, "stream": "stdin", "text": "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\"}\n"}),
+                json!({"atMs": 2, "stream": "stdout", "text": format!("{open}\n")}),
+                json!({"atMs": 3, "stream": "stdout", "text": format!("{list}\n")}),
+            ]
+        };
+        let mut chunks = side(ours, "s");
+        if served {
+            chunks.push(json!({"atMs": 9, "stream": "stdout", "text": "{\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{}}\n"}));
+        }
+        let w = json!({"versionSkew": {"command": ["x"], "label": "next"}});
+        json!({"chunks": chunks, "observation": {"ops": {
+            "kind": "skew", "workload": w, "open": "result",
+            "injected": injection("rolling-version-skew", "positive", &w),
+            "toolsId": 2, "afterId": 3, "otherVersion": {"label": "next"},
+            "other": {"afterId": 2, "transcript": {"chunks": side(theirs, "s")}},
+        }}})
+    }
+
+    #[test]
+    fn a_version_skew_is_read_from_both_transcripts() {
+        let r = |t: Value| {
+            let r = super::reading("rolling-version-skew", "positive", &t).unwrap();
+            (r.0, r.1)
+        };
+        let rev = "2025-11-25";
+        assert_eq!(
+            r(skew_transcript(
+                (rev, &["a", "b"]),
+                (rev, &["b", "a", "c"]),
+                true
+            )),
+            (ProbeOutcome::Accept, SKEW_COMPATIBLE.into())
+        );
+        assert_eq!(
+            r(skew_transcript((rev, &["a", "b"]), (rev, &["a"]), true)),
+            (ProbeOutcome::Reject, SKEW_TOOL_REMOVED.into())
+        );
+        assert_eq!(
+            r(skew_transcript((rev, &["a"]), ("2025-06-18", &["a"]), true)),
+            (ProbeOutcome::Reject, SKEW_REVISION_DROPPED.into())
+        );
+        assert_eq!(
+            r(skew_transcript((rev, &["a"]), (rev, &["a"]), false)),
+            (ProbeOutcome::Reject, SKEW_RUNNING_STOPPED.into())
+        );
+        assert_eq!(
+            r(skew_transcript((rev, &[]), (rev, &["a"]), true)),
+            (ProbeOutcome::NotObserved, SKEW_NO_TOOLS.into())
+        );
+        // The other version's stored transcript gone: it did not open beside the running one.
+        let mut t = skew_transcript((rev, &["a"]), (rev, &["a"]), true);
+        t["observation"]["ops"]["other"]["transcript"] = json!({"chunks": []});
+        assert_eq!(r(t), (ProbeOutcome::Reject, SKEW_OTHER_FAILED.into()));
+    }
+
     #[test]
     fn quantiles_are_nearest_rank() {
         let v: Vec<u64> = (1..=100).collect();

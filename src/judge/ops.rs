@@ -1307,6 +1307,21 @@ fn declared_surface(transcript: &Value, tools_id: &Value) -> Result<Value, Strin
     }))
 }
 
+/// The surface a fresh process declared (a record of `recovery::fresh`: `startError`, or
+/// its `transcript` and the id of its tool listing, `afterId`); else the rejection with
+/// `reason`, said with `words` (for a start that failed, and for a surface not found).
+fn fresh_surface(fresh: &Value, reason: &str, words: (&str, &str)) -> Result<Value, Reading> {
+    if let Some(why) = fresh["startError"].as_str() {
+        return Err(read(
+            ProbeOutcome::Reject,
+            reason,
+            format!("{}: {why}", words.0),
+        ));
+    }
+    declared_surface(&fresh["transcript"], &fresh["afterId"])
+        .map_err(|why| read(ProbeOutcome::Reject, reason, format!("{}: {why}", words.1)))
+}
+
 /// `restart`: the subject opened and its tools listed, ended through its input
 /// (MCP's stdio shutdown), then started afresh with the same injection: the fresh
 /// process must open and declare the same surface (server, protocol version,
@@ -1330,23 +1345,13 @@ fn restart_reading(rec: &Value, transcript: &Value) -> Reading {
             };
         }
     };
-    let restart = &rec["restart"];
-    if let Some(why) = restart["startError"].as_str() {
-        return read(
-            ProbeOutcome::Reject,
-            RESTART_FAILED,
-            format!("the fresh process could not start: {why}"),
-        );
-    }
-    let after = match declared_surface(&restart["transcript"], &restart["afterId"]) {
+    let after = match fresh_surface(
+        &rec["restart"],
+        RESTART_FAILED,
+        ("the fresh process could not start", "after the restart"),
+    ) {
         Ok(s) => s,
-        Err(why) => {
-            return read(
-                ProbeOutcome::Reject,
-                RESTART_FAILED,
-                format!("after the restart: {why}"),
-            );
-        }
+        Err(refused) => return refused,
     };
     if before == after {
         return read(
@@ -1422,22 +1427,16 @@ fn skew_reading(rec: &Value, transcript: &Value) -> Reading {
     }
     let other = &rec["other"];
     let label = rec["otherVersion"]["label"].as_str().unwrap_or("?");
-    if let Some(why) = other["startError"].as_str() {
-        return read(
-            ProbeOutcome::Reject,
-            SKEW_OTHER_FAILED,
-            format!("the other version ({label}) could not start beside the running one: {why}"),
-        );
-    }
-    let theirs = match declared_surface(&other["transcript"], &other["afterId"]) {
+    let theirs = match fresh_surface(
+        other,
+        SKEW_OTHER_FAILED,
+        (
+            &format!("the other version ({label}) could not start beside the running one"),
+            &format!("the other version ({label}) beside the running one"),
+        ),
+    ) {
         Ok(s) => s,
-        Err(why) => {
-            return read(
-                ProbeOutcome::Reject,
-                SKEW_OTHER_FAILED,
-                format!("the other version ({label}) beside the running one: {why}"),
-            );
-        }
+        Err(refused) => return refused,
     };
     if theirs["server"] != running["server"] {
         return read(

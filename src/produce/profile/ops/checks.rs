@@ -261,6 +261,20 @@ pub(super) fn live_after(ctx: &Ctx, probe: &mut Probe, rec: &mut Value) {
     rec["afterId"] = after;
 }
 
+/// The operational record of observation `transcript`, taken out of it (the transcript
+/// is left without `observation`): for a baseline nested in another observation's record.
+pub(super) fn take_record(transcript: &mut Value) -> Value {
+    let rec = transcript
+        .get_mut("observation")
+        .and_then(|o| o.get_mut("ops"))
+        .map(Value::take)
+        .unwrap_or_default();
+    if let Some(obj) = transcript.as_object_mut() {
+        obj.remove("observation");
+    }
+    rec
+}
+
 /// The three observations of a check, each made by `run(role)` and labelled by the
 /// reading: the positive must give `held`, the control `negative`, the mutant `mutant`
 /// (and never the control's reason).

@@ -11,7 +11,9 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use super::checks::{live_after, record, reply_label, started, three_unless_unobserved, workload};
+use super::checks::{
+    live_after, record, reply_label, started, take_record, three_unless_unobserved, workload,
+};
 use super::workload::DownstreamDecl;
 use crate::judge::ops as reading;
 use crate::model::vocab::ProbeOutcome::*;
@@ -75,14 +77,7 @@ fn failure(ctx: &Ctx, role: &str) -> Value {
         // work, and reach the stub.
         let injected = json!({"downstreamEnv": d.url_env, "downstreamPhase": "up"});
         let mut transcript = calls_once(ctx, json!({"injected": injected}), d, 1);
-        let base = transcript
-            .get_mut("observation")
-            .and_then(|o| o.get_mut("ops"))
-            .map(Value::take)
-            .unwrap_or_default();
-        if let Some(obj) = transcript.as_object_mut() {
-            obj.remove("observation");
-        }
+        let base = take_record(&mut transcript);
         rec["baseline"] = json!({
             "injected": base["injected"],
             "callId": base["callIds"][0],

@@ -10,7 +10,8 @@
 use serde_json::{Value, json};
 
 use super::checks::{
-    live_after, record, reply_label, started_with_faults, three_unless_unobserved, workload,
+    live_after, record, reply_label, started_with_faults, take_record, three_unless_unobserved,
+    workload,
 };
 use super::workload::StorageDecl;
 use crate::judge::ops as reading;
@@ -62,16 +63,9 @@ fn storage(ctx: &Ctx, check: &str, role: &str) -> Value {
     if role == "positive" {
         // The same write with no fault first, in a process of its own: it must work.
         let mut transcript = write_once(ctx, json!({"injected": {}}), s, None);
-        let mut base = transcript
-            .get_mut("observation")
-            .and_then(|o| o.get_mut("ops"))
-            .map(Value::take)
-            .unwrap_or_default();
+        let mut base = take_record(&mut transcript);
         if let Some(obj) = base.as_object_mut() {
             obj.remove("injected");
-        }
-        if let Some(obj) = transcript.as_object_mut() {
-            obj.remove("observation");
         }
         base["transcript"] = transcript;
         rec["baseline"] = base;

@@ -244,6 +244,86 @@ fn the_honest_subject_passes_every_check_and_its_evaluation_is_valid() {
     assert!(m["peakRssKib"].as_u64().unwrap() > 0, "{m}");
 }
 
+/// Over Streamable HTTP the five checks about the subject's process (its starts, a
+/// crash, SIGTERM, its cleanup) run, on both revisions: the honest subject passes them
+/// and every other check is NOT_OBSERVED with the reason; each process defect fails its
+/// own check, with the reason its record gives, and `validate` refuses it.
+#[test]
+fn the_process_checks_run_over_streamable_http() {
+    let http = ["--http", "http://127.0.0.1:0/mcp"];
+    let over_http = [
+        "cold-start",
+        "warm-start",
+        "process-crash",
+        "forced-shutdown",
+        "cleanup",
+    ];
+    for revision in ["2025-11-25", "2026-07-28"] {
+        let tmp = tempfile::tempdir().unwrap();
+        let mut options = http.to_vec();
+        options.extend(["--revision", revision]);
+        let (dir, verdicts) =
+            run_with_options(&tmp, WORKLOAD, &[], &options, &["--http-port", "{port}"]);
+        assert_eq!(verdicts.len(), 26);
+        for (id, verdict, reason) in &verdicts {
+            if over_http.contains(&id.as_str()) {
+                assert_eq!(verdict, "PASS", "{revision} {id}: {reason}");
+            } else {
+                assert_eq!(verdict, "NOT_OBSERVED", "{revision} {id}: {reason}");
+            }
+        }
+        let (code, text) = validate(&dir);
+        assert_eq!(code, 0, "{revision}: {text}");
+        // The record says which transport it was made over, and holds the HTTP bytes.
+        let t = read_json(&dir.join("artifacts/process-crash/positive.json"));
+        assert_eq!(
+            t["transcript"]["observation"]["ops"]["transport"],
+            "streamable-http"
+        );
+        assert!(t["transcript"]["http"]["connections"].as_u64().unwrap() >= 2);
+    }
+    let cases: [(&str, &[&str], &str); 4] = [
+        (
+            "cold-start",
+            &["--slow-start-ms", "3000"],
+            "MCP_RES_OPS_START_OVER_BUDGET",
+        ),
+        (
+            "forced-shutdown",
+            &["--ignore-sigterm"],
+            "MCP_RES_OPS_TERM_OVER_BUDGET",
+        ),
+        ("cleanup", &["--orphan"], "MCP_RES_OPS_RESIDUE_LEFT"),
+        ("process-crash", &["--orphan"], "MCP_RES_OPS_CRASH_RESIDUE"),
+    ];
+    for (check, flags, reason) in cases {
+        let tmp = tempfile::tempdir().unwrap();
+        let mut subject_flags = vec!["--http-port", "{port}"];
+        subject_flags.extend(flags);
+        let (dir, verdicts) = run_with_options(&tmp, WORKLOAD, &[check], &http, &subject_flags);
+        assert_eq!(verdicts.len(), 1);
+        assert_eq!(
+            (verdicts[0].1.as_str(), verdicts[0].2.as_str()),
+            ("FAIL", reason),
+            "{check} with {flags:?} over HTTP"
+        );
+        let (code, text) = validate(&dir);
+        assert_eq!(code, 1, "{check}: {text}");
+    }
+    // The honest twin of --orphan: a helper in the subject's own group.
+    let tmp = tempfile::tempdir().unwrap();
+    let (_, verdicts) = run_with_options(
+        &tmp,
+        WORKLOAD,
+        &["cleanup", "process-crash"],
+        &http,
+        &["--http-port", "{port}", "--helper"],
+    );
+    for (id, verdict, reason) in &verdicts {
+        assert_eq!(verdict, "PASS", "{id} with --helper over HTTP: {reason}");
+    }
+}
+
 /// Each defect fails its own check (with the reason the record gives), and the
 /// evaluation is refused by `validate` with that check's finding.
 #[test]

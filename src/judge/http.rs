@@ -160,6 +160,37 @@ pub fn sent_messages(transcript: &Value) -> Option<Vec<Value>> {
     )
 }
 
+/// The JSON-RPC messages mcpres sent (`sent`) or received on the connections of an
+/// HTTP transcript, each with a time (ms from the transcript's start): a sent message
+/// at its connection's first sent chunk, a received one at the last received chunk
+/// of its connection (when its response was complete); in time order. `None` as
+/// for [`received`].
+pub fn timed_messages(transcript: &Value, sent: bool) -> Option<Vec<(u64, Value)>> {
+    let which = if sent { "sent" } else { "received" };
+    let mut conns: BTreeMap<u64, (u64, Vec<u8>)> = BTreeMap::new();
+    transcript.get("connections")?;
+    for e in transcript.get("events")?.as_array()? {
+        if e["stream"] != which {
+            continue;
+        }
+        let Some(conn) = e["connection"].as_u64() else {
+            continue;
+        };
+        let at = e["atMs"].as_u64().unwrap_or(0);
+        let entry = conns.entry(conn).or_insert((at, Vec::new()));
+        if !sent {
+            entry.0 = at;
+        }
+        entry.1.extend(chunk_bytes(e)?);
+    }
+    let mut out: Vec<(u64, Value)> = conns
+        .into_values()
+        .flat_map(|(at, bytes)| framed(&bytes, sent).into_iter().map(move |m| (at, m)))
+        .collect();
+    out.sort_by_key(|(at, _)| *at);
+    Some(out)
+}
+
 /// The JSON-RPC messages of the HTTP/1.1 responses in `bytes`.
 pub fn responses(bytes: &[u8]) -> Vec<Value> {
     framed(bytes, false)
@@ -768,6 +799,42 @@ fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn timed_messages_read_each_connection_at_its_first_send_and_its_last_answer_chunk() {
+        let body = r#"{"jsonrpc":"2.0","id":7,"method":"ping"}"#;
+        let post = format!(
+            "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:1\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+            body.len()
+        );
+        let answer = r#"{"jsonrpc":"2.0","id":7,"result":{}}"#;
+        let head = format!(
+            "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n",
+            answer.len()
+        );
+        let t = json!({
+            "connections": 2,
+            "events": [
+                {"atMs": 3, "connection": 1, "stream": "sent", "text": post},
+                {"atMs": 9, "connection": 1, "stream": "received", "text": head},
+                {"atMs": 40, "connection": 1, "stream": "received", "text": answer},
+                // Sent, never answered (the crashed subject's request in flight).
+                {"atMs": 50, "connection": 2, "stream": "sent", "text": post.replace("\"id\":7", "\"id\":8")},
+            ],
+        });
+        let sent = timed_messages(&t, true).unwrap();
+        assert_eq!(
+            sent.iter()
+                .map(|(at, m)| (*at, m["id"].clone()))
+                .collect::<Vec<_>>(),
+            [(3, json!(7)), (50, json!(8))]
+        );
+        let got = timed_messages(&t, false).unwrap();
+        assert_eq!(got.len(), 1);
+        assert_eq!((got[0].0, &got[0].1["id"]), (40, &json!(7)));
+        // Not an HTTP transcript: nothing to read.
+        assert_eq!(timed_messages(&json!({"chunks": []}), true), None);
+    }
 
     #[test]
     fn a_runner_that_opened_a_later_connection_went_on_past_the_opening() {

@@ -461,9 +461,15 @@ fn start_reading(check: &str, rec: &Value) -> Reading {
 
 /// Every JSON-RPC response in the stored stdout, by id (as canonical text).
 fn answers(transcript: &Value) -> Option<BTreeMap<String, Value>> {
-    let stdout = super::stdio::stream_prefix(transcript, "stdout")?;
+    let messages = match transcript
+        .get("http")
+        .filter(|h| h.get("connections").is_some())
+    {
+        Some(web) => super::http::messages(web)?,
+        None => super::stdio::messages(&super::stdio::stream_prefix(transcript, "stdout")?),
+    };
     let mut out = BTreeMap::new();
-    for m in super::stdio::messages(&stdout) {
+    for m in messages {
         if let Some(id) = m.get("id")
             && (m.get("result").is_some() || m.get("error").is_some())
         {
@@ -948,6 +954,19 @@ fn term_reading(rec: &Value, transcript: &Value) -> Reading {
 /// bytes are not stored.
 fn timed_messages(transcript: &Value, stream: &str) -> Vec<(u64, Value)> {
     use base64::Engine;
+    // Over Streamable HTTP the conversation is the connections' bytes under `http`:
+    // what mcpres sent stands for stdin, what the subject answered for stdout.
+    if let Some(web) = transcript
+        .get("http")
+        .filter(|h| h.get("connections").is_some())
+    {
+        let sent = match stream {
+            "stdin" => true,
+            "stdout" => false,
+            _ => return Vec::new(),
+        };
+        return super::http::timed_messages(web, sent).unwrap_or_default();
+    }
     let mut out = Vec::new();
     let mut buf: Vec<u8> = Vec::new();
     for c in transcript["chunks"].as_array().into_iter().flatten() {

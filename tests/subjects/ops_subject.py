@@ -72,6 +72,9 @@ default (the honest twin); each option switches on one operational defect:
                          more (timeout)
   --stall-on-duplicate-id  once a request id comes a second time, answer nothing
                          more (duplicate delivery)
+  --http-port N          serve Streamable HTTP (JSON responses) on 127.0.0.1:N, `/mcp`,
+                         instead of stdio; the process options above apply as they do
+                         over stdio (start delay, SIGTERM ignored, orphan, helper)
 
 Both revisions: `initialize` (2025-11-25), `server/discover` (2026-07-28),
 `ping`, `tools/list`; an unknown method gets -32601, a line that is not JSON
@@ -123,6 +126,7 @@ p.add_argument("--downstream-sticky", action="store_true")
 p.add_argument("--downstream-breaker-ms", type=int, default=0)
 p.add_argument("--hang-after-cancel", action="store_true")
 p.add_argument("--stall-on-duplicate-id", action="store_true")
+p.add_argument("--http-port", type=int, default=0)
 a = p.parse_args()
 
 if a.ignore_sigterm:
@@ -252,7 +256,14 @@ if a.drop_when_blocked:
     os.set_blocking(1, False)
 
 
+# Over HTTP, the answer to the request a handler thread is serving goes into its box.
+box = threading.local()
+
+
 def send(msg):
+    if getattr(box, "collect", False):
+        box.reply = msg
+        return
     with out_lock:
         if a.drop_when_blocked:
             data = (json.dumps(msg) + "\n").encode()
@@ -330,6 +341,44 @@ def answer(msg):
         return
     send({"jsonrpc": "2.0", "id": mid, "result": result})
 
+
+if a.http_port:
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, *_):
+            pass
+
+        def do_POST(self):
+            body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            try:
+                msg = json.loads(body)
+            except ValueError:
+                msg = None
+            if not isinstance(msg, dict) or "method" not in msg:
+                out = {"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": "parse error"}}
+            elif "id" not in msg:
+                self.send_response(202)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+                return
+            else:
+                box.collect, box.reply = True, None
+                answer(msg)
+                box.collect = False
+                out = box.reply or {"jsonrpc": "2.0", "id": msg["id"],
+                                    "error": {"code": -32603, "message": "no answer over HTTP"}}
+            data = json.dumps(out).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+    ThreadingHTTPServer.daemon_threads = True
+    ThreadingHTTPServer(("127.0.0.1", a.http_port), Handler).serve_forever()
 
 rate = None
 if a.rate_limit:

@@ -237,6 +237,9 @@ pub struct Needs {
     /// The evidence is the behaviour of mcpres's own fixture and runner, not the
     /// subject's (an OAuth `TEST_FIXTURE` check).
     pub fixture: bool,
+    /// An operational check mcpres also drives over Streamable HTTP (the others of
+    /// that profile are NOT_OBSERVED in an HTTP run).
+    pub http: bool,
 }
 
 impl Needs {
@@ -247,6 +250,7 @@ impl Needs {
         credential: false,
         offer: None,
         fixture: false,
+        http: false,
     };
 
     /// The needs in words, for the spec table (empty when there are none).
@@ -269,6 +273,9 @@ impl Needs {
         }
         if self.fixture {
             w.push("mcpres's fixture (the evidence is TEST_FIXTURE)".into());
+        }
+        if self.http {
+            w.push("also over Streamable HTTP".into());
         }
         w.join("; ")
     }
@@ -351,6 +358,12 @@ impl<R: Copy> CheckDecl<R> {
 
     pub const fn launch(mut self) -> Self {
         self.needs.launch = true;
+        self
+    }
+
+    /// An operational check mcpres also drives over Streamable HTTP.
+    pub const fn http(mut self) -> Self {
+        self.needs.http = true;
         self
     }
 

@@ -305,7 +305,7 @@ pub fn run_planned(
             options.out.display()
         )));
     }
-    let http = options.profile == STREAMABLE_HTTP;
+    let http = options.http.is_some();
     if !http && options.launch.is_none() {
         return Err(ProfileError::Usage(
             "a stdio profile run needs the subject's command after `--`".into(),
@@ -753,6 +753,9 @@ fn run_declared(decl: &'static CheckDecl, ctx: &Ctx) -> CheckRun {
     if decl.needs.launch && ctx.launch.is_none() {
         return CheckRun::not_observed(decl.id, NEEDS_LAUNCH);
     }
+    if ctx.ops.is_some() && ctx.web.is_some() && !decl.needs.http {
+        return CheckRun::not_observed(decl.id, crate::produce::profile::ops::http::NOT_OVER_HTTP);
+    }
     decl::conform(decl, ctx.revision, (decl.run)(ctx))
 }
 
@@ -1049,6 +1052,14 @@ pub fn check_target(
     http: Option<&HttpOptions>,
     launch: Option<&Launch>,
 ) -> Result<Option<web::Web>, ProfileError> {
+    if profile == OPERATIONAL && http.is_some() {
+        if launch.is_none() {
+            return Err(ProfileError::Usage(format!(
+                "{profile} over Streamable HTTP starts, signals and restarts the subject: give its command after `--` (with {{port}} where the port goes)"
+            )));
+        }
+        return http.map(|h| web_target(h, launch)).transpose();
+    }
     let wants_http = profile == STREAMABLE_HTTP;
     if wants_http != http.is_some() {
         return Err(ProfileError::Usage(if wants_http {

@@ -25,8 +25,14 @@ impl Ctx<'_> {
     /// Start the subject's server for one check (or take the one at the URL)
     /// and wait until it accepts connections.
     pub fn serve(&self) -> Server {
+        self.serve_launch(self.launch)
+    }
+
+    /// [`Ctx::serve`] with `launch` in place of the run's own (an operational
+    /// check's subject behind its injection shim); `None`: the server at the URL.
+    pub fn serve_launch(&self, launch: Option<&super::probe::Launch>) -> Server {
         let web = self.web();
-        let Some(launch) = self.launch else {
+        let Some(launch) = launch else {
             let addr = SocketAddr::new(web.ip, web.port);
             return Server {
                 probe: None,
@@ -138,6 +144,12 @@ impl Ctx<'_> {
     /// a listener still accepting afterwards counts against cleanup. The
     /// server's transcript, or `None` when mcpres did not start it.
     pub fn stop(&self, server: Server) -> Option<Value> {
+        self.stop_counted(server, false)
+    }
+
+    /// [`Ctx::stop`]; `injected`: the server was made to leave a process behind
+    /// on purpose (an operational control), which is recorded as injected.
+    pub fn stop_counted(&self, server: Server, injected: bool) -> Option<Value> {
         let mut probe = server.probe?;
         let exited = probe
             .signal_and_wait(
@@ -148,10 +160,12 @@ impl Ctx<'_> {
             .is_some();
         let listening_after_sigterm = accepting(&server.addr);
         let pid = probe.pid();
-        let mut artifact = self.finish(
-            probe,
-            json!({"addr": server.addr.to_string(), "exitedOnSigterm": exited, "listenerLeftOpen": listening_after_sigterm}),
-        );
+        let summary = json!({"addr": server.addr.to_string(), "exitedOnSigterm": exited, "listenerLeftOpen": listening_after_sigterm});
+        let mut artifact = if injected {
+            self.finish_injected(probe, summary)
+        } else {
+            self.finish(probe, summary)
+        };
         // Once the group and every adopted descendant are gone, a listener
         // still on the port that is not another check's live server was
         // left behind by this one.

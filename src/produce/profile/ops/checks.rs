@@ -27,12 +27,12 @@ use crate::produce::profile::probe::{Launch, Probe, Reply};
 pub const CHECKS: &[CheckDecl] = &[
     CheckDecl::new(P, "cold-start", cold_start, reading::START_WITHIN_BUDGET, reading::START_OVER_BUDGET)
         .basis(&[Basis::both(PROFILE, "required check cold-start", L::Profile, "a fresh subject answers its opening within the workload's declared start budget (the median over the declared fresh starts)")])
-        .alone().launch()
+        .alone().launch().http()
         .judged("No MCP requirement sets a start-up time: judged on the workload's declared budget only. The control is the subject started behind an injected delay of the budget plus 500 ms, which the reading must refuse; the mutant's delay (a quarter of the budget) must not be."),
     CheckDecl::new(P, "warm-start", warm_start, reading::START_WITHIN_BUDGET, reading::START_OVER_BUDGET)
         .basis(&[Basis::both(PROFILE, "required check warm-start", L::Profile, "a subject started right after another answers its opening within the workload's declared warm-start budget")])
-        .alone().launch()
-        .judged("No MCP requirement: judged on the workload's declared budget only; the second of two starts in a row is judged. Control and mutant as for cold-start."),
+        .alone().launch().http()
+        .judged("No MCP requirement: judged on the workload's declared budget only; the second of two starts in a row is judged. Control and mutant as for cold-start, injected into the second start only (the first, stored with `warmUp`, is the subject as it is)."),
     CheckDecl::new(P, "bounded-concurrency", ending::bounded_concurrency, reading::BURST_ANSWERED, reading::BURST_UNANSWERED)
         .basis(&[
             Basis::both(JSONRPC, "§4", L::Must, "the server MUST reply to every request: each of many sent at once too (an error, such as an overload refusal, is a reply)"),
@@ -89,7 +89,7 @@ pub const CHECKS: &[CheckDecl] = &[
         .judged("Needs the workload's `[downstream]` declaration (the environment variable the subject reads a downstream's URL from, a tool call that makes a request there, and a recovery time); without it NOT_OBSERVED. The runner serves that URL itself: a loopback HTTP stub the shim runs beside the subject (in its sandbox), whose every answer is logged to the stored stderr with its phase. In one session: the declared call with the stub up must succeed and reach it (else NOT_OBSERVED: the declaration names no working call); the stub is moved down (503 to every request, by a control line the shim keeps from the subject) and the call must be answered as failed (a success after a 503 is a false success; silence fails on JSON-RPC's MUST), and a liveness request must get a result; the stub is moved up and the call retried every tenth of the recovery time: it must succeed within the declared recovery time of the stored control line (the subject's own backoff allowed). The control's transport repeats the first failed answer to the call for ever (a failure cached: never recovers); the mutant's for a quarter of the recovery time (a breaker that closes again), which must be read as recovered."),
     CheckDecl::new(P, "process-crash", recovery::process_crash, reading::CRASH_RECOVERED, reading::CRASH_RESIDUE)
         .basis(&[Basis::both(PROFILE, "required check process-crash", L::Profile, "killed while serving (the taxonomy's forced termination), the subject leaves no process of its tree alive (the child reaped) and a fresh process of it opens and serves (a restart allowed)")])
-        .alone().launch()
+        .alone().launch().http()
         .judged("No MCP requirement: the profile's and the taxonomy's own (termination observed, no graceful-shutdown claim, fresh process restart allowed, child reaped). A request is answered, a second is sent, and the subject's process group is sent SIGKILL at once; what of its tree is alive once it is gone is read from the crashed probe's end record, and a fresh process of the subject (nothing injected) must open and answer a request, read from its own stored transcript. The control leaves an idle process in its own session beside the subject, which a crash does not reach; the mutant starts children that end by themselves."),
     CheckDecl::new(P, "restart", recovery::restart_check, reading::RESTART_SAME_SURFACE, reading::SURFACE_CHANGED)
         .basis(&[Basis::both(PROFILE, "required check restart", L::Profile, "ended and started afresh, the subject opens again and declares the state a client knew it by: the same server, protocol version, capabilities and tools")])
@@ -149,7 +149,7 @@ pub const CHECKS: &[CheckDecl] = &[
         .judged("MCP's lifecycle asks the client to close the server's input and wait for it to exit before any signal; it sets no time, so the time is judged on the workload's budget only. How many of the requests sent right before the close were answered is reported, not judged: MCP leaves the end of a connection to the transport, and a client that closes the server's input has ended it. The control holds the subject's end of file back the budget plus a second (at the transport, the shim); the mutant a quarter of the budget."),
     CheckDecl::new(P, "forced-shutdown", ending::forced_shutdown, reading::TERM_WITHIN_BUDGET, reading::TERM_OVER_BUDGET)
         .basis(&[Basis::both(PROFILE, "required check forced-shutdown", L::Profile, "sent SIGTERM while serving (stdin still open), the subject exits within the workload's term budget")])
-        .alone().launch()
+        .alone().launch().http()
         .judged("MCP's stdio shutdown sends SIGTERM when the server has not exited after its input closed, and SIGKILL after that; no time is set, so the time is judged on the workload's budget only. A subject that ignores SIGTERM is killed and fails. The control passes SIGTERM on to the subject the budget plus a second late (the shim); the mutant a quarter of the budget late."),
     CheckDecl::new(P, "memory-resource-leak", memory_leak, reading::RSS_BOUNDED, reading::RSS_GROWTH)
         .basis(&[Basis::both(PROFILE, "required check memory-resource-leak", L::Profile, "the subject's resident memory, and its open files, grow no faster than the workload's declared budgets per 1,000 operations over the soak (a least-squares slope over the second half of the soak after the warm-up; growth under 4 MiB, or under two files, never read as a leak)")])
@@ -169,7 +169,7 @@ pub const CHECKS: &[CheckDecl] = &[
         .judged("No MCP requirement: judged on the workload's budgets only, from the record of every request. The control holds each of the subject's answers 1.5 x the p99 budget at the transport (the taxonomy's delayed-response); the mutant holds them a quarter of the p50 budget."),
     CheckDecl::new(P, "cleanup", ending::cleanup, reading::CLEANUP_COMPLETE, reading::RESIDUE_LEFT)
         .basis(&[Basis::both(PROFILE, "required check cleanup", L::Profile, "once the subject has ended (stdin closed, then SIGTERM, then its process group killed), no process of its tree is alive")])
-        .alone().launch()
+        .alone().launch().http()
         .judged("No MCP requirement: the profile's own. Read from the probe's end record: every process seen below the subject, left in its process group or (in the sandbox) in its PID namespace and still alive once it ended. The control leaves an idle process in its own session beside the subject (the taxonomy's cleanup-failure: a residue that must be reported); the mutant starts children that end by themselves."),
 ];
 
@@ -209,6 +209,7 @@ pub(super) fn record(ctx: &Ctx, check: &str, role: &str, kind: &str) -> Value {
         "workload": w,
         "workloadSha256": workload(ctx).sha256(),
         "injected": reading::injection(check, role, &w),
+        "transport": if ctx.web.is_some() { "streamable-http" } else { "stdio" },
     })
 }
 
@@ -363,8 +364,27 @@ fn starts(ctx: &Ctx, check: &str, role: &str, n: u32) -> Value {
     };
     let mut list = Vec::new();
     let mut last = Value::Null;
-    for _ in 0..n {
-        match ctx.start_with(&launch) {
+    for k in 0..n {
+        // warm-start judges its last start only: the starts before it warm the
+        // subject up as it is, with nothing injected (a delay there would only
+        // lengthen the run).
+        let first_of_warm = check == "warm-start" && k + 1 < n;
+        let this = if first_of_warm {
+            ctx.stdio_launch()
+        } else {
+            &launch
+        };
+        if ctx.web.is_some() {
+            let (start, transcript) = super::http::start(ctx, this, first_of_warm);
+            let failed = start["open"] == "start-error";
+            list.push(start);
+            last = transcript;
+            if failed {
+                break;
+            }
+            continue;
+        }
+        match ctx.start_with(this) {
             Err(why) => {
                 list.push(json!({"open": "start-error", "why": why}));
                 break;
@@ -372,7 +392,11 @@ fn starts(ctx: &Ctx, check: &str, role: &str, n: u32) -> Value {
             Ok(mut probe) => {
                 let open = ctx.open(&mut probe);
                 let ms = probe.elapsed_ms();
-                list.push(json!({"open": reply_label(&open), "ms": ms}));
+                let mut start = json!({"open": reply_label(&open), "ms": ms});
+                if first_of_warm {
+                    start["warmUp"] = json!(true);
+                }
+                list.push(start);
                 last = ctx.finish(probe, json!({}));
             }
         }
@@ -578,20 +602,25 @@ fn soak_check(
         refused,
         positive_soak(ctx, check),
     );
-    let negative = labelled(
-        check,
-        "negative",
-        (Reject, refused),
-        refused,
-        soak(ctx, check, "negative", control),
-    );
-    let mutant = labelled(
-        check,
-        "mutant",
-        (Accept, held),
-        refused,
-        soak(ctx, check, "mutant", control),
-    );
+    // The memory and listener readings are slopes of the sampled RSS and sockets
+    // over each soak's own operations, not times: their control and mutant soak side
+    // by side (neither starts a process of its own whose orphans another probe's
+    // sweep could take). bounded-soak reads latencies and child-process-leak
+    // children, so theirs run one after the other.
+    let (negative, mutant) = if matches!(check, "memory-resource-leak" | "listener-leak") {
+        std::thread::scope(|scope| {
+            let negative = scope.spawn(|| soak(ctx, check, "negative", control));
+            let mutant = soak(ctx, check, "mutant", control);
+            (negative.join().expect("the control's soak"), mutant)
+        })
+    } else {
+        (
+            soak(ctx, check, "negative", control),
+            soak(ctx, check, "mutant", control),
+        )
+    };
+    let negative = labelled(check, "negative", (Reject, refused), refused, negative);
+    let mutant = labelled(check, "mutant", (Accept, held), refused, mutant);
     CheckRun::observed(check, positive, negative, mutant)
 }
 

@@ -4,7 +4,7 @@
 //! signals sent, exits, what was found alive at the end); its label is
 //! [`crate::judge::ops::reading`] of that record.
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
@@ -119,9 +119,13 @@ fn burst(ctx: &Ctx, role: &str) -> Value {
         }
         // One write: the requests arrive together.
         probe.send(bytes);
+        // One deadline for the burst: every request was sent at once, so each is
+        // waited for the answer bound from its send (not that bound once per lost one).
+        let until = Instant::now() + ctx.answer;
         let mut got = 0;
         for id in &ids {
-            if !matches!(probe.reply(id, ctx.answer), Reply::Silent | Reply::Closed) {
+            let left = until.saturating_duration_since(Instant::now());
+            if !matches!(probe.reply(id, left), Reply::Silent | Reply::Closed) {
                 got += 1;
             }
         }
@@ -162,6 +166,13 @@ fn ending(ctx: &Ctx, check: &str, role: &str, how: Ending) -> Value {
         Ending::Ordinary => "cleanup",
     };
     let mut rec = record(ctx, check, role, kind);
+    if ctx.web.is_some() {
+        let end = match how {
+            Ending::Sigterm => super::http::End::Sigterm,
+            _ => super::http::End::Ordinary,
+        };
+        return super::http::ending(ctx, rec, end, how == Ending::Ordinary && role == "negative");
+    }
     let (mut probe, open) = match started(ctx, &mut rec) {
         Ok(p) => p,
         Err(observation) => return observation,

@@ -9,6 +9,7 @@ pub mod backpressure;
 pub mod checks;
 pub mod downstream;
 pub mod ending;
+pub mod http;
 pub mod load;
 pub mod overload;
 pub mod recovery;

@@ -77,9 +77,12 @@ fn overload(ctx: &Ctx, check: &str, role: &str) -> Value {
                 bytes.extend(line);
             }
             probe.send(bytes);
+            // One deadline for the requests over the limit, sent at once.
+            let until = Instant::now() + ctx.answer;
             let mut refusals = Vec::new();
             for id in &over {
-                if let Reply::Error(_, body) = probe.reply(id, ctx.answer) {
+                let left = until.saturating_duration_since(Instant::now());
+                if let Reply::Error(_, body) = probe.reply(id, left) {
                     refusals.push(body);
                 }
             }

@@ -190,6 +190,9 @@ const CRASH_WAIT: Duration = Duration::from_secs(5);
 
 fn crash(ctx: &Ctx, role: &str) -> Value {
     let mut rec = record(ctx, "process-crash", role, "crash");
+    if ctx.web.is_some() {
+        return super::http::crash(ctx, rec, role == "negative", CRASH_WAIT);
+    }
     let (mut probe, open) = match started(ctx, &mut rec) {
         Ok(p) => p,
         Err(observation) => return observation,

@@ -244,10 +244,11 @@ fn the_honest_subject_passes_every_check_and_its_evaluation_is_valid() {
     assert!(m["peakRssKib"].as_u64().unwrap() > 0, "{m}");
 }
 
-/// Over Streamable HTTP the five checks about the subject's process (its starts, a
-/// crash, SIGTERM, its cleanup) run, on both revisions: the honest subject passes them
-/// and every other check is NOT_OBSERVED with the reason; each process defect fails its
-/// own check, with the reason its record gives, and `validate` refuses it.
+/// Over Streamable HTTP the eight checks about the subject's process (its starts, a
+/// crash, SIGTERM, its cleanup, and what it holds over a soak) run, on both revisions:
+/// the honest subject passes them and every other check is NOT_OBSERVED with the
+/// reason; each process defect fails its own check, with the reason its record gives,
+/// and `validate` refuses it.
 #[test]
 fn the_process_checks_run_over_streamable_http() {
     let http = ["--http", "http://127.0.0.1:0/mcp"];
@@ -256,6 +257,9 @@ fn the_process_checks_run_over_streamable_http() {
         "warm-start",
         "process-crash",
         "forced-shutdown",
+        "memory-resource-leak",
+        "listener-leak",
+        "child-process-leak",
         "cleanup",
     ];
     for revision in ["2025-11-25", "2026-07-28"] {
@@ -281,8 +285,27 @@ fn the_process_checks_run_over_streamable_http() {
             "streamable-http"
         );
         assert!(t["transcript"]["http"]["connections"].as_u64().unwrap() >= 2);
+        // The HTTP generator's ceiling is measured over HTTP and reported.
+        let m = read_json(&dir.join("artifacts/measurement.json"));
+        assert_eq!(m["generator"]["ceiling"]["transport"], "streamable-http");
+        assert!(m["latency"]["judgedRequests"].as_u64().unwrap() > 50, "{m}");
     }
-    let cases: [(&str, &[&str], &str); 4] = [
+    let cases: [(&str, &[&str], &str); 7] = [
+        (
+            "memory-resource-leak",
+            &["--leak-kib-per-call", "64"],
+            "MCP_RES_OPS_RSS_GROWTH_OVER_BUDGET",
+        ),
+        (
+            "listener-leak",
+            &["--listener-every", "10"],
+            "MCP_RES_OPS_LISTENERS_GROWTH_OVER_BUDGET",
+        ),
+        (
+            "child-process-leak",
+            &["--child-every", "10"],
+            "MCP_RES_OPS_CHILDREN_GROWTH_OVER_BUDGET",
+        ),
         (
             "cold-start",
             &["--slow-start-ms", "3000"],

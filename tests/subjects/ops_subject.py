@@ -342,6 +342,27 @@ def answer(msg):
     send({"jsonrpc": "2.0", "id": mid, "result": result})
 
 
+def on_served():
+    """What serving one request costs with the defects switched on."""
+    global served
+    with out_lock:
+        served += 1
+        n = served
+    if a.leak_kib_per_call:
+        kept.append(bytearray(b"\x5a" * (a.leak_kib_per_call * 1024)))
+    if a.child_every and n % a.child_every == 0:
+        children.append(subprocess.Popen(["sleep", "600"]))
+    if a.fd_every and n % a.fd_every == 0:
+        kept.append(open("/dev/null", "rb"))
+    if a.listener_every and n % a.listener_every == 0:
+        s = socket.socket()
+        s.bind(("127.0.0.1", 0))
+        s.listen()
+        listeners.append(s)
+    if a.slow_answer_ms:
+        time.sleep(a.slow_answer_ms / 1000)
+
+
 if a.http_port:
     from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -365,6 +386,8 @@ if a.http_port:
                 self.end_headers()
                 return
             else:
+                if msg["method"] not in ("initialize", "server/discover"):
+                    on_served()
                 box.collect, box.reply = True, None
                 answer(msg)
                 box.collect = False
@@ -450,20 +473,7 @@ for raw in sys.stdin.buffer:
                 err["data"] = {"retryAfterMs": 100}
             send({"jsonrpc": "2.0", "id": msg["id"], "error": err})
             continue
-    served += 1
-    if a.leak_kib_per_call:
-        kept.append(bytearray(b"\x5a" * (a.leak_kib_per_call * 1024)))
-    if a.child_every and served % a.child_every == 0:
-        children.append(subprocess.Popen(["sleep", "600"]))
-    if a.fd_every and served % a.fd_every == 0:
-        kept.append(open("/dev/null", "rb"))
-    if a.listener_every and served % a.listener_every == 0:
-        s = socket.socket()
-        s.bind(("127.0.0.1", 0))
-        s.listen()
-        listeners.append(s)
-    if a.slow_answer_ms:
-        time.sleep(a.slow_answer_ms / 1000)
+    on_served()
     if work is not None:
         try:
             work.put_nowait(msg)

@@ -153,15 +153,15 @@ pub const CHECKS: &[CheckDecl] = &[
         .judged("MCP's stdio shutdown sends SIGTERM when the server has not exited after its input closed, and SIGKILL after that; no time is set, so the time is judged on the workload's budget only. A subject that ignores SIGTERM is killed and fails. The control passes SIGTERM on to the subject the budget plus a second late (the shim); the mutant a quarter of the budget late."),
     CheckDecl::new(P, "memory-resource-leak", memory_leak, reading::RSS_BOUNDED, reading::RSS_GROWTH)
         .basis(&[Basis::both(PROFILE, "required check memory-resource-leak", L::Profile, "the subject's resident memory, and its open files, grow no faster than the workload's declared budgets per 1,000 operations over the soak (a least-squares slope over the second half of the soak after the warm-up; growth under 4 MiB, or under two files, never read as a leak)")])
-        .alone().launch()
+        .alone().launch().http()
         .judged("No MCP requirement: judged on the workload's budgets only (rssKibPer1000Ops, then fdsPer1000Ops: every descriptor of the subject's process tree), by the slope over the second half of the soak after the warm-up (a garbage-collected heap has the first half to reach its size), never by one sample. The control injects a leak beside the subject, in its process tree, of the budget times the workload's defect factor or 8 MiB a second, whichever is larger (resident memory grows in 2 MiB huge-page steps); the mutant keeps the same memory once, at the start: a step, which the slope must not read as a leak."),
     CheckDecl::new(P, "listener-leak", listener_leak, reading::LISTENERS_BOUNDED, reading::LISTENERS_GROWTH)
         .basis(&[Basis::both(PROFILE, "required check listener-leak", L::Profile, "the subject's listening sockets grow no faster than the workload's budget per 1,000 operations over the soak")])
-        .alone().launch()
+        .alone().launch().http()
         .judged("No MCP requirement: judged on the workload's budget by the slope over the soak. The control leaves listening loopback sockets open beside the subject (the budget times the defect factor, at least five a second); the mutant opens and closes them (churn, no growth)."),
     CheckDecl::new(P, "child-process-leak", child_leak, reading::CHILDREN_BOUNDED, reading::CHILDREN_GROWTH)
         .basis(&[Basis::both(PROFILE, "required check child-process-leak", L::Profile, "the subject's live descendants grow no faster than the workload's budget per 1,000 operations over the soak")])
-        .alone().launch()
+        .alone().launch().http()
         .judged("No MCP requirement: judged on the workload's budget by the slope over the soak. The control leaves idle children running beside the subject (the budget times the defect factor, at least five a second); the mutant starts children that exit at once (churn, no growth)."),
     CheckDecl::new(P, "bounded-soak", bounded_soak, reading::SOAK_WITHIN_BUDGET, reading::SOAK_OVER_BUDGET)
         .basis(&[Basis::both(PROFILE, "required check bounded-soak", L::Profile, "over the soak after the warm-up, latency from the intended send (p50, p95, p99) and the share of requests without a result stay within the workload's budgets")])
@@ -528,6 +528,9 @@ fn soak(ctx: &Ctx, check: &str, role: &str, duration: Duration) -> Value {
             return json!({"observation": {"ops": rec}});
         }
     };
+    if ctx.web.is_some() {
+        return super::http::soak_observation(ctx, w, rec, &launch, duration);
+    }
     let mut probe: Probe = match ctx.start_with(&launch) {
         Ok(p) => p,
         Err(why) => {
@@ -576,7 +579,15 @@ fn positive_soak(ctx: &Ctx, check: &str) -> Value {
     });
     // A leak reading needs the samples, not the bytes: its copy of the soak leaves the
     // stdio chunks to bounded-soak's (each copy of every answer would be stored again).
-    if check != "bounded-soak" {
+    // Over Streamable HTTP bounded-soak is not run: memory-resource-leak's copy keeps
+    // the connections' bytes, and the other two leave them to it.
+    if ctx.web.is_some() {
+        if check != "memory-resource-leak" {
+            t["http"] = json!({
+                "omitted": "the soak's HTTP connections are stored with memory-resource-leak's positive, whose record this is too"
+            });
+        }
+    } else if check != "bounded-soak" {
         t["chunks"] = json!([]);
         t["chunksOmitted"] = json!(
             "the soak's stdin and stdout are stored with bounded-soak's positive, whose record this is too"

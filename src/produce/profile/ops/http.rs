@@ -1,15 +1,22 @@
-//! Operational checks over Streamable HTTP: the subject (behind the same injection
+//! Operational checks over Streamable HTTP (the process and leak checks, whose
+//! controls act on the process, not the conversation): the subject (behind the same injection
 //! shim as over stdio, which only relays its standard streams here) serves on a port
 //! mcpres picks, and the runner talks to it with the raw HTTP client of the
 //! `streamable-http` profile. Each observation's transcript is the server process's
 //! own (its events, signals and end record, read as over stdio) with the HTTP
 //! conversation's bytes under `http`.
 
-use std::time::Duration;
+use std::net::TcpListener;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
 use super::checks::shimmed;
+use super::load::Soak;
+use super::sample::Sampler;
+use super::workload::Workload;
 use crate::produce::profile::check::Ctx;
 use crate::produce::profile::probe::Launch;
 use crate::produce::profile::web::{Conn, Rec, Server, Session, Shape};
@@ -208,5 +215,244 @@ pub fn crash(ctx: &Ctx, mut rec: Value, injected: bool, wait: Duration) -> Value
     if serving {
         t["observation"]["ops"]["restart"] = fresh(ctx, Ok(ctx.stdio_launch().clone()));
     }
+    t
+}
+
+/// The workload's open-loop schedule over Streamable HTTP for `duration`: request `n`
+/// is due at `n / rate` s and posted on a fresh connection when due, or as soon as one
+/// of `concurrency` senders is free; its latency counts from when it was due (no
+/// coordinated omission, as over stdio). The server's processes are sampled when
+/// `sample` is set (its process must be one mcpres started). Each request's row is
+/// the stdio generator's (`[id, kind, dueUs, sentUs, answeredUs | null, outcome]`,
+/// from the soak's start); the answer is the one its connection brought.
+#[allow(clippy::too_many_arguments)]
+pub fn soak(
+    ctx: &Ctx,
+    w: &Workload,
+    server: &Server,
+    web: &Rec,
+    session: &Session,
+    duration: Duration,
+    drain: Duration,
+    sample: bool,
+) -> Soak {
+    let rate = u64::from(w.load.rate_per_s).max(1);
+    let total = duration.as_millis() as u64 * rate / 1000;
+    let ops = Arc::new(AtomicU64::new(0));
+    let start = Instant::now();
+    let sampler = match (sample, &server.probe) {
+        (true, Some(p)) => Some(Sampler::start(
+            p.pid(),
+            Duration::from_millis(w.load.sample_interval_ms),
+            Arc::clone(&ops),
+            start,
+        )),
+        _ => None,
+    };
+    let next = AtomicU64::new(0);
+    let rows: Mutex<Vec<(u64, Value)>> = Mutex::new(Vec::with_capacity(total as usize));
+    let late = Mutex::new((0u64, 0u64));
+    let until = duration + drain;
+    std::thread::scope(|scope| {
+        for _ in 0..w.load.concurrency.max(1) {
+            scope.spawn(|| {
+                loop {
+                    let n = next.fetch_add(1, Ordering::SeqCst);
+                    if n >= total {
+                        break;
+                    }
+                    let due = n * 1_000_000 / rate;
+                    let kind = w.kind_of(n).to_string();
+                    let now = start.elapsed().as_micros() as u64;
+                    // A sender free before the request is due waits for it; one that
+                    // comes late was held by the subject's earlier answers.
+                    let free = now <= due;
+                    if free {
+                        std::thread::sleep(Duration::from_micros(due - now));
+                    }
+                    if start.elapsed() >= until {
+                        rows.lock()
+                            .expect("rows")
+                            .push((n, json!([null, kind, due, null, null, "unsent"])));
+                        continue;
+                    }
+                    let (id, msg) = match kind.as_str() {
+                        "live" => ctx.live_request(),
+                        other => {
+                            let id = ctx.id();
+                            let msg = ctx.request(&id, other, json!({}));
+                            (id, msg)
+                        }
+                    };
+                    let sent = start.elapsed().as_micros() as u64;
+                    if free && sent.saturating_sub(due) > 5_000 {
+                        let mut l = late.lock().expect("late");
+                        l.0 += 1;
+                        l.1 = l.1.max(sent - due);
+                    }
+                    let resp = ctx.post_fresh(web, server, session, &msg, &Shape::default());
+                    let at = start.elapsed().as_micros() as u64;
+                    let row = match resp.answer(&id) {
+                        Some(m) => {
+                            ops.fetch_add(1, Ordering::SeqCst);
+                            let outcome = match m.pointer("/error/code").and_then(Value::as_i64) {
+                                Some(code) => format!("error:{code}"),
+                                None => "result".into(),
+                            };
+                            json!([id, kind, due, sent, at, outcome])
+                        }
+                        None => json!([id, kind, due, sent, null, "none"]),
+                    };
+                    rows.lock().expect("rows").push((n, row));
+                }
+            });
+        }
+    });
+    let mut rows = rows.into_inner().expect("rows");
+    rows.sort_by_key(|(n, _)| *n);
+    let (late_sends, max_lag_us) = late.into_inner().expect("late");
+    Soak {
+        requests: rows.into_iter().map(|(_, r)| r).collect(),
+        samples: sampler.map(Sampler::stop).unwrap_or_default(),
+        late_sends,
+        max_lag_us,
+        ended: false,
+    }
+}
+
+/// The HTTP generator's own ceiling: requests per second it sustains, at the
+/// workload's concurrency over `duration`, against a null server in this process
+/// (loopback, answering every POST at once with an empty result and closing).
+pub fn ceiling(ctx: &Ctx, w: &Workload, duration: Duration) -> Option<Value> {
+    let listener = TcpListener::bind("127.0.0.1:0").ok()?;
+    let addr = listener.local_addr().ok()?;
+    let stop = Arc::new(AtomicBool::new(false));
+    let stopping = Arc::clone(&stop);
+    let acceptor = std::thread::spawn(move || {
+        for conn in listener.incoming() {
+            if stopping.load(Ordering::SeqCst) {
+                break;
+            }
+            if let Ok(c) = conn {
+                std::thread::spawn(move || null_answer(c));
+            }
+        }
+    });
+    let server = Server {
+        probe: None,
+        addr: addr.into(),
+        authority: addr.to_string(),
+        failed: None,
+    };
+    let web = Rec::new(None);
+    let mut fast = w.clone();
+    fast.load.rate_per_s = 10_000;
+    let t = Instant::now();
+    let s = soak(
+        ctx,
+        &fast,
+        &server,
+        &web,
+        &Session::default(),
+        duration,
+        Duration::from_secs(2),
+        false,
+    );
+    let secs = t.elapsed().as_secs_f64().max(1e-3);
+    stop.store(true, Ordering::SeqCst);
+    let _ = std::net::TcpStream::connect(addr);
+    let _ = acceptor.join();
+    Some(json!({
+        "against": "mcpres's null HTTP server in the runner's process (answers every POST at once)",
+        "transport": "streamable-http",
+        "concurrency": w.load.concurrency,
+        "durationMs": duration.as_millis() as u64,
+        "served": s.served(),
+        "ceilingPerS": (s.served() as f64 / secs) as u64,
+    }))
+}
+
+/// The null server's answer to one connection: the request read (head, then as many
+/// body bytes as it declares), answered with an empty result under its id, closed.
+fn null_answer(mut c: std::net::TcpStream) {
+    use std::io::{Read, Write};
+    let _ = c.set_read_timeout(Some(Duration::from_secs(5)));
+    let mut buf = Vec::new();
+    let mut chunk = [0u8; 4096];
+    let body_at = loop {
+        if let Some(i) = buf.windows(4).position(|x| x == b"\r\n\r\n") {
+            break i + 4;
+        }
+        match c.read(&mut chunk) {
+            Ok(0) | Err(_) => return,
+            Ok(n) => buf.extend_from_slice(&chunk[..n]),
+        }
+    };
+    let head = String::from_utf8_lossy(&buf[..body_at]).to_ascii_lowercase();
+    let len = head
+        .lines()
+        .find_map(|l| l.strip_prefix("content-length:"))
+        .and_then(|v| v.trim().parse::<usize>().ok())
+        .unwrap_or(0);
+    while buf.len() < body_at + len {
+        match c.read(&mut chunk) {
+            Ok(0) | Err(_) => return,
+            Ok(n) => buf.extend_from_slice(&chunk[..n]),
+        }
+    }
+    let id = serde_json::from_slice::<Value>(&buf[body_at..body_at + len])
+        .ok()
+        .and_then(|m| m.get("id").cloned())
+        .unwrap_or(Value::Null);
+    let body = json!({"jsonrpc": "2.0", "id": id, "result": {}}).to_string();
+    let _ = c.write_all(
+        format!(
+            "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            body.len()
+        )
+        .as_bytes(),
+    );
+}
+
+/// One soak observation over Streamable HTTP: the (shimmed) server started from
+/// `launch` and opened, the workload's schedule run for `duration` and sampled, the
+/// server stopped; `rec` gets the requests and samples as over stdio.
+pub fn soak_observation(
+    ctx: &Ctx,
+    w: &Workload,
+    mut rec: Value,
+    launch: &Launch,
+    duration: Duration,
+) -> Value {
+    let mut server = serve(ctx, launch);
+    let web = Rec::new(ctx.web().bearer.as_ref());
+    if let Some(why) = &server.failed {
+        rec["startError"] = json!(why);
+    } else {
+        match ctx.http_open(&web, &server) {
+            Err(why) => rec["open"] = json!(format!("no-result ({why})")),
+            Ok(session) => {
+                rec["open"] = json!("result");
+                let s = soak(ctx, w, &server, &web, &session, duration, ctx.answer, true);
+                let gone = server
+                    .probe
+                    .as_mut()
+                    .is_some_and(|p| p.try_exit().is_some());
+                let r = Soak { ended: gone, ..s }.record();
+                for k in [
+                    "requests",
+                    "samples",
+                    "lateSends",
+                    "maxLagUs",
+                    "stdoutClosed",
+                ] {
+                    rec[k] = r[k].clone();
+                }
+                rec["durationMs"] = json!(duration.as_millis() as u64);
+            }
+        }
+    }
+    let mut t = transcript(ctx, &web, server, false);
+    t["observation"] = json!({"ops": rec});
     t
 }

@@ -45,7 +45,13 @@ impl Shared {
                     .ops
                     .as_deref()
                     .expect("an operational run has a workload");
-                load::ceiling(ctx, w, std::time::Duration::from_millis(1000)).unwrap_or(Value::Null)
+                let d = std::time::Duration::from_millis(1000);
+                if ctx.web.is_some() {
+                    http::ceiling(ctx, w, d)
+                } else {
+                    load::ceiling(ctx, w, d)
+                }
+                .unwrap_or(Value::Null)
             })
             .clone()
     }

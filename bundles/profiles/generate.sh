@@ -59,3 +59,10 @@ for rev in 2025-11-25 2026-07-28; do
     --http 'http://127.0.0.1:0/mcp' -o "$dir" -- "$BIN" serve --transport http --port '{port}' \
     --max-in-flight 8 --rate-limit 100/1000 --state-dir /var/tmp --downstream-env MCPRES_DOWNSTREAM_URL 2>/dev/null | tail -1
 done
+# server-everything's Streamable HTTP mode (its port from PORT), with the built-in workload.
+if [ -n "${MCPRES_EVERYTHING_DIR:-}" ]; then
+  dir="$OUT/everything-operational-resilience-http-2025-11-25"
+  rm -rf "$dir"
+  "$BIN" profile run operational-resilience --revision 2025-11-25 --http 'http://127.0.0.1:0/mcp' \
+    --env 'PORT={port}' -o "$dir" -- node "$MCPRES_EVERYTHING_DIR/dist/index.js" streamableHttp 2>/dev/null | tail -1
+fi

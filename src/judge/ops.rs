@@ -2106,6 +2106,19 @@ fn outage_reading(rec: &Value, transcript: &Value) -> Reading {
 /// than twice it within one window of the first send (a fixed window's boundary may
 /// let two windows' worth through); the one after must get a result. All times are the
 /// stored chunks'.
+/// The bytes of the subject's stdout the transcript stores in full.
+fn stored_stdout_bytes(transcript: &Value) -> usize {
+    super::stdio::stream_prefix(transcript, "stdout").map_or(0, |b| b.len())
+}
+
+/// Did the runner store less of the subject's stdout than the subject wrote (a chunk
+/// kept as its digest only, or fewer bytes than counted)?
+fn stdout_cut(transcript: &Value) -> bool {
+    let written = u(transcript, "stdoutBytes").unwrap_or(0) as usize;
+    let dropped = u(transcript, "stdoutDroppedBytes").unwrap_or(0) as usize;
+    stored_stdout_bytes(transcript) < written.saturating_sub(dropped)
+}
+
 fn rate_reading(rec: &Value, transcript: &Value) -> Reading {
     let limit = &rec["workload"]["rateLimit"];
     let (Some(n), Some(window)) = (u(limit, "requests"), u(limit, "windowMs")) else {
@@ -2129,6 +2142,18 @@ fn rate_reading(rec: &Value, transcript: &Value) -> Reading {
     }
     let exited = ended_by_itself(transcript);
     let unanswered = burst.iter().filter(|i| answer(i).is_none()).count();
+    if unanswered > 0 && stdout_cut(transcript) {
+        // An answer past the stored bytes is not silence: the record cannot say.
+        return read(
+            ProbeOutcome::NotObserved,
+            LABEL_NOT_IN_RECORD,
+            format!(
+                "{unanswered} request(s) of the burst have no answer in the stored stdout, which the runner cut at {} of the subject's {} bytes",
+                stored_stdout_bytes(transcript),
+                u(transcript, "stdoutBytes").unwrap_or(0)
+            ),
+        );
+    }
     if unanswered > 0 {
         return if exited {
             read(
@@ -3293,6 +3318,49 @@ mod tests {
 
     fn ans(id: u64) -> String {
         format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},\"result\":{{}}}}\n")
+    }
+
+    #[test]
+    fn a_rate_burst_answer_past_the_stored_stdout_is_not_silence() {
+        let w = json!({"rateLimit": {"requests": 2, "windowMs": 1000}, "load": {"concurrency": 4},
+                       "controls": {"defectFactor": 2}, "budgets": {}});
+        let inp: String = (1..=5).map(req).collect();
+        let record = |stdout: Vec<Value>, written: usize| {
+            let mut chunks = vec![json!({"atMs": 1, "stream": "stdin", "text": inp})];
+            chunks.extend(stdout);
+            json!({
+                "chunks": chunks,
+                "events": [], "stdoutBytes": written, "stdoutDroppedBytes": 0,
+                "observation": {"ops": {"kind": "rate", "workload": w, "open": "result",
+                    "injected": injection("rate-limiting", "positive", &w),
+                    "burstIds": [1, 2, 3, 4], "afterId": 5}},
+            })
+        };
+        let two = format!("{}{}", ans(1), ans(2));
+        // The last two answers were written but kept as their digest only: the record
+        // cannot say they were not sent.
+        let cut = record(
+            vec![
+                json!({"atMs": 2, "stream": "stdout", "text": two}),
+                json!({"atMs": 3, "stream": "stdout", "bytes": 200, "sha256": "00"}),
+            ],
+            two.len() + 200,
+        );
+        let (o, reason, _) = reading("rate-limiting", "positive", &cut).unwrap();
+        assert_eq!(
+            (o, reason.as_str()),
+            (ProbeOutcome::NotObserved, LABEL_NOT_IN_RECORD)
+        );
+        // Everything the subject wrote is stored, and two are missing: lost.
+        let whole = record(
+            vec![json!({"atMs": 2, "stream": "stdout", "text": two})],
+            two.len(),
+        );
+        let (o, reason, _) = reading("rate-limiting", "positive", &whole).unwrap();
+        assert_eq!(
+            (o, reason.as_str()),
+            (ProbeOutcome::NoEffect, RATE_LIMIT_LOST)
+        );
     }
 
     #[test]

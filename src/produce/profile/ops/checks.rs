@@ -521,6 +521,9 @@ fn soak(ctx: &Ctx, check: &str, role: &str, duration: Duration) -> Value {
     let w = workload(ctx);
     let mut rec = record(ctx, check, role, "soak");
     rec["generator"] = ctx.ops_shared.ceiling(ctx);
+    if ctx.web.is_some() {
+        return super::http::soak_observation(ctx, w, rec, duration);
+    }
     let launch = match shimmed(ctx, &rec["injected"]) {
         Ok(l) => l,
         Err(why) => {
@@ -528,9 +531,6 @@ fn soak(ctx: &Ctx, check: &str, role: &str, duration: Duration) -> Value {
             return json!({"observation": {"ops": rec}});
         }
     };
-    if ctx.web.is_some() {
-        return super::http::soak_observation(ctx, w, rec, &launch, duration);
-    }
     let mut probe: Probe = match ctx.start_with(&launch) {
         Ok(p) => p,
         Err(why) => {
@@ -547,18 +547,7 @@ fn soak(ctx: &Ctx, check: &str, role: &str, duration: Duration) -> Value {
     rec["open"] = json!(reply_label(&open));
     if matches!(open, Reply::Result(_)) {
         let drain = ctx.answer + Duration::from_millis(reading_delay(&rec["injected"]));
-        let s = load::soak(ctx, &mut probe, w, duration, drain, true);
-        let r = s.record();
-        for k in [
-            "requests",
-            "samples",
-            "lateSends",
-            "maxLagUs",
-            "stdoutClosed",
-        ] {
-            rec[k] = r[k].clone();
-        }
-        rec["durationMs"] = json!(duration.as_millis() as u64);
+        load::soak(ctx, &mut probe, w, duration, drain, true).put(&mut rec, duration);
     }
     ctx.finish(probe, json!({"ops": rec}))
 }

@@ -67,6 +67,38 @@ pub fn start(ctx: &Ctx, launch: &Launch, warm_up: bool) -> (Value, Value) {
     (entry, transcript(ctx, &rec, server, false))
 }
 
+/// The (shimmed) subject of `rec`'s injection served and opened: the server, its
+/// conversation's record, and the session when the opening got its result (`rec` gets
+/// `open` or `startError`). `Err`: no launch could be made (the observation says why).
+fn opened(ctx: &Ctx, rec: &mut Value) -> Result<(Server, Rec, Option<Session>), Value> {
+    let launch = match shimmed(ctx, &rec["injected"]) {
+        Ok(l) => l,
+        Err(why) => {
+            rec["startError"] = json!(why);
+            return Err(json!({"observation": {"ops": rec}}));
+        }
+    };
+    let server = serve(ctx, &launch);
+    let web = Rec::new(ctx.web().bearer.as_ref());
+    let session = match &server.failed {
+        Some(why) => {
+            rec["startError"] = json!(why);
+            None
+        }
+        None => match ctx.http_open(&web, &server) {
+            Ok(session) => {
+                rec["open"] = json!("result");
+                Some(session)
+            }
+            Err(why) => {
+                rec["open"] = json!(format!("no-result ({why})"));
+                None
+            }
+        },
+    };
+    Ok((server, web, session))
+}
+
 /// How an ending observation over HTTP ends its subject.
 #[derive(Clone, Copy, PartialEq)]
 pub enum End {
@@ -87,36 +119,23 @@ pub fn ending(ctx: &Ctx, mut rec: Value, how: End, injected: bool) -> Value {
         .ops
         .as_deref()
         .expect("an operational run has a workload");
-    let launch = match shimmed(ctx, &rec["injected"]) {
-        Ok(l) => l,
-        Err(why) => {
-            rec["startError"] = json!(why);
-            return json!({"observation": {"ops": rec}});
-        }
+    let (mut server, web, session) = match opened(ctx, &mut rec) {
+        Ok(o) => o,
+        Err(observation) => return observation,
     };
-    let mut server = serve(ctx, &launch);
-    let web = Rec::new(ctx.web().bearer.as_ref());
-    if let Some(why) = &server.failed {
-        rec["startError"] = json!(why);
-    } else {
-        match ctx.http_open(&web, &server) {
-            Err(why) => rec["open"] = json!(format!("no-result ({why})")),
-            Ok(session) => {
-                rec["open"] = json!("result");
-                let mut ids = Vec::new();
-                for _ in 0..w.load.in_flight_at_shutdown {
-                    let (id, msg) = ctx.live_request();
-                    ids.push(id);
-                    let _ = ctx.post_fresh(&web, &server, &session, &msg, &Shape::default());
-                }
-                rec["inFlightIds"] = json!(ids);
-                if how == End::Sigterm
-                    && let Some(probe) = server.probe.as_mut()
-                {
-                    let wait = Duration::from_millis(w.budgets.term_ms * 2 + 1000);
-                    probe.signal_and_wait(rustix::process::Signal::TERM, "SIGTERM", wait);
-                }
-            }
+    if let Some(session) = session {
+        let mut ids = Vec::new();
+        for _ in 0..w.load.in_flight_at_shutdown {
+            let (id, msg) = ctx.live_request();
+            ids.push(id);
+            let _ = ctx.post_fresh(&web, &server, &session, &msg, &Shape::default());
+        }
+        rec["inFlightIds"] = json!(ids);
+        if how == End::Sigterm
+            && let Some(probe) = server.probe.as_mut()
+        {
+            let wait = Duration::from_millis(w.budgets.term_ms * 2 + 1000);
+            probe.signal_and_wait(rustix::process::Signal::TERM, "SIGTERM", wait);
         }
     }
     let mut t = transcript(ctx, &web, server, injected);
@@ -174,40 +193,26 @@ pub fn fresh(ctx: &Ctx, launch: Result<Launch, String>) -> Value {
 /// not waited for, the server's process group killed at once; then a fresh server of
 /// the subject (nothing injected) opened and sent a request.
 pub fn crash(ctx: &Ctx, mut rec: Value, injected: bool, wait: Duration) -> Value {
-    let launch = match shimmed(ctx, &rec["injected"]) {
-        Ok(l) => l,
-        Err(why) => {
-            rec["startError"] = json!(why);
-            return json!({"observation": {"ops": rec}});
-        }
+    let (mut server, web, session) = match opened(ctx, &mut rec) {
+        Ok(o) => o,
+        Err(observation) => return observation,
     };
-    let mut server = serve(ctx, &launch);
-    let web = Rec::new(ctx.web().bearer.as_ref());
-    let mut serving = false;
-    if let Some(why) = &server.failed {
-        rec["startError"] = json!(why);
-    } else {
-        match ctx.http_open(&web, &server) {
-            Err(why) => rec["open"] = json!(format!("no-result ({why})")),
-            Ok(session) => {
-                rec["open"] = json!("result");
-                serving = true;
-                rec["servedId"] = live(ctx, &web, &server, &session);
-                let (in_flight, msg) = ctx.live_request();
-                let bytes = ctx.http_request(&server, &session, &msg, &Shape::default());
-                // Written, not waited for: the request is in flight when the kill comes.
-                let conn = Conn::open(&web, &server.addr).ok().map(|mut c| {
-                    c.write(&bytes);
-                    c
-                });
-                rec["inFlightId"] = in_flight;
-                if let Some(probe) = server.probe.as_mut() {
-                    let _ = probe.crash(wait);
-                }
-                if let Some(c) = conn {
-                    c.close("the subject was killed");
-                }
-            }
+    let serving = session.is_some();
+    if let Some(session) = session {
+        rec["servedId"] = live(ctx, &web, &server, &session);
+        let (in_flight, msg) = ctx.live_request();
+        let bytes = ctx.http_request(&server, &session, &msg, &Shape::default());
+        // Written, not waited for: the request is in flight when the kill comes.
+        let conn = Conn::open(&web, &server.addr).ok().map(|mut c| {
+            c.write(&bytes);
+            c
+        });
+        rec["inFlightId"] = in_flight;
+        if let Some(probe) = server.probe.as_mut() {
+            let _ = probe.crash(wait);
+        }
+        if let Some(c) = conn {
+            c.close("the subject was killed");
         }
     }
     let mut t = transcript(ctx, &web, server, injected);
@@ -414,43 +419,21 @@ fn null_answer(mut c: std::net::TcpStream) {
     );
 }
 
-/// One soak observation over Streamable HTTP: the (shimmed) server started from
-/// `launch` and opened, the workload's schedule run for `duration` and sampled, the
-/// server stopped; `rec` gets the requests and samples as over stdio.
-pub fn soak_observation(
-    ctx: &Ctx,
-    w: &Workload,
-    mut rec: Value,
-    launch: &Launch,
-    duration: Duration,
-) -> Value {
-    let mut server = serve(ctx, launch);
-    let web = Rec::new(ctx.web().bearer.as_ref());
-    if let Some(why) = &server.failed {
-        rec["startError"] = json!(why);
-    } else {
-        match ctx.http_open(&web, &server) {
-            Err(why) => rec["open"] = json!(format!("no-result ({why})")),
-            Ok(session) => {
-                rec["open"] = json!("result");
-                let s = soak(ctx, w, &server, &web, &session, duration, ctx.answer, true);
-                let gone = server
-                    .probe
-                    .as_mut()
-                    .is_some_and(|p| p.try_exit().is_some());
-                let r = Soak { ended: gone, ..s }.record();
-                for k in [
-                    "requests",
-                    "samples",
-                    "lateSends",
-                    "maxLagUs",
-                    "stdoutClosed",
-                ] {
-                    rec[k] = r[k].clone();
-                }
-                rec["durationMs"] = json!(duration.as_millis() as u64);
-            }
-        }
+/// One soak observation over Streamable HTTP: the (shimmed) server of `rec`'s
+/// injection started and opened, the workload's schedule run for `duration` and
+/// sampled, the server stopped; `rec` gets the requests and samples as over stdio.
+pub fn soak_observation(ctx: &Ctx, w: &Workload, mut rec: Value, duration: Duration) -> Value {
+    let (mut server, web, session) = match opened(ctx, &mut rec) {
+        Ok(o) => o,
+        Err(observation) => return observation,
+    };
+    if let Some(session) = session {
+        let s = soak(ctx, w, &server, &web, &session, duration, ctx.answer, true);
+        let gone = server
+            .probe
+            .as_mut()
+            .is_some_and(|p| p.try_exit().is_some());
+        Soak { ended: gone, ..s }.put(&mut rec, duration);
     }
     let mut t = transcript(ctx, &web, server, false);
     t["observation"] = json!({"ops": rec});

@@ -46,6 +46,21 @@ impl Soak {
         })
     }
 
+    /// Put the soak's record into an observation's `rec`, with its `duration`.
+    pub fn put(&self, rec: &mut Value, duration: Duration) {
+        let r = self.record();
+        for k in [
+            "requests",
+            "samples",
+            "lateSends",
+            "maxLagUs",
+            "stdoutClosed",
+        ] {
+            rec[k] = r[k].clone();
+        }
+        rec["durationMs"] = json!(duration.as_millis() as u64);
+    }
+
     /// Answered with a result.
     pub fn served(&self) -> usize {
         self.requests.iter().filter(|r| r[5] == "result").count()

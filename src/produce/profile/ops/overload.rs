@@ -178,7 +178,9 @@ fn rate(ctx: &Ctx, role: &str) -> Value {
         Err(observation) => return observation,
     };
     if matches!(open, Reply::Result(_)) {
-        probe.keep_more_stdout(1 << 20);
+        // Every answer of the burst is read: at 2026-07-28 the liveness request is the
+        // tool list, a few KiB an answer.
+        probe.keep_more_stdout(8 << 20);
         // The opening's requests leave the window first.
         std::thread::sleep(window);
         // The burst goes out in rounds of the workload's concurrency (no more than the

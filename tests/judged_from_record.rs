@@ -2369,6 +2369,12 @@ fn every_committed_control_relabelled_as_failing_is_refused() {
             .unwrap()
             .to_owned();
         let run = read(&path.join("run.json"));
+        // Every control of the evaluation is relabelled in one copy, validated once:
+        // each check is judged from its own artifacts, so each relabel must be refused
+        // at its own control whatever the others say (and a report that stopped at
+        // the first disagreement would fail here).
+        let (_tmp, dir) = copy_of(&rel);
+        let mut relabelled = Vec::new();
         for c in run["checks"].as_array().unwrap() {
             let id = c["id"].as_str().unwrap();
             if c["verdict"] != "PASS"
@@ -2395,13 +2401,19 @@ fn every_committed_control_relabelled_as_failing_is_refused() {
                     .unwrap_or(r::TERMINATION_NEEDED_SIGKILL);
                 ("NO_EFFECT", reason)
             };
-            let (_tmp, dir) = copy_of(&rel);
             relabel_negative(&dir, id, outcome, reason, "FAIL");
-            let (code, report) = validate(&dir);
+            relabelled.push((id.to_owned(), outcome, reason.to_owned()));
+        }
+        if relabelled.is_empty() {
+            continue;
+        }
+        let (code, report) = validate(&dir);
+        let found = messages(&report);
+        for (id, outcome, reason) in relabelled {
             let at = format!("artifacts/{id}/negative.json /observed");
-            if code == 1 && messages(&report).iter().any(|m| m.starts_with(&at)) {
+            if code == 1 && found.iter().any(|m| m.starts_with(&at)) {
                 refused += 1;
-            } else if !believed_before_signal_waits.contains(&(name.as_str(), id)) {
+            } else if !believed_before_signal_waits.contains(&(name.as_str(), id.as_str())) {
                 missed.push(format!("{rel} {id}: {outcome} {reason}"));
             }
         }
@@ -2614,10 +2626,10 @@ fn relabels_within_each_checks_vocabulary_are_refused_from_the_bytes() {
                 stored.insert(rel.to_owned(), Ok(read(&path.join(rel))));
             }
         }
-        let judge = |stored: &BTreeMap<String, Stored>| {
+        let judge = |stored: &BTreeMap<String, Stored>, run: &Value| {
             judge_dir(
                 &evaluation,
-                &run,
+                run,
                 stored,
                 &digests,
                 registered
@@ -2626,18 +2638,27 @@ fn relabels_within_each_checks_vocabulary_are_refused_from_the_bytes() {
             )
         };
         assert!(
-            judge(&stored).disagreements.is_empty(),
+            judge(&stored, &run).disagreements.is_empty(),
             "{} does not re-judge to itself",
             path.display()
         );
         for c in run["checks"].as_array().unwrap() {
             let id = c["id"].as_str().unwrap();
+            // A relabel of one of this check's artifacts is judged with the run
+            // narrowed to this check: each check is judged from its own artifacts
+            // (the whole run was judged above), so a disagreement at that artifact is
+            // the same either way, without re-reading every other check's transcripts.
+            let mut one = run.clone();
+            one["checks"] = json!([c]);
             for role in ["positive", "negative", "mutant"] {
                 let file = artifact_path(id, role);
                 let Some(Ok(doc)) = stored.get(&file) else {
                     continue;
                 };
-                let doc = doc.clone();
+                let doc = json!({
+                    "observedReasonCode": doc["observedReasonCode"],
+                    "observedOutcome": doc["observedOutcome"],
+                });
                 for e in mcpres::judge::vocabulary::entries() {
                     if e.profile != profile || e.check != id || e.role != role {
                         continue;
@@ -2650,13 +2671,22 @@ fn relabels_within_each_checks_vocabulary_are_refused_from_the_bytes() {
                         {
                             continue;
                         }
-                        let mut relabelled = doc.clone();
-                        relabelled["observedReasonCode"] = json!(reason);
-                        relabelled["observedOutcome"] = outcome.clone();
-                        let mut s = stored.clone();
-                        s.insert(file.clone(), Ok(relabelled));
+                        // Relabelled in place, judged, and put back as it was.
+                        let set = |stored: &mut BTreeMap<String, Stored>, r: &Value, o: &Value| {
+                            if let Some(Ok(d)) = stored.get_mut(&file) {
+                                d["observedReasonCode"] = r.clone();
+                                d["observedOutcome"] = o.clone();
+                            }
+                        };
+                        set(&mut stored, &json!(reason), &outcome);
                         total += 1;
-                        if judge(&s).disagreements.iter().any(|d| d.file == file) {
+                        let judged = judge(&stored, &one);
+                        set(
+                            &mut stored,
+                            &doc["observedReasonCode"],
+                            &doc["observedOutcome"],
+                        );
+                        if judged.disagreements.iter().any(|d| d.file == file) {
                             refused += 1;
                         } else {
                             let o: ProbeOutcome = serde_json::from_value(outcome).unwrap();

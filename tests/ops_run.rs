@@ -245,10 +245,11 @@ fn the_honest_subject_passes_every_check_and_its_evaluation_is_valid() {
 }
 
 /// Over Streamable HTTP the eight checks about the subject's process (its starts, a
-/// crash, SIGTERM, its cleanup, and what it holds over a soak) run, on both revisions:
-/// the honest subject passes them and every other check is NOT_OBSERVED with the
-/// reason; each process defect fails its own check, with the reason its record gives,
-/// and `validate` refuses it.
+/// crash, SIGTERM, its cleanup, and what it holds over a soak) and the two about bad
+/// input (a flood of bodies that are not JSON, one oversized body) run, on both
+/// revisions: the honest subject passes them and every other check is NOT_OBSERVED
+/// with the reason; each defect fails its own check, with the reason its record
+/// gives, and `validate` refuses it.
 #[test]
 fn the_process_checks_run_over_streamable_http() {
     let http = ["--http", "http://127.0.0.1:0/mcp"];
@@ -261,6 +262,8 @@ fn the_process_checks_run_over_streamable_http() {
         "listener-leak",
         "child-process-leak",
         "cleanup",
+        "malformed-flood",
+        "oversized-input",
     ];
     for revision in ["2025-11-25", "2026-07-28"] {
         let tmp = tempfile::tempdir().unwrap();
@@ -290,7 +293,17 @@ fn the_process_checks_run_over_streamable_http() {
         assert_eq!(m["generator"]["ceiling"]["transport"], "streamable-http");
         assert!(m["latency"]["judgedRequests"].as_u64().unwrap() > 50, "{m}");
     }
-    let cases: [(&str, &[&str], &str); 7] = [
+    let cases: [(&str, &[&str], &str); 9] = [
+        (
+            "malformed-flood",
+            &["--die-after-malformed", "5"],
+            "MCP_RES_SUBJECT_EXITED",
+        ),
+        (
+            "oversized-input",
+            &["--max-line-bytes", "100000"],
+            "MCP_RES_SUBJECT_EXITED",
+        ),
         (
             "memory-resource-leak",
             &["--leak-kib-per-call", "64"],

@@ -50,8 +50,9 @@ for rev in 2025-11-25 2026-07-28; do
   [ -n "${MCPRES_PY_MCP_PYTHON:-}" ] && ops python-sdk "$rev" "" "$MCPRES_PY_MCP_PYTHON" tests/subjects/py_echo_server.py
 done
 [ -n "${MCPRES_EVERYTHING_DIR:-}" ] && ops everything 2025-11-25 "" node "$MCPRES_EVERYTHING_DIR/dist/index.js" stdio
-# Operational resilience over Streamable HTTP (the eight process and leak checks; the
-# other 18 are NOT_OBSERVED over HTTP): the reference server, a port per server started.
+# Operational resilience over Streamable HTTP (the eight process and leak checks and the
+# two bad-input checks; the other 16 are NOT_OBSERVED over HTTP): the reference server, a
+# port per server started.
 for rev in 2025-11-25 2026-07-28; do
   dir="$OUT/reference-operational-resilience-http-$rev"
   rm -rf "$dir"
@@ -65,4 +66,13 @@ if [ -n "${MCPRES_EVERYTHING_DIR:-}" ]; then
   rm -rf "$dir"
   "$BIN" profile run operational-resilience --revision 2025-11-25 --http 'http://127.0.0.1:0/mcp' \
     --env 'PORT={port}' -o "$dir" -- node "$MCPRES_EVERYTHING_DIR/dist/index.js" streamableHttp 2>/dev/null | tail -1
+fi
+# The Python SDK server's Streamable HTTP mode (`--http PORT`), with the built-in workload.
+if [ -n "${MCPRES_PY_MCP_PYTHON:-}" ]; then
+  for rev in 2025-11-25 2026-07-28; do
+    dir="$OUT/python-sdk-operational-resilience-http-$rev"
+    rm -rf "$dir"
+    "$BIN" profile run operational-resilience --revision "$rev" --http 'http://127.0.0.1:0/mcp' \
+      -o "$dir" -- "$MCPRES_PY_MCP_PYTHON" tests/subjects/py_echo_server.py --http '{port}' 2>/dev/null | tail -1
+  done
 fi

@@ -58,7 +58,8 @@ pub struct ProfileRunArgs {
     /// where its arguments or --env say `{port}`. Without PROGRAM, the server
     /// at URL is evaluated as it runs (--subject-artifact required). With
     /// operational-resilience (PROGRAM required), the eight process and leak
-    /// checks run over Streamable HTTP and the others are not observed.
+    /// checks and the two bad-input checks run over Streamable HTTP and the
+    /// others are not observed.
     #[arg(long, value_name = "URL")]
     pub http: Option<String>,
     /// The subject requires a bearer credential: mcpres makes a synthetic one

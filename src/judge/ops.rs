@@ -518,14 +518,18 @@ fn flood_reading(role: &str, rec: &Value, transcript: &Value) -> Reading {
     // The well-formed requests mcpres sent (the opening, the valid ones, the mutant's
     // flood), read from the stored stdin: a result to anything else, or to a request of
     // the flood, is a line of the flood served.
-    let sent: std::collections::BTreeSet<String> = super::stdio::stream_prefix(transcript, "stdin")
-        .map(|b| {
-            b.split(|&c| c == b'\n')
-                .filter_map(|l| serde_json::from_slice::<Value>(l).ok())
-                .filter_map(|m| m.get("id").map(Value::to_string))
-                .collect()
-        })
-        .unwrap_or_default();
+    let sent: std::collections::BTreeSet<String> = if web(transcript).is_some() {
+        sent_ids(transcript)
+    } else {
+        super::stdio::stream_prefix(transcript, "stdin")
+            .map(|b| {
+                b.split(|&c| c == b'\n')
+                    .filter_map(|l| serde_json::from_slice::<Value>(l).ok())
+                    .filter_map(|m| m.get("id").map(Value::to_string))
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
     let served = answers
         .iter()
         .filter(|(id, m)| (!sent.contains(*id) || flood.contains(id)) && m.get("result").is_some())
@@ -594,6 +598,9 @@ fn flood_reading(role: &str, rec: &Value, transcript: &Value) -> Reading {
 /// by line, an elided one (a line too long to keep) by the id at the head of its line,
 /// which the runner writes first (`{"jsonrpc":"2.0","id":N,`).
 fn sent_ids(transcript: &Value) -> std::collections::BTreeSet<String> {
+    if let Some(web) = web(transcript) {
+        return http_sent_ids(web);
+    }
     let mut out = std::collections::BTreeSet::new();
     for c in transcript["chunks"].as_array().into_iter().flatten() {
         if c["stream"] != "stdin" {
@@ -616,6 +623,57 @@ fn sent_ids(transcript: &Value) -> std::collections::BTreeSet<String> {
                 base64::engine::general_purpose::STANDARD.decode(b).ok()
             })
             && let Ok(head) = String::from_utf8(head)
+            && let Some(rest) = head.strip_prefix(r#"{"jsonrpc":"2.0","id":"#)
+        {
+            let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+            if !digits.is_empty() && rest[digits.len()..].starts_with(',') {
+                out.insert(digits);
+            }
+        }
+    }
+    out
+}
+
+/// The HTTP conversation of an observation made over Streamable HTTP (`http`, with
+/// its connections), if it was.
+fn web(transcript: &Value) -> Option<&Value> {
+    transcript
+        .get("http")
+        .filter(|h| h.get("connections").is_some())
+}
+
+/// The ids of the requests posted in an HTTP conversation, read chunk by chunk from
+/// what mcpres sent: a kept chunk's body (after its head, when the chunk holds one)
+/// parsed as one message, an elided chunk by the id at the head of its body, which
+/// the runner writes first (`{"jsonrpc":"2.0","id":N,`) and, for a body too large to
+/// keep, in a chunk of its own.
+fn http_sent_ids(web: &Value) -> std::collections::BTreeSet<String> {
+    let mut out = std::collections::BTreeSet::new();
+    for e in web["events"].as_array().into_iter().flatten() {
+        if e["stream"] != "sent" {
+            continue;
+        }
+        let body_of = |b: &[u8]| -> Vec<u8> {
+            match b.windows(4).position(|x| x == b"\r\n\r\n") {
+                Some(i) => b[i + 4..].to_vec(),
+                None => b.to_vec(),
+            }
+        };
+        if let Some(bytes) = super::http::chunk_bytes(e) {
+            if let Some(id) = serde_json::from_slice::<Value>(&body_of(&bytes))
+                .ok()
+                .and_then(|m| m.get("id").cloned())
+            {
+                out.insert(id.to_string());
+            }
+        } else if let Some(head) = e
+            .pointer("/elided/headBase64")
+            .and_then(Value::as_str)
+            .and_then(|b| {
+                use base64::Engine;
+                base64::engine::general_purpose::STANDARD.decode(b).ok()
+            })
+            && let Ok(head) = String::from_utf8(body_of(&head))
             && let Some(rest) = head.strip_prefix(r#"{"jsonrpc":"2.0","id":"#)
         {
             let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
@@ -660,11 +718,23 @@ fn oversized_reading(role: &str, rec: &Value, transcript: &Value) -> Reading {
         );
     }
     if !sent.contains(&after) {
-        return read(
-            ProbeOutcome::NotObserved,
-            LABEL_NOT_IN_RECORD,
-            "the stored stdin holds no request after the oversized line",
-        );
+        // Over HTTP a subject that exited on the line leaves nothing to connect to:
+        // the request after it is never sent.
+        return if ended_by_itself(transcript) {
+            read(
+                ProbeOutcome::Terminate,
+                SUBJECT_EXITED,
+                format!(
+                    "the subject exited after a line of {bytes} bytes, before the request after it could be sent"
+                ),
+            )
+        } else {
+            read(
+                ProbeOutcome::NotObserved,
+                LABEL_NOT_IN_RECORD,
+                "the stored stdin holds no request after the oversized line",
+            )
+        };
     }
     let big_answer = match answers.get(&big) {
         None => "no answer".to_string(),

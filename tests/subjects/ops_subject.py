@@ -74,7 +74,8 @@ default (the honest twin); each option switches on one operational defect:
                          more (duplicate delivery)
   --http-port N          serve Streamable HTTP (JSON responses) on 127.0.0.1:N, `/mcp`,
                          instead of stdio; the process options above apply as they do
-                         over stdio (start delay, SIGTERM ignored, orphan, helper)
+                         over stdio (start delay, SIGTERM ignored, orphan, helper), and
+                         --die-after-malformed and --max-line-bytes to request bodies
 
 Both revisions: `initialize` (2025-11-25), `server/discover` (2026-07-28),
 `ping`, `tools/list`; an unknown method gets -32601, a line that is not JSON
@@ -364,6 +365,7 @@ def on_served():
 
 
 if a.http_port:
+    import os
     from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
     class Handler(BaseHTTPRequestHandler):
@@ -373,11 +375,18 @@ if a.http_port:
             pass
 
         def do_POST(self):
+            global malformed
             body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            if a.max_line_bytes and len(body) > a.max_line_bytes:
+                os._exit(4)
             try:
                 msg = json.loads(body)
             except ValueError:
                 msg = None
+                with out_lock:
+                    malformed += 1
+                    if a.die_after_malformed and malformed >= a.die_after_malformed:
+                        os._exit(3)
             if not isinstance(msg, dict) or "method" not in msg:
                 out = {"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": "parse error"}}
             elif "id" not in msg:

@@ -126,16 +126,16 @@ pub const CHECKS: &[CheckDecl] = &[
             Basis::neg(JSONRPC, "§5.1", L::May, "invalid JSON is answered with a parse error (-32700) or dropped: never served"),
             Basis::both(PROFILE, "required check malformed-flood", L::Profile, "a flood of malformed lines is refused without a crash and without a success"),
         ])
-        .alone().launch()
-        .judged("A subject that exits during the flood, or leaves a valid request among it unanswered, fails on JSON-RPC's MUST; one that serves a malformed line fails the control. The mutant floods well-formed requests for a method no server has: answered with errors under their ids, they are refusals of requests, not of malformed input."),
+        .alone().launch().http()
+        .judged("A subject that exits during the flood, or leaves a valid request among it unanswered, fails on JSON-RPC's MUST; one that serves a malformed line fails the control. The mutant floods well-formed requests for a method no server has: answered with errors under their ids, they are refusals of requests, not of malformed input. Over Streamable HTTP each line is a request body of its own, on a fresh connection, all written before any answer is read; a body that is not JSON refused with a 4xx status and no JSON-RPC answer is refused as well as one answered with a parse error."),
     CheckDecl::new(P, "oversized-input", ending::oversized_input, reading::OVERSIZED_THROUGH, reading::OVERSIZED_LINE_REFUSED)
         .basis(&[
             Basis::pos(JSONRPC, "§4", L::Must, "the server MUST reply to every request (not a notification) with a Response: the one after an oversized line too"),
             Basis::neg(JSONRPC, "§5.1", L::May, "invalid JSON is answered with a parse error (-32700) or dropped: never served"),
             Basis::both(PROFILE, "required check oversized-input", L::Profile, "one line of the workload's declared size is refused or served without a crash, and the subject goes on serving"),
         ])
-        .alone().launch()
-        .judged("The positive sends one well-formed liveness request padded (in `_meta`) to the workload's oversizedBytes, then a valid request: the subject may answer the large one or refuse it, but an exit or the next request unanswered fails on JSON-RPC's MUST. The control sends a line that size that is not JSON (seeded bytes, the taxonomy's malformed-message); the mutant a well-formed request that size for a method no server has, answered with an error under its id: a refusal of a request, not of malformed input."),
+        .alone().launch().http()
+        .judged("The positive sends one well-formed liveness request padded (in `_meta`) to the workload's oversizedBytes, then a valid request: the subject may answer the large one or refuse it, but an exit or the next request unanswered fails on JSON-RPC's MUST. The control sends a line that size that is not JSON (seeded bytes, the taxonomy's malformed-message); the mutant a well-formed request that size for a method no server has, answered with an error under its id: a refusal of a request, not of malformed input. Over Streamable HTTP the line is one request body of that size (a 413 or other refusal of it is allowed), its head and body written apart so that the stored body's head names its id, and the request after it is posted on a fresh connection."),
     CheckDecl::new(P, "duplicate-delivery", recovery::duplicate_delivery, reading::DUPLICATE_BOUNDED, reading::DUPLICATE_STALLED)
         .basis(&[
             Basis::both(JSONRPC, "§4", L::Must, "the server MUST reply to every request: the one delivered twice (at least once) and the one after it"),
@@ -462,6 +462,9 @@ fn malformed_line(seed: u64, n: u64) -> Vec<u8> {
 fn flood(ctx: &Ctx, role: &str) -> Value {
     let w = workload(ctx);
     let mut rec = record(ctx, "malformed-flood", role, "flood");
+    if ctx.web.is_some() {
+        return super::http::flood(ctx, rec, role, |n| malformed_line(w.controls.seed, n));
+    }
     let mut probe = match ctx.start() {
         Ok(p) => p,
         Err(why) => {

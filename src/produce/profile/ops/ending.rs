@@ -58,6 +58,32 @@ fn garbage_line(seed: u64, bytes: u64) -> Vec<u8> {
 fn oversized(ctx: &Ctx, role: &str) -> Value {
     let w = workload(ctx);
     let mut rec = record(ctx, "oversized-input", role, "oversized");
+    if ctx.web.is_some() {
+        rec["oversizedBytes"] = json!(w.load.oversized_bytes);
+        let id = ctx.id();
+        let (msg, body) = match role {
+            "positive" => {
+                let live = if ctx.modern() { "tools/list" } else { "ping" };
+                (
+                    ctx.request(&id, live, json!({})),
+                    padded_line(ctx, &id, live, w.load.oversized_bytes),
+                )
+            }
+            "mutant" => {
+                let method = unknown_method();
+                (
+                    ctx.request(&id, &method, json!({})),
+                    padded_line(ctx, &id, &method, w.load.oversized_bytes),
+                )
+            }
+            _ => (
+                json!({}),
+                garbage_line(w.controls.seed, w.load.oversized_bytes),
+            ),
+        };
+        rec["oversizedId"] = if role == "negative" { Value::Null } else { id };
+        return super::http::oversized(ctx, rec, &msg, body);
+    }
     let (mut probe, open) = match started(ctx, &mut rec) {
         Ok(p) => p,
         Err(observation) => return observation,

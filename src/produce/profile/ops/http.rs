@@ -439,3 +439,133 @@ pub fn soak_observation(ctx: &Ctx, w: &Workload, mut rec: Value, duration: Durat
     t["observation"] = json!({"ops": rec});
     t
 }
+
+/// `malformed-flood` over Streamable HTTP: the subject served and opened, then the
+/// workload's flood posted as request bodies, each on a fresh connection and all
+/// written before any answer is read (as the stdio flood is written at once): bodies
+/// that are not JSON (`malformed(n)`) at the positive and the control, with a live
+/// request every `floodValidEvery` at the positive; requests for a method no server
+/// has at the mutant. Their answers share one deadline; then a live request on a
+/// fresh connection (`afterFlood`). The record is the stdio flood's.
+pub fn flood(ctx: &Ctx, mut rec: Value, role: &str, malformed: impl Fn(u64) -> Vec<u8>) -> Value {
+    let w = ctx
+        .ops
+        .as_deref()
+        .expect("an operational run has a workload");
+    let (server, web, session) = match opened(ctx, &mut rec) {
+        Ok(o) => o,
+        Err(observation) => return observation,
+    };
+    let lines = u64::from(w.load.flood_lines);
+    if let Some(session) = session {
+        let mut valid = Vec::new();
+        let mut flood_ids = Vec::new();
+        let mut conns = Vec::new();
+        let mut post = |msg: &Value, body: Option<Vec<u8>>| {
+            let shape = Shape {
+                body,
+                ..Shape::default()
+            };
+            let bytes = ctx.http_request(&server, &session, msg, &shape);
+            if let Ok(mut c) = Conn::open(&web, &server.addr) {
+                if c.write(&bytes) {
+                    conns.push(c);
+                } else {
+                    c.close("the subject took no more");
+                }
+            }
+        };
+        for n in 0..lines {
+            if role == "mutant" {
+                let id = ctx.id();
+                let msg = ctx.request(
+                    &id,
+                    &crate::produce::profile::check::unknown_method(),
+                    json!({}),
+                );
+                flood_ids.push(id);
+                post(&msg, None);
+            } else {
+                let mut body = malformed(n);
+                body.pop(); // the stdio line's newline
+                post(&json!({}), Some(body));
+            }
+            if role == "positive" && (n + 1) % u64::from(w.load.flood_valid_every) == 0 {
+                let (id, msg) = ctx.live_request();
+                valid.push(id);
+                post(&msg, None);
+            }
+        }
+        // One deadline for the flood's answers: every body was written before any
+        // was read.
+        let until = Instant::now() + ctx.answer + Duration::from_millis(lines / 10);
+        for mut c in conns {
+            let left = until.saturating_duration_since(Instant::now());
+            let _ = c.response(left.max(Duration::from_millis(1)));
+            c.close("answered, or the flood's deadline passed");
+        }
+        // The request after the flood: answered, the subject is still serving.
+        let (id, msg) = ctx.live_request();
+        valid.push(id.clone());
+        let after = ctx.post_fresh(&web, &server, &session, &msg, &Shape::default());
+        rec["afterFlood"] = json!(answer_label(&after, &id));
+        rec["validIds"] = json!(valid);
+        rec["floodIds"] = json!(flood_ids);
+    }
+    rec["floodLines"] = json!(lines);
+    let mut t = transcript(ctx, &web, server, false);
+    t["observation"] = json!({"ops": rec});
+    t
+}
+
+/// `oversized-input` over Streamable HTTP: one request body of the workload's size
+/// (`body`, with `id` its request's id when it has one), its head and body written
+/// as two chunks (so that a stored transcript too large to keep the body still keeps
+/// the id at the body's head), its answer waited for (a second per MiB on top of the
+/// answer window), then a live request on a fresh connection (`afterId`).
+pub fn oversized(ctx: &Ctx, mut rec: Value, msg: &Value, body: Vec<u8>) -> Value {
+    let (server, web, session) = match opened(ctx, &mut rec) {
+        Ok(o) => o,
+        Err(observation) => return observation,
+    };
+    if let Some(session) = session {
+        let size = body.len() as u64;
+        let shape = Shape {
+            body: Some(body),
+            ..Shape::default()
+        };
+        let bytes = ctx.http_request(&server, &session, msg, &shape);
+        let head = bytes
+            .windows(4)
+            .position(|x| x == b"\r\n\r\n")
+            .map_or(bytes.len(), |i| i + 4);
+        if let Ok(mut c) = Conn::open(&web, &server.addr) {
+            if c.write(&bytes[..head]) && c.write(&bytes[head..]) {
+                let bound = ctx.answer + Duration::from_millis((size >> 20) * 1000);
+                let r = c.response(bound);
+                rec["oversizedStatus"] = json!(r.status);
+            }
+            c.close("the oversized request's exchange is over");
+        }
+        let (after, msg) = ctx.live_request();
+        let reply = ctx.post_fresh(&web, &server, &session, &msg, &Shape::default());
+        rec["after"] = json!(answer_label(&reply, &after));
+        rec["afterId"] = after;
+    }
+    let mut t = transcript(ctx, &web, server, false);
+    t["observation"] = json!({"ops": rec});
+    t
+}
+
+/// The stdio records' label of request `id`'s answer in `resp`: `result`,
+/// `error:CODE`, or how the exchange ended without one.
+fn answer_label(resp: &crate::produce::profile::web::Resp, id: &Value) -> String {
+    match resp.answer(id) {
+        Some(m) => match m.pointer("/error/code").and_then(Value::as_i64) {
+            Some(code) => format!("error:{code}"),
+            None => "result".into(),
+        },
+        None if resp.timed_out => "silent".into(),
+        None => "closed".into(),
+    }
+}

@@ -245,11 +245,12 @@ fn the_honest_subject_passes_every_check_and_its_evaluation_is_valid() {
 }
 
 /// Over Streamable HTTP the eight checks about the subject's process (its starts, a
-/// crash, SIGTERM, its cleanup, and what it holds over a soak) and the two about bad
-/// input (a flood of bodies that are not JSON, one oversized body) run, on both
-/// revisions: the honest subject passes them and every other check is NOT_OBSERVED
-/// with the reason; each defect fails its own check, with the reason its record
-/// gives, and `validate` refuses it.
+/// crash, SIGTERM, its cleanup, and what it holds over a soak), the two about bad
+/// input (a flood of bodies that are not JSON, one oversized body), the two whose
+/// controls hold answers at the shim's front (`bounded-soak`, `timeout`) and
+/// `bounded-concurrency` (its control's queue at the front) run, on both revisions:
+/// the honest subject passes them, every other check is NOT_OBSERVED with the reason,
+/// and `validate` accepts the evaluation.
 #[test]
 fn the_process_checks_run_over_streamable_http() {
     let http = ["--http", "http://127.0.0.1:0/mcp"];
@@ -264,6 +265,9 @@ fn the_process_checks_run_over_streamable_http() {
         "cleanup",
         "malformed-flood",
         "oversized-input",
+        "bounded-soak",
+        "timeout",
+        "bounded-concurrency",
     ];
     for revision in ["2025-11-25", "2026-07-28"] {
         let tmp = tempfile::tempdir().unwrap();
@@ -293,7 +297,29 @@ fn the_process_checks_run_over_streamable_http() {
         assert_eq!(m["generator"]["ceiling"]["transport"], "streamable-http");
         assert!(m["latency"]["judgedRequests"].as_u64().unwrap() > 50, "{m}");
     }
-    let cases: [(&str, &[&str], &str); 9] = [
+}
+
+/// Over Streamable HTTP each defect fails its own check, with the reason its record
+/// gives, and `validate` refuses it; the honest twin of `--orphan` passes.
+#[test]
+fn each_defect_fails_its_own_check_over_streamable_http() {
+    let http = ["--http", "http://127.0.0.1:0/mcp"];
+    let cases: [(&str, &[&str], &str); 12] = [
+        (
+            "bounded-concurrency",
+            &["--queue", "4"],
+            "MCP_RES_OPS_BURST_UNANSWERED",
+        ),
+        (
+            "bounded-soak",
+            &["--slow-answer-ms", "2000"],
+            "MCP_RES_OPS_SOAK_OVER_BUDGET",
+        ),
+        (
+            "timeout",
+            &["--hang-after-cancel"],
+            "MCP_RES_OPS_DEADLINE_MISSED",
+        ),
         (
             "malformed-flood",
             &["--die-after-malformed", "5"],

@@ -57,9 +57,9 @@ pub struct ProfileRunArgs {
     /// each check; port 0 picks a free port each time, passed to the server
     /// where its arguments or --env say `{port}`. Without PROGRAM, the server
     /// at URL is evaluated as it runs (--subject-artifact required). With
-    /// operational-resilience (PROGRAM required), the eight process and leak
-    /// checks and the two bad-input checks run over Streamable HTTP and the
-    /// others are not observed.
+    /// operational-resilience (PROGRAM required), thirteen of its checks run
+    /// over Streamable HTTP (the process, leak, bad-input, soak, timeout and
+    /// bounded-concurrency checks) and the others are not observed.
     #[arg(long, value_name = "URL")]
     pub http: Option<String>,
     /// The subject requires a bearer credential: mcpres makes a synthetic one

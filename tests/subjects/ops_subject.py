@@ -75,7 +75,9 @@ default (the honest twin); each option switches on one operational defect:
   --http-port N          serve Streamable HTTP (JSON responses) on 127.0.0.1:N, `/mcp`,
                          instead of stdio; the process options above apply as they do
                          over stdio (start delay, SIGTERM ignored, orphan, helper), and
-                         --die-after-malformed and --max-line-bytes to request bodies
+                         --die-after-malformed and --max-line-bytes to request bodies;
+                         --queue N holds N requests at once, 50 ms each, and drops
+                         (never answers) one that comes while N are held
 
 Both revisions: `initialize` (2025-11-25), `server/discover` (2026-07-28),
 `ping`, `tools/list`; an unknown method gets -32601, a line that is not JSON
@@ -375,7 +377,7 @@ if a.http_port:
             pass
 
         def do_POST(self):
-            global malformed
+            global malformed, deaf
             body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
             if a.max_line_bytes and len(body) > a.max_line_bytes:
                 os._exit(4)
@@ -390,16 +392,36 @@ if a.http_port:
             if not isinstance(msg, dict) or "method" not in msg:
                 out = {"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": "parse error"}}
             elif "id" not in msg:
+                if a.hang_after_cancel and msg["method"] == "notifications/cancelled":
+                    deaf = True
                 self.send_response(202)
                 self.send_header("Content-Length", "0")
                 self.end_headers()
                 return
             else:
+                if deaf:
+                    # Answers nothing more: the request is held until the client leaves.
+                    time.sleep(3600)
+                    return
+                queued = a.queue and msg["method"] not in ("initialize", "server/discover")
+                if queued:
+                    with out_lock:
+                        full = busy[0] >= a.queue
+                        if not full:
+                            busy[0] += 1
+                    if full:
+                        # Dropped: never answered.
+                        time.sleep(3600)
+                        return
+                    time.sleep(0.05)
                 if msg["method"] not in ("initialize", "server/discover"):
                     on_served()
                 box.collect, box.reply = True, None
                 answer(msg)
                 box.collect = False
+                if queued:
+                    with out_lock:
+                        busy[0] -= 1
                 out = box.reply or {"jsonrpc": "2.0", "id": msg["id"],
                                     "error": {"code": -32603, "message": "no answer over HTTP"}}
             data = json.dumps(out).encode()
@@ -409,6 +431,7 @@ if a.http_port:
             self.end_headers()
             self.wfile.write(data)
 
+    busy = [0]
     ThreadingHTTPServer.daemon_threads = True
     ThreadingHTTPServer(("127.0.0.1", a.http_port), Handler).serve_forever()
 

@@ -21,12 +21,15 @@
 //! - `shim`: the injection shim an operational run starts a subject through
 //!   (a start delay, or a defect of declared size beside the subject in its
 //!   process tree, or its answers held), never changing the subject.
+//! - `front`: the shim's HTTP front, between the runner and a subject that
+//!   serves Streamable HTTP (each connection relayed, each response held).
 //! - `downstream`: the loopback HTTP stub the shim serves beside a subject
 //!   that declares a downstream (up, down or slow, moved by the runner).
 
 pub mod door;
 pub mod downstream;
 pub mod end;
+pub mod front;
 pub mod http;
 pub mod ident;
 pub mod proc;

@@ -109,6 +109,12 @@ pub struct Spec {
     /// With `stickyFailureTool`: keep the failure this long only (a circuit breaker
     /// that closes again), in ms; 0 for ever.
     pub sticky_failure_ms: u64,
+    /// Over Streamable HTTP: the address the runner connects to (`IP:{port}` in the
+    /// launch, the port filled in by the runner). The shim listens there once the
+    /// subject, given another port (`{backport}` in its arguments and environment),
+    /// accepts connections, and relays each connection to it with `responseDelayMs`
+    /// applied to each response instead of to stdout lines ([`super::front`]).
+    pub http_front: String,
 }
 
 impl Spec {
@@ -123,6 +129,7 @@ impl Spec {
             || self.eof_delay_ms > 0
             || self.term_delay_ms > 0
             || self.orphan
+            || !self.http_front.is_empty()
             || self.gated()
             || self.deduped()
             || self.edits_surface()
@@ -138,8 +145,8 @@ impl Spec {
 
     /// Does the shim stand between the subject's stdout and the runner?
     fn relays_stdout(&self) -> bool {
-        self.response_delay_ms > 0
-            || self.gated()
+        (self.response_delay_ms > 0 && self.http_front.is_empty())
+            || self.stdio_gated()
             || self.edits_surface()
             || self.tooled()
             || self.drop_when_full
@@ -170,6 +177,28 @@ impl Spec {
 
     fn deduped(&self) -> bool {
         self.deaf_after_duplicate || self.drop_duplicates
+    }
+
+    /// Gated on stdio (over HTTP the front gates each request instead).
+    fn stdio_gated(&self) -> bool {
+        self.gated() && self.http_front.is_empty()
+    }
+
+    /// The front's limits: the gate's, per request.
+    fn front_limits(&self) -> super::front::Limits {
+        let (in_flight, reject) = if self.reject_over_in_flight > 0 {
+            (self.reject_over_in_flight as usize, true)
+        } else {
+            (self.drop_over_in_flight as usize, false)
+        };
+        super::front::Limits {
+            in_flight,
+            reject,
+            no_hint: self.no_retry_hint,
+            rate: self.drop_over_rate.max(self.reject_over_rate) as usize,
+            window: Duration::from_millis(self.rate_window_ms.max(1)),
+            reject_rate: self.reject_over_rate > 0,
+        }
     }
 
     fn gated(&self) -> bool {
@@ -217,7 +246,34 @@ pub fn main(args: &[std::ffi::OsString]) -> u8 {
         std::thread::sleep(Duration::from_millis(spec.delay_ms.min(600_000)));
     }
     let mut command = Command::new(&cmd[0]);
-    command.args(&cmd[1..]);
+    let mut front = None;
+    if spec.http_front.is_empty() {
+        command.args(&cmd[1..]);
+    } else {
+        // The subject serves behind the front, on a port picked here.
+        let addr: std::net::SocketAddr = match spec.http_front.parse() {
+            Ok(a) => a,
+            Err(e) => {
+                eprintln!("mcpres ops shim: bad httpFront {:?}: {e}", spec.http_front);
+                return 2;
+            }
+        };
+        let back = match super::front::back_port(addr.ip()) {
+            Ok(p) => p,
+            Err(e) => {
+                eprintln!("mcpres ops shim: no free port for the subject: {e}");
+                return 2;
+            }
+        };
+        let sub = |s: &str| s.replace(super::front::BACK_PORT, &back.to_string());
+        command.args(cmd[1..].iter().map(|a| sub(a)));
+        for (k, v) in std::env::vars() {
+            if v.contains(super::front::BACK_PORT) {
+                command.env(k, sub(&v));
+            }
+        }
+        front = Some((addr, std::net::SocketAddr::new(addr.ip(), back)));
+    }
     let mut stub = None;
     if !spec.downstream_env.is_empty() {
         let phase = match spec.downstream_phase.as_str() {
@@ -244,7 +300,7 @@ pub fn main(args: &[std::ffi::OsString]) -> u8 {
     if spec.relays_stdout() {
         command.stdout(std::process::Stdio::piped());
     }
-    if spec.eof_delay_ms > 0 || spec.gated() || spec.deduped() || spec.tooled() {
+    if spec.eof_delay_ms > 0 || spec.stdio_gated() || spec.deduped() || spec.tooled() {
         command.stdin(std::process::Stdio::piped());
     }
     let mut child = match command.spawn() {
@@ -261,7 +317,7 @@ pub fn main(args: &[std::ffi::OsString]) -> u8 {
         .write(true)
         .open("/dev/null")
     {
-        if spec.eof_delay_ms == 0 && !spec.gated() && !spec.deduped() && !spec.tooled() {
+        if spec.eof_delay_ms == 0 && !spec.stdio_gated() && !spec.deduped() && !spec.tooled() {
             let _ = rustix::stdio::dup2_stdin(&null);
         }
         if !spec.relays_stdout() {
@@ -269,13 +325,21 @@ pub fn main(args: &[std::ffi::OsString]) -> u8 {
         }
     }
     forward_signals(child.id(), Duration::from_millis(spec.term_delay_ms));
+    if let Some((at, back)) = front {
+        super::front::serve(
+            at,
+            back,
+            Duration::from_millis(spec.response_delay_ms),
+            spec.front_limits(),
+        );
+    }
     let mut relay = None;
     if spec.tooled() {
         let (to, from) = (child.stdin.take(), child.stdout.take());
         if let (Some(to), Some(from)) = (to, from) {
             relay = Some(tool_relay(to, from, &spec, stub));
         }
-    } else if spec.gated() {
+    } else if spec.stdio_gated() {
         let (to, from) = (child.stdin.take(), child.stdout.take());
         if let (Some(to), Some(from)) = (to, from) {
             relay = Some(gate(to, from, &spec));

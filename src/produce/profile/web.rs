@@ -148,6 +148,9 @@ pub struct Rec {
     /// The one redactor (`drive::redact`), when there is something to redact.
     redactor: Option<Redactor>,
     inner: Mutex<RecInner>,
+    /// Per direction, the bytes stored in full ([`TRANSCRIPT_KEEP_BYTES`] unless
+    /// [`Rec::keeping`] says more).
+    keep: usize,
 }
 
 #[derive(Default)]
@@ -200,6 +203,7 @@ impl Rec {
             start: Instant::now(),
             redactor: (!secrets.is_empty()).then(|| Redactor::synthetic(&secrets)),
             inner: Mutex::default(),
+            keep: TRANSCRIPT_KEEP_BYTES,
         }
     }
 
@@ -209,7 +213,15 @@ impl Rec {
             start: Instant::now(),
             redactor: Some(redactor),
             inner: Mutex::default(),
+            keep: TRANSCRIPT_KEEP_BYTES,
         }
+    }
+
+    /// This record storing up to `bytes` per direction in full: a soak whose judge
+    /// reads every answer (`bounded-soak`).
+    pub fn keeping(mut self, bytes: usize) -> Rec {
+        self.keep = self.keep.max(bytes);
+        self
     }
 
     pub fn now_ms(&self) -> u64 {
@@ -228,19 +240,20 @@ impl Rec {
             });
             return;
         }
-        let v = Self::chunk_value(&mut inner.kept, at, conn, dir, bytes);
+        let v = Self::chunk_value(&mut inner.kept, self.keep, at, conn, dir, bytes);
         inner.events.push(Entry::Done(v));
     }
 
     fn chunk_value(
         kept: &mut BTreeMap<&'static str, Kept>,
+        keep: usize,
         at: u64,
         conn: usize,
         dir: &'static str,
         bytes: &[u8],
     ) -> Value {
         let kept = kept.entry(dir).or_default();
-        let elide = kept.plain + bytes.len() > TRANSCRIPT_KEEP_BYTES;
+        let elide = kept.plain + bytes.len() > keep;
         if !elide {
             kept.plain += bytes.len();
         }
@@ -322,7 +335,7 @@ impl Rec {
                 Entry::Done(v) => v.clone(),
                 Entry::Raw { at, conn, dir, .. } => {
                     let bytes = redacted.remove(&k).unwrap_or_default();
-                    Self::chunk_value(&mut kept, *at, *conn, dir, &bytes)
+                    Self::chunk_value(&mut kept, self.keep, *at, *conn, dir, &bytes)
                 }
             })
             .collect();

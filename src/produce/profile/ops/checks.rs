@@ -38,8 +38,8 @@ pub const CHECKS: &[CheckDecl] = &[
             Basis::both(JSONRPC, "§4", L::Must, "the server MUST reply to every request: each of many sent at once too (an error, such as an overload refusal, is a reply)"),
             Basis::both(PROFILE, "required check bounded-concurrency", L::Profile, "requests over the concurrency a subject takes get a bounded outcome (served or refused), never silence"),
         ])
-        .alone().launch()
-        .judged("The workload's concurrency times its defect factor requests are written at once; every one must be answered, with a result or an error, while the subject runs. Silence fails on JSON-RPC's MUST. The control puts a queue in front of the subject (the shim) that holds the workload's concurrency in flight and drops what is over it (the taxonomy's resource-exhaustion, lost); the mutant's queue refuses what is over it at once with an overload error and a retry hint: bounded, so it must be read as answered."),
+        .alone().launch().http()
+        .judged("The workload's concurrency times its defect factor requests are written at once; every one must be answered, with a result or an error, while the subject runs. Silence fails on JSON-RPC's MUST. The control puts a queue in front of the subject (the shim) that holds the workload's concurrency in flight and drops what is over it (the taxonomy's resource-exhaustion, lost); the mutant's queue refuses what is over it at once with an overload error and a retry hint: bounded, so it must be read as answered. Over Streamable HTTP each request is posted on a fresh connection, all written before any answer is read, and the queue is the shim's front, which reads each request whole before it passes it on, drops or refuses it."),
     CheckDecl::new(P, "queue-saturation", overload::queue_saturation, reading::QUEUE_BOUNDED, reading::QUEUE_LOST)
         .basis(&[
             Basis::both(JSONRPC, "§4", L::Must, "the server MUST reply to every request: each of the hold calls sent over its limit too (served later or refused)"),
@@ -78,8 +78,8 @@ pub const CHECKS: &[CheckDecl] = &[
             Basis::pos(JSONRPC, "§4", L::Must, "the server MUST reply to every request (not a notification): the one sent after another was cancelled too"),
             Basis::both(PROFILE, "required check timeout", L::Profile, "a request is answered within the workload's declared request timeout, and a cancelled request leaves the subject serving (a bounded wait, the timer cleared, a new operation allowed)"),
         ])
-        .alone().launch()
-        .judged("The deadline is the workload's request timeout, not a guess at the machine's pace. A request is sent and waited for up to the timeout; then a request is sent and cancelled at once with `notifications/cancelled` (the subject may answer it or not), and a request after it is waited for up to the timeout. Both waited-for requests must be answered within the timeout of their send, read from the stored times of the request and its answer; a missed deadline fails on the workload's budget, a subject that exits fails. Past the timeout the client gives up and cancels. The control holds every answer back the timeout plus a second at the transport (the taxonomy's timeout: delay over budget); the mutant a quarter of it."),
+        .alone().launch().http()
+        .judged("The deadline is the workload's request timeout, not a guess at the machine's pace. A request is sent and waited for up to the timeout; then a request is sent and cancelled at once with `notifications/cancelled` (the subject may answer it or not), and a request after it is waited for up to the timeout. Both waited-for requests must be answered within the timeout of their send, read from the stored times of the request and its answer; a missed deadline fails on the workload's budget, a subject that exits fails. Past the timeout the client gives up and cancels. The control holds every answer back the timeout plus a second at the transport (the taxonomy's timeout: delay over budget); the mutant a quarter of it. Over Streamable HTTP each request is posted on a fresh connection, the cancellation is a notification posted on another, and the hold is at the shim's front (a relay on the port the runner connects to)."),
     CheckDecl::new(P, "partial-outage", downstream::partial_outage, reading::OUTAGE_RECOVERED, reading::OUTAGE_NOT_RECOVERED)
         .basis(&[
             Basis::both(JSONRPC, "§4", L::Must, "the server MUST reply to every request: the call made while its downstream is out, and a request that does not need it"),
@@ -165,8 +165,8 @@ pub const CHECKS: &[CheckDecl] = &[
         .judged("No MCP requirement: judged on the workload's budget by the slope over the soak. The control leaves idle children running beside the subject (the budget times the defect factor, at least five a second); the mutant starts children that exit at once (churn, no growth)."),
     CheckDecl::new(P, "bounded-soak", bounded_soak, reading::SOAK_WITHIN_BUDGET, reading::SOAK_OVER_BUDGET)
         .basis(&[Basis::both(PROFILE, "required check bounded-soak", L::Profile, "over the soak after the warm-up, latency from the intended send (p50, p95, p99) and the share of requests without a result stay within the workload's budgets")])
-        .alone().launch()
-        .judged("No MCP requirement: judged on the workload's budgets only, from the record of every request. The control holds each of the subject's answers 1.5 x the p99 budget at the transport (the taxonomy's delayed-response); the mutant holds them a quarter of the p50 budget."),
+        .alone().launch().http()
+        .judged("No MCP requirement: judged on the workload's budgets only, from the record of every request. The control holds each of the subject's answers 1.5 x the p99 budget at the transport (the taxonomy's delayed-response); the mutant holds them a quarter of the p50 budget. Over Streamable HTTP the hold is at the shim's front, a relay on the port the runner connects to, with the subject serving behind it on another: each response is held from when its first bytes arrive."),
     CheckDecl::new(P, "cleanup", ending::cleanup, reading::CLEANUP_COMPLETE, reading::RESIDUE_LEFT)
         .basis(&[Basis::both(PROFILE, "required check cleanup", L::Profile, "once the subject has ended (stdin closed, then SIGTERM, then its process group killed), no process of its tree is alive")])
         .alone().launch().http()
@@ -182,6 +182,36 @@ pub(super) fn workload<'c>(ctx: &'c Ctx<'_>) -> &'c Workload {
 /// The subject's launch with `spec` injected through the shim (its own launch when
 /// nothing is injected).
 pub(super) fn shimmed(ctx: &Ctx, spec: &Value) -> Result<Launch, String> {
+    let at_front = [
+        "responseDelayMs",
+        "dropOverInFlight",
+        "rejectOverInFlight",
+        "dropOverRate",
+        "rejectOverRate",
+    ]
+    .iter()
+    .any(|k| spec[*k].as_u64().unwrap_or(0) > 0);
+    if let Some(web) = &ctx.web
+        && at_front
+    {
+        // Over Streamable HTTP the answers are held, and requests over a limit dropped
+        // or refused, at the shim's front, on the port the runner connects to; the
+        // subject serves behind it on one the shim picks.
+        let base = ctx.stdio_launch();
+        let back = |s: &String| s.replace("{port}", crate::produce::drive::front::BACK_PORT);
+        let behind = Launch {
+            program: base.program.clone(),
+            args: base.args.iter().map(back).collect(),
+            env: base.env.iter().map(|(k, v)| (k.clone(), back(v))).collect(),
+            sandbox: base.sandbox.clone(),
+        };
+        let mut spec = spec.clone();
+        spec["httpFront"] = json!(match web.ip {
+            std::net::IpAddr::V4(ip) => format!("{ip}:{{port}}"),
+            std::net::IpAddr::V6(ip) => format!("[{ip}]:{{port}}"),
+        });
+        return shim_over(&behind, &spec);
+    }
     shim_over(ctx.stdio_launch(), spec)
 }
 
@@ -525,7 +555,7 @@ fn soak(ctx: &Ctx, check: &str, role: &str, duration: Duration) -> Value {
     let mut rec = record(ctx, check, role, "soak");
     rec["generator"] = ctx.ops_shared.ceiling(ctx);
     if ctx.web.is_some() {
-        return super::http::soak_observation(ctx, w, rec, duration);
+        return super::http::soak_observation(ctx, w, rec, duration, check == "bounded-soak");
     }
     let launch = match shimmed(ctx, &rec["injected"]) {
         Ok(l) => l,
@@ -571,12 +601,11 @@ fn positive_soak(ctx: &Ctx, check: &str) -> Value {
     });
     // A leak reading needs the samples, not the bytes: its copy of the soak leaves the
     // stdio chunks to bounded-soak's (each copy of every answer would be stored again).
-    // Over Streamable HTTP bounded-soak is not run: memory-resource-leak's copy keeps
-    // the connections' bytes, and the other two leave them to it.
+    // Over Streamable HTTP likewise with the connections' bytes.
     if ctx.web.is_some() {
-        if check != "memory-resource-leak" {
+        if check != "bounded-soak" {
             t["http"] = json!({
-                "omitted": "the soak's HTTP connections are stored with memory-resource-leak's positive, whose record this is too"
+                "omitted": "the soak's HTTP connections are stored with bounded-soak's positive, whose record this is too"
             });
         }
     } else if check != "bounded-soak" {

@@ -130,6 +130,9 @@ pub fn oversized_input(ctx: &Ctx) -> CheckRun {
 fn burst(ctx: &Ctx, role: &str) -> Value {
     let w = workload(ctx);
     let mut rec = record(ctx, "bounded-concurrency", role, "burst");
+    if ctx.web.is_some() {
+        return super::http::burst(ctx, rec, w.load.concurrency * w.controls.defect_factor);
+    }
     let (mut probe, open) = match started(ctx, &mut rec) {
         Ok(p) => p,
         Err(observation) => return observation,

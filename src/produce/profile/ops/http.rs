@@ -1,8 +1,9 @@
 //! Operational checks over Streamable HTTP (the process and leak checks, whose
-//! controls act on the process, not the conversation): the subject (behind the same injection
-//! shim as over stdio, which only relays its standard streams here) serves on a port
-//! mcpres picks, and the runner talks to it with the raw HTTP client of the
-//! `streamable-http` profile. Each observation's transcript is the server process's
+//! controls act on the process; the bad-input checks, whose controls are what the
+//! runner sends; and the soak and timeout checks, whose controls hold answers at the
+//! shim's front, `drive::front`): the subject (behind the same injection shim as over
+//! stdio) serves on a port mcpres picks, and the runner talks to it with the raw HTTP
+//! client of the `streamable-http` profile. Each observation's transcript is the server process's
 //! own (its events, signals and end record, read as over stdio) with the HTTP
 //! conversation's bytes under `http`.
 
@@ -19,7 +20,7 @@ use super::sample::Sampler;
 use super::workload::Workload;
 use crate::produce::profile::check::Ctx;
 use crate::produce::profile::probe::Launch;
-use crate::produce::profile::web::{Conn, Rec, Server, Session, Shape};
+use crate::produce::profile::web::{Conn, Rec, Resp, Server, Session, Shape};
 
 /// Why a check that mcpres runs over stdio only is not observed over Streamable HTTP.
 pub const NOT_OVER_HTTP: &str = "mcpres does not yet drive this check over Streamable HTTP (it is run over stdio: give the subject's stdio command without --http); not observed";
@@ -71,6 +72,16 @@ pub fn start(ctx: &Ctx, launch: &Launch, warm_up: bool) -> (Value, Value) {
 /// conversation's record, and the session when the opening got its result (`rec` gets
 /// `open` or `startError`). `Err`: no launch could be made (the observation says why).
 fn opened(ctx: &Ctx, rec: &mut Value) -> Result<(Server, Rec, Option<Session>), Value> {
+    opened_keeping(ctx, rec, 0)
+}
+
+/// [`opened`], the conversation's record storing up to `keep` bytes per direction in
+/// full (at least what every record keeps).
+fn opened_keeping(
+    ctx: &Ctx,
+    rec: &mut Value,
+    keep: usize,
+) -> Result<(Server, Rec, Option<Session>), Value> {
     let launch = match shimmed(ctx, &rec["injected"]) {
         Ok(l) => l,
         Err(why) => {
@@ -79,7 +90,7 @@ fn opened(ctx: &Ctx, rec: &mut Value) -> Result<(Server, Rec, Option<Session>), 
         }
     };
     let server = serve(ctx, &launch);
-    let web = Rec::new(ctx.web().bearer.as_ref());
+    let web = Rec::new(ctx.web().bearer.as_ref()).keeping(keep);
     let session = match &server.failed {
         Some(why) => {
             rec["startError"] = json!(why);
@@ -229,7 +240,8 @@ pub fn crash(ctx: &Ctx, mut rec: Value, injected: bool, wait: Duration) -> Value
 /// coordinated omission, as over stdio). The server's processes are sampled when
 /// `sample` is set (its process must be one mcpres started). Each request's row is
 /// the stdio generator's (`[id, kind, dueUs, sentUs, answeredUs | null, outcome]`,
-/// from the soak's start); the answer is the one its connection brought.
+/// from the soak's start); the answer is the one its connection brought, waited for up
+/// to `drain`.
 #[allow(clippy::too_many_arguments)]
 pub fn soak(
     ctx: &Ctx,
@@ -295,7 +307,9 @@ pub fn soak(
                         l.0 += 1;
                         l.1 = l.1.max(sent - due);
                     }
-                    let resp = ctx.post_fresh(web, server, session, &msg, &Shape::default());
+                    // Each answer is waited for as long as the soak drains (the answer
+                    // window, and an injected hold on top).
+                    let resp = post_waiting(ctx, web, server, session, &msg, drain);
                     let at = start.elapsed().as_micros() as u64;
                     let row = match resp.answer(&id) {
                         Some(m) => {
@@ -422,13 +436,33 @@ fn null_answer(mut c: std::net::TcpStream) {
 /// One soak observation over Streamable HTTP: the (shimmed) server of `rec`'s
 /// injection started and opened, the workload's schedule run for `duration` and
 /// sampled, the server stopped; `rec` gets the requests and samples as over stdio.
-pub fn soak_observation(ctx: &Ctx, w: &Workload, mut rec: Value, duration: Duration) -> Value {
-    let (mut server, web, session) = match opened(ctx, &mut rec) {
+/// `every_answer`: the judge reads every answer from the stored bytes (`bounded-soak`,
+/// whose stdio soak keeps 8 MiB of stdout), so the record keeps as much per direction.
+pub fn soak_observation(
+    ctx: &Ctx,
+    w: &Workload,
+    mut rec: Value,
+    duration: Duration,
+    every_answer: bool,
+) -> Value {
+    let keep = if every_answer { 8 << 20 } else { 0 };
+    let (mut server, web, session) = match opened_keeping(ctx, &mut rec, keep) {
         Ok(o) => o,
         Err(observation) => return observation,
     };
     if let Some(session) = session {
-        let s = soak(ctx, w, &server, &web, &session, duration, ctx.answer, true);
+        // Answers held at the front are waited for the hold on top of the answer window.
+        let held = Duration::from_millis(rec["injected"]["responseDelayMs"].as_u64().unwrap_or(0));
+        let s = soak(
+            ctx,
+            w,
+            &server,
+            &web,
+            &session,
+            duration,
+            ctx.answer + held,
+            true,
+        );
         let gone = server
             .probe
             .as_mut()
@@ -559,7 +593,7 @@ pub fn oversized(ctx: &Ctx, mut rec: Value, msg: &Value, body: Vec<u8>) -> Value
 
 /// The stdio records' label of request `id`'s answer in `resp`: `result`,
 /// `error:CODE`, or how the exchange ended without one.
-fn answer_label(resp: &crate::produce::profile::web::Resp, id: &Value) -> String {
+fn answer_label(resp: &Resp, id: &Value) -> String {
     match resp.answer(id) {
         Some(m) => match m.pointer("/error/code").and_then(Value::as_i64) {
             Some(code) => format!("error:{code}"),
@@ -568,4 +602,124 @@ fn answer_label(resp: &crate::produce::profile::web::Resp, id: &Value) -> String
         None if resp.timed_out => "silent".into(),
         None => "closed".into(),
     }
+}
+
+/// `msg` posted on a fresh connection of `server`'s conversation, its response waited
+/// for up to `wait` (not the answer window: a workload's deadline, or a hold on top).
+fn post_waiting(
+    ctx: &Ctx,
+    web: &Rec,
+    server: &Server,
+    session: &Session,
+    msg: &Value,
+    wait: Duration,
+) -> Resp {
+    match Conn::open(web, &server.addr) {
+        Ok(mut c) => {
+            let bytes = ctx.http_request(server, session, msg, &Shape::default());
+            if c.write(&bytes) {
+                c.response(wait)
+            } else {
+                Resp {
+                    eof: true,
+                    ..Resp::default()
+                }
+            }
+        }
+        Err(_) => Resp::default(),
+    }
+}
+
+/// `timeout` over Streamable HTTP, as over stdio: a request posted and waited for up
+/// to the workload's request timeout (`deadline`); given up on, it is cancelled
+/// (`notifications/cancelled` posted on a fresh connection); answered, a second request
+/// is written on a fresh connection and cancelled at once, not waited for; then a
+/// request after it, waited for up to the timeout (and cancelled when it passes).
+pub fn timeout(ctx: &Ctx, mut rec: Value, deadline: Duration) -> Value {
+    let (server, web, session) = match opened(ctx, &mut rec) {
+        Ok(o) => o,
+        Err(observation) => return observation,
+    };
+    if let Some(session) = session {
+        let cancel = |id: &Value, reason: &str| {
+            let params = ctx.params(json!({"requestId": id, "reason": reason}));
+            let msg = json!({
+                "jsonrpc": "2.0",
+                "method": "notifications/cancelled",
+                "params": params,
+            });
+            let _ = ctx.post_fresh(&web, &server, &session, &msg, &Shape::default());
+        };
+        let (first, msg) = ctx.live_request();
+        let r = post_waiting(ctx, &web, &server, &session, &msg, deadline);
+        if r.answer(&first).is_some() {
+            // A request cancelled at once: the subject may answer it or not, but must
+            // go on serving.
+            let (gone, msg) = ctx.live_request();
+            let bytes = ctx.http_request(&server, &session, &msg, &Shape::default());
+            let conn = Conn::open(&web, &server.addr).ok().map(|mut c| {
+                c.write(&bytes);
+                c
+            });
+            cancel(&gone, "no longer needed");
+            if let Some(c) = conn {
+                c.close("the request was cancelled");
+            }
+            rec["cancelledAtOnce"] = gone;
+        } else if r.timed_out {
+            // Given up on: cancelled, as a client whose timeout passed does.
+            cancel(&first, "request timed out");
+            rec["timedOut"] = first.clone();
+        }
+        let (after, msg) = ctx.live_request();
+        let r = post_waiting(ctx, &web, &server, &session, &msg, deadline);
+        if r.answer(&after).is_none() && r.timed_out {
+            cancel(&after, "request timed out");
+        }
+        rec["judgedIds"] = json!([first, after]);
+    }
+    let mut t = transcript(ctx, &web, server, false);
+    t["observation"] = json!({"ops": rec});
+    t
+}
+
+/// `bounded-concurrency` over Streamable HTTP: `n` live requests, each on a fresh
+/// connection, all written before any answer is read (the stdio burst is one write),
+/// their answers read with one deadline from the last send.
+pub fn burst(ctx: &Ctx, mut rec: Value, n: u32) -> Value {
+    let (server, web, session) = match opened(ctx, &mut rec) {
+        Ok(o) => o,
+        Err(observation) => return observation,
+    };
+    if let Some(session) = session {
+        let mut ids = Vec::new();
+        let mut conns = Vec::new();
+        for _ in 0..n {
+            let (id, msg) = ctx.live_request();
+            let bytes = ctx.http_request(&server, &session, &msg, &Shape::default());
+            if let Ok(mut c) = Conn::open(&web, &server.addr)
+                && c.write(&bytes)
+            {
+                conns.push((id.clone(), c));
+            }
+            ids.push(id);
+        }
+        let until = Instant::now() + ctx.answer;
+        let mut got = 0;
+        for (id, mut c) in conns {
+            let left = until.saturating_duration_since(Instant::now());
+            if c.response(left.max(Duration::from_millis(1)))
+                .answer(&id)
+                .is_some()
+            {
+                got += 1;
+            }
+            c.close("answered, or the burst's deadline passed");
+        }
+        rec["burstIds"] = json!(ids);
+        rec["answeredWithinWait"] = json!(got);
+    }
+    let mut t = transcript(ctx, &web, server, false);
+    t["observation"] = json!({"ops": rec});
+    t
 }

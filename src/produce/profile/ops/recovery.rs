@@ -29,6 +29,10 @@ fn cancel(ctx: &Ctx, probe: &mut Probe, id: &Value, reason: &str) {
 fn timeout(ctx: &Ctx, role: &str) -> Value {
     let w = workload(ctx);
     let mut rec = record(ctx, "timeout", role, "timeout");
+    if ctx.web.is_some() {
+        let deadline = Duration::from_millis(w.budgets.request_timeout_ms);
+        return super::http::timeout(ctx, rec, deadline);
+    }
     let (mut probe, open) = match started(ctx, &mut rec) {
         Ok(p) => p,
         Err(observation) => return observation,

@@ -1,0 +1,371 @@
+//! The shim's HTTP front: over Streamable HTTP an operational control that acts on the
+//! conversation (its answers held) cannot be injected into the subject's stdout, so the
+//! shim stands in front of the subject's port instead. The runner connects to the port it
+//! gave the launch (`httpFront`); the subject serves on another one the shim picks
+//! (`{backport}` in its arguments and environment), and every connection the runner opens
+//! is relayed to it byte for byte, with each response held as the spec says.
+//!
+//! The front listens only once the subject's own port accepts connections, so a start is
+//! still the subject's start: a runner that waits for the port to accept waits for the
+//! subject. Nothing is parsed or rewritten; the runner's stored bytes are what the front
+//! passed on, when it passed them on.
+
+use std::io::{Read, Write};
+use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+/// What the front does with a request over a limit: the shim's stdio gate, per request
+/// (each request of the runner comes on a connection of its own).
+#[derive(Debug, Default, Clone)]
+pub struct Limits {
+    /// At most this many requests in flight to the subject (a request is in flight from
+    /// when it is passed on to when the subject's first bytes back arrive); 0: no limit.
+    pub in_flight: usize,
+    /// Over `in_flight`: refuse at once with an overload error (else: never answer).
+    pub reject: bool,
+    /// A refusal without `data.retryAfterMs`.
+    pub no_hint: bool,
+    /// At most this many requests in any span of `window`; 0: no rate limit.
+    pub rate: usize,
+    pub window: Duration,
+    /// Over `rate`: refuse at once with a rate-limit error and a hint (else: never answer).
+    pub reject_rate: bool,
+}
+
+impl Limits {
+    fn any(&self) -> bool {
+        self.in_flight > 0 || self.rate > 0
+    }
+}
+
+/// The front's shared state: the requests in flight and the rate's log.
+struct Gate {
+    limits: Limits,
+    in_flight: Mutex<usize>,
+    admitted: Mutex<std::collections::VecDeque<Instant>>,
+}
+
+/// What becomes of one request.
+enum Fate {
+    /// Passed on (`counted`: it holds a place in flight until its answer starts).
+    Pass { counted: bool },
+    /// Never answered: the connection is held open until the runner leaves.
+    Drop,
+    /// Answered at once by the front with this JSON-RPC error.
+    Refuse(Value),
+}
+
+impl Gate {
+    fn fate(&self, request: Option<Value>) -> Fate {
+        let Some(id) = request else {
+            return Fate::Pass { counted: false };
+        };
+        let l = &self.limits;
+        if l.rate > 0 {
+            let now = Instant::now();
+            let mut log = self.admitted.lock().expect("rate lock");
+            while log
+                .front()
+                .is_some_and(|t| now.saturating_duration_since(*t) >= l.window)
+            {
+                log.pop_front();
+            }
+            if log.len() >= l.rate {
+                let wait = log
+                    .front()
+                    .map_or(l.window, |t| l.window.saturating_sub(now - *t));
+                return if l.reject_rate {
+                    let ms = u64::try_from(wait.as_millis()).unwrap_or(u64::MAX).max(1);
+                    Fate::Refuse(refusal(
+                        id,
+                        "rate limited: too many requests in the window",
+                        Some(ms),
+                    ))
+                } else {
+                    Fate::Drop
+                };
+            }
+            log.push_back(now);
+        }
+        if l.in_flight > 0 {
+            let mut n = self.in_flight.lock().expect("count lock");
+            if *n >= l.in_flight {
+                return if l.reject {
+                    let hint = (!l.no_hint).then_some(100);
+                    Fate::Refuse(refusal(id, "overloaded: too many requests in flight", hint))
+                } else {
+                    Fate::Drop
+                };
+            }
+            *n += 1;
+            return Fate::Pass { counted: true };
+        }
+        Fate::Pass { counted: false }
+    }
+
+    fn answered(&self) {
+        let mut n = self.in_flight.lock().expect("count lock");
+        *n = n.saturating_sub(1);
+    }
+}
+
+/// The shim's overload and rate-limit error under `id` (as its stdio gate words it).
+fn refusal(id: Value, message: &str, hint: Option<u64>) -> Value {
+    let mut error = json!({"code": -32000, "message": message});
+    if let Some(ms) = hint {
+        error["data"] = json!({"retryAfterMs": ms});
+    }
+    json!({"jsonrpc": "2.0", "id": id, "error": error})
+}
+
+/// The first request on a connection, read whole (its head, then the body its
+/// `Content-Length` declares): its bytes, and its JSON-RPC id when it is a request
+/// (a message with a method and an id). `None`: the runner closed first.
+fn first_request(client: &mut TcpStream) -> Option<(Vec<u8>, Option<Value>)> {
+    let mut buf = Vec::new();
+    let mut chunk = [0u8; 16 << 10];
+    let body_at = loop {
+        if let Some(i) = buf.windows(4).position(|x| x == b"\r\n\r\n") {
+            break i + 4;
+        }
+        match client.read(&mut chunk) {
+            Ok(0) | Err(_) => return (!buf.is_empty()).then_some((buf, None)),
+            Ok(n) => buf.extend_from_slice(&chunk[..n]),
+        }
+    };
+    let head = String::from_utf8_lossy(&buf[..body_at]).to_ascii_lowercase();
+    let len = head
+        .lines()
+        .find_map(|l| l.strip_prefix("content-length:"))
+        .and_then(|v| v.trim().parse::<usize>().ok())
+        .unwrap_or(0);
+    while buf.len() < body_at + len {
+        match client.read(&mut chunk) {
+            Ok(0) | Err(_) => return Some((buf, None)),
+            Ok(n) => buf.extend_from_slice(&chunk[..n]),
+        }
+    }
+    let id = serde_json::from_slice::<Value>(&buf[body_at..body_at + len])
+        .ok()
+        .filter(|m| m.get("method").is_some())
+        .and_then(|m| m.get("id").cloned());
+    Some((buf, id))
+}
+
+/// The placeholder for the port the subject serves on behind the front.
+pub const BACK_PORT: &str = "{backport}";
+
+/// How long the front waits for the subject's port before giving up (the runner's own
+/// start bound ends the observation long before).
+const BACK_WAIT: Duration = Duration::from_secs(600);
+
+/// A free port on `ip` for the subject to serve on behind the front.
+pub fn back_port(ip: std::net::IpAddr) -> std::io::Result<u16> {
+    Ok(TcpListener::bind(SocketAddr::new(ip, 0))?
+        .local_addr()?
+        .port())
+}
+
+/// Serve the front at `front` for the subject at `back`, in a thread of its own: once
+/// `back` accepts a connection, every connection to `front` is relayed to a fresh one
+/// to `back`; the first bytes of each response (the first the subject sends after the
+/// runner's latest bytes on that connection) are held `delay` from when they arrived.
+pub fn serve(front: SocketAddr, back: SocketAddr, delay: Duration, limits: Limits) {
+    let gate = limits.any().then(|| {
+        Arc::new(Gate {
+            limits,
+            in_flight: Mutex::new(0),
+            admitted: Mutex::default(),
+        })
+    });
+    std::thread::spawn(move || {
+        let start = Instant::now();
+        while TcpStream::connect_timeout(&back, Duration::from_millis(200)).is_err() {
+            if start.elapsed() > BACK_WAIT {
+                eprintln!("mcpres ops shim: nothing accepts connections at {back}; no front");
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        let listener = match TcpListener::bind(front) {
+            Ok(l) => l,
+            Err(e) => {
+                eprintln!("mcpres ops shim: cannot listen at {front}: {e}");
+                return;
+            }
+        };
+        for conn in listener.incoming() {
+            let Ok(client) = conn else { continue };
+            let gate = gate.clone();
+            std::thread::spawn(move || relay(client, back, delay, gate));
+        }
+    });
+}
+
+/// One connection relayed: the runner's bytes to the subject as they come, the
+/// subject's back with each response held.
+fn relay(mut client: TcpStream, back: SocketAddr, delay: Duration, gate: Option<Arc<Gate>>) {
+    // With limits, the first request is read whole and its fate decided before anything
+    // reaches the subject.
+    let mut first = Vec::new();
+    let mut counted = false;
+    if let Some(g) = &gate {
+        let Some((bytes, id)) = first_request(&mut client) else {
+            return;
+        };
+        match g.fate(id) {
+            Fate::Pass { counted: c } => {
+                counted = c;
+                first = bytes;
+            }
+            Fate::Drop => {
+                // Never answered: held until the runner gives up and closes.
+                let mut sink = [0u8; 4096];
+                while matches!(client.read(&mut sink), Ok(n) if n > 0) {}
+                return;
+            }
+            Fate::Refuse(msg) => {
+                let body = msg.to_string();
+                let _ = client.write_all(
+                    format!(
+                        "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                        body.len()
+                    )
+                    .as_bytes(),
+                );
+                let _ = client.shutdown(Shutdown::Write);
+                let mut sink = [0u8; 4096];
+                while matches!(client.read(&mut sink), Ok(n) if n > 0) {}
+                return;
+            }
+        }
+    }
+    let release = |counted: &mut bool| {
+        if *counted {
+            *counted = false;
+            if let Some(g) = &gate {
+                g.answered();
+            }
+        }
+    };
+    let Ok(mut upstream) = TcpStream::connect(back) else {
+        // The subject no longer accepts: the runner sees its connection closed.
+        release(&mut counted);
+        return;
+    };
+    if !first.is_empty() && upstream.write_all(&first).is_err() {
+        release(&mut counted);
+        return;
+    }
+    let _ = client.set_nodelay(true);
+    let _ = upstream.set_nodelay(true);
+    // How many chunks the runner has sent on this connection: a chunk from the subject
+    // after a new one starts a response, which is held.
+    let sent = Arc::new(AtomicU64::new(u64::from(!first.is_empty())));
+    let (Ok(mut from_client), Ok(mut to_upstream)) = (client.try_clone(), upstream.try_clone())
+    else {
+        return;
+    };
+    let counter = Arc::clone(&sent);
+    let forward = std::thread::spawn(move || {
+        let mut buf = vec![0u8; 64 << 10];
+        loop {
+            match from_client.read(&mut buf) {
+                Ok(0) | Err(_) => {
+                    let _ = to_upstream.shutdown(Shutdown::Write);
+                    return;
+                }
+                Ok(n) => {
+                    counter.fetch_add(1, Ordering::SeqCst);
+                    if to_upstream.write_all(&buf[..n]).is_err() {
+                        return;
+                    }
+                }
+            }
+        }
+    });
+    let (mut from_upstream, mut to_client) = (upstream, client);
+    let mut buf = vec![0u8; 64 << 10];
+    let mut answered = 0;
+    loop {
+        match from_upstream.read(&mut buf) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => {
+                let arrived = Instant::now();
+                // Its answer has started: the request no longer holds a place.
+                release(&mut counted);
+                let now_sent = sent.load(Ordering::SeqCst);
+                if now_sent != answered {
+                    answered = now_sent;
+                    let due = arrived + delay;
+                    let now = Instant::now();
+                    if due > now {
+                        std::thread::sleep(due - now);
+                    }
+                }
+                if to_client.write_all(&buf[..n]).is_err() {
+                    break;
+                }
+            }
+        }
+    }
+    release(&mut counted);
+    let _ = to_client.shutdown(Shutdown::Write);
+    let _ = forward.join();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A subject that answers every request line with `ok` at once, and the front that
+    /// holds each answer: the bytes pass unchanged, the first of each response held.
+    #[test]
+    fn the_front_relays_bytes_unchanged_and_holds_each_response() {
+        let subject = TcpListener::bind("127.0.0.1:0").unwrap();
+        let back = subject.local_addr().unwrap();
+        std::thread::spawn(move || {
+            for c in subject.incoming() {
+                let Ok(mut c) = c else { continue };
+                std::thread::spawn(move || {
+                    let mut buf = [0u8; 1024];
+                    while let Ok(n) = c.read(&mut buf) {
+                        if n == 0 {
+                            return;
+                        }
+                        let mut answer = b"ok:".to_vec();
+                        answer.extend_from_slice(&buf[..n]);
+                        let _ = c.write_all(&answer);
+                    }
+                });
+            }
+        });
+        let front = SocketAddr::from(([127, 0, 0, 1], back_port([127, 0, 0, 1].into()).unwrap()));
+        serve(front, back, Duration::from_millis(300), Limits::default());
+        let mut c = loop {
+            if let Ok(c) = TcpStream::connect(front) {
+                break c;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        };
+        for round in ["one", "two"] {
+            let t = Instant::now();
+            c.write_all(round.as_bytes()).unwrap();
+            let mut got = vec![0u8; 3 + round.len()];
+            c.read_exact(&mut got).unwrap();
+            assert_eq!(got, format!("ok:{round}").as_bytes());
+            assert!(
+                t.elapsed() >= Duration::from_millis(300),
+                "{round} was not held"
+            );
+        }
+        c.shutdown(Shutdown::Write).unwrap();
+        let mut rest = Vec::new();
+        c.read_to_end(&mut rest).unwrap();
+        assert!(rest.is_empty());
+    }
+}

@@ -122,18 +122,17 @@ fn refusal(id: Value, message: &str, hint: Option<u64>) -> Value {
     json!({"jsonrpc": "2.0", "id": id, "error": error})
 }
 
-/// The first request on a connection, read whole (its head, then the body its
-/// `Content-Length` declares): its bytes, and its JSON-RPC id when it is a request
-/// (a message with a method and an id). `None`: the runner closed first.
-fn first_request(client: &mut TcpStream) -> Option<(Vec<u8>, Option<Value>)> {
+/// One request read from `s`: every byte read, and the range of its body when its
+/// head ended and the body its `Content-Length` declares came whole.
+pub fn read_request(s: &mut TcpStream) -> (Vec<u8>, Option<std::ops::Range<usize>>) {
     let mut buf = Vec::new();
     let mut chunk = [0u8; 16 << 10];
     let body_at = loop {
         if let Some(i) = buf.windows(4).position(|x| x == b"\r\n\r\n") {
             break i + 4;
         }
-        match client.read(&mut chunk) {
-            Ok(0) | Err(_) => return (!buf.is_empty()).then_some((buf, None)),
+        match s.read(&mut chunk) {
+            Ok(0) | Err(_) => return (buf, None),
             Ok(n) => buf.extend_from_slice(&chunk[..n]),
         }
     };
@@ -144,13 +143,24 @@ fn first_request(client: &mut TcpStream) -> Option<(Vec<u8>, Option<Value>)> {
         .and_then(|v| v.trim().parse::<usize>().ok())
         .unwrap_or(0);
     while buf.len() < body_at + len {
-        match client.read(&mut chunk) {
-            Ok(0) | Err(_) => return Some((buf, None)),
+        match s.read(&mut chunk) {
+            Ok(0) | Err(_) => return (buf, None),
             Ok(n) => buf.extend_from_slice(&chunk[..n]),
         }
     }
-    let id = serde_json::from_slice::<Value>(&buf[body_at..body_at + len])
-        .ok()
+    (buf, Some(body_at..body_at + len))
+}
+
+/// The first request on a connection, read whole: its bytes, and its JSON-RPC id when
+/// it is a request (a message with a method and an id). `None`: the runner closed
+/// before sending anything.
+fn first_request(client: &mut TcpStream) -> Option<(Vec<u8>, Option<Value>)> {
+    let (buf, body) = read_request(client);
+    if buf.is_empty() {
+        return None;
+    }
+    let id = body
+        .and_then(|b| serde_json::from_slice::<Value>(&buf[b]).ok())
         .filter(|m| m.get("method").is_some())
         .and_then(|m| m.get("id").cloned());
     Some((buf, id))

@@ -394,32 +394,12 @@ pub fn ceiling(ctx: &Ctx, w: &Workload, duration: Duration) -> Option<Value> {
 /// The null server's answer to one connection: the request read (head, then as many
 /// body bytes as it declares), answered with an empty result under its id, closed.
 fn null_answer(mut c: std::net::TcpStream) {
-    use std::io::{Read, Write};
+    use std::io::Write;
     let _ = c.set_read_timeout(Some(Duration::from_secs(5)));
-    let mut buf = Vec::new();
-    let mut chunk = [0u8; 4096];
-    let body_at = loop {
-        if let Some(i) = buf.windows(4).position(|x| x == b"\r\n\r\n") {
-            break i + 4;
-        }
-        match c.read(&mut chunk) {
-            Ok(0) | Err(_) => return,
-            Ok(n) => buf.extend_from_slice(&chunk[..n]),
-        }
+    let (buf, Some(body)) = crate::produce::drive::front::read_request(&mut c) else {
+        return;
     };
-    let head = String::from_utf8_lossy(&buf[..body_at]).to_ascii_lowercase();
-    let len = head
-        .lines()
-        .find_map(|l| l.strip_prefix("content-length:"))
-        .and_then(|v| v.trim().parse::<usize>().ok())
-        .unwrap_or(0);
-    while buf.len() < body_at + len {
-        match c.read(&mut chunk) {
-            Ok(0) | Err(_) => return,
-            Ok(n) => buf.extend_from_slice(&chunk[..n]),
-        }
-    }
-    let id = serde_json::from_slice::<Value>(&buf[body_at..body_at + len])
+    let id = serde_json::from_slice::<Value>(&buf[body])
         .ok()
         .and_then(|m| m.get("id").cloned())
         .unwrap_or(Value::Null);

@@ -615,23 +615,28 @@ fn sent_ids(transcript: &Value) -> std::collections::BTreeSet<String> {
                     out.insert(id.to_string());
                 }
             }
-        } else if let Some(head) = c
-            .pointer("/elided/headBase64")
-            .and_then(Value::as_str)
-            .and_then(|b| {
-                use base64::Engine;
-                base64::engine::general_purpose::STANDARD.decode(b).ok()
-            })
-            && let Ok(head) = String::from_utf8(head)
-            && let Some(rest) = head.strip_prefix(r#"{"jsonrpc":"2.0","id":"#)
-        {
-            let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
-            if !digits.is_empty() && rest[digits.len()..].starts_with(',') {
-                out.insert(digits);
-            }
+        } else if let Some(id) = elided_id(c, |b| b) {
+            out.insert(id);
         }
     }
     out
+}
+
+/// The id of the request at the head of an elided chunk: its stored head (after
+/// `skip`, which takes a request's HTTP head off) starts with the line the runner
+/// writes first, `{"jsonrpc":"2.0","id":N,`.
+fn elided_id(chunk: &Value, skip: impl Fn(&[u8]) -> &[u8]) -> Option<String> {
+    use base64::Engine;
+    let head = chunk
+        .pointer("/elided/headBase64")
+        .and_then(Value::as_str)?;
+    let head = base64::engine::general_purpose::STANDARD
+        .decode(head)
+        .ok()?;
+    let head = std::str::from_utf8(skip(&head)).ok()?;
+    let rest = head.strip_prefix(r#"{"jsonrpc":"2.0","id":"#)?;
+    let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+    (!digits.is_empty() && rest[digits.len()..].starts_with(',')).then_some(digits)
 }
 
 /// The HTTP conversation of an observation made over Streamable HTTP (`http`, with
@@ -648,38 +653,26 @@ fn web(transcript: &Value) -> Option<&Value> {
 /// the runner writes first (`{"jsonrpc":"2.0","id":N,`) and, for a body too large to
 /// keep, in a chunk of its own.
 fn http_sent_ids(web: &Value) -> std::collections::BTreeSet<String> {
+    fn body_of(b: &[u8]) -> &[u8] {
+        match b.windows(4).position(|x| x == b"\r\n\r\n") {
+            Some(i) => &b[i + 4..],
+            None => b,
+        }
+    }
     let mut out = std::collections::BTreeSet::new();
     for e in web["events"].as_array().into_iter().flatten() {
         if e["stream"] != "sent" {
             continue;
         }
-        let body_of = |b: &[u8]| -> Vec<u8> {
-            match b.windows(4).position(|x| x == b"\r\n\r\n") {
-                Some(i) => b[i + 4..].to_vec(),
-                None => b.to_vec(),
-            }
-        };
         if let Some(bytes) = super::http::chunk_bytes(e) {
-            if let Some(id) = serde_json::from_slice::<Value>(&body_of(&bytes))
+            if let Some(id) = serde_json::from_slice::<Value>(body_of(&bytes))
                 .ok()
                 .and_then(|m| m.get("id").cloned())
             {
                 out.insert(id.to_string());
             }
-        } else if let Some(head) = e
-            .pointer("/elided/headBase64")
-            .and_then(Value::as_str)
-            .and_then(|b| {
-                use base64::Engine;
-                base64::engine::general_purpose::STANDARD.decode(b).ok()
-            })
-            && let Ok(head) = String::from_utf8(body_of(&head))
-            && let Some(rest) = head.strip_prefix(r#"{"jsonrpc":"2.0","id":"#)
-        {
-            let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
-            if !digits.is_empty() && rest[digits.len()..].starts_with(',') {
-                out.insert(digits);
-            }
+        } else if let Some(id) = elided_id(e, body_of) {
+            out.insert(id);
         }
     }
     out
@@ -3388,6 +3381,34 @@ mod tests {
 
     fn ans(id: u64) -> String {
         format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},\"result\":{{}}}}\n")
+    }
+
+    /// Over HTTP the ids sent are read from each sent chunk: a whole request (its
+    /// head, then its body), and a body elided as too large by the id at its head; a
+    /// head alone, or an elided chunk that starts with a request's head, names none.
+    #[test]
+    fn the_ids_posted_over_http_are_read_from_kept_and_elided_chunks() {
+        use base64::Engine;
+        let b64 = |s: &str| base64::engine::general_purpose::STANDARD.encode(s);
+        let big = r#"{"jsonrpc":"2.0","id":7,"method":"ping","params":{"_meta":{"dev.mcpres/padding":"aaaa"#;
+        let web = json!({
+            "connections": 3,
+            "events": [
+                {"atMs": 1, "stream": "sent", "connection": 0, "bytes": 80,
+                 "text": "POST /mcp HTTP/1.1\r\nContent-Length: 40\r\n\r\n{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"ping\"}"},
+                {"atMs": 2, "stream": "sent", "connection": 1, "bytes": 40,
+                 "text": "POST /mcp HTTP/1.1\r\nContent-Length: 4194304\r\n\r\n"},
+                {"atMs": 3, "stream": "sent", "connection": 1, "bytes": 4194304,
+                 "elided": {"headBase64": b64(big)}},
+                {"atMs": 4, "stream": "sent", "connection": 2, "bytes": 4194400,
+                 "elided": {"headBase64": b64("POST /mcp HTTP/1.1\r\nContent-Length: 4194304\r\n")}},
+                {"atMs": 5, "stream": "received", "connection": 0, "bytes": 2,
+                 "text": "{\"jsonrpc\":\"2.0\",\"id\":9,\"result\":{}}"},
+            ],
+        });
+        let t = json!({"http": web});
+        let ids: Vec<String> = sent_ids(&t).into_iter().collect();
+        assert_eq!(ids, ["5", "7"]);
     }
 
     #[test]

@@ -224,10 +224,26 @@ fn a_killed_http_run_leaves_no_server_no_listener_and_no_directory() {
     }
     let running = support::marked_servers(&seed);
     if running.is_empty() {
-        // Say why: what the run printed, and how it ended.
+        // Say why: what the run had started, what it printed, and how it ended.
+        let tree: Vec<String> = mcpres::produce::drive::proc::process_tree(child.id())
+            .into_iter()
+            .map(|pid| {
+                let p = mcpres::produce::drive::proc::read(pid);
+                let wchan =
+                    std::fs::read_to_string(format!("/proc/{pid}/wchan")).unwrap_or_default();
+                format!(
+                    "{pid} {:?} waiting in {wchan:?}: {}",
+                    p.map(|p| p.to_json()["state"].clone()),
+                    mcpres::produce::drive::proc::cmdline(pid).join(" ")
+                )
+            })
+            .collect();
         let _ = child.kill();
         let o = child.wait_with_output().unwrap();
-        panic!("no server started: {}", support::output_text(&o));
+        panic!(
+            "no server started within 60 s; the run's processes: {tree:#?}; {}",
+            support::output_text(&o)
+        );
     }
     // The ports those servers listen on, to see them closed afterwards.
     let ports: Vec<u16> = running

@@ -179,6 +179,12 @@ impl Spec {
         self.deaf_after_duplicate || self.drop_duplicates
     }
 
+    /// Does this spec inject a fault the HTTP front injects over Streamable HTTP
+    /// (answers held, requests over a limit dropped or refused)?
+    pub fn at_front(&self) -> bool {
+        self.response_delay_ms > 0 || self.gated()
+    }
+
     /// Gated on stdio (over HTTP the front gates each request instead).
     fn stdio_gated(&self) -> bool {
         self.gated() && self.http_front.is_empty()

@@ -182,15 +182,7 @@ pub(super) fn workload<'c>(ctx: &'c Ctx<'_>) -> &'c Workload {
 /// The subject's launch with `spec` injected through the shim (its own launch when
 /// nothing is injected).
 pub(super) fn shimmed(ctx: &Ctx, spec: &Value) -> Result<Launch, String> {
-    let at_front = [
-        "responseDelayMs",
-        "dropOverInFlight",
-        "rejectOverInFlight",
-        "dropOverRate",
-        "rejectOverRate",
-    ]
-    .iter()
-    .any(|k| spec[*k].as_u64().unwrap_or(0) > 0);
+    let at_front = serde_json::from_value::<Spec>(spec.clone()).is_ok_and(|s| s.at_front());
     if let Some(web) = &ctx.web
         && at_front
     {

@@ -247,8 +247,9 @@ fn the_honest_subject_passes_every_check_and_its_evaluation_is_valid() {
 /// Over Streamable HTTP the eight checks about the subject's process (its starts, a
 /// crash, SIGTERM, its cleanup, and what it holds over a soak), the two about bad
 /// input (a flood of bodies that are not JSON, one oversized body), the two whose
-/// controls hold answers at the shim's front (`bounded-soak`, `timeout`) and
-/// `bounded-concurrency` (its control's queue at the front) run, on both revisions:
+/// controls hold answers at the shim's front (`bounded-soak`, `timeout`),
+/// `bounded-concurrency` (its control's queue at the front) and `duplicate-delivery`
+/// (its control and mutant meet the second copy at the front) run, on both revisions:
 /// the honest subject passes them, every other check is NOT_OBSERVED with the reason,
 /// and `validate` accepts the evaluation.
 #[test]
@@ -268,6 +269,7 @@ fn the_process_checks_run_over_streamable_http() {
         "bounded-soak",
         "timeout",
         "bounded-concurrency",
+        "duplicate-delivery",
     ];
     for revision in ["2025-11-25", "2026-07-28"] {
         let tmp = tempfile::tempdir().unwrap();
@@ -304,7 +306,12 @@ fn the_process_checks_run_over_streamable_http() {
 #[test]
 fn each_defect_fails_its_own_check_over_streamable_http() {
     let http = ["--http", "http://127.0.0.1:0/mcp"];
-    let cases: [(&str, &[&str], &str); 12] = [
+    let cases: [(&str, &[&str], &str); 13] = [
+        (
+            "duplicate-delivery",
+            &["--stall-on-duplicate-id"],
+            "MCP_RES_OPS_DUPLICATE_STALLED",
+        ),
         (
             "bounded-concurrency",
             &["--queue", "4"],
@@ -602,9 +609,17 @@ fn the_declared_rate_limit_is_held_to() {
 /// With a storage declared (a directory and the subject's `store` tool), the subject that
 /// reports a failed write passes `disk-full` and `permission-failure`; one that claims
 /// the write, and one that exits on it, fail both; one whose write never works earns no
-/// verdict at all (NOT_OBSERVED), never a PASS.
+/// verdict at all (NOT_OBSERVED), never a PASS. Over stdio and over Streamable HTTP.
 #[test]
 fn the_declared_storage_is_held_to() {
+    storage_held_to(&[], &[]);
+    storage_held_to(
+        &["--http", "http://127.0.0.1:0/mcp"],
+        &["--http-port", "{port}"],
+    );
+}
+
+fn storage_held_to(options: &[&str], transport_flags: &[&str]) {
     let checks = ["disk-full", "permission-failure"];
     let cases: [(&[&str], &str, &str); 4] = [
         (&[], "PASS", "MCP_RES_OPS_STORAGE_FAILURE_REPORTED"),
@@ -628,7 +643,8 @@ fn the_declared_storage_is_held_to() {
         let declared = format!(
             "{WORKLOAD}\n[storage]\npath = \"{state}\"\nwriteTool = \"store\"\nwriteArguments = {{ key = \"probe\", bytes = 4096 }}\n"
         );
-        let mut flags = vec!["--state-dir", state.as_str()];
+        let mut flags = transport_flags.to_vec();
+        flags.extend(["--state-dir", state.as_str()]);
         flags.extend_from_slice(extra);
         // A run that observes nothing writes no evaluation: `cleanup` runs beside the
         // two when neither is expected to be observed.
@@ -636,7 +652,7 @@ fn the_declared_storage_is_held_to() {
         if verdict == "NOT_OBSERVED" {
             run_checks.push("cleanup");
         }
-        let (dir, verdicts) = run_with(&tmp, &declared, &run_checks, &flags);
+        let (dir, verdicts) = run_with_options(&tmp, &declared, &run_checks, options, &flags);
         let got: Vec<(&str, &str, &str)> = verdicts
             .iter()
             .map(|(a, b, c)| (a.as_str(), b.as_str(), c.as_str()))
@@ -646,11 +662,26 @@ fn the_declared_storage_is_held_to() {
         if verdict == "NOT_OBSERVED" {
             want.push(("cleanup", "PASS", "MCP_RES_OPS_CLEANUP_COMPLETE"));
         }
-        assert_eq!(got, want, "{extra:?}");
+        assert_eq!(got, want, "{extra:?} {options:?}");
         let (code, text) = validate(&dir);
-        assert_eq!(code, i32::from(verdict == "FAIL"), "{extra:?}: {text}");
+        assert_eq!(
+            code,
+            i32::from(verdict == "FAIL"),
+            "{extra:?} {options:?}: {text}"
+        );
         // Every write went to the sandbox's layers: the host's directory is untouched.
-        assert_eq!(std::fs::read_dir(&state).unwrap().count(), 0, "{extra:?}");
+        assert_eq!(
+            std::fs::read_dir(&state).unwrap().count(),
+            0,
+            "{extra:?} {options:?}"
+        );
+        if !options.is_empty() && verdict != "NOT_OBSERVED" {
+            let t = read_json(&dir.join("artifacts/disk-full/positive.json"));
+            assert_eq!(
+                t["transcript"]["observation"]["ops"]["transport"],
+                "streamable-http"
+            );
+        }
     }
 }
 

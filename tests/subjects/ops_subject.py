@@ -86,6 +86,7 @@ Both revisions: `initialize` (2025-11-25), `server/discover` (2026-07-28),
 
 import argparse
 import json
+import os
 import socket
 import subprocess
 import sys
@@ -329,7 +330,10 @@ def answer(msg):
             except OSError:
                 pass
             if a.store_crash:
-                sys.exit(5)
+                # The whole process, from whichever thread serves the call (over HTTP a
+                # handler's thread, where SystemExit would end only that thread).
+                sys.stdout.flush()
+                os._exit(5)
             if a.store_claims:
                 result = {"content": [{"type": "text", "text": "stored " + key}]}
             else:
@@ -399,6 +403,12 @@ if a.http_port:
                 self.end_headers()
                 return
             else:
+                if a.stall_on_duplicate_id:
+                    key = json.dumps(msg["id"])
+                    with out_lock:
+                        if key in seen_ids:
+                            deaf = True
+                        seen_ids.add(key)
                 if deaf:
                     # Answers nothing more: the request is held until the client leaves.
                     time.sleep(3600)

@@ -34,11 +34,32 @@ pub struct Limits {
     pub window: Duration,
     /// Over `rate`: refuse at once with a rate-limit error and a hint (else: never answer).
     pub reject_rate: bool,
+    /// What becomes of a request whose id came before (the shim's stdio dedupe, per
+    /// request): nothing is done about it when `None`.
+    pub duplicate: Option<Duplicate>,
+    /// A tool whose calls the front answers with a success at once, whatever the
+    /// subject says (a swallowed failure): the call is still passed on to the subject,
+    /// whose answer is read and discarded. Empty: none.
+    pub claim_tool: String,
+}
+
+/// The front's answer to a request delivered again (an id it has passed on before).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Duplicate {
+    /// From then on nothing more is passed on: every connection, that one too, is held
+    /// open and never answered (a transport, or a subject, that stalls on a duplicate).
+    Deaf,
+    /// The copy is not passed on: its connection is closed without an answer
+    /// (suppression at the transport); everything else passes.
+    Drop,
 }
 
 impl Limits {
     fn any(&self) -> bool {
-        self.in_flight > 0 || self.rate > 0
+        self.in_flight > 0
+            || self.rate > 0
+            || self.duplicate.is_some()
+            || !self.claim_tool.is_empty()
     }
 }
 
@@ -47,6 +68,9 @@ struct Gate {
     limits: Limits,
     in_flight: Mutex<usize>,
     admitted: Mutex<std::collections::VecDeque<Instant>>,
+    /// The ids passed on so far (as JSON text), and whether a duplicate made the front
+    /// deaf.
+    seen: Mutex<(std::collections::HashSet<String>, bool)>,
 }
 
 /// What becomes of one request.
@@ -57,14 +81,41 @@ enum Fate {
     Drop,
     /// Answered at once by the front with this JSON-RPC error.
     Refuse(Value),
+    /// Closed at once without an answer.
+    Close,
+    /// Passed on, the subject's answer discarded, and answered by the front with this
+    /// success.
+    Claim(Value),
 }
 
 impl Gate {
-    fn fate(&self, request: Option<Value>) -> Fate {
+    fn fate(&self, request: Option<Value>, tool: Option<&str>) -> Fate {
+        let l = &self.limits;
+        if let Some(id) = &request
+            && !l.claim_tool.is_empty()
+            && tool == Some(l.claim_tool.as_str())
+        {
+            return Fate::Claim(json!({"jsonrpc": "2.0", "id": id, "result": {
+                "content": [{"type": "text", "text": "stored"}]}}));
+        }
+        if let Some(how) = l.duplicate {
+            let mut seen = self.seen.lock().expect("seen lock");
+            if seen.1 {
+                return Fate::Drop;
+            }
+            if let Some(id) = &request
+                && !seen.0.insert(id.to_string())
+            {
+                if how == Duplicate::Drop {
+                    return Fate::Close;
+                }
+                seen.1 = true;
+                return Fate::Drop;
+            }
+        }
         let Some(id) = request else {
             return Fate::Pass { counted: false };
         };
-        let l = &self.limits;
         if l.rate > 0 {
             let now = Instant::now();
             let mut log = self.admitted.lock().expect("rate lock");
@@ -151,19 +202,41 @@ pub fn read_request(s: &mut TcpStream) -> (Vec<u8>, Option<std::ops::Range<usize
     (buf, Some(body_at..body_at + len))
 }
 
-/// The first request on a connection, read whole: its bytes, and its JSON-RPC id when
-/// it is a request (a message with a method and an id). `None`: the runner closed
-/// before sending anything.
-fn first_request(client: &mut TcpStream) -> Option<(Vec<u8>, Option<Value>)> {
+/// The first request on a connection, read whole: its bytes, its JSON-RPC id when it
+/// is a request (a message with a method and an id), and the tool's name when it is a
+/// `tools/call`. `None`: the runner closed before sending anything.
+fn first_request(client: &mut TcpStream) -> Option<(Vec<u8>, Option<Value>, Option<String>)> {
     let (buf, body) = read_request(client);
     if buf.is_empty() {
         return None;
     }
-    let id = body
+    let msg = body
         .and_then(|b| serde_json::from_slice::<Value>(&buf[b]).ok())
-        .filter(|m| m.get("method").is_some())
-        .and_then(|m| m.get("id").cloned());
-    Some((buf, id))
+        .filter(|m| m.get("method").is_some());
+    let id = msg.as_ref().and_then(|m| m.get("id").cloned());
+    let tool = msg
+        .as_ref()
+        .filter(|m| m["method"] == "tools/call")
+        .and_then(|m| m.pointer("/params/name"))
+        .and_then(Value::as_str)
+        .map(str::to_string);
+    Some((buf, id, tool))
+}
+
+/// `body` as the front's own JSON response on `client`, which is then closed once the
+/// runner leaves.
+fn answer_with(mut client: TcpStream, body: &Value) {
+    let body = body.to_string();
+    let _ = client.write_all(
+        format!(
+            "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            body.len()
+        )
+        .as_bytes(),
+    );
+    let _ = client.shutdown(Shutdown::Write);
+    let mut sink = [0u8; 4096];
+    while matches!(client.read(&mut sink), Ok(n) if n > 0) {}
 }
 
 /// The placeholder for the port the subject serves on behind the front.
@@ -190,6 +263,7 @@ pub fn serve(front: SocketAddr, back: SocketAddr, delay: Duration, limits: Limit
             limits,
             in_flight: Mutex::new(0),
             admitted: Mutex::default(),
+            seen: Mutex::default(),
         })
     });
     std::thread::spawn(move || {
@@ -224,10 +298,10 @@ fn relay(mut client: TcpStream, back: SocketAddr, delay: Duration, gate: Option<
     let mut first = Vec::new();
     let mut counted = false;
     if let Some(g) = &gate {
-        let Some((bytes, id)) = first_request(&mut client) else {
+        let Some((bytes, id, tool)) = first_request(&mut client) else {
             return;
         };
-        match g.fate(id) {
+        match g.fate(id, tool.as_deref()) {
             Fate::Pass { counted: c } => {
                 counted = c;
                 first = bytes;
@@ -238,18 +312,26 @@ fn relay(mut client: TcpStream, back: SocketAddr, delay: Duration, gate: Option<
                 while matches!(client.read(&mut sink), Ok(n) if n > 0) {}
                 return;
             }
+            Fate::Close => {
+                let _ = client.shutdown(Shutdown::Both);
+                return;
+            }
             Fate::Refuse(msg) => {
-                let body = msg.to_string();
-                let _ = client.write_all(
-                    format!(
-                        "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-                        body.len()
-                    )
-                    .as_bytes(),
-                );
-                let _ = client.shutdown(Shutdown::Write);
-                let mut sink = [0u8; 4096];
-                while matches!(client.read(&mut sink), Ok(n) if n > 0) {}
+                answer_with(client, &msg);
+                return;
+            }
+            Fate::Claim(msg) => {
+                // The subject gets the call (and does with it what it does); its answer
+                // is read to the end and discarded.
+                if let Ok(mut upstream) = TcpStream::connect(back)
+                    && upstream.write_all(&bytes).is_ok()
+                {
+                    std::thread::spawn(move || {
+                        let mut sink = [0u8; 4096];
+                        while matches!(upstream.read(&mut sink), Ok(n) if n > 0) {}
+                    });
+                }
+                answer_with(client, &msg);
                 return;
             }
         }
@@ -331,6 +413,71 @@ fn relay(mut client: TcpStream, back: SocketAddr, delay: Duration, gate: Option<
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn gate(limits: Limits) -> Gate {
+        Gate {
+            limits,
+            in_flight: Mutex::new(0),
+            admitted: Mutex::default(),
+            seen: Mutex::default(),
+        }
+    }
+
+    fn name(f: &Fate) -> &'static str {
+        match f {
+            Fate::Pass { .. } => "pass",
+            Fate::Drop => "drop",
+            Fate::Refuse(_) => "refuse",
+            Fate::Close => "close",
+            Fate::Claim(_) => "claim",
+        }
+    }
+
+    /// A request delivered again: the control's front goes deaf from that copy on (a
+    /// notification too), the mutant's closes the copy alone; the claimed tool's call is
+    /// answered by the front with a success under its id, other calls pass.
+    #[test]
+    fn the_front_meets_a_duplicate_and_claims_the_named_tool() {
+        let deaf = gate(Limits {
+            duplicate: Some(Duplicate::Deaf),
+            ..Limits::default()
+        });
+        let seq: Vec<&str> = [
+            Some(json!(1)),
+            Some(json!(2)),
+            Some(json!(1)),
+            Some(json!(3)),
+            None,
+        ]
+        .into_iter()
+        .map(|id| name(&deaf.fate(id, None)))
+        .collect();
+        assert_eq!(seq, ["pass", "pass", "drop", "drop", "drop"]);
+
+        let dropping = gate(Limits {
+            duplicate: Some(Duplicate::Drop),
+            ..Limits::default()
+        });
+        let seq: Vec<&str> = [Some(json!("a")), Some(json!("a")), Some(json!("b")), None]
+            .into_iter()
+            .map(|id| name(&dropping.fate(id, None)))
+            .collect();
+        assert_eq!(seq, ["pass", "close", "pass", "pass"]);
+
+        let claiming = gate(Limits {
+            claim_tool: "store".into(),
+            ..Limits::default()
+        });
+        match claiming.fate(Some(json!(7)), Some("store")) {
+            Fate::Claim(m) => {
+                assert_eq!(m["id"], 7);
+                assert!(m["result"]["content"].is_array(), "{m}");
+            }
+            other => panic!("not claimed: {}", name(&other)),
+        }
+        assert_eq!(name(&claiming.fate(Some(json!(8)), Some("fetch"))), "pass");
+        assert_eq!(name(&claiming.fate(None, Some("store"))), "pass");
+    }
 
     /// A subject that answers every request line with `ok` at once, and the front that
     /// holds each answer: the bytes pass unchanged, the first of each response held.

@@ -157,9 +157,12 @@ impl Spec {
     }
 
     /// Does the shim read the requests line by line and rewrite answers to a tool's
-    /// calls (a claim, a cached failure), or keep control lines from the subject?
+    /// calls (a claim, a cached failure), or keep control lines from the subject? (Over
+    /// HTTP the front makes the claim.)
     fn tooled(&self) -> bool {
-        self.claims() || !self.sticky_failure_tool.is_empty() || !self.downstream_env.is_empty()
+        (self.claims() && self.http_front.is_empty())
+            || !self.sticky_failure_tool.is_empty()
+            || !self.downstream_env.is_empty()
     }
 
     /// The suffix this process appends to tool names, if any.
@@ -180,9 +183,16 @@ impl Spec {
     }
 
     /// Does this spec inject a fault the HTTP front injects over Streamable HTTP
-    /// (answers held, requests over a limit dropped or refused)?
+    /// (answers held, requests over a limit dropped or refused, a request delivered
+    /// again met, a tool's calls answered with a success)?
     pub fn at_front(&self) -> bool {
-        self.response_delay_ms > 0 || self.gated()
+        self.response_delay_ms > 0 || self.gated() || self.deduped() || self.claims()
+    }
+
+    /// Deduplicated on stdio (over HTTP the front meets each request delivered again
+    /// instead).
+    fn stdio_deduped(&self) -> bool {
+        self.deduped() && self.http_front.is_empty()
     }
 
     /// Gated on stdio (over HTTP the front gates each request instead).
@@ -204,6 +214,14 @@ impl Spec {
             rate: self.drop_over_rate.max(self.reject_over_rate) as usize,
             window: Duration::from_millis(self.rate_window_ms.max(1)),
             reject_rate: self.reject_over_rate > 0,
+            claim_tool: self.claim_tool.clone(),
+            duplicate: if self.deaf_after_duplicate {
+                Some(super::front::Duplicate::Deaf)
+            } else if self.drop_duplicates {
+                Some(super::front::Duplicate::Drop)
+            } else {
+                None
+            },
         }
     }
 
@@ -306,7 +324,7 @@ pub fn main(args: &[std::ffi::OsString]) -> u8 {
     if spec.relays_stdout() {
         command.stdout(std::process::Stdio::piped());
     }
-    if spec.eof_delay_ms > 0 || spec.stdio_gated() || spec.deduped() || spec.tooled() {
+    if spec.eof_delay_ms > 0 || spec.stdio_gated() || spec.stdio_deduped() || spec.tooled() {
         command.stdin(std::process::Stdio::piped());
     }
     let mut child = match command.spawn() {
@@ -323,7 +341,8 @@ pub fn main(args: &[std::ffi::OsString]) -> u8 {
         .write(true)
         .open("/dev/null")
     {
-        if spec.eof_delay_ms == 0 && !spec.stdio_gated() && !spec.deduped() && !spec.tooled() {
+        if spec.eof_delay_ms == 0 && !spec.stdio_gated() && !spec.stdio_deduped() && !spec.tooled()
+        {
             let _ = rustix::stdio::dup2_stdin(&null);
         }
         if !spec.relays_stdout() {
@@ -350,7 +369,7 @@ pub fn main(args: &[std::ffi::OsString]) -> u8 {
         if let (Some(to), Some(from)) = (to, from) {
             relay = Some(gate(to, from, &spec));
         }
-    } else if spec.deduped()
+    } else if spec.stdio_deduped()
         && let Some(to) = child.stdin.take()
     {
         let deaf = spec.deaf_after_duplicate;

@@ -82,7 +82,22 @@ fn opened_keeping(
     rec: &mut Value,
     keep: usize,
 ) -> Result<(Server, Rec, Option<Session>), Value> {
-    let launch = match shimmed(ctx, &rec["injected"]) {
+    opened_with(ctx, rec, keep, Vec::new())
+}
+
+/// [`opened_keeping`], the subject's sandbox (when it has one) given `faults`.
+fn opened_with(
+    ctx: &Ctx,
+    rec: &mut Value,
+    keep: usize,
+    faults: Vec<crate::produce::drive::sandbox::Fault>,
+) -> Result<(Server, Rec, Option<Session>), Value> {
+    let launch = match shimmed(ctx, &rec["injected"]).map(|mut l| {
+        if let Some(sandbox) = l.sandbox.as_mut() {
+            sandbox.faults = faults;
+        }
+        l
+    }) {
         Ok(l) => l,
         Err(why) => {
             rec["startError"] = json!(why);
@@ -698,6 +713,73 @@ pub fn burst(ctx: &Ctx, mut rec: Value, n: u32) -> Value {
         }
         rec["burstIds"] = json!(ids);
         rec["answeredWithinWait"] = json!(got);
+    }
+    let mut t = transcript(ctx, &web, server, false);
+    t["observation"] = json!({"ops": rec});
+    t
+}
+
+/// `duplicate-delivery` over Streamable HTTP: one request posted twice, the same body
+/// (the same id) on two fresh connections, both written before either answer is read
+/// (a transport that delivers again), their answers read with one deadline; then a
+/// request after it, waited for up to the answer window.
+pub fn duplicate(ctx: &Ctx, mut rec: Value) -> Value {
+    let (server, web, session) = match opened(ctx, &mut rec) {
+        Ok(o) => o,
+        Err(observation) => return observation,
+    };
+    if let Some(session) = session {
+        let (dup, msg) = ctx.live_request();
+        let bytes = ctx.http_request(&server, &session, &msg, &Shape::default());
+        let conns: Vec<Conn> = (0..2)
+            .filter_map(|_| {
+                let mut c = Conn::open(&web, &server.addr).ok()?;
+                c.write(&bytes).then_some(c)
+            })
+            .collect();
+        let until = Instant::now() + ctx.answer;
+        for mut c in conns {
+            let left = until.saturating_duration_since(Instant::now());
+            let _ = c.response(left.max(Duration::from_millis(1)));
+            c.close("answered, or the deadline for both copies passed");
+        }
+        let (after, msg) = ctx.live_request();
+        let _ = post_waiting(ctx, &web, &server, &session, &msg, ctx.answer);
+        rec["duplicatedId"] = dup;
+        rec["afterId"] = after;
+    }
+    let mut t = transcript(ctx, &web, server, false);
+    t["observation"] = json!({"ops": rec});
+    t
+}
+
+/// The storage checks' declared write over Streamable HTTP, as over stdio: in a fresh
+/// server process whose sandbox has `faults`, the declared tool call posted on a fresh
+/// connection and waited for up to the answer window, then (unless the connection was
+/// closed without an answer) a liveness request on another. `rec` gets `writeId`,
+/// `write` and `afterId`.
+pub fn write_once(
+    ctx: &Ctx,
+    mut rec: Value,
+    call: &Value,
+    faults: Vec<crate::produce::drive::sandbox::Fault>,
+) -> Value {
+    let (server, web, session) = match opened_with(ctx, &mut rec, 0, faults) {
+        Ok(o) => o,
+        Err(observation) => return observation,
+    };
+    if let Some(session) = session {
+        let id = ctx.id();
+        let msg = ctx.request(&id, "tools/call", call.clone());
+        let r = post_waiting(ctx, &web, &server, &session, &msg, ctx.answer);
+        let label = answer_label(&r, &id);
+        rec["writeId"] = id;
+        rec["write"] = json!(label);
+        if label != "closed" {
+            let (after, msg) = ctx.live_request();
+            let _ = post_waiting(ctx, &web, &server, &session, &msg, ctx.answer);
+            rec["afterId"] = after;
+        }
     }
     let mut t = transcript(ctx, &web, server, false);
     t["observation"] = json!({"ops": rec});

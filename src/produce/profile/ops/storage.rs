@@ -24,6 +24,10 @@ use crate::produce::profile::probe::Reply;
 /// shim injection), then a liveness request: `rec` gets `writeId`, `write` and
 /// `afterId`; the observation (its transcript, `rec` under `observation.ops`) is returned.
 fn write_once(ctx: &Ctx, mut rec: Value, s: &StorageDecl, fault: Option<Fault>) -> Value {
+    if ctx.web.is_some() {
+        let call = json!({"name": s.write_tool, "arguments": s.write_arguments});
+        return super::http::write_once(ctx, rec, &call, fault.into_iter().collect());
+    }
     let (mut probe, open) = match started_with_faults(ctx, &mut rec, fault.into_iter().collect()) {
         Ok(p) => p,
         Err(observation) => return observation,

@@ -379,6 +379,32 @@ fn each_defect_fails_its_own_check_over_streamable_http() {
         let (code, text) = validate(&dir);
         assert_eq!(code, 1, "{check}: {text}");
     }
+    // queue-saturation needs the subject's limit declared: the subject that drops the
+    // hold calls over its limit fails it; its honest twin, which refuses them, passes.
+    let dropping: &[&str] = &["--max-in-flight", "4", "--drop-over-limit"];
+    let refusing: &[&str] = &["--max-in-flight", "4"];
+    for (flags, verdict, reason) in [
+        (dropping, "FAIL", "MCP_RES_OPS_QUEUE_LOST"),
+        (refusing, "PASS", "MCP_RES_OPS_QUEUE_BOUNDED"),
+    ] {
+        let tmp = tempfile::tempdir().unwrap();
+        let mut subject_flags = vec!["--http-port", "{port}"];
+        subject_flags.extend(flags);
+        let (dir, verdicts) = run_with_options(
+            &tmp,
+            &declared_limits(),
+            &["queue-saturation"],
+            &http,
+            &subject_flags,
+        );
+        let got: Vec<(&str, &str, &str)> = verdicts
+            .iter()
+            .map(|(a, b, c)| (a.as_str(), b.as_str(), c.as_str()))
+            .collect();
+        assert_eq!(got, [("queue-saturation", verdict, reason)], "{flags:?}");
+        let (code, text) = validate(&dir);
+        assert_eq!(code, i32::from(verdict == "FAIL"), "{flags:?}: {text}");
+    }
     // The honest twin of --orphan: a helper in the subject's own group.
     let tmp = tempfile::tempdir().unwrap();
     let (_, verdicts) = run_with_options(

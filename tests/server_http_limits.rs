@@ -257,3 +257,86 @@ fn requests_over_the_rate_limit_are_answered_429_with_retry_after() {
     assert_still_answers(srv.port);
     srv.stop();
 }
+
+/// A tool call answered on an SSE stream keeps its place in flight while it runs, not
+/// only until the stream's head is sent: with `--max-in-flight 1`, a request while the
+/// call runs is refused 503, and once the call's connection is gone (the call
+/// cancelled) the place is free again.
+#[test]
+fn a_streamed_tool_call_keeps_its_place_in_flight_while_it_runs() {
+    let srv = HttpServer::start(&["--max-in-flight", "1"]);
+    let open = post(srv.port, &initialize_body(), &[], GENEROUS);
+    assert_eq!(open.status, 200);
+    let session = open
+        .header("mcp-session-id")
+        .expect("a session id")
+        .to_string();
+    let headers = [
+        ("mcp-session-id", session.as_str()),
+        ("mcp-protocol-version", "2025-11-25"),
+    ];
+    let note = serde_json::json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    let r = post(srv.port, note.to_string().as_bytes(), &headers, GENEROUS);
+    assert_eq!(r.status, 202);
+    let ping = |id: i64| {
+        post(
+            srv.port,
+            request(id, "ping", serde_json::json!({}))
+                .to_string()
+                .as_bytes(),
+            &headers,
+            GENEROUS,
+        )
+    };
+    // A minute's call, its head read: the call is running.
+    let body = request(
+        2,
+        "tools/call",
+        serde_json::json!({"name": "slow", "arguments": {"delayMs": 60000}}),
+    )
+    .to_string();
+    let mut slow = connect(srv.port);
+    let mut head = format!(
+        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\n",
+        srv.port,
+        body.len()
+    );
+    for (k, v) in headers {
+        head.push_str(&format!("{k}: {v}\r\n"));
+    }
+    head.push_str("\r\n");
+    slow.write_all(head.as_bytes()).unwrap();
+    slow.write_all(body.as_bytes()).unwrap();
+    slow.set_read_timeout(Some(GENEROUS)).unwrap();
+    let mut got = Vec::new();
+    let mut buf = [0u8; 4096];
+    while !got.windows(4).any(|w| w == b"\r\n\r\n") {
+        let n = slow.read(&mut buf).expect("the call's head");
+        assert!(n > 0, "closed before its head");
+        got.extend_from_slice(&buf[..n]);
+    }
+    let text = String::from_utf8_lossy(&got).to_ascii_lowercase();
+    assert!(text.starts_with("http/1.1 200"), "{text}");
+    assert!(text.contains("text/event-stream"), "{text}");
+    // Its place is held: a request now is over the limit.
+    let busy = ping(3);
+    assert_eq!(
+        busy.status,
+        503,
+        "{:?}",
+        String::from_utf8_lossy(&busy.body)
+    );
+    // The call's connection closed: the place comes back.
+    drop(slow);
+    let until = std::time::Instant::now() + GENEROUS;
+    let mut last = 0;
+    while std::time::Instant::now() < until {
+        last = ping(4).status;
+        if last == 200 {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert_eq!(last, 200, "the place was not given back");
+    srv.stop();
+}

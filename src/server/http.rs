@@ -45,7 +45,7 @@ struct ConnKill(Arc<Notify>);
 
 struct HttpState {
     config: Arc<Config>,
-    in_flight: AtomicUsize,
+    in_flight: Arc<AtomicUsize>,
     /// `--rate-limit`: the requests served in the last window.
     rate: Option<std::sync::Mutex<super::rate::RateLog>>,
     /// The origins a browser page may send from (the listener's own).
@@ -82,11 +82,52 @@ fn host_and_origin_allowed(parts: &axum::http::request::Parts, origins: &[String
     header("origin").is_none_or(|o| origins.contains(&o))
 }
 
-struct InFlight<'a>(&'a AtomicUsize);
-impl Drop for InFlight<'_> {
+/// A place in flight (`--max-in-flight`), given back when dropped.
+struct InFlight(Arc<AtomicUsize>);
+impl Drop for InFlight {
     fn drop(&mut self) {
         self.0.fetch_sub(1, Ordering::SeqCst);
     }
+}
+
+/// A response body that holds its request's place in flight until the body is done
+/// with (sent to its end, or dropped with its connection): a tool call answered on an
+/// SSE stream keeps its place while it runs, not only until the stream's head is made.
+struct Held {
+    inner: Body,
+    _place: InFlight,
+}
+
+impl hyper::body::Body for Held {
+    type Data = Bytes;
+    type Error = axum::Error;
+
+    fn poll_frame(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Result<hyper::body::Frame<Bytes>, axum::Error>>> {
+        std::pin::Pin::new(&mut self.get_mut().inner).poll_frame(cx)
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.inner.is_end_stream()
+    }
+
+    fn size_hint(&self) -> hyper::body::SizeHint {
+        self.inner.size_hint()
+    }
+}
+
+/// `resp` with its body holding `place` until it is done with.
+fn holding(resp: Response, place: InFlight) -> Response {
+    let (parts, body) = resp.into_parts();
+    Response::from_parts(
+        parts,
+        Body::new(Held {
+            inner: body,
+            _place: place,
+        }),
+    )
 }
 
 fn json_response(status: StatusCode, v: &Value) -> Response {
@@ -392,11 +433,25 @@ async fn fault_layer(State(state): State<Arc<HttpState>>, req: Request, next: Ne
         state.in_flight.fetch_sub(1, Ordering::SeqCst);
         return overloaded(&info.id, limit);
     }
-    let _guard = InFlight(&state.in_flight);
+    let place = InFlight(Arc::clone(&state.in_flight));
+    let resp = counted(&state, info, req, next, kill, limit).await;
+    holding(resp, place)
+}
+
+/// The rest of [`fault_layer`] for a request that holds a place in flight: its fault,
+/// if the engine injects one, else the server's own answer.
+async fn counted(
+    state: &HttpState,
+    info: RequestInfo,
+    req: Request,
+    next: Next,
+    kill: Option<ConnKill>,
+    limit: usize,
+) -> Response {
     let Some(d) = state.config.engine.on_request(info) else {
         return next.run(req).await;
     };
-    log_decision(&state, &d);
+    log_decision(state, &d);
     let engine = &state.config.engine;
     match d.fault {
         FaultId::ProtocolError => {
@@ -824,7 +879,7 @@ pub(crate) async fn serve(config: Arc<Config>) -> Result<(), ServerError> {
         );
     let state = Arc::new(HttpState {
         config: config.clone(),
-        in_flight: AtomicUsize::new(0),
+        in_flight: Arc::new(AtomicUsize::new(0)),
         rate: config.args.rate_limit.map(|(n, ms)| {
             std::sync::Mutex::new(super::rate::RateLog::new(n, Duration::from_millis(ms)))
         }),

@@ -424,16 +424,50 @@ if a.http_port:
                         time.sleep(3600)
                         return
                     time.sleep(0.05)
-                if msg["method"] not in ("initialize", "server/discover"):
+                opening = msg["method"] in ("initialize", "server/discover")
+                params = msg.get("params") or {}
+                holds = msg["method"] == "tools/call" and params.get("name") == "slow"
+                refusal = None
+                if a.max_in_flight and not opening:
+                    # The limit as over stdio: any request while N `slow` calls run is
+                    # over it; a `slow` call takes its place as it is admitted.
+                    with out_lock:
+                        full = running[0] >= a.max_in_flight
+                        if holds and not full:
+                            running[0] += 1
+                    if full:
+                        if a.drop_over_limit:
+                            # Dropped: never answered.
+                            time.sleep(3600)
+                            return
+                        err = {"code": -32000, "message": "overloaded"}
+                        if not a.no_retry_hint:
+                            err["data"] = {"retryAfterMs": 100}
+                        refusal = {"jsonrpc": "2.0", "id": msg["id"], "error": err}
+                if refusal is not None:
+                    out = refusal
+                elif holds:
+                    # Held on this handler's thread for `delayMs`, its place kept.
+                    if not a.max_in_flight:
+                        with out_lock:
+                            running[0] += 1
                     on_served()
-                box.collect, box.reply = True, None
-                answer(msg)
-                box.collect = False
+                    time.sleep(int((params.get("arguments") or {}).get("delayMs", 1000)) / 1000)
+                    with out_lock:
+                        running[0] -= 1
+                    out = {"jsonrpc": "2.0", "id": msg["id"],
+                           "result": {"content": [{"type": "text", "text": "done"}]}}
+                else:
+                    if not opening:
+                        on_served()
+                    box.collect, box.reply = True, None
+                    answer(msg)
+                    box.collect = False
+                    out = box.reply or {"jsonrpc": "2.0", "id": msg["id"],
+                                        "error": {"code": -32603, "message": "no answer over HTTP"}}
                 if queued:
                     with out_lock:
                         busy[0] -= 1
-                out = box.reply or {"jsonrpc": "2.0", "id": msg["id"],
-                                    "error": {"code": -32603, "message": "no answer over HTTP"}}
             data = json.dumps(out).encode()
             self.send_response(200)
             self.send_header("Content-Type", "application/json")

@@ -785,3 +785,42 @@ pub fn write_once(
     t["observation"] = json!({"ops": rec});
     t
 }
+
+/// `queue-saturation` over Streamable HTTP: `n` of the declared hold calls (`call`),
+/// each posted on a fresh connection, all written before any answer is read, their
+/// answers read with one deadline (`wait` from the last send); then a request after
+/// them, waited for up to the answer window. `rec` gets `holdIds` and `afterId`.
+pub fn saturate(ctx: &Ctx, mut rec: Value, call: &Value, n: u32, wait: Duration) -> Value {
+    let (server, web, session) = match opened(ctx, &mut rec) {
+        Ok(o) => o,
+        Err(observation) => return observation,
+    };
+    if let Some(session) = session {
+        let mut ids = Vec::new();
+        let mut conns = Vec::new();
+        for _ in 0..n {
+            let id = ctx.id();
+            let msg = ctx.request(&id, "tools/call", call.clone());
+            let bytes = ctx.http_request(&server, &session, &msg, &Shape::default());
+            if let Ok(mut c) = Conn::open(&web, &server.addr)
+                && c.write(&bytes)
+            {
+                conns.push(c);
+            }
+            ids.push(id);
+        }
+        let until = Instant::now() + wait;
+        for mut c in conns {
+            let left = until.saturating_duration_since(Instant::now());
+            let _ = c.response(left.max(Duration::from_millis(1)));
+            c.close("answered, or the hold calls' deadline passed");
+        }
+        let (after, msg) = ctx.live_request();
+        let _ = post_waiting(ctx, &web, &server, &session, &msg, ctx.answer);
+        rec["holdIds"] = json!(ids);
+        rec["afterId"] = after;
+    }
+    let mut t = transcript(ctx, &web, server, false);
+    t["observation"] = json!({"ops": rec});
+    t
+}

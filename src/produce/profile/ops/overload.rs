@@ -45,6 +45,12 @@ fn overload(ctx: &Ctx, check: &str, role: &str) -> Value {
     let w = workload(ctx);
     let s = w.subject.as_ref().expect("checked by the caller");
     let mut rec = record(ctx, check, role, "overload");
+    if ctx.web.is_some() && check == "queue-saturation" {
+        let call = json!({"name": s.hold_tool, "arguments": s.hold_arguments});
+        let n = s.max_in_flight * w.controls.defect_factor;
+        let wait = Duration::from_millis(s.hold_ms) * w.controls.defect_factor + ctx.answer;
+        return super::http::saturate(ctx, rec, &call, n, wait);
+    }
     let (mut probe, open) = match started(ctx, &mut rec) {
         Ok(p) => p,
         Err(observation) => return observation,

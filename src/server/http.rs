@@ -558,7 +558,7 @@ async fn counted(
                     }
                     Response::from_parts(parts, Body::from_stream(chunks))
                 }
-                _ => rewrite(&state, &d, parts, body),
+                _ => rewrite(state, &d, parts, body),
             }
         }
     }

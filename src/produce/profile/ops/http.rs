@@ -553,7 +553,7 @@ pub fn flood(ctx: &Ctx, mut rec: Value, role: &str, malformed: impl Fn(u64) -> V
 /// the id at the body's head), its answer waited for (a second per MiB on top of the
 /// answer window), then a live request on a fresh connection (`afterId`).
 pub fn oversized(ctx: &Ctx, mut rec: Value, msg: &Value, body: Vec<u8>) -> Value {
-    let (server, web, session) = match opened(ctx, &mut rec) {
+    let (mut server, web, session) = match opened(ctx, &mut rec) {
         Ok(o) => o,
         Err(observation) => return observation,
     };
@@ -578,12 +578,26 @@ pub fn oversized(ctx: &Ctx, mut rec: Value, msg: &Value, body: Vec<u8>) -> Value
         }
         let (after, msg) = ctx.live_request();
         let reply = ctx.post_fresh(&web, &server, &session, &msg, &Shape::default());
-        rec["after"] = json!(answer_label(&reply, &after));
+        let label = answer_label(&reply, &after);
+        gone_by_itself(ctx, &mut server, &label);
+        rec["after"] = json!(label);
         rec["afterId"] = after;
     }
     let mut t = transcript(ctx, &web, server, false);
     t["observation"] = json!({"ops": rec});
     t
+}
+
+/// After an exchange that ended `closed` (its connection closed, or none made, without
+/// an answer), the server process may be on its way out: its end is waited for up to
+/// the answer window, so that the stop that follows finds it ended by itself (over
+/// stdio the closed stdout is that end already). Whether it ended.
+fn gone_by_itself(ctx: &Ctx, server: &mut Server, label: &str) -> bool {
+    label == "closed"
+        && server
+            .probe
+            .as_mut()
+            .is_some_and(|p| p.wait_exit(ctx.answer).is_some())
 }
 
 /// The stdio records' label of request `id`'s answer in `resp`: `result`,
@@ -764,7 +778,7 @@ pub fn write_once(
     call: &Value,
     faults: Vec<crate::produce::drive::sandbox::Fault>,
 ) -> Value {
-    let (server, web, session) = match opened_with(ctx, &mut rec, 0, faults) {
+    let (mut server, web, session) = match opened_with(ctx, &mut rec, 0, faults) {
         Ok(o) => o,
         Err(observation) => return observation,
     };
@@ -775,7 +789,7 @@ pub fn write_once(
         let label = answer_label(&r, &id);
         rec["writeId"] = id;
         rec["write"] = json!(label);
-        if label != "closed" {
+        if !gone_by_itself(ctx, &mut server, &label) {
             let (after, msg) = ctx.live_request();
             let _ = post_waiting(ctx, &web, &server, &session, &msg, ctx.answer);
             rec["afterId"] = after;

@@ -66,6 +66,35 @@ fn initialize_body() -> Vec<u8> {
         .into_bytes()
 }
 
+/// A session opened with `initialize`: its id.
+fn open_session(port: u16) -> String {
+    let open = post(port, &initialize_body(), &[], GENEROUS);
+    assert_eq!(open.status, 200);
+    open.header("mcp-session-id")
+        .expect("a session id")
+        .to_string()
+}
+
+/// The headers of a request in `session`.
+fn session_headers(session: &str) -> [(&'static str, &str); 2] {
+    [
+        ("mcp-session-id", session),
+        ("mcp-protocol-version", "2025-11-25"),
+    ]
+}
+
+/// A `ping` with `id` in `session`, on a fresh connection.
+fn ping_in(port: u16, session: &str, id: i64) -> HttpReply {
+    post(
+        port,
+        request(id, "ping", serde_json::json!({}))
+            .to_string()
+            .as_bytes(),
+        &session_headers(session),
+        GENEROUS,
+    )
+}
+
 /// A normal request on a fresh connection is answered 200.
 fn assert_still_answers(port: u16) {
     let r = post(port, &initialize_body(), &[], GENEROUS);
@@ -211,26 +240,8 @@ fn connections_past_the_cap_wait_until_one_closes() {
 fn requests_over_the_rate_limit_are_answered_429_with_retry_after() {
     // One a minute, the opening excepted: the second request is refused.
     let srv = HttpServer::start(&["--rate-limit", "1/60000"]);
-    let open = post(srv.port, &initialize_body(), &[], GENEROUS);
-    assert_eq!(open.status, 200);
-    let session = open
-        .header("mcp-session-id")
-        .expect("a session id")
-        .to_string();
-    let headers = [
-        ("mcp-session-id", session.as_str()),
-        ("mcp-protocol-version", "2025-11-25"),
-    ];
-    let ping = |id: i64| {
-        post(
-            srv.port,
-            request(id, "ping", serde_json::json!({}))
-                .to_string()
-                .as_bytes(),
-            &headers,
-            GENEROUS,
-        )
-    };
+    let session = open_session(srv.port);
+    let ping = |id: i64| ping_in(srv.port, &session, id);
     let first = ping(2);
     assert_eq!(
         first.status,
@@ -265,29 +276,12 @@ fn requests_over_the_rate_limit_are_answered_429_with_retry_after() {
 #[test]
 fn a_streamed_tool_call_keeps_its_place_in_flight_while_it_runs() {
     let srv = HttpServer::start(&["--max-in-flight", "1"]);
-    let open = post(srv.port, &initialize_body(), &[], GENEROUS);
-    assert_eq!(open.status, 200);
-    let session = open
-        .header("mcp-session-id")
-        .expect("a session id")
-        .to_string();
-    let headers = [
-        ("mcp-session-id", session.as_str()),
-        ("mcp-protocol-version", "2025-11-25"),
-    ];
+    let session = open_session(srv.port);
+    let headers = session_headers(&session);
     let note = serde_json::json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
     let r = post(srv.port, note.to_string().as_bytes(), &headers, GENEROUS);
     assert_eq!(r.status, 202);
-    let ping = |id: i64| {
-        post(
-            srv.port,
-            request(id, "ping", serde_json::json!({}))
-                .to_string()
-                .as_bytes(),
-            &headers,
-            GENEROUS,
-        )
-    };
+    let ping = |id: i64| ping_in(srv.port, &session, id);
     // A minute's call, its head read: the call is running.
     let body = request(
         2,

@@ -692,6 +692,41 @@ pub fn timeout(ctx: &Ctx, mut rec: Value, deadline: Duration) -> Value {
     t
 }
 
+/// Each of `msgs` (an id and its request) posted on a fresh connection of `server`'s
+/// conversation, all written before any answer is read; the answers read with one
+/// deadline, `wait` from the last send, and each connection then closed with `why`.
+/// How many got an answer under their id.
+fn all_at_once(
+    ctx: &Ctx,
+    (web, server, session): (&Rec, &Server, &Session),
+    msgs: &[(Value, Value)],
+    wait: Duration,
+    why: &str,
+) -> usize {
+    let mut conns = Vec::new();
+    for (id, msg) in msgs {
+        let bytes = ctx.http_request(server, session, msg, &Shape::default());
+        if let Ok(mut c) = Conn::open(web, &server.addr)
+            && c.write(&bytes)
+        {
+            conns.push((id, c));
+        }
+    }
+    let until = Instant::now() + wait;
+    let mut got = 0;
+    for (id, mut c) in conns {
+        let left = until.saturating_duration_since(Instant::now());
+        if c.response(left.max(Duration::from_millis(1)))
+            .answer(id)
+            .is_some()
+        {
+            got += 1;
+        }
+        c.close(why);
+    }
+    got
+}
+
 /// `bounded-concurrency` over Streamable HTTP: `n` live requests, each on a fresh
 /// connection, all written before any answer is read (the stdio burst is one write),
 /// their answers read with one deadline from the last send.
@@ -701,30 +736,15 @@ pub fn burst(ctx: &Ctx, mut rec: Value, n: u32) -> Value {
         Err(observation) => return observation,
     };
     if let Some(session) = session {
-        let mut ids = Vec::new();
-        let mut conns = Vec::new();
-        for _ in 0..n {
-            let (id, msg) = ctx.live_request();
-            let bytes = ctx.http_request(&server, &session, &msg, &Shape::default());
-            if let Ok(mut c) = Conn::open(&web, &server.addr)
-                && c.write(&bytes)
-            {
-                conns.push((id.clone(), c));
-            }
-            ids.push(id);
-        }
-        let until = Instant::now() + ctx.answer;
-        let mut got = 0;
-        for (id, mut c) in conns {
-            let left = until.saturating_duration_since(Instant::now());
-            if c.response(left.max(Duration::from_millis(1)))
-                .answer(&id)
-                .is_some()
-            {
-                got += 1;
-            }
-            c.close("answered, or the burst's deadline passed");
-        }
+        let msgs: Vec<(Value, Value)> = (0..n).map(|_| ctx.live_request()).collect();
+        let ids: Vec<Value> = msgs.iter().map(|(id, _)| id.clone()).collect();
+        let got = all_at_once(
+            ctx,
+            (&web, &server, &session),
+            &msgs,
+            ctx.answer,
+            "answered, or the burst's deadline passed",
+        );
         rec["burstIds"] = json!(ids);
         rec["answeredWithinWait"] = json!(got);
     }
@@ -744,19 +764,14 @@ pub fn duplicate(ctx: &Ctx, mut rec: Value) -> Value {
     };
     if let Some(session) = session {
         let (dup, msg) = ctx.live_request();
-        let bytes = ctx.http_request(&server, &session, &msg, &Shape::default());
-        let conns: Vec<Conn> = (0..2)
-            .filter_map(|_| {
-                let mut c = Conn::open(&web, &server.addr).ok()?;
-                c.write(&bytes).then_some(c)
-            })
-            .collect();
-        let until = Instant::now() + ctx.answer;
-        for mut c in conns {
-            let left = until.saturating_duration_since(Instant::now());
-            let _ = c.response(left.max(Duration::from_millis(1)));
-            c.close("answered, or the deadline for both copies passed");
-        }
+        let twice = [(dup.clone(), msg.clone()), (dup.clone(), msg)];
+        all_at_once(
+            ctx,
+            (&web, &server, &session),
+            &twice,
+            ctx.answer,
+            "answered, or the deadline for both copies passed",
+        );
         let (after, msg) = ctx.live_request();
         let _ = post_waiting(ctx, &web, &server, &session, &msg, ctx.answer);
         rec["duplicatedId"] = dup;
@@ -810,25 +825,21 @@ pub fn saturate(ctx: &Ctx, mut rec: Value, call: &Value, n: u32, wait: Duration)
         Err(observation) => return observation,
     };
     if let Some(session) = session {
-        let mut ids = Vec::new();
-        let mut conns = Vec::new();
-        for _ in 0..n {
-            let id = ctx.id();
-            let msg = ctx.request(&id, "tools/call", call.clone());
-            let bytes = ctx.http_request(&server, &session, &msg, &Shape::default());
-            if let Ok(mut c) = Conn::open(&web, &server.addr)
-                && c.write(&bytes)
-            {
-                conns.push(c);
-            }
-            ids.push(id);
-        }
-        let until = Instant::now() + wait;
-        for mut c in conns {
-            let left = until.saturating_duration_since(Instant::now());
-            let _ = c.response(left.max(Duration::from_millis(1)));
-            c.close("answered, or the hold calls' deadline passed");
-        }
+        let msgs: Vec<(Value, Value)> = (0..n)
+            .map(|_| {
+                let id = ctx.id();
+                let msg = ctx.request(&id, "tools/call", call.clone());
+                (id, msg)
+            })
+            .collect();
+        let ids: Vec<Value> = msgs.iter().map(|(id, _)| id.clone()).collect();
+        all_at_once(
+            ctx,
+            (&web, &server, &session),
+            &msgs,
+            wait,
+            "answered, or the hold calls' deadline passed",
+        );
         let (after, msg) = ctx.live_request();
         let _ = post_waiting(ctx, &web, &server, &session, &msg, ctx.answer);
         rec["holdIds"] = json!(ids);

@@ -156,6 +156,33 @@ fn validate(dir: &Path) -> (i32, String) {
     (o.status.code().unwrap_or(-1), output_text(&o))
 }
 
+/// The runner's options and the subject's flags for a run over Streamable HTTP.
+const OVER_HTTP: (&[&str], &[&str]) = (
+    &["--http", "http://127.0.0.1:0/mcp"],
+    &["--http-port", "{port}"],
+);
+
+/// Run `checks` against the test subject with `flags` under `workload_text`, and hold the
+/// verdicts to `want` (check, verdict, reason), and `validate` to exit 1 exactly when one
+/// of them fails. The evaluation directory (in `tmp`).
+fn expect_run(
+    tmp: &tempfile::TempDir,
+    workload_text: &str,
+    (checks, options, flags): (&[&str], &[&str], &[&str]),
+    want: &[(&str, &str, &str)],
+) -> PathBuf {
+    let (dir, verdicts) = run_with_options(tmp, workload_text, checks, options, flags);
+    let got: Vec<(&str, &str, &str)> = verdicts
+        .iter()
+        .map(|(a, b, c)| (a.as_str(), b.as_str(), c.as_str()))
+        .collect();
+    assert_eq!(got, want, "{flags:?}");
+    let (code, text) = validate(&dir);
+    let fails = want.iter().any(|w| w.1 == "FAIL");
+    assert_eq!(code, i32::from(fails), "{flags:?}: {text}");
+    dir
+}
+
 #[test]
 fn the_honest_subject_passes_every_check_and_its_evaluation_is_valid() {
     let tmp = tempfile::tempdir().unwrap();
@@ -530,9 +557,16 @@ fn each_defect_fails_its_own_check() {
 }
 
 /// With the subject's limits declared, the subject that keeps them passes the three
-/// limit checks, and each way of breaking them fails its own check with its reason.
+/// limit checks, and each way of breaking them fails its own check with its reason; on
+/// both transports. Over Streamable HTTP a subject that turns requests away with an HTTP
+/// status alone (503, its hint a `Retry-After` header) keeps its limit as well.
 #[test]
 fn the_declared_limits_are_held_to() {
+    limits_held_to(&[], &[], false);
+    limits_held_to(OVER_HTTP.0, OVER_HTTP.1, true);
+}
+
+fn limits_held_to(options: &[&str], transport_flags: &[&str], http: bool) {
     let limits = ["queue-saturation", "overload-rejection", "retry-after"];
     /// Checks run, the subject's flags, and (check, verdict, reason) expected.
     type Case<'a> = (
@@ -540,7 +574,7 @@ fn the_declared_limits_are_held_to() {
         &'a [&'a str],
         &'a [(&'a str, &'a str, &'a str)],
     );
-    let cases: [Case; 4] = [
+    let mut cases: Vec<Case> = vec![
         (
             &limits,
             &["--max-in-flight", "4"],
@@ -581,27 +615,48 @@ fn the_declared_limits_are_held_to() {
             ],
         ),
     ];
-    for (checks, flags, want) in cases {
+    if http {
+        cases.extend([
+            (
+                &["overload-rejection", "retry-after"][..],
+                &["--max-in-flight", "4", "--http-refusal"][..],
+                &[
+                    (
+                        "overload-rejection",
+                        "PASS",
+                        "MCP_RES_OPS_OVERLOAD_REJECTED",
+                    ),
+                    ("retry-after", "PASS", "MCP_RES_OPS_RETRY_HONOURED"),
+                ][..],
+            ),
+            (
+                &["retry-after"],
+                &["--max-in-flight", "4", "--http-refusal", "--no-retry-hint"],
+                &[("retry-after", "FAIL", "MCP_RES_OPS_NO_RETRY_HINT")],
+            ),
+        ]);
+    }
+    for (checks, extra, want) in cases {
         let tmp = tempfile::tempdir().unwrap();
-        let (dir, verdicts) = run_with(&tmp, &declared_limits(), checks, flags);
-        let got: Vec<(&str, &str, &str)> = verdicts
-            .iter()
-            .map(|(a, b, c)| (a.as_str(), b.as_str(), c.as_str()))
-            .collect();
-        assert_eq!(got, want, "{flags:?}");
-        let (code, text) = validate(&dir);
-        let fails = want.iter().any(|w| w.1 == "FAIL");
-        assert_eq!(code, i32::from(fails), "{flags:?}: {text}");
+        let mut flags = transport_flags.to_vec();
+        flags.extend_from_slice(extra);
+        expect_run(&tmp, &declared_limits(), (checks, options, &flags), want);
     }
 }
 
 /// With a rate limit declared (5 requests a second), the subject that keeps it passes
 /// `rate-limiting`; one that drops what is over it, one that keeps no limit and one
-/// stricter than declared each fail it with their reason.
+/// stricter than declared each fail it with their reason; on both transports. Over
+/// Streamable HTTP a subject that refuses with HTTP 429 alone keeps its limit as well.
 #[test]
 fn the_declared_rate_limit_is_held_to() {
+    rate_held_to(&[], &[], false);
+    rate_held_to(OVER_HTTP.0, OVER_HTTP.1, true);
+}
+
+fn rate_held_to(options: &[&str], transport_flags: &[&str], http: bool) {
     let declared = format!("{WORKLOAD}\n[rateLimit]\nrequests = 5\nwindowMs = 1000\n");
-    let cases: [(&[&str], &str, &str); 4] = [
+    let mut cases: Vec<(&[&str], &str, &str)> = vec![
         (
             &["--rate-limit", "5/1000"],
             "PASS",
@@ -619,16 +674,19 @@ fn the_declared_rate_limit_is_held_to() {
             "MCP_RES_OPS_RATE_UNDER_DECLARED",
         ),
     ];
-    for (flags, verdict, reason) in cases {
+    if http {
+        cases.push((
+            &["--rate-limit", "5/1000", "--http-refusal"],
+            "PASS",
+            "MCP_RES_OPS_RATE_LIMIT_HELD",
+        ));
+    }
+    for (extra, verdict, reason) in cases {
         let tmp = tempfile::tempdir().unwrap();
-        let (dir, verdicts) = run_with(&tmp, &declared, &["rate-limiting"], flags);
-        let got: Vec<(&str, &str, &str)> = verdicts
-            .iter()
-            .map(|(a, b, c)| (a.as_str(), b.as_str(), c.as_str()))
-            .collect();
-        assert_eq!(got, [("rate-limiting", verdict, reason)], "{flags:?}");
-        let (code, text) = validate(&dir);
-        assert_eq!(code, i32::from(verdict == "FAIL"), "{flags:?}: {text}");
+        let mut flags = transport_flags.to_vec();
+        flags.extend_from_slice(extra);
+        let run = (&["rate-limiting"][..], options, &flags[..]);
+        expect_run(&tmp, &declared, run, &[("rate-limiting", verdict, reason)]);
     }
 }
 
@@ -639,10 +697,7 @@ fn the_declared_rate_limit_is_held_to() {
 #[test]
 fn the_declared_storage_is_held_to() {
     storage_held_to(&[], &[]);
-    storage_held_to(
-        &["--http", "http://127.0.0.1:0/mcp"],
-        &["--http-port", "{port}"],
-    );
+    storage_held_to(OVER_HTTP.0, OVER_HTTP.1);
 }
 
 fn storage_held_to(options: &[&str], transport_flags: &[&str]) {
@@ -711,6 +766,18 @@ fn storage_held_to(options: &[&str], transport_flags: &[&str]) {
     }
 }
 
+/// The downstream stub's log in a stored control's server record (its stderr) shows a 503.
+fn stub_answered_503(control: &serde_json::Value) {
+    let stderr: String = control["transcript"]["chunks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["stream"] == "stderr")
+        .filter_map(|c| c["text"].as_str())
+        .collect();
+    assert!(stderr.contains("\"status\":503"), "{stderr}");
+}
+
 /// The declared downstream (served by the runner's stub beside the subject): a subject
 /// that reports the downstream's failure and recovers passes both checks; one that
 /// answers a failed call as a success, exits on it, or caches the failure for ever fails
@@ -773,14 +840,57 @@ fn the_declared_downstream_is_held_to() {
             // The stub's log is in the stored record: the control's calls reached the
             // downstream, which answered 503.
             let control = read_json(&dir.join("artifacts/downstream-failure/negative.json"));
-            let stderr: String = control["transcript"]["chunks"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .filter(|c| c["stream"] == "stderr")
-                .filter_map(|c| c["text"].as_str())
-                .collect();
-            assert!(stderr.contains("\"status\":503"), "{stderr}");
+            stub_answered_503(&control);
+        }
+    }
+}
+
+/// `downstream-failure` over Streamable HTTP: the subject that reports its downstream's
+/// failure passes; one that answers the failed call as a success, or exits on it, fails;
+/// one with no call that reaches the downstream is not observed.
+#[test]
+fn the_declared_downstream_is_held_to_over_streamable_http() {
+    let declared = format!(
+        "{WORKLOAD}\n[downstream]\nurlEnv = \"MCPRES_TEST_DOWNSTREAM\"\ncallTool = \"fetch\"\ncallArguments = {{ path = \"/probe\" }}\nrecoveryMs = 2000\n"
+    );
+    let env = ["--downstream-env", "MCPRES_TEST_DOWNSTREAM"];
+    let cases: [(&[&str], &str, &str); 4] = [
+        (&env, "PASS", "MCP_RES_OPS_DOWNSTREAM_FAILURE_REPORTED"),
+        (
+            &[env[0], env[1], "--downstream-lies"],
+            "FAIL",
+            "MCP_RES_OPS_DOWNSTREAM_FALSE_SUCCESS",
+        ),
+        (
+            &[env[0], env[1], "--downstream-crash"],
+            "FAIL",
+            "MCP_RES_SUBJECT_EXITED",
+        ),
+        // No `fetch` tool: the declared call fails with the downstream up.
+        (&[], "NOT_OBSERVED", "MCP_RES_CHECK_NOT_OBSERVED"),
+    ];
+    for (extra, verdict, reason) in cases {
+        let tmp = tempfile::tempdir().unwrap();
+        let mut flags = OVER_HTTP.1.to_vec();
+        flags.extend_from_slice(extra);
+        let mut checks = vec!["downstream-failure"];
+        let mut want = vec![("downstream-failure", verdict, reason)];
+        if verdict == "NOT_OBSERVED" {
+            checks.push("cleanup");
+            want.push(("cleanup", "PASS", "MCP_RES_OPS_CLEANUP_COMPLETE"));
+        }
+        let dir = expect_run(&tmp, &declared, (&checks, OVER_HTTP.0, &flags), &want);
+        if verdict == "PASS" {
+            // The stub's log is in the stored server record, the conversation under
+            // `http`: the control's calls reached the downstream, which answered 503.
+            let control = read_json(&dir.join("artifacts/downstream-failure/negative.json"));
+            stub_answered_503(&control);
+            assert!(
+                control["transcript"]["http"]["connections"]
+                    .as_u64()
+                    .unwrap()
+                    >= 3
+            );
         }
     }
 }

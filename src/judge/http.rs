@@ -352,6 +352,22 @@ pub fn connection_of(transcript: &Value, id: &Value) -> Option<u64> {
     found.next().is_none().then_some(first)
 }
 
+/// The first final response on the connection that sent request `id` (found by
+/// [`connection_of`]), with the time its connection's last received bytes came (ms
+/// from the transcript's start, as [`timed_messages`] times what it received).
+pub fn response_to(transcript: &Value, id: &Value) -> Option<(u64, Exchange)> {
+    let conn = connection_of(transcript, id)?;
+    let first = exchanges_on(transcript, conn)?.into_iter().next()?;
+    let at = transcript
+        .get("events")?
+        .as_array()?
+        .iter()
+        .filter(|e| e["stream"] == "received" && e["connection"].as_u64() == Some(conn))
+        .filter_map(|e| e["atMs"].as_u64())
+        .max()?;
+    Some((at, first))
+}
+
 /// The request bodies mcpres sent on each connection, by connection
 /// number, as sent (a body need not be JSON); `None` as for [`received`].
 pub fn sent_bodies(transcript: &Value) -> Option<BTreeMap<u64, Vec<Vec<u8>>>> {

@@ -66,6 +66,7 @@ pub const OVERLOAD_REJECTED: &str = crate::diag::reasons::OPS_OVERLOAD_REJECTED;
 pub const OVERLOAD_LOST: &str = crate::diag::reasons::OPS_OVERLOAD_LOST;
 pub const OVERLOAD_NOT_ENFORCED: &str = crate::diag::reasons::OPS_OVERLOAD_NOT_ENFORCED;
 pub const HOLD_NOT_HELD: &str = crate::diag::reasons::OPS_HOLD_NOT_HELD;
+pub const OVERLOAD_UNPLACED: &str = crate::diag::reasons::OPS_OVERLOAD_UNPLACED;
 pub const RETRY_HONOURED: &str = crate::diag::reasons::OPS_RETRY_HONOURED;
 pub const NO_RETRY_HINT: &str = crate::diag::reasons::OPS_NO_RETRY_HINT;
 pub const RETRY_NOT_SERVED: &str = crate::diag::reasons::OPS_RETRY_NOT_SERVED;
@@ -1019,9 +1020,11 @@ fn timed_messages(transcript: &Value, stream: &str) -> Vec<(u64, Value)> {
     use base64::Engine;
     // Over Streamable HTTP the conversation is the connections' bytes under `http`:
     // what mcpres sent stands for stdin, what the subject answered for stdout.
+    // (stderr is the server process's own, in its chunks, over either transport.)
     if let Some(web) = transcript
         .get("http")
         .filter(|h| h.get("connections").is_some())
+        && stream != "stderr"
     {
         let sent = match stream {
             "stdin" => true,
@@ -1611,6 +1614,186 @@ pub fn retry_hint_ms(answer: &Value) -> Option<u64> {
         .map(|s| (s * 1000.0) as u64)
 }
 
+/// The retry hint of a `Retry-After` header (RFC 9110 §10.2.3) in ms: its
+/// delay-seconds form only (an HTTP date would need the runner's clock to read).
+pub fn retry_header_ms(value: Option<&str>) -> Option<u64> {
+    value?
+        .trim()
+        .parse::<u64>()
+        .ok()
+        .map(|s| s.saturating_mul(1000))
+}
+
+/// How a request over Streamable HTTP was met, read from the stored connection bytes:
+/// its answer (at the time its connection's last bytes came), and the retry hint its
+/// response carried when it was refused.
+enum Met {
+    /// A JSON-RPC result.
+    Served(u64),
+    /// A JSON-RPC error, or (no answer under the id) an HTTP error status; the hint in
+    /// ms (`error.data`, else `Retry-After`).
+    Refused(u64, Option<u64>, String),
+    /// Neither: the connection ended, or the wait passed, without one.
+    Unmet,
+}
+
+fn met(transcript: &Value, timed: &Timed, id: &Value) -> Met {
+    let web = transcript.get("http").unwrap_or(transcript);
+    let response = super::http::response_to(web, id);
+    let header = || {
+        response
+            .as_ref()
+            .and_then(|(_, e)| retry_header_ms(e.header("retry-after")))
+    };
+    match timed.answer(id) {
+        Some((at, m)) if m.get("result").is_some() => Met::Served(*at),
+        Some((at, m)) => Met::Refused(
+            *at,
+            retry_hint_ms(m).or_else(header),
+            format!("error {}", m.pointer("/error/code").unwrap_or(&Value::Null)),
+        ),
+        None => match &response {
+            Some((at, e)) if e.status >= 400 => {
+                Met::Refused(*at, header(), format!("HTTP {}", e.status))
+            }
+            _ => Met::Unmet,
+        },
+    }
+}
+
+/// `overload-rejection` and `retry-after` over Streamable HTTP. The subject takes
+/// requests on separate connections in an order of its own, so a request is read as
+/// over a full set of places only from the stored times: each hold call, answered with
+/// a result no sooner than the declared hold after its send, was running over the
+/// last `holdMs` before its answer; all of them over `[max answer - holdMs, min send +
+/// holdMs]` (sends stored no later, answers no sooner, than they happened; a ms of
+/// rounding given away at each end). A request over the limit sent and answered in
+/// that window was in the subject's hands only while every place was held.
+fn overload_reading_http(check: &str, rec: &Value, transcript: &Value) -> Reading {
+    let ids = |k: &str| -> Vec<Value> { rec[k].as_array().cloned().unwrap_or_default() };
+    let (holds, over, retries) = (ids("holdIds"), ids("overIds"), ids("retryIds"));
+    let timed = Timed::of(transcript);
+    let hold_ms = u(&rec["workload"]["subject"], "holdMs").unwrap_or(0);
+    let limit = u(&rec["workload"]["subject"], "maxInFlight").unwrap_or(0);
+    if transcript
+        .get("http")
+        .is_some_and(|web| super::http::received(web).is_none())
+    {
+        return read(
+            ProbeOutcome::NotObserved,
+            LABEL_NOT_IN_RECORD,
+            "some bytes the subject sent are stored as their digest only: the record cannot say what was answered",
+        );
+    }
+    let mut window = (0u64, u64::MAX);
+    for h in &holds {
+        let sent = timed.sent(h).unwrap_or(0);
+        match met(transcript, &timed, h) {
+            Met::Served(at) if at >= sent + hold_ms => {
+                window.0 = window.0.max((at + 1).saturating_sub(hold_ms));
+                window.1 = window.1.min(sent + hold_ms);
+            }
+            how => {
+                let how = match how {
+                    Met::Served(at) => format!("answered {} ms after its send", at - sent.min(at)),
+                    Met::Refused(_, _, what) => format!("refused ({what})"),
+                    Met::Unmet => "not answered".into(),
+                };
+                return read(
+                    ProbeOutcome::NotObserved,
+                    HOLD_NOT_HELD,
+                    format!(
+                        "a declared hold call was {how}, not served after the declared {hold_ms} ms: the places were not all held"
+                    ),
+                );
+            }
+        }
+    }
+    let exited = ended_by_itself(transcript);
+    let mets: Vec<(u64, Met)> = over
+        .iter()
+        .map(|i| (timed.sent(i).unwrap_or(0), met(transcript, &timed, i)))
+        .collect();
+    let unmet = mets.iter().filter(|(_, m)| matches!(m, Met::Unmet)).count();
+    if unmet > 0 {
+        return if exited {
+            read(
+                ProbeOutcome::Terminate,
+                SUBJECT_EXITED,
+                format!(
+                    "the subject exited; {unmet} of the requests sent over the declared limit unanswered"
+                ),
+            )
+        } else {
+            read(
+                ProbeOutcome::NoEffect,
+                OVERLOAD_LOST,
+                format!(
+                    "{unmet} of the requests sent over the declared limit got no response (neither a JSON-RPC answer nor an HTTP error status) while the subject ran (JSON-RPC 2.0 §4: MUST reply; a Streamable HTTP server that cannot take a request answers it with an HTTP error status)"
+                ),
+            )
+        };
+    }
+    let inside = |sent: u64, at: u64| sent >= window.0 && at < window.1;
+    let window_text = format!("{}..{} ms", window.0, window.1);
+    if check == "overload-rejection" {
+        let served = mets
+            .iter()
+            .filter(|(sent, m)| matches!(m, Met::Served(at) if inside(*sent, *at)))
+            .count();
+        if served > 0 {
+            return read(
+                ProbeOutcome::Reject,
+                OVERLOAD_NOT_ENFORCED,
+                format!(
+                    "with its {limit} declared places held (every hold call running over {window_text}), the subject served {served} more request(s) sent and answered within that span with a result: the declared limit is not enforced"
+                ),
+            );
+        }
+        let refused: Vec<&String> = mets
+            .iter()
+            .filter_map(|(sent, m)| match m {
+                Met::Refused(at, _, what) if inside(*sent, *at) => Some(what),
+                _ => None,
+            })
+            .collect();
+        if refused.is_empty() {
+            return read(
+                ProbeOutcome::NotObserved,
+                OVERLOAD_UNPLACED,
+                format!(
+                    "no request over the declared limit was both sent and answered while every hold call was running ({window_text}); the {} sent were all answered, outside it",
+                    over.len()
+                ),
+            );
+        }
+        let how: std::collections::BTreeSet<&String> = refused.iter().copied().collect();
+        return read(
+            ProbeOutcome::Accept,
+            OVERLOAD_REJECTED,
+            format!(
+                "with its {limit} declared places held (every hold call running over {window_text}), {} request(s) over them were refused within that span ({how:?}), the other {} answered outside it; none lost",
+                refused.len(),
+                over.len() - refused.len()
+            ),
+        );
+    }
+    // retry-after
+    let hints: Vec<Option<u64>> = mets
+        .iter()
+        .filter_map(|(_, m)| match m {
+            Met::Refused(_, hint, _) => Some(*hint),
+            _ => None,
+        })
+        .collect();
+    let last = retries.last().map(|i| match met(transcript, &timed, i) {
+        Met::Served(at) => Ok(at),
+        Met::Refused(_, _, what) => Err(what),
+        Met::Unmet => Err("no answer".into()),
+    });
+    retry_verdict(limit, &hints, retries.len(), last)
+}
+
 /// `overload-rejection`, `retry-after`, `queue-saturation`: the subject's declared
 /// places (`subject.maxInFlight`) filled with its declared hold call, then more sent.
 /// Every time is read from the stored chunks.
@@ -2195,7 +2378,30 @@ fn rate_reading(rec: &Value, transcript: &Value) -> Reading {
     let after = &rec["afterId"];
     let timed = Timed::of(transcript);
     let sent = |id: &Value| timed.sent(id);
-    let answer = |id: &Value| timed.answer(id);
+    // Each answer's time and whether it was a result. Over Streamable HTTP a refusal may
+    // be an HTTP error status alone (`met`).
+    let web = transcript.get("http");
+    let answer = |id: &Value| -> Option<(u64, bool)> {
+        if web.is_some() {
+            return match met(transcript, &timed, id) {
+                Met::Served(at) => Some((at, true)),
+                Met::Refused(at, _, _) => Some((at, false)),
+                Met::Unmet => None,
+            };
+        }
+        timed
+            .answer(id)
+            .map(|(at, m)| (*at, m.get("result").is_some()))
+    };
+    if let Some(web) = web
+        && super::http::received(web).is_none()
+    {
+        return read(
+            ProbeOutcome::NotObserved,
+            LABEL_NOT_IN_RECORD,
+            "some bytes the subject sent are stored as their digest only: the record cannot say what was answered",
+        );
+    }
     if burst.is_empty() || burst.iter().chain([after]).any(|i| sent(i).is_none()) {
         return read(
             ProbeOutcome::NotObserved,
@@ -2236,11 +2442,7 @@ fn rate_reading(rec: &Value, transcript: &Value) -> Reading {
         };
     }
     let first = burst.iter().filter_map(sent).min().unwrap_or(0);
-    let answers: Vec<(u64, bool)> = burst
-        .iter()
-        .filter_map(answer)
-        .map(|(at, m)| (*at, m.get("result").is_some()))
-        .collect();
+    let answers: Vec<(u64, bool)> = burst.iter().filter_map(answer).collect();
     let served = answers.iter().filter(|a| a.1).count() as u64;
     let refused = answers.len() as u64 - served;
     let served_in_window = answers
@@ -2285,7 +2487,7 @@ fn rate_reading(rec: &Value, transcript: &Value) -> Reading {
         );
     }
     match answer(after) {
-        Some((_, m)) if m.get("result").is_some() => read(
+        Some((_, true)) => read(
             ProbeOutcome::Accept,
             RATE_LIMIT_HELD,
             format!(
@@ -2293,12 +2495,15 @@ fn rate_reading(rec: &Value, transcript: &Value) -> Reading {
                 burst.len()
             ),
         ),
-        Some((_, m)) => read(
+        Some(_) => read(
             ProbeOutcome::Reject,
             RATE_LIMIT_STUCK,
             format!(
                 "a request a window after the burst's last answer got {}",
-                answer_label(m)
+                match met(transcript, &timed, after) {
+                    Met::Refused(_, _, what) => what,
+                    _ => "a refusal".into(),
+                }
             ),
         ),
         None if exited => read(
@@ -2332,6 +2537,9 @@ fn overload_reading(check: &str, rec: &Value, transcript: &Value) -> Reading {
             LABEL_NOT_IN_RECORD,
             "the record names requests the stored stdin did not send",
         );
+    }
+    if check != "queue-saturation" && transcript.get("http").is_some() {
+        return overload_reading_http(check, rec, transcript);
     }
     let exited = ended_by_itself(transcript);
     let lost = |which: &str, n: usize| {
@@ -2460,7 +2668,27 @@ fn overload_reading(check: &str, rec: &Value, transcript: &Value) -> Reading {
         );
     }
     // retry-after
-    if refusals.is_empty() {
+    let hints: Vec<Option<u64>> = refusals.iter().map(|m| retry_hint_ms(m)).collect();
+    let last = retries.last().and_then(answer).map(|(at, m)| {
+        if m.get("result").is_some() {
+            Ok(*at)
+        } else {
+            Err(answer_label(m))
+        }
+    });
+    retry_verdict(limit, &hints, retries.len(), last)
+}
+
+/// `retry-after` once the refusals over the declared `limit` are read: each refusal's
+/// hint in ms (`None`: it carried none), how many retries were made, and the last one's
+/// answer (`Ok`: a result at that ms; `Err`: what it got instead; `None`: none).
+fn retry_verdict(
+    limit: u64,
+    hints: &[Option<u64>],
+    retries: usize,
+    last: Option<Result<u64, String>>,
+) -> Reading {
+    if hints.is_empty() {
         return read(
             ProbeOutcome::NotObserved,
             NO_REFUSAL,
@@ -2469,39 +2697,39 @@ fn overload_reading(check: &str, rec: &Value, transcript: &Value) -> Reading {
             ),
         );
     }
-    let hints: Vec<Option<u64>> = refusals.iter().map(|m| retry_hint_ms(m)).collect();
     if hints.iter().any(Option::is_none) {
         return read(
             ProbeOutcome::Reject,
             NO_RETRY_HINT,
             format!(
-                "{} of {} overload refusal(s) carry no retry hint (error.data.retryAfterMs or retryAfter): a client cannot tell when to come back",
+                "{} of {} overload refusal(s) carry no retry hint (error.data.retryAfterMs or retryAfter; over Streamable HTTP a Retry-After header in seconds too): a client cannot tell when to come back",
                 hints.iter().filter(|h| h.is_none()).count(),
-                refusals.len()
+                hints.len()
             ),
         );
     }
-    match retries.last().and_then(answer) {
-        Some((at, m)) if m.get("result").is_some() => read(
+    match last {
+        Some(Ok(at)) => read(
             ProbeOutcome::Accept,
             RETRY_HONOURED,
             format!(
-                "{} refusal(s) with a retry hint ({:?} ms); retried after each hint, a result came on retry {} at {at} ms",
-                refusals.len(),
+                "{} refusal(s) with a retry hint ({:?} ms); retried after each hint, a result came on retry {retries} at {at} ms",
+                hints.len(),
                 hints
                     .iter()
                     .flatten()
                     .collect::<std::collections::BTreeSet<_>>(),
-                retries.len()
             ),
         ),
         last => read(
             ProbeOutcome::Reject,
             RETRY_NOT_SERVED,
             format!(
-                "retried after each hint {} time(s); the last retry got {}",
-                retries.len(),
-                last.map_or("no answer".into(), |(_, m)| answer_label(m))
+                "retried after each hint {retries} time(s); the last retry got {}",
+                match last {
+                    Some(Err(what)) => what,
+                    _ => "no answer".into(),
+                }
             ),
         ),
     }
@@ -3409,6 +3637,182 @@ mod tests {
         let t = json!({"http": web});
         let ids: Vec<String> = sent_ids(&t).into_iter().collect();
         assert_eq!(ids, ["5", "7"]);
+    }
+
+    /// A stored HTTP chunk: request `id` (a ping) posted on connection `conn` at `at` ms.
+    fn post(conn: u64, at: u64, id: u64) -> Value {
+        let body = format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"ping"}}"#);
+        json!({"atMs": at, "stream": "sent", "connection": conn,
+               "text": format!("POST /mcp HTTP/1.1\r\nContent-Length: {}\r\n\r\n{body}", body.len())})
+    }
+
+    /// A stored HTTP chunk: a response (`head`: status line's code and reason, and any
+    /// more header lines) received on connection `conn` at `at` ms.
+    fn got(conn: u64, at: u64, head: &str, body: &str) -> Value {
+        json!({"atMs": at, "stream": "received", "connection": conn,
+               "text": format!("HTTP/1.1 {head}\r\nContent-Length: {}\r\n\r\n{body}", body.len())})
+    }
+
+    /// An empty result to `id`, as a JSON body.
+    fn result(id: u64) -> String {
+        format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{{}}}}"#)
+    }
+
+    /// Over HTTP a request over the limit counts only when it was sent and answered
+    /// while every hold call was provably running; a refusal may be an HTTP status
+    /// alone, its hint a `Retry-After` header.
+    #[test]
+    fn over_http_a_request_is_over_the_limit_only_inside_the_holds_span() {
+        let w = json!({"subject": {"maxInFlight": 2, "holdMs": 1000, "holdTool": "slow"},
+                       "load": {"concurrency": 4}, "controls": {"defectFactor": 2}, "budgets": {}});
+        let refusal = |id: u64| {
+            format!(r#"{{"jsonrpc":"2.0","id":{id},"error":{{"code":-32000,"message":"busy"}}}}"#)
+        };
+        // Holds 1 and 2 sent at 0 and served at 1000: both ran over 1..1000 ms.
+        let record = |check: &str, overs: Vec<Value>| {
+            let mut events = vec![
+                post(0, 0, 1),
+                post(1, 0, 2),
+                got(0, 1000, "200 OK", &result(1)),
+                got(1, 1000, "200 OK", &result(2)),
+            ];
+            events.extend(overs);
+            json!({"http": {"connections": 4, "events": events},
+                   "observation": {"ops": {"kind": "overload", "workload": w, "open": "result",
+                       "injected": injection(check, "positive", &w),
+                       "holdIds": [1, 2], "overIds": [3, 4]}}})
+        };
+        let judge = |check: &str, overs: Vec<Value>| {
+            let (o, reason, why) = reading(check, "positive", &record(check, overs)).unwrap();
+            (o, reason, why)
+        };
+        // Served inside the span: more in flight than declared.
+        let (o, reason, _) = judge(
+            "overload-rejection",
+            vec![
+                post(2, 500, 3),
+                post(3, 500, 4),
+                got(2, 510, "200 OK", &result(3)),
+                got(3, 510, "503 Service Unavailable", ""),
+            ],
+        );
+        assert_eq!(
+            (o, reason.as_str()),
+            (ProbeOutcome::Reject, OVERLOAD_NOT_ENFORCED)
+        );
+        // Served after the holds ended, one refused by an HTTP status inside: holds.
+        let (o, reason, why) = judge(
+            "overload-rejection",
+            vec![
+                post(2, 500, 3),
+                post(3, 500, 4),
+                got(2, 1200, "200 OK", &result(3)),
+                got(3, 505, "503 Service Unavailable", ""),
+            ],
+        );
+        assert_eq!(
+            (o, reason.as_str()),
+            (ProbeOutcome::Accept, OVERLOAD_REJECTED),
+            "{why}"
+        );
+        // Sent before the holds provably ran (the subject may have taken it first):
+        // served, yet nothing over a full set of places was seen.
+        let w2 = [
+            post(2, 0, 3),
+            post(3, 0, 4),
+            got(2, 5, "200 OK", &result(3)),
+            got(3, 1100, "200 OK", &result(4)),
+        ];
+        let (o, reason, _) = judge("overload-rejection", w2.to_vec());
+        assert_eq!(
+            (o, reason.as_str()),
+            (ProbeOutcome::NotObserved, OVERLOAD_UNPLACED)
+        );
+        // Neither an answer nor an HTTP status: lost.
+        let (o, reason, _) = judge(
+            "overload-rejection",
+            vec![
+                post(2, 500, 3),
+                post(3, 500, 4),
+                got(3, 505, "503 Service Unavailable", ""),
+            ],
+        );
+        assert_eq!(
+            (o, reason.as_str()),
+            (ProbeOutcome::NoEffect, OVERLOAD_LOST)
+        );
+        // retry-after: a Retry-After header is a hint; a refusal without one is not.
+        let hinted = |header: &str| {
+            let head = format!("503 Service Unavailable{header}");
+            vec![
+                post(2, 500, 3),
+                post(3, 500, 4),
+                got(2, 505, &head, ""),
+                got(
+                    3,
+                    505,
+                    "429 Too Many Requests",
+                    &refusal(4).replace(
+                        r#""message":"busy""#,
+                        r#""message":"busy","data":{"retryAfterMs":100}"#,
+                    ),
+                ),
+            ]
+        };
+        let (o, reason, _) = judge("retry-after", hinted(""));
+        assert_eq!((o, reason.as_str()), (ProbeOutcome::Reject, NO_RETRY_HINT));
+        let (o, reason, _) = judge("retry-after", hinted("\r\nRetry-After: 1"));
+        // Hinted, but no retry in the record: not served.
+        assert_eq!(
+            (o, reason.as_str()),
+            (ProbeOutcome::Reject, RETRY_NOT_SERVED)
+        );
+        // A hold served sooner than declared: the places were not held.
+        let mut early = record("overload-rejection", vec![post(2, 500, 3), post(3, 500, 4)]);
+        early["http"]["events"][2]["atMs"] = json!(400);
+        let (o, reason, _) = reading("overload-rejection", "positive", &early).unwrap();
+        assert_eq!(
+            (o, reason.as_str()),
+            (ProbeOutcome::NotObserved, HOLD_NOT_HELD)
+        );
+    }
+
+    /// Over HTTP a request of the rate burst refused with HTTP 429 alone was answered;
+    /// one whose connection brought nothing was lost.
+    #[test]
+    fn over_http_a_rate_refusal_may_be_a_status_alone() {
+        let w = json!({"rateLimit": {"requests": 2, "windowMs": 1000}, "load": {"concurrency": 4},
+                       "controls": {"defectFactor": 2}, "budgets": {}});
+        let record = |last: Option<Value>| {
+            let mut events = vec![
+                post(0, 0, 1),
+                post(1, 0, 2),
+                post(2, 0, 3),
+                post(3, 0, 4),
+                got(0, 10, "200 OK", &result(1)),
+                got(1, 10, "200 OK", &result(2)),
+                got(2, 12, "429 Too Many Requests\r\nRetry-After: 1", ""),
+                post(4, 1100, 5),
+                got(4, 1105, "200 OK", &result(5)),
+            ];
+            events.extend(last);
+            json!({"http": {"connections": 5, "events": events},
+                   "observation": {"ops": {"kind": "rate", "workload": w, "open": "result",
+                       "injected": injection("rate-limiting", "positive", &w),
+                       "burstIds": [1, 2, 3, 4], "afterId": 5}}})
+        };
+        let refused = record(Some(got(3, 12, "429 Too Many Requests", "")));
+        let (o, reason, why) = reading("rate-limiting", "positive", &refused).unwrap();
+        assert_eq!(
+            (o, reason.as_str()),
+            (ProbeOutcome::Accept, RATE_LIMIT_HELD),
+            "{why}"
+        );
+        let (o, reason, _) = reading("rate-limiting", "positive", &record(None)).unwrap();
+        assert_eq!(
+            (o, reason.as_str()),
+            (ProbeOutcome::NoEffect, RATE_LIMIT_LOST)
+        );
     }
 
     #[test]

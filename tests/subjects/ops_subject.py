@@ -33,6 +33,10 @@ default (the honest twin); each option switches on one operational defect:
                          (the honest twin of the limit checks)
   --no-retry-hint        with --max-in-flight: refuse without data.retryAfterMs
                          (retry after)
+  --http-refusal         with --max-in-flight over HTTP: refuse with HTTP 503 and an
+                         empty body, a Retry-After: 1 header the hint (none with
+                         --no-retry-hint); with --rate-limit, HTTP 429 and a
+                         Retry-After header
   --drop-over-limit      with --max-in-flight: drop a request over the limit, never
                          answered (overload rejection, queue saturation)
   --rate-limit N/MS      serve at most N requests (initialize excepted) in any span of
@@ -109,6 +113,7 @@ p.add_argument("--queue", type=int, default=0)
 p.add_argument("--helper", action="store_true")
 p.add_argument("--max-in-flight", type=int, default=0)
 p.add_argument("--no-retry-hint", action="store_true")
+p.add_argument("--http-refusal", action="store_true")
 p.add_argument("--drop-over-limit", action="store_true")
 p.add_argument("--random-tool-name", action="store_true")
 p.add_argument("--shuffle-tools", action="store_true")
@@ -235,7 +240,8 @@ def fetch():
     except (urllib.error.URLError, OSError, ValueError) as e:
         fetch_failed_at[0] = time.monotonic()
         if a.downstream_crash:
-            sys.exit(6)
+            # The whole process (over HTTP a handler thread's sys.exit ends the thread).
+            os._exit(6)
         if a.downstream_lies:
             return {"content": [{"type": "text", "text": "{\"ok\":true}"}]}
         return {"content": [{"type": "text", "text": "downstream failed: " + str(e)}], "isError": True}
@@ -370,6 +376,13 @@ def on_served():
         time.sleep(a.slow_answer_ms / 1000)
 
 
+rate = None
+if a.rate_limit:
+    n, ms = a.rate_limit.split("/")
+    rate_limit = a.rate_strict or int(n)
+    rate_window = int(ms) / 1000
+    rate = []
+
 if a.http_port:
     import os
     from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -379,6 +392,14 @@ if a.http_port:
 
         def log_message(self, *_):
             pass
+
+        def status_only(self, status, retry_after):
+            # Turned away at the HTTP level: a status (and a hint), no JSON-RPC body.
+            self.send_response(status)
+            if retry_after is not None:
+                self.send_header("Retry-After", retry_after)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
 
         def do_POST(self):
             global malformed, deaf
@@ -425,10 +446,30 @@ if a.http_port:
                         return
                     time.sleep(0.05)
                 opening = msg["method"] in ("initialize", "server/discover")
+                refusal = None
+                if rate is not None and msg["method"] != "initialize":
+                    # The limit as over stdio: at most N requests in any span of the window.
+                    with out_lock:
+                        now = time.monotonic()
+                        while rate and now - rate[0] >= rate_window:
+                            rate.pop(0)
+                        over = len(rate) >= rate_limit
+                        if not over:
+                            rate.append(now)
+                        wait_ms = max(1, int((rate_window - (now - rate[0])) * 1000)) if over else 0
+                    if over:
+                        if a.rate_drop:
+                            # Dropped: never answered.
+                            time.sleep(3600)
+                            return
+                        if a.http_refusal:
+                            self.status_only(429, str(-(-wait_ms // 1000)))
+                            return
+                        refusal = {"jsonrpc": "2.0", "id": msg["id"], "error": {
+                            "code": -32000, "message": "rate limited", "data": {"retryAfterMs": wait_ms}}}
                 params = msg.get("params") or {}
                 holds = msg["method"] == "tools/call" and params.get("name") == "slow"
-                refusal = None
-                if a.max_in_flight and not opening:
+                if refusal is None and a.max_in_flight and not opening:
                     # The limit as over stdio: any request while N `slow` calls run is
                     # over it; a `slow` call takes its place as it is admitted.
                     with out_lock:
@@ -439,6 +480,9 @@ if a.http_port:
                         if a.drop_over_limit:
                             # Dropped: never answered.
                             time.sleep(3600)
+                            return
+                        if a.http_refusal:
+                            self.status_only(503, None if a.no_retry_hint else "1")
                             return
                         err = {"code": -32000, "message": "overloaded"}
                         if not a.no_retry_hint:
@@ -478,13 +522,6 @@ if a.http_port:
     busy = [0]
     ThreadingHTTPServer.daemon_threads = True
     ThreadingHTTPServer(("127.0.0.1", a.http_port), Handler).serve_forever()
-
-rate = None
-if a.rate_limit:
-    n, ms = a.rate_limit.split("/")
-    rate_limit = a.rate_strict or int(n)
-    rate_window = int(ms) / 1000
-    rate = []
 
 work = None
 if a.queue:

@@ -612,15 +612,17 @@ reasons! {
         OPS_SURFACE_CHANGED "MCP_RES_OPS_SURFACE_CHANGED" Refused
             "After a restart the subject declared another surface than before (server name, protocol version, capability names or tool names): a client that reconnects does not find the server it knew. It is what the negative control (tool names that differ at every start) must give.";
         OPS_OVERLOAD_REJECTED "MCP_RES_OPS_OVERLOAD_REJECTED" Holds
-            "With the subject's declared places (the workload's `subject.maxInFlight`) held by its declared hold call, every request sent over them was answered: refused with an error, or served once a place was free; none lost, none served while every place was held.";
+            "With the subject's declared places (the workload's `subject.maxInFlight`) held by its declared hold call, every request sent over them was answered: refused with an error (over Streamable HTTP, a JSON-RPC error or an HTTP error status), or served once a place was free; none lost, none served while every place was held.";
         OPS_OVERLOAD_LOST "MCP_RES_OPS_OVERLOAD_LOST" Refused
             "A request sent over the subject's declared limit got no answer while the subject ran (JSON-RPC 2.0 §4: every request MUST be answered). It is what the negative control (a queue that drops what is over the declared limit) must give.";
         OPS_OVERLOAD_NOT_ENFORCED "MCP_RES_OPS_OVERLOAD_NOT_ENFORCED" Refused
             "With every declared place held, the subject served a request over them with a result: more in flight than the workload declares for it.";
         OPS_HOLD_NOT_HELD "MCP_RES_OPS_HOLD_NOT_HELD" NotObserved
-            "A declared hold call was answered before the requests over the limit were all sent (the tool is missing, or holds less than declared): the places were not all held, so nothing over them was observed.";
+            "A declared hold call was answered before the requests over the limit were all sent (the tool is missing, or holds less than declared; over Streamable HTTP, a hold call refused or answered sooner than the declared hold after its send): the places were not all held, so nothing over them was observed.";
+        OPS_OVERLOAD_UNPLACED "MCP_RES_OPS_OVERLOAD_UNPLACED" NotObserved
+            "Over Streamable HTTP, where the order in which the subject takes requests on separate connections is not the order they were sent, no request over the declared limit was both sent and answered while every declared hold call was provably running (from the last hold's answer less the declared hold to the first hold's send plus the declared hold, from the stored times): nothing over a full set of places was observed.";
         OPS_RETRY_HONOURED "MCP_RES_OPS_RETRY_HONOURED" Holds
-            "Every overload refusal carried a retry hint (`error.data.retryAfterMs`, or `retryAfter` in seconds), and a request retried after the hints got a result.";
+            "Every overload refusal carried a retry hint (`error.data.retryAfterMs`, or `retryAfter` in seconds; over Streamable HTTP the `Retry-After` header in seconds too), and a request retried after the hints got a result.";
         OPS_NO_RETRY_HINT "MCP_RES_OPS_NO_RETRY_HINT" Refused
             "An overload refusal carried no retry hint: a client cannot tell when to come back. It is what the negative control (refusals without a hint) must give.";
         OPS_RETRY_NOT_SERVED "MCP_RES_OPS_RETRY_NOT_SERVED" Refused

@@ -23,7 +23,8 @@ use serde_json::{Value, json};
 #[derive(Debug, Default, Clone)]
 pub struct Limits {
     /// At most this many requests in flight to the subject (a request is in flight from
-    /// when it is passed on to when the subject's first bytes back arrive); 0: no limit.
+    /// when it is passed on to when the subject's response to it is whole, or its
+    /// connection ends); 0: no limit.
     pub in_flight: usize,
     /// Over `in_flight`: refuse at once with an overload error (else: never answer).
     pub reject: bool,
@@ -75,7 +76,7 @@ struct Gate {
 
 /// What becomes of one request.
 enum Fate {
-    /// Passed on (`counted`: it holds a place in flight until its answer starts).
+    /// Passed on (`counted`: it holds a place in flight until its answer is whole).
     Pass { counted: bool },
     /// Never answered: the connection is held open until the runner leaves.
     Drop,
@@ -239,6 +240,10 @@ fn answer_with(mut client: TcpStream, body: &Value) {
     while matches!(client.read(&mut sink), Ok(n) if n > 0) {}
 }
 
+/// Past this many response bytes a request no longer holds a place in flight, whether
+/// or not its response is whole (a stream that never ends is not a place held for ever).
+const ANSWER_BOUND: usize = 1 << 20;
+
 /// The placeholder for the port the subject serves on behind the front.
 pub const BACK_PORT: &str = "{backport}";
 
@@ -383,13 +388,27 @@ fn relay(mut client: TcpStream, back: SocketAddr, delay: Duration, gate: Option<
     let (mut from_upstream, mut to_client) = (upstream, client);
     let mut buf = vec![0u8; 64 << 10];
     let mut answered = 0;
+    // The response bytes so far, while the request holds a place.
+    let mut answer = Vec::new();
     loop {
         match from_upstream.read(&mut buf) {
             Ok(0) | Err(_) => break,
             Ok(n) => {
                 let arrived = Instant::now();
-                // Its answer has started: the request no longer holds a place.
-                release(&mut counted);
+                // Its answer is whole (the first final response's framing is complete,
+                // an event stream's too): the request no longer holds a place. A
+                // response head alone (an event stream opened at once) does not free it.
+                if counted {
+                    answer.extend_from_slice(&buf[..n]);
+                    if answer.len() > ANSWER_BOUND
+                        || crate::judge::http::exchanges(&answer)
+                            .first()
+                            .is_some_and(|e| e.complete)
+                    {
+                        release(&mut counted);
+                        answer = Vec::new();
+                    }
+                }
                 let now_sent = sent.load(Ordering::SeqCst);
                 if now_sent != answered {
                     answered = now_sent;
@@ -524,5 +543,91 @@ mod tests {
         let mut rest = Vec::new();
         c.read_to_end(&mut rest).unwrap();
         assert!(rest.is_empty());
+    }
+
+    /// A request holds its place while its response is an event stream opened but not
+    /// ended: a second request over the limit of one is refused, and once the stream
+    /// ends, a third is passed on.
+    #[test]
+    fn an_opened_event_stream_keeps_its_place_until_it_ends() {
+        let subject = TcpListener::bind("127.0.0.1:0").unwrap();
+        let back = subject.local_addr().unwrap();
+        let (go, wait) = std::sync::mpsc::channel::<()>();
+        let wait = Arc::new(Mutex::new(wait));
+        std::thread::spawn(move || {
+            for c in subject.incoming() {
+                let Ok(mut c) = c else { continue };
+                let wait = Arc::clone(&wait);
+                std::thread::spawn(move || {
+                    let (buf, Some(body)) = read_request(&mut c) else {
+                        return;
+                    };
+                    if &buf[body] == br#"{"id":1,"method":"slow"}"# {
+                        let _ = c.write_all(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n");
+                        let _ = wait.lock().unwrap().recv();
+                        let event = "data: {\"id\":1,\"result\":{}}\n\n";
+                        let _ = c.write_all(
+                            format!("{:x}\r\n{event}\r\n0\r\n\r\n", event.len()).as_bytes(),
+                        );
+                    } else {
+                        let _ = c.write_all(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}");
+                    }
+                });
+            }
+        });
+        let front = SocketAddr::from(([127, 0, 0, 1], back_port([127, 0, 0, 1].into()).unwrap()));
+        let limits = Limits {
+            in_flight: 1,
+            reject: true,
+            ..Limits::default()
+        };
+        serve(front, back, Duration::ZERO, limits);
+        let post = |body: &str| {
+            let mut c = loop {
+                if let Ok(c) = TcpStream::connect(front) {
+                    break c;
+                }
+                std::thread::sleep(Duration::from_millis(10));
+            };
+            c.write_all(
+                format!(
+                    "POST /mcp HTTP/1.1\r\nContent-Length: {}\r\n\r\n{body}",
+                    body.len()
+                )
+                .as_bytes(),
+            )
+            .unwrap();
+            c
+        };
+        let mut held = post(r#"{"id":1,"method":"slow"}"#);
+        let mut head = Vec::new();
+        let mut byte = [0u8; 1];
+        while !head.ends_with(b"\r\n\r\n") {
+            held.read_exact(&mut byte).unwrap();
+            head.push(byte[0]);
+        }
+        let mut over = post(r#"{"id":2,"method":"ping"}"#);
+        let mut refused = Vec::new();
+        over.read_to_end(&mut refused).unwrap();
+        let refused = crate::judge::http::exchanges(&refused);
+        assert_eq!(
+            refused[0].messages()[0]["error"]["code"],
+            -32000,
+            "{refused:?}"
+        );
+        go.send(()).unwrap();
+        let mut rest = Vec::new();
+        held.read_to_end(&mut rest).unwrap();
+        head.extend(rest);
+        let whole = crate::judge::http::exchanges(&head);
+        assert_eq!(whole[0].messages()[0]["id"], 1, "{whole:?}");
+        let mut after = post(r#"{"id":3,"method":"ping"}"#);
+        let mut served = Vec::new();
+        after.read_to_end(&mut served).unwrap();
+        assert!(
+            served.ends_with(b"\r\n\r\n{}"),
+            "{}",
+            String::from_utf8_lossy(&served)
+        );
     }
 }

@@ -41,6 +41,10 @@ fn succeeded(r: &Reply) -> bool {
 /// phase `rec`'s injection names), then a liveness request: `rec` gets `callIds` and
 /// `afterId`; the observation is returned.
 fn calls_once(ctx: &Ctx, mut rec: Value, d: &DownstreamDecl, n: usize) -> Value {
+    if ctx.web.is_some() {
+        let call = json!({"name": d.call_tool, "arguments": d.call_arguments});
+        return super::http::calls(ctx, rec, &call, n);
+    }
     let (mut probe, open) = match started(ctx, &mut rec) {
         Ok(p) => p,
         Err(observation) => return observation,

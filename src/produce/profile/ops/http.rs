@@ -849,3 +849,220 @@ pub fn saturate(ctx: &Ctx, mut rec: Value, call: &Value, n: u32, wait: Duration)
     t["observation"] = json!({"ops": rec});
     t
 }
+
+/// Each of `msgs` (an id and its request) posted on a fresh connection of `server`'s
+/// conversation, all written before any answer is read; the connections written.
+fn posted<'r>(
+    ctx: &Ctx,
+    (web, server, session): (&'r Rec, &Server, &Session),
+    msgs: &[(Value, Value)],
+) -> Vec<(Value, Conn<'r>)> {
+    let mut conns = Vec::new();
+    for (id, msg) in msgs {
+        let bytes = ctx.http_request(server, session, msg, &Shape::default());
+        if let Ok(mut c) = Conn::open(web, &server.addr)
+            && c.write(&bytes)
+        {
+            conns.push((id.clone(), c));
+        }
+    }
+    conns
+}
+
+/// Every connection of `conns` read on a thread of its own up to `until` (so that each
+/// response's stored time is when it came, not when a reader got to it), then closed
+/// with `why`; each request's id and response.
+fn read_apart(conns: Vec<(Value, Conn<'_>)>, until: Instant, why: &str) -> Vec<(Value, Resp)> {
+    std::thread::scope(|scope| {
+        let readers: Vec<_> = conns
+            .into_iter()
+            .map(|(id, mut c)| {
+                scope.spawn(move || {
+                    let left = until.saturating_duration_since(Instant::now());
+                    let r = c.response(left.max(Duration::from_millis(1)));
+                    c.close(why);
+                    (id, r)
+                })
+            })
+            .collect();
+        readers.into_iter().filter_map(|r| r.join().ok()).collect()
+    })
+}
+
+/// The refusal in `resp` to request `id`: its JSON-RPC error, or (without an answer
+/// under the id) its HTTP error status; with the retry hint in ms it carries
+/// (`error.data.retryAfterMs` or `retryAfter`, else the `Retry-After` header in
+/// seconds). `None`: not refused (served, or not answered).
+fn refused(resp: &Resp, id: &Value) -> Option<Option<u64>> {
+    let header = || crate::judge::ops::retry_header_ms(resp.header("retry-after"));
+    match resp.answer(id) {
+        Some(m) if m.get("error").is_some() => {
+            Some(crate::judge::ops::retry_hint_ms(m).or_else(header))
+        }
+        Some(_) => None,
+        None => resp.status.filter(|s| *s >= 400).map(|_| header()),
+    }
+}
+
+/// The fewest ms between retries, whatever the hint says.
+const RETRY_FLOOR: Duration = Duration::from_millis(10);
+/// The most retries `retry-after` makes.
+const MAX_RETRIES: usize = 50;
+
+/// `overload-rejection` and `retry-after` over Streamable HTTP: the declared places
+/// filled with `limit` of the declared hold calls (`call`, `hold` each), each on a
+/// fresh connection and all written at once; half a hold later as many requests over
+/// them, each on a fresh connection, all written at once. Every connection is read on
+/// a thread of its own, so that the stored times bound when each request was in the
+/// subject's hands: the judge reads a request as over the limit only when it was sent
+/// and answered while every hold was provably running (`judge::ops`). `retry`: after
+/// the refusals, a request is retried after each hint (at least the floor) until a
+/// result or the holds are over. `rec` gets `holdIds`, `overIds` (and `retryIds`).
+pub fn overload(
+    ctx: &Ctx,
+    mut rec: Value,
+    call: &Value,
+    limit: u32,
+    hold: Duration,
+    retry: bool,
+) -> Value {
+    let (server, web, session) = match opened(ctx, &mut rec) {
+        Ok(o) => o,
+        Err(observation) => return observation,
+    };
+    if let Some(session) = session {
+        let trio = (&web, &server, &session);
+        let holds: Vec<(Value, Value)> = (0..limit)
+            .map(|_| {
+                let id = ctx.id();
+                let msg = ctx.request(&id, "tools/call", call.clone());
+                (id, msg)
+            })
+            .collect();
+        let overs: Vec<(Value, Value)> = (0..limit).map(|_| ctx.live_request()).collect();
+        let retries = std::thread::scope(|scope| {
+            let held = posted(ctx, trio, &holds);
+            let until = Instant::now() + hold + ctx.answer;
+            let holding = scope.spawn(move || {
+                read_apart(held, until, "answered, or the hold calls' deadline passed")
+            });
+            std::thread::sleep(hold / 2);
+            let over = posted(ctx, trio, &overs);
+            // A request over the limit may be queued until a place is free.
+            let until = Instant::now() + hold + ctx.answer;
+            let answers = read_apart(over, until, "answered, or the deadline passed");
+            let mut retries = Vec::new();
+            let hints: Vec<Option<u64>> = answers
+                .iter()
+                .filter_map(|(id, r)| refused(r, id))
+                .collect();
+            if retry && !hints.is_empty() {
+                let until = Instant::now() + hold + ctx.answer;
+                let mut hint = hints.into_iter().flatten().max();
+                while retries.len() < MAX_RETRIES && Instant::now() < until {
+                    let wait = hint.map_or(RETRY_FLOOR, Duration::from_millis);
+                    std::thread::sleep(wait.max(RETRY_FLOOR));
+                    let (id, msg) = ctx.live_request();
+                    let r = post_waiting(ctx, &web, &server, &session, &msg, ctx.answer);
+                    retries.push(id.clone());
+                    match refused(&r, &id) {
+                        Some(h) => hint = h,
+                        None => break,
+                    }
+                }
+            }
+            let _ = holding.join();
+            retries
+        });
+        rec["holdIds"] = json!(holds.iter().map(|h| &h.0).collect::<Vec<_>>());
+        rec["overIds"] = json!(overs.iter().map(|o| &o.0).collect::<Vec<_>>());
+        if retry {
+            rec["retryIds"] = json!(retries);
+        }
+    }
+    let mut t = transcript(ctx, &web, server, false);
+    t["observation"] = json!({"ops": rec});
+    t
+}
+
+/// `rate-limiting` over Streamable HTTP, as over stdio: a window after the opening,
+/// `total` live requests in rounds of `round`, each request on a fresh connection and
+/// each round written at once once the one before was answered (every connection read
+/// on a thread of its own, so that each answer's stored time is when it came), all by
+/// `until`; a window after the last answer (and a little more), a request after them.
+/// The conversation's record keeps 8 MiB per direction in full (the judge reads every
+/// answer). `rec` gets `burstIds` and `afterId`.
+pub fn rate(
+    ctx: &Ctx,
+    mut rec: Value,
+    window: Duration,
+    (round, total): (u32, u32),
+    until: Duration,
+) -> Value {
+    let (server, web, session) = match opened_keeping(ctx, &mut rec, 8 << 20) {
+        Ok(o) => o,
+        Err(observation) => return observation,
+    };
+    if let Some(session) = session {
+        // The opening's requests leave the window first.
+        std::thread::sleep(window);
+        let deadline = Instant::now() + until;
+        let mut last = Instant::now();
+        let mut ids: Vec<Value> = Vec::new();
+        while ids.len() < total as usize {
+            let n = round.max(1).min(total - ids.len() as u32);
+            let batch: Vec<(Value, Value)> = (0..n).map(|_| ctx.live_request()).collect();
+            let conns = posted(ctx, (&web, &server, &session), &batch);
+            let answers = read_apart(conns, deadline, "answered, or the burst's deadline passed");
+            if answers
+                .iter()
+                .any(|(id, r)| r.answer(id).is_some() || r.status.is_some_and(|s| s >= 400))
+            {
+                last = Instant::now();
+            }
+            ids.extend(batch.into_iter().map(|(id, _)| id));
+        }
+        // A window after the last answer (and a little more: the stored times are the
+        // readers'), every place is free again.
+        let due = last + window + Duration::from_millis(20);
+        std::thread::sleep(due.saturating_duration_since(Instant::now()));
+        rec["afterId"] = live(ctx, &web, &server, &session);
+        rec["burstIds"] = json!(ids);
+    }
+    let mut t = transcript(ctx, &web, server, false);
+    t["observation"] = json!({"ops": rec});
+    t
+}
+
+/// The declared downstream call over Streamable HTTP, as over stdio: in a fresh server
+/// process (its downstream stub in the phase `rec`'s injection names), `call` posted `n`
+/// times, each on a fresh connection and waited for up to the answer window (no more
+/// once one's connection closed without an answer), then a liveness request on another.
+/// `rec` gets `callIds` (and `afterId`).
+pub fn calls(ctx: &Ctx, mut rec: Value, call: &Value, n: usize) -> Value {
+    let (mut server, web, session) = match opened(ctx, &mut rec) {
+        Ok(o) => o,
+        Err(observation) => return observation,
+    };
+    if let Some(session) = session {
+        let mut ids = Vec::new();
+        let mut closed = false;
+        for _ in 0..n {
+            let id = ctx.id();
+            let msg = ctx.request(&id, "tools/call", call.clone());
+            let r = post_waiting(ctx, &web, &server, &session, &msg, ctx.answer);
+            closed = gone_by_itself(ctx, &mut server, &answer_label(&r, &id));
+            ids.push(id);
+            if closed {
+                break;
+            }
+        }
+        rec["callIds"] = json!(ids);
+        if !closed {
+            rec["afterId"] = live(ctx, &web, &server, &session);
+        }
+    }
+    let mut t = transcript(ctx, &web, server, false);
+    t["observation"] = json!({"ops": rec});
+    t
+}

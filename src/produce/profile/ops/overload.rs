@@ -45,11 +45,16 @@ fn overload(ctx: &Ctx, check: &str, role: &str) -> Value {
     let w = workload(ctx);
     let s = w.subject.as_ref().expect("checked by the caller");
     let mut rec = record(ctx, check, role, "overload");
-    if ctx.web.is_some() && check == "queue-saturation" {
+    if ctx.web.is_some() {
         let call = json!({"name": s.hold_tool, "arguments": s.hold_arguments});
-        let n = s.max_in_flight * w.controls.defect_factor;
-        let wait = Duration::from_millis(s.hold_ms) * w.controls.defect_factor + ctx.answer;
-        return super::http::saturate(ctx, rec, &call, n, wait);
+        let hold = Duration::from_millis(s.hold_ms);
+        if check == "queue-saturation" {
+            let n = s.max_in_flight * w.controls.defect_factor;
+            let wait = hold * w.controls.defect_factor + ctx.answer;
+            return super::http::saturate(ctx, rec, &call, n, wait);
+        }
+        let retry = check == "retry-after";
+        return super::http::overload(ctx, rec, &call, s.max_in_flight, hold, retry);
     }
     let (mut probe, open) = match started(ctx, &mut rec) {
         Ok(p) => p,
@@ -179,6 +184,23 @@ fn rate(ctx: &Ctx, role: &str) -> Value {
     let r = w.rate_limit.as_ref().expect("checked by the caller");
     let window = Duration::from_millis(r.window_ms);
     let mut rec = record(ctx, "rate-limiting", role, "rate");
+    // The burst goes out in rounds of the workload's concurrency (no more than the
+    // subject's declared places), each written at once once the round before was
+    // answered: a rate is exceeded, never the places.
+    let round = w
+        .subject
+        .as_ref()
+        .map_or(w.load.concurrency, |s| {
+            s.max_in_flight.min(w.load.concurrency)
+        })
+        .max(1);
+    let total = r.requests * w.controls.defect_factor;
+    // Refused at once, or served in this window or later ones: the last of them
+    // within as many windows as the burst holds limits, and the answer window.
+    let until = window * w.controls.defect_factor + ctx.answer;
+    if ctx.web.is_some() {
+        return super::http::rate(ctx, rec, window, (round, total), until);
+    }
     let (mut probe, open) = match started(ctx, &mut rec) {
         Ok(p) => p,
         Err(observation) => return observation,
@@ -189,20 +211,7 @@ fn rate(ctx: &Ctx, role: &str) -> Value {
         probe.keep_more_stdout(8 << 20);
         // The opening's requests leave the window first.
         std::thread::sleep(window);
-        // The burst goes out in rounds of the workload's concurrency (no more than the
-        // subject's declared places), each written at once once the round before was
-        // answered: a rate is exceeded, never the places.
-        let round = w
-            .subject
-            .as_ref()
-            .map_or(w.load.concurrency, |s| {
-                s.max_in_flight.min(w.load.concurrency)
-            })
-            .max(1);
-        let total = r.requests * w.controls.defect_factor;
-        // Refused at once, or served in this window or later ones: the last of them
-        // within as many windows as the burst holds limits, and the answer window.
-        let until = Instant::now() + window * w.controls.defect_factor + ctx.answer;
+        let until = Instant::now() + until;
         let mut last = Instant::now();
         let mut ids = Vec::new();
         while ids.len() < total as usize {

@@ -275,8 +275,9 @@ fn the_honest_subject_passes_every_check_and_its_evaluation_is_valid() {
 /// crash, SIGTERM, its cleanup, and what it holds over a soak), the two about bad
 /// input (a flood of bodies that are not JSON, one oversized body), the two whose
 /// controls hold answers at the shim's front (`bounded-soak`, `timeout`),
-/// `bounded-concurrency` (its control's queue at the front) and `duplicate-delivery`
-/// (its control and mutant meet the second copy at the front) run, on both revisions:
+/// `bounded-concurrency` (its control's queue at the front), `duplicate-delivery`
+/// (its control and mutant meet the second copy at the front) and `restart` (its control
+/// and mutant rename the listed tools at the front) run, on both revisions:
 /// the honest subject passes them, every other check is NOT_OBSERVED with the reason,
 /// and `validate` accepts the evaluation.
 #[test]
@@ -297,6 +298,7 @@ fn the_process_checks_run_over_streamable_http() {
         "timeout",
         "bounded-concurrency",
         "duplicate-delivery",
+        "restart",
     ];
     for revision in ["2025-11-25", "2026-07-28"] {
         let tmp = tempfile::tempdir().unwrap();
@@ -333,7 +335,7 @@ fn the_process_checks_run_over_streamable_http() {
 #[test]
 fn each_defect_fails_its_own_check_over_streamable_http() {
     let http = ["--http", "http://127.0.0.1:0/mcp"];
-    let cases: [(&str, &[&str], &str); 13] = [
+    let cases: [(&str, &[&str], &str); 14] = [
         (
             "duplicate-delivery",
             &["--stall-on-duplicate-id"],
@@ -391,6 +393,11 @@ fn each_defect_fails_its_own_check_over_streamable_http() {
         ),
         ("cleanup", &["--orphan"], "MCP_RES_OPS_RESIDUE_LEFT"),
         ("process-crash", &["--orphan"], "MCP_RES_OPS_CRASH_RESIDUE"),
+        (
+            "restart",
+            &["--random-tool-name"],
+            "MCP_RES_OPS_SURFACE_CHANGED",
+        ),
     ];
     for (check, flags, reason) in cases {
         let tmp = tempfile::tempdir().unwrap();
@@ -432,7 +439,8 @@ fn each_defect_fails_its_own_check_over_streamable_http() {
         let (code, text) = validate(&dir);
         assert_eq!(code, i32::from(verdict == "FAIL"), "{flags:?}: {text}");
     }
-    // The honest twin of --orphan: a helper in the subject's own group.
+    // The honest twin of --orphan: a helper in the subject's own group; of
+    // --random-tool-name: tools listed in another order at every start.
     let tmp = tempfile::tempdir().unwrap();
     let (_, verdicts) = run_with_options(
         &tmp,
@@ -444,6 +452,14 @@ fn each_defect_fails_its_own_check_over_streamable_http() {
     for (id, verdict, reason) in &verdicts {
         assert_eq!(verdict, "PASS", "{id} with --helper over HTTP: {reason}");
     }
+    let tmp = tempfile::tempdir().unwrap();
+    let run = (
+        &["restart"][..],
+        OVER_HTTP.0,
+        &["--http-port", "{port}", "--shuffle-tools"][..],
+    );
+    let want = [("restart", "PASS", "MCP_RES_OPS_RESTART_SAME_SURFACE")];
+    expect_run(&tmp, WORKLOAD, run, &want);
 }
 
 /// Each defect fails its own check (with the reason the record gives), and the
@@ -985,6 +1001,42 @@ fn the_declared_other_version_is_held_to() {
         );
         let (code, text) = validate(&dir);
         assert_eq!(code, i32::from(verdict == "FAIL"), "{other:?}: {text}");
+    }
+}
+
+/// `rolling-version-skew` over Streamable HTTP: the other version serves on a port of its
+/// own beside the running one; a next version that names itself otherwise passes, one
+/// that lists other tools fails.
+#[test]
+fn the_declared_other_version_is_held_to_over_streamable_http() {
+    let subject = subject().display().to_string();
+    let cases: [(&[&str], &str, &str); 2] = [
+        (
+            &["--version", "0.2.0"],
+            "PASS",
+            "MCP_RES_OPS_SKEW_COMPATIBLE",
+        ),
+        (
+            &["--random-tool-name"],
+            "FAIL",
+            "MCP_RES_OPS_SKEW_TOOL_REMOVED",
+        ),
+    ];
+    for (other, verdict, reason) in cases {
+        let tmp = tempfile::tempdir().unwrap();
+        let mut command = vec!["python3", subject.as_str(), "--http-port", "{port}"];
+        command.extend_from_slice(other);
+        let declared = format!(
+            "{WORKLOAD}\n[versionSkew]\ncommand = {}\nlabel = \"next\"\n",
+            serde_json::to_string(&command).unwrap()
+        );
+        let run = (&["rolling-version-skew"][..], OVER_HTTP.0, OVER_HTTP.1);
+        expect_run(
+            &tmp,
+            &declared,
+            run,
+            &[("rolling-version-skew", verdict, reason)],
+        );
     }
 }
 

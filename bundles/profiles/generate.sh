@@ -50,12 +50,14 @@ for rev in 2025-11-25 2026-07-28; do
   [ -n "${MCPRES_PY_MCP_PYTHON:-}" ] && ops python-sdk "$rev" "" "$MCPRES_PY_MCP_PYTHON" tests/subjects/py_echo_server.py
 done
 [ -n "${MCPRES_EVERYTHING_DIR:-}" ] && ops everything 2025-11-25 "" node "$MCPRES_EVERYTHING_DIR/dist/index.js" stdio
-# Operational resilience over Streamable HTTP (the twenty-one checks mcpres runs there; the
-# other 5 are NOT_OBSERVED over HTTP): the reference server, a port per server started.
+# Operational resilience over Streamable HTTP (the twenty-three checks mcpres runs there; the
+# other 3 are NOT_OBSERVED over HTTP): the reference server, a port per server started (its
+# other version too: reference-workload-http.toml is reference-workload.toml with the other
+# version's command serving on `{port}`).
 for rev in 2025-11-25 2026-07-28; do
   dir="$OUT/reference-operational-resilience-http-$rev"
   rm -rf "$dir"
-  "$BIN" profile run operational-resilience --revision "$rev" --workload "$OUT/reference-workload.toml" \
+  "$BIN" profile run operational-resilience --revision "$rev" --workload "$OUT/reference-workload-http.toml" \
     --http 'http://127.0.0.1:0/mcp' -o "$dir" -- "$BIN" serve --transport http --port '{port}' \
     --max-in-flight 8 --rate-limit 100/1000 --state-dir /var/tmp --downstream-env MCPRES_DOWNSTREAM_URL 2>/dev/null | tail -1
 done

@@ -42,6 +42,9 @@ pub struct Limits {
     /// subject says (a swallowed failure): the call is still passed on to the subject,
     /// whose answer is read and discarded. Empty: none.
     pub claim_tool: String,
+    /// The tools listed in each response changed so (renamed, one left out, one added):
+    /// the response is read whole, changed and sent on with a length of its own.
+    pub edit: Option<super::shim::Edit>,
 }
 
 /// The front's answer to a request delivered again (an id it has passed on before).
@@ -61,6 +64,7 @@ impl Limits {
             || self.rate > 0
             || self.duplicate.is_some()
             || !self.claim_tool.is_empty()
+            || self.edit.is_some()
     }
 }
 
@@ -341,6 +345,10 @@ fn relay(mut client: TcpStream, back: SocketAddr, delay: Duration, gate: Option<
             }
         }
     }
+    if let Some(edit) = gate.as_ref().and_then(|g| g.limits.edit.clone()) {
+        relay_edited(client, back, &first, &edit);
+        return;
+    }
     let release = |counted: &mut bool| {
         if *counted {
             *counted = false;
@@ -427,6 +435,94 @@ fn relay(mut client: TcpStream, back: SocketAddr, delay: Duration, gate: Option<
     release(&mut counted);
     let _ = to_client.shutdown(Shutdown::Write);
     let _ = forward.join();
+}
+
+/// One connection relayed with the tools its response lists changed by `edit`: the
+/// runner's first request (`first`, read whole) and any more bytes passed on; the first
+/// response read whole (or to the subject's close), changed when it holds a `tools/list`
+/// answer and then sent on with `Content-Length` and `Connection: close` (an event
+/// stream's messages as events of a body of known length), else sent on as it came.
+fn relay_edited(mut client: TcpStream, back: SocketAddr, first: &[u8], edit: &super::shim::Edit) {
+    let Ok(mut upstream) = TcpStream::connect(back) else {
+        return;
+    };
+    if upstream.write_all(first).is_err() {
+        return;
+    }
+    if let (Ok(mut from_client), Ok(mut to_upstream)) = (client.try_clone(), upstream.try_clone()) {
+        std::thread::spawn(move || {
+            let _ = std::io::copy(&mut from_client, &mut to_upstream);
+            let _ = to_upstream.shutdown(Shutdown::Write);
+        });
+    }
+    let mut bytes = Vec::new();
+    let mut buf = vec![0u8; 64 << 10];
+    loop {
+        match upstream.read(&mut buf) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => bytes.extend_from_slice(&buf[..n]),
+        }
+        if bytes.len() > ANSWER_BOUND
+            || crate::judge::http::exchanges(&bytes)
+                .first()
+                .is_some_and(|e| e.complete)
+        {
+            break;
+        }
+    }
+    let out = edited_response(&bytes, edit).unwrap_or(bytes);
+    let _ = client.write_all(&out);
+    let _ = client.shutdown(Shutdown::Write);
+}
+
+/// The first response in `bytes` with its listed tools changed by `edit`, framed anew;
+/// `None` when it lists no tools (or is not whole).
+fn edited_response(bytes: &[u8], edit: &super::shim::Edit) -> Option<Vec<u8>> {
+    let e = crate::judge::http::exchanges(bytes).into_iter().next()?;
+    if !(e.complete || e.until_close) {
+        return None;
+    }
+    let mut messages = e.messages();
+    let mut changed = false;
+    for m in &mut messages {
+        changed |= edit.apply(m);
+    }
+    if !changed {
+        return None;
+    }
+    let stream = e
+        .header("content-type")
+        .is_some_and(|t| t.to_ascii_lowercase().starts_with("text/event-stream"));
+    let body: String = if stream {
+        messages
+            .iter()
+            .map(|m| format!("event: message\ndata: {m}\n\n"))
+            .collect()
+    } else if let [one] = &messages[..] {
+        one.to_string()
+    } else {
+        serde_json::Value::from(messages).to_string()
+    };
+    let status_line = bytes
+        .split(|b| *b == b'\n')
+        .next()
+        .map(|l| String::from_utf8_lossy(l).trim_end().to_string())?;
+    let mut head = format!("{status_line}\r\n");
+    for (k, v) in &e.headers {
+        if !["content-length", "transfer-encoding", "connection"]
+            .iter()
+            .any(|h| k.eq_ignore_ascii_case(h))
+        {
+            head.push_str(&format!("{k}: {v}\r\n"));
+        }
+    }
+    head.push_str(&format!(
+        "Content-Length: {}\r\nConnection: close\r\n\r\n",
+        body.len()
+    ));
+    let mut out = head.into_bytes();
+    out.extend(body.into_bytes());
+    Some(out)
 }
 
 #[cfg(test)]
@@ -629,5 +725,39 @@ mod tests {
             "{}",
             String::from_utf8_lossy(&served)
         );
+    }
+
+    /// A response that lists tools is read whole, changed and framed anew (an event
+    /// stream's messages as events of a body of known length); any other passes as it is.
+    #[test]
+    fn a_listed_tools_response_is_changed_and_framed_anew() {
+        let edit = super::super::shim::Edit {
+            suffix: Some("-x".into()),
+            ..Default::default()
+        };
+        let listed = r#"{"jsonrpc":"2.0","id":3,"result":{"tools":[{"name":"echo"}]}}"#;
+        let json = format!(
+            "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nMcp-Session-Id: s1\r\nContent-Length: {}\r\n\r\n{listed}",
+            listed.len()
+        );
+        let out = edited_response(json.as_bytes(), &edit).unwrap();
+        let e = &crate::judge::http::exchanges(&out)[0];
+        assert!(e.complete);
+        assert_eq!(e.header("mcp-session-id"), Some("s1"));
+        assert_eq!(e.messages()[0]["result"]["tools"][0]["name"], "echo-x");
+        let event = format!("data: {listed}\n\n");
+        let sse = format!(
+            "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n{:x}\r\n{event}\r\n0\r\n\r\n",
+            event.len()
+        );
+        let out = edited_response(sse.as_bytes(), &edit).unwrap();
+        let e = &crate::judge::http::exchanges(&out)[0];
+        assert!(e.complete && e.header("transfer-encoding").is_none());
+        assert_eq!(e.messages()[0]["result"]["tools"][0]["name"], "echo-x");
+        let other =
+            "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}";
+        assert!(edited_response(other.as_bytes(), &edit).is_none());
+        // Not whole yet: nothing is changed.
+        assert!(edited_response(&json.as_bytes()[..json.len() - 3], &edit).is_none());
     }
 }

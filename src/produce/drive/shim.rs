@@ -147,7 +147,7 @@ impl Spec {
     fn relays_stdout(&self) -> bool {
         (self.response_delay_ms > 0 && self.http_front.is_empty())
             || self.stdio_gated()
-            || self.edits_surface()
+            || (self.edits_surface() && self.http_front.is_empty())
             || self.tooled()
             || self.drop_when_full
     }
@@ -163,6 +163,15 @@ impl Spec {
         (self.claims() && self.http_front.is_empty())
             || !self.sticky_failure_tool.is_empty()
             || !self.downstream_env.is_empty()
+    }
+
+    /// How this process changes the tools the subject lists.
+    fn edit(&self) -> Edit {
+        Edit {
+            suffix: self.suffix(),
+            drop_first: self.drop_first_tool,
+            extra: Some(self.extra_tool.clone()).filter(|t| !t.is_empty()),
+        }
     }
 
     /// The suffix this process appends to tool names, if any.
@@ -186,7 +195,11 @@ impl Spec {
     /// (answers held, requests over a limit dropped or refused, a request delivered
     /// again met, a tool's calls answered with a success)?
     pub fn at_front(&self) -> bool {
-        self.response_delay_ms > 0 || self.gated() || self.deduped() || self.claims()
+        self.response_delay_ms > 0
+            || self.gated()
+            || self.deduped()
+            || self.claims()
+            || self.edits_surface()
     }
 
     /// Deduplicated on stdio (over HTTP the front meets each request delivered again
@@ -215,6 +228,7 @@ impl Spec {
             window: Duration::from_millis(self.rate_window_ms.max(1)),
             reject_rate: self.reject_over_rate > 0,
             claim_tool: self.claim_tool.clone(),
+            edit: Some(self.edit()).filter(Edit::any),
             duplicate: if self.deaf_after_duplicate {
                 Some(super::front::Duplicate::Deaf)
             } else if self.drop_duplicates {
@@ -391,11 +405,7 @@ pub fn main(args: &[std::ffi::OsString]) -> u8 {
     if relay.is_none() {
         relay = child.stdout.take().map(|out| {
             let delay = Duration::from_millis(spec.response_delay_ms);
-            let edit = Edit {
-                suffix: spec.suffix(),
-                drop_first: spec.drop_first_tool,
-                extra: Some(spec.extra_tool.clone()).filter(|t| !t.is_empty()),
-            };
+            let edit = spec.edit();
             std::thread::spawn(move || relay_delayed(out, delay, edit))
         });
     }
@@ -517,20 +527,48 @@ fn lines(from: impl std::io::Read) -> impl Iterator<Item = Vec<u8>> {
     })
 }
 
-/// How the shim changes the tools a subject lists.
-#[derive(Default)]
-struct Edit {
+/// How the shim changes the tools a subject lists (in its stdout's lines, or over HTTP in
+/// the front's responses).
+#[derive(Debug, Default, Clone)]
+pub struct Edit {
     /// Appended to every tool name.
-    suffix: Option<String>,
+    pub suffix: Option<String>,
     /// The first tool left out.
-    drop_first: bool,
+    pub drop_first: bool,
     /// A tool of this name added.
-    extra: Option<String>,
+    pub extra: Option<String>,
 }
 
 impl Edit {
-    fn any(&self) -> bool {
+    pub fn any(&self) -> bool {
         self.suffix.is_some() || self.drop_first || self.extra.is_some()
+    }
+
+    /// `m` with its listed tools changed when it is a `tools/list` answer; whether it was.
+    pub fn apply(&self, m: &mut serde_json::Value) -> bool {
+        let Some(tools) = m
+            .pointer_mut("/result/tools")
+            .and_then(serde_json::Value::as_array_mut)
+        else {
+            return false;
+        };
+        if let Some(suffix) = &self.suffix {
+            for t in tools.iter_mut() {
+                if let Some(name) = t.get("name").and_then(serde_json::Value::as_str) {
+                    t["name"] = serde_json::Value::from(format!("{name}{suffix}"));
+                }
+            }
+        }
+        if self.drop_first && !tools.is_empty() {
+            tools.remove(0);
+        }
+        if let Some(extra) = &self.extra {
+            tools.push(
+                serde_json::json!({"name": extra, "description": "added by this version",
+                "inputSchema": {"type": "object"}}),
+            );
+        }
+        true
     }
 }
 
@@ -540,27 +578,8 @@ fn edited_tools(line: Vec<u8>, edit: &Edit) -> Vec<u8> {
     let Ok(mut m) = serde_json::from_slice::<serde_json::Value>(&line) else {
         return line;
     };
-    let Some(tools) = m
-        .pointer_mut("/result/tools")
-        .and_then(serde_json::Value::as_array_mut)
-    else {
+    if !edit.apply(&mut m) {
         return line;
-    };
-    if let Some(suffix) = &edit.suffix {
-        for t in tools.iter_mut() {
-            if let Some(name) = t.get("name").and_then(serde_json::Value::as_str) {
-                t["name"] = serde_json::Value::from(format!("{name}{suffix}"));
-            }
-        }
-    }
-    if edit.drop_first && !tools.is_empty() {
-        tools.remove(0);
-    }
-    if let Some(extra) = &edit.extra {
-        tools.push(
-            serde_json::json!({"name": extra, "description": "added by this version",
-            "inputSchema": {"type": "object"}}),
-        );
     }
     let mut out = serde_json::to_vec(&m).expect("a value serializes");
     out.push(b'\n');

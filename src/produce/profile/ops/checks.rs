@@ -93,12 +93,12 @@ pub const CHECKS: &[CheckDecl] = &[
         .judged("No MCP requirement: the profile's and the taxonomy's own (termination observed, no graceful-shutdown claim, fresh process restart allowed, child reaped). A request is answered, a second is sent, and the subject's process group is sent SIGKILL at once; what of its tree is alive once it is gone is read from the crashed probe's end record, and a fresh process of the subject (nothing injected) must open and answer a request, read from its own stored transcript. The control leaves an idle process in its own session beside the subject, which a crash does not reach; the mutant starts children that end by themselves."),
     CheckDecl::new(P, "restart", recovery::restart_check, reading::RESTART_SAME_SURFACE, reading::SURFACE_CHANGED)
         .basis(&[Basis::both(PROFILE, "required check restart", L::Profile, "ended and started afresh, the subject opens again and declares the state a client knew it by: the same server, protocol version, capabilities and tools")])
-        .alone().launch()
-        .judged("No MCP requirement: MCP promises nothing across processes (a change within a session is announced with `notifications/tools/list_changed`); the profile's own. The subject is opened and its tools listed, ended through its input (MCP's stdio shutdown), and started afresh with the same injection; the fresh process must open and declare the same surface, read from both stored transcripts. The declared state compared is what every subject declares: server name, protocol version, capability names and tool names (state a subject keeps in files is not compared: in the sandbox each process has its own upper layer). The control renames every listed tool with a suffix drawn per process (a surface that differs at every start, as a server that names tools at random or lists them before it registered them all); the mutant renames them the same way at every start."),
+        .alone().launch().http()
+        .judged("No MCP requirement: MCP promises nothing across processes (a change within a session is announced with `notifications/tools/list_changed`); the profile's own. The subject is opened and its tools listed, ended through its input (MCP's stdio shutdown), and started afresh with the same injection; the fresh process must open and declare the same surface, read from both stored transcripts. The declared state compared is what every subject declares: server name, protocol version, capability names and tool names (state a subject keeps in files is not compared: in the sandbox each process has its own upper layer). The control renames every listed tool with a suffix drawn per process (a surface that differs at every start, as a server that names tools at random or lists them before it registered them all); the mutant renames them the same way at every start. Over Streamable HTTP the subject is ended as a Streamable HTTP server is (SIGTERM; there is no input to close), each listing is posted on a fresh connection, and the renaming is the shim's front's (each response that lists tools read whole, changed and sent on with a length of its own)."),
     CheckDecl::new(P, "rolling-version-skew", skew::rolling_version_skew, reading::SKEW_COMPATIBLE, reading::SKEW_TOOL_REMOVED)
         .basis(&[Basis::both(PROFILE, "required check rolling-version-skew", L::Profile, "during a rolling update the subject's two versions run at once: the other version opens beside the running one, agrees to the protocol revision the running one negotiated and lists every tool the running one listed (added ones allowed), and the running one goes on serving")])
-        .alone().launch()
-        .judged("No MCP requirement: MCP promises nothing across versions (a change within a session is announced with `notifications/tools/list_changed`); the profile's own. Needs the workload's `[versionSkew]` declaration (the other version's command and what it is); without it NOT_OBSERVED, and NOT_OBSERVED when its command cannot be started, when it names itself another server, or when the running version lists no tools. The running version (the subject, nothing injected) is opened and its tools listed; the other version is started beside it (same environment, same sandbox) and opened and its tools listed; then the running version is sent a request. From both stored transcripts: the other version must open and list its tools (else the two cannot run at once), agree to every revision the running one did, and list every tool the running one listed; the running one must answer with a result. The control leaves the first tool out of the other version's list at the transport (the shim: a tool removed between versions); the mutant adds one (an additive change), which must be read as compatible."),
+        .alone().launch().http()
+        .judged("No MCP requirement: MCP promises nothing across versions (a change within a session is announced with `notifications/tools/list_changed`); the profile's own. Needs the workload's `[versionSkew]` declaration (the other version's command and what it is); without it NOT_OBSERVED, and NOT_OBSERVED when its command cannot be started, when it names itself another server, or when the running version lists no tools. The running version (the subject, nothing injected) is opened and its tools listed; the other version is started beside it (same environment, same sandbox) and opened and its tools listed; then the running version is sent a request. From both stored transcripts: the other version must open and list its tools (else the two cannot run at once), agree to every revision the running one did, and list every tool the running one listed; the running one must answer with a result. The control leaves the first tool out of the other version's list at the transport (the shim: a tool removed between versions); the mutant adds one (an additive change), which must be read as compatible. Over Streamable HTTP the other version's command serves on a port of its own (`{port}` in it, as in the subject's), every request is posted on a fresh connection, and the control's and the mutant's change to the other version's list is made at its shim's front."),
     CheckDecl::new(P, "downstream-failure", downstream::downstream_failure, reading::DOWNSTREAM_FAILURE_REPORTED, reading::DOWNSTREAM_FALSE_SUCCESS)
         .basis(&[
             Basis::pos(JSONRPC, "§4", L::Must, "the server MUST reply to every request: the calls whose downstream is unavailable too, and the request after them"),
@@ -182,6 +182,11 @@ pub(super) fn workload<'c>(ctx: &'c Ctx<'_>) -> &'c Workload {
 /// The subject's launch with `spec` injected through the shim (its own launch when
 /// nothing is injected).
 pub(super) fn shimmed(ctx: &Ctx, spec: &Value) -> Result<Launch, String> {
+    shimmed_over(ctx, ctx.stdio_launch(), spec)
+}
+
+/// [`shimmed`] for the launch `base` (the subject's, or its other version's).
+pub(super) fn shimmed_over(ctx: &Ctx, base: &Launch, spec: &Value) -> Result<Launch, String> {
     let at_front = serde_json::from_value::<Spec>(spec.clone()).is_ok_and(|s| s.at_front());
     if let Some(web) = &ctx.web
         && at_front
@@ -189,7 +194,6 @@ pub(super) fn shimmed(ctx: &Ctx, spec: &Value) -> Result<Launch, String> {
         // Over Streamable HTTP the answers are held, and requests over a limit dropped
         // or refused, at the shim's front, on the port the runner connects to; the
         // subject serves behind it on one the shim picks.
-        let base = ctx.stdio_launch();
         let back = |s: &String| s.replace("{port}", crate::produce::drive::front::BACK_PORT);
         let behind = Launch {
             program: base.program.clone(),
@@ -204,7 +208,7 @@ pub(super) fn shimmed(ctx: &Ctx, spec: &Value) -> Result<Launch, String> {
         });
         return shim_over(&behind, &spec);
     }
-    shim_over(ctx.stdio_launch(), spec)
+    shim_over(base, spec)
 }
 
 /// `base` with `spec` injected through the shim (`base` itself when nothing is).

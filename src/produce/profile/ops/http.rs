@@ -181,6 +181,12 @@ fn live(ctx: &Ctx, web: &Rec, server: &Server, session: &Session) -> Value {
 /// tool list at 2026-07-28); the record a fresh process's reading takes (`open`,
 /// `afterId`, `transcript`, or `startError`).
 pub fn fresh(ctx: &Ctx, launch: Result<Launch, String>) -> Value {
+    fresh_with(ctx, launch, || {})
+}
+
+/// [`fresh`], with `meanwhile` done once it has listed its tools, before it is stopped
+/// (while it still runs).
+pub fn fresh_with(ctx: &Ctx, launch: Result<Launch, String>, meanwhile: impl FnOnce()) -> Value {
     let mut r = json!({});
     let launch = match launch {
         Ok(l) => l,
@@ -211,6 +217,7 @@ pub fn fresh(ctx: &Ctx, launch: Result<Launch, String>) -> Value {
         Err(why) => r["open"] = json!(format!("no-result ({why})")),
     }
     r["afterId"] = tools.0;
+    meanwhile();
     r["transcript"] = transcript(ctx, &web, server, false);
     r
 }
@@ -1061,6 +1068,74 @@ pub fn calls(ctx: &Ctx, mut rec: Value, call: &Value, n: usize) -> Value {
         if !closed {
             rec["afterId"] = live(ctx, &web, &server, &session);
         }
+    }
+    let mut t = transcript(ctx, &web, server, false);
+    t["observation"] = json!({"ops": rec});
+    t
+}
+
+/// `restart` over Streamable HTTP: the (shimmed) subject started and opened, its tools
+/// listed on a fresh connection, then ended as a Streamable HTTP server is (SIGTERM, its
+/// exit waited for up to `wait`: there is no input to close); then the same subject with
+/// the same injection started afresh (`fresh`), opened and its tools listed.
+pub fn restart(ctx: &Ctx, mut rec: Value, wait: Duration) -> Value {
+    let injected = rec["injected"].clone();
+    let (mut server, web, session) = match opened(ctx, &mut rec) {
+        Ok(o) => o,
+        Err(observation) => return observation,
+    };
+    let serving = session.is_some();
+    if let Some(session) = session {
+        let id = ctx.id();
+        let msg = ctx.request(&id, "tools/list", json!({}));
+        let _ = ctx.post_fresh(&web, &server, &session, &msg, &Shape::default());
+        rec["toolsId"] = id;
+        if let Some(probe) = server.probe.as_mut() {
+            probe.signal_and_wait(rustix::process::Signal::TERM, "SIGTERM", wait);
+        }
+    }
+    let mut t = transcript(ctx, &web, server, false);
+    t["observation"] = json!({"ops": rec});
+    if serving {
+        t["observation"]["ops"]["restart"] = fresh(ctx, shimmed(ctx, &injected));
+    }
+    t
+}
+
+/// `rolling-version-skew` over Streamable HTTP: the running version (the subject as it
+/// is, nothing injected) served, opened and its tools listed; the other version
+/// (`other`, with the role's injection) served beside it on a port of its own, opened and
+/// its tools listed; the running version sent a live request while the other still runs.
+/// `rec` gets `toolsId`, `other` (the fresh server's record) and `afterId`.
+pub fn skew(ctx: &Ctx, mut rec: Value, other: Result<Launch, String>) -> Value {
+    let server = serve(ctx, ctx.stdio_launch());
+    let web = Rec::new(ctx.web().bearer.as_ref());
+    let session = match &server.failed {
+        Some(why) => {
+            rec["startError"] = json!(why);
+            None
+        }
+        None => match ctx.http_open(&web, &server) {
+            Ok(session) => {
+                rec["open"] = json!("result");
+                Some(session)
+            }
+            Err(why) => {
+                rec["open"] = json!(format!("no-result ({why})"));
+                None
+            }
+        },
+    };
+    if let Some(session) = session {
+        let id = ctx.id();
+        let msg = ctx.request(&id, "tools/list", json!({}));
+        let _ = ctx.post_fresh(&web, &server, &session, &msg, &Shape::default());
+        rec["toolsId"] = id;
+        let mut after = Value::Null;
+        rec["other"] = fresh_with(ctx, other, || {
+            after = live(ctx, &web, &server, &session);
+        });
+        rec["afterId"] = after;
     }
     let mut t = transcript(ctx, &web, server, false);
     t["observation"] = json!({"ops": rec});

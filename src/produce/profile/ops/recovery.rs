@@ -157,6 +157,10 @@ pub(super) fn fresh_with(
 fn restart(ctx: &Ctx, role: &str) -> Value {
     let w = workload(ctx);
     let mut rec = record(ctx, "restart", role, "restart");
+    let end = Duration::from_millis(w.budgets.shutdown_ms * 2 + 1000);
+    if ctx.web.is_some() {
+        return super::http::restart(ctx, rec, end);
+    }
     let (mut probe, open) = match started(ctx, &mut rec) {
         Ok(p) => p,
         Err(observation) => return observation,
@@ -170,7 +174,7 @@ fn restart(ctx: &Ctx, role: &str) -> Value {
         // MCP's stdio shutdown: the input closed, the exit waited for (how long it
         // took is `graceful-shutdown`'s to judge; the probe's end takes over after).
         probe.close_stdin();
-        let _ = probe.wait_exit(Duration::from_millis(w.budgets.shutdown_ms * 2 + 1000));
+        let _ = probe.wait_exit(end);
     }
     let injected = rec["injected"].clone();
     let mut artifact = ctx.finish(probe, json!({"ops": rec}));

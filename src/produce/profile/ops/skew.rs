@@ -8,7 +8,9 @@
 
 use serde_json::{Value, json};
 
-use super::checks::{record, reply_label, shim_over, three_unless_unobserved, workload};
+use super::checks::{
+    record, reply_label, shim_over, shimmed_over, three_unless_unobserved, workload,
+};
 use super::recovery::{fresh_with, tools_line};
 use crate::judge::ops as reading;
 use crate::model::vocab::ProbeOutcome::*;
@@ -44,6 +46,10 @@ fn skew(ctx: &Ctx, role: &str) -> Value {
     if let Err(why) = &other {
         rec["otherNotStarted"] = json!(why);
         return json!({"observation": {"ops": rec}});
+    }
+    if ctx.web.is_some() {
+        let launch = other.and_then(|l| shimmed_over(ctx, &l, &rec["injected"]));
+        return super::http::skew(ctx, rec, launch);
     }
     // The running version: the subject as it is, nothing injected.
     let mut running = match ctx.start() {

@@ -104,7 +104,19 @@ fn opened_with(
             return Err(json!({"observation": {"ops": rec}}));
         }
     };
-    let server = serve(ctx, &launch);
+    Ok(served(ctx, &launch, rec, keep))
+}
+
+/// The server of `launch` served and opened: the server, its conversation's record
+/// (storing up to `keep` bytes per direction in full), and the session when the opening
+/// got its result (`rec` gets `open` or `startError`).
+fn served(
+    ctx: &Ctx,
+    launch: &Launch,
+    rec: &mut Value,
+    keep: usize,
+) -> (Server, Rec, Option<Session>) {
+    let server = serve(ctx, launch);
     let web = Rec::new(ctx.web().bearer.as_ref()).keeping(keep);
     let session = match &server.failed {
         Some(why) => {
@@ -122,7 +134,7 @@ fn opened_with(
             }
         },
     };
-    Ok((server, web, session))
+    (server, web, session)
 }
 
 /// How an ending observation over HTTP ends its subject.
@@ -1108,24 +1120,7 @@ pub fn restart(ctx: &Ctx, mut rec: Value, wait: Duration) -> Value {
 /// its tools listed; the running version sent a live request while the other still runs.
 /// `rec` gets `toolsId`, `other` (the fresh server's record) and `afterId`.
 pub fn skew(ctx: &Ctx, mut rec: Value, other: Result<Launch, String>) -> Value {
-    let server = serve(ctx, ctx.stdio_launch());
-    let web = Rec::new(ctx.web().bearer.as_ref());
-    let session = match &server.failed {
-        Some(why) => {
-            rec["startError"] = json!(why);
-            None
-        }
-        None => match ctx.http_open(&web, &server) {
-            Ok(session) => {
-                rec["open"] = json!("result");
-                Some(session)
-            }
-            Err(why) => {
-                rec["open"] = json!(format!("no-result ({why})"));
-                None
-            }
-        },
-    };
+    let (server, web, session) = served(ctx, ctx.stdio_launch(), &mut rec, 0);
     if let Some(session) = session {
         let id = ctx.id();
         let msg = ctx.request(&id, "tools/list", json!({}));

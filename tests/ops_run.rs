@@ -861,42 +861,56 @@ fn the_declared_downstream_is_held_to() {
     }
 }
 
-/// `downstream-failure` over Streamable HTTP: the subject that reports its downstream's
-/// failure passes; one that answers the failed call as a success, or exits on it, fails;
-/// one with no call that reaches the downstream is not observed.
+/// The declared downstream over Streamable HTTP, as over stdio: the subject that reports
+/// its downstream's failure and recovers passes both checks; one that answers a failed
+/// call as a success, exits on it, or caches the failure for ever fails the check that
+/// reads it; a breaker that closes within the declared recovery time is the honest twin of
+/// the cached failure; a subject with no call that reaches the downstream is not observed.
 #[test]
 fn the_declared_downstream_is_held_to_over_streamable_http() {
     let declared = format!(
         "{WORKLOAD}\n[downstream]\nurlEnv = \"MCPRES_TEST_DOWNSTREAM\"\ncallTool = \"fetch\"\ncallArguments = {{ path = \"/probe\" }}\nrecoveryMs = 2000\n"
     );
     let env = ["--downstream-env", "MCPRES_TEST_DOWNSTREAM"];
-    let cases: [(&[&str], &str, &str); 4] = [
-        (&env, "PASS", "MCP_RES_OPS_DOWNSTREAM_FAILURE_REPORTED"),
+    let reported = ("PASS", "MCP_RES_OPS_DOWNSTREAM_FAILURE_REPORTED");
+    let recovered = ("PASS", "MCP_RES_OPS_OUTAGE_RECOVERED");
+    let exited = ("FAIL", "MCP_RES_SUBJECT_EXITED");
+    let lied = ("FAIL", "MCP_RES_OPS_DOWNSTREAM_FALSE_SUCCESS");
+    let not = ("NOT_OBSERVED", "MCP_RES_CHECK_NOT_OBSERVED");
+    // Flags; partial-outage's verdict and reason; downstream-failure's.
+    type Verdict<'a> = (&'a str, &'a str);
+    let cases: [(&[&str], Verdict, Verdict); 6] = [
+        (&env, recovered, reported),
         (
-            &[env[0], env[1], "--downstream-lies"],
-            "FAIL",
-            "MCP_RES_OPS_DOWNSTREAM_FALSE_SUCCESS",
+            &[env[0], env[1], "--downstream-breaker-ms", "300"],
+            recovered,
+            reported,
         ),
+        (&[env[0], env[1], "--downstream-lies"], lied, lied),
+        (&[env[0], env[1], "--downstream-crash"], exited, exited),
         (
-            &[env[0], env[1], "--downstream-crash"],
-            "FAIL",
-            "MCP_RES_SUBJECT_EXITED",
+            &[env[0], env[1], "--downstream-sticky"],
+            ("FAIL", "MCP_RES_OPS_OUTAGE_NOT_RECOVERED"),
+            reported,
         ),
         // No `fetch` tool: the declared call fails with the downstream up.
-        (&[], "NOT_OBSERVED", "MCP_RES_CHECK_NOT_OBSERVED"),
+        (&[], not, not),
     ];
-    for (extra, verdict, reason) in cases {
+    for (extra, outage, failure) in cases {
         let tmp = tempfile::tempdir().unwrap();
         let mut flags = OVER_HTTP.1.to_vec();
         flags.extend_from_slice(extra);
-        let mut checks = vec!["downstream-failure"];
-        let mut want = vec![("downstream-failure", verdict, reason)];
-        if verdict == "NOT_OBSERVED" {
+        let mut checks = vec!["partial-outage", "downstream-failure"];
+        let mut want = vec![
+            ("partial-outage", outage.0, outage.1),
+            ("downstream-failure", failure.0, failure.1),
+        ];
+        if outage.0 == "NOT_OBSERVED" {
             checks.push("cleanup");
             want.push(("cleanup", "PASS", "MCP_RES_OPS_CLEANUP_COMPLETE"));
         }
         let dir = expect_run(&tmp, &declared, (&checks, OVER_HTTP.0, &flags), &want);
-        if verdict == "PASS" {
+        if failure.0 == "PASS" {
             // The stub's log is in the stored server record, the conversation under
             // `http`: the control's calls reached the downstream, which answered 503.
             let control = read_json(&dir.join("artifacts/downstream-failure/negative.json"));

@@ -1017,7 +1017,6 @@ fn term_reading(rec: &Value, transcript: &Value) -> Reading {
 /// chunk that completed it, parsed as JSON where it is; up to the first chunk whose
 /// bytes are not stored.
 fn timed_messages(transcript: &Value, stream: &str) -> Vec<(u64, Value)> {
-    use base64::Engine;
     // Over Streamable HTTP the conversation is the connections' bytes under `http`:
     // what mcpres sent stands for stdin, what the subject answered for stdout.
     // (stderr is the server process's own, in its chunks, over either transport.)
@@ -1033,6 +1032,14 @@ fn timed_messages(transcript: &Value, stream: &str) -> Vec<(u64, Value)> {
         };
         return super::http::timed_messages(web, sent).unwrap_or_default();
     }
+    process_messages(transcript, stream)
+}
+
+/// The JSON lines of the subject's process on `stream` (`stdin`, `stdout`, `stderr`),
+/// each with its time, from the process record's chunks whatever the transport (over
+/// Streamable HTTP the process's stdin carries only the runner's control lines).
+fn process_messages(transcript: &Value, stream: &str) -> Vec<(u64, Value)> {
+    use base64::Engine;
     let mut out = Vec::new();
     let mut buf: Vec<u8> = Vec::new();
     for c in transcript["chunks"].as_array().into_iter().flatten() {
@@ -2294,7 +2301,7 @@ fn outage_reading(rec: &Value, transcript: &Value) -> Reading {
         return during;
     }
     let recovery = u(&rec["workload"]["downstream"], "recoveryMs").unwrap_or(0);
-    let back = timed_messages(transcript, "stdin")
+    let back = process_messages(transcript, "stdin")
         .into_iter()
         .filter(|(_, m)| m.get(STUB_KEY).and_then(Value::as_str) == Some("up"))
         .map(|(at, _)| at)

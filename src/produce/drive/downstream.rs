@@ -71,7 +71,12 @@ impl Stub {
         };
         if let Some(i) = phase_index(&name) {
             self.phase.store(i, Ordering::SeqCst);
-            self.epoch.fetch_add(1, Ordering::SeqCst);
+            let epoch = self.epoch.fetch_add(1, Ordering::SeqCst) + 1;
+            // The move acknowledged on stderr (over HTTP the runner's next request does
+            // not share the control line's pipe, so it waits for this line).
+            let _ = std::io::stderr()
+                .lock()
+                .write_all(moved_line(&name, epoch).as_bytes());
         }
         true
     }
@@ -84,6 +89,11 @@ pub fn control_phase(line: &[u8]) -> Option<String> {
     }
     let v: Value = serde_json::from_slice(line).ok()?;
     v.get(KEY)?.as_str().map(str::to_string)
+}
+
+/// The stderr line that acknowledges the stub's move to `phase`, its `epoch`-th.
+pub fn moved_line(phase: &str, epoch: u64) -> String {
+    format!("{}\n", json!({ KEY: {"moved": phase, "epoch": epoch} }))
 }
 
 /// The control line that moves the stub to `phase`.

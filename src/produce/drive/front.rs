@@ -38,13 +38,19 @@ pub struct Limits {
     /// What becomes of a request whose id came before (the shim's stdio dedupe, per
     /// request): nothing is done about it when `None`.
     pub duplicate: Option<Duplicate>,
-    /// A tool whose calls the front answers with a success at once, whatever the
-    /// subject says (a swallowed failure): the call is still passed on to the subject,
-    /// whose answer is read and discarded. Empty: none.
+    /// A tool whose calls the front answers with a success, whatever the subject says (a
+    /// swallowed failure): the call is passed on to the subject, whose answer is read
+    /// whole and discarded before the success goes back. Empty: none.
     pub claim_tool: String,
     /// The tools listed in each response changed so (renamed, one left out, one added):
     /// the response is read whole, changed and sent on with a length of its own.
     pub edit: Option<super::shim::Edit>,
+    /// A tool whose first failed answer the front repeats to every later call of it (a
+    /// failure cached): each call is still passed on, its answer read whole, and while a
+    /// failure is kept the kept one goes back under the call's id. Empty: none.
+    pub sticky_tool: String,
+    /// How long a failure is kept (0: for ever).
+    pub sticky_for: Duration,
 }
 
 /// The front's answer to a request delivered again (an id it has passed on before).
@@ -65,6 +71,7 @@ impl Limits {
             || self.duplicate.is_some()
             || !self.claim_tool.is_empty()
             || self.edit.is_some()
+            || !self.sticky_tool.is_empty()
     }
 }
 
@@ -76,6 +83,8 @@ struct Gate {
     /// The ids passed on so far (as JSON text), and whether a duplicate made the front
     /// deaf.
     seen: Mutex<(std::collections::HashSet<String>, bool)>,
+    /// The sticky tool's failure kept (its answer) and since when.
+    kept: Mutex<Option<(Value, Instant)>>,
 }
 
 /// What becomes of one request.
@@ -88,8 +97,8 @@ enum Fate {
     Refuse(Value),
     /// Closed at once without an answer.
     Close,
-    /// Passed on, the subject's answer discarded, and answered by the front with this
-    /// success.
+    /// Passed on, the subject's answer read and discarded, and answered by the front with
+    /// this success.
     Claim(Value),
 }
 
@@ -161,6 +170,34 @@ impl Gate {
             return Fate::Pass { counted: true };
         }
         Fate::Pass { counted: false }
+    }
+
+    /// The sticky tool's call `id` answered with `bytes`: the kept failure under `id` when
+    /// one is kept (and not yet past its time), else `None` (the answer goes on as it
+    /// came, and is kept when it is a failure: an error, or a result with `isError`).
+    fn sticky(&self, id: &Value, bytes: &[u8]) -> Option<Value> {
+        let mut kept = self.kept.lock().expect("kept lock");
+        let over = |since: &Instant| {
+            !self.limits.sticky_for.is_zero() && since.elapsed() > self.limits.sticky_for
+        };
+        if kept.as_ref().is_some_and(|(_, since)| over(since)) {
+            *kept = None;
+        }
+        if let Some((failure, _)) = kept.as_ref() {
+            let mut again = failure.clone();
+            again["id"] = id.clone();
+            return Some(again);
+        }
+        let answer = crate::judge::http::exchanges(bytes)
+            .first()?
+            .messages()
+            .into_iter()
+            .find(|m| m.get("id") == Some(id) && m.get("method").is_none())?;
+        if answer.get("error").is_some() || answer.pointer("/result/isError") == Some(&json!(true))
+        {
+            *kept = Some((answer, Instant::now()));
+        }
+        None
     }
 
     fn answered(&self) {
@@ -273,6 +310,7 @@ pub fn serve(front: SocketAddr, back: SocketAddr, delay: Duration, limits: Limit
             in_flight: Mutex::new(0),
             admitted: Mutex::default(),
             seen: Mutex::default(),
+            kept: Mutex::default(),
         })
     });
     std::thread::spawn(move || {
@@ -306,10 +344,16 @@ fn relay(mut client: TcpStream, back: SocketAddr, delay: Duration, gate: Option<
     // reaches the subject.
     let mut first = Vec::new();
     let mut counted = false;
+    let mut sticky_call = None;
     if let Some(g) = &gate {
         let Some((bytes, id, tool)) = first_request(&mut client) else {
             return;
         };
+        if !g.limits.sticky_tool.is_empty()
+            && tool.as_deref() == Some(g.limits.sticky_tool.as_str())
+        {
+            sticky_call = id.clone();
+        }
         match g.fate(id, tool.as_deref()) {
             Fate::Pass { counted: c } => {
                 counted = c;
@@ -330,23 +374,32 @@ fn relay(mut client: TcpStream, back: SocketAddr, delay: Duration, gate: Option<
                 return;
             }
             Fate::Claim(msg) => {
-                // The subject gets the call (and does with it what it does); its answer
-                // is read to the end and discarded.
-                if let Ok(mut upstream) = TcpStream::connect(back)
-                    && upstream.write_all(&bytes).is_ok()
-                {
-                    std::thread::spawn(move || {
-                        let mut sink = [0u8; 4096];
-                        while matches!(upstream.read(&mut sink), Ok(n) if n > 0) {}
-                    });
+                // The subject gets the call and answers it (as the stdio shim, which
+                // rewrites the subject's answer): that answer is read whole (or to the
+                // subject's close) and discarded, and the claim goes back instead.
+                if let Some((client, _)) = whole_response(client, back, &bytes) {
+                    answer_with(client, &msg);
                 }
-                answer_with(client, &msg);
                 return;
             }
         }
     }
     if let Some(edit) = gate.as_ref().and_then(|g| g.limits.edit.clone()) {
-        relay_edited(client, back, &first, &edit);
+        if let Some((client, bytes)) = whole_response(client, back, &first) {
+            let out = edited_response(&bytes, &edit).unwrap_or(bytes);
+            send_and_end(client, &out);
+        }
+        return;
+    }
+    if let Some(g) = &gate
+        && let Some(id) = sticky_call
+    {
+        if let Some((client, bytes)) = whole_response(client, back, &first) {
+            match g.sticky(&id, &bytes) {
+                Some(kept) => answer_with(client, &kept),
+                None => send_and_end(client, &bytes),
+            }
+        }
         return;
     }
     let release = |counted: &mut bool| {
@@ -437,18 +490,17 @@ fn relay(mut client: TcpStream, back: SocketAddr, delay: Duration, gate: Option<
     let _ = forward.join();
 }
 
-/// One connection relayed with the tools its response lists changed by `edit`: the
-/// runner's first request (`first`, read whole) and any more bytes passed on; the first
-/// response read whole (or to the subject's close), changed when it holds a `tools/list`
-/// answer and then sent on with `Content-Length` and `Connection: close` (an event
-/// stream's messages as events of a body of known length), else sent on as it came.
-fn relay_edited(mut client: TcpStream, back: SocketAddr, first: &[u8], edit: &super::shim::Edit) {
-    let Ok(mut upstream) = TcpStream::connect(back) else {
-        return;
-    };
-    if upstream.write_all(first).is_err() {
-        return;
-    }
+/// One connection relayed until its first response is whole: the runner's first request
+/// (`first`, read whole) and any more bytes passed on, the subject's response read whole
+/// (or to its close, or past the answer bound). The runner's connection and the bytes;
+/// `None` when the subject could not be reached.
+fn whole_response(
+    client: TcpStream,
+    back: SocketAddr,
+    first: &[u8],
+) -> Option<(TcpStream, Vec<u8>)> {
+    let mut upstream = TcpStream::connect(back).ok()?;
+    upstream.write_all(first).ok()?;
     if let (Ok(mut from_client), Ok(mut to_upstream)) = (client.try_clone(), upstream.try_clone()) {
         std::thread::spawn(move || {
             let _ = std::io::copy(&mut from_client, &mut to_upstream);
@@ -470,8 +522,12 @@ fn relay_edited(mut client: TcpStream, back: SocketAddr, first: &[u8], edit: &su
             break;
         }
     }
-    let out = edited_response(&bytes, edit).unwrap_or(bytes);
-    let _ = client.write_all(&out);
+    Some((client, bytes))
+}
+
+/// `bytes` sent to the runner, and its connection ended from the front's side.
+fn send_and_end(mut client: TcpStream, bytes: &[u8]) {
+    let _ = client.write_all(bytes);
     let _ = client.shutdown(Shutdown::Write);
 }
 
@@ -535,6 +591,7 @@ mod tests {
             in_flight: Mutex::new(0),
             admitted: Mutex::default(),
             seen: Mutex::default(),
+            kept: Mutex::default(),
         }
     }
 

@@ -200,6 +200,7 @@ impl Spec {
             || self.deduped()
             || self.claims()
             || self.edits_surface()
+            || !self.sticky_failure_tool.is_empty()
     }
 
     /// Deduplicated on stdio (over HTTP the front meets each request delivered again
@@ -229,6 +230,8 @@ impl Spec {
             reject_rate: self.reject_over_rate > 0,
             claim_tool: self.claim_tool.clone(),
             edit: Some(self.edit()).filter(Edit::any),
+            sticky_tool: self.sticky_failure_tool.clone(),
+            sticky_for: Duration::from_millis(self.sticky_failure_ms),
             duplicate: if self.deaf_after_duplicate {
                 Some(super::front::Duplicate::Deaf)
             } else if self.drop_duplicates {

@@ -97,6 +97,10 @@ fn outage(ctx: &Ctx, role: &str) -> Value {
     let w = workload(ctx);
     let d = w.downstream.as_ref().expect("checked by the caller");
     let mut rec = record(ctx, "partial-outage", role, "outage");
+    if ctx.web.is_some() {
+        let call = json!({"name": d.call_tool, "arguments": d.call_arguments});
+        return super::http::outage(ctx, rec, &call, Duration::from_millis(d.recovery_ms));
+    }
     let (mut probe, open) = match started(ctx, &mut rec) {
         Ok(p) => p,
         Err(observation) => return observation,

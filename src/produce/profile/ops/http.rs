@@ -1136,3 +1136,82 @@ pub fn skew(ctx: &Ctx, mut rec: Value, other: Result<Launch, String>) -> Value {
     t["observation"] = json!({"ops": rec});
     t
 }
+
+/// Did `resp` answer request `id` with a result that is no failure (`isError`)?
+fn succeeded(resp: &Resp, id: &Value) -> bool {
+    resp.answer(id).is_some_and(|m| {
+        m.get("result").is_some() && m.pointer("/result/isError") != Some(&json!(true))
+    })
+}
+
+/// `partial-outage` over Streamable HTTP, as over stdio: one server process; the declared
+/// call (`call`) with the downstream up (`beforeId`); when it succeeded, the stub moved
+/// down (a control line on the server process's stdin, its move waited for on its
+/// stderr), the call again (`duringId`) and a liveness request (`afterId`); the stub
+/// moved up, and the call retried every tenth of the recovery time (at least 100 ms)
+/// until it succeeds, for up to twice the recovery time (`retryIds`). Every request is
+/// posted on a fresh connection and waited for up to the answer window.
+pub fn outage(ctx: &Ctx, mut rec: Value, call: &Value, recovery: Duration) -> Value {
+    let (mut server, web, session) = match opened(ctx, &mut rec) {
+        Ok(o) => o,
+        Err(observation) => return observation,
+    };
+    if let Some(session) = session {
+        let call_once = |server: &Server| {
+            let id = ctx.id();
+            let msg = ctx.request(&id, "tools/call", call.clone());
+            let r = post_waiting(ctx, &web, server, &session, &msg, ctx.answer);
+            (id, r)
+        };
+        let (before, r) = call_once(&server);
+        rec["before"] = json!(answer_label(&r, &before));
+        let up = succeeded(&r, &before);
+        rec["beforeId"] = before;
+        if up {
+            move_stub(ctx, &mut server, "down", 1);
+            let (during, r) = call_once(&server);
+            let label = answer_label(&r, &during);
+            rec["during"] = json!(label);
+            rec["duringId"] = during;
+            let closed = gone_by_itself(ctx, &mut server, &label);
+            if !closed {
+                rec["afterId"] = live(ctx, &web, &server, &session);
+            }
+            move_stub(ctx, &mut server, "up", 2);
+            let every = (recovery / 10).max(Duration::from_millis(100));
+            let back = Instant::now();
+            let mut retries = Vec::new();
+            while !closed && back.elapsed() < recovery * 2 {
+                let (id, r) = call_once(&server);
+                let done = succeeded(&r, &id) || answer_label(&r, &id) == "closed";
+                retries.push(id);
+                if done {
+                    break;
+                }
+                std::thread::sleep(every);
+            }
+            rec["retryIds"] = json!(retries);
+        }
+    }
+    let mut t = transcript(ctx, &web, server, false);
+    t["observation"] = json!({"ops": rec});
+    t
+}
+
+/// The downstream stub beside `server` moved to `phase` (its `epoch`-th move): the
+/// control line written to the server process's stdin (the shim's), and the stub's
+/// acknowledgement waited for on its stderr, up to the answer window (the request that
+/// follows goes by another way than the control line; the judge reads each of the
+/// stub's answers with the moves before it, so a late move is seen, not guessed).
+fn move_stub(ctx: &Ctx, server: &mut Server, phase: &str, epoch: u64) {
+    let Some(probe) = server.probe.as_mut() else {
+        return;
+    };
+    probe.send(crate::produce::drive::downstream::control_line(phase));
+    let ack = crate::produce::drive::downstream::moved_line(phase, epoch);
+    let ack = ack.trim_end().as_bytes();
+    let until = Instant::now() + ctx.answer;
+    while Instant::now() < until && !probe.stderr_bytes().windows(ack.len()).any(|w| w == ack) {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}

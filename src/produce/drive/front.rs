@@ -7,8 +7,12 @@
 //!
 //! The front listens only once the subject's own port accepts connections, so a start is
 //! still the subject's start: a runner that waits for the port to accept waits for the
-//! subject. Nothing is parsed or rewritten; the runner's stored bytes are what the front
-//! passed on, when it passed them on.
+//! subject. Without a limit, a claim, a repeated failure or a tools edit in the spec,
+//! nothing is parsed or rewritten: the runner's stored bytes are what the front passed on,
+//! when it passed them on. With one, the front reads each connection's first request
+//! whole before anything reaches the subject, and (for a claim, a repeated failure or an
+//! edit) the subject's response whole before it answers; what it answers in the subject's
+//! place is an injected control, and the record names the injection.
 
 use std::io::{Read, Write};
 use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};

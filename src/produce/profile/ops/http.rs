@@ -1,11 +1,13 @@
-//! Operational checks over Streamable HTTP (the process and leak checks, whose
-//! controls act on the process; the bad-input checks, whose controls are what the
-//! runner sends; and the soak and timeout checks, whose controls hold answers at the
-//! shim's front, `drive::front`): the subject (behind the same injection shim as over
-//! stdio) serves on a port mcpres picks, and the runner talks to it with the raw HTTP
-//! client of the `streamable-http` profile. Each observation's transcript is the server process's
-//! own (its events, signals and end record, read as over stdio) with the HTTP
-//! conversation's bytes under `http`.
+//! Operational checks over Streamable HTTP (twenty-four of the 26: all but `backpressure`
+//! and `graceful-shutdown`): the process and leak checks, whose controls act on the
+//! process; the bad-input checks, whose controls are what the runner sends; and the
+//! checks whose controls act on the conversation (answers held, requests over a limit
+//! dropped or refused, a duplicate met, a call claimed, a failure repeated, the listed
+//! tools changed) at the shim's front, `drive::front`. The subject (behind the same
+//! injection shim as over stdio) serves on a port mcpres picks, and the runner talks to it
+//! with the raw HTTP client of the `streamable-http` profile. Each observation's
+//! transcript is the server process's own (its events, signals and end record, read as
+//! over stdio) with the HTTP conversation's bytes under `http`.
 
 use std::net::TcpListener;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};

@@ -724,21 +724,13 @@ fn all_at_once(
     wait: Duration,
     why: &str,
 ) -> usize {
-    let mut conns = Vec::new();
-    for (id, msg) in msgs {
-        let bytes = ctx.http_request(server, session, msg, &Shape::default());
-        if let Ok(mut c) = Conn::open(web, &server.addr)
-            && c.write(&bytes)
-        {
-            conns.push((id, c));
-        }
-    }
+    let conns = posted(ctx, (web, server, session), msgs);
     let until = Instant::now() + wait;
     let mut got = 0;
     for (id, mut c) in conns {
         let left = until.saturating_duration_since(Instant::now());
         if c.response(left.max(Duration::from_millis(1)))
-            .answer(id)
+            .answer(&id)
             .is_some()
         {
             got += 1;

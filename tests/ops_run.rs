@@ -271,13 +271,15 @@ fn the_honest_subject_passes_every_check_and_its_evaluation_is_valid() {
     assert!(m["peakRssKib"].as_u64().unwrap() > 0, "{m}");
 }
 
-/// Over Streamable HTTP the eight checks about the subject's process (its starts, a
-/// crash, SIGTERM, its cleanup, and what it holds over a soak), the two about bad
+/// Over Streamable HTTP the nine checks about the subject's process (its starts, a
+/// crash, SIGTERM while serving and once its session was ended with DELETE, its
+/// cleanup, and what it holds over a soak), the two about bad
 /// input (a flood of bodies that are not JSON, one oversized body), the two whose
 /// controls hold answers at the shim's front (`bounded-soak`, `timeout`),
 /// `bounded-concurrency` (its control's queue at the front), `duplicate-delivery`
-/// (its control and mutant meet the second copy at the front) and `restart` (its control
-/// and mutant rename the listed tools at the front) run, on both revisions:
+/// (its control and mutant meet the second copy at the front), `restart` (its control
+/// and mutant rename the listed tools at the front) and `backpressure` (requests
+/// pipelined on one connection; its control drops at the front) run, on both revisions:
 /// the honest subject passes them, every other check is NOT_OBSERVED with the reason,
 /// and `validate` accepts the evaluation.
 #[test]
@@ -287,6 +289,7 @@ fn the_process_checks_run_over_streamable_http() {
         "cold-start",
         "warm-start",
         "process-crash",
+        "graceful-shutdown",
         "forced-shutdown",
         "memory-resource-leak",
         "listener-leak",
@@ -299,13 +302,16 @@ fn the_process_checks_run_over_streamable_http() {
         "bounded-concurrency",
         "duplicate-delivery",
         "restart",
+        "backpressure",
     ];
     for revision in ["2025-11-25", "2026-07-28"] {
         let tmp = tempfile::tempdir().unwrap();
         let mut options = http.to_vec();
         options.extend(["--revision", revision]);
-        let (dir, verdicts) =
-            run_with_options(&tmp, WORKLOAD, &[], &options, &["--http-port", "{port}"]);
+        // Long tool descriptions: backpressure's answers outgrow the send buffer in
+        // fewer requests.
+        let flags = ["--http-port", "{port}", "--describe-tools", "1000"];
+        let (dir, verdicts) = run_with_options(&tmp, WORKLOAD, &[], &options, &flags);
         assert_eq!(verdicts.len(), 26);
         for (id, verdict, reason) in &verdicts {
             if over_http.contains(&id.as_str()) {
@@ -335,7 +341,13 @@ fn the_process_checks_run_over_streamable_http() {
 #[test]
 fn each_defect_fails_its_own_check_over_streamable_http() {
     let http = ["--http", "http://127.0.0.1:0/mcp"];
-    let cases: [(&str, &[&str], &str); 14] = [
+    let cases: [(&str, &[&str], &str); 15] = [
+        // SIGTERM once the client ended its session: ignored, so no exit within the budget.
+        (
+            "graceful-shutdown",
+            &["--ignore-sigterm"],
+            "MCP_RES_OPS_SHUTDOWN_OVER_BUDGET",
+        ),
         (
             "duplicate-delivery",
             &["--stall-on-duplicate-id"],
@@ -1008,6 +1020,45 @@ fn a_defect_s_honest_twin_passes() {
         let (dir, _) = run_one(&tmp, check, flags, "PASS");
         let (code, text) = validate(&dir);
         assert_eq!(code, 0, "{check}: {text}");
+    }
+}
+
+/// Over Streamable HTTP, backpressure needs answers that outgrow the subject's send
+/// buffer: the test subject lists tools with long descriptions. Written to a connection
+/// whose full send buffer it does not wait for, it loses answers and fails; its honest
+/// twin waits and passes.
+#[test]
+fn backpressure_is_held_to_over_streamable_http() {
+    let (options, transport) = OVER_HTTP;
+    let long: &[&str] = &["--describe-tools", "1000"];
+    let dropping: &[&str] = &["--describe-tools", "1000", "--drop-when-blocked"];
+    for (flags, want) in [
+        (long, ("PASS", "MCP_RES_OPS_BACKPRESSURE_HELD")),
+        (dropping, ("FAIL", "MCP_RES_OPS_BACKPRESSURE_LOST")),
+    ] {
+        let tmp = tempfile::tempdir().unwrap();
+        let all: Vec<&str> = transport.iter().chain(flags).copied().collect();
+        let (dir, verdicts) = run_with_options(&tmp, WORKLOAD, &["backpressure"], options, &all);
+        let got: Vec<(&str, &str)> = verdicts
+            .iter()
+            .map(|(_, b, c)| (b.as_str(), c.as_str()))
+            .collect();
+        assert_eq!(got, [want], "{flags:?}");
+        let (code, text) = validate(&dir);
+        assert_eq!(code, i32::from(want.0 == "FAIL"), "{flags:?}: {text}");
+        // The record holds the kernel's queues when the runner read again.
+        let t = read_json(&dir.join("artifacts/backpressure/positive.json"));
+        let resumed = t["transcript"]["http"]["events"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|e| e["event"] == "reading-resumed")
+            .cloned()
+            .unwrap();
+        assert!(
+            resumed["subjectUnsentBytes"].as_u64().is_some(),
+            "{resumed}"
+        );
     }
 }
 

@@ -50,8 +50,7 @@ for rev in 2025-11-25 2026-07-28; do
   [ -n "${MCPRES_PY_MCP_PYTHON:-}" ] && ops python-sdk "$rev" "" "$MCPRES_PY_MCP_PYTHON" tests/subjects/py_echo_server.py
 done
 [ -n "${MCPRES_EVERYTHING_DIR:-}" ] && ops everything 2025-11-25 "" node "$MCPRES_EVERYTHING_DIR/dist/index.js" stdio
-# Operational resilience over Streamable HTTP (the twenty-four checks mcpres runs there; the
-# other 2 are NOT_OBSERVED over HTTP): the reference server, a port per server started (its
+# Operational resilience over Streamable HTTP (all 26 checks): the reference server, a port per server started (its
 # other version too: reference-workload-http.toml is reference-workload.toml with the other
 # version's command serving on `{port}`).
 for rev in 2025-11-25 2026-07-28; do

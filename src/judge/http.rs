@@ -356,16 +356,65 @@ pub fn connection_of(transcript: &Value, id: &Value) -> Option<u64> {
 /// [`connection_of`]), with the time its connection's last received bytes came (ms
 /// from the transcript's start, as [`timed_messages`] times what it received).
 pub fn response_to(transcript: &Value, id: &Value) -> Option<(u64, Exchange)> {
-    let conn = connection_of(transcript, id)?;
-    let first = exchanges_on(transcript, conn)?.into_iter().next()?;
-    let at = transcript
-        .get("events")?
-        .as_array()?
-        .iter()
-        .filter(|e| e["stream"] == "received" && e["connection"].as_u64() == Some(conn))
-        .filter_map(|e| e["atMs"].as_u64())
-        .max()?;
-    Some((at, first))
+    Responses::of(transcript)?.to(id).cloned()
+}
+
+/// [`response_to`] for many requests of one transcript: its connections' bytes
+/// are read once (a reading that asks for every request of a soak would
+/// otherwise read the whole record again for each).
+#[derive(Debug, Default)]
+pub struct Responses {
+    /// Each request id (as its JSON text) with the connections that sent it.
+    senders: BTreeMap<String, Vec<u64>>,
+    /// Each connection's first final response, with the time its last received
+    /// bytes came.
+    first: BTreeMap<u64, (u64, Exchange)>,
+}
+
+impl Responses {
+    /// The index of `transcript`'s connections; `None` as for [`received`].
+    pub fn of(transcript: &Value) -> Option<Responses> {
+        let mut senders: BTreeMap<String, Vec<u64>> = BTreeMap::new();
+        for (conn, bytes) in stream(transcript, "sent")? {
+            let mut ids: Vec<String> = framed(&bytes, true)
+                .iter()
+                .filter(|m| m.get("method").is_some())
+                .filter_map(|m| m.get("id"))
+                .map(Value::to_string)
+                .collect();
+            ids.sort_unstable();
+            ids.dedup();
+            for id in ids {
+                senders.entry(id).or_default().push(conn);
+            }
+        }
+        let mut last: BTreeMap<u64, u64> = BTreeMap::new();
+        for e in transcript.get("events")?.as_array()? {
+            if e["stream"] != "received" {
+                continue;
+            }
+            if let (Some(conn), Some(at)) = (e["connection"].as_u64(), e["atMs"].as_u64()) {
+                let t = last.entry(conn).or_insert(at);
+                *t = (*t).max(at);
+            }
+        }
+        let first = received(transcript)?
+            .into_iter()
+            .filter_map(|(conn, bytes)| {
+                let at = *last.get(&conn)?;
+                Some((conn, (at, exchanges(&bytes).into_iter().next()?)))
+            })
+            .collect();
+        Some(Responses { senders, first })
+    }
+
+    /// The first final response on the one connection that sent request `id`.
+    pub fn to(&self, id: &Value) -> Option<&(u64, Exchange)> {
+        match self.senders.get(&id.to_string())?.as_slice() {
+            [conn] => self.first.get(conn),
+            _ => None,
+        }
+    }
 }
 
 /// The request bodies mcpres sent on each connection, by connection

@@ -148,6 +148,14 @@ pub const HANDLE_FLOOR_PER_10S: u64 = 50;
 /// `{}` for nothing). The runner injects exactly this, and the judge refuses a record
 /// that says it injected anything else.
 pub fn injection(check: &str, role: &str, w: &Value) -> Value {
+    injection_over(check, role, w, false)
+}
+
+/// [`injection`] over a transport: Streamable HTTP (`http`) or stdio. The one check
+/// whose control differs is `graceful-shutdown`: over stdio the subject's end of file
+/// is held back, over HTTP (where the end is SIGTERM once the client has ended its
+/// session) the SIGTERM.
+pub fn injection_over(check: &str, role: &str, w: &Value, http: bool) -> Value {
     let b = &w["budgets"];
     let factor = u(&w["controls"], "defectFactor").unwrap_or(4);
     let rate = u(&w["load"], "ratePerS").unwrap_or(1);
@@ -187,6 +195,13 @@ pub fn injection(check: &str, role: &str, w: &Value) -> Value {
             json!({"responseDelayMs": u(b, "p50Ms").unwrap_or(0) / factor})
         }
         // The subject sees its end of file a second past the budget, or a quarter of it.
+        // Over HTTP, SIGTERM does (after the client has ended its session).
+        ("graceful-shutdown", "negative") if http => {
+            json!({"termDelayMs": u(b, "shutdownMs").unwrap_or(0) + 1000})
+        }
+        ("graceful-shutdown", "mutant") if http => {
+            json!({"termDelayMs": u(b, "shutdownMs").unwrap_or(0) / factor})
+        }
         ("graceful-shutdown", "negative") => {
             json!({"eofDelayMs": u(b, "shutdownMs").unwrap_or(0) + 1000})
         }
@@ -317,14 +332,14 @@ pub fn storage_fault(check: &str, role: &str, w: &Value) -> Value {
 pub fn reading(check: &str, role: &str, transcript: &Value) -> Option<Reading> {
     let rec = transcript.pointer("/observation/ops")?;
     let w = &rec["workload"];
-    if rec["injected"] != injection(check, role, w) {
+    let declared = injection_over(check, role, w, rec["transport"] == "streamable-http");
+    if rec["injected"] != declared {
         return Some(read(
             ProbeOutcome::NotObserved,
             INJECTION_NOT_DECLARED,
             format!(
-                "the record says {} was injected; the workload declares {} for the {role} of {check}",
+                "the record says {} was injected; the workload declares {declared} for the {role} of {check}",
                 rec["injected"],
-                injection(check, role, w)
             ),
         ));
     }
@@ -872,6 +887,9 @@ fn event_then_exit(transcript: &Value, name: &str) -> (Option<u64>, Option<u64>)
 /// `graceful-shutdown`: requests sent, stdin closed; the subject must answer them and
 /// exit by itself within the workload's `shutdownMs` of the close.
 fn shutdown_reading(rec: &Value, transcript: &Value) -> Reading {
+    if rec["transport"] == "streamable-http" {
+        return shutdown_reading_http(rec, transcript);
+    }
     let budget = u(&rec["workload"]["budgets"], "shutdownMs").unwrap_or(0);
     let Some(answers) = answers(transcript) else {
         return read(
@@ -948,6 +966,97 @@ fn shutdown_reading(rec: &Value, transcript: &Value) -> Reading {
     }
 }
 
+/// `graceful-shutdown` over Streamable HTTP, where a server has no input to close and
+/// MCP leaves the process to its operator: the client's session ended first (MCP's
+/// DELETE with the session id, or, with none, its connections closed), then SIGTERM;
+/// the subject must exit within the workload's `shutdownMs` of the signal. The
+/// DELETE's answer (MCP lets a server answer 405) and the requests answered before
+/// the end are reported, not judged.
+fn shutdown_reading_http(rec: &Value, transcript: &Value) -> Reading {
+    let budget = u(&rec["workload"]["budgets"], "shutdownMs").unwrap_or(0);
+    let web = transcript.get("http").unwrap_or(&Value::Null);
+    let Some(sent) = super::http::sent_bodies(web) else {
+        return read(
+            ProbeOutcome::NotObserved,
+            LABEL_NOT_IN_RECORD,
+            "no stored HTTP conversation",
+        );
+    };
+    let deletes = deleting_connections(web);
+    let ended = match rec["sessionEnd"].as_str() {
+        Some("delete") => match deletes.as_slice() {
+            [conn] => {
+                let status = super::http::exchanges_on(web, *conn)
+                    .and_then(|e| e.into_iter().next())
+                    .map(|e| e.status);
+                match status {
+                    Some(s) => format!("its session was ended with DELETE (HTTP {s})"),
+                    None => "its session was ended with DELETE (no response)".into(),
+                }
+            }
+            _ => {
+                return read(
+                    ProbeOutcome::NotObserved,
+                    LABEL_NOT_IN_RECORD,
+                    format!(
+                        "the record says the session was ended with DELETE, and its bytes hold {} DELETE request(s)",
+                        deletes.len()
+                    ),
+                );
+            }
+        },
+        Some("no-session-id") if deletes.is_empty() => {
+            "the subject gave no session id: its connections were closed".into()
+        }
+        _ => {
+            return read(
+                ProbeOutcome::NotObserved,
+                LABEL_NOT_IN_RECORD,
+                "the record does not say how the client's session was ended",
+            );
+        }
+    };
+    let in_flight: Vec<String> = rec["inFlightIds"]
+        .as_array()
+        .map_or_else(Vec::new, |a| a.iter().map(Value::to_string).collect());
+    let answered = answers(transcript).map_or(0, |a| {
+        in_flight.iter().filter(|i| a.contains_key(*i)).count()
+    });
+    let said = format!(
+        "{ended}; {answered} of the {} request(s) before it answered ({} connection(s))",
+        in_flight.len(),
+        sent.len()
+    );
+    sigterm_reading(
+        transcript,
+        budget,
+        (SHUTDOWN_WITHIN_BUDGET, SHUTDOWN_OVER_BUDGET),
+        &said,
+    )
+}
+
+/// The connections whose sent bytes begin with a DELETE request.
+fn deleting_connections(web: &Value) -> Vec<u64> {
+    let mut seen: Vec<u64> = Vec::new();
+    let mut conns: Vec<u64> = Vec::new();
+    for e in web["events"].as_array().into_iter().flatten() {
+        if e["stream"] != "sent" {
+            continue;
+        }
+        let Some(conn) = e["connection"].as_u64() else {
+            continue;
+        };
+        if seen.contains(&conn) {
+            continue;
+        }
+        seen.push(conn);
+        if super::http::chunk_bytes(e).is_some_and(|b| b.starts_with(b"DELETE ")) {
+            conns.push(conn);
+        }
+    }
+    conns
+}
+
 /// How the runner ended a subject that did not end by itself, from the end record.
 fn ended_by(transcript: &Value) -> &'static str {
     let end = &transcript["end"];
@@ -964,6 +1073,28 @@ fn ended_by(transcript: &Value) -> &'static str {
 /// workload's `termMs` of it.
 fn term_reading(rec: &Value, transcript: &Value) -> Reading {
     let budget = u(&rec["workload"]["budgets"], "termMs").unwrap_or(0);
+    sigterm_reading(
+        transcript,
+        budget,
+        (TERM_WITHIN_BUDGET, TERM_OVER_BUDGET),
+        "",
+    )
+}
+
+/// The exit on SIGTERM against `budget` (ms from the signal, from the stored events):
+/// `within` when the subject exited on it in time, `over` when late or not at all. `said`
+/// (when not empty) leads every detail.
+fn sigterm_reading(
+    transcript: &Value,
+    budget: u64,
+    (within, over): (&'static str, &'static str),
+    said: &str,
+) -> Reading {
+    let said = if said.is_empty() {
+        String::new()
+    } else {
+        format!("{said}; ")
+    };
     let (sent, exit) = event_then_exit(transcript, "sent SIGTERM");
     let Some(sent) = sent else {
         return if ended_by_itself(transcript) {
@@ -986,22 +1117,24 @@ fn term_reading(rec: &Value, transcript: &Value) -> Reading {
             if took <= budget {
                 read(
                     ProbeOutcome::Accept,
-                    TERM_WITHIN_BUDGET,
-                    format!("exited {took} ms after SIGTERM (budget {budget} ms)"),
+                    within,
+                    format!("{said}exited {took} ms after SIGTERM (budget {budget} ms)"),
                 )
             } else {
                 read(
                     ProbeOutcome::Reject,
-                    TERM_OVER_BUDGET,
-                    format!("exited {took} ms after SIGTERM, over the workload's {budget} ms"),
+                    over,
+                    format!(
+                        "{said}exited {took} ms after SIGTERM, over the workload's {budget} ms"
+                    ),
                 )
             }
         }
         (_, Some((name, false))) if name == "SIGTERM" => read(
             ProbeOutcome::Reject,
-            TERM_OVER_BUDGET,
+            over,
             format!(
-                "no exit on SIGTERM within the runner's wait (budget {budget} ms); it was ended by {}",
+                "{said}no exit on SIGTERM within the runner's wait (budget {budget} ms); it was ended by {}",
                 ended_by(transcript)
             ),
         ),
@@ -1080,6 +1213,8 @@ fn sent_and_answered(transcript: &Value, id: &Value) -> (Option<u64>, Option<(u6
 struct Timed {
     inp: Vec<(u64, Value)>,
     out: Vec<(u64, Value)>,
+    /// Over Streamable HTTP, each request's HTTP response (read once, on first use).
+    web: std::cell::OnceCell<Option<super::http::Responses>>,
 }
 
 impl Timed {
@@ -1087,7 +1222,19 @@ impl Timed {
         Timed {
             inp: timed_messages(transcript, "stdin"),
             out: timed_messages(transcript, "stdout"),
+            web: std::cell::OnceCell::new(),
         }
+    }
+
+    /// The HTTP response to request `id` over Streamable HTTP (`transcript` is the one
+    /// this was made of), with the time its connection's last bytes came.
+    fn response(&self, transcript: &Value, id: &Value) -> Option<&(u64, super::http::Exchange)> {
+        self.web
+            .get_or_init(|| {
+                super::http::Responses::of(transcript.get("http").unwrap_or(transcript))
+            })
+            .as_ref()?
+            .to(id)
     }
 
     /// When the request `id` was sent.
@@ -1645,13 +1792,8 @@ enum Met {
 }
 
 fn met(transcript: &Value, timed: &Timed, id: &Value) -> Met {
-    let web = transcript.get("http").unwrap_or(transcript);
-    let response = super::http::response_to(web, id);
-    let header = || {
-        response
-            .as_ref()
-            .and_then(|(_, e)| retry_header_ms(e.header("retry-after")))
-    };
+    let response = || timed.response(transcript, id);
+    let header = || response().and_then(|(_, e)| retry_header_ms(e.header("retry-after")));
     match timed.answer(id) {
         Some((at, m)) if m.get("result").is_some() => Met::Served(*at),
         Some((at, m)) => Met::Refused(
@@ -1659,7 +1801,7 @@ fn met(transcript: &Value, timed: &Timed, id: &Value) -> Met {
             retry_hint_ms(m).or_else(header),
             format!("error {}", m.pointer("/error/code").unwrap_or(&Value::Null)),
         ),
-        None => match &response {
+        None => match response() {
             Some((at, e)) if e.status >= 400 => {
                 Met::Refused(*at, header(), format!("HTTP {}", e.status))
             }
@@ -1824,13 +1966,23 @@ fn backpressure_reading(rec: &Value, transcript: &Value) -> Reading {
             "the record names requests the stored stdin did not send",
         );
     }
-    let event = |name: &str| {
-        transcript["events"]
+    // Over Streamable HTTP the runner stops reading its one connection (its events are
+    // the conversation's), and the answers must outgrow the subject's TCP send buffer
+    // at its largest (read by the runner from the kernel and recorded), not a pipe.
+    let web = transcript
+        .get("http")
+        .filter(|h| h.get("connections").is_some());
+    let (events, pause, resume) = match web {
+        Some(w) => (&w["events"], "reading-paused", "reading-resumed"),
+        None => (&transcript["events"], "stdout-paused", "stdout-resumed"),
+    };
+    let find = |name: &str| {
+        events
             .as_array()
             .and_then(|l| l.iter().find(|e| e["event"] == name))
-            .and_then(|e| u(e, "atMs"))
     };
-    let (Some(paused), Some(resumed)) = (event("stdout-paused"), event("stdout-resumed")) else {
+    let event = |name: &str| find(name).and_then(|e| u(e, "atMs"));
+    let (Some(paused), Some(resumed)) = (event(pause), event(resume)) else {
         return read(
             ProbeOutcome::NotObserved,
             LABEL_NOT_IN_RECORD,
@@ -1848,6 +2000,42 @@ fn backpressure_reading(rec: &Value, transcript: &Value) -> Reading {
     let bytes = u(rec, "answerBytes").unwrap_or(0) * n as u64;
     let exited = ended_by_itself(transcript);
     let unanswered = ids.iter().filter(|i| !answers.contains_key(*i)).count();
+    // Over HTTP a server may end a connection that carries pipelined requests, and the
+    // client retries what was not answered (RFC 9112 §9.3.2): a close is not a loss.
+    // A clean close: every response the connection carried is whole, and they answer
+    // the first requests, in order (a server MUST answer pipelined requests in order):
+    // nothing was cut or skipped before it.
+    let closed = web.is_some_and(|w| {
+        let Some(conn) = rec["requestIds"]
+            .get(0)
+            .and_then(|id| super::http::connection_of(w, id))
+        else {
+            return false;
+        };
+        let Some(carried) = super::http::exchanges_on(w, conn) else {
+            return false;
+        };
+        let answered: Vec<String> = carried
+            .iter()
+            .flat_map(super::http::Exchange::messages)
+            .filter_map(|m| m.get("id").map(Value::to_string))
+            .collect();
+        super::http::ended_by_subject(w, conn)
+            && carried
+                .iter()
+                .all(|e| e.complete && !e.messages().is_empty())
+            && answered.len() <= ids.len()
+            && answered[..] == ids[..answered.len()]
+    });
+    if unanswered > 0 && closed && !exited {
+        return read(
+            ProbeOutcome::NotObserved,
+            BACKPRESSURE_NOT_REACHED,
+            format!(
+                "the subject ended the connection with {unanswered} of the {n} pipelined request(s) unanswered (a server may; the client retries them, RFC 9112 §9.3.2): no backpressure was exercised on it"
+            ),
+        );
+    }
     if unanswered > 0 {
         return if exited {
             read(
@@ -1874,7 +2062,7 @@ fn backpressure_reading(rec: &Value, transcript: &Value) -> Reading {
         .filter_map(|i| answers.get(i))
         .map(|m| m.to_string().len() as u64 + 1)
         .sum();
-    if answered < BACKPRESSURE_BYTES {
+    if web.is_none() && answered < BACKPRESSURE_BYTES {
         let refused = ids
             .iter()
             .filter(|i| answers.get(*i).is_some_and(|m| m.get("error").is_some()))
@@ -1887,7 +2075,14 @@ fn backpressure_reading(rec: &Value, transcript: &Value) -> Reading {
             ),
         );
     }
+    let held_back = match web.map(|w| held_back(rec, w, find(resume).unwrap_or(&Value::Null))) {
+        Some(Err(why)) => return read(ProbeOutcome::NotObserved, BACKPRESSURE_NOT_REACHED, why),
+        Some(Ok(said)) => format!("; {said}"),
+        None => String::new(),
+    };
     let held = match u(rec, "pendingAtResume").unwrap_or(0) {
+        // Over HTTP a written request may still wait in the kernel's buffers.
+        0 if web.is_some() => "every request had been written before reading resumed".to_string(),
         0 => "the subject had read every request while its output waited (it buffered)".to_string(),
         p => format!(
             "{p} bytes of requests were still unread by the subject when reading resumed (it held back)"
@@ -1898,7 +2093,7 @@ fn backpressure_reading(rec: &Value, transcript: &Value) -> Reading {
             ProbeOutcome::Accept,
             BACKPRESSURE_HELD,
             format!(
-                "{n} request(s) sent with the output unread for {} ms (about {answered} bytes of answers): every one answered once reading resumed, and a request after them got a result; {held}",
+                "{n} request(s) sent with the output unread for {} ms (about {answered} bytes of answers): every one answered once reading resumed, and a request after them got a result; {held}{held_back}",
                 resumed.saturating_sub(paused)
             ),
         ),
@@ -1921,6 +2116,45 @@ fn backpressure_reading(rec: &Value, transcript: &Value) -> Reading {
             "after the held output was read, a request got no answer",
         ),
     }
+}
+
+/// Over Streamable HTTP, why the subject was not shown held back when the runner read
+/// again (`None`: it was). It was when nothing had moved for the stall the runner waited
+/// for (its writes, the bytes waiting at its end, those the subject's end held unsent:
+/// `resumed`, the `reading-resumed` event), and yet more of the subject's answers came
+/// afterwards than both kernel queues then held, by an answer at least: those answers
+/// were still the subject's, and it was not writing them.
+fn held_back(rec: &Value, web: &Value, resumed: &Value) -> Result<String, String> {
+    let (Some(unread), Some(unsent), Some(stalled), Some(stall)) = (
+        u(resumed, "unreadBytes"),
+        u(resumed, "subjectUnsentBytes"),
+        u(resumed, "stalledMs"),
+        u(resumed, "stallMs"),
+    ) else {
+        return Err(
+            "the record does not hold the connection's kernel queues when reading resumed".into(),
+        );
+    };
+    if stalled < stall {
+        return Err(format!(
+            "the subject was still writing when the runner read again (nothing stood still for the {stall} ms waited for)"
+        ));
+    }
+    let carried = rec["requestIds"]
+        .get(0)
+        .and_then(|id| super::http::connection_of(web, id))
+        .and_then(|conn| super::http::received(web).and_then(|mut r| r.remove(&conn)))
+        .map_or(0, |b| b.len() as u64);
+    let answer = u(rec, "answerBytes").unwrap_or(1).max(1);
+    let held = carried.saturating_sub(unread + unsent);
+    if held < answer {
+        return Err(format!(
+            "when reading resumed the kernel held {unread} bytes unread and {unsent} unsent, and {held} more came of the {carried}: the subject's answers had all fit in the kernel's buffers, and it never waited"
+        ));
+    }
+    Ok(format!(
+        "when reading resumed, after {stalled} ms in which nothing moved, {held} bytes of answers were still the subject's (the kernel held {unread} unread and {unsent} unsent)"
+    ))
 }
 
 /// How the declared write was answered in `transcript`: `Some(true)` a success,
@@ -3484,6 +3718,178 @@ mod tests {
         let mut forged = t(600);
         forged["observation"]["ops"]["injected"] = json!({"eofDelayMs": 1});
         let r = reading("graceful-shutdown", "negative", &forged).unwrap();
+        assert_eq!(r.1, INJECTION_NOT_DECLARED);
+    }
+
+    /// Over Streamable HTTP backpressure is read from one connection of pipelined
+    /// requests: every answer must come, and the subject must be shown holding answers
+    /// back when the runner read again (the kernel's queues then, and what came after).
+    #[test]
+    fn over_http_backpressure_is_read_from_the_pipelined_connection_and_its_queues() {
+        let w = ending_workload();
+        let ids = [json!(1), json!(2), json!(3)];
+        let post = |id: &Value| {
+            let body = format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},\"method\":\"tools/list\"}}");
+            format!(
+                "POST /mcp HTTP/1.1\r\nContent-Length: {}\r\n\r\n{body}",
+                body.len()
+            )
+        };
+        let reply = |id: &Value| {
+            let body = format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},\"result\":{{\"tools\":[]}}}}");
+            format!(
+                "HTTP/1.1 200 OK\r\nContent-Length: {}\r\n\r\n{body}",
+                body.len()
+            )
+        };
+        // `answered` of the three answered on connection 1; `close`: the subject ended it.
+        let t = |answered: usize, close: bool, resumed: Value| {
+            let sent: String = ids.iter().map(post).collect();
+            let got: String = ids[..answered].iter().map(reply).collect();
+            let mut events = vec![
+                json!({"atMs": 1, "connection": 1, "event": "reading-paused"}),
+                json!({"atMs": 2, "connection": 1, "stream": "sent", "text": sent}),
+                json!({"atMs": 1100, "connection": 1, "event": "reading-resumed"}),
+                json!({"atMs": 1101, "connection": 1, "stream": "received", "text": got}),
+                json!({"atMs": 1200, "connection": 2, "stream": "sent", "text": post(&json!(9))}),
+                json!({"atMs": 1201, "connection": 2, "stream": "received", "text": reply(&json!(9))}),
+            ];
+            for (k, v) in resumed.as_object().unwrap() {
+                events[2][k] = v.clone();
+            }
+            if close {
+                events.insert(
+                    4,
+                    json!({"atMs": 1150, "connection": 1, "event": "subject-closed"}),
+                );
+            }
+            json!({
+                "http": {"connections": 2, "events": events},
+                "events": [],
+                "end": {"status": "signal 15"},
+                "observation": {"ops": {"kind": "backpressure", "workload": w, "open": "result",
+                                        "transport": "streamable-http",
+                                        "injected": injection_over("backpressure", "positive", &w, true),
+                                        "requestIds": ids, "afterId": 9, "answerBytes": 20,
+                                        "pendingAtResume": 0}},
+            })
+        };
+        let queues = |unread: u64, unsent: u64, stalled: u64| json!({"unreadBytes": unread, "subjectUnsentBytes": unsent, "stalledMs": stalled, "stallMs": 1000});
+        let got = |t: &Value| {
+            let r = reading("backpressure", "positive", t).unwrap();
+            (r.0, r.1)
+        };
+        // Held back: more came after the runner read again than both queues held.
+        let r = reading(
+            "backpressure",
+            "positive",
+            &t(3, false, queues(40, 40, 1000)),
+        )
+        .unwrap();
+        assert_eq!(
+            (r.0, r.1.as_str()),
+            (ProbeOutcome::Accept, BACKPRESSURE_HELD),
+            "{}",
+            r.2
+        );
+        assert!(r.2.contains("were still the subject's"), "{}", r.2);
+        // Everything fit in the kernel's queues: the subject never waited.
+        assert_eq!(
+            got(&t(3, false, queues(200, 200, 1000))),
+            (ProbeOutcome::NotObserved, BACKPRESSURE_NOT_REACHED.into())
+        );
+        // Still writing when the runner read again.
+        assert_eq!(
+            got(&t(3, false, queues(40, 40, 300))),
+            (ProbeOutcome::NotObserved, BACKPRESSURE_NOT_REACHED.into())
+        );
+        // No queues in the record.
+        assert_eq!(
+            got(&t(3, false, json!({}))),
+            (ProbeOutcome::NotObserved, BACKPRESSURE_NOT_REACHED.into())
+        );
+        // An answer missing on a connection the subject kept open: lost.
+        assert_eq!(
+            got(&t(2, false, queues(40, 40, 1000))),
+            (ProbeOutcome::NoEffect, BACKPRESSURE_LOST.into())
+        );
+        // The subject ended the connection cleanly after the first answers: a server
+        // may, and the client retries; not a loss, and nothing exercised.
+        assert_eq!(
+            got(&t(2, true, queues(40, 40, 1000))),
+            (ProbeOutcome::NotObserved, BACKPRESSURE_NOT_REACHED.into())
+        );
+    }
+
+    /// Over Streamable HTTP a graceful end is the client's DELETE, then SIGTERM: the exit
+    /// is timed from the signal, and the DELETE the record claims must be in its bytes.
+    #[test]
+    fn over_http_a_graceful_end_is_timed_from_sigterm_after_the_sessions_delete() {
+        let w = ending_workload();
+        let post = "POST /mcp HTTP/1.1\r\nContent-Length: 40\r\n\r\n{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}";
+        let t = |delete: bool, end: &str, exit_ms: u64| {
+            let mut events = vec![
+                json!({"atMs": 1, "connection": 1, "stream": "sent", "text": post}),
+                json!({"atMs": 2, "connection": 1, "stream": "received",
+                       "text": "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 36\r\n\r\n{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}"}),
+            ];
+            if delete {
+                events.push(json!({"atMs": 3, "connection": 2, "stream": "sent",
+                                   "text": "DELETE /mcp HTTP/1.1\r\nMcp-Session-Id: s\r\nContent-Length: 0\r\n\r\n"}));
+                events.push(json!({"atMs": 4, "connection": 2, "stream": "received",
+                                   "text": "HTTP/1.1 405 Method Not Allowed\r\nContent-Length: 0\r\n\r\n"}));
+            }
+            json!({
+                "http": {"connections": if delete { 2 } else { 1 }, "events": events},
+                "events": [{"atMs": 100, "event": "sent SIGTERM"},
+                           {"atMs": exit_ms, "event": "exited", "status": "signal 15"}],
+                "signalWaits": [{"signal": "SIGTERM", "sentAtMs": 100}],
+                "end": {"status": "signal 15"},
+                "observation": {"ops": {"kind": "shutdown", "workload": w, "open": "result",
+                                        "transport": "streamable-http", "sessionEnd": end,
+                                        "injected": injection_over("graceful-shutdown", "positive", &w, true),
+                                        "inFlightIds": [1]}},
+            })
+        };
+        let r = reading("graceful-shutdown", "positive", &t(true, "delete", 600)).unwrap();
+        assert_eq!(
+            (r.0, r.1.as_str()),
+            (ProbeOutcome::Accept, SHUTDOWN_WITHIN_BUDGET),
+            "{}",
+            r.2
+        );
+        assert!(
+            r.2.contains("DELETE (HTTP 405)") && r.2.contains("1 of the 1"),
+            "{}",
+            r.2
+        );
+        let r = reading("graceful-shutdown", "positive", &t(true, "delete", 2300)).unwrap();
+        assert_eq!(
+            (r.0, r.1.as_str()),
+            (ProbeOutcome::Reject, SHUTDOWN_OVER_BUDGET)
+        );
+        // No session id: nothing to delete, and that is what the bytes must show.
+        let r = reading(
+            "graceful-shutdown",
+            "positive",
+            &t(false, "no-session-id", 600),
+        )
+        .unwrap();
+        assert_eq!(
+            (r.0, r.1.as_str()),
+            (ProbeOutcome::Accept, SHUTDOWN_WITHIN_BUDGET)
+        );
+        // A DELETE claimed that the bytes do not hold is not judged.
+        let r = reading("graceful-shutdown", "positive", &t(false, "delete", 600)).unwrap();
+        assert_eq!(
+            (r.0, r.1.as_str()),
+            (ProbeOutcome::NotObserved, LABEL_NOT_IN_RECORD)
+        );
+        // Over HTTP the control holds SIGTERM back, not the end of file.
+        let mut stdio_control = t(true, "delete", 600);
+        stdio_control["observation"]["ops"]["injected"] =
+            injection("graceful-shutdown", "negative", &w);
+        let r = reading("graceful-shutdown", "negative", &stdio_control).unwrap();
         assert_eq!(r.1, INJECTION_NOT_DECLARED);
     }
 

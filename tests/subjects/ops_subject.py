@@ -71,7 +71,10 @@ default (the honest twin); each option switches on one operational defect:
                          it), whatever was asked (rolling version skew)
   --version V            the version this subject names itself (default 0.1.0)
   --drop-when-blocked    write stdout without waiting: an answer the full pipe does not
-                         take at once is dropped (backpressure)
+                         take at once is dropped (backpressure); over HTTP, what of a
+                         response the connection's full send buffer does not take
+  --describe-tools N     give every listed tool a description of N bytes (large tool
+                         lists: backpressure over HTTP needs megabytes of answers)
   --hang-after-cancel    once a `notifications/cancelled` arrives, answer nothing
                          more (timeout)
   --stall-on-duplicate-id  once a request id comes a second time, answer nothing
@@ -125,6 +128,7 @@ p.add_argument("--store-claims", action="store_true")
 p.add_argument("--store-crash", action="store_true")
 p.add_argument("--store-broken", action="store_true")
 p.add_argument("--drop-when-blocked", action="store_true")
+p.add_argument("--describe-tools", type=int, default=0)
 p.add_argument("--downstream-env", default="")
 p.add_argument("--lock-file", default="")
 p.add_argument("--only-revision", default="")
@@ -214,6 +218,8 @@ if a.state_dir:
     TOOLS = TOOLS + [{"name": "store", "inputSchema": {"type": "object"}}]
 if a.downstream_env:
     TOOLS = TOOLS + [{"name": "fetch", "inputSchema": {"type": "object"}}]
+if a.describe_tools:
+    TOOLS = [dict(t, description="d" * a.describe_tools) for t in TOOLS]
 # When the last fetch failed (monotonic seconds), for --downstream-sticky and
 # --downstream-breaker-ms.
 fetch_failed_at = [None]
@@ -513,6 +519,18 @@ if a.http_port:
                     with out_lock:
                         busy[0] -= 1
             data = json.dumps(out).encode()
+            if a.drop_when_blocked:
+                # Written without waiting: what the connection's full send buffer
+                # does not take at once is dropped (the connection stays open).
+                whole = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n" % len(data) + data
+                sock = self.connection
+                sock.setblocking(False)
+                try:
+                    sock.send(whole)
+                except BlockingIOError:
+                    pass
+                sock.setblocking(True)
+                return
             self.send_response(200)
             self.send_header("Content-Type", "application/json")
             self.send_header("Content-Length", str(len(data)))

@@ -580,9 +580,9 @@ reasons! {
         OPS_OVERSIZED_REQUEST_REFUSED "MCP_RES_OPS_OVERSIZED_REQUEST_REFUSED" Wrong
             "The well-formed oversized request for a method no server has (the wrong-reason mutant's) was answered with an error under its own id: a refusal of a request, not of malformed input. It is the reason the mutant must meet.";
         OPS_SHUTDOWN_WITHIN_BUDGET "MCP_RES_OPS_SHUTDOWN_WITHIN_BUDGET" Holds
-            "With its stdin closed right after requests were sent, the subject exited by itself (no signal) within the workload's shutdown budget of the close, as the stored events show (how many of those requests it answered is reported in the detail, not judged).";
+            "With its stdin closed right after requests were sent, the subject exited by itself (no signal) within the workload's shutdown budget of the close, as the stored events show (how many of those requests it answered is reported in the detail, not judged). Over Streamable HTTP: once its client had ended the session (DELETE, or its connections closed), the subject exited within that budget of SIGTERM.";
         OPS_SHUTDOWN_OVER_BUDGET "MCP_RES_OPS_SHUTDOWN_OVER_BUDGET" Refused
-            "The subject exited later than the workload's shutdown budget after its stdin closed, or not by itself at all (the runner ended it). It is what the negative control (end of file held back the budget plus a second) must give.";
+            "The subject exited later than the workload's shutdown budget after its stdin closed (over Streamable HTTP: after SIGTERM, once its session was ended), or not by itself at all (the runner ended it). It is what the negative control (end of file, or over HTTP SIGTERM, held back the budget plus a second) must give.";
         OPS_TERM_WITHIN_BUDGET "MCP_RES_OPS_TERM_WITHIN_BUDGET" Holds
             "Sent SIGTERM with its stdin open, the subject exited within the workload's term budget, as the stored events show.";
         OPS_TERM_OVER_BUDGET "MCP_RES_OPS_TERM_OVER_BUDGET" Refused
@@ -638,11 +638,11 @@ reasons! {
         OPS_RESTART_FAILED "MCP_RES_OPS_RESTART_FAILED" Refused
             "After the crash, a fresh process of the subject could not start, did not open, or left a request unanswered.";
         OPS_BACKPRESSURE_HELD "MCP_RES_OPS_BACKPRESSURE_HELD" Holds
-            "With the runner not reading the subject's output, requests whose answers fill several pipes were sent; once it read again, every one was answered and a request after them got a result. Whether the subject held back (requests left unread) or buffered is reported, not judged.";
+            "With the runner not reading the subject's output, requests whose answers fill several pipes were sent (over Streamable HTTP: pipelined on one connection, and the subject shown holding answers back when the runner read again); once it read again, every one was answered and a request after them got a result. Whether the subject held back (requests left unread) or buffered is reported, not judged.";
         OPS_BACKPRESSURE_LOST "MCP_RES_OPS_BACKPRESSURE_LOST" Refused
             "A request sent while the runner did not read the subject's output got no answer once it read again, while the subject ran (JSON-RPC 2.0 §4: every request MUST be answered). It is what the negative control (a transport that drops output the runner's full pipe does not take) must give.";
         OPS_BACKPRESSURE_NOT_REACHED "MCP_RES_OPS_BACKPRESSURE_NOT_REACHED" NotObserved
-            "Every request was answered, but the stored answers came to less than two pipes' worth (refusals, or answers smaller than their first one): the runner's pipe never filled, so no backpressure was exercised.";
+            "Every request was answered, but the stored answers came to less than two pipes' worth (refusals, or answers smaller than their first one): the runner's pipe never filled, so no backpressure was exercised. Over Streamable HTTP: the subject was still writing when the runner read again, or its answers all fit in the kernel's queues then (it never waited), or it ended the pipelined connection cleanly (a server may; the client retries).";
         OPS_BACKPRESSURE_STALLED "MCP_RES_OPS_BACKPRESSURE_STALLED" Refused
             "Once the held output was read, the request after it got no result: the subject did not recover from its output being held.";
         OPS_RATE_LIMIT_HELD "MCP_RES_OPS_RATE_LIMIT_HELD" Holds

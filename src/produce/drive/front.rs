@@ -55,6 +55,10 @@ pub struct Limits {
     pub sticky_tool: String,
     /// How long a failure is kept (0: for ever).
     pub sticky_for: Duration,
+    /// The subject's response bytes that the runner's connection does not take at once
+    /// are dropped (output lost under backpressure): each is written without waiting,
+    /// on a connection whose send buffer is kept small.
+    pub drop_when_full: bool,
 }
 
 /// The front's answer to a request delivered again (an id it has passed on before).
@@ -308,6 +312,7 @@ pub fn back_port(ip: std::net::IpAddr) -> std::io::Result<u16> {
 /// to `back`; the first bytes of each response (the first the subject sends after the
 /// runner's latest bytes on that connection) are held `delay` from when they arrived.
 pub fn serve(front: SocketAddr, back: SocketAddr, delay: Duration, limits: Limits) {
+    let dropping = limits.drop_when_full;
     let gate = limits.any().then(|| {
         Arc::new(Gate {
             limits,
@@ -336,14 +341,19 @@ pub fn serve(front: SocketAddr, back: SocketAddr, delay: Duration, limits: Limit
         for conn in listener.incoming() {
             let Ok(client) = conn else { continue };
             let gate = gate.clone();
-            std::thread::spawn(move || relay(client, back, delay, gate));
+            std::thread::spawn(move || relay(client, back, (delay, dropping), gate));
         }
     });
 }
 
 /// One connection relayed: the runner's bytes to the subject as they come, the
 /// subject's back with each response held.
-fn relay(mut client: TcpStream, back: SocketAddr, delay: Duration, gate: Option<Arc<Gate>>) {
+fn relay(
+    mut client: TcpStream,
+    back: SocketAddr,
+    (delay, dropping): (Duration, bool),
+    gate: Option<Arc<Gate>>,
+) {
     // With limits, the first request is read whole and its fate decided before anything
     // reaches the subject.
     let mut first = Vec::new();
@@ -451,6 +461,11 @@ fn relay(mut client: TcpStream, back: SocketAddr, delay: Duration, gate: Option<
         }
     });
     let (mut from_upstream, mut to_client) = (upstream, client);
+    if dropping {
+        // What the runner's connection does not take at once is dropped: a small send
+        // buffer (the kernel's own would hold megabytes) and sends that never wait.
+        let _ = rustix::net::sockopt::set_socket_send_buffer_size(&to_client, 16 << 10);
+    }
     let mut buf = vec![0u8; 64 << 10];
     let mut answered = 0;
     // The response bytes so far, while the request holds a place.
@@ -483,7 +498,14 @@ fn relay(mut client: TcpStream, back: SocketAddr, delay: Duration, gate: Option<
                         std::thread::sleep(due - now);
                     }
                 }
-                if to_client.write_all(&buf[..n]).is_err() {
+                if dropping {
+                    // Per send, not per socket: the runner's bytes are read on a clone.
+                    match rustix::net::send(&to_client, &buf[..n], rustix::net::SendFlags::DONTWAIT)
+                    {
+                        Ok(_) | Err(rustix::io::Errno::AGAIN) => {}
+                        Err(_) => break,
+                    }
+                } else if to_client.write_all(&buf[..n]).is_err() {
                     break;
                 }
             }

@@ -604,6 +604,19 @@ pub struct Response {
     pub defects: Vec<Defect>,
 }
 
+/// Write `bytes` on `stream`, recorded on `tap` first (a failure too); false when the
+/// write failed.
+pub fn write_tapped(stream: &mut TcpStream, tap: &impl Tap, bytes: &[u8]) -> bool {
+    tap.sent(bytes);
+    match stream.write_all(bytes) {
+        Ok(()) => true,
+        Err(e) => {
+            tap.event("write-failed", json!({"error": e.to_string()}));
+            false
+        }
+    }
+}
+
 /// One raw blocking TCP connection: every byte through the [`Tap`] first.
 pub struct Blocking<T: Tap> {
     stream: TcpStream,
@@ -645,20 +658,18 @@ impl<T: Tap> Blocking<T> {
 
     /// Write `bytes` (recorded first); false when the write failed.
     pub fn write(&mut self, bytes: &[u8]) -> bool {
-        self.tap.sent(bytes);
-        match self.stream.write_all(bytes) {
-            Ok(()) => true,
-            Err(e) => {
-                self.tap
-                    .event("write-failed", json!({"error": e.to_string()}));
-                false
-            }
-        }
+        write_tapped(&mut self.stream, &self.tap, bytes)
     }
 
     /// This end's port.
     pub fn local_port(&self) -> u16 {
         self.stream.local_addr().map(|a| a.port()).unwrap_or(0)
+    }
+
+    /// A second handle on the connection, for writing from another thread while this
+    /// one reads (or does not).
+    pub fn stream_clone(&self) -> Option<TcpStream> {
+        self.stream.try_clone().ok()
     }
 
     /// Write `bytes` from another thread while reading the response, so a

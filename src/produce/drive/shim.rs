@@ -149,7 +149,7 @@ impl Spec {
             || self.stdio_gated()
             || (self.edits_surface() && self.http_front.is_empty())
             || self.tooled()
-            || self.drop_when_full
+            || (self.drop_when_full && self.http_front.is_empty())
     }
 
     fn claims(&self) -> bool {
@@ -196,6 +196,7 @@ impl Spec {
     /// again met, a tool's calls answered with a success)?
     pub fn at_front(&self) -> bool {
         self.response_delay_ms > 0
+            || self.drop_when_full
             || self.gated()
             || self.deduped()
             || self.claims()
@@ -232,6 +233,7 @@ impl Spec {
             edit: Some(self.edit()).filter(Edit::any),
             sticky_tool: self.sticky_failure_tool.clone(),
             sticky_for: Duration::from_millis(self.sticky_failure_ms),
+            drop_when_full: self.drop_when_full,
             duplicate: if self.deaf_after_duplicate {
                 Some(super::front::Duplicate::Deaf)
             } else if self.drop_duplicates {
@@ -399,7 +401,7 @@ pub fn main(args: &[std::ffi::OsString]) -> u8 {
         // Not kept: the shim never ends it.
         drop(orphan_child());
     }
-    if relay.is_none() && spec.drop_when_full {
+    if relay.is_none() && spec.drop_when_full && spec.http_front.is_empty() {
         relay = child
             .stdout
             .take()

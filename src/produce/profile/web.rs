@@ -151,6 +151,8 @@ pub struct Rec {
     /// Per direction, the bytes stored in full ([`TRANSCRIPT_KEEP_BYTES`] unless
     /// [`Rec::keeping`] says more).
     keep: usize,
+    /// Every chunk stored deflated ([`Rec::packing`]).
+    pack_all: bool,
 }
 
 #[derive(Default)]
@@ -175,6 +177,8 @@ struct Kept {
 /// carried it, and `oversized-event`'s 256 KiB (the 16 MiB body of its
 /// control stays elided).
 pub const PACKED_KEEP_BYTES: usize = 4 << 20;
+/// The most bytes per direction a [`Rec::packing`] record stores deflated.
+pub const PACK_ALL_KEEP_BYTES: usize = 16 << 20;
 
 /// A recorded event, or a chunk held raw until the transcript is made.
 enum Entry {
@@ -204,6 +208,7 @@ impl Rec {
             redactor: (!secrets.is_empty()).then(|| Redactor::synthetic(&secrets)),
             inner: Mutex::default(),
             keep: TRANSCRIPT_KEEP_BYTES,
+            pack_all: false,
         }
     }
 
@@ -214,6 +219,7 @@ impl Rec {
             redactor: Some(redactor),
             inner: Mutex::default(),
             keep: TRANSCRIPT_KEEP_BYTES,
+            pack_all: false,
         }
     }
 
@@ -221,6 +227,15 @@ impl Rec {
     /// reads every answer (`bounded-soak`).
     pub fn keeping(mut self, bytes: usize) -> Rec {
         self.keep = self.keep.max(bytes);
+        self
+    }
+
+    /// This record keeping up to `bytes` per direction, every chunk stored deflated
+    /// (up to [`PACK_ALL_KEEP_BYTES`]): a conversation of many repeated answers whose
+    /// judge reads them all (`backpressure`).
+    pub fn packing(mut self, bytes: usize) -> Rec {
+        self.keep = self.keep.max(bytes);
+        self.pack_all = true;
         self
     }
 
@@ -240,13 +255,20 @@ impl Rec {
             });
             return;
         }
-        let v = Self::chunk_value(&mut inner.kept, self.keep, at, conn, dir, bytes);
+        let v = Self::chunk_value(
+            &mut inner.kept,
+            (self.keep, self.pack_all),
+            at,
+            conn,
+            dir,
+            bytes,
+        );
         inner.events.push(Entry::Done(v));
     }
 
     fn chunk_value(
         kept: &mut BTreeMap<&'static str, Kept>,
-        keep: usize,
+        (keep, pack_all): (usize, bool),
         at: u64,
         conn: usize,
         dir: &'static str,
@@ -257,8 +279,13 @@ impl Rec {
         if !elide {
             kept.plain += bytes.len();
         }
-        let mut v = if (elide || bytes.len() > CHUNK_ELIDE_BYTES)
-            && kept.packed + bytes.len() <= PACKED_KEEP_BYTES
+        let packed_limit = if pack_all {
+            PACK_ALL_KEEP_BYTES
+        } else {
+            PACKED_KEEP_BYTES
+        };
+        let mut v = if (pack_all || elide || bytes.len() > CHUNK_ELIDE_BYTES)
+            && kept.packed + bytes.len() <= packed_limit
             && let Some(packed) = crate::judge::http::deflated(bytes)
         {
             kept.packed += bytes.len();
@@ -335,7 +362,14 @@ impl Rec {
                 Entry::Done(v) => v.clone(),
                 Entry::Raw { at, conn, dir, .. } => {
                     let bytes = redacted.remove(&k).unwrap_or_default();
-                    Self::chunk_value(&mut kept, self.keep, *at, *conn, dir, &bytes)
+                    Self::chunk_value(
+                        &mut kept,
+                        (self.keep, self.pack_all),
+                        *at,
+                        *conn,
+                        dir,
+                        &bytes,
+                    )
                 }
             })
             .collect();
@@ -376,6 +410,19 @@ impl Tap for Tapped<'_> {
     }
 }
 
+/// [`Conn::writer`]: writes on a connection whose responses another thread reads.
+pub struct Writer<'r> {
+    stream: std::net::TcpStream,
+    tap: Tapped<'r>,
+}
+
+impl Writer<'_> {
+    /// Write `bytes` (recorded first); false when the write failed.
+    pub fn write(&mut self, bytes: &[u8]) -> bool {
+        crate::produce::drive::http::write_tapped(&mut self.stream, &self.tap, bytes)
+    }
+}
+
 impl<'r> Conn<'r> {
     pub fn open(rec: &'r Rec, to: impl Into<Endpoint>) -> std::io::Result<Conn<'r>> {
         let id = rec.next_conn();
@@ -391,6 +438,18 @@ impl<'r> Conn<'r> {
     /// This end's port.
     pub fn local_port(&self) -> u16 {
         self.io.local_port()
+    }
+
+    /// A writer on this connection for another thread, each write recorded as this
+    /// connection's (the reading stays here).
+    pub fn writer(&self) -> Option<Writer<'r>> {
+        Some(Writer {
+            stream: self.io.stream_clone()?,
+            tap: Tapped {
+                rec: self.rec,
+                id: self.id,
+            },
+        })
     }
 
     /// Write `bytes` from another thread while reading the response, so a
@@ -428,6 +487,12 @@ impl<'r> Conn<'r> {
         let r = Resp::from(self.io.response(limit, how));
         self.read_done(&r);
         r
+    }
+
+    /// [`Conn::response`] without its `response-read` event: one of many pipelined
+    /// responses whose reads the caller records as a whole.
+    pub fn response_unannounced(&mut self, limit: Duration) -> Resp {
+        Resp::from(self.io.response(limit, &Reading::default()))
     }
 
     /// Record that a response read ended and what it read: after every

@@ -31,6 +31,9 @@ const ROUND_GAP: Duration = Duration::from_millis(20);
 
 fn flow(ctx: &Ctx, role: &str) -> Value {
     let mut rec = record(ctx, "backpressure", role, "backpressure");
+    if ctx.web.is_some() {
+        return super::http::backpressure(ctx, rec, HOLD, WRITE_BYTES);
+    }
     let (mut probe, open) = match started(ctx, &mut rec) {
         Ok(p) => p,
         Err(observation) => return observation,

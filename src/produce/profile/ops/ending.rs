@@ -198,7 +198,8 @@ fn ending(ctx: &Ctx, check: &str, role: &str, how: Ending) -> Value {
     if ctx.web.is_some() {
         let end = match how {
             Ending::Sigterm => super::http::End::Sigterm,
-            _ => super::http::End::Ordinary,
+            Ending::StdinClosed => super::http::End::SessionEnded,
+            Ending::Ordinary => super::http::End::Ordinary,
         };
         return super::http::ending(ctx, rec, end, how == Ending::Ordinary && role == "negative");
     }

@@ -1,5 +1,5 @@
-//! Operational checks over Streamable HTTP (twenty-four of the 26: all but `backpressure`
-//! and `graceful-shutdown`): the process and leak checks, whose controls act on the
+//! Operational checks over Streamable HTTP (all 26): the process and leak checks,
+//! whose controls act on the
 //! process; the bad-input checks, whose controls are what the runner sends; and the
 //! checks whose controls act on the conversation (answers held, requests over a limit
 //! dropped or refused, a duplicate met, a call claimed, a failure repeated, the listed
@@ -119,7 +119,11 @@ fn served(
     keep: usize,
 ) -> (Server, Rec, Option<Session>) {
     let server = serve(ctx, launch);
-    let web = Rec::new(ctx.web().bearer.as_ref()).keeping(keep);
+    let web = match keep {
+        PACKED => Rec::new(ctx.web().bearer.as_ref())
+            .packing(crate::produce::profile::web::PACK_ALL_KEEP_BYTES),
+        keep => Rec::new(ctx.web().bearer.as_ref()).keeping(keep),
+    };
     let session = match &server.failed {
         Some(why) => {
             rec["startError"] = json!(why);
@@ -145,6 +149,10 @@ pub enum End {
     /// SIGTERM once the requests are answered (`forced-shutdown`); the runner waits
     /// for the exit.
     Sigterm,
+    /// The client's session ended first (`graceful-shutdown`): MCP's DELETE with the
+    /// session id when the subject gave one, on a fresh connection, every connection
+    /// closed; then SIGTERM, and the runner waits for the exit.
+    SessionEnded,
     /// The end of every observation (`cleanup`): SIGTERM, then the group killed; the
     /// end record says what was left alive.
     Ordinary,
@@ -171,16 +179,288 @@ pub fn ending(ctx: &Ctx, mut rec: Value, how: End, injected: bool) -> Value {
             let _ = ctx.post_fresh(&web, &server, &session, &msg, &Shape::default());
         }
         rec["inFlightIds"] = json!(ids);
-        if how == End::Sigterm
-            && let Some(probe) = server.probe.as_mut()
-        {
-            let wait = Duration::from_millis(w.budgets.term_ms * 2 + 1000);
+        if how == End::SessionEnded {
+            // Ended as MCP's Streamable HTTP transport ends a session: a DELETE with
+            // the session id (a server may answer 405: reported, not judged); without
+            // an id there is nothing to delete, and closing the connections ends it.
+            if session.id.is_some() {
+                let (_, msg) = ctx.live_request();
+                let shape = Shape {
+                    method: Some("DELETE".into()),
+                    body: Some(Vec::new()),
+                    ..Shape::default()
+                };
+                let _ = ctx.post_fresh(&web, &server, &session, &msg, &shape);
+                rec["sessionEnd"] = json!("delete");
+            } else {
+                rec["sessionEnd"] = json!("no-session-id");
+            }
+        }
+        let budget = match how {
+            End::Sigterm => Some(w.budgets.term_ms),
+            End::SessionEnded => Some(w.budgets.shutdown_ms),
+            End::Ordinary => None,
+        };
+        if let (Some(budget), Some(probe)) = (budget, server.probe.as_mut()) {
+            let wait = Duration::from_millis(budget * 2 + 1000);
             probe.signal_and_wait(rustix::process::Signal::TERM, "SIGTERM", wait);
         }
     }
     let mut t = transcript(ctx, &web, server, injected);
     t["observation"] = json!({"ops": rec});
     t
+}
+
+/// Keep every byte of the conversation, each chunk stored deflated ([`Rec::packing`]).
+const PACKED: usize = usize::MAX;
+
+/// How large a TCP socket's send buffer may grow on this machine (the kernel's
+/// `net.ipv4.tcp_wmem` maximum), in bytes.
+fn send_buffer_max() -> Option<u64> {
+    std::fs::read_to_string("/proc/sys/net/ipv4/tcp_wmem")
+        .ok()?
+        .split_whitespace()
+        .nth(2)?
+        .parse()
+        .ok()
+}
+
+/// What a `backpressure` observation over HTTP may store of the answers per direction:
+/// beyond it the record could not show that every answer came whole.
+const BACKPRESSURE_MOST_BYTES: u64 = 12 << 20;
+/// The most requests a `backpressure` observation over HTTP sends (when answers are tiny).
+const BACKPRESSURE_MOST_REQUESTS: usize = 20_000;
+
+/// `backpressure` over Streamable HTTP. Each request on a connection of its own would be
+/// held by the kernel's buffers alone, so the requests are pipelined on one connection
+/// (HTTP/1.1 lets a client send requests without waiting for responses; the server
+/// answers them in order): enough that their answers outgrow the subject's TCP send
+/// buffer at its largest (the kernel's `tcp_wmem` maximum) by a MiB. A thread writes
+/// them while the runner does not read; the runner reads again once the writes have
+/// stalled (or ended) for `hold`, then reads every response in order, and posts a live
+/// request on a fresh connection.
+pub fn backpressure(ctx: &Ctx, mut rec: Value, hold: Duration, write_bytes: usize) -> Value {
+    let (server, web, session) = match opened_keeping(ctx, &mut rec, PACKED) {
+        Ok(o) => o,
+        Err(observation) => return observation,
+    };
+    if let Some(session) = session {
+        let list = |ctx: &Ctx| {
+            if ctx.modern() {
+                ctx.live_request()
+            } else {
+                let id = ctx.id();
+                let msg = ctx.request(&id, "tools/list", json!({}));
+                (id, msg)
+            }
+        };
+        // An answer's size as the judge counts it: its JSON text and a byte (the
+        // framing around it only adds to what the subject writes).
+        let size = |r: &Resp, id: &Value| {
+            r.result_for(id)
+                .and_then(|_| r.answer(id))
+                .map_or(0, |m| m.to_string().len() + 1)
+        };
+        let (id, msg) = list(ctx);
+        let asked = Instant::now();
+        let r = ctx.post_fresh(&web, &server, &session, &msg, &Shape::default());
+        // How long the subject takes to write nothing while it still has answers to
+        // give is judged against its own pace: twenty times this answer's time.
+        let pace = asked.elapsed();
+        let (kind, size) = match size(&r, &id) {
+            0 => {
+                let (id, msg) = ctx.live_request();
+                let r = ctx.post_fresh(&web, &server, &session, &msg, &Shape::default());
+                ("live", size(&r, &id))
+            }
+            s => ("tools/list", s),
+        };
+        let most = send_buffer_max();
+        rec["sendBufferMaxBytes"] = json!(most);
+        if let (Some(most), true) = (most, size > 0) {
+            let target = most + (1 << 20);
+            let n = usize::try_from(target.div_ceil(size as u64))
+                .unwrap_or(usize::MAX)
+                .clamp(8, BACKPRESSURE_MOST_REQUESTS);
+            rec["requestKind"] = json!(kind);
+            rec["answerBytes"] = json!(size);
+            if (n * size) as u64 > BACKPRESSURE_MOST_BYTES {
+                rec["tooLarge"] = json!(format!(
+                    "{n} answers of about {size} bytes would be more than the {BACKPRESSURE_MOST_BYTES} bytes the record keeps"
+                ));
+            } else {
+                let stall = hold.max(pace * 20).min(Duration::from_secs(10));
+                pipelined(
+                    ctx,
+                    &web,
+                    &server,
+                    &session,
+                    (n, kind),
+                    stall,
+                    write_bytes,
+                    &mut rec,
+                );
+                rec["afterId"] = live(ctx, &web, &server, &session);
+            }
+        }
+    }
+    let mut t = transcript(ctx, &web, server, false);
+    t["observation"] = json!({"ops": rec});
+    t
+}
+
+/// The kernel's queues of the TCP connection between local ports `ours` and `theirs`,
+/// read from the network namespace of process `pid` (`/proc/PID/net/tcp` and `tcp6`,
+/// where the subject's sockets are, and the runner's through the sandbox's door): the
+/// bytes received at `ours` and not yet read, and those `theirs` holds unsent (or
+/// unacknowledged).
+fn queues(pid: u32, ours: u16, theirs: u16) -> Option<(u64, u64)> {
+    let (mut unread, mut unsent) = (None, None);
+    let port = |a: &str| {
+        a.rsplit(':')
+            .next()
+            .and_then(|p| u16::from_str_radix(p, 16).ok())
+    };
+    for file in ["tcp", "tcp6"] {
+        let Ok(table) = std::fs::read_to_string(format!("/proc/{pid}/net/{file}")) else {
+            continue;
+        };
+        for line in table.lines().skip(1) {
+            let f: Vec<&str> = line.split_whitespace().collect();
+            let (Some(local), Some(remote)) = (
+                f.get(1).and_then(|a| port(a)),
+                f.get(2).and_then(|a| port(a)),
+            ) else {
+                continue;
+            };
+            let Some((tx, rx)) = f.get(4).and_then(|q| q.split_once(':')) else {
+                continue;
+            };
+            let (Ok(tx), Ok(rx)) = (u64::from_str_radix(tx, 16), u64::from_str_radix(rx, 16))
+            else {
+                continue;
+            };
+            if (local, remote) == (ours, theirs) {
+                unread = Some(rx);
+            }
+            if (local, remote) == (theirs, ours) {
+                unsent = Some(tx);
+            }
+        }
+    }
+    Some((unread?, unsent?))
+}
+
+/// [`backpressure`]'s `n` requests of `kind`, pipelined on one connection. The runner
+/// reads again once nothing has moved for `stall`: not its writes, not the bytes waiting
+/// at its end, not those the subject's end holds unsent (at most a bound, after which it
+/// reads again all the same and the record says the subject had not stalled).
+#[allow(clippy::too_many_arguments)]
+fn pipelined(
+    ctx: &Ctx,
+    web: &Rec,
+    server: &Server,
+    session: &Session,
+    (n, kind): (usize, &str),
+    stall: Duration,
+    write_bytes: usize,
+    rec: &mut Value,
+) {
+    let mut ids = Vec::with_capacity(n);
+    let mut writes: Vec<Vec<u8>> = vec![Vec::new()];
+    for _ in 0..n {
+        let (id, msg) = if kind == "tools/list" {
+            let id = ctx.id();
+            let msg = ctx.request(&id, "tools/list", json!({}));
+            (id, msg)
+        } else {
+            ctx.live_request()
+        };
+        let bytes = ctx.http_request(server, session, &msg, &Shape::default());
+        if writes
+            .last()
+            .is_some_and(|w| !w.is_empty() && w.len() + bytes.len() > write_bytes)
+        {
+            writes.push(Vec::new());
+        }
+        writes.last_mut().expect("one write at least").extend(bytes);
+        ids.push(id);
+    }
+    let total: usize = writes.iter().map(Vec::len).sum();
+    rec["requestIds"] = json!(ids);
+    let Ok(mut conn) = Conn::open(web, &server.addr) else {
+        return;
+    };
+    let Some(mut writer) = conn.writer() else {
+        return;
+    };
+    let written = AtomicU64::new(0);
+    std::thread::scope(|sc| {
+        web.event(Some(conn.id), "reading-paused", json!({}));
+        sc.spawn(|| {
+            for w in &writes {
+                if !writer.write(w) {
+                    break;
+                }
+                written.fetch_add(w.len() as u64, Ordering::SeqCst);
+            }
+        });
+        let pid = server.probe.as_ref().map(|p| p.pid());
+        let (ours, theirs) = (conn.local_port(), server.addr.addr.port());
+        let state = || {
+            (
+                written.load(Ordering::SeqCst),
+                pid.and_then(|pid| queues(pid, ours, theirs)),
+            )
+        };
+        let start = Instant::now();
+        let most = ctx.answer.max(Duration::from_secs(10)) + stall;
+        let (mut seen, mut since) = (state(), Instant::now());
+        while start.elapsed() < most && since.elapsed() < stall {
+            std::thread::sleep(Duration::from_millis(20));
+            let now = state();
+            if now != seen {
+                (seen, since) = (now, Instant::now());
+            }
+        }
+        let stalled = since.elapsed();
+        rec["pendingAtResume"] = json!(total as u64 - seen.0);
+        web.event(
+            Some(conn.id),
+            "reading-resumed",
+            json!({
+                "unreadBytes": seen.1.map(|q| q.0),
+                "subjectUnsentBytes": seen.1.map(|q| q.1),
+                "stalledMs": u64::try_from(stalled.as_millis()).unwrap_or(u64::MAX),
+                "stallMs": u64::try_from(stall.as_millis()).unwrap_or(u64::MAX),
+            }),
+        );
+        let until = Instant::now() + ctx.answer + Duration::from_millis(n as u64);
+        let mut read = 0;
+        let mut end = "every response read";
+        while read < n {
+            let left = until.saturating_duration_since(Instant::now());
+            let r = conn.response_unannounced(left);
+            if r.status.is_some() {
+                read += 1;
+            }
+            if r.eof || r.timed_out || r.status.is_none() {
+                end = if r.eof {
+                    "the subject closed the connection"
+                } else {
+                    "the runner's wait ran out"
+                };
+                break;
+            }
+        }
+        web.event(
+            Some(conn.id),
+            "responses-read",
+            json!({"responses": read, "of": n, "end": end}),
+        );
+        // The writer ends once its connection does.
+        conn.close("the responses were read");
+    });
 }
 
 /// A live request posted on a fresh connection of `server`'s conversation and

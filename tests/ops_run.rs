@@ -1046,20 +1046,44 @@ fn backpressure_is_held_to_over_streamable_http() {
         assert_eq!(got, [want], "{flags:?}");
         let (code, text) = validate(&dir);
         assert_eq!(code, i32::from(want.0 == "FAIL"), "{flags:?}: {text}");
-        // The record holds the kernel's queues when the runner read again.
-        let t = read_json(&dir.join("artifacts/backpressure/positive.json"));
-        let resumed = t["transcript"]["http"]["events"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|e| e["event"] == "reading-resumed")
-            .cloned()
-            .unwrap();
-        assert!(
-            resumed["subjectUnsentBytes"].as_u64().is_some(),
-            "{resumed}"
-        );
+        held_with_queues(&dir);
     }
+    // A subject with a declared rate limit gets the requests within it, window by window,
+    // and the request after them a window later: it is held to backpressure, not to its
+    // limit.
+    let tmp = tempfile::tempdir().unwrap();
+    let declared = format!("{WORKLOAD}\n[rateLimit]\nrequests = 50\nwindowMs = 500\n");
+    let flags = [
+        "--http-port",
+        "{port}",
+        "--describe-tools",
+        "4000",
+        "--rate-limit",
+        "50/500",
+    ];
+    let dir = expect_run(
+        &tmp,
+        &declared,
+        (&["backpressure"], options, &flags),
+        &[("backpressure", "PASS", "MCP_RES_OPS_BACKPRESSURE_HELD")],
+    );
+    held_with_queues(&dir);
+}
+
+/// The positive's record holds the kernel's queues when the runner read again.
+fn held_with_queues(dir: &Path) {
+    let t = read_json(&dir.join("artifacts/backpressure/positive.json"));
+    let resumed = t["transcript"]["http"]["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["event"] == "reading-resumed")
+        .cloned()
+        .unwrap();
+    assert!(
+        resumed["subjectUnsentBytes"].as_u64().is_some(),
+        "{resumed}"
+    );
 }
 
 /// A record read with a laxer workload than the run declared is refused, and so is a

@@ -300,6 +300,10 @@ pub fn backpressure(ctx: &Ctx, mut rec: Value, hold: Duration, write_bytes: usiz
                     write_bytes,
                     &mut rec,
                 );
+                // Past a declared rate limit's window: the request after them is not over it.
+                if let Some(r) = ctx.ops.as_deref().and_then(|w| w.rate_limit.as_ref()) {
+                    std::thread::sleep(Duration::from_millis(r.window_ms));
+                }
                 rec["afterId"] = live(ctx, &web, &server, &session);
             }
         }
@@ -366,9 +370,22 @@ fn pipelined(
     write_bytes: usize,
     rec: &mut Value,
 ) {
+    // A subject that declares a rate limit gets nine tenths of it per window, a window
+    // apart: so that its answers, not its refusals, fill the buffers.
+    let per_window = ctx
+        .ops
+        .as_deref()
+        .and_then(|w| w.rate_limit.as_ref())
+        .map(|r| {
+            (
+                (r.requests as usize * 9 / 10).max(1),
+                Duration::from_millis(r.window_ms),
+            )
+        });
     let mut ids = Vec::with_capacity(n);
-    let mut writes: Vec<Vec<u8>> = vec![Vec::new()];
-    for _ in 0..n {
+    // Each write, with whether a window must pass before it.
+    let mut writes: Vec<(bool, Vec<u8>)> = vec![(false, Vec::new())];
+    for k in 0..n {
         let (id, msg) = if kind == "tools/list" {
             let id = ctx.id();
             let msg = ctx.request(&id, "tools/list", json!({}));
@@ -377,16 +394,27 @@ fn pipelined(
             ctx.live_request()
         };
         let bytes = ctx.http_request(server, session, &msg, &Shape::default());
-        if writes
+        let next_window = per_window.is_some_and(|(per, _)| k > 0 && k % per == 0);
+        if next_window {
+            writes.push((true, Vec::new()));
+        } else if writes
             .last()
-            .is_some_and(|w| !w.is_empty() && w.len() + bytes.len() > write_bytes)
+            .is_some_and(|(_, w)| !w.is_empty() && w.len() + bytes.len() > write_bytes)
         {
-            writes.push(Vec::new());
+            writes.push((false, Vec::new()));
         }
-        writes.last_mut().expect("one write at least").extend(bytes);
+        writes
+            .last_mut()
+            .expect("one write at least")
+            .1
+            .extend(bytes);
         ids.push(id);
     }
-    let total: usize = writes.iter().map(Vec::len).sum();
+    let total: usize = writes.iter().map(|(_, w)| w.len()).sum();
+    let window = per_window.map_or(Duration::ZERO, |(_, w)| w);
+    let paced = window * writes.iter().filter(|(wait, _)| *wait).count() as u32;
+    // A pause between windows is no stall.
+    let stall = stall.max(window * 3 / 2);
     rec["requestIds"] = json!(ids);
     let Ok(mut conn) = Conn::open(web, &server.addr) else {
         return;
@@ -398,7 +426,10 @@ fn pipelined(
     std::thread::scope(|sc| {
         web.event(Some(conn.id), "reading-paused", json!({}));
         sc.spawn(|| {
-            for w in &writes {
+            for (wait, w) in &writes {
+                if *wait {
+                    std::thread::sleep(window);
+                }
                 if !writer.write(w) {
                     break;
                 }
@@ -414,7 +445,7 @@ fn pipelined(
             )
         };
         let start = Instant::now();
-        let most = ctx.answer.max(Duration::from_secs(10)) + stall;
+        let most = paced + ctx.answer.max(Duration::from_secs(10)) + stall;
         let (mut seen, mut since) = (state(), Instant::now());
         while start.elapsed() < most && since.elapsed() < stall {
             std::thread::sleep(Duration::from_millis(20));

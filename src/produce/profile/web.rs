@@ -151,7 +151,7 @@ pub struct Rec {
     /// Per direction, the bytes stored in full ([`TRANSCRIPT_KEEP_BYTES`] unless
     /// [`Rec::keeping`] says more).
     keep: usize,
-    /// Every chunk stored deflated ([`Rec::packing`]).
+    /// Every chunk stored deflated, runs of them merged ([`Rec::packing`]).
     pack_all: bool,
 }
 
@@ -179,6 +179,10 @@ struct Kept {
 pub const PACKED_KEEP_BYTES: usize = 4 << 20;
 /// The most bytes per direction a [`Rec::packing`] record stores deflated.
 pub const PACK_ALL_KEEP_BYTES: usize = 16 << 20;
+/// A [`Rec::packing`] record stores a run of chunks of one connection's direction, with
+/// nothing recorded between them, as one chunk of up to this many bytes (each chunk
+/// deflated alone would store its own dictionary and framing).
+pub const PACK_MERGE_BYTES: usize = 1 << 20;
 
 /// A recorded event, or a chunk held raw until the transcript is made.
 enum Entry {
@@ -246,7 +250,27 @@ impl Rec {
     fn chunk(&self, conn: usize, dir: &'static str, bytes: &[u8]) {
         let at = self.now_ms();
         let mut inner = self.inner.lock().expect("record lock");
-        if self.redactor.is_some() {
+        if self.pack_all
+            && self.redactor.is_none()
+            && let Some(Entry::Raw {
+                at: a,
+                conn: c,
+                dir: d,
+                bytes: b,
+            }) = inner.events.last_mut()
+            && (*c, *d) == (conn, dir)
+            && b.len() + bytes.len() <= PACK_MERGE_BYTES
+        {
+            // One stored chunk for a run of them: what was sent keeps its first
+            // piece's time (no later than it was sent), what came its last (no sooner
+            // than it came).
+            b.extend_from_slice(bytes);
+            if dir != "sent" {
+                *a = at;
+            }
+            return;
+        }
+        if self.redactor.is_some() || self.pack_all {
             inner.events.push(Entry::Raw {
                 at,
                 conn,
@@ -360,8 +384,17 @@ impl Rec {
             .enumerate()
             .map(|(k, e)| match e {
                 Entry::Done(v) => v.clone(),
-                Entry::Raw { at, conn, dir, .. } => {
-                    let bytes = redacted.remove(&k).unwrap_or_default();
+                Entry::Raw {
+                    at,
+                    conn,
+                    dir,
+                    bytes,
+                } => {
+                    let bytes = if self.redactor.is_some() {
+                        redacted.remove(&k).unwrap_or_default()
+                    } else {
+                        bytes.to_vec()
+                    };
                     Self::chunk_value(
                         &mut kept,
                         (self.keep, self.pack_all),
@@ -724,5 +757,51 @@ mod tests {
             ]
         );
         assert!(!t.to_string().contains("ret.token"));
+    }
+
+    /// A packing record stores a run of one connection's direction as one deflated
+    /// chunk: its bytes whole, what was sent at its first piece's time, what came at its
+    /// last's; anything recorded between two pieces ends the run.
+    #[test]
+    fn a_packing_record_merges_runs_and_keeps_their_bytes() {
+        let rec = Rec::new(None).packing(PACK_ALL_KEEP_BYTES);
+        let (one, two) = ([b'a'; 700], [b'b'; 700]);
+        rec.chunk(1, "sent", &one);
+        std::thread::sleep(Duration::from_millis(5));
+        rec.chunk(1, "sent", &two);
+        rec.chunk(1, "received", b"HTTP/1.1 200 ");
+        std::thread::sleep(Duration::from_millis(5));
+        rec.chunk(1, "received", b"OK");
+        rec.event(Some(1), "reading-resumed", json!({}));
+        rec.chunk(1, "received", b" and more");
+        rec.chunk(2, "received", b"other");
+        let t = rec.transcript();
+        let events = t["events"].as_array().unwrap();
+        let chunks: Vec<(&str, Vec<u8>)> = events
+            .iter()
+            .filter(|e| e.get("stream").is_some())
+            .map(|e| {
+                (
+                    e["stream"].as_str().unwrap(),
+                    crate::judge::http::chunk_bytes(e).unwrap(),
+                )
+            })
+            .collect();
+        // The merged run is large enough to be stored deflated (each piece alone is not).
+        assert!(events[0].get("deflate").is_some(), "{}", events[0]);
+        assert_eq!(
+            chunks,
+            [
+                ("sent", [one, two].concat()),
+                ("received", b"HTTP/1.1 200 OK".to_vec()),
+                ("received", b" and more".to_vec()),
+                ("received", b"other".to_vec()),
+            ]
+        );
+        let at = |k: usize| events[k]["atMs"].as_u64().unwrap();
+        // The sent run at its first piece (no later than it was sent); the received run
+        // at its last (no sooner than it came): at least the 5 ms slept inside it.
+        assert!(at(1) >= at(0) + 5, "{events:?}");
+        assert_eq!(events[2]["event"], "reading-resumed");
     }
 }

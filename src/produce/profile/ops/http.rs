@@ -245,15 +245,6 @@ pub fn backpressure(ctx: &Ctx, mut rec: Value, hold: Duration, write_bytes: usiz
         Err(observation) => return observation,
     };
     if let Some(session) = session {
-        let list = |ctx: &Ctx| {
-            if ctx.modern() {
-                ctx.live_request()
-            } else {
-                let id = ctx.id();
-                let msg = ctx.request(&id, "tools/list", json!({}));
-                (id, msg)
-            }
-        };
         // An answer's size as the judge counts it: its JSON text and a byte (the
         // framing around it only adds to what the subject writes).
         let size = |r: &Resp, id: &Value| {
@@ -261,7 +252,7 @@ pub fn backpressure(ctx: &Ctx, mut rec: Value, hold: Duration, write_bytes: usiz
                 .and_then(|_| r.answer(id))
                 .map_or(0, |m| m.to_string().len() + 1)
         };
-        let (id, msg) = list(ctx);
+        let (id, msg) = request_of(ctx, "tools/list");
         let asked = Instant::now();
         let r = ctx.post_fresh(&web, &server, &session, &msg, &Shape::default());
         // How long the subject takes to write nothing while it still has answers to
@@ -269,7 +260,7 @@ pub fn backpressure(ctx: &Ctx, mut rec: Value, hold: Duration, write_bytes: usiz
         let pace = asked.elapsed();
         let (kind, size) = match size(&r, &id) {
             0 => {
-                let (id, msg) = ctx.live_request();
+                let (id, msg) = request_of(ctx, "live");
                 let r = ctx.post_fresh(&web, &server, &session, &msg, &Shape::default());
                 ("live", size(&r, &id))
             }
@@ -311,6 +302,18 @@ pub fn backpressure(ctx: &Ctx, mut rec: Value, hold: Duration, write_bytes: usiz
     let mut t = transcript(ctx, &web, server, false);
     t["observation"] = json!({"ops": rec});
     t
+}
+
+/// A request of `kind` for [`backpressure`] (its id and message): the tool list, or the
+/// live request.
+fn request_of(ctx: &Ctx, kind: &str) -> (Value, Value) {
+    if kind == "tools/list" {
+        let id = ctx.id();
+        let msg = ctx.request(&id, "tools/list", json!({}));
+        (id, msg)
+    } else {
+        ctx.live_request()
+    }
 }
 
 /// The kernel's queues of the TCP connection between local ports `ours` and `theirs`,
@@ -386,13 +389,7 @@ fn pipelined(
     // Each write, with whether a window must pass before it.
     let mut writes: Vec<(bool, Vec<u8>)> = vec![(false, Vec::new())];
     for k in 0..n {
-        let (id, msg) = if kind == "tools/list" {
-            let id = ctx.id();
-            let msg = ctx.request(&id, "tools/list", json!({}));
-            (id, msg)
-        } else {
-            ctx.live_request()
-        };
+        let (id, msg) = request_of(ctx, kind);
         let bytes = ctx.http_request(server, session, &msg, &Shape::default());
         let next_window = per_window.is_some_and(|(per, _)| k > 0 && k % per == 0);
         if next_window {

@@ -1967,8 +1967,8 @@ fn backpressure_reading(rec: &Value, transcript: &Value) -> Reading {
         );
     }
     // Over Streamable HTTP the runner stops reading its one connection (its events are
-    // the conversation's), and the answers must outgrow the subject's TCP send buffer
-    // at its largest (read by the runner from the kernel and recorded), not a pipe.
+    // the conversation's), and the subject must be shown holding answers back when it
+    // read again (`held_back`), not merely answering more than a pipe holds.
     let web = transcript
         .get("http")
         .filter(|h| h.get("connections").is_some());

@@ -16,6 +16,8 @@ mod limits;
 mod oauth;
 mod official_cmd;
 #[cfg(feature = "server")]
+mod official_run;
+#[cfg(feature = "server")]
 mod profile_run;
 mod profiles;
 mod render;

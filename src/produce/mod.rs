@@ -16,6 +16,8 @@ pub mod migrate;
 #[cfg(feature = "server")]
 pub mod oauth;
 pub mod official;
+#[cfg(feature = "server")]
+pub mod official_run;
 pub mod pack;
 #[cfg(feature = "server")]
 pub mod profile;

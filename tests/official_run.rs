@@ -392,3 +392,42 @@ fn unusable_requests_are_refused_before_anything_runs() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("2026-07-28"));
     assert!(!work.join("a.json").exists());
 }
+
+#[test]
+fn the_committed_attachments_validate_with_the_status_their_readme_gives() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("bundles/official");
+    for (name, status, failures) in [
+        ("reference-2025-11-25", "COMPLETE", 0),
+        ("everything-2025-11-25", "INVALID", 19),
+    ] {
+        let attachment = root.join(format!("{name}.json"));
+        let out = support::command()
+            .args(["validate", "--format", "json"])
+            .arg(&attachment)
+            .output()
+            .expect("run mcpres validate");
+        let report: Value = serde_json::from_slice(&out.stdout).expect("report");
+        assert_eq!(out.status.code(), Some(0), "{name}: {report}");
+        assert_eq!(report["importStatus"], status, "{name}");
+        let doc = read(&attachment);
+        let failed = doc["checks"]
+            .as_array()
+            .expect("checks")
+            .iter()
+            .filter(|c| c["outcome"] == "FAILURE")
+            .count();
+        assert_eq!(failed, failures, "{name}");
+        // The run record names the suite's command line and the digest the
+        // attachment carries.
+        let record = read(&root.join(format!("{name}.run.json")));
+        assert_eq!(
+            record["suite"]["packageSha256"],
+            doc["source"]["packageSha256"]
+        );
+        assert_eq!(
+            record["requirementSet"]["sha256"],
+            doc["requirementSet"]["sha256"]
+        );
+        assert_eq!(record["commandLine"][1], "server");
+    }
+}

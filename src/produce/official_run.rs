@@ -23,7 +23,6 @@
 
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -321,11 +320,7 @@ pub fn list(suite: &Suite, revision: &str) -> Result<Listing, RunError> {
         "--spec-version".into(),
         revision.into(),
     ];
-    let out = Command::new(&suite.node)
-        .arg(&suite.index)
-        .args(&args)
-        .current_dir(&suite.dir)
-        .stdin(Stdio::null())
+    let out = spawn::tool_command(&suite.node, &suite_args(suite, &args), &suite.dir)
         .output()
         .map_err(|e| suite_err(format!("cannot run {}: {e}", suite.node.display())))?;
     if !out.status.success() {
@@ -353,6 +348,13 @@ pub fn list(suite: &Suite, revision: &str) -> Result<Listing, RunError> {
         bytes: out.stdout,
         scenarios,
     })
+}
+
+/// The suite's entry point followed by `args`, as the Node.js arguments.
+fn suite_args(suite: &Suite, args: &[String]) -> Vec<std::ffi::OsString> {
+    std::iter::once(suite.index.clone().into_os_string())
+        .chain(args.iter().map(Into::into))
+        .collect()
 }
 
 /// One run's settings.
@@ -722,14 +724,7 @@ fn drive_suite(
     opts: &Options,
     progress: &mut dyn FnMut(String),
 ) -> Result<Harness, RunError> {
-    let mut cmd = Command::new(&suite.node);
-    cmd.arg(&suite.index)
-        .args(args)
-        .current_dir(&suite.dir)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
+    let cmd = spawn::tool_command(&suite.node, &suite_args(suite, args), &suite.dir);
     let started_at = Instant::now();
     let mut child = spawn::spawn(cmd)
         .map_err(|e| suite_err(format!("cannot run {}: {e}", suite.node.display())))?;

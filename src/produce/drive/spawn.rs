@@ -98,6 +98,21 @@ pub fn command_in(
     cmd
 }
 
+/// The command that runs a tool mcpres drives beside a subject (not a
+/// subject: the official conformance suite): `program` with `args` in `dir`,
+/// the caller's environment, no stdin, piped stdout and stderr, in a process
+/// group of its own (so that a stop kills what it started).
+pub fn tool_command(program: &Path, args: &[std::ffi::OsString], dir: &Path) -> Command {
+    let mut cmd = Command::new(program);
+    cmd.args(args)
+        .current_dir(dir)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0);
+    cmd
+}
+
 /// Start `cmd` (from [`command`]) for a blocking owner, which reaps it and
 /// then calls [`proc::unregister_child`].
 pub fn spawn(mut cmd: Command) -> std::io::Result<std::process::Child> {

@@ -376,7 +376,12 @@ fn unusable_requests_are_refused_before_anything_runs() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("not 0.1.15"));
     // A free port with nowhere to put it.
-    let out = run(&dir, work, &["-o", "a.json"], &["true"]);
+    let out = run(
+        &dir,
+        work,
+        &["-o", "a.json", "--http", "http://127.0.0.1:0/mcp"],
+        &["true"],
+    );
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("{port}"));
     // A revision the suite does not know.
@@ -398,7 +403,9 @@ fn the_committed_attachments_validate_with_the_status_their_readme_gives() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("bundles/official");
     for (name, status, failures) in [
         ("reference-2025-11-25", "COMPLETE", 0),
+        ("reference-stdio-2025-11-25", "INCOMPLETE", 0),
         ("everything-2025-11-25", "INVALID", 19),
+        ("python-sdk-stdio-2025-11-25", "INVALID", 21),
     ] {
         let attachment = root.join(format!("{name}.json"));
         let out = support::command()
@@ -430,4 +437,132 @@ fn the_committed_attachments_validate_with_the_status_their_readme_gives() {
         );
         assert_eq!(record["commandLine"][1], "server");
     }
+}
+
+#[test]
+fn a_stdio_server_is_reached_through_the_bridge_and_its_http_layer_is_not_scored() {
+    let Some(dir) = suite_dir() else { return };
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let work = tmp.path();
+    let exe = support::exe().display().to_string();
+    // The reference server over stdio: one process per session of the suite.
+    let out = run(
+        &dir,
+        work,
+        &["-o", "stdio.json", "--original-out", "stdio-original.json"],
+        &[&exe, "serve"],
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(stderr.contains("bridge"), "{stderr}");
+    // Every check passed, but the bridge's own HTTP layer is not the server's:
+    // those checks are not scored, so the import is not COMPLETE.
+    assert_eq!(
+        validated(work, "stdio.json", "stdio-original.json"),
+        "INCOMPLETE"
+    );
+    let doc = read(&work.join("stdio.json"));
+    assert!(
+        doc["checks"]
+            .as_array()
+            .expect("checks")
+            .iter()
+            .all(|c| c["outcome"] == "SUCCESS")
+    );
+    let not_scored: Vec<&str> = doc["inventories"]["notScored"]
+        .as_array()
+        .expect("notScored")
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    assert!(
+        not_scored
+            .iter()
+            .any(|r| r.starts_with("dns-rebinding-protection:")),
+        "{not_scored:?}"
+    );
+    assert!(not_scored.iter().all(|r| {
+        [
+            "dns-rebinding-protection:",
+            "server-sse-multiple-streams:",
+            "server-sse-polling:",
+        ]
+        .iter()
+        .any(|p| r.starts_with(p))
+    }));
+    let record = read(&work.join("stdio.run.json"));
+    assert_eq!(record["subject"]["transport"], "stdio");
+    let sessions = record["subject"]["bridge"]["sessionsStarted"]
+        .as_u64()
+        .expect("sessions");
+    let scenarios = record["harness"]["scenariosStarted"]
+        .as_array()
+        .expect("started")
+        .len() as u64;
+    // Each scenario opens a session of its own (some open more than one).
+    assert!(sessions >= scenarios, "{sessions} < {scenarios}");
+    assert_eq!(
+        record["subject"]["transcripts"]
+            .as_array()
+            .expect("transcripts")
+            .len() as u64,
+        sessions,
+        "every process the bridge started was ended and observed"
+    );
+    assert_eq!(
+        record["subject"]["cleanup"]["processesLeft"],
+        serde_json::json!([])
+    );
+    // The same server with `ping` broken over stdio: the failure is the server's and kept.
+    let out = run(
+        &dir,
+        work,
+        &[
+            "-o",
+            "broken.json",
+            "--original-out",
+            "broken-original.json",
+        ],
+        &[&exe, "serve", "--fault", "protocol-error@method-ping"],
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        validated(work, "broken.json", "broken-original.json"),
+        "INVALID"
+    );
+    let doc = read(&work.join("broken.json"));
+    let failed: Vec<&Value> = doc["checks"]
+        .as_array()
+        .expect("checks")
+        .iter()
+        .filter(|c| c["outcome"] == "FAILURE")
+        .collect();
+    assert_eq!(failed.len(), 1, "{failed:?}");
+    assert_eq!(failed[0]["scenarioId"], "ping");
+    // A "server" that exits at once: every session gets the bridge's own 502,
+    // said in the harness warnings; the scenarios fail as the suite reports them.
+    let out = run(
+        &dir,
+        work,
+        &["-o", "gone.json", "--original-out", "gone-original.json"],
+        &["true"],
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        validated(work, "gone.json", "gone-original.json"),
+        "INVALID"
+    );
+    let doc = read(&work.join("gone.json"));
+    let warnings = doc["harness"]["warnings"].to_string();
+    assert!(warnings.contains("bridge's own 502"), "{warnings}");
 }

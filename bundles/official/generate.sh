@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Regenerate the committed official-conformance attachments (issue 38): the official
 # suite (@modelcontextprotocol/conformance 0.1.16, server mode, active scenarios) against
-# the reference server and against @modelcontextprotocol/server-everything (npm), each
-# with one `mcpres official run`.
+# the reference server (over Streamable HTTP, and over stdio through mcpres's bridge),
+# @modelcontextprotocol/server-everything (npm, Streamable HTTP) and a Python `mcp` SDK
+# server (PyPI, stdio), each with one `mcpres official run`.
 #
 #   MCPRES_OFFICIAL_SUITE_DIR=.../official-suite \
 #   MCPRES_EVERYTHING_DIR=.../node_modules/@modelcontextprotocol/server-everything \
-#   bundles/official/generate.sh [MCPRES_BIN]
+#   MCPRES_PY_MCP_PYTHON=.../bin/python bundles/official/generate.sh [MCPRES_BIN]
 #
 # Each leg writes NAME.json (the attachment), NAME.sanitized.json (the sanitized
 # derivative its detailsSha256 values bind) and NAME.run.json (the run record). The
@@ -23,6 +24,10 @@ leg() {
     --sanitized-out "$OUT/$name.sanitized.json" "$@" 2>&1 | tail -2
 }
 leg reference-2025-11-25 -- "$BIN" serve --transport http --port '{port}'
+leg reference-stdio-2025-11-25 -- "$BIN" serve
 if [ -n "${MCPRES_EVERYTHING_DIR:-}" ]; then
   leg everything-2025-11-25 --env 'PORT={port}' -- node "$MCPRES_EVERYTHING_DIR/dist/index.js" streamableHttp
+fi
+if [ -n "${MCPRES_PY_MCP_PYTHON:-}" ]; then
+  leg python-sdk-stdio-2025-11-25 -- "$MCPRES_PY_MCP_PYTHON" tests/subjects/py_echo_server.py
 fi

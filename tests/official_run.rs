@@ -53,6 +53,16 @@ fn read(path: &Path) -> Value {
     serde_json::from_slice(&std::fs::read(path).expect("read")).expect("JSON")
 }
 
+/// The attachment's checks whose official outcome is FAILURE.
+fn failures(doc: &Value) -> Vec<&Value> {
+    doc["checks"]
+        .as_array()
+        .expect("checks")
+        .iter()
+        .filter(|c| c["outcome"] == "FAILURE")
+        .collect()
+}
+
 /// `mcpres validate --original-result ORIGINAL ATTACHMENT`: valid, and its status.
 fn validated(work: &Path, attachment: &str, original: &str) -> String {
     let out = support::command()
@@ -199,12 +209,7 @@ fn a_broken_server_keeps_its_official_failure_and_a_baseline_expects_it() {
         "INVALID"
     );
     let doc = read(&work.join("broken.json"));
-    let failed: Vec<&Value> = doc["checks"]
-        .as_array()
-        .expect("checks")
-        .iter()
-        .filter(|c| c["outcome"] == "FAILURE")
-        .collect();
+    let failed = failures(&doc);
     assert_eq!(failed.len(), 1, "{failed:?}");
     assert_eq!(failed[0]["scenarioId"], "ping");
     assert_eq!(failed[0]["baselineExpected"], false);
@@ -536,12 +541,7 @@ fn a_stdio_server_is_reached_through_the_bridge_and_its_http_layer_is_not_scored
         "INVALID"
     );
     let doc = read(&work.join("broken.json"));
-    let failed: Vec<&Value> = doc["checks"]
-        .as_array()
-        .expect("checks")
-        .iter()
-        .filter(|c| c["outcome"] == "FAILURE")
-        .collect();
+    let failed = failures(&doc);
     assert_eq!(failed.len(), 1, "{failed:?}");
     assert_eq!(failed[0]["scenarioId"], "ping");
     // A "server" that exits at once: every session gets the bridge's own 502,

@@ -488,25 +488,8 @@ pub fn run(opts: &Options, progress: &mut dyn FnMut(String)) -> Result<Ran, RunE
             chosen: false,
         },
     };
-    let stages = match plan.tools() {
-        Some(_) => Some(
-            crate::produce::profile::StageDir::create()
-                .map_err(|e| RunError::Subject(e.to_string()))?,
-        ),
-        None => None,
-    };
-    let launch = opts.launch.clone().map(|mut l| {
-        if let (Some(tools), Some(dir)) = (plan.tools(), &stages) {
-            l.sandbox = Some(sandbox::LaunchSandbox {
-                tools: tools.clone(),
-                stages: dir.0.clone(),
-                own_network: stdio,
-                watched: sandbox::Watched::default(),
-                faults: Vec::new(),
-            });
-        }
-        l
-    });
+    let (launch, _stages) = crate::produce::profile::sandboxed(opts.launch.as_ref(), &plan, stdio)
+        .map_err(|e| RunError::Subject(e.to_string()))?;
     let mut ctx = Ctx::new(
         launch.as_ref(),
         Revision::V2025_11_25,

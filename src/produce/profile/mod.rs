@@ -330,23 +330,9 @@ pub fn run_planned(
     } else {
         options.jobs
     };
-    let stages = match sandbox_plan.tools() {
-        Some(_) => Some(StageDir::create()?),
-        None => None,
-    };
-    let launch = options.launch.clone().map(|mut l| {
-        if let (Some(tools), Some(dir)) = (sandbox_plan.tools(), &stages) {
-            l.sandbox = Some(sandbox::LaunchSandbox {
-                tools: tools.clone(),
-                stages: dir.0.clone(),
-                // HTTP subjects too: reached through the namespace's door.
-                own_network: true,
-                watched: sandbox::Watched::default(),
-                faults: Vec::new(),
-            });
-        }
-        l
-    });
+    // HTTP subjects too have a network namespace of their own: reached
+    // through the namespace's door.
+    let (launch, _stages) = sandboxed(options.launch.as_ref(), &sandbox_plan, true)?;
     let mut ctx = Ctx::new(
         launch.as_ref(),
         options.revision,
@@ -763,6 +749,33 @@ fn run_declared(decl: &'static CheckDecl, ctx: &Ctx) -> CheckRun {
 pub const NEEDS_LAUNCH: &str = "the server was not started by mcpres (no command after `--`), so its cleanup could not be observed";
 
 /// The directory a run's sandbox stages are made in; removed when dropped.
+/// `launch` set to run in the sandbox `plan` offers (every process in a
+/// stage of its own below the returned folder, removed with it; a network
+/// namespace of its own when `own_network`), or unchanged without one.
+pub(crate) fn sandboxed(
+    launch: Option<&Launch>,
+    plan: &sandbox::Plan,
+    own_network: bool,
+) -> Result<(Option<Launch>, Option<StageDir>), ProfileError> {
+    let stages = match plan.tools() {
+        Some(_) => Some(StageDir::create()?),
+        None => None,
+    };
+    let launch = launch.cloned().map(|mut l| {
+        if let (Some(tools), Some(dir)) = (plan.tools(), &stages) {
+            l.sandbox = Some(sandbox::LaunchSandbox {
+                tools: tools.clone(),
+                stages: dir.0.clone(),
+                own_network,
+                watched: sandbox::Watched::default(),
+                faults: Vec::new(),
+            });
+        }
+        l
+    });
+    Ok((launch, stages))
+}
+
 pub(crate) struct StageDir(pub(crate) PathBuf);
 
 impl StageDir {

@@ -566,3 +566,50 @@ fn a_stdio_server_is_reached_through_the_bridge_and_its_http_layer_is_not_scored
     let warnings = doc["harness"]["warnings"].to_string();
     assert!(warnings.contains("bridge's own 502"), "{warnings}");
 }
+
+#[test]
+fn a_declared_check_the_suite_did_not_emit_is_pending() {
+    let Some(dir) = suite_dir() else { return };
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let work = tmp.path();
+    std::fs::write(
+        work.join("declared.json"),
+        r#"["ping:ping", "ping:ping-twice"]"#,
+    )
+    .expect("declared");
+    let server = reference(&[]);
+    let server: Vec<&str> = server.iter().map(String::as_str).collect();
+    let out = run(
+        &dir,
+        work,
+        &[
+            "--scenario",
+            "ping",
+            "--declared",
+            "declared.json",
+            "-o",
+            "ping.json",
+            "--original-out",
+            "ping-original.json",
+        ],
+        &server,
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // The one emitted check passed; the declared one the suite never emitted
+    // is pending, which keeps the import from COMPLETE.
+    assert_eq!(
+        validated(work, "ping.json", "ping-original.json"),
+        "INCOMPLETE"
+    );
+    let doc = read(&work.join("ping.json"));
+    assert_eq!(doc["suite"], "ping");
+    assert_eq!(
+        doc["inventories"]["pending"],
+        serde_json::json!(["ping:ping-twice"])
+    );
+}

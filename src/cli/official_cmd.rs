@@ -184,7 +184,7 @@ fn read(path: &Path) -> Result<Vec<u8>, ImportError> {
     Ok(bundle::read_file(path, &Limits::default())?)
 }
 
-fn read_refs(path: &Path) -> Result<Vec<String>, ImportError> {
+pub(super) fn read_refs(path: &Path) -> Result<Vec<String>, ImportError> {
     let bytes = read(path)?;
     let value = json::parse(&bytes, &Limits::default())
         .map_err(|e| ImportError::InputInvalid(format!("{}: not JSON: {e}", path.display())))?;

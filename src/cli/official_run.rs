@@ -52,6 +52,11 @@ pub struct RunArgs {
     /// of scenario:check references); handed to the suite and to the import.
     #[arg(long, value_name = "FILE")]
     pub expected_failures: Option<PathBuf>,
+    /// The expected check set, a JSON array of scenario:check references:
+    /// declared checks the run did not emit become pending. Default: the
+    /// emitted checks.
+    #[arg(long, value_name = "FILE")]
+    pub declared: Option<PathBuf>,
     /// Where the server listens: a loopback http:// URL; port 0 is a free
     /// port, put where the command says `{port}`. Default: a command that
     /// names `{port}` serves Streamable HTTP at http://127.0.0.1:{port}/mcp;
@@ -184,6 +189,13 @@ pub fn main(args: RunArgs) -> CliResult {
                 .map_err(|e| unusable(format!("--expected-failures {}: {e}", shown(path))))?,
         ),
     };
+    let declared = match &args.declared {
+        None => None,
+        Some(path) => Some(
+            super::official_cmd::read_refs(path)
+                .map_err(|e| super::official_cmd::stop_as(WHO, &e))?,
+        ),
+    };
     let env = parse_env(&args.env).map_err(unusable)?;
     let launch = match args.command.split_first() {
         None => {
@@ -272,6 +284,9 @@ pub fn main(args: RunArgs) -> CliResult {
         }
     };
     let mut options = ran.options;
+    if let Some(path) = &declared {
+        options.declared = Some(path.clone());
+    }
     if let Some(bytes) = &baseline {
         let entries = official::read_baseline(bytes, "server")
             .map_err(|e| super::official_cmd::stop_as(WHO, &e))?;

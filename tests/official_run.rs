@@ -518,6 +518,11 @@ fn a_stdio_server_is_reached_through_the_bridge_and_its_http_layer_is_not_scored
         record["subject"]["cleanup"]["processesLeft"],
         serde_json::json!([])
     );
+    // At most eight processes alive at once: the others were ended for room,
+    // and no request came back for them.
+    let bridge = &record["subject"]["bridge"];
+    assert!(bridge["sessionsEndedForRoom"].as_u64().expect("ended") + 8 >= sessions);
+    assert_eq!(bridge["requestsForEndedSessions"], 0);
     // The same server with `ping` broken over stdio: the failure is the server's and kept.
     let out = run(
         &dir,

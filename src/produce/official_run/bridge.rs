@@ -45,6 +45,11 @@ pub const TRANSPORT_SCENARIOS: [&str; 3] = [
 /// The most bytes a request head or body may hold.
 const MAX_HEAD: usize = 64 << 10;
 const MAX_BODY: usize = 4 << 20;
+/// The most server processes alive at once: a session beyond them ends the
+/// one used longest ago that has no open stream (the suite never returns to
+/// a finished scenario's session; a client that does gets 404, which MCP
+/// answers by opening a new session).
+pub const MAX_LIVE_SESSIONS: usize = 8;
 /// How long a request's stream waits for the server's response.
 const ANSWER_LIMIT: Duration = Duration::from_secs(60);
 
@@ -58,6 +63,8 @@ struct Session {
     /// Open streams: the request id (canonical text) and its sink, newest last.
     waiting: Mutex<Vec<(String, std::sync::mpsc::Sender<Value>)>>,
     ended: AtomicBool,
+    /// When a message of the session last came.
+    used: Mutex<Instant>,
 }
 
 /// The bridge's shared state.
@@ -65,9 +72,13 @@ struct State<'c, 'a> {
     ctx: &'c Ctx<'a>,
     path: String,
     sessions: Mutex<HashMap<String, Arc<Session>>>,
-    /// Sessions the client ended (DELETE), their processes to be finished.
+    /// Sessions ended (DELETE, or for room), their processes to be finished.
     ended: Mutex<Vec<Arc<Session>>>,
+    /// Their ids.
+    ended_ids: Mutex<Vec<String>>,
     started: AtomicUsize,
+    evicted: AtomicUsize,
+    expired_hits: AtomicUsize,
     undelivered: AtomicUsize,
     refused: AtomicUsize,
     failures: Mutex<Vec<String>>,
@@ -126,7 +137,10 @@ impl<'c, 'a> Bridge<'c, 'a> {
                 path,
                 sessions: Mutex::new(HashMap::new()),
                 ended: Mutex::new(Vec::new()),
+                ended_ids: Mutex::new(Vec::new()),
                 started: AtomicUsize::new(0),
+                evicted: AtomicUsize::new(0),
+                expired_hits: AtomicUsize::new(0),
                 undelivered: AtomicUsize::new(0),
                 refused: AtomicUsize::new(0),
                 failures: Mutex::new(Vec::new()),
@@ -186,6 +200,9 @@ impl<'c, 'a> Bridge<'c, 'a> {
         Bridged {
             record: json!({
                 "sessionsStarted": state.started.load(Ordering::SeqCst),
+                "maxLiveSessions": MAX_LIVE_SESSIONS,
+                "sessionsEndedForRoom": state.evicted.load(Ordering::SeqCst),
+                "requestsForEndedSessions": state.expired_hits.load(Ordering::SeqCst),
                 "serverMessagesUndelivered": state.undelivered.load(Ordering::SeqCst),
                 "requestsRefused": state.refused.load(Ordering::SeqCst),
                 "failures": *state.failures.lock().expect("failures"),
@@ -218,6 +235,43 @@ impl Request {
             .find(|(k, _)| k.eq_ignore_ascii_case(name))
             .map(|(_, v)| v.as_str())
     }
+}
+
+impl State<'_, '_> {
+    fn was_ended(&self, sid: &str) -> bool {
+        self.ended_ids
+            .lock()
+            .expect("ended ids")
+            .iter()
+            .any(|s| s == sid)
+    }
+}
+
+/// Before a new session: with [`MAX_LIVE_SESSIONS`] alive, end the one used
+/// longest ago that has no open stream (its input closed, as MCP ends a
+/// stdio session; its process finished with the others at the end).
+fn make_room(state: &State) {
+    let mut sessions = state.sessions.lock().expect("sessions");
+    if sessions.len() < MAX_LIVE_SESSIONS {
+        return;
+    }
+    let oldest = sessions
+        .iter()
+        .filter(|(_, s)| s.waiting.lock().expect("waiting").is_empty())
+        .min_by_key(|(_, s)| *s.used.lock().expect("used"))
+        .map(|(k, _)| k.clone());
+    let Some(sid) = oldest else { return };
+    let Some(s) = sessions.remove(&sid) else {
+        return;
+    };
+    drop(sessions);
+    s.ended.store(true, Ordering::SeqCst);
+    if let Some(p) = s.probe.lock().expect("probe").as_mut() {
+        p.close_stdin();
+    }
+    state.evicted.fetch_add(1, Ordering::SeqCst);
+    state.ended_ids.lock().expect("ended ids").push(sid);
+    state.ended.lock().expect("ended").push(s);
 }
 
 /// Read one request from `reader`; `None` at the connection's end or on a
@@ -385,6 +439,7 @@ fn handle(state: &State, stream: &mut TcpStream, req: &Request) -> bool {
                         p.close_stdin();
                     }
                     state.ended.lock().expect("ended").push(s);
+                    state.ended_ids.lock().expect("ended ids").push(id);
                     respond(stream, 200, &[], b"")
                 }
                 None => respond(stream, 404, &[], b""),
@@ -409,6 +464,7 @@ fn post(state: &State, stream: &mut TcpStream, req: &Request, session_id: Option
     let is_request = msg.get("method").is_some() && msg.get("id").is_some();
     let initialize = msg.get("method").and_then(Value::as_str) == Some("initialize");
     let (sid, session) = if initialize {
+        make_room(state);
         // A fresh server process for a fresh session.
         let probe = match state.ctx.start() {
             Ok(p) => p,
@@ -424,6 +480,7 @@ fn post(state: &State, stream: &mut TcpStream, req: &Request, session_id: Option
             cursor: Mutex::new(0),
             waiting: Mutex::new(Vec::new()),
             ended: AtomicBool::new(false),
+            used: Mutex::new(Instant::now()),
         });
         state
             .sessions
@@ -436,8 +493,12 @@ fn post(state: &State, stream: &mut TcpStream, req: &Request, session_id: Option
             return jsonrpc_error(stream, 400, -32000, "Bad Request: no Mcp-Session-Id");
         };
         let Some(session) = state.sessions.lock().expect("sessions").get(&sid).cloned() else {
+            if state.was_ended(&sid) {
+                state.expired_hits.fetch_add(1, Ordering::SeqCst);
+            }
             return respond(stream, 404, &[], b"");
         };
+        *session.used.lock().expect("used") = Instant::now();
         (sid, session)
     };
     let mut line = serde_json::to_vec(&msg).unwrap_or_default();

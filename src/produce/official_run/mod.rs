@@ -564,6 +564,15 @@ pub fn run(opts: &Options, progress: &mut dyn FnMut(String)) -> Result<Ran, RunE
                 "{gateway} request(s) got the bridge's own 502: the server process ended or stayed silent without answering"
             ));
         }
+        let lost = bridged.record["requestsForEndedSessions"]
+            .as_u64()
+            .unwrap_or(0);
+        if lost > 0 {
+            warnings.push(format!(
+                "{lost} request(s) came for a session the bridge had ended to keep at most {} server processes alive, and got 404",
+                bridge::MAX_LIVE_SESSIONS
+            ));
+        }
         (args, harness, bridged.transcripts, Some(bridged.record))
     } else {
         let server = ctx.serve();

@@ -86,6 +86,28 @@ fn validated(work: &Path, attachment: &str, original: &str) -> String {
         .to_string()
 }
 
+/// `official run -o NAME.json --original-out NAME-original.json EXTRA --
+/// SERVER` in `work`: it must exit with `code`, and the attachment must
+/// validate against its original. The attachment's status, the attachment,
+/// and what the run printed on stderr.
+fn attached(
+    dir: &Path,
+    work: &Path,
+    name: &str,
+    extra: &[&str],
+    server: &[&str],
+    code: i32,
+) -> (String, Value, String) {
+    let (attachment, original) = (format!("{name}.json"), format!("{name}-original.json"));
+    let mut args = vec!["-o", &attachment, "--original-out", &original];
+    args.extend_from_slice(extra);
+    let out = run(dir, work, &args, server);
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(code), "{stderr}");
+    let status = validated(work, &attachment, &original);
+    (status, read(&work.join(&attachment)), stderr)
+}
+
 #[test]
 fn the_reference_server_gets_a_complete_attachment_from_one_command() {
     let Some(dir) = suite_dir() else { return };
@@ -93,29 +115,18 @@ fn the_reference_server_gets_a_complete_attachment_from_one_command() {
     let work = tmp.path();
     let server = reference(&[]);
     let server: Vec<&str> = server.iter().map(String::as_str).collect();
-    let out = run(
+    let (status, doc, stderr) = attached(
         &dir,
         work,
-        &[
-            "-o",
-            "official.json",
-            "--sanitized-out",
-            "sanitized.json",
-            "--original-out",
-            "original.json",
-        ],
+        "official",
+        &["--sanitized-out", "sanitized.json"],
         &server,
+        0,
     );
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(0), "{stderr}");
     // Progress while the suite runs: one line per scenario.
     assert!(stderr.contains("scenario 1/"), "{stderr}");
     assert!(stderr.contains("importStatus COMPLETE"), "{stderr}");
-    assert_eq!(
-        validated(work, "official.json", "original.json"),
-        "COMPLETE"
-    );
-    let doc = read(&work.join("official.json"));
+    assert_eq!(status, "COMPLETE");
     // Observed, not typed in: the tarball's digest, the release's commit,
     // the listing's digest.
     let tarball = std::fs::read(dir.join("modelcontextprotocol-conformance-0.1.16.tgz"));
@@ -190,25 +201,9 @@ fn a_broken_server_keeps_its_official_failure_and_a_baseline_expects_it() {
     // The reference server with `ping` broken (a JSON-RPC error instead of {}).
     let server = reference(&["--fault", "protocol-error@method-ping"]);
     let server: Vec<&str> = server.iter().map(String::as_str).collect();
-    let out = run(
-        &dir,
-        work,
-        &[
-            "-o",
-            "broken.json",
-            "--original-out",
-            "broken-original.json",
-        ],
-        &server,
-    );
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    // Written and valid, and the run fails: an official failure.
-    assert_eq!(out.status.code(), Some(1), "{stderr}");
-    assert_eq!(
-        validated(work, "broken.json", "broken-original.json"),
-        "INVALID"
-    );
-    let doc = read(&work.join("broken.json"));
+    // Written and valid, and the run fails (exit 1): an official failure.
+    let (status, doc, _) = attached(&dir, work, "broken", &[], &server, 1);
+    assert_eq!(status, "INVALID");
     let failed = failures(&doc);
     assert_eq!(failed.len(), 1, "{failed:?}");
     assert_eq!(failed[0]["scenarioId"], "ping");
@@ -217,30 +212,15 @@ fn a_broken_server_keeps_its_official_failure_and_a_baseline_expects_it() {
     // With the suite's own baseline naming the scenario: the failure is kept,
     // marked expected, and the suite (given the baseline too) exits 0.
     std::fs::write(work.join("baseline.yml"), "server:\n  - ping\n").expect("baseline");
-    let out = run(
+    let (status, doc, _) = attached(
         &dir,
         work,
-        &[
-            "-o",
-            "expected.json",
-            "--original-out",
-            "expected-original.json",
-            "--expected-failures",
-            "baseline.yml",
-        ],
+        "expected",
+        &["--expected-failures", "baseline.yml"],
         &server,
+        0,
     );
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert_eq!(
-        validated(work, "expected.json", "expected-original.json"),
-        "COMPLETE"
-    );
-    let doc = read(&work.join("expected.json"));
+    assert_eq!(status, "COMPLETE");
     let kept = doc["checks"]
         .as_array()
         .expect("checks")
@@ -451,22 +431,11 @@ fn a_stdio_server_is_reached_through_the_bridge_and_its_http_layer_is_not_scored
     let work = tmp.path();
     let exe = support::exe().display().to_string();
     // The reference server over stdio: one process per session of the suite.
-    let out = run(
-        &dir,
-        work,
-        &["-o", "stdio.json", "--original-out", "stdio-original.json"],
-        &[&exe, "serve"],
-    );
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let (status, doc, stderr) = attached(&dir, work, "stdio", &[], &[&exe, "serve"], 0);
     assert!(stderr.contains("bridge"), "{stderr}");
     // Every check passed, but the bridge's own HTTP layer is not the server's:
     // those checks are not scored, so the import is not COMPLETE.
-    assert_eq!(
-        validated(work, "stdio.json", "stdio-original.json"),
-        "INCOMPLETE"
-    );
-    let doc = read(&work.join("stdio.json"));
+    assert_eq!(status, "INCOMPLETE");
     assert!(
         doc["checks"]
             .as_array()
@@ -524,50 +493,21 @@ fn a_stdio_server_is_reached_through_the_bridge_and_its_http_layer_is_not_scored
     assert!(bridge["sessionsEndedForRoom"].as_u64().expect("ended") + 8 >= sessions);
     assert_eq!(bridge["requestsForEndedSessions"], 0);
     // The same server with `ping` broken over stdio: the failure is the server's and kept.
-    let out = run(
-        &dir,
-        work,
-        &[
-            "-o",
-            "broken.json",
-            "--original-out",
-            "broken-original.json",
-        ],
-        &[&exe, "serve", "--fault", "protocol-error@method-ping"],
-    );
-    assert_eq!(
-        out.status.code(),
-        Some(1),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert_eq!(
-        validated(work, "broken.json", "broken-original.json"),
-        "INVALID"
-    );
-    let doc = read(&work.join("broken.json"));
+    let broken = [
+        exe.as_str(),
+        "serve",
+        "--fault",
+        "protocol-error@method-ping",
+    ];
+    let (status, doc, _) = attached(&dir, work, "broken", &[], &broken, 1);
+    assert_eq!(status, "INVALID");
     let failed = failures(&doc);
     assert_eq!(failed.len(), 1, "{failed:?}");
     assert_eq!(failed[0]["scenarioId"], "ping");
     // A "server" that exits at once: every session gets the bridge's own 502,
     // said in the harness warnings; the scenarios fail as the suite reports them.
-    let out = run(
-        &dir,
-        work,
-        &["-o", "gone.json", "--original-out", "gone-original.json"],
-        &["true"],
-    );
-    assert_eq!(
-        out.status.code(),
-        Some(1),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert_eq!(
-        validated(work, "gone.json", "gone-original.json"),
-        "INVALID"
-    );
-    let doc = read(&work.join("gone.json"));
+    let (status, doc, _) = attached(&dir, work, "gone", &[], &["true"], 1);
+    assert_eq!(status, "INVALID");
     let warnings = doc["harness"]["warnings"].to_string();
     assert!(warnings.contains("bridge's own 502"), "{warnings}");
 }
@@ -584,34 +524,17 @@ fn a_declared_check_the_suite_did_not_emit_is_pending() {
     .expect("declared");
     let server = reference(&[]);
     let server: Vec<&str> = server.iter().map(String::as_str).collect();
-    let out = run(
+    let (status, doc, _) = attached(
         &dir,
         work,
-        &[
-            "--scenario",
-            "ping",
-            "--declared",
-            "declared.json",
-            "-o",
-            "ping.json",
-            "--original-out",
-            "ping-original.json",
-        ],
+        "ping",
+        &["--scenario", "ping", "--declared", "declared.json"],
         &server,
-    );
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+        0,
     );
     // The one emitted check passed; the declared one the suite never emitted
     // is pending, which keeps the import from COMPLETE.
-    assert_eq!(
-        validated(work, "ping.json", "ping-original.json"),
-        "INCOMPLETE"
-    );
-    let doc = read(&work.join("ping.json"));
+    assert_eq!(status, "INCOMPLETE");
     assert_eq!(doc["suite"], "ping");
     assert_eq!(
         doc["inventories"]["pending"],

@@ -18,6 +18,7 @@
 //! - [`field`]: a field matrix leg's items and result from its (re-judged)
 //!   evaluation directory, and the matrix's overall result.
 
+pub mod cache;
 pub mod field;
 pub mod http;
 pub mod oauth;

@@ -1149,7 +1149,7 @@ fn sigterm_reading(
 /// Every complete line of `stream` with the time (ms from the probe's start) of the
 /// chunk that completed it, parsed as JSON where it is; up to the first chunk whose
 /// bytes are not stored.
-fn timed_messages(transcript: &Value, stream: &str) -> Vec<(u64, Value)> {
+pub(crate) fn timed_messages(transcript: &Value, stream: &str) -> Vec<(u64, Value)> {
     // Over Streamable HTTP the conversation is the connections' bytes under `http`:
     // what mcpres sent stands for stdin, what the subject answered for stdout.
     // (stderr is the server process's own, in its chunks, over either transport.)

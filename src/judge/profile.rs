@@ -259,8 +259,10 @@ pub fn rederive(
     o: &Observation,
     transcript: &Value,
 ) -> Option<(Observation, String)> {
-    // An operational observation is read from its own record alone.
-    if let Some((outcome, reason, why)) = super::ops::reading(id, role, transcript) {
+    // An operational or cache observation is read from its own record alone.
+    if let Some((outcome, reason, why)) = super::ops::reading(id, role, transcript)
+        .or_else(|| super::cache::reading(id, role, transcript))
+    {
         if outcome == o.observed && reason == o.observed_reason {
             return None;
         }

@@ -7,7 +7,7 @@ use crate::produce::profile::decl::{CheckDecl, OAUTH_BOUNDARY, describe_one, spe
 use crate::produce::{oauth, profile};
 
 /// Every declaration of the protocol profiles, by profile.
-pub fn protocol_profiles() -> [(&'static str, &'static [CheckDecl]); 4] {
+pub fn protocol_profiles() -> [(&'static str, &'static [CheckDecl]); 5] {
     [
         ("mcp-res/stdio-transport/v1", profile::stdio::CHECKS),
         ("mcp-res/protocol-revision/v1", profile::revision::CHECKS),
@@ -16,6 +16,7 @@ pub fn protocol_profiles() -> [(&'static str, &'static [CheckDecl]); 4] {
             crate::judge::ops::PROFILE,
             crate::produce::profile::ops::checks::CHECKS,
         ),
+        (crate::judge::cache::PROFILE, profile::cache::CHECKS),
     ]
 }
 

@@ -33,6 +33,8 @@ pub enum ReasonFamily {
     StreamableHttp,
     /// `mcp-res/operational-resilience/v1` (`produce/profile/ops/`, read by `judge::ops`).
     OperationalResilience,
+    /// `mcp-res/cache-behavior/v1` (`produce/profile/cache.rs`, read by `judge::cache`).
+    CacheBehavior,
     /// `mcp-res/oauth-boundary/v1` (`produce/oauth/`, and the validator's derived codes).
     OauthBoundary,
 }
@@ -45,6 +47,7 @@ impl ReasonFamily {
         ReasonFamily::ProtocolRevision,
         ReasonFamily::StreamableHttp,
         ReasonFamily::OperationalResilience,
+        ReasonFamily::CacheBehavior,
         ReasonFamily::OauthBoundary,
     ];
 
@@ -56,6 +59,7 @@ impl ReasonFamily {
             ReasonFamily::ProtocolRevision => "protocol-revision",
             ReasonFamily::StreamableHttp => "streamable-http",
             ReasonFamily::OperationalResilience => "operational-resilience",
+            ReasonFamily::CacheBehavior => "cache-behavior",
             ReasonFamily::OauthBoundary => "oauth-boundary",
         }
     }
@@ -78,6 +82,9 @@ impl ReasonFamily {
             }
             ReasonFamily::OperationalResilience => {
                 "Written by the `mcp-res/operational-resilience/v1` runner (`src/produce/profile/ops/`), each read from its observation's record by `src/judge/ops.rs`."
+            }
+            ReasonFamily::CacheBehavior => {
+                "Written by the `mcp-res/cache-behavior/v1` runner (`src/produce/profile/cache.rs`), each read from its observation's record by `src/judge/cache.rs`."
             }
             ReasonFamily::OauthBoundary => {
                 "Written by `mcpres oauth run` (`src/produce/oauth/`); the validator derives the per-check pairs for the cases it reads (`src/validate/oauth.rs`)."

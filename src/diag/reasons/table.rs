@@ -706,6 +706,74 @@ reasons! {
         OPS_OUTAGE_NOT_RECOVERED "MCP_RES_OPS_OUTAGE_NOT_RECOVERED" Refused
             "Once the declared downstream was back, the declared call did not succeed within the declared recovery time: the subject kept failing after the outage (a failure cached, a breaker that does not close). It is what the negative control (a transport that repeats the first failure for ever) must give.";
     }
+    /// `mcp-res/cache-behavior/v1`: each read from its observation's record by
+    /// `src/judge/cache.rs`.
+    CacheBehavior {
+        CACHE_TTL_PRESENT "MCP_RES_CACHE_TTL_PRESENT" Holds
+            "Every result of a cacheable method the subject answered (`server/discover`, the lists, `resources/read`) carries `ttlMs`, an integer of zero or more, as the 2026-07-28 schema requires.";
+        CACHE_TTL_INVALID "MCP_RES_CACHE_TTL_INVALID" Refused
+            "A result of a cacheable method carries no `ttlMs`, or one that is not an integer of zero or more: the 2026-07-28 schema requires it. It is what the negative control (a transport that strips `ttlMs` from the answers) must give.";
+        CACHE_SCOPE_PRESENT "MCP_RES_CACHE_SCOPE_PRESENT" Holds
+            "Every result of a cacheable method the subject answered carries `cacheScope`, `public` or `private`, as the 2026-07-28 schema requires.";
+        CACHE_SCOPE_INVALID "MCP_RES_CACHE_SCOPE_INVALID" Refused
+            "A result of a cacheable method carries no `cacheScope`, or a value other than `public` and `private`. It is what the negative control (a transport that writes `shared`) must give.";
+        CACHE_KEY_IDENTITY_HELD "MCP_RES_CACHE_KEY_IDENTITY_HELD" Holds
+            "Each `resources/read` answer names, in every item of its contents, the URI that was asked for, for two different listed resources and for the first one read again: an entry keyed by method and URI holds that URI's data.";
+        CACHE_KEY_MIXED "MCP_RES_CACHE_KEY_MIXED" Refused
+            "A `resources/read` answer carries contents of another URI than the one asked for (a cache keyed by the method alone served another key's entry). It is what the negative control (a transport cache keyed by the method alone) must give.";
+        CACHE_REVISION_KEYED "MCP_RES_CACHE_REVISION_KEYED" Holds
+            "A `tools/list` naming a protocol version the subject does not implement was refused with an error, not answered with a result: nothing served under one revision is served for another.";
+        CACHE_REVISION_NOT_KEYED "MCP_RES_CACHE_REVISION_NOT_KEYED" Refused
+            "A `tools/list` naming a protocol version no revision has got a result: an answer was served across revisions, where 2026-07-28 requires UnsupportedProtocolVersionError. It is what the negative control (a transport cache keyed without the revision) must give.";
+        CACHE_VERSION_CONSISTENT "MCP_RES_CACHE_VERSION_CONSISTENT" Holds
+            "Every cacheable result that names the server that produced it (`_meta` `io.modelcontextprotocol/serverInfo`) names the same name and version: entries a cache keys by the subject's version are keyed alike.";
+        CACHE_VERSION_KEY_MISMATCH "MCP_RES_CACHE_VERSION_KEY_MISMATCH" Refused
+            "Cacheable results of one process name different server versions (or names) in their `io.modelcontextprotocol/serverInfo` stamps: an entry from another version is served as this one's. It is what the negative control (a transport that stamps the lists with version `0.0.0-stale`, the taxonomy's cache-stale-poisoned) must give.";
+        CACHE_TENANTS_SEPARATED "MCP_RES_CACHE_TENANTS_SEPARATED" Holds
+            "Results scoped `private` were not served across two authorization contexts. Reserved: no runner observes it yet (it needs two authorization contexts, which a stdio run does not have).";
+        CACHE_TENANT_SHARED "MCP_RES_CACHE_TENANT_SHARED" Refused
+            "A result scoped `private` for one authorization context was served to another. Reserved: no runner observes it yet.";
+        CACHE_FRESH_HELD "MCP_RES_CACHE_FRESH_HELD" Holds
+            "The tool list, asked for twice within the freshness its first answer hinted (`ttlMs` over zero), came back with the same tools, or changed only after a `notifications/tools/list_changed` or once its `ttlMs` had passed.";
+        CACHE_STALE_WITHIN_TTL "MCP_RES_CACHE_STALE_WITHIN_TTL" Refused
+            "The tool list changed within the freshness its first answer hinted, with no `notifications/tools/list_changed` between: a client that kept the first answer as fresh, as the hint allows, served a stale list. It is what the negative control (a transport that adds a tool to the second listing) must give.";
+        CACHE_EXPIRY_HONOURED "MCP_RES_CACHE_EXPIRY_HONOURED" Holds
+            "An entry was not served as fresh once its `ttlMs` had passed. Reserved: no runner observes it yet (the expiry of an entry is a cache's behaviour, and mcpres drives servers).";
+        CACHE_EXPIRED_SERVED "MCP_RES_CACHE_EXPIRED_SERVED" Refused
+            "An entry was served as fresh after its `ttlMs` had passed. Reserved: no runner observes it yet.";
+        CACHE_LISTED_READABLE "MCP_RES_CACHE_LISTED_READABLE" Holds
+            "The resources `resources/list` listed (in a result a client may cache) that were read were each served by `resources/read` with a result.";
+        CACHE_LISTED_NOT_READABLE "MCP_RES_CACHE_LISTED_NOT_READABLE" Refused
+            "A resource `resources/list` listed was refused by `resources/read` in the same process: the cached list and the reads disagree. It is what the negative control (a transport that answers the second resource's read as not found) must give.";
+        CACHE_ABSENT_NOT_CACHED "MCP_RES_CACHE_ABSENT_NOT_CACHED" Holds
+            "A `resources/read` of a URI no server has was refused with an error, or answered with a result hinted immediately stale (`ttlMs` 0): nothing a cache would keep as the resource's content.";
+        CACHE_ABSENT_CACHED "MCP_RES_CACHE_ABSENT_CACHED" Refused
+            "A `resources/read` of a URI no server has was answered with a result hinted fresh (`ttlMs` over zero): a cache keeps the absence as content. It is what the negative control (a transport that turns the error into an empty result fresh for a day) must give.";
+        CACHE_POISON_CONTAINED "MCP_RES_CACHE_POISON_CONTAINED" Holds
+            "What a `resources/read` with an attacker-chosen key (the first resource's URI with a fragment added) got was not served for the first resource's own URI, read again afterwards.";
+        CACHE_POISONED "MCP_RES_CACHE_POISONED" Refused
+            "The first resource's URI, read again after a read of it with a fragment added, was served what the fragment's read got (and not what it got first): a cache stored an attacker-chosen key's answer under another key. It is what the negative control (a transport cache that stores the fragment's answer under the bare URI) must give.";
+        CACHE_INVALIDATION_ANNOUNCED "MCP_RES_CACHE_INVALIDATION_ANNOUNCED" Holds
+            "A list a cache may hold changed only after the subject announced it (`notifications/*/list_changed`). Reserved: no runner observes it yet (it needs a subject whose capabilities change during the run).";
+        CACHE_CHANGE_UNANNOUNCED "MCP_RES_CACHE_CHANGE_UNANNOUNCED" Refused
+            "A list a cache may hold changed without an announcement. Reserved: no runner observes it yet.";
+        CACHE_PERSONAL_NOT_PUBLIC "MCP_RES_CACHE_PERSONAL_NOT_PUBLIC" Holds
+            "No result scoped `public` carries the caller's own identifying data (the client name each request of the run carried in `_meta`, drawn afresh for the run): what is marked shareable across authorization contexts holds nothing of the caller's.";
+        CACHE_PERSONAL_PUBLIC "MCP_RES_CACHE_PERSONAL_PUBLIC" Refused
+            "A result scoped `public` carries the caller's own identifying data (the client name its request carried): 2026-07-28 defines `public` as a response without user-specific data, which any cache may share across authorization contexts. It is what the negative control (a transport that writes the caller's name into the tool list and keeps it public) must give.";
+        CACHE_INJECTION_NOT_DECLARED "MCP_RES_CACHE_INJECTION_NOT_DECLARED" NotObserved
+            "The record's injection is not the one `judge::cache::injection` gives that check's observation: it is not judged.";
+        CACHE_NO_RESOURCES "MCP_RES_CACHE_NO_RESOURCES" NotObserved
+            "The subject declares no resources, or lists fewer than the check reads (two for cache-key-identity, one otherwise): nothing to read.";
+        CACHE_READ_FAILED "MCP_RES_CACHE_READ_FAILED" NotObserved
+            "A resource the check reads was not served with a result (refused, silent, or the subject gone): list-resource-consistency judges that; this check has nothing to compare.";
+        CACHE_NO_VERSION_STAMP "MCP_RES_CACHE_NO_VERSION_STAMP" NotObserved
+            "No cacheable result names the server that produced it (`io.modelcontextprotocol/serverInfo` in `_meta`, which 2026-07-28 asks for with a SHOULD): nothing a cache could key by the subject's version.";
+        CACHE_NOTHING_FRESH "MCP_RES_CACHE_NOTHING_FRESH" NotObserved
+            "The subject declares no tools, or its tool list is hinted immediately stale (`ttlMs` 0): nothing was promised fresh, so no change of it can be stale.";
+        CACHE_NOT_OBSERVABLE_ON_STDIO "MCP_RES_CACHE_NOT_OBSERVABLE_ON_STDIO" NotObserved
+            "The check needs what a stdio run against a server does not have: two authorization contexts (user-tenant-separation), a cache of the client's own to expire (expiry), or a subject whose capabilities change during the run (capability-change-invalidation). Not observed, never a PASS.";
+    }
     /// `mcp-res/oauth-boundary/v1`: the runner's own codes, then per check its ACCEPTED and
     /// REJECTED pair (`MCP_RES_OAUTH_<CHECK>_<BRANCH>`, in manifest order).
     OauthBoundary {

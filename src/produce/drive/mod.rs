@@ -35,5 +35,6 @@ pub mod ident;
 pub mod proc;
 pub mod redact;
 pub mod sandbox;
+pub mod cache_edit;
 pub mod shim;
 pub mod spawn;

@@ -115,6 +115,10 @@ pub struct Spec {
     /// accepts connections, and relays each connection to it with `responseDelayMs`
     /// applied to each response instead of to stdout lines ([`super::front`]).
     pub http_front: String,
+    /// A cache defect at the transport (`mcp-res/cache-behavior/v1`'s controls and
+    /// mutants, named in `judge::cache::injection`): the answers to the cacheable
+    /// requests are changed, or served from a cache the shim keeps ([`super::cache_edit`]).
+    pub cache: String,
 }
 
 impl Spec {
@@ -136,6 +140,12 @@ impl Spec {
             || self.claims()
             || self.drop_when_full
             || self.tooled()
+            || self.cached()
+    }
+
+    /// Does the shim stand between the runner and the subject as a cache defect?
+    fn cached(&self) -> bool {
+        !self.cache.is_empty()
     }
 
     /// Does the shim change the listed tools (renamed, one left out, one added)?
@@ -149,6 +159,7 @@ impl Spec {
             || self.stdio_gated()
             || (self.edits_surface() && self.http_front.is_empty())
             || self.tooled()
+            || self.cached()
             || (self.drop_when_full && self.http_front.is_empty())
     }
 
@@ -343,7 +354,12 @@ pub fn main(args: &[std::ffi::OsString]) -> u8 {
     if spec.relays_stdout() {
         command.stdout(std::process::Stdio::piped());
     }
-    if spec.eof_delay_ms > 0 || spec.stdio_gated() || spec.stdio_deduped() || spec.tooled() {
+    if spec.eof_delay_ms > 0
+        || spec.stdio_gated()
+        || spec.stdio_deduped()
+        || spec.tooled()
+        || spec.cached()
+    {
         command.stdin(std::process::Stdio::piped());
     }
     let mut child = match command.spawn() {
@@ -360,7 +376,11 @@ pub fn main(args: &[std::ffi::OsString]) -> u8 {
         .write(true)
         .open("/dev/null")
     {
-        if spec.eof_delay_ms == 0 && !spec.stdio_gated() && !spec.stdio_deduped() && !spec.tooled()
+        if spec.eof_delay_ms == 0
+            && !spec.stdio_gated()
+            && !spec.stdio_deduped()
+            && !spec.tooled()
+            && !spec.cached()
         {
             let _ = rustix::stdio::dup2_stdin(&null);
         }
@@ -378,7 +398,21 @@ pub fn main(args: &[std::ffi::OsString]) -> u8 {
         );
     }
     let mut relay = None;
-    if spec.tooled() {
+    if spec.cached() {
+        let (to, from) = (child.stdin.take(), child.stdout.take());
+        match (super::cache_edit::Defect::parse(&spec.cache), to, from) {
+            (Some(defect), Some(to), Some(from)) => {
+                relay = Some(super::cache_edit::relay(to, from, defect));
+            }
+            (None, ..) => {
+                eprintln!("mcpres ops shim: no cache defect {:?}", spec.cache);
+                let _ = child.kill();
+                let _ = child.wait();
+                return 2;
+            }
+            _ => {}
+        }
+    } else if spec.tooled() {
         let (to, from) = (child.stdin.take(), child.stdout.take());
         if let (Some(to), Some(from)) = (to, from) {
             relay = Some(tool_relay(to, from, &spec, stub));
@@ -520,7 +554,7 @@ fn forward_signals(child: u32, delay: Duration) {
 
 /// The lines of `from` (each with its newline, the last one perhaps without), until
 /// its end or an error.
-fn lines(from: impl std::io::Read) -> impl Iterator<Item = Vec<u8>> {
+pub(super) fn lines(from: impl std::io::Read) -> impl Iterator<Item = Vec<u8>> {
     use std::io::BufRead;
     let mut reader = std::io::BufReader::new(from);
     std::iter::from_fn(move || {

@@ -9,6 +9,7 @@
 //! only the checks that were observed; `run.json` (an mcpres extension) keeps
 //! every check's verdict, the mutants and what could not be observed.
 
+pub mod cache;
 pub mod check;
 pub mod decl;
 pub mod ops;
@@ -54,6 +55,7 @@ pub fn runnable(profile: &str) -> Option<&'static [CheckDecl]> {
         "mcp-res/protocol-revision/v1" => Some(revision::CHECKS),
         "mcp-res/streamable-http/v1" => Some(streamable::CHECKS),
         OPERATIONAL => Some(crate::produce::profile::ops::checks::CHECKS),
+        crate::judge::cache::PROFILE => Some(cache::CHECKS),
         _ => None,
     }
 }
@@ -179,7 +181,7 @@ pub fn plan(
             format!("{ops} of its 26 checks")
         };
         ProfileError::Usage(format!(
-            "mcpres can run mcp-res/stdio-transport/v1, mcp-res/protocol-revision/v1, mcp-res/streamable-http/v1 and mcp-res/operational-resilience/v1 ({ops}); not {profile}"
+            "mcpres can run mcp-res/stdio-transport/v1, mcp-res/protocol-revision/v1, mcp-res/streamable-http/v1, mcp-res/operational-resilience/v1 ({ops}) and mcp-res/cache-behavior/v1 (over stdio); not {profile}"
         ))
     })?;
     let rev = revision.as_str();

@@ -212,7 +212,7 @@ pub(super) fn shimmed_over(ctx: &Ctx, base: &Launch, spec: &Value) -> Result<Lau
 }
 
 /// `base` with `spec` injected through the shim (`base` itself when nothing is).
-pub(super) fn shim_over(base: &Launch, spec: &Value) -> Result<Launch, String> {
+pub(crate) fn shim_over(base: &Launch, spec: &Value) -> Result<Launch, String> {
     let parsed: Spec =
         serde_json::from_value(spec.clone()).map_err(|e| format!("bad injection {spec}: {e}"))?;
     if parsed == Spec::default() {

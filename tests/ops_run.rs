@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use support::{mcpres, output_text, read_json};
+use support::{mcpres, output_text, read_json, reseal};
 
 /// A short workload for tests (the built-in one soaks longer).
 const WORKLOAD: &str = r#"
@@ -1105,53 +1105,4 @@ fn a_laxer_budget_or_a_label_not_in_the_record_is_refused() {
     let (code, text) = validate(&resealed);
     assert_ne!(code, 0, "{text}");
     assert!(text.contains("another workload"), "{text}");
-}
-
-/// Copy `dir` to `to` with every digest the directory lists recomputed (run.json's
-/// artifact list and evaluation file, the evaluation's check digests and seal): only the
-/// judge can then tell what the record gives.
-fn reseal(dir: &Path, to: &Path) {
-    copy(dir, to);
-    let sha = |p: &Path| mcpres::json::canonical::sha256_hex(&std::fs::read(p).unwrap());
-    let mut run = read_json(&to.join("run.json"));
-    let mut eval = read_json(&to.join("evaluation.json"));
-    for a in run["artifacts"].as_array_mut().unwrap() {
-        let path = to.join(a["path"].as_str().unwrap());
-        let digest = sha(&path);
-        let bytes = std::fs::metadata(&path).unwrap().len();
-        for c in eval["checks"].as_array_mut().unwrap() {
-            for role in ["positive", "negativeControl"] {
-                if c[role]["artifactSha256"] == a["sha256"] {
-                    c[role]["artifactSha256"] = digest.clone().into();
-                }
-            }
-        }
-        a["sha256"] = digest.into();
-        a["bytes"] = bytes.into();
-    }
-    mcpres::validate::profile::seal(&mut eval);
-    std::fs::write(
-        to.join("evaluation.json"),
-        serde_json::to_vec_pretty(&eval).unwrap(),
-    )
-    .unwrap();
-    run["evaluationFileSha256"] = sha(&to.join("evaluation.json")).into();
-    std::fs::write(
-        to.join("run.json"),
-        serde_json::to_vec_pretty(&run).unwrap(),
-    )
-    .unwrap();
-}
-
-fn copy(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        let target = to.join(e.file_name());
-        if e.file_type().unwrap().is_dir() {
-            copy(&e.path(), &target);
-        } else {
-            std::fs::copy(e.path(), target).unwrap();
-        }
-    }
 }

@@ -363,6 +363,10 @@ fn cache_stale_poisoned() {
         result["_meta"]["dev.mcpres/cacheKey"]["serverVersion"],
         "0.0.0-stale"
     );
+    assert_eq!(
+        result["_meta"]["io.modelcontextprotocol/serverInfo"]["version"],
+        "0.0.0-stale"
+    );
     assert!(
         result["tools"]
             .as_array()

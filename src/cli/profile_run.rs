@@ -20,15 +20,17 @@ use mcpres::produce::progress::{Progress, stderr_line};
 
 #[derive(Debug, Args)]
 pub struct ProfileRunArgs {
-    /// The profile: mcp-res/stdio-transport/v1, mcp-res/protocol-revision/v1
-    /// or mcp-res/streamable-http/v1 (or just `stdio-transport`, ...).
+    /// The profile: mcp-res/stdio-transport/v1, mcp-res/protocol-revision/v1,
+    /// mcp-res/streamable-http/v1, mcp-res/operational-resilience/v1 or
+    /// mcp-res/cache-behavior/v1 (or just `stdio-transport`, ...).
     pub profile: String,
     /// The evaluation directory to create (must not exist).
     #[arg(short, long, value_name = "DIR")]
     pub output: PathBuf,
-    /// The protocol revision to evaluate.
-    #[arg(long, value_enum, default_value = "2025-11-25")]
-    pub revision: RevisionArg,
+    /// The protocol revision to evaluate [default: 2025-11-25, or the one revision
+    /// the profile covers (cache-behavior: 2026-07-28)].
+    #[arg(long, value_enum)]
+    pub revision: Option<RevisionArg>,
     /// Run only these checks (comma-separated or repeated): a bounded check set.
     #[arg(long, value_delimiter = ',', value_name = "ID")]
     pub checks: Vec<String>,
@@ -98,6 +100,25 @@ fn full_id(id: &str) -> String {
     }
 }
 
+/// The revision asked for; without one, the one revision the profile covers, else
+/// 2025-11-25.
+fn revision_for(args: &ProfileRunArgs) -> mcpres::model::mcp::Revision {
+    use mcpres::model::mcp::Revision;
+    if let Some(r) = args.revision {
+        return r.into();
+    }
+    let only = mcpres::profiles::Registry::builtin()
+        .ok()
+        .and_then(|r| r.get(&full_id(&args.profile)))
+        .and_then(|p| match p.protocol_revisions.as_slice() {
+            [one] => [Revision::V2025_11_25, Revision::V2026_07_28]
+                .into_iter()
+                .find(|r| r.as_str() == one),
+            _ => None,
+        });
+    only.unwrap_or(Revision::V2025_11_25)
+}
+
 /// Run the command.
 pub fn main(args: ProfileRunArgs) -> CliResult {
     let who = "mcpres profile run";
@@ -116,9 +137,10 @@ pub fn main(args: ProfileRunArgs) -> CliResult {
         env: env.clone(),
         sandbox: None,
     });
+    let revision = revision_for(&args);
     let plan = profile::prepare(
         &full_id(&args.profile),
-        args.revision.into(),
+        revision,
         checks.as_deref(),
         http.as_ref(),
         unresolved.as_ref(),
@@ -157,7 +179,7 @@ pub fn main(args: ProfileRunArgs) -> CliResult {
     };
     let options = Options {
         profile: full_id(&args.profile),
-        revision: args.revision.into(),
+        revision,
         checks,
         http,
         launch,

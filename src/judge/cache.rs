@@ -112,7 +112,9 @@ impl Conversation {
             let (Some(name), Some(method), Some(id)) =
                 (q["name"].as_str(), q["method"].as_str(), q.get("id"))
             else {
-                return Err(format!("the record names a request without name, method or id: {q}"));
+                return Err(format!(
+                    "the record names a request without name, method or id: {q}"
+                ));
             };
             let carried = sent.iter().any(|(_, m)| {
                 m.get("id") == Some(id) && m.get("method").and_then(Value::as_str) == Some(method)
@@ -208,20 +210,20 @@ pub fn reading(check: &str, role: &str, transcript: &Value) -> Option<Reading> {
         } else {
             r::OPEN_FAILED
         };
-        return Some(read(
-            NotObserved,
-            reason,
-            format!("the opening got {open}"),
-        ));
+        return Some(read(NotObserved, reason, format!("the opening got {open}")));
     }
     let c = match Conversation::of(rec, transcript) {
         Ok(c) => c,
         Err(why) => return Some(read(NotObserved, r::LABEL_NOT_IN_RECORD, why)),
     };
     Some(match check {
-        "ttl-ms" => hints(&c, "ttlMs", r::CACHE_TTL_PRESENT, r::CACHE_TTL_INVALID, |v| {
-            v.is_u64()
-        }),
+        "ttl-ms" => hints(
+            &c,
+            "ttlMs",
+            r::CACHE_TTL_PRESENT,
+            r::CACHE_TTL_INVALID,
+            |v| v.is_u64(),
+        ),
         "cache-scope" => hints(
             &c,
             "cacheScope",
@@ -353,14 +355,21 @@ fn revision_keying(c: &Conversation) -> Reading {
                 label(q)
             ),
         ),
-        None => read(NotObserved, r::NO_ANSWER, format!("{} got no answer", label(q))),
+        None => read(
+            NotObserved,
+            r::NO_ANSWER,
+            format!("{} got no answer", label(q)),
+        ),
     }
 }
 
 fn version_keying(c: &Conversation) -> Reading {
     let mut stamps: Vec<(String, (Value, Value))> = Vec::new();
     for (q, result) in c.served() {
-        if let Some(s) = result.pointer("/_meta").and_then(|m| m.get(META_SERVER_INFO)) {
+        if let Some(s) = result
+            .pointer("/_meta")
+            .and_then(|m| m.get(META_SERVER_INFO))
+        {
             stamps.push((q.name.clone(), (s["name"].clone(), s["version"].clone())));
         }
     }
@@ -493,7 +502,13 @@ fn list_consistency(c: &Conversation) -> Reading {
                     format!("{} was listed and got {}", label(q), answer_label(q)),
                 );
             }
-            None => return read(NotObserved, r::NO_ANSWER, format!("{} got no answer", label(q))),
+            None => {
+                return read(
+                    NotObserved,
+                    r::NO_ANSWER,
+                    format!("{} got no answer", label(q)),
+                );
+            }
         }
     }
     read(
@@ -512,7 +527,11 @@ fn negative_caching(c: &Conversation) -> Reading {
         );
     };
     match &q.answer {
-        None => read(NotObserved, r::NO_ANSWER, format!("{} got no answer", label(q))),
+        None => read(
+            NotObserved,
+            r::NO_ANSWER,
+            format!("{} got no answer", label(q)),
+        ),
         Some((_, m)) => match m.get("result") {
             None => read(
                 Accept,
@@ -589,7 +608,10 @@ fn personal(c: &Conversation, caller: &str) -> Reading {
             return read(
                 Reject,
                 r::CACHE_PERSONAL_PUBLIC,
-                format!("{} is scoped public and carries the caller's name", label(q)),
+                format!(
+                    "{} is scoped public and carries the caller's name",
+                    label(q)
+                ),
             );
         }
     }
@@ -609,7 +631,11 @@ mod tests {
     }
 
     /// A transcript of `requests` (name, method, uri, answer result or error).
-    fn transcript(check: &str, role: &str, requests: &[(&str, &str, Option<&str>, Value)]) -> Value {
+    fn transcript(
+        check: &str,
+        role: &str,
+        requests: &[(&str, &str, Option<&str>, Value)],
+    ) -> Value {
         let mut chunks = Vec::new();
         let mut named = Vec::new();
         for (n, (name, method, uri, answer)) in requests.iter().enumerate() {
@@ -618,7 +644,11 @@ mod tests {
             if let Some(u) = uri {
                 params["uri"] = json!(u);
             }
-            chunks.push(chunk("stdin", n as u64 * 10, json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})));
+            chunks.push(chunk(
+                "stdin",
+                n as u64 * 10,
+                json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}),
+            ));
             let mut reply = json!({"jsonrpc": "2.0", "id": id});
             if answer.get("code").is_some() {
                 reply["error"] = answer.clone();
@@ -641,21 +671,56 @@ mod tests {
 
     #[test]
     fn hints_are_read_from_every_served_result() {
-        let ok = transcript("ttl-ms", "positive", &[("tools", "tools/list", None, hinted(json!({"tools": []})))]);
-        assert_eq!(reading("ttl-ms", "positive", &ok).unwrap().1, r::CACHE_TTL_PRESENT);
-        let bad = transcript("ttl-ms", "positive", &[("tools", "tools/list", None, json!({"tools": [], "ttlMs": -1}))]);
-        assert_eq!(reading("ttl-ms", "positive", &bad).unwrap().1, r::CACHE_TTL_INVALID);
+        let ok = transcript(
+            "ttl-ms",
+            "positive",
+            &[("tools", "tools/list", None, hinted(json!({"tools": []})))],
+        );
+        assert_eq!(
+            reading("ttl-ms", "positive", &ok).unwrap().1,
+            r::CACHE_TTL_PRESENT
+        );
+        let bad = transcript(
+            "ttl-ms",
+            "positive",
+            &[(
+                "tools",
+                "tools/list",
+                None,
+                json!({"tools": [], "ttlMs": -1}),
+            )],
+        );
+        assert_eq!(
+            reading("ttl-ms", "positive", &bad).unwrap().1,
+            r::CACHE_TTL_INVALID
+        );
         // The absent read's error says nothing of hints.
-        let err = transcript("cache-scope", "positive", &[
-            ("tools", "tools/list", None, hinted(json!({"tools": []}))),
-            ("absent", "resources/read", Some("x://y"), json!({"code": -32002, "message": "no"})),
-        ]);
-        assert_eq!(reading("cache-scope", "positive", &err).unwrap().1, r::CACHE_SCOPE_PRESENT);
+        let err = transcript(
+            "cache-scope",
+            "positive",
+            &[
+                ("tools", "tools/list", None, hinted(json!({"tools": []}))),
+                (
+                    "absent",
+                    "resources/read",
+                    Some("x://y"),
+                    json!({"code": -32002, "message": "no"}),
+                ),
+            ],
+        );
+        assert_eq!(
+            reading("cache-scope", "positive", &err).unwrap().1,
+            r::CACHE_SCOPE_PRESENT
+        );
     }
 
     #[test]
     fn a_record_whose_injection_is_not_declared_is_not_judged() {
-        let mut t = transcript("ttl-ms", "negative", &[("tools", "tools/list", None, hinted(json!({"tools": []})))]);
+        let mut t = transcript(
+            "ttl-ms",
+            "negative",
+            &[("tools", "tools/list", None, hinted(json!({"tools": []})))],
+        );
         t["observation"]["cache"]["injected"] = json!({});
         assert_eq!(
             reading("ttl-ms", "negative", &t).unwrap().1,
@@ -665,81 +730,221 @@ mod tests {
 
     #[test]
     fn a_request_the_stdin_does_not_carry_is_not_in_the_record() {
-        let mut t = transcript("ttl-ms", "positive", &[("tools", "tools/list", None, hinted(json!({"tools": []})))]);
+        let mut t = transcript(
+            "ttl-ms",
+            "positive",
+            &[("tools", "tools/list", None, hinted(json!({"tools": []})))],
+        );
         t["observation"]["cache"]["requests"][0]["method"] = json!("prompts/list");
-        assert_eq!(reading("ttl-ms", "positive", &t).unwrap().1, r::LABEL_NOT_IN_RECORD);
+        assert_eq!(
+            reading("ttl-ms", "positive", &t).unwrap().1,
+            r::LABEL_NOT_IN_RECORD
+        );
     }
 
     #[test]
     fn keys_revisions_and_poison_are_read_from_the_contents() {
         let a = |u: &str, text: &str| hinted(json!({"contents": [{"uri": u, "text": text}]}));
-        let mixed = transcript("cache-key-identity", "positive", &[
-            ("readA", "resources/read", Some("a://1"), a("a://1", "one")),
-            ("readB", "resources/read", Some("b://2"), a("a://1", "one")),
-        ]);
-        assert_eq!(reading("cache-key-identity", "positive", &mixed).unwrap().1, r::CACHE_KEY_MIXED);
-        let revision = transcript("protocol-revision-keying", "positive", &[
-            ("revision", "tools/list", None, hinted(json!({"tools": []}))),
-        ]);
-        assert_eq!(reading("protocol-revision-keying", "positive", &revision).unwrap().1, r::CACHE_REVISION_NOT_KEYED);
-        let poisoned = transcript("cache-poisoning-boundary", "positive", &[
-            ("readA", "resources/read", Some("a://1"), a("a://1", "one")),
-            ("poison", "resources/read", Some("a://1#p"), a("a://1", "bad")),
-            ("readA2", "resources/read", Some("a://1"), a("a://1", "bad")),
-        ]);
-        assert_eq!(reading("cache-poisoning-boundary", "positive", &poisoned).unwrap().1, r::CACHE_POISONED);
-        let contained = transcript("cache-poisoning-boundary", "positive", &[
-            ("readA", "resources/read", Some("a://1"), a("a://1", "one")),
-            ("poison", "resources/read", Some("a://1#p"), a("a://1", "bad")),
-            ("readA2", "resources/read", Some("a://1"), a("a://1", "one")),
-        ]);
-        assert_eq!(reading("cache-poisoning-boundary", "positive", &contained).unwrap().1, r::CACHE_POISON_CONTAINED);
+        let mixed = transcript(
+            "cache-key-identity",
+            "positive",
+            &[
+                ("readA", "resources/read", Some("a://1"), a("a://1", "one")),
+                ("readB", "resources/read", Some("b://2"), a("a://1", "one")),
+            ],
+        );
+        assert_eq!(
+            reading("cache-key-identity", "positive", &mixed).unwrap().1,
+            r::CACHE_KEY_MIXED
+        );
+        let revision = transcript(
+            "protocol-revision-keying",
+            "positive",
+            &[("revision", "tools/list", None, hinted(json!({"tools": []})))],
+        );
+        assert_eq!(
+            reading("protocol-revision-keying", "positive", &revision)
+                .unwrap()
+                .1,
+            r::CACHE_REVISION_NOT_KEYED
+        );
+        let poisoned = transcript(
+            "cache-poisoning-boundary",
+            "positive",
+            &[
+                ("readA", "resources/read", Some("a://1"), a("a://1", "one")),
+                (
+                    "poison",
+                    "resources/read",
+                    Some("a://1#p"),
+                    a("a://1", "bad"),
+                ),
+                ("readA2", "resources/read", Some("a://1"), a("a://1", "bad")),
+            ],
+        );
+        assert_eq!(
+            reading("cache-poisoning-boundary", "positive", &poisoned)
+                .unwrap()
+                .1,
+            r::CACHE_POISONED
+        );
+        let contained = transcript(
+            "cache-poisoning-boundary",
+            "positive",
+            &[
+                ("readA", "resources/read", Some("a://1"), a("a://1", "one")),
+                (
+                    "poison",
+                    "resources/read",
+                    Some("a://1#p"),
+                    a("a://1", "bad"),
+                ),
+                ("readA2", "resources/read", Some("a://1"), a("a://1", "one")),
+            ],
+        );
+        assert_eq!(
+            reading("cache-poisoning-boundary", "positive", &contained)
+                .unwrap()
+                .1,
+            r::CACHE_POISON_CONTAINED
+        );
     }
 
     #[test]
     fn a_list_that_changes_is_stale_only_within_its_freshness_and_unannounced() {
-        let t = |second: Value| transcript("stale-result", "positive", &[
-            ("tools", "tools/list", None, hinted(json!({"tools": [{"name": "a"}]}))),
-            ("tools2", "tools/list", None, second),
-        ]);
+        let t = |second: Value| {
+            transcript(
+                "stale-result",
+                "positive",
+                &[
+                    (
+                        "tools",
+                        "tools/list",
+                        None,
+                        hinted(json!({"tools": [{"name": "a"}]})),
+                    ),
+                    ("tools2", "tools/list", None, second),
+                ],
+            )
+        };
         let same = t(hinted(json!({"tools": [{"name": "a"}]})));
-        assert_eq!(reading("stale-result", "positive", &same).unwrap().1, r::CACHE_FRESH_HELD);
+        assert_eq!(
+            reading("stale-result", "positive", &same).unwrap().1,
+            r::CACHE_FRESH_HELD
+        );
         let drift = t(hinted(json!({"tools": [{"name": "a"}, {"name": "b"}]})));
-        assert_eq!(reading("stale-result", "positive", &drift).unwrap().1, r::CACHE_STALE_WITHIN_TTL);
+        assert_eq!(
+            reading("stale-result", "positive", &drift).unwrap().1,
+            r::CACHE_STALE_WITHIN_TTL
+        );
         // Hinted immediately stale: nothing was promised.
         let mut zero = drift.clone();
-        zero["chunks"][1]["text"] = json!(format!("{}\n", json!({"jsonrpc": "2.0", "id": 10, "result": {"tools": [{"name": "a"}], "ttlMs": 0, "cacheScope": "public"}})));
-        assert_eq!(reading("stale-result", "positive", &zero).unwrap().1, r::CACHE_NOTHING_FRESH);
+        zero["chunks"][1]["text"] = json!(format!(
+            "{}\n",
+            json!({"jsonrpc": "2.0", "id": 10, "result": {"tools": [{"name": "a"}], "ttlMs": 0, "cacheScope": "public"}})
+        ));
+        assert_eq!(
+            reading("stale-result", "positive", &zero).unwrap().1,
+            r::CACHE_NOTHING_FRESH
+        );
     }
 
     #[test]
     fn the_callers_name_in_a_public_result_is_personal_data_made_public() {
-        let t = |scope: &str| transcript("personalized-data-not-public", "positive", &[
-            ("tools", "tools/list", None, json!({"tools": [{"name": "a", "description": "for mcpres-caller-0123456789"}], "ttlMs": 5, "cacheScope": scope})),
-        ]);
-        assert_eq!(reading("personalized-data-not-public", "positive", &t("public")).unwrap().1, r::CACHE_PERSONAL_PUBLIC);
-        assert_eq!(reading("personalized-data-not-public", "positive", &t("private")).unwrap().1, r::CACHE_PERSONAL_NOT_PUBLIC);
+        let t = |scope: &str| {
+            transcript(
+                "personalized-data-not-public",
+                "positive",
+                &[(
+                    "tools",
+                    "tools/list",
+                    None,
+                    json!({"tools": [{"name": "a", "description": "for mcpres-caller-0123456789"}], "ttlMs": 5, "cacheScope": scope}),
+                )],
+            )
+        };
+        assert_eq!(
+            reading("personalized-data-not-public", "positive", &t("public"))
+                .unwrap()
+                .1,
+            r::CACHE_PERSONAL_PUBLIC
+        );
+        assert_eq!(
+            reading("personalized-data-not-public", "positive", &t("private"))
+                .unwrap()
+                .1,
+            r::CACHE_PERSONAL_NOT_PUBLIC
+        );
     }
 
     #[test]
     fn an_absent_resource_is_cached_only_when_hinted_fresh() {
-        let t = |answer: Value| transcript("negative-caching", "positive", &[
-            ("absent", "resources/read", Some("none://x"), answer),
-        ]);
-        assert_eq!(reading("negative-caching", "positive", &t(json!({"code": -32002, "message": "x"}))).unwrap().1, r::CACHE_ABSENT_NOT_CACHED);
-        assert_eq!(reading("negative-caching", "positive", &t(json!({"contents": [], "ttlMs": 10, "cacheScope": "public"}))).unwrap().1, r::CACHE_ABSENT_CACHED);
-        assert_eq!(reading("negative-caching", "positive", &t(json!({"contents": [], "ttlMs": 0, "cacheScope": "public"}))).unwrap().1, r::CACHE_ABSENT_NOT_CACHED);
+        let t = |answer: Value| {
+            transcript(
+                "negative-caching",
+                "positive",
+                &[("absent", "resources/read", Some("none://x"), answer)],
+            )
+        };
+        assert_eq!(
+            reading(
+                "negative-caching",
+                "positive",
+                &t(json!({"code": -32002, "message": "x"}))
+            )
+            .unwrap()
+            .1,
+            r::CACHE_ABSENT_NOT_CACHED
+        );
+        assert_eq!(
+            reading(
+                "negative-caching",
+                "positive",
+                &t(json!({"contents": [], "ttlMs": 10, "cacheScope": "public"}))
+            )
+            .unwrap()
+            .1,
+            r::CACHE_ABSENT_CACHED
+        );
+        assert_eq!(
+            reading(
+                "negative-caching",
+                "positive",
+                &t(json!({"contents": [], "ttlMs": 0, "cacheScope": "public"}))
+            )
+            .unwrap()
+            .1,
+            r::CACHE_ABSENT_NOT_CACHED
+        );
     }
 
     #[test]
     fn stamps_of_one_process_must_agree() {
-        let stamp = |v: &str| hinted(json!({"tools": [], "_meta": {META_SERVER_INFO: {"name": "s", "version": v}}}));
-        let t = transcript("subject-version-keying", "positive", &[
-            ("tools", "tools/list", None, stamp("1.0")),
-            ("tools2", "tools/list", None, stamp("0.0.0-stale")),
-        ]);
-        assert_eq!(reading("subject-version-keying", "positive", &t).unwrap().1, r::CACHE_VERSION_KEY_MISMATCH);
-        let none = transcript("subject-version-keying", "positive", &[("tools", "tools/list", None, hinted(json!({"tools": []})))]);
-        assert_eq!(reading("subject-version-keying", "positive", &none).unwrap().1, r::CACHE_NO_VERSION_STAMP);
+        let stamp = |v: &str| {
+            hinted(json!({"tools": [], "_meta": {META_SERVER_INFO: {"name": "s", "version": v}}}))
+        };
+        let t = transcript(
+            "subject-version-keying",
+            "positive",
+            &[
+                ("tools", "tools/list", None, stamp("1.0")),
+                ("tools2", "tools/list", None, stamp("0.0.0-stale")),
+            ],
+        );
+        assert_eq!(
+            reading("subject-version-keying", "positive", &t).unwrap().1,
+            r::CACHE_VERSION_KEY_MISMATCH
+        );
+        let none = transcript(
+            "subject-version-keying",
+            "positive",
+            &[("tools", "tools/list", None, hinted(json!({"tools": []})))],
+        );
+        assert_eq!(
+            reading("subject-version-keying", "positive", &none)
+                .unwrap()
+                .1,
+            r::CACHE_NO_VERSION_STAMP
+        );
     }
 }

@@ -186,7 +186,9 @@ impl State {
         let fragment = read && n.uri.as_deref().is_some_and(|u| u.contains('#'));
         match defect {
             Defect::UnlistRead if read => {
-                let first = self.first_read.get_or_insert_with(|| n.uri.clone().unwrap_or_default());
+                let first = self
+                    .first_read
+                    .get_or_insert_with(|| n.uri.clone().unwrap_or_default());
                 if n.uri.as_deref() != Some(first.as_str()) && m.get("result").is_some() {
                     let id = m["id"].clone();
                     m = json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32002,
@@ -194,13 +196,24 @@ impl State {
                 }
             }
             Defect::CacheAbsent | Defect::CacheAbsentStale if read && m.get("error").is_some() => {
-                let ttl = if defect == Defect::CacheAbsent { 86_400_000 } else { 0 };
+                let ttl = if defect == Defect::CacheAbsent {
+                    86_400_000
+                } else {
+                    0
+                };
                 let id = m["id"].clone();
                 m = json!({"jsonrpc": "2.0", "id": id, "result": {"resultType": "complete",
                     "contents": [], "ttlMs": ttl, "cacheScope": "public"}});
             }
             Defect::PoisonStore | Defect::PoisonNostore if fragment => {
-                let base = n.uri.as_deref().unwrap_or("").split('#').next().unwrap_or("").to_string();
+                let base = n
+                    .uri
+                    .as_deref()
+                    .unwrap_or("")
+                    .split('#')
+                    .next()
+                    .unwrap_or("")
+                    .to_string();
                 let poisoned = json!({"resultType": "complete", "contents": [{"uri": base,
                     "mimeType": "text/plain", "text": "poisoned by mcpres"}],
                     "ttlMs": 86_400_000, "cacheScope": "public"});
@@ -244,11 +257,13 @@ impl State {
                 }
                 Defect::DriftList | Defect::AddToolAlways if n.method == "tools/list" => {
                     self.tool_lists += 1;
-                    if defect == Defect::AddToolAlways || self.tool_lists >= 2 {
-                        if let Some(tools) = result.get_mut("tools").and_then(Value::as_array_mut) {
-                            tools.push(json!({"name": "mcpres-added", "description": "added by mcpres",
-                                "inputSchema": {"type": "object"}}));
-                        }
+                    if (defect == Defect::AddToolAlways || self.tool_lists >= 2)
+                        && let Some(tools) = result.get_mut("tools").and_then(Value::as_array_mut)
+                    {
+                        tools.push(
+                            json!({"name": "mcpres-added", "description": "added by mcpres",
+                            "inputSchema": {"type": "object"}}),
+                        );
                     }
                 }
                 Defect::RetextRead if read => {
@@ -279,7 +294,11 @@ impl State {
                             meta["dev.mcpres/listedFor"] = json!(caller);
                         }
                     }
-                    let scope = if defect == Defect::PersonalPublic { "public" } else { "private" };
+                    let scope = if defect == Defect::PersonalPublic {
+                        "public"
+                    } else {
+                        "private"
+                    };
                     result.insert("cacheScope".into(), json!(scope));
                 }
                 _ => {}
@@ -349,7 +368,8 @@ mod tests {
     use super::*;
 
     fn req(id: u64, method: &str, uri: Option<&str>, rev: &str) -> Value {
-        let mut params = json!({"_meta": {META_PROTOCOL_VERSION: rev, META_CLIENT_INFO: {"name": "caller-x"}}});
+        let mut params =
+            json!({"_meta": {META_PROTOCOL_VERSION: rev, META_CLIENT_INFO: {"name": "caller-x"}}});
         if let Some(u) = uri {
             params["uri"] = json!(u);
         }
@@ -363,17 +383,28 @@ mod tests {
     #[test]
     fn a_cache_keyed_by_method_serves_another_keys_entry() {
         let mut s = State::new(Defect::KeyMethod);
-        assert!(s.request(&req(1, "resources/read", Some("a://1"), "2026-07-28")).is_none());
+        assert!(
+            s.request(&req(1, "resources/read", Some("a://1"), "2026-07-28"))
+                .is_none()
+        );
         s.answer(ok(1, json!({"contents": [{"uri": "a://1"}]})));
-        let served = s.request(&req(2, "resources/read", Some("b://2"), "2026-07-28")).expect("served");
+        let served = s
+            .request(&req(2, "resources/read", Some("b://2"), "2026-07-28"))
+            .expect("served");
         assert_eq!(served["id"], 2);
         assert_eq!(served["result"]["contents"][0]["uri"], "a://1");
         // Keyed fully: another URI or revision is a miss, the same key a hit.
         let mut s = State::new(Defect::KeyFull);
         s.request(&req(1, "tools/list", None, "2026-07-28"));
         s.answer(ok(1, json!({"tools": []})));
-        assert!(s.request(&req(2, "tools/list", None, "2099-01-01")).is_none());
-        assert!(s.request(&req(3, "tools/list", None, "2026-07-28")).is_some());
+        assert!(
+            s.request(&req(2, "tools/list", None, "2099-01-01"))
+                .is_none()
+        );
+        assert!(
+            s.request(&req(3, "tools/list", None, "2026-07-28"))
+                .is_some()
+        );
     }
 
     #[test]
@@ -387,10 +418,16 @@ mod tests {
         assert_eq!(b["result"]["ttlMs"], 5);
         let mut s = State::new(Defect::StampStale);
         s.request(&req(1, "server/discover", None, "2026-07-28"));
-        s.answer(ok(1, json!({"_meta": {META_SERVER_INFO: {"name": "n", "version": "1"}}})));
+        s.answer(ok(
+            1,
+            json!({"_meta": {META_SERVER_INFO: {"name": "n", "version": "1"}}}),
+        ));
         s.request(&req(2, "prompts/list", None, "2026-07-28"));
         let p = s.answer(ok(2, json!({"prompts": []})));
-        assert_eq!(p["result"]["_meta"][META_SERVER_INFO], json!({"name": "n", "version": "0.0.0-stale"}));
+        assert_eq!(
+            p["result"]["_meta"][META_SERVER_INFO],
+            json!({"name": "n", "version": "0.0.0-stale"})
+        );
     }
 
     #[test]
@@ -398,9 +435,15 @@ mod tests {
         for (defect, stored) in [(Defect::PoisonStore, true), (Defect::PoisonNostore, false)] {
             let mut s = State::new(defect);
             s.request(&req(1, "resources/read", Some("a://1#p"), "2026-07-28"));
-            let p = s.answer(json!({"jsonrpc": "2.0", "id": 1, "error": {"code": -32002, "message": "x"}}));
+            let p = s.answer(
+                json!({"jsonrpc": "2.0", "id": 1, "error": {"code": -32002, "message": "x"}}),
+            );
             assert_eq!(p["result"]["contents"][0]["text"], "poisoned by mcpres");
-            assert_eq!(s.request(&req(2, "resources/read", Some("a://1"), "2026-07-28")).is_some(), stored);
+            assert_eq!(
+                s.request(&req(2, "resources/read", Some("a://1"), "2026-07-28"))
+                    .is_some(),
+                stored
+            );
         }
     }
 }

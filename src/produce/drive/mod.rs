@@ -26,6 +26,7 @@
 //! - `downstream`: the loopback HTTP stub the shim serves beside a subject
 //!   that declares a downstream (up, down or slow, moved by the runner).
 
+pub mod cache_edit;
 pub mod door;
 pub mod downstream;
 pub mod end;
@@ -35,6 +36,5 @@ pub mod ident;
 pub mod proc;
 pub mod redact;
 pub mod sandbox;
-pub mod cache_edit;
 pub mod shim;
 pub mod spawn;

@@ -141,7 +141,11 @@ fn conversation(ctx: &Ctx, check: &str, role: &str) -> Value {
         let uri = params.get("uri").cloned();
         let (id, line) = ctx.line(method, params);
         probe.send(line);
-        let wait = if name == "discover" { ctx.startup } else { ctx.answer };
+        let wait = if name == "discover" {
+            ctx.startup
+        } else {
+            ctx.answer
+        };
         let reply = probe.reply(&id, wait);
         requests.push(json!({"name": name, "method": method, "id": id, "uri": uri}));
         reply
@@ -151,7 +155,10 @@ fn conversation(ctx: &Ctx, check: &str, role: &str) -> Value {
     let open = ask(&mut probe, "discover", method, params, None);
     rec["open"] = json!(reply_label(&open));
     if let Reply::Result(m) = &open {
-        let caps = m.pointer("/result/capabilities").cloned().unwrap_or_default();
+        let caps = m
+            .pointer("/result/capabilities")
+            .cloned()
+            .unwrap_or_default();
         let has = |k: &str| caps.get(k).is_some_and(|c| !c.is_null());
         let mut ask = |name: &str, method: &str, params: Value, revision: Option<&str>| {
             ask(&mut probe, name, method, params, revision)
@@ -167,7 +174,12 @@ fn conversation(ctx: &Ctx, check: &str, role: &str) -> Value {
             ask("templates", "resources/templates/list", json!({}), None);
             let mut uris: Vec<String> = Vec::new();
             if let Reply::Result(m) = &listed {
-                for res in m.pointer("/result/resources").and_then(Value::as_array).into_iter().flatten() {
+                for res in m
+                    .pointer("/result/resources")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                {
                     if let Some(u) = res["uri"].as_str()
                         && !uris.iter().any(|have| have == u)
                     {
@@ -181,7 +193,12 @@ fn conversation(ctx: &Ctx, check: &str, role: &str) -> Value {
                     ask("readB", "resources/read", json!({"uri": b}), None);
                 }
                 let frag = crate::produce::drive::ident::random_hex(6);
-                ask("poison", "resources/read", json!({"uri": format!("{a}#mcpres-{frag}")}), None);
+                ask(
+                    "poison",
+                    "resources/read",
+                    json!({"uri": format!("{a}#mcpres-{frag}")}),
+                    None,
+                );
                 ask("readA2", "resources/read", json!({"uri": a}), None);
             }
             let absent = format!(
@@ -193,10 +210,14 @@ fn conversation(ctx: &Ctx, check: &str, role: &str) -> Value {
         if has("tools") {
             ask("tools2", "tools/list", json!({}), None);
         }
-        let list = [("tools", "tools/list"), ("prompts", "prompts/list"), ("resources", "resources/list")]
-            .into_iter()
-            .find(|(cap, _)| has(cap))
-            .map(|(_, m)| m);
+        let list = [
+            ("tools", "tools/list"),
+            ("prompts", "prompts/list"),
+            ("resources", "resources/list"),
+        ]
+        .into_iter()
+        .find(|(cap, _)| has(cap))
+        .map(|(_, m)| m);
         if let Some(method) = list {
             ask("revision", method, json!({}), Some(NO_REVISION));
         }
@@ -231,8 +252,20 @@ fn three(ctx: &Ctx, check: &'static str, held: &str, refused: &str) -> CheckRun 
         return CheckRun::not_observed(check, format!("{reason}: {why}"));
     }
     let positive = labelled(check, "positive", held, refused, positive);
-    let control = labelled(check, "negative", held, refused, conversation(ctx, check, "negative"));
-    let mutant = labelled(check, "mutant", held, refused, conversation(ctx, check, "mutant"));
+    let control = labelled(
+        check,
+        "negative",
+        held,
+        refused,
+        conversation(ctx, check, "negative"),
+    );
+    let mutant = labelled(
+        check,
+        "mutant",
+        held,
+        refused,
+        conversation(ctx, check, "mutant"),
+    );
     CheckRun::observed(check, positive, control, mutant)
 }
 
@@ -245,15 +278,60 @@ macro_rules! runner {
 }
 
 runner!(ttl_ms, "ttl-ms", r::CACHE_TTL_PRESENT, r::CACHE_TTL_INVALID);
-runner!(cache_scope, "cache-scope", r::CACHE_SCOPE_PRESENT, r::CACHE_SCOPE_INVALID);
-runner!(cache_key_identity, "cache-key-identity", r::CACHE_KEY_IDENTITY_HELD, r::CACHE_KEY_MIXED);
-runner!(protocol_revision_keying, "protocol-revision-keying", r::CACHE_REVISION_KEYED, r::CACHE_REVISION_NOT_KEYED);
-runner!(subject_version_keying, "subject-version-keying", r::CACHE_VERSION_CONSISTENT, r::CACHE_VERSION_KEY_MISMATCH);
-runner!(stale_result, "stale-result", r::CACHE_FRESH_HELD, r::CACHE_STALE_WITHIN_TTL);
-runner!(list_resource_consistency, "list-resource-consistency", r::CACHE_LISTED_READABLE, r::CACHE_LISTED_NOT_READABLE);
-runner!(negative_caching, "negative-caching", r::CACHE_ABSENT_NOT_CACHED, r::CACHE_ABSENT_CACHED);
-runner!(cache_poisoning_boundary, "cache-poisoning-boundary", r::CACHE_POISON_CONTAINED, r::CACHE_POISONED);
-runner!(personalized_data_not_public, "personalized-data-not-public", r::CACHE_PERSONAL_NOT_PUBLIC, r::CACHE_PERSONAL_PUBLIC);
+runner!(
+    cache_scope,
+    "cache-scope",
+    r::CACHE_SCOPE_PRESENT,
+    r::CACHE_SCOPE_INVALID
+);
+runner!(
+    cache_key_identity,
+    "cache-key-identity",
+    r::CACHE_KEY_IDENTITY_HELD,
+    r::CACHE_KEY_MIXED
+);
+runner!(
+    protocol_revision_keying,
+    "protocol-revision-keying",
+    r::CACHE_REVISION_KEYED,
+    r::CACHE_REVISION_NOT_KEYED
+);
+runner!(
+    subject_version_keying,
+    "subject-version-keying",
+    r::CACHE_VERSION_CONSISTENT,
+    r::CACHE_VERSION_KEY_MISMATCH
+);
+runner!(
+    stale_result,
+    "stale-result",
+    r::CACHE_FRESH_HELD,
+    r::CACHE_STALE_WITHIN_TTL
+);
+runner!(
+    list_resource_consistency,
+    "list-resource-consistency",
+    r::CACHE_LISTED_READABLE,
+    r::CACHE_LISTED_NOT_READABLE
+);
+runner!(
+    negative_caching,
+    "negative-caching",
+    r::CACHE_ABSENT_NOT_CACHED,
+    r::CACHE_ABSENT_CACHED
+);
+runner!(
+    cache_poisoning_boundary,
+    "cache-poisoning-boundary",
+    r::CACHE_POISON_CONTAINED,
+    r::CACHE_POISONED
+);
+runner!(
+    personalized_data_not_public,
+    "personalized-data-not-public",
+    r::CACHE_PERSONAL_NOT_PUBLIC,
+    r::CACHE_PERSONAL_PUBLIC
+);
 
 /// A check no stdio run observes: NOT_OBSERVED with what it needs.
 fn unobserved(check: &'static str) -> CheckRun {

@@ -201,7 +201,11 @@ pub fn plan(
     if let Some(only) = only {
         for name in only {
             if !planned.iter().any(|(d, _)| d.id == name) {
-                let why = if applicable.contains(name) {
+                let why = if p.experimental_checks.contains(name) {
+                    format!(
+                        "check {name} of {profile} is experimental: it never enters a claim or a result, and mcpres does not run it"
+                    )
+                } else if applicable.contains(name) {
                     let runs: Vec<&str> = decls.iter().map(|d| d.id).collect();
                     format!(
                         "check {name} of {profile} is not run by mcpres yet (it runs {})",

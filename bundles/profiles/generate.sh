@@ -76,3 +76,17 @@ if [ -n "${MCPRES_PY_MCP_PYTHON:-}" ]; then
       -o "$dir" -- "$MCPRES_PY_MCP_PYTHON" tests/subjects/py_echo_server.py --http '{port}' 2>/dev/null | tail -1
   done
 fi
+# Cache behavior (mcp-res/cache-behavior/v1, 2026-07-28 only, stdio): the reference server, a
+# Python SDK server that serves hints through the SDK's own cache_hints, and the Python SDK echo
+# server (the SDK's defaults). server-everything does not open 2026-07-28.
+cache() {
+  local name="$1"; shift
+  local dir="$OUT/$name-cache-behavior-2026-07-28"
+  rm -rf "$dir"
+  "$BIN" profile run cache-behavior --revision 2026-07-28 -o "$dir" -- "$@" 2>/dev/null | tail -1
+}
+cache reference "$BIN" serve
+if [ -n "${MCPRES_PY_MCP_PYTHON:-}" ]; then
+  cache python-sdk-hints "$MCPRES_PY_MCP_PYTHON" tests/subjects/py_cache_server.py
+  cache python-sdk "$MCPRES_PY_MCP_PYTHON" tests/subjects/py_echo_server.py
+fi

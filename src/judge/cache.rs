@@ -615,6 +615,13 @@ fn personal(c: &Conversation, caller: &str) -> Reading {
             );
         }
     }
+    if public == 0 {
+        return read(
+            NotObserved,
+            r::CACHE_NOTHING_PUBLIC,
+            "no result is scoped public",
+        );
+    }
     read(
         Accept,
         r::CACHE_PERSONAL_NOT_PUBLIC,
@@ -851,7 +858,7 @@ mod tests {
 
     #[test]
     fn the_callers_name_in_a_public_result_is_personal_data_made_public() {
-        let t = |scope: &str| {
+        let t = |scope: &str, description: &str| {
             transcript(
                 "personalized-data-not-public",
                 "positive",
@@ -859,22 +866,23 @@ mod tests {
                     "tools",
                     "tools/list",
                     None,
-                    json!({"tools": [{"name": "a", "description": "for mcpres-caller-0123456789"}], "ttlMs": 5, "cacheScope": scope}),
+                    json!({"tools": [{"name": "a", "description": description}], "ttlMs": 5, "cacheScope": scope}),
                 )],
             )
         };
-        assert_eq!(
-            reading("personalized-data-not-public", "positive", &t("public"))
+        let read = |t: &Value| {
+            reading("personalized-data-not-public", "positive", t)
                 .unwrap()
-                .1,
-            r::CACHE_PERSONAL_PUBLIC
-        );
+                .1
+        };
+        let mine = "for mcpres-caller-0123456789";
+        assert_eq!(read(&t("public", mine)), r::CACHE_PERSONAL_PUBLIC);
         assert_eq!(
-            reading("personalized-data-not-public", "positive", &t("private"))
-                .unwrap()
-                .1,
+            read(&t("public", "for anyone")),
             r::CACHE_PERSONAL_NOT_PUBLIC
         );
+        // Nothing public: nothing of the caller's is shared by the scope.
+        assert_eq!(read(&t("private", mine)), r::CACHE_NOTHING_PUBLIC);
     }
 
     #[test]

@@ -661,11 +661,14 @@ pub fn rewrite_response(
                         "dev.mcpres/cacheKey".into(),
                         json!({"protocolVersion": other_revision, "serverVersion": "0.0.0-stale"}),
                     );
-                    // The stale entry names the server version that produced it; a
-                    // response the server stamped itself keeps its own stamp.
-                    m.entry(crate::model::mcp::META_SERVER_INFO).or_insert_with(
-                        || json!({"name": "mcpres-reference-server", "version": "0.0.0-stale"}),
-                    );
+                    // The stale entry names the server version that produced it (the
+                    // discovery, answered live, keeps the server's own stamp).
+                    if d.request.method != "server/discover" {
+                        m.insert(
+                            crate::model::mcp::META_SERVER_INFO.into(),
+                            json!({"name": "mcpres-reference-server", "version": "0.0.0-stale"}),
+                        );
+                    }
                 }
                 result.insert("ttlMs".into(), json!(86_400_000));
                 result.insert("cacheScope".into(), json!("public"));

@@ -213,6 +213,28 @@ fn client_declares(context: &RequestContext<RoleServer>, name: &str) -> bool {
         .is_some_and(|c| c.get(name).is_some_and(|c| !c.is_null()))
 }
 
+/// The server's stamp (`_meta["io.modelcontextprotocol/serverInfo"]`) on a result
+/// `value` when the request was made at 2026-07-28 (its `_meta` names the protocol
+/// version), which asks servers to name themselves on every response: a client or a
+/// cache can then key what it keeps by the server's version. Before, results carry no
+/// stamp (the bytes of a 2025-11-25 conversation are unchanged).
+fn stamped(context: &RequestContext<RoleServer>, mut value: Value) -> Value {
+    let modern = serde_json::to_value(&context.meta)
+        .ok()
+        .and_then(|m| m.get(crate::model::mcp::META_PROTOCOL_VERSION).cloned())
+        .is_some();
+    if modern && let Some(obj) = value.as_object_mut() {
+        let meta = obj.entry("_meta").or_insert_with(|| json!({}));
+        if let Some(meta) = meta.as_object_mut() {
+            meta.insert(
+                crate::model::mcp::META_SERVER_INFO.into(),
+                json!({"name": "mcpres-reference-server", "version": env!("CARGO_PKG_VERSION")}),
+            );
+        }
+    }
+    value
+}
+
 /// A tool execution error (`isError`): the client did not declare `name`,
 /// so the request the tool would send is not sent.
 fn undeclared(name: &str, method: &str) -> Value {
@@ -744,10 +766,11 @@ impl ServerHandler for RefServer {
     async fn list_tools(
         &self,
         request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
         no_cursor(&request)?;
-        let r: ListToolsResult = complete(json!({"tools": self.listed_tools()}))?;
+        let r: ListToolsResult =
+            complete(stamped(&context, json!({"tools": self.listed_tools()})))?;
         Ok(r.with_ttl_ms(LIST_TTL_MS)
             .with_cache_scope(CacheScope::Public))
     }
@@ -767,10 +790,11 @@ impl ServerHandler for RefServer {
     async fn list_resources(
         &self,
         request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, McpError> {
         no_cursor(&request)?;
-        let r: ListResourcesResult = complete(json!({"resources": static_resources()}))?;
+        let r: ListResourcesResult =
+            complete(stamped(&context, json!({"resources": static_resources()})))?;
         Ok(r.with_ttl_ms(LIST_TTL_MS)
             .with_cache_scope(CacheScope::Public))
     }
@@ -778,11 +802,13 @@ impl ServerHandler for RefServer {
     async fn list_resource_templates(
         &self,
         request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListResourceTemplatesResult, McpError> {
         no_cursor(&request)?;
-        let r: ListResourceTemplatesResult =
-            complete(json!({"resourceTemplates": resource_templates()}))?;
+        let r: ListResourceTemplatesResult = complete(stamped(
+            &context,
+            json!({"resourceTemplates": resource_templates()}),
+        ))?;
         Ok(r.with_ttl_ms(LIST_TTL_MS)
             .with_cache_scope(CacheScope::Public))
     }
@@ -790,7 +816,7 @@ impl ServerHandler for RefServer {
     async fn read_resource(
         &self,
         request: ReadResourceRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, McpError> {
         let uri = request.uri.as_str();
         let (contents, ttl, scope) = match uri {
@@ -837,17 +863,18 @@ impl ServerHandler for RefServer {
                 }
             },
         };
-        let r: ReadResourceResult = complete(json!({ "contents": contents }))?;
+        let r: ReadResourceResult = complete(stamped(&context, json!({ "contents": contents })))?;
         Ok(r.with_ttl_ms(ttl).with_cache_scope(scope).into())
     }
 
     async fn list_prompts(
         &self,
         request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, McpError> {
         no_cursor(&request)?;
-        let r: ListPromptsResult = complete(json!({"prompts": prompt_definitions()}))?;
+        let r: ListPromptsResult =
+            complete(stamped(&context, json!({"prompts": prompt_definitions()})))?;
         Ok(r.with_ttl_ms(LIST_TTL_MS)
             .with_cache_scope(CacheScope::Public))
     }

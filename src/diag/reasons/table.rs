@@ -771,6 +771,8 @@ reasons! {
             "No cacheable result names the server that produced it (`io.modelcontextprotocol/serverInfo` in `_meta`, which 2026-07-28 asks for with a SHOULD): nothing a cache could key by the subject's version.";
         CACHE_NOTHING_FRESH "MCP_RES_CACHE_NOTHING_FRESH" NotObserved
             "The subject declares no tools, or its tool list is hinted immediately stale (`ttlMs` 0): nothing was promised fresh, so no change of it can be stale.";
+        CACHE_NOTHING_PUBLIC "MCP_RES_CACHE_NOTHING_PUBLIC" NotObserved
+            "No result of the conversation is scoped `public`: nothing is marked shareable across authorization contexts, so nothing of the caller's could be shared by the scope.";
         CACHE_NOT_OBSERVABLE_ON_STDIO "MCP_RES_CACHE_NOT_OBSERVABLE_ON_STDIO" NotObserved
             "The check needs what a stdio run against a server does not have: two authorization contexts (user-tenant-separation), a cache of the client's own to expire (expiry), or a subject whose capabilities change during the run (capability-change-invalidation). Not observed, never a PASS.";
     }

@@ -94,7 +94,7 @@ pub const CHECKS: &[CheckDecl] = &[
             Basis::both(MCP_2026, HINTS, L::None, "`public` says the response holds no user-specific data and may be shared across authorization contexts"),
             Basis::both(PROFILE, "required check personalized-data-not-public", L::Profile, "a result that carries the caller's own data is not scoped `public`"),
         ])
-        .judged("The schema defines `public` without a MUST on the server; the profile's own. Every request of the run carries a client name drawn for it (`mcpres-caller-…`); no result scoped `public` may carry it. The control's transport writes the caller's name into the tool list and scopes it `public`; the mutant's scopes the same list `private`, which must be read as held."),
+        .judged("The schema defines `public` without a MUST on the server; the profile's own. Every request of the run carries a client name drawn for it (`mcpres-caller-…`); no result scoped `public` may carry it; a subject that scopes nothing `public` leaves the check NOT_OBSERVED (`MCP_RES_CACHE_NOTHING_PUBLIC`). The control's transport writes the caller's name into the tool list and scopes it `public`; the mutant's scopes the same list `private`, which must be read as held."),
 ];
 
 fn reply_label(r: &Reply) -> String {

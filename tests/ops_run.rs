@@ -111,24 +111,7 @@ fn run_with_options(
     args.push(subject().display().to_string());
     args.extend(flags.iter().map(|f| f.to_string()));
     let o = mcpres(&args);
-    assert!(
-        out.join("run.json").is_file(),
-        "no evaluation written: {}",
-        output_text(&o)
-    );
-    let run = read_json(&out.join("run.json"));
-    let verdicts = run["checks"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| {
-            (
-                c["id"].as_str().unwrap().to_string(),
-                c["verdict"].as_str().unwrap().to_string(),
-                c["reason"].as_str().unwrap_or_default().to_string(),
-            )
-        })
-        .collect();
+    let verdicts = support::profile_verdicts(&out, &o);
     (out, verdicts)
 }
 

@@ -633,16 +633,16 @@ fn personal(c: &Conversation, caller: &str) -> Reading {
 mod tests {
     use super::*;
 
+    /// One request of a test conversation: name, method, URI, and its answer (an error
+    /// when it has a `code`).
+    type Req<'a> = (&'a str, &'a str, Option<&'a str>, Value);
+
     fn chunk(stream: &str, at: u64, m: Value) -> Value {
         json!({"stream": stream, "atMs": at, "text": format!("{m}\n")})
     }
 
-    /// A transcript of `requests` (name, method, uri, answer result or error).
-    fn transcript(
-        check: &str,
-        role: &str,
-        requests: &[(&str, &str, Option<&str>, Value)],
-    ) -> Value {
+    /// A transcript of `requests`, ten milliseconds apart.
+    fn transcript(check: &str, role: &str, requests: &[Req]) -> Value {
         let mut chunks = Vec::new();
         let mut named = Vec::new();
         for (n, (name, method, uri, answer)) in requests.iter().enumerate() {
@@ -651,23 +651,32 @@ mod tests {
             if let Some(u) = uri {
                 params["uri"] = json!(u);
             }
+            let at = n as u64 * 10;
             chunks.push(chunk(
                 "stdin",
-                n as u64 * 10,
+                at,
                 json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}),
             ));
-            let mut reply = json!({"jsonrpc": "2.0", "id": id});
-            if answer.get("code").is_some() {
-                reply["error"] = answer.clone();
+            let key = if answer.get("code").is_some() {
+                "error"
             } else {
-                reply["result"] = answer.clone();
-            }
-            chunks.push(chunk("stdout", n as u64 * 10 + 5, reply));
+                "result"
+            };
+            let mut reply = json!({"jsonrpc": "2.0", "id": id});
+            reply[key] = answer.clone();
+            chunks.push(chunk("stdout", at + 5, reply));
             named.push(json!({"name": name, "method": method, "id": id, "uri": uri}));
         }
         json!({"chunks": chunks, "observation": {"cache": {
             "kind": "cache", "injected": injection(check, role), "open": "result",
             "caller": "mcpres-caller-0123456789", "requests": named}}})
+    }
+
+    /// The positive's reason for `check` over `requests`.
+    fn reason(check: &str, requests: &[Req]) -> String {
+        reading(check, "positive", &transcript(check, "positive", requests))
+            .expect("a cache record")
+            .1
     }
 
     fn hinted(mut v: Value) -> Value {
@@ -676,49 +685,33 @@ mod tests {
         v
     }
 
+    fn tools(names: &[&str]) -> Value {
+        let t: Vec<Value> = names.iter().map(|n| json!({"name": n})).collect();
+        hinted(json!({ "tools": t }))
+    }
+
+    fn contents(uri: &str, text: &str) -> Value {
+        hinted(json!({"contents": [{"uri": uri, "text": text}]}))
+    }
+
+    fn error() -> Value {
+        json!({"code": -32002, "message": "not found"})
+    }
+
     #[test]
     fn hints_are_read_from_every_served_result() {
-        let ok = transcript(
-            "ttl-ms",
-            "positive",
-            &[("tools", "tools/list", None, hinted(json!({"tools": []})))],
-        );
-        assert_eq!(
-            reading("ttl-ms", "positive", &ok).unwrap().1,
-            r::CACHE_TTL_PRESENT
-        );
-        let bad = transcript(
-            "ttl-ms",
-            "positive",
-            &[(
-                "tools",
-                "tools/list",
-                None,
-                json!({"tools": [], "ttlMs": -1}),
-            )],
-        );
-        assert_eq!(
-            reading("ttl-ms", "positive", &bad).unwrap().1,
-            r::CACHE_TTL_INVALID
-        );
+        let list = |v: Value| [("tools", "tools/list", None, v)];
+        assert_eq!(reason("ttl-ms", &list(tools(&[]))), r::CACHE_TTL_PRESENT);
+        let negative = json!({"tools": [], "ttlMs": -1, "cacheScope": "public"});
+        assert_eq!(reason("ttl-ms", &list(negative)), r::CACHE_TTL_INVALID);
         // The absent read's error says nothing of hints.
-        let err = transcript(
-            "cache-scope",
-            "positive",
-            &[
-                ("tools", "tools/list", None, hinted(json!({"tools": []}))),
-                (
-                    "absent",
-                    "resources/read",
-                    Some("x://y"),
-                    json!({"code": -32002, "message": "no"}),
-                ),
-            ],
-        );
-        assert_eq!(
-            reading("cache-scope", "positive", &err).unwrap().1,
-            r::CACHE_SCOPE_PRESENT
-        );
+        let with_absent = [
+            ("tools", "tools/list", None, tools(&[])),
+            ("absent", "resources/read", Some("x://y"), error()),
+        ];
+        assert_eq!(reason("cache-scope", &with_absent), r::CACHE_SCOPE_PRESENT);
+        let shared = json!({"tools": [], "ttlMs": 1, "cacheScope": "shared"});
+        assert_eq!(reason("cache-scope", &list(shared)), r::CACHE_SCOPE_INVALID);
     }
 
     #[test]
@@ -726,13 +719,11 @@ mod tests {
         let mut t = transcript(
             "ttl-ms",
             "negative",
-            &[("tools", "tools/list", None, hinted(json!({"tools": []})))],
+            &[("tools", "tools/list", None, tools(&[]))],
         );
         t["observation"]["cache"]["injected"] = json!({});
-        assert_eq!(
-            reading("ttl-ms", "negative", &t).unwrap().1,
-            r::CACHE_INJECTION_NOT_DECLARED
-        );
+        let read = reading("ttl-ms", "negative", &t).unwrap().1;
+        assert_eq!(read, r::CACHE_INJECTION_NOT_DECLARED);
     }
 
     #[test]
@@ -740,190 +731,135 @@ mod tests {
         let mut t = transcript(
             "ttl-ms",
             "positive",
-            &[("tools", "tools/list", None, hinted(json!({"tools": []})))],
+            &[("tools", "tools/list", None, tools(&[]))],
         );
         t["observation"]["cache"]["requests"][0]["method"] = json!("prompts/list");
-        assert_eq!(
-            reading("ttl-ms", "positive", &t).unwrap().1,
-            r::LABEL_NOT_IN_RECORD
-        );
+        let read = reading("ttl-ms", "positive", &t).unwrap().1;
+        assert_eq!(read, r::LABEL_NOT_IN_RECORD);
     }
 
     #[test]
-    fn keys_revisions_and_poison_are_read_from_the_contents() {
-        let a = |u: &str, text: &str| hinted(json!({"contents": [{"uri": u, "text": text}]}));
-        let mixed = transcript(
-            "cache-key-identity",
-            "positive",
-            &[
-                ("readA", "resources/read", Some("a://1"), a("a://1", "one")),
-                ("readB", "resources/read", Some("b://2"), a("a://1", "one")),
-            ],
-        );
+    fn keys_and_revisions_are_read_from_the_answers() {
+        let reads = |b: Value| {
+            [
+                (
+                    "readA",
+                    "resources/read",
+                    Some("a://1"),
+                    contents("a://1", "one"),
+                ),
+                ("readB", "resources/read", Some("b://2"), b),
+            ]
+        };
+        let own = reads(contents("b://2", "two"));
         assert_eq!(
-            reading("cache-key-identity", "positive", &mixed).unwrap().1,
-            r::CACHE_KEY_MIXED
+            reason("cache-key-identity", &own),
+            r::CACHE_KEY_IDENTITY_HELD
         );
-        let revision = transcript(
-            "protocol-revision-keying",
-            "positive",
-            &[("revision", "tools/list", None, hinted(json!({"tools": []})))],
-        );
-        assert_eq!(
-            reading("protocol-revision-keying", "positive", &revision)
-                .unwrap()
-                .1,
-            r::CACHE_REVISION_NOT_KEYED
-        );
-        let poisoned = transcript(
-            "cache-poisoning-boundary",
-            "positive",
-            &[
-                ("readA", "resources/read", Some("a://1"), a("a://1", "one")),
+        let mixed = reads(contents("a://1", "one"));
+        assert_eq!(reason("cache-key-identity", &mixed), r::CACHE_KEY_MIXED);
+        let one = [(
+            "readA",
+            "resources/read",
+            Some("a://1"),
+            contents("a://1", "one"),
+        )];
+        assert_eq!(reason("cache-key-identity", &one), r::CACHE_NO_RESOURCES);
+        let revision = |v: Value| [("revision", "tools/list", None, v)];
+        let served = reason("protocol-revision-keying", &revision(tools(&[])));
+        assert_eq!(served, r::CACHE_REVISION_NOT_KEYED);
+        let refused = reason("protocol-revision-keying", &revision(error()));
+        assert_eq!(refused, r::CACHE_REVISION_KEYED);
+    }
+
+    #[test]
+    fn a_poisoned_key_is_one_that_serves_the_fragments_answer() {
+        let after = |again: &str| {
+            [
+                (
+                    "readA",
+                    "resources/read",
+                    Some("a://1"),
+                    contents("a://1", "one"),
+                ),
                 (
                     "poison",
                     "resources/read",
                     Some("a://1#p"),
-                    a("a://1", "bad"),
+                    contents("a://1", "bad"),
                 ),
-                ("readA2", "resources/read", Some("a://1"), a("a://1", "bad")),
-            ],
-        );
-        assert_eq!(
-            reading("cache-poisoning-boundary", "positive", &poisoned)
-                .unwrap()
-                .1,
-            r::CACHE_POISONED
-        );
-        let contained = transcript(
-            "cache-poisoning-boundary",
-            "positive",
-            &[
-                ("readA", "resources/read", Some("a://1"), a("a://1", "one")),
                 (
-                    "poison",
+                    "readA2",
                     "resources/read",
-                    Some("a://1#p"),
-                    a("a://1", "bad"),
+                    Some("a://1"),
+                    contents("a://1", again),
                 ),
-                ("readA2", "resources/read", Some("a://1"), a("a://1", "one")),
-            ],
-        );
-        assert_eq!(
-            reading("cache-poisoning-boundary", "positive", &contained)
-                .unwrap()
-                .1,
-            r::CACHE_POISON_CONTAINED
-        );
+            ]
+        };
+        let poisoned = reason("cache-poisoning-boundary", &after("bad"));
+        assert_eq!(poisoned, r::CACHE_POISONED);
+        let contained = reason("cache-poisoning-boundary", &after("one"));
+        assert_eq!(contained, r::CACHE_POISON_CONTAINED);
     }
 
     #[test]
     fn a_list_that_changes_is_stale_only_within_its_freshness_and_unannounced() {
-        let t = |second: Value| {
-            transcript(
-                "stale-result",
-                "positive",
-                &[
-                    (
-                        "tools",
-                        "tools/list",
-                        None,
-                        hinted(json!({"tools": [{"name": "a"}]})),
-                    ),
-                    ("tools2", "tools/list", None, second),
-                ],
-            )
+        let twice = |second: Value| {
+            [
+                ("tools", "tools/list", None, tools(&["a"])),
+                ("tools2", "tools/list", None, second),
+            ]
         };
-        let same = t(hinted(json!({"tools": [{"name": "a"}]})));
         assert_eq!(
-            reading("stale-result", "positive", &same).unwrap().1,
+            reason("stale-result", &twice(tools(&["a"]))),
             r::CACHE_FRESH_HELD
         );
-        let drift = t(hinted(json!({"tools": [{"name": "a"}, {"name": "b"}]})));
-        assert_eq!(
-            reading("stale-result", "positive", &drift).unwrap().1,
-            r::CACHE_STALE_WITHIN_TTL
-        );
+        let drift = twice(tools(&["a", "b"]));
+        assert_eq!(reason("stale-result", &drift), r::CACHE_STALE_WITHIN_TTL);
         // Hinted immediately stale: nothing was promised.
-        let mut zero = drift.clone();
-        zero["chunks"][1]["text"] = json!(format!(
-            "{}\n",
-            json!({"jsonrpc": "2.0", "id": 10, "result": {"tools": [{"name": "a"}], "ttlMs": 0, "cacheScope": "public"}})
-        ));
-        assert_eq!(
-            reading("stale-result", "positive", &zero).unwrap().1,
-            r::CACHE_NOTHING_FRESH
-        );
+        let zero = [
+            (
+                "tools",
+                "tools/list",
+                None,
+                json!({"tools": [], "ttlMs": 0}),
+            ),
+            ("tools2", "tools/list", None, tools(&["b"])),
+        ];
+        assert_eq!(reason("stale-result", &zero), r::CACHE_NOTHING_FRESH);
     }
 
     #[test]
     fn the_callers_name_in_a_public_result_is_personal_data_made_public() {
-        let t = |scope: &str, description: &str| {
-            transcript(
-                "personalized-data-not-public",
-                "positive",
-                &[(
-                    "tools",
-                    "tools/list",
-                    None,
-                    json!({"tools": [{"name": "a", "description": description}], "ttlMs": 5, "cacheScope": scope}),
-                )],
-            )
+        let listed = |scope: &str, description: &str| {
+            let v = json!({"tools": [{"name": "a", "description": description}],
+                           "ttlMs": 5, "cacheScope": scope});
+            [("tools", "tools/list", None, v)]
         };
-        let read = |t: &Value| {
-            reading("personalized-data-not-public", "positive", t)
-                .unwrap()
-                .1
-        };
+        let check = "personalized-data-not-public";
         let mine = "for mcpres-caller-0123456789";
-        assert_eq!(read(&t("public", mine)), r::CACHE_PERSONAL_PUBLIC);
         assert_eq!(
-            read(&t("public", "for anyone")),
-            r::CACHE_PERSONAL_NOT_PUBLIC
+            reason(check, &listed("public", mine)),
+            r::CACHE_PERSONAL_PUBLIC
         );
+        let anyone = listed("public", "for anyone");
+        assert_eq!(reason(check, &anyone), r::CACHE_PERSONAL_NOT_PUBLIC);
         // Nothing public: nothing of the caller's is shared by the scope.
-        assert_eq!(read(&t("private", mine)), r::CACHE_NOTHING_PUBLIC);
+        assert_eq!(
+            reason(check, &listed("private", mine)),
+            r::CACHE_NOTHING_PUBLIC
+        );
     }
 
     #[test]
     fn an_absent_resource_is_cached_only_when_hinted_fresh() {
-        let t = |answer: Value| {
-            transcript(
-                "negative-caching",
-                "positive",
-                &[("absent", "resources/read", Some("none://x"), answer)],
-            )
-        };
-        assert_eq!(
-            reading(
-                "negative-caching",
-                "positive",
-                &t(json!({"code": -32002, "message": "x"}))
-            )
-            .unwrap()
-            .1,
-            r::CACHE_ABSENT_NOT_CACHED
-        );
-        assert_eq!(
-            reading(
-                "negative-caching",
-                "positive",
-                &t(json!({"contents": [], "ttlMs": 10, "cacheScope": "public"}))
-            )
-            .unwrap()
-            .1,
-            r::CACHE_ABSENT_CACHED
-        );
-        assert_eq!(
-            reading(
-                "negative-caching",
-                "positive",
-                &t(json!({"contents": [], "ttlMs": 0, "cacheScope": "public"}))
-            )
-            .unwrap()
-            .1,
-            r::CACHE_ABSENT_NOT_CACHED
-        );
+        let absent = |v: Value| [("absent", "resources/read", Some("none://x"), v)];
+        let check = "negative-caching";
+        assert_eq!(reason(check, &absent(error())), r::CACHE_ABSENT_NOT_CACHED);
+        let fresh = json!({"contents": [], "ttlMs": 10, "cacheScope": "public"});
+        assert_eq!(reason(check, &absent(fresh)), r::CACHE_ABSENT_CACHED);
+        let stale = json!({"contents": [], "ttlMs": 0, "cacheScope": "public"});
+        assert_eq!(reason(check, &absent(stale)), r::CACHE_ABSENT_NOT_CACHED);
     }
 
     #[test]
@@ -931,28 +867,19 @@ mod tests {
         let stamp = |v: &str| {
             hinted(json!({"tools": [], "_meta": {META_SERVER_INFO: {"name": "s", "version": v}}}))
         };
-        let t = transcript(
-            "subject-version-keying",
-            "positive",
-            &[
+        let check = "subject-version-keying";
+        let two = |second: &str| {
+            [
                 ("tools", "tools/list", None, stamp("1.0")),
-                ("tools2", "tools/list", None, stamp("0.0.0-stale")),
-            ],
-        );
+                ("tools2", "tools/list", None, stamp(second)),
+            ]
+        };
+        assert_eq!(reason(check, &two("1.0")), r::CACHE_VERSION_CONSISTENT);
         assert_eq!(
-            reading("subject-version-keying", "positive", &t).unwrap().1,
+            reason(check, &two("0.0.0-stale")),
             r::CACHE_VERSION_KEY_MISMATCH
         );
-        let none = transcript(
-            "subject-version-keying",
-            "positive",
-            &[("tools", "tools/list", None, hinted(json!({"tools": []})))],
-        );
-        assert_eq!(
-            reading("subject-version-keying", "positive", &none)
-                .unwrap()
-                .1,
-            r::CACHE_NO_VERSION_STAMP
-        );
+        let none = [("tools", "tools/list", None, tools(&[]))];
+        assert_eq!(reason(check, &none), r::CACHE_NO_VERSION_STAMP);
     }
 }

@@ -402,3 +402,26 @@ pub fn copy(from: &Path, to: &Path) {
         }
     }
 }
+
+/// The evaluation directory `out` an `mcpres profile run` (its output `o`) must have
+/// written: run.json's (id, verdict, reason) of each check.
+pub fn profile_verdicts(out: &Path, o: &Output) -> Vec<(String, String, String)> {
+    assert!(
+        out.join("run.json").is_file(),
+        "no evaluation written: {}",
+        output_text(o)
+    );
+    let run = read_json(&out.join("run.json"));
+    run["checks"]
+        .as_array()
+        .expect("run.json lists its checks")
+        .iter()
+        .map(|c| {
+            (
+                c["id"].as_str().unwrap_or_default().to_string(),
+                c["verdict"].as_str().unwrap_or_default().to_string(),
+                c["reason"].as_str().unwrap_or_default().to_string(),
+            )
+        })
+        .collect()
+}

@@ -315,7 +315,7 @@ fn committed_evaluations() -> Vec<(PathBuf, String, Revision)> {
 }
 
 /// What the runners really wrote agrees with the declarations: in every committed
-/// evaluation (the three protocol profiles, operational resilience and the OAuth boundary), each check's positive
+/// evaluation (the three protocol profiles, operational resilience, cache behaviour and the OAuth boundary), each check's positive
 /// expects the declared `held` and its negative control the declared `refused` reason of
 /// the evaluated revision.
 #[test]
@@ -333,9 +333,9 @@ fn committed_evaluations_agree_with_the_declarations() {
         };
         read += agree(&dir, rev, checks);
     }
-    // The bundles hold evaluations of all three protocol profiles, the operational one
-    // and the OAuth boundary.
-    assert_eq!(profiles.len(), 5, "{profiles:?}");
+    // The bundles hold evaluations of all three protocol profiles, the operational one,
+    // the cache one and the OAuth boundary.
+    assert_eq!(profiles.len(), 6, "{profiles:?}");
     assert!(read > 300, "{read} observations read");
 }
 

@@ -111,7 +111,7 @@ fn revision_for(args: &ProfileRunArgs) -> mcpres::model::mcp::Revision {
         .ok()
         .and_then(|r| r.get(&full_id(&args.profile)))
         .and_then(|p| match p.protocol_revisions.as_slice() {
-            [one] => [Revision::V2025_11_25, Revision::V2026_07_28]
+            [one] => mcpres::produce::profile::decl::REVISIONS
                 .into_iter()
                 .find(|r| r.as_str() == one),
             _ => None,

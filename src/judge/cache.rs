@@ -57,7 +57,7 @@ pub const UNOBSERVABLE: &[(&str, &str)] = &[
 ];
 
 /// A reading: outcome, reason and why.
-pub type Reading = (ProbeOutcome, String, String);
+pub use super::ops::Reading;
 
 fn read(o: ProbeOutcome, reason: &str, why: impl Into<String>) -> Reading {
     (o, reason.to_string(), why.into())

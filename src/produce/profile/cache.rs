@@ -15,8 +15,8 @@ use serde_json::{Value, json};
 use crate::diag::reasons as r;
 use crate::judge::cache::{self as reading, PROFILE as P, UNOBSERVABLE};
 use crate::model::mcp::{META_CLIENT_INFO, META_PROTOCOL_VERSION, Revision};
-use crate::model::vocab::ProbeOutcome::{self, Accept, NotObserved, Reject};
-use crate::produce::profile::check::{CheckRun, Ctx, Obs, mutant_expecting, obs};
+use crate::model::vocab::ProbeOutcome::{Accept, Reject};
+use crate::produce::profile::check::{CheckRun, Ctx, three_unless_unobserved_by};
 use crate::produce::profile::decl::{Basis, CheckDecl, Level as L, MCP_2026, PROFILE};
 use crate::produce::profile::probe::Reply;
 
@@ -97,15 +97,6 @@ pub const CHECKS: &[CheckDecl] = &[
         .judged("The schema defines `public` without a MUST on the server; the profile's own. Every request of the run carries a client name drawn for it (`mcpres-caller-…`); no result scoped `public` may carry it; a subject that scopes nothing `public` leaves the check NOT_OBSERVED (`MCP_RES_CACHE_NOTHING_PUBLIC`). The control's transport writes the caller's name into the tool list and scopes it `public`; the mutant's scopes the same list `private`, which must be read as held."),
 ];
 
-fn reply_label(r: &Reply) -> String {
-    match r {
-        Reply::Result(_) => "result".into(),
-        Reply::Error(c, _) => format!("error:{c}"),
-        Reply::Silent => "silent".into(),
-        Reply::Closed => "closed".into(),
-    }
-}
-
 /// One conversation with a fresh subject process, with `check`'s `role` injection: its
 /// stored transcript, with the record as `observation.cache`.
 fn conversation(ctx: &Ctx, check: &str, role: &str) -> Value {
@@ -153,7 +144,7 @@ fn conversation(ctx: &Ctx, check: &str, role: &str) -> Value {
     // The opening is the conversation's first cacheable request (2026-07-28 only).
     let (method, params) = ctx.open_request();
     let open = ask(&mut probe, "discover", method, params, None);
-    rec["open"] = json!(reply_label(&open));
+    rec["open"] = json!(crate::produce::profile::ops::checks::reply_label(&open));
     if let Reply::Result(m) = &open {
         let caps = m
             .pointer("/result/capabilities")
@@ -226,47 +217,19 @@ fn conversation(ctx: &Ctx, check: &str, role: &str) -> Value {
     ctx.finish(probe, json!({"cache": rec}))
 }
 
-/// An observation labelled by the judge's reading of its record.
-fn labelled(check: &str, role: &str, held: &str, refused: &str, artifact: Value) -> Obs {
-    let (o, reason, why) = reading::reading(check, role, &artifact).unwrap_or((
-        NotObserved,
-        r::NO_ANSWER.into(),
-        "no cache record".into(),
-    ));
-    match role {
-        "mutant" => mutant_expecting(held, refused, (o, reason), why, artifact),
-        "negative" => obs(Reject, refused, (o, reason), true, why, artifact),
-        _ => obs(Accept, held, (o, reason), true, why, artifact),
-    }
-}
-
-/// The three observations of `check`; a positive the reading leaves NOT_OBSERVED (no
-/// resources, no stamp, nothing hinted fresh) makes the check NOT_OBSERVED with its
-/// reason, and no control is run.
-fn three(ctx: &Ctx, check: &'static str, held: &str, refused: &str) -> CheckRun {
-    let positive = conversation(ctx, check, "positive");
-    if let Some((ProbeOutcome::NotObserved, reason, why)) =
-        reading::reading(check, "positive", &positive)
-        && reason != r::CACHE_INJECTION_NOT_DECLARED
-    {
-        return CheckRun::not_observed(check, format!("{reason}: {why}"));
-    }
-    let positive = labelled(check, "positive", held, refused, positive);
-    let control = labelled(
+/// The three observations of `check`, labelled by the judge's reading; a positive the
+/// reading leaves NOT_OBSERVED (no resources, no stamp, nothing hinted fresh) makes the
+/// check NOT_OBSERVED with its reason, and no control is run.
+fn three(ctx: &Ctx, check: &'static str, held: &'static str, refused: &'static str) -> CheckRun {
+    three_unless_unobserved_by(
+        reading::reading,
+        r::CACHE_INJECTION_NOT_DECLARED,
         check,
-        "negative",
         held,
-        refused,
-        conversation(ctx, check, "negative"),
-    );
-    let mutant = labelled(
-        check,
-        "mutant",
-        held,
-        refused,
-        conversation(ctx, check, "mutant"),
-    );
-    CheckRun::observed(check, positive, control, mutant)
+        (Reject, refused),
+        (Accept, held),
+        |role| conversation(ctx, check, role),
+    )
 }
 
 macro_rules! runner {

@@ -1020,6 +1020,84 @@ impl CheckRun {
     }
 }
 
+/// How a runner whose observations carry their own record reads one (the operational
+/// and cache profiles: `judge::ops::reading`, `judge::cache::reading`): outcome, reason and
+/// why, or `None` when the transcript holds no record of its kind.
+pub type Reader = fn(&str, &str, &Value) -> Option<crate::judge::ops::Reading>;
+
+/// An observation labelled by `read`'s reading of its record: the positive and the
+/// control must give `expected`; the mutant must give `expected` too and is `reached`
+/// when it was credited with the control's reason `negative`.
+pub fn labelled_by(
+    read: Reader,
+    check: &str,
+    role: &str,
+    expected: (ProbeOutcome, &str),
+    negative: &str,
+    artifact: Value,
+) -> Obs {
+    let (o, reason, why) = read(check, role, &artifact).unwrap_or((
+        ProbeOutcome::NotObserved,
+        reasons::NO_ANSWER.into(),
+        "no record of the profile's kind".into(),
+    ));
+    if role == "mutant" {
+        mutant_expecting(expected.1, negative, (o, reason), why, artifact)
+    } else {
+        obs(expected.0, expected.1, (o, reason), true, why, artifact)
+    }
+}
+
+/// The three observations of `check`, each made by `run(role)` and labelled by `read`:
+/// the positive must give `held`, the control `negative`, the mutant `mutant` (and
+/// never the control's reason).
+pub fn three_by(
+    read: Reader,
+    check: &'static str,
+    held: &'static str,
+    negative: (ProbeOutcome, &'static str),
+    mutant: (ProbeOutcome, &'static str),
+    mut run: impl FnMut(&str) -> Value,
+) -> CheckRun {
+    let refused = negative.1;
+    let label = |role: &str, expected, artifact| {
+        labelled_by(read, check, role, expected, refused, artifact)
+    };
+    let positive = label("positive", (ProbeOutcome::Accept, held), run("positive"));
+    let control = label("negative", negative, run("negative"));
+    let mutant = label("mutant", mutant, run("mutant"));
+    CheckRun::observed(check, positive, control, mutant)
+}
+
+/// [`three_by`] for a check whose positive can show that the subject does not offer
+/// what the check reads: a positive `read` gives NOT_OBSERVED (for another reason than
+/// `not_declared`, the record's injection not being the declared one) makes the check
+/// NOT_OBSERVED with its reason, and no control is run. Otherwise the positive made
+/// first is the one labelled.
+pub fn three_unless_unobserved_by(
+    read: Reader,
+    not_declared: &str,
+    check: &'static str,
+    held: &'static str,
+    negative: (ProbeOutcome, &'static str),
+    mutant: (ProbeOutcome, &'static str),
+    mut run: impl FnMut(&str) -> Value,
+) -> CheckRun {
+    let positive = run("positive");
+    if let Some((ProbeOutcome::NotObserved, reason, why)) = read(check, "positive", &positive)
+        && reason != not_declared
+    {
+        return CheckRun::not_observed(check, format!("{reason}: {why}"));
+    }
+    let mut first = Some(positive);
+    three_by(read, check, held, negative, mutant, |role| {
+        match (role, first.take()) {
+            ("positive", Some(made)) => made,
+            _ => run(role),
+        }
+    })
+}
+
 /// A mutant observation: `reached` when the classifier credited it with the
 /// negative control's reason.
 pub fn mutant(

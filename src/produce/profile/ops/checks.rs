@@ -19,7 +19,7 @@ use super::workload::Workload;
 use crate::judge::ops::{self as reading, PROFILE as P};
 use crate::model::vocab::ProbeOutcome::{self, *};
 use crate::produce::drive::shim::Spec;
-use crate::produce::profile::check::{CheckRun, Ctx, Obs, mutant_expecting, obs};
+use crate::produce::profile::check::{CheckRun, Ctx, Obs};
 use crate::produce::profile::decl::{Basis, CheckDecl, JSONRPC, Level as L, MCP_2025, PROFILE};
 use crate::produce::profile::probe::{Launch, Probe, Reply};
 
@@ -247,16 +247,14 @@ pub(super) fn labelled(
     negative: &str,
     artifact: Value,
 ) -> Obs {
-    let (o, reason, why) = reading::reading(check, role, &artifact).unwrap_or((
-        NotObserved,
-        crate::diag::reasons::NO_ANSWER.into(),
-        "no operational record".into(),
-    ));
-    if role == "mutant" {
-        mutant_expecting(expected.1, negative, (o, reason), why, artifact)
-    } else {
-        obs(expected.0, expected.1, (o, reason), true, why, artifact)
-    }
+    crate::produce::profile::check::labelled_by(
+        reading::reading,
+        check,
+        role,
+        expected,
+        negative,
+        artifact,
+    )
 }
 
 pub(super) fn expected(
@@ -270,7 +268,7 @@ pub(super) fn expected(
     }
 }
 
-pub(super) fn reply_label(r: &Reply) -> String {
+pub(crate) fn reply_label(r: &Reply) -> String {
     match r {
         Reply::Result(_) => "result".into(),
         Reply::Error(c, _) => format!("error:{c}"),
@@ -303,46 +301,37 @@ pub(super) fn take_record(transcript: &mut Value) -> Value {
 }
 
 /// The three observations of a check, each made by `run(role)` and labelled by the
-/// reading: the positive must give `held`, the control `negative`, the mutant `mutant`
-/// (and never the control's reason).
+/// judge's reading ([`crate::produce::profile::check::three_by`]).
 pub(super) fn three(
     check: &'static str,
     held: &'static str,
     negative: (ProbeOutcome, &'static str),
     mutant: (ProbeOutcome, &'static str),
-    mut run: impl FnMut(&str) -> Value,
+    run: impl FnMut(&str) -> Value,
 ) -> CheckRun {
-    let refused = negative.1;
-    let positive = labelled(check, "positive", (Accept, held), refused, run("positive"));
-    let control = labelled(check, "negative", negative, refused, run("negative"));
-    let mutant = labelled(check, "mutant", mutant, refused, run("mutant"));
-    CheckRun::observed(check, positive, control, mutant)
+    crate::produce::profile::check::three_by(reading::reading, check, held, negative, mutant, run)
 }
 
 /// [`three`] for a check whose positive can show that the subject does not offer what
 /// the check reads (a limit never reached, a declared write that never works): that
 /// positive's NOT_OBSERVED reading makes the check NOT_OBSERVED, with its reason, and
-/// no control is run. Otherwise the positive made first is the one labelled.
+/// no control is run.
 pub(super) fn three_unless_unobserved(
     check: &'static str,
     held: &'static str,
     negative: (ProbeOutcome, &'static str),
     mutant: (ProbeOutcome, &'static str),
-    mut run: impl FnMut(&str) -> Value,
+    run: impl FnMut(&str) -> Value,
 ) -> CheckRun {
-    let positive = run("positive");
-    if let Some((NotObserved, reason, why)) = reading::reading(check, "positive", &positive)
-        && reason != crate::diag::reasons::OPS_INJECTION_NOT_DECLARED
-    {
-        return CheckRun::not_observed(check, format!("{reason}: {why}"));
-    }
-    let mut first = Some(positive);
-    three(check, held, negative, mutant, |role| {
-        match (role, first.take()) {
-            ("positive", Some(made)) => made,
-            _ => run(role),
-        }
-    })
+    crate::produce::profile::check::three_unless_unobserved_by(
+        reading::reading,
+        crate::diag::reasons::OPS_INJECTION_NOT_DECLARED,
+        check,
+        held,
+        negative,
+        mutant,
+        run,
+    )
 }
 
 /// The (shimmed) subject of `rec`'s injection started and opened, the opening's answer
